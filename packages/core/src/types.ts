@@ -1,0 +1,78 @@
+import type { Skill } from "./skill.js";
+
+/** A YAML value as Skillport keeps it: JSON-shaped, key order preserved. */
+export type FrontmatterValue = string | number | boolean | null | FrontmatterValue[] | { [key: string]: FrontmatterValue };
+
+/** SKILL.md frontmatter: keys, order and nesting exactly as written. */
+export type Frontmatter = { [key: string]: FrontmatterValue };
+
+/** The three conventional resource folders of a skill. */
+export type ResourceKind = "references" | "scripts" | "assets";
+export const RESOURCE_KINDS: readonly ResourceKind[] = ["references", "scripts", "assets"];
+
+/** Regular files directly inside each resource folder, sorted; every key present. */
+export interface ResourceListing {
+  references: string[];
+  scripts: string[];
+  assets: string[];
+}
+
+/** One file of a skill: a POSIX path relative to the skill directory. */
+export interface SkillFile {
+  path: string;
+  size: number;
+  /** `sha256:<hex>` when the provider knows it without extra reads. */
+  digest?: string;
+}
+
+/**
+ * Read access to skills, with progressive disclosure: `discover` and `getMetadata` never read bodies,
+ * `getBody` never reads resources, resources are read one at a time.
+ * An unsupported capability RAISES its *NotSupportedError; it never answers with an empty result.
+ */
+export interface SkillProvider {
+  /** Stable, human-readable, e.g. `fs:skills` or `memory`; used in qualified ids and messages. */
+  readonly name: string;
+  /** Sorted skill ids. Does not validate. */
+  discover(): Promise<string[]>;
+  /** Frontmatter only, as a fresh object on every call. */
+  getMetadata(id: string): Promise<Frontmatter>;
+  /** The Markdown after the frontmatter. */
+  getBody(id: string): Promise<string>;
+  getReference(id: string, name: string): Promise<Uint8Array>;
+  getScript(id: string, name: string): Promise<Uint8Array>;
+  getAsset(id: string, name: string): Promise<Uint8Array>;
+  listResources(id: string): Promise<ResourceListing>;
+  /** Every file of the skill (SKILL.md included), recursively, sorted by path. */
+  listFiles(id: string): Promise<SkillFile[]>;
+  /** Original bytes of one file, confined to the skill. */
+  readFile(id: string, path: string): Promise<Uint8Array>;
+  /** Where the skill's SKILL.md lives, if it has a location a model could be shown (e.g. an absolute path). */
+  getLocation?(id: string): Promise<string | undefined>;
+  /** Drop cached content for one skill, or all. Unknown ids are ignored. */
+  invalidate?(id?: string): void;
+  /** Subscribe to changes; returns an unsubscribe function. */
+  watch?(onChange: (ids: string[]) => void): () => void;
+}
+
+export interface SaveOptions {
+  /**
+   * Replace skills that already exist. Without it a save that meets any existing skill throws
+   * SkillExistsError and writes nothing (docs/decisions/0002-repository-save-policy.md).
+   */
+  force?: boolean;
+}
+
+export interface SaveResult {
+  /** Ids written, in input order. */
+  saved: string[];
+  /** Ids that existed before and were replaced (only with `force`). */
+  replaced: string[];
+}
+
+/** A provider that can also be written to. */
+export interface SkillRepository extends SkillProvider {
+  save(skills: readonly Skill[], options?: SaveOptions): Promise<SaveResult>;
+  /** True when something was deleted. */
+  delete(id: string): Promise<boolean>;
+}
