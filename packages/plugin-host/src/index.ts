@@ -1,1 +1,2 @@
-export {};
+export * from "./build/index.js";
+export * from "./host/index.js";

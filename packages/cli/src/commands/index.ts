@@ -1,0 +1,11 @@
+import type { Command } from "commander";
+import type { CliIO } from "../io.js";
+
+/**
+ * A command module adds one command (or a group) to the program.
+ * `setExit` raises the process exit code (0 ok, 1 problems found, 2 error); thrown errors become exit 2.
+ */
+export type RegisterCommand = (program: Command, io: CliIO, setExit: (code: number) => void) => void;
+
+// One file per command; keep this list sorted.
+export const commands: RegisterCommand[] = [];

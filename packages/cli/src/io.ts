@@ -1,0 +1,41 @@
+import pc from "picocolors";
+
+/** Where a command writes. Tests pass buffers; the binary passes the process streams. */
+export interface CliIO {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Colours only when the stream is a terminal (and NO_COLOR is unset). */
+  color: boolean;
+  cwd: string;
+}
+
+export function processIO(): CliIO {
+  return {
+    stdout: (t) => process.stdout.write(t),
+    stderr: (t) => process.stderr.write(t),
+    color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
+    cwd: process.cwd(),
+  };
+}
+
+export function colors(io: CliIO) {
+  return pc.createColors(io.color);
+}
+
+/** Exit codes: 0 ok, 1 problems found, 2 usage or runtime error. */
+export const EXIT_OK = 0;
+export const EXIT_PROBLEMS = 1;
+export const EXIT_ERROR = 2;
+
+/** An error the CLI reports as one line (no stack) with the given exit code. */
+export class CliError extends Error {
+  readonly exitCode: number;
+  constructor(message: string, exitCode = EXIT_ERROR) {
+    super(message);
+    this.exitCode = exitCode;
+  }
+}
+
+export function printJson(io: CliIO, value: unknown): void {
+  io.stdout(JSON.stringify(value, null, 2) + "\n");
+}

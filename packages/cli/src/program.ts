@@ -1,0 +1,40 @@
+import { Command, CommanderError } from "commander";
+import { AgentSkillsError } from "@skillport/core";
+import { CliError, EXIT_ERROR, type CliIO } from "./io.js";
+import { commands } from "./commands/index.js";
+
+/** Runs the CLI with the given arguments (without `node` and the script) and resolves to the exit code. */
+export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
+  let exitCode = 0;
+  const setExit = (code: number) => {
+    exitCode = Math.max(exitCode, code);
+  };
+  const program = new Command()
+    .name("skillport")
+    .description("Agent Skills: validate, list, package, deploy and serve skills.")
+    .version("0.1.0")
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .showHelpAfterError("(add --help for usage)");
+  for (const register of commands) register(program, io, setExit);
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version arrive here with exit code 0.
+      return error.exitCode === 0 ? 0 : EXIT_ERROR;
+    }
+    if (error instanceof CliError) {
+      io.stderr(`skillport: ${error.message}\n`);
+      return error.exitCode;
+    }
+    if (error instanceof AgentSkillsError) {
+      io.stderr(`skillport: ${error.message}\n`);
+      return EXIT_ERROR;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr(`skillport: ${message}\n`);
+    return EXIT_ERROR;
+  }
+  return exitCode;
+}
