@@ -7,7 +7,10 @@ const source = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/ind
 // Unit tests run against sources; end-to-end tests run the built CLI in packages/cli/dist.
 export default defineConfig({
   resolve: {
-    alias: workspaces.map((pkg) => ({ find: new RegExp(`^@skillport/${pkg}$`), replacement: source(pkg) })),
+    alias: [
+      { find: /^@skillport\/core\/node$/, replacement: fileURLToPath(new URL("./packages/core/src/node/index.ts", import.meta.url)) },
+      ...workspaces.map((pkg) => ({ find: new RegExp(`^@skillport/${pkg}$`), replacement: source(pkg) })),
+    ],
   },
   test: {
     include: ["packages/*/src/**/*.test.ts", "packages/*/test/**/*.test.ts"],

@@ -1,0 +1,2 @@
+// Node-only helpers (real-path confinement and friends). The rest of @skillport/core avoids Node APIs.
+export {};
