@@ -2,6 +2,7 @@ import { Command, CommanderError } from "commander";
 import { AgentSkillsError } from "@skillport/core";
 import { CliError, EXIT_ERROR, type CliIO } from "./io.js";
 import { commands } from "./commands/index.js";
+import { VERSION } from "./version.js";
 
 /** Runs the CLI with the given arguments (without `node` and the script) and resolves to the exit code. */
 export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
@@ -12,7 +13,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
   const program = new Command()
     .name("skillport")
     .description("Agent Skills: validate, list, package, deploy and serve skills.")
-    .version("0.1.0")
+    .version(VERSION)
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .showHelpAfterError("(add --help for usage)");

@@ -1,5 +1,7 @@
 import type { Command } from "commander";
 import type { CliIO } from "../io.js";
+import { registerInit } from "./init.js";
+import { registerValidate } from "./validate.js";
 
 /**
  * A command module adds one command (or a group) to the program.
@@ -7,5 +9,5 @@ import type { CliIO } from "../io.js";
  */
 export type RegisterCommand = (program: Command, io: CliIO, setExit: (code: number) => void) => void;
 
-// One file per command; keep this list sorted.
-export const commands: RegisterCommand[] = [];
+// One file per command; keep this list in help order.
+export const commands: RegisterCommand[] = [registerValidate, registerInit];

@@ -1,0 +1,100 @@
+import type { Diagnostic } from "@skillport/core";
+import { colors, type CliIO } from "./io.js";
+
+/** The validation result of one skill, as the validate command reports it. */
+export interface SkillReport {
+  /** SKILL.md path relative to the working directory. */
+  path: string;
+  name: string | undefined;
+  valid: boolean;
+  diagnostics: Diagnostic[];
+}
+
+export function summarize(reports: readonly SkillReport[]) {
+  let errors = 0;
+  let warnings = 0;
+  for (const report of reports) {
+    for (const d of report.diagnostics) {
+      if (d.severity === "error") errors++;
+      else if (d.severity === "warning") warnings++;
+    }
+  }
+  return { skills: reports.length, errors, warnings };
+}
+
+/** tsc/eslint style: `path:line:col  severity  code  message`, then a summary line. */
+export function formatText(reports: readonly SkillReport[], io: CliIO): string {
+  const c = colors(io);
+  const lines: string[] = [];
+  for (const report of reports) {
+    for (const d of report.diagnostics) {
+      const where = d.line > 0 ? `${report.path}:${d.line}:${d.column}` : report.path;
+      const severity = d.severity === "error" ? c.red("error") : d.severity === "warning" ? c.yellow("warning") : c.blue("info");
+      lines.push(`${c.cyan(where)}  ${severity}  ${c.dim(d.code)}  ${d.message}`);
+    }
+  }
+  const { skills, errors, warnings } = summarize(reports);
+  const verdict = errors > 0 ? c.red("✖") : c.green("✔");
+  lines.push(
+    `${lines.length > 0 ? "\n" : ""}${verdict} ${skills} skill${skills === 1 ? "" : "s"} checked: ` +
+      `${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${warnings === 1 ? "" : "s"}`,
+  );
+  return lines.join("\n") + "\n";
+}
+
+/** The documented JSON shape: skills[{path, name, valid, diagnostics[{code, severity, message, line, column}]}], summary. */
+export function formatJson(reports: readonly SkillReport[]): string {
+  const value = {
+    skills: reports.map((r) => ({
+      path: r.path,
+      name: r.name ?? null,
+      valid: r.valid,
+      diagnostics: r.diagnostics.map((d) => ({
+        code: d.code,
+        severity: d.severity,
+        message: d.message,
+        line: d.line,
+        column: d.column,
+      })),
+    })),
+    summary: summarize(reports),
+  };
+  return JSON.stringify(value, null, 2) + "\n";
+}
+
+/** SARIF 2.1.0, for code-scanning UIs. */
+export function formatSarif(reports: readonly SkillReport[], version: string): string {
+  const ruleIds = [...new Set(reports.flatMap((r) => r.diagnostics.map((d) => d.code)))].sort();
+  const level = (d: Diagnostic) => (d.severity === "error" ? "error" : d.severity === "warning" ? "warning" : "note");
+  const sarif = {
+    $schema: "https://json.schemastore.org/sarif-2.1.0.json",
+    version: "2.1.0",
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: "skillport",
+            version,
+            rules: ruleIds.map((id) => ({ id, shortDescription: { text: `skillport diagnostic ${id} (docs/diagnostics.md)` } })),
+          },
+        },
+        results: reports.flatMap((r) =>
+          r.diagnostics.map((d) => ({
+            ruleId: d.code,
+            level: level(d),
+            message: { text: d.message },
+            locations: [
+              {
+                physicalLocation: {
+                  artifactLocation: { uri: r.path },
+                  ...(d.line > 0 ? { region: { startLine: d.line, startColumn: Math.max(1, d.column) } } : {}),
+                },
+              },
+            ],
+          })),
+        ),
+      },
+    ],
+  };
+  return JSON.stringify(sarif, null, 2) + "\n";
+}

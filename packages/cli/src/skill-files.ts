@@ -1,0 +1,57 @@
+import { lstat, open, readdir } from "node:fs/promises";
+import path from "node:path";
+import type { Diagnostic } from "@skillport/core";
+
+export const DEFAULT_MAX_SKILL_MD_BYTES = 10 * 1024 * 1024;
+
+/**
+ * Reads a SKILL.md for validation. Anything that is not a readable regular file within the size limit becomes a
+ * diagnostic rather than an exception, so one broken skill never stops the others from being checked.
+ */
+export async function readSkillMd(
+  file: string,
+  display: string,
+  maxBytes = DEFAULT_MAX_SKILL_MD_BYTES,
+): Promise<{ bytes: Uint8Array } | { diagnostic: Diagnostic }> {
+  const problem = (code: string, message: string) => ({
+    diagnostic: { code, severity: "error" as const, message, file: display, line: 0, column: 0 },
+  });
+  const info = await lstat(file).catch(() => undefined);
+  if (!info) return problem("skill-md-missing", "SKILL.md does not exist");
+  if (info.isSymbolicLink()) {
+    // Follow the link for reading, but report a dangling one by name.
+    const target = await import("node:fs/promises").then((fs) => fs.stat(file)).catch(() => undefined);
+    if (!target) return problem("skill-md-unreadable", "SKILL.md is a symbolic link whose target does not exist");
+    if (!target.isFile()) return problem("skill-md-not-file", "SKILL.md must be a regular file");
+  } else if (!info.isFile()) {
+    return problem("skill-md-not-file", `SKILL.md must be a regular file, not a ${info.isDirectory() ? "directory" : "special file"}`);
+  }
+  const handle = await open(file, "r").catch(() => undefined);
+  if (!handle) return problem("skill-md-unreadable", "SKILL.md cannot be opened for reading");
+  try {
+    // Read at most one byte past the limit: enough to know it is too big without reading a huge file.
+    const buffer = Buffer.alloc(Math.min(maxBytes + 1, (await handle.stat()).size + 1));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    if (bytesRead > maxBytes) return problem("skill-md-too-large", `SKILL.md is larger than ${maxBytes} bytes`);
+    return { bytes: buffer.subarray(0, bytesRead) };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Relative POSIX paths of a skill's files (bounded; skips VCS and dependency folders), for resource lint. */
+export async function listSkillFiles(dir: string, maxFiles = 5000): Promise<string[]> {
+  const files: string[] = [];
+  const walk = async (relative: string, depth: number): Promise<void> => {
+    if (depth > 8 || files.length >= maxFiles) return;
+    const entries = await readdir(path.join(dir, relative), { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      if (entry.name === ".git" || entry.name === "node_modules") continue;
+      const child = relative ? `${relative}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) await walk(child, depth + 1);
+      else if (entry.isFile() && files.length < maxFiles) files.push(child);
+    }
+  };
+  await walk("", 0);
+  return files.sort();
+}

@@ -1,0 +1,63 @@
+import { lstat, readdir, stat } from "node:fs/promises";
+import path from "node:path";
+import { CliError } from "./io.js";
+
+/** One skill the user pointed at: its directory and its SKILL.md (which may be absent or broken). */
+export interface SkillTarget {
+  dir: string;
+  skillMd: string;
+  dirName: string;
+}
+
+const SKILL_FILE_NAMES = ["SKILL.md", "skill.md"];
+
+/**
+ * Resolves command-line paths to skills. A path may be a skill directory, a SKILL.md file, or a folder of skills
+ * (every immediate subdirectory holding a SKILL.md). A missing path is a usage error.
+ */
+export async function resolveSkillTargets(paths: readonly string[], cwd: string): Promise<SkillTarget[]> {
+  const targets: SkillTarget[] = [];
+  for (const given of paths) {
+    const absolute = path.resolve(cwd, given);
+    const info = await stat(absolute).catch(() => undefined);
+    if (!info) throw new CliError(`no such file or directory: ${given}`);
+    if (info.isFile()) {
+      const dir = path.dirname(absolute);
+      targets.push({ dir, skillMd: absolute, dirName: path.basename(dir) });
+      continue;
+    }
+    const own = await findSkillFile(absolute);
+    if (own) {
+      targets.push({ dir: absolute, skillMd: own, dirName: path.basename(absolute) });
+      continue;
+    }
+    for (const entry of (await readdir(absolute, { withFileTypes: true })).sort((a, b) => compare(a.name, b.name))) {
+      if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
+      const child = path.join(absolute, entry.name);
+      const childInfo = await stat(child).catch(() => undefined);
+      if (!childInfo?.isDirectory()) continue;
+      const skillMd = await findSkillFile(child);
+      if (skillMd) targets.push({ dir: child, skillMd, dirName: entry.name });
+    }
+  }
+  return targets;
+}
+
+/** The skill's SKILL.md path when the directory has an entry by that name (even a broken one: the reader reports it). */
+async function findSkillFile(dir: string): Promise<string | undefined> {
+  for (const name of SKILL_FILE_NAMES) {
+    const candidate = path.join(dir, name);
+    if (await lstat(candidate).catch(() => undefined)) return candidate;
+  }
+  return undefined;
+}
+
+export function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** A path for people: relative to the working directory, with forward slashes. */
+export function displayPath(file: string, cwd: string): string {
+  const relative = path.relative(cwd, file) || ".";
+  return relative.split(path.sep).join("/");
+}
