@@ -1,6 +1,10 @@
 import type { Command } from "commander";
 import type { CliIO } from "../io.js";
 import { registerInit } from "./init.js";
+import { registerList } from "./list.js";
+import { registerPrompt } from "./prompt.js";
+import { registerSearch } from "./search.js";
+import { registerShow } from "./show.js";
 import { registerValidate } from "./validate.js";
 
 /**
@@ -9,5 +13,5 @@ import { registerValidate } from "./validate.js";
  */
 export type RegisterCommand = (program: Command, io: CliIO, setExit: (code: number) => void) => void;
 
-// One file per command; keep this list in help order.
-export const commands: RegisterCommand[] = [registerValidate, registerInit];
+// One file per command, in help order.
+export const commands: RegisterCommand[] = [registerValidate, registerList, registerShow, registerPrompt, registerSearch, registerInit];

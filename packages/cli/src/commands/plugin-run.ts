@@ -1,5 +1,140 @@
-import type { Command } from "commander";
-import type { CliIO } from "../io.js";
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { Option, type Command } from "commander";
+import {
+  createLocalServices,
+  PluginHost,
+  PluginHostError,
+  type BubblewrapMode,
+  type PluginHostErrorCode,
+} from "@skillport/plugin-host";
+import { CliError, colors, EXIT_ERROR, EXIT_PROBLEMS, type CliIO } from "../io.js";
+import { positiveInteger } from "../options.js";
+
+interface RunFlags {
+  tool?: string;
+  input: string;
+  secrets?: string;
+  json?: boolean;
+  uploadDir?: string;
+  allowNetwork?: boolean;
+  bubblewrap: BubblewrapMode;
+  timeout?: number;
+  heap?: number;
+}
+
+/** Failures that mean "you called it wrong" (exit 2) rather than "the tool failed" (exit 1). */
+const USAGE_CODES: ReadonlySet<PluginHostErrorCode> = new Set(["PLUGIN_INPUT_INVALID", "PLUGIN_SECRETS_INVALID", "PLUGIN_TOOL_NOT_FOUND"]);
 
 /** Adds `skillport plugin run` to the `plugin` command group. */
-export function addPluginRunCommand(_plugin: Command, _io: CliIO, _setExit: (code: number) => void): void {}
+export function addPluginRunCommand(plugin: Command, io: CliIO, setExit: (code: number) => void): void {
+  plugin
+    .command("run <source>")
+    .description("run one tool of a built plugin (dist/ dir, plugin folder or .pkg) in the sandboxed host")
+    .option("--tool <childId>", "tool to run (required when the plugin has several)")
+    .requiredOption("--input <json|@file>", "tool input as JSON, or @path to a JSON file")
+    .option("--secrets <json|@file>", "secrets as JSON, or @path to a JSON file (never printed)")
+    .option("--upload-dir <dir>", "folder ctx.invoke.uploadFile writes to (uploads are refused without it)")
+    .option("--allow-network", "let the plugin open network connections")
+    .addOption(new Option("--bubblewrap <mode>", "run workers in bubblewrap").choices(["auto", "require", "off"]).default("auto"))
+    .option("--timeout <ms>", "stop the call after this many milliseconds", positiveInteger)
+    .option("--heap <mb>", "worker heap limit in MB", positiveInteger)
+    .option("--json", "print each event as one JSON line (NDJSON) as it arrives")
+    .action(async (source: string, flags: RunFlags) => {
+      const input = await readJsonOption(io, "--input", flags.input);
+      const secrets = flags.secrets === undefined ? undefined : await readJsonOption(io, "--secrets", flags.secrets);
+      if (secrets !== undefined && (typeof secrets !== "object" || secrets === null || Array.isArray(secrets))) {
+        throw new CliError("--secrets must be a JSON object", EXIT_ERROR);
+      }
+      const host = await loadHost(io, source, flags);
+      try {
+        const toolId = pickTool(host, flags.tool);
+        if (!flags.json) describeHost(io, host, toolId);
+        const code = await runAndPrint(io, host, toolId, input, secrets as Record<string, unknown> | undefined, flags.json === true);
+        if (code !== 0) setExit(code);
+      } finally {
+        await host.close();
+      }
+    });
+}
+
+async function loadHost(io: CliIO, source: string, flags: RunFlags): Promise<PluginHost> {
+  try {
+    return await PluginHost.load(resolve(io.cwd, source), {
+      allowNetwork: flags.allowNetwork === true,
+      bubblewrap: flags.bubblewrap,
+      services: createLocalServices(flags.uploadDir === undefined ? {} : { uploadDir: resolve(io.cwd, flags.uploadDir) }),
+      ...(flags.heap === undefined ? {} : { maxHeapMb: flags.heap }),
+      ...(flags.timeout === undefined ? {} : { pool: { callTimeoutMs: flags.timeout } }),
+    });
+  } catch (error) {
+    if (error instanceof PluginHostError) throw new CliError(error.message, EXIT_ERROR);
+    throw error;
+  }
+}
+
+function pickTool(host: PluginHost, wanted: string | undefined): string {
+  const ids = host.toolInfo.map((tool) => tool.id);
+  if (wanted !== undefined) {
+    if (!ids.includes(wanted)) throw new CliError(`plugin "${host.identity.pluginId}" has no tool "${wanted}" (tools: ${ids.join(", ")})`, EXIT_ERROR);
+    return wanted;
+  }
+  const [only, ...rest] = ids;
+  if (only === undefined || rest.length > 0) {
+    throw new CliError(`plugin "${host.identity.pluginId}" has several tools; choose one with --tool (${ids.join(", ")})`, EXIT_ERROR);
+  }
+  return only;
+}
+
+/** One stderr line saying what runs and how isolated it really is (stdout stays the tool's output). */
+function describeHost(io: CliIO, host: PluginHost, toolId: string): void {
+  const c = colors(io);
+  const { pluginId, version, hash } = host.identity;
+  const { bubblewrap, networkIsolated, maxHeapMb } = host.status;
+  const sandbox = `${bubblewrap ? "bubblewrap + " : ""}node permissions, network ${networkIsolated ? "isolated" : "NOT isolated"}, heap ${maxHeapMb} MB`;
+  io.stderr(c.dim(`running ${pluginId}@${version} (${hash}) tool "${toolId}" — ${sandbox}\n`));
+}
+
+async function runAndPrint(
+  io: CliIO,
+  host: PluginHost,
+  toolId: string,
+  input: unknown,
+  secrets: Record<string, unknown> | undefined,
+  json: boolean,
+): Promise<number> {
+  const c = colors(io);
+  for await (const event of host.run(toolId, input, secrets === undefined ? {} : { secrets })) {
+    if (json) {
+      io.stdout(JSON.stringify(event) + "\n");
+    } else if (event.type === "stream") {
+      io.stdout(c.cyan(`[${event.data.type}] `) + event.data.content + "\n");
+    } else if (event.type === "response") {
+      io.stdout(JSON.stringify(event.data, null, 2) + "\n");
+    } else {
+      io.stderr(`skillport: ${event.data}\n`);
+    }
+    if (event.type === "error") return USAGE_CODES.has(event.code) ? EXIT_ERROR : EXIT_PROBLEMS;
+  }
+  return 0;
+}
+
+/** `--input '{"a":1}'` or `--input @input.json` (relative to the working directory). */
+async function readJsonOption(io: CliIO, flag: string, value: string): Promise<unknown> {
+  let text = value;
+  if (value.startsWith("@")) {
+    const file = value.slice(1);
+    try {
+      text = await readFile(resolve(io.cwd, file), "utf8");
+    } catch {
+      throw new CliError(`${flag}: cannot read file ${JSON.stringify(file)}`, EXIT_ERROR);
+    }
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    // JSON.parse quotes the text it choked on: never echo secrets.
+    const detail = flag === "--secrets" ? "" : `: ${(error as Error).message}`;
+    throw new CliError(`${flag} is not valid JSON${detail}`, EXIT_ERROR);
+  }
+}

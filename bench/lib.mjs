@@ -1,0 +1,67 @@
+// Small helpers shared by the benchmarks: timing whole child processes, medians, tables.
+import { spawnSync } from "node:child_process";
+
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/**
+ * Runs `node args…` to completion and returns wall time (ms) and the child's peak RSS (MiB, from the kernel via
+ * /usr/bin/time when present, else from the child's own report on stdout as {"rss": …}).
+ */
+export function timeNode(args, { env } = {}) {
+  const started = process.hrtime.bigint();
+  const result = spawnSync(process.execPath, args, { encoding: "utf8", env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (result.status !== 0 && result.status !== 1) {
+    throw new Error(`node ${args.join(" ")} failed (${result.status}): ${result.stderr.slice(0, 2000)}`);
+  }
+  let report = {};
+  const last = result.stdout.trim().split("\n").pop() ?? "";
+  try {
+    report = JSON.parse(last);
+  } catch {
+    // Not every step reports; wall time is still valid.
+  }
+  return { ms, rssMiB: report.rssMiB, report };
+}
+
+/** Interleaves the steps run by run so drift on a shared machine hits every step alike. */
+export function measureInterleaved(steps, runs) {
+  const samples = Object.fromEntries(steps.map((s) => [s.name, []]));
+  for (let i = 0; i < runs; i++) {
+    for (const step of steps) samples[step.name].push(step.run());
+  }
+  return steps.map((s) => {
+    const runs = samples[s.name];
+    return {
+      name: s.name,
+      ms: median(runs.map((r) => r.ms)),
+      rssMiB: median(runs.map((r) => r.rssMiB ?? 0)),
+      extra: runs[0].report,
+    };
+  });
+}
+
+export function printTable(title, header, rows) {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (cells) => "| " + cells.map((c, i) => String(c).padEnd(widths[i])).join(" | ") + " |";
+  console.log(`\n${title}`);
+  console.log(line(header));
+  console.log("|" + widths.map((w) => "-".repeat(w + 2)).join("|") + "|");
+  for (const row of rows) console.log(line(row));
+}
+
+/** Deterministic PRNG (mulberry32) so every run generates the same corpus. */
+export function prng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -1,0 +1,106 @@
+#!/usr/bin/env node
+// Packaging benchmark: packDirectory vs Info-ZIP `zip -r -X -q -6`, unpackArchive vs `unzip -q`, on a generated
+// ~10 MB / ~400-file package tree. Medians of paired runs in one process; compare ratios, not absolute times.
+// Usage: node bench/pack.mjs [--runs N]   (needs `npx tsc -b packages/pack` first, and zip/unzip on PATH)
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const packEntry = path.join(here, "../packages/pack/dist/index.js");
+const { packDirectoryToFile, unpackArchive } = await import(packEntry);
+
+const runsArg = process.argv.indexOf("--runs");
+const RUNS = runsArg > 0 ? Math.max(5, Number(process.argv[runsArg + 1])) : 7;
+for (const bin of ["zip", "unzip"]) {
+  if (spawnSync("sh", ["-c", `command -v ${bin}`]).status !== 0) {
+    console.error(`bench/pack.mjs needs ${bin} on PATH`);
+    process.exit(2);
+  }
+}
+
+// Deterministic content: a small xorshift PRNG so every run packs the same tree.
+let seed = 0x2545f491;
+const rand = () => ((seed ^= seed << 13), (seed ^= seed >>> 17), (seed ^= seed << 5), (seed >>> 0) / 0x100000000);
+const WORDS = "skill agent package version deploy sandbox script reference asset model tool prompt catalog digest archive".split(" ");
+const text = (bytes) => {
+  let out = "";
+  while (out.length < bytes) out += `${WORDS[Math.floor(rand() * WORDS.length)]}${rand() < 0.1 ? ".\n" : " "}`;
+  return out.slice(0, bytes);
+};
+const binary = (bytes) => {
+  const buf = Buffer.alloc(bytes);
+  for (let i = 0; i < bytes; i++) buf[i] = Math.floor(rand() * 256);
+  return buf;
+};
+
+function generate(root) {
+  let files = 0;
+  let bytes = 0;
+  const put = (rel, content) => {
+    const file = path.join(root, rel);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, content);
+    files++;
+    bytes += content.length;
+  };
+  for (let s = 0; s < 40; s++) {
+    const name = `skill-${String(s).padStart(2, "0")}`;
+    put(`skills/${name}/SKILL.md`, `---\nname: ${name}\ndescription: Generated skill ${s} for the packaging benchmark.\n---\n\n${text(6000)}`);
+    for (let i = 0; i < 3; i++) put(`skills/${name}/scripts/tool_${i}.py`, `# generated\n${text(4000 + Math.floor(rand() * 8000))}`);
+    for (let i = 0; i < 4; i++) put(`skills/${name}/references/ref_${i}.md`, text(8000 + Math.floor(rand() * 30000)));
+    put(`skills/${name}/assets/image.bin`, binary(60000 + Math.floor(rand() * 120000)));
+    put(`skills/${name}/assets/data.json`, JSON.stringify({ rows: text(20000).split(" ") }));
+  }
+  put("entrypoint.sh", "#!/bin/bash\nset -e\necho ready\n");
+  put("requirements.txt", "requests==2.32.0\n");
+  return { files, bytes };
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+};
+const time = async (fn) => {
+  const start = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - start) / 1e9;
+};
+
+const work = mkdtempSync(path.join(tmpdir(), "skillport-bench-pack-"));
+try {
+  const tree = path.join(work, "tree");
+  const { files, bytes } = generate(tree);
+  const nodePackScript = `const { packDirectoryToFile } = await import(${JSON.stringify(packEntry)}); await packDirectoryToFile(process.argv[1], process.argv[2]);`;
+  const nodeUnpackScript = `const { unpackArchive } = await import(${JSON.stringify(packEntry)}); await unpackArchive(process.argv[1], process.argv[2]);`;
+  const samples = { pack: [], packProc: [], zip: [], unpack: [], unpackProc: [], unzip: [] };
+  let sizes;
+  for (let run = 0; run < RUNS; run++) {
+    const ours = path.join(work, `ours-${run}.zip`);
+    const theirs = path.join(work, `theirs-${run}.zip`);
+    const oursProc = path.join(work, `ours-proc-${run}.zip`);
+    samples.pack.push(await time(() => packDirectoryToFile(tree, ours)));
+    samples.packProc.push(await time(async () => execFileSync(process.execPath, ["--input-type=module", "-e", nodePackScript, tree, oursProc])));
+    samples.zip.push(await time(async () => execFileSync("zip", ["-r", "-X", "-q", "-6", theirs, "."], { cwd: tree })));
+    sizes = { ours: statSync(ours).size, theirs: statSync(theirs).size };
+    samples.unpack.push(await time(() => unpackArchive(ours, path.join(work, `u-ours-${run}`))));
+    samples.unpackProc.push(await time(async () => execFileSync(process.execPath, ["--input-type=module", "-e", nodeUnpackScript, ours, path.join(work, `u-proc-${run}`)])));
+    samples.unzip.push(await time(async () => execFileSync("unzip", ["-q", ours, "-d", path.join(work, `u-theirs-${run}`)])));
+  }
+  const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
+  const row = (label, seconds, base) => `| ${label.padEnd(44)} | ${seconds.toFixed(3).padStart(7)} s | ${(seconds / base).toFixed(2).padStart(5)}x |`;
+  console.log(`tree: ${files} files, ${(bytes / 1048576).toFixed(1)} MiB; ${RUNS} runs, medians; node ${process.version}`);
+  console.log(`archive size: packDirectory ${(sizes.ours / 1048576).toFixed(2)} MiB, zip -6 ${(sizes.theirs / 1048576).toFixed(2)} MiB`);
+  console.log("| operation                                    |  median   | ratio |");
+  console.log("|----------------------------------------------|-----------|-------|");
+  console.log(row("zip -r -X -q -6 (baseline)", m.zip, m.zip));
+  console.log(row("packDirectoryToFile, in-process", m.pack, m.zip));
+  console.log(row("packDirectoryToFile, whole node process", m.packProc, m.zip));
+  console.log(row("unzip -q (baseline)", m.unzip, m.unzip));
+  console.log(row("unpackArchive, in-process", m.unpack, m.unzip));
+  console.log(row("unpackArchive, whole node process", m.unpackProc, m.unzip));
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}

@@ -1,0 +1,100 @@
+import path from "node:path";
+import { mkdir } from "node:fs/promises";
+import { Option, type Command } from "commander";
+import { Workspace, type DeployEvent, type EntrypointOutcome, type SandboxKind } from "@skillport/runtime";
+import { CliError, colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
+
+interface DeployCommandOptions {
+  workspace: string;
+  json?: boolean;
+  timeout?: string;
+  sandbox: SandboxKind | "auto";
+  network?: boolean;
+  entrypoints: boolean;
+}
+
+/** `skillport deploy <package…> --workspace <dir>`: FastGPT-style deploy into projects/<versionId>/ plus entrypoints. */
+export function registerDeploy(program: Command, io: CliIO, setExit: (code: number) => void): void {
+  program
+    .command("deploy")
+    .description("deploy packages (archives or package directories) into a workspace and run their entrypoint.sh once")
+    .argument("<package...>", "zip/tar/tgz/.skill archives or package directories; exactly these stay deployed")
+    .requiredOption("-w, --workspace <dir>", "workspace directory (created if missing)")
+    .option("--timeout <seconds>", "entrypoint timeout, 1-600 seconds (default 30)")
+    .addOption(new Option("--sandbox <kind>", "where entrypoints run").choices(["auto", "bubblewrap", "process"]).default("auto"))
+    .option("--network", "allow network access to entrypoints (e.g. pip install)")
+    .option("--no-entrypoints", "deploy only; do not run entrypoint.sh")
+    .option("--json", "print the result as JSON")
+    .addHelpText("after", "\nExamples:\n  skillport deploy pkg.zip --workspace /tmp/ws\n  skillport deploy examples/package --workspace /tmp/ws --network --json")
+    .action(async (packages: string[], options: DeployCommandOptions) => {
+      const timeout = parseSeconds(options.timeout, "--timeout");
+      const root = path.resolve(io.cwd, options.workspace);
+      await mkdir(root, { recursive: true });
+      const ws = new Workspace(root, { sandbox: options.sandbox, entrypointTimeout: timeout, network: options.network ?? false });
+      const sources = packages.map((p) => path.resolve(io.cwd, p));
+      const progress = io.color && !options.json ? progressPrinter(io) : undefined;
+      const result = await ws.deploy(sources, { onEvent: progress, runEntrypoints: options.entrypoints });
+      const report = await result.initialization;
+      const scan = await ws.scanSkills(result.versions.map((v) => v.versionId));
+      const sandbox = options.entrypoints ? await ws.sandbox() : undefined;
+      const rel = (p: string) => path.relative(root, p).split(path.sep).join("/");
+      const skills = scan.skills.map((s) => ({ id: s.id, name: s.name, description: s.description, versionId: s.versionId, directory: rel(s.directory), skillMd: rel(s.skillMdPath) }));
+      if (options.json) {
+        printJson(io, {
+          workspace: options.workspace,
+          versions: result.versions,
+          removed: result.removed,
+          entrypoints: report.outcomes,
+          stateProblems: report.stateProblems,
+          skills,
+          sandbox: sandbox ? { kind: sandbox.kind, isolates: sandbox.isolates } : null,
+        });
+      } else {
+        const c = colors(io);
+        const lines: string[] = [];
+        for (const v of result.versions) lines.push(`${v.status === "deployed" ? c.green("deployed") : c.dim("present ")} ${v.versionId}  ${c.dim(v.label)}`);
+        for (const v of result.removed) lines.push(`${c.yellow("removed ")} ${v}`);
+        for (const o of report.outcomes) lines.push(formatOutcome(o, io));
+        for (const p of report.stateProblems) lines.push(c.yellow(`warning: ${p}`));
+        if (sandbox && !sandbox.isolates) lines.push(c.yellow("warning: entrypoints ran without isolation (sandbox 'process')"));
+        lines.push(`skills   ${skills.length === 0 ? c.dim("(none found)") : ""}`);
+        for (const s of skills) lines.push(`  ${c.bold(s.id)}  ${c.dim(s.skillMd)}`);
+        io.stdout(lines.join("\n") + "\n");
+      }
+      if (report.failed) setExit(EXIT_PROBLEMS);
+    });
+}
+
+function formatOutcome(o: EntrypointOutcome, io: CliIO): string {
+  const c = colors(io);
+  const target = o.target === "app" ? "app startup script" : `entrypoint ${o.target}`;
+  const took = o.durationMs === undefined ? "" : c.dim(` (${(o.durationMs / 1000).toFixed(1)} s)`);
+  switch (o.status) {
+    case "ran":
+      return `${c.green("ran     ")} ${target}${took}`;
+    case "skipped":
+      return `${c.dim("skipped ")} ${target}: ${o.reason ?? ""}`;
+    case "absent":
+      return `${c.dim("none    ")} ${target}: ${o.reason ?? ""}`;
+    default: {
+      const tail = (o.stderrTail || o.stdoutTail || "").trimEnd().split("\n").slice(-5);
+      return [`${c.red("FAILED  ")} ${target}: ${o.reason ?? o.status}${took}`, ...tail.filter(Boolean).map((l) => c.dim(`  | ${l}`))].join("\n");
+    }
+  }
+}
+
+function progressPrinter(io: CliIO): (event: DeployEvent) => void {
+  const c = colors(io);
+  return (event) => {
+    if (event.type === "version-unpacking") io.stderr(c.dim(`unpacking ${event.label}...\n`));
+    else if (event.type === "entrypoint-start") io.stderr(c.dim(`running ${event.target === "app" ? "app startup script" : `entrypoint ${event.target}`}...\n`));
+  };
+}
+
+/** Parses a seconds option; undefined stays undefined (the library default applies). */
+export function parseSeconds(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 1 || n > 600) throw new CliError(`${flag} must be a number of seconds between 1 and 600, got ${JSON.stringify(value)}`);
+  return n;
+}

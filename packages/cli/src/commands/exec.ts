@@ -1,0 +1,46 @@
+import path from "node:path";
+import { stat } from "node:fs/promises";
+import { Option, type Command } from "commander";
+import { Workspace, type SandboxKind } from "@skillport/runtime";
+import { CliError, colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
+import { parseSeconds } from "./deploy.js";
+
+interface ExecCommandOptions {
+  workspace: string;
+  sandbox: SandboxKind | "auto";
+  timeout?: string;
+  cwd?: string;
+  network?: boolean;
+  json?: boolean;
+}
+
+/** `skillport exec --workspace <dir> -- <command…>`: run a command the way an agent's shell tool does. */
+export function registerExec(program: Command, io: CliIO, setExit: (code: number) => void): void {
+  program
+    .command("exec")
+    .description("run a shell command in a workspace sandbox and print the agent observation (merged, tail-truncated output)")
+    .argument("<command...>", "the command (words are joined with spaces and run by bash -c)")
+    .requiredOption("-w, --workspace <dir>", "workspace directory (must exist)")
+    .addOption(new Option("--sandbox <kind>", "sandbox backend").choices(["auto", "bubblewrap", "process"]).default("auto"))
+    .option("--timeout <seconds>", "1-600 seconds (default 30)")
+    .option("--cwd <dir>", "working directory relative to the workspace")
+    .option("--network", "allow network access")
+    .option("--json", "print the result as JSON")
+    .addHelpText("after", "\nExamples:\n  skillport exec --workspace /tmp/ws -- ls projects\n  skillport exec -w /tmp/ws --cwd projects/<versionId> -- bash skills/x/scripts/run.sh")
+    .action(async (words: string[], options: ExecCommandOptions) => {
+      const timeout = parseSeconds(options.timeout, "--timeout");
+      const root = path.resolve(io.cwd, options.workspace);
+      const info = await stat(root).catch(() => undefined);
+      if (!info?.isDirectory()) throw new CliError(`workspace ${JSON.stringify(options.workspace)} is not a directory`);
+      const ws = new Workspace(root, { sandbox: options.sandbox, network: options.network ?? false });
+      const result = await ws.exec(words.join(" "), { timeout, cwd: options.cwd });
+      if (options.json) {
+        const { tail: _tail, ...rest } = result;
+        printJson(io, rest);
+      } else {
+        for (const w of result.warnings) io.stderr(colors(io).yellow(`warning: ${w}\n`));
+        io.stdout(result.observation.endsWith("\n") || result.observation === "" ? result.observation : result.observation + "\n");
+      }
+      if (result.timedOut || result.exitCode !== 0) setExit(EXIT_PROBLEMS);
+    });
+}

@@ -1,0 +1,57 @@
+import path from "node:path";
+import type { Command } from "commander";
+import { SkillValidationError } from "@skillport/core";
+import { exportSkill, writeFileAtomic } from "@skillport/pack";
+import { CliError, colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
+import { displayPath, formatDiagnostics, requireDirectory, size, withFsErrors } from "./pack.js";
+
+interface ExportCommandOptions {
+  output?: string;
+  json?: boolean;
+  includeSecrets?: boolean;
+  followLinks?: boolean;
+}
+
+/** `skillport export <skill-dir>`: one skill as a `.skill` file (a zip with one folder named after the skill). */
+export function registerExport(program: Command, io: CliIO, _setExit: (code: number) => void): void {
+  program
+    .command("export")
+    .description("export one skill directory as a .skill file (deterministic zip, one top-level folder named after the skill)")
+    .argument("<skill-dir>", "the skill directory (holding SKILL.md)")
+    .option("-o, --output <file>", "file to write (default: <name>.skill in the current directory)")
+    .option("--json", "print the result as JSON")
+    .option("--include-secrets", "also export files that look like credentials - dangerous")
+    .option("--follow-links", "follow symbolic links that stay inside the skill")
+    .addHelpText("after", "\nExamples:\n  skillport export examples/package/skills/word-stats -o word-stats.skill")
+    .action(async (dir: string, options: ExportCommandOptions) => {
+      const root = path.resolve(io.cwd, dir);
+      await requireDirectory(root, dir);
+      const requested = options.output === undefined ? undefined : path.resolve(io.cwd, options.output);
+      const result = await withFsErrors(() =>
+        exportSkill(root, { includeSecrets: options.includeSecrets, followLinks: options.followLinks, skipAbsolute: requested }),
+      ).catch((error: unknown) => {
+        if (error instanceof SkillValidationError) {
+          io.stderr(formatDiagnostics(error.diagnostics, io));
+          throw new CliError(`${dir}: ${error.message}; nothing written`, EXIT_PROBLEMS);
+        }
+        throw error;
+      });
+      if (options.includeSecrets) io.stderr(colors(io).red("WARNING: --include-secrets: files that look like credentials may be in the export\n"));
+      const out = requested ?? path.resolve(io.cwd, `${result.name}.skill`);
+      await writeFileAtomic(out, result.bytes);
+      const shown = displayPath(out, io.cwd);
+      if (options.json) {
+        printJson(io, {
+          name: result.name,
+          output: shown,
+          versionId: result.versionId,
+          digest: result.digest,
+          bytes: result.bytes.byteLength,
+          files: result.files.length,
+          excluded: result.excluded,
+        });
+        return;
+      }
+      io.stdout(`${colors(io).green("exported")} ${result.name} (${result.files.length} files) to ${shown} (${size(result.bytes.byteLength)})\n`);
+    });
+}

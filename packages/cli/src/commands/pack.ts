@@ -1,0 +1,144 @@
+import path from "node:path";
+import { stat } from "node:fs/promises";
+import { Option, type Command } from "commander";
+import { PROFILE_NAMES, type Diagnostic, type ProfileName } from "@skillport/core";
+import { ExclusionRules, packDirectory, writeFileAtomic, DEFAULT_PACKAGE_PROFILE, type PackResult } from "@skillport/pack";
+import { CliError, colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
+
+interface PackCommandOptions {
+  output?: string;
+  json?: boolean;
+  includeSecrets?: boolean;
+  followLinks?: boolean;
+  profile: ProfileName;
+}
+
+/** `skillport pack [dir]`: a deterministic zip with a content-addressed versionId. */
+export function registerPack(program: Command, io: CliIO, setExit: (code: number) => void): void {
+  program
+    .command("pack")
+    .description("pack a skill package workspace (skills/<name>/SKILL.md, entrypoint.sh, ...) into a deterministic zip")
+    .argument("[dir]", "package workspace", ".")
+    .option("-o, --output <file>", "archive to write (default: <dir-name>-<versionId>.zip in the current directory)")
+    .option("--json", "print the result as JSON")
+    .option("--include-secrets", "also pack files that look like credentials (.env, *.key, *.pem, ...) - dangerous")
+    .option("--follow-links", "follow symbolic links that stay inside the package instead of refusing them")
+    .addOption(new Option("-p, --profile <profile>", "SKILL.md rule profile").choices(PROFILE_NAMES).default(DEFAULT_PACKAGE_PROFILE))
+    .addHelpText("after", "\nExamples:\n  skillport pack examples/package -o /tmp/example.zip\n  skillport pack . --json")
+    .action(async (dir: string, options: PackCommandOptions) => {
+      const root = path.resolve(io.cwd, dir);
+      await requireDirectory(root, dir);
+      const requested = options.output === undefined ? undefined : path.resolve(io.cwd, options.output);
+      const result = await withFsErrors(() =>
+        packDirectory(root, {
+          includeSecrets: options.includeSecrets,
+          followLinks: options.followLinks,
+          profile: options.profile,
+          requireValid: false,
+          skipAbsolute: requested,
+        }),
+      );
+      const errors = result.diagnostics.filter((d) => d.severity === "error");
+      if (errors.length > 0) {
+        if (options.json) printJson(io, { valid: false, diagnostics: result.diagnostics });
+        else io.stderr(formatDiagnostics(result.diagnostics, io) + `${errors.length} error${errors.length === 1 ? "" : "s"}; nothing written\n`);
+        setExit(EXIT_PROBLEMS);
+        return;
+      }
+      if (options.includeSecrets) warnSecrets(result, io);
+      const out = requested ?? path.resolve(io.cwd, `${path.basename(root)}-${result.versionId}.zip`);
+      await writeFileAtomic(out, result.bytes);
+      const shown = displayPath(out, io.cwd);
+      if (options.json) {
+        printJson(io, {
+          versionId: result.versionId,
+          digest: result.digest,
+          output: shown,
+          bytes: result.bytes.byteLength,
+          files: result.manifest.files.length,
+          skills: result.manifest.skills,
+          excluded: result.manifest.excluded,
+        });
+      } else {
+        if (result.diagnostics.length > 0) io.stderr(formatDiagnostics(result.diagnostics, io));
+        io.stdout(packSummary(result, shown, io));
+      }
+    });
+}
+
+function packSummary(result: PackResult, output: string, io: CliIO): string {
+  const c = colors(io);
+  const m = result.manifest;
+  const lines = [
+    `${c.green("packed")} ${m.files.length} files (${size(m.totalBytes)}) into ${output} (${size(result.bytes.byteLength)})`,
+    `versionId ${c.bold(result.versionId)}`,
+    `digest    ${result.digest}`,
+    `skills    ${m.skills.map((s) => s.name).join(", ")}`,
+  ];
+  if (m.excluded.length > 0) {
+    lines.push(`excluded  ${m.excluded.length}:`);
+    for (const e of m.excluded) lines.push(`  ${e.path}  ${c.dim(e.reason)}`);
+  }
+  return lines.join("\n") + "\n";
+}
+
+/** `--include-secrets` is dangerous: say so, and name what looked like a credential. */
+function warnSecrets(result: PackResult, io: CliIO): void {
+  const rules = new ExclusionRules();
+  const secrets = result.manifest.files.filter((f) => rules.check(f.path, false)?.kind === "secret").map((f) => f.path);
+  const c = colors(io);
+  io.stderr(
+    c.red(c.bold("WARNING: --include-secrets: files that look like credentials are packed")) +
+      (secrets.length > 0 ? `:\n${secrets.map((s) => `  ${s}\n`).join("")}` : " (none found this time)\n"),
+  );
+}
+
+// Helpers shared by the package commands (pack, inspect, unpack, export, import).
+
+export function formatDiagnostics(diagnostics: readonly Diagnostic[], io: CliIO): string {
+  const c = colors(io);
+  return diagnostics
+    .map((d) => {
+      const where = d.line > 0 ? `${d.file ?? ""}:${d.line}:${d.column}` : (d.file ?? "");
+      const severity = d.severity === "error" ? c.red("error") : d.severity === "warning" ? c.yellow("warning") : "info";
+      return `${where}: ${severity} ${d.code}: ${d.message}\n`;
+    })
+    .join("");
+}
+
+export function size(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+  if (bytes >= 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${bytes} B`;
+}
+
+/** A path as users should see it: relative to the working directory when inside it. */
+export function displayPath(target: string, cwd: string): string {
+  const rel = path.relative(cwd, target);
+  return rel === "" ? "." : rel.startsWith("..") || path.isAbsolute(rel) ? target : rel.split(path.sep).join("/");
+}
+
+export async function requireDirectory(absolute: string, shown: string): Promise<void> {
+  const info = await stat(absolute).catch(() => undefined);
+  if (!info) throw new CliError(`${shown}: no such directory`);
+  if (!info.isDirectory()) throw new CliError(`${shown}: not a directory`);
+}
+
+export async function requireFile(absolute: string, shown: string): Promise<void> {
+  const info = await stat(absolute).catch(() => undefined);
+  if (!info) throw new CliError(`${shown}: no such file`);
+  if (!info.isFile()) throw new CliError(`${shown}: not a file`);
+}
+
+/** Node's own fs errors carry absolute host paths; users get the code and the operation instead. */
+export async function withFsErrors<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    if (typeof code === "string" && code.startsWith("E") && !(error instanceof CliError) && "syscall" in (error as object)) {
+      throw new CliError(`file system error ${code} during ${(error as NodeJS.ErrnoException).syscall ?? "an operation"}`);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,123 @@
+import { execFile } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Command, CommanderError } from "commander";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KITCHEN_SINK_CHILDREN, KITCHEN_SINK_SOURCE, UPLOADER_SOURCE, writePluginFixture } from "../../../plugin-host/src/host/__fixtures__/plugins.js";
+import { CliError, type CliIO } from "../io.js";
+import { registerPlugin } from "./plugin.js";
+
+interface Result {
+  code: number;
+  out: string;
+  err: string;
+}
+
+/** The `plugin` group run in-process the way program.ts runs it (same error mapping). */
+async function cli(args: string[], cwd: string): Promise<Result> {
+  let out = "";
+  let err = "";
+  const io: CliIO = { stdout: (t) => void (out += t), stderr: (t) => void (err += t), color: false, cwd };
+  let code = 0;
+  const program = new Command().exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+  registerPlugin(program, io, (c) => (code = Math.max(code, c)));
+  try {
+    await program.parseAsync(args, { from: "user" });
+  } catch (error) {
+    if (error instanceof CommanderError) code = error.exitCode === 0 ? 0 : 2;
+    else if (error instanceof CliError) {
+      err += `skillport: ${error.message}\n`;
+      code = error.exitCode;
+    } else throw error;
+  }
+  return { code, out, err };
+}
+
+let root: string;
+let sink: string;
+let single: string;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), "skillport-plugin-run-"));
+  sink = await writePluginFixture(join(root, "sink"), { children: KITCHEN_SINK_CHILDREN, permission: ["file-upload:allow"], source: KITCHEN_SINK_SOURCE });
+  single = await writePluginFixture(join(root, "uploader"), { pluginId: "uploader", source: UPLOADER_SOURCE });
+  await writeFile(join(root, "input.json"), '{"text":"from file"}');
+});
+afterAll(() => rm(root, { recursive: true, force: true }));
+
+describe("skillport plugin run (in-process)", () => {
+  it("prints stream events as they arrive, then the output; exit 0", async () => {
+    const result = await cli(["plugin", "run", "sink", "--tool", "echo", "--input", '{"text":"hi"}'], root);
+    expect(result.out).toBe('[answer] one\n[fastAnswer] two\n{\n  "text": "hi"\n}\n');
+    expect(result.err).toMatch(/^running fixture@1\.0\.0 \([0-9a-f]{8}\) tool "echo" — .*network (isolated|NOT isolated), heap 512 MB\n$/);
+    expect(result.code).toBe(0);
+  });
+
+  it("prints NDJSON events with --json and reads @file input", async () => {
+    const result = await cli(["plugin", "run", "sink/dist", "--tool", "echo", "--input", "@input.json", "--json"], root);
+    expect(result.out.trim().split("\n").map((line) => JSON.parse(line) as unknown)).toEqual([
+      { type: "stream", data: { type: "answer", content: "one" } },
+      { type: "stream", data: { type: "fastAnswer", content: "two" } },
+      { type: "response", data: { text: "from file" } },
+    ]);
+    expect(result.code).toBe(0);
+  });
+
+  it("exits 1 when the tool fails, with secrets redacted", async () => {
+    const result = await cli(["plugin", "run", "sink", "--tool", "leak", "--input", '{"text":"x"}', "--secrets", '{"apiKey":"sk-secret-99"}'], root);
+    expect(result.code).toBe(1);
+    expect(result.out).toBe("[answer] using key [redacted]\n");
+    expect(result.err).toContain('skillport: tool "leak" of plugin "fixture": upstream rejected key [redacted] (401)\n');
+    expect(result.out + result.err).not.toContain("sk-secret-99");
+  });
+
+  it("runs the only tool of a single-tool plugin without --tool", async () => {
+    const result = await cli(["plugin", "run", single, "--input", '{"text":"x"}', "--json"], root);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.out.trim()).data.text).toContain("PermissionDenied");
+  });
+
+  it.each([
+    [["plugin", "run", "sink", "--tool", "echo", "--input", '{"text":""}'], 'skillport: tool "echo" of plugin "fixture": input field "text": Too small: expected string to have >=1 characters\n'],
+    [["plugin", "run", "sink", "--input", "{}"], `skillport: plugin "fixture" has several tools; choose one with --tool (${KITCHEN_SINK_CHILDREN.join(", ")})\n`],
+    [["plugin", "run", "sink", "--tool", "nope", "--input", "{}"], `skillport: plugin "fixture" has no tool "nope" (tools: ${KITCHEN_SINK_CHILDREN.join(", ")})\n`],
+    [["plugin", "run", "sink", "--tool", "echo", "--input", "{oops"], "skillport: --input is not valid JSON: Expected property name or '}' in JSON at position 1\n"],
+    [["plugin", "run", "sink", "--tool", "echo", "--input", "{}", "--secrets", "{sk-123"], "skillport: --secrets is not valid JSON\n"],
+    [["plugin", "run", "sink", "--tool", "echo", "--input", "@missing.json"], 'skillport: --input: cannot read file "missing.json"\n'],
+    [["plugin", "run", "nowhere", "--input", "{}"], "skillport: nowhere: no such file or directory\n"],
+  ])("usage errors exit 2 with one line: %j", async (args, message) => {
+    const result = await cli(args, root);
+    expect(result.code).toBe(2);
+    expect(result.err.endsWith(message)).toBe(true);
+  });
+});
+
+// The built binary, once the lead has registered the `plugin` group in commands/index.ts.
+const main = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
+const indexJs = fileURLToPath(new URL("../../dist/commands/index.js", import.meta.url));
+const wired = existsSync(indexJs) && readFileSync(indexJs, "utf8").includes("registerPlugin");
+if (!wired) console.log("skipping the built-binary plugin run test: build the CLI with registerPlugin in commands/index.ts first");
+
+describe.runIf(wired)("skillport plugin run (built binary)", () => {
+  const exec = (args: string[]) =>
+    new Promise<Result>((resolve) => {
+      execFile(process.execPath, [main, ...args], { cwd: root }, (error, out, err) => {
+        resolve({ code: error ? Number(error.code) : 0, out, err });
+      });
+    });
+
+  it("runs a tool end to end and exits 0", async () => {
+    const result = await exec(["plugin", "run", "sink", "--tool", "echo", "--input", '{"text":"e2e"}', "--json"]);
+    expect(result.out.trim().split("\n").at(-1)).toBe('{"type":"response","data":{"text":"e2e"}}');
+    expect(result.code).toBe(0);
+  });
+
+  it("exits 1 with a one-line error when the tool fails", async () => {
+    const result = await exec(["plugin", "run", "sink", "--tool", "badOutput", "--input", '{"text":"x"}']);
+    expect(result.code).toBe(1);
+    expect(result.err.trim().split("\n").at(-1)).toBe('skillport: tool "badOutput" of plugin "fixture": output field "text": Invalid input: expected string, received number');
+  });
+});

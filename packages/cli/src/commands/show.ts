@@ -1,0 +1,66 @@
+import type { Command } from "commander";
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import { SkillNotFoundError, type RegistryEntry } from "@skillport/core";
+import { CliError, colors, printJson, type CliIO } from "../io.js";
+import { loadSkills } from "../load.js";
+
+export function registerShow(program: Command, io: CliIO): void {
+  program
+    .command("show")
+    .description("show a skill's metadata, instructions and files, or one of its files")
+    .argument("<skill>", "a skill folder or SKILL.md path, or a skill id (qualified ids like fs:examples/skills:csv-insights work too)")
+    .option("--file <path>", "print this file of the skill (relative to the skill folder) instead")
+    .option("-r, --root <dir...>", "folders of skills to look the id up in (default: .agents/skills and .claude/skills around here)")
+    .option("--json", "print JSON")
+    .action(async (skill: string, options: { file?: string; root?: string[]; json?: boolean }) => {
+      const entry = await findSkill(skill, options.root ?? [], io);
+      if (options.file !== undefined) {
+        const bytes = await entry.readFile(options.file);
+        if (options.json) printJson(io, { id: entry.id, path: options.file, size: bytes.length, content: Buffer.from(bytes).toString("utf8") });
+        else io.stdout(Buffer.from(bytes).toString("utf8"));
+        return;
+      }
+      const [body, files, location] = await Promise.all([entry.getBody(), entry.listFiles(), entry.getLocation()]);
+      const metadata = entry.getMetadata();
+      if (options.json) {
+        printJson(io, { id: entry.id, qualifiedId: entry.qualifiedId, source: entry.source, location: location ?? null, metadata, body, files });
+        return;
+      }
+      const c = colors(io);
+      io.stdout(`${c.bold(entry.id)}  ${c.dim(entry.qualifiedId)}\n`);
+      if (location) io.stdout(`${c.dim("location")}  ${location}\n`);
+      for (const [key, value] of Object.entries(metadata)) {
+        if (key === "name") continue;
+        const text = typeof value === "string" ? value.replace(/\s+/g, " ").trim() : JSON.stringify(value);
+        io.stdout(`${c.dim(key.padEnd(8))}  ${text}\n`);
+      }
+      io.stdout(`${c.dim("files")}     ${files.map((f) => f.path).join(", ")}\n\n`);
+      io.stdout(body.endsWith("\n") ? body : `${body}\n`);
+    });
+}
+
+async function findSkill(skill: string, roots: readonly string[], io: CliIO): Promise<RegistryEntry> {
+  const asPath = path.resolve(io.cwd, skill);
+  const info = await stat(asPath).catch(() => undefined);
+  if (info) {
+    const dir = info.isFile() ? path.dirname(asPath) : asPath;
+    const { registry } = await loadSkills([path.relative(io.cwd, dir) || "."], io);
+    const [only] = registry.list();
+    if (!only) {
+      const failure = registry.failures[0];
+      throw new CliError(`cannot load the skill in ${skill}${failure ? `: ${failure.message}` : ""}`);
+    }
+    return only;
+  }
+  const { registry } = await loadSkills(roots, io);
+  try {
+    return registry.get(skill);
+  } catch (error) {
+    if (error instanceof SkillNotFoundError) {
+      const known = registry.list().map((e) => e.id);
+      throw new CliError(`no skill ${JSON.stringify(skill)}${known.length ? ` (known: ${known.slice(0, 10).join(", ")}${known.length > 10 ? ", …" : ""})` : " and no skills were found"}`);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,119 @@
+import { mkdir, symlink } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runInProcess, skillMd, tempTree } from "../test-support.js";
+
+let cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await Promise.all(cleanups.map((c) => c()));
+  cleanups = [];
+});
+async function tree(files: Record<string, string | Uint8Array>) {
+  const t = await tempTree(files);
+  cleanups.push(t.cleanup);
+  return t.dir;
+}
+
+describe("skillport validate", () => {
+  it("prints the documented JSON shape with paths relative to the working directory", async () => {
+    const dir = await tree({ "skills/good/SKILL.md": skillMd("good"), "skills/Bad/SKILL.md": skillMd("Bad") });
+    const run = await runInProcess(["validate", "skills", "--format", "json"], dir);
+    expect(run.code).toBe(1);
+    const report = JSON.parse(run.stdout);
+    expect(Object.keys(report)).toEqual(["skills", "summary"]);
+    expect(report.skills.map((s: { path: string; name: string; valid: boolean }) => [s.path, s.name, s.valid])).toEqual([
+      ["skills/Bad/SKILL.md", "Bad", false],
+      ["skills/good/SKILL.md", "good", true],
+    ]);
+    const diagnostic = report.skills[0].diagnostics[0];
+    expect(Object.keys(diagnostic)).toEqual(["code", "severity", "message", "line", "column"]);
+    expect(diagnostic).toMatchObject({ severity: "error", line: 2 });
+    expect(report.summary).toEqual({ skills: 2, errors: report.skills[0].diagnostics.filter((d: { severity: string }) => d.severity === "error").length, warnings: expect.any(Number) });
+  });
+
+  it.each([
+    ["a skill directory", "skills/good", 1],
+    ["a SKILL.md file", "skills/good/SKILL.md", 1],
+    ["a folder of skills", "skills", 2],
+  ])("accepts %s", async (_label, target, count) => {
+    const dir = await tree({ "skills/good/SKILL.md": skillMd("good"), "skills/other/SKILL.md": skillMd("other") });
+    const run = await runInProcess(["validate", target, "--format", "json"], dir);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).summary.skills).toBe(count);
+  });
+
+  it("prints tsc-style lines: path:line:col  severity  code  message", async () => {
+    const dir = await tree({ "demo/SKILL.md": "---\nname: demo\ndescription: ok. Use when testing.\nwhatever: 1\n---\nBody\n" });
+    const run = await runInProcess(["validate", "demo"], dir);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/^demo\/SKILL\.md:4:1 {2}error {2}field-unexpected {2}.*whatever/m);
+    expect(run.stdout).toContain("1 skill checked: 1 error");
+    expect(run.stdout).not.toContain("\u001b["); // no colours when not a TTY
+  });
+
+  it.each([
+    ["no frontmatter", "# just markdown\n"],
+    ["unclosed frontmatter", "---\nname: x\n"],
+    ["invalid YAML", "---\nname: [unclosed\n---\n"],
+    ["binary garbage", new Uint8Array([0, 159, 146, 150, 0, 1, 2])],
+    ["an alias bomb", "---\na: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n---\n"],
+  ])("reports %s as a diagnostic without hiding the other skills", async (_label, content) => {
+    const dir = await tree({ "skills/broken/SKILL.md": content, "skills/fine/SKILL.md": skillMd("fine") });
+    const run = await runInProcess(["validate", "skills", "--format", "json"], dir);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe("");
+    const skills = JSON.parse(run.stdout).skills;
+    expect(skills.map((s: { valid: boolean }) => s.valid)).toEqual([false, true]);
+    expect(skills[0].diagnostics.length).toBeGreaterThan(0);
+  });
+
+  it("reports a directory named SKILL.md and a dangling symlink", async () => {
+    const dir = await tree({ "skills/fine/SKILL.md": skillMd("fine") });
+    await mkdir(path.join(dir, "skills/dir-skill/SKILL.md"), { recursive: true });
+    await mkdir(path.join(dir, "skills/dangling"));
+    await symlink(path.join(dir, "nowhere.md"), path.join(dir, "skills/dangling/SKILL.md"));
+    const run = await runInProcess(["validate", "skills", "--format", "json"], dir);
+    const byPath = Object.fromEntries(JSON.parse(run.stdout).skills.map((s: { path: string; diagnostics: Array<{ code: string }> }) => [s.path, s.diagnostics.map((d) => d.code)]));
+    expect(byPath).toEqual({
+      "skills/dangling/SKILL.md": ["skill-md-unreadable"],
+      "skills/dir-skill/SKILL.md": ["skill-md-not-file"],
+      "skills/fine/SKILL.md": [],
+    });
+    expect(run.code).toBe(1);
+  });
+
+  it("refuses a SKILL.md over --max-file-bytes", async () => {
+    const dir = await tree({ "big/SKILL.md": skillMd("big", "Big. Use when testing.", "x".repeat(5000)) });
+    const run = await runInProcess(["validate", "big", "--max-file-bytes", "1000", "--format", "json"], dir);
+    expect(JSON.parse(run.stdout).skills[0].diagnostics[0].code).toBe("skill-md-too-large");
+  });
+
+  it("selects rules by profile", async () => {
+    const dir = await tree({ "my_skill/SKILL.md": skillMd("my_skill") });
+    const verdict = async (profile: string) => (await runInProcess(["validate", "my_skill", "--profile", profile], dir)).code;
+    expect(await verdict("spec")).toBe(1); // underscores are not allowed by the spec
+    expect(await verdict("agentscope")).toBe(0);
+  });
+
+  it("writes SARIF 2.1.0 with one result per diagnostic", async () => {
+    const dir = await tree({ "Bad/SKILL.md": skillMd("Bad") });
+    const run = await runInProcess(["validate", "Bad", "--format", "sarif"], dir);
+    const sarif = JSON.parse(run.stdout);
+    expect(sarif.version).toBe("2.1.0");
+    const result = sarif.runs[0].results[0];
+    expect(result.level).toBe("error");
+    expect(result.locations[0].physicalLocation.artifactLocation.uri).toBe("Bad/SKILL.md");
+    expect(result.locations[0].physicalLocation.region.startLine).toBe(2);
+    expect(sarif.runs[0].tool.driver.rules.map((r: { id: string }) => r.id)).toContain(result.ruleId);
+  });
+
+  it("exits 2 with one line for a missing path or a bad option", async () => {
+    const dir = await tree({});
+    const missing = await runInProcess(["validate", "nope"], dir);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe("skillport: no such file or directory: nope\n");
+    const badProfile = await runInProcess(["validate", ".", "--profile", "strictest"], dir);
+    expect(badProfile.code).toBe(2);
+    expect(badProfile.stderr).toContain("strictest");
+  });
+});
