@@ -13,7 +13,7 @@ export default tseslint.config(
       "@typescript-eslint/no-explicit-any": "error",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
       "no-control-regex": "off",
-      "no-console": ["error", { allow: [] }],
+      "no-console": "error",
     },
   },
   {

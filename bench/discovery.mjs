@@ -58,7 +58,7 @@ const steps = {
     const { LocalFileSystemSkillProvider } = await import(dist("fs"));
     const { SkillRegistry, renderCatalog } = await import(dist("core"));
     const registry = new SkillRegistry();
-    await registry.registerAll(new LocalFileSystemSkillProvider(dir));
+    await registry.addProvider(new LocalFileSystemSkillProvider(dir), { watch: false });
     const text = await registry.catalog({ format: "xml" });
     report({ chars: text.length, render: typeof renderCatalog });
   },

@@ -3,8 +3,8 @@
 // ~10 MB / ~400-file package tree. Medians of paired runs in one process; compare ratios, not absolute times.
 // Usage: node bench/pack.mjs [--runs N]   (needs `npx tsc -b packages/pack` first, and zip/unzip on PATH)
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -63,10 +63,23 @@ const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
 };
+// CPU seconds of waited-for child processes (Linux /proc; clock ticks of 10 ms), so a loaded machine can be judged.
+const childCpu = () => {
+  try {
+    const fields = readFileSync("/proc/self/stat", "utf8").split(") ")[1].split(" ");
+    return (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    return NaN;
+  }
+};
+/** Wall and CPU seconds (this process, thread pool included, plus children). */
 const time = async (fn) => {
   const start = process.hrtime.bigint();
+  const cpu = process.cpuUsage();
+  const children = childCpu();
   await fn();
-  return Number(process.hrtime.bigint() - start) / 1e9;
+  const used = process.cpuUsage(cpu);
+  return { wall: Number(process.hrtime.bigint() - start) / 1e9, cpu: (used.user + used.system) / 1e6 + (childCpu() - children) };
 };
 
 const work = mkdtempSync(path.join(tmpdir(), "skillport-bench-pack-"));
@@ -89,18 +102,19 @@ try {
     samples.unpackProc.push(await time(async () => execFileSync(process.execPath, ["--input-type=module", "-e", nodeUnpackScript, ours, path.join(work, `u-proc-${run}`)])));
     samples.unzip.push(await time(async () => execFileSync("unzip", ["-q", ours, "-d", path.join(work, `u-theirs-${run}`)])));
   }
-  const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
-  const row = (label, seconds, base) => `| ${label.padEnd(44)} | ${seconds.toFixed(3).padStart(7)} s | ${(seconds / base).toFixed(2).padStart(5)}x |`;
-  console.log(`tree: ${files} files, ${(bytes / 1048576).toFixed(1)} MiB; ${RUNS} runs, medians; node ${process.version}`);
+  const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, { wall: median(v.map((x) => x.wall)), cpu: median(v.map((x) => x.cpu)) }]));
+  const row = (label, key, base) =>
+    `| ${label.padEnd(40)} | ${m[key].wall.toFixed(3).padStart(7)} s | ${(m[key].wall / m[base].wall).toFixed(2).padStart(5)}x | ${m[key].cpu.toFixed(2).padStart(6)} s | ${(m[key].cpu / m[base].cpu).toFixed(2).padStart(5)}x |`;
+  console.log(`tree: ${files} files, ${(bytes / 1048576).toFixed(1)} MiB; ${RUNS} runs, medians; node ${process.version}; load ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores`);
   console.log(`archive size: packDirectory ${(sizes.ours / 1048576).toFixed(2)} MiB, zip -6 ${(sizes.theirs / 1048576).toFixed(2)} MiB`);
-  console.log("| operation                                    |  median   | ratio |");
-  console.log("|----------------------------------------------|-----------|-------|");
-  console.log(row("zip -r -X -q -6 (baseline)", m.zip, m.zip));
-  console.log(row("packDirectoryToFile, in-process", m.pack, m.zip));
-  console.log(row("packDirectoryToFile, whole node process", m.packProc, m.zip));
-  console.log(row("unzip -q (baseline)", m.unzip, m.unzip));
-  console.log(row("unpackArchive, in-process", m.unpack, m.unzip));
-  console.log(row("unpackArchive, whole node process", m.unpackProc, m.unzip));
+  console.log("| operation                                | wall      | ratio | CPU      | ratio |");
+  console.log("|------------------------------------------|-----------|-------|----------|-------|");
+  console.log(row("zip -r -X -q -6 (baseline)", "zip", "zip"));
+  console.log(row("packDirectoryToFile, in-process", "pack", "zip"));
+  console.log(row("packDirectoryToFile, whole node process", "packProc", "zip"));
+  console.log(row("unzip -q (baseline)", "unzip", "unzip"));
+  console.log(row("unpackArchive, in-process", "unpack", "unzip"));
+  console.log(row("unpackArchive, whole node process", "unpackProc", "unzip"));
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -19,11 +19,14 @@ function plainSpawn() {
   });
 }
 
-function bareBwrap(bwrap) {
-  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all", "--die-with-parent", "true"];
+const BARE = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all", "--die-with-parent", "true"];
+
+function bwrapWith(bwrap, args) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(bwrap, args, { stdio: "ignore" });
+    const child = spawn(bwrap, args, { stdio: ["ignore", "pipe", "pipe"], env: {} });
+    child.stdout.resume();
+    child.stderr.resume();
     child.on("error", reject);
     child.on("close", () => resolve(performance.now() - started));
   });
@@ -40,8 +43,11 @@ const cases = [["plain spawn('true')", plainSpawn]];
 cases.push(["sandbox 'process'", timed(createSandbox({ kind: "process", writableDir: dir }))]);
 const bwrap = findBubblewrap();
 if (bwrap) {
-  cases.push(["bare bwrap --ro-bind / / (reference)", () => bareBwrap(bwrap)]);
-  cases.push(["sandbox 'bubblewrap'", timed(createSandbox({ kind: "bubblewrap", writableDir: dir }))]);
+  const sandbox = createSandbox({ kind: "bubblewrap", writableDir: dir });
+  const flags = sandbox.bwrapArgs(["true"], dir, { PATH: "/usr/bin:/bin", HOME: dir, TMPDIR: "/tmp" }, undefined);
+  cases.push(["bare bwrap --ro-bind / / (reference)", () => bwrapWith(bwrap, BARE)]);
+  cases.push(["bwrap with the sandbox's mounts and flags (reference)", () => bwrapWith(bwrap, flags)]);
+  cases.push(["sandbox 'bubblewrap'", timed(sandbox)]);
 } else {
   console.log("bwrap not installed: bubblewrap rows skipped");
 }
@@ -53,6 +59,7 @@ for (let i = 0; i < runs; i++) {
   for (const [index, [, fn]] of cases.entries()) samples[index].push(await fn());
 }
 await rm(dir, { recursive: true, force: true });
+const loadAverage = os.loadavg()[0];
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -61,7 +68,7 @@ const median = (xs) => {
 };
 const base = median(samples[0]);
 const pidLimit = (await createSandbox({ kind: "process", writableDir: os.tmpdir() }).run({ command: ["true"] })).pidLimit;
-console.log(`Sandbox overhead, ${runs} interleaved runs each, medians (process-count limit: ${pidLimit})`);
+console.log(`Sandbox overhead, ${runs} interleaved runs each, medians (process-count limit: ${pidLimit}; load average ${loadAverage.toFixed(1)} on ${os.cpus().length} cores)`);
 console.log("| case | median ms | added vs plain spawn |");
 console.log("|---|---|---|");
 for (const [index, [name]] of cases.entries()) {

@@ -1,6 +1,8 @@
 import type { Diagnostic } from "./diagnostics.js";
 import type { Frontmatter } from "./types.js";
 import { parseSkillMd, type ParseOptions, type ParsedSkillMd } from "./parse.js";
+import { lintSkill, type LintLimits } from "./lint.js";
+import { agentscopeRules, fastgptRules, lenientRules, makeContext, specRules, type ProfileRules } from "./format/profiles.js";
 
 /** Named rule sets. `lenient` is the default for loading. */
 export type ProfileName = "spec" | "lenient" | "fastgpt" | "agentscope";
@@ -20,6 +22,12 @@ export interface ValidateOptions {
   files?: readonly string[];
   /** Add best-practice lint findings (warnings). Default true. */
   lint?: boolean;
+  /** Thresholds for the lint findings. */
+  lintLimits?: Partial<LintLimits>;
+  /** Source text of non-string scalars, from the parser (`parsed.scalarSources`); see docs/skill-md.md. */
+  scalarSources?: ReadonlyMap<string, string>;
+  /** 1-based file line of the first body line, for body findings. */
+  bodyLine?: number;
 }
 
 export interface ValidationResult {
@@ -29,21 +37,74 @@ export interface ValidationResult {
   valid: boolean;
 }
 
-// Placeholder rules until the profile tables land: name and description must be present.
+const PROFILES: Readonly<Record<ProfileName, ProfileRules>> = {
+  spec: specRules,
+  lenient: lenientRules,
+  fastgpt: fastgptRules,
+  agentscope: agentscopeRules,
+};
+
+/** Checks parsed frontmatter (and the body, when given) against one profile, plus best-practice lint. */
 export function validateFrontmatter(frontmatter: Frontmatter, options: ValidateOptions = {}): Diagnostic[] {
+  const profile = options.profile ?? "lenient";
+  const rules = PROFILES[profile];
+  if (rules === undefined) throw new TypeError(`unknown validation profile ${JSON.stringify(profile)}; use one of ${PROFILE_NAMES.join(", ")}`);
   const out: Diagnostic[] = [];
-  for (const key of ["name", "description"]) {
-    const value = frontmatter[key];
-    if (typeof value !== "string" || value.trim() === "") {
-      out.push({ code: `${key}-missing`, severity: "error", message: `'${key}' is required`, file: options.file, line: 1, column: 1 });
-    }
+  rules(makeContext(frontmatter, options, out));
+  if (options.lint !== false) {
+    out.push(
+      ...lintSkill({
+        frontmatter,
+        ...(options.body !== undefined && { body: options.body }),
+        ...(options.files !== undefined && { files: options.files }),
+        ...(options.positions !== undefined && { positions: options.positions }),
+        ...(options.bodyLine !== undefined && { bodyLine: options.bodyLine }),
+        ...(options.file !== undefined && { file: options.file }),
+        ...(options.lintLimits !== undefined && { limits: options.lintLimits }),
+      }),
+    );
   }
   return out;
 }
 
+/**
+ * Parses and validates one SKILL.md. Structural problems (no frontmatter, unclosed, invalid YAML, not a mapping)
+ * stop before the field rules, as in skills-ref; field findings are all collected.
+ */
 export function validateSkillMd(input: string | Uint8Array, options: ValidateOptions & ParseOptions = {}): ValidationResult {
+  const profile = options.profile ?? "lenient";
   const parsed = parseSkillMd(input, options);
-  const diagnostics = [...parsed.diagnostics];
-  if (parsed.frontmatter) diagnostics.push(...validateFrontmatter(parsed.frontmatter, { ...options, positions: parsed.positions, body: parsed.body }));
+  const diagnostics = parsed.diagnostics.map((d) => adjustForProfile(d, profile));
+  if (profile === "spec") {
+    for (const v of parsed.strictYaml) {
+      const d: Diagnostic = {
+        code: "yaml-strict",
+        severity: "error",
+        message: `the spec's reference validator reads a strict YAML subset without ${v.feature}s; write plain block YAML instead`,
+        line: v.line,
+        column: v.column,
+      };
+      if (options.file !== undefined) d.file = options.file;
+      diagnostics.push(d);
+    }
+  }
+  const structural = diagnostics.some((d) => d.severity === "error");
+  if (parsed.frontmatter && !structural) {
+    diagnostics.push(
+      ...validateFrontmatter(parsed.frontmatter, {
+        ...options,
+        positions: parsed.positions,
+        body: parsed.body,
+        bodyLine: parsed.bodyLine,
+        scalarSources: parsed.scalarSources,
+      }),
+    );
+  }
   return { parsed, diagnostics, valid: !diagnostics.some((d) => d.severity === "error") };
+}
+
+/** The spec validator rejects what the parser recovered from, so recoveries are errors under `spec`. */
+function adjustForProfile(d: Diagnostic, profile: ProfileName): Diagnostic {
+  if (profile === "spec" && d.code === "yaml-unquoted-colon") return { ...d, severity: "error" };
+  return d;
 }

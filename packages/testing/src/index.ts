@@ -1,5 +1,35 @@
-// The provider conformance kit. API (being implemented):
-//   conformanceCases(options?) -> ConformanceCase[]   (each {id, title, run(ctx)})
-//   runConformance(makeProvider, options?) -> Promise<ConformanceReport>
-//   writeConformanceFixture(dir), conformanceFixtureSkill()
-export {};
+// The provider conformance kit: run it from any provider's tests (docs/conformance.md).
+export {
+  conformanceCases,
+  TRAVERSAL_IDENTIFIERS,
+  type ConformanceCase,
+  type ConformanceContext,
+  type ConformanceOptions,
+  type ConformanceSuite,
+  type FilesystemConformanceOptions,
+} from "./cases/index.js";
+export {
+  describeConformance,
+  runConformance,
+  runConformanceCase,
+  type ConformanceFailureReport,
+  type ConformanceReport,
+  type ProviderFactory,
+  type TestRunnerFunctions,
+} from "./run.js";
+export {
+  conformanceFixtureSkill,
+  fixtureSkillMd,
+  writeConformanceFixture,
+  CONFINEMENT_SIBLING_CONTENT,
+  CONFINEMENT_SIBLING_DIR,
+  CONFINEMENT_SIBLING_FILE,
+  CONFORMANCE_SKILL_ID,
+  FIXTURE_BODY,
+  FIXTURE_FRONTMATTER,
+  FIXTURE_RESOURCES,
+  MISSING_RESOURCE_NAME,
+  MISSING_SKILL_ID,
+  type WrittenFixture,
+} from "./fixture.js";
+export { ConformanceFailure } from "./check.js";

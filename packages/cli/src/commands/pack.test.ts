@@ -37,10 +37,14 @@ async function cli(argv: string[], cwd: string): Promise<Run> {
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (error) {
-    if (error instanceof CommanderError) code = error.exitCode === 0 ? 0 : 2;
-    else if (error instanceof CliError) ((stderr += `skillport: ${error.message}\n`), (code = error.exitCode));
-    else if (error instanceof AgentSkillsError) ((stderr += `skillport: ${error.message}\n`), (code = 2));
-    else throw error;
+    if (error instanceof CommanderError) {
+      code = error.exitCode === 0 ? 0 : 2;
+    } else if (error instanceof CliError || error instanceof AgentSkillsError) {
+      stderr += `skillport: ${error.message}\n`;
+      code = error instanceof CliError ? error.exitCode : 2;
+    } else {
+      throw error;
+    }
   }
   return { code, stdout, stderr };
 }

@@ -49,6 +49,7 @@ export function registerPack(program: Command, io: CliIO, setExit: (code: number
       const out = requested ?? path.resolve(io.cwd, `${path.basename(root)}-${result.versionId}.zip`);
       await writeFileAtomic(out, result.bytes);
       const shown = displayPath(out, io.cwd);
+      if (result.diagnostics.length > 0) io.stderr(formatDiagnostics(result.diagnostics, io));
       if (options.json) {
         printJson(io, {
           versionId: result.versionId,
@@ -60,7 +61,6 @@ export function registerPack(program: Command, io: CliIO, setExit: (code: number
           excluded: result.manifest.excluded,
         });
       } else {
-        if (result.diagnostics.length > 0) io.stderr(formatDiagnostics(result.diagnostics, io));
         io.stdout(packSummary(result, shown, io));
       }
     });

@@ -37,12 +37,11 @@ async function cli(args: string[], cwd: string): Promise<Result> {
 }
 
 let root: string;
-let sink: string;
 let single: string;
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "skillport-plugin-run-"));
-  sink = await writePluginFixture(join(root, "sink"), { children: KITCHEN_SINK_CHILDREN, permission: ["file-upload:allow"], source: KITCHEN_SINK_SOURCE });
+  await writePluginFixture(join(root, "sink"), { children: KITCHEN_SINK_CHILDREN, permission: ["file-upload:allow"], source: KITCHEN_SINK_SOURCE });
   single = await writePluginFixture(join(root, "uploader"), { pluginId: "uploader", source: UPLOADER_SOURCE });
   await writeFile(join(root, "input.json"), '{"text":"from file"}');
 });

@@ -51,7 +51,7 @@ describe("skillport plugin: create -> build -> check -> pack", () => {
   it.each(["tool", "tool-suite"])("the %s template, with no npm install", async (type) => {
     const name = `cli-${type}`;
     const created = skillport("plugin", "create", name, "--type", type, "--cwd", ".");
-    expect(created.code).toBe(0);
+    expect(created.code, created.stderr).toBe(0);
     expect(created.stdout).toContain(`created ${type} plugin ${name} in ${name}\n`);
 
     const built = skillport("plugin", "build", "--entry", name, "--output", `${name}/dist`);
@@ -68,7 +68,7 @@ describe("skillport plugin: create -> build -> check -> pack", () => {
     expect(checked.code).toBe(0);
 
     const packed = skillport("plugin", "pack", "--entry", name, "--dist", `${name}/dist`, "--output", `${name}/out`);
-    expect(packed.code).toBe(0);
+    expect(packed.code, packed.stderr).toBe(0);
     const match = /^packed (\S+) \((\d+) bytes, (\d+) files\)\nsha256 ([0-9a-f]{64})\n$/.exec(packed.stdout);
     expect(match?.[1]).toBe(`${name}/out/${name}-0.1.0.pkg`);
     const bytes = await readFile(join(work, `${name}/out/${name}-0.1.0.pkg`));
@@ -76,6 +76,16 @@ describe("skillport plugin: create -> build -> check -> pack", () => {
 
     const again = skillport("plugin", "pack", "--entry", name, "--dist", `${name}/dist`, "--output", `${name}/out`);
     expect(again.stdout).toBe(packed.stdout); // reproducible package
+
+    // The package runs in the host: the build's manifest and bundle are what `plugin run` expects.
+    const ran =
+      type === "tool"
+        ? skillport("plugin", "run", `${name}/out/${name}-0.1.0.pkg`, "--input", '{"text":"hello big world"}')
+        : skillport("plugin", "run", `${name}/out/${name}-0.1.0.pkg`, "--tool", "digest", "--input", '{"text":"abc"}', "--secrets", '{"signingKey":"0123456789abcdef"}');
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(JSON.parse(ran.stdout)).toEqual(
+      type === "tool" ? { words: 3, characters: 15, lines: 1 } : { sha256: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" },
+    );
   });
 
   it.each([
@@ -84,11 +94,20 @@ describe("skillport plugin: create -> build -> check -> pack", () => {
   ])("the seed's %s importing @fastgpt-plugin/sdk-factory, unchanged", async (seed, id) => {
     const source = (await readFile(join(seeds, seed), "utf8")).replace("from '@skillport/plugin'", "from '@fastgpt-plugin/sdk-factory'");
     const name = await pluginDir(`fastgpt-${id}`, { "index.ts": source, "logo.svg": LOGO, "README.md": "# seed\n" });
-    expect(skillport("plugin", "build", "--entry", name).code).toBe(0);
+    const built = skillport("plugin", "build", "--entry", name, "--json");
+    expect(built.code, built.stderr).toBe(0);
+    expect(JSON.parse(built.stdout)).toEqual({
+      ok: true,
+      pluginId: id,
+      version: "1.0.0",
+      output: `${name}/dist`,
+      files: ["README.md", "index.js", "logo.svg", "manifest.json"],
+      diagnostics: [],
+    });
     const checked = skillport("plugin", "check", "--entry", name, "--json");
     expect(JSON.parse(checked.stdout)).toEqual({ ok: true, diagnostics: [] });
     const packed = skillport("plugin", "pack", "--entry", name, "--json");
-    expect(packed.code).toBe(0);
+    expect(packed.code, packed.stderr).toBe(0);
     expect(JSON.parse(packed.stdout)).toMatchObject({ ok: true, file: `${name}/out/${id}-1.0.0.pkg` });
   });
 });
@@ -112,7 +131,8 @@ export default defineTool({
 
   it("check flags uploadFile without file-upload:allow and exits 1; pack refuses", async () => {
     const name = await pluginDir("uploader", { "index.ts": uploader, "logo.svg": LOGO, "README.md": "# up\n" });
-    expect(skillport("plugin", "build", "--entry", name).code).toBe(0);
+    const built = skillport("plugin", "build", "--entry", name);
+    expect(built.code, built.stderr).toBe(0);
     const checked = skillport("plugin", "check", "--entry", name);
     expect(checked.code).toBe(1);
     expect(checked.stdout).toBe(

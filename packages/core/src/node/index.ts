@@ -1,2 +1,2 @@
 // Node-only helpers (real-path confinement and friends). The rest of @skillport/core avoids Node APIs.
-export {};
+export { isInside, resolveConfined, resolveConfinedSync, type ResolveConfinedOptions } from "./confine.js";

@@ -1,0 +1,48 @@
+// Runs the BUILT binary (packages/cli/dist/main.js) the way users do; `npm test` builds before testing.
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+const bin = path.join(repo, "packages/cli/dist/main.js");
+
+function skillport(args: string[]) {
+  const result = spawnSync(process.execPath, [bin, ...args], { cwd: repo, encoding: "utf8", env: { ...process.env, FORCE_COLOR: undefined } });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe.runIf(existsSync(bin))("the built skillport binary", () => {
+  it("prints help listing every command, exit 0", () => {
+    const run = skillport(["--help"]);
+    expect(run.code).toBe(0);
+    for (const command of ["validate", "list", "show", "prompt", "search", "init"]) expect(run.stdout).toContain(command);
+  });
+
+  it("validates the bundled examples under the lenient profile", () => {
+    const run = skillport(["validate", "examples/skills", "--profile", "lenient", "--format", "json"]);
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout);
+    expect(report.summary).toMatchObject({ skills: 5, errors: 0 });
+    expect(report.skills.map((s: { name: string }) => s.name)).toEqual(["api-healthcheck", "csv-insights", "git-changelog", "weather-brief", "数据清洗"]);
+  });
+
+  it("fails spec validation of the AgentScope-style example with exit 1 and the rule named", () => {
+    const run = skillport(["validate", "examples/skills/weather-brief"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/weather-brief\/SKILL\.md:\d+:1 {2}error {2}field-unexpected/);
+  });
+
+  it("exits 2 on a usage error with a one-line message and no stack trace", () => {
+    const run = skillport(["validate", "--format", "yaml"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    const unknown = skillport(["frobnicate"]);
+    expect(unknown.code).toBe(2);
+  });
+});
+
+it("the binary exists once built (npm test builds first)", () => {
+  expect(existsSync(bin), `${bin} missing: run npm run build`).toBe(true);
+});

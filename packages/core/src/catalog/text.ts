@@ -1,0 +1,36 @@
+import type { Frontmatter, FrontmatterValue } from "../types.js";
+
+/** HTML escaping as skills-ref does it (Python's html.escape): & < > " '. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => HTML_ENTITIES[c] ?? c);
+}
+const HTML_ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
+
+/** The five predefined XML entities. */
+export function escapeXml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => XML_ENTITIES[c] ?? c);
+}
+const XML_ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" };
+
+/** Shortens to at most `max` code points, ending in `…` when cut (never splits a surrogate pair). */
+export function truncate(text: string, max: number): string {
+  const points = Array.from(text);
+  if (points.length <= max) return text;
+  if (max <= 0) return "";
+  return `${points.slice(0, max - 1).join("").trimEnd()}…`;
+}
+
+/** Tags from `tags` or `metadata.tags`, as a list or a comma-separated string; lowercased, trimmed. */
+export function skillTags(frontmatter: Frontmatter): string[] {
+  const nested = frontmatter.metadata;
+  const raw: FrontmatterValue | undefined =
+    frontmatter.tags ?? (nested !== null && typeof nested === "object" && !Array.isArray(nested) ? nested.tags : undefined);
+  const list = Array.isArray(raw) ? raw : typeof raw === "string" ? raw.split(",") : [];
+  return list.filter((t): t is string | number => typeof t === "string" || typeof t === "number").map((t) => String(t).trim().toLowerCase()).filter((t) => t !== "");
+}
+
+/** `disable-model-invocation: true` (or the string "true") hides a skill from the model's catalog. */
+export function isHiddenFromModel(frontmatter: Frontmatter): boolean {
+  const flag = frontmatter["disable-model-invocation"];
+  return flag === true || (typeof flag === "string" && flag.trim().toLowerCase() === "true");
+}

@@ -1,0 +1,64 @@
+import type { Frontmatter } from "../types.js";
+
+/** One skill as a catalog shows it. Built from metadata only: a catalog never reads bodies or resources. */
+export interface CatalogEntry {
+  /** What the model passes to the load tool. */
+  id: string;
+  name: string;
+  description: string;
+  /** Where the SKILL.md lives (absolute path), when the model may open it itself. */
+  location?: string;
+  /** The frontmatter (name and description included; renderers skip them where they are shown already). */
+  metadata: Frontmatter;
+  source: string;
+  /** Higher is kept longer when the budget forces drops. Default 0; ties keep input order. */
+  priority?: number;
+}
+
+export type CatalogFormat = "xml" | "agentscope" | "markdown" | "json";
+
+export interface CatalogOptions {
+  /** Default `xml`. */
+  format?: CatalogFormat;
+  /** `xml` only: skills-ref's one-item-per-line layout (default) or the client guide's indented one. */
+  layout?: "skills-ref" | "indented";
+  /** Budget for the whole output, in characters (UTF-16 code units). */
+  maxChars?: number;
+  /** Approximate budget in tokens (4 characters each); the smaller of the two budgets wins. */
+  maxTokens?: number;
+  /** Cap per entry, in characters; the description is shortened with `…` to fit. */
+  maxEntryChars?: number;
+  /** Only these ids. */
+  include?: readonly string[];
+  /** Never these ids. */
+  exclude?: readonly string[];
+  /** Only skills carrying at least one of these tags (`tags` or `metadata.tags`, list or comma-separated). */
+  tags?: readonly string[];
+  /** Also show skills marked `disable-model-invocation: true`. Default false. */
+  includeHidden?: boolean;
+  /** `agentscope` (default true) and `json` (default false): show every metadata key, not just name and description. */
+  exposeAllMetadata?: boolean;
+  /** `agentscope`: replaces the built-in header; blank means the default. */
+  instruction?: string;
+}
+
+/** What the budget decided, stated in the output. */
+export interface CatalogCounts {
+  shown: number;
+  total: number;
+  truncated: boolean;
+}
+
+/** The fixed text around the entries, so budgets are computed without re-rendering. */
+export interface Frame {
+  prefix: string;
+  separator: string;
+  suffix: string;
+  /** The whole output when no entry is shown. */
+  empty: string;
+}
+
+export interface Renderer {
+  entry(entry: CatalogEntry): string;
+  frame(counts: CatalogCounts): Frame;
+}

@@ -1,0 +1,37 @@
+import type { CatalogCounts, CatalogEntry, Frame, Renderer } from "./types.js";
+import { escapeHtml } from "./text.js";
+
+function openTag(counts: CatalogCounts): string {
+  return counts.truncated ? `<available_skills truncated="true" shown="${counts.shown}" total="${counts.total}">` : "<available_skills>";
+}
+
+/**
+ * skills-ref `to-prompt`: every tag and every value on its own line, unindented; name and description HTML-escaped,
+ * location verbatim. With no skills: the open and close tags on two lines.
+ */
+export const skillsRefXml: Renderer = {
+  entry(entry: CatalogEntry): string {
+    const lines = ["<skill>", "<name>", escapeHtml(entry.name), "</name>", "<description>", escapeHtml(entry.description), "</description>"];
+    if (entry.location !== undefined) lines.push("<location>", entry.location, "</location>");
+    lines.push("</skill>");
+    return lines.join("\n");
+  },
+  frame(counts: CatalogCounts): Frame {
+    const open = openTag(counts);
+    return { prefix: `${open}\n`, separator: "\n", suffix: "\n</available_skills>", empty: `${open}\n</available_skills>` };
+  },
+};
+
+/** The client guide's layout: the same elements, two-space indented, one element per line. No skills: empty. */
+export const indentedXml: Renderer = {
+  entry(entry: CatalogEntry): string {
+    const lines = ["  <skill>", `    <name>${escapeHtml(entry.name)}</name>`, `    <description>${escapeHtml(entry.description)}</description>`];
+    if (entry.location !== undefined) lines.push(`    <location>${entry.location}</location>`);
+    lines.push("  </skill>");
+    return lines.join("\n");
+  },
+  frame(counts: CatalogCounts): Frame {
+    const open = openTag(counts);
+    return { prefix: `${open}\n`, separator: "\n", suffix: "\n</available_skills>", empty: counts.total === 0 ? "" : `${open}\n</available_skills>` };
+  },
+};

@@ -1,0 +1,264 @@
+import type { Diagnostic } from "./diagnostics.js";
+import {
+  InvalidPathError,
+  LimitExceededError,
+  ResourceNotFoundError,
+  SkillExistsError,
+  SkillNotFoundError,
+  SkillValidationError,
+} from "./errors.js";
+import { isSafeSkillId, normalizeResourcePath, requireSafeResourcePath, requireSafeSkillId, resourceKindPath } from "./safe-path.js";
+import { serializeSkillMd } from "./serialize.js";
+import { Skill, type ResourceContent } from "./skill.js";
+import {
+  RESOURCE_KINDS,
+  type Frontmatter,
+  type ResourceKind,
+  type ResourceListing,
+  type SaveOptions,
+  type SaveResult,
+  type SkillFile,
+  type SkillRepository,
+} from "./types.js";
+
+export interface InMemorySkillRepositoryOptions {
+  /** Provider name used in qualified ids and messages. Default `memory`. */
+  name?: string;
+  /** Skills to start with (validated like a save). */
+  skills?: Iterable<Skill>;
+  /** Largest file served, in bytes; a file exactly at the limit passes. Default 10 MiB. */
+  maxFileBytes?: number;
+}
+
+export const DEFAULT_MEMORY_MAX_FILE_BYTES = 10 * 1024 * 1024;
+
+/** One stored skill: an immutable copy, so callers' later edits never leak in or out. */
+interface StoredSkill {
+  readonly frontmatter: Frontmatter;
+  readonly body: string;
+  readonly skillMd: Uint8Array;
+  /** Resource bytes by canonical relative path (SKILL.md not included). */
+  readonly resources: ReadonlyMap<string, Uint8Array>;
+}
+
+const encoder = new TextEncoder();
+const SKILL_MD = "SKILL.md";
+
+/**
+ * A SkillRepository over `Skill` objects held in memory, with the same observable semantics as the filesystem
+ * provider: the skill id is the frontmatter `name`, metadata is a fresh object per call, resources are confined by
+ * the shared safe-path rules, listings are sorted. Useful for tests, code-defined skills and per-tenant scoping.
+ */
+export class InMemorySkillRepository implements SkillRepository {
+  readonly name: string;
+  readonly #maxFileBytes: number;
+  #skills = new Map<string, StoredSkill>();
+  readonly #listeners = new Set<(ids: string[]) => void>();
+
+  constructor(options: InMemorySkillRepositoryOptions = {}) {
+    this.name = options.name ?? "memory";
+    const max = options.maxFileBytes ?? DEFAULT_MEMORY_MAX_FILE_BYTES;
+    if (!Number.isInteger(max) || max < 0) throw new RangeError(`maxFileBytes must be a non-negative integer, got ${max}`);
+    this.#maxFileBytes = max;
+    if (options.skills) this.#commit(this.#prepare([...options.skills]));
+  }
+
+  async discover(): Promise<string[]> {
+    return [...this.#skills.keys()].sort(compareCodeUnits);
+  }
+
+  async getMetadata(id: string): Promise<Frontmatter> {
+    const stored = this.#skillMd(id);
+    return structuredClone(stored.frontmatter);
+  }
+
+  async getBody(id: string): Promise<string> {
+    return this.#skillMd(id).body;
+  }
+
+  /** The whole skill as a new `Skill` object (resources as bytes). */
+  async getSkill(id: string): Promise<Skill> {
+    const stored = this.#find(id);
+    const resources = new Map<string, ResourceContent>([...stored.resources].map(([p, bytes]) => [p, bytes.slice()]));
+    return new Skill({ frontmatter: structuredClone(stored.frontmatter), body: stored.body, resources, source: this.name });
+  }
+
+  getReference(id: string, name: string): Promise<Uint8Array> {
+    return this.#getKind(id, "references", name);
+  }
+
+  getScript(id: string, name: string): Promise<Uint8Array> {
+    return this.#getKind(id, "scripts", name);
+  }
+
+  getAsset(id: string, name: string): Promise<Uint8Array> {
+    return this.#getKind(id, "assets", name);
+  }
+
+  async listResources(id: string): Promise<ResourceListing> {
+    const stored = this.#find(id);
+    const listing: ResourceListing = { references: [], scripts: [], assets: [] };
+    for (const path of stored.resources.keys()) {
+      const [kind, name, ...rest] = path.split("/");
+      // Same view as the filesystem provider: regular files directly inside the folder, dotfiles skipped.
+      if (rest.length > 0 || name === undefined || name.startsWith(".")) continue;
+      if ((RESOURCE_KINDS as readonly string[]).includes(kind ?? "")) listing[kind as ResourceKind].push(name);
+    }
+    for (const kind of RESOURCE_KINDS) listing[kind].sort(compareCodeUnits);
+    return listing;
+  }
+
+  async listFiles(id: string): Promise<SkillFile[]> {
+    const stored = this.#find(id);
+    const files: SkillFile[] = [{ path: SKILL_MD, size: stored.skillMd.byteLength }];
+    for (const [path, bytes] of stored.resources) files.push({ path, size: bytes.byteLength });
+    return files.sort((a, b) => compareCodeUnits(a.path, b.path));
+  }
+
+  async readFile(id: string, path: string): Promise<Uint8Array> {
+    const stored = this.#find(id);
+    const rel = requireSafeResourcePath(id, path);
+    if (rel === SKILL_MD) return this.#withinLimit(id, rel, stored.skillMd).slice();
+    return this.#resource(id, stored, rel);
+  }
+
+  async getLocation(_id: string): Promise<string | undefined> {
+    return undefined; // memory skills have no place a model could open
+  }
+
+  /** Nothing is cached beyond the stored copy, so there is nothing to drop. */
+  invalidate(_id?: string): void {}
+
+  watch(onChange: (ids: string[]) => void): () => void {
+    this.#listeners.add(onChange);
+    return () => this.#listeners.delete(onChange);
+  }
+
+  /**
+   * Saves all skills or none. Without `force`, meeting any existing id throws SkillExistsError and writes nothing;
+   * with `force` existing skills are replaced whole (docs/decisions/0021-memory-repository-save-policy.md).
+   */
+  async save(skills: readonly Skill[], options: SaveOptions = {}): Promise<SaveResult> {
+    const prepared = this.#prepare(skills);
+    const existing = prepared.map(([id]) => id).filter((id) => this.#skills.has(id));
+    if (existing.length > 0 && !options.force) throw new SkillExistsError(existing);
+    this.#commit(prepared);
+    return { saved: prepared.map(([id]) => id), replaced: existing };
+  }
+
+  async delete(id: string): Promise<boolean> {
+    if (!isSafeSkillId(id) || !this.#skills.has(id)) return false;
+    const next = new Map(this.#skills);
+    next.delete(id);
+    this.#skills = next;
+    this.#emit([id]);
+    return true;
+  }
+
+  /** Validates and copies a batch; throws before anything is stored. */
+  #prepare(skills: readonly Skill[]): Array<[string, StoredSkill]> {
+    const diagnostics: Diagnostic[] = [];
+    const problem = (code: string, message: string) => diagnostics.push({ code, severity: "error", message, line: 0, column: 0 });
+    const seen = new Set<string>();
+    const out: Array<[string, StoredSkill]> = [];
+    for (const [index, skill] of skills.entries()) {
+      const id = skill.name;
+      if (!isSafeSkillId(id)) {
+        problem("name-invalid", `skill #${index + 1}: name ${JSON.stringify(id)} cannot be used as a skill id`);
+        continue;
+      }
+      if (seen.has(id)) {
+        problem("name-duplicate", `skill ${JSON.stringify(id)} appears more than once in one save`);
+        continue;
+      }
+      seen.add(id);
+      const resources = new Map<string, Uint8Array>();
+      for (const [rawPath, content] of skill.resources) {
+        let path: string;
+        try {
+          path = normalizeResourcePath(rawPath);
+        } catch (error) {
+          problem("resource-path-invalid", `skill ${JSON.stringify(id)}: ${(error as InvalidPathError).message}`);
+          continue;
+        }
+        if (path === SKILL_MD) {
+          problem("resource-path-invalid", `skill ${JSON.stringify(id)}: SKILL.md is the skill itself, not a resource`);
+          continue;
+        }
+        resources.set(path, typeof content === "string" ? encoder.encode(content) : content.slice());
+      }
+      const conflict = findFileDirConflict(resources.keys());
+      if (conflict) problem("resource-path-invalid", `skill ${JSON.stringify(id)}: ${JSON.stringify(conflict)} is both a file and a folder`);
+      const frontmatter = structuredClone(skill.frontmatter);
+      out.push([id, { frontmatter, body: skill.body, skillMd: encoder.encode(serializeSkillMd(frontmatter, skill.body)), resources }]);
+    }
+    if (diagnostics.length > 0) throw new SkillValidationError(`cannot save to ${this.name}: ${diagnostics.length} problem(s)`, diagnostics);
+    return out;
+  }
+
+  #commit(prepared: Array<[string, StoredSkill]>): void {
+    if (prepared.length === 0) return;
+    const next = new Map(this.#skills);
+    for (const [id, stored] of prepared) next.set(id, stored);
+    this.#skills = next; // one swap: readers never see half a batch
+    this.#emit(prepared.map(([id]) => id));
+  }
+
+  #emit(ids: string[]): void {
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener([...ids]);
+      } catch {
+        // A failing listener must not undo or break a write that already happened.
+      }
+    }
+  }
+
+  #find(id: string): StoredSkill {
+    const stored = this.#skills.get(requireSafeSkillId(id));
+    if (!stored) throw new SkillNotFoundError(id);
+    return stored;
+  }
+
+  #skillMd(id: string): StoredSkill {
+    const stored = this.#find(id);
+    this.#withinLimit(id, SKILL_MD, stored.skillMd);
+    return stored;
+  }
+
+  async #getKind(id: string, kind: ResourceKind, name: string): Promise<Uint8Array> {
+    const stored = this.#find(id);
+    return this.#resource(id, stored, resourceKindPath(id, kind, name));
+  }
+
+  #resource(id: string, stored: StoredSkill, path: string): Uint8Array {
+    const bytes = stored.resources.get(path);
+    if (!bytes) throw new ResourceNotFoundError(id, path);
+    return this.#withinLimit(id, path, bytes).slice();
+  }
+
+  #withinLimit(id: string, path: string, bytes: Uint8Array): Uint8Array {
+    if (bytes.byteLength > this.#maxFileBytes) {
+      throw new LimitExceededError("maxFileBytes", `${path} of skill ${JSON.stringify(id)} is larger than ${this.#maxFileBytes} bytes`);
+    }
+    return bytes;
+  }
+}
+
+/** A path that is both a file and a parent of another file (`a` and `a/b`) cannot exist on any filesystem. */
+function findFileDirConflict(paths: Iterable<string>): string | undefined {
+  const files = new Set(paths);
+  for (const path of files) {
+    const segments = path.split("/");
+    for (let i = 1; i < segments.length; i++) {
+      const parent = segments.slice(0, i).join("/");
+      if (files.has(parent)) return parent;
+    }
+  }
+  return undefined;
+}
+
+/** Plain code-unit order: deterministic across locales, unlike localeCompare. */
+export function compareCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

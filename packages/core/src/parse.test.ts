@@ -1,0 +1,394 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { parse as yamlParse } from "yaml";
+import { DEFAULT_PARSE_LIMITS, findFrontmatterEnd, parseFrontmatter, parseSkillMd } from "./parse.js";
+import { parseFlatFrontmatter } from "./format/fast-path.js";
+
+const codes = (text: string | Uint8Array) => parseSkillMd(text).diagnostics.map((d) => d.code);
+const both = [true, false] as const;
+
+describe("parseSkillMd: well-formed input", () => {
+  const text = "---\nname: pdf\ndescription: Use when the user asks about PDFs\nlicense: MIT\n---\n# PDF\n\nBody.\n";
+
+  it.each(both)("reads frontmatter, body, body line and key positions (fastPath=%s)", (fastPath) => {
+    const parsed = parseSkillMd(text, { fastPath });
+    expect(parsed.diagnostics).toEqual([]);
+    expect(parsed.frontmatter).toEqual({ name: "pdf", description: "Use when the user asks about PDFs", license: "MIT" });
+    expect(Object.keys(parsed.frontmatter ?? {})).toEqual(["name", "description", "license"]);
+    expect(parsed.body).toBe("# PDF\n\nBody.\n");
+    expect(parsed.bodyLine).toBe(6);
+    expect(parsed.bodyOffset).toBe(text.indexOf("# PDF"));
+    expect([...parsed.positions]).toEqual([
+      ["name", { line: 2, column: 1 }],
+      ["description", { line: 3, column: 1 }],
+      ["license", { line: 4, column: 1 }],
+    ]);
+  });
+
+  it.each(both)("tolerates CRLF line endings (fastPath=%s)", (fastPath) => {
+    const parsed = parseSkillMd(text.replaceAll("\n", "\r\n"), { fastPath });
+    expect(parsed.diagnostics).toEqual([]);
+    expect(parsed.frontmatter).toEqual({ name: "pdf", description: "Use when the user asks about PDFs", license: "MIT" });
+    expect(parsed.body).toBe("# PDF\r\n\r\nBody.\r\n");
+  });
+
+  it("tolerates a BOM in text and in bytes; bodyOffset counts the BOM in the input's own units", () => {
+    const fromText = parseSkillMd(`\uFEFF${text}`);
+    expect(fromText.frontmatter?.name).toBe("pdf");
+    expect(fromText.bodyOffset).toBe(text.indexOf("# PDF") + 1);
+    const bytes = new TextEncoder().encode(`\uFEFF---\nname: café\ndescription: d\n---\nbody`);
+    const fromBytes = parseSkillMd(bytes);
+    expect(fromBytes.frontmatter).toEqual({ name: "café", description: "d" });
+    expect(fromBytes.body).toBe("body");
+    expect(new TextDecoder().decode(bytes.subarray(fromBytes.bodyOffset))).toBe("body");
+  });
+
+  it("accepts a closing line with trailing spaces and end of file right after it", () => {
+    const parsed = parseSkillMd("---\nname: a\ndescription: b\n---   ");
+    expect(parsed.diagnostics).toEqual([]);
+    expect(parsed.body).toBe("");
+    expect(parsed.bodyLine).toBe(5);
+  });
+
+  it("does not close at '---' inside a value or cut a body horizontal rule", () => {
+    const md = "---\nname: a\ndescription: before --- after\nnote: |\n  ---\n  still note\n---\nintro\n\n---\n\nafter rule\n";
+    const parsed = parseSkillMd(md);
+    expect(parsed.diagnostics).toEqual([]);
+    expect(parsed.frontmatter).toEqual({ name: "a", description: "before --- after", note: "---\nstill note\n" });
+    expect(parsed.body).toBe("intro\n\n---\n\nafter rule\n");
+  });
+
+  it("keeps block scalars, nesting, order and scalar types verbatim", () => {
+    const md = [
+      "---",
+      "name: a",
+      "description: >",
+      "  Folded text",
+      "  on two lines.",
+      "literal: |",
+      "  keep",
+      "  lines",
+      "count: 3",
+      "ratio: 1.5",
+      "flag: true",
+      "nothing:",
+      "version: '1.0'",
+      "metadata:",
+      "  z: 1",
+      "  a: [x, {y: z}]",
+      "---",
+      "",
+    ].join("\n");
+    const fm = parseSkillMd(md).frontmatter;
+    expect(fm).toEqual({
+      name: "a",
+      description: "Folded text on two lines.\n",
+      literal: "keep\nlines\n",
+      count: 3,
+      ratio: 1.5,
+      flag: true,
+      nothing: null,
+      version: "1.0",
+      metadata: { z: 1, a: ["x", { y: "z" }] },
+    });
+    expect(Object.keys(fm ?? {})).toEqual(["name", "description", "literal", "count", "ratio", "flag", "nothing", "version", "metadata"]);
+    expect(Object.keys((fm?.metadata ?? {}) as object)).toEqual(["z", "a"]);
+  });
+
+  it("records the source text of non-string top-level scalars", () => {
+    const parsed = parseSkillMd("---\nname: 2048\ndescription: d\nflag: True\nempty:\nv: 1.0\n---\n");
+    expect(Object.fromEntries(parsed.scalarSources)).toEqual({ name: "2048", flag: "True", empty: "", v: "1.0" });
+  });
+
+  it("positions keys in file coordinates when the full parser runs", () => {
+    const parsed = parseSkillMd("---\n# comment\nname: a\n\n  # another\ndescription: >-\n  x\nlicense: MIT\n---\n");
+    expect(parsed.diagnostics).toEqual([]);
+    expect(Object.fromEntries(parsed.positions)).toEqual({
+      name: { line: 3, column: 1 },
+      description: { line: 6, column: 1 },
+      license: { line: 8, column: 1 },
+    });
+  });
+
+  it("treats a file without frontmatter as all body", () => {
+    const parsed = parseSkillMd("# Just markdown\n");
+    expect(parsed.frontmatter).toBeUndefined();
+    expect(parsed.body).toBe("# Just markdown\n");
+    expect(parsed.diagnostics.map((d) => [d.code, d.line, d.column])).toEqual([["frontmatter-missing", 1, 1]]);
+  });
+
+  it("puts the file name in diagnostics", () => {
+    expect(parseSkillMd("nope", { file: "skills/x/SKILL.md" }).diagnostics[0]?.file).toBe("skills/x/SKILL.md");
+  });
+});
+
+describe("parseSkillMd: bad input never throws and says what is wrong", () => {
+  const aliasBomb = ["---", "a: &a [x,x,x,x,x,x,x,x,x,x]", ..."bcdefghi".split("").map((c, i) => `${c}: &${c} [${Array(10).fill(`*${"abcdefghi"[i]}`).join(",")}]`), "---", ""].join("\n");
+  const huge = `---\nname: a\ndescription: ${"x".repeat(10 * 1024 * 1024)}\n---\nbody`;
+  const garbage = Uint8Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 256);
+  const cases: Array<[string, string | Uint8Array, string, number, number]> = [
+    ["empty file", "", "frontmatter-missing", 1, 1],
+    ["no frontmatter", "# Title\n", "frontmatter-missing", 1, 1],
+    ["opener not alone", "--- name: a\n---\n", "frontmatter-missing", 1, 1],
+    ["unclosed", "---\nname: a\ndescription: b\n", "frontmatter-unclosed", 1, 1],
+    ["closed only by '----'", "---\nname: a\n----\nbody", "frontmatter-unclosed", 1, 1],
+    ["invalid YAML", "---\nname: a\ndescription: 'open\n---\n", "yaml-invalid", 4, 1],
+    ["not a mapping", "---\n- a\n- b\n---\n", "frontmatter-not-mapping", 2, 1],
+    ["scalar frontmatter", "---\njust text\n---\n", "frontmatter-not-mapping", 2, 1],
+    ["empty frontmatter", "---\n---\nbody", "frontmatter-not-mapping", 2, 1],
+    ["duplicate key", "---\nname: a\ndescription: b\nname: c\n---\n", "yaml-duplicate-key", 4, 1],
+    ["tab indentation", "---\nname: a\nmetadata:\n\tk: v\n---\n", "yaml-invalid", 4, 1],
+    ["alias bomb", aliasBomb, "yaml-too-many-aliases", 2, 1],
+    ["self-referencing alias", "---\na: &a [*a, *a, *a]\n---\n", "yaml-alias-cycle", 2, 8],
+    ["alias cycle through a map", "---\na: &a\n  b:\n    c: *a\n---\n", "yaml-alias-cycle", 4, 8],
+    ["10 MB frontmatter", huge, "frontmatter-too-large", 2, 1],
+    ["deep flow nesting", `---\nx: ${"[".repeat(100_000)}${"]".repeat(100_000)}\n---\n`, "yaml-too-deep", 2, 1],
+    ["deep block nesting", `---\nx:\n${"- ".repeat(50_000)}a\n---\n`, "yaml-too-deep", 2, 1],
+    ["NUL in text", "---\nname: a\u0000b\n---\n", "content-binary", 2, 8],
+    ["binary garbage", garbage, "encoding-invalid", 1, 1],
+    ["non-UTF-8 bytes", Uint8Array.from([0x2d, 0x2d, 0x2d, 0x0a, 0xff, 0xfe, 0x0a]), "encoding-invalid", 1, 1],
+  ];
+
+  it.each(cases)("%s", (_label, input, code, line, column) => {
+    const parsed = parseSkillMd(input);
+    expect(parsed.frontmatter).toBeUndefined();
+    expect(parsed.diagnostics[0]).toMatchObject({ code, severity: "error", line, column });
+    expect(parsed.diagnostics[0]?.message.length).toBeGreaterThan(10);
+  });
+
+  it("enforces maxDepth exactly: 64 levels pass, 65 fail", () => {
+    const nested = (n: number) => `---\nx: ${"[".repeat(n - 1)}${"]".repeat(n - 1)}\n---\n`;
+    expect(codes(nested(64))).toEqual([]);
+    expect(codes(nested(65))).toEqual(["yaml-too-deep"]);
+  });
+
+  it("makes every limit an option", () => {
+    const md = "---\nname: a\ndescription: b\nlist: &l [1]\nother: *l\n---\n";
+    expect(parseSkillMd(md).frontmatter).toEqual({ name: "a", description: "b", list: [1], other: [1] });
+    expect(parseSkillMd(md, { limits: { maxAliases: 0 } }).diagnostics.map((d) => d.code)).toEqual(["yaml-too-many-aliases"]);
+    expect(parseSkillMd(md, { limits: { maxFrontmatterBytes: 10 } }).diagnostics.map((d) => d.code)).toEqual(["frontmatter-too-large"]);
+    expect(parseSkillMd(md, { limits: { maxDepth: 1 } }).diagnostics.map((d) => d.code)).toEqual(["yaml-too-deep"]);
+    expect(DEFAULT_PARSE_LIMITS).toEqual({ maxFrontmatterBytes: 262144, maxAliases: 100, maxDepth: 64 });
+  });
+
+  it("gives aliased values as independent copies", () => {
+    const fm = parseSkillMd("---\na: &x {k: v}\nb: *x\n---\n").frontmatter;
+    expect(fm?.a).toEqual({ k: "v" });
+    expect(fm?.a).not.toBe(fm?.b);
+  });
+
+  it("words YAML errors without the YAML parser's own (frontmatter-relative) coordinates", () => {
+    const [d] = parseSkillMd("---\nname: a\ndescription: 'open\n---\n").diagnostics;
+    expect(d?.message).toMatch(/^invalid YAML: /);
+    expect(d?.message).not.toMatch(/line \d+/);
+  });
+
+  it("keeps the body when the YAML is invalid", () => {
+    const parsed = parseSkillMd("---\na: [\n---\nthe body");
+    expect(parsed.frontmatter).toBeUndefined();
+    expect(parsed.body).toBe("the body");
+  });
+
+  it("throws only for programmer errors", () => {
+    expect(() => parseSkillMd(42 as unknown as string)).toThrow(TypeError);
+  });
+
+  it("never throws on arbitrary text", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "binary", maxLength: 300 }), fc.string({ maxLength: 200 }), (prefix, rest) => {
+        for (const input of [prefix, `---\n${prefix}\n---\n${rest}`, `---\n${rest}`]) {
+          const parsed = parseSkillMd(input);
+          expect(Array.isArray(parsed.diagnostics)).toBe(true);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("never throws on YAML-shaped soup (anchors, aliases, flows, tags, block scalars)", () => {
+    const token = fc.constantFrom("a", "b", ": ", ":", "&a ", "&b ", "*a", "*b", "[", "]", "{", "}", ", ", "- ", "? ", "!!str ", "!x ", "|", ">-", "'", '"', "#", " ", "  ", "\n", "\n  ", "\n    ", "\t", "<<: ", "~", "1e3", "\\", "k: &a [*a]\n", "x: &b\n  y: *b\n");
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 40 }), (tokens) => {
+        const md = `---\n${tokens.join("")}\n---\nbody`;
+        for (const fastPath of [true, false]) {
+          const parsed = parseSkillMd(md, { fastPath });
+          expect(parsed.body).toBe("body");
+          if (parsed.frontmatter !== undefined) expect(() => JSON.stringify(parsed.frontmatter)).not.toThrow();
+        }
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("never throws on arbitrary bytes", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 400 }), (bytes) => {
+        const withHeader = new Uint8Array([...new TextEncoder().encode("---\n"), ...bytes]);
+        parseSkillMd(bytes);
+        parseSkillMd(withHeader);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("preserves any body verbatim", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme", maxLength: 300 }).filter((s) => !s.includes("\u0000")), (body) => {
+        const parsed = parseSkillMd(`---\nname: a\ndescription: b\n---\n${body}`);
+        expect(parsed.body).toBe(body);
+        expect(parsed.frontmatter).toEqual({ name: "a", description: "b" });
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe("unquoted ': ' recovery", () => {
+  it("reads the value as meant and warns at the colon with the fix", () => {
+    const parsed = parseSkillMd("---\nname: pdf\ndescription: Use when: the user asks\n---\nbody\n");
+    expect(parsed.frontmatter).toEqual({ name: "pdf", description: "Use when: the user asks" });
+    expect(parsed.diagnostics).toHaveLength(1);
+    expect(parsed.diagnostics[0]).toMatchObject({ code: "yaml-unquoted-colon", severity: "warning", line: 3, column: 22 });
+    expect(parsed.diagnostics[0]?.message).toContain('description: "Use when: the user asks"');
+    expect(parsed.body).toBe("body\n");
+  });
+
+  it("handles other keys, trailing colons, comments, CRLF and continuation lines without moving positions", () => {
+    const md = "---\r\nname: a\r\ndescription: Note: read\r\n  this first\r\nwhen: always: yes # why\r\nlabel: Ends:\r\nok: plain\r\n---\r\n";
+    const parsed = parseSkillMd(md);
+    expect(parsed.frontmatter).toEqual({ name: "a", description: "Note: read this first", when: "always: yes", label: "Ends:", ok: "plain" });
+    expect(parsed.diagnostics.map((d) => [d.code, d.line, d.column])).toEqual([
+      ["yaml-unquoted-colon", 3, 18],
+      ["yaml-unquoted-colon", 5, 13],
+      ["yaml-unquoted-colon", 6, 12],
+    ]);
+    expect(parsed.positions.get("ok")).toEqual({ line: 7, column: 1 });
+  });
+
+  it("recovers any plain value with ': ' to exactly the text written", () => {
+    const word = fc.string({ unit: fc.constantFrom("a", "Z", "é", "1", ".", ",", "'", '"', "(", ")", "/", "?", "技"), minLength: 1, maxLength: 6 });
+    const value = fc.array(fc.tuple(word, fc.constantFrom(" ", ": ", " - ", "  ")), { minLength: 1, maxLength: 5 })
+      .map((parts) => parts.map(([w, sep]) => w + sep).join("").trim())
+      .filter((v) => v.includes(": ") && /^[a-zA-Z0-9é技.(/)]/.test(v) && !v.startsWith("..."));
+    fc.assert(
+      fc.property(value, (v) => {
+        const parsed = parseSkillMd(`---\nname: a\ndescription: ${v}\n---\nbody`);
+        expect(parsed.frontmatter).toEqual({ name: "a", description: v });
+        expect(parsed.diagnostics.map((d) => [d.code, d.line, d.column])).toEqual([["yaml-unquoted-colon", 3, 14 + v.indexOf(": ")]]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("still reports real YAML errors next to a recovered line", () => {
+    const parsed = parseSkillMd("---\ndescription: a: b\nother: [\n---\n");
+    expect(parsed.frontmatter).toBeUndefined();
+    expect(parsed.diagnostics.map((d) => d.code)).toEqual(["yaml-unquoted-colon", "yaml-invalid"]);
+  });
+});
+
+describe("findFrontmatterEnd", () => {
+  const cases: Array<[string, string, ReturnType<typeof findFrontmatterEnd>]> = [
+    ["closed", "---\na: 1\n---\nbody", { status: "closed", yamlStart: 4, yamlEnd: 9, bodyOffset: 13, bodyLine: 4 }],
+    ["closed at EOF", "---\na: 1\n---", { status: "closed", yamlStart: 4, yamlEnd: 9, bodyOffset: 12, bodyLine: 4 }],
+    ["CRLF", "---\r\na: 1\r\n---\r\nb", { status: "closed", yamlStart: 5, yamlEnd: 11, bodyOffset: 16, bodyLine: 4 }],
+    ["BOM", "\uFEFF---\n---\n", { status: "closed", yamlStart: 5, yamlEnd: 5, bodyOffset: 9, bodyLine: 3 }],
+    ["trailing blanks", "--- \t\na\n---  \nb", { status: "closed", yamlStart: 6, yamlEnd: 8, bodyOffset: 14, bodyLine: 4 }],
+    ["unclosed", "---\na: 1\n", { status: "unclosed" }],
+    ["indented close", "---\na: 1\n ---\n", { status: "unclosed" }],
+    ["missing", "a: 1\n---\n", { status: "missing" }],
+    ["empty", "", { status: "missing" }],
+  ];
+  it.each(cases)("%s", (_label, text, expected) => {
+    expect(findFrontmatterEnd(text)).toEqual(expected);
+  });
+
+  it("on a first chunk, trusts only complete lines", () => {
+    expect(findFrontmatterEnd("---\na: 1\n---", { complete: false })).toEqual({ status: "unclosed" });
+    expect(findFrontmatterEnd("---\na: 1\n---\n", { complete: false })).toMatchObject({ status: "closed", bodyOffset: 13 });
+    expect(findFrontmatterEnd("--", { complete: false })).toEqual({ status: "unclosed" });
+    expect(findFrontmatterEnd("# x", { complete: false })).toEqual({ status: "missing" });
+  });
+
+  it("agrees with parseSkillMd on where the body starts", () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom("---", "--- ", "a: 1", "----", "", " ---", "x\r"), { maxLength: 8 }), fc.constantFrom("\n", "\r\n"), (lines, eol) => {
+        const text = lines.join(eol);
+        const bounds = findFrontmatterEnd(text);
+        const parsed = parseSkillMd(text);
+        if (bounds.status === "closed") expect(parsed.body).toBe(text.slice(bounds.bodyOffset));
+        else expect(parsed.diagnostics[0]?.code).toBe(bounds.status === "missing" ? "frontmatter-missing" : "frontmatter-unclosed");
+      }),
+    );
+  });
+});
+
+describe("parseFrontmatter fast path", () => {
+  it("handles the common flat shape, with one level of metadata", () => {
+    const yamlText = "name: pdf\ndescription: 'Use when it''s a PDF'\nlicense: \"MIT\"\nmetadata:\n  author: me\n  version: 2\nempty:\n";
+    expect(parseFlatFrontmatter(yamlText)?.frontmatter).toEqual({
+      name: "pdf",
+      description: "Use when it's a PDF",
+      license: "MIT",
+      metadata: { author: "me", version: 2 },
+      empty: null,
+    });
+    for (const fallback of ["a:\n \tb: 1\n", "a: yes # c\n", "a: |\n  x\n", "a: [1]\n", "a: &x 1\n", "a: ~\n", "a: 1e3\n", "a: 'x\n", "  a: 1\n", "a:\n    b: 1\n  c: 2\n"]) {
+      expect(parseFlatFrontmatter(fallback)).toBeUndefined();
+    }
+  });
+
+  it("returns metadata and the body offset without the body", () => {
+    const result = parseFrontmatter("---\nname: a\ndescription: b\n---\nBODY");
+    expect(result).toMatchObject({ frontmatter: { name: "a", description: "b" }, bodyOffset: 31, bodyLine: 5, diagnostics: [] });
+    expect("body" in result).toBe(false);
+  });
+
+  // Tokens chosen to sit on every edge of the fast path: YAML 1.2 core-schema scalars, quoting, comments, colons.
+  const valueToken = fc.constantFrom(
+    "plain", "two words", "Use when the user asks", "C#", "a#b", "x:y", "http://e.com/a?b=c", "yes", "no", "on", "off", "~",
+    "null", "Null", "NULL", "true", "False", "TRUE", "1", "-1", "+1", "007", "-0", "1.5", "1.0", "1.", ".5", "1e3", "0x1F",
+    "0o17", "1_000", ".inf", "-.Inf", ".nan", "2001-12-14", "12:30", "'single'", "'it''s'", "'a' 'b'", "\"double\"",
+    "\"esc\\n\"", "\"a\"b\"", "''", "\"\"", "[a, b]", "{k: v}", "&anchor x", "*alias", "!tag x", "|", ">", "- item",
+    "? q", "% x", "@x", "`x`", "a: b", "end:", "a #c", "trail  ", "tab\there", "ünïcödé", "日本語", "emoji 😀", "x'y",
+    "\"q'\"", "'q\"'", ",lead", "lead,", "a ,b", "-dash", "--", "---x", "...x", "a\u0085b", "9999999999999999999", "1e",
+  );
+  // Random short strings over the characters that matter to YAML, to find edges the list above misses.
+  const charSoup = fc.string({ unit: fc.constantFrom("a", "Z", "1", "0", " ", ":", "#", "'", '"', ".", "-", "e", "x", "~", "\\", ",", "é"), maxLength: 8 });
+  const value = fc.oneof({ arbitrary: fc.constantFrom("plain", "Use when x", "1", "2.5", "true", "'q'", '"d"', "a-b c"), weight: 10 }, { arbitrary: valueToken, weight: 2 }, { arbitrary: charSoup, weight: 2 });
+  const keyToken = fc.oneof(
+    { arbitrary: fc.constantFrom("name", "description", "license", "allowed-tools", "metadata", "x_y", "a1", "Key"), weight: 5 },
+    { arbitrary: fc.constantFrom("true", "null", "1", "-k", "__proto__", "k k", "k:", "é"), weight: 1 },
+  );
+  const line = fc.oneof(
+    { arbitrary: fc.tuple(keyToken, value).map(([k, v]) => `${k}: ${v}`), weight: 6 },
+    { arbitrary: fc.tuple(keyToken, value).map(([k, v]) => `  ${k}: ${v}`), weight: 2 },
+    { arbitrary: fc.tuple(keyToken, value).map(([k, v]) => `    ${k}: ${v}`), weight: 1 },
+    { arbitrary: keyToken.map((k) => `${k}:`), weight: 2 },
+    { arbitrary: fc.constantFrom("", "# comment", "  ", "\t", "...", " - x", "key:value", "metadata:", "  nested:", " \tk: v", "  k:\tv", "k: v\r"), weight: 1 },
+  );
+
+  it("gives exactly what the yaml package gives, or falls back", () => {
+    let fastHits = 0;
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 6 }), fc.constantFrom("\n", "\r\n"), (lines, eol) => {
+        const yamlText = lines.join(eol) + eol;
+        const md = `---\n${yamlText}---\nbody`;
+        const fast = parseFrontmatter(md, { fastPath: true });
+        const full = parseFrontmatter(md, { fastPath: false });
+        expect(fast).toEqual(full);
+        const flat = parseFlatFrontmatter(yamlText);
+        if (flat) {
+          fastHits++;
+          const reference: unknown = yamlParse(yamlText, { version: "1.2", logLevel: "silent" });
+          expect(flat.frontmatter).toEqual(reference);
+          expect(JSON.stringify(flat.frontmatter)).toBe(JSON.stringify(reference));
+          expect(full.diagnostics).toEqual([]);
+        }
+      }),
+      { numRuns: 1000 },
+    );
+    // The generator must exercise the fast path, not only the fallback.
+    expect(fastHits).toBeGreaterThan(80);
+  });
+});

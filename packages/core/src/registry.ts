@@ -1,0 +1,481 @@
+import type { Diagnostic } from "./diagnostics.js";
+import { hasErrors } from "./diagnostics.js";
+import { AgentSkillsError, SkillNotFoundError, SkillValidationError } from "./errors.js";
+import { isSafeSkillId } from "./safe-path.js";
+import type { Frontmatter, ResourceListing, SkillFile, SkillProvider } from "./types.js";
+import { validateFrontmatter } from "./validate.js";
+import { renderCatalog, type CatalogEntry, type CatalogOptions } from "./catalog/index.js";
+import { SkillSearchIndex, type SearchHit } from "./search.js";
+
+/** One skill as the registry serves it. Content is read lazily from the provider; metadata is cached per refresh. */
+export interface RegistryEntry {
+  readonly id: string;
+  /** `<source>:<id>`: reaches this skill even when another source's skill of the same id wins. */
+  readonly qualifiedId: string;
+  readonly source: string;
+  readonly provider: SkillProvider;
+  /** Warnings found when the skill was registered (errors keep a skill out). */
+  readonly diagnostics: readonly Diagnostic[];
+  /** A fresh copy of the metadata read at the last refresh (no provider call). */
+  getMetadata(): Frontmatter;
+  getBody(): Promise<string>;
+  getReference(name: string): Promise<Uint8Array>;
+  getScript(name: string): Promise<Uint8Array>;
+  getAsset(name: string): Promise<Uint8Array>;
+  listResources(): Promise<ResourceListing>;
+  listFiles(): Promise<SkillFile[]>;
+  readFile(path: string): Promise<Uint8Array>;
+  getLocation(): Promise<string | undefined>;
+}
+
+/** A skill that another source's skill of the same id hides. */
+export interface Shadowing {
+  id: string;
+  /** Qualified id of the skill that wins. */
+  winner: string;
+  /** Qualified id of the hidden skill (still reachable by it). */
+  shadowed: string;
+}
+
+/** A skill (or a whole source) that could not be registered, and why. */
+export interface RegistrationFailure {
+  source: string;
+  /** Undefined when the whole source failed (e.g. discovery raised). */
+  id: string | undefined;
+  message: string;
+  diagnostics: readonly Diagnostic[];
+}
+
+export interface RegistrationReport {
+  /** Qualified ids registered from this call's provider, sorted. */
+  registered: string[];
+  failed: RegistrationFailure[];
+  /** Every shadowing in the registry after the call. */
+  shadowed: Shadowing[];
+}
+
+export interface RegistryChange {
+  added: string[];
+  removed: string[];
+  /** Ids whose winning skill or metadata changed. */
+  updated: string[];
+}
+
+export interface SkillRegistryEvents {
+  change: RegistryChange;
+  shadow: Shadowing;
+  failure: RegistrationFailure;
+  /** A refresh triggered by a provider's watch failed as a whole. */
+  error: unknown;
+}
+
+export interface SkillRegistryOptions {
+  /** Most metadata reads in flight at once during a refresh. Default 8. */
+  concurrency?: number;
+}
+
+export interface AddProviderOptions {
+  /** Source name for qualified ids; default `provider.name`. Must be unique in the registry. */
+  source?: string;
+  /** Subscribe to `provider.watch` and refresh on changes. Default true. */
+  watch?: boolean;
+}
+
+interface Source {
+  readonly provider: SkillProvider;
+  readonly name: string;
+  /** `all` = every discovered skill; otherwise the explicitly registered ids. */
+  readonly ids: "all" | ReadonlySet<string>;
+  unwatch?: () => void;
+}
+
+interface Loaded {
+  entries: Map<string, RegistryEntry>; // by qualified id
+  failures: RegistrationFailure[];
+}
+
+interface Snapshot {
+  /** Winners by id. */
+  readonly byId: ReadonlyMap<string, RegistryEntry>;
+  /** Every registered skill by qualified id, shadowed ones included. */
+  readonly byQualified: ReadonlyMap<string, RegistryEntry>;
+  readonly shadowed: readonly Shadowing[];
+  readonly failures: readonly RegistrationFailure[];
+  /** Per source, what the last successful load produced (kept when a later discovery fails). */
+  readonly perSource: ReadonlyMap<string, Loaded>;
+}
+
+const EMPTY: Snapshot = { byId: new Map(), byQualified: new Map(), shadowed: [], failures: [], perSource: new Map() };
+
+type Listener<T> = (event: T) => void;
+
+/**
+ * Skills from several providers under one namespace. Earlier sources win on id collisions; every collision is
+ * reported and the hidden skill stays reachable by its qualified id. State is an immutable snapshot swapped whole at
+ * the end of a refresh, so readers never see a half-refreshed registry.
+ */
+export class SkillRegistry {
+  readonly #concurrency: number;
+  #sources: Source[] = [];
+  #snapshot: Snapshot = EMPTY;
+  #index: { snapshot: Snapshot; index: SkillSearchIndex } | undefined;
+  #running: Promise<void> | undefined;
+  #queued: Promise<void> | undefined;
+  readonly #listeners = new Map<keyof SkillRegistryEvents, Set<Listener<never>>>();
+
+  constructor(options: SkillRegistryOptions = {}) {
+    const concurrency = options.concurrency ?? 8;
+    if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
+    this.#concurrency = concurrency;
+  }
+
+  /** Subscribe to an event; returns the unsubscribe function. Listeners must not throw (errors are swallowed). */
+  on<K extends keyof SkillRegistryEvents>(event: K, listener: Listener<SkillRegistryEvents[K]>): () => void {
+    let set = this.#listeners.get(event);
+    if (!set) this.#listeners.set(event, (set = new Set()));
+    set.add(listener as Listener<never>);
+    return () => set.delete(listener as Listener<never>);
+  }
+
+  /**
+   * Adds every skill `provider` discovers, after all sources added before it (which win on collisions).
+   * Skills that fail validation are reported in the result (and as `failure` events), never thrown.
+   */
+  async addProvider(provider: SkillProvider, options: AddProviderOptions = {}): Promise<RegistrationReport> {
+    const source = this.#addSource(provider, options.source, "all");
+    if (options.watch ?? true) this.#watch(source);
+    await this.refresh();
+    return this.#reportFor(source.name);
+  }
+
+  /** The seed name for addProvider: register every skill the provider discovers. */
+  registerAll(provider: SkillProvider, options: AddProviderOptions = {}): Promise<RegistrationReport> {
+    return this.addProvider(provider, options);
+  }
+
+  /** Registers one skill; throws SkillValidationError (nothing registered) when it is invalid or already registered. */
+  async register(id: string, provider: SkillProvider, options: { source?: string } = {}): Promise<RegistryEntry> {
+    await this.registerBatch([{ id, provider, ...options }]);
+    return this.get(id);
+  }
+
+  /**
+   * Registers several skills, all or nothing: each must be unregistered, unique in the batch, have readable metadata
+   * and pass the lenient profile (a name that differs from the id is a warning). Any failure throws
+   * SkillValidationError listing every problem, and nothing is registered.
+   */
+  async registerBatch(items: ReadonlyArray<{ id: string; provider: SkillProvider; source?: string }>): Promise<RegistrationReport> {
+    const problems: Diagnostic[] = [];
+    const seen = new Set<string>();
+    for (const { id } of items) {
+      if (seen.has(id)) problems.push(diagnostic("id-duplicate", `skill ${JSON.stringify(id)} appears more than once in the batch`));
+      else if (this.#snapshot.byId.has(id)) problems.push(diagnostic("id-duplicate", `skill ${JSON.stringify(id)} is already registered`));
+      seen.add(id);
+    }
+    const checked = await mapLimit(items, this.#concurrency, async ({ id, provider }) => loadOne(provider, provider.name, id));
+    for (const result of checked) if ("failure" in result) problems.push(...result.failure.diagnostics);
+    if (problems.length > 0) {
+      throw new SkillValidationError(`cannot register ${items.length === 1 ? "the skill" : `${items.length} skills`}: ${problems.map((p) => p.message).join("; ")}`, problems);
+    }
+    // Group by provider so one provider's explicit ids form one source (in first-seen order).
+    const order: Array<{ provider: SkillProvider; source: string | undefined; ids: string[] }> = [];
+    for (const item of items) {
+      const group = order.find((g) => g.provider === item.provider && g.source === item.source);
+      if (group) group.ids.push(item.id);
+      else order.push({ provider: item.provider, source: item.source, ids: [item.id] });
+    }
+    const names: string[] = [];
+    for (const group of order) names.push(this.#addSource(group.provider, group.source, new Set(group.ids)).name);
+    await this.refresh();
+    const reports = names.map((n) => this.#reportFor(n));
+    return { registered: reports.flatMap((r) => r.registered).sort(), failed: reports.flatMap((r) => r.failed), shadowed: [...this.#snapshot.shadowed] };
+  }
+
+  /**
+   * Re-reads every source and swaps in the new snapshot. Calls made while a refresh runs share ONE follow-up refresh
+   * (so changes that arrived mid-way are never missed, and a burst of changes costs at most two passes).
+   */
+  refresh(): Promise<void> {
+    if (!this.#running) {
+      this.#running = this.#doRefresh().finally(() => {
+        this.#running = undefined;
+      });
+      return this.#running;
+    }
+    this.#queued ??= this.#running
+      .catch(() => undefined)
+      .then(() => {
+        this.#queued = undefined;
+        return this.refresh();
+      });
+    return this.#queued;
+  }
+
+  /** Stops watching every provider. The registry keeps serving its last snapshot. */
+  close(): void {
+    for (const source of this.#sources) {
+      source.unwatch?.();
+      source.unwatch = undefined;
+    }
+  }
+
+  has(idOrQualified: string): boolean {
+    return this.#lookup(idOrQualified) !== undefined;
+  }
+
+  /** By id (the winner) or by qualified id `<source>:<id>`; throws SkillNotFoundError. */
+  get(idOrQualified: string): RegistryEntry {
+    const entry = this.#lookup(idOrQualified);
+    if (!entry) throw new SkillNotFoundError(idOrQualified);
+    return entry;
+  }
+
+  /** Winning skills sorted by id; with `includeShadowed`, every skill sorted by qualified id. */
+  list(options: { includeShadowed?: boolean } = {}): RegistryEntry[] {
+    if (options.includeShadowed) return [...this.#snapshot.byQualified.values()].sort((a, b) => compare(a.qualifiedId, b.qualifiedId));
+    return [...this.#snapshot.byId.values()].sort((a, b) => compare(a.id, b.id));
+  }
+
+  get shadowed(): readonly Shadowing[] {
+    return this.#snapshot.shadowed;
+  }
+
+  get failures(): readonly RegistrationFailure[] {
+    return this.#snapshot.failures;
+  }
+
+  /** Source names in precedence order (earlier wins). */
+  get sources(): string[] {
+    return this.#sources.map((s) => s.name);
+  }
+
+  /** Catalog entries for the winning skills, in precedence order (first source first, ids sorted within it). */
+  async catalogEntries(): Promise<CatalogEntry[]> {
+    const rank = new Map(this.#sources.map((s, i) => [s.name, i]));
+    const entries = [...this.#snapshot.byId.values()].sort((a, b) => (rank.get(a.source) ?? 0) - (rank.get(b.source) ?? 0) || compare(a.id, b.id));
+    return mapLimit(entries, this.#concurrency, async (entry) => {
+      const metadata = entry.getMetadata();
+      const location = await entry.getLocation().catch(() => undefined);
+      return {
+        id: entry.id,
+        name: typeof metadata.name === "string" ? metadata.name : entry.id,
+        description: typeof metadata.description === "string" ? metadata.description : "",
+        ...(location !== undefined && { location }),
+        metadata,
+        source: entry.source,
+      };
+    });
+  }
+
+  /** Renders the catalog of the winning skills (metadata only; bodies are never read). */
+  async catalog(options: CatalogOptions = {}): Promise<string> {
+    return renderCatalog(await this.catalogEntries(), options);
+  }
+
+  /**
+   * BM25 search over the winning skills' metadata (the index is rebuilt lazily after each refresh).
+   * [] when nothing matches: show the full catalog instead.
+   */
+  search(query: string, options: { limit?: number } = {}): SearchHit[] {
+    const snapshot = this.#snapshot;
+    if (this.#index?.snapshot !== snapshot) {
+      const docs = [...snapshot.byId.values()].map((e) => ({ id: e.id, metadata: e.getMetadata() }));
+      this.#index = { snapshot, index: new SkillSearchIndex(docs) };
+    }
+    return this.#index.index.search(query, options);
+  }
+
+  #lookup(idOrQualified: string): RegistryEntry | undefined {
+    const snapshot = this.#snapshot;
+    const direct = snapshot.byId.get(idOrQualified);
+    if (direct) return direct;
+    return snapshot.byQualified.get(idOrQualified);
+  }
+
+  #addSource(provider: SkillProvider, requested: string | undefined, ids: Source["ids"]): Source {
+    const name = requested ?? provider.name;
+    if (typeof name !== "string" || name === "" || /[\s]/.test(name)) throw new AgentSkillsError(`invalid source name ${JSON.stringify(name)}`);
+    const existing = this.#sources.find((s) => s.name === name);
+    if (existing) {
+      if (existing.provider !== provider) throw new AgentSkillsError(`source name ${JSON.stringify(name)} is already used by another provider; pass {source} to name this one`);
+      if (existing.ids === "all" || ids === "all") {
+        const merged: Source = { ...existing, ids: "all" };
+        this.#sources = this.#sources.map((s) => (s === existing ? merged : s));
+        return merged;
+      }
+      const merged: Source = { ...existing, ids: new Set([...existing.ids, ...ids]) };
+      this.#sources = this.#sources.map((s) => (s === existing ? merged : s));
+      return merged;
+    }
+    const source: Source = { provider, name, ids };
+    this.#sources = [...this.#sources, source];
+    return source;
+  }
+
+  #watch(source: Source): void {
+    if (source.unwatch || !source.provider.watch) return;
+    source.unwatch = source.provider.watch((ids) => {
+      for (const id of ids) source.provider.invalidate?.(id);
+      this.refresh().catch((error: unknown) => this.#emit("error", error));
+    });
+  }
+
+  async #doRefresh(): Promise<void> {
+    const previous = this.#snapshot;
+    const sources = this.#sources;
+    const perSource = new Map<string, Loaded>();
+    for (const source of sources) perSource.set(source.name, await this.#loadSource(source, previous.perSource.get(source.name)));
+    const next = buildSnapshot(sources, perSource);
+    this.#snapshot = next;
+    const change = diff(previous, next);
+    const known = new Set(previous.shadowed.map((s) => s.shadowed));
+    for (const shadowing of next.shadowed) if (!known.has(shadowing.shadowed)) this.#emit("shadow", shadowing);
+    const knownFailures = new Set(previous.failures.map(failureKey));
+    for (const failure of next.failures) if (!knownFailures.has(failureKey(failure))) this.#emit("failure", failure);
+    if (change.added.length + change.removed.length + change.updated.length > 0) this.#emit("change", change);
+  }
+
+  async #loadSource(source: Source, previous: Loaded | undefined): Promise<Loaded> {
+    let ids: string[];
+    if (source.ids === "all") {
+      try {
+        ids = await source.provider.discover();
+      } catch (error) {
+        // An outage must not empty the catalog: keep what this source served before, and say why.
+        const failure: RegistrationFailure = { source: source.name, id: undefined, message: `discovery failed: ${messageOf(error)}`, diagnostics: [] };
+        return { entries: previous?.entries ?? new Map(), failures: [failure] };
+      }
+    } else ids = [...source.ids];
+    const results = await mapLimit(ids, this.#concurrency, (id) => loadOne(source.provider, source.name, id));
+    const loaded: Loaded = { entries: new Map(), failures: [] };
+    for (const result of results) {
+      if ("failure" in result) loaded.failures.push(result.failure);
+      else loaded.entries.set(result.entry.qualifiedId, result.entry);
+    }
+    return loaded;
+  }
+
+  #reportFor(sourceName: string): RegistrationReport {
+    const loaded = this.#snapshot.perSource.get(sourceName);
+    return {
+      registered: [...(loaded?.entries.keys() ?? [])].sort(compare),
+      failed: [...(loaded?.failures ?? [])],
+      shadowed: [...this.#snapshot.shadowed],
+    };
+  }
+
+  #emit<K extends keyof SkillRegistryEvents>(event: K, payload: SkillRegistryEvents[K]): void {
+    for (const listener of [...(this.#listeners.get(event) ?? [])]) {
+      try {
+        (listener as Listener<SkillRegistryEvents[K]>)(payload);
+      } catch {
+        // A listener's bug must not break the registry's state machine.
+      }
+    }
+  }
+}
+
+/** Reads and validates one skill's metadata; never throws. */
+async function loadOne(provider: SkillProvider, source: string, id: string): Promise<{ entry: RegistryEntry } | { failure: RegistrationFailure }> {
+  const fail = (message: string, diagnostics: Diagnostic[] = [diagnostic("registry-load-failed", message)]) => ({
+    failure: { source, id, message, diagnostics },
+  });
+  if (!isSafeSkillId(id)) return fail(`skill id ${JSON.stringify(id)} is not a safe id`);
+  let metadata: Frontmatter;
+  try {
+    metadata = await provider.getMetadata(id);
+  } catch (error) {
+    return fail(`skill ${JSON.stringify(id)}: metadata unreadable: ${messageOf(error)}`);
+  }
+  if (metadata === null || typeof metadata !== "object" || Array.isArray(metadata)) return fail(`skill ${JSON.stringify(id)}: metadata is not a mapping`);
+  const diagnostics = validateFrontmatter(metadata, { profile: "lenient", dirName: id, lint: false, file: `${id}/SKILL.md` });
+  if (hasErrors(diagnostics)) {
+    const errors = diagnostics.filter((d) => d.severity === "error");
+    return fail(`skill ${JSON.stringify(id)}: ${errors.map((d) => d.message).join("; ")}`, diagnostics);
+  }
+  return { entry: makeEntry(provider, source, id, structuredClone(metadata), diagnostics) };
+}
+
+function makeEntry(provider: SkillProvider, source: string, id: string, metadata: Frontmatter, diagnostics: Diagnostic[]): RegistryEntry {
+  return Object.freeze({
+    id,
+    qualifiedId: `${source}:${id}`,
+    source,
+    provider,
+    diagnostics: Object.freeze([...diagnostics]),
+    getMetadata: () => structuredClone(metadata),
+    getBody: () => provider.getBody(id),
+    getReference: (name: string) => provider.getReference(id, name),
+    getScript: (name: string) => provider.getScript(id, name),
+    getAsset: (name: string) => provider.getAsset(id, name),
+    listResources: () => provider.listResources(id),
+    listFiles: () => provider.listFiles(id),
+    readFile: (path: string) => provider.readFile(id, path),
+    getLocation: async () => (provider.getLocation ? provider.getLocation(id) : undefined),
+  });
+}
+
+function buildSnapshot(sources: readonly Source[], perSource: Map<string, Loaded>): Snapshot {
+  const byId = new Map<string, RegistryEntry>();
+  const byQualified = new Map<string, RegistryEntry>();
+  const shadowed: Shadowing[] = [];
+  const failures: RegistrationFailure[] = [];
+  for (const source of sources) {
+    const loaded = perSource.get(source.name);
+    if (!loaded) continue;
+    failures.push(...loaded.failures);
+    for (const entry of [...loaded.entries.values()].sort((a, b) => compare(a.id, b.id))) {
+      byQualified.set(entry.qualifiedId, entry);
+      const winner = byId.get(entry.id);
+      if (winner) shadowed.push({ id: entry.id, winner: winner.qualifiedId, shadowed: entry.qualifiedId });
+      else byId.set(entry.id, entry);
+    }
+  }
+  return { byId, byQualified, shadowed, failures, perSource };
+}
+
+function diff(previous: Snapshot, next: Snapshot): RegistryChange {
+  const added: string[] = [];
+  const updated: string[] = [];
+  for (const [id, entry] of next.byId) {
+    const before = previous.byId.get(id);
+    if (!before) added.push(id);
+    else if (before.qualifiedId !== entry.qualifiedId || !sameJson(before.getMetadata(), entry.getMetadata())) updated.push(id);
+  }
+  const removed = [...previous.byId.keys()].filter((id) => !next.byId.has(id));
+  return { added: added.sort(compare), removed: removed.sort(compare), updated: updated.sort(compare) };
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function failureKey(f: RegistrationFailure): string {
+  return `${f.source}\0${f.id ?? ""}\0${f.message}`;
+}
+
+function diagnostic(code: string, message: string): Diagnostic {
+  return { code, severity: "error", message, line: 0, column: 0 };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Maps with at most `limit` promises in flight; results keep input order. */
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

@@ -1,0 +1,111 @@
+import fs, { constants } from "node:fs";
+
+// O_NOFOLLOW: the final component must not be a link, checked by the kernel at open time (no lstat-then-open race).
+// O_NONBLOCK: opening a FIFO must not hang waiting for a writer; it is then refused as "not a regular file".
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+export type OpenFailure = "missing" | "link" | "not-a-file" | "unreadable";
+
+/** Reads into `buffer` at `offset` from file `position`; resolves with the number of bytes read (0 at the end). */
+export type ReadAt = (buffer: Buffer, offset: number, length: number, position: number) => Promise<number>;
+
+/**
+ * An open file descriptor. The callback-style fs API is used on purpose: it costs noticeably less per call than
+ * FileHandle, and metadata reads of thousands of skills are made of little else.
+ */
+export class OpenFile {
+  readonly #fd: number;
+  constructor(fd: number) {
+    this.#fd = fd;
+  }
+
+  readonly readAt: ReadAt = (buffer, offset, length, position) =>
+    new Promise((resolve, reject) => fs.read(this.#fd, buffer, offset, length, position, (error, bytesRead) => (error ? reject(error) : resolve(bytesRead))));
+
+  stat(): Promise<fs.Stats> {
+    return new Promise((resolve, reject) => fs.fstat(this.#fd, (error, stats) => (error ? reject(error) : resolve(stats))));
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => fs.close(this.#fd, () => resolve())); // nothing useful to do with a close error
+  }
+}
+
+export type OpenResult = { ok: true; file: OpenFile } | { ok: false; reason: OpenFailure };
+
+/** Opens a file for reading without following a final link and without blocking on FIFOs. */
+export function openNoFollow(absPath: string): Promise<OpenResult> {
+  return new Promise((resolve) =>
+    fs.open(absPath, OPEN_FLAGS, (error, fd) => resolve(error ? { ok: false, reason: openFailure(error) } : { ok: true, file: new OpenFile(fd) })),
+  );
+}
+
+export type OpenRegularResult = { ok: true; file: OpenFile; size: number } | { ok: false; reason: OpenFailure };
+
+/** openNoFollow, then fstat on the same descriptor: a regular file and its size, or why not. */
+export async function openRegularFile(absPath: string): Promise<OpenRegularResult> {
+  const opened = await openNoFollow(absPath);
+  if (!opened.ok) return opened;
+  try {
+    const stats = await opened.file.stat();
+    if (stats.isFile()) return { ok: true, file: opened.file, size: stats.size };
+  } catch (error) {
+    await opened.file.close();
+    throw error;
+  }
+  await opened.file.close();
+  return { ok: false, reason: "not-a-file" };
+}
+
+function openFailure(error: unknown): OpenFailure {
+  switch (errorCode(error)) {
+    case "ENOENT":
+    case "ENOTDIR":
+      return "missing";
+    case "ELOOP": // O_NOFOLLOW on a link
+    case "EMLINK": // the same, on some BSDs
+      return "link";
+    case "ENXIO": // a socket, or a FIFO opened with O_NONBLOCK on some systems
+    case "EISDIR":
+      return "not-a-file";
+    default:
+      return "unreadable";
+  }
+}
+
+/**
+ * Reads the whole file, but never more than `maxBytes + 1` bytes: a file that grew past the limit after its size was
+ * checked is noticed instead of read whole. Returns undefined when the content is over the limit.
+ */
+export async function readBounded(readAt: ReadAt, expectedSize: number, maxBytes: number): Promise<Uint8Array | undefined> {
+  const cap = maxBytes + 1;
+  // Unpooled memory, so the returned view owns its whole ArrayBuffer (no neighbouring bytes reachable via .buffer).
+  let buffer = Buffer.allocUnsafeSlow(Math.max(1, Math.min(expectedSize + 1, cap)));
+  let length = 0;
+  for (;;) {
+    if (length === buffer.length) {
+      if (buffer.length >= cap) break;
+      const bigger = Buffer.allocUnsafeSlow(Math.min(buffer.length * 2, cap));
+      buffer.copy(bigger, 0, 0, length);
+      buffer = bigger;
+    }
+    const bytesRead = await readAt(buffer, length, buffer.length - length, length);
+    if (bytesRead === 0) break;
+    length += bytesRead;
+  }
+  if (length > maxBytes) return undefined;
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, length);
+}
+
+export function errorCode(error: unknown): string | undefined {
+  if (typeof error === "object" && error !== null && "code" in error) {
+    const code = (error as { code: unknown }).code;
+    return typeof code === "string" ? code : undefined;
+  }
+  return undefined;
+}
+
+export function isMissing(error: unknown): boolean {
+  const code = errorCode(error);
+  return code === "ENOENT" || code === "ENOTDIR";
+}

@@ -1,0 +1,91 @@
+import type { ReadAt } from "./files.js";
+
+export type HeadResult =
+  /**
+   * `text` is the whole file when `wholeFile`, else the file's start: up to the end of the closing `---` line when the
+   * frontmatter is closed, or what was read when there is none.
+   */
+  | { ok: true; text: string; wholeFile: boolean }
+  | { ok: false; reason: "encoding" | "too-large" };
+
+/**
+ * Reads SKILL.md from the start only as far as needed to see where its frontmatter ends: one chunk for the common
+ * case, more (doubling) only while the frontmatter is still open. Never reads past `maxBytes + 1` bytes, and decodes
+ * only the frontmatter, so a body that is not UTF-8 does not stop metadata from being read.
+ */
+export async function readHead(readAt: ReadAt, maxBytes: number, chunkBytes: number): Promise<HeadResult> {
+  let buffer = Buffer.allocUnsafe(Math.min(chunkBytes, maxBytes + 1));
+  let length = 0;
+  let atEnd = false;
+  for (;;) {
+    if (length === buffer.length) {
+      const bigger = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes + 1));
+      buffer.copy(bigger, 0, 0, length);
+      buffer = bigger;
+    }
+    const bytesRead = await readAt(buffer, length, buffer.length - length, length);
+    length += bytesRead;
+    atEnd = bytesRead === 0;
+    if (length > maxBytes) return { ok: false, reason: "too-large" };
+    const end = scanFrontmatterBytes(buffer, length, atEnd);
+    if (end === "undecided") continue;
+    if (atEnd) {
+      const whole = decode(buffer, 0, length, false);
+      if (whole !== undefined) return { ok: true, text: whole, wholeFile: true };
+    }
+    // Only the frontmatter is decoded; without one, what was read (a trailing partial character is fine).
+    const text = typeof end === "number" ? decode(buffer, 0, end, false) : decode(buffer, 0, length, !atEnd);
+    return text === undefined ? { ok: false, reason: "encoding" } : { ok: true, text, wholeFile: false };
+  }
+}
+
+function decode(bytes: Buffer, start: number, end: number, stream: boolean): string | undefined {
+  try {
+    // A fresh decoder each time: it drops a leading BOM and, with `stream`, tolerates a cut-off last character.
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(start, end), { stream });
+  } catch {
+    return undefined;
+  }
+}
+
+const NL = 0x0a;
+const CR = 0x0d;
+const DASH = 0x2d;
+const isBlank = (byte: number | undefined) => byte === 0x20 || byte === 0x09;
+
+/**
+ * Where the frontmatter ends, found in raw bytes (the delimiter is ASCII and UTF-8 never hides ASCII bytes inside a
+ * multi-byte character): the byte offset just after the closing `---` line, "none" when there is no frontmatter or it
+ * never closes within the file, "undecided" when more bytes could change the answer. Bytes, not text, so that a body
+ * that is not UTF-8 never has to be decoded (core's findFrontmatterEnd works on decoded text).
+ */
+function scanFrontmatterBytes(bytes: Buffer, length: number, atEnd: boolean): number | "none" | "undecided" {
+  let pos = length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  let firstLine = true;
+  while (pos < length || (atEnd && pos === length && !firstLine)) {
+    let nl = bytes.indexOf(NL, pos);
+    if (nl === -1 || nl >= length) {
+      if (!atEnd) return "undecided"; // the line is not complete yet
+      nl = length;
+    }
+    if (firstLine) {
+      if (!isDelimiterLine(bytes, pos, nl)) return "none";
+      firstLine = false;
+    } else if (isDelimiterLine(bytes, pos, nl)) {
+      return Math.min(nl + 1, length);
+    }
+    if (nl === length) break;
+    pos = nl + 1;
+  }
+  return atEnd ? "none" : "undecided";
+}
+
+/** `---`, then only spaces or tabs, then an optional CR: the same delimiter rule as core's findFrontmatterEnd. */
+function isDelimiterLine(bytes: Buffer, start: number, end: number): boolean {
+  if (end - start < 3 || bytes[start] !== DASH || bytes[start + 1] !== DASH || bytes[start + 2] !== DASH) return false;
+  for (let i = start + 3; i < end; i++) {
+    const byte = bytes[i];
+    if (!isBlank(byte) && !(byte === CR && i === end - 1)) return false;
+  }
+  return true;
+}

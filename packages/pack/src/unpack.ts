@@ -1,0 +1,85 @@
+import { chmod, lstat, mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { InvalidPathError } from "@skillport/core";
+import { siblingTemp } from "./atomic.js";
+import { mapLimit } from "./concurrency.js";
+import { readArchive, type ArchiveContents, type ArchiveFormat, type ReadArchiveOptions } from "./archive/read.js";
+import type { ManifestFile } from "./pack.js";
+import { computeVersionId, sha256Hex } from "./version.js";
+import type { ExcludedEntry } from "./walk.js";
+
+export type UnpackOptions = ReadArchiveOptions;
+
+export interface UnpackResult {
+  format: ArchiveFormat;
+  /** Every file written, sorted, with size, sha256 and mode. */
+  files: ManifestFile[];
+  directories: string[];
+  /** OS junk left out. */
+  dropped: ExcludedEntry[];
+  strippedPrefix: string | undefined;
+  totalBytes: number;
+  /** Content address of what was unpacked: equal to the packer's versionId for the same files. */
+  versionId: string;
+  digest: string;
+}
+
+const WRITE_CONCURRENCY = 16;
+
+/**
+ * Safely unpacks a zip, tar or tar.gz (`.skill` included; format by magic bytes) into `destDir`, which must not
+ * exist or be empty. Everything is checked in memory first; files go to a sibling temp directory that is renamed
+ * into place, so a refused or failed unpack leaves `destDir` exactly as it was.
+ */
+export async function unpackArchive(input: string | Uint8Array, destDir: string, options: UnpackOptions = {}): Promise<UnpackResult> {
+  await assertEmptyOrMissing(destDir);
+  const archive = await readArchive(input, options);
+  await writeTree(archive, destDir);
+  const files = archive.files.map((f): ManifestFile => ({ path: f.path, size: f.bytes.byteLength, sha256: sha256Hex(f.bytes), mode: f.mode }));
+  const { versionId, digest } = computeVersionId(files);
+  return {
+    format: archive.format,
+    files,
+    directories: archive.directories,
+    dropped: archive.dropped,
+    strippedPrefix: archive.strippedPrefix,
+    totalBytes: files.reduce((sum, f) => sum + f.size, 0),
+    versionId,
+    digest,
+  };
+}
+
+/** Writes checked archive contents to a fresh temp dir beside `destDir`, then renames it into place. */
+export async function writeTree(archive: Pick<ArchiveContents, "files" | "directories">, destDir: string): Promise<void> {
+  const target = path.resolve(destDir);
+  await mkdir(path.dirname(target), { recursive: true });
+  const temp = siblingTemp(target, path.basename(target));
+  try {
+    await mkdir(temp, { mode: 0o755 });
+    for (const dir of archive.directories) await mkdir(path.join(temp, ...dir.split("/")), { recursive: true, mode: 0o755 });
+    const parents = new Set(archive.files.map((f) => path.posix.dirname(f.path)).filter((d) => d !== "."));
+    for (const dir of parents) await mkdir(path.join(temp, ...dir.split("/")), { recursive: true, mode: 0o755 });
+    await mapLimit(archive.files, WRITE_CONCURRENCY, async (file) => {
+      const out = path.join(temp, ...file.path.split("/"));
+      await writeFile(out, file.bytes, { flag: "wx", mode: file.mode });
+      await chmod(out, file.mode); // the umask must not change what a package deploys as
+    });
+    await rename(temp, target);
+  } catch (error) {
+    await rm(temp, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+async function assertEmptyOrMissing(dir: string): Promise<void> {
+  let isDir: boolean;
+  try {
+    isDir = (await lstat(dir)).isDirectory();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw error;
+  }
+  if (!isDir || (await readdir(dir)).length > 0) {
+    throw new InvalidPathError(path.basename(dir), "the destination already exists and is not an empty directory");
+  }
+}

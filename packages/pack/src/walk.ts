@@ -1,0 +1,161 @@
+import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from "node:fs";
+import path from "node:path";
+import { InvalidPathError, LimitExceededError, normalizeResourcePath } from "@skillport/core";
+import { isInside } from "@skillport/core/node";
+import { ExclusionRules, npmrcHasToken } from "./exclusions.js";
+import { formatBytes, type PackageLimits } from "./limits.js";
+import { comparePaths, normalizedMode, pathDepth } from "./paths.js";
+
+/** A file chosen for a package. `path` is POSIX and relative to the package root. */
+export interface CollectedFile {
+  path: string;
+  /** Where to read it (absolute host path; never shown to users). */
+  source: string;
+  size: number;
+  mode: 0o755 | 0o644;
+}
+
+/** Something left out of a package and why. Directories end with `/`. */
+export interface ExcludedEntry {
+  path: string;
+  reason: string;
+}
+
+export interface CollectOptions {
+  limits: PackageLimits;
+  includeSecrets?: boolean;
+  /** Follow symbolic links that resolve inside the root; without it any link is refused. */
+  followLinks?: boolean;
+  /** An absolute path never to include (the archive being written, when it lies inside the root). */
+  skipAbsolute?: string;
+}
+
+export interface Collected {
+  files: CollectedFile[];
+  excluded: ExcludedEntry[];
+  totalBytes: number;
+}
+
+/**
+ * Walks `rootDir` applying exclusions, link rules and limits. Results are sorted by path (UTF-8 byte order).
+ * The walk uses synchronous metadata calls on purpose: each takes microseconds, while a thread-pool round trip per
+ * entry cost more than the calls themselves (measured: 3-10x the CPU for a 400-file package).
+ */
+export async function collectFiles(rootDir: string, options: CollectOptions): Promise<Collected> {
+  return collectFilesSync(rootDir, options);
+}
+
+function collectFilesSync(rootDir: string, options: CollectOptions): Collected {
+  const rootReal = realpathSync(rootDir);
+  if (!statSync(rootReal).isDirectory()) throw new InvalidPathError(path.basename(rootDir), "is not a directory");
+  const rules = new ExclusionRules({
+    includeSecrets: options.includeSecrets,
+    rootGitignore: readGitignore(path.join(rootReal, ".gitignore")),
+  });
+  const { limits } = options;
+  const skip = options.skipAbsolute === undefined ? undefined : realTarget(options.skipAbsolute);
+  const files: CollectedFile[] = [];
+  const excluded: ExcludedEntry[] = [];
+  let totalBytes = 0;
+
+  const addFile = (rel: string, source: string, info: Stats): void => {
+    // The unpacker applies the shared path rules; never produce an archive it would refuse.
+    normalizeResourcePath(rel, { maxDepth: Number.POSITIVE_INFINITY });
+    if (pathDepth(rel) > limits.maxDepth) {
+      throw new LimitExceededError("maxDepth", `${rel} is nested deeper than ${limits.maxDepth} levels`);
+    }
+    if (info.size > limits.maxFileBytes) {
+      throw new LimitExceededError("maxFileBytes", `${rel} is ${formatBytes(info.size)}, over the ${formatBytes(limits.maxFileBytes)} per-file limit`);
+    }
+    if (files.length + 1 > limits.maxFiles) {
+      throw new LimitExceededError("maxFiles", `the package has more than ${limits.maxFiles} files`);
+    }
+    totalBytes += info.size;
+    if (totalBytes > limits.maxTotalBytes) {
+      throw new LimitExceededError("maxTotalBytes", `the package is larger than ${formatBytes(limits.maxTotalBytes)} uncompressed`);
+    }
+    files.push({ path: rel, source, size: info.size, mode: normalizedMode(rel, info.mode) });
+  };
+
+  const walk = (dirAbs: string, dirRel: string, chain: readonly string[]): void => {
+    const entries = readdirSync(dirAbs, { withFileTypes: true }).sort((a, b) => comparePaths(a.name, b.name));
+    if (dirRel !== "" && entries.some((e) => e.name === ".gitignore" && e.isFile())) {
+      rules.addNested(dirRel, readFileSync(path.join(dirAbs, ".gitignore"), "utf8"));
+    }
+    for (const entry of entries) {
+      const { name } = entry;
+      const rel = dirRel === "" ? name : `${dirRel}/${name}`;
+      const abs = path.join(dirAbs, name);
+      let real = abs;
+      let isDir = entry.isDirectory();
+      let info: Stats | undefined;
+      if (entry.isSymbolicLink()) {
+        // A link is judged by the rules first: a link inside node_modules/ or named .env is simply left out.
+        const verdict = rules.check(rel, false) ?? rules.check(rel, true);
+        if (verdict) {
+          excluded.push({ path: rel, reason: verdict.reason });
+          continue;
+        }
+        if (!options.followLinks) {
+          throw new InvalidPathError(rel, "is a symbolic link (pass followLinks / --follow-links to include links that stay inside the package)");
+        }
+        try {
+          real = realpathSync(abs);
+        } catch {
+          throw new InvalidPathError(rel, "is a dangling symbolic link");
+        }
+        if (!isInside(rootReal, real)) throw new InvalidPathError(rel, "is a symbolic link that points outside the package");
+        info = statSync(real);
+        isDir = info.isDirectory();
+      }
+      if (skip !== undefined && abs === skip) {
+        excluded.push({ path: rel, reason: "output archive" });
+        continue;
+      }
+      const verdict = rules.check(rel, isDir);
+      if (verdict) {
+        excluded.push({ path: isDir ? `${rel}/` : rel, reason: verdict.reason });
+        continue;
+      }
+      if (isDir) {
+        // Loops are only possible through followed links, so only then is the real path needed.
+        if (real !== abs && chain.includes(real)) throw new InvalidPathError(rel, "is a symbolic link loop");
+        walk(abs, rel, real !== abs || options.followLinks ? [...chain, real === abs ? realpathSync(abs) : real] : chain);
+        continue;
+      }
+      info ??= lstatSync(abs);
+      if (!info.isFile()) {
+        excluded.push({ path: rel, reason: "not a regular file" });
+        continue;
+      }
+      if (name === ".npmrc" && !options.includeSecrets && npmrcHasToken(readFileSync(real, "utf8"))) {
+        excluded.push({ path: rel, reason: "secret (.npmrc with a token)" });
+        continue;
+      }
+      addFile(rel, real, info);
+    }
+  };
+
+  walk(rootReal, "", [rootReal]);
+  files.sort((a, b) => comparePaths(a.path, b.path));
+  excluded.sort((a, b) => comparePaths(a.path, b.path));
+  return { files, excluded, totalBytes };
+}
+
+function readGitignore(file: string): string | undefined {
+  try {
+    return lstatSync(file).isFile() ? readFileSync(file, "utf8") : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The real path a file would have (its directory resolved), whether or not it exists yet. */
+function realTarget(file: string): string | undefined {
+  const absolute = path.resolve(file);
+  try {
+    return path.join(realpathSync(path.dirname(absolute)), path.basename(absolute));
+  } catch {
+    return undefined; // its directory does not exist, so it cannot be inside the package
+  }
+}

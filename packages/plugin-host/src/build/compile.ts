@@ -1,0 +1,79 @@
+import { lstat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { BUILT_BUNDLE_FILE, BUILT_MANIFEST_FILE, type BuiltManifest, type PluginDescription } from "@skillport/plugin";
+import { assembleManifest, childIdsOf } from "./assemble.js";
+import { bundlePlugin } from "./bundle.js";
+import { errorOf, hasErrorDiagnostics, type PluginDiagnostic } from "./diagnostics.js";
+import { copyInto, exists, listRegularFiles, type AssetLimits } from "./files.js";
+import { loadPluginDescription } from "./load.js";
+import { scanLogos } from "./logos.js";
+
+export const ENTRY_FILE = "index.ts";
+export const README_FILE = "README.md";
+export const ASSETS_DIR = "assets";
+
+export interface CompileOptions extends AssetLimits {
+  minify?: boolean;
+  /** Limit for importing the bundle to read its definition. Default 30 s. */
+  loadTimeoutMs?: number;
+}
+
+export interface CompileResult {
+  diagnostics: PluginDiagnostic[];
+  /** Present when there were no errors. */
+  manifest?: BuiltManifest;
+  description?: PluginDescription;
+  /** The bundle text, when bundling succeeded. */
+  code?: string;
+}
+
+/**
+ * Builds a plugin into `stageDir` (which must exist and be empty): bundle, read the definition, apply the
+ * logo rules, write manifest.json, copy logos, README.md and assets/. Never throws for problems in the plugin.
+ */
+export async function compilePlugin(entryDir: string, stageDir: string, options: CompileOptions = {}): Promise<CompileResult> {
+  const diagnostics: PluginDiagnostic[] = [];
+  const entryStat = await lstat(entryDir).catch(() => undefined);
+  if (!entryStat?.isDirectory()) return { diagnostics: [errorOf("PLUGIN_ENTRY_MISSING", "the entry directory does not exist")] };
+  if (!(await exists(join(entryDir, ENTRY_FILE)))) {
+    return { diagnostics: [errorOf("PLUGIN_ENTRY_FILE_MISSING", `${ENTRY_FILE} is missing; it must default-export defineTool(...) or defineToolSet(...)`, { file: ENTRY_FILE })] };
+  }
+  const bundled = await bundlePlugin({ entryDir, entryFile: ENTRY_FILE, minify: options.minify === true });
+  if (!bundled.ok) return { diagnostics: bundled.diagnostics };
+  const bundlePath = join(stageDir, BUILT_BUNDLE_FILE);
+  await writeFile(bundlePath, bundled.code);
+
+  // Assets go in before loading so top-level code that reads its own files finds them.
+  if (await exists(join(entryDir, ASSETS_DIR))) {
+    const assets = await listRegularFiles(entryDir, join(entryDir, ASSETS_DIR), options);
+    diagnostics.push(...assets.diagnostics);
+    for (const file of assets.files) await copyInto(entryDir, stageDir, file);
+  }
+  if (await exists(join(entryDir, README_FILE))) await copyInto(entryDir, stageDir, README_FILE);
+
+  const loaded = await loadPluginDescription(bundlePath, {
+    ...(options.loadTimeoutMs === undefined ? {} : { timeoutMs: options.loadTimeoutMs }),
+    redact: [
+      [join(stageDir, BUILT_BUNDLE_FILE), BUILT_BUNDLE_FILE],
+      [stageDir, "dist"],
+      [entryDir, "."],
+    ],
+  });
+  if (!loaded.ok) return { diagnostics: [...diagnostics, errorOf(loaded.code, loaded.message, { file: ENTRY_FILE })], code: bundled.code };
+  const description = loaded.description;
+
+  const logos = await scanLogos(entryDir, childIdsOf(description));
+  const assembled = assembleManifest(description, logos, ENTRY_FILE);
+  diagnostics.push(...assembled.diagnostics);
+  if (assembled.manifest === undefined || hasErrorDiagnostics(diagnostics)) return { diagnostics, description, code: bundled.code };
+
+  const logoFiles = new Set([logos.main, ...logos.children.values()].filter((f): f is string => f !== undefined));
+  for (const file of [...logoFiles].sort()) await copyInto(entryDir, stageDir, file);
+  await writeFile(join(stageDir, BUILT_MANIFEST_FILE), serializeManifest(assembled.manifest));
+  return { diagnostics, manifest: assembled.manifest, description, code: bundled.code };
+}
+
+/** Stable bytes: two-space JSON with the assembler's fixed key order and a final newline. */
+export function serializeManifest(manifest: BuiltManifest): string {
+  return JSON.stringify(manifest, null, 2) + "\n";
+}

@@ -1,0 +1,132 @@
+import { spawn } from "node:child_process";
+import { pathToFileURL } from "node:url";
+import type { PluginDescription } from "@skillport/plugin";
+import { HOST_MODULE_ALIASES } from "./bundle.js";
+
+/**
+ * Resolves the host-provided modules (zod, the SDK and its FastGPT alias) as if imported from this package,
+ * so a plugin needs no node_modules of its own. Runs in the loader's hooks thread (Node >= 20.6).
+ */
+const HOOKS_SOURCE = `
+let base; let aliases;
+export async function initialize(data) { base = data.base; aliases = data.aliases; }
+export async function resolve(specifier, context, next) {
+  const target = Object.hasOwn(aliases, specifier) ? aliases[specifier] : specifier.startsWith("zod/") ? specifier : undefined;
+  if (target !== undefined) return next(target, { ...context, parentURL: base });
+  return next(specifier, context);
+}
+`;
+
+/** The child's program: import the bundle, check its default export, describe it as JSON on fd 3. */
+const LOADER_SOURCE = `
+import { register } from "node:module";
+import { createWriteStream } from "node:fs";
+const request = JSON.parse(process.env.SKILLPORT_PLUGIN_LOAD);
+delete process.env.SKILLPORT_PLUGIN_LOAD; // the plugin sees an empty environment
+register("data:text/javascript," + encodeURIComponent(request.hooks), { data: { base: request.base, aliases: request.aliases } });
+// fd 3 carries the answer, so whatever plugin code prints cannot corrupt it.
+const channel = createWriteStream(null, { fd: 3 });
+const send = (message) => new Promise((done) => channel.end(JSON.stringify(message), done));
+const kindOf = (value) => value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object that is not a defineTool/defineToolSet result" : typeof value;
+try {
+  const sdk = await import("@skillport/plugin");
+  const mod = await import(request.bundle);
+  if (!("default" in mod)) await send({ ok: false, code: "PLUGIN_DEFAULT_EXPORT", message: "the entry has no default export; export default defineTool(...) or defineToolSet(...)" });
+  else if (!sdk.isPluginDefinition(mod.default)) await send({ ok: false, code: "PLUGIN_DEFAULT_EXPORT", message: "the default export is " + kindOf(mod.default) + "; export default defineTool(...) or defineToolSet(...)" });
+  else await send({ ok: true, description: sdk.describePlugin(mod.default) });
+} catch (error) {
+  await send({ ok: false, code: "PLUGIN_LOAD_FAILED", message: "loading the bundle failed: " + (error && error.message ? error.message : String(error)) });
+}
+// Timers or sockets the plugin opened at top level must not keep the loader alive.
+process.exit(0);
+`;
+
+export interface PluginLoadOptions {
+  /** Kills the loader after this many milliseconds (a plugin's top-level code may hang). Default 30 s. */
+  timeoutMs?: number;
+  /** Caps the loader's answer; a larger description is an error. Default 8 MiB. */
+  maxOutputBytes?: number;
+  /** Absolute paths replaced by the given labels in messages (host paths never reach users). */
+  redact?: ReadonlyArray<readonly [string, string]>;
+}
+
+export type PluginLoadFailure = { ok: false; code: string; message: string };
+export type PluginLoadResult = { ok: true; description: PluginDescription } | PluginLoadFailure;
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** Node 20 (and 22 before 22.13) only knows the experimental spelling of the permission flag. */
+export function permissionFlag(version: string = process.versions.node): string {
+  const [major = 0, minor = 0] = version.split(".").map(Number);
+  return major > 22 || (major === 22 && minor >= 13) ? "--permission" : "--experimental-permission";
+}
+const DEFAULT_MAX_OUTPUT = 8 * 1024 * 1024;
+
+/**
+ * Imports a built bundle in a child Node process and reads its definition. The child gets an empty
+ * environment (no secrets leak into plugin top-level code) and the bundle's directory as cwd.
+ */
+export async function loadPluginDescription(bundlePath: string, options: PluginLoadOptions = {}): Promise<PluginLoadResult> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxOutput = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
+  const request = {
+    bundle: pathToFileURL(bundlePath).href,
+    base: import.meta.url,
+    aliases: HOST_MODULE_ALIASES,
+    hooks: HOOKS_SOURCE,
+  };
+  const redact = (text: string) => {
+    let out = text;
+    for (const [path, label] of options.redact ?? []) {
+      out = out.split(pathToFileURL(path).href).join(label).split(path).join(label);
+    }
+    return out;
+  };
+  return new Promise<PluginLoadResult>((resolve) => {
+    // Node's permission model: the plugin's top-level code may read but not write files or spawn processes
+    // while we only look at its definition (workers are allowed: the resolve hooks run in one, and workers
+    // share the process's restrictions).
+    const child = spawn(process.execPath, ["--no-warnings", permissionFlag(), "--allow-fs-read=*", "--allow-worker", "--input-type=module", "--eval", LOADER_SOURCE], {
+      env: { SKILLPORT_PLUGIN_LOAD: JSON.stringify(request) },
+      stdio: ["ignore", "ignore", "pipe", "pipe"],
+      cwd: new URL(".", request.bundle),
+    });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let stderr = "";
+    let failure: PluginLoadFailure | undefined;
+    const timer = setTimeout(() => {
+      failure = { ok: false, code: "PLUGIN_LOAD_TIMEOUT", message: `loading the bundle took longer than ${timeoutMs} ms (top-level code must not block)` };
+      child.kill("SIGKILL");
+    }, timeoutMs);
+    const channel = child.stdio[3] as NodeJS.ReadableStream;
+    channel.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxOutput) {
+        failure ??= { ok: false, code: "PLUGIN_LOAD_FAILED", message: `the plugin description exceeds ${maxOutput} bytes` };
+        child.kill("SIGKILL");
+        return;
+      }
+      chunks.push(chunk);
+    });
+    child.stderr?.on("data", (chunk: Buffer) => {
+      if (stderr.length < 4096) stderr += chunk.toString("utf8");
+    });
+    child.on("error", (error) => {
+      failure ??= { ok: false, code: "PLUGIN_LOAD_FAILED", message: `cannot start node: ${error.message}` };
+    });
+    child.on("close", (exitCode) => {
+      clearTimeout(timer);
+      if (failure) return resolve({ ...failure, message: redact(failure.message) });
+      const text = Buffer.concat(chunks).toString("utf8");
+      try {
+        const message = JSON.parse(text) as PluginLoadResult;
+        if (message.ok) return resolve(message);
+        return resolve({ ok: false, code: message.code, message: redact(message.message) });
+      } catch {
+        const detail = stderr.trim().split("\n").find((line) => /Error/.test(line)) ?? `exit code ${String(exitCode)}`;
+        return resolve({ ok: false, code: "PLUGIN_LOAD_FAILED", message: redact(`loading the bundle failed: ${detail}`) });
+      }
+    });
+  });
+}

@@ -1,0 +1,73 @@
+/**
+ * The IPC protocol between the host and a worker process. Messages use Node's "advanced" serialization
+ * (structured clone), so Uint8Array file contents cross without base64.
+ *
+ * host → worker: init, call, invoke-result
+ * worker → host: ready, init-failed, stream, result, invoke
+ */
+import type { InvokeCapability, InvokeFailure, SystemVar } from "@skillport/plugin";
+import type { PluginHostErrorCode } from "./errors.js";
+
+export type { InvokeCapability as InvokeMethod, InvokeFailure, SystemVar, StreamResponseEvent } from "@skillport/plugin";
+
+export type InvokeTuple = readonly [unknown, null] | readonly [null, InvokeFailure];
+
+export interface InitMessage {
+  kind: "init";
+  /** Absolute path of the plugin's entry file (index.js) inside the staged package. */
+  entry: string;
+  pluginId: string;
+  /** Tool ids manifest.json lists; the module must define each one. */
+  toolIds: string[];
+}
+
+export interface CallMessage {
+  kind: "call";
+  callId: number;
+  toolId: string;
+  input: unknown;
+  secrets: Record<string, unknown> | undefined;
+  systemVar: SystemVar;
+}
+
+export interface InvokeResultMessage {
+  kind: "invoke-result";
+  invokeId: number;
+  result: InvokeTuple;
+}
+
+export type HostToWorker = InitMessage | CallMessage | InvokeResultMessage;
+
+export interface ReadyMessage {
+  kind: "ready";
+}
+
+export interface InitFailedMessage {
+  kind: "init-failed";
+  message: string;
+}
+
+export interface StreamMessage {
+  kind: "stream";
+  callId: number;
+  data: unknown;
+}
+
+export interface WorkerError {
+  code: PluginHostErrorCode;
+  message: string;
+}
+
+export type ResultMessage =
+  | { kind: "result"; callId: number; ok: true; output: unknown }
+  | { kind: "result"; callId: number; ok: false; error: WorkerError };
+
+export interface InvokeMessage {
+  kind: "invoke";
+  callId: number;
+  invokeId: number;
+  method: InvokeCapability;
+  args: unknown;
+}
+
+export type WorkerToHost = ReadyMessage | InitFailedMessage | StreamMessage | ResultMessage | InvokeMessage;

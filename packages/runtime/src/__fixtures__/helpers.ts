@@ -1,0 +1,64 @@
+// Shared by this package's tests only (not exported from index.ts).
+import { mkdtemp, rm, realpath } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { findBubblewrap } from "../sandbox.js";
+
+export async function tempDir(prefix = "skillport-runtime-"): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const dir = await realpath(await mkdtemp(path.join(os.tmpdir(), prefix)));
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** True when bwrap is usable; when it is missing and SKILLPORT_REQUIRE_SYSTEM_DEPS is set, that is a failure. */
+export function haveBubblewrap(): boolean {
+  if (findBubblewrap()) return true;
+  if (process.env.SKILLPORT_REQUIRE_SYSTEM_DEPS) throw new Error("bwrap is required (SKILLPORT_REQUIRE_SYSTEM_DEPS is set) but not installed");
+  console.warn("skipping bubblewrap tests: bwrap is not installed");
+  return false;
+}
+
+import { mkdir, writeFile } from "node:fs/promises";
+import { build } from "esbuild";
+import { fileURLToPath } from "node:url";
+
+export interface PackageSpec {
+  skills?: string[];
+  entrypoint?: string;
+  files?: Record<string, string | Uint8Array>;
+}
+
+/** Writes a package workspace (skills/<name>/SKILL.md, optional entrypoint.sh) into `dir`. */
+export async function writePackage(dir: string, spec: PackageSpec): Promise<string> {
+  for (const name of spec.skills ?? ["demo"]) {
+    await mkdir(path.join(dir, "skills", name, "scripts"), { recursive: true });
+    await writeFile(
+      path.join(dir, "skills", name, "SKILL.md"),
+      `---\nname: ${name}\ndescription: The ${name} skill does one small thing for tests. Use it in tests.\n---\n\n# ${name}\n\nRun scripts/run.sh.\n`,
+    );
+    await writeFile(path.join(dir, "skills", name, "scripts", "run.sh"), `echo ${name} ran\n`);
+  }
+  if (spec.entrypoint !== undefined) await writeFile(path.join(dir, "entrypoint.sh"), spec.entrypoint);
+  for (const [rel, content] of Object.entries(spec.files ?? {})) {
+    await mkdir(path.dirname(path.join(dir, rel)), { recursive: true });
+    await writeFile(path.join(dir, rel), content);
+  }
+  return dir;
+}
+
+/** Bundles this package's sources for child processes (vitest's aliases do not reach them). */
+export async function bundleRuntime(outDir: string): Promise<string> {
+  const src = (pkg: string, file = "index.ts") => fileURLToPath(new URL(`../../../${pkg}/src/${file}`, import.meta.url));
+  const outfile = path.join(outDir, "runtime-bundle.mjs");
+  await build({
+    entryPoints: [src("runtime")],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    outfile,
+    logLevel: "silent",
+    alias: { "@skillport/core/node": src("core", "node/index.ts"), "@skillport/core": src("core"), "@skillport/pack": src("pack") },
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    nodePaths: [fileURLToPath(new URL("../../../../node_modules", import.meta.url))],
+  });
+  return outfile;
+}

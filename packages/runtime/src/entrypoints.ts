@@ -1,0 +1,169 @@
+import { createHash } from "node:crypto";
+import { lstat } from "node:fs/promises";
+import path from "node:path";
+import { LimitExceededError } from "@skillport/core";
+import type { Sandbox } from "./sandbox.js";
+import { SANDBOX_ENTRYPOINT_KEY, SKILL_ENTRYPOINTS_KEY, listValue, readState, writeState, type RuntimeState } from "./state.js";
+
+/** FastGPT's numbers: 30 s default, 1–600 s accepted, last 8 KiB of each stream kept, app script ≤ 16 KiB. */
+export const DEFAULT_ENTRYPOINT_TIMEOUT_S = 30;
+export const MAX_ENTRYPOINT_TIMEOUT_S = 600;
+export const ENTRYPOINT_TAIL_BYTES = 8 * 1024;
+export const MAX_APP_ENTRYPOINT_BYTES = 16 * 1024;
+export const ENTRYPOINT_FILE = "entrypoint.sh";
+
+export type EntrypointStatus = "ran" | "skipped" | "failed" | "timed-out" | "absent";
+
+export interface EntrypointOutcome {
+  /** A versionId, or `app` for the app-level startup script. */
+  target: string;
+  status: EntrypointStatus;
+  /** Why it was skipped / failed, in words. */
+  reason?: string;
+  exitCode?: number | null;
+  signal?: string | null;
+  /** Last 8 KiB of each stream (never shown to the model). */
+  stdoutTail?: string;
+  stderrTail?: string;
+  durationMs?: number;
+}
+
+export interface InitializationReport {
+  outcomes: EntrypointOutcome[];
+  /** True when any entrypoint failed or timed out (they will be retried next time). */
+  failed: boolean;
+  /** A problem with the state file (read as empty, or not written): successes may not be remembered. */
+  stateProblems: string[];
+}
+
+export interface EntrypointRunOptions {
+  sandbox: Sandbox;
+  /** Where `<versionId>/entrypoint.sh` live (the workspace's projects/ dir). */
+  projectsDir: string;
+  /** Versions selected this round, in order. */
+  versions: readonly string[];
+  /** Versions unpacked this round: they run even if recorded. */
+  fresh: ReadonlySet<string>;
+  stateFile: string;
+  /** App-level startup script; runs once per sha256 of its trimmed text. */
+  appEntrypoint?: string;
+  /** Seconds, 1–600. Default 30. */
+  timeout?: number;
+  env?: Record<string, string>;
+  onOutcome?: (outcome: EntrypointOutcome) => void;
+  onStart?: (target: string) => void;
+}
+
+export function validateEntrypointTimeout(timeout: number | undefined): number {
+  const t = timeout ?? DEFAULT_ENTRYPOINT_TIMEOUT_S;
+  if (!Number.isFinite(t) || t < 1 || t > MAX_ENTRYPOINT_TIMEOUT_S) {
+    throw new LimitExceededError("entrypointTimeout", `entrypoint timeout must be between 1 and ${MAX_ENTRYPOINT_TIMEOUT_S} seconds, got ${t}`);
+  }
+  return t;
+}
+
+export function validateAppEntrypoint(script: string | undefined): string | undefined {
+  if (script === undefined || script.trim() === "") return undefined;
+  if (Buffer.byteLength(script) > MAX_APP_ENTRYPOINT_BYTES) {
+    throw new LimitExceededError("appEntrypoint", `the app startup script is larger than ${MAX_APP_ENTRYPOINT_BYTES / 1024} KiB`);
+  }
+  return script.trim();
+}
+
+export function appEntrypointHash(script: string): string {
+  return `sha256:${createHash("sha256").update(script.trim(), "utf8").digest("hex")}`;
+}
+
+/**
+ * FastGPT semantics: app script first, then each selected version's root entrypoint.sh once per versionId;
+ * a failure or timeout is reported and not recorded (so it runs again next time); a freshly deployed version
+ * runs even if recorded; the recorded list is reconciled to the selected versions.
+ */
+export async function runEntrypoints(options: EntrypointRunOptions): Promise<InitializationReport> {
+  const timeoutMs = validateEntrypointTimeout(options.timeout) * 1000;
+  const appScript = validateAppEntrypoint(options.appEntrypoint);
+  const stateProblems: string[] = [];
+  const { state: loaded, problem } = await readState(options.stateFile);
+  if (problem) stateProblems.push(problem);
+  const selected = new Set(options.versions);
+  const recorded = new Set(listValue(loaded, SKILL_ENTRYPOINTS_KEY).filter((v) => selected.has(v) && !options.fresh.has(v)));
+  const state: RuntimeState = { values: { ...loaded.values } };
+  // A state file inside the sandbox's writable tree is writable by sandboxed code: confine the host's write.
+  const rel = path.relative(options.sandbox.writableDir, options.stateFile);
+  const confineTo = rel.startsWith("..") || path.isAbsolute(rel) ? undefined : options.sandbox.writableDir;
+  const save = async () => {
+    state.values[SKILL_ENTRYPOINTS_KEY] = options.versions.filter((v) => recorded.has(v));
+    try {
+      await writeState(options.stateFile, state, confineTo);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const problem = `state file not written: ${code ?? (error instanceof Error ? error.message : "error")}`;
+      if (!stateProblems.includes(problem)) stateProblems.push(problem);
+    }
+  };
+  const outcomes: EntrypointOutcome[] = [];
+  const report = (outcome: EntrypointOutcome) => {
+    outcomes.push(outcome);
+    options.onOutcome?.(outcome);
+  };
+
+  if (appScript !== undefined) {
+    const hash = appEntrypointHash(appScript);
+    if (state.values[SANDBOX_ENTRYPOINT_KEY] === hash) {
+      report({ target: "app", status: "skipped", reason: "already ran (same sha256)" });
+    } else {
+      options.onStart?.("app");
+      const outcome = await runOne(options, "app", ["/bin/bash", "-c", appScript], options.sandbox.writableDir, timeoutMs);
+      if (outcome.status === "ran") state.values[SANDBOX_ENTRYPOINT_KEY] = hash;
+      report(outcome);
+    }
+  }
+
+  for (const versionId of options.versions) {
+    const dir = path.join(options.projectsDir, versionId);
+    if (!(await isRegularFile(path.join(dir, ENTRYPOINT_FILE)))) {
+      report({ target: versionId, status: "absent", reason: "no entrypoint.sh at the version root" });
+      continue;
+    }
+    if (recorded.has(versionId)) {
+      report({ target: versionId, status: "skipped", reason: "already initialized" });
+      continue;
+    }
+    options.onStart?.(versionId);
+    const outcome = await runOne(options, versionId, ["/bin/bash", ENTRYPOINT_FILE], dir, timeoutMs);
+    if (outcome.status === "ran") recorded.add(versionId);
+    report(outcome);
+    if (outcome.status === "ran") await save();
+  }
+  await save();
+  return { outcomes, failed: outcomes.some((o) => o.status === "failed" || o.status === "timed-out"), stateProblems };
+}
+
+async function runOne(options: EntrypointRunOptions, target: string, command: string[], cwd: string, timeoutMs: number): Promise<EntrypointOutcome> {
+  try {
+    const r = await options.sandbox.run({
+      command,
+      cwd,
+      env: options.env,
+      timeoutMs,
+      maxStdoutBytes: ENTRYPOINT_TAIL_BYTES,
+      maxStderrBytes: ENTRYPOINT_TAIL_BYTES,
+    });
+    const base = { target, exitCode: r.exitCode, signal: r.signal, stdoutTail: r.stdout, stderrTail: r.stderr, durationMs: r.durationMs };
+    if (r.timedOut) return { ...base, status: "timed-out", reason: `timed out after ${timeoutMs / 1000} s` };
+    if (r.exitCode !== 0) {
+      return { ...base, status: "failed", reason: r.exitCode === null ? `killed by ${r.signal ?? "a signal"}` : `exited with code ${r.exitCode}` };
+    }
+    return { ...base, status: "ran" };
+  } catch (error) {
+    return { target, status: "failed", reason: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+async function isRegularFile(p: string): Promise<boolean> {
+  try {
+    return (await lstat(p)).isFile();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,134 @@
+import { closeSync, mkdirSync, openSync, realpathSync, unlinkSync, writeSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import { InvalidPathError, LimitExceededError } from "@skillport/core";
+import { DEFAULT_MAX_OUTPUT_BYTES, MAX_RUN_TIMEOUT_MS, type RunResult, type Sandbox } from "./sandbox.js";
+import {
+  DEFAULT_OBSERVATION_MAX_BYTES,
+  DEFAULT_OBSERVATION_MAX_LINES,
+  TailCollector,
+  formatObservation,
+  type TruncatedTail,
+} from "./observation.js";
+
+export interface ExecOptions {
+  /** Directory relative to the sandbox's writable directory (the workspace). Default: its root. */
+  cwd?: string;
+  /** Seconds, 1–600. Default 30 (FastGPT's shell tool allows up to 600). */
+  timeout?: number;
+  env?: Record<string, string>;
+  /** Observation limits: the tail kept is at most this many lines and bytes. Defaults 2,000 and 50 KiB. */
+  maxLines?: number;
+  maxBytes?: number;
+  /** Largest full-output file kept when the observation is truncated. Default 64 MiB. */
+  maxFullOutputBytes?: number;
+  /** Where full outputs go, relative to the workspace. Default `.skillport/outputs`. */
+  outputDir?: string;
+  signal?: AbortSignal;
+}
+
+export interface ExecResult {
+  /** What the agent sees (FastGPT shape): merged output tail, truncation notice, `Command exited with code N`. */
+  observation: string;
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  durationMs: number;
+  truncated: boolean;
+  tail: TruncatedTail;
+  /** Workspace-relative path of the full output, when the observation was truncated. */
+  fullOutputPath: string | undefined;
+  sandbox: RunResult["sandbox"];
+  isolates: boolean;
+  warnings: string[];
+}
+
+export const DEFAULT_EXEC_TIMEOUT_S = 30;
+export const DEFAULT_MAX_FULL_OUTPUT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Runs a shell command for an agent (`bash -c <command>`) in the sandbox and builds the observation:
+ * stdout and stderr merged in arrival order, tail-truncated, the full output kept in a workspace file.
+ */
+export async function execCommand(sandbox: Sandbox, command: string, options: ExecOptions = {}): Promise<ExecResult> {
+  const timeout = options.timeout ?? DEFAULT_EXEC_TIMEOUT_S;
+  if (!Number.isFinite(timeout) || timeout <= 0 || timeout * 1000 > MAX_RUN_TIMEOUT_MS) {
+    throw new LimitExceededError("timeout", `timeout must be between 1 and ${MAX_RUN_TIMEOUT_MS / 1000} seconds, got ${timeout}`);
+  }
+  const root = sandbox.writableDir;
+  const cwd = options.cwd === undefined ? root : confined(root, options.cwd, "cwd");
+  const outputRel = options.outputDir ?? ".skillport/outputs";
+  const outputDir = confined(root, outputRel, "outputDir");
+  const maxFull = options.maxFullOutputBytes ?? DEFAULT_MAX_FULL_OUTPUT_BYTES;
+
+  mkdirSync(outputDir, { recursive: true });
+  // Sandboxed code can plant symlinks in the workspace: confirm by real path before the host writes there.
+  confined(root, path.relative(root, realpathSync(outputDir)), "outputDir");
+  const fileName = `exec-${Date.now()}-${randomBytes(4).toString("hex")}.log`;
+  const fullPath = path.join(outputDir, fileName);
+  // Synchronous appends keep the merged order exact and memory flat; each chunk is at most a pipe buffer.
+  const fd = openSync(fullPath, "wx", 0o600);
+  let written = 0;
+  const collector = new TailCollector({
+    maxLines: options.maxLines ?? DEFAULT_OBSERVATION_MAX_LINES,
+    maxBytes: options.maxBytes ?? DEFAULT_OBSERVATION_MAX_BYTES,
+  });
+  let result: RunResult;
+  try {
+    result = await sandbox.run({
+      command: ["/bin/bash", "-c", command],
+      cwd,
+      env: options.env,
+      timeoutMs: Math.round(timeout * 1000),
+      maxStdoutBytes: 0,
+      maxStderrBytes: 0,
+      maxOutputBytes: Math.max(DEFAULT_MAX_OUTPUT_BYTES, maxFull),
+      signal: options.signal,
+      onOutput: (_stream, chunk) => {
+        collector.write(chunk);
+        if (written < maxFull) {
+          const piece = chunk.subarray(0, Math.min(chunk.byteLength, maxFull - written));
+          writeSync(fd, piece);
+          written += piece.byteLength;
+        }
+      },
+    });
+  } finally {
+    closeSync(fd);
+  }
+  const tail = collector.result();
+  let fullOutputPath: string | undefined;
+  if (tail.truncated) fullOutputPath = path.posix.join(outputRel.split(path.sep).join("/"), fileName);
+  else unlinkSync(fullPath);
+  const observation = formatObservation({
+    tail,
+    exitCode: result.exitCode,
+    signal: result.signal,
+    timedOut: result.timedOut,
+    timeoutMs: Math.round(timeout * 1000),
+    fullOutputPath,
+    fullOutputComplete: written === tail.totalBytes,
+  });
+  return {
+    observation,
+    exitCode: result.exitCode,
+    signal: result.signal,
+    timedOut: result.timedOut,
+    durationMs: result.durationMs,
+    truncated: tail.truncated,
+    tail,
+    fullOutputPath,
+    sandbox: result.sandbox,
+    isolates: result.isolates,
+    warnings: result.warnings,
+  };
+}
+
+/** Resolves a workspace-relative path lexically and refuses escapes (the sandbox re-checks by real path). */
+function confined(root: string, rel: string, what: string): string {
+  if (path.isAbsolute(rel) || rel.includes("\0")) throw new InvalidPathError(rel, `${what} must be relative to the workspace`);
+  const full = path.resolve(root, rel);
+  const back = path.relative(root, full);
+  if (back.startsWith("..") || path.isAbsolute(back)) throw new InvalidPathError(rel, `${what} escapes the workspace`);
+  return full;
+}

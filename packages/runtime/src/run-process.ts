@@ -1,0 +1,158 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import type { Writable } from "node:stream";
+import { TailBuffer } from "./tail-buffer.js";
+
+export type OutputStream = "stdout" | "stderr";
+
+/** What one spawn of a process needs; the sandboxes build this from a RunRequest. */
+export interface SpawnSpec {
+  file: string;
+  args: readonly string[];
+  cwd: string;
+  env: Record<string, string>;
+  timeoutMs: number;
+  /** Bytes of each stream kept (the tail); the rest is counted and dropped. */
+  maxStdoutBytes: number;
+  maxStderrBytes: number;
+  /** Total bytes (both streams) after which the process group is killed. */
+  maxOutputBytes: number;
+  /** Sees every chunk in arrival order, before any cap applies. */
+  onOutput?: (stream: OutputStream, chunk: Buffer) => void;
+  signal?: AbortSignal;
+}
+
+export interface ProcessOutcome {
+  stdout: TailBuffer;
+  stderr: TailBuffer;
+  /** Null when the process was ended by a signal. */
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  outputLimitExceeded: boolean;
+  aborted: boolean;
+  durationMs: number;
+  pid: number | undefined;
+}
+
+/**
+ * Spawns a process in its own process group and always reaps the whole group: on timeout, on the output
+ * limit, on abort, and after a normal exit (background children left behind are killed too, so a run can
+ * never leak processes or hold its pipes open).
+ */
+export function runProcess(spec: SpawnSpec, waiting?: WaitingProcess): Promise<ProcessOutcome> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const stdout = new TailBuffer(spec.maxStdoutBytes);
+    const stderr = new TailBuffer(spec.maxStderrBytes);
+    let timedOut = false;
+    let outputLimitExceeded = false;
+    let aborted = false;
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+
+    const child =
+      waiting?.child ??
+      spawn(spec.file, [...spec.args], {
+        cwd: spec.cwd,
+        env: spec.env,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+    if (!child.stdout || !child.stderr) throw new Error("child process without output pipes");
+
+    const killGroup = () => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    };
+
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, spec.timeoutMs);
+    const onAbort = () => {
+      aborted = true;
+      killGroup();
+    };
+    spec.signal?.addEventListener("abort", onAbort, { once: true });
+    if (spec.signal?.aborted) onAbort();
+
+    const take = (stream: OutputStream, buffer: TailBuffer) => (chunk: Buffer) => {
+      if (outputLimitExceeded) return;
+      const before = stdout.total + stderr.total;
+      const room = spec.maxOutputBytes - before;
+      const piece = chunk.byteLength > room ? chunk.subarray(0, Math.max(0, room)) : chunk;
+      if (piece.byteLength > 0) {
+        buffer.write(piece);
+        spec.onOutput?.(stream, piece);
+      }
+      if (piece.byteLength < chunk.byteLength) {
+        outputLimitExceeded = true;
+        killGroup();
+      }
+    };
+    child.stdout.on("data", take("stdout", stdout));
+    child.stderr.on("data", take("stderr", stderr));
+    if (waiting) {
+      // A pre-started launcher: hand it the real argv; it execs it (see startWaiting).
+      child.ref();
+      for (const stream of [child.stdout, child.stderr] as Array<{ ref?: () => void }>) stream.ref?.();
+      waiting.argvPipe.on("error", () => undefined); // the launcher died: its exit is reported below
+      waiting.argvPipe.end(Buffer.from([spec.file, ...spec.args].map((a) => `${a}\0`).join("")));
+    }
+
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      spec.signal?.removeEventListener("abort", onAbort);
+      reject(error);
+    });
+    child.once("exit", (code, signal) => {
+      exit = { code, signal };
+      killGroup();
+    });
+    child.once("close", (code, signal) => {
+      clearTimeout(timer);
+      spec.signal?.removeEventListener("abort", onAbort);
+      const final = exit ?? { code, signal };
+      resolve({
+        stdout,
+        stderr,
+        exitCode: final.code,
+        signal: final.signal,
+        timedOut,
+        outputLimitExceeded,
+        aborted,
+        durationMs: performance.now() - started,
+        pid: child.pid,
+      });
+    });
+  });
+}
+
+/** A launcher already running (and already inside its cgroup) that waits for its argv on fd 3. */
+export interface WaitingProcess {
+  child: ChildProcess;
+  argvPipe: Writable;
+}
+
+/**
+ * Starts `bash` now, lets it join `procsFile`'s cgroup (when given), then makes it wait for a NUL-separated argv on
+ * fd 3 and exec it. Joining a cgroup can take several milliseconds on a busy host (an RCU grace period); doing it
+ * ahead of time takes that off the path of the next run. The process is unref'd so an unused one never keeps Node
+ * alive; if Node exits, the launcher reads EOF and exits without running anything.
+ */
+export function startWaiting(procsFile: string | undefined, cwd: string, env: Record<string, string>): WaitingProcess {
+  const script = '[ -z "$0" ] || echo $$ > "$0" || exit 126; mapfile -d "" -t argv <&3; exec 3<&-; [ "${#argv[@]}" -gt 0 ] || exit 125; exec "${argv[@]}"';
+  const child = spawn("/bin/bash", ["-c", script, procsFile ?? ""], { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe", "pipe"] });
+  child.on("error", () => undefined); // reported by the run that uses it (or nobody, if unused)
+  child.unref();
+  const argvPipe = child.stdio[3] as Writable;
+  for (const stream of [child.stdout, child.stderr, argvPipe] as Array<{ unref?: () => void } | null>) stream?.unref?.();
+  return { child, argvPipe };
+}
+
+export function isWaiting(w: WaitingProcess): boolean {
+  return w.child.exitCode === null && w.child.signalCode === null && w.child.pid !== undefined;
+}

@@ -1,0 +1,208 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawnSync, execFileSync } from "node:child_process";
+import { createServer, type Server } from "node:net";
+import { readFile, writeFile, mkdir } from "node:fs/promises";
+import path from "node:path";
+import { createSandbox, BubblewrapSandbox, ProcessSandbox, SandboxUnavailableError, PROCESS_SANDBOX_WARNING, type Sandbox } from "./sandbox.js";
+import { tempDir, haveBubblewrap } from "./__fixtures__/helpers.js";
+
+const hasBwrap = haveBubblewrap();
+let ws: { dir: string; cleanup: () => Promise<void> };
+let outside: { dir: string; cleanup: () => Promise<void> };
+let server: Server;
+let port = 0;
+let connections = 0;
+
+beforeAll(async () => {
+  ws = await tempDir();
+  outside = await tempDir();
+  server = createServer((socket) => {
+    connections++;
+    socket.end("hello from host\n");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  port = typeof address === "object" && address ? address.port : 0;
+});
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  await ws.cleanup();
+  await outside.cleanup();
+});
+
+const bash = (script: string) => ["/bin/bash", "-c", script];
+
+function processAlive(marker: string): boolean {
+  const out = spawnSync("ps", ["-eo", "args"], { encoding: "utf8" }).stdout;
+  return out.split("\n").some((line) => line.includes(marker) && !line.includes("ps -eo"));
+}
+
+describe("sandbox selection", () => {
+  it("creates bubblewrap by default when installed and refuses a missing bwrap", () => {
+    if (hasBwrap) expect(createSandbox({ writableDir: ws.dir }).kind).toBe("bubblewrap");
+    expect(() => createSandbox({ kind: "bubblewrap", writableDir: ws.dir, bwrapPath: "/nonexistent/bwrap" })).toThrow(SandboxUnavailableError);
+    const p = createSandbox({ kind: "process", writableDir: ws.dir });
+    expect(p).toBeInstanceOf(ProcessSandbox);
+    expect(p.isolates).toBe(false);
+  });
+
+  it("rejects a cwd outside the writable dir and a bad timeout", async () => {
+    const sb = createSandbox({ kind: "process", writableDir: ws.dir });
+    await expect(sb.run({ command: ["true"], cwd: outside.dir })).rejects.toThrow(/working directory must be inside/);
+    await expect(sb.run({ command: ["true"], timeoutMs: 0 })).rejects.toThrow(/timeout/);
+    await expect(sb.run({ command: ["true"], timeoutMs: 601_000 })).rejects.toThrow(/timeout/);
+    await expect(sb.run({ command: [] })).rejects.toThrow(/empty command/);
+  });
+});
+
+// Behaviour both backends share: limits, environment, process-group cleanup.
+const backends: Array<[string, () => Sandbox]> = [["process", () => createSandbox({ kind: "process", writableDir: ws.dir, maxProcesses: 64 })]];
+if (hasBwrap) backends.push(["bubblewrap", () => createSandbox({ kind: "bubblewrap", writableDir: ws.dir, maxProcesses: 64 })]);
+
+describe.each(backends)("%s backend", (kind, make) => {
+  it("reports exit code, signal, duration and streams", async () => {
+    const r = await make().run({ command: bash("echo out; echo err >&2; exit 3") });
+    expect(r).toMatchObject({ stdout: "out\n", stderr: "err\n", exitCode: 3, signal: null, timedOut: false, sandbox: kind });
+    expect(r.isolates).toBe(kind === "bubblewrap");
+    expect(r.warnings.includes(PROCESS_SANDBOX_WARNING)).toBe(kind === "process");
+    expect(r.durationMs).toBeGreaterThan(0);
+    const killed = await make().run({ command: bash("kill -9 $$") });
+    // bubblewrap relays a signal death as 128+N (like a shell); the signal is still named.
+    expect(killed).toMatchObject({ exitCode: kind === "process" ? null : 137, signal: "SIGKILL" });
+  });
+
+  it("scrubs the environment to the allow-list plus the caller's variables", async () => {
+    process.env.SKILLPORT_TEST_SECRET = "hunter2";
+    try {
+      const r = await make().run({ command: ["/usr/bin/env"], env: { GIVEN: "yes" } });
+      const keys = r.stdout.trim().split("\n").map((l) => l.split("=")[0]).sort();
+      expect(r.stdout).not.toContain("hunter2");
+      expect(keys.filter((k) => !["PWD", "SHLVL", "_", "OLDPWD"].includes(k!))).toEqual(["GIVEN", "HOME", "LANG", "PATH", "TMPDIR"]);
+      expect(r.stdout).toContain(`HOME=${ws.dir}\n`);
+    } finally {
+      delete process.env.SKILLPORT_TEST_SECRET;
+    }
+  });
+
+  it("timeout kills the whole process group, grandchildren included", async () => {
+    const marker = `sleep 873.${kind === "process" ? 1 : 2}${process.pid}`;
+    const r = await make().run({ command: bash(`(${marker}; echo never) & ${marker}; echo never`), timeoutMs: 500 });
+    expect(r.timedOut).toBe(true);
+    expect(r.stdout).toBe("");
+    expect(r.exitCode).toBe(null);
+    expect(processAlive(marker)).toBe(false);
+  });
+
+  it("kills background children left behind after a normal exit", async () => {
+    const marker = `sleep 874.${kind === "process" ? 1 : 2}${process.pid}`;
+    const r = await make().run({ command: bash(`${marker} >/dev/null 2>&1 & echo started`) });
+    expect(r).toMatchObject({ stdout: "started\n", exitCode: 0 });
+    expect(processAlive(marker)).toBe(false);
+  });
+
+  it("caps output: keeps the tail, counts the rest, kills at the hard limit", async () => {
+    const r = await make().run({
+      command: bash("yes | head -c 1G"),
+      maxStdoutBytes: 1000,
+      maxOutputBytes: 8 * 1024 * 1024,
+    });
+    expect(r.outputLimitExceeded).toBe(true);
+    expect(r.stdoutBytes).toBe(8 * 1024 * 1024);
+    expect(r.stdout.length).toBe(1000);
+    expect(r.stdout).toMatch(/^(y\n|\ny)+$/);
+    expect(r.stdoutTruncated).toBe(true);
+    const small = await make().run({ command: bash("printf 'a%.0s' $(seq 1 5000)"), maxStdoutBytes: 100 });
+    expect(small).toMatchObject({ stdoutBytes: 5000, stdoutTruncated: true, outputLimitExceeded: false, exitCode: 0 });
+    expect(small.stdout).toBe("a".repeat(100));
+  });
+
+  it("a fork bomb fails cleanly under the process limit", async () => {
+    const sb = kind === "process" ? createSandbox({ kind: "process", writableDir: ws.dir, maxProcesses: 16 }) : createSandbox({ kind: "bubblewrap", writableDir: ws.dir, maxProcesses: 16 });
+    const probe = await sb.run({ command: ["true"] });
+    if (probe.pidLimit === "none") {
+      expect(probe.warnings.join(" ")).toMatch(/no process-count limit/);
+      return;
+    }
+    const marker = `bomb_${kind}_${process.pid}`;
+    const bomb = await sb.run({ command: bash(`${marker}(){ ${marker}|${marker}& }; ${marker}; sleep 1; echo survived`), timeoutMs: 3_000, maxStderrBytes: 4096 });
+    // The limit bites (fork fails) and the run ends: it finishes or is killed at the timeout, nothing survives.
+    expect(bomb.stderr).toMatch(/fork: (retry: )?Resource temporarily unavailable/);
+    expect(bomb.timedOut || bomb.exitCode === 0).toBe(true);
+    expect(processAlive(marker)).toBe(false);
+    expect((await sb.run({ command: ["true"] })).exitCode).toBe(0);
+  });
+});
+
+describe.runIf(hasBwrap)("bubblewrap isolation", () => {
+  const sandbox = () => createSandbox({ kind: "bubblewrap", writableDir: ws.dir }) as BubblewrapSandbox;
+
+  it("cannot read /etc/shadow or the host home", async () => {
+    const r = await sandbox().run({ command: bash("cat /etc/shadow; ls /root; ls /home") });
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("/etc/shadow: No such file or directory");
+    expect(r.exitCode).not.toBe(0);
+  });
+
+  it("writes only inside the writable directory", async () => {
+    const target = path.join(outside.dir, "escaped.txt");
+    const r = await sandbox().run({
+      command: bash(`echo inside > ok.txt; echo x > ${target}; echo x > /usr/escaped.txt; echo tmp > /tmp/t && cat /tmp/t`),
+    });
+    expect(r.stdout).toBe("tmp\n");
+    expect(await readFile(path.join(ws.dir, "ok.txt"), "utf8")).toBe("inside\n");
+    await expect(readFile(target)).rejects.toThrow();
+    expect(r.stderr).toMatch(/Read-only file system|No such file or directory/);
+  });
+
+  it("holds no capabilities: cannot remount the read-only system writable", async () => {
+    const marker = `/usr/skillport-escape-${process.pid}`;
+    const r = await sandbox().run({ command: bash(`grep CapEff /proc/self/status; mount -o remount,rw,bind /usr; touch ${marker}; mount -t tmpfs x ${ws.dir}`) });
+    expect(r.stdout).toBe("CapEff:\t0000000000000000\n");
+    expect(r.stderr).toMatch(/permission denied/i);
+    expect(r.stderr).toMatch(/Read-only file system/);
+    expect(spawnSync("test", ["-e", marker]).status).toBe(1);
+  });
+
+  it("has no network unless allowed", async () => {
+    const script = `exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3`;
+    const before = connections;
+    const denied = await sandbox().run({ command: bash(script), timeoutMs: 10_000 });
+    expect(denied.exitCode).not.toBe(0);
+    expect(denied.stdout).toBe("");
+    expect(connections).toBe(before);
+    const allowed = await createSandbox({ kind: "bubblewrap", writableDir: ws.dir, network: true }).run({ command: bash(script), timeoutMs: 10_000 });
+    expect(allowed.stdout).toBe("hello from host\n");
+  });
+
+  it("runs in its own PID namespace with a private /tmp", async () => {
+    await writeFile("/tmp/skillport-host-marker", "host");
+    const r = await sandbox().run({ command: bash("echo $$; ls /proc | grep -c '^[0-9]'; test -e /tmp/skillport-host-marker && echo leaked") });
+    const [pid, count] = r.stdout.trim().split("\n");
+    expect(Number(pid)).toBeLessThan(10);
+    expect(Number(count)).toBeLessThan(10);
+    expect(r.stdout).not.toContain("leaked");
+  });
+
+  it("keeps one launcher ready between runs and stops it on close", async () => {
+    const sb = sandbox();
+    const launchers = () =>
+      spawnSync("ps", ["-eo", "ppid=,args="], { encoding: "utf8" }).stdout.split("\n").filter((l) => l.trim().startsWith(`${process.pid} `) && l.includes("mapfile"));
+    // Other sandboxes of this file keep their own idle launchers: count relative to them.
+    const before = launchers().length;
+    expect((await sb.run({ command: ["echo", "one"] })).stdout).toBe("one\n");
+    expect((await sb.run({ command: ["echo", "two"] })).stdout).toBe("two\n");
+    await sb.close();
+    // Killed launchers take a moment to be reaped; poll without a timing assertion.
+    for (let i = 0; i < 100 && launchers().length > before; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(launchers().length).toBe(before);
+    expect((await sb.run({ command: ["echo", "three"] })).stdout).toBe("three\n");
+    await sb.close();
+  });
+
+  it("passes paths verbatim as arguments (no shell involved)", async () => {
+    await mkdir(path.join(ws.dir, "sub dir"), { recursive: true });
+    const r = await sandbox().run({ command: ["/bin/pwd"], cwd: path.join(ws.dir, "sub dir") });
+    expect(r.stdout).toBe(`${path.join(ws.dir, "sub dir")}\n`);
+    expect(execFileSync("true").length).toBe(0);
+  });
+});

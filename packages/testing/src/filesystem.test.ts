@@ -1,0 +1,157 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { lstat, mkdtemp, readdir, readFile, realpath, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import {
+  AgentSkillsError,
+  RESOURCE_KINDS,
+  ResourceNotFoundError,
+  SkillNotFoundError,
+  parseSkillMd,
+  requireSafeSkillId,
+  resourceKindPath,
+  type Frontmatter,
+  type ResourceListing,
+  type SkillFile,
+  type SkillProvider,
+} from "@skillport/core";
+import { isInside, resolveConfined } from "@skillport/core/node";
+import { runConformance, writeConformanceFixture } from "./index.js";
+
+/**
+ * A deliberately small filesystem provider, only to exercise the kit's filesystem cases on a real disk.
+ * `followLinks: true` turns it into the broken variant that serves whatever a link points at.
+ */
+class MiniFsProvider implements SkillProvider {
+  readonly name = "mini-fs";
+  constructor(
+    private readonly root: string,
+    private readonly options: { followLinks?: boolean; maxFileBytes?: number } = {},
+  ) {}
+
+  async discover(): Promise<string[]> {
+    const out: string[] = [];
+    for (const entry of await readdir(this.root, { withFileTypes: true })) {
+      if (entry.isDirectory() && !entry.name.startsWith(".") && (await this.#isFile(path.join(this.root, entry.name, "SKILL.md")))) out.push(entry.name);
+    }
+    return out.sort();
+  }
+  async getMetadata(id: string): Promise<Frontmatter> {
+    return (await this.#parsed(id)).frontmatter ?? {};
+  }
+  async getBody(id: string): Promise<string> {
+    return (await this.#parsed(id)).body;
+  }
+  getReference(id: string, name: string) {
+    return this.#read(id, resourceKindPath(id, "references", name));
+  }
+  getScript(id: string, name: string) {
+    return this.#read(id, resourceKindPath(id, "scripts", name));
+  }
+  getAsset(id: string, name: string) {
+    return this.#read(id, resourceKindPath(id, "assets", name));
+  }
+  async listResources(id: string): Promise<ResourceListing> {
+    const dir = await this.#skillDir(id);
+    const listing: ResourceListing = { references: [], scripts: [], assets: [] };
+    for (const kind of RESOURCE_KINDS) {
+      const entries = await readdir(path.join(dir, kind), { withFileTypes: true }).catch(() => []);
+      for (const e of entries) if (e.isFile() && !e.name.startsWith(".")) listing[kind].push(e.name);
+      listing[kind].sort();
+    }
+    return listing;
+  }
+  async listFiles(id: string): Promise<SkillFile[]> {
+    const dir = await this.#skillDir(id);
+    const files: SkillFile[] = [];
+    const walk = async (rel: string): Promise<void> => {
+      for (const e of await readdir(path.join(dir, rel), { withFileTypes: true })) {
+        const child = rel === "" ? e.name : `${rel}/${e.name}`;
+        if (e.isSymbolicLink() && !this.options.followLinks) throw new AgentSkillsError(`skill ${id}: ${child} is a link`);
+        const st = await (this.options.followLinks ? import("node:fs/promises").then((m) => m.stat(path.join(dir, child))) : lstat(path.join(dir, child)));
+        if (st.isDirectory()) await walk(child);
+        else files.push({ path: child, size: st.size });
+      }
+    };
+    await walk("");
+    return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+  async readFile(id: string, rel: string): Promise<Uint8Array> {
+    return this.#read(id, rel);
+  }
+
+  async #skillDir(id: string): Promise<string> {
+    const dir = path.join(this.root, requireSafeSkillId(id));
+    if (!(await this.#isFile(path.join(dir, "SKILL.md")))) throw new SkillNotFoundError(id);
+    return dir;
+  }
+  async #parsed(id: string) {
+    const bytes = await this.#read(id, "SKILL.md").catch((e: unknown) => {
+      throw e instanceof ResourceNotFoundError ? new SkillNotFoundError(id) : e;
+    });
+    return parseSkillMd(bytes);
+  }
+  async #read(id: string, rel: string): Promise<Uint8Array> {
+    const dir = await this.#skillDir(id);
+    let file: string;
+    if (this.options.followLinks) file = path.join(dir, rel);
+    else {
+      try {
+        file = await resolveConfined(dir, rel, { skillId: id });
+      } catch (e) {
+        throw e instanceof ResourceNotFoundError ? e : new ResourceNotFoundError(id, rel, undefined, { cause: e });
+      }
+      if (!isInside(await realpath(dir), file)) throw new ResourceNotFoundError(id, rel);
+    }
+    const st = await lstat(file).catch(() => undefined);
+    if (!st || !(this.options.followLinks || st.isFile())) throw new ResourceNotFoundError(id, rel);
+    if (st.size > (this.options.maxFileBytes ?? Infinity)) throw new AgentSkillsError(`skill ${id}: ${rel} is too large`);
+    return new Uint8Array(await readFile(file));
+  }
+  async #isFile(p: string): Promise<boolean> {
+    return (await lstat(p).catch(() => undefined))?.isFile() ?? false;
+  }
+}
+
+let root: string;
+beforeAll(async () => {
+  root = await mkdtemp(path.join(os.tmpdir(), "skillport-kit-fs-"));
+  await writeConformanceFixture(root);
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+describe("the kit on a real filesystem", () => {
+  it("writes the exact fixture files", async () => {
+    const skill = path.join(root, "conformance-skill");
+    expect(await readFile(path.join(skill, "references", "notes.md"), "utf8")).toBe("# Notes\n\nA reference document.\n");
+    expect(await readFile(path.join(skill, "scripts", "run.sh"), "utf8")).toBe("#!/bin/sh\necho conformance\n");
+    expect(await readFile(path.join(skill, "assets", "diagram.svg"), "utf8")).toBe("<svg></svg>\n");
+    expect((await readdir(root)).sort()).toEqual(["conformance-skill", "other"]);
+  });
+
+  it("a confined filesystem provider passes every case, symlink cases included", async () => {
+    const report = await runConformance(() => new MiniFsProvider(root), {
+      filesystem: { root },
+      contentLimit: { makeProvider: () => new MiniFsProvider(root, { maxFileBytes: 4 }) },
+    });
+    expect(report.failed).toEqual([]);
+    expect(report.passed).toHaveLength(48 + 4 + 7 + 3 + 3);
+  });
+
+  it("a provider that follows links out of the skill fails the symlink and readFile confinement cases", async () => {
+    const report = await runConformance(() => new MiniFsProvider(root, { followLinks: true }), { filesystem: { root } });
+    expect(report.failed.map((f) => f.id).sort()).toEqual(
+      [
+        "confine.read-file.provider-root",
+        "confine.read-file.sibling",
+        "fs.symlink.dir-to-sibling",
+        "fs.symlink.file-outside-root",
+        "fs.symlink.file-to-sibling",
+      ].sort(),
+    );
+    // the links are gone again: the fixture is left as it was
+    expect((await readdir(path.join(root, "conformance-skill", "references"))).sort()).toEqual(["notes.md"]);
+  });
+});
