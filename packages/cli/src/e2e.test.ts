@@ -17,7 +17,7 @@ describe.runIf(existsSync(bin))("the built skillport binary", () => {
   it("prints help listing every command, exit 0", () => {
     const run = skillport(["--help"]);
     expect(run.code).toBe(0);
-    for (const command of ["validate", "list", "show", "prompt", "search", "init"]) expect(run.stdout).toContain(command);
+    for (const command of ["validate", "list", "show", "prompt", "search", "init", "pack", "inspect", "unpack", "export", "import", "deploy", "exec", "plugin", "demo"]) expect(run.stdout).toContain(command);
   });
 
   it("validates the bundled examples under the lenient profile", () => {
@@ -32,6 +32,18 @@ describe.runIf(existsSync(bin))("the built skillport binary", () => {
     const run = skillport(["validate", "examples/skills/weather-brief"]);
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/weather-brief\/SKILL\.md:\d+:1 {2}error {2}field-unexpected/);
+  });
+
+  it("runs the main job (npm start) end to end on the bundled examples", () => {
+    const run = skillport(["demo"]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("5 skills checked: 0 errors");
+    expect(run.stdout).toContain('<available_skills>');
+    expect(run.stdout).toMatch(/versionId [0-9a-f]{24}/);
+    expect(run.stdout).toMatch(/entrypoint [0-9a-f]{24}: ran — entrypoint: 3 skills ready/);
+    expect(run.stdout).toMatch(/word-stats +projects\/[0-9a-f]{24}\/skills\/word-stats\/SKILL\.md/);
+    expect(run.stdout).toMatch(/lines \d+\n +words \d+/);
   });
 
   it("exits 2 on a usage error with a one-line message and no stack trace", () => {

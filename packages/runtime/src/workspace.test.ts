@@ -233,6 +233,7 @@ describe("scanSkills", () => {
   it("qualifies a name shipped by two versions with its versionId", async () => {
     const ws = new Workspace(await tmp());
     const r = await ws.deploy([await pkg("one"), await pkg("two")]);
+    await r.initialization; // settle before the temp dir is removed
     const ids = (await ws.scanSkills()).skills.map((s) => s.id);
     expect(ids).toEqual(r.versions.map((v) => `demo@${v.versionId}`).sort());
   });
@@ -242,6 +243,7 @@ describe("exec in a workspace", () => {
   it("runs a deployed skill script and returns the observation", async () => {
     const ws = new Workspace(await tmp());
     const r = await ws.deploy([await pkg("exec")]);
+    await r.initialization;
     const v = r.versions[0]!.versionId;
     const out = await ws.exec("bash skills/demo/scripts/run.sh; echo fail >&2; exit 2", { cwd: `projects/${v}` });
     expect(out.observation).toBe("demo ran\nfail\n\nCommand exited with code 2");

@@ -6,7 +6,6 @@ import { formatBytes, resolveLimits, type PackageLimits } from "../limits.js";
 import { comparePaths } from "../paths.js";
 import type { ExcludedEntry } from "../walk.js";
 import { checkListing, wrapperPrefix, type CheckedEntry } from "./entries.js";
-import { readTar } from "./tar.js";
 import { listZip, readZipEntry } from "./zip.js";
 
 export type ArchiveFormat = "zip" | "tar" | "tar.gz";
@@ -77,6 +76,8 @@ export async function readArchive(input: string | Uint8Array, options: ReadArchi
       zip.close();
     }
   } else {
+    // Loaded on demand: the tar parser's module graph is the largest of the archive readers.
+    const { readTar } = await import("./tar.js");
     const entries = await readTar(bytes, format === "tar.gz", limits);
     ({ entries: checked, dropped } = checkListing(entries.map((e) => e.raw), limits));
     const byRaw = new Map(entries.map((e) => [e.raw, e.bytes]));
