@@ -141,6 +141,14 @@ describe("SkillRegistry", () => {
       { added: ["b"], removed: [], updated: [] },
       { added: [], removed: [], updated: ["a"] },
     ]);
+    // Same metadata, new body: the provider reported "a", so the registry reports it too.
+    await provider.save([new Skill({ frontmatter: { name: "a", description: "Updated." }, body: "\nA new body.\n" })], { force: true });
+    await registry.refresh();
+    expect(changes[2]).toEqual({ added: [], removed: [], updated: ["a"] });
+    expect(await registry.get("a").getBody()).toBe("\nA new body.\n");
+    // An explicit refresh with nothing reported and nothing changed emits nothing.
+    await registry.refresh();
+    expect(changes).toHaveLength(3);
     registry.close();
     await provider.delete("b");
     await registry.refresh(); // explicit refresh still works after close

@@ -57,7 +57,10 @@ export interface RegistrationReport {
 export interface RegistryChange {
   added: string[];
   removed: string[];
-  /** Ids whose winning skill or metadata changed. */
+  /**
+   * Ids whose winning skill or metadata changed, or whose provider reported a change through `watch` (a body or a
+   * resource may have changed without the metadata changing).
+   */
   updated: string[];
 }
 
@@ -121,6 +124,8 @@ export class SkillRegistry {
   #index: { snapshot: Snapshot; index: SkillSearchIndex } | undefined;
   #running: Promise<void> | undefined;
   #queued: Promise<void> | undefined;
+  /** Qualified ids providers reported changed since the last refresh started. */
+  #reported = new Set<string>();
   readonly #listeners = new Map<keyof SkillRegistryEvents, Set<Listener<never>>>();
 
   constructor(options: SkillRegistryOptions = {}) {
@@ -315,7 +320,10 @@ export class SkillRegistry {
   #watch(source: Source): void {
     if (source.unwatch || !source.provider.watch) return;
     source.unwatch = source.provider.watch((ids) => {
-      for (const id of ids) source.provider.invalidate?.(id);
+      for (const id of ids) {
+        source.provider.invalidate?.(id);
+        this.#reported.add(`${source.name}:${id}`);
+      }
       this.refresh().catch((error: unknown) => this.#emit("error", error));
     });
   }
@@ -323,11 +331,14 @@ export class SkillRegistry {
   async #doRefresh(): Promise<void> {
     const previous = this.#snapshot;
     const sources = this.#sources;
+    // Taken now: a report arriving while this pass runs belongs to the follow-up pass it triggers.
+    const reported = this.#reported;
+    this.#reported = new Set();
     const perSource = new Map<string, Loaded>();
     for (const source of sources) perSource.set(source.name, await this.#loadSource(source, previous.perSource.get(source.name)));
     const next = buildSnapshot(sources, perSource);
     this.#snapshot = next;
-    const change = diff(previous, next);
+    const change = diff(previous, next, reported);
     const known = new Set(previous.shadowed.map((s) => s.shadowed));
     for (const shadowing of next.shadowed) if (!known.has(shadowing.shadowed)) this.#emit("shadow", shadowing);
     const knownFailures = new Set(previous.failures.map(failureKey));
@@ -434,13 +445,16 @@ function buildSnapshot(sources: readonly Source[], perSource: Map<string, Loaded
   return { byId, byQualified, shadowed, failures, perSource };
 }
 
-function diff(previous: Snapshot, next: Snapshot): RegistryChange {
+/** What changed between two snapshots; `reported` holds qualified ids a provider said changed (content may differ). */
+function diff(previous: Snapshot, next: Snapshot, reported: ReadonlySet<string>): RegistryChange {
   const added: string[] = [];
   const updated: string[] = [];
   for (const [id, entry] of next.byId) {
     const before = previous.byId.get(id);
     if (!before) added.push(id);
-    else if (before.qualifiedId !== entry.qualifiedId || !sameJson(before.getMetadata(), entry.getMetadata())) updated.push(id);
+    else if (before.qualifiedId !== entry.qualifiedId || reported.has(entry.qualifiedId) || !sameJson(before.getMetadata(), entry.getMetadata())) {
+      updated.push(id);
+    }
   }
   const removed = [...previous.byId.keys()].filter((id) => !next.byId.has(id));
   return { added: added.sort(compare), removed: removed.sort(compare), updated: updated.sort(compare) };

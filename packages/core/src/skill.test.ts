@@ -37,6 +37,25 @@ describe("Skill.builder()", () => {
     expect(skill.resources.get("assets/logo.bin")).toBe(bytes);
   });
 
+  it("takes the chain exactly as the issue writes it", () => {
+    const skill = Skill.builder()
+      .name("pdf-tools")
+      .description("Fill PDF forms. Use when the user asks to fill a PDF.")
+      .skillContent("# PDF tools\n\nSee references/forms.md.\n")
+      .addResource("references/forms.md", "# Forms\n")
+      .putMetadata("license", "MIT")
+      .source("project")
+      .build();
+    expect(skill).toBeInstanceOf(Skill);
+    expect(skill.frontmatter).toEqual({ name: "pdf-tools", description: "Fill PDF forms. Use when the user asks to fill a PDF.", license: "MIT" });
+    expect(skill.body).toBe("# PDF tools\n\nSee references/forms.md.\n");
+    expect([...skill.resources]).toEqual([["references/forms.md", "# Forms\n"]]);
+    expect(skill.source).toBe("project");
+    expect(skill.toSkillMd()).toBe(
+      "---\nname: pdf-tools\ndescription: Fill PDF forms. Use when the user asks to fill a PDF.\nlicense: MIT\n---\n# PDF tools\n\nSee references/forms.md.\n",
+    );
+  });
+
   it("defaults the source to custom", () => {
     expect(Skill.builder().name("a").description("d").build().source).toBe("custom");
   });

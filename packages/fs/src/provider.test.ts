@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { mkdir, readFile, rm, truncate, writeFile } from "node:fs/promises";
 import path from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -26,6 +27,16 @@ afterEach(async () => {
 });
 
 const bytes = (...values: number[]) => new Uint8Array(values);
+
+/** Bytes this process has read so far (Linux `rchar`), or NaN where /proc is not available. */
+function bytesReadByProcess(): number {
+  try {
+    const match = /^rchar:\s*(\d+)$/m.exec(readFileSync("/proc/self/io", "utf8"));
+    return match ? Number(match[1]) : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
 
 function hasBinary(name: string): boolean {
   try {
@@ -125,6 +136,22 @@ describe("metadata and body", () => {
     const error = await provider.getBody("big").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SkillValidationError);
     expect((error as SkillValidationError).diagnostics.map((d) => [d.code, d.file])).toEqual([["encoding-invalid", "big/SKILL.md"]]);
+  });
+
+  it("getMetadata never reads a 5 MB body: bytes read stay far below it, while getBody reads it all", async () => {
+    const head = Buffer.from(skillMd("huge-body", "Huge body.", ""));
+    // Invalid UTF-8 right after the frontmatter: decoding any of it would fail the call, not just cost time.
+    await writeTree(root, { "huge-body/SKILL.md": Buffer.concat([head, Buffer.alloc(5 * 1024 * 1024, 0xff)]) });
+    const provider = new LocalFileSystemSkillProvider(root); // default options: 8 KiB first chunk
+    const before = bytesReadByProcess();
+    expect(await provider.getMetadata("huge-body")).toEqual({ name: "huge-body", description: "Huge body." });
+    const metadataBytes = bytesReadByProcess() - before;
+    const error = await provider.getBody("huge-body").catch((e: unknown) => e);
+    const bodyBytes = bytesReadByProcess() - before - metadataBytes;
+    expect(error).toBeInstanceOf(SkillValidationError);
+    if (Number.isNaN(before)) return; // no /proc (not Linux): the invalid-UTF-8 body above still proves it was not decoded
+    expect(bodyBytes).toBeGreaterThan(5 * 1024 * 1024); // the counter works: the whole file is read when asked for
+    expect(metadataBytes).toBeLessThan(256 * 1024);
   });
 
   it("reads on past the first chunk while the frontmatter is open, across split UTF-8 characters", async () => {
@@ -272,6 +299,21 @@ describe("size limits (checked with stat before reading)", () => {
         expect((error as Error).message).toBe(`skill "a": "assets/f.bin" is larger than the ${max}-byte limit (maxFileBytes)`);
       }
     }
+  });
+
+  it("maxFileBytes defaults to 10 MiB: a file of exactly 10 MiB is served, one byte more is refused", async () => {
+    const tenMiB = 10 * 1024 * 1024;
+    await writeTree(root, { "a/SKILL.md": skillMd("a"), "a/assets/at.bin": "", "a/assets/over.bin": "", "big/SKILL.md": skillMd("big") });
+    // Sparse files: the sizes are real, writing them costs nothing.
+    await truncate(path.join(root, "a", "assets", "at.bin"), tenMiB);
+    await truncate(path.join(root, "a", "assets", "over.bin"), tenMiB + 1);
+    await truncate(path.join(root, "big", "SKILL.md"), tenMiB + 1);
+    const provider = new LocalFileSystemSkillProvider(root);
+    expect(provider.maxFileBytes).toBe(tenMiB);
+    expect((await provider.getAsset("a", "at.bin")).byteLength).toBe(tenMiB);
+    await expect(provider.getAsset("a", "over.bin")).rejects.toBeInstanceOf(ResourceTooLargeError);
+    await expect(provider.readFile("a", "assets/over.bin")).rejects.toBeInstanceOf(ResourceTooLargeError);
+    await expect(provider.getMetadata("big")).rejects.toBeInstanceOf(SkillFileTooLargeError);
   });
 
   it("an oversized SKILL.md is a SkillNotFoundError with the LIMIT_EXCEEDED code; exactly at the limit passes", async () => {

@@ -53,6 +53,11 @@ export interface LocalFileSystemProviderOptions {
    * unchanged skills cost no read and no parse on the next start. Written only by `saveMetadataIndex()`. Default none.
    */
   metadataIndex?: string;
+  /**
+   * Defaults for `watch()` (debounce, depth, onReady, onError). Callers that subscribe without options, such as a
+   * SkillRegistry, get these. Default: watch's own defaults.
+   */
+  watch?: WatchOptions;
 }
 
 interface CachedText {
@@ -77,6 +82,7 @@ export class LocalFileSystemSkillProvider implements SkillProvider {
   readonly #heads = new Map<string, Promise<CachedText>>();
   readonly #texts = new Map<string, Promise<CachedText>>();
   readonly #indexFile: string | undefined;
+  readonly #watchDefaults: WatchOptions;
   #index: Promise<MetadataIndex> | undefined;
   /** Bumped by invalidate: a read that started before must not cache what it read. */
   #generation = 0;
@@ -89,6 +95,7 @@ export class LocalFileSystemSkillProvider implements SkillProvider {
       maxDepth: checkCount("maxListDepth", options.maxListDepth ?? DEFAULT_MAX_LIST_DEPTH, 0),
     };
     this.#parseLimits = options.parseLimits;
+    this.#watchDefaults = { ...options.watch };
     this.#indexFile = options.metadataIndex === undefined ? undefined : path.resolve(options.metadataIndex);
     let isDirectory: boolean;
     try {
@@ -217,7 +224,7 @@ export class LocalFileSystemSkillProvider implements SkillProvider {
 
   /**
    * Watches the root; on changes, drops the affected skills from the cache and then reports their ids (debounced).
-   * Returns a function that stops watching.
+   * `options` add to the provider's `watch` defaults. Returns a function that stops watching.
    */
   watch(onChange: (ids: string[]) => void, options: WatchOptions = {}): () => void {
     return watchSkillRoot(
@@ -226,7 +233,7 @@ export class LocalFileSystemSkillProvider implements SkillProvider {
         for (const id of ids) this.invalidate(id);
         onChange(ids);
       },
-      options,
+      { ...this.#watchDefaults, ...options },
     );
   }
 

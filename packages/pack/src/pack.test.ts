@@ -44,7 +44,12 @@ describe("deterministic archives", () => {
     const a = path.join(dir, "a");
     const b = path.join(dir, "b");
     await makeTree(a, "forward", { mtime: new Date("2001-02-03T04:05:06Z"), fileMode: 0o644, execMode: 0o755 });
-    await makeTree(b, "reverse", { mtime: new Date(), fileMode: 0o600, execMode: 0o700 });
+    const umask = process.umask(0o077); // files and directories created now are private, as under a strict umask
+    try {
+      await makeTree(b, "reverse", { mtime: new Date(), fileMode: 0o600, execMode: 0o700 });
+    } finally {
+      process.umask(umask);
+    }
     const first = await packDirectory(a);
     const second = await packDirectory(b);
     expect(Buffer.from(second.bytes).equals(Buffer.from(first.bytes))).toBe(true);

@@ -47,11 +47,12 @@ export class DeterministicZip {
       throw new Error(`zip entries out of order: ${entry.path} after ${this.#last}`);
     }
     this.#last = entry.path;
+    const compress = this.#level > 0 && !looksIncompressible(entry.bytes);
     this.#zip.addBuffer(Buffer.from(entry.bytes.buffer, entry.bytes.byteOffset, entry.bytes.byteLength), entry.path, {
       mtime: this.#mtime,
       mode: 0o100000 | entry.mode,
-      compress: this.#level > 0,
-      compressionLevel: this.#level,
+      compress,
+      compressionLevel: compress ? this.#level : 0,
       forceDosTimestamp: true,
     });
   }
@@ -62,6 +63,31 @@ export class DeterministicZip {
     await this.#done;
     return Buffer.concat(this.#chunks);
   }
+}
+
+const SAMPLE_BYTES = 4096;
+/** Bits per byte above which deflate cannot win: already-compressed data (PNG, JPEG, fonts, archives) or random. */
+const INCOMPRESSIBLE_ENTROPY = 7.9;
+
+/**
+ * True when a file's bytes look already compressed, judged from the byte entropy of three 4 KiB samples. Such
+ * entries are stored instead of deflated: deflating them costs the most CPU of a pack and gains nothing. Depends
+ * only on the content, so archives stay deterministic; a wrong guess only makes an entry larger, never wrong.
+ */
+export function looksIncompressible(bytes: Uint8Array): boolean {
+  if (bytes.byteLength < 2 * SAMPLE_BYTES) return false;
+  const counts = new Uint32Array(256);
+  const starts = [0, Math.floor((bytes.byteLength - SAMPLE_BYTES) / 2), bytes.byteLength - SAMPLE_BYTES];
+  for (const start of starts) {
+    for (let i = start; i < start + SAMPLE_BYTES; i++) {
+      const byte = bytes[i] ?? 0;
+      counts[byte] = (counts[byte] ?? 0) + 1;
+    }
+  }
+  const total = starts.length * SAMPLE_BYTES;
+  let entropy = 0;
+  for (const count of counts) if (count > 0) entropy -= (count / total) * Math.log2(count / total);
+  return entropy > INCOMPRESSIBLE_ENTROPY;
 }
 
 /** Convenience: a deterministic ZIP of `entries` in any order. */

@@ -67,8 +67,8 @@ describe.each(kinds)("execCommand (%s)", (kind) => {
   const sandbox = () => createSandbox({ kind, writableDir: ws.dir });
 
   it("merges stdout and stderr in arrival order and reports a failing exit code", async () => {
-    const r = await execCommand(sandbox(), "echo one; sleep 0.05; echo two >&2; sleep 0.05; echo three; exit 4");
-    expect(r.observation).toBe("one\ntwo\nthree\n\nCommand exited with code 4");
+    const r = await execCommand(sandbox(), "for i in 1 2 3 4 5; do echo out$i; echo err$i >&2; done; exit 4");
+    expect(r.observation).toBe("out1\nerr1\nout2\nerr2\nout3\nerr3\nout4\nerr4\nout5\nerr5\n\nCommand exited with code 4");
     expect(r).toMatchObject({ exitCode: 4, truncated: false, fullOutputPath: undefined, sandbox: kind });
   });
 

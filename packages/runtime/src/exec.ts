@@ -76,7 +76,8 @@ export async function execCommand(sandbox: Sandbox, command: string, options: Ex
   let result: RunResult;
   try {
     result = await sandbox.run({
-      command: ["/bin/bash", "-c", command],
+      // One pipe for both streams (2>&1 before bash starts): the merged order is exact, not a race of two pipes.
+      command: ["/bin/sh", "-c", 'exec "$@" 2>&1', "sh", "/bin/bash", "-c", command],
       cwd,
       env: options.env,
       timeoutMs: Math.round(timeout * 1000),

@@ -46,6 +46,20 @@ describe("sandbox selection", () => {
     expect(p.isolates).toBe(false);
   });
 
+  it("'auto' without bwrap falls back to 'process' and says so in every result", async () => {
+    const sb = createSandbox({ writableDir: ws.dir, bwrapPath: "/nonexistent/bwrap" });
+    expect(sb.kind).toBe("process");
+    const r = await sb.run({ command: ["true"] });
+    expect(r.warnings).toEqual(["bubblewrap is not installed; fell back to sandbox 'process'", PROCESS_SANDBOX_WARNING]);
+  });
+
+  it("an abort signal kills the run", async () => {
+    const controller = new AbortController();
+    const running = createSandbox({ kind: "process", writableDir: ws.dir }).run({ command: bash("echo started; sleep 30"), signal: controller.signal, onOutput: () => controller.abort() });
+    const r = await running;
+    expect(r).toMatchObject({ aborted: true, timedOut: false, exitCode: null, signal: "SIGKILL", stdout: "started\n" });
+  });
+
   it("rejects a cwd outside the writable dir and a bad timeout", async () => {
     const sb = createSandbox({ kind: "process", writableDir: ws.dir });
     await expect(sb.run({ command: ["true"], cwd: outside.dir })).rejects.toThrow(/working directory must be inside/);

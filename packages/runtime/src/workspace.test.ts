@@ -230,6 +230,19 @@ describe("scanSkills", () => {
     await expect(p.getMetadata("nope")).rejects.toThrow(/skill not found/);
   });
 
+  it("lists a skill with unusable frontmatter under its directory name, and honours maxSkills", async () => {
+    const root = await tmp();
+    const dir = await writePackage(await tmp(), { skills: ["good", "other"], files: { "extras/broken/SKILL.md": "no frontmatter here\n" } });
+    const r = await new Workspace(root).deploy([dir]);
+    await r.initialization;
+    const scan = await new Workspace(root).scanSkills();
+    expect(scan.skills.map((s) => s.id)).toEqual(["broken", "good", "other"]);
+    expect(scan.diagnostics.map((d) => d.code)).toEqual(["frontmatter-missing", "skill-unparsed"]);
+    const limited = await new Workspace(root, { scan: { maxSkills: 2 } }).scanSkills();
+    expect(limited.skills).toHaveLength(2);
+    expect(limited.diagnostics.at(-1)).toMatchObject({ code: "scan-limit", message: "stopped after 2 skills" });
+  });
+
   it("qualifies a name shipped by two versions with its versionId", async () => {
     const ws = new Workspace(await tmp());
     const r = await ws.deploy([await pkg("one"), await pkg("two")]);

@@ -16,17 +16,18 @@ import {
   type SkillProvider,
 } from "@skillport/core";
 import { isInside, resolveConfined } from "@skillport/core/node";
-import { runConformance, writeConformanceFixture } from "./index.js";
+import { CONFINEMENT_SIBLING_CONTENT, runConformance, writeConformanceFixture } from "./index.js";
 
 /**
  * A deliberately small filesystem provider, only to exercise the kit's filesystem cases on a real disk.
- * `followLinks: true` turns it into the broken variant that serves whatever a link points at.
+ * `followLinks: true` turns it into the broken variant that serves whatever a link points at; `confineToRoot: true`
+ * into the Python reference provider's known weakness: reads are confined to the provider ROOT, not to the skill.
  */
 class MiniFsProvider implements SkillProvider {
   readonly name = "mini-fs";
   constructor(
     private readonly root: string,
-    private readonly options: { followLinks?: boolean; maxFileBytes?: number } = {},
+    private readonly options: { followLinks?: boolean; confineToRoot?: boolean; maxFileBytes?: number } = {},
   ) {}
 
   async discover(): Promise<string[]> {
@@ -43,13 +44,13 @@ class MiniFsProvider implements SkillProvider {
     return (await this.#parsed(id)).body;
   }
   getReference(id: string, name: string) {
-    return this.#read(id, resourceKindPath(id, "references", name));
+    return this.#read(id, this.#kindPath(id, "references", name));
   }
   getScript(id: string, name: string) {
-    return this.#read(id, resourceKindPath(id, "scripts", name));
+    return this.#read(id, this.#kindPath(id, "scripts", name));
   }
   getAsset(id: string, name: string) {
-    return this.#read(id, resourceKindPath(id, "assets", name));
+    return this.#read(id, this.#kindPath(id, "assets", name));
   }
   async listResources(id: string): Promise<ResourceListing> {
     const dir = await this.#skillDir(id);
@@ -80,6 +81,9 @@ class MiniFsProvider implements SkillProvider {
     return this.#read(id, rel);
   }
 
+  #kindPath(id: string, kind: "references" | "scripts" | "assets", name: string): string {
+    return this.options.confineToRoot ? `${kind}/${name}` : resourceKindPath(id, kind, name);
+  }
   async #skillDir(id: string): Promise<string> {
     const dir = path.join(this.root, requireSafeSkillId(id));
     if (!(await this.#isFile(path.join(dir, "SKILL.md")))) throw new SkillNotFoundError(id);
@@ -95,7 +99,11 @@ class MiniFsProvider implements SkillProvider {
     const dir = await this.#skillDir(id);
     let file: string;
     if (this.options.followLinks) file = path.join(dir, rel);
-    else {
+    else if (this.options.confineToRoot) {
+      file = path.resolve(dir, rel);
+      const real = await realpath(file).catch(() => undefined);
+      if (rel.includes("\0") || real === undefined || !isInside(await realpath(this.root), real)) throw new ResourceNotFoundError(id, rel);
+    } else {
       try {
         file = await resolveConfined(dir, rel, { skillId: id });
       } catch (e) {
@@ -153,5 +161,21 @@ describe("the kit on a real filesystem", () => {
     );
     // the links are gone again: the fixture is left as it was
     expect((await readdir(path.join(root, "conformance-skill", "references"))).sort()).toEqual(["notes.md"]);
+  });
+
+  it("a provider confined only to its root (the reference provider's weakness) fails every confinement case that reaches a real file", async () => {
+    const report = await runConformance(() => new MiniFsProvider(root, { confineToRoot: true }), { filesystem: { root } });
+    expect(report.failed.map((f) => f.id).sort()).toEqual(
+      [
+        "confine.assets.sibling",
+        "confine.read-file.sibling",
+        "confine.references.sibling",
+        "confine.references.skill-md",
+        "confine.scripts.cross-kind",
+        "fs.symlink.dir-to-sibling", // a link to a sibling stays inside the root, so a root-confined provider serves it
+      ].sort(),
+    );
+    const sibling = report.failed.find((f) => f.id === "confine.references.sibling");
+    expect(sibling?.error).toBe(`getReference("conformance-skill", "../../other/references/x.md"): expected ResourceNotFoundError, but it returned ${Buffer.byteLength(CONFINEMENT_SIBLING_CONTENT)} bytes`);
   });
 });

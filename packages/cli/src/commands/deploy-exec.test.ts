@@ -87,6 +87,18 @@ describe("skillport deploy", () => {
     expect(r.out).toContain("  | cannot install");
   });
 
+  it("lists the findings of an invalid package directory and exits 1 without deploying", async () => {
+    const cwd = await tmp();
+    const bad = await tmp();
+    await mkdir(path.join(bad, "skills", "x"), { recursive: true });
+    await writeFile(path.join(bad, "skills/x/SKILL.md"), "no frontmatter\n");
+    const r = await cli(["deploy", bad, "--workspace", "ws"], cwd);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/skills\/x\/SKILL\.md.*error/);
+    expect(r.err).toMatch(/skillport: package layout check failed with \d+ errors?; nothing deployed\n$/);
+    expect(await readdir(path.join(cwd, "ws", "projects"))).toEqual([]);
+  });
+
   it("rejects a bad timeout and a missing package with one line and exit 2", async () => {
     const cwd = await tmp();
     const t = await cli(["deploy", "x.zip", "--workspace", "ws", "--timeout", "0"], cwd);

@@ -1,7 +1,8 @@
 import path from "node:path";
 import { mkdir } from "node:fs/promises";
 import { Option, type Command } from "commander";
-import { Workspace, type DeployEvent, type EntrypointOutcome, type SandboxKind } from "@skillport/runtime";
+import { SkillValidationError } from "@skillport/core";
+import { Workspace, type DeployEvent, type DeployResult, type EntrypointOutcome, type SandboxKind } from "@skillport/runtime";
 import { CliError, colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
 
 interface DeployCommandOptions {
@@ -33,7 +34,15 @@ export function registerDeploy(program: Command, io: CliIO, setExit: (code: numb
       const ws = new Workspace(root, { sandbox: options.sandbox, entrypointTimeout: timeout, network: options.network ?? false });
       const sources = packages.map((p) => path.resolve(io.cwd, p));
       const progress = io.color && !options.json ? progressPrinter(io) : undefined;
-      const result = await ws.deploy(sources, { onEvent: progress, runEntrypoints: options.entrypoints });
+      let result: DeployResult;
+      try {
+        result = await ws.deploy(sources, { onEvent: progress, runEntrypoints: options.entrypoints });
+      } catch (error) {
+        if (!(error instanceof SkillValidationError)) throw error;
+        // A package directory that does not pass the layout check: show every finding, deploy nothing.
+        for (const d of error.diagnostics) io.stderr(`${d.file ?? ""}${d.line > 0 ? `:${d.line}:${d.column}` : ""}  ${d.severity}  ${d.code}  ${d.message}\n`);
+        throw new CliError(`${error.message}; nothing deployed`, EXIT_PROBLEMS);
+      }
       const report = await result.initialization;
       const scan = await ws.scanSkills(result.versions.map((v) => v.versionId));
       const sandbox = options.entrypoints ? await ws.sandbox() : undefined;

@@ -41,8 +41,10 @@ describe("xml, skills-ref layout", () => {
     );
   });
 
-  it("with no skills: the open and close tags on two lines", () => {
-    expect(renderCatalog([])).toBe("<available_skills>\n</available_skills>");
+  it("with no skills: empty (no catalog at all, as the client guide asks)", () => {
+    expect(renderCatalog([])).toBe("");
+    expect(renderCatalog([{ ...git, metadata: { "disable-model-invocation": true } }])).toBe("");
+    expect(renderCatalog([git], { exclude: ["git"] })).toBe("");
   });
 
   it("does not escape a location", () => {
@@ -211,6 +213,13 @@ describe("budgets", () => {
     expect(text).toContain("skill-2");
     expect(text).not.toContain("skill-1");
     expect(text.indexOf("skill-0")).toBeLessThan(text.indexOf("skill-2"));
+  });
+
+  it("json: a budget one character short of the full output drops an entry (regression: `truncated: true` is shorter than `false`)", () => {
+    const full = renderCatalog(many, { format: "json" });
+    const text = renderCatalog(many, { format: "json", maxChars: full.length - 1 });
+    expect(text.length).toBeLessThan(full.length);
+    expect(JSON.parse(text)).toMatchObject({ total: 10, shown: 9, truncated: true });
   });
 
   it("a budget smaller than anything keeps only the notice", () => {

@@ -94,7 +94,9 @@ export function renderCatalog(entries: readonly CatalogEntry[], options: Catalog
       .map((e, index) => ({ index, priority: e.priority ?? 0 }))
       .sort((a, b) => a.priority - b.priority || b.index - a.index);
     for (const { index } of dropOrder) {
-      if (shown === 0 || lengthWith({ shown, total, truncated: true }) <= budget) break;
+      // Nothing dropped yet means nothing truncated: the untruncated length is what counts (it was over budget), even
+      // when the truncated frame would be shorter (JSON's `false` → `true`).
+      if (shown < total && lengthWith({ shown, total, truncated: true }) <= budget) break;
       kept[index] = false;
       shown--;
       sum -= chunks[index]?.length ?? 0;

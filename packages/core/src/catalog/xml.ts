@@ -7,7 +7,8 @@ function openTag(counts: CatalogCounts): string {
 
 /**
  * skills-ref `to-prompt`: every tag and every value on its own line, unindented; name and description HTML-escaped,
- * location verbatim. With no skills: the open and close tags on two lines.
+ * location verbatim. With no skills: empty, like every text format (skills-ref itself prints the two root tags;
+ * docs/decisions/0080-empty-catalog-is-empty.md says why Skillport does not).
  */
 export const skillsRefXml: Renderer = {
   entry(entry: CatalogEntry): string {
@@ -18,7 +19,7 @@ export const skillsRefXml: Renderer = {
   },
   frame(counts: CatalogCounts): Frame {
     const open = openTag(counts);
-    return { prefix: `${open}\n`, separator: "\n", suffix: "\n</available_skills>", empty: `${open}\n</available_skills>` };
+    return { prefix: `${open}\n`, separator: "\n", suffix: "\n</available_skills>", empty: counts.total === 0 ? "" : `${open}\n</available_skills>` };
   },
 };
 

@@ -1,0 +1,72 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { mkdir, readFile, writeFile, stat } from "node:fs/promises";
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import { readState, writeState } from "./state.js";
+import { acquireLock } from "./lock.js";
+import { tempDir } from "./__fixtures__/helpers.js";
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c();
+});
+async function tmp(): Promise<string> {
+  const t = await tempDir();
+  cleanups.push(t.cleanup);
+  return t.dir;
+}
+
+describe("state.json", () => {
+  it.each([
+    ["missing file", undefined, {}, undefined],
+    ["empty file", "", {}, undefined],
+    ["whitespace", "  \n", {}, undefined],
+    ["not JSON", "{", {}, "state file is not valid JSON; treating it as empty"],
+    ["an array", "[1]", {}, "state file is not a JSON object; treating it as empty"],
+    ["current shape", '{"values":{"skillEntrypoints":["a"],"sandboxEntrypoint":"sha256:x"}}', { skillEntrypoints: ["a"], sandboxEntrypoint: "sha256:x" }, undefined],
+    ["legacy keys merged", '{"hashes":{"sandboxEntrypoint":"sha256:y"},"lists":{"skillEntrypoints":["b"]}}', { sandboxEntrypoint: "sha256:y", skillEntrypoints: ["b"] }, undefined],
+    ["non-string entries dropped", '{"values":{"skillEntrypoints":["a",1,null],"n":5}}', { skillEntrypoints: ["a"] }, undefined],
+    ["unknown keys kept", '{"values":{"builtinSkill:pdf":"sha256:z"}}', { "builtinSkill:pdf": "sha256:z" }, undefined],
+  ])("reads %s", async (_name, content, values, problem) => {
+    const file = path.join(await tmp(), "state.json");
+    if (content !== undefined) await writeFile(file, content);
+    expect(await readState(file)).toEqual({ state: { values }, problem });
+  });
+
+  it("writes pretty JSON atomically, dropping empty arrays and empty values", async () => {
+    const file = path.join(await tmp(), "deep/dir/state.json");
+    await writeState(file, { values: { skillEntrypoints: [], sandboxEntrypoint: "sha256:a" } });
+    expect(await readFile(file, "utf8")).toBe('{\n  "values": {\n    "sandboxEntrypoint": "sha256:a"\n  }\n}\n');
+    await writeState(file, { values: { skillEntrypoints: [] } });
+    expect(await readFile(file, "utf8")).toBe("{}\n");
+  });
+});
+
+describe("acquireLock", () => {
+  it("excludes a second holder until released, then admits it", async () => {
+    const lock = path.join(await tmp(), "lock");
+    const release = await acquireLock(lock);
+    await expect(acquireLock(lock, { waitMs: 100, pollMs: 10 })).rejects.toThrow("workspace is busy: another deploy holds the lock (waited 0 s)");
+    await release();
+    const again = await acquireLock(lock, { waitMs: 100 });
+    await again();
+    await expect(stat(lock)).rejects.toThrow();
+  });
+
+  it("breaks a lock whose owner process is dead", async () => {
+    const lock = path.join(await tmp(), "lock");
+    const dead = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }).stdout;
+    await mkdir(lock);
+    await writeFile(path.join(lock, "owner.json"), JSON.stringify({ pid: Number(dead), since: Date.now() }));
+    const release = await acquireLock(lock, { waitMs: 2_000 });
+    expect(JSON.parse(await readFile(path.join(lock, "owner.json"), "utf8")).pid).toBe(process.pid);
+    await release();
+  });
+
+  it("keeps a lock whose owner is alive and not yet stale", async () => {
+    const lock = path.join(await tmp(), "lock");
+    await mkdir(lock);
+    await writeFile(path.join(lock, "owner.json"), JSON.stringify({ pid: process.ppid, since: Date.now() }));
+    await expect(acquireLock(lock, { waitMs: 100, pollMs: 10 })).rejects.toThrow(/workspace is busy/);
+  });
+});
