@@ -311,9 +311,13 @@ describe("size limits (checked with stat before reading)", () => {
     const provider = new LocalFileSystemSkillProvider(root);
     expect(provider.maxFileBytes).toBe(tenMiB);
     expect((await provider.getAsset("a", "at.bin")).byteLength).toBe(tenMiB);
+    const before = bytesReadByProcess();
     await expect(provider.getAsset("a", "over.bin")).rejects.toBeInstanceOf(ResourceTooLargeError);
     await expect(provider.readFile("a", "assets/over.bin")).rejects.toBeInstanceOf(ResourceTooLargeError);
     await expect(provider.getMetadata("big")).rejects.toBeInstanceOf(SkillFileTooLargeError);
+    await expect(provider.getBody("big")).rejects.toBeInstanceOf(SkillFileTooLargeError);
+    // Sizes are checked before reading: refusing four files over 10 MiB reads (next to) nothing.
+    if (!Number.isNaN(before)) expect(bytesReadByProcess() - before).toBeLessThan(256 * 1024);
   });
 
   it("an oversized SKILL.md is a SkillNotFoundError with the LIMIT_EXCEEDED code; exactly at the limit passes", async () => {

@@ -63,12 +63,12 @@ describe("real files → provider watch → registry refresh → change event", 
     const source = provider.name;
     expect(report.registered).toEqual([`${source}:a`, `${source}:b`]);
     expect(report.failed.map((f) => [f.id, f.diagnostics[0]?.code])).toEqual([["broken", "registry-load-failed"]]);
+    expect(await log.until(() => true)).toEqual([{ added: ["a", "b"], removed: [], updated: [] }]); // the registration itself
     await watching;
 
     // Metadata edit.
     await writeFile(path.join(root, "a", "SKILL.md"), skillMd("a", "Second description.", "\nold body\n"));
     let seen = await log.until((c) => c.updated.includes("a"));
-    console.log(JSON.stringify(seen));
     expect(idsIn(seen)).toEqual(["a"]);
     expect(registry.get("a").getMetadata().description).toBe("Second description.");
 

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { realpath } from "node:fs/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SkillRegistry } from "@skillport/core";
 import { createRootProviders, discoverSkillProviders, discoverSkillRoots } from "./roots.js";
 import { makeTempDir, removeDir, skillMd, writeTree } from "./test-support/tree.js";
 
@@ -95,5 +96,20 @@ describe("createRootProviders", () => {
     expect(providers.map((p) => p.provider.name)).toEqual(["fs:project:agents", "fs:project:agents#2", "fs:user:claude"]);
     expect(await Promise.all(providers.map((p) => p.provider.discover()))).toEqual([["q"], ["p"], ["u"]]);
     expect(createRootProviders([{ path: at("gone"), scope: "user", client: "agents" }])).toEqual([]);
+  });
+
+  it("project skills override user skills of the same name in a registry; the user one stays reachable and is reported", async () => {
+    await writeTree(tmp, {
+      "repo/.git/HEAD": "x",
+      "repo/.claude/skills/pdf/SKILL.md": skillMd("pdf", "Project pdf."),
+      "home/.agents/skills/pdf/SKILL.md": skillMd("pdf", "User pdf."),
+      "home/.agents/skills/git/SKILL.md": skillMd("git"),
+    });
+    const registry = new SkillRegistry();
+    for (const { provider } of await discoverSkillProviders({ cwd: at("repo"), home: at("home") })) await registry.addProvider(provider, { watch: false });
+    expect(registry.get("pdf").getMetadata().description).toBe("Project pdf.");
+    expect(registry.get("fs:user:agents:pdf").getMetadata().description).toBe("User pdf.");
+    expect(registry.shadowed).toEqual([{ id: "pdf", winner: "fs:project:claude:pdf", shadowed: "fs:user:agents:pdf" }]);
+    expect(registry.list().map((e) => e.qualifiedId)).toEqual(["fs:user:agents:git", "fs:project:claude:pdf"]);
   });
 });

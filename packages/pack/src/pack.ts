@@ -103,11 +103,11 @@ export async function packDirectory(dir: string, options: PackOptions = {}): Pro
   // Entries are added while files are read, so compression overlaps reading; an invalid package discards the zip.
   const zip = new DeterministicZip({ compressionLevel: options.compressionLevel });
   const { manifest, layout } = await loadPackage(dir, { ...options, limits }, (file, bytes) => zip.add({ path: file.path, mode: file.mode, bytes }));
-  const bytes = await zip.finish();
   if ((options.requireValid ?? true) && !layout.valid) {
     const errors = layout.diagnostics.filter((d) => d.severity === "error").length;
     throw new SkillValidationError(`package layout check failed with ${errors} error${errors === 1 ? "" : "s"}`, layout.diagnostics);
   }
+  const bytes = await zip.finish();
   if (bytes.byteLength > limits.maxArchiveBytes) {
     throw new LimitExceededError("maxArchiveBytes", `the archive would be ${formatBytes(bytes.byteLength)}, over the ${formatBytes(limits.maxArchiveBytes)} limit`);
   }

@@ -3,7 +3,10 @@ import { lstat, readFile, readdir, stat, writeFile, mkdir } from "node:fs/promis
 import path from "node:path";
 import { InvalidPathError, LimitExceededError } from "@skillport/core";
 import { ArchiveError, packDirectory, readArchive, unpackArchive, detectArchiveFormat } from "./index.js";
-import { buildTar, buildTarGz, buildZip, skillMd, tempDir, writeTree, type RawZipEntry } from "./__fixtures__/archives.js";
+import { execFileSync, spawnSync } from "node:child_process";
+import { buildTar, buildTarGz, buildZip, skillMd, systemDependency, tempDir, writeTree, type RawZipEntry } from "./__fixtures__/archives.js";
+
+const systemTar = systemDependency("tar", spawnSync("sh", ["-c", "command -v tar"]).status === 0);
 
 const SKILL = { name: "skills/a/SKILL.md", data: skillMd("a") };
 
@@ -163,5 +166,17 @@ describe("unpackArchive extracts good archives", () => {
     expect(result.files.map((f) => [f.path, f.mode])).toEqual([["run.sh", 0o755], ["skills/a/SKILL.md", 0o644]]);
     expect((await lstat(path.join(dest, "run.sh"))).mode & 0o777).toBe(0o755);
     expect(await readFile(path.join(dest, "skills/a/SKILL.md"), "utf8")).toBe(skillMd("a"));
+  });
+
+  it.skipIf(systemTar.skip)("reads a .tar.gz made by GNU tar (with its ./ prefix and directory entries) to the packer's versionId", async () => {
+    const src = path.join(dir, "src");
+    await writeTree(src, { "skills/a/SKILL.md": skillMd("a"), "skills/a/scripts/run.sh": "echo\n", "requirements.txt": "x\n" });
+    const packed = await packDirectory(src);
+    const tgz = path.join(dir, "pkg.tgz");
+    execFileSync("tar", ["-czf", tgz, "-C", src, "."]);
+    const result = await unpackArchive(tgz, path.join(dir, "out"));
+    expect(result.format).toBe("tar.gz");
+    expect(result.versionId).toBe(packed.versionId);
+    expect(result.directories).toEqual(["skills", "skills/a", "skills/a/scripts"]);
   });
 });

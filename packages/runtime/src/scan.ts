@@ -1,6 +1,7 @@
-import { lstat, readdir, readFile } from "node:fs/promises";
+import { lstat, readdir, readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import {
+  InvalidPathError,
   LimitExceededError,
   ResourceNotFoundError,
   RESOURCE_KINDS,
@@ -10,11 +11,12 @@ import {
   SkillNotFoundError,
   type Diagnostic,
   type Frontmatter,
+  type ResourceKind,
   type ResourceListing,
   type SkillFile,
   type SkillProvider,
 } from "@skillport/core";
-import { resolveConfined } from "@skillport/core/node";
+import { isInside, resolveConfined } from "@skillport/core/node";
 
 /** One SKILL.md found under a deployed version. */
 export interface DeployedSkill {
@@ -176,15 +178,15 @@ export class WorkspaceSkillProvider implements SkillProvider {
   }
 
   getReference(id: string, name: string): Promise<Uint8Array> {
-    return this.readFile(id, resourceKindPath(id, "references", name));
+    return this.readKind(id, "references", name);
   }
 
   getScript(id: string, name: string): Promise<Uint8Array> {
-    return this.readFile(id, resourceKindPath(id, "scripts", name));
+    return this.readKind(id, "scripts", name);
   }
 
   getAsset(id: string, name: string): Promise<Uint8Array> {
-    return this.readFile(id, resourceKindPath(id, "assets", name));
+    return this.readKind(id, "assets", name);
   }
 
   async listResources(id: string): Promise<ResourceListing> {
@@ -203,15 +205,25 @@ export class WorkspaceSkillProvider implements SkillProvider {
 
   async listFiles(id: string): Promise<SkillFile[]> {
     const skill = this.skill(id);
+    const skillReal = await realpath(skill.directory);
     const files: SkillFile[] = [];
     const walk = async (rel: string): Promise<void> => {
       const entries = await readdir(path.join(skill.directory, rel), { withFileTypes: true });
       for (const entry of entries) {
         const child = rel === "" ? entry.name : `${rel}/${entry.name}`;
-        if (entry.isDirectory()) await walk(child);
-        else if (entry.isFile()) {
+        let info = entry;
+        if (entry.isSymbolicLink()) {
+          // A link is listed only when it stays inside the skill; one that escapes is an error, never hidden.
+          const target = await realpath(path.join(skill.directory, child)).catch(() => undefined);
+          if (target === undefined || !isInside(skillReal, target)) throw new InvalidPathError(child, `link escapes skill ${JSON.stringify(id)}`);
+          const targetInfo = await stat(target);
+          if (!targetInfo.isFile()) continue; // links to directories are not followed (no cycles)
+          info = { isDirectory: () => false, isFile: () => true } as typeof entry;
+        }
+        if (info.isDirectory()) await walk(child);
+        else if (info.isFile()) {
           if (files.length >= this.maxFiles) throw new LimitExceededError("maxFiles", `skill ${JSON.stringify(id)} has more than ${this.maxFiles} files`);
-          files.push({ path: child, size: (await lstat(path.join(skill.directory, child))).size });
+          files.push({ path: child, size: (await stat(path.join(skill.directory, child))).size });
         }
       }
     };
@@ -230,6 +242,17 @@ export class WorkspaceSkillProvider implements SkillProvider {
 
   async getLocation(id: string): Promise<string | undefined> {
     return this.skill(id).skillMdPath;
+  }
+
+  /** A kind getter names a resource: anything it cannot serve (a link out of the skill included) is "not found". */
+  private async readKind(id: string, kind: ResourceKind, name: string): Promise<Uint8Array> {
+    const rel = resourceKindPath(id, kind, name);
+    try {
+      return await this.readFile(id, rel);
+    } catch (error) {
+      if (error instanceof InvalidPathError) throw new ResourceNotFoundError(id, rel, undefined, { cause: error });
+      throw error;
+    }
   }
 
   private skill(id: string): DeployedSkill {

@@ -8,6 +8,7 @@ import { CliError, colors, EXIT_PROBLEMS, type CliIO } from "../io.js";
 import { loadSkills, reportLoadProblems } from "../load.js";
 import { formatText } from "../report.js";
 import { displayPath } from "../targets.js";
+import { truncateColumns } from "../text-width.js";
 import { validatePaths } from "./validate.js";
 
 /**
@@ -40,7 +41,7 @@ export function registerDemo(program: Command, io: CliIO, setExit: (code: number
       reportLoadProblems(io, registry.failures, registry.shadowed);
       for (const entry of registry.list()) {
         const description = String(entry.getMetadata().description ?? "").replace(/\s+/g, " ").trim();
-        io.stdout(`  ${c.bold(entry.id)} — ${description.length > 80 ? `${description.slice(0, 79)}…` : description}\n`);
+        io.stdout(`  ${c.bold(entry.id)} — ${truncateColumns(description, 80)}\n`);
       }
 
       step(3, "The catalog a model sees (xml, indented layout)");

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { colors, printJson, type CliIO } from "../io.js";
 import { loadSkills, reportLoadProblems } from "../load.js";
+import { displayWidth, padEndColumns, truncateColumns } from "../text-width.js";
 
 export function registerList(program: Command, io: CliIO): void {
   program
@@ -38,11 +39,10 @@ export function registerList(program: Command, io: CliIO): void {
         io.stdout("No skills found.\n");
         return;
       }
-      const width = Math.min(32, Math.max(...rows.map((r) => r.id.length)));
+      const width = Math.min(32, Math.max(...rows.map((r) => displayWidth(r.id))));
       for (const row of rows) {
-        const description = row.description.replace(/\s+/g, " ").trim();
-        const short = description.length > 90 ? `${description.slice(0, 89)}…` : description;
-        io.stdout(`${c.bold(row.id.padEnd(width))}  ${short}${row.shadowed ? c.dim(`  (shadowed: ${row.qualifiedId})`) : ""}\n`);
+        const short = truncateColumns(row.description.replace(/\s+/g, " ").trim(), 90);
+        io.stdout(`${c.bold(padEndColumns(row.id, width))}  ${short}${row.shadowed ? c.dim(`  (shadowed: ${row.qualifiedId})`) : ""}\n`);
       }
       io.stdout(c.dim(`\n${rows.length} skill${rows.length === 1 ? "" : "s"} from ${registry.sources.length} source${registry.sources.length === 1 ? "" : "s"}\n`));
     });

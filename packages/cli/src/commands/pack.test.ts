@@ -1,5 +1,5 @@
-// Tests of the package commands (pack, inspect, unpack, export, import): in-process through commander with the same
-// error mapping as the binary, and end to end against the built binary once the commands are registered there.
+// Tests of the package commands (pack, inspect, unpack, export, import): in-process through the real program, and
+// end to end against the built binary (`npm test` builds first).
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -7,47 +7,14 @@ import { cp, mkdtemp, readFile, readdir, rm, writeFile, mkdir } from "node:fs/pr
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Command, CommanderError } from "commander";
-import { AgentSkillsError } from "@skillport/core";
-import { CliError, type CliIO } from "../io.js";
-import { registerPack } from "./pack.js";
-import { registerInspect } from "./inspect.js";
-import { registerUnpack } from "./unpack.js";
-import { registerExport } from "./export.js";
-import { registerImport } from "./import.js";
+import { runInProcess } from "../test-support.js";
 
 const repo = fileURLToPath(new URL("../../../../", import.meta.url));
 const example = path.join(repo, "examples/package");
 const builtCli = path.join(repo, "packages/cli/dist/main.js");
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the package commands in-process, mapping errors to exit codes exactly as program.ts does. */
-async function cli(argv: string[], cwd: string): Promise<Run> {
-  let stdout = "";
-  let stderr = "";
-  let code = 0;
-  const io: CliIO = { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), color: false, cwd };
-  const program = new Command().name("skillport").exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
-  for (const register of [registerPack, registerInspect, registerUnpack, registerExport, registerImport]) register(program, io, (c) => (code = Math.max(code, c)));
-  try {
-    await program.parseAsync(argv, { from: "user" });
-  } catch (error) {
-    if (error instanceof CommanderError) {
-      code = error.exitCode === 0 ? 0 : 2;
-    } else if (error instanceof CliError || error instanceof AgentSkillsError) {
-      stderr += `skillport: ${error.message}\n`;
-      code = error instanceof CliError ? error.exitCode : 2;
-    } else {
-      throw error;
-    }
-  }
-  return { code, stdout, stderr };
-}
+/** The real program (commands/index.ts registrations, program.ts error mapping), in-process. */
+const cli = (argv: string[], cwd: string) => runInProcess(argv, cwd);
 
 let dir: string;
 beforeEach(async () => {
@@ -230,11 +197,8 @@ describe("skillport export / import", () => {
   });
 });
 
-// The same flows through the built binary, once the lead registers these commands in commands/index.ts.
-const registered = existsSync(builtCli) && /\bpack\b/.test(spawnSync(process.execPath, [builtCli, "--help"], { encoding: "utf8" }).stdout ?? "");
-if (!registered) console.warn("skipping built-CLI e2e for pack/inspect/unpack/export/import: not registered in packages/cli/dist yet");
-
-describe.runIf(registered)("built binary e2e", () => {
+// The same flows through the built binary.
+describe.runIf(existsSync(builtCli))("built binary e2e", () => {
   const bin = (args: string[]) => spawnSync(process.execPath, [builtCli, ...args], { cwd: dir, encoding: "utf8" });
 
   it("pack → inspect → unpack → export → import", async () => {

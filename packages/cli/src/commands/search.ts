@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { colors, printJson, type CliIO } from "../io.js";
 import { loadSkills, reportLoadProblems } from "../load.js";
 import { positiveInteger } from "../options.js";
+import { truncateColumns } from "../text-width.js";
 
 export function registerSearch(program: Command, io: CliIO): void {
   program
@@ -29,8 +30,7 @@ export function registerSearch(program: Command, io: CliIO): void {
         return;
       }
       for (const r of results) {
-        const description = r.description.replace(/\s+/g, " ").trim();
-        io.stdout(`${c.bold(r.id)}  ${c.dim(r.score.toFixed(2))}\n  ${description.length > 110 ? `${description.slice(0, 109)}…` : description}\n`);
+        io.stdout(`${c.bold(r.id)}  ${c.dim(r.score.toFixed(2))}\n  ${truncateColumns(r.description.replace(/\s+/g, " ").trim(), 110)}\n`);
       }
     });
 }

@@ -29,13 +29,14 @@ export function registerShow(program: Command, io: CliIO): void {
       }
       const c = colors(io);
       io.stdout(`${c.bold(entry.id)}  ${c.dim(entry.qualifiedId)}\n`);
-      if (location) io.stdout(`${c.dim("location")}  ${location}\n`);
-      for (const [key, value] of Object.entries(metadata)) {
-        if (key === "name") continue;
+      const fields = Object.entries(metadata).filter(([key]) => key !== "name");
+      const width = Math.max(8, ...fields.map(([key]) => key.length));
+      if (location) io.stdout(`${c.dim("location".padEnd(width))}  ${location}\n`);
+      for (const [key, value] of fields) {
         const text = typeof value === "string" ? value.replace(/\s+/g, " ").trim() : JSON.stringify(value);
-        io.stdout(`${c.dim(key.padEnd(8))}  ${text}\n`);
+        io.stdout(`${c.dim(key.padEnd(width))}  ${text}\n`);
       }
-      io.stdout(`${c.dim("files")}     ${files.map((f) => f.path).join(", ")}\n\n`);
+      io.stdout(`${c.dim("files".padEnd(width))}  ${files.map((f) => f.path).join(", ")}\n\n`);
       io.stdout(body.endsWith("\n") ? body : `${body}\n`);
     });
 }
