@@ -46,6 +46,12 @@ describe.runIf(existsSync(bin))("the built skillport binary", () => {
     expect(run.stdout).toMatch(/lines \d+\n +words \d+/);
   });
 
+  it("stops quietly when the reader closes the pipe early", () => {
+    const result = spawnSync("sh", ["-c", `"${process.execPath}" "${bin}" show examples/skills/weather-brief | head -c 1 >/dev/null`], { cwd: repo, encoding: "utf8" });
+    expect(result.status).toBe(0);
+    expect(result.stderr).toBe("");
+  });
+
   it("exits 2 on a usage error with a one-line message and no stack trace", () => {
     const run = skillport(["validate", "--format", "yaml"]);
     expect(run.code).toBe(2);
