@@ -4,6 +4,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { skillMd, tempTree } from "./test-support.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const bin = path.join(repo, "packages/cli/dist/main.js");
@@ -46,10 +47,18 @@ describe.runIf(existsSync(bin))("the built skillport binary", () => {
     expect(run.stdout).toMatch(/lines \d+\n +words \d+/);
   });
 
-  it("stops quietly when the reader closes the pipe early", () => {
-    const result = spawnSync("sh", ["-c", `"${process.execPath}" "${bin}" show examples/skills/weather-brief | head -c 1 >/dev/null`], { cwd: repo, encoding: "utf8" });
-    expect(result.status).toBe(0);
-    expect(result.stderr).toBe("");
+  it("stops quietly when the reader closes the pipe early", async () => {
+    // More output than a pipe buffers (64 KiB), so writes continue after `head` has gone.
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 300; i++) files[`s/skill-${i}/SKILL.md`] = skillMd(`skill-${i}`, `${"Long description. ".repeat(30)}Use when testing.`);
+    const { dir, cleanup } = await tempTree(files);
+    try {
+      const result = spawnSync("sh", ["-c", `"${process.execPath}" "${bin}" prompt s | head -c 1 >/dev/null`], { cwd: dir, encoding: "utf8" });
+      expect(result.status).toBe(0);
+      expect(result.stderr).toBe("");
+    } finally {
+      await cleanup();
+    }
   });
 
   it("exits 2 on a usage error with a one-line message and no stack trace", () => {

@@ -92,11 +92,12 @@ describe("discover", () => {
         "alias": { link: "alpha" }, // a link that stays inside the root
         "escape": { link: path.join(outside, "escaped") },
         "loop": { link: "." },
+        "dangling-dir": { link: "no-such-dir" },
         "nested/group/SKILL.md": skillMd("group"), // not immediate
       });
       const provider = new LocalFileSystemSkillProvider(root);
       expect(await provider.discover()).toEqual(["alias", "alpha", "beta", "lower"]);
-      for (const id of ["escape", "loop", "dangling", "linked-md", "dir-named-skill-md", ".hidden", "loose.md", "no-skill-md"]) {
+      for (const id of ["escape", "loop", "dangling-dir", "dangling", "linked-md", "dir-named-skill-md", ".hidden", "loose.md", "no-skill-md"]) {
         await expect(provider.getMetadata(id), id).rejects.toBeInstanceOf(SkillNotFoundError);
       }
       expect(await provider.getLocation("alias")).toBe(path.join(provider.root, "alpha", "SKILL.md"));
