@@ -15,7 +15,8 @@ export type AgentSkillsErrorCode =
   | "SKILL_VALIDATION"
   | "LIMIT_EXCEEDED"
   | "INVALID_PATH"
-  | "SKILL_EXISTS";
+  | "SKILL_EXISTS"
+  | "ARCHIVE_REJECTED";
 
 /** Base of every error Skillport raises on purpose. Messages name skill ids and relative paths, never host paths. */
 export class AgentSkillsError extends Error {

@@ -24,7 +24,7 @@ export class ArchiveError extends AgentSkillsError {
   readonly reason: ArchiveRejection;
   readonly entry: string | undefined;
   constructor(reason: ArchiveRejection, message: string, entry?: string) {
-    super(message);
+    super(message, { code: "ARCHIVE_REJECTED" });
     this.reason = reason;
     this.entry = entry;
   }

@@ -123,6 +123,15 @@ describe("unpackArchive extracts good archives", () => {
     expect((await readdir(path.join(dir, "deploy"))).sort()).toEqual(["v1"]); // no temp dir left behind
   });
 
+  it("unpacks into an existing empty directory", async () => {
+    const dest = path.join(dir, "empty");
+    await mkdir(dest);
+    const result = await unpackArchive(buildZip([SKILL]), dest);
+    expect(result.files.map((f) => f.path)).toEqual(["skills/a/SKILL.md"]);
+    expect(await readFile(path.join(dest, "skills/a/SKILL.md"), "utf8")).toBe(skillMd("a"));
+    expect(await readdir(dir)).toEqual(["empty"]);
+  });
+
   it("drops OS junk and strips one wrapper directory in front of skills/", async () => {
     const bytes = buildZip([
       { name: "my-pkg/", unixMode: 0o040755 },

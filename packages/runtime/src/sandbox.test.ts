@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnSync, execFileSync } from "node:child_process";
 import { createServer, type Server } from "node:net";
-import { readFile, writeFile, mkdir } from "node:fs/promises";
+import { readFile, writeFile, mkdir, rm } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { createSandbox, BubblewrapSandbox, ProcessSandbox, SandboxUnavailableError, PROCESS_SANDBOX_WARNING, type Sandbox } from "./sandbox.js";
 import { tempDir, haveBubblewrap } from "./__fixtures__/helpers.js";
@@ -189,8 +190,10 @@ describe.runIf(hasBwrap)("bubblewrap isolation", () => {
   });
 
   it("runs in its own PID namespace with a private /tmp", async () => {
-    await writeFile("/tmp/skillport-host-marker", "host");
-    const r = await sandbox().run({ command: bash("echo $$; ls /proc | grep -c '^[0-9]'; test -e /tmp/skillport-host-marker && echo leaked") });
+    const marker = path.join(os.tmpdir(), `skillport-host-marker-${process.pid}`);
+    await writeFile(marker, "host");
+    const r = await sandbox().run({ command: bash(`echo $$; ls /proc | grep -c '^[0-9]'; test -e ${marker} && echo leaked`) });
+    await rm(marker);
     const [pid, count] = r.stdout.trim().split("\n");
     expect(Number(pid)).toBeLessThan(10);
     expect(Number(count)).toBeLessThan(10);

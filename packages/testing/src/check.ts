@@ -29,6 +29,7 @@ const SKILL_ERROR_CODES: ReadonlySet<string> = new Set<AgentSkillsErrorCode>([
   "LIMIT_EXCEEDED",
   "INVALID_PATH",
   "SKILL_EXISTS",
+  "ARCHIVE_REJECTED",
 ]);
 
 type ErrorClass = abstract new (...args: never[]) => Error;
