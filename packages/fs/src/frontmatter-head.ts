@@ -6,14 +6,16 @@ export type HeadResult =
    * frontmatter is closed, or what was read when there is none.
    */
   | { ok: true; text: string; wholeFile: boolean }
-  | { ok: false; reason: "encoding" | "too-large" };
+  /** `frontmatter-too-large`: the frontmatter runs past `maxFrontmatterBytes` (reading stopped there). */
+  | { ok: false; reason: "encoding" | "too-large" | "frontmatter-too-large" };
 
 /**
  * Reads SKILL.md from the start only as far as needed to see where its frontmatter ends: one chunk for the common
  * case, more (doubling) only while the frontmatter is still open. Never reads past `maxBytes + 1` bytes, and decodes
- * only the frontmatter, so a body that is not UTF-8 does not stop metadata from being read.
+ * only the frontmatter, so a body that is not UTF-8 does not stop metadata from being read. A frontmatter already
+ * longer than `maxFrontmatterBytes` stops the reading: the parser would refuse it anyway, so the rest is not read.
  */
-export async function readHead(readAt: ReadAt, maxBytes: number, chunkBytes: number): Promise<HeadResult> {
+export async function readHead(readAt: ReadAt, maxBytes: number, chunkBytes: number, maxFrontmatterBytes = Number.POSITIVE_INFINITY): Promise<HeadResult> {
   let buffer = Buffer.allocUnsafe(Math.min(chunkBytes, maxBytes + 1));
   let length = 0;
   let atEnd = false;
@@ -27,7 +29,8 @@ export async function readHead(readAt: ReadAt, maxBytes: number, chunkBytes: num
     length += bytesRead;
     atEnd = bytesRead === 0;
     if (length > maxBytes) return { ok: false, reason: "too-large" };
-    const end = scanFrontmatterBytes(buffer, length, atEnd);
+    const end = scanFrontmatterBytes(buffer, length, atEnd, maxFrontmatterBytes);
+    if (end === "too-large") return { ok: false, reason: "frontmatter-too-large" };
     if (end === "undecided") continue;
     if (atEnd) {
       const whole = decode(buffer, 0, length, false);
@@ -56,28 +59,44 @@ const isBlank = (byte: number | undefined) => byte === 0x20 || byte === 0x09;
 /**
  * Where the frontmatter ends, found in raw bytes (the delimiter is ASCII and UTF-8 never hides ASCII bytes inside a
  * multi-byte character): the byte offset just after the closing `---` line, "none" when there is no frontmatter or it
- * never closes within the file, "undecided" when more bytes could change the answer. Bytes, not text, so that a body
- * that is not UTF-8 never has to be decoded (core's findFrontmatterEnd works on decoded text).
+ * never closes within the file, "undecided" when more bytes could change the answer, "too-large" when the YAML before
+ * the line being read already exceeds `maxYamlBytes`. Bytes, not text, so that a body that is not UTF-8 never has to
+ * be decoded (core's findFrontmatterEnd works on decoded text).
  */
-function scanFrontmatterBytes(bytes: Buffer, length: number, atEnd: boolean): number | "none" | "undecided" {
+function scanFrontmatterBytes(bytes: Buffer, length: number, atEnd: boolean, maxYamlBytes: number): number | "none" | "undecided" | "too-large" {
   let pos = length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   let firstLine = true;
+  let yamlStart = 0;
   while (pos < length || (atEnd && pos === length && !firstLine)) {
     let nl = bytes.indexOf(NL, pos);
     if (nl === -1 || nl >= length) {
+      // The YAML runs at least up to this unfinished line, and through it unless it may still become the closing one.
+      const yamlSoFar = (couldBeDelimiter(bytes, pos, length) ? pos : length) - yamlStart;
+      if (!firstLine && yamlSoFar > maxYamlBytes) return "too-large";
       if (!atEnd) return "undecided"; // the line is not complete yet
       nl = length;
     }
     if (firstLine) {
       if (!isDelimiterLine(bytes, pos, nl)) return "none";
       firstLine = false;
+      yamlStart = nl + 1;
     } else if (isDelimiterLine(bytes, pos, nl)) {
       return Math.min(nl + 1, length);
     }
     if (nl === length) break;
     pos = nl + 1;
   }
+  if (!atEnd && !firstLine && pos - yamlStart > maxYamlBytes) return "too-large";
   return atEnd ? "none" : "undecided";
+}
+
+/** Whether the unfinished line `[start, end)` may still turn out to be a delimiter line once its end is read. */
+function couldBeDelimiter(bytes: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const byte = bytes[i];
+    if (i - start < 3 ? byte !== DASH : !isBlank(byte) && !(byte === CR && i === end - 1)) return false;
+  }
+  return true;
 }
 
 /** `---`, then only spaces or tabs, then an optional CR: the same delimiter rule as core's findFrontmatterEnd. */

@@ -155,6 +155,47 @@ describe("metadata and body", () => {
     expect(metadataBytes).toBeLessThan(256 * 1024);
   });
 
+  it("stops reading a frontmatter that is already over maxFrontmatterBytes: a 10 MB one costs a few hundred KB", async () => {
+    await writeTree(root, { "fat/SKILL.md": `---\nname: fat\ndescription: ${"x".repeat(10 * 1024 * 1024)}\n---\nbody\n` });
+    const provider = new LocalFileSystemSkillProvider(root, { maxFileBytes: 20 * 1024 * 1024 });
+    const before = bytesReadByProcess();
+    const error = await provider.getMetadata("fat").catch((e: unknown) => e);
+    const read = bytesReadByProcess() - before;
+    expect(error).toBeInstanceOf(SkillValidationError);
+    expect((error as SkillValidationError).diagnostics).toEqual([
+      { code: "frontmatter-too-large", severity: "error", message: "the frontmatter is larger than the limit of 262144 bytes", file: "fat/SKILL.md", line: 2, column: 1 },
+    ]);
+    if (!Number.isNaN(before)) expect(read).toBeLessThan(1024 * 1024);
+    // The limit is the parser's, so raising it lets the same file through.
+    const roomy = new LocalFileSystemSkillProvider(root, { maxFileBytes: 20 * 1024 * 1024, parseLimits: { maxFrontmatterBytes: 11 * 1024 * 1024 } });
+    expect(((await roomy.getMetadata("fat")).description as string).length).toBe(10 * 1024 * 1024);
+  });
+
+  it("property: the head reader and the whole-file parser agree on frontmatter-too-large, for any chunk size", async () => {
+    const sized = fc.record({
+      yamlLines: fc.array(fc.integer({ min: 0, max: 40 }), { minLength: 1, maxLength: 6 }),
+      limit: fc.integer({ min: 8, max: 120 }),
+      chunk: fc.integer({ min: 1, max: 32 }),
+      crlf: fc.boolean(),
+    });
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(sized, async ({ yamlLines, limit, chunk, crlf }) => {
+        const nl = crlf ? "\r\n" : "\n";
+        const lines = ["name: s", "description: d", ...yamlLines.map((n, i) => `k${i}: ${"v".repeat(n)}`)];
+        const text = `---${nl}${lines.join(nl)}${nl}---${nl}body${nl}`;
+        const id = `s${run++}`;
+        await writeTree(root, { [`${id}/SKILL.md`]: text });
+        const provider = new LocalFileSystemSkillProvider(root, { headChunkBytes: chunk, parseLimits: { maxFrontmatterBytes: limit } });
+        const expected = parseFrontmatter(text, { limits: { maxFrontmatterBytes: limit } });
+        const got = await provider.getMetadata(id).catch((e: unknown) => e);
+        if (expected.frontmatter !== undefined) expect(got).toEqual(expected.frontmatter);
+        else expect((got as SkillValidationError).diagnostics.map((d) => d.code)).toEqual(expected.diagnostics.map((d) => d.code));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
   it("reads on past the first chunk while the frontmatter is open, across split UTF-8 characters", async () => {
     const description = "Ünïcödé ✓ ".repeat(2000); // about 30 KB of multi-byte text
     await writeTree(root, { "long/SKILL.md": skillMd("long", JSON.stringify(description), "\nbody\n") });

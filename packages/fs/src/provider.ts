@@ -3,6 +3,7 @@ import { realpath } from "node:fs/promises";
 import path from "node:path";
 import {
   AgentSkillsError,
+  DEFAULT_PARSE_LIMITS,
   findFrontmatterEnd,
   ProviderUnavailableError,
   RESOURCE_KINDS,
@@ -77,6 +78,7 @@ export class LocalFileSystemSkillProvider implements SkillProvider {
   readonly maxFileBytes: number;
   readonly #headChunkBytes: number;
   readonly #parseLimits: Partial<ParseLimits> | undefined;
+  readonly #maxFrontmatterBytes: number;
   readonly #treeLimits: { maxFiles: number; maxDepth: number };
   #locations = new Map<string, SkillLocation>();
   readonly #heads = new Map<string, Promise<CachedText>>();
@@ -95,6 +97,7 @@ export class LocalFileSystemSkillProvider implements SkillProvider {
       maxDepth: checkCount("maxListDepth", options.maxListDepth ?? DEFAULT_MAX_LIST_DEPTH, 0),
     };
     this.#parseLimits = options.parseLimits;
+    this.#maxFrontmatterBytes = options.parseLimits?.maxFrontmatterBytes ?? DEFAULT_PARSE_LIMITS.maxFrontmatterBytes;
     this.#watchDefaults = { ...options.watch };
     this.#indexFile = options.metadataIndex === undefined ? undefined : path.resolve(options.metadataIndex);
     let isDirectory: boolean;
@@ -285,8 +288,11 @@ export class LocalFileSystemSkillProvider implements SkillProvider {
     return memo(this.#heads, id, async () => {
       const generation = this.#generation;
       const { text, file, wholeFile } = await this.#withSkillMd(id, false, async (readAt, _size, file) => {
-        const head = await readHead(readAt, this.maxFileBytes, this.#headChunkBytes);
-        if (!head.ok) throw head.reason === "too-large" ? new SkillFileTooLargeError(id, file, this.maxFileBytes) : notUtf8(id, file);
+        const head = await readHead(readAt, this.maxFileBytes, this.#headChunkBytes, this.#maxFrontmatterBytes);
+        if (!head.ok) {
+          if (head.reason === "too-large") throw new SkillFileTooLargeError(id, file, this.maxFileBytes);
+          throw head.reason === "encoding" ? notUtf8(id, file) : frontmatterTooLarge(id, file, this.#maxFrontmatterBytes);
+        }
         return { text: head.text, file, wholeFile: head.wholeFile };
       });
       const cached = { text, file };
@@ -402,6 +408,14 @@ function failureText(reason: OpenFailure): string {
     case "unreadable":
       return "cannot be opened";
   }
+}
+
+/** The same diagnostic core's parser gives, raised before the rest of an oversized frontmatter is even read. */
+function frontmatterTooLarge(id: string, file: string, maxBytes: number): SkillValidationError {
+  const message = `the frontmatter is larger than the limit of ${maxBytes} bytes`;
+  return new SkillValidationError(`skill ${JSON.stringify(id)}: ${id}/${file}: ${message}`, [
+    { code: "frontmatter-too-large", severity: "error", message, file: `${id}/${file}`, line: 2, column: 1 },
+  ]);
 }
 
 function notUtf8(id: string, file: string): SkillValidationError {
