@@ -141,4 +141,14 @@ describe("InMemorySkillRepository", () => {
     expect([...skill.resources.keys()]).toEqual(["references/r.md"]);
     expect(await repo.getLocation("s")).toBeUndefined();
   });
+
+  it("getAllSkills and skillExists (AgentScope's repository reads)", async () => {
+    const repo = new InMemorySkillRepository({ skills: [make("zeta"), make("alpha")] });
+    expect((await repo.getAllSkills()).map((s) => s.name)).toEqual(["alpha", "zeta"]);
+    expect(await repo.skillExists("alpha")).toBe(true);
+    expect(await repo.skillExists("beta")).toBe(false);
+    expect(await repo.skillExists("../alpha")).toBe(false);
+    await expect(repo.getSkill("beta")).rejects.toBeInstanceOf(SkillNotFoundError);
+    expect(await new InMemorySkillRepository().getAllSkills()).toEqual([]);
+  });
 });

@@ -76,6 +76,15 @@ export class InMemorySkillRepository implements SkillRepository {
     return this.#skillMd(id).body;
   }
 
+  /** Every stored skill, sorted by id, each a new `Skill` object. */
+  async getAllSkills(): Promise<Skill[]> {
+    return Promise.all((await this.discover()).map((id) => this.getSkill(id)));
+  }
+
+  async skillExists(id: string): Promise<boolean> {
+    return isSafeSkillId(id) && this.#skills.has(id);
+  }
+
   /** The whole skill as a new `Skill` object (resources as bytes). */
   async getSkill(id: string): Promise<Skill> {
     const stored = this.#find(id);

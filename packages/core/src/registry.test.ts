@@ -39,6 +39,10 @@ describe("SkillRegistry", () => {
     expect(await alpha.getBody()).toBe("\n# alpha body\n");
     expect(registry.get("project:alpha")).toBe(alpha);
     expect(() => registry.get("nope")).toThrow(SkillNotFoundError);
+    // The seed's spelling: registry.get_skill(id), then await skill.get_metadata().
+    expect(registry.getSkill("alpha")).toBe(alpha);
+    expect(await registry.getSkill("alpha").getMetadata()).toEqual({ name: "alpha", description: "The alpha skill." });
+    expect(() => registry.getSkill("nope")).toThrow(SkillNotFoundError);
   });
 
   it("earlier providers win; every shadowing is reported, as data and as an event; qualified ids reach the hidden one", async () => {

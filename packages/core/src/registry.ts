@@ -235,6 +235,11 @@ export class SkillRegistry {
     return entry;
   }
 
+  /** The seed's name for `get` (`registry.get_skill("incident-response")`). */
+  getSkill(idOrQualified: string): RegistryEntry {
+    return this.get(idOrQualified);
+  }
+
   /** Winning skills sorted by id; with `includeShadowed`, every skill sorted by qualified id. */
   list(options: { includeShadowed?: boolean } = {}): RegistryEntry[] {
     if (options.includeShadowed) return [...this.#snapshot.byQualified.values()].sort((a, b) => compare(a.qualifiedId, b.qualifiedId));

@@ -70,9 +70,15 @@ export interface SaveResult {
   replaced: string[];
 }
 
-/** A provider that can also be written to. */
+/** A provider that can also be written to, with AgentScope's whole-skill reads (`getSkill`, `getAllSkills`, `skillExists`). */
 export interface SkillRepository extends SkillProvider {
   save(skills: readonly Skill[], options?: SaveOptions): Promise<SaveResult>;
   /** True when something was deleted. */
   delete(id: string): Promise<boolean>;
+  /** The whole skill (frontmatter, body, every other file as bytes), as a new object; SkillNotFoundError when unknown. */
+  getSkill(id: string): Promise<Skill>;
+  /** Every skill that loads, sorted by id; one that cannot be read is left out (a SkillRegistry reports why). */
+  getAllSkills(): Promise<Skill[]>;
+  /** Whether a skill with this id is stored (unsafe ids: false). */
+  skillExists(id: string): Promise<boolean>;
 }

@@ -71,9 +71,10 @@ function scanFrontmatterBytes(bytes: Buffer, length: number, atEnd: boolean, max
     let nl = bytes.indexOf(NL, pos);
     if (nl === -1 || nl >= length) {
       // The YAML runs at least up to this unfinished line, and through it unless it may still become the closing one.
-      const yamlSoFar = (couldBeDelimiter(bytes, pos, length) ? pos : length) - yamlStart;
-      if (!firstLine && yamlSoFar > maxYamlBytes) return "too-large";
-      if (!atEnd) return "undecided"; // the line is not complete yet
+      if (!atEnd) {
+        const yamlSoFar = (couldBeDelimiter(bytes, pos, length) ? pos : length) - yamlStart;
+        return !firstLine && yamlSoFar > maxYamlBytes ? "too-large" : "undecided"; // the line is not complete yet
+      }
       nl = length;
     }
     if (firstLine) {

@@ -161,3 +161,48 @@ describe("FileSystemSkillRepository.delete", () => {
     expect(await repo.getBody("a")).toBe("\nagain\n");
   });
 });
+
+describe("FileSystemSkillRepository whole-skill reads (AgentScope's getSkill, getAllSkills, skillExists)", () => {
+  it("getSkill returns what save wrote: frontmatter, body and every file as bytes", async () => {
+    const repo = new FileSystemSkillRepository(root, { name: "store" });
+    const binary = new Uint8Array([0, 255, 13, 10]);
+    const saved = skill("pdf", "\nUse it.\n", { "references/notes.md": "# Notes\n", "assets/x.bin": binary, "deep/a/b.txt": "b" }, { license: "MIT" });
+    await repo.save([saved]);
+    const loaded = await repo.getSkill("pdf");
+    expect(loaded.frontmatter).toEqual({ name: "pdf", description: "About pdf.", license: "MIT" });
+    expect(loaded.body).toBe("\nUse it.\n");
+    expect(loaded.source).toBe("store");
+    expect([...loaded.resources.keys()]).toEqual(["assets/x.bin", "deep/a/b.txt", "references/notes.md"]);
+    expect(loaded.resources.get("assets/x.bin")).toEqual(binary);
+    expect(new TextDecoder().decode(loaded.resources.get("references/notes.md") as Uint8Array)).toBe("# Notes\n");
+    expect(await loaded.digest()).toBe(await saved.digest());
+    // and it saves back elsewhere unchanged
+    const other = new FileSystemSkillRepository(path.join(root, ".copy"), { create: true });
+    await other.save([loaded]);
+    expect(await (await other.getSkill("pdf")).digest()).toBe(await saved.digest());
+  });
+
+  it("getSkill refuses unknown ids and skills it cannot read whole", async () => {
+    await writeTree(root, { "linked/SKILL.md": skillMd("linked"), "linked/references/l.md": { link: "../SKILL.md" }, "broken/SKILL.md": "no frontmatter" });
+    const repo = new FileSystemSkillRepository(root);
+    await expect(repo.getSkill("missing")).rejects.toBeInstanceOf(SkillNotFoundError);
+    await expect(repo.getSkill("../etc")).rejects.toBeInstanceOf(SkillNotFoundError);
+    await expect(repo.getSkill("linked")).rejects.toThrow(/is a link/);
+    await expect(repo.getSkill("broken")).rejects.toBeInstanceOf(SkillValidationError);
+  });
+
+  it("getAllSkills loads every readable skill, sorted, leaving out the ones that cannot load", async () => {
+    await writeTree(root, { "b/SKILL.md": skillMd("b"), "a/SKILL.md": skillMd("a"), "broken/SKILL.md": "no frontmatter", "loose.txt": "x" });
+    const repo = new FileSystemSkillRepository(root);
+    expect((await repo.getAllSkills()).map((s) => s.name)).toEqual(["a", "b"]);
+  });
+
+  it("skillExists answers for skills only", async () => {
+    await writeTree(root, { "a/SKILL.md": skillMd("a"), "plain/readme.txt": "x" });
+    const repo = new FileSystemSkillRepository(root);
+    expect(await repo.skillExists("a")).toBe(true);
+    expect(await repo.skillExists("plain")).toBe(false);
+    expect(await repo.skillExists("missing")).toBe(false);
+    expect(await repo.skillExists("../a")).toBe(false);
+  });
+});

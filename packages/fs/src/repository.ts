@@ -4,14 +4,16 @@ import { chmod, lstat, mkdir, mkdtemp, rename, rm, unlink, writeFile } from "nod
 import path from "node:path";
 import {
   AgentSkillsError,
+  Skill,
   SkillExistsError,
+  SkillNotFoundError,
   SkillValidationError,
   isSafeSkillId,
   normalizeResourcePath,
   type Diagnostic,
+  type ResourceContent,
   type SaveOptions,
   type SaveResult,
-  type Skill,
   type SkillRepository,
 } from "@skillport/core";
 import { errorCode, isMissing } from "./files.js";
@@ -70,6 +72,42 @@ export class FileSystemSkillRepository extends LocalFileSystemSkillProvider impl
       for (const { id } of prepared) this.invalidate(id);
     }
     return { saved: prepared.map((s) => s.id), replaced: existing };
+  }
+
+  /**
+   * The whole skill: frontmatter, body and every other file (as bytes, through `listFiles`/`readFile`, so links and
+   * special files make it throw rather than load half a skill). `source` is the repository's name.
+   */
+  async getSkill(id: string): Promise<Skill> {
+    const [files, location] = await Promise.all([this.listFiles(id), this.getLocation(id)]);
+    const [frontmatter, body] = await Promise.all([this.getMetadata(id), this.getBody(id)]);
+    const skillFile = path.basename(location);
+    const resources = new Map<string, ResourceContent>();
+    for (const file of files) if (file.path !== skillFile) resources.set(file.path, await this.readFile(id, file.path));
+    return new Skill({ frontmatter, body, resources, source: this.name });
+  }
+
+  /** Every skill that loads, sorted by id. A skill that cannot be read whole is left out, never thrown. */
+  async getAllSkills(): Promise<Skill[]> {
+    const skills: Skill[] = [];
+    for (const id of await this.discover()) {
+      try {
+        skills.push(await this.getSkill(id));
+      } catch (error) {
+        if (!(error instanceof AgentSkillsError)) throw error;
+      }
+    }
+    return skills;
+  }
+
+  async skillExists(id: string): Promise<boolean> {
+    try {
+      await this.getLocation(id);
+      return true;
+    } catch (error) {
+      if (error instanceof SkillNotFoundError) return false;
+      throw error;
+    }
   }
 
   /** Removes a skill directory (a linked skill loses only its link). False when there is no such skill. */

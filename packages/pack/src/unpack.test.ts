@@ -123,6 +123,35 @@ describe("unpackArchive extracts good archives", () => {
     expect((await readdir(path.join(dir, "deploy"))).sort()).toEqual(["v1"]); // no temp dir left behind
   });
 
+  it.each([0o077, 0o000, 0o027])("writes exact 0755/0644 modes whatever the umask (%o)", async (umask) => {
+    const bytes = buildZip([SKILL, { name: "skills/a/run.sh", data: "echo\n", unixMode: 0o100700 }, { name: "skills/a/docs/x.md", data: "x", unixMode: 0o100600 }]);
+    const dest = path.join(dir, "out");
+    const previous = process.umask(umask);
+    try {
+      await unpackArchive(bytes, dest);
+    } finally {
+      process.umask(previous);
+    }
+    const mode = async (rel: string) => (await stat(path.join(dest, rel))).mode & 0o777;
+    expect([await mode("skills/a/run.sh"), await mode("skills/a/SKILL.md"), await mode("skills/a/docs/x.md"), await mode(".")]).toEqual([0o755, 0o644, 0o644, 0o755]);
+  });
+
+  it("refuses an entry whose local header is missing or whose data runs past the end, writing nothing", async () => {
+    const good = buildZip([SKILL, { name: "skills/a/b.txt", data: "bbbb", method: 0 }]);
+    const second = good.indexOf(Buffer.from("skills/a/b.txt")) - 30; // the second local header
+    const noHeader = Buffer.from(good);
+    noHeader.writeUInt32LE(0, second);
+    const pastEnd = Buffer.from(good);
+    pastEnd.writeUInt16LE(0xffff, second + 28); // extra field length pointing beyond the archive
+    for (const [bytes, message] of [[noHeader, /skills\/a\/b\.txt .*no local file header/], [pastEnd, /skills\/a\/b\.txt .*past the end/]] as const) {
+      const error = await unpackArchive(bytes, path.join(dir, "out")).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ArchiveError);
+      expect((error as ArchiveError).reason).toBe("corrupt");
+      expect((error as Error).message).toMatch(message);
+    }
+    expect(await readdir(dir)).toEqual([]);
+  });
+
   it("unpacks into an existing empty directory", async () => {
     const dest = path.join(dir, "empty");
     await mkdir(dest);

@@ -1,8 +1,8 @@
-import { chmod, lstat, mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { chmodSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { lstat, mkdir, readdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { InvalidPathError } from "@skillport/core";
 import { siblingTemp } from "./atomic.js";
-import { mapLimit } from "./concurrency.js";
 import { readArchive, type ArchiveContents, type ArchiveFormat, type ReadArchiveOptions } from "./archive/read.js";
 import type { ManifestFile } from "./pack.js";
 import { computeVersionId, sha256Hex } from "./version.js";
@@ -23,8 +23,6 @@ export interface UnpackResult {
   versionId: string;
   digest: string;
 }
-
-const WRITE_CONCURRENCY = 16;
 
 /**
  * Safely unpacks a zip, tar or tar.gz (`.skill` included; format by magic bytes) into `destDir`, which must not
@@ -49,21 +47,45 @@ export async function unpackArchive(input: string | Uint8Array, destDir: string,
   };
 }
 
-/** Writes checked archive contents to a fresh temp dir beside `destDir`, then renames it into place. */
+/** Bytes written between yields to the event loop, so unpacking a large package never stalls a server for long. */
+const YIELD_EVERY_BYTES = 4 * 1024 * 1024;
+
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Writes checked archive contents to a fresh temp dir beside `destDir`, then renames it into place.
+ * Writes are synchronous, in path order, yielding every few MiB: for package-sized files a thread-pool round trip
+ * per open/write/close costs more than the write itself (decision 0100).
+ */
 export async function writeTree(archive: Pick<ArchiveContents, "files" | "directories">, destDir: string): Promise<void> {
   const target = path.resolve(destDir);
   await mkdir(path.dirname(target), { recursive: true });
   const temp = siblingTemp(target, path.basename(target));
   try {
-    await mkdir(temp, { mode: 0o755 });
-    for (const dir of archive.directories) await mkdir(path.join(temp, ...dir.split("/")), { recursive: true, mode: 0o755 });
-    const parents = new Set(archive.files.map((f) => path.posix.dirname(f.path)).filter((d) => d !== "."));
-    for (const dir of parents) await mkdir(path.join(temp, ...dir.split("/")), { recursive: true, mode: 0o755 });
-    await mapLimit(archive.files, WRITE_CONCURRENCY, async (file) => {
+    mkdirSync(temp, { mode: 0o755 });
+    // The umask must not change what a package deploys as. When it leaves 0755 alone (the usual 022), files
+    // created with 0644/0755 come out exact and the per-file chmod can be skipped.
+    const umaskSafe = (statSync(temp).mode & 0o777) === 0o755;
+    const made = new Set<string>();
+    const ensureDir = (dir: string): void => {
+      if (dir === "." || made.has(dir)) return;
+      mkdirSync(path.join(temp, ...dir.split("/")), { recursive: true, mode: 0o755 });
+      made.add(dir);
+    };
+    for (const dir of archive.directories) ensureDir(dir);
+    let sinceYield = 0;
+    for (const file of archive.files) {
+      ensureDir(path.posix.dirname(file.path));
       const out = path.join(temp, ...file.path.split("/"));
-      await writeFile(out, file.bytes, { flag: "wx", mode: file.mode });
-      await chmod(out, file.mode); // the umask must not change what a package deploys as
-    });
+      writeFileSync(out, file.bytes, { flag: "wx", mode: file.mode });
+      if (!umaskSafe) chmodSync(out, file.mode);
+      sinceYield += file.bytes.byteLength;
+      if (sinceYield >= YIELD_EVERY_BYTES) {
+        sinceYield = 0;
+        await yieldToEventLoop();
+      }
+    }
+    if (!umaskSafe) chmodSync(temp, 0o755);
     await rename(temp, target);
   } catch (error) {
     await rm(temp, { recursive: true, force: true });

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
+import { readdirSync } from "node:fs";
 import { mkdir, readdir, readFile, writeFile, stat } from "node:fs/promises";
 import { createHash, randomBytes } from "node:crypto";
 import path from "node:path";
@@ -273,6 +274,16 @@ async function pkgSame(versionId: string, ws: Workspace): Promise<string> {
 }
 
 // Child processes: real concurrency and a real SIGKILL.
+/** How many files the unpack in progress (projects/.tmp-NAME/data) has written so far; 0 before it starts. */
+function filesInTempData(projects: string): number {
+  try {
+    const temp = readdirSync(projects).find((n) => n.startsWith(".tmp-"));
+    return temp === undefined ? 0 : readdirSync(path.join(projects, temp, "data")).length;
+  } catch {
+    return 0; // not created yet
+  }
+}
+
 describe("cross-process safety", () => {
   let bundle: string;
   let bundleDir: { dir: string; cleanup: () => Promise<void> };
@@ -329,12 +340,27 @@ describe("cross-process safety", () => {
     const archive = path.join(await tmp(), "big.zip");
     await writeFile(archive, packed.bytes);
 
+    // Kill while files are being written: as soon as the temp dir holds some of them (polled, not timed).
+    let poll: NodeJS.Timeout | undefined;
+    let writtenWhenKilled = 0;
     const killed = await runChild(childScript(root, archive), (line, kill) => {
-      if (line === "version-unpacking") kill();
+      if (line !== "version-unpacking") return;
+      poll = setInterval(() => {
+        const written = filesInTempData(path.join(root, "projects"));
+        if (written > 0) {
+          writtenWhenKilled = written;
+          kill();
+          clearInterval(poll);
+        }
+      }, 1);
     });
+    clearInterval(poll);
     expect(killed.signal).toBe("SIGKILL");
+    expect(writtenWhenKilled).toBeGreaterThan(0);
+    expect(writtenWhenKilled).toBeLessThan(600);
     const projects = await readdir(path.join(root, "projects"));
     expect(projects.filter((n) => /^[a-f0-9]{24}$/.test(n))).toEqual([]);
+    expect(projects.filter((n) => n.startsWith(".tmp-"))).toHaveLength(1); // the half-written unpack, never renamed
     // The dead process still "holds" the lock; its pid is gone, so the next deploy breaks it.
     await expect(stat(path.join(root, ".skillport/deploy.lock"))).resolves.toBeTruthy();
 

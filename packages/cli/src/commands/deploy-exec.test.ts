@@ -10,10 +10,10 @@ import { registerDeploy } from "./deploy.js";
 import { registerExec } from "./exec.js";
 
 // Runs the two commands the way program.ts does (same error mapping), in-process, with captured output.
-async function cli(args: string[], cwd: string): Promise<{ code: number; out: string; err: string }> {
+async function cli(args: string[], cwd: string, terminal = false): Promise<{ code: number; out: string; err: string }> {
   let out = "";
   let err = "";
-  const io: CliIO = { stdout: (t) => void (out += t), stderr: (t) => void (err += t), color: false, cwd };
+  const io: CliIO = { stdout: (t) => void (out += t), stderr: (t) => void (err += t), color: terminal, cwd };
   let code = 0;
   const program = new Command().exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   const setExit = (c: number) => (code = Math.max(code, c));
@@ -79,6 +79,40 @@ describe("skillport deploy", () => {
     expect(again.out).toContain(`hello  projects/${v}/skills/hello/SKILL.md`);
   });
 
+  it("shows progress on a terminal (stderr only), none when piped or with --json", async () => {
+    const cwd = await tmp();
+    const p = await pkg("echo setup done", "progress");
+    const plain = (t: string) => t.replace(/\u001b\[[0-9;]*m/g, "");
+    const tty = await cli(["deploy", p, "--workspace", "ws", "--sandbox", sandbox], cwd, true);
+    expect(tty.code).toBe(0);
+    const v = /deployed (\S+)/.exec(plain(tty.out))?.[1];
+    expect(plain(tty.err)).toBe(`unpacking ${path.basename(p)}...\nrunning entrypoint ${v}...\n`);
+    expect(tty.out).toContain("\u001b["); // coloured on a terminal
+    const piped = await cli(["deploy", await pkg("true", "piped"), "--workspace", "ws2", "--sandbox", sandbox], cwd);
+    expect([piped.code, piped.err]).toEqual([0, ""]);
+    const json = await cli(["deploy", await pkg("true", "json"), "--workspace", "ws3", "--json", "--sandbox", sandbox], cwd, true);
+    expect([json.code, json.err]).toEqual([0, ""]);
+  });
+
+  it("--json reports each entrypoint as ran, skipped or failed, with the output tails", async () => {
+    const cwd = await tmp();
+    const good = await pkg("echo good", "good");
+    const bad = await pkg("echo partial; echo broken >&2; exit 4", "bad");
+    const first = await cli(["deploy", good, bad, "--workspace", "ws", "--json", "--sandbox", sandbox], cwd);
+    expect(first.code).toBe(1);
+    const one = JSON.parse(first.out);
+    const [g, b] = one.versions.map((v: { versionId: string }) => v.versionId) as [string, string];
+    expect(one.entrypoints).toEqual([
+      expect.objectContaining({ target: g, status: "ran", exitCode: 0, stdoutTail: "good\n", stderrTail: "" }),
+      expect.objectContaining({ target: b, status: "failed", exitCode: 4, stdoutTail: "partial\n", stderrTail: "broken\n" }),
+    ]);
+    const second = JSON.parse((await cli(["deploy", good, bad, "--workspace", "ws", "--json", "--sandbox", sandbox], cwd)).out);
+    expect(second.entrypoints.map((o: { target: string; status: string }) => [o.target, o.status])).toEqual([
+      [g, "skipped"],
+      [b, "failed"], // not recorded, so retried
+    ]);
+  });
+
   it("exits 1 and shows the stderr tail when an entrypoint fails", async () => {
     const cwd = await tmp();
     const r = await cli(["deploy", await pkg("echo cannot install >&2; exit 7", "bad"), "--workspace", "ws", "--sandbox", sandbox], cwd);
@@ -120,6 +154,26 @@ describe("skillport exec", () => {
     const json = await cli(["exec", "-w", "ws", "--sandbox", "process", "--json", "--", "true"], cwd);
     expect(JSON.parse(json.out)).toMatchObject({ observation: "", exitCode: 0, sandbox: "process", isolates: false });
     expect(await readdir(path.join(cwd, "ws", ".skillport", "outputs"))).toEqual([]);
+  });
+
+  it("--timeout kills a command that runs too long; exit 1 with FastGPT's notice", async () => {
+    const cwd = await tmp();
+    await mkdir(path.join(cwd, "ws"));
+    const r = await cli(["exec", "-w", "ws", "--sandbox", sandbox, "--timeout", "1", "--", "echo before; sleep 20; echo after"], cwd);
+    expect(r.code).toBe(1);
+    expect(r.out).toBe("before\n\nCommand timed out after 1 s and was killed.\n");
+  });
+
+  it.runIf(sandbox === "bubblewrap")("--sandbox bubblewrap isolates: the host's files outside the workspace are not visible", async () => {
+    const cwd = await tmp();
+    await mkdir(path.join(cwd, "ws"));
+    await writeFile(path.join(cwd, "host-secret.txt"), "s3cret");
+    const r = await cli(["exec", "-w", "ws", "--sandbox", "bubblewrap", "--json", "--", `cat ${path.join(cwd, "host-secret.txt")}`], cwd);
+    expect(r.code).toBe(1);
+    const json = JSON.parse(r.out);
+    expect(json).toMatchObject({ sandbox: "bubblewrap", isolates: true, exitCode: 1, timedOut: false });
+    expect(json.observation).not.toContain("s3cret");
+    expect(json.observation).toMatch(/No such file or directory/);
   });
 
   it("warns on stderr that the process sandbox does not isolate", async () => {

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { Option, type Command } from "commander";
+import { InvalidArgumentError, Option, type Command } from "commander";
 import {
   createLocalServices,
   PluginHost,
@@ -9,7 +9,6 @@ import {
   type PluginHostErrorCode,
 } from "@skillport/plugin-host";
 import { CliError, colors, EXIT_ERROR, EXIT_PROBLEMS, type CliIO } from "../io.js";
-import { positiveInteger } from "../options.js";
 
 interface RunFlags {
   tool?: string;
@@ -37,8 +36,8 @@ export function addPluginRunCommand(plugin: Command, io: CliIO, setExit: (code: 
     .option("--upload-dir <dir>", "folder ctx.invoke.uploadFile writes to (uploads are refused without it)")
     .option("--allow-network", "let the plugin open network connections")
     .addOption(new Option("--bubblewrap <mode>", "run workers in bubblewrap").choices(["auto", "require", "off"]).default("auto"))
-    .option("--timeout <ms>", "stop the call after this many milliseconds", positiveInteger)
-    .option("--heap <mb>", "worker heap limit in MB", positiveInteger)
+    .option("--timeout <ms>", "stop the call after this many milliseconds", atLeastOne)
+    .option("--heap <mb>", "worker heap limit in MB", atLeastOne)
     .option("--json", "print each event as one JSON line (NDJSON) as it arrives")
     .action(async (source: string, flags: RunFlags) => {
       const input = await readJsonOption(io, "--input", flags.input);
@@ -56,6 +55,13 @@ export function addPluginRunCommand(plugin: Command, io: CliIO, setExit: (code: 
         await host.close();
       }
     });
+}
+
+/** A zero timeout or heap would make every call fail; refuse it as a usage error. */
+function atLeastOne(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isSafeInteger(parsed) || parsed < 1) throw new InvalidArgumentError(`expected a whole number ≥ 1, got ${JSON.stringify(value)}`);
+  return parsed;
 }
 
 async function loadHost(io: CliIO, source: string, flags: RunFlags): Promise<PluginHost> {

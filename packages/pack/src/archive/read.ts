@@ -1,6 +1,5 @@
 import { readFile, stat } from "node:fs/promises";
 import { LimitExceededError } from "@skillport/core";
-import { mapLimit } from "../concurrency.js";
 import { ArchiveError } from "../errors.js";
 import { formatBytes, resolveLimits, type PackageLimits } from "../limits.js";
 import { comparePaths } from "../paths.js";
@@ -37,9 +36,6 @@ export interface ReadArchiveOptions {
   stripWrapper?: boolean;
 }
 
-/** Entries inflated at once. */
-const INFLATE_CONCURRENCY = 8;
-
 /** Recognises zip, gzip and tar by their magic bytes (file names can lie; `.skill` is a zip). */
 export function detectArchiveFormat(bytes: Uint8Array): ArchiveFormat | undefined {
   if (bytes[0] === 0x50 && bytes[1] === 0x4b && (bytes[2] === 0x03 || bytes[2] === 0x05) && (bytes[3] === 0x04 || bytes[3] === 0x06)) return "zip";
@@ -67,11 +63,10 @@ export async function readArchive(input: string | Uint8Array, options: ReadArchi
     try {
       ({ entries: checked, dropped } = checkListing(entries.map((e) => e.raw), limits));
       const byRaw = new Map(entries.map((e) => [e.raw, e.entry]));
-      const files = checked.filter((e) => e.kind === "file");
-      await mapLimit(files, INFLATE_CONCURRENCY, async (e) => {
-        const entry = byRaw.get(e.raw);
-        if (entry) contents.set(e.path, await readZipEntry(zip, entry, e.path, e.raw.size));
-      });
+      for (const e of checked) {
+        const entry = e.kind === "file" ? byRaw.get(e.raw) : undefined;
+        if (entry) contents.set(e.path, readZipEntry(bytes, entry, e.path, e.raw.size));
+      }
     } finally {
       zip.close();
     }

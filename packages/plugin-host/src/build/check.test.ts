@@ -1,23 +1,42 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { readFile, rm, writeFile } from "node:fs/promises";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { cp, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { buildPlugin } from "./build.js";
 import { checkPlugin } from "./check.js";
 import { createPlugin } from "./create.js";
-import { LOGO, seedTool, seedToolSet, tempPlugins, toolSource } from "./__fixtures__/plugins.js";
+import { LOGO, seedTool, seedToolSet, tempPlugins, toolSetSource, toolSource } from "./__fixtures__/plugins.js";
 
 const temp = tempPlugins();
 afterEach(() => temp.cleanup());
+
+// One clean, built plugin shared by every "damage the build" case: each case checks its own copy, so the
+// assertions are unchanged while the plugin is built once instead of once per case.
+const shared = tempPlugins();
+let clean: string;
+beforeAll(async () => {
+  clean = await shared.make({ "logo.svg": LOGO, "README.md": "# Probe\n", "index.ts": toolSource() });
+  await buildPlugin({ entry: clean, output: join(clean, "dist") });
+});
+afterAll(() => shared.cleanup());
 
 const README = { "README.md": "# Probe\n" };
 const base = (files: Record<string, string> = {}) => ({ "logo.svg": LOGO, ...README, ...files });
 const codesOf = (diagnostics: { code: string; severity: string }[]) => diagnostics.map((d) => `${d.severity}:${d.code}`);
 
-/** Build (when the sources build), optionally damage something, then check. */
-async function checkCase(files: Record<string, string>, damage?: (dir: string) => Promise<void>) {
+type Damage = (dir: string) => Promise<void>;
+
+/** Build (when the sources build), then check. */
+async function checkCase(files: Record<string, string>) {
   const dir = await temp.make(files);
   await buildPlugin({ entry: dir, output: join(dir, "dist") }).catch(() => undefined);
-  await damage?.(dir);
+  return checkPlugin({ entry: dir, output: join(dir, "dist") });
+}
+
+/** A copy of the shared clean build, damaged, then checked. */
+async function checkDamaged(damage: Damage) {
+  const dir = await temp.make({});
+  await cp(clean, dir, { recursive: true });
+  await damage(dir);
   return checkPlugin({ entry: dir, output: join(dir, "dist") });
 }
 
@@ -49,38 +68,81 @@ describe("checkPlugin passes clean plugins", () => {
 
 describe("checkPlugin catches each defect", () => {
   const upload = "await ctx.invoke.uploadFile({ fileName: 'a.txt', file: 'x' });";
-  it.each<[string, Record<string, string>, ((dir: string) => Promise<void>) | undefined, string[]]>([
-    ["no index.ts", base(), undefined, ["error:PLUGIN_ENTRY_FILE_MISSING", "error:PLUGIN_DIST_MISSING"]],
-    ["default export is not a definition", base({ "index.ts": "export default { pluginId: 'x' };" }), undefined, ["error:PLUGIN_DEFAULT_EXPORT", "error:PLUGIN_DIST_MISSING"]],
-    ["name without zh-CN", base({ "index.ts": toolSource().replace("'zh-CN': '探针'", "") }), undefined, ["error:PLUGIN_MANIFEST_INVALID", "error:PLUGIN_DIST_MISSING"]],
-    ["permission outside the enum", base({ "index.ts": toolSource({ manifest: "permission: ['files:write'] as never" }) }), undefined, ["error:PLUGIN_MANIFEST_INVALID", "error:PLUGIN_DIST_MISSING"]],
-    ["uploadFile without file-upload:allow", base({ "index.ts": toolSource({ body: upload }) }), undefined, ["error:PLUGIN_PERMISSION_MISSING"]],
-    ["a declared permission never used", base({ "index.ts": toolSource({ manifest: "permission: ['dataset:read']" }) }), undefined, ["warning:PLUGIN_PERMISSION_UNUSED"]],
-    ["an unknown manifest key", base({ "index.ts": toolSource({ manifest: "permission: [], permisson: ['model:read']" }).replace("defineTool({", "defineTool(<never>{") }), undefined, ["warning:PLUGIN_MANIFEST_UNKNOWN_KEY"]],
-    ["an input field the model may or may not fill", base({ "index.ts": toolSource({ input: "q: z.string().meta({ title: 'Q' })" }) }), undefined, ["warning:PLUGIN_TOOL_PARAM_UNSET"]],
-    ["an input field without a label", base({ "index.ts": toolSource({ input: "q: z.string().meta({ isToolParam: true })" }) }), undefined, ["warning:PLUGIN_FIELD_UNLABELLED"]],
-    ["an input field of any type", base({ "index.ts": toolSource({ input: "q: z.any().meta({ title: 'Q', isToolParam: false })" }) }), undefined, ["warning:PLUGIN_FIELD_UNTYPED"]],
-    ["a key literal in another module", base({ "index.ts": toolSource({ imports: "import './lib/conf';" }), "lib/conf.ts": "export const awsId = 'AKIAABCDEFGHIJKLMNOP';\n" }), undefined, ["warning:PLUGIN_SECRET_LITERAL"]],
-    ["process.env reads", base({ "index.ts": toolSource({ body: "void process.env.TOKEN;" }) }), undefined, ["warning:PLUGIN_ENV_ACCESS"]],
-    ["a secret field without isSecret", base({ "index.ts": seedToolSet.replace("isSecret: true\n} satisfies SecretSchemaMetaType", "} as SecretSchemaMetaType") }), undefined, ["warning:PLUGIN_SECRET_FLAG_UNSET"]],
-    ["no README.md", { "logo.svg": LOGO, "index.ts": toolSource() }, undefined, ["warning:PLUGIN_README_MISSING"]],
-    ["no main logo", { ...README, "index.ts": toolSource() }, undefined, ["error:PLUGIN_LOGO_MISSING", "error:PLUGIN_DIST_MISSING"]],
-    ["a child logo with the wrong id", base({ "index.ts": seedToolSet, "Search.logo.svg": LOGO }), undefined, ["error:PLUGIN_LOGO_UNKNOWN_CHILD", "error:PLUGIN_DIST_MISSING"]],
-    ["no build at all", base({ "index.ts": toolSource() }), (dir) => rm(join(dir, "dist"), { recursive: true }), ["error:PLUGIN_DIST_MISSING"]],
-    ["dist/index.js missing", base({ "index.ts": toolSource() }), (dir) => rm(join(dir, "dist/index.js")), ["error:PLUGIN_DIST_BUNDLE_MISSING", "error:PLUGIN_DIST_STALE"]],
-    ["dist/manifest.json missing", base({ "index.ts": toolSource() }), (dir) => rm(join(dir, "dist/manifest.json")), ["error:PLUGIN_DIST_MANIFEST_MISSING"]],
-    ["dist/manifest.json not JSON", base({ "index.ts": toolSource() }), (dir) => writeFile(join(dir, "dist/manifest.json"), "{"), ["error:PLUGIN_DIST_MANIFEST_INVALID", "error:PLUGIN_DIST_STALE"]],
-    ["dist/manifest.json without icon", base({ "index.ts": toolSource() }), async (dir) => {
+  const everyCall = [
+    "await ctx.invoke.userInfo();",
+    "await ctx.invoke.teamInfo();",
+    "await ctx.invoke.model({ messages: [] });",
+    "await ctx.invoke.dataset({ datasetIds: [], query: 'q' });",
+    upload,
+  ].join("\n");
+  const ownSecrets = `createToolHandler({
+      inputSchema: z.object({ q: z.string().meta({ title: 'Q', isToolParam: true }) }),
+      outputSchema: z.object({ ok: z.boolean().meta({ title: 'OK' }) }),
+      secretSchema: z.object({ other: z.string().meta({ title: 'Other', isSecret: true }) }),
+      handler: async () => ({ ok: true })
+    })`;
+  it.each<[string, Record<string, string>, string[]]>([
+    ["no index.ts", base(), ["error:PLUGIN_ENTRY_FILE_MISSING", "error:PLUGIN_DIST_MISSING"]],
+    ["a syntax error", base({ "index.ts": "const x = ;\n" }), ["error:PLUGIN_BUNDLE_FAILED", "error:PLUGIN_DIST_MISSING"]],
+    ["top-level code that throws", base({ "index.ts": "throw new Error('no');\n" }), ["error:PLUGIN_LOAD_FAILED", "error:PLUGIN_DIST_MISSING"]],
+    ["default export is not a definition", base({ "index.ts": "export default { pluginId: 'x' };" }), ["error:PLUGIN_DEFAULT_EXPORT", "error:PLUGIN_DIST_MISSING"]],
+    ["name without zh-CN", base({ "index.ts": toolSource().replace("'zh-CN': '探针'", "") }), ["error:PLUGIN_MANIFEST_INVALID", "error:PLUGIN_DIST_MISSING"]],
+    ["permission outside the enum", base({ "index.ts": toolSource({ manifest: "permission: ['files:write'] as never" }) }), ["error:PLUGIN_MANIFEST_INVALID", "error:PLUGIN_DIST_MISSING"]],
+    ["an input schema that is not z.object", base({ "index.ts": toolSource().replace(/inputSchema: z\.object\(\{.*\}\),/, "inputSchema: z.string() as never,") }), ["error:PLUGIN_SCHEMA_INVALID", "error:PLUGIN_DIST_MISSING"]],
+    ["two children with one id", base({ "index.ts": toolSetSource([{ id: "a" }, { id: "a" }]) }), ["error:PLUGIN_CHILD_INVALID", "error:PLUGIN_DIST_MISSING"]],
+    ["uploadFile without file-upload:allow", base({ "index.ts": toolSource({ body: upload }) }), ["error:PLUGIN_PERMISSION_MISSING"]],
+    ["every ctx.invoke call without its permission", base({ "index.ts": toolSource({ body: everyCall }) }), Array(5).fill("error:PLUGIN_PERMISSION_MISSING")],
+    ["a declared permission never used", base({ "index.ts": toolSource({ manifest: "permission: ['dataset:read']" }) }), ["warning:PLUGIN_PERMISSION_UNUSED"]],
+    ["an unknown manifest key", base({ "index.ts": toolSource({ manifest: "permission: [], permisson: ['model:read']" }).replace("defineTool({", "defineTool(<never>{") }), ["warning:PLUGIN_MANIFEST_UNKNOWN_KEY"]],
+    ["an input field the model may or may not fill", base({ "index.ts": toolSource({ input: "q: z.string().meta({ title: 'Q' })" }) }), ["warning:PLUGIN_TOOL_PARAM_UNSET"]],
+    ["an input field without a label", base({ "index.ts": toolSource({ input: "q: z.string().meta({ isToolParam: true })" }) }), ["warning:PLUGIN_FIELD_UNLABELLED"]],
+    ["an input field of any type", base({ "index.ts": toolSource({ input: "q: z.any().meta({ title: 'Q', isToolParam: false })" }) }), ["warning:PLUGIN_FIELD_UNTYPED"]],
+    ["a key literal in another module", base({ "index.ts": toolSource({ imports: "import './lib/conf';" }), "lib/conf.ts": "export const awsId = 'AKIAABCDEFGHIJKLMNOP';\n" }), ["warning:PLUGIN_SECRET_LITERAL"]],
+    ["process.env reads", base({ "index.ts": toolSource({ body: "void process.env.TOKEN;" }) }), ["warning:PLUGIN_ENV_ACCESS"]],
+    ["a secret field without isSecret", base({ "index.ts": seedToolSet.replace("isSecret: true\n} satisfies SecretSchemaMetaType", "} as SecretSchemaMetaType") }), ["warning:PLUGIN_SECRET_FLAG_UNSET"]],
+    ["a tool-set child with its own secret schema", base({ "index.ts": toolSetSource([{ id: "a" }, { id: "b", handler: ownSecrets }]) }), ["warning:PLUGIN_CHILD_SECRET_IGNORED"]],
+    ["no README.md", { "logo.svg": LOGO, "index.ts": toolSource() }, ["warning:PLUGIN_README_MISSING"]],
+    ["no main logo", { ...README, "index.ts": toolSource() }, ["error:PLUGIN_LOGO_MISSING", "error:PLUGIN_DIST_MISSING"]],
+    ["two main logos", base({ "index.ts": toolSource(), "logo.png": LOGO }), ["error:PLUGIN_LOGO_AMBIGUOUS", "error:PLUGIN_DIST_MISSING"]],
+    ["a logo with an unsupported extension", { ...README, "index.ts": toolSource(), "logo.bmp": LOGO }, ["error:PLUGIN_LOGO_EXTENSION", "error:PLUGIN_LOGO_MISSING", "error:PLUGIN_DIST_MISSING"]],
+    ["a logo name with a space", base({ "index.ts": toolSetSource([{ id: "a" }]), "my a.logo.svg": LOGO }), ["error:PLUGIN_LOGO_NAME", "error:PLUGIN_DIST_MISSING"]],
+    ["a logo under assets/", base({ "index.ts": toolSource(), "assets/logo.png": LOGO }), ["error:PLUGIN_LOGO_IN_ASSETS", "error:PLUGIN_DIST_MISSING"]],
+    ["a child logo with the wrong id", base({ "index.ts": seedToolSet, "Search.logo.svg": LOGO }), ["error:PLUGIN_LOGO_UNKNOWN_CHILD", "error:PLUGIN_DIST_MISSING"]],
+  ])("%s", async (_label, files, expected) => {
+    const result = await checkCase(files);
+    expect(codesOf(result.diagnostics)).toEqual(expected);
+    expect(result.ok).toBe(!expected.some((c) => c.startsWith("error:")));
+  });
+
+  it.each<[string, Damage, string[]]>([
+    ["no build at all", (dir) => rm(join(dir, "dist"), { recursive: true }), ["error:PLUGIN_DIST_MISSING"]],
+    ["dist/index.js missing", (dir) => rm(join(dir, "dist/index.js")), ["error:PLUGIN_DIST_BUNDLE_MISSING", "error:PLUGIN_DIST_STALE"]],
+    ["dist/manifest.json missing", (dir) => rm(join(dir, "dist/manifest.json")), ["error:PLUGIN_DIST_MANIFEST_MISSING"]],
+    ["dist/manifest.json not JSON", (dir) => writeFile(join(dir, "dist/manifest.json"), "{"), ["error:PLUGIN_DIST_MANIFEST_INVALID", "error:PLUGIN_DIST_STALE"]],
+    ["dist/manifest.json without icon", async (dir) => {
       const manifest = JSON.parse(await readFile(join(dir, "dist/manifest.json"), "utf8")) as Record<string, unknown>;
       delete manifest.icon;
       await writeFile(join(dir, "dist/manifest.json"), JSON.stringify(manifest));
     }, ["error:PLUGIN_DIST_MANIFEST_INVALID", "error:PLUGIN_DIST_STALE"]],
-    ["the icon file missing from dist", base({ "index.ts": toolSource() }), (dir) => rm(join(dir, "dist/logo.svg")), ["error:PLUGIN_DIST_ICON_MISSING", "error:PLUGIN_DIST_STALE"]],
-    ["sources changed after the build", base({ "index.ts": toolSource() }), (dir) => writeFile(join(dir, "index.ts"), toolSource({ body: "ctx.streamResponse({ type: 'answer', content: 'changed' });" })), ["error:PLUGIN_DIST_STALE"]],
-  ])("%s", async (_label, files, damage, expected) => {
-    const result = await checkCase(files, damage);
+    ["the icon file missing from dist", (dir) => rm(join(dir, "dist/logo.svg")), ["error:PLUGIN_DIST_ICON_MISSING", "error:PLUGIN_DIST_STALE"]],
+    ["sources changed after the build", (dir) => writeFile(join(dir, "index.ts"), toolSource({ body: "ctx.streamResponse({ type: 'answer', content: 'changed' });" })), ["error:PLUGIN_DIST_STALE"]],
+  ])("%s", async (_label, damage, expected) => {
+    const result = await checkDamaged(damage);
     expect(codesOf(result.diagnostics)).toEqual(expected);
-    expect(result.ok).toBe(!expected.some((c) => c.startsWith("error:")));
+    expect(result.ok).toBe(false);
+  });
+
+  it("a missing plugin directory", async () => {
+    const result = await checkPlugin({ entry: join(clean, "nowhere"), output: join(clean, "nowhere/dist") });
+    expect(result).toEqual({ ok: false, diagnostics: [{ code: "PLUGIN_ENTRY_MISSING", severity: "error", message: "the entry directory does not exist", line: 0, column: 0 }] });
+  });
+
+  it("assets beyond the limits", async () => {
+    const dir = await temp.make(base({ "index.ts": toolSource(), "assets/a.txt": "a", "assets/b.txt": "b" }));
+    await buildPlugin({ entry: dir, output: join(dir, "dist") });
+    const result = await checkPlugin({ entry: dir, output: join(dir, "dist"), maxAssetFiles: 1 });
+    expect(result.diagnostics.map((d) => [d.code, d.message])).toEqual([["PLUGIN_ASSET_LIMIT", "assets/ holds more than 1 files"]]);
+    expect(result.ok).toBe(false);
   });
 
   it("names the file and permission precisely", async () => {
@@ -98,7 +160,7 @@ describe("checkPlugin catches each defect", () => {
   });
 
   it("names the dist manifest field that fails the schema", async () => {
-    const result = await checkCase(base({ "index.ts": toolSource() }), async (dir) => {
+    const result = await checkDamaged(async (dir) => {
       const manifest = JSON.parse(await readFile(join(dir, "dist/manifest.json"), "utf8")) as Record<string, unknown>;
       manifest.permission = ["model:read", "model:read"];
       await writeFile(join(dir, "dist/manifest.json"), JSON.stringify(manifest));
@@ -107,7 +169,7 @@ describe("checkPlugin catches each defect", () => {
   });
 
   it("reports stale files by their dist path", async () => {
-    const result = await checkCase(base({ "index.ts": toolSource() }), (dir) => writeFile(join(dir, "README.md"), "# changed\n"));
+    const result = await checkDamaged((dir) => writeFile(join(dir, "README.md"), "# changed\n"));
     expect(result.diagnostics.map((d) => d.message)).toEqual(["dist/README.md does not match a fresh build of the sources; run plugin build"]);
   });
 });

@@ -1,7 +1,41 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import fc from "fast-check";
+import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join, normalize, resolve } from "node:path";
-import { isInside } from "./files.js";
+import { isInside, listRegularFiles } from "./files.js";
+import { tempPlugins } from "./__fixtures__/plugins.js";
+
+const temp = tempPlugins();
+afterEach(() => temp.cleanup());
+
+describe("listRegularFiles", () => {
+  it("lists regular files sorted, and refuses links and special files", async () => {
+    const root = await temp.make({ "assets/b.txt": "b", "assets/a/z.txt": "z", "outside.txt": "o" });
+    await symlink(join(root, "outside.txt"), join(root, "assets/link.txt"));
+    const listed = await listRegularFiles(root, join(root, "assets"));
+    expect(listed.files).toEqual(["assets/a/z.txt", "assets/b.txt"]);
+    expect(listed.diagnostics.map((d) => [d.code, d.file])).toEqual([["PLUGIN_ASSET_NOT_FILE", "assets/link.txt"]]);
+  });
+
+  it("refuses an assets/ directory whose real path is outside the plugin", async () => {
+    const root = await temp.make({});
+    const elsewhere = await temp.make({ "secret.txt": "s" });
+    await symlink(elsewhere, join(root, "assets"), "dir");
+    const listed = await listRegularFiles(root, join(root, "assets"));
+    expect(listed).toEqual({ files: [], diagnostics: [{ code: "PLUGIN_ASSET_OUTSIDE", severity: "error", message: "assets/ resolves outside the plugin directory", file: "assets", line: 0, column: 0 }] });
+  });
+
+  it.each([
+    [{ maxAssetFiles: 2 }, "assets/ holds more than 2 files"],
+    [{ maxAssetBytes: 5 }, "assets/ holds more than 5 bytes"],
+  ])("stops at the limit %j", async (limits, message) => {
+    const root = await temp.make({});
+    await mkdir(join(root, "assets"));
+    for (const name of ["a", "b", "c"]) await writeFile(join(root, "assets", name), "xyz");
+    const listed = await listRegularFiles(root, join(root, "assets"), limits);
+    expect(listed.diagnostics.map((d) => [d.code, d.message])).toEqual([["PLUGIN_ASSET_LIMIT", message]]);
+  });
+});
 
 describe("isInside", () => {
   it.each([

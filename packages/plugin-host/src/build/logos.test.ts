@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import fc from "fast-check";
+import { join } from "node:path";
 import { classifyLogoName, scanLogos } from "./logos.js";
 import { LOGO, tempPlugins } from "./__fixtures__/plugins.js";
 
@@ -41,6 +42,19 @@ describe("logo rules", () => {
     expect(Object.fromEntries(scan.children)).toEqual(children);
     expect(scan.diagnostics.map((d) => d.code)).toEqual(codes);
     expect(scan.diagnostics.every((d) => d.severity === "error")).toBe(true);
+  });
+
+  it("a logo name that is a directory or a link is not a logo file", async () => {
+    const dir = await temp.make({ "logo.svg/inner.txt": "x", "real.svg": LOGO });
+    const { symlink } = await import("node:fs/promises");
+    await symlink(join(dir, "real.svg"), join(dir, "search.logo.svg"));
+    const scan = await scanLogos(dir, ["search"]);
+    expect(scan.diagnostics.map((d) => [d.code, d.file])).toEqual([
+      ["PLUGIN_LOGO_NOT_FILE", "logo.svg"],
+      ["PLUGIN_LOGO_NOT_FILE", "search.logo.svg"],
+      ["PLUGIN_LOGO_MISSING", undefined],
+    ]);
+    expect(scan.main).toBeUndefined();
   });
 
   it("names the files involved, never absolute paths", async () => {

@@ -9,6 +9,7 @@ import { findBubblewrap } from "./sandbox.js";
 import { createLocalServices } from "./services.js";
 import {
   BROKEN_SOURCE,
+  CALLER_SOURCE,
   HANG_AT_IMPORT_SOURCE,
   KITCHEN_SINK_CHILDREN,
   KITCHEN_SINK_SOURCE,
@@ -215,6 +216,62 @@ describe("reverse-call permissions", () => {
       code: "PERMISSION_DENIED",
       data: { permission: "file-upload:allow" },
     });
+  });
+});
+
+describe("reverse calls end to end (ctx.invoke.* through the worker)", () => {
+  const ALL = ["userInfo:read", "teamInfo:read", "model:read", "dataset:read", "file-upload:allow"];
+  const systemVar = { app: { id: "app-7", name: "Demo app" }, chat: { chatId: "chat-9", uid: "u-1" }, invokeToken: "tok-abcdef", time: "2026-01-01T00:00:00.000Z" };
+  type Tuple = [unknown, null] | [null, { error: string; data?: unknown; reason: { en: string; "zh-CN": string } }];
+  async function callAll(permission: string[], services: Parameters<typeof createLocalServices>[0] | undefined) {
+    const dir = await writePluginFixture(join(root, `caller-${permission.length}-${services ? "svc" : "none"}`), { pluginId: "caller", permission, source: CALLER_SOURCE });
+    const host = await open(dir, services ? { services: createLocalServices(services) } : {});
+    const { output } = await host.invoke("tool", { text: "hello" }, { systemVar });
+    return JSON.parse((output as { text: string }).text) as { results: Record<string, Tuple>; systemVar: unknown };
+  }
+
+  it("answers every call from the application's services, with the caller's systemVar", async () => {
+    const seen: unknown[] = [];
+    const got = await callAll(ALL, {
+      uploadDir: join(root, "caller-uploads"),
+      user: { username: "ada", orgs: ["eng"], groups: [] },
+      team: { teamId: "t-1", name: "Team" },
+      model: (request, call) => {
+        seen.push(call);
+        return { model: "echo-1", content: `echo: ${request.messages[0]?.content ?? ""}` };
+      },
+      dataset: (request) => ({ items: [{ id: "d1", datasetId: request.datasetIds[0] ?? "", content: request.query, score: 0.9 }] }),
+    });
+    expect(got.systemVar).toEqual(systemVar);
+    const etag = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824";
+    expect(got.results).toEqual({
+      userInfo: [{ username: "ada", orgs: ["eng"], groups: [] }, null],
+      teamInfo: [{ teamId: "t-1", name: "Team" }, null],
+      model: [{ model: "echo-1", content: "echo: hello" }, null],
+      dataset: [{ items: [{ id: "d1", datasetId: "kb-1", content: "hello", score: 0.9 }] }, null],
+      uploadFile: [{ accessURL: expect.stringMatching(/^file:\/\/.*\/note\.txt$/), size: 5, etag }, null],
+      badArguments: [null, expect.objectContaining({ error: "InvalidArgument", message: "ctx.invoke.model: invalid arguments (messages): Too small: expected array to have >=1 items" })],
+    });
+    expect(seen).toEqual([{ pluginId: "caller", version: "1.0.0", toolId: "tool", systemVar }]);
+  });
+
+  it("refuses every call whose permission the manifest lacks, naming it in English and Chinese", async () => {
+    const got = await callAll([], { user: { username: "ada", orgs: [], groups: [] } });
+    const expected = { userInfo: "userInfo:read", teamInfo: "teamInfo:read", model: "model:read", dataset: "dataset:read", uploadFile: "file-upload:allow", badArguments: "model:read" };
+    for (const [call, permission] of Object.entries(expected)) {
+      const [value, failure] = got.results[call] ?? [];
+      expect(value).toBeNull();
+      expect(failure).toMatchObject({ error: "PermissionDenied", data: { permission } });
+      expect(failure?.reason.en).toContain(`"${permission}"`);
+      expect(failure?.reason["zh-CN"]).toContain(`"${permission}"`);
+    }
+  });
+
+  it("answers NotConfigured when the application supplies no service", async () => {
+    const got = await callAll(ALL, undefined);
+    for (const call of ["userInfo", "teamInfo", "model", "dataset", "uploadFile"]) {
+      expect(got.results[call]).toEqual([null, { reason: { en: `ctx.invoke.${call} is not configured on this host`, "zh-CN": `宿主未配置 ctx.invoke.${call}` }, error: "NotConfigured", message: `ctx.invoke.${call} is not configured on this host` }]);
+    }
   });
 });
 

@@ -58,3 +58,31 @@ export default defineTool({
 });
 `;
 }
+
+/** A tool set with the given children; each child has a valid handler unless `handler` is given. */
+export function toolSetSource(children: { id: string; handler?: string }[], extra: { imports?: string } = {}): string {
+  const handler = `createToolHandler({
+      inputSchema: z.object({ q: z.string().meta({ title: 'Q', isToolParam: true }) }),
+      outputSchema: z.object({ ok: z.boolean().meta({ title: 'OK' }) }),
+      secretSchema,
+      handler: async () => ({ ok: true })
+    })`;
+  return `import { createToolHandler, defineToolSet } from '@skillport/plugin';
+import z from 'zod';
+${extra.imports ?? ""}
+const secretSchema = z.object({ key: z.string().meta({ title: 'Key', isSecret: true }) });
+export default defineToolSet({
+  secretSchema,
+  manifest: {
+    pluginId: 'probe-set',
+    version: '1.0.0',
+    name: { en: 'Probe set', 'zh-CN': '探针集' },
+    description: { en: 'Probe tools', 'zh-CN': '探针工具集' },
+    permission: []
+  },
+  children: [
+${children.map((c) => `    { id: '${c.id}', name: { en: '${c.id}', 'zh-CN': '${c.id}' }, description: { en: '${c.id}', 'zh-CN': '${c.id}' }, handler: ${c.handler ?? handler} }`).join(",\n")}
+  ]
+});
+`;
+}

@@ -199,3 +199,33 @@ export const BROKEN_SOURCE = `throw new Error("boom at import");\nexport default
 
 /** A plugin whose module never finishes loading (top-level await on nothing). */
 export const HANG_AT_IMPORT_SOURCE = `await new Promise(() => {});\nexport default {};\n`;
+
+/** A single tool that makes all five reverse calls and reports what it got, plus the systemVar it saw. */
+export const CALLER_SOURCE = `
+import { createToolHandler, defineTool } from "@skillport/plugin";
+import { z } from "zod";
+
+export default defineTool({
+  manifest: {
+    pluginId: "caller",
+    version: "1.0.0",
+    name: { en: "Caller", "zh-CN": "调用" },
+    description: { en: "Calls the host", "zh-CN": "调用宿主" },
+  },
+  handler: createToolHandler({
+    inputSchema: z.object({ text: z.string() }),
+    outputSchema: z.object({ text: z.string() }),
+    handler: async ({ text }, ctx) => {
+      const results = {
+        userInfo: await ctx.invoke.userInfo(),
+        teamInfo: await ctx.invoke.teamInfo(),
+        model: await ctx.invoke.model({ messages: [{ role: "user", content: text }] }),
+        dataset: await ctx.invoke.dataset({ datasetIds: ["kb-1"], query: text, limit: 1 }),
+        uploadFile: await ctx.invoke.uploadFile({ fileName: "note.txt", file: new TextEncoder().encode(text) }),
+        badArguments: await ctx.invoke.model({ messages: [] }),
+      };
+      return { text: JSON.stringify({ results, systemVar: ctx.systemVar }) };
+    },
+  }),
+});
+`;
