@@ -6,6 +6,8 @@ export interface CliIO {
   stderr: (text: string) => void;
   /** Colours only when the stream is a terminal (and NO_COLOR is unset). */
   color: boolean;
+  /** Show progress on stderr (it is a terminal). Progress never goes to stdout, so piped data stays clean. */
+  progress?: boolean;
   cwd: string;
 }
 
@@ -14,6 +16,7 @@ export function processIO(): CliIO {
     stdout: (t) => process.stdout.write(t),
     stderr: (t) => process.stderr.write(t),
     color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
+    progress: Boolean(process.stderr.isTTY),
     cwd: process.cwd(),
   };
 }
@@ -38,4 +41,21 @@ export class CliError extends Error {
 
 export function printJson(io: CliIO, value: unknown): void {
   io.stdout(JSON.stringify(value, null, 2) + "\n");
+}
+
+/** A one-line progress counter on stderr, redrawn in place; a no-op unless `io.progress`. */
+export function progressLine(io: CliIO, label: string, total: number): { tick: () => void; done: () => void } {
+  if (!io.progress || total < 50) return { tick: () => undefined, done: () => undefined };
+  let count = 0;
+  let last = 0;
+  return {
+    tick: () => {
+      count++;
+      const now = Date.now();
+      if (now - last < 100 && count < total) return;
+      last = now;
+      io.stderr(`\r${label} ${count}/${total}`);
+    },
+    done: () => io.stderr("\r\u001b[2K"),
+  };
 }

@@ -13,7 +13,7 @@ export interface CliRun {
 export async function runInProcess(args: readonly string[], cwd: string): Promise<CliRun> {
   let stdout = "";
   let stderr = "";
-  const code = await runCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), color: false, cwd });
+  const code = await runCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), color: false, progress: false, cwd });
   return { code, stdout, stderr };
 }
 

@@ -274,11 +274,13 @@ async function pkgSame(versionId: string, ws: Workspace): Promise<string> {
 }
 
 // Child processes: real concurrency and a real SIGKILL.
-/** How many files the unpack in progress (projects/.tmp-NAME/data) has written so far; 0 before it starts. */
+/** How many files the unpack in progress (projects/.tmp-A/.tmp-package-B/data) has written so far; 0 before. */
 function filesInTempData(projects: string): number {
   try {
-    const temp = readdirSync(projects).find((n) => n.startsWith(".tmp-"));
-    return temp === undefined ? 0 : readdirSync(path.join(projects, temp, "data")).length;
+    const staging = readdirSync(projects).find((n) => n.startsWith(".tmp-"));
+    if (staging === undefined) return 0;
+    const writing = readdirSync(path.join(projects, staging)).find((n) => n.startsWith(".tmp-"));
+    return writing === undefined ? 0 : readdirSync(path.join(projects, staging, writing, "data")).length;
   } catch {
     return 0; // not created yet
   }

@@ -1,6 +1,6 @@
 import { Option, type Command } from "commander";
 import { PROFILE_NAMES, validateSkillMd, type ProfileName } from "@skillport/core";
-import { CliError, EXIT_PROBLEMS, type CliIO } from "../io.js";
+import { CliError, EXIT_PROBLEMS, progressLine, type CliIO } from "../io.js";
 import { formatJson, formatSarif, formatText, type SkillReport } from "../report.js";
 import { DEFAULT_MAX_SKILL_MD_BYTES, listSkillFiles, readSkillMd } from "../skill-files.js";
 import { displayPath, resolveSkillTargets } from "../targets.js";
@@ -28,7 +28,7 @@ export function registerValidate(program: Command, io: CliIO, setExit: (code: nu
       "\nExamples:\n  skillport validate examples/skills\n  skillport validate my-skill/SKILL.md --profile lenient --format json",
     )
     .action(async (paths: string[], options: ValidateOptions) => {
-      const reports = await validatePaths(paths, options, io.cwd);
+      const reports = await validatePaths(paths, options, io.cwd, io);
       if (reports.length === 0) throw new CliError(`no skills found in ${paths.join(", ")}`, EXIT_PROBLEMS);
       const output =
         options.format === "json" ? formatJson(reports) : options.format === "sarif" ? formatSarif(reports, VERSION) : formatText(reports, io);
@@ -37,9 +37,17 @@ export function registerValidate(program: Command, io: CliIO, setExit: (code: nu
     });
 }
 
-export async function validatePaths(paths: readonly string[], options: Omit<ValidateOptions, "format">, cwd: string): Promise<SkillReport[]> {
+export async function validatePaths(
+  paths: readonly string[],
+  options: Omit<ValidateOptions, "format">,
+  cwd: string,
+  io?: CliIO,
+): Promise<SkillReport[]> {
   const reports: SkillReport[] = [];
-  for (const target of await resolveSkillTargets(paths, cwd)) {
+  const targets = await resolveSkillTargets(paths, cwd);
+  const progress = io ? progressLine(io, "validating", targets.length) : undefined;
+  for (const target of targets) {
+    progress?.tick();
     const file = displayPath(target.skillMd, cwd);
     const read = await readSkillMd(target.skillMd, file, options.maxFileBytes);
     if ("diagnostic" in read) {
@@ -56,5 +64,6 @@ export async function validatePaths(paths: readonly string[], options: Omit<Vali
       diagnostics: [...result.diagnostics].sort((a, b) => a.line - b.line || a.column - b.column),
     });
   }
+  progress?.done();
   return reports;
 }

@@ -3,19 +3,31 @@ import { spawnSync } from "node:child_process";
 import { mkdir, symlink } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
+import { writeFile } from "node:fs/promises";
 import { createPlugin } from "./create.js";
-import { tempPlugins } from "./__fixtures__/plugins.js";
+import { fastgptTool, fastgptToolSet, seedTool, seedToolSet, tempPlugins } from "./__fixtures__/plugins.js";
 
 const temp = tempPlugins();
 afterEach(() => temp.cleanup());
 
 const repoModules = fileURLToPath(new URL("../../../../node_modules/", import.meta.url));
 
-/** What `npm install` would give a created plugin, as links into this repository's node_modules. */
+/**
+ * What `npm install` would give a created plugin, as links into this repository's node_modules — plus
+ * `@fastgpt-plugin/sdk-factory` as `npm i @fastgpt-plugin/sdk-factory@npm:@skillport/plugin` would install it.
+ */
 async function linkDependencies(dir: string): Promise<void> {
-  for (const name of ["@skillport/plugin", "zod", "vitest", "typescript", "@types/node"]) {
+  const links: [string, string][] = [
+    ["@skillport/plugin", "@skillport/plugin"],
+    ["@fastgpt-plugin/sdk-factory", "@skillport/plugin"],
+    ["zod", "zod"],
+    ["vitest", "vitest"],
+    ["typescript", "typescript"],
+    ["@types/node", "@types/node"],
+  ];
+  for (const [name, target] of links) {
     await mkdir(join(dir, "node_modules", name, ".."), { recursive: true });
-    await symlink(join(repoModules, name), join(dir, "node_modules", name), "dir");
+    await symlink(join(repoModules, target), join(dir, "node_modules", name), "dir");
   }
 }
 
@@ -25,10 +37,13 @@ function run(dir: string, script: string, args: string[]) {
 }
 
 describe("created templates, once their dependencies are installed", () => {
-  it.each(["tool", "tool-suite"] as const)("%s: type-checks and its own tests pass", async (type) => {
+  it.each(["tool", "tool-suite"] as const)("%s: type-checks, with the seed's templates verbatim beside it, and its own tests pass", async (type) => {
     const parent = await temp.make({});
     const { dir } = await createPlugin({ name: `t-${type}`, type, cwd: parent });
     await linkDependencies(dir);
+    // The seed's two templates, with either import path, type-check under the created tsconfig.json (strict).
+    const seeds = { "seed-tool.ts": seedTool, "seed-tool-set.ts": seedToolSet, "fastgpt-tool.ts": fastgptTool, "fastgpt-tool-set.ts": fastgptToolSet };
+    for (const [file, text] of Object.entries(seeds)) await writeFile(join(dir, file), text);
     const tsc = run(dir, "typescript/bin/tsc", ["-p", "tsconfig.json"]);
     expect(tsc.output.trim()).toBe("");
     expect(tsc.status).toBe(0);

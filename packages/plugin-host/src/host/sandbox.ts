@@ -6,6 +6,7 @@
 import { execFile } from "node:child_process";
 import { lstatSync, readlinkSync } from "node:fs";
 import { isAbsolute } from "node:path";
+import { permissionFlag } from "../build/load.js";
 
 export type BubblewrapMode = "auto" | "require" | "off";
 
@@ -33,7 +34,8 @@ const NETWORK_ETC_FILES = ["/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf
 
 export function workerCommand(spec: SandboxSpec): Command {
   const nodeArgs = [
-    "--experimental-permission",
+    permissionFlag(), // --experimental-permission on Node 20
+
     ...spec.readPaths.map((path) => `--allow-fs-read=${path}`),
     `--allow-fs-read=${spec.writeDir}`,
     `--allow-fs-write=${spec.writeDir}`,
