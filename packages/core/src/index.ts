@@ -26,3 +26,4 @@ export * from "./builder.js";
 export * from "./registry.js";
 export * from "./catalog/index.js";
 export * from "./search.js";
+export { prepareSaveBatch, type PreparedSkill, type PrepareSaveOptions } from "./save-batch.js";

@@ -1,14 +1,11 @@
-import type { Diagnostic } from "./diagnostics.js";
 import {
-  InvalidPathError,
   LimitExceededError,
   ResourceNotFoundError,
   SkillExistsError,
   SkillNotFoundError,
-  SkillValidationError,
 } from "./errors.js";
-import { isSafeSkillId, normalizeResourcePath, requireSafeResourcePath, requireSafeSkillId, resourceKindPath } from "./safe-path.js";
-import { serializeSkillMd } from "./serialize.js";
+import { isSafeSkillId, requireSafeResourcePath, requireSafeSkillId, resourceKindPath } from "./safe-path.js";
+import { prepareSaveBatch } from "./save-batch.js";
 import { Skill, type ResourceContent } from "./skill.js";
 import {
   RESOURCE_KINDS,
@@ -41,7 +38,6 @@ interface StoredSkill {
   readonly resources: ReadonlyMap<string, Uint8Array>;
 }
 
-const encoder = new TextEncoder();
 const SKILL_MD = "SKILL.md";
 
 /**
@@ -166,43 +162,7 @@ export class InMemorySkillRepository implements SkillRepository {
 
   /** Validates and copies a batch; throws before anything is stored. */
   #prepare(skills: readonly Skill[]): Array<[string, StoredSkill]> {
-    const diagnostics: Diagnostic[] = [];
-    const problem = (code: string, message: string) => diagnostics.push({ code, severity: "error", message, line: 0, column: 0 });
-    const seen = new Set<string>();
-    const out: Array<[string, StoredSkill]> = [];
-    for (const [index, skill] of skills.entries()) {
-      const id = skill.name;
-      if (!isSafeSkillId(id)) {
-        problem("name-invalid", `skill #${index + 1}: name ${JSON.stringify(id)} cannot be used as a skill id`);
-        continue;
-      }
-      if (seen.has(id)) {
-        problem("name-duplicate", `skill ${JSON.stringify(id)} appears more than once in one save`);
-        continue;
-      }
-      seen.add(id);
-      const resources = new Map<string, Uint8Array>();
-      for (const [rawPath, content] of skill.resources) {
-        let path: string;
-        try {
-          path = normalizeResourcePath(rawPath);
-        } catch (error) {
-          problem("resource-path-invalid", `skill ${JSON.stringify(id)}: ${(error as InvalidPathError).message}`);
-          continue;
-        }
-        if (path === SKILL_MD) {
-          problem("resource-path-invalid", `skill ${JSON.stringify(id)}: SKILL.md is the skill itself, not a resource`);
-          continue;
-        }
-        resources.set(path, typeof content === "string" ? encoder.encode(content) : content.slice());
-      }
-      const conflict = findFileDirConflict(resources.keys());
-      if (conflict) problem("resource-path-invalid", `skill ${JSON.stringify(id)}: ${JSON.stringify(conflict)} is both a file and a folder`);
-      const frontmatter = structuredClone(skill.frontmatter);
-      out.push([id, { frontmatter, body: skill.body, skillMd: encoder.encode(serializeSkillMd(frontmatter, skill.body)), resources }]);
-    }
-    if (diagnostics.length > 0) throw new SkillValidationError(`cannot save to ${this.name}: ${diagnostics.length} problem(s)`, diagnostics);
-    return out;
+    return prepareSaveBatch(skills, { target: this.name }).map(({ id, ...stored }) => [id, stored]);
   }
 
   #commit(prepared: Array<[string, StoredSkill]>): void {
@@ -252,19 +212,6 @@ export class InMemorySkillRepository implements SkillRepository {
     }
     return bytes;
   }
-}
-
-/** A path that is both a file and a parent of another file (`a` and `a/b`) cannot exist on any filesystem. */
-function findFileDirConflict(paths: Iterable<string>): string | undefined {
-  const files = new Set(paths);
-  for (const path of files) {
-    const segments = path.split("/");
-    for (let i = 1; i < segments.length; i++) {
-      const parent = segments.slice(0, i).join("/");
-      if (files.has(parent)) return parent;
-    }
-  }
-  return undefined;
 }
 
 /** Plain code-unit order: deterministic across locales, unlike localeCompare. */

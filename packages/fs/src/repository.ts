@@ -7,10 +7,8 @@ import {
   Skill,
   SkillExistsError,
   SkillNotFoundError,
-  SkillValidationError,
   isSafeSkillId,
-  normalizeResourcePath,
-  type Diagnostic,
+  prepareSaveBatch,
   type ResourceContent,
   type SaveOptions,
   type SaveResult,
@@ -37,8 +35,6 @@ interface Placement {
   aside: string | undefined;
   placed: boolean;
 }
-
-const encoder = new TextEncoder();
 
 /**
  * A writable skills directory. Reads behave exactly like LocalFileSystemSkillProvider. `save` is all-or-nothing:
@@ -179,49 +175,12 @@ export class FileSystemSkillRepository extends LocalFileSystemSkillProvider impl
     }
   }
 
-  /** Checks and encodes a whole batch; throws SkillValidationError before anything touches the disk. */
+  /** Checks and encodes a whole batch (core's shared save rules); throws SkillValidationError before anything touches the disk. */
   #prepare(skills: readonly Skill[]): PreparedSkill[] {
-    const diagnostics: Diagnostic[] = [];
-    const problem = (code: string, message: string) => diagnostics.push({ code, severity: "error", message, line: 0, column: 0 });
-    const seen = new Set<string>();
-    const prepared: PreparedSkill[] = [];
-    for (const [index, skill] of skills.entries()) {
-      const id = skill.name;
-      if (!isSafeSkillId(id)) {
-        problem("name-invalid", `skill #${index + 1}: name ${JSON.stringify(id)} cannot be used as a skill id`);
-        continue;
-      }
-      if (seen.has(id)) {
-        problem("name-duplicate", `skill ${JSON.stringify(id)} appears more than once in one save`);
-        continue;
-      }
-      seen.add(id);
-      const files = new Map<string, Uint8Array>([["SKILL.md", encoder.encode(skill.toSkillMd())]]);
-      for (const [rawPath, content] of skill.resources) {
-        let rel: string;
-        try {
-          rel = normalizeResourcePath(rawPath);
-        } catch (error) {
-          problem("resource-path-invalid", `skill ${JSON.stringify(id)}: ${(error as Error).message}`);
-          continue;
-        }
-        if (rel.toLowerCase() === "skill.md") {
-          problem("resource-path-invalid", `skill ${JSON.stringify(id)}: ${JSON.stringify(rel)} would shadow the skill's own SKILL.md`);
-          continue;
-        }
-        files.set(rel, typeof content === "string" ? encoder.encode(content) : content);
-      }
-      const conflict = fileFolderConflict(files.keys());
-      if (conflict !== undefined) problem("resource-path-invalid", `skill ${JSON.stringify(id)}: ${JSON.stringify(conflict)} is both a file and a folder`);
-      for (const [rel, bytes] of files) {
-        if (bytes.byteLength > this.maxFileBytes) {
-          problem("file-too-large", `skill ${JSON.stringify(id)}: ${JSON.stringify(rel)} is larger than the ${this.maxFileBytes}-byte limit (maxFileBytes)`);
-        }
-      }
-      prepared.push({ id, files });
-    }
-    if (diagnostics.length > 0) throw new SkillValidationError(`cannot save to ${this.name}: ${diagnostics.length} problem(s)`, diagnostics);
-    return prepared;
+    return prepareSaveBatch(skills, { target: this.name, maxFileBytes: this.maxFileBytes }).map(({ id, skillMd, resources }) => ({
+      id,
+      files: new Map([["SKILL.md", skillMd], ...resources]),
+    }));
   }
 
   #writeError(action: string, ids: readonly string[], error: unknown): AgentSkillsError {
@@ -255,15 +214,3 @@ function startsWithShebang(bytes: Uint8Array): boolean {
   return bytes[0] === 0x23 && bytes[1] === 0x21;
 }
 
-/** A path that is both a file and the folder of another file (`a` and `a/b`), which no directory can hold. */
-function fileFolderConflict(paths: Iterable<string>): string | undefined {
-  const all = new Set(paths);
-  for (const p of all) {
-    const parts = p.split("/");
-    for (let i = 1; i < parts.length; i++) {
-      const prefix = parts.slice(0, i).join("/");
-      if (all.has(prefix)) return prefix;
-    }
-  }
-  return undefined;
-}

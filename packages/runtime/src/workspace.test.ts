@@ -117,6 +117,18 @@ describe("Workspace.deploy", () => {
     expect((await readState(ws.stateFile)).state.values).toEqual({});
   });
 
+  it("keeps the state where it is configured (home and stateFile options)", async () => {
+    const root = await tmp();
+    const ws = new Workspace(root, { home: path.join(root, "h"), stateFile: path.join(root, "state/custom.json") });
+    const r = await ws.deploy([await pkg("custom-state", COUNT_RUNS)]);
+    await r.initialization;
+    const v = r.versions[0]!.versionId;
+    expect(JSON.parse(await readFile(path.join(root, "state/custom.json"), "utf8"))).toEqual({ values: { skillEntrypoints: [v] } });
+    await expect(stat(path.join(root, "h/.fastgpt/runtime/state.json"))).rejects.toThrow(/ENOENT/);
+    expect(await runs(ws, v)).toBe(1); // HOME inside the sandbox is the configured home
+    expect(() => new Workspace(root, { home: path.join(root, "..", "elsewhere") })).toThrow(/home directory must be inside the workspace/);
+  });
+
   it("validates the entrypoint timeout and the app script size", () => {
     expect(() => new Workspace("/tmp/x", { entrypointTimeout: 0 })).toThrow(/between 1 and 600 seconds/);
     expect(() => new Workspace("/tmp/x", { entrypointTimeout: 601 })).toThrow(/between 1 and 600 seconds/);

@@ -369,9 +369,15 @@ describe("pool policy", () => {
     expect(host.stats()).toMatchObject({ workersStarted: 0, consecutiveStartFailures: 3, circuitOpen: true });
   });
 
-  it("stops a worker that floods stream events beyond the limit", async () => {
+  it("delivers stream events while the handler still runs, and stops a flood beyond the limit", async () => {
     const host = await open(dist, { pool: { maxStreamEventsPerCall: 100 } });
-    const events = await collect(host.run("flood", { text: "x" }));
+    const events: PluginEvent[] = [];
+    let inFlightAtFirstEvent = -1;
+    for await (const event of host.run("flood", { text: "x" })) {
+      if (events.length === 0) inFlightAtFirstEvent = host.stats().inFlight;
+      events.push(event);
+    }
+    expect(inFlightAtFirstEvent).toBe(1); // the first event arrived before the call ended: streamed, not buffered
     expect(events.filter((event) => event.type === "stream")).toHaveLength(100);
     expect(events.at(-1)).toEqual({
       type: "error",
