@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { readFile, symlink, mkdir } from "node:fs/promises";
+import { readFile, symlink, mkdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { execCommand } from "./exec.js";
 import { TailCollector, formatObservation } from "./observation.js";
@@ -57,6 +57,8 @@ describe("formatObservation", () => {
     [{ exitCode: 0, signal: null, timedOut: false }, "x\n"],
     [{ exitCode: 2, signal: null, timedOut: false }, "x\n\nCommand exited with code 2"],
     [{ exitCode: null, signal: "SIGKILL", timedOut: true }, "x\n\nCommand timed out after 5 s and was killed."],
+    [{ exitCode: null, signal: "SIGKILL", timedOut: false, outputLimitBytes: 4 * 1024 * 1024 }, "x\n\nCommand printed more than 4.0 MiB and was killed."],
+    [{ exitCode: null, signal: "SIGKILL", timedOut: false }, "x\n\nCommand was killed by signal SIGKILL"],
   ])("%j", (status, expected) => {
     expect(formatObservation({ tail, timeoutMs: 5000, fullOutputPath: undefined, fullOutputComplete: true, ...status })).toBe(expected);
   });
@@ -98,6 +100,20 @@ describe.each(kinds)("execCommand (%s)", (kind) => {
     await expect(execCommand(sandbox(), "true", { cwd: "../x" })).rejects.toThrow(/escapes the workspace/);
     const r = await execCommand(sandbox(), "pwd", { cwd: "proj" });
     expect(r.observation).toBe(`${path.join(ws.dir, "proj")}\n`);
+  });
+
+  it("cuts a command that prints 1 GB: killed at the output limit, observation and full-output file bounded", async () => {
+    const r = await execCommand(sandbox(), "yes | head -c 1G; echo finished", { maxOutputBytes: 4 * 1024 * 1024, maxFullOutputBytes: 1024 * 1024 });
+    expect(r).toMatchObject({ outputLimitExceeded: true, truncated: true, timedOut: false });
+    expect(r.tail.totalBytes).toBe(4 * 1024 * 1024);
+    expect(r.tail.shownLines).toBe(2000);
+    const notes = r.observation.slice(r.observation.lastIndexOf("\n\n") + 2);
+    expect(notes).toBe(
+      `[Output truncated: showing lines 2095153-2097152 of 2097152 (3.9 KiB of 4.0 MiB). Full output saved to ${r.fullOutputPath} (itself cut at its size limit).]\n` +
+        "Command printed more than 4.0 MiB and was killed.",
+    );
+    expect(r.observation).not.toContain("finished");
+    expect((await stat(path.join(ws.dir, r.fullOutputPath!))).size).toBe(1024 * 1024);
   });
 
   it("reports a timeout", async () => {

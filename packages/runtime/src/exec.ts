@@ -22,6 +22,8 @@ export interface ExecOptions {
   maxBytes?: number;
   /** Largest full-output file kept when the observation is truncated. Default 64 MiB. */
   maxFullOutputBytes?: number;
+  /** The command is killed once it has printed this much (stdout + stderr). Default 256 MiB (or maxFullOutputBytes if larger). */
+  maxOutputBytes?: number;
   /** Where full outputs go, relative to the workspace. Default `.skillport/outputs`. */
   outputDir?: string;
   signal?: AbortSignal;
@@ -35,6 +37,8 @@ export interface ExecResult {
   timedOut: boolean;
   durationMs: number;
   truncated: boolean;
+  /** The command printed more than `maxOutputBytes` and was killed. */
+  outputLimitExceeded: boolean;
   tail: TruncatedTail;
   /** Workspace-relative path of the full output, when the observation was truncated. */
   fullOutputPath: string | undefined;
@@ -60,6 +64,7 @@ export async function execCommand(sandbox: Sandbox, command: string, options: Ex
   const outputRel = options.outputDir ?? ".skillport/outputs";
   const outputDir = confined(root, outputRel, "outputDir");
   const maxFull = options.maxFullOutputBytes ?? DEFAULT_MAX_FULL_OUTPUT_BYTES;
+  const maxOutput = options.maxOutputBytes ?? Math.max(DEFAULT_MAX_OUTPUT_BYTES, maxFull);
 
   mkdirSync(outputDir, { recursive: true });
   // Sandboxed code can plant symlinks in the workspace: confirm by real path before the host writes there.
@@ -83,7 +88,7 @@ export async function execCommand(sandbox: Sandbox, command: string, options: Ex
       timeoutMs: Math.round(timeout * 1000),
       maxStdoutBytes: 0,
       maxStderrBytes: 0,
-      maxOutputBytes: Math.max(DEFAULT_MAX_OUTPUT_BYTES, maxFull),
+      maxOutputBytes: maxOutput,
       signal: options.signal,
       onOutput: (_stream, chunk) => {
         collector.write(chunk);
@@ -109,6 +114,7 @@ export async function execCommand(sandbox: Sandbox, command: string, options: Ex
     timeoutMs: Math.round(timeout * 1000),
     fullOutputPath,
     fullOutputComplete: written === tail.totalBytes,
+    outputLimitBytes: result.outputLimitExceeded ? maxOutput : undefined,
   });
   return {
     observation,
@@ -117,6 +123,7 @@ export async function execCommand(sandbox: Sandbox, command: string, options: Ex
     timedOut: result.timedOut,
     durationMs: result.durationMs,
     truncated: tail.truncated,
+    outputLimitExceeded: result.outputLimitExceeded,
     tail,
     fullOutputPath,
     sandbox: result.sandbox,

@@ -116,6 +116,8 @@ export function formatObservation(input: {
   timeoutMs: number;
   fullOutputPath: string | undefined;
   fullOutputComplete: boolean;
+  /** Set when the command was killed for printing more than this many bytes. */
+  outputLimitBytes?: number;
 }): string {
   const { tail } = input;
   let text = tail.text;
@@ -129,6 +131,7 @@ export function formatObservation(input: {
     notes.push(note + "]");
   }
   if (input.timedOut) notes.push(`Command timed out after ${formatSeconds(input.timeoutMs)} and was killed.`);
+  else if (input.outputLimitBytes !== undefined) notes.push(`Command printed more than ${formatBytes(input.outputLimitBytes)} and was killed.`);
   else if (input.exitCode !== null && input.exitCode !== 0) notes.push(`Command exited with code ${input.exitCode}`);
   else if (input.exitCode === null && input.signal) notes.push(`Command was killed by signal ${input.signal}`);
   if (notes.length === 0) return text;

@@ -16,6 +16,8 @@ export interface CompileOptions extends AssetLimits {
   minify?: boolean;
   /** Limit for importing the bundle to read its definition. Default 30 s. */
   loadTimeoutMs?: number;
+  /** Import the bundle with no network ("auto", the default, where bubblewrap works) or without that ("off"). */
+  loadIsolateNetwork?: "auto" | "off";
 }
 
 export interface CompileResult {
@@ -53,6 +55,7 @@ export async function compilePlugin(entryDir: string, stageDir: string, options:
 
   const loaded = await loadPluginDescription(bundlePath, {
     ...(options.loadTimeoutMs === undefined ? {} : { timeoutMs: options.loadTimeoutMs }),
+    ...(options.loadIsolateNetwork === undefined ? {} : { isolateNetwork: options.loadIsolateNetwork }),
     redact: [
       [join(stageDir, BUILT_BUNDLE_FILE), BUILT_BUNDLE_FILE],
       [stageDir, "dist"],

@@ -1,5 +1,7 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createServer, type Server } from "node:net";
 import { join } from "node:path";
+import { findBubblewrap } from "../host/sandbox.js";
 import { bundlePlugin } from "./bundle.js";
 import { loadPluginDescription, permissionFlag } from "./load.js";
 import { seedToolSet, tempPlugins, writeFiles } from "./__fixtures__/plugins.js";
@@ -35,6 +37,49 @@ describe("loadPluginDescription", () => {
     const bundle = await bundled(`throw new Error("at " + import.meta.url);`);
     const loaded = await loadPluginDescription(bundle, { redact: [[bundle, "index.js"]] });
     expect(loaded).toEqual({ ok: false, code: "PLUGIN_LOAD_FAILED", message: "loading the bundle failed: at index.js" });
+  });
+});
+
+const bwrap = await findBubblewrap();
+if (!bwrap) {
+  if (process.env.SKILLPORT_REQUIRE_SYSTEM_DEPS) throw new Error("bwrap is required (SKILLPORT_REQUIRE_SYSTEM_DEPS is set) but does not work here");
+  console.log("skipping the build-time network isolation test: bwrap is not installed or cannot create namespaces");
+}
+
+describe.runIf(bwrap)("loadPluginDescription: top-level code and the network (bubblewrap)", () => {
+  let server: Server;
+  let port: number;
+  let connections = 0;
+  beforeAll(async () => {
+    server = createServer((socket) => {
+      connections++;
+      socket.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    port = (server.address() as { port: number }).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const phoneHome = () =>
+    bundled(`import { connect } from "node:net";
+await new Promise((resolve, reject) => {
+  const socket = connect({ host: "127.0.0.1", port: ${port} });
+  socket.on("connect", () => { socket.end(); resolve(undefined); });
+  socket.on("error", (error) => reject(new Error("phone home failed: " + error.code)));
+});
+${seedToolSet}`);
+
+  it("cannot connect anywhere while the build reads the definition", async () => {
+    const loaded = await loadPluginDescription(await phoneHome());
+    expect(loaded).toMatchObject({ ok: false, code: "PLUGIN_LOAD_FAILED" });
+    expect(loaded.ok ? "" : loaded.message).toMatch(/^loading the bundle failed: phone home failed: (ENETUNREACH|ECONNREFUSED)$/);
+    expect(connections).toBe(0);
+  });
+
+  it("connects with isolateNetwork off (the permission model alone has no network switch)", async () => {
+    const loaded = await loadPluginDescription(await phoneHome(), { isolateNetwork: "off" });
+    expect(loaded.ok).toBe(true);
+    expect(connections).toBe(1);
   });
 });
 

@@ -1,7 +1,10 @@
 import { spawn } from "node:child_process";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type { PluginDescription } from "@skillport/plugin";
+import { findBubblewrap, permissionFlag, withoutNetwork } from "../host/sandbox.js";
 import { HOST_MODULE_ALIASES } from "./bundle.js";
+
+export { permissionFlag };
 
 /**
  * Resolves the host-provided modules (zod, the SDK and its FastGPT alias) as if imported from this package,
@@ -22,7 +25,8 @@ const LOADER_SOURCE = `
 import { register } from "node:module";
 import { createWriteStream } from "node:fs";
 const request = JSON.parse(process.env.SKILLPORT_PLUGIN_LOAD);
-delete process.env.SKILLPORT_PLUGIN_LOAD; // the plugin sees an empty environment
+// The plugin sees an empty environment (bubblewrap, when used, adds PWD).
+for (const key of Object.keys(process.env)) delete process.env[key];
 register("data:text/javascript," + encodeURIComponent(request.hooks), { data: { base: request.base, aliases: request.aliases } });
 // fd 3 carries the answer, so whatever plugin code prints cannot corrupt it.
 const channel = createWriteStream(null, { fd: 3 });
@@ -48,6 +52,11 @@ export interface PluginLoadOptions {
   maxOutputBytes?: number;
   /** Absolute paths replaced by the given labels in messages (host paths never reach users). */
   redact?: ReadonlyArray<readonly [string, string]>;
+  /**
+   * "auto" (default): import the bundle inside bubblewrap with no network when bubblewrap works here, so
+   * top-level code cannot send the builder's files anywhere; "off": Node's permission model only.
+   */
+  isolateNetwork?: "auto" | "off";
 }
 
 export type PluginLoadFailure = { ok: false; code: string; message: string };
@@ -55,11 +64,6 @@ export type PluginLoadResult = { ok: true; description: PluginDescription } | Pl
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 
-/** Node 20 (and 22 before 22.13) only knows the experimental spelling of the permission flag. */
-export function permissionFlag(version: string = process.versions.node): string {
-  const [major = 0, minor = 0] = version.split(".").map(Number);
-  return major > 22 || (major === 22 && minor >= 13) ? "--permission" : "--experimental-permission";
-}
 const DEFAULT_MAX_OUTPUT = 8 * 1024 * 1024;
 
 /**
@@ -82,14 +86,18 @@ export async function loadPluginDescription(bundlePath: string, options: PluginL
     }
     return out;
   };
+  // Node's permission model: the plugin's top-level code may read but not write files or spawn processes
+  // while we only look at its definition (workers are allowed: the resolve hooks run in one, and workers
+  // share the process's restrictions). Node 20 has no network switch: bubblewrap provides one where it works.
+  const cwd = fileURLToPath(new URL(".", request.bundle));
+  const nodeArgs = ["--no-warnings", permissionFlag(), "--allow-fs-read=*", "--allow-worker", "--input-type=module", "--eval", LOADER_SOURCE];
+  const bwrap = options.isolateNetwork === "off" ? undefined : await findBubblewrap();
+  const command = bwrap === undefined ? { file: process.execPath, args: nodeArgs } : withoutNetwork(bwrap, process.execPath, nodeArgs, cwd);
   return new Promise<PluginLoadResult>((resolve) => {
-    // Node's permission model: the plugin's top-level code may read but not write files or spawn processes
-    // while we only look at its definition (workers are allowed: the resolve hooks run in one, and workers
-    // share the process's restrictions).
-    const child = spawn(process.execPath, ["--no-warnings", permissionFlag(), "--allow-fs-read=*", "--allow-worker", "--input-type=module", "--eval", LOADER_SOURCE], {
+    const child = spawn(command.file, command.args, {
       env: { SKILLPORT_PLUGIN_LOAD: JSON.stringify(request) },
       stdio: ["ignore", "ignore", "pipe", "pipe"],
-      cwd: new URL(".", request.bundle),
+      cwd,
     });
     const chunks: Buffer[] = [];
     let size = 0;

@@ -149,11 +149,17 @@ describe("PluginHost", () => {
     expect(await lastEvent(host, "writeTemp", { text: "scratch" })).toEqual({ type: "response", data: { text: "scratch" } });
   });
 
-  it("redacts secret values from error text and stream events", async () => {
+  it("redacts secret values from error text, stream events and the response", async () => {
     const events = await collect(host.run("leak", { text: "x" }, { secrets: { apiKey: "sk-live-123456" } }));
     expect(events).toEqual([
       { type: "stream", data: { type: "answer", content: "using key [redacted]" } },
       { type: "error", code: "PLUGIN_HANDLER_ERROR", data: 'tool "leak" of plugin "fixture": upstream rejected key [redacted] (401)' },
+    ]);
+    // The response is redacted too: echo returns its input, which here carries the secret.
+    expect(await collect(host.run("echo", { text: "key=sk-live-123456" }, { secrets: { apiKey: "sk-live-123456" } }))).toEqual([
+      { type: "stream", data: { type: "answer", content: "one" } },
+      { type: "stream", data: { type: "fastAnswer", content: "two" } },
+      { type: "response", data: { text: "key=[redacted]" } },
     ]);
   });
 

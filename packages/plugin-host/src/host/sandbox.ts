@@ -6,9 +6,14 @@
 import { execFile } from "node:child_process";
 import { lstatSync, readlinkSync } from "node:fs";
 import { isAbsolute } from "node:path";
-import { permissionFlag } from "../build/load.js";
 
 export type BubblewrapMode = "auto" | "require" | "off";
+
+/** Node 20 (and 22 before 22.13) only knows the experimental spelling of the permission flag. */
+export function permissionFlag(version: string = process.versions.node): string {
+  const [major = 0, minor = 0] = version.split(".").map(Number);
+  return major > 22 || (major === 22 && minor >= 13) ? "--permission" : "--experimental-permission";
+}
 
 export interface SandboxSpec {
   /** Files and directories the worker may read (plugin, SDK, zod, worker script). */
@@ -79,6 +84,17 @@ function systemDir(path: string): string[] {
     // absent on this system
   }
   return [];
+}
+
+/**
+ * Wraps a command so it cannot reach the network: the whole file system read-only as it is, an empty network
+ * namespace, no capabilities. Used while a build imports a bundle, when the plugin's top-level code runs.
+ */
+export function withoutNetwork(bwrapPath: string, file: string, args: readonly string[], cwd: string): { file: string; args: string[] } {
+  return {
+    file: bwrapPath,
+    args: ["--die-with-parent", "--cap-drop", "ALL", ...NAMESPACES, "--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--chdir", cwd, "--", file, ...args],
+  };
 }
 
 let probe: Promise<string | undefined> | undefined;
