@@ -17,8 +17,8 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .showHelpAfterError("(add --help for usage)");
-  for (const register of commands) register(program, io, setExit);
   try {
+    await registerCommands(program, argv, io, setExit);
     await program.parseAsync([...argv], { from: "user" });
   } catch (error) {
     if (error instanceof CommanderError) {
@@ -38,4 +38,19 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     return EXIT_ERROR;
   }
   return exitCode;
+}
+
+/**
+ * Loads only the command being run; for top-level help (or an unknown command) every command is listed by its
+ * summary without loading any module.
+ */
+async function registerCommands(program: Command, argv: readonly string[], io: CliIO, setExit: (code: number) => void): Promise<void> {
+  const words = argv.filter((a) => !a.startsWith("-"));
+  const wanted = words[0] === "help" ? words[1] : words[0];
+  const entry = commands.find((c) => c.name === wanted);
+  if (entry) {
+    (await entry.load())(program, io, setExit);
+    return;
+  }
+  for (const command of commands) program.command(command.name).description(command.summary);
 }

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawnSync, execFileSync } from "node:child_process";
+import { spawn, spawnSync, execFileSync } from "node:child_process";
 import { createServer, type Server } from "node:net";
 import { readFile, writeFile, mkdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { createSandbox, BubblewrapSandbox, ProcessSandbox, SandboxUnavailableError, PROCESS_SANDBOX_WARNING, type Sandbox } from "./sandbox.js";
-import { tempDir, haveBubblewrap } from "./__fixtures__/helpers.js";
+import { tempDir, haveBubblewrap, bundleRuntime } from "./__fixtures__/helpers.js";
 
 const hasBwrap = haveBubblewrap();
 let ws: { dir: string; cleanup: () => Promise<void> };
@@ -214,6 +214,30 @@ describe.runIf(hasBwrap)("bubblewrap isolation", () => {
     expect(launchers().length).toBe(before);
     expect((await sb.run({ command: ["echo", "three"] })).stdout).toBe("three\n");
     await sb.close();
+  });
+
+  it("dies with its parent: SIGKILL of the host process leaves no sandboxed process behind", async () => {
+    const bundleDir = await tempDir();
+    try {
+      const bundle = await bundleRuntime(bundleDir.dir);
+      const marker = `sleep 876.${process.pid}`;
+      const code = `
+        import { createSandbox } from ${JSON.stringify(bundle)};
+        const sb = createSandbox({ kind: "bubblewrap", writableDir: ${JSON.stringify(ws.dir)} });
+        await sb.run({ command: ["/bin/bash", "-c", "echo started; ${marker}"], timeoutMs: 600000, onOutput: () => process.stdout.write("started\\n") });
+      `;
+      const child = spawn(process.execPath, ["--input-type=module", "-e", code], { stdio: ["ignore", "pipe", "inherit"] });
+      await new Promise<void>((resolve) => child.stdout.on("data", () => resolve()));
+      expect(processAlive(marker)).toBe(true);
+      const exited = new Promise((resolve) => child.on("close", (_code, signal) => resolve(signal)));
+      child.kill("SIGKILL");
+      expect(await exited).toBe("SIGKILL");
+      // The kernel delivers the parent-death signal at once; reaping takes a moment, so poll (no timing assertion).
+      for (let i = 0; i < 200 && processAlive(marker); i++) await new Promise((r) => setTimeout(r, 25));
+      expect(processAlive(marker)).toBe(false);
+    } finally {
+      await bundleDir.cleanup();
+    }
   });
 
   it("passes paths verbatim as arguments (no shell involved)", async () => {

@@ -1,20 +1,5 @@
 import type { Command } from "commander";
 import type { CliIO } from "../io.js";
-import { registerDemo } from "./demo.js";
-import { registerDeploy } from "./deploy.js";
-import { registerExec } from "./exec.js";
-import { registerExport } from "./export.js";
-import { registerImport } from "./import.js";
-import { registerInit } from "./init.js";
-import { registerInspect } from "./inspect.js";
-import { registerList } from "./list.js";
-import { registerPack } from "./pack.js";
-import { registerPlugin } from "./plugin.js";
-import { registerPrompt } from "./prompt.js";
-import { registerSearch } from "./search.js";
-import { registerShow } from "./show.js";
-import { registerUnpack } from "./unpack.js";
-import { registerValidate } from "./validate.js";
 
 /**
  * A command module adds one command (or a group) to the program.
@@ -22,21 +7,29 @@ import { registerValidate } from "./validate.js";
  */
 export type RegisterCommand = (program: Command, io: CliIO, setExit: (code: number) => void) => void;
 
+export interface CommandEntry {
+  name: string;
+  /** One line for the top-level help; the module's own description is what `<command> --help` shows. */
+  summary: string;
+  /** Loaded only when this command runs (or its help is asked for), so start-up stays small. */
+  load: () => Promise<RegisterCommand>;
+}
+
 // One file per command, in help order: skills, then packages and runtime, then plugins.
-export const commands: RegisterCommand[] = [
-  registerValidate,
-  registerList,
-  registerShow,
-  registerPrompt,
-  registerSearch,
-  registerInit,
-  registerPack,
-  registerInspect,
-  registerUnpack,
-  registerExport,
-  registerImport,
-  registerDeploy,
-  registerExec,
-  registerPlugin,
-  registerDemo,
+export const commands: readonly CommandEntry[] = [
+  { name: "validate", summary: "check SKILL.md files against a rule profile", load: async () => (await import("./validate.js")).registerValidate },
+  { name: "list", summary: "list the skills in folders of skills", load: async () => (await import("./list.js")).registerList },
+  { name: "show", summary: "show a skill's metadata, instructions and files, or one file", load: async () => (await import("./show.js")).registerShow },
+  { name: "prompt", summary: "print the skills catalog a model sees", load: async () => (await import("./prompt.js")).registerPrompt },
+  { name: "search", summary: "find skills by name, description and tags", load: async () => (await import("./search.js")).registerSearch },
+  { name: "init", summary: "create a new skill folder from a template", load: async () => (await import("./init.js")).registerInit },
+  { name: "pack", summary: "pack a skill package workspace into a deterministic zip", load: async () => (await import("./pack.js")).registerPack },
+  { name: "inspect", summary: "show a package's versionId, files, skills and exclusions", load: async () => (await import("./inspect.js")).registerInspect },
+  { name: "unpack", summary: "safely unpack a package archive (zip, tar, tar.gz, .skill)", load: async () => (await import("./unpack.js")).registerUnpack },
+  { name: "export", summary: "export a skill directory as a .skill file", load: async () => (await import("./export.js")).registerExport },
+  { name: "import", summary: "import a .skill file or zipped skill into a skills directory", load: async () => (await import("./import.js")).registerImport },
+  { name: "deploy", summary: "deploy packages into a workspace and run their entrypoints", load: async () => (await import("./deploy.js")).registerDeploy },
+  { name: "exec", summary: "run a command in a workspace sandbox, print the observation", load: async () => (await import("./exec.js")).registerExec },
+  { name: "plugin", summary: "create, build, check, pack and run system-tool plugins", load: async () => (await import("./plugin.js")).registerPlugin },
+  { name: "demo", summary: "run the main job on the bundled examples (npm start)", load: async () => (await import("./demo.js")).registerDemo },
 ];
