@@ -35,6 +35,13 @@ const steps = {
     const texts = await mapLimit(entries.filter((e) => e.isDirectory()), 64, (e) => readFile(path.join(dir, e.name, "SKILL.md"), "utf8"));
     report({ skills: texts.length });
   },
+  async floorSync(dir) {
+    const { readdirSync, readFileSync } = await import("node:fs");
+    const texts = readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => readFileSync(path.join(dir, e.name, "SKILL.md"), "utf8"));
+    report({ skills: texts.length });
+  },
   async yaml(dir) {
     // The common approach of peers: read the file, cut the frontmatter, full YAML parse.
     const { parse } = await import("yaml");
@@ -80,6 +87,7 @@ async function main() {
       const results = measureInterleaved(
         [
           step("floor"),
+          step("floorSync"),
           step("yaml"),
           step("metadata"),
           step("catalog"),
@@ -90,6 +98,7 @@ async function main() {
       const floor = results[0].ms;
       const label = {
         floor: "(a) raw floor: readdir + readFile every SKILL.md",
+        floorSync: "    raw floor, blocking: readdirSync + readFileSync",
         yaml: "    peer approach: read + yaml.parse every frontmatter",
         metadata: "(b) skillport discover + getMetadata",
         catalog: "(c) registry + catalog (xml)",

@@ -39,6 +39,12 @@ describeConformance("LocalFileSystemSkillProvider", () => new LocalFileSystemSki
   filesystem: { root: providerRoot },
 });
 
+// The same provider with asynchronous reads only (what network filesystems should use).
+describeConformance("LocalFileSystemSkillProvider {syncReads: false}", () => new LocalFileSystemSkillProvider(providerRoot, { syncReads: false }), { describe, it }, {
+  contentLimit: { makeProvider: () => new LocalFileSystemSkillProvider(providerRoot, { maxFileBytes: 4, syncReads: false }) },
+  filesystem: { root: providerRoot },
+});
+
 describeConformance("FileSystemSkillRepository", () => new FileSystemSkillRepository(repositoryRoot), { describe, it }, {
   contentLimit: { makeProvider: () => new FileSystemSkillRepository(repositoryRoot, { maxFileBytes: 4 }) },
   filesystem: { root: repositoryRoot },

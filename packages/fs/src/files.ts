@@ -15,18 +15,37 @@ export type ReadAt = (buffer: Buffer, offset: number, length: number, position: 
  */
 export class OpenFile {
   readonly #fd: number;
-  constructor(fd: number) {
+  readonly #sync: boolean;
+  /** `sync`: read with blocking calls (see `openNoFollowSync`). */
+  constructor(fd: number, sync = false) {
     this.#fd = fd;
+    this.#sync = sync;
   }
 
-  readonly readAt: ReadAt = (buffer, offset, length, position) =>
-    new Promise((resolve, reject) => fs.read(this.#fd, buffer, offset, length, position, (error, bytesRead) => (error ? reject(error) : resolve(bytesRead))));
+  readonly readAt: ReadAt = (buffer, offset, length, position) => {
+    if (this.#sync) {
+      try {
+        return Promise.resolve(fs.readSync(this.#fd, buffer, offset, length, position));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return new Promise((resolve, reject) => fs.read(this.#fd, buffer, offset, length, position, (error, bytesRead) => (error ? reject(error) : resolve(bytesRead))));
+  };
 
   stat(): Promise<fs.Stats> {
     return new Promise((resolve, reject) => fs.fstat(this.#fd, (error, stats) => (error ? reject(error) : resolve(stats))));
   }
 
   close(): Promise<void> {
+    if (this.#sync) {
+      try {
+        fs.closeSync(this.#fd);
+      } catch {
+        // nothing useful to do with a close error
+      }
+      return Promise.resolve();
+    }
     return new Promise((resolve) => fs.close(this.#fd, () => resolve())); // nothing useful to do with a close error
   }
 }
@@ -38,6 +57,19 @@ export function openNoFollow(absPath: string): Promise<OpenResult> {
   return new Promise((resolve) =>
     fs.open(absPath, OPEN_FLAGS, (error, fd) => resolve(error ? { ok: false, reason: openFailure(error) } : { ok: true, file: new OpenFile(fd) })),
   );
+}
+
+/**
+ * openNoFollow with blocking calls, for small bounded reads of local files: a blocking open/read/close costs a few
+ * microseconds, while each async call is a thread-pool round trip that costs far more than the read itself when
+ * thousands of SKILL.md heads are read (docs/decisions/0037-synchronous-small-reads.md).
+ */
+export function openNoFollowSync(absPath: string): OpenResult {
+  try {
+    return { ok: true, file: new OpenFile(fs.openSync(absPath, OPEN_FLAGS), true) };
+  } catch (error) {
+    return { ok: false, reason: openFailure(error) };
+  }
 }
 
 export type OpenRegularResult = { ok: true; file: OpenFile; size: number } | { ok: false; reason: OpenFailure };

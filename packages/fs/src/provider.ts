@@ -22,7 +22,7 @@ import {
   type SkillProvider,
 } from "@skillport/core";
 import { ResourceTooLargeError, SkillFileTooLargeError, SkillsRootError } from "./errors.js";
-import { errorCode, isMissing, openNoFollow, openRegularFile, readBounded, type OpenFailure, type ReadAt } from "./files.js";
+import { errorCode, isMissing, openNoFollow, openNoFollowSync, openRegularFile, readBounded, type OpenFailure, type ReadAt } from "./files.js";
 import { readHead } from "./frontmatter-head.js";
 import { parseMetadata } from "./metadata.js";
 import { MetadataIndex } from "./metadata-index.js";
@@ -43,6 +43,12 @@ export interface LocalFileSystemProviderOptions {
   name?: string;
   /** First read size for metadata; more is read only while the frontmatter is still open. Default 8 KiB. */
   headChunkBytes?: number;
+  /**
+   * Probe skill folders and read SKILL.md with blocking calls (microseconds each on a local disk, and far cheaper than
+   * a thread-pool round trip per call). Turn off for network filesystems, where one call may block for long.
+   * Default true (docs/decisions/0037-synchronous-small-reads.md).
+   */
+  syncReads?: boolean;
   /** Frontmatter parser limits (size, aliases, depth). Defaults from core. */
   parseLimits?: Partial<ParseLimits>;
   /** Most files `listFiles` returns for one skill. Default 10,000. */
@@ -77,6 +83,7 @@ export class LocalFileSystemSkillProvider implements SkillProvider {
   readonly root: string;
   readonly maxFileBytes: number;
   readonly #headChunkBytes: number;
+  readonly #syncReads: boolean;
   readonly #parseLimits: Partial<ParseLimits> | undefined;
   readonly #maxFrontmatterBytes: number;
   readonly #treeLimits: { maxFiles: number; maxDepth: number };
@@ -92,6 +99,7 @@ export class LocalFileSystemSkillProvider implements SkillProvider {
   constructor(root: string, options: LocalFileSystemProviderOptions = {}) {
     this.maxFileBytes = checkCount("maxFileBytes", options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, 0);
     this.#headChunkBytes = checkCount("headChunkBytes", options.headChunkBytes ?? DEFAULT_HEAD_CHUNK_BYTES, 1);
+    this.#syncReads = options.syncReads ?? true;
     this.#treeLimits = {
       maxFiles: checkCount("maxListFiles", options.maxListFiles ?? DEFAULT_MAX_LIST_FILES, 1),
       maxDepth: checkCount("maxListDepth", options.maxListDepth ?? DEFAULT_MAX_LIST_DEPTH, 0),
@@ -116,7 +124,7 @@ export class LocalFileSystemSkillProvider implements SkillProvider {
     let found: Map<string, SkillLocation>;
     const generation = this.#generation;
     try {
-      found = await scanSkillDirs(this.root);
+      found = await scanSkillDirs(this.root, this.#syncReads);
     } catch (error) {
       throw new ProviderUnavailableError(`${this.name}: the skills root can no longer be read`, { cause: error });
     }
@@ -245,7 +253,7 @@ export class LocalFileSystemSkillProvider implements SkillProvider {
     if (known !== undefined) return known;
     requireSafeSkillId(id);
     const generation = this.#generation;
-    const probe = await this.#guard(id, "", () => probeSkillDir(this.root, id));
+    const probe = await this.#guard(id, "", () => probeSkillDir(this.root, id, undefined, this.#syncReads));
     if (!probe.ok) throw new SkillNotFoundError(id, `skill not found: ${JSON.stringify(id)} (${probe.reason})`);
     if (generation === this.#generation) this.#locations.set(id, probe.location);
     return probe.location;
@@ -324,7 +332,8 @@ export class LocalFileSystemSkillProvider implements SkillProvider {
   async #withSkillMd<T>(id: string, verify: boolean, use: (readAt: ReadAt, size: number, file: string) => Promise<T>): Promise<T> {
     const location = await (verify ? this.#locateVerified(id) : this.#locate(id));
     if (location.size > this.maxFileBytes) throw new SkillFileTooLargeError(id, location.file, this.maxFileBytes);
-    const opened = await openNoFollow(path.join(location.dir, location.file));
+    const skillMd = path.join(location.dir, location.file);
+    const opened = this.#syncReads ? openNoFollowSync(skillMd) : await openNoFollow(skillMd);
     if (!opened.ok) {
       this.#locations.delete(id); // stale: the next call probes again
       throw new SkillNotFoundError(id, `skill not found: ${JSON.stringify(id)} (its ${location.file} ${failureText(opened.reason)})`);

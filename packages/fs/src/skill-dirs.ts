@@ -1,3 +1,4 @@
+import { lstatSync } from "node:fs";
 import { lstat, readdir, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { isSafeSkillId } from "@skillport/core";
@@ -21,7 +22,7 @@ export type Probe = { ok: true; location: SkillLocation } | { ok: false; reason:
  * resolves strictly inside the root; SKILL.md (or `skill.md` when SKILL.md is absent) must be a regular file, not a link.
  * `isLink` skips the lstat when discovery already knows the entry type from readdir.
  */
-export async function probeSkillDir(rootReal: string, name: string, isLink?: boolean): Promise<Probe> {
+export async function probeSkillDir(rootReal: string, name: string, isLink?: boolean, sync = false): Promise<Probe> {
   let dir = path.join(rootReal, name);
   try {
     let link = isLink;
@@ -42,7 +43,8 @@ export async function probeSkillDir(rootReal: string, name: string, isLink?: boo
   }
   for (const file of ["SKILL.md", "skill.md"] as const) {
     try {
-      const stats = await lstat(path.join(dir, file));
+      const target = path.join(dir, file);
+      const stats = sync ? lstatSync(target) : await lstat(target);
       if (stats.isFile()) {
         const stamp = `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
         return { ok: true, location: { dir, file, size: stats.size, stamp } };
@@ -56,7 +58,7 @@ export async function probeSkillDir(rootReal: string, name: string, isLink?: boo
 }
 
 /** Every skill directly beneath the root, by id. Dot-entries, loose files, unsafe names and escaping links are skipped. */
-export async function scanSkillDirs(rootReal: string): Promise<Map<string, SkillLocation>> {
+export async function scanSkillDirs(rootReal: string, sync = false): Promise<Map<string, SkillLocation>> {
   const entries = await readdir(rootReal, { withFileTypes: true });
   const candidates = entries.filter(
     (entry) => !entry.name.startsWith(".") && (entry.isDirectory() || entry.isSymbolicLink()) && isSafeSkillId(entry.name),
@@ -64,7 +66,7 @@ export async function scanSkillDirs(rootReal: string): Promise<Map<string, Skill
   const probes = await Promise.all(
     candidates.map(async (entry) => {
       try {
-        return [entry.name, await probeSkillDir(rootReal, entry.name, entry.isSymbolicLink())] as const;
+        return [entry.name, await probeSkillDir(rootReal, entry.name, entry.isSymbolicLink(), sync)] as const;
       } catch {
         return [entry.name, { ok: false, reason: "unreadable" }] as const; // one unreadable entry never hides the rest
       }

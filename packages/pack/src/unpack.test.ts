@@ -51,6 +51,8 @@ const tarCases: [string, Buffer, Refusal][] = [
   ["tar fifo", buildTar([SKILL, { name: "skills/a/fifo", type: "6" }]), { error: ArchiveError, reason: "special-file", message: /skills\/a\/fifo/ }],
   ["tar.gz duplicate case", buildTarGz([SKILL, { name: "skills/a/X.md", data: "1" }, { name: "skills/a/x.md", data: "2" }]), { error: ArchiveError, reason: "duplicate", message: /X\.md and skills\/a\/x\.md/ }],
   ["tar.gz bomb", buildTarGz([SKILL, { name: "skills/a/zeros", data: Buffer.alloc(8 * 1024 * 1024) }]), { error: LimitExceededError, limit: "maxCompressionRatio", message: /gzip bomb/ }],
+  ["tar huge entry count", buildTar([SKILL, ...Array.from({ length: 1000 }, (_, i) => ({ name: `skills/a/f${i}`, data: "" }))]), { error: LimitExceededError, limit: "maxFiles", message: /more than the 1000 entries allowed/ }],
+  ["tar.gz of 50,000 empty files (stops at the limit)", buildTarGz(Array.from({ length: 50_000 }, (_, i) => ({ name: `f${i}` }))), { error: LimitExceededError, limit: "maxFiles", message: /more than the 1000 entries allowed/ }],
   ["not an archive", Buffer.from("just some text, long enough to not be anything"), { error: ArchiveError, reason: "unknown-format", message: /not a zip, tar or tar\.gz/ }],
 ];
 

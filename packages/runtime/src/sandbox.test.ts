@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn, spawnSync, execFileSync } from "node:child_process";
 import { createServer, type Server } from "node:net";
+import { readdirSync } from "node:fs";
 import { readFile, writeFile, mkdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -235,6 +236,10 @@ describe.runIf(hasBwrap)("bubblewrap isolation", () => {
       // The kernel delivers the parent-death signal at once; reaping takes a moment, so poll (no timing assertion).
       for (let i = 0; i < 200 && processAlive(marker); i++) await new Promise((r) => setTimeout(r, 25));
       expect(processAlive(marker)).toBe(false);
+      // The killed host could not remove its /etc snapshot (a later process would sweep it): do it now.
+      for (const name of readdirSync(os.tmpdir()).filter((n) => n.startsWith(`skillport-etc-${child.pid}-`))) {
+        await rm(path.join(os.tmpdir(), name), { recursive: true, force: true });
+      }
     } finally {
       await bundleDir.cleanup();
     }

@@ -21,13 +21,22 @@ export async function readTar(bytes: Buffer, gzipped: boolean, limits: PackageLi
   const tarBytes = gzipped ? gunzipBounded(bytes, limits) : bytes;
   const entries: TarEntry[] = [];
   const parser = new Parser({ strict: true });
+  let tooMany: LimitExceededError | undefined;
+  let seen = 0;
   const done = new Promise<void>((resolve, reject) => {
     parser.on("entry", (entry: ReadEntry) => {
+      // Stop at the first entry over the limit: a tar of a million empty files is refused without listing it all.
+      if (++seen > limits.maxFiles) {
+        tooMany = new LimitExceededError("maxFiles", `the archive has more than the ${limits.maxFiles} entries allowed`);
+        entry.resume();
+        parser.abort(tooMany);
+        return;
+      }
       const chunks: Buffer[] = [];
       entry.on("data", (chunk: Buffer) => chunks.push(chunk));
       entry.on("end", () => entries.push({ raw: describe(entry), bytes: Buffer.concat(chunks) }));
     });
-    parser.on("error", (error: Error) => reject(new ArchiveError("corrupt", `the archive is not a valid tar: ${error.message}`)));
+    parser.on("error", (error: Error) => reject(tooMany ?? new ArchiveError("corrupt", `the archive is not a valid tar: ${error.message}`)));
     parser.on("end", () => resolve());
   });
   parser.end(tarBytes);
