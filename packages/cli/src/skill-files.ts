@@ -1,6 +1,8 @@
-import { lstat, open, readdir } from "node:fs/promises";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { readdir } from "node:fs/promises";
 import path from "node:path";
 import type { Diagnostic } from "@skillport/core";
+import { lstatOrUndefined, statOrUndefined } from "./targets.js";
 
 export const DEFAULT_MAX_SKILL_MD_BYTES = 10 * 1024 * 1024;
 
@@ -16,26 +18,33 @@ export async function readSkillMd(
   const problem = (code: string, message: string) => ({
     diagnostic: { code, severity: "error" as const, message, file: display, line: 0, column: 0 },
   });
-  const info = await lstat(file).catch(() => undefined);
+  const info = lstatOrUndefined(file);
   if (!info) return problem("skill-md-missing", "SKILL.md does not exist");
   if (info.isSymbolicLink()) {
     // Follow the link for reading, but report a dangling one by name.
-    const target = await import("node:fs/promises").then((fs) => fs.stat(file)).catch(() => undefined);
+    const target = statOrUndefined(file);
     if (!target) return problem("skill-md-unreadable", "SKILL.md is a symbolic link whose target does not exist");
     if (!target.isFile()) return problem("skill-md-not-file", "SKILL.md must be a regular file");
   } else if (!info.isFile()) {
     return problem("skill-md-not-file", `SKILL.md must be a regular file, not a ${info.isDirectory() ? "directory" : "special file"}`);
   }
-  const handle = await open(file, "r").catch(() => undefined);
-  if (!handle) return problem("skill-md-unreadable", "SKILL.md cannot be opened for reading");
+  // Blocking open/read/close: validating thousands of skills is mostly these calls, and each async one is a
+  // thread-pool round trip that costs more than the read (docs/decisions/0037-synchronous-small-reads.md).
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch {
+    return problem("skill-md-unreadable", "SKILL.md cannot be opened for reading");
+  }
   try {
     // Read at most one byte past the limit: enough to know it is too big without reading a huge file.
-    const buffer = Buffer.alloc(Math.min(maxBytes + 1, (await handle.stat()).size + 1));
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    if (bytesRead > maxBytes) return problem("skill-md-too-large", `SKILL.md is larger than ${maxBytes} bytes`);
-    return { bytes: buffer.subarray(0, bytesRead) };
+    const buffer = Buffer.allocUnsafe(Math.min(maxBytes + 1, fstatSync(fd).size + 1));
+    let length = 0;
+    for (let read = -1; read !== 0 && length < buffer.length; length += read) read = readSync(fd, buffer, length, buffer.length - length, length);
+    if (length > maxBytes) return problem("skill-md-too-large", `SKILL.md is larger than ${maxBytes} bytes`);
+    return { bytes: buffer.subarray(0, length) };
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 

@@ -1,4 +1,5 @@
-import { lstat, readdir, stat } from "node:fs/promises";
+import { lstatSync, statSync, type Stats } from "node:fs";
+import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { CliError } from "./io.js";
 
@@ -19,14 +20,14 @@ export async function resolveSkillTargets(paths: readonly string[], cwd: string)
   const targets: SkillTarget[] = [];
   for (const given of paths) {
     const absolute = path.resolve(cwd, given);
-    const info = await stat(absolute).catch(() => undefined);
+    const info = statOrUndefined(absolute);
     if (!info) throw new CliError(`no such file or directory: ${given}`);
     if (info.isFile()) {
       const dir = path.dirname(absolute);
       targets.push({ dir, skillMd: absolute, dirName: path.basename(dir) });
       continue;
     }
-    const own = await findSkillFile(absolute);
+    const own = findSkillFile(absolute);
     if (own) {
       targets.push({ dir: absolute, skillMd: own, dirName: path.basename(absolute) });
       continue;
@@ -34,9 +35,8 @@ export async function resolveSkillTargets(paths: readonly string[], cwd: string)
     for (const entry of (await readdir(absolute, { withFileTypes: true })).sort((a, b) => compare(a.name, b.name))) {
       if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
       const child = path.join(absolute, entry.name);
-      const childInfo = await stat(child).catch(() => undefined);
-      if (!childInfo?.isDirectory()) continue;
-      const skillMd = await findSkillFile(child);
+      if (!statOrUndefined(child)?.isDirectory()) continue;
+      const skillMd = findSkillFile(child);
       if (skillMd) targets.push({ dir: child, skillMd, dirName: entry.name });
     }
   }
@@ -44,12 +44,29 @@ export async function resolveSkillTargets(paths: readonly string[], cwd: string)
 }
 
 /** The skill's SKILL.md path when the directory has an entry by that name (even a broken one: the reader reports it). */
-async function findSkillFile(dir: string): Promise<string | undefined> {
+function findSkillFile(dir: string): string | undefined {
   for (const name of SKILL_FILE_NAMES) {
     const candidate = path.join(dir, name);
-    if (await lstat(candidate).catch(() => undefined)) return candidate;
+    if (lstatOrUndefined(candidate)) return candidate;
   }
   return undefined;
+}
+
+export function lstatOrUndefined(file: string): Stats | undefined {
+  try {
+    return lstatSync(file, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
+// Blocking stats: resolving thousands of skill folders is little else (docs/decisions/0037-synchronous-small-reads.md).
+export function statOrUndefined(file: string): Stats | undefined {
+  try {
+    return statSync(file, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
 }
 
 export function compare(a: string, b: string): number {
