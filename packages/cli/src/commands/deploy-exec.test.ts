@@ -13,7 +13,7 @@ import { registerExec } from "./exec.js";
 async function cli(args: string[], cwd: string, terminal = false): Promise<{ code: number; out: string; err: string }> {
   let out = "";
   let err = "";
-  const io: CliIO = { stdout: (t) => void (out += t), stderr: (t) => void (err += t), color: terminal, cwd };
+  const io: CliIO = { stdout: (t) => void (out += t), stderr: (t) => void (err += t), color: terminal, progress: terminal, cwd };
   let code = 0;
   const program = new Command().exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   const setExit = (c: number) => (code = Math.max(code, c));

@@ -33,7 +33,7 @@ export function registerDeploy(program: Command, io: CliIO, setExit: (code: numb
       await mkdir(root, { recursive: true });
       const ws = new Workspace(root, { sandbox: options.sandbox, entrypointTimeout: timeout, network: options.network ?? false });
       const sources = packages.map((p) => path.resolve(io.cwd, p));
-      const progress = io.color && !options.json ? progressPrinter(io) : undefined;
+      const progress = (io.progress ?? io.color) && !options.json ? progressPrinter(io) : undefined;
       let result: DeployResult;
       try {
         result = await ws.deploy(sources, { onEvent: progress, runEntrypoints: options.entrypoints });
