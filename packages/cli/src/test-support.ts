@@ -1,6 +1,7 @@
 import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { afterEach } from "vitest";
 import { runCli } from "./program.js";
 
 export interface CliRun {
@@ -30,4 +31,18 @@ export async function tempTree(files: Record<string, string | Uint8Array>): Prom
 
 export function skillMd(name: string, description = `Does ${name} things. Use when the user asks for ${name}.`, body = `# ${name}\n\nSteps.\n`): string {
   return `---\nname: ${name}\ndescription: ${description}\n---\n${body}`;
+}
+
+/** `tree(files)` for a test file: each call makes a temp tree, all removed after each test. */
+export function useTempTrees(): (files: Record<string, string | Uint8Array>) => Promise<string> {
+  let cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    await Promise.all(cleanups.map((c) => c()));
+    cleanups = [];
+  });
+  return async (files) => {
+    const t = await tempTree(files);
+    cleanups.push(t.cleanup);
+    return t.dir;
+  };
 }

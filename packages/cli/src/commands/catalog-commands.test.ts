@@ -1,18 +1,9 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { runInProcess, skillMd, tempTree } from "../test-support.js";
+import { describe, expect, it } from "vitest";
+import { runInProcess, skillMd, useTempTrees } from "../test-support.js";
 
-let cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  await Promise.all(cleanups.map((c) => c()));
-  cleanups = [];
-});
-async function tree(files: Record<string, string | Uint8Array>) {
-  const t = await tempTree(files);
-  cleanups.push(t.cleanup);
-  return t.dir;
-}
+const tree = useTempTrees();
 
 const twoRoots = {
   "team/pdf/SKILL.md": skillMd("pdf", "Team PDF tools. Use when the user works with PDF files."),
