@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { DEFAULT_PACKAGE_LIMITS, collectFiles } from "./index.js";
 import { systemDependency, tempDir, writeTree } from "./__fixtures__/archives.js";
 
-const git = systemDependency("git", spawnSync("sh", ["-c", "command -v git"]).status === 0);
+const git = systemDependency("git", spawnSync("sh", ["-c", "command -v git"]).status === 0, console.warn);
 
 const DIRS = ["d1", "d2", "sub"];
 const FILES = ["x.txt", "y.md", "z.py", "a.txt"];

@@ -15,7 +15,7 @@ beforeEach(async () => ({ dir, cleanup } = await tempDir()));
 afterEach(async () => cleanup());
 
 const hasBinary = (name: string) => spawnSync("sh", ["-c", `command -v ${name}`]).status === 0;
-const infoZip = systemDependency("zip/unzip/zipinfo", hasBinary("zip") && hasBinary("unzip") && hasBinary("zipinfo"));
+const infoZip = systemDependency("zip/unzip/zipinfo", hasBinary("zip") && hasBinary("unzip") && hasBinary("zipinfo"), console.warn);
 
 const TREE: Record<string, string> = {
   "skills/alpha/SKILL.md": skillMd("alpha"),

@@ -12,7 +12,7 @@ beforeEach(async () => ({ dir, cleanup } = await tempDir()));
 afterEach(async () => cleanup());
 
 const hasBinary = (name: string) => spawnSync("sh", ["-c", `command -v ${name}`]).status === 0;
-const infoZip = systemDependency("zip/unzip", hasBinary("zip") && hasBinary("unzip"));
+const infoZip = systemDependency("zip/unzip", hasBinary("zip") && hasBinary("unzip"), console.warn);
 
 async function makeSkill(name = "word-stats"): Promise<string> {
   const skill = path.join(dir, "src", name);

@@ -6,7 +6,7 @@ import { ArchiveError, packDirectory, readArchive, unpackArchive, detectArchiveF
 import { execFileSync, spawnSync } from "node:child_process";
 import { buildTar, buildTarGz, buildZip, skillMd, systemDependency, tempDir, writeTree, type RawZipEntry } from "./__fixtures__/archives.js";
 
-const systemTar = systemDependency("tar", spawnSync("sh", ["-c", "command -v tar"]).status === 0);
+const systemTar = systemDependency("tar", spawnSync("sh", ["-c", "command -v tar"]).status === 0, console.warn);
 
 const SKILL = { name: "skills/a/SKILL.md", data: skillMd("a") };
 

@@ -7,7 +7,7 @@ import { TailCollector, formatObservation } from "./observation.js";
 import { createSandbox } from "./sandbox.js";
 import { tempDir, haveBubblewrap } from "./__fixtures__/helpers.js";
 
-const hasBwrap = haveBubblewrap();
+const hasBwrap = haveBubblewrap(console.warn);
 let ws: { dir: string; cleanup: () => Promise<void> };
 beforeAll(async () => {
   ws = await tempDir();

@@ -8,7 +8,7 @@ import path from "node:path";
 import { createSandbox, BubblewrapSandbox, ProcessSandbox, SandboxUnavailableError, PROCESS_SANDBOX_WARNING, type Sandbox } from "./sandbox.js";
 import { tempDir, haveBubblewrap, bundleRuntime } from "./__fixtures__/helpers.js";
 
-const hasBwrap = haveBubblewrap();
+const hasBwrap = haveBubblewrap(console.warn);
 let ws: { dir: string; cleanup: () => Promise<void> };
 let outside: { dir: string; cleanup: () => Promise<void> };
 let server: Server;

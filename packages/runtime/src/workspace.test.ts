@@ -10,7 +10,7 @@ import { readState } from "./state.js";
 import { appEntrypointHash } from "./entrypoints.js";
 import { tempDir, writePackage, bundleRuntime, haveBubblewrap } from "./__fixtures__/helpers.js";
 
-haveBubblewrap();
+haveBubblewrap(console.warn);
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0)) await c();

@@ -21,10 +21,22 @@ const SIMPLE_NUMBER = /^[-+]?[0-9]+(\.[0-9]+)?$/;
 const SPECIAL_START = new Set([..."-?:,[]{}#&*!|>'\"%@`~.+0123456789"]);
 // Characters that YAML treats specially or that this path does not bother to get exactly right.
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]/;
+// Top-level block scalar headers this path reads: clip or strip chomping, indentation taken from the first line.
+const BLOCK_HEADERS: ReadonlyMap<string, BlockStyle> = new Map([
+  ["|", { folded: false, strip: false }],
+  ["|-", { folded: false, strip: true }],
+  [">", { folded: true, strip: false }],
+  [">-", { folded: true, strip: true }],
+]);
+
+interface BlockStyle {
+  folded: boolean;
+  strip: boolean;
+}
 
 /**
  * Parses the common flat frontmatter (`key: value` lines, simple quoted strings, one level of `  k: v` under a
- * key with no value) without a YAML parser. Returns undefined the moment anything is not trivially simple, so the
+ * key with no value, top-level `|`/`>` block scalars) without a YAML parser. Returns undefined the moment anything is not trivially simple, so the
  * caller falls back to the full parser; whatever it returns equals what `yaml` (YAML 1.2 core schema) gives.
  */
 export function parseFlatFrontmatter(yamlText: string): FlatFrontmatter | undefined {
@@ -46,12 +58,11 @@ export function parseFlatFrontmatter(yamlText: string): FlatFrontmatter | undefi
   };
 
   for (let i = 0; i < lines.length; i++) {
-    let line = lines[i] ?? "";
-    if (line.endsWith("\r")) line = line.slice(0, -1);
+    const line = withoutCr(lines[i] ?? "");
     if (line === "") continue;
     if (line.startsWith(" ")) {
       if (!open) return undefined;
-      const indent = line.length - line.replace(/^ +/, "").length;
+      const indent = leadingSpaces(line);
       if (open.map === undefined) {
         open.map = {};
         open.indent = indent;
@@ -71,6 +82,14 @@ export function parseFlatFrontmatter(yamlText: string): FlatFrontmatter | undefi
       open = { key: pair.key, map: undefined, indent: 0 };
       continue;
     }
+    const block = BLOCK_HEADERS.get(pair.rest);
+    if (block) {
+      const read = readBlockScalar(lines, i + 1, block, yamlText.endsWith("\n"));
+      if (!read) return undefined;
+      frontmatter[pair.key] = read.value;
+      i = read.end - 1;
+      continue;
+    }
     const scalar = parseScalar(pair.rest);
     if (!scalar) return undefined;
     frontmatter[pair.key] = scalar.value;
@@ -79,6 +98,64 @@ export function parseFlatFrontmatter(yamlText: string): FlatFrontmatter | undefi
   closeOpen();
   if (keyLines.size === 0) return undefined;
   return { frontmatter, keyLines, scalarSources };
+}
+
+/**
+ * Reads the content lines of a top-level block scalar starting at `start`; `end` is the first line after it (the
+ * next top-level line, or the end). Undefined for anything beyond the plain shape: empty first line, uneven or
+ * (when folded) deeper indentation, tabs, trailing or whitespace-only lines, unsafe characters.
+ */
+function readBlockScalar(lines: readonly string[], start: number, style: BlockStyle, endsWithBreak: boolean): { value: string; end: number } | undefined {
+  const content: string[] = [];
+  let indent = 0;
+  let end = start;
+  for (; end < lines.length; end++) {
+    const line = withoutCr(lines[end] ?? "");
+    if (line === "") {
+      // `yaml` takes the indentation from the first non-empty line and checks leading empty lines against it.
+      if (indent === 0) return undefined;
+      content.push("");
+      continue;
+    }
+    const lineIndent = leadingSpaces(line);
+    if (lineIndent === 0) break;
+    if (lineIndent === line.length) return undefined;
+    if (indent === 0) indent = lineIndent;
+    if (lineIndent < indent || (style.folded && lineIndent > indent)) return undefined;
+    const text = line.slice(indent);
+    if (text.includes("\t") || text.endsWith(" ") || UNSAFE.test(text)) return undefined;
+    content.push(text);
+  }
+  // `yaml` clips a final line without a line break to "\n" too; not worth mirroring for input parse.ts never passes.
+  if (indent === 0 || (end === lines.length && !endsWithBreak)) return undefined;
+  while (content[content.length - 1] === "") content.pop();
+  const joined = style.folded ? fold(content) : content.join("\n");
+  return { value: style.strip ? joined : `${joined}\n`, end };
+}
+
+/** Folded-scalar line joining: adjacent lines share a space; k empty lines between two lines become k line breaks. */
+function fold(lines: readonly string[]): string {
+  let out = lines[0] ?? "";
+  let breaks = 0;
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i] ?? "";
+    if (line === "") breaks++;
+    else {
+      out += breaks === 0 ? ` ${line}` : "\n".repeat(breaks) + line;
+      breaks = 0;
+    }
+  }
+  return out;
+}
+
+function withoutCr(line: string): string {
+  return line.endsWith("\r") ? line.slice(0, -1) : line;
+}
+
+function leadingSpaces(line: string): number {
+  let n = 0;
+  while (line.charCodeAt(n) === 32) n++;
+  return n;
 }
 
 /** `key: value` → key and the value text (trailing spaces removed); "" when the value is empty. */

@@ -131,9 +131,9 @@ export function skillMd(name: string, description = `Does ${name} things. Use wh
 }
 
 /** Whether a system binary is on PATH; tests may skip without it unless SKILLPORT_REQUIRE_SYSTEM_DEPS is set. */
-export function systemDependency(binary: string, available: boolean): { skip: boolean } {
+export function systemDependency(binary: string, available: boolean, onSkip: (reason: string) => void): { skip: boolean } {
   if (available) return { skip: false };
   if (process.env.SKILLPORT_REQUIRE_SYSTEM_DEPS) throw new Error(`${binary} is required (SKILLPORT_REQUIRE_SYSTEM_DEPS is set) but was not found`);
-  console.warn(`skipping tests that need ${binary}: not installed`);
+  onSkip(`skipping tests that need ${binary}: not installed`); // the calling test file prints it
   return { skip: true };
 }

@@ -9,11 +9,14 @@ export async function tempDir(prefix = "skillport-runtime-"): Promise<{ dir: str
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 
-/** True when bwrap is usable; when it is missing and SKILLPORT_REQUIRE_SYSTEM_DEPS is set, that is a failure. */
-export function haveBubblewrap(): boolean {
+/**
+ * True when bwrap is usable; when it is missing and SKILLPORT_REQUIRE_SYSTEM_DEPS is set, that is a failure.
+ * `onSkip` receives the reason to print (the calling test file prints it; fixtures stay silent).
+ */
+export function haveBubblewrap(onSkip: (reason: string) => void): boolean {
   if (findBubblewrap()) return true;
   if (process.env.SKILLPORT_REQUIRE_SYSTEM_DEPS) throw new Error("bwrap is required (SKILLPORT_REQUIRE_SYSTEM_DEPS is set) but not installed");
-  console.warn("skipping bubblewrap tests: bwrap is not installed");
+  onSkip("skipping bubblewrap tests: bwrap is not installed");
   return false;
 }
 
