@@ -333,7 +333,7 @@ describe("parseFrontmatter fast path", () => {
       metadata: { author: "me", version: 2 },
       empty: null,
     });
-    for (const fallback of ["a:\n \tb: 1\n", "a: yes # c\n", "a: |\n  x\n", "a: [1]\n", "a: &x 1\n", "a: ~\n", "a: 1e3\n", "a: 'x\n", "  a: 1\n", "a:\n    b: 1\n  c: 2\n"]) {
+    for (const fallback of ["a:\n \tb: 1\n", "a: yes # c\n", "a: |+\n  x\n", "a: [1]\n", "a: &x 1\n", "a: ~\n", "a: 1e3\n", "a: 'x\n", "  a: 1\n", "a:\n    b: 1\n  c: 2\n"]) {
       expect(parseFlatFrontmatter(fallback)).toBeUndefined();
     }
   });
@@ -368,11 +368,43 @@ describe("parseFrontmatter fast path", () => {
     { arbitrary: fc.constantFrom("", "# comment", "  ", "\t", "...", " - x", "key:value", "metadata:", "  nested:", " \tk: v", "  k:\tv", "k: v\r"), weight: 1 },
   );
 
+  // Block scalars: the four headers the fast path reads, and near misses (keep chomping, indentation indicators,
+  // comments, tabs) that must fall back; content lines that are plain, empty, more or less indented, or dirty.
+  const blockHeader = fc.oneof(
+    { arbitrary: fc.constantFrom("|", ">", "|-", ">-"), weight: 8 },
+    { arbitrary: fc.constantFrom("|+", ">+", ">2", "|1", "|2-", ">-2", "| # c", "|\t", "|x", "> x"), weight: 2 },
+  );
+  const blockText = fc.oneof(
+    { arbitrary: fc.constantFrom("Summarise a CSV file:", "row and column counts", "x", "Use when the user asks"), weight: 8 },
+    {
+      arbitrary: fc.constantFrom("# not a comment", "k: v", "- item", "'q'", "\"d\"", "a  b", "ünïcödé 日本語", "---", "...", "[a]", "{k}", "&a *b", "|", ">", "trailing ", "tab\there", "\ttab", "a\u0085b", "x\ry"),
+      weight: 3,
+    },
+    { arbitrary: charSoup.filter((t) => t !== ""), weight: 2 },
+  );
+  type BlockLine = { text: string; shift: number } | "empty" | "blank";
+  const blockLine: fc.Arbitrary<BlockLine> = fc.oneof(
+    { arbitrary: blockText.map((text) => ({ text, shift: 0 })), weight: 10 },
+    { arbitrary: fc.constant("empty" as const), weight: 3 },
+    { arbitrary: fc.tuple(blockText, fc.constantFrom(1, 2)).map(([text, shift]) => ({ text, shift })), weight: 1 },
+    { arbitrary: blockText.map((text) => ({ text, shift: -1 })), weight: 1 },
+    { arbitrary: fc.constant("blank" as const), weight: 1 },
+  );
+  const renderBlock = (key: string, header: string, indent: number, content: readonly BlockLine[]): string[] => [
+    `${key}: ${header}`,
+    ...content.map((l) => (l === "empty" ? "" : l === "blank" ? " ".repeat(indent) : " ".repeat(indent + l.shift) + l.text)),
+  ];
+  const block = fc
+    .tuple(keyToken, blockHeader, fc.constantFrom(1, 2, 2, 4), fc.array(blockLine, { minLength: 0, maxLength: 5 }))
+    .map(([k, header, indent, content]) => renderBlock(k, header, indent, content));
+  const lineGroup = fc.oneof({ arbitrary: line.map((l) => [l]), weight: 4 }, { arbitrary: block, weight: 2 });
+
   it("gives exactly what the yaml package gives, or falls back", () => {
     let fastHits = 0;
+    let blockHits = 0;
     fc.assert(
-      fc.property(fc.array(line, { minLength: 1, maxLength: 6 }), fc.constantFrom("\n", "\r\n"), (lines, eol) => {
-        const yamlText = lines.join(eol) + eol;
+      fc.property(fc.array(lineGroup, { minLength: 1, maxLength: 6 }), fc.constantFrom("\n", "\r\n"), (groups, eol) => {
+        const yamlText = groups.flat().join(eol) + eol;
         const md = `---\n${yamlText}---\nbody`;
         const fast = parseFrontmatter(md, { fastPath: true });
         const full = parseFrontmatter(md, { fastPath: false });
@@ -380,6 +412,7 @@ describe("parseFrontmatter fast path", () => {
         const flat = parseFlatFrontmatter(yamlText);
         if (flat) {
           fastHits++;
+          if (/: [|>]-?\r?$/m.test(yamlText)) blockHits++;
           const reference: unknown = yamlParse(yamlText, { version: "1.2", logLevel: "silent" });
           expect(flat.frontmatter).toEqual(reference);
           expect(JSON.stringify(flat.frontmatter)).toBe(JSON.stringify(reference));
@@ -390,5 +423,105 @@ describe("parseFrontmatter fast path", () => {
     );
     // The generator must exercise the fast path, not only the fallback.
     expect(fastHits).toBeGreaterThan(80);
+    expect(blockHits).toBeGreaterThan(15);
+  });
+
+  const clean = fc.string({ unit: fc.constantFrom("a", "Z", "é", "技", " ", ":", "#", "-", "'", '"', "[", "|", ">", "1"), minLength: 1, maxLength: 10 })
+    .filter((t) => !t.startsWith(" ") && !t.endsWith(" "));
+  const content = fc.array(fc.oneof({ arbitrary: clean, weight: 4 }, { arbitrary: fc.constant(""), weight: 1 }), { minLength: 0, maxLength: 6 });
+
+  it("takes the fast path for every plain top-level block scalar, with yaml's value", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom("|", ">", "|-", ">-"), fc.integer({ min: 1, max: 6 }), clean, content, fc.constantFrom(0, 2), fc.boolean(), fc.constantFrom("\n", "\r\n"),
+        (header, indent, first, rest, deeper, last, eol) => {
+          // Literal scalars may hold more-indented lines; folded ones fall back on them, so they get none.
+          const body = [first, ...rest].map((t, i) => (t === "" ? "" : " ".repeat(indent + (header.startsWith("|") && i % 2 === 1 ? deeper : 0)) + t));
+          const lines = ["name: a", `description: ${header}`, ...body, ...(last ? [] : ["license: MIT"])];
+          const yamlText = lines.join(eol) + eol;
+          const flat = parseFlatFrontmatter(yamlText);
+          expect(flat).toBeDefined();
+          expect(flat?.frontmatter).toEqual(yamlParse(yamlText, { version: "1.2", logLevel: "silent" }));
+          expect(flat?.keyLines.get("description")).toBe(1);
+          if (!last) expect(flat?.keyLines.get("license")).toBe(lines.length - 1);
+          expect(parseFrontmatter(`---\n${yamlText}---\n`, { fastPath: true })).toEqual(parseFrontmatter(`---\n${yamlText}---\n`, { fastPath: false }));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  // One defect in an otherwise plain block scalar. Some of these `yaml` reads to the same value (tabs, trailing
+  // spaces), so equality alone cannot pin them down: the fast path must leave every one to the full parser.
+  const defects = ["|+", ">+", ">2", "|1-", "| # c", "|\t", "folded-deeper", "less", "tab", "tab-start", "trailing", "unsafe", "first-empty", "all-empty", "blank", "no-break"] as const;
+  it("leaves every near-miss block scalar to the full parser", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom("|", ">", "|-", ">-"), fc.integer({ min: 2, max: 5 }), clean, content, fc.constantFrom(...defects), fc.constantFrom("\u0085", "\u2028", "\ufeff", "\u0001", "\r"), fc.constantFrom("\n", "\r\n"),
+        (plainHeader, indent, first, rest, defect, unsafe, eol) => {
+          const pad = " ".repeat(indent);
+          const header = defect.startsWith("|") || defect.startsWith(">") ? defect : defect === "folded-deeper" ? ">" : plainHeader;
+          const firstLine = { tab: `${first}\tx`, "tab-start": `\t${first}`, trailing: `${first} `, unsafe: `${first}${unsafe}x` }[defect as string] ?? first;
+          let body = [firstLine, ...rest].map((t) => (t === "" ? "" : pad + t));
+          if (defect === "folded-deeper") body.splice(1, 0, `${pad} deeper`);
+          if (defect === "less") body.splice(1, 0, `${" ".repeat(indent - 1)}less`);
+          if (defect === "blank") body.splice(1, 0, pad);
+          if (defect === "first-empty") body.unshift("");
+          if (defect === "all-empty") body = [];
+          const last = defect === "no-break";
+          while (last && body[body.length - 1] === "") body.pop();
+          const yamlText = ["name: a", `description: ${header}`, ...body, ...(last ? [] : ["license: MIT"])].join(eol) + (last ? "" : eol);
+          expect(parseFlatFrontmatter(yamlText)).toBeUndefined();
+          const md = `---\n${yamlText}${last ? eol : ""}---\n`;
+          expect(parseFrontmatter(md, { fastPath: true })).toEqual(parseFrontmatter(md, { fastPath: false }));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  const blockCases: Array<[string, string, string | undefined]> = [
+    ["literal, clip", "d: |\n  x\n  y\n", "x\ny\n"],
+    ["literal, strip", "d: |-\n  x\n  y\n", "x\ny"],
+    ["folded, clip", "d: >\n  x\n  y\n", "x y\n"],
+    ["folded, strip", "d: >-\n  x\n  y\n", "x y"],
+    ["folded, one empty line is one break", "d: >\n  x\n\n  y\n", "x\ny\n"],
+    ["folded, two empty lines are two breaks", "d: >\n  x\n\n\n  y\n", "x\n\ny\n"],
+    ["literal keeps every empty line", "d: |\n  x\n\n\n  y\n", "x\n\n\ny\n"],
+    ["literal keeps deeper indentation", "d: |\n  x\n    y\n", "x\n  y\n"],
+    ["trailing empty lines clipped to one break", "d: |\n  x\n\n\nb: 1\n", "x\n"],
+    ["trailing empty lines stripped", "d: >-\n  x\n\nb: 1\n", "x"],
+    ["one-space indentation", "d: >\n x y  z\n", "x y  z\n"],
+    ["content that looks like YAML is text", "d: |\n  # c\n  k: v\n  - i\n  'q'\n  ---\n", "# c\nk: v\n- i\n'q'\n---\n"],
+    ["spaces around the header", "d:   >-   \n  x\n", "x"],
+    ["CRLF", "d: >\r\n  x\r\n\r\n  y\r\n\r\nb: 1\r\n", "x\ny\n"],
+    ["keep chomping", "d: |+\n  x\n\n", undefined],
+    ["indentation indicator", "d: >2\n   x\n", undefined],
+    ["comment after the header", "d: | # c\n  x\n", undefined],
+    ["first line empty", "d: |\n\n  x\n", undefined],
+    ["no content", "d: |\nb: 1\n", undefined],
+    ["no content at the end", "d: >\n", undefined],
+    ["less indented line", "d: |\n   x\n  y\n", undefined],
+    ["more indented line in a folded scalar", "d: >\n  x\n    y\n  z\n", undefined],
+    ["whitespace-only line", "d: >\n  x\n  \n  y\n", undefined],
+    ["trailing space", "d: |\n  x  \n", undefined],
+    ["tab in content", "d: >\n  x\ty\n", undefined],
+    ["tab after indentation", "d: >\n  \tx\n", undefined],
+    ["unsafe character", "d: |\n  a\u2028b\n", undefined],
+    ["comment after the block", "d: >\n  x\n# c\nb: 1\n", undefined],
+    ["no final line break", "d: |\n  x", undefined],
+    ["nested block scalar", "m:\n  d: |\n    x\n", undefined],
+  ];
+  it.each(blockCases)("block scalar: %s", (_label, yamlText, expected) => {
+    const flat = parseFlatFrontmatter(yamlText);
+    if (expected === undefined) expect(flat).toBeUndefined();
+    else {
+      expect(flat?.frontmatter.d).toBe(expected);
+      expect(flat?.frontmatter).toEqual(yamlParse(yamlText, { version: "1.2", logLevel: "silent" }));
+      expect([...(flat?.keyLines ?? [])]).toEqual([...yamlText.split("\n").entries()].filter(([, l]) => /^[a-z]+:/.test(l)).map(([i, l]) => [l.slice(0, l.indexOf(":")), i]));
+      expect(flat?.scalarSources.has("d")).toBe(false);
+    }
+    const md = `---\n${yamlText}${yamlText.endsWith("\n") ? "" : "\n"}---\n`;
+    expect(parseFrontmatter(md, { fastPath: true })).toEqual(parseFrontmatter(md, { fastPath: false }));
   });
 });

@@ -36,8 +36,9 @@ interface BlockStyle {
 
 /**
  * Parses the common flat frontmatter (`key: value` lines, simple quoted strings, one level of `  k: v` under a
- * key with no value, top-level `|`/`>` block scalars) without a YAML parser. Returns undefined the moment anything is not trivially simple, so the
- * caller falls back to the full parser; whatever it returns equals what `yaml` (YAML 1.2 core schema) gives.
+ * key with no value, plain top-level `|`/`>` block scalars) without a YAML parser. Returns undefined the moment
+ * anything is not trivially simple, so the caller falls back to the full parser; whatever it returns equals what
+ * `yaml` (YAML 1.2 core schema) gives.
  */
 export function parseFlatFrontmatter(yamlText: string): FlatFrontmatter | undefined {
   const lines = yamlText.split("\n");
@@ -123,7 +124,8 @@ function readBlockScalar(lines: readonly string[], start: number, style: BlockSt
     if (indent === 0) indent = lineIndent;
     if (lineIndent < indent || (style.folded && lineIndent > indent)) return undefined;
     const text = line.slice(indent);
-    if (text.includes("\t") || text.endsWith(" ") || UNSAFE.test(text)) return undefined;
+    // UNSAFE also matches tabs and stray CRs.
+    if (text.endsWith(" ") || UNSAFE.test(text)) return undefined;
     content.push(text);
   }
   // `yaml` clips a final line without a line break to "\n" too; not worth mirroring for input parse.ts never passes.
