@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { isInside, resolveConfined, resolveConfinedSync } from "./confine.js";
+import { isInside, resolveConfined } from "./confine.js";
 import { InvalidPathError, ResourceNotFoundError } from "../errors.js";
 import { isSafeResourcePath } from "../safe-path.js";
 
@@ -47,8 +47,7 @@ describe("isInside", () => {
 
 describe("resolveConfined", () => {
   const variants = [
-    ["async", (r: string, p: string, o?: Parameters<typeof resolveConfinedSync>[2]) => resolveConfined(r, p, o)],
-    ["sync", async (r: string, p: string, o?: Parameters<typeof resolveConfinedSync>[2]) => resolveConfinedSync(r, p, o)],
+    ["async", (r: string, p: string, o?: Parameters<typeof resolveConfined>[2]) => resolveConfined(r, p, o)],
   ] as const;
 
   for (const [label, resolve] of variants) {

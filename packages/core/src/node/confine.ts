@@ -1,8 +1,8 @@
 import { lstat, realpath } from "node:fs/promises";
-import { lstatSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { InvalidPathError, ResourceNotFoundError } from "../errors.js";
 import { normalizeResourcePath, type SafePathLimits } from "../safe-path.js";
+import { isMissing } from "./errors.js";
 
 export interface ResolveConfinedOptions {
   /**
@@ -64,36 +64,6 @@ export async function resolveConfined(rootDir: string, relPath: string, options:
   /* c8 ignore next */ throw notFound(options.skillId, relPath); // unreachable: the root itself exists
 }
 
-/** Synchronous twin of resolveConfined, for callers that cannot await (archive writers, sync walks). */
-export function resolveConfinedSync(rootDir: string, relPath: string, options: ResolveConfinedOptions = {}): string {
-  const segments = normalizeResourcePath(relPath, options.limits).split("/");
-  const rootReal = realpathSync(rootDir);
-  const target = path.join(rootReal, ...segments);
-  try {
-    return checkInside(rootReal, realpathSync(target), relPath);
-  } catch (error) {
-    if (!isMissing(error)) throw error;
-  }
-  if (!options.allowMissing) throw notFound(options.skillId, relPath);
-  for (let keep = segments.length - 1; keep >= 0; keep--) {
-    const ancestor = path.join(rootReal, ...segments.slice(0, keep));
-    let ancestorReal: string;
-    try {
-      ancestorReal = realpathSync(ancestor);
-    } catch (error) {
-      if (isMissing(error)) continue;
-      throw error;
-    }
-    checkInside(rootReal, ancestorReal, relPath);
-    for (let i = keep; i < segments.length; i++) {
-      const missing = path.join(ancestorReal, ...segments.slice(keep, i + 1));
-      if (existsSync(missing)) throw new InvalidPathError(relPath, "passes through a dangling link");
-    }
-    return path.join(ancestorReal, ...segments.slice(keep));
-  }
-  /* c8 ignore next */ throw notFound(options.skillId, relPath);
-}
-
 function checkInside(rootReal: string, real: string, relPath: string): string {
   if (!isInside(rootReal, real)) throw new InvalidPathError(relPath, "resolves outside its directory");
   return real;
@@ -103,24 +73,9 @@ function notFound(skillId: string | undefined, relPath: string): ResourceNotFoun
   return new ResourceNotFoundError(skillId ?? "", relPath, skillId === undefined ? `not found: ${JSON.stringify(relPath)}` : undefined);
 }
 
-function isMissing(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return code === "ENOENT" || code === "ENOTDIR";
-}
-
 async function exists(p: string): Promise<boolean> {
   try {
     await lstat(p);
-    return true;
-  } catch (error) {
-    if (isMissing(error)) return false;
-    throw error;
-  }
-}
-
-function existsSync(p: string): boolean {
-  try {
-    lstatSync(p);
     return true;
   } catch (error) {
     if (isMissing(error)) return false;
