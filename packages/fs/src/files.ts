@@ -1,4 +1,7 @@
 import fs, { constants } from "node:fs";
+import { errorCode } from "@skillport/core/node";
+
+export { errorCode, isMissing } from "@skillport/core/node";
 
 // O_NOFOLLOW: the final component must not be a link, checked by the kernel at open time (no lstat-then-open race).
 // O_NONBLOCK: opening a FIFO must not hang waiting for a writer; it is then refused as "not a regular file".
@@ -127,17 +130,4 @@ export async function readBounded(readAt: ReadAt, expectedSize: number, maxBytes
   }
   if (length > maxBytes) return undefined;
   return new Uint8Array(buffer.buffer, buffer.byteOffset, length);
-}
-
-export function errorCode(error: unknown): string | undefined {
-  if (typeof error === "object" && error !== null && "code" in error) {
-    const code = (error as { code: unknown }).code;
-    return typeof code === "string" ? code : undefined;
-  }
-  return undefined;
-}
-
-export function isMissing(error: unknown): boolean {
-  const code = errorCode(error);
-  return code === "ENOENT" || code === "ENOTDIR";
 }

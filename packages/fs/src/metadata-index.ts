@@ -1,7 +1,6 @@
-import { randomBytes } from "node:crypto";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
-import path from "node:path";
+import { readFile } from "node:fs/promises";
 import type { Frontmatter } from "@skillport/core";
+import { writeFileAtomic } from "@skillport/core/node";
 import type { SkillLocation } from "./skill-dirs.js";
 
 // Bump when parsing changes what metadata a SKILL.md yields: older index files are then ignored.
@@ -86,15 +85,7 @@ export class MetadataIndex {
   async save(): Promise<boolean> {
     if (!this.#dirty) return false;
     const data: IndexFile = { format: INDEX_FORMAT, scope: this.#scope, entries: Object.fromEntries(this.#entries) };
-    await mkdir(path.dirname(this.#file), { recursive: true });
-    const temp = `${this.#file}.${randomBytes(6).toString("hex")}.tmp`;
-    try {
-      await writeFile(temp, JSON.stringify(data));
-      await rename(temp, this.#file);
-    } catch (error) {
-      await rm(temp, { force: true });
-      throw error;
-    }
+    await writeFileAtomic(this.#file, JSON.stringify(data));
     this.#dirty = false;
     return true;
   }

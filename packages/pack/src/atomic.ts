@@ -1,22 +1,2 @@
-import { randomBytes } from "node:crypto";
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
-import path from "node:path";
-
-/** A sibling temp name, so the final rename never crosses file systems. */
-export function siblingTemp(target: string, label: string): string {
-  const suffix = `${Date.now()}-${randomBytes(4).toString("hex")}`;
-  return path.join(path.dirname(target), `.tmp-${label}-${suffix}`);
-}
-
-/** Writes a file so readers see either the old content or the whole new content, never a half. */
-export async function writeFileAtomic(target: string, bytes: Uint8Array): Promise<void> {
-  await mkdir(path.dirname(target), { recursive: true });
-  const temp = siblingTemp(target, path.basename(target));
-  try {
-    await writeFile(temp, bytes, { flag: "wx", mode: 0o644 });
-    await rename(temp, target);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
-}
+// The one atomic-write helper lives in @skillport/core/node; pack re-exports it as part of its API.
+export { siblingTemp, writeFileAtomic } from "@skillport/core/node";

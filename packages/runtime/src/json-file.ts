@@ -1,7 +1,6 @@
-import { lstat, mkdir, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readFile, realpath } from "node:fs/promises";
 import { InvalidPathError } from "@skillport/core";
-import { isInside } from "@skillport/core/node";
-import { randomBytes } from "node:crypto";
+import { isInside, writeFileAtomic } from "@skillport/core/node";
 import path from "node:path";
 
 /** Reads a JSON object; anything missing or malformed reads as `{}` (the files this is used for are caches). */
@@ -20,15 +19,7 @@ export async function writeJsonAtomic(file: string, value: unknown, confineTo?: 
   if (confineTo !== undefined) await assertInside(confineTo, path.dirname(file), true);
   await mkdir(path.dirname(file), { recursive: true });
   if (confineTo !== undefined) await assertInside(confineTo, path.dirname(file));
-  const temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
-  try {
-    // "wx": never follows a link planted at the temp name.
-    await writeFile(temp, JSON.stringify(value, null, 2) + "\n", { mode: 0o600, flag: "wx" });
-    await rename(temp, file);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
+  await writeFileAtomic(file, JSON.stringify(value, null, 2) + "\n", { mode: 0o600 });
 }
 
 /**

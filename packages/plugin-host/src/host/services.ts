@@ -4,7 +4,7 @@
  * `[null, failure]` tuple (a reverse call never throws inside the plugin).
  */
 import { createHash } from "node:crypto";
-import { mkdir, rename, writeFile } from "node:fs/promises";
+import { writeFileAtomic } from "@skillport/pack";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
@@ -174,10 +174,7 @@ async function saveUpload(root: string, request: UploadFileRequest): Promise<Upl
   // One folder per content hash: the same name uploaded twice with different bytes never overwrites.
   const dir = join(root, etag.slice(0, 16));
   const target = join(dir, safeFileName(request.fileName));
-  await mkdir(dir, { recursive: true });
-  const temp = `${target}.${process.pid}.${Date.now()}.tmp`;
-  await writeFile(temp, bytes);
-  await rename(temp, target);
+  await writeFileAtomic(target, bytes);
   return { accessURL: pathToFileURL(target).href, size: bytes.byteLength, etag };
 }
 
