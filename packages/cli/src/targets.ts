@@ -1,6 +1,7 @@
 import { lstatSync, statSync, type Stats } from "node:fs";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
+import { compareCodeUnits } from "@skillport/core";
 import { CliError } from "./io.js";
 
 /** One skill the user pointed at: its directory and its SKILL.md (which may be absent or broken). */
@@ -32,7 +33,7 @@ export async function resolveSkillTargets(paths: readonly string[], cwd: string)
       targets.push({ dir: absolute, skillMd: own, dirName: path.basename(absolute) });
       continue;
     }
-    for (const entry of (await readdir(absolute, { withFileTypes: true })).sort((a, b) => compare(a.name, b.name))) {
+    for (const entry of (await readdir(absolute, { withFileTypes: true })).sort((a, b) => compareCodeUnits(a.name, b.name))) {
       if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
       const child = path.join(absolute, entry.name);
       if (!statOrUndefined(child)?.isDirectory()) continue;
@@ -67,10 +68,6 @@ export function statOrUndefined(file: string): Stats | undefined {
   } catch {
     return undefined;
   }
-}
-
-export function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** A path for people: relative to the working directory, with forward slashes. */

@@ -27,3 +27,4 @@ export * from "./registry.js";
 export * from "./catalog/index.js";
 export * from "./search.js";
 export { prepareSaveBatch, type PreparedSkill, type PrepareSaveOptions } from "./save-batch.js";
+export { compareCodeUnits } from "./compare.js";

@@ -5,6 +5,7 @@ import {
   SkillNotFoundError,
 } from "./errors.js";
 import { isSafeSkillId, requireSafeResourcePath, requireSafeSkillId, resourceKindPath } from "./safe-path.js";
+import { compareCodeUnits } from "./compare.js";
 import { prepareSaveBatch } from "./save-batch.js";
 import { Skill, type ResourceContent } from "./skill.js";
 import {
@@ -212,9 +213,4 @@ export class InMemorySkillRepository implements SkillRepository {
     }
     return bytes;
   }
-}
-
-/** Plain code-unit order: deterministic across locales, unlike localeCompare. */
-export function compareCodeUnits(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

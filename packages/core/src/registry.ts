@@ -1,3 +1,4 @@
+import { compareCodeUnits } from "./compare.js";
 import type { Diagnostic } from "./diagnostics.js";
 import { hasErrors } from "./diagnostics.js";
 import { AgentSkillsError, SkillNotFoundError, SkillValidationError } from "./errors.js";
@@ -242,8 +243,8 @@ export class SkillRegistry {
 
   /** Winning skills sorted by id; with `includeShadowed`, every skill sorted by qualified id. */
   list(options: { includeShadowed?: boolean } = {}): RegistryEntry[] {
-    if (options.includeShadowed) return [...this.#snapshot.byQualified.values()].sort((a, b) => compare(a.qualifiedId, b.qualifiedId));
-    return [...this.#snapshot.byId.values()].sort((a, b) => compare(a.id, b.id));
+    if (options.includeShadowed) return [...this.#snapshot.byQualified.values()].sort((a, b) => compareCodeUnits(a.qualifiedId, b.qualifiedId));
+    return [...this.#snapshot.byId.values()].sort((a, b) => compareCodeUnits(a.id, b.id));
   }
 
   get shadowed(): readonly Shadowing[] {
@@ -262,7 +263,7 @@ export class SkillRegistry {
   /** Catalog entries for the winning skills, in precedence order (first source first, ids sorted within it). */
   async catalogEntries(): Promise<CatalogEntry[]> {
     const rank = new Map(this.#sources.map((s, i) => [s.name, i]));
-    const entries = [...this.#snapshot.byId.values()].sort((a, b) => (rank.get(a.source) ?? 0) - (rank.get(b.source) ?? 0) || compare(a.id, b.id));
+    const entries = [...this.#snapshot.byId.values()].sort((a, b) => (rank.get(a.source) ?? 0) - (rank.get(b.source) ?? 0) || compareCodeUnits(a.id, b.id));
     return mapLimit(entries, this.#concurrency, async (entry) => {
       const metadata = entry.getMetadata();
       const location = await entry.getLocation().catch(() => undefined);
@@ -374,7 +375,7 @@ export class SkillRegistry {
   #reportFor(sourceName: string): RegistrationReport {
     const loaded = this.#snapshot.perSource.get(sourceName);
     return {
-      registered: [...(loaded?.entries.keys() ?? [])].sort(compare),
+      registered: [...(loaded?.entries.keys() ?? [])].sort(compareCodeUnits),
       failed: [...(loaded?.failures ?? [])],
       shadowed: [...this.#snapshot.shadowed],
     };
@@ -440,7 +441,7 @@ function buildSnapshot(sources: readonly Source[], perSource: Map<string, Loaded
     const loaded = perSource.get(source.name);
     if (!loaded) continue;
     failures.push(...loaded.failures);
-    for (const entry of [...loaded.entries.values()].sort((a, b) => compare(a.id, b.id))) {
+    for (const entry of [...loaded.entries.values()].sort((a, b) => compareCodeUnits(a.id, b.id))) {
       byQualified.set(entry.qualifiedId, entry);
       const winner = byId.get(entry.id);
       if (winner) shadowed.push({ id: entry.id, winner: winner.qualifiedId, shadowed: entry.qualifiedId });
@@ -462,7 +463,7 @@ function diff(previous: Snapshot, next: Snapshot, reported: ReadonlySet<string>)
     }
   }
   const removed = [...previous.byId.keys()].filter((id) => !next.byId.has(id));
-  return { added: added.sort(compare), removed: removed.sort(compare), updated: updated.sort(compare) };
+  return { added: added.sort(compareCodeUnits), removed: removed.sort(compareCodeUnits), updated: updated.sort(compareCodeUnits) };
 }
 
 function sameJson(a: unknown, b: unknown): boolean {
@@ -479,10 +480,6 @@ function diagnostic(code: string, message: string): Diagnostic {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** Maps with at most `limit` promises in flight; results keep input order. */

@@ -90,18 +90,23 @@ interface EntryFields {
   name: Buffer;
 }
 
+/** The run of fields both headers share, from "version needed" to "name length" (local at 4, central at 6). */
+function writeEntryFields(header: Buffer, at: number, e: EntryFields): void {
+  header.writeUInt16LE(NEEDS_V20, at);
+  header.writeUInt16LE(UTF8_NAMES, at + 2);
+  header.writeUInt16LE(e.method, at + 4);
+  header.writeUInt16LE(DOS_TIME, at + 6);
+  header.writeUInt16LE(DOS_DATE, at + 8);
+  header.writeUInt32LE(e.crc, at + 10);
+  header.writeUInt32LE(e.compressedSize, at + 14);
+  header.writeUInt32LE(e.size, at + 18);
+  header.writeUInt16LE(e.name.byteLength, at + 22);
+}
+
 function localHeader(e: EntryFields): Buffer {
   const header = Buffer.alloc(30 + e.name.byteLength);
   header.writeUInt32LE(LOCAL_HEADER, 0);
-  header.writeUInt16LE(NEEDS_V20, 4);
-  header.writeUInt16LE(UTF8_NAMES, 6);
-  header.writeUInt16LE(e.method, 8);
-  header.writeUInt16LE(DOS_TIME, 10);
-  header.writeUInt16LE(DOS_DATE, 12);
-  header.writeUInt32LE(e.crc, 14);
-  header.writeUInt32LE(e.compressedSize, 18);
-  header.writeUInt32LE(e.size, 22);
-  header.writeUInt16LE(e.name.byteLength, 26);
+  writeEntryFields(header, 4, e);
   e.name.copy(header, 30); // extra field length at 28 stays 0
   return header;
 }
@@ -110,15 +115,7 @@ function centralHeader(e: EntryFields, externalAttributes: number, localOffset: 
   const header = Buffer.alloc(46 + e.name.byteLength);
   header.writeUInt32LE(CENTRAL_HEADER, 0);
   header.writeUInt16LE(MADE_BY_UNIX_V63, 4);
-  header.writeUInt16LE(NEEDS_V20, 6);
-  header.writeUInt16LE(UTF8_NAMES, 8);
-  header.writeUInt16LE(e.method, 10);
-  header.writeUInt16LE(DOS_TIME, 12);
-  header.writeUInt16LE(DOS_DATE, 14);
-  header.writeUInt32LE(e.crc, 16);
-  header.writeUInt32LE(e.compressedSize, 20);
-  header.writeUInt32LE(e.size, 24);
-  header.writeUInt16LE(e.name.byteLength, 28);
+  writeEntryFields(header, 6, e);
   // extra length (30), comment length (32), disk (34), internal attributes (36) stay 0
   header.writeUInt32LE(externalAttributes, 38);
   header.writeUInt32LE(localOffset, 42);

@@ -80,5 +80,5 @@ export async function listFiles(dir: string): Promise<string[]> {
   return entries
     .filter((e) => e.isFile())
     .map((e) => join(e.parentPath, e.name).slice(dir.length + 1).split("\\").join("/"))
-    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    .sort(); // default sort: UTF-16 code-unit order
 }
