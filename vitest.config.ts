@@ -1,14 +1,13 @@
 import { defineConfig } from "vitest/config";
 import { fileURLToPath } from "node:url";
 
-const workspaces = ["core", "fs", "testing", "pack", "runtime", "plugin", "plugin-host"];
+const workspaces = ["core", "fs", "testing", "pack", "sandbox", "runtime", "plugin", "plugin-host"];
 const source = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url));
 
 // Unit tests run against sources; end-to-end tests run the built CLI in packages/cli/dist.
 export default defineConfig({
   resolve: {
     alias: [
-      { find: /^@skillport\/core\/node$/, replacement: fileURLToPath(new URL("./packages/core/src/node/index.ts", import.meta.url)) },
       ...workspaces.map((pkg) => ({ find: new RegExp(`^@skillport/${pkg}$`), replacement: source(pkg) })),
     ],
   },

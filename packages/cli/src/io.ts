@@ -1,3 +1,4 @@
+import { AgentSkillsError } from "@skillport/core";
 import pc from "picocolors";
 
 /** Where a command writes. Tests pass buffers; the binary passes the process streams. */
@@ -31,10 +32,10 @@ export const EXIT_PROBLEMS = 1;
 export const EXIT_ERROR = 2;
 
 /** An error the CLI reports as one line (no stack) with the given exit code. */
-export class CliError extends Error {
+export class CliError extends AgentSkillsError<"CLI_USAGE" | "CLI_PROBLEMS"> {
   readonly exitCode: number;
   constructor(message: string, exitCode = EXIT_ERROR) {
-    super(message);
+    super(message, { code: exitCode === EXIT_PROBLEMS ? "CLI_PROBLEMS" : "CLI_USAGE" });
     this.exitCode = exitCode;
   }
 }

@@ -16,15 +16,19 @@ export type AgentSkillsErrorCode =
   | "LIMIT_EXCEEDED"
   | "INVALID_PATH"
   | "SKILL_EXISTS"
-  | "ARCHIVE_REJECTED";
+  | "ARCHIVE_REJECTED"
+  | "SANDBOX_UNAVAILABLE";
 
-/** Base of every error Skillport raises on purpose. Messages name skill ids and relative paths, never host paths. */
-export class AgentSkillsError extends Error {
-  readonly code: AgentSkillsErrorCode;
-  constructor(message: string, options?: { code?: AgentSkillsErrorCode; cause?: unknown }) {
+/**
+ * Base of every error Skillport raises on purpose, in every package (one hierarchy: plugin-host, toolchain and CLI
+ * errors extend it with their own code unions). Messages name skill ids and relative paths, never host paths.
+ */
+export class AgentSkillsError<Code extends string = AgentSkillsErrorCode> extends Error {
+  readonly code: Code;
+  constructor(message: string, options?: { code?: Code; cause?: unknown }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
-    this.code = options?.code ?? "SKILL_ERROR";
+    this.code = options?.code ?? ("SKILL_ERROR" as Code);
   }
 }
 

@@ -1,6 +1,7 @@
 export * from "./errors.js";
 export * from "./diagnostics.js";
 export * from "./types.js";
+export { SkillSourceProvider, toSkillProvider } from "./source.js";
 export * from "./skill.js";
 export * from "./parse.js";
 export * from "./validate.js";

@@ -4,15 +4,13 @@ import {
   SkillExistsError,
   SkillNotFoundError,
 } from "./errors.js";
-import { isSafeSkillId, requireSafeResourcePath, requireSafeSkillId, resourceKindPath } from "./safe-path.js";
+import { isSafeSkillId, requireSafeResourcePath, requireSafeSkillId } from "./safe-path.js";
+import { SkillSourceProvider } from "./source.js";
 import { compareCodeUnits } from "./compare.js";
 import { prepareSaveBatch } from "./save-batch.js";
 import { Skill, type ResourceContent } from "./skill.js";
 import {
-  RESOURCE_KINDS,
   type Frontmatter,
-  type ResourceKind,
-  type ResourceListing,
   type SaveOptions,
   type SaveResult,
   type SkillFile,
@@ -46,13 +44,14 @@ const SKILL_MD = "SKILL.md";
  * provider: the skill id is the frontmatter `name`, metadata is a fresh object per call, resources are confined by
  * the shared safe-path rules, listings are sorted. Useful for tests, code-defined skills and per-tenant scoping.
  */
-export class InMemorySkillRepository implements SkillRepository {
+export class InMemorySkillRepository extends SkillSourceProvider implements SkillRepository {
   readonly name: string;
   readonly #maxFileBytes: number;
   #skills = new Map<string, StoredSkill>();
   readonly #listeners = new Set<(ids: string[]) => void>();
 
   constructor(options: InMemorySkillRepositoryOptions = {}) {
+    super();
     this.name = options.name ?? "memory";
     const max = options.maxFileBytes ?? DEFAULT_MEMORY_MAX_FILE_BYTES;
     if (!Number.isInteger(max) || max < 0) throw new RangeError(`maxFileBytes must be a non-negative integer, got ${max}`);
@@ -87,31 +86,6 @@ export class InMemorySkillRepository implements SkillRepository {
     const stored = this.#find(id);
     const resources = new Map<string, ResourceContent>([...stored.resources].map(([p, bytes]) => [p, bytes.slice()]));
     return new Skill({ frontmatter: structuredClone(stored.frontmatter), body: stored.body, resources, source: this.name });
-  }
-
-  getReference(id: string, name: string): Promise<Uint8Array> {
-    return this.#getKind(id, "references", name);
-  }
-
-  getScript(id: string, name: string): Promise<Uint8Array> {
-    return this.#getKind(id, "scripts", name);
-  }
-
-  getAsset(id: string, name: string): Promise<Uint8Array> {
-    return this.#getKind(id, "assets", name);
-  }
-
-  async listResources(id: string): Promise<ResourceListing> {
-    const stored = this.#find(id);
-    const listing: ResourceListing = { references: [], scripts: [], assets: [] };
-    for (const path of stored.resources.keys()) {
-      const [kind, name, ...rest] = path.split("/");
-      // Same view as the filesystem provider: regular files directly inside the folder, dotfiles skipped.
-      if (rest.length > 0 || name === undefined || name.startsWith(".")) continue;
-      if ((RESOURCE_KINDS as readonly string[]).includes(kind ?? "")) listing[kind as ResourceKind].push(name);
-    }
-    for (const kind of RESOURCE_KINDS) listing[kind].sort(compareCodeUnits);
-    return listing;
   }
 
   async listFiles(id: string): Promise<SkillFile[]> {
@@ -194,11 +168,6 @@ export class InMemorySkillRepository implements SkillRepository {
     const stored = this.#find(id);
     this.#withinLimit(id, SKILL_MD, stored.skillMd);
     return stored;
-  }
-
-  async #getKind(id: string, kind: ResourceKind, name: string): Promise<Uint8Array> {
-    const stored = this.#find(id);
-    return this.#resource(id, stored, resourceKindPath(id, kind, name));
   }
 
   #resource(id: string, stored: StoredSkill, path: string): Uint8Array {

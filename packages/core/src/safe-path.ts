@@ -4,7 +4,7 @@ import type { ResourceKind } from "./types.js";
 /**
  * The one set of rules for identifiers that come from outside: skill ids and resource paths.
  * Every provider, the packer and the runtime use these, so "safe" means the same thing everywhere
- * (docs/safe-paths.md). Pure string rules; real-path confinement lives in `@skillport/core/node`.
+ * (docs/safe-paths.md). Pure string rules; real-path confinement lives in `@skillport/fs` (`resolveConfined`).
  */
 
 export interface SafePathLimits {

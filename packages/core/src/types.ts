@@ -26,11 +26,12 @@ export interface SkillFile {
 }
 
 /**
- * Read access to skills, with progressive disclosure: `discover` and `getMetadata` never read bodies,
- * `getBody` never reads resources, resources are read one at a time.
+ * The narrow contract every skill source implements (filesystem, memory, deployed workspace, SQL, git, HTTP, npm…),
+ * with progressive disclosure: `discover` and `getMetadata` never read bodies, `getBody` never reads resources,
+ * files are read one at a time. `SkillSourceProvider` / `toSkillProvider` derive the seed's kind helpers from it.
  * An unsupported capability RAISES its *NotSupportedError; it never answers with an empty result.
  */
-export interface SkillProvider {
+export interface SkillSource {
   /** Stable, human-readable, e.g. `fs:skills` or `memory`; used in qualified ids and messages. */
   readonly name: string;
   /** Sorted skill ids. Does not validate. */
@@ -39,10 +40,6 @@ export interface SkillProvider {
   getMetadata(id: string): Promise<Frontmatter>;
   /** The Markdown after the frontmatter. */
   getBody(id: string): Promise<string>;
-  getReference(id: string, name: string): Promise<Uint8Array>;
-  getScript(id: string, name: string): Promise<Uint8Array>;
-  getAsset(id: string, name: string): Promise<Uint8Array>;
-  listResources(id: string): Promise<ResourceListing>;
   /** Every file of the skill (SKILL.md included), recursively, sorted by path. */
   listFiles(id: string): Promise<SkillFile[]>;
   /** Original bytes of one file, confined to the skill. */
@@ -53,6 +50,15 @@ export interface SkillProvider {
   invalidate?(id?: string): void;
   /** Subscribe to changes; returns an unsubscribe function. */
   watch?(onChange: (ids: string[]) => void): () => void;
+}
+
+/** A source plus the seed's per-kind helpers (agentskills-core's provider), derived once in `SkillSourceProvider`. */
+export interface SkillProvider extends SkillSource {
+  getReference(id: string, name: string): Promise<Uint8Array>;
+  getScript(id: string, name: string): Promise<Uint8Array>;
+  getAsset(id: string, name: string): Promise<Uint8Array>;
+  /** Files directly inside references/, scripts/ and assets/ (dotfiles skipped), sorted; every key present. */
+  listResources(id: string): Promise<ResourceListing>;
 }
 
 export interface SaveOptions {

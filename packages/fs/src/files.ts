@@ -1,7 +1,7 @@
 import fs, { constants } from "node:fs";
-import { errorCode } from "@skillport/core/node";
+import { errorCode } from "./errno.js";
 
-export { errorCode, isMissing } from "@skillport/core/node";
+export { errorCode, isMissing } from "./errno.js";
 
 // O_NOFOLLOW: the final component must not be a link, checked by the kernel at open time (no lstat-then-open race).
 // O_NONBLOCK: opening a FIFO must not hang waiting for a writer; it is then refused as "not a regular file".

@@ -21,3 +21,7 @@ export {
   type DiscoverSkillRootsOptions,
   type RootProvider,
 } from "./roots.js";
+// The Node floor every other Node package stands on: one confinement rule, one atomic write, one errno reading.
+export { isInside, resolveConfined, type ResolveConfinedOptions } from "./confine.js";
+export { siblingTemp, writeFileAtomic } from "./atomic.js";
+export { errorCode, isMissing } from "./errno.js";

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import type { Frontmatter } from "@skillport/core";
-import { writeFileAtomic } from "@skillport/core/node";
+import { writeFileAtomic } from "./atomic.js";
 import type { SkillLocation } from "./skill-dirs.js";
 
 // Bump when parsing changes what metadata a SKILL.md yields: older index files are then ignored.

@@ -1,7 +1,7 @@
 import { readdir, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { isSafeResourcePath, type ResourceKind } from "@skillport/core";
-import { isInside } from "@skillport/core/node";
+import { isInside } from "./confine.js";
 import { isMissing } from "./files.js";
 
 /** The real path of `<skillDir>/<kind>` when it is a directory strictly inside the skill, else undefined. */

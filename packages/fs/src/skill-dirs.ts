@@ -2,7 +2,7 @@ import { lstatSync } from "node:fs";
 import { lstat, readdir, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { isSafeSkillId } from "@skillport/core";
-import { isInside } from "@skillport/core/node";
+import { isInside } from "./confine.js";
 import { isMissing } from "./files.js";
 
 /** Where a skill lives: its directory's REAL path and the name its SKILL.md has on disk. */

@@ -1,5 +1,4 @@
 // Skill packages: layout check, exclusions, deterministic ZIP, versionId, safe unpack, .skill import/export.
-export { writeFileAtomic } from "./atomic.js";
 export { DEFAULT_PACKAGE_LIMITS, type PackageLimits } from "./limits.js";
 export { DEFAULT_EXCLUSIONS, SECRET_PATTERNS, PROTECTED_PATTERNS, ExclusionRules, type ExclusionVerdict, type ExclusionKind } from "./exclusions.js";
 export { collectFiles, type CollectedFile, type ExcludedEntry, type Collected, type CollectOptions } from "./walk.js";

@@ -8,7 +8,7 @@ import {
   type Diagnostic,
   type ProfileName,
 } from "@skillport/core";
-import { siblingTemp, writeFileAtomic } from "./atomic.js";
+import { siblingTemp, writeFileAtomic } from "@skillport/fs";
 import { readArchive, type ArchiveFile } from "./archive/read.js";
 import { ArchiveError } from "./errors.js";
 import { resolveLimits, type PackageLimits } from "./limits.js";

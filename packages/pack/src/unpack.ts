@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { lstat, mkdir, readdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { InvalidPathError } from "@skillport/core";
-import { siblingTemp } from "./atomic.js";
+import { siblingTemp } from "@skillport/fs";
 import { readArchive, type ArchiveContents, type ArchiveFormat, type ReadArchiveOptions } from "./archive/read.js";
 import type { ManifestFile } from "./pack.js";
 import { computeVersionId, sha256Hex } from "./version.js";

@@ -1,7 +1,7 @@
 import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from "node:fs";
 import path from "node:path";
 import { InvalidPathError, LimitExceededError, normalizeResourcePath } from "@skillport/core";
-import { isInside } from "@skillport/core/node";
+import { isInside } from "@skillport/fs";
 import { ExclusionRules, npmrcHasToken } from "./exclusions.js";
 import { formatBytes, type PackageLimits } from "./limits.js";
 import { comparePaths, normalizedMode, pathDepth } from "./paths.js";

@@ -1,2 +1,2 @@
-export * from "./build/index.js";
+export * from "./toolchain/index.js";
 export * from "./host/index.js";

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { lstat } from "node:fs/promises";
 import path from "node:path";
 import { LimitExceededError } from "@skillport/core";
-import type { Sandbox } from "./sandbox.js";
+import type { Sandbox } from "@skillport/sandbox";
 import { SANDBOX_ENTRYPOINT_KEY, SKILL_ENTRYPOINTS_KEY, listValue, readState, writeState, type RuntimeState } from "./state.js";
 
 /** FastGPT's numbers: 30 s default, 1–600 s accepted, last 8 KiB of each stream kept, app script ≤ 16 KiB. */

@@ -4,7 +4,7 @@ import { readFile, symlink, mkdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { execCommand } from "./exec.js";
 import { TailCollector, formatObservation } from "./observation.js";
-import { createSandbox } from "./sandbox.js";
+import { createSandbox } from "@skillport/sandbox";
 import { tempDir, haveBubblewrap } from "./__fixtures__/helpers.js";
 
 const hasBwrap = haveBubblewrap(console.warn);

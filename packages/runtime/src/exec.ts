@@ -2,7 +2,7 @@ import { closeSync, mkdirSync, openSync, realpathSync, unlinkSync, writeSync } f
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { InvalidPathError, LimitExceededError } from "@skillport/core";
-import { DEFAULT_MAX_OUTPUT_BYTES, MAX_RUN_TIMEOUT_MS, type RunResult, type Sandbox } from "./sandbox.js";
+import { DEFAULT_MAX_OUTPUT_BYTES, MAX_RUN_TIMEOUT_MS, type RunResult, type Sandbox } from "@skillport/sandbox";
 import {
   DEFAULT_OBSERVATION_MAX_BYTES,
   DEFAULT_OBSERVATION_MAX_LINES,

@@ -1,25 +1,4 @@
 // Sandboxes, workspace deploy, entrypoint initialization and command execution (docs/runtime.md).
-export {
-  createSandbox,
-  findBubblewrap,
-  BubblewrapSandbox,
-  ProcessSandbox,
-  SandboxUnavailableError,
-  PROCESS_SANDBOX_WARNING,
-  DEFAULT_RUN_TIMEOUT_MS,
-  DEFAULT_MAX_STREAM_BYTES,
-  DEFAULT_MAX_OUTPUT_BYTES,
-  DEFAULT_MAX_PROCESSES,
-  MAX_RUN_TIMEOUT_MS,
-  type Sandbox,
-  type SandboxKind,
-  type SandboxOptions,
-  type BubblewrapSandboxOptions,
-  type RunRequest,
-  type RunResult,
-} from "./sandbox.js";
-export type { PidLimitMechanism } from "./pid-limit.js";
-export type { OutputStream } from "./run-process.js";
 export { execCommand, DEFAULT_EXEC_TIMEOUT_S, DEFAULT_MAX_FULL_OUTPUT_BYTES, type ExecOptions, type ExecResult } from "./exec.js";
 export {
   TailCollector,

@@ -1,6 +1,6 @@
 import { lstat, mkdir, readFile, realpath } from "node:fs/promises";
 import { InvalidPathError } from "@skillport/core";
-import { isInside, writeFileAtomic } from "@skillport/core/node";
+import { isInside, writeFileAtomic } from "@skillport/fs";
 import path from "node:path";
 
 /** Reads a JSON object; anything missing or malformed reads as `{}` (the files this is used for are caches). */

@@ -1,4 +1,4 @@
-import { TailBuffer } from "./tail-buffer.js";
+import { TailBuffer } from "@skillport/sandbox";
 
 /** FastGPT's shell tool limits: the observation keeps the last 2,000 lines or 50 KiB, whichever is smaller. */
 export const DEFAULT_OBSERVATION_MAX_LINES = 2000;

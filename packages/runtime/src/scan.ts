@@ -16,7 +16,7 @@ import {
   type SkillFile,
   type SkillProvider,
 } from "@skillport/core";
-import { isInside, resolveConfined } from "@skillport/core/node";
+import { isInside, resolveConfined } from "@skillport/fs";
 
 /** One SKILL.md found under a deployed version. */
 export interface DeployedSkill {

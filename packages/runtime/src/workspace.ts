@@ -4,7 +4,7 @@ import path from "node:path";
 import { InvalidPathError } from "@skillport/core";
 import { packDirectory, unpackArchive, type PackOptions, type UnpackOptions } from "@skillport/pack";
 import { acquireLock, type LockOptions } from "./lock.js";
-import { createSandbox, type Sandbox, type SandboxKind } from "./sandbox.js";
+import { createSandbox, type Sandbox, type SandboxKind } from "@skillport/sandbox";
 import { runEntrypoints, validateAppEntrypoint, validateEntrypointTimeout, type EntrypointOutcome, type InitializationReport } from "./entrypoints.js";
 import { DEFAULT_STATE_PATH } from "./state.js";
 import { scanDeployedSkills, type ScanOptions, type ScanResult } from "./scan.js";

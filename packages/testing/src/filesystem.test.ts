@@ -15,7 +15,7 @@ import {
   type SkillFile,
   type SkillProvider,
 } from "@skillport/core";
-import { isInside, resolveConfined } from "@skillport/core/node";
+import { isInside, resolveConfined } from "@skillport/fs";
 import { CONFINEMENT_SIBLING_CONTENT, runConformance, writeConformanceFixture } from "./index.js";
 
 /**

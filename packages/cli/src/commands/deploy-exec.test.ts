@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { Command, CommanderError } from "commander";
 import { AgentSkillsError } from "@skillport/core";
-import { findBubblewrap } from "@skillport/runtime";
+import { findBubblewrap } from "@skillport/sandbox";
 import { CliError, type CliIO } from "../io.js";
 import { registerDeploy } from "./deploy.js";
 import { registerExec } from "./exec.js";

@@ -2,7 +2,8 @@ import path from "node:path";
 import { mkdir } from "node:fs/promises";
 import { Option, type Command } from "commander";
 import { SkillValidationError } from "@skillport/core";
-import { Workspace, type DeployEvent, type DeployResult, type EntrypointOutcome, type SandboxKind } from "@skillport/runtime";
+import { Workspace, type DeployEvent, type DeployResult, type EntrypointOutcome } from "@skillport/runtime";
+import type { SandboxKind } from "@skillport/sandbox";
 import { CliError, colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
 
 interface DeployCommandOptions {

@@ -1,7 +1,8 @@
 import path from "node:path";
 import { stat } from "node:fs/promises";
 import { Option, type Command } from "commander";
-import { Workspace, type SandboxKind } from "@skillport/runtime";
+import { Workspace } from "@skillport/runtime";
+import type { SandboxKind } from "@skillport/sandbox";
 import { CliError, colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
 import { parseSeconds } from "./deploy.js";
 

@@ -1,7 +1,8 @@
 import path from "node:path";
 import type { Command } from "commander";
 import { SkillValidationError } from "@skillport/core";
-import { exportSkill, writeFileAtomic } from "@skillport/pack";
+import { exportSkill } from "@skillport/pack";
+import { writeFileAtomic } from "@skillport/fs";
 import { CliError, colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
 import { displayPath, formatDiagnostics, requireDirectory, size, withFsErrors } from "./pack.js";
 

@@ -2,7 +2,8 @@ import path from "node:path";
 import { stat } from "node:fs/promises";
 import { Option, type Command } from "commander";
 import { PROFILE_NAMES, type Diagnostic, type ProfileName } from "@skillport/core";
-import { ExclusionRules, packDirectory, writeFileAtomic, DEFAULT_PACKAGE_PROFILE, type PackResult } from "@skillport/pack";
+import { ExclusionRules, packDirectory, DEFAULT_PACKAGE_PROFILE, type PackResult } from "@skillport/pack";
+import { writeFileAtomic } from "@skillport/fs";
 import { CliError, colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
 
 interface PackCommandOptions {

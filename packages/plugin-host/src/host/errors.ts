@@ -1,3 +1,5 @@
+import { AgentSkillsError } from "@skillport/core";
+
 /**
  * Stable codes for everything the plugin host reports. Callers branch on `code`, never on message text.
  * The same codes travel in `error` events, so a remote caller sees what a local one sees.
@@ -22,12 +24,9 @@ export type PluginHostErrorCode =
   | "PLUGIN_HOST_CLOSED";
 
 /** Every error the host raises on purpose. Messages name the plugin and tool, never host paths or secret values. */
-export class PluginHostError extends Error {
-  readonly code: PluginHostErrorCode;
+export class PluginHostError extends AgentSkillsError<PluginHostErrorCode> {
   constructor(code: PluginHostErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = "PluginHostError";
-    this.code = code;
+    super(message, { code, cause: options?.cause });
   }
 }
 

@@ -4,7 +4,7 @@
  * `[null, failure]` tuple (a reverse call never throws inside the plugin).
  */
 import { createHash } from "node:crypto";
-import { writeFileAtomic } from "@skillport/pack";
+import { writeFileAtomic } from "@skillport/fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import {

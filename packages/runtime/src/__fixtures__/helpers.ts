@@ -2,7 +2,7 @@
 import { mkdtemp, rm, realpath } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { findBubblewrap } from "../sandbox.js";
+import { findBubblewrap } from "@skillport/sandbox";
 
 export async function tempDir(prefix = "skillport-runtime-"): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await realpath(await mkdtemp(path.join(os.tmpdir(), prefix)));
@@ -59,7 +59,7 @@ export async function bundleRuntime(outDir: string): Promise<string> {
     format: "esm",
     outfile,
     logLevel: "silent",
-    alias: { "@skillport/core/node": src("core", "node/index.ts"), "@skillport/core": src("core"), "@skillport/pack": src("pack") },
+    alias: { "@skillport/core": src("core"), "@skillport/fs": src("fs"), "@skillport/pack": src("pack"), "@skillport/sandbox": src("sandbox") },
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
     nodePaths: [fileURLToPath(new URL("../../../../node_modules", import.meta.url))],
   });

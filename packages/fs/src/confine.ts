@@ -1,8 +1,8 @@
 import { lstat, realpath } from "node:fs/promises";
 import path from "node:path";
-import { InvalidPathError, ResourceNotFoundError } from "../errors.js";
-import { normalizeResourcePath, type SafePathLimits } from "../safe-path.js";
-import { isMissing } from "./errors.js";
+import { InvalidPathError, ResourceNotFoundError } from "@skillport/core";
+import { normalizeResourcePath, type SafePathLimits } from "@skillport/core";
+import { isMissing } from "./errno.js";
 
 export interface ResolveConfinedOptions {
   /**

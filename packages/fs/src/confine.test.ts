@@ -4,8 +4,8 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promis
 import os from "node:os";
 import path from "node:path";
 import { isInside, resolveConfined } from "./confine.js";
-import { InvalidPathError, ResourceNotFoundError } from "../errors.js";
-import { isSafeResourcePath } from "../safe-path.js";
+import { InvalidPathError, ResourceNotFoundError } from "@skillport/core";
+import { isSafeResourcePath } from "@skillport/core";
 
 let base: string; // real temp dir holding `root/` and `outside/`
 let root: string;

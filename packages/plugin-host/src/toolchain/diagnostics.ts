@@ -1,14 +1,10 @@
-/** One finding about a plugin; the same shape as `@skillport/core`'s Diagnostic (codes listed in docs/plugins.md). */
-export interface PluginDiagnostic {
-  code: string;
-  severity: "error" | "warning" | "info";
-  message: string;
-  /** Path relative to the plugin directory (e.g. `index.ts`, `dist/manifest.json`), when the finding has one. */
-  file?: string;
-  /** 1-based; 0 means the file as a whole. */
-  line: number;
-  column: number;
-}
+import { AgentSkillsError, type Diagnostic } from "@skillport/core";
+
+/**
+ * One finding about a plugin: core's Diagnostic, with `file` relative to the plugin directory (e.g. `index.ts`,
+ * `dist/manifest.json`) when the finding has one. Codes are listed in docs/plugins.md.
+ */
+export type PluginDiagnostic = Diagnostic;
 
 export function diagnostic(
   code: string,
@@ -36,13 +32,10 @@ export function hasErrorDiagnostics(diagnostics: readonly PluginDiagnostic[]): b
 }
 
 /** A build, check or pack that cannot go on; `diagnostics` says why and where. */
-export class PluginBuildError extends Error {
-  readonly code: string;
+export class PluginBuildError extends AgentSkillsError<string> {
   readonly diagnostics: readonly PluginDiagnostic[];
   constructor(message: string, diagnostics: readonly PluginDiagnostic[] = [], code = "PLUGIN_BUILD_FAILED") {
-    super(message);
-    this.name = "PluginBuildError";
-    this.code = code;
+    super(message, { code });
     this.diagnostics = diagnostics;
   }
 }

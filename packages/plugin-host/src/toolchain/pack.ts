@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { writeDeterministicZip, writeFileAtomic } from "@skillport/pack";
+import { writeDeterministicZip } from "@skillport/pack";
+import { writeFileAtomic } from "@skillport/fs";
 import type { BuiltManifest } from "@skillport/plugin";
 import { buildPlugin, listFiles } from "./build.js";
 import { checkPlugin } from "./check.js";

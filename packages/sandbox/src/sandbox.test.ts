@@ -6,7 +6,7 @@ import { readFile, writeFile, mkdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { createSandbox, BubblewrapSandbox, ProcessSandbox, SandboxUnavailableError, PROCESS_SANDBOX_WARNING, type Sandbox } from "./sandbox.js";
-import { tempDir, haveBubblewrap, bundleRuntime } from "./__fixtures__/helpers.js";
+import { tempDir, haveBubblewrap, bundleSandbox } from "./__fixtures__/helpers.js";
 
 const hasBwrap = haveBubblewrap(console.warn);
 let ws: { dir: string; cleanup: () => Promise<void> };
@@ -220,7 +220,7 @@ describe.runIf(hasBwrap)("bubblewrap isolation", () => {
   it("dies with its parent: SIGKILL of the host process leaves no sandboxed process behind", async () => {
     const bundleDir = await tempDir();
     try {
-      const bundle = await bundleRuntime(bundleDir.dir);
+      const bundle = await bundleSandbox(bundleDir.dir);
       const marker = `sleep 876.${process.pid}`;
       const code = `
         import { createSandbox } from ${JSON.stringify(bundle)};

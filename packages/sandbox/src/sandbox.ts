@@ -1,7 +1,8 @@
 import { accessSync, constants, existsSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import os from "node:os";
-import { ProviderUnavailableError, LimitExceededError, InvalidPathError } from "@skillport/core";
+import { AgentSkillsError, LimitExceededError, InvalidPathError } from "@skillport/core";
+import { isInside } from "@skillport/fs";
 import { isWaiting, runProcess, startWaiting, type OutputStream, type ProcessOutcome, type WaitingProcess } from "./run-process.js";
 import { etcSnapshot } from "./etc-snapshot.js";
 import { createPidCgroup, isRoot, joinCgroup, withRlimit, type PidCgroup, type PidLimitMechanism } from "./pid-limit.js";
@@ -98,7 +99,11 @@ export const PROCESS_SANDBOX_WARNING =
 const NO_PID_LIMIT_WARNING = "no process-count limit available (running as root without a writable pids cgroup)";
 
 /** Raised when a sandbox backend is asked for but cannot work here (never silently replaced). */
-export class SandboxUnavailableError extends ProviderUnavailableError {}
+export class SandboxUnavailableError extends AgentSkillsError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, { code: "SANDBOX_UNAVAILABLE", cause: options?.cause });
+  }
+}
 
 /** Finds bwrap, or undefined. */
 export function findBubblewrap(explicit?: string): string | undefined {
@@ -138,7 +143,7 @@ abstract class BaseSandbox implements Sandbox {
   constructor(options: SandboxOptions) {
     this.writableDir = realDir(options.writableDir, "writableDir");
     this.home = options.home === undefined ? this.writableDir : realDir(options.home, "home");
-    if (!isWithin(this.writableDir, this.home)) throw new InvalidPathError("home", "must be inside the writable directory");
+    if (!isInside(this.writableDir, this.home)) throw new InvalidPathError("home", "must be inside the writable directory");
     this.maxProcesses = options.maxProcesses ?? DEFAULT_MAX_PROCESSES;
     if (!Number.isInteger(this.maxProcesses) || this.maxProcesses < 2) {
       throw new LimitExceededError("maxProcesses", "maxProcesses must be an integer of at least 2");
@@ -152,7 +157,7 @@ abstract class BaseSandbox implements Sandbox {
       throw new LimitExceededError("timeout", `timeout must be between 1 ms and ${MAX_RUN_TIMEOUT_MS / 1000} s`);
     }
     const cwd = request.cwd === undefined ? this.writableDir : realDir(request.cwd, "cwd");
-    if (!isWithin(this.writableDir, cwd)) {
+    if (!isInside(this.writableDir, cwd)) {
       throw new InvalidPathError(path.relative(this.writableDir, cwd), "the working directory must be inside the workspace");
     }
     const warnings: string[] = [];
@@ -395,7 +400,7 @@ function systemMounts(readOnlyPaths: readonly string[], writableDir: string): st
   }
   const snapshot = etcSnapshot(ETC_FILES);
   // The snapshot must not be writable from inside any sandbox (a workspace that contains the temp directory).
-  if (snapshot !== undefined && !isWithin(writableDir, snapshot)) args.push("--ro-bind", snapshot, "/etc");
+  if (snapshot !== undefined && !isInside(writableDir, snapshot)) args.push("--ro-bind", snapshot, "/etc");
   else for (const file of ETC_FILES) if (existsSync(file)) args.push("--ro-bind", file, file);
   for (const p of readOnlyPaths) args.push("--ro-bind", p, p);
   return args;
@@ -423,10 +428,6 @@ function realDir(p: string, what: string): string {
   return real;
 }
 
-function isWithin(root: string, p: string): boolean {
-  const rel = path.relative(root, p);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
-}
 
 function symlinkTarget(p: string): string | undefined {
   try {

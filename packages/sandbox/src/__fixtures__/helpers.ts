@@ -1,0 +1,41 @@
+// Shared by this package's tests only (not exported from index.ts).
+import { mkdtemp, rm, realpath } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+import { findBubblewrap } from "../sandbox.js";
+
+export async function tempDir(prefix = "skillport-sandbox-"): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const dir = await realpath(await mkdtemp(path.join(os.tmpdir(), prefix)));
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * True when bwrap is usable; when it is missing and SKILLPORT_REQUIRE_SYSTEM_DEPS is set, that is a failure.
+ * `onSkip` receives the reason to print (the calling test file prints it; fixtures stay silent).
+ */
+export function haveBubblewrap(onSkip: (reason: string) => void): boolean {
+  if (findBubblewrap()) return true;
+  if (process.env.SKILLPORT_REQUIRE_SYSTEM_DEPS) throw new Error("bwrap is required (SKILLPORT_REQUIRE_SYSTEM_DEPS is set) but not installed");
+  onSkip("skipping bubblewrap tests: bwrap is not installed");
+  return false;
+}
+
+/** Bundles this package's sources for child processes (vitest's aliases do not reach them). */
+export async function bundleSandbox(outDir: string): Promise<string> {
+  const src = (pkg: string) => fileURLToPath(new URL(`../../../${pkg}/src/index.ts`, import.meta.url));
+  const outfile = path.join(outDir, "sandbox-bundle.mjs");
+  await build({
+    entryPoints: [src("sandbox")],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    outfile,
+    logLevel: "silent",
+    alias: { "@skillport/core": src("core"), "@skillport/fs": src("fs") },
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    nodePaths: [fileURLToPath(new URL("../../../../node_modules", import.meta.url))],
+  });
+  return outfile;
+}
