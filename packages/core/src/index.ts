@@ -29,3 +29,4 @@ export * from "./catalog/index.js";
 export * from "./search.js";
 export { prepareSaveBatch, type PreparedSkill, type PrepareSaveOptions } from "./save-batch.js";
 export { compareCodeUnits } from "./compare.js";
+export { REDACTED_CREDENTIAL, redactUri, redactUriCredentials } from "./redact-uri.js";
