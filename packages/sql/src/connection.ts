@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, type Dialect } from "kysely";
+import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql, type Dialect, type KyselyConfig } from "kysely";
 import { redactUri } from "@skillport/core";
 import { rememberSecret, SqlRepositoryError, wrapDriverError } from "./errors.js";
 import type { SqlTableNames } from "./tables.js";
@@ -21,6 +21,8 @@ export interface SqlConnectionOptions {
   poolSize?: number;
   /** How long to wait for a connection, a lock or a busy SQLite file, in ms. Default 10000. */
   timeoutMs?: number;
+  /** Called with the text of every statement run (never its parameters): for tracing and tests. */
+  onQuery?: (statement: string) => void;
 }
 
 /** A parsed source address: the connection plus Skillport's own query parameters. */
@@ -159,17 +161,17 @@ export class SqlDatabase {
       switch (options.dialect) {
         case "sqlite": {
           const dialect = await sqliteDialect(options, display, timeoutMs);
-          return new SqlDatabase("sqlite", display, new Kysely<unknown>({ dialect }), timeoutMs);
+          return new SqlDatabase("sqlite", display, new Kysely<unknown>(kyselyConfig(dialect, options)), timeoutMs);
         }
         case "postgres": {
           const { dialect, notifications } = await postgresDialect(options, display, poolSize, timeoutMs);
-          const db = new SqlDatabase("postgres", display, new Kysely<unknown>({ dialect }), timeoutMs, notifications);
+          const db = new SqlDatabase("postgres", display, new Kysely<unknown>(kyselyConfig(dialect, options)), timeoutMs, notifications);
           await db.ping();
           return db;
         }
         case "mysql": {
           const dialect = await mysqlDialect(options, display, poolSize, timeoutMs);
-          const db = new SqlDatabase("mysql", display, new Kysely<unknown>({ dialect }), timeoutMs);
+          const db = new SqlDatabase("mysql", display, new Kysely<unknown>(kyselyConfig(dialect, options)), timeoutMs);
           await db.ping();
           return db;
         }
@@ -198,7 +200,6 @@ export class SqlDatabase {
 
   /** Fails early (and typed) when the server is unreachable or refuses us, instead of on the first query. */
   private async ping(): Promise<void> {
-    const { sql } = await import("kysely");
     try {
       await sql`select 1`.execute(this.kysely);
     } catch (error) {
@@ -280,6 +281,12 @@ async function mysqlDialect(options: SqlConnectionOptions, display: string, pool
     multipleStatements: false,
   });
   return new MysqlDialect({ pool });
+}
+
+function kyselyConfig(dialect: Dialect, options: SqlConnectionOptions): KyselyConfig {
+  const onQuery = options.onQuery;
+  if (!onQuery) return { dialect };
+  return { dialect, log: (event) => onQuery(event.query.sql) };
 }
 
 function quotePgIdentifier(name: string): string {
