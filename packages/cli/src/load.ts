@@ -1,50 +1,47 @@
-import { stat } from "node:fs/promises";
 import os from "node:os";
-import path from "node:path";
 import { SkillRegistry, type RegistrationFailure, type Shadowing } from "@skillport/core";
-import { discoverSkillProviders, LocalFileSystemSkillProvider } from "@skillport/fs";
-import { CliError, colors, type CliIO } from "./io.js";
+import { discoverSkillProviders } from "@skillport/fs";
+import { colors, type CliIO } from "./io.js";
+import { openSource, type OpenedSource } from "./source-uri.js";
 import { displayPath } from "./targets.js";
 
 export interface LoadedSkills {
   registry: SkillRegistry;
-  /** The roots actually read, for messages. */
+  /** The roots actually read, for messages (addresses without passwords). */
   roots: string[];
+  /** Closes what was opened (database connections); call it when the command is done. */
+  close(): Promise<void>;
 }
 
 /**
- * Builds a registry from command-line roots (folders of skills, or single skill folders) in precedence order, or,
- * with no roots, from the agent folders found around the working directory (`.agents/skills`, `.claude/skills`, at
- * project and user level). Nothing is watched: a CLI run is a snapshot.
+ * Builds a registry from command-line roots in precedence order — folders of skills, single skill folders, or source
+ * addresses (`sqlite:`, `postgres://`, `mysql://`; docs/sources.md) — or, with no roots, from the agent folders found
+ * around the working directory (`.agents/skills`, `.claude/skills`, at project and user level). Nothing is watched:
+ * a CLI run is a snapshot.
  */
 export async function loadSkills(roots: readonly string[], io: CliIO, home = os.homedir()): Promise<LoadedSkills> {
   const registry = new SkillRegistry();
   if (roots.length === 0) {
     const found = await discoverSkillProviders({ cwd: io.cwd, home });
     for (const { provider } of found) await registry.addProvider(provider, { watch: false });
-    return { registry, roots: found.map((f) => displayPath(f.root.path, io.cwd)) };
+    return { registry, roots: found.map((f) => displayPath(f.root.path, io.cwd)), close: async () => undefined };
   }
-  for (const given of roots) {
-    const absolute = path.resolve(io.cwd, given);
-    const info = await stat(absolute).catch(() => undefined);
-    if (!info?.isDirectory()) throw new CliError(`not a directory: ${given}`);
-    const source = `fs:${displayPath(absolute, io.cwd).replace(/\s/g, "_")}`;
-    if (await isSkillDir(absolute)) {
-      // A single skill folder: serve it from its parent, but register only this skill.
-      const provider = new LocalFileSystemSkillProvider(path.dirname(absolute), { name: source });
-      await registry.register(path.basename(absolute), provider, { source });
-    } else {
-      await registry.addProvider(new LocalFileSystemSkillProvider(absolute, { name: source }), { source, watch: false });
+  const opened: OpenedSource[] = [];
+  const close = async () => {
+    await Promise.all(opened.map((source) => source.close().catch(() => undefined)));
+  };
+  try {
+    for (const given of roots) {
+      const source = await openSource(given, { cwd: io.cwd });
+      opened.push(source);
+      if (source.only !== undefined) await registry.register(source.only, source.provider, { source: source.label });
+      else await registry.addProvider(source.provider, { source: source.label, watch: false });
     }
+  } catch (error) {
+    await close();
+    throw error;
   }
-  return { registry, roots: roots.map((r) => displayPath(path.resolve(io.cwd, r), io.cwd)) };
-}
-
-async function isSkillDir(dir: string): Promise<boolean> {
-  for (const name of ["SKILL.md", "skill.md"]) {
-    if ((await stat(path.join(dir, name)).catch(() => undefined))?.isFile()) return true;
-  }
-  return false;
+  return { registry, roots: opened.map((s) => s.label), close };
 }
 
 /** Problems found while loading, as warnings on stderr (data commands keep stdout clean). */
@@ -56,5 +53,15 @@ export function reportLoadProblems(io: CliIO, failures: readonly RegistrationFai
   }
   for (const s of shadowed) {
     io.stderr(`${c.yellow("warning")}  ${s.id}: ${s.shadowed} is shadowed by ${s.winner} (reach it as ${s.shadowed})\n`);
+  }
+}
+
+/** Loads the roots, runs `use`, and always closes what was opened (a database pool would keep the process alive). */
+export async function withSkills<T>(roots: readonly string[], io: CliIO, use: (loaded: LoadedSkills) => Promise<T>): Promise<T> {
+  const loaded = await loadSkills(roots, io);
+  try {
+    return await use(loaded);
+  } finally {
+    await loaded.close();
   }
 }

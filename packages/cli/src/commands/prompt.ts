@@ -1,7 +1,7 @@
 import { Option, type Command } from "commander";
 import { CATALOG_FORMATS, type CatalogFormat } from "@skillport/core";
 import type { CliIO } from "../io.js";
-import { loadSkills, reportLoadProblems } from "../load.js";
+import { reportLoadProblems, withSkills } from "../load.js";
 import { positiveInteger } from "../options.js";
 
 interface PromptOptions {
@@ -17,7 +17,7 @@ export function registerPrompt(program: Command, io: CliIO): void {
   program
     .command("prompt")
     .description("print the skills catalog a model sees (budgeted; says what it dropped)")
-    .argument("[roots...]", "folders of skills or skill folders, highest precedence first")
+    .argument("[roots...]", "folders of skills, skill folders or source addresses (sqlite:./x.db, postgres://…, mysql://…), highest precedence first")
     .addOption(new Option("-f, --format <format>", "catalog format").choices([...CATALOG_FORMATS]).default("xml"))
     .addOption(new Option("--layout <layout>", "xml layout").choices(["skills-ref", "indented"]).default("skills-ref"))
     .option("--max-chars <n>", "character budget: whole skills are dropped to fit", positiveInteger)
@@ -25,16 +25,17 @@ export function registerPrompt(program: Command, io: CliIO): void {
     .option("--max-entry-chars <n>", "cap on one skill's entry (its description is shortened)", positiveInteger)
     .option("--no-metadata", "agentscope/json: show only name, description and id")
     .action(async (roots: string[], options: PromptOptions) => {
-      const { registry } = await loadSkills(roots, io);
-      reportLoadProblems(io, registry.failures, registry.shadowed);
-      const text = await registry.catalog({
-        format: options.format,
-        layout: options.layout,
-        maxChars: options.maxChars,
-        maxTokens: options.maxTokens,
-        maxEntryChars: options.maxEntryChars,
-        exposeAllMetadata: options.metadata,
+      await withSkills(roots, io, async ({ registry }) => {
+        reportLoadProblems(io, registry.failures, registry.shadowed);
+        const text = await registry.catalog({
+          format: options.format,
+          layout: options.layout,
+          maxChars: options.maxChars,
+          maxTokens: options.maxTokens,
+          maxEntryChars: options.maxEntryChars,
+          exposeAllMetadata: options.metadata,
+        });
+        if (text.length > 0) io.stdout(text.endsWith("\n") ? text : `${text}\n`);
       });
-      if (text.length > 0) io.stdout(text.endsWith("\n") ? text : `${text}\n`);
     });
 }

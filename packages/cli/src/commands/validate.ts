@@ -1,10 +1,13 @@
 import { Option, type Command } from "commander";
-import { PROFILE_NAMES, validateSkillMd, type ProfileName } from "@skillport/core";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { AgentSkillsError, LimitExceededError, PROFILE_NAMES, validateSkillMd, type ProfileName } from "@skillport/core";
 import { CliError, EXIT_PROBLEMS, progressLine, type CliIO } from "../io.js";
 import { formatJson, formatSarif, formatText, type SkillReport } from "../report.js";
 import { DEFAULT_MAX_SKILL_MD_BYTES, listSkillFiles, readSkillMd } from "../skill-files.js";
 import { displayPath, resolveSkillTargets } from "../targets.js";
 import { positiveInteger } from "../options.js";
+import { openSource, rootScheme } from "../source-uri.js";
 import { VERSION } from "../version.js";
 
 interface ValidateOptions {
@@ -18,14 +21,14 @@ export function registerValidate(program: Command, io: CliIO, setExit: (code: nu
   program
     .command("validate")
     .description("check SKILL.md files against a rule profile (exit 1 when any has errors)")
-    .argument("[paths...]", "skill directories, SKILL.md files, or folders of skills", ["."])
+    .argument("[paths...]", "skill directories, SKILL.md files, folders of skills, or source addresses (sqlite:./x.db, postgres://…)", ["."])
     .addOption(new Option("-p, --profile <profile>", "rule profile").choices(PROFILE_NAMES).default("spec"))
     .addOption(new Option("-f, --format <format>", "output format").choices(["text", "json", "sarif"]).default("text"))
     .option("--no-lint", "skip best-practice warnings")
     .option("--max-file-bytes <n>", "largest SKILL.md read", positiveInteger, DEFAULT_MAX_SKILL_MD_BYTES)
     .addHelpText(
       "after",
-      "\nExamples:\n  skillport validate examples/skills\n  skillport validate my-skill/SKILL.md --profile lenient --format json",
+      "\nExamples:\n  skillport validate examples/skills\n  skillport validate my-skill/SKILL.md --profile lenient --format json\n  skillport validate sqlite:./skills.db",
     )
     .action(async (paths: string[], options: ValidateOptions) => {
       const reports = await validatePaths(paths, options, io.cwd, io);
@@ -44,7 +47,16 @@ export async function validatePaths(
   io?: CliIO,
 ): Promise<SkillReport[]> {
   const reports: SkillReport[] = [];
-  const targets = await resolveSkillTargets(paths, cwd);
+  for (const given of paths) {
+    if (rootScheme(given) !== undefined && !existsSync(path.resolve(cwd, given))) reports.push(...(await validateSource(given, options, cwd, io)));
+    else reports.push(...(await validateFiles(given, options, cwd, io)));
+  }
+  return reports;
+}
+
+async function validateFiles(given: string, options: Omit<ValidateOptions, "format">, cwd: string, io?: CliIO): Promise<SkillReport[]> {
+  const reports: SkillReport[] = [];
+  const targets = await resolveSkillTargets([given], cwd);
   const progress = io ? progressLine(io, "validating", targets.length) : undefined;
   for (const target of targets) {
     progress?.tick();
@@ -55,15 +67,53 @@ export async function validatePaths(
       continue;
     }
     const files = options.lint ? await listSkillFiles(target.dir) : undefined;
-    const result = validateSkillMd(read.bytes, { profile: options.profile, dirName: target.dirName, file, files, lint: options.lint });
-    const name = result.parsed.frontmatter?.name;
-    reports.push({
-      path: file,
-      name: typeof name === "string" ? name : undefined,
-      valid: result.valid,
-      diagnostics: [...result.diagnostics].sort((a, b) => a.line - b.line || a.column - b.column),
-    });
+    reports.push(report(read.bytes, file, target.dirName, files, options));
   }
   progress?.done();
   return reports;
+}
+
+/** A source address: the stored SKILL.md texts, exactly as the source serves them, named `<source>:<id>/SKILL.md`. */
+async function validateSource(address: string, options: Omit<ValidateOptions, "format">, cwd: string, io?: CliIO): Promise<SkillReport[]> {
+  const source = await openSource(address, { cwd });
+  try {
+    const reports: SkillReport[] = [];
+    const ids = source.only !== undefined ? [source.only] : await source.provider.discover();
+    const progress = io ? progressLine(io, "validating", ids.length) : undefined;
+    for (const id of ids) {
+      progress?.tick();
+      const file = `${source.label}:${id}/SKILL.md`;
+      let bytes: Uint8Array;
+      try {
+        bytes = await source.provider.readFile(id, "SKILL.md");
+      } catch (error) {
+        if (!(error instanceof AgentSkillsError)) throw error;
+        const code = error instanceof LimitExceededError ? "skill-md-too-large" : "skill-md-unreadable";
+        reports.push({ path: file, name: undefined, valid: false, diagnostics: [{ code, severity: "error", message: error.message, file, line: 0, column: 0 }] });
+        continue;
+      }
+      if (bytes.byteLength > options.maxFileBytes) {
+        const message = `SKILL.md is larger than ${options.maxFileBytes} bytes`;
+        reports.push({ path: file, name: undefined, valid: false, diagnostics: [{ code: "skill-md-too-large", severity: "error", message, file, line: 0, column: 0 }] });
+        continue;
+      }
+      const files = options.lint ? (await source.provider.listFiles(id)).map((f) => f.path) : undefined;
+      reports.push(report(bytes, file, id, files, options));
+    }
+    progress?.done();
+    return reports;
+  } finally {
+    await source.close();
+  }
+}
+
+function report(bytes: Uint8Array, file: string, dirName: string, files: readonly string[] | undefined, options: Omit<ValidateOptions, "format">): SkillReport {
+  const result = validateSkillMd(bytes, { profile: options.profile, dirName, file, files, lint: options.lint });
+  const name = result.parsed.frontmatter?.name;
+  return {
+    path: file,
+    name: typeof name === "string" ? name : undefined,
+    valid: result.valid,
+    diagnostics: [...result.diagnostics].sort((a, b) => a.line - b.line || a.column - b.column),
+  };
 }
