@@ -178,6 +178,21 @@ describe("agentscope profile", () => {
   });
 });
 
+describe("key typos", () => {
+  it.each([
+    ["spec", "name: a\ndescripton: Does a. Use when asked to do a.", ["field-unexpected", "description-missing"], "unexpected field 'descripton': did you mean 'description'?"],
+    ["lenient", "name: a\ndescripton: Does a. Use when asked to do a.", ["field-typo", "description-missing"], "unknown field 'descripton': did you mean 'description'?"],
+    ["fastgpt", "name: a\ndescription: Does a. Use when asked.\nlicence: MIT", ["field-typo"], "unknown field 'licence': did you mean 'license'?"],
+    ["agentscope", "name: a\ndescription: Does a. Use when asked.\nmetdata:\n  k: v", ["field-typo"], "unknown field 'metdata': did you mean 'metadata'?"],
+    ["lenient", "name: a\ndescription: Does a. Use when asked to do a.\nversion: 2\ntags: x", [], undefined],
+    ["spec", "name: a\ndescription: Does a. Use when asked to do a.\nhomepage: x", ["field-unexpected"], "unexpected field 'homepage': the spec allows only name, description, license, compatibility, metadata, allowed-tools"],
+  ] as const)("%s: %s", (profile, yaml, codes, message) => {
+    const found = validateSkillMd(`---\n${yaml}\n---\nBody.\n`, { profile, dirName: "a", lint: false }).diagnostics;
+    expect(found.map((d) => d.code)).toEqual(codes);
+    if (message !== undefined) expect(found[0]?.message).toBe(message);
+  });
+});
+
 describe("best-practice lint", () => {
   const good = "Extracts text and tables from PDF files. Use when the user asks to read, summarise or fill a PDF.";
   const lintCodes = (fm: object, options: { body?: string; files?: string[] } = {}) =>
