@@ -10,7 +10,7 @@ describe("findFileMentions", () => {
     ["a path at the end of a sentence", "Read references/api.md.", [["references/api.md", 1, 6, "path"]]],
     ["a bare Markdown name", "Open FORMS.md now", [["FORMS.md", 1, 6, "name"]]],
     ["URLs, anchors and absolute paths", "[a](https://x/a.md) [b](#b) [c](/etc/c.md) mailto:x", []],
-    ["patterns", "scripts/<tool>.sh assets/*.png references/${name}.md", []],
+    ["patterns", "scripts/<tool>.sh assets/*.png references/${name}.md scripts/… references/...", []],
     ["a second line", "x\n  see scripts/a.sh", [["scripts/a.sh", 2, 7, "path"]]],
   ] as Array<[string, string, Array<[string, number, number, string]>]>)("%s", (_label, text, expected) => {
     expect(findFileMentions(text).map((m) => [m.target, m.line, m.column, m.how])).toEqual(expected);

@@ -14,7 +14,7 @@ export interface FileMention {
 }
 
 const LINK = /!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+["'(][^)\n]*)?\)/g;
-const RESOURCE_PATH = /(?<![\w./-])(?:\.\/)?(?:scripts|references|assets)\/[^\s`'"()[\]<>{},;|*$]*/g;
+const RESOURCE_PATH = /(?<![\w./-])(?:\.\/)?(?:scripts|references|assets)\/[^\s`'"()[\]<>{},;|*$…]*/g;
 const MARKDOWN_NAME = /(?<![\w./-])[\w][\w.-]*\.md\b(?![\w/-])/gi;
 const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
 // Words a path may end with in prose; they are not part of it.
@@ -47,8 +47,8 @@ export function findFileMentions(text: string): FileMention[] {
   }
   for (const match of text.matchAll(RESOURCE_PATH)) {
     const offset = match.index ?? 0;
-    // `scripts/<name>.py`, `assets/*.png`, `references/${x}`: a pattern, not a file.
-    if (linked.has(offset) || /[<>{}*$]/.test(text[offset + match[0].length] ?? "")) continue;
+    // `scripts/<name>.py`, `assets/*.png`, `references/${x}`, `scripts/…`: a pattern, not a file.
+    if (linked.has(offset) || /[<>{}*$…]/.test(text[offset + match[0].length] ?? "") || match[0].includes("...")) continue;
     const target = match[0].replace(TRAILING, "");
     mentions.push({ target, ...at(offset), how: "path" });
   }
