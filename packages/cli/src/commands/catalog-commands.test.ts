@@ -131,7 +131,7 @@ describe("skillport init", () => {
     expect((await runInProcess(["init", "my-skill"], dir)).stderr).toContain("already exists");
     for (const bad of ["Bad-Name", "a--b", "../escape", "-lead"]) {
       const run = await runInProcess(["init", bad], dir);
-      expect(run.code, bad).not.toBe(0);
+      expect(run.code, bad).toBe(2); // a usage error, as for plugin create
     }
   });
 });
