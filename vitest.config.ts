@@ -9,6 +9,7 @@ export default defineConfig({
   resolve: {
     alias: [
       ...workspaces.map((pkg) => ({ find: new RegExp(`^@skillport/${pkg}$`), replacement: source(pkg) })),
+      { find: /^@skillport\/fs\/testing$/, replacement: fileURLToPath(new URL("./packages/fs/src/testing.ts", import.meta.url)) },
     ],
   },
   test: {
