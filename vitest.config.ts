@@ -10,6 +10,7 @@ export default defineConfig({
     alias: [
       { find: /^@skillport\/core\/errors$/, replacement: fileURLToPath(new URL("./packages/core/src/errors.ts", import.meta.url)) },
       ...workspaces.map((pkg) => ({ find: new RegExp(`^@skillport/${pkg}$`), replacement: source(pkg) })),
+      { find: /^@skillport\/fs\/testing$/, replacement: fileURLToPath(new URL("./packages/fs/src/testing.ts", import.meta.url)) },
     ],
   },
   test: {

@@ -3,7 +3,7 @@ import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LocalFileSystemSkillProvider } from "./provider.js";
-import { makeTempDir, removeDir, skillMd, writeTree } from "./test-support/tree.js";
+import { makeTempDir, removeDir, skillMd, writeTree } from "@skillport/fs/testing";
 
 let root: string;
 const stops: (() => void)[] = [];
