@@ -1,5 +1,5 @@
 import os from "node:os";
-import { SkillRegistry, type RegistrationFailure, type Shadowing } from "@skillport/core";
+import { SkillRegistry, SkillValidationError, type RegistrationFailure, type Shadowing } from "@skillport/core";
 import { discoverSkillProviders } from "@skillport/fs";
 import { colors, type CliIO } from "./io.js";
 import { openSource, type OpenedSource } from "./source-uri.js";
@@ -9,6 +9,8 @@ export interface LoadedSkills {
   registry: SkillRegistry;
   /** The roots actually read, for messages (addresses without passwords). */
   roots: string[];
+  /** Every skill that could not be loaded, from folders of skills and single skill folders alike. */
+  failures: RegistrationFailure[];
   /** Closes what was opened (database connections); call it when the command is done. */
   close(): Promise<void>;
 }
@@ -21,27 +23,49 @@ export interface LoadedSkills {
  */
 export async function loadSkills(roots: readonly string[], io: CliIO, home = os.homedir()): Promise<LoadedSkills> {
   const registry = new SkillRegistry();
-  if (roots.length === 0) {
-    const found = await discoverSkillProviders({ cwd: io.cwd, home });
-    for (const { provider } of found) await registry.addProvider(provider, { watch: false });
-    return { registry, roots: found.map((f) => displayPath(f.root.path, io.cwd)), close: async () => undefined };
-  }
+  const singleFailures: RegistrationFailure[] = [];
   const opened: OpenedSource[] = [];
   const close = async () => {
     await Promise.all(opened.map((source) => source.close().catch(() => undefined)));
   };
+  const loaded = (shown: string[]): LoadedSkills => ({ registry, roots: shown, failures: [...registry.failures, ...singleFailures], close });
+  if (roots.length === 0) {
+    const found = await discoverSkillProviders({ cwd: io.cwd, home });
+    for (const { provider } of found) await registry.addProvider(provider, { watch: false });
+    return loaded(found.map((f) => displayPath(f.root.path, io.cwd)));
+  }
   try {
     for (const given of roots) {
       const source = await openSource(given, { cwd: io.cwd });
       opened.push(source);
-      if (source.only !== undefined) await registry.register(source.only, source.provider, { source: source.label });
-      else await registry.addProvider(source.provider, { source: source.label, watch: false });
+      if (source.only === undefined) {
+        await registry.addProvider(source.provider, { source: source.label, watch: false });
+        continue;
+      }
+      // A single skill folder: served from its parent, only this skill registered.
+      try {
+        await registry.register(source.only, source.provider, { source: source.label });
+      } catch (error) {
+        // Reported like a failing skill in a folder of skills; the other roots still load.
+        if (!(error instanceof SkillValidationError)) throw error;
+        singleFailures.push({ source: source.label, id: source.only, message: error.message, diagnostics: [...error.diagnostics] });
+      }
     }
   } catch (error) {
     await close();
     throw error;
   }
-  return { registry, roots: opened.map((s) => s.label), close };
+  return loaded(opened.map((s) => s.label.replace(/^fs:/, "")));
+}
+
+/** Loads the roots, runs `use`, and always closes what was opened (a database pool would keep the process alive). */
+export async function withSkills<T>(roots: readonly string[], io: CliIO, use: (loaded: LoadedSkills) => Promise<T>): Promise<T> {
+  const loaded = await loadSkills(roots, io);
+  try {
+    return await use(loaded);
+  } finally {
+    await loaded.close();
+  }
 }
 
 /** Problems found while loading, as warnings on stderr (data commands keep stdout clean). */
@@ -53,15 +77,5 @@ export function reportLoadProblems(io: CliIO, failures: readonly RegistrationFai
   }
   for (const s of shadowed) {
     io.stderr(`${c.yellow("warning")}  ${s.id}: ${s.shadowed} is shadowed by ${s.winner} (reach it as ${s.shadowed})\n`);
-  }
-}
-
-/** Loads the roots, runs `use`, and always closes what was opened (a database pool would keep the process alive). */
-export async function withSkills<T>(roots: readonly string[], io: CliIO, use: (loaded: LoadedSkills) => Promise<T>): Promise<T> {
-  const loaded = await loadSkills(roots, io);
-  try {
-    return await use(loaded);
-  } finally {
-    await loaded.close();
   }
 }

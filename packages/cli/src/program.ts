@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
-import { AgentSkillsError, redactUriCredentials } from "@skillport/core";
+import { AgentSkillsError } from "@skillport/core/errors";
+import { redactUriCredentials } from "@skillport/core/redact-uri";
 import { CliError, EXIT_ERROR, type CliIO } from "./io.js";
 import { commands } from "./commands/index.js";
 import { VERSION } from "./version.js";

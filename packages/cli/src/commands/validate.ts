@@ -1,10 +1,10 @@
 import { Option, type Command } from "commander";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { AgentSkillsError, LimitExceededError, PROFILE_NAMES, validateSkillMd, type ProfileName } from "@skillport/core";
+import { AgentSkillsError, LimitExceededError, PROFILE_NAMES, validateSkillMd, type ProfileName, type SkillProvider } from "@skillport/core";
 import { CliError, EXIT_PROBLEMS, progressLine, type CliIO } from "../io.js";
 import { formatJson, formatSarif, formatText, type SkillReport } from "../report.js";
-import { DEFAULT_MAX_SKILL_MD_BYTES, listSkillFiles, readSkillMd } from "../skill-files.js";
+import { DEFAULT_MAX_SKILL_MD_BYTES, listSkillFiles, readSkillMd, readSkillText } from "../skill-files.js";
 import { displayPath, resolveSkillTargets } from "../targets.js";
 import { positiveInteger } from "../options.js";
 import { openSource, rootScheme } from "../source-uri.js";
@@ -14,6 +14,7 @@ interface ValidateOptions {
   profile: ProfileName;
   format: "text" | "json" | "sarif";
   lint: boolean;
+  unreferenced?: boolean;
   maxFileBytes: number;
 }
 
@@ -24,7 +25,8 @@ export function registerValidate(program: Command, io: CliIO, setExit: (code: nu
     .argument("[paths...]", "skill directories, SKILL.md files, folders of skills, or source addresses (sqlite:./x.db, postgres://…)", ["."])
     .addOption(new Option("-p, --profile <profile>", "rule profile").choices(PROFILE_NAMES).default("spec"))
     .addOption(new Option("-f, --format <format>", "output format").choices(["text", "json", "sarif"]).default("text"))
-    .option("--no-lint", "skip best-practice warnings")
+    .option("--no-lint", "skip best-practice warnings and reference checks")
+    .option("--unreferenced", "also report resources that nothing references (info)")
     .option("--max-file-bytes <n>", "largest SKILL.md read", positiveInteger, DEFAULT_MAX_SKILL_MD_BYTES)
     .addHelpText(
       "after",
@@ -67,7 +69,7 @@ async function validateFiles(given: string, options: Omit<ValidateOptions, "form
       continue;
     }
     const files = options.lint ? await listSkillFiles(target.dir) : undefined;
-    reports.push(report(read.bytes, file, target.dirName, files, options));
+    reports.push(report(read.bytes, file, target.dirName, files, (relPath) => readSkillText(target.dir, relPath, options.maxFileBytes), options));
   }
   progress?.done();
   return reports;
@@ -83,22 +85,22 @@ async function validateSource(address: string, options: Omit<ValidateOptions, "f
     for (const id of ids) {
       progress?.tick();
       const file = `${source.label}:${id}/SKILL.md`;
+      const problem = (code: string, message: string): SkillReport => ({ path: file, name: undefined, valid: false, diagnostics: [{ code, severity: "error", message, file, line: 0, column: 0 }] });
       let bytes: Uint8Array;
       try {
         bytes = await source.provider.readFile(id, "SKILL.md");
       } catch (error) {
         if (!(error instanceof AgentSkillsError)) throw error;
-        const code = error instanceof LimitExceededError ? "skill-md-too-large" : "skill-md-unreadable";
-        reports.push({ path: file, name: undefined, valid: false, diagnostics: [{ code, severity: "error", message: error.message, file, line: 0, column: 0 }] });
+        reports.push(problem(error instanceof LimitExceededError ? "skill-md-too-large" : "skill-md-unreadable", error.message));
         continue;
       }
       if (bytes.byteLength > options.maxFileBytes) {
-        const message = `SKILL.md is larger than ${options.maxFileBytes} bytes`;
-        reports.push({ path: file, name: undefined, valid: false, diagnostics: [{ code: "skill-md-too-large", severity: "error", message, file, line: 0, column: 0 }] });
+        reports.push(problem("skill-md-too-large", `SKILL.md is larger than ${options.maxFileBytes} bytes`));
         continue;
       }
       const files = options.lint ? (await source.provider.listFiles(id)).map((f) => f.path) : undefined;
-      reports.push(report(bytes, file, id, files, options));
+      const texts = options.lint ? await markdownTexts(source.provider, id, files ?? [], options.maxFileBytes) : new Map<string, string>();
+      reports.push(report(bytes, file, id, files, (relPath) => texts.get(relPath), options));
     }
     progress?.done();
     return reports;
@@ -107,8 +109,38 @@ async function validateSource(address: string, options: Omit<ValidateOptions, "f
   }
 }
 
-function report(bytes: Uint8Array, file: string, dirName: string, files: readonly string[] | undefined, options: Omit<ValidateOptions, "format">): SkillReport {
-  const result = validateSkillMd(bytes, { profile: options.profile, dirName, file, files, lint: options.lint });
+/** The skill's Markdown files, read up front: reference checks follow them and ask synchronously. */
+async function markdownTexts(provider: SkillProvider, id: string, files: readonly string[], maxBytes: number): Promise<Map<string, string>> {
+  const texts = new Map<string, string>();
+  for (const relPath of files) {
+    if (relPath === "SKILL.md" || !/\.(md|markdown|txt)$/i.test(relPath)) continue;
+    try {
+      const bytes = await provider.readFile(id, relPath);
+      if (bytes.byteLength <= maxBytes) texts.set(relPath, new TextDecoder().decode(bytes));
+    } catch (error) {
+      if (!(error instanceof AgentSkillsError)) throw error;
+    }
+  }
+  return texts;
+}
+
+function report(
+  bytes: Uint8Array,
+  file: string,
+  dirName: string,
+  files: readonly string[] | undefined,
+  readText: (relPath: string) => string | undefined,
+  options: Omit<ValidateOptions, "format">,
+): SkillReport {
+  const result = validateSkillMd(bytes, {
+    profile: options.profile,
+    dirName,
+    file,
+    files,
+    lint: options.lint,
+    readText,
+    reportUnreferenced: options.unreferenced === true,
+  });
   const name = result.parsed.frontmatter?.name;
   return {
     path: file,
