@@ -27,7 +27,7 @@ import {
   type SkillRepositoryInfo,
 } from "@skillport/core";
 import { bodyOf, decodeResource, encodeResource, frontmatterJson, frontmatterOf, skillMdOf, type MetadataColumns } from "./codec.js";
-import { parseSqlAddress, SqlDatabase, sqlDialectOf, type SqlConnectionOptions, type SqlDialectName } from "./connection.js";
+import { parseSqlAddress, SqlDatabase, type SqlConnectionOptions, type SqlDialectName } from "./connection.js";
 import { isUniqueViolation, SqlRepositoryError, wrapDriverError } from "./errors.js";
 import { prepareSchema, type SchemaState, type SqlLayout } from "./schema.js";
 import { resolveTableNames, TableNamesPlugin, type SkillDatabase, type SqlTableNames } from "./tables.js";

@@ -52,6 +52,7 @@ export async function serverAvailable(dialect: ServerDialect): Promise<boolean> 
   const reason = await pending;
   if (reason === undefined) return true;
   if (process.env.SKILLPORT_REQUIRE_SYSTEM_DEPS) throw new Error(`${reason} (SKILLPORT_REQUIRE_SYSTEM_DEPS is set, so the SQL tests may not skip)`);
+  // eslint-disable-next-line no-console -- tests that skip say why (the house rule for missing system tools)
   console.warn(`skipping ${dialect} tests: ${reason}`);
   return false;
 }
