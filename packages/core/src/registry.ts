@@ -6,7 +6,7 @@ import { isSafeSkillId } from "./safe-path.js";
 import type { Frontmatter, ResourceListing, SkillFile, SkillProvider } from "./types.js";
 import { validateFrontmatter } from "./validate.js";
 import { renderCatalog, type CatalogEntry, type CatalogOptions } from "./catalog/index.js";
-import { SkillSearchIndex, type SearchHit } from "./search.js";
+import { SkillSearchIndex, type SearchHit } from "./search/index.js";
 
 /** One skill as the registry serves it. Content is read lazily from the provider; metadata is cached per refresh. */
 export interface RegistryEntry {
