@@ -23,12 +23,12 @@ export interface ConfidenceModel {
 
 /** Fitted on the train split of bench/retrieval (see docs/search.md, "Confidence"). */
 export const DEFAULT_CONFIDENCE_MODEL: ConfidenceModel = {
-  bias: -6,
-  weights: { coverage: 3, metadataCoverage: 3, normalisedScore: 6, relativeScore: 2, nameCoverage: 1 },
+  bias: -8.295,
+  weights: { coverage: 0.339, metadataCoverage: 1.358, normalisedScore: 2.827, relativeScore: 6.191, nameCoverage: 1.923 },
 };
 
 /** The default `minConfidence` of `search` callers that want abstention, chosen on the same training split. */
-export const DEFAULT_MIN_CONFIDENCE = 0.5;
+export const DEFAULT_MIN_CONFIDENCE = 0.3;
 
 export function confidenceOf(features: ConfidenceFeatures, model: ConfidenceModel = DEFAULT_CONFIDENCE_MODEL): number {
   let z = model.bias;

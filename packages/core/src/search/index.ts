@@ -40,7 +40,7 @@ export interface FieldWeights {
 }
 
 export interface SearchIndexOptions extends AnalyseOptions {
-  /** BM25 term-frequency saturation. Default 1.2. */
+  /** BM25 term-frequency saturation. Default 1.6. */
   k1?: number;
   /** Per-field weight and length normalisation; unspecified fields keep their defaults. */
   fields?: Partial<Record<SearchField, Partial<FieldWeights>>>;
@@ -52,12 +52,12 @@ export interface SearchIndexOptions extends AnalyseOptions {
 
 /** Chosen on the train split of bench/retrieval (docs/search.md). */
 export const DEFAULT_FIELD_WEIGHTS: Readonly<Record<SearchField, FieldWeights>> = {
-  name: { weight: 3, b: 0.3 },
+  name: { weight: 4, b: 0.3 },
   description: { weight: 2, b: 0.5 },
   whenToUse: { weight: 2, b: 0.5 },
   triggers: { weight: 2, b: 0.3 },
   headings: { weight: 1, b: 0.5 },
-  body: { weight: 0.5, b: 0.75 },
+  body: { weight: 0.3, b: 0.75 },
 };
 
 const FIELD_COUNT = SEARCH_FIELDS.length;
@@ -101,7 +101,7 @@ export class SkillSearchIndex {
   #built: Built | undefined;
 
   constructor(documents: Iterable<SearchDocument> = [], options: SearchIndexOptions = {}) {
-    this.#k1 = options.k1 ?? 1.2;
+    this.#k1 = options.k1 ?? 1.6;
     this.#fields = SEARCH_FIELDS.map((f) => ({ ...DEFAULT_FIELD_WEIGHTS[f], ...options.fields?.[f] }));
     this.#negativeWeight = options.negativeWeight ?? 0.5;
     this.#model = options.confidenceModel ?? DEFAULT_CONFIDENCE_MODEL;
