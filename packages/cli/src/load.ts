@@ -2,7 +2,8 @@ import { stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { SkillRegistry, type RegistrationFailure, type Shadowing } from "@skillport/core";
-import { discoverSkillProviders, LocalFileSystemSkillProvider } from "@skillport/fs";
+import { createRootProviders, discoverSkillRoots, LocalFileSystemSkillProvider } from "@skillport/fs";
+import { cacheFileName } from "./search-cache.js";
 import { CliError, colors, type CliIO } from "./io.js";
 import { displayPath } from "./targets.js";
 
@@ -10,6 +11,17 @@ export interface LoadedSkills {
   registry: SkillRegistry;
   /** The roots actually read, for messages. */
   roots: string[];
+  /** Real paths of the skills roots, in precedence order (what caches are keyed by). */
+  rootPaths: string[];
+  /** Writes each provider's metadata index (when `cacheDir` was given); failures are ignored (a cache is optional). */
+  saveCaches: () => Promise<void>;
+}
+
+export interface LoadOptions {
+  /** Keep a persistent metadata index per root in this folder (docs/decisions/0036). */
+  cacheDir?: string;
+  /** Passed to the registry (search options and cache). */
+  registry?: ConstructorParameters<typeof SkillRegistry>[0];
 }
 
 /**
@@ -17,13 +29,23 @@ export interface LoadedSkills {
  * with no roots, from the agent folders found around the working directory (`.agents/skills`, `.claude/skills`, at
  * project and user level). Nothing is watched: a CLI run is a snapshot.
  */
-export async function loadSkills(roots: readonly string[], io: CliIO, home = os.homedir()): Promise<LoadedSkills> {
-  const registry = new SkillRegistry();
+export async function loadSkills(roots: readonly string[], io: CliIO, home = os.homedir(), options: LoadOptions = {}): Promise<LoadedSkills> {
+  const registry = new SkillRegistry(options.registry);
+  const providers: LocalFileSystemSkillProvider[] = [];
+  const indexFor = (root: string) => (options.cacheDir === undefined ? undefined : path.join(options.cacheDir, cacheFileName("metadata", [root])));
+  const saveCaches = async () => {
+    await Promise.all(providers.map((p) => p.saveMetadataIndex().catch(() => false)));
+  };
   if (roots.length === 0) {
-    const found = await discoverSkillProviders({ cwd: io.cwd, home });
-    for (const { provider } of found) await registry.addProvider(provider, { watch: false });
-    return { registry, roots: found.map((f) => displayPath(f.root.path, io.cwd)) };
+    const found = createRootProviders(await discoverSkillRoots({ cwd: io.cwd, home }));
+    for (const { root, provider: named } of found) {
+      const provider = options.cacheDir === undefined ? named : new LocalFileSystemSkillProvider(root.path, { name: named.name, metadataIndex: indexFor(named.root) });
+      providers.push(provider);
+      await registry.addProvider(provider, { watch: false });
+    }
+    return { registry, roots: found.map((f) => displayPath(f.root.path, io.cwd)), rootPaths: providers.map((p) => p.root), saveCaches };
   }
+  const rootPaths: string[] = [];
   for (const given of roots) {
     const absolute = path.resolve(io.cwd, given);
     const info = await stat(absolute).catch(() => undefined);
@@ -32,12 +54,17 @@ export async function loadSkills(roots: readonly string[], io: CliIO, home = os.
     if (await isSkillDir(absolute)) {
       // A single skill folder: serve it from its parent, but register only this skill.
       const provider = new LocalFileSystemSkillProvider(path.dirname(absolute), { name: source });
+      rootPaths.push(path.join(provider.root, path.basename(absolute)));
       await registry.register(path.basename(absolute), provider, { source });
     } else {
-      await registry.addProvider(new LocalFileSystemSkillProvider(absolute, { name: source }), { source, watch: false });
+      const probe = new LocalFileSystemSkillProvider(absolute, { name: source });
+      const provider = options.cacheDir === undefined ? probe : new LocalFileSystemSkillProvider(absolute, { name: source, metadataIndex: indexFor(probe.root) });
+      providers.push(provider);
+      rootPaths.push(provider.root);
+      await registry.addProvider(provider, { source, watch: false });
     }
   }
-  return { registry, roots: roots.map((r) => displayPath(path.resolve(io.cwd, r), io.cwd)) };
+  return { registry, roots: roots.map((r) => displayPath(path.resolve(io.cwd, r), io.cwd)), rootPaths, saveCaches };
 }
 
 async function isSkillDir(dir: string): Promise<boolean> {

@@ -1,5 +1,5 @@
 import type { CatalogCounts, CatalogEntry, Frame, Renderer } from "./types.js";
-import { escapeHtml } from "./text.js";
+import { escapeHtml, omittedNotice } from "./text.js";
 
 function openTag(counts: CatalogCounts): string {
   return counts.truncated ? `<available_skills truncated="true" shown="${counts.shown}" total="${counts.total}">` : "<available_skills>";
@@ -19,7 +19,7 @@ export const skillsRefXml: Renderer = {
   },
   frame(counts: CatalogCounts): Frame {
     const open = openTag(counts);
-    return { prefix: `${open}\n`, separator: "\n", suffix: "\n</available_skills>", empty: counts.total === 0 ? "" : `${open}\n</available_skills>` };
+    return xmlFrame(counts);
   },
 };
 
@@ -33,6 +33,13 @@ export const indentedXml: Renderer = {
   },
   frame(counts: CatalogCounts): Frame {
     const open = openTag(counts);
-    return { prefix: `${open}\n`, separator: "\n", suffix: "\n</available_skills>", empty: counts.total === 0 ? "" : `${open}\n</available_skills>` };
+    return xmlFrame(counts);
   },
 };
+
+/** Both layouts: the root element, then, when skills were left out, one line saying how to find them. */
+function xmlFrame(counts: CatalogCounts): Frame {
+  const open = openTag(counts);
+  const close = counts.truncated ? `</available_skills>\n${omittedNotice(counts)}` : "</available_skills>";
+  return { prefix: `${open}\n`, separator: "\n", suffix: `\n${close}`, empty: counts.total === 0 ? "" : `${open}\n${close}` };
+}

@@ -9,6 +9,9 @@ export { confidenceOf, DEFAULT_CONFIDENCE_MODEL, DEFAULT_MIN_CONFIDENCE } from "
 export type { ConfidenceFeatures, ConfidenceModel } from "./confidence.js";
 export { SEARCH_STOPWORDS, searchTokens } from "./tokenize.js";
 
+/** Bumped whenever tokenising or field extraction changes: caches of analysed skills from older versions are void. */
+export const SEARCH_ANALYSIS_VERSION = 1;
+
 export interface SearchHit {
   id: string;
   /** BM25F score: meaningful only within one query's results. */
