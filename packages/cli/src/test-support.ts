@@ -1,8 +1,12 @@
+import { mkdtempSync } from "node:fs";
 import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach } from "vitest";
 import { runCli } from "./program.js";
+
+// Commands that keep caches (search) write them here, never into the user's own cache folder.
+process.env.SKILLPORT_CACHE_DIR ??= mkdtempSync(path.join(os.tmpdir(), "skillport-cli-cache-"));
 
 export interface CliRun {
   code: number;

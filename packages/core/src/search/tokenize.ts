@@ -4,7 +4,7 @@ import { stemmer } from "stemmer";
  * Search tokens: Unicode words, lowercased after NFKC, with accents folded on Latin, Greek and Cyrillic words,
  * CJK and other scripts written without spaces split into words by `Intl.Segmenter`, English words stemmed (Porter,
  * the `stemmer` package), stopwords removed. Programming names that punctuation would destroy stay whole: `c++`,
- * `c#`, `f#`, `.net` (a dotted name also yields its bare word: `.gitignore` → `.gitignore`, `gitignore`).
+ * `c#`, `f#`, `.net` (a dotted name also yields its bare word: `asp.net` → `asp`, `.net`, `net`).
  */
 
 /** Small on purpose: words that say nothing about which skill fits (English, and Chinese function words). */
@@ -17,8 +17,8 @@ export const SEARCH_STOPWORDS: ReadonlySet<string> = new Set(
 );
 
 // A word: letters/digits (with combining marks), optionally `++` or a lone `#` right after it (c++, c#), or a
-// dotted name at a word start (.net).
-const WORD = /(?<![\p{L}\p{N}])\.[\p{L}][\p{L}\p{M}\p{N}]*|[\p{L}\p{N}][\p{L}\p{M}\p{N}]*(?:\+\+|#(?![\p{L}\p{N}#]))?/gu;
+// dotted name of two letters or more (.net, also inside asp.net and node.js).
+const WORD = /\.[\p{L}][\p{L}\p{M}\p{N}]+|[\p{L}\p{N}][\p{L}\p{M}\p{N}]*(?:\+\+|#(?![\p{L}\p{N}#]))?/gu;
 // Scripts written without spaces between words: segmented with Intl.Segmenter.
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 // Words whose accents are folded (résumé → resume); other scripts keep their marks, which carry meaning there.
