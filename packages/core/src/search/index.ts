@@ -81,7 +81,12 @@ interface Built {
   docs: AnalysedSkill[];
   postings: Map<string, Postings>;
   negative: Map<string, Postings>;
+  /** Per-query accumulators, reused (and reset for the documents a query touched) so a search allocates little. */
+  scratch: { score: Float64Array; matched: Float64Array; metadata: Float64Array; named: Float64Array; masks: Uint8Array };
 }
+
+/** Hits are chosen among this many best-scoring candidates per requested hit (confidence may drop a few). */
+const CANDIDATES_PER_HIT = 4;
 
 function split(terms: string | undefined): string[] {
   return terms === undefined || terms === "" ? [] : terms.split(" ");
@@ -147,12 +152,32 @@ export class SkillSearchIndex {
     const n = built.docs.length;
     const k1 = this.#k1;
     const idfOf = (df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
-    const score = new Float64Array(n);
-    const matched = new Float64Array(n);
-    const metadata = new Float64Array(n);
-    const named = new Float64Array(n);
-    const masks = new Uint8Array(n);
+    const { score, matched, metadata, named, masks } = built.scratch;
     const touched: number[] = [];
+    try {
+      return this.#collect(built, terms, touched, k1, idfOf, limit, minConfidence, options);
+    } finally {
+      for (const i of touched) {
+        score[i] = 0;
+        matched[i] = 0;
+        metadata[i] = 0;
+        named[i] = 0;
+        masks[i] = 0;
+      }
+    }
+  }
+
+  #collect(
+    built: Built,
+    terms: readonly string[],
+    touched: number[],
+    k1: number,
+    idfOf: (df: number) => number,
+    limit: number,
+    minConfidence: number,
+    options: SearchOptions,
+  ): SearchHit[] {
+    const { score, matched, metadata, named, masks } = built.scratch;
     let queryWeight = 0;
     for (const term of terms) {
       const postings = built.postings.get(term);
@@ -183,8 +208,9 @@ export class SkillSearchIndex {
         }
       }
     }
-    const candidates = touched.filter((i) => (score[i] as number) > 0 && (options.includeHidden || !built.docs[i]?.hidden));
-    candidates.sort((a, b) => (score[b] as number) - (score[a] as number) || compareCodeUnits(built.docs[a]?.id ?? "", built.docs[b]?.id ?? ""));
+    const better = (a: number, b: number) => (score[b] as number) - (score[a] as number) || compareCodeUnits(built.docs[a]?.id ?? "", built.docs[b]?.id ?? "");
+    const eligible = touched.filter((i) => (score[i] as number) > 0 && (options.includeHidden || !built.docs[i]?.hidden));
+    const candidates = bestOf(eligible, limit * CANDIDATES_PER_HIT, better);
     const best = candidates.length > 0 ? (score[candidates[0] as number] as number) : 0;
     const hits: SearchHit[] = [];
     for (const i of candidates) {
@@ -258,6 +284,45 @@ export class SkillSearchIndex {
         });
       }
     });
-    return { docs, postings, negative };
+    const scratch = { score: new Float64Array(n), matched: new Float64Array(n), metadata: new Float64Array(n), named: new Float64Array(n), masks: new Uint8Array(n) };
+    return { docs, postings, negative, scratch };
   }
+}
+
+/** The `k` best items by `compare` (negative = first is better), sorted; a bounded heap, so O(n log k). */
+function bestOf(items: readonly number[], k: number, compare: (a: number, b: number) => number): number[] {
+  if (items.length <= k) return [...items].sort(compare);
+  // Max-heap by "worse": the root is the worst kept item, replaced whenever a better one comes.
+  const heap: number[] = [];
+  const worse = (a: number, b: number) => compare(a, b) > 0;
+  const up = (i: number) => {
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!worse(heap[i] as number, heap[parent] as number)) break;
+      [heap[i], heap[parent]] = [heap[parent] as number, heap[i] as number];
+      i = parent;
+    }
+  };
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let top = i;
+      if (l < heap.length && worse(heap[l] as number, heap[top] as number)) top = l;
+      if (r < heap.length && worse(heap[r] as number, heap[top] as number)) top = r;
+      if (top === i) return;
+      [heap[i], heap[top]] = [heap[top] as number, heap[i] as number];
+      i = top;
+    }
+  };
+  for (const item of items) {
+    if (heap.length < k) {
+      heap.push(item);
+      up(heap.length - 1);
+    } else if (compare(item, heap[0] as number) < 0) {
+      heap[0] = item;
+      down(0);
+    }
+  }
+  return heap.sort(compare);
 }
