@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { SkillRegistry, type RegistrationFailure, type Shadowing } from "@skillport/core";
+import { SkillRegistry, SkillValidationError, type RegistrationFailure, type Shadowing } from "@skillport/core";
 import { createRootProviders, discoverSkillRoots, LocalFileSystemSkillProvider } from "@skillport/fs";
 import { cacheFileName } from "./search-cache.js";
 import { CliError, colors, type CliIO } from "./io.js";
@@ -11,6 +11,8 @@ export interface LoadedSkills {
   registry: SkillRegistry;
   /** The roots actually read, for messages. */
   roots: string[];
+  /** Every skill that could not be loaded, from folders of skills and single skill folders alike. */
+  failures: RegistrationFailure[];
   /** Real paths of the skills roots, in precedence order (what caches are keyed by). */
   rootPaths: string[];
   /** Writes each provider's metadata index (when `cacheDir` was given); failures are ignored (a cache is optional). */
@@ -31,21 +33,25 @@ export interface LoadOptions {
  */
 export async function loadSkills(roots: readonly string[], io: CliIO, home = os.homedir(), options: LoadOptions = {}): Promise<LoadedSkills> {
   const registry = new SkillRegistry(options.registry);
+  const singleFailures: RegistrationFailure[] = [];
   const providers: LocalFileSystemSkillProvider[] = [];
+  const rootPaths: string[] = [];
   const indexFor = (root: string) => (options.cacheDir === undefined ? undefined : path.join(options.cacheDir, cacheFileName("metadata", [root])));
   const saveCaches = async () => {
     await Promise.all(providers.map((p) => p.saveMetadataIndex().catch(() => false)));
   };
+  const loaded = (shown: string[]): LoadedSkills => ({ registry, roots: shown, failures: [...registry.failures, ...singleFailures], rootPaths, saveCaches });
   if (roots.length === 0) {
     const found = createRootProviders(await discoverSkillRoots({ cwd: io.cwd, home }));
     for (const { root, provider: named } of found) {
+      // Re-created with a metadata index of its own when caching: one index file per root.
       const provider = options.cacheDir === undefined ? named : new LocalFileSystemSkillProvider(root.path, { name: named.name, metadataIndex: indexFor(named.root) });
       providers.push(provider);
+      rootPaths.push(provider.root);
       await registry.addProvider(provider, { watch: false });
     }
-    return { registry, roots: found.map((f) => displayPath(f.root.path, io.cwd)), rootPaths: providers.map((p) => p.root), saveCaches };
+    return loaded(found.map((f) => displayPath(f.root.path, io.cwd)));
   }
-  const rootPaths: string[] = [];
   for (const given of roots) {
     const absolute = path.resolve(io.cwd, given);
     const info = await stat(absolute).catch(() => undefined);
@@ -54,8 +60,15 @@ export async function loadSkills(roots: readonly string[], io: CliIO, home = os.
     if (await isSkillDir(absolute)) {
       // A single skill folder: serve it from its parent, but register only this skill.
       const provider = new LocalFileSystemSkillProvider(path.dirname(absolute), { name: source });
-      rootPaths.push(path.join(provider.root, path.basename(absolute)));
-      await registry.register(path.basename(absolute), provider, { source });
+      const id = path.basename(absolute);
+      rootPaths.push(path.join(provider.root, id));
+      try {
+        await registry.register(id, provider, { source });
+      } catch (error) {
+        // Reported like a failing skill in a folder of skills; the other roots still load.
+        if (!(error instanceof SkillValidationError)) throw error;
+        singleFailures.push({ source, id, message: error.message, diagnostics: [...error.diagnostics] });
+      }
     } else {
       const probe = new LocalFileSystemSkillProvider(absolute, { name: source });
       const provider = options.cacheDir === undefined ? probe : new LocalFileSystemSkillProvider(absolute, { name: source, metadataIndex: indexFor(probe.root) });
@@ -64,7 +77,7 @@ export async function loadSkills(roots: readonly string[], io: CliIO, home = os.
       await registry.addProvider(provider, { source, watch: false });
     }
   }
-  return { registry, roots: roots.map((r) => displayPath(path.resolve(io.cwd, r), io.cwd)), rootPaths, saveCaches };
+  return loaded(roots.map((r) => displayPath(path.resolve(io.cwd, r), io.cwd)));
 }
 
 async function isSkillDir(dir: string): Promise<boolean> {

@@ -10,7 +10,7 @@ import {
   type TokenCounter,
   type TokenEncoding,
 } from "@skillport/core";
-import { colors, type CliIO } from "../io.js";
+import { colors, EXIT_PROBLEMS, type CliIO } from "../io.js";
 import { loadSkills, reportLoadProblems } from "../load.js";
 import { positiveInteger } from "../options.js";
 
@@ -46,7 +46,7 @@ async function tokenCounter(name: PromptOptions["tokenizer"], io: CliIO): Promis
   }
 }
 
-export function registerPrompt(program: Command, io: CliIO): void {
+export function registerPrompt(program: Command, io: CliIO, setExit: (code: number) => void): void {
   program
     .command("prompt")
     .description(
@@ -69,8 +69,9 @@ export function registerPrompt(program: Command, io: CliIO): void {
     .option("--metadata", "agentscope/json: show every metadata key (default: agentscope yes, json no)")
     .option("--no-metadata", "agentscope/json: show only name, description and id")
     .action(async (roots: string[], options: PromptOptions) => {
-      const { registry } = await loadSkills(roots, io);
-      reportLoadProblems(io, registry.failures, registry.shadowed);
+      const { registry, failures } = await loadSkills(roots, io);
+      reportLoadProblems(io, failures, registry.shadowed);
+      if (failures.length > 0) setExit(EXIT_PROBLEMS);
       const counter = options.maxTokens === undefined ? undefined : await tokenCounter(options.tokenizer, io);
       const text = await registry.catalog({
         format: options.format,

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { InvalidArgumentError, type Command } from "commander";
-import { DEFAULT_MIN_CONFIDENCE } from "@skillport/core";
-import { colors, printJson, type CliIO } from "../io.js";
+import { DEFAULT_MIN_CONFIDENCE, skillFields } from "@skillport/core";
+import { colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
 import { loadSkills, reportLoadProblems } from "../load.js";
 import { positiveInteger } from "../options.js";
 import { cacheFileName, defaultCacheDir, DiskSearchCache } from "../search-cache.js";
@@ -22,7 +22,7 @@ function confidence(value: string): number {
   return parsed;
 }
 
-export function registerSearch(program: Command, io: CliIO): void {
+export function registerSearch(program: Command, io: CliIO, setExit: (code: number) => void): void {
   program
     .command("search")
     .description(
@@ -41,7 +41,7 @@ export function registerSearch(program: Command, io: CliIO): void {
     .action(async (query: string, roots: string[], options: SearchCommandOptions) => {
       const cacheDir = options.cache ? path.resolve(io.cwd, options.cacheDir ?? defaultCacheDir()) : undefined;
       let cache: DiskSearchCache | undefined;
-      const { registry, rootPaths, saveCaches } = await loadSkills(roots, io, undefined, {
+      const { registry, failures, rootPaths, saveCaches } = await loadSkills(roots, io, undefined, {
         ...(cacheDir !== undefined && { cacheDir }),
         registry: {
           search: {
@@ -52,6 +52,7 @@ export function registerSearch(program: Command, io: CliIO): void {
           },
         },
       });
+      if (failures.length > 0) setExit(EXIT_PROBLEMS);
       if (cacheDir !== undefined) cache = await DiskSearchCache.open(path.join(cacheDir, cacheFileName("search", rootPaths)), rootPaths.join("\0"));
       const hits = await registry.search(query, { limit: options.limit, minConfidence: options.minConfidence, includeHidden: options.all });
       if (cacheDir !== undefined) {
@@ -65,7 +66,7 @@ export function registerSearch(program: Command, io: CliIO): void {
           confidence: Number(hit.confidence.toFixed(3)),
           score: Number(hit.score.toFixed(4)),
           matched: hit.matched,
-          description: typeof metadata.description === "string" ? metadata.description : "",
+          description: skillFields(metadata).description ?? "",
         };
       });
       if (options.json) {
@@ -73,7 +74,7 @@ export function registerSearch(program: Command, io: CliIO): void {
         printJson(io, { query, minConfidence: options.minConfidence, results, index });
         return;
       }
-      reportLoadProblems(io, registry.failures, registry.shadowed);
+      reportLoadProblems(io, failures, registry.shadowed);
       const c = colors(io);
       if (results.length === 0) {
         io.stdout(`No skill fits ${JSON.stringify(query)}${options.minConfidence > 0 ? ` (confidence ≥ ${options.minConfidence}; --min-confidence 0 shows weaker matches)` : ""}.\n`);
