@@ -3,7 +3,7 @@ import { jsonRenderer } from "./json.js";
 import { markdownRenderer } from "./markdown.js";
 import { isHiddenFromModel, isPinned, skillTags, truncate } from "./text.js";
 import { approximateTokenCounter } from "./tokens.js";
-import type { CatalogCounts, CatalogEntry, CatalogOptions, Renderer } from "./types.js";
+import type { CatalogEntry, CatalogOptions, Renderer } from "./types.js";
 import { indentedXml, skillsRefXml } from "./xml.js";
 
 export type { CatalogCounts, CatalogEntry, CatalogFormat, CatalogOptions } from "./types.js";

@@ -17,10 +17,7 @@ export const skillsRefXml: Renderer = {
     lines.push("</skill>");
     return lines.join("\n");
   },
-  frame(counts: CatalogCounts): Frame {
-    const open = openTag(counts);
-    return xmlFrame(counts);
-  },
+  frame: xmlFrame,
 };
 
 /** The client guide's layout: the same elements, two-space indented, one element per line. No skills: empty. */
@@ -31,10 +28,7 @@ export const indentedXml: Renderer = {
     lines.push("  </skill>");
     return lines.join("\n");
   },
-  frame(counts: CatalogCounts): Frame {
-    const open = openTag(counts);
-    return xmlFrame(counts);
-  },
+  frame: xmlFrame,
 };
 
 /** Both layouts: the root element, then, when skills were left out, one line saying how to find them. */
