@@ -1,71 +1,125 @@
+import { stat } from "node:fs/promises";
 import os from "node:os";
+import path from "node:path";
 import { SkillRegistry, SkillValidationError, type RegistrationFailure, type Shadowing } from "@skillport/core";
-import { discoverSkillProviders } from "@skillport/fs";
-import { colors, type CliIO } from "./io.js";
-import { openSource, type OpenedSource } from "./source-uri.js";
+import { createRootProviders, discoverSkillRoots, LocalFileSystemSkillProvider } from "@skillport/fs";
+import { cacheFileName } from "./search-cache.js";
+import { CliError, colors, type CliIO } from "./io.js";
+import { openSource, rootScheme, type OpenedSource } from "./source-uri.js";
 import { displayPath } from "./targets.js";
 
 export interface LoadedSkills {
   registry: SkillRegistry;
-  /** The roots actually read, for messages (addresses without passwords). */
+  /** The roots actually read, for messages. */
   roots: string[];
   /** Every skill that could not be loaded, from folders of skills and single skill folders alike. */
   failures: RegistrationFailure[];
+  /** Real paths of the skills roots, in precedence order (what caches are keyed by). */
+  rootPaths: string[];
+  /** Writes each provider's metadata index (when `cacheDir` was given); failures are ignored (a cache is optional). */
+  saveCaches: () => Promise<void>;
   /** Closes what was opened (database connections); call it when the command is done. */
   close(): Promise<void>;
 }
 
+export interface LoadOptions {
+  /** Keep a persistent metadata index per root in this folder (docs/decisions/0036). */
+  cacheDir?: string;
+  /** Passed to the registry (search options and cache). */
+  registry?: ConstructorParameters<typeof SkillRegistry>[0];
+}
+
 /**
  * Builds a registry from command-line roots in precedence order — folders of skills, single skill folders, or source
- * addresses (`sqlite:`, `postgres://`, `mysql://`; docs/sources.md) — or, with no roots, from the agent folders found
- * around the working directory (`.agents/skills`, `.claude/skills`, at project and user level). Nothing is watched:
- * a CLI run is a snapshot.
+ * addresses (`sqlite:`, `postgres://`, `mysql://`; docs/sources.md, opened through source-uri.ts) — or, with no roots,
+ * from the agent folders found around the working directory (`.agents/skills`, `.claude/skills`, at project and user
+ * level). Nothing is watched: a CLI run is a snapshot. Call `close()` when done (or use `withSkills`).
  */
-export async function loadSkills(roots: readonly string[], io: CliIO, home = os.homedir()): Promise<LoadedSkills> {
-  const registry = new SkillRegistry();
+export async function loadSkills(roots: readonly string[], io: CliIO, home = os.homedir(), options: LoadOptions = {}): Promise<LoadedSkills> {
+  const registry = new SkillRegistry(options.registry);
   const singleFailures: RegistrationFailure[] = [];
+  const providers: LocalFileSystemSkillProvider[] = [];
+  const rootPaths: string[] = [];
+  const indexFor = (root: string) => (options.cacheDir === undefined ? undefined : path.join(options.cacheDir, cacheFileName("metadata", [root])));
+  const saveCaches = async () => {
+    await Promise.all(providers.map((p) => p.saveMetadataIndex().catch(() => false)));
+  };
   const opened: OpenedSource[] = [];
   const close = async () => {
     await Promise.all(opened.map((source) => source.close().catch(() => undefined)));
   };
-  const loaded = (shown: string[]): LoadedSkills => ({ registry, roots: shown, failures: [...registry.failures, ...singleFailures], close });
+  const loaded = (shown: string[]): LoadedSkills => ({ registry, roots: shown, failures: [...registry.failures, ...singleFailures], rootPaths, saveCaches, close });
   if (roots.length === 0) {
-    const found = await discoverSkillProviders({ cwd: io.cwd, home });
-    for (const { provider } of found) await registry.addProvider(provider, { watch: false });
+    const found = createRootProviders(await discoverSkillRoots({ cwd: io.cwd, home }));
+    for (const { root, provider: named } of found) {
+      // Re-created with a metadata index of its own when caching: one index file per root.
+      const provider = options.cacheDir === undefined ? named : new LocalFileSystemSkillProvider(root.path, { name: named.name, metadataIndex: indexFor(named.root) });
+      providers.push(provider);
+      rootPaths.push(provider.root);
+      await registry.addProvider(provider, { watch: false });
+    }
     return loaded(found.map((f) => displayPath(f.root.path, io.cwd)));
   }
+  const shown: string[] = [];
   try {
-    for (const given of roots) {
-      const source = await openSource(given, { cwd: io.cwd });
-      opened.push(source);
-      if (source.only === undefined) {
-        await registry.addProvider(source.provider, { source: source.label, watch: false });
-        continue;
-      }
-      // A single skill folder: served from its parent, only this skill registered.
-      try {
-        await registry.register(source.only, source.provider, { source: source.label });
-      } catch (error) {
-        // Reported like a failing skill in a folder of skills; the other roots still load.
-        if (!(error instanceof SkillValidationError)) throw error;
-        singleFailures.push({ source: source.label, id: source.only, message: error.message, diagnostics: [...error.diagnostics] });
-      }
-    }
+    for (const given of roots) shown.push(await addRoot(given));
   } catch (error) {
     await close();
     throw error;
   }
-  return loaded(opened.map((s) => s.label.replace(/^fs:/, "")));
+  return loaded(shown);
+
+  /** One root: an address through the source resolver, a path as a filesystem provider (with its metadata index). */
+  async function addRoot(given: string): Promise<string> {
+    const absolute = path.resolve(io.cwd, given);
+    const info = await stat(absolute).catch(() => undefined);
+    if (!info && rootScheme(given) !== undefined) {
+      const source = await openSource(given, { cwd: io.cwd });
+      opened.push(source);
+      rootPaths.push(source.label);
+      await registry.addProvider(source.provider, { source: source.label, watch: false });
+      return source.label;
+    }
+    if (!info?.isDirectory()) throw new CliError(`not a directory: ${given}`);
+    const source = `fs:${displayPath(absolute, io.cwd).replace(/\s/g, "_")}`;
+    if (await isSkillDir(absolute)) {
+      // A single skill folder: serve it from its parent, but register only this skill.
+      const provider = new LocalFileSystemSkillProvider(path.dirname(absolute), { name: source });
+      const id = path.basename(absolute);
+      rootPaths.push(path.join(provider.root, id));
+      try {
+        await registry.register(id, provider, { source });
+      } catch (error) {
+        // Reported like a failing skill in a folder of skills; the other roots still load.
+        if (!(error instanceof SkillValidationError)) throw error;
+        singleFailures.push({ source, id, message: error.message, diagnostics: [...error.diagnostics] });
+      }
+    } else {
+      const probe = new LocalFileSystemSkillProvider(absolute, { name: source });
+      const provider = options.cacheDir === undefined ? probe : new LocalFileSystemSkillProvider(absolute, { name: source, metadataIndex: indexFor(probe.root) });
+      providers.push(provider);
+      rootPaths.push(provider.root);
+      await registry.addProvider(provider, { source, watch: false });
+    }
+    return displayPath(absolute, io.cwd);
+  }
 }
 
 /** Loads the roots, runs `use`, and always closes what was opened (a database pool would keep the process alive). */
-export async function withSkills<T>(roots: readonly string[], io: CliIO, use: (loaded: LoadedSkills) => Promise<T>): Promise<T> {
-  const loaded = await loadSkills(roots, io);
+export async function withSkills<T>(roots: readonly string[], io: CliIO, use: (loaded: LoadedSkills) => Promise<T>, options: LoadOptions = {}): Promise<T> {
+  const loaded = await loadSkills(roots, io, undefined, options);
   try {
     return await use(loaded);
   } finally {
     await loaded.close();
   }
+}
+
+async function isSkillDir(dir: string): Promise<boolean> {
+  for (const name of ["SKILL.md", "skill.md"]) {
+    if ((await stat(path.join(dir, name)).catch(() => undefined))?.isFile()) return true;
+  }
+  return false;
 }
 
 /** Problems found while loading, as warnings on stderr (data commands keep stdout clean). */
