@@ -70,6 +70,8 @@ export interface WalkOptions {
   links?: WalkLinkPolicy;
   /** Real path links must stay inside under `follow-inside`. Default the root's real path. */
   boundary?: string;
+  /** How messages name the boundary (`the skill`, `the package`). Default "its directory". */
+  boundaryName?: string;
   /** Reason recorded for links under the `exclude` policy. Default "symbolic link". */
   linkReason?: string;
   /**
@@ -227,7 +229,7 @@ export function walkTree(root: string, options: WalkOptions = {}): WalkResult {
             continue;
           }
           if (!isInside(boundary, real)) {
-            problem(rel, "link-outside", "is a symbolic link that leads outside its directory");
+            problem(rel, "link-outside", `is a symbolic link that leads outside ${options.boundaryName ?? "its directory"}`);
             continue;
           }
         }
