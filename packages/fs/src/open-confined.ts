@@ -75,7 +75,14 @@ function haveProcFd(): boolean {
  * - any other I/O error → SkillUnavailableError (errno code in the message, the Node error as `cause`)
  */
 export function openConfined(boundaryReal: string, relPath: string, options: OpenConfinedOptions = {}): ConfinedFile {
-  const rel = normalizeResourcePath(relPath, options.limits);
+  return openVerified(boundaryReal, normalizeResourcePath(relPath, options.limits), options);
+}
+
+/**
+ * openConfined for a path already known to pass the shared rules (a constant such as `SKILL.md`): the per-call rule
+ * check is the only step skipped; the descriptor is verified the same way. Not exported from the package.
+ */
+export function openVerified(boundaryReal: string, rel: string, options: OpenConfinedOptions = {}): ConfinedFile {
   const follow = options.followLinksInside ?? false;
   const asked = path.join(boundaryReal, ...rel.split("/"));
   let fd: number;

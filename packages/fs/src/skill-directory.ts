@@ -1,10 +1,12 @@
 import fs, { type Stats } from "node:fs";
 import { lstat, realpath, stat } from "node:fs/promises";
 import path from "node:path";
-import type { Diagnostic, SkillFile } from "@skillport/core";
+import { DEFAULT_PARSE_LIMITS, parseFrontmatter, type Diagnostic, type Frontmatter, type ParseLimits, type SkillFile } from "@skillport/core";
+import { descriptorReader } from "./files.js";
+import { readHead } from "./frontmatter-head.js";
 import { isInside } from "./confine.js";
 import { errorCode, isMissing } from "./errno.js";
-import { openConfined, type ConfinedFile } from "./open-confined.js";
+import { openConfined, openVerified, type ConfinedFile } from "./open-confined.js";
 import { walkTree, type WalkProblem } from "./walk.js";
 
 /**
@@ -151,12 +153,40 @@ export class SkillDirectory {
 
   /** Opens the skill file, verified on the descriptor; the caller closes it. */
   openSkillMd(): ConfinedFile {
-    return this.openFile(this.file);
+    // The name is one of two constants: the shared path rules need not be run on it per read.
+    return openVerified(this.dir, this.file, { followLinksInside: true, refuseHardLinks: this.#options.refuseHardLinks, boundaryName: "the skill" });
   }
 
   /** Opens one file of the skill under the link rule, verified on the descriptor; the caller closes it. */
   openFile(relPath: string): ConfinedFile {
     return openConfined(this.dir, relPath, { followLinksInside: true, refuseHardLinks: this.#options.refuseHardLinks, boundaryName: "the skill" });
+  }
+
+  /**
+   * The skill file's frontmatter, reading only up to its closing `---` (docs/decisions/0033, 0082): `frontmatter` is
+   * undefined when there is none usable, and `diagnostics` say why (`file` as given). For callers that read a skill
+   * once (scans); providers cache heads themselves.
+   */
+  async readFrontmatter(file: string, limits: Partial<ParseLimits> = {}, headChunkBytes = 8 * 1024): Promise<{ frontmatter: Frontmatter | undefined; diagnostics: Diagnostic[] }> {
+    const problem = (code: string, message: string, line = 0): { frontmatter: undefined; diagnostics: Diagnostic[] } => ({
+      frontmatter: undefined,
+      diagnostics: [{ code, severity: "error", message, file, line, column: line === 0 ? 0 : 1 }],
+    });
+    const opened = this.openSkillMd();
+    try {
+      if (opened.size > this.maxFileBytes) return problem("skill-md-too-large", `${this.file} is larger than the ${this.maxFileBytes}-byte limit (maxFileBytes)`);
+      const maxFrontmatterBytes = limits.maxFrontmatterBytes ?? DEFAULT_PARSE_LIMITS.maxFrontmatterBytes;
+      const head = await readHead(descriptorReader(opened.fd, true), this.maxFileBytes, headChunkBytes, maxFrontmatterBytes);
+      if (!head.ok) {
+        if (head.reason === "too-large") return problem("skill-md-too-large", `${this.file} is larger than the ${this.maxFileBytes}-byte limit (maxFileBytes)`);
+        if (head.reason === "encoding") return problem("encoding-invalid", `${this.file} is not valid UTF-8`);
+        return problem("frontmatter-too-large", `the frontmatter is larger than the limit of ${maxFrontmatterBytes} bytes`, 2);
+      }
+      const parsed = parseFrontmatter(head.text, { file, limits });
+      return { frontmatter: parsed.frontmatter, diagnostics: [...parsed.diagnostics] };
+    } finally {
+      opened.close();
+    }
   }
 
   /**
@@ -218,6 +248,8 @@ export class SkillDirectory {
   #walkOptions(mode: "throw" | "collect") {
     return {
       links: "follow-inside" as const,
+      // The folder's real path as located: a folder swapped for a link since then is refused, not walked.
+      boundary: this.dir,
       boundaryName: "the skill",
       onProblem: mode,
       maxFiles: this.#options.maxListFiles ?? DEFAULT_MAX_LIST_FILES,

@@ -171,6 +171,11 @@ export function walkTree(root: string, options: WalkOptions = {}): WalkResult {
   };
 
   const queue: PendingDir[] = [{ rel: "", real: rootReal, depth: 0, viaLink: false, chain: following ? [rootReal] : [] }];
+  if (!isInside(boundary, rootReal)) {
+    // The root was resolved through a link that leaves the boundary (e.g. a skill folder swapped for a link).
+    problem("", "link-outside", `the root is a symbolic link that leads outside ${options.boundaryName ?? "its directory"}`);
+    queue.length = 0;
+  }
   try {
     for (let next = 0; next < queue.length; next++) {
       const dir = queue[next]!;
