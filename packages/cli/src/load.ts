@@ -1,8 +1,8 @@
-import { stat } from "node:fs/promises";
+import { lstat, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { SkillRegistry, type RegistrationFailure, type Shadowing } from "@skillport/core";
-import { discoverSkillProviders, LocalFileSystemSkillProvider } from "@skillport/fs";
+import { discoverSkillProviders, LocalFileSystemSkillProvider, SKILL_FILE_NAMES } from "@skillport/fs";
 import { CliError, colors, type CliIO } from "./io.js";
 import { displayPath } from "./targets.js";
 
@@ -10,6 +10,29 @@ export interface LoadedSkills {
   registry: SkillRegistry;
   /** The roots actually read, for messages. */
   roots: string[];
+  /**
+   * Folders the roots hold that are not skills under fs's policy, with reasons (a folder without SKILL.md, a SKILL.md
+   * link leaving the skill, …): nothing is dropped silently (docs/decisions/0125). Errors are skills that could not be
+   * loaded; the rest are folders that are simply not skills.
+   */
+  skipped: SkippedFolder[];
+}
+
+export interface SkippedFolder {
+  source: string;
+  /** The folder's name in its root. */
+  folder: string;
+  code: string;
+  severity: "error" | "warning" | "info";
+  message: string;
+}
+
+/** Registration failures plus the skipped folders that are errors: every skill that could not be loaded. */
+export function allFailures(loaded: LoadedSkills): Array<{ source: string; id: string | null; message: string }> {
+  return [
+    ...loaded.registry.failures.map((f) => ({ source: f.source, id: f.id ?? null, message: f.message })),
+    ...loaded.skipped.filter((s) => s.severity === "error").map((s) => ({ source: s.source, id: s.folder, message: `skipped: ${s.message}` })),
+  ];
 }
 
 /**
@@ -19,10 +42,17 @@ export interface LoadedSkills {
  */
 export async function loadSkills(roots: readonly string[], io: CliIO, home = os.homedir()): Promise<LoadedSkills> {
   const registry = new SkillRegistry();
+  const skipped: SkippedFolder[] = [];
+  const collect = (provider: LocalFileSystemSkillProvider, source: string) => {
+    for (const s of provider.skipped()) skipped.push({ source, folder: s.where, code: s.code, severity: s.severity, message: s.message });
+  };
   if (roots.length === 0) {
     const found = await discoverSkillProviders({ cwd: io.cwd, home });
-    for (const { provider } of found) await registry.addProvider(provider, { watch: false });
-    return { registry, roots: found.map((f) => displayPath(f.root.path, io.cwd)) };
+    for (const { provider } of found) {
+      await registry.addProvider(provider, { watch: false });
+      collect(provider, provider.name);
+    }
+    return { registry, roots: found.map((f) => displayPath(f.root.path, io.cwd)), skipped };
   }
   for (const given of roots) {
     const absolute = path.resolve(io.cwd, given);
@@ -34,22 +64,29 @@ export async function loadSkills(roots: readonly string[], io: CliIO, home = os.
       const provider = new LocalFileSystemSkillProvider(path.dirname(absolute), { name: source });
       await registry.register(path.basename(absolute), provider, { source });
     } else {
-      await registry.addProvider(new LocalFileSystemSkillProvider(absolute, { name: source }), { source, watch: false });
+      const provider = new LocalFileSystemSkillProvider(absolute, { name: source });
+      await registry.addProvider(provider, { source, watch: false });
+      collect(provider, source);
     }
   }
-  return { registry, roots: roots.map((r) => displayPath(path.resolve(io.cwd, r), io.cwd)) };
+  return { registry, roots: roots.map((r) => displayPath(path.resolve(io.cwd, r), io.cwd)), skipped };
 }
 
+/** The folder has an entry named like a skill file (of any type: the provider's probe judges it). */
 async function isSkillDir(dir: string): Promise<boolean> {
-  for (const name of ["SKILL.md", "skill.md"]) {
-    if ((await stat(path.join(dir, name)).catch(() => undefined))?.isFile()) return true;
+  for (const name of SKILL_FILE_NAMES) {
+    if ((await lstat(path.join(dir, name)).catch(() => undefined)) !== undefined) return true;
   }
   return false;
 }
 
 /** Problems found while loading, as warnings on stderr (data commands keep stdout clean). */
-export function reportLoadProblems(io: CliIO, failures: readonly RegistrationFailure[], shadowed: readonly Shadowing[]): void {
+export function reportLoadProblems(io: CliIO, failures: readonly RegistrationFailure[], shadowed: readonly Shadowing[], skipped: readonly SkippedFolder[] = []): void {
   const c = colors(io);
+  for (const s of skipped) {
+    const label = s.severity === "error" ? c.yellow("warning") : "note";
+    io.stderr(`${label}  skipped ${s.source}:${s.folder}: ${s.message}\n`);
+  }
   for (const f of failures) {
     const what = f.id === undefined ? `source ${f.source}` : `${f.source}:${f.id}`;
     io.stderr(`${c.yellow("warning")}  skipped ${what}: ${f.message}\n`);

@@ -203,8 +203,8 @@ export class SkillDirectory {
    * problem — links leaving the skill, dangling links, loops, special files, unsafe names, files over the size limit
    * (listed, since they exist, and reported), hard links when refused, and a limit that cut the listing short.
    */
-  inspectFiles(): SkillInspection {
-    const walked = walkTree(this.dir, this.#walkOptions("collect"));
+  inspectFiles(options: { exclude?: (relPath: string, isDir: boolean) => string | undefined } = {}): SkillInspection {
+    const walked = walkTree(this.dir, { ...this.#walkOptions("collect"), exclude: options.exclude });
     const problems = walked.problems.map(fileProblem);
     const files: SkillFile[] = [];
     for (const entry of walked.entries) {

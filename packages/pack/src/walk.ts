@@ -28,6 +28,12 @@ export interface CollectOptions {
   followLinks?: boolean;
   /** An absolute path never to include (the archive being written, when it lies inside the root). */
   skipAbsolute?: string;
+  /**
+   * Where skill folders are, so links inside them follow fs's skill-directory rule (decision 0121): a link that stays
+   * inside its skill is followed without `followLinks`, one leaving it (or dangling) is refused even with it.
+   * `root`: the root is one skill (export); `package`: every `skills/<name>/`. Default: no skill folders.
+   */
+  skillFolders?: "root" | "package";
 }
 
 export interface Collected {
@@ -96,13 +102,18 @@ function collectFilesSync(rootDir: string, options: CollectOptions): Collected {
           excluded.push({ path: rel, reason: verdict.reason });
           continue;
         }
-        if (!options.followLinks) {
+        const skillDir = skillFolderOf(rel, options.skillFolders);
+        if (!options.followLinks && skillDir === undefined) {
           throw new InvalidPathError(rel, "is a symbolic link (pass followLinks / --follow-links to include links that stay inside the package)");
         }
         try {
           real = realpathSync(abs);
         } catch {
           throw new InvalidPathError(rel, "is a dangling symbolic link");
+        }
+        if (skillDir !== undefined) {
+          const skillReal = realpathSync(path.join(rootReal, ...skillDir.split("/").filter(Boolean)));
+          if (!isInside(skillReal, real)) throw new InvalidPathError(rel, "is a symbolic link that leads outside the skill");
         }
         if (!isInside(rootReal, real)) throw new InvalidPathError(rel, "is a symbolic link that points outside the package");
         info = statSync(real);
@@ -120,7 +131,8 @@ function collectFilesSync(rootDir: string, options: CollectOptions): Collected {
       if (isDir) {
         // Loops are only possible through followed links, so only then is the real path needed.
         if (real !== abs && chain.includes(real)) throw new InvalidPathError(rel, "is a symbolic link loop");
-        walk(abs, rel, real !== abs || options.followLinks ? [...chain, real === abs ? realpathSync(abs) : real] : chain);
+        const following = options.followLinks || options.skillFolders !== undefined;
+        walk(abs, rel, real !== abs || following ? [...chain, real === abs ? realpathSync(abs) : real] : chain);
         continue;
       }
       info ??= lstatSync(abs);
@@ -140,6 +152,33 @@ function collectFilesSync(rootDir: string, options: CollectOptions): Collected {
   files.sort((a, b) => comparePaths(a.path, b.path));
   excluded.sort((a, b) => comparePaths(a.path, b.path));
   return { files, excluded, totalBytes };
+}
+
+/**
+ * Renames `<folder>skill.md` to `<folder>SKILL.md` where the folder has no SKILL.md (fs's one file-name rule, decision
+ * 0124); `folderOf` says which folder a path is the skill file of (undefined: none). Keeps the list sorted.
+ */
+export function canonicalSkillFiles(files: CollectedFile[], folderOf: (rel: string) => string | undefined): void {
+  const present = new Set(files.map((f) => f.path));
+  let renamed = false;
+  for (const file of files) {
+    const folder = folderOf(file.path);
+    if (folder !== undefined && file.path === `${folder}skill.md` && !present.has(`${folder}SKILL.md`)) {
+      file.path = `${folder}SKILL.md`;
+      renamed = true;
+    }
+  }
+  if (renamed) files.sort((a, b) => comparePaths(a.path, b.path));
+}
+
+/** The skill folder (relative, `""` for the root) that `rel` lies in, if any. */
+function skillFolderOf(rel: string, layout: CollectOptions["skillFolders"]): string | undefined {
+  if (layout === "root") return "";
+  if (layout === "package") {
+    const parts = rel.split("/");
+    return parts[0] === "skills" && parts.length > 2 ? `skills/${parts[1]}` : undefined;
+  }
+  return undefined;
 }
 
 function readGitignore(file: string): string | undefined {

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { colors, printJson, type CliIO } from "../io.js";
-import { loadSkills, reportLoadProblems } from "../load.js";
+import { allFailures, loadSkills, reportLoadProblems } from "../load.js";
 import { displayWidth, padEndColumns, truncateColumns } from "../text-width.js";
 
 export function registerList(program: Command, io: CliIO): void {
@@ -11,7 +11,8 @@ export function registerList(program: Command, io: CliIO): void {
     .option("--json", "print JSON")
     .option("--all", "include skills shadowed by a higher-precedence source")
     .action(async (roots: string[], options: { json?: boolean; all?: boolean }) => {
-      const { registry } = await loadSkills(roots, io);
+      const loaded = await loadSkills(roots, io);
+      const { registry } = loaded;
       const entries = registry.list({ includeShadowed: options.all });
       const winners = new Set(registry.list().map((e) => e.qualifiedId));
       const rows = await Promise.all(
@@ -30,10 +31,11 @@ export function registerList(program: Command, io: CliIO): void {
         }),
       );
       if (options.json) {
-        printJson(io, { skills: rows, shadowed: registry.shadowed, failures: registry.failures.map((f) => ({ source: f.source, id: f.id ?? null, message: f.message })) });
+        const skipped = loaded.skipped.filter((s) => s.severity !== "error").map((s) => ({ source: s.source, folder: s.folder, code: s.code, message: s.message }));
+        printJson(io, { skills: rows, shadowed: registry.shadowed, failures: allFailures(loaded), skipped });
         return;
       }
-      reportLoadProblems(io, registry.failures, registry.shadowed);
+      reportLoadProblems(io, registry.failures, registry.shadowed, loaded.skipped);
       const c = colors(io);
       if (rows.length === 0) {
         io.stdout("No skills found.\n");

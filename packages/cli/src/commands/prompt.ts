@@ -25,8 +25,9 @@ export function registerPrompt(program: Command, io: CliIO): void {
     .option("--max-entry-chars <n>", "cap on one skill's entry (its description is shortened)", positiveInteger)
     .option("--no-metadata", "agentscope/json: show only name, description and id")
     .action(async (roots: string[], options: PromptOptions) => {
-      const { registry } = await loadSkills(roots, io);
-      reportLoadProblems(io, registry.failures, registry.shadowed);
+      const loaded = await loadSkills(roots, io);
+      const { registry } = loaded;
+      reportLoadProblems(io, registry.failures, registry.shadowed, loaded.skipped);
       const text = await registry.catalog({
         format: options.format,
         layout: options.layout,

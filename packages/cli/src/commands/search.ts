@@ -13,7 +13,8 @@ export function registerSearch(program: Command, io: CliIO): void {
     .option("-n, --limit <n>", "most results", positiveInteger, 5)
     .option("--json", "print JSON")
     .action(async (query: string, roots: string[], options: { limit: number; json?: boolean }) => {
-      const { registry } = await loadSkills(roots, io);
+      const loaded = await loadSkills(roots, io);
+      const { registry } = loaded;
       const hits = registry.search(query, { limit: options.limit });
       const results = hits.map((hit) => {
         const metadata = registry.get(hit.id).getMetadata();
@@ -23,7 +24,7 @@ export function registerSearch(program: Command, io: CliIO): void {
         printJson(io, { query, results });
         return;
       }
-      reportLoadProblems(io, registry.failures, registry.shadowed);
+      reportLoadProblems(io, registry.failures, registry.shadowed, loaded.skipped);
       const c = colors(io);
       if (results.length === 0) {
         io.stdout(`No skill matches ${JSON.stringify(query)}.\n`);

@@ -2,7 +2,7 @@ import { Option, type Command } from "commander";
 import { PROFILE_NAMES, validateSkillMd, type ProfileName } from "@skillport/core";
 import { CliError, EXIT_PROBLEMS, progressLine, type CliIO } from "../io.js";
 import { formatJson, formatSarif, formatText, type SkillReport } from "../report.js";
-import { DEFAULT_MAX_SKILL_MD_BYTES, listSkillFiles, readSkillMd } from "../skill-files.js";
+import { DEFAULT_MAX_SKILL_MD_BYTES, inspectSkillFiles, problemDiagnostic, readSkillMd } from "../skill-files.js";
 import { displayPath, resolveSkillTargets } from "../targets.js";
 import { positiveInteger } from "../options.js";
 import { VERSION } from "../version.js";
@@ -44,24 +44,34 @@ export async function validatePaths(
   io?: CliIO,
 ): Promise<SkillReport[]> {
   const reports: SkillReport[] = [];
-  const targets = await resolveSkillTargets(paths, cwd);
+  const targets = await resolveSkillTargets(paths, cwd, { maxFileBytes: options.maxFileBytes });
   const progress = io ? progressLine(io, "validating", targets.length) : undefined;
   for (const target of targets) {
     progress?.tick();
-    const file = displayPath(target.skillMd, cwd);
-    const read = await readSkillMd(target.skillMd, file, options.maxFileBytes);
+    const folder = displayPath(target.dir, cwd);
+    if ("problem" in target) {
+      // Not a skill under the one policy (no SKILL.md, a SKILL.md link leaving the skill, …): reported, never read.
+      const diagnostic = problemDiagnostic(target.problem, folder);
+      reports.push({ path: diagnostic.file ?? folder, name: undefined, valid: diagnostic.severity !== "error", diagnostics: [diagnostic] });
+      continue;
+    }
+    const file = `${folder}/${target.skill.file}`;
+    const read = readSkillMd(target.skill, file, options.maxFileBytes);
     if ("diagnostic" in read) {
       reports.push({ path: file, name: undefined, valid: false, diagnostics: [read.diagnostic] });
       continue;
     }
-    const files = options.lint ? await listSkillFiles(target.dir) : undefined;
-    const result = validateSkillMd(read.bytes, { profile: options.profile, dirName: target.dirName, file, files, lint: options.lint });
+    // With lint on (the default), the whole file tree is checked against the policy too; --no-lint checks SKILL.md only.
+    const inspected = options.lint ? inspectSkillFiles(target.skill, folder) : undefined;
+    const result = validateSkillMd(read.bytes, { profile: options.profile, dirName: target.dirName, file, files: inspected?.files, lint: options.lint });
     const name = result.parsed.frontmatter?.name;
+    const diagnostics = [...result.diagnostics].sort((a, b) => a.line - b.line || a.column - b.column);
+    diagnostics.push(...(inspected?.diagnostics ?? []));
     reports.push({
       path: file,
       name: typeof name === "string" ? name : undefined,
-      valid: result.valid,
-      diagnostics: [...result.diagnostics].sort((a, b) => a.line - b.line || a.column - b.column),
+      valid: result.valid && !(inspected?.diagnostics ?? []).some((d) => d.severity === "error"),
+      diagnostics,
     });
   }
   progress?.done();
