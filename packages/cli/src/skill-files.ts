@@ -39,6 +39,6 @@ export function inspectSkillFiles(skill: SkillDirectory, display: string): { fil
 
 /** A policy problem as a validate diagnostic; `display` is the skill folder as the user sees it. */
 export function problemDiagnostic(problem: SkillProblem, display: string): Diagnostic {
-  const file = problem.path === "" ? display : `${display}/${problem.path}`;
+  const file = problem.path === "" ? `${display}/` : `${display}/${problem.path}`;
   return { code: problem.code, severity: problem.severity, message: problem.message, file, line: 0, column: 0 };
 }

@@ -1,7 +1,7 @@
 import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from "node:fs";
 import path from "node:path";
 import { InvalidPathError, LimitExceededError, normalizeResourcePath } from "@skillport/core";
-import { isInside } from "@skillport/fs";
+import { DEFAULT_MAX_FILE_BYTES, isInside } from "@skillport/fs";
 import { ExclusionRules, npmrcHasToken } from "./exclusions.js";
 import { formatBytes, type PackageLimits } from "./limits.js";
 import { comparePaths, normalizedMode, pathDepth } from "./paths.js";
@@ -34,6 +34,8 @@ export interface CollectOptions {
    * `root`: the root is one skill (export); `package`: every `skills/<name>/`. Default: no skill folders.
    */
   skillFolders?: "root" | "package";
+  /** Largest file inside a skill folder. Default fs's DEFAULT_MAX_FILE_BYTES (10 MiB). */
+  maxSkillFileBytes?: number;
 }
 
 export interface Collected {
@@ -72,6 +74,12 @@ function collectFilesSync(rootDir: string, options: CollectOptions): Collected {
     }
     if (info.size > limits.maxFileBytes) {
       throw new LimitExceededError("maxFileBytes", `${rel} is ${formatBytes(info.size)}, over the ${formatBytes(limits.maxFileBytes)} per-file limit`);
+    }
+    // A skill's own files have the one skill-directory limit (fs's maxFileBytes, 10 MiB): what no provider would serve
+    // is not packed either (decision 0121).
+    const skillLimit = options.maxSkillFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    if (skillFolderOf(rel, options.skillFolders) !== undefined && info.size > skillLimit) {
+      throw new LimitExceededError("maxFileBytes", `${rel} is ${formatBytes(info.size)}, over the ${formatBytes(skillLimit)} limit for a skill's files`);
     }
     if (files.length + 1 > limits.maxFiles) {
       throw new LimitExceededError("maxFiles", `the package has more than ${limits.maxFiles} files`);
