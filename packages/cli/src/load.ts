@@ -1,7 +1,7 @@
 import { lstat, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { SkillRegistry, type RegistrationFailure, type Shadowing } from "@skillport/core";
+import { SkillRegistry, SkillValidationError, type RegistrationFailure, type Shadowing } from "@skillport/core";
 import { discoverSkillProviders, LocalFileSystemSkillProvider, SKILL_FILE_NAMES } from "@skillport/fs";
 import { CliError, colors, type CliIO } from "./io.js";
 import { displayPath } from "./targets.js";
@@ -11,9 +11,13 @@ export interface LoadedSkills {
   /** The roots actually read, for messages. */
   roots: string[];
   /**
-   * Folders the roots hold that are not skills under fs's policy, with reasons (a folder without SKILL.md, a SKILL.md
-   * link leaving the skill, …): nothing is dropped silently (docs/decisions/0125). Errors are skills that could not be
-   * loaded; the rest are folders that are simply not skills.
+   * Every skill that could not be loaded, from folders of skills and single skill folders alike — including folders
+   * fs's policy refused before any read (a SKILL.md link leaving the skill, a dangling one…).
+   */
+  failures: RegistrationFailure[];
+  /**
+   * Folders in a root that are simply not skills (no SKILL.md, a name that is not a safe id): reported, not failures.
+   * Nothing is dropped silently (docs/decisions/0125).
    */
   skipped: SkippedFolder[];
 }
@@ -23,16 +27,7 @@ export interface SkippedFolder {
   /** The folder's name in its root. */
   folder: string;
   code: string;
-  severity: "error" | "warning" | "info";
   message: string;
-}
-
-/** Registration failures plus the skipped folders that are errors: every skill that could not be loaded. */
-export function allFailures(loaded: LoadedSkills): Array<{ source: string; id: string | null; message: string }> {
-  return [
-    ...loaded.registry.failures.map((f) => ({ source: f.source, id: f.id ?? null, message: f.message })),
-    ...loaded.skipped.filter((s) => s.severity === "error").map((s) => ({ source: s.source, id: s.folder, message: `skipped: ${s.message}` })),
-  ];
 }
 
 /**
@@ -42,17 +37,26 @@ export function allFailures(loaded: LoadedSkills): Array<{ source: string; id: s
  */
 export async function loadSkills(roots: readonly string[], io: CliIO, home = os.homedir()): Promise<LoadedSkills> {
   const registry = new SkillRegistry();
+  const extraFailures: RegistrationFailure[] = [];
   const skipped: SkippedFolder[] = [];
-  const collect = (provider: LocalFileSystemSkillProvider, source: string) => {
-    for (const s of provider.skipped()) skipped.push({ source, folder: s.where, code: s.code, severity: s.severity, message: s.message });
+  const collectSkipped = (provider: LocalFileSystemSkillProvider, source: string): void => {
+    for (const s of provider.skipped()) {
+      if (s.severity === "error") {
+        const message = `skipped: ${s.message}`;
+        extraFailures.push({ source, id: s.where, message, diagnostics: [{ code: s.code, severity: s.severity, message: s.message, file: `${s.where}/${s.path}`, line: 0, column: 0 }] });
+      } else {
+        skipped.push({ source, folder: s.where, code: s.code, message: s.message });
+      }
+    }
   };
+  const loaded = (shown: string[]): LoadedSkills => ({ registry, roots: shown, failures: [...registry.failures, ...extraFailures], skipped });
   if (roots.length === 0) {
     const found = await discoverSkillProviders({ cwd: io.cwd, home });
     for (const { provider } of found) {
       await registry.addProvider(provider, { watch: false });
-      collect(provider, provider.name);
+      collectSkipped(provider, provider.name);
     }
-    return { registry, roots: found.map((f) => displayPath(f.root.path, io.cwd)), skipped };
+    return loaded(found.map((f) => displayPath(f.root.path, io.cwd)));
   }
   for (const given of roots) {
     const absolute = path.resolve(io.cwd, given);
@@ -62,14 +66,21 @@ export async function loadSkills(roots: readonly string[], io: CliIO, home = os.
     if (await isSkillDir(absolute)) {
       // A single skill folder: serve it from its parent, but register only this skill.
       const provider = new LocalFileSystemSkillProvider(path.dirname(absolute), { name: source });
-      await registry.register(path.basename(absolute), provider, { source });
+      const id = path.basename(absolute);
+      try {
+        await registry.register(id, provider, { source });
+      } catch (error) {
+        // Reported like a failing skill in a folder of skills; the other roots still load.
+        if (!(error instanceof SkillValidationError)) throw error;
+        extraFailures.push({ source, id, message: error.message, diagnostics: [...error.diagnostics] });
+      }
     } else {
       const provider = new LocalFileSystemSkillProvider(absolute, { name: source });
       await registry.addProvider(provider, { source, watch: false });
-      collect(provider, source);
+      collectSkipped(provider, source);
     }
   }
-  return { registry, roots: roots.map((r) => displayPath(path.resolve(io.cwd, r), io.cwd)), skipped };
+  return loaded(roots.map((r) => displayPath(path.resolve(io.cwd, r), io.cwd)));
 }
 
 /** The folder has an entry named like a skill file (of any type: the provider's probe judges it). */
@@ -83,14 +94,11 @@ async function isSkillDir(dir: string): Promise<boolean> {
 /** Problems found while loading, as warnings on stderr (data commands keep stdout clean). */
 export function reportLoadProblems(io: CliIO, failures: readonly RegistrationFailure[], shadowed: readonly Shadowing[], skipped: readonly SkippedFolder[] = []): void {
   const c = colors(io);
-  for (const s of skipped) {
-    const label = s.severity === "error" ? c.yellow("warning") : "note";
-    io.stderr(`${label}  skipped ${s.source}:${s.folder}: ${s.message}\n`);
-  }
   for (const f of failures) {
     const what = f.id === undefined ? `source ${f.source}` : `${f.source}:${f.id}`;
     io.stderr(`${c.yellow("warning")}  skipped ${what}: ${f.message}\n`);
   }
+  for (const s of skipped) io.stderr(`note  ${s.source}:${s.folder} is not a skill: ${s.message}\n`);
   for (const s of shadowed) {
     io.stderr(`${c.yellow("warning")}  ${s.id}: ${s.shadowed} is shadowed by ${s.winner} (reach it as ${s.shadowed})\n`);
   }

@@ -29,6 +29,27 @@ export function readSkillMd(skill: SkillDirectory, display: string, maxBytes = D
 }
 
 /**
+ * A Markdown file of the skill as text, for following references: read through the skill's policy (links inside the
+ * skill served, confined by the opened file); undefined unless a regular file within the limit, in UTF-8.
+ */
+export function readSkillText(skill: SkillDirectory, relPath: string, maxBytes: number): string | undefined {
+  let file;
+  try {
+    file = skill.openFile(relPath);
+  } catch {
+    return undefined;
+  }
+  try {
+    const bytes = file.size > maxBytes ? undefined : file.readAllSync(maxBytes);
+    return bytes === undefined ? undefined : new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  } finally {
+    file.close();
+  }
+}
+
+/**
  * A skill's files for resource lint, and every file the policy refuses (links leaving the skill, dangling links,
  * special files, unsafe names, files over the limit) as diagnostics: "report, don't refuse".
  */

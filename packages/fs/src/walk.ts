@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync, realpathSync, statSync, type Dirent, type Stats } from "node:fs";
 import path from "node:path";
-import { InvalidPathError, LimitExceededError, SkillUnavailableError, compareCodeUnits, isSafeResourcePath } from "@skillport/core";
+import { InvalidPathError, LimitExceededError, SkillUnavailableError, compareCodeUnits, isSafeResourcePath, normalizeResourcePath } from "@skillport/core";
 import { isInside } from "./confine.js";
 import { errorCode, isMissing } from "./errno.js";
 
@@ -217,7 +217,7 @@ export function walkTree(root: string, options: WalkOptions = {}): WalkResult {
           continue;
         }
         if (checkNames && !isSafeResourcePath(rel, { maxDepth: Number.POSITIVE_INFINITY })) {
-          problem(rel, "unsafe-name", "is not a portable, safe path (the shared path rules refuse it); rename it");
+          problem(rel, "unsafe-name", unsafeReason(rel));
           continue;
         }
         if (isLink) {
@@ -276,6 +276,16 @@ export function walkTree(root: string, options: WalkOptions = {}): WalkResult {
   }
   const byPath = (a: { path: string }, b: { path: string }) => compareCodeUnits(a.path, b.path);
   return { entries: entries.sort(byPath), problems, excluded: excluded.sort(byPath), directories: Math.min(directories, maxDirs), truncated };
+}
+
+/** Why the shared path rules refuse `rel`, in their own words (`contains ':'`). */
+function unsafeReason(rel: string): string {
+  try {
+    normalizeResourcePath(rel, { maxDepth: Number.POSITIVE_INFINITY });
+  } catch (error) {
+    if (error instanceof InvalidPathError) return error.reason;
+  }
+  return "is not a portable, safe path; rename it";
 }
 
 function describeDir(rel: string): string {

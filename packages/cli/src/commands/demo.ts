@@ -39,7 +39,7 @@ export function registerDemo(program: Command, io: CliIO, setExit: (code: number
       step(2, "List them");
       const loaded = await loadSkills([path.relative(io.cwd, skillsDir) || "."], io);
       const { registry } = loaded;
-      reportLoadProblems(io, registry.failures, registry.shadowed, loaded.skipped);
+      reportLoadProblems(io, loaded.failures, registry.shadowed, loaded.skipped);
       for (const entry of registry.list()) {
         const description = String(entry.getMetadata().description ?? "").replace(/\s+/g, " ").trim();
         io.stdout(`  ${c.bold(entry.id)} — ${truncateColumns(description, 80)}\n`);

@@ -3,7 +3,7 @@ import { stat } from "node:fs/promises";
 import path from "node:path";
 import { SkillNotFoundError, type RegistryEntry } from "@skillport/core";
 import { CliError, colors, printJson, type CliIO } from "../io.js";
-import { allFailures, loadSkills } from "../load.js";
+import { loadSkills } from "../load.js";
 
 export function registerShow(program: Command, io: CliIO): void {
   program
@@ -49,7 +49,7 @@ async function findSkill(skill: string, roots: readonly string[], io: CliIO): Pr
     const loaded = await loadSkills([path.relative(io.cwd, dir) || "."], io);
     const [only] = loaded.registry.list();
     if (!only) {
-      const why = allFailures(loaded)[0]?.message ?? loaded.skipped[0]?.message;
+      const why = loaded.failures[0]?.message ?? loaded.skipped[0]?.message;
       throw new CliError(`cannot load the skill in ${skill}${why ? `: ${why}` : ""}`);
     }
     return only;
