@@ -2,7 +2,8 @@ import { lstat, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { SkillRegistry, SkillValidationError, type RegistrationFailure, type Shadowing } from "@skillport/core";
-import { discoverSkillProviders, LocalFileSystemSkillProvider, SKILL_FILE_NAMES } from "@skillport/fs";
+import { createRootProviders, discoverSkillRoots, LocalFileSystemSkillProvider, SKILL_FILE_NAMES } from "@skillport/fs";
+import { cacheFileName } from "./search-cache.js";
 import { CliError, colors, type CliIO } from "./io.js";
 import { displayPath } from "./targets.js";
 
@@ -20,6 +21,10 @@ export interface LoadedSkills {
    * Nothing is dropped silently (docs/decisions/0125).
    */
   skipped: SkippedFolder[];
+  /** Real paths of the skills roots, in precedence order (what caches are keyed by). */
+  rootPaths: string[];
+  /** Writes each provider's metadata index (when `cacheDir` was given); failures are ignored (a cache is optional). */
+  saveCaches: () => Promise<void>;
 }
 
 export interface SkippedFolder {
@@ -30,29 +35,46 @@ export interface SkippedFolder {
   message: string;
 }
 
+export interface LoadOptions {
+  /** Keep a persistent metadata index per root in this folder (docs/decisions/0036). */
+  cacheDir?: string;
+  /** Passed to the registry (search options and cache). */
+  registry?: ConstructorParameters<typeof SkillRegistry>[0];
+}
+
 /**
  * Builds a registry from command-line roots (folders of skills, or single skill folders) in precedence order, or,
  * with no roots, from the agent folders found around the working directory (`.agents/skills`, `.claude/skills`, at
  * project and user level). Nothing is watched: a CLI run is a snapshot.
  */
-export async function loadSkills(roots: readonly string[], io: CliIO, home = os.homedir()): Promise<LoadedSkills> {
-  const registry = new SkillRegistry();
-  const extraFailures: RegistrationFailure[] = [];
+export async function loadSkills(roots: readonly string[], io: CliIO, home = os.homedir(), options: LoadOptions = {}): Promise<LoadedSkills> {
+  const registry = new SkillRegistry(options.registry);
+  const singleFailures: RegistrationFailure[] = [];
+  const providers: LocalFileSystemSkillProvider[] = [];
+  const rootPaths: string[] = [];
+  const indexFor = (root: string) => (options.cacheDir === undefined ? undefined : path.join(options.cacheDir, cacheFileName("metadata", [root])));
+  const saveCaches = async () => {
+    await Promise.all(providers.map((p) => p.saveMetadataIndex().catch(() => false)));
+  };
   const skipped: SkippedFolder[] = [];
   const collectSkipped = (provider: LocalFileSystemSkillProvider, source: string): void => {
     for (const s of provider.skipped()) {
       if (s.severity === "error") {
-        const message = `skipped: ${s.message}`;
-        extraFailures.push({ source, id: s.where, message, diagnostics: [{ code: s.code, severity: s.severity, message: s.message, file: `${s.where}/${s.path}`, line: 0, column: 0 }] });
+        const diagnostic = { code: s.code, severity: s.severity, message: s.message, file: `${s.where}/${s.path}`, line: 0, column: 0 };
+        singleFailures.push({ source, id: s.where, message: `skipped: ${s.message}`, diagnostics: [diagnostic] });
       } else {
         skipped.push({ source, folder: s.where, code: s.code, message: s.message });
       }
     }
   };
-  const loaded = (shown: string[]): LoadedSkills => ({ registry, roots: shown, failures: [...registry.failures, ...extraFailures], skipped });
+  const loaded = (shown: string[]): LoadedSkills => ({ registry, roots: shown, failures: [...registry.failures, ...singleFailures], skipped, rootPaths, saveCaches });
   if (roots.length === 0) {
-    const found = await discoverSkillProviders({ cwd: io.cwd, home });
-    for (const { provider } of found) {
+    const found = createRootProviders(await discoverSkillRoots({ cwd: io.cwd, home }));
+    for (const { root, provider: named } of found) {
+      // Re-created with a metadata index of its own when caching: one index file per root.
+      const provider = options.cacheDir === undefined ? named : new LocalFileSystemSkillProvider(root.path, { name: named.name, metadataIndex: indexFor(named.root) });
+      providers.push(provider);
+      rootPaths.push(provider.root);
       await registry.addProvider(provider, { watch: false });
       collectSkipped(provider, provider.name);
     }
@@ -67,15 +89,19 @@ export async function loadSkills(roots: readonly string[], io: CliIO, home = os.
       // A single skill folder: serve it from its parent, but register only this skill.
       const provider = new LocalFileSystemSkillProvider(path.dirname(absolute), { name: source });
       const id = path.basename(absolute);
+      rootPaths.push(path.join(provider.root, id));
       try {
         await registry.register(id, provider, { source });
       } catch (error) {
         // Reported like a failing skill in a folder of skills; the other roots still load.
         if (!(error instanceof SkillValidationError)) throw error;
-        extraFailures.push({ source, id, message: error.message, diagnostics: [...error.diagnostics] });
+        singleFailures.push({ source, id, message: error.message, diagnostics: [...error.diagnostics] });
       }
     } else {
-      const provider = new LocalFileSystemSkillProvider(absolute, { name: source });
+      const probe = new LocalFileSystemSkillProvider(absolute, { name: source });
+      const provider = options.cacheDir === undefined ? probe : new LocalFileSystemSkillProvider(absolute, { name: source, metadataIndex: indexFor(probe.root) });
+      providers.push(provider);
+      rootPaths.push(provider.root);
       await registry.addProvider(provider, { source, watch: false });
       collectSkipped(provider, source);
     }
