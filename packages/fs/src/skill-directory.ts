@@ -80,8 +80,7 @@ export class SkillDirectory {
   readonly file: SkillFileName;
   /** The skill file's size when probed (the target's, when it is a link inside the skill). */
   readonly size: number;
-  /** Identity and change times of the skill file when probed (what a persistent metadata index is keyed by). */
-  readonly stamp: string;
+  readonly #stats: Stats;
   readonly maxFileBytes: number;
   readonly #options: SkillDirectoryOptions;
 
@@ -90,7 +89,7 @@ export class SkillDirectory {
     this.dir = dir;
     this.file = file;
     this.size = stats.size;
-    this.stamp = `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
+    this.#stats = stats;
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.#options = options;
   }
@@ -144,6 +143,15 @@ export class SkillDirectory {
       }, options);
     }
     return { ok: false, problem: missingSkillMd() };
+  }
+
+  /**
+   * Identity and change times of the skill file when probed (what a persistent metadata index is keyed by). Built on
+   * demand: listings that use no index never pay for the string.
+   */
+  get stamp(): string {
+    const s = this.#stats;
+    return `${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
   }
 
   /** Absolute path of the skill file (through the folder's real path). */
