@@ -1,8 +1,8 @@
-import { stat } from "node:fs/promises";
+import { lstat, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { SkillRegistry, SkillValidationError, type RegistrationFailure, type Shadowing } from "@skillport/core";
-import { createRootProviders, discoverSkillRoots, LocalFileSystemSkillProvider } from "@skillport/fs";
+import { createRootProviders, discoverSkillRoots, LocalFileSystemSkillProvider, SKILL_FILE_NAMES } from "@skillport/fs";
 import { cacheFileName } from "./search-cache.js";
 import { CliError, colors, type CliIO } from "./io.js";
 import { openSource, rootScheme, type OpenedSource } from "./source-uri.js";
@@ -12,14 +12,30 @@ export interface LoadedSkills {
   registry: SkillRegistry;
   /** The roots actually read, for messages. */
   roots: string[];
-  /** Every skill that could not be loaded, from folders of skills and single skill folders alike. */
+  /**
+   * Every skill that could not be loaded, from folders of skills and single skill folders alike — including folders
+   * fs's policy refused before any read (a SKILL.md link leaving the skill, a dangling one…).
+   */
   failures: RegistrationFailure[];
+  /**
+   * Folders in a root that are simply not skills (no SKILL.md, a name that is not a safe id): reported, not failures.
+   * Nothing is dropped silently (docs/decisions/0125).
+   */
+  skipped: SkippedFolder[];
   /** Real paths of the skills roots, in precedence order (what caches are keyed by). */
   rootPaths: string[];
   /** Writes each provider's metadata index (when `cacheDir` was given); failures are ignored (a cache is optional). */
   saveCaches: () => Promise<void>;
   /** Closes what was opened (database connections); call it when the command is done. */
   close(): Promise<void>;
+}
+
+export interface SkippedFolder {
+  source: string;
+  /** The folder's name in its root. */
+  folder: string;
+  code: string;
+  message: string;
 }
 
 export interface LoadOptions {
@@ -48,7 +64,18 @@ export async function loadSkills(roots: readonly string[], io: CliIO, home = os.
   const close = async () => {
     await Promise.all(opened.map((source) => source.close().catch(() => undefined)));
   };
-  const loaded = (shown: string[]): LoadedSkills => ({ registry, roots: shown, failures: [...registry.failures, ...singleFailures], rootPaths, saveCaches, close });
+  const skipped: SkippedFolder[] = [];
+  const collectSkipped = (provider: LocalFileSystemSkillProvider, source: string): void => {
+    for (const s of provider.skipped()) {
+      if (s.severity === "error") {
+        const diagnostic = { code: s.code, severity: s.severity, message: s.message, file: `${s.where}/${s.path}`, line: 0, column: 0 };
+        singleFailures.push({ source, id: s.where, message: `skipped: ${s.message}`, diagnostics: [diagnostic] });
+      } else {
+        skipped.push({ source, folder: s.where, code: s.code, message: s.message });
+      }
+    }
+  };
+  const loaded = (shown: string[]): LoadedSkills => ({ registry, roots: shown, failures: [...registry.failures, ...singleFailures], skipped, rootPaths, saveCaches, close });
   if (roots.length === 0) {
     const found = createRootProviders(await discoverSkillRoots({ cwd: io.cwd, home }));
     for (const { root, provider: named } of found) {
@@ -57,6 +84,7 @@ export async function loadSkills(roots: readonly string[], io: CliIO, home = os.
       providers.push(provider);
       rootPaths.push(provider.root);
       await registry.addProvider(provider, { watch: false });
+      collectSkipped(provider, provider.name);
     }
     return loaded(found.map((f) => displayPath(f.root.path, io.cwd)));
   }
@@ -100,6 +128,7 @@ export async function loadSkills(roots: readonly string[], io: CliIO, home = os.
       providers.push(provider);
       rootPaths.push(provider.root);
       await registry.addProvider(provider, { source, watch: false });
+      collectSkipped(provider, source);
     }
     return displayPath(absolute, io.cwd);
   }
@@ -115,20 +144,22 @@ export async function withSkills<T>(roots: readonly string[], io: CliIO, use: (l
   }
 }
 
+/** The folder has an entry named like a skill file (of any type: the provider's probe judges it). */
 async function isSkillDir(dir: string): Promise<boolean> {
-  for (const name of ["SKILL.md", "skill.md"]) {
-    if ((await stat(path.join(dir, name)).catch(() => undefined))?.isFile()) return true;
+  for (const name of SKILL_FILE_NAMES) {
+    if ((await lstat(path.join(dir, name)).catch(() => undefined)) !== undefined) return true;
   }
   return false;
 }
 
 /** Problems found while loading, as warnings on stderr (data commands keep stdout clean). */
-export function reportLoadProblems(io: CliIO, failures: readonly RegistrationFailure[], shadowed: readonly Shadowing[]): void {
+export function reportLoadProblems(io: CliIO, failures: readonly RegistrationFailure[], shadowed: readonly Shadowing[], skipped: readonly SkippedFolder[] = []): void {
   const c = colors(io);
   for (const f of failures) {
     const what = f.id === undefined ? `source ${f.source}` : `${f.source}:${f.id}`;
     io.stderr(`${c.yellow("warning")}  skipped ${what}: ${f.message}\n`);
   }
+  for (const s of skipped) io.stderr(`note  ${s.source}:${s.folder} is not a skill: ${s.message}\n`);
   for (const s of shadowed) {
     io.stderr(`${c.yellow("warning")}  ${s.id}: ${s.shadowed} is shadowed by ${s.winner} (reach it as ${s.shadowed})\n`);
   }

@@ -1,78 +1,65 @@
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
-import { readdir } from "node:fs/promises";
-import path from "node:path";
 import type { Diagnostic } from "@skillport/core";
-import { lstatOrUndefined, statOrUndefined } from "./targets.js";
+import { DEFAULT_MAX_FILE_BYTES, type SkillDirectory, type SkillProblem } from "@skillport/fs";
 
-export const DEFAULT_MAX_SKILL_MD_BYTES = 10 * 1024 * 1024;
+export const DEFAULT_MAX_SKILL_MD_BYTES = DEFAULT_MAX_FILE_BYTES;
+
+/** Folders resource lint never looks into (dependency and VCS folders), left out of the file list lint sees. */
+const LINT_SKIPPED = new Set([".git", "node_modules"]);
 
 /**
- * Reads a SKILL.md for validation. Anything that is not a readable regular file within the size limit becomes a
- * diagnostic rather than an exception, so one broken skill never stops the others from being checked.
+ * Reads a skill's SKILL.md for validation through the opened, verified descriptor (fs's policy). Anything that is not
+ * readable within the size limit becomes a diagnostic rather than an exception, so one broken skill never stops the
+ * others from being checked.
  */
-export async function readSkillMd(
-  file: string,
-  display: string,
-  maxBytes = DEFAULT_MAX_SKILL_MD_BYTES,
-): Promise<{ bytes: Uint8Array } | { diagnostic: Diagnostic }> {
-  const problem = (code: string, message: string) => ({
-    diagnostic: { code, severity: "error" as const, message, file: display, line: 0, column: 0 },
-  });
-  const info = lstatOrUndefined(file);
-  if (!info) return problem("skill-md-missing", "SKILL.md does not exist");
-  if (info.isSymbolicLink()) {
-    // Follow the link for reading, but report a dangling one by name.
-    const target = statOrUndefined(file);
-    if (!target) return problem("skill-md-unreadable", "SKILL.md is a symbolic link whose target does not exist");
-    if (!target.isFile()) return problem("skill-md-not-file", "SKILL.md must be a regular file");
-  } else if (!info.isFile()) {
-    return problem("skill-md-not-file", `SKILL.md must be a regular file, not a ${info.isDirectory() ? "directory" : "special file"}`);
-  }
-  // Blocking open/read/close: validating thousands of skills is mostly these calls, and each async one is a
-  // thread-pool round trip that costs more than the read (docs/decisions/0037-synchronous-small-reads.md).
-  let fd: number;
+export function readSkillMd(skill: SkillDirectory, display: string, maxBytes = DEFAULT_MAX_SKILL_MD_BYTES): { bytes: Uint8Array } | { diagnostic: Diagnostic } {
+  const problem = (code: string, message: string) => ({ diagnostic: { code, severity: "error" as const, message, file: display, line: 0, column: 0 } });
+  let file;
   try {
-    fd = openSync(file, "r");
-  } catch {
-    return problem("skill-md-unreadable", "SKILL.md cannot be opened for reading");
+    file = skill.openSkillMd();
+  } catch (error) {
+    return problem("skill-md-unreadable", `${skill.file} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
   }
   try {
-    // Read at most one byte past the limit: enough to know it is too big without reading a huge file.
-    const buffer = Buffer.allocUnsafe(Math.min(maxBytes + 1, fstatSync(fd).size + 1));
-    let length = 0;
-    for (let read = -1; read !== 0 && length < buffer.length; length += read) read = readSync(fd, buffer, length, buffer.length - length, length);
-    if (length > maxBytes) return problem("skill-md-too-large", `SKILL.md is larger than ${maxBytes} bytes`);
-    return { bytes: buffer.subarray(0, length) };
+    if (file.size > maxBytes) return problem("skill-md-too-large", `${skill.file} is larger than ${maxBytes} bytes`);
+    const bytes = file.readAllSync(maxBytes);
+    return bytes === undefined ? problem("skill-md-too-large", `${skill.file} is larger than ${maxBytes} bytes`) : { bytes };
   } finally {
-    closeSync(fd);
+    file.close();
   }
 }
 
-/** A Markdown file of the skill as text, for following references; undefined unless a regular file within the limit. */
-export function readSkillText(dir: string, relPath: string, maxBytes: number): string | undefined {
-  const file = path.join(dir, ...relPath.split("/"));
-  const info = lstatOrUndefined(file);
-  if (!info?.isFile() || info.size > maxBytes) return undefined;
+/**
+ * A Markdown file of the skill as text, for following references: read through the skill's policy (links inside the
+ * skill served, confined by the opened file); undefined unless a regular file within the limit, in UTF-8.
+ */
+export function readSkillText(skill: SkillDirectory, relPath: string, maxBytes: number): string | undefined {
+  let file;
   try {
-    return readFileSync(file, "utf8");
+    file = skill.openFile(relPath);
   } catch {
     return undefined;
   }
+  try {
+    const bytes = file.size > maxBytes ? undefined : file.readAllSync(maxBytes);
+    return bytes === undefined ? undefined : new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  } finally {
+    file.close();
+  }
 }
 
-/** Relative POSIX paths of a skill's files (bounded; skips VCS and dependency folders), for resource lint. */
-export async function listSkillFiles(dir: string, maxFiles = 5000): Promise<string[]> {
-  const files: string[] = [];
-  const walk = async (relative: string, depth: number): Promise<void> => {
-    if (depth > 8 || files.length >= maxFiles) return;
-    const entries = await readdir(path.join(dir, relative), { withFileTypes: true }).catch(() => []);
-    for (const entry of entries) {
-      if (entry.name === ".git" || entry.name === "node_modules") continue;
-      const child = relative ? `${relative}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) await walk(child, depth + 1);
-      else if (entry.isFile() && files.length < maxFiles) files.push(child);
-    }
-  };
-  await walk("", 0);
-  return files.sort();
+/**
+ * A skill's files for resource lint, and every file the policy refuses (links leaving the skill, dangling links,
+ * special files, unsafe names, files over the limit) as diagnostics: "report, don't refuse".
+ */
+export function inspectSkillFiles(skill: SkillDirectory, display: string): { files: string[]; diagnostics: Diagnostic[] } {
+  const { files, problems } = skill.inspectFiles({ exclude: (rel, isDir) => (isDir && LINT_SKIPPED.has(rel.slice(rel.lastIndexOf("/") + 1)) ? "not linted" : undefined) });
+  return { files: files.map((f) => f.path), diagnostics: problems.map((p) => problemDiagnostic(p, display)) };
+}
+
+/** A policy problem as a validate diagnostic; `display` is the skill folder as the user sees it. */
+export function problemDiagnostic(problem: SkillProblem, display: string): Diagnostic {
+  const file = problem.path === "" ? `${display}/` : `${display}/${problem.path}`;
+  return { code: problem.code, severity: problem.severity, message: problem.message, file, line: 0, column: 0 };
 }

@@ -1,65 +1,62 @@
-import { lstatSync, statSync, type Stats } from "node:fs";
-import { readdir } from "node:fs/promises";
+import { lstatSync, realpathSync, statSync, type Stats } from "node:fs";
 import path from "node:path";
-import { compareCodeUnits } from "@skillport/core";
+import { FlatRootLocator, SKILL_FILE_NAMES, SkillDirectory, type SkillDirectoryOptions, type SkillProblem } from "@skillport/fs";
 import { CliError } from "./io.js";
 
-/** One skill the user pointed at: its directory and its SKILL.md (which may be absent or broken). */
-export interface SkillTarget {
-  dir: string;
-  skillMd: string;
-  dirName: string;
-}
-
-const SKILL_FILE_NAMES = ["SKILL.md", "skill.md"];
+/**
+ * One folder the user pointed at (or that a folder of skills holds), judged by fs's one skill-directory policy: a
+ * skill, or the problem that keeps it from being one (a folder without SKILL.md, a SKILL.md link leaving the skill…).
+ * Nothing found is dropped: every folder looked at becomes a target (docs/decisions/0125).
+ */
+export type SkillTarget = { dir: string; dirName: string } & ({ skill: SkillDirectory } | { problem: SkillProblem });
 
 /**
- * Resolves command-line paths to skills. A path may be a skill directory, a SKILL.md file, or a folder of skills
- * (every immediate subdirectory holding a SKILL.md). A missing path is a usage error.
+ * Resolves command-line paths to skills. A path may be a skill folder, its SKILL.md (or skill.md), or a folder of
+ * skills (every immediate subdirectory; hidden ones are skipped, as documented). A missing path is a usage error.
  */
-export async function resolveSkillTargets(paths: readonly string[], cwd: string): Promise<SkillTarget[]> {
+export async function resolveSkillTargets(paths: readonly string[], cwd: string, options: SkillDirectoryOptions = {}): Promise<SkillTarget[]> {
   const targets: SkillTarget[] = [];
   for (const given of paths) {
     const absolute = path.resolve(cwd, given);
     const info = statOrUndefined(absolute);
     if (!info) throw new CliError(`no such file or directory: ${given}`);
     if (info.isFile()) {
-      const dir = path.dirname(absolute);
-      targets.push({ dir, skillMd: absolute, dirName: path.basename(dir) });
+      // A skill file names its folder; the folder is judged whole (a SKILL.md link leaving it is refused).
+      targets.push(probeFolder(path.dirname(absolute), options));
       continue;
     }
-    const own = findSkillFile(absolute);
-    if (own) {
-      targets.push({ dir: absolute, skillMd: own, dirName: path.basename(absolute) });
+    if (hasSkillFileEntry(absolute)) {
+      targets.push(probeFolder(absolute, options));
       continue;
     }
-    for (const entry of (await readdir(absolute, { withFileTypes: true })).sort((a, b) => compareCodeUnits(a.name, b.name))) {
-      if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
-      const child = path.join(absolute, entry.name);
-      if (!statOrUndefined(child)?.isDirectory()) continue;
-      const skillMd = findSkillFile(child);
-      if (skillMd) targets.push({ dir: child, skillMd, dirName: entry.name });
-    }
+    const rootReal = realpathSync(absolute);
+    const located = await new FlatRootLocator(rootReal, options).locate();
+    const byName = new Map<string, SkillTarget>();
+    for (const [name, skill] of located.skills) byName.set(name, { dir: path.join(absolute, name), dirName: name, skill });
+    for (const skipped of located.skipped) byName.set(skipped.where, { dir: path.join(absolute, skipped.where), dirName: skipped.where, problem: skipped });
+    targets.push(...[...byName.keys()].sort(compare).map((name) => byName.get(name)!));
   }
   return targets;
 }
 
-/** The skill's SKILL.md path when the directory has an entry by that name (even a broken one: the reader reports it). */
-function findSkillFile(dir: string): string | undefined {
-  for (const name of SKILL_FILE_NAMES) {
-    const candidate = path.join(dir, name);
-    if (lstatOrUndefined(candidate)) return candidate;
-  }
-  return undefined;
+function probeFolder(dir: string, options: SkillDirectoryOptions): SkillTarget {
+  const dirName = path.basename(dir);
+  const probe = SkillDirectory.probe(realpathSync(dir), options);
+  return probe.ok ? { dir, dirName, skill: probe.skill } : { dir, dirName, problem: probe.problem };
 }
 
-export function lstatOrUndefined(file: string): Stats | undefined {
-  try {
-    return lstatSync(file, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
+/** The folder has an entry named like a skill file, of any type (the probe then judges it: a link, a directory…). */
+function hasSkillFileEntry(dir: string): boolean {
+  return SKILL_FILE_NAMES.some((name) => {
+    try {
+      return lstatSync(path.join(dir, name), { throwIfNoEntry: false }) !== undefined;
+    } catch {
+      return true; // present but unreadable: the probe reports it
+    }
+  });
 }
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 // Blocking stats: resolving thousands of skill folders is little else (docs/decisions/0037-synchronous-small-reads.md).
 export function statOrUndefined(file: string): Stats | undefined {

@@ -6,6 +6,29 @@ export {
   DEFAULT_MAX_LIST_DEPTH,
   type LocalFileSystemProviderOptions,
 } from "./provider.js";
+export { SkillDirectorySource, type SkillDirectorySourceOptions } from "./skill-source.js";
+export {
+  SkillDirectory,
+  SKILL_FILE_NAMES,
+  type SkillFileName,
+  type SkillDirectoryOptions,
+  type SkillProbe,
+  type SkillProblem,
+  type SkillProblemCode,
+  type SkillInspection,
+} from "./skill-directory.js";
+export {
+  FlatRootLocator,
+  SkillListLocator,
+  scanNestedSkills,
+  DEFAULT_NESTED_SKIP_DIRS,
+  type SkillLocator,
+  type LocatedSkills,
+  type SkippedSkill,
+  type NestedScanOptions,
+  type NestedScanResult,
+  type NestedSkill,
+} from "./locators.js";
 export { SkillsRootError, SkillFileTooLargeError, ResourceTooLargeError } from "./errors.js";
 export { DEFAULT_WATCH_DEBOUNCE_MS, type WatchOptions } from "./watch.js";
 export { FileSystemSkillRepository, type FileSystemRepositoryOptions } from "./repository.js";

@@ -1,7 +1,12 @@
 import { readFile } from "node:fs/promises";
 import type { Frontmatter } from "@skillport/core";
 import { writeFileAtomic } from "./atomic.js";
-import type { SkillLocation } from "./skill-dirs.js";
+/** What an index entry is keyed by: the located skill file (SkillDirectory). */
+interface SkillLocation {
+  dir: string;
+  file: string;
+  stamp: string;
+}
 
 // Bump when parsing changes what metadata a SKILL.md yields: older index files are then ignored.
 const INDEX_FORMAT = 1;

@@ -27,6 +27,8 @@ export interface OpenConfinedOptions {
    * outside the boundary, and no path check can see it. For untrusted trees (a deployed workspace). Default false.
    */
   refuseHardLinks?: boolean;
+  /** How messages name the boundary (`the skill`). Default "its directory". */
+  boundaryName?: string;
   /** Names the skill in not-found errors (never the host path). */
   skillId?: string;
   limits?: Partial<SafePathLimits>;
@@ -73,7 +75,14 @@ function haveProcFd(): boolean {
  * - any other I/O error → SkillUnavailableError (errno code in the message, the Node error as `cause`)
  */
 export function openConfined(boundaryReal: string, relPath: string, options: OpenConfinedOptions = {}): ConfinedFile {
-  const rel = normalizeResourcePath(relPath, options.limits);
+  return openVerified(boundaryReal, normalizeResourcePath(relPath, options.limits), options);
+}
+
+/**
+ * openConfined for a path already known to pass the shared rules (a constant such as `SKILL.md`): the per-call rule
+ * check is the only step skipped; the descriptor is verified the same way. Not exported from the package.
+ */
+export function openVerified(boundaryReal: string, rel: string, options: OpenConfinedOptions = {}): ConfinedFile {
   const follow = options.followLinksInside ?? false;
   const asked = path.join(boundaryReal, ...rel.split("/"));
   let fd: number;
@@ -84,7 +93,7 @@ export function openConfined(boundaryReal: string, relPath: string, options: Ope
   }
   try {
     const stats = fs.fstatSync(fd);
-    const real = verifiedRealPath(fd, stats, boundaryReal, rel, asked, follow, options.verify ?? "auto");
+    const real = verifiedRealPath(fd, stats, boundaryReal, rel, asked, follow, options.verify ?? "auto", options.boundaryName ?? "its directory");
     if (!stats.isFile()) throw new ResourceNotFoundError(options.skillId ?? "", rel, `${JSON.stringify(rel)} is not a regular file`);
     if (options.refuseHardLinks && stats.nlink > 1) {
       throw new InvalidPathError(rel, `has ${stats.nlink} hard links; files with other names are not served from this tree`);
@@ -145,12 +154,12 @@ class Opened implements ConfinedFile {
 }
 
 /** Where the descriptor really points, checked against the boundary; throws InvalidPathError when it may not be read. */
-function verifiedRealPath(fd: number, stats: Stats, boundaryReal: string, rel: string, asked: string, follow: boolean, verify: "auto" | "proc" | "path"): string {
+function verifiedRealPath(fd: number, stats: Stats, boundaryReal: string, rel: string, asked: string, follow: boolean, verify: "auto" | "proc" | "path", boundaryName: string): string {
   const useProc = verify === "proc" || (verify === "auto" && haveProcFd());
   const real = useProc ? fs.readlinkSync(`/proc/self/fd/${fd}`) : pathIdentity(stats, boundaryReal, rel, asked, follow);
   if (real === asked) return real;
   if (!follow) throw new InvalidPathError(rel, "passes through a symbolic link; links are not served here");
-  if (real === boundaryReal || !isInside(boundaryReal, real)) throw new InvalidPathError(rel, "resolves outside its directory");
+  if (real === boundaryReal || !isInside(boundaryReal, real)) throw new InvalidPathError(rel, `is a symbolic link that leads outside ${boundaryName}`);
   return real;
 }
 

@@ -308,7 +308,7 @@ describe("malformed SKILL.md never crashes and never hides the other skills", ()
     expect(await provider.discover()).toEqual([]);
     const error = await provider.getMetadata("weird").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SkillNotFoundError);
-    expect((error as Error).message).toBe('skill not found: "weird" (its SKILL.md is not a regular file)');
+    expect((error as Error).message).toBe('skill not found: "weird" (SKILL.md is not a regular file)');
   });
 
   it("a FIFO named SKILL.md is refused without hanging", async () => {
@@ -392,7 +392,8 @@ describe("resources", () => {
       "a/references/sub/deep.md": "deep",
       "a/references/inner-link.md": { link: "notes.md" },
       "a/references/up-link.md": { link: "../SKILL.md" },
-      "a/references/b-link.md": { link: "../../b/references/x.md" },
+      "e/SKILL.md": skillMd("e"),
+      "e/references/b-link.md": { link: "../../b/references/x.md" },
       "a/scripts/run.sh": "#!/bin/sh\necho hi\n",
       "a/assets/blob.bin": binary,
       "a/assets/a..b.txt": "dots inside a name are fine",
@@ -411,14 +412,14 @@ describe("resources", () => {
     expect(asset).toEqual(binary);
     expect(new TextDecoder().decode(await provider.getScript("a", "run.sh"))).toBe("#!/bin/sh\necho hi\n");
     expect(new TextDecoder().decode(await provider.getReference("a", "inner-link.md"))).toBe("# Notes\n");
+    // A link inside the skill is served even when it leaves its kind folder: one link rule (decisions 0110, 0121).
+    expect(new TextDecoder().decode(await provider.getReference("a", "up-link.md"))).toBe(skillMd("a"));
     expect(new TextDecoder().decode(await provider.getAsset("a", "a..b.txt"))).toBe("dots inside a name are fine");
   });
 
   it.each([
     ["../../b/references/x.md"],
     ["../SKILL.md"],
-    ["up-link.md"],
-    ["b-link.md"],
     ["sub"],
     ["sub/deep.md"],
     [".."],
@@ -437,16 +438,21 @@ describe("resources", () => {
     expect((error as Error).message).not.toContain(root);
   });
 
-  it("never reads through a kind folder that leaves the skill", async () => {
+  it("never reads through a link that leaves the skill, and refuses the listing that would hold it", async () => {
     const provider = new LocalFileSystemSkillProvider(root);
     await expect(provider.getReference("c", "x.md")).rejects.toBeInstanceOf(ResourceNotFoundError);
-    expect(await provider.listResources("c")).toEqual({ references: [], scripts: [], assets: [] });
+    await expect(provider.getReference("e", "b-link.md")).rejects.toBeInstanceOf(ResourceNotFoundError);
+    await expect(provider.readFile("e", "references/b-link.md")).rejects.toThrow(/leads outside/);
+    for (const id of ["c", "e"]) {
+      await expect(provider.listResources(id)).rejects.toBeInstanceOf(InvalidPathError);
+      await expect(provider.listFiles(id)).rejects.toThrow(`in skill "${id}"`);
+    }
   });
 
   it("lists regular files directly inside each kind folder, sorted, all keys present", async () => {
     const provider = new LocalFileSystemSkillProvider(root);
     expect(await provider.listResources("a")).toEqual({
-      references: ["inner-link.md", "notes.md", "zeta.md"],
+      references: ["inner-link.md", "notes.md", "up-link.md", "zeta.md"],
       scripts: ["run.sh"],
       assets: ["a..b.txt", "blob.bin"],
     });
@@ -506,13 +512,34 @@ describe("listFiles and readFile", () => {
     expect(new TextDecoder().decode(await provider.readFile("a", "scripts/lib/util.py"))).toBe("print(1)\n");
   });
 
-  it("rejects links anywhere in the tree instead of skipping them", async () => {
-    await writeTree(root, { "a/SKILL.md": skillMd("a"), "a/references/notes.md": "n", "a/references/link.md": { link: "notes.md" } });
+  it("lists links inside the skill with the target's size, and rejects links leaving it instead of skipping them", async () => {
+    await writeTree(root, {
+      "a/SKILL.md": skillMd("a"),
+      "a/references/notes.md": "n",
+      "a/references/link.md": { link: "notes.md" },
+      "a/docs": { link: "references" },
+      "b/SKILL.md": skillMd("b"),
+      "b/references/notes.md": "n",
+      "b/references/out.md": { link: "../../a/references/notes.md" },
+      "c/SKILL.md": skillMd("c"),
+      "c/gone.md": { link: "nowhere.md" },
+    });
     const provider = new LocalFileSystemSkillProvider(root);
-    const error = await provider.listFiles("a").catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(InvalidPathError);
-    expect((error as InvalidPathError).path).toBe("references/link.md");
-    expect((error as Error).message).toContain('skill "a"');
+    expect(await provider.listFiles("a")).toEqual([
+      { path: "SKILL.md", size: Buffer.byteLength(skillMd("a")) },
+      { path: "docs/link.md", size: 1 },
+      { path: "docs/notes.md", size: 1 },
+      { path: "references/link.md", size: 1 },
+      { path: "references/notes.md", size: 1 },
+    ]);
+    for (const [id, rel, why] of [["b", "references/out.md", "leads outside the skill"], ["c", "gone.md", "target does not exist"]] as const) {
+      const error = await provider.listFiles(id).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidPathError);
+      expect((error as InvalidPathError).path).toBe(rel);
+      expect((error as Error).message).toContain(`skill "${id}"`);
+      expect((error as Error).message).toContain(why);
+      await expect(provider.readFile(id, rel)).rejects.toBeInstanceOf(InvalidPathError);
+    }
   });
 
   it("rejects special files in listFiles and readFile", async () => {
@@ -547,9 +574,14 @@ describe("listFiles and readFile", () => {
     expect((await provider.getMetadata("a")).description).toBe("one");
   });
 
+  it("serves links that stay inside the skill: a final link and a link on the way", async () => {
+    await writeTree(root, { "a/SKILL.md": skillMd("a"), "a/references/notes.md": "n", "a/link.md": { link: "references/notes.md" }, "a/linkdir": { link: "references" } });
+    const provider = new LocalFileSystemSkillProvider(root);
+    expect(new TextDecoder().decode(await provider.readFile("a", "link.md"))).toBe("n");
+    expect(new TextDecoder().decode(await provider.readFile("a", "linkdir/notes.md"))).toBe("n");
+  });
+
   it.each([
-    ["link.md", "a final link"],
-    ["linkdir/notes.md", "a link on the way"],
     ["../b/SKILL.md", "traversal"],
     ["references/../../b/SKILL.md", "traversal inside"],
     ["/etc/passwd", "absolute"],

@@ -183,11 +183,19 @@ describe("FileSystemSkillRepository whole-skill reads (AgentScope's getSkill, ge
   });
 
   it("getSkill refuses unknown ids and skills it cannot read whole", async () => {
-    await writeTree(root, { "linked/SKILL.md": skillMd("linked"), "linked/references/l.md": { link: "../SKILL.md" }, "broken/SKILL.md": "no frontmatter" });
+    await writeTree(root, {
+      "linked/SKILL.md": skillMd("linked"),
+      "linked/references/l.md": { link: "../SKILL.md" },
+      "leaving/SKILL.md": skillMd("leaving"),
+      "leaving/references/l.md": { link: "../../linked/SKILL.md" },
+      "broken/SKILL.md": "no frontmatter",
+    });
     const repo = new FileSystemSkillRepository(root);
     await expect(repo.getSkill("missing")).rejects.toBeInstanceOf(SkillNotFoundError);
     await expect(repo.getSkill("../etc")).rejects.toBeInstanceOf(SkillNotFoundError);
-    await expect(repo.getSkill("linked")).rejects.toThrow(/is a link/);
+    // A link inside the skill is part of it (its content is loaded under the link's path); one leaving it is refused.
+    expect(new TextDecoder().decode((await repo.getSkill("linked")).resources.get("references/l.md") as Uint8Array)).toBe(skillMd("linked"));
+    await expect(repo.getSkill("leaving")).rejects.toThrow(/leads outside the skill/);
     await expect(repo.getSkill("broken")).rejects.toBeInstanceOf(SkillValidationError);
   });
 

@@ -14,9 +14,8 @@ import {
   type SaveResult,
   type SkillRepository,
 } from "@skillport/core";
-import { errorCode, isMissing } from "./files.js";
+import { errorCode, isMissing } from "./errno.js";
 import { LocalFileSystemSkillProvider, type LocalFileSystemProviderOptions } from "./provider.js";
-import { probeSkillDir } from "./skill-dirs.js";
 
 export interface FileSystemRepositoryOptions extends LocalFileSystemProviderOptions {
   /** Create the root directory (and its parents) when it is missing. Default false. */
@@ -111,8 +110,9 @@ export class FileSystemSkillRepository extends LocalFileSystemSkillProvider impl
     if (!isSafeSkillId(id)) return false;
     const target = path.join(this.root, id);
     try {
-      const probe = await probeSkillDir(this.root, id);
-      if (!probe.ok) return false;
+      // A skill is a folder (or a link to one inside the root) holding a skill file; nothing else is deleted.
+      this.invalidate(id);
+      if (!(await this.skillExists(id))) return false;
       if ((await lstat(target)).isSymbolicLink()) {
         await unlink(target);
       } else {

@@ -1,7 +1,8 @@
-import { lstat, readdir, realpath, stat } from "node:fs/promises";
+import { lstat, realpath, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { LocalFileSystemSkillProvider, type LocalFileSystemProviderOptions } from "./provider.js";
+import { walkTree } from "./walk.js";
 
 export type SkillRootScope = "project" | "user";
 
@@ -67,7 +68,7 @@ export async function discoverSkillRoots(options: DiscoverSkillRootsOptions = {}
     const ancestors = await projectDirs(cwd, take);
     for (const dir of ancestors) await collect(dir, "project");
     if (options.nested) {
-      for (const dir of await nestedDirs(cwd, maxDepth, take)) await collect(dir, "project");
+      for (const dir of nestedDirs(cwd, maxDepth, budget)) await collect(dir, "project");
     }
   }
   const home = await realDirectory(options.home ?? os.homedir());
@@ -87,29 +88,36 @@ async function projectDirs(cwd: string, take: () => boolean): Promise<string[]> 
 }
 
 /** Subdirectories below `cwd` (breadth first, sorted), skipping dot-directories, `.git` and `node_modules`; no links. */
-async function nestedDirs(cwd: string, maxDepth: number, take: () => boolean): Promise<string[]> {
-  const found: string[] = [];
-  let level = [cwd];
-  for (let depth = 1; depth <= maxDepth && level.length > 0; depth++) {
-    const next: string[] = [];
-    for (const dir of level) {
-      let entries;
-      try {
-        entries = await readdir(dir, { withFileTypes: true });
-      } catch {
-        continue; // unreadable: nothing to find there
-      }
-      for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-        if (!entry.isDirectory() || entry.name.startsWith(".") || SKIPPED_DIRS.has(entry.name)) continue;
-        if (!take()) return found;
-        const child = path.join(dir, entry.name);
-        found.push(child);
-        next.push(child);
-      }
-    }
-    level = next;
+function nestedDirs(cwd: string, maxDepth: number, budget: number): string[] {
+  if (budget <= 0) return [];
+  const walked = walkTree(cwd, {
+    files: false,
+    directories: true,
+    links: "exclude",
+    checkNames: false,
+    onProblem: "collect", // unreadable folders and the limits just end the search there
+    maxDepth,
+    maxDirs: budget + 1, // the budget counts folders found below cwd; the walker counts cwd too
+    exclude: (rel, isDir) => {
+      const name = rel.slice(rel.lastIndexOf("/") + 1);
+      return !isDir || name.startsWith(".") || SKIPPED_DIRS.has(name) ? "not searched" : undefined;
+    },
+  });
+  // Breadth first: by depth, then segment by segment (so `a/x` comes before `a-b/y`, as a level-by-level walk finds them).
+  const bySegments = walked.entries
+    .map((e) => e.path.split("/"))
+    .sort((a, b) => a.length - b.length || compareSegments(a, b))
+    .slice(0, budget);
+  return bySegments.map((segments) => path.join(cwd, ...segments));
+}
+
+function compareSegments(a: readonly string[], b: readonly string[]): number {
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x !== y) return x < y ? -1 : 1;
   }
-  return found;
+  return 0;
 }
 
 async function realDirectory(dir: string): Promise<string | undefined> {

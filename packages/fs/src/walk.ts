@@ -70,6 +70,8 @@ export interface WalkOptions {
   links?: WalkLinkPolicy;
   /** Real path links must stay inside under `follow-inside`. Default the root's real path. */
   boundary?: string;
+  /** How messages name the boundary (`the skill`, `the package`). Default "its directory". */
+  boundaryName?: string;
   /** Reason recorded for links under the `exclude` policy. Default "symbolic link". */
   linkReason?: string;
   /**
@@ -169,6 +171,11 @@ export function walkTree(root: string, options: WalkOptions = {}): WalkResult {
   };
 
   const queue: PendingDir[] = [{ rel: "", real: rootReal, depth: 0, viaLink: false, chain: following ? [rootReal] : [] }];
+  if (!isInside(boundary, rootReal)) {
+    // The root was resolved through a link that leaves the boundary (e.g. a skill folder swapped for a link).
+    problem("", "link-outside", `the root is a symbolic link that leads outside ${options.boundaryName ?? "its directory"}`);
+    queue.length = 0;
+  }
   try {
     for (let next = 0; next < queue.length; next++) {
       const dir = queue[next]!;
@@ -227,7 +234,7 @@ export function walkTree(root: string, options: WalkOptions = {}): WalkResult {
             continue;
           }
           if (!isInside(boundary, real)) {
-            problem(rel, "link-outside", "is a symbolic link that leads outside its directory");
+            problem(rel, "link-outside", `is a symbolic link that leads outside ${options.boundaryName ?? "its directory"}`);
             continue;
           }
         }

@@ -215,20 +215,44 @@ describe("links and limits", () => {
   });
 
   it("follows links that stay inside with followLinks, and refuses ones that escape", async () => {
-    await writeTree(dir, { "pkg/skills/a/SKILL.md": skillMd("a"), "pkg/shared/lib.py": "print(1)\n", "outside.txt": "secret" });
+    await writeTree(dir, { "pkg/skills/a/SKILL.md": skillMd("a"), "pkg/shared/lib.py": "print(1)\n", "pkg/lib-link.py": { link: "shared/lib.py" }, "outside.txt": "secret" });
     const pkg = path.join(dir, "pkg");
-    await symlink("../../shared/lib.py", path.join(pkg, "skills/a/lib.py"));
     await symlink("../shared", path.join(pkg, "skills/linked-dir"));
+    await expect(packDirectory(pkg, { requireValid: false })).rejects.toThrow(/lib-link\.py.*--follow-links/);
     const followed = await packDirectory(pkg, { followLinks: true, requireValid: false });
-    expect(followed.manifest.files.map((f) => f.path)).toEqual(["shared/lib.py", "skills/a/SKILL.md", "skills/a/lib.py", "skills/linked-dir/lib.py"]);
+    expect(followed.manifest.files.map((f) => f.path)).toEqual(["lib-link.py", "shared/lib.py", "skills/a/SKILL.md", "skills/linked-dir/lib.py"]);
     await symlink("../../../outside.txt", path.join(pkg, "skills/a/escape.txt"));
-    await expect(packDirectory(pkg, { followLinks: true, requireValid: false })).rejects.toThrow(/skills\/a\/escape\.txt.*points outside the package/);
+    await expect(packDirectory(pkg, { followLinks: true, requireValid: false })).rejects.toThrow(/skills\/a\/escape\.txt.*outside/);
+  });
+
+  // fs's skill-directory rule (decision 0121): inside a skill folder, a link that stays in the skill is packed (as
+  // the target's bytes) without --follow-links; one leaving the skill is refused even with it.
+  it("applies the skill link rule inside skills/<name>/", async () => {
+    await writeTree(dir, {
+      "skills/a/SKILL.md": skillMd("a"),
+      "skills/a/references/real.md": "real",
+      "skills/a/references/alias.md": { link: "real.md" },
+      "skills/b/SKILL.md": skillMd("b"),
+    });
+    const packed = await packDirectory(dir);
+    expect(packed.manifest.files.map((f) => f.path)).toEqual(["skills/a/SKILL.md", "skills/a/references/alias.md", "skills/a/references/real.md", "skills/b/SKILL.md"]);
+    await symlink("../../b/SKILL.md", path.join(dir, "skills/a/references/peek.md"));
+    for (const followLinks of [false, true]) {
+      await expect(packDirectory(dir, { followLinks })).rejects.toThrow(/skills\/a\/references\/peek\.md.*leads outside the skill/);
+    }
+  });
+
+  it("packs skills/<name>/skill.md as SKILL.md when SKILL.md is absent", async () => {
+    await writeTree(dir, { "skills/low/skill.md": skillMd("low") });
+    const packed = await packDirectory(dir);
+    expect(packed.manifest.files.map((f) => f.path)).toEqual(["skills/low/SKILL.md"]);
+    expect(packed.manifest.skills.map((s) => s.name)).toEqual(["low"]);
   });
 
   it("refuses a link loop", async () => {
-    await writeTree(dir, { "skills/a/SKILL.md": skillMd("a") });
-    await symlink("..", path.join(dir, "skills/a/loop"));
-    await expect(packDirectory(dir, { followLinks: true })).rejects.toThrow(/skills\/a\/loop.*loop/);
+    await writeTree(dir, { "skills/a/SKILL.md": skillMd("a"), "skills/a/sub/x.md": "x" });
+    await symlink("..", path.join(dir, "skills/a/sub/loop"));
+    await expect(packDirectory(dir)).rejects.toThrow(/skills\/a\/sub\/loop.*loop/);
   });
 
   it.each([

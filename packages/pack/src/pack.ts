@@ -4,7 +4,7 @@ import { writeFileAtomic } from "@skillport/fs";
 import { checkLayout, type LayoutOptions, type LayoutReport, type PackageSkill } from "./layout.js";
 import { formatBytes, resolveLimits, type PackageLimits } from "./limits.js";
 import { readCollected } from "./read-files.js";
-import { collectFiles, type ExcludedEntry } from "./walk.js";
+import { canonicalSkillFiles, collectFiles, type ExcludedEntry } from "./walk.js";
 import { computeVersionId } from "./version.js";
 import { DeterministicZip } from "./zip-writer.js";
 
@@ -67,6 +67,13 @@ async function loadPackage(dir: string, options: CollectPackageOptions, onFile: 
     includeSecrets: options.includeSecrets,
     followLinks: options.followLinks,
     skipAbsolute: options.skipAbsolute,
+    skillFolders: "package",
+  });
+  // `skills/<x>/skill.md` is the skill file when SKILL.md is absent (fs's one file-name rule); it is packed under its
+  // canonical name, so every runtime finds it (decision 0124).
+  canonicalSkillFiles(collected.files, (rel) => {
+    const parts = rel.split("/");
+    return parts.length === 3 && parts[0] === "skills" ? `skills/${parts[1]}/` : undefined;
   });
   // Only SKILL.md files are kept for the layout check; everything else streams through.
   const skillMds = new Map<string, Uint8Array>();

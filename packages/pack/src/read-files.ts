@@ -27,7 +27,7 @@ export async function readCollected(
   const manifest: ManifestFile[] = [];
   let sinceYield = 0;
   for (const file of collected.files) {
-    const opened = openConfined(collected.root, file.path, { followLinksInside: options.followLinks ?? false });
+    const opened = openConfined(collected.root, file.source ?? file.path, { followLinksInside: (options.followLinks ?? false) || file.viaLink === true });
     let read: Uint8Array | undefined;
     try {
       read = opened.readAllSync(options.maxFileBytes);

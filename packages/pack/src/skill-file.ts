@@ -13,7 +13,7 @@ import { readArchive, type ArchiveFile } from "./archive/read.js";
 import { ArchiveError } from "./errors.js";
 import { resolveLimits, type PackageLimits } from "./limits.js";
 import type { ManifestFile } from "./pack.js";
-import { collectFiles, type ExcludedEntry } from "./walk.js";
+import { canonicalSkillFiles, collectFiles, type ExcludedEntry } from "./walk.js";
 import { computeVersionId, sha256Hex } from "./version.js";
 import { writeTree } from "./unpack.js";
 import { DeterministicZip } from "./zip-writer.js";
@@ -47,7 +47,14 @@ export interface ExportSkillResult {
 /** Exports a skill directory to a `.skill` file's bytes; exclusions and secret rules apply as for packages. */
 export async function exportSkill(skillDir: string, options: ExportSkillOptions = {}): Promise<ExportSkillResult> {
   const limits = resolveLimits(options.limits);
-  const collected = await collectFiles(skillDir, { limits, includeSecrets: options.includeSecrets, followLinks: options.followLinks, skipAbsolute: options.skipAbsolute });
+  const collected = await collectFiles(skillDir, {
+    limits,
+    includeSecrets: options.includeSecrets,
+    followLinks: options.followLinks,
+    skipAbsolute: options.skipAbsolute,
+    skillFolders: "root",
+  });
+  canonicalSkillFiles(collected.files, (rel) => (rel.includes("/") ? undefined : ""));
   const skillMd = collected.files.find((f) => f.path === "SKILL.md");
   if (!skillMd) {
     throw new SkillValidationError("the directory has no SKILL.md at its root, so it is not a skill", [

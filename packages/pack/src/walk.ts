@@ -1,7 +1,7 @@
 import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { InvalidPathError, LimitExceededError, SkillUnavailableError } from "@skillport/core";
-import { walkTree, type WalkProblem } from "@skillport/fs";
+import { DEFAULT_MAX_FILE_BYTES, isInside, walkTree, type WalkProblem } from "@skillport/fs";
 import { ExclusionRules, npmrcHasToken } from "./exclusions.js";
 import { formatBytes, type PackageLimits } from "./limits.js";
 import { comparePaths, normalizedMode, pathDepth } from "./paths.js";
@@ -11,6 +11,10 @@ export interface CollectedFile {
   path: string;
   size: number;
   mode: 0o755 | 0o644;
+  /** Where the file is on disk, relative to the root, when that differs from `path` (`skill.md` packed as SKILL.md). */
+  source?: string;
+  /** Reached through a symbolic link (followed under the link rules): it is read following links inside the root. */
+  viaLink?: boolean;
 }
 
 /** Something left out of a package and why. Directories end with `/`. */
@@ -26,6 +30,14 @@ export interface CollectOptions {
   followLinks?: boolean;
   /** An absolute path never to include (the archive being written, when it lies inside the root). */
   skipAbsolute?: string;
+  /**
+   * Where skill folders are, so links inside them follow fs's skill-directory rule (decision 0121): a link that stays
+   * inside its skill is followed without `followLinks`, one leaving it (or dangling) is refused even with it.
+   * `root`: the root is one skill (export); `package`: every `skills/<name>/`. Default: no skill folders.
+   */
+  skillFolders?: "root" | "package";
+  /** Largest file inside a skill folder. Default fs's DEFAULT_MAX_FILE_BYTES (10 MiB), the one skill-file limit. */
+  maxSkillFileBytes?: number;
 }
 
 export interface Collected {
@@ -53,7 +65,8 @@ export async function collectFiles(rootDir: string, options: CollectOptions): Pr
   const excluded: ExcludedEntry[] = [];
 
   const walked = walkTree(rootReal, {
-    links: options.followLinks ? "follow-inside" : "refuse",
+    // Inside skill folders links are judged by the skill rule below, so the walker follows links inside the root.
+    links: options.followLinks || options.skillFolders !== undefined ? "follow-inside" : "refuse",
     maxDepth: limits.maxDepth,
     maxFiles: limits.maxFiles,
     onProblem: "collect",
@@ -81,6 +94,18 @@ export async function collectFiles(rootDir: string, options: CollectOptions): Pr
 
   const files: CollectedFile[] = [];
   let totalBytes = 0;
+  const skillLimit = options.maxSkillFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  const skillReals = new Map<string, string | undefined>();
+  /** The real path of the skill folder `entry` lies in, unless that folder is itself a link (then the package rule). */
+  const skillRealOf = (rel: string): string | undefined => {
+    const folder = skillFolderOf(rel, options.skillFolders);
+    if (folder === undefined) return undefined;
+    if (!skillReals.has(folder)) {
+      const abs = path.join(rootReal, ...folder.split("/").filter(Boolean));
+      skillReals.set(folder, folder !== "" && lstatSync(abs).isSymbolicLink() ? undefined : realpathSync(abs));
+    }
+    return skillReals.get(folder);
+  };
   for (const entry of walked.entries) {
     if (entry.viaLink) {
       // Reached through a followed link: the target must pass the rules as well.
@@ -91,17 +116,30 @@ export async function collectFiles(rootDir: string, options: CollectOptions): Pr
         continue;
       }
     }
+    if (entry.viaLink) {
+      // fs's one link rule inside a skill folder; elsewhere links are followed only when asked to.
+      const skillReal = skillRealOf(entry.path);
+      if (skillReal !== undefined) {
+        if (!isInside(skillReal, entry.realPath)) throw new InvalidPathError(entry.path, "is a symbolic link (or lies below one) that leads outside the skill");
+      } else if (!options.followLinks) {
+        throw new InvalidPathError(entry.path, "is a symbolic link (or lies below one; pass followLinks / --follow-links to include links that stay inside the package)");
+      }
+    }
     if (pathDepth(entry.path) > limits.maxDepth) {
       throw new LimitExceededError("maxDepth", `${entry.path} is nested deeper than ${limits.maxDepth} levels`);
     }
     if (entry.size > limits.maxFileBytes) {
       throw new LimitExceededError("maxFileBytes", `${entry.path} is ${formatBytes(entry.size)}, over the ${formatBytes(limits.maxFileBytes)} per-file limit`);
     }
+    // A skill's own files have the one skill-directory limit: what no provider would serve is not packed either.
+    if (skillFolderOf(entry.path, options.skillFolders) !== undefined && entry.size > skillLimit) {
+      throw new LimitExceededError("maxFileBytes", `${entry.path} is ${formatBytes(entry.size)}, over the ${formatBytes(skillLimit)} limit for a skill's files`);
+    }
     totalBytes += entry.size;
     if (totalBytes > limits.maxTotalBytes) {
       throw new LimitExceededError("maxTotalBytes", `the package is larger than ${formatBytes(limits.maxTotalBytes)} uncompressed`);
     }
-    files.push({ path: entry.path, size: entry.size, mode: normalizedMode(entry.path, entry.mode) });
+    files.push({ path: entry.path, size: entry.size, mode: normalizedMode(entry.path, entry.mode), ...(entry.viaLink ? { viaLink: true } : {}) });
   }
   for (const e of walked.excluded) excluded.push(e);
   files.sort((a, b) => comparePaths(a.path, b.path));
@@ -127,6 +165,35 @@ function problemError(p: WalkProblem): Error {
     default:
       return new InvalidPathError(p.path, p.message);
   }
+}
+
+/**
+ * Renames `<folder>skill.md` to `<folder>SKILL.md` where the folder has no SKILL.md (fs's one file-name rule, decision
+ * 0124), keeping the name on disk in `source`; `folderOf` says which folder a path is the skill file of (undefined:
+ * none). Keeps the list sorted.
+ */
+export function canonicalSkillFiles(files: CollectedFile[], folderOf: (rel: string) => string | undefined): void {
+  const present = new Set(files.map((f) => f.path));
+  let renamed = false;
+  for (const file of files) {
+    const folder = folderOf(file.path);
+    if (folder !== undefined && file.path === `${folder}skill.md` && !present.has(`${folder}SKILL.md`)) {
+      file.source = file.path;
+      file.path = `${folder}SKILL.md`;
+      renamed = true;
+    }
+  }
+  if (renamed) files.sort((a, b) => comparePaths(a.path, b.path));
+}
+
+/** The skill folder (relative, `""` for the root) that `rel` lies in, if any. */
+function skillFolderOf(rel: string, layout: CollectOptions["skillFolders"]): string | undefined {
+  if (layout === "root") return "";
+  if (layout === "package") {
+    const parts = rel.split("/");
+    return parts[0] === "skills" && parts.length > 2 ? `skills/${parts[1]}` : undefined;
+  }
+  return undefined;
 }
 
 function readGitignore(file: string): string | undefined {

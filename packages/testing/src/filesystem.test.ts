@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { lstat, mkdtemp, readdir, readFile, realpath, rm } from "node:fs/promises";
+import { lstat, mkdtemp, readdir, readFile, realpath, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import {
@@ -27,7 +27,7 @@ class MiniFsProvider implements SkillProvider {
   readonly name = "mini-fs";
   constructor(
     private readonly root: string,
-    private readonly options: { followLinks?: boolean; confineToRoot?: boolean; maxFileBytes?: number } = {},
+    private readonly options: { followLinks?: boolean; confineToRoot?: boolean; refuseAllLinks?: boolean; maxFileBytes?: number } = {},
   ) {}
 
   async discover(): Promise<string[]> {
@@ -53,12 +53,12 @@ class MiniFsProvider implements SkillProvider {
     return this.#read(id, this.#kindPath(id, "assets", name));
   }
   async listResources(id: string): Promise<ResourceListing> {
-    const dir = await this.#skillDir(id);
     const listing: ResourceListing = { references: [], scripts: [], assets: [] };
-    for (const kind of RESOURCE_KINDS) {
-      const entries = await readdir(path.join(dir, kind), { withFileTypes: true }).catch(() => []);
-      for (const e of entries) if (e.isFile() && !e.name.startsWith(".")) listing[kind].push(e.name);
-      listing[kind].sort();
+    for (const file of await this.listFiles(id)) {
+      const [kind, name, ...rest] = file.path.split("/");
+      if (rest.length === 0 && name !== undefined && !name.startsWith(".") && (RESOURCE_KINDS as readonly string[]).includes(kind ?? "")) {
+        listing[kind as (typeof RESOURCE_KINDS)[number]].push(name);
+      }
     }
     return listing;
   }
@@ -68,8 +68,13 @@ class MiniFsProvider implements SkillProvider {
     const walk = async (rel: string): Promise<void> => {
       for (const e of await readdir(path.join(dir, rel), { withFileTypes: true })) {
         const child = rel === "" ? e.name : `${rel}/${e.name}`;
-        if (e.isSymbolicLink() && !this.options.followLinks) throw new AgentSkillsError(`skill ${id}: ${child} is a link`);
-        const st = await (this.options.followLinks ? import("node:fs/promises").then((m) => m.stat(path.join(dir, child))) : lstat(path.join(dir, child)));
+        if (e.isSymbolicLink() && this.options.refuseAllLinks) throw new AgentSkillsError(`skill ${id}: ${child} is a link`);
+        if (e.isSymbolicLink() && !this.options.followLinks) {
+          // The one link rule: a link that stays inside the skill is part of it; anything else is refused.
+          const target = await realpath(path.join(dir, child)).catch(() => undefined);
+          if (target === undefined || !isInside(await realpath(dir), target)) throw new AgentSkillsError(`skill ${id}: ${child} is a link leaving the skill`);
+        }
+        const st = await stat(path.join(dir, child));
         if (st.isDirectory()) await walk(child);
         else files.push({ path: child, size: st.size });
       }
@@ -112,7 +117,7 @@ class MiniFsProvider implements SkillProvider {
       if (!isInside(await realpath(dir), file)) throw new ResourceNotFoundError(id, rel);
     }
     const st = await lstat(file).catch(() => undefined);
-    if (!st || !(this.options.followLinks || st.isFile())) throw new ResourceNotFoundError(id, rel);
+    if (!st || !(this.options.followLinks || st.isFile() || (st.isSymbolicLink() && (await stat(file)).isFile()))) throw new ResourceNotFoundError(id, rel);
     if (st.size > (this.options.maxFileBytes ?? Infinity)) throw new AgentSkillsError(`skill ${id}: ${rel} is too large`);
     return new Uint8Array(await readFile(file));
   }
@@ -145,7 +150,12 @@ describe("the kit on a real filesystem", () => {
       contentLimit: { makeProvider: () => new MiniFsProvider(root, { maxFileBytes: 4 }) },
     });
     expect(report.failed).toEqual([]);
-    expect(report.passed).toHaveLength(48 + 4 + 7 + 3 + 3);
+    expect(report.passed).toHaveLength(48 + 4 + 7 + 3 + 5);
+  });
+
+  it("a provider that refuses every link fails the in-skill link case (one link rule for every method)", async () => {
+    const report = await runConformance(() => new MiniFsProvider(root, { refuseAllLinks: true }), { filesystem: { root } });
+    expect(report.failed.map((f) => f.id)).toEqual(["fs.symlink.inside-skill"]);
   });
 
   it("a provider that follows links out of the skill fails the symlink and readFile confinement cases", async () => {
@@ -154,6 +164,7 @@ describe("the kit on a real filesystem", () => {
       [
         "confine.read-file.provider-root",
         "confine.read-file.sibling",
+        "fs.symlink.dangling",
         "fs.symlink.dir-to-sibling",
         "fs.symlink.file-outside-root",
         "fs.symlink.file-to-sibling",
@@ -172,7 +183,9 @@ describe("the kit on a real filesystem", () => {
         "confine.references.sibling",
         "confine.references.skill-md",
         "confine.scripts.cross-kind",
-        "fs.symlink.dir-to-sibling", // a link to a sibling stays inside the root, so a root-confined provider serves it
+        // links to a sibling stay inside the root, so a root-confined provider serves them
+        "fs.symlink.dir-to-sibling",
+        "fs.symlink.file-to-sibling",
       ].sort(),
     );
     const sibling = report.failed.find((f) => f.id === "confine.references.sibling");

@@ -37,8 +37,9 @@ export function registerDemo(program: Command, io: CliIO, setExit: (code: number
       if (reports.some((r) => !r.valid)) setExit(EXIT_PROBLEMS);
 
       step(2, "List them");
-      const { registry } = await loadSkills([path.relative(io.cwd, skillsDir) || "."], io);
-      reportLoadProblems(io, registry.failures, registry.shadowed);
+      const loaded = await loadSkills([path.relative(io.cwd, skillsDir) || "."], io);
+      const { registry } = loaded;
+      reportLoadProblems(io, loaded.failures, registry.shadowed, loaded.skipped);
       for (const entry of registry.list()) {
         const description = String(entry.getMetadata().description ?? "").replace(/\s+/g, " ").trim();
         io.stdout(`  ${c.bold(entry.id)} — ${truncateColumns(description, 80)}\n`);

@@ -22,7 +22,7 @@ export function registerExport(program: Command, io: CliIO, _setExit: (code: num
     .option("-o, --output <file>", "file to write (default: <name>.skill in the current directory)")
     .option("--json", "print the result as JSON")
     .option("--include-secrets", "also export files that look like credentials - dangerous")
-    .option("--follow-links", "follow symbolic links that stay inside the skill")
+    .option("--follow-links", "accepted for compatibility: links that stay inside the skill are always followed, links leaving it always refused")
     .addHelpText("after", "\nExamples:\n  skillport export examples/package/skills/word-stats -o word-stats.skill")
     .action(async (dir: string, options: ExportCommandOptions) => {
       const root = path.resolve(io.cwd, dir);

@@ -12,7 +12,7 @@ export function registerList(program: Command, io: CliIO, setExit: (code: number
     .option("--json", "print JSON")
     .option("--all", "include skills shadowed by a higher-precedence source")
     .action(async (roots: string[], options: { json?: boolean; all?: boolean }) => {
-      await withSkills(roots, io, async ({ registry, failures }) => {
+      await withSkills(roots, io, async ({ registry, failures, skipped }) => {
         if (failures.length > 0) setExit(EXIT_PROBLEMS);
         const entries = registry.list({ includeShadowed: options.all });
         const winners = new Set(registry.list().map((e) => e.qualifiedId));
@@ -32,10 +32,10 @@ export function registerList(program: Command, io: CliIO, setExit: (code: number
           }),
         );
         if (options.json) {
-          printJson(io, { skills: rows, shadowed: registry.shadowed, failures: failures.map((f) => ({ source: f.source, id: f.id ?? null, message: f.message })) });
+          printJson(io, { skills: rows, shadowed: registry.shadowed, failures: failures.map((f) => ({ source: f.source, id: f.id ?? null, message: f.message })), skipped });
           return;
         }
-        reportLoadProblems(io, failures, registry.shadowed);
+        reportLoadProblems(io, failures, registry.shadowed, skipped);
         const c = colors(io);
         if (rows.length === 0) {
           io.stdout("No skills found.\n");

@@ -70,9 +70,9 @@ export function registerPrompt(program: Command, io: CliIO, setExit: (code: numb
     .option("--no-metadata", "agentscope/json: show only name, description and id")
     .action(async (roots: string[], options: PromptOptions) => {
       const loaded = await loadSkills(roots, io);
-      const { registry, failures } = loaded;
+      const { registry, failures, skipped } = loaded;
       try {
-        reportLoadProblems(io, failures, registry.shadowed);
+        reportLoadProblems(io, failures, registry.shadowed, skipped);
         if (failures.length > 0) setExit(EXIT_PROBLEMS);
         const counter = options.maxTokens === undefined ? undefined : await tokenCounter(options.tokenizer, io);
         const text = await registry.catalog({

@@ -52,7 +52,7 @@ export function registerSearch(program: Command, io: CliIO, setExit: (code: numb
           },
         },
       });
-      const { registry, failures, rootPaths, saveCaches } = loaded;
+      const { registry, failures, skipped, rootPaths, saveCaches } = loaded;
       try {
         if (failures.length > 0) setExit(EXIT_PROBLEMS);
         if (cacheDir !== undefined) cache = await DiskSearchCache.open(path.join(cacheDir, cacheFileName("search", rootPaths)), rootPaths.join("\0"));
@@ -76,7 +76,7 @@ export function registerSearch(program: Command, io: CliIO, setExit: (code: numb
           printJson(io, { query, minConfidence: options.minConfidence, results, index });
           return;
         }
-        reportLoadProblems(io, failures, registry.shadowed);
+        reportLoadProblems(io, failures, registry.shadowed, skipped);
         const c = colors(io);
         if (results.length === 0) {
           io.stdout(`No skill fits ${JSON.stringify(query)}${options.minConfidence > 0 ? ` (confidence ≥ ${options.minConfidence}; --min-confidence 0 shows weaker matches)` : ""}.\n`);

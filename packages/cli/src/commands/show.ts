@@ -57,9 +57,9 @@ async function findSkill(skill: string, roots: readonly string[], io: CliIO): Pr
     const loaded = await loadSkills([path.relative(io.cwd, dir) || "."], io);
     const [only] = loaded.registry.list();
     if (!only) {
-      const failure = loaded.registry.failures[0];
+      const why = loaded.failures[0]?.message ?? loaded.skipped[0]?.message;
       await loaded.close();
-      throw new CliError(`cannot load the skill in ${skill}${failure ? `: ${failure.message}` : ""}`);
+      throw new CliError(`cannot load the skill in ${skill}${why ? `: ${why}` : ""}`);
     }
     return { entry: only, loaded };
   }

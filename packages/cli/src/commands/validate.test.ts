@@ -66,11 +66,37 @@ describe("skillport validate", () => {
     const run = await runInProcess(["validate", "skills", "--format", "json"], dir);
     const byPath = Object.fromEntries(JSON.parse(run.stdout).skills.map((s: { path: string; diagnostics: Array<{ code: string }> }) => [s.path, s.diagnostics.map((d) => d.code)]));
     expect(byPath).toEqual({
-      "skills/dangling/SKILL.md": ["skill-md-unreadable"],
+      "skills/dangling/SKILL.md": ["skill-md-link-dangling"],
       "skills/dir-skill/SKILL.md": ["skill-md-not-file"],
       "skills/fine/SKILL.md": [],
     });
     expect(run.code).toBe(1);
+  });
+
+  // Issue 8 weakness: validate followed a SKILL.md link to any file and echoed its values; list and show refused it.
+  it("refuses a SKILL.md link leaving the skill and echoes nothing of its target", async () => {
+    const dir = await tree({
+      "secret.md": "---\nname: top-secret-token-4711\ndescription: hunter2-password\n---\n",
+      "skills/fine/SKILL.md": skillMd("fine"),
+      "skills/other/SKILL.md": skillMd("other"),
+    });
+    await mkdir(path.join(dir, "skills/evil"));
+    await mkdir(path.join(dir, "skills/sibling"));
+    await symlink(path.join(dir, "secret.md"), path.join(dir, "skills/evil/SKILL.md"));
+    await symlink("../other/SKILL.md", path.join(dir, "skills/sibling/SKILL.md"));
+    for (const args of [["validate", "skills"], ["validate", "skills", "--format", "json"], ["validate", "skills/evil"], ["validate", "skills/evil/SKILL.md"]]) {
+      const run = await runInProcess(args, dir);
+      expect(run.code).toBe(1);
+      expect(run.stdout + run.stderr).not.toMatch(/top-secret|hunter2/);
+      expect(run.stdout).toContain("skill-md-link-outside");
+    }
+    const json = JSON.parse((await runInProcess(["validate", "skills", "--format", "json"], dir)).stdout);
+    expect(json.skills.map((s: { path: string; valid: boolean }) => [s.path, s.valid])).toEqual([
+      ["skills/evil/SKILL.md", false],
+      ["skills/fine/SKILL.md", true],
+      ["skills/other/SKILL.md", true],
+      ["skills/sibling/SKILL.md", false],
+    ]);
   });
 
   it("reports broken references through referenced files, and unreferenced resources only with --unreferenced", async () => {

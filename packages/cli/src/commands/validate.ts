@@ -4,7 +4,7 @@ import path from "node:path";
 import { AgentSkillsError, LimitExceededError, PROFILE_NAMES, validateSkillMd, type ProfileName, type SkillProvider } from "@skillport/core";
 import { CliError, EXIT_PROBLEMS, progressLine, type CliIO } from "../io.js";
 import { formatJson, formatSarif, formatText, type SkillReport } from "../report.js";
-import { DEFAULT_MAX_SKILL_MD_BYTES, listSkillFiles, readSkillMd, readSkillText } from "../skill-files.js";
+import { DEFAULT_MAX_SKILL_MD_BYTES, inspectSkillFiles, problemDiagnostic, readSkillMd, readSkillText } from "../skill-files.js";
 import { displayPath, resolveSkillTargets } from "../targets.js";
 import { positiveInteger } from "../options.js";
 import { openSource, rootScheme } from "../source-uri.js";
@@ -25,7 +25,7 @@ export function registerValidate(program: Command, io: CliIO, setExit: (code: nu
     .argument("[paths...]", "skill directories, SKILL.md files, folders of skills, or source addresses (sqlite:./x.db, postgres://…)", ["."])
     .addOption(new Option("-p, --profile <profile>", "rule profile").choices(PROFILE_NAMES).default("spec"))
     .addOption(new Option("-f, --format <format>", "output format").choices(["text", "json", "sarif"]).default("text"))
-    .option("--no-lint", "skip best-practice warnings and reference checks")
+    .option("--no-lint", "skip best-practice warnings, reference checks and the file-tree policy check (SKILL.md only)")
     .option("--unreferenced", "also report resources that nothing references (info)")
     .option("--max-file-bytes <n>", "largest SKILL.md read", positiveInteger, DEFAULT_MAX_SKILL_MD_BYTES)
     .addHelpText(
@@ -58,18 +58,29 @@ export async function validatePaths(
 
 async function validateFiles(given: string, options: Omit<ValidateOptions, "format">, cwd: string, io?: CliIO): Promise<SkillReport[]> {
   const reports: SkillReport[] = [];
-  const targets = await resolveSkillTargets([given], cwd);
+  const targets = await resolveSkillTargets([given], cwd, { maxFileBytes: options.maxFileBytes });
   const progress = io ? progressLine(io, "validating", targets.length) : undefined;
   for (const target of targets) {
     progress?.tick();
-    const file = displayPath(target.skillMd, cwd);
-    const read = await readSkillMd(target.skillMd, file, options.maxFileBytes);
+    const folder = displayPath(target.dir, cwd);
+    if ("problem" in target) {
+      // Not a skill under the one policy (no SKILL.md, a SKILL.md link leaving the skill, …): reported, never read.
+      const diagnostic = problemDiagnostic(target.problem, folder);
+      reports.push({ path: diagnostic.file ?? folder, name: undefined, valid: diagnostic.severity !== "error", diagnostics: [diagnostic] });
+      continue;
+    }
+    const file = `${folder}/${target.skill.file}`;
+    const read = readSkillMd(target.skill, file, options.maxFileBytes);
     if ("diagnostic" in read) {
       reports.push({ path: file, name: undefined, valid: false, diagnostics: [read.diagnostic] });
       continue;
     }
-    const files = options.lint ? await listSkillFiles(target.dir) : undefined;
-    reports.push(report(read.bytes, file, target.dirName, files, (relPath) => readSkillText(target.dir, relPath, options.maxFileBytes), options));
+    // With lint on (the default), the whole file tree is checked against the policy too; --no-lint checks SKILL.md only.
+    const inspected = options.lint ? inspectSkillFiles(target.skill, folder) : undefined;
+    const skill = target.skill;
+    const checked = report(read.bytes, file, target.dirName, inspected?.files, (relPath) => readSkillText(skill, relPath, options.maxFileBytes), options);
+    const policy = inspected?.diagnostics ?? [];
+    reports.push({ ...checked, valid: checked.valid && !policy.some((d) => d.severity === "error"), diagnostics: [...checked.diagnostics, ...policy] });
   }
   progress?.done();
   return reports;

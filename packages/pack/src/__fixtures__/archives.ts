@@ -1,5 +1,6 @@
 // Hand-built archives for tests: real zip and tar bytes with whatever (malicious) headers a test needs.
 import { crc32, deflateRawSync, gzipSync } from "node:zlib";
+import { writeTree as sharedWriteTree, type TreeSpec } from "@skillport/fs/testing";
 import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -118,12 +119,9 @@ export async function tempDir(prefix = "skillport-pack-"): Promise<{ dir: string
 }
 
 /** Writes `files` (POSIX path → content) under `root`. */
-export async function writeTree(root: string, files: Record<string, string | Buffer>): Promise<void> {
-  for (const [rel, content] of Object.entries(files)) {
-    const target = path.join(root, ...rel.split("/"));
-    await mkdir(path.dirname(target), { recursive: true });
-    await writeFile(target, content);
-  }
+/** Files, directories and links under `root` (the shared temp-tree helper). */
+export function writeTree(root: string, files: TreeSpec): Promise<void> {
+  return sharedWriteTree(root, files);
 }
 
 export function skillMd(name: string, description = `Does ${name} things. Use when testing.`): string {

@@ -35,6 +35,13 @@ const PLANS: readonly LinkPlan[] = [
     referenceName: "outside.md",
   },
   {
+    label: "dangling",
+    link: "references/gone.md",
+    target: (_root, outside) => path.join(outside, "no-such-file.md"),
+    readThrough: "references/gone.md",
+    referenceName: "gone.md",
+  },
+  {
     label: "dir-to-sibling",
     link: "linked",
     target: (root) => path.join(root, CONFINEMENT_SIBLING_DIR),
@@ -43,14 +50,18 @@ const PLANS: readonly LinkPlan[] = [
 ];
 
 /**
- * Filesystem-only cases: a symbolic link inside the skill that points outside it (to a sibling directory, or out of
- * the provider root) must make listFiles and readFile raise, never serve or silently skip it; kind getters refuse
- * it; listResources leaves it out. Each case adds its link, makes a NEW provider, and removes the link afterwards.
+ * Filesystem-only cases, for providers over real folders (THE skill-directory link rule, docs/decisions/0121):
+ * - a link leaving the skill (to a sibling folder, out of the provider root) or dangling: listFiles and readFile
+ *   raise (never serve or silently skip it), the kind getter says not found, and listResources never lists it (it
+ *   may raise, since the listing it derives from is refused);
+ * - a link that stays inside the skill: served by every method — listed by listFiles with the target's size, read
+ *   by readFile and the kind getter, listed by listResources.
+ * Each case adds its link, makes a NEW provider, and removes the link afterwards.
  */
 export function filesystemCases(options: FilesystemConformanceOptions): ConformanceCase[] {
-  return PLANS.map((plan) => ({
+  const refused = PLANS.map((plan): ConformanceCase => ({
     id: `fs.symlink.${plan.label}`,
-    title: `a link ${plan.link} escaping the skill is refused by listFiles/readFile${plan.referenceName ? ", getReference, and skipped by listResources" : ""}`,
+    title: `a link ${plan.link} leaving the skill is refused by listFiles/readFile${plan.referenceName ? ", getReference and listResources" : ""}`,
     suite: "filesystem",
     run: async ({ makeProvider }) => {
       const outside = await mkdtemp(path.join(os.tmpdir(), "skillport-conformance-outside-"));
@@ -59,13 +70,15 @@ export function filesystemCases(options: FilesystemConformanceOptions): Conforma
         await writeFile(path.join(outside, "secret.md"), "secret\n");
         await symlink(plan.target(options.root, outside), linkPath);
         const provider: SkillProvider = await makeProvider();
-        await expectError(`listFiles with ${plan.link} linking outside the skill`, () => provider.listFiles(id), [ANY_SKILL_ERROR]);
+        await expectError(`listFiles with ${plan.link} leaving the skill`, () => provider.listFiles(id), [ANY_SKILL_ERROR]);
         await expectError(`readFile(${JSON.stringify(plan.readThrough)}) through a link`, () => provider.readFile(id, plan.readThrough), [ANY_SKILL_ERROR]);
         if (plan.referenceName) {
           const name = plan.referenceName;
           await expectError(`getReference(${JSON.stringify(name)}) through a link`, () => provider.getReference(id, name), [RESOURCE_NOT_FOUND]);
-          const listing = await provider.listResources(id);
-          check(!listing.references.includes(name), `listResources().references includes the escaping link: ${describeValue(listing.references)}`);
+          const listing = await provider.listResources(id).catch(() => undefined);
+          if (listing !== undefined) {
+            check(!listing.references.includes(name), `listResources().references includes the link leaving the skill: ${describeValue(listing.references)}`);
+          }
         }
       } finally {
         await unlink(linkPath).catch(() => undefined);
@@ -73,4 +86,29 @@ export function filesystemCases(options: FilesystemConformanceOptions): Conforma
       }
     },
   }));
+  const inside: ConformanceCase = {
+    id: "fs.symlink.inside-skill",
+    title: "a link that stays inside the skill is served by listFiles, readFile, getReference and listResources",
+    suite: "filesystem",
+    run: async ({ makeProvider }) => {
+      const linkPath = path.join(options.root, id, "references", "alias.md");
+      try {
+        await symlink("notes.md", linkPath);
+        const provider: SkillProvider = await makeProvider();
+        const expected = await provider.readFile(id, "references/notes.md");
+        const files = await provider.listFiles(id);
+        const listed = files.find((f) => f.path === "references/alias.md");
+        check(listed !== undefined && listed.size === expected.byteLength, `listFiles lists the link with the target's size: ${describeValue(files)}`);
+        const read = await provider.readFile(id, "references/alias.md");
+        check(Buffer.from(read).equals(Buffer.from(expected)), "readFile through the link returns the target's bytes");
+        const viaGetter = await provider.getReference(id, "alias.md");
+        check(Buffer.from(viaGetter).equals(Buffer.from(expected)), "getReference through the link returns the target's bytes");
+        const listing = await provider.listResources(id);
+        check(listing.references.includes("alias.md"), `listResources().references lists the link: ${describeValue(listing.references)}`);
+      } finally {
+        await unlink(linkPath).catch(() => undefined);
+      }
+    },
+  };
+  return [...refused, inside];
 }

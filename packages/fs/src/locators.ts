@@ -1,0 +1,203 @@
+import fs, { type Dirent } from "node:fs";
+import { lstat, readdir, realpath, stat } from "node:fs/promises";
+import path from "node:path";
+import { compareCodeUnits, isSafeSkillId } from "@skillport/core";
+import { isInside } from "./confine.js";
+import { errorCode, isMissing } from "./errno.js";
+import { SKILL_FILE_NAMES, SkillDirectory, fileProblem, type SkillDirectoryOptions, type SkillProbe, type SkillProblem } from "./skill-directory.js";
+import { walkTree } from "./walk.js";
+
+/**
+ * A folder a locator looked at and did not serve as a skill, and why. Nothing is dropped silently: every skipped
+ * folder is one of these (docs/decisions/0125). `where` is relative to the locator's root, POSIX.
+ */
+export interface SkippedSkill extends SkillProblem {
+  where: string;
+}
+
+export interface LocatedSkills {
+  /** By id. */
+  skills: Map<string, SkillDirectory>;
+  /** Sorted by `where`. */
+  skipped: SkippedSkill[];
+}
+
+/** Finds skills. Locators are pluggable: a flat root, a nested scan, or an explicit list. */
+export interface SkillLocator {
+  /** Every skill and every skipped folder. */
+  locate(): LocatedSkills | Promise<LocatedSkills>;
+  /** One skill by id, without locating all of them when the layout allows it. */
+  probe(id: string): SkillProbe | Promise<SkillProbe>;
+}
+
+const skipped = (where: string, problem: SkillProblem): SkippedSkill => ({ ...problem, where });
+
+/**
+ * The immediate subdirectories of `rootReal` (a real path) that hold a skill file; the folder name is the id.
+ * Skipped without a report, as documented: dot-entries (hidden folders, the repository's temp folders) and loose
+ * files. Reported: names that are not safe ids, folder links leaving the root (or dangling), folders without a
+ * skill file, and skill files refused by the policy.
+ */
+export class FlatRootLocator implements SkillLocator {
+  readonly root: string;
+  readonly #options: SkillDirectoryOptions;
+  readonly #sync: boolean;
+
+  constructor(rootReal: string, options: SkillDirectoryOptions & { sync?: boolean } = {}) {
+    this.root = rootReal;
+    this.#options = options;
+    this.#sync = options.sync ?? true;
+  }
+
+  async locate(): Promise<LocatedSkills> {
+    const entries = this.#sync ? fs.readdirSync(this.root, { withFileTypes: true }) : await readdir(this.root, { withFileTypes: true });
+    const found = new Map<string, SkillDirectory>();
+    const skips: SkippedSkill[] = [];
+    for (const entry of entries.sort((a, b) => compareCodeUnits(a.name, b.name))) {
+      if (entry.name.startsWith(".") || !(entry.isDirectory() || entry.isSymbolicLink())) continue;
+      let probe: SkillProbe;
+      try {
+        probe = await this.#probeEntry(entry.name, entry);
+      } catch (error) {
+        probe = { ok: false, problem: { code: "skill-unreadable", severity: "error", path: "", message: `the folder cannot be read (${errorCode(error) ?? "unknown error"})` } };
+      }
+      if (probe.ok) found.set(entry.name, probe.skill);
+      else if (probe.problem.code !== "skill-dir-not-directory") skips.push(skipped(entry.name, probe.problem));
+    }
+    return { skills: found, skipped: skips };
+  }
+
+  async probe(id: string): Promise<SkillProbe> {
+    return this.#probeEntry(id, undefined);
+  }
+
+  /** `entry` (from readdir) saves an lstat when discovery already knows the type. */
+  async #probeEntry(name: string, entry: Dirent | undefined): Promise<SkillProbe> {
+    if (!isSafeSkillId(name)) {
+      return { ok: false, problem: { code: "skill-id-unsafe", severity: "warning", path: "", message: `the folder name ${JSON.stringify(name)} is not a safe skill id` } };
+    }
+    let dir = path.join(this.root, name);
+    let isLink = entry?.isSymbolicLink();
+    if (isLink === undefined) {
+      const stats = this.#sync ? fs.lstatSync(dir, { throwIfNoEntry: false }) : await statOrUndefined(dir);
+      if (stats === undefined) return { ok: false, problem: { code: "skill-dir-not-directory", severity: "error", path: "", message: "no such skill folder" } };
+      if (!stats.isDirectory() && !stats.isSymbolicLink()) return notDirectory();
+      isLink = stats.isSymbolicLink();
+    }
+    if (isLink) {
+      let real: string;
+      try {
+        real = this.#sync ? fs.realpathSync(dir) : await realpath(dir);
+      } catch (error) {
+        if (isMissing(error) || errorCode(error) === "ELOOP") {
+          return { ok: false, problem: { code: "skill-dir-link-outside", severity: "error", path: "", message: "the folder is a symbolic link whose target does not exist" } };
+        }
+        throw error;
+      }
+      if (real === this.root || !isInside(this.root, real)) {
+        return { ok: false, problem: { code: "skill-dir-link-outside", severity: "error", path: "", message: "the folder is a symbolic link that leads outside the skills root" } };
+      }
+      const info = this.#sync ? fs.statSync(real) : await stat(real);
+      if (!info.isDirectory()) return notDirectory();
+      dir = real;
+    }
+    return this.#sync ? SkillDirectory.probe(dir, this.#options) : SkillDirectory.probeAsync(dir, this.#options);
+  }
+}
+
+function notDirectory(): SkillProbe {
+  return { ok: false, problem: { code: "skill-dir-not-directory", severity: "error", path: "", message: "it is not a directory" } };
+}
+
+async function statOrUndefined(p: string): Promise<fs.Stats | undefined> {
+  try {
+    return await lstat(p);
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
+}
+
+export interface NestedScanOptions extends SkillDirectoryOptions {
+  /** Folder names never entered. Default: node_modules, .venv, venv (hidden folders are never entered either). */
+  skipDirs?: readonly string[];
+  /** Deepest folder searched below the root. Default 6. */
+  maxDepth?: number;
+  /** Most folders visited. Default 10,000. */
+  maxDirs?: number;
+}
+
+export const DEFAULT_NESTED_SKIP_DIRS: readonly string[] = ["node_modules", ".venv", "venv"];
+
+/** A skill found by a nested scan: `where` is its folder relative to the scan root (never `""`). */
+export interface NestedSkill {
+  where: string;
+  skill: SkillDirectory;
+}
+
+export interface NestedScanResult {
+  /** In path order. */
+  skills: NestedSkill[];
+  skipped: SkippedSkill[];
+}
+
+/**
+ * Skills anywhere below `rootReal` (like a deployed version's `skills/**`): a folder holding a skill file is a skill and
+ * is not searched further (its scripts/ and references/ hold no skills). Bounded (`maxDepth`, `maxDirs`), links never
+ * followed. Skipped without a report, as documented: hidden folders and `skipDirs`. Reported: links (not followed),
+ * folders cut by a limit, unsafe names, and skill files refused by the policy.
+ */
+export function scanNestedSkills(rootReal: string, options: NestedScanOptions = {}): NestedScanResult {
+  const skip = new Set(options.skipDirs ?? DEFAULT_NESTED_SKIP_DIRS);
+  const skills: NestedSkill[] = [];
+  const skips: SkippedSkill[] = [];
+  const walked = walkTree(rootReal, {
+    files: false,
+    onProblem: "collect",
+    links: "exclude",
+    linkReason: "a symbolic link; the scan does not follow links",
+    maxDepth: options.maxDepth ?? 6,
+    maxDirs: options.maxDirs ?? 10_000,
+    exclude: (rel, isDir, { link }) => {
+      if (link) return undefined; // judged by the link policy, so it is reported
+      const name = rel.slice(rel.lastIndexOf("/") + 1);
+      return isDir && (name.startsWith(".") || skip.has(name)) ? "skipped folder" : isDir ? undefined : "file";
+    },
+    onDirectory: ({ path: rel, realPath, entries }) => {
+      if (rel === "" || !entries.some((e) => (SKILL_FILE_NAMES as readonly string[]).includes(e.name))) return true;
+      const probe = SkillDirectory.probe(realPath, options);
+      if (probe.ok) skills.push({ where: rel, skill: probe.skill });
+      else skips.push(skipped(rel, probe.problem));
+      return false;
+    },
+  });
+  for (const problem of walked.problems) skips.push(skipped(problem.path, { ...fileProblem(problem), severity: "warning" }));
+  for (const link of walked.excluded.filter((e) => e.reason.startsWith("a symbolic link"))) {
+    skips.push(skipped(link.path, { code: "skill-dir-link-outside", severity: "warning", path: "", message: `${link.path} is ${link.reason}` }));
+  }
+  skills.sort((a, b) => compareCodeUnits(a.where, b.where));
+  skips.sort((a, b) => compareCodeUnits(a.where, b.where));
+  return { skills, skipped: skips };
+}
+
+/** An explicit list of skills (id → a folder already located, e.g. by a nested scan). */
+export class SkillListLocator implements SkillLocator {
+  readonly #entries: ReadonlyMap<string, SkillDirectory>;
+  readonly #options: SkillDirectoryOptions;
+
+  constructor(entries: Iterable<readonly [string, SkillDirectory]>, options: SkillDirectoryOptions = {}) {
+    this.#entries = new Map(entries);
+    this.#options = options;
+  }
+
+  locate(): LocatedSkills {
+    return { skills: new Map(this.#entries), skipped: [] };
+  }
+
+  /** Re-probes the listed folder (its skill file may have changed), never another folder. */
+  probe(id: string): SkillProbe {
+    const known = this.#entries.get(id);
+    if (known === undefined) return { ok: false, problem: { code: "skill-dir-not-directory", severity: "error", path: "", message: "no such skill" } };
+    return SkillDirectory.probe(known.dir, this.#options);
+  }
+}

@@ -1,0 +1,113 @@
+// A guard against second copies (issue 7): one walker, one isInside, one findBubblewrap, one path-rule set, one atomic
+// write. It reads every package's sources (tests and fixtures excluded) and fails when a second definition — or a new
+// directory listing outside the one walker — appears. Each allowed exception is listed with its reason; those marked
+// "to be migrated" must move onto the floor, and an entry that no longer matches anything fails too, so the list
+// only shrinks.
+import { describe, expect, it } from "vitest";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const packages = fileURLToPath(new URL("../../", import.meta.url));
+
+function sources(): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const pkg of readdirSync(packages)) {
+    const src = path.join(packages, pkg, "src");
+    const visit = (dir: string, rel: string): void => {
+      let entries;
+      try {
+        entries = readdirSync(dir, { withFileTypes: true });
+      } catch {
+        return;
+      }
+      for (const entry of entries) {
+        const child = `${rel}/${entry.name}`;
+        if (entry.isDirectory()) {
+          if (entry.name !== "__fixtures__" && entry.name !== "templates") visit(path.join(dir, entry.name), child);
+        } else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") && !entry.name.endsWith(".d.ts")) {
+          files.set(`${pkg}/src${child}`, readFileSync(path.join(dir, entry.name), "utf8"));
+        }
+      }
+    };
+    visit(src, "");
+  }
+  return files;
+}
+
+interface Rule {
+  what: string;
+  pattern: RegExp;
+  /** The one home of the thing. */
+  home: readonly string[];
+  /** Other files allowed to match, each with why. */
+  allowed: Readonly<Record<string, string>>;
+}
+
+const RULES: readonly Rule[] = [
+  {
+    what: "a directory listing (readdir/opendir) outside the one walker, walkTree",
+    pattern: /\b(?:readdir|readdirSync|opendir|opendirSync)\s*\(/,
+    home: ["fs/src/walk.ts"],
+    allowed: {
+      "fs/src/locators.ts": "one level: the immediate folders of a flat skills root",
+      "runtime/src/workspace.ts": "one level: the version folders under projects/ (owned by the workspace work)",
+      "sandbox/src/etc-snapshot.ts": "one level: stale snapshot folders in the temp dir",
+      "sandbox/src/pid-limit.ts": "one level: stale cgroups",
+      "pack/src/unpack.ts": "one level: whether a target folder is empty",
+      "plugin-host/src/host/worker-script.ts": "one level: the compiled worker files",
+      // To be migrated onto walkTree (issue 7; other work is editing these files now):
+      "plugin-host/src/host/package-files.ts": "to be migrated: the plugin package reader",
+      "plugin-host/src/toolchain/files.ts": "to be migrated: the asset lister",
+      "plugin-host/src/toolchain/check.ts": "to be migrated: the secret scan walk",
+      "plugin-host/src/toolchain/logos.ts": "to be migrated: the logo scan",
+      "plugin-host/src/toolchain/build.ts": "to be migrated: the build output listing",
+    },
+  },
+  {
+    what: "a second isInside",
+    pattern: /(?:function|const|let)\s+isInside\b/,
+    home: ["fs/src/confine.ts"],
+    allowed: { "plugin-host/src/toolchain/files.ts": "to be migrated: import isInside from @skillport/fs" },
+  },
+  {
+    what: "a second findBubblewrap",
+    pattern: /(?:function|const|let)\s+findBubblewrap\b/,
+    home: ["sandbox/src/sandbox.ts"],
+    allowed: { "plugin-host/src/host/sandbox.ts": "to be migrated: use @skillport/sandbox's probe" },
+  },
+  {
+    what: "a second set of path rules (core's safe-path.ts is the one)",
+    pattern: /(?:function|const|let)\s+\w*(?:unsafePath|safePath|PathReason|pathProblem)\w*\s*[=(]/i,
+    home: ["core/src/safe-path.ts"],
+    allowed: {
+      "core/src/builder.ts": "turns core's own rules into save diagnostics",
+      "plugin-host/src/host/package-files.ts": "to be migrated: unsafePathReason lacks core's control-character, NFKC and percent-decoding checks",
+    },
+  },
+  {
+    what: "a second atomic write",
+    pattern: /(?:function|const|let)\s+\w*(?:writeFileAtomic|writeAtomic|atomicWrite)\w*\s*[=(]/,
+    home: ["fs/src/atomic.ts"],
+    allowed: {},
+  },
+];
+
+describe("one Node floor: no second copies", () => {
+  const files = sources();
+
+  it("reads the sources of every package", () => {
+    expect(files.size).toBeGreaterThan(50);
+    expect(files.has("fs/src/walk.ts")).toBe(true);
+  });
+
+  for (const rule of RULES) {
+    it(`no ${rule.what}`, () => {
+      const matching = [...files].filter(([, text]) => rule.pattern.test(text)).map(([file]) => file);
+      const unexpected = matching.filter((file) => !rule.home.includes(file) && !(file in rule.allowed));
+      expect(unexpected, `${rule.what}: use the one in ${rule.home.join(", ")}`).toEqual([]);
+      const stale = Object.keys(rule.allowed).filter((file) => !matching.includes(file));
+      expect(stale, "allowed exceptions that no longer match: remove them from the list").toEqual([]);
+    });
+  }
+});
