@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { mkdtemp, rm, realpath } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { createSandbox, findBubblewrap } from "../packages/runtime/dist/index.js";
+import { createSandbox, findBubblewrap } from "../packages/sandbox/dist/index.js";
 
 const runs = Number(process.argv[2] ?? 50);
 const dir = await realpath(await mkdtemp(path.join(os.tmpdir(), "skillport-bench-")));
