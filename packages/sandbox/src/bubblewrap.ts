@@ -67,8 +67,9 @@ export function bubblewrapArgs(policy: MountPolicy, identity: IdentityPlan, feat
   if (features.perms) args.push("--perms", "1777");
   if (features.size) args.push("--size", String(Math.floor(policy.tmpSizeBytes)));
   args.push("--tmpfs", "/tmp");
-  for (const p of policy.readOnlyPaths) args.push("--ro-bind", p, p);
-  for (const p of policy.writableDirs) args.push("--bind", p, p);
+  const parents = new Set<string>();
+  for (const p of policy.readOnlyPaths) args.push(...mountPoint(p, parents), "--ro-bind", p, p);
+  for (const p of policy.writableDirs) args.push(...mountPoint(p, parents), "--bind", p, p);
   if (identity.mode === "host") {
     args.push("--unshare-user");
     if (features.disableUserns) args.push("--disable-userns");
@@ -78,6 +79,25 @@ export function bubblewrapArgs(policy: MountPolicy, identity: IdentityPlan, feat
   args.push("--cap-drop", "ALL");
   if (identity.mode === "drop") for (const cap of DROP_CAPS) args.push("--cap-add", cap);
   args.push("--die-with-parent", "--new-session");
+  return args;
+}
+
+/** Sandbox paths that already exist (mounted above): no parent directory needs creating under them. */
+const PREMOUNTED = [...SYSTEM_DIRS, "/etc", "/dev", "/proc"];
+
+/**
+ * `--dir` for each missing parent of a bind target: bwrap would create them mode 0700 (root-owned), which the dropped
+ * sandbox uid could not pass through. `--dir` makes them 0755; they hold nothing but the mount points.
+ */
+function mountPoint(target: string, made: Set<string>): string[] {
+  const args: string[] = [];
+  const parents: string[] = [];
+  for (let dir = path.dirname(target); dir !== "/" && dir !== path.dirname(dir); dir = path.dirname(dir)) parents.unshift(dir);
+  for (const dir of parents) {
+    if (made.has(dir) || PREMOUNTED.some((m) => dir === m || dir.startsWith(`${m}/`))) continue;
+    made.add(dir);
+    args.push("--dir", dir);
+  }
   return args;
 }
 

@@ -2,7 +2,8 @@ import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { InvalidPathError } from "@skillport/core";
 import { bubblewrapArgs, bubblewrapFeatures } from "./bubblewrap.js";
-import { planIdentity, shareDirectory, type SandboxIdentity } from "./identity.js";
+import { SandboxUnavailableError } from "./errors.js";
+import { canAccess, planIdentity, shareDirectory, type IdentityPlan, type SandboxIdentity } from "./identity.js";
 import { acquireLimits, withPrologue, type LimitMechanism } from "./limits.js";
 import { DEFAULT_MAX_MEMORY_BYTES, DEFAULT_MAX_PROCESSES, DEFAULT_TMP_SIZE_BYTES, limitOption, realDir } from "./sandbox.js";
 
@@ -64,6 +65,10 @@ export async function sandboxedCommand(options: SandboxedCommandOptions): Promis
   const writableDirs = options.writableDir === undefined ? [] : [realDir(options.writableDir, "writableDir")];
   for (const dir of writableDirs) shareDirectory(dir, plan);
   const readOnlyPaths = (options.readOnlyPaths ?? []).map(realPath);
+  // Outside bubblewrap the dropped uid walks the real path; inside, bubblewrap creates the parents of each mount.
+  const ancestors = options.bwrapPath === undefined;
+  for (const p of readOnlyPaths) requireAccess(p, plan, "r", ancestors);
+  for (const p of writableDirs) requireAccess(p, plan, "w", ancestors);
   const limits = await acquireLimits({ maxProcesses, maxMemoryBytes }, { rlimitMemory: options.rlimitMemory ?? true });
   let argv: string[];
   if (options.bwrapPath === undefined) {
@@ -84,6 +89,14 @@ export async function sandboxedCommand(options: SandboxedCommandOptions): Promis
     memoryLimit: limits.memoryLimit,
     dispose: limits.dispose,
   };
+}
+
+function requireAccess(p: string, plan: IdentityPlan, want: "r" | "w", ancestors: boolean): void {
+  if (plan.mode !== "drop" || canAccess(p, plan.identity, want, ancestors)) return;
+  const { uid, gid } = plan.identity;
+  throw new SandboxUnavailableError(
+    `the sandbox user ${uid}:${gid} cannot ${want === "r" ? "read" : "write"} ${p}${ancestors ? " (or pass through its parents)" : ""}; make it ${want === "r" ? "readable (e.g. mode 0755)" : "writable"} for that user`,
+  );
 }
 
 function realPath(p: string): string {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { PluginDescription } from "@skillport/plugin";
-import { findBubblewrapAsync, sandboxedCommand, type SandboxedCommand } from "@skillport/sandbox";
+import { findBubblewrapAsync, sandboxedCommand, SandboxUnavailableError, type SandboxedCommand } from "@skillport/sandbox";
 import { linkProvidedPackages } from "../host/load.js";
 import { permissionFlag } from "../host/sandbox.js";
 import { HOST_MODULE_ALIASES } from "./bundle.js";
@@ -85,7 +85,12 @@ export async function loadPluginDescription(bundlePath: string, options: PluginL
   try {
     await chmod(base, 0o755);
     const providedRoots = await linkProvidedPackages(join(base, "node_modules"));
-    command = await loaderCommand(bundlePath, base, providedRoots, options);
+    try {
+      command = await loaderCommand(bundlePath, base, providedRoots, options);
+    } catch (error) {
+      if (!(error instanceof SandboxUnavailableError)) throw error;
+      return { ok: false, code: "PLUGIN_LOAD_FAILED", message: redactWith(options, `cannot load the bundle: ${error.message}`) };
+    }
     return await runLoader(command, options);
   } finally {
     await command?.dispose();
@@ -134,13 +139,7 @@ async function loaderCommand(bundlePath: string, base: string, providedRoots: re
 function runLoader(command: SandboxedCommand, options: PluginLoadOptions): Promise<PluginLoadResult> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxOutput = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
-  const redact = (text: string) => {
-    let out = text;
-    for (const [path, label] of options.redact ?? []) {
-      out = out.split(pathToFileURL(path).href).join(label).split(path).join(label);
-    }
-    return out;
-  };
+  const redact = (text: string) => redactWith(options, text);
   return new Promise<PluginLoadResult>((resolve) => {
     const child = spawn(command.file, command.args, {
       env: command.env,
@@ -193,4 +192,13 @@ function runLoader(command: SandboxedCommand, options: PluginLoadOptions): Promi
       }
     });
   });
+}
+
+/** Absolute paths replaced by their labels (host paths never reach users). */
+function redactWith(options: PluginLoadOptions, text: string): string {
+  let out = text;
+  for (const [path, label] of options.redact ?? []) {
+    out = out.split(pathToFileURL(path).href).join(label).split(path).join(label);
+  }
+  return out;
 }
