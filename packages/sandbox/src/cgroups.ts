@@ -1,5 +1,5 @@
 import { access, constants, mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
-import { rmdirSync } from "node:fs";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 
@@ -153,18 +153,25 @@ async function removeSlot(slot: Slot): Promise<void> {
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
-  process.once("exit", () => {
-    for (const dir of [...idle.splice(0).flatMap((slot) => slot.dirs.map((d) => d.dir)), ...pendingRemoval]) {
-      try {
-        rmdirSync(dir);
-      } catch {
-        // Still busy or gone; the next process sweeps it.
-      }
-    }
-  });
+  process.once("exit", () => removeDetached([...idle.splice(0).flatMap((slot) => slot.dirs.map((d) => d.dir)), ...pendingRemoval]));
 }
 
-/** Removes groups left by Skillport processes that no longer exist. */
+/**
+ * Removes groups in a detached helper that outlives this process: removing a memory cgroup can take the kernel
+ * hundreds of milliseconds (it reparents what the group was charged for), which an exiting CLI should not wait for.
+ * A group that is still busy stays; the next Skillport process sweeps it.
+ */
+function removeDetached(dirs: readonly string[]): void {
+  if (dirs.length === 0) return;
+  const script = 'for d; do for i in 1 2 3 4 5 6 7 8 9 10; do rmdir "$d" 2>/dev/null && break; [ -d "$d" ] || break; sleep 0.2; done; done';
+  try {
+    spawn("/bin/sh", ["-c", script, "sh", ...dirs], { detached: true, stdio: "ignore" }).unref();
+  } catch {
+    // Left for the next process's sweep.
+  }
+}
+
+/** Removes groups left by Skillport processes that no longer exist (in the background, off every run's path). */
 async function sweepDead(parent: string): Promise<void> {
   let names: string[];
   try {
@@ -172,11 +179,11 @@ async function sweepDead(parent: string): Promise<void> {
   } catch {
     return;
   }
-  for (const name of names) {
+  const dead = names.filter((name) => {
     const pid = Number(name.slice(PREFIX.length).split("-")[0]);
-    if (!Number.isInteger(pid) || pid === process.pid || isAlive(pid)) continue;
-    await rmdir(path.join(parent, name)).catch(() => undefined);
-  }
+    return Number.isInteger(pid) && pid !== process.pid && !isAlive(pid);
+  });
+  removeDetached(dead.map((name) => path.join(parent, name)));
 }
 
 function isAlive(pid: number): boolean {

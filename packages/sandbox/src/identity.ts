@@ -1,3 +1,4 @@
+import { execFile } from "node:child_process";
 import { accessSync, chmodSync, chownSync, constants, statSync } from "node:fs";
 import path from "node:path";
 import { SandboxUnavailableError } from "./errors.js";
@@ -127,4 +128,18 @@ export function canAccess(p: string, identity: SandboxIdentity, want: "r" | "w",
   } catch {
     return false;
   }
+}
+
+/**
+ * Makes a tree the host has just written the sandbox identity's own (`chown -R`, never following links), so
+ * sandboxed code may change it as the host intends (e.g. an entrypoint installing into its version folder). Call it
+ * while sandboxed code cannot yet reach the tree (a staging directory it cannot write); no-op unless the host is root.
+ */
+export async function handOverTree(dir: string, identity: SandboxIdentity): Promise<void> {
+  if (!isRoot() || identity.uid === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    execFile("chown", ["-R", "-P", "-h", `${identity.uid}:${identity.gid}`, "--", dir], { timeout: 60_000 }, (error, _stdout, stderr) =>
+      error ? reject(new SandboxUnavailableError(`cannot hand ${path.basename(dir)} to the sandbox user: ${String(stderr).trim() || error.message}`)) : resolve(),
+    );
+  });
 }
