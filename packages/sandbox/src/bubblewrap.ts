@@ -3,6 +3,7 @@ import { execFile, spawnSync } from "node:child_process";
 import path from "node:path";
 import { etcMounts } from "./etc-snapshot.js";
 import { planIdentity, type IdentityPlan } from "./identity.js";
+import { cachedProbe, probeKey, rememberProbe } from "./probe-cache.js";
 
 /** Options of bwrap that not every version has (0.8.0 has all three). */
 export interface BubblewrapFeatures {
@@ -201,12 +202,31 @@ function probeArgs(features: BubblewrapFeatures): string[] | undefined {
   return [...bubblewrapArgs(policy, identity, features), "--", ...identity.dropArgv, "/bin/sh", "-c", "exit 0"];
 }
 
+/** The cross-process cache key for a probe of `bwrapPath` (undefined: do not cache). */
+function cacheKey(bwrapPath: string): string | undefined {
+  try {
+    return probeKey(bwrapPath, planIdentity(undefined).dropArgv[0]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a probe of this exact bwrap succeeded in an earlier process (the cache holds successes only). */
+function remembered(key: string | undefined): boolean {
+  return key !== undefined && cachedProbe<boolean>(key) === true;
+}
+
 function probeSync(bwrapPath: string): Probed | null {
+  // Features always come from the binary itself: a cache entry can skip the probe, never weaken the policy.
   const features = readFeatures(bwrapPath);
+  const key = cacheKey(bwrapPath);
+  if (remembered(key)) return { path: bwrapPath, features };
   const args = probeArgs(features);
   if (!args) return null;
   const result = spawnSync(bwrapPath, args, { timeout: 5_000, env: {}, stdio: "ignore" });
-  return result.status === 0 ? { path: bwrapPath, features } : null;
+  if (result.status !== 0) return null;
+  if (key !== undefined) rememberProbe(key, true);
+  return { path: bwrapPath, features };
 }
 
 function run(file: string, args: readonly string[]): Promise<{ ok: boolean; stdout: string }> {
@@ -217,7 +237,11 @@ function run(file: string, args: readonly string[]): Promise<{ ok: boolean; stdo
 
 async function probeAsync(bwrapPath: string): Promise<Probed | null> {
   const features = parseFeatures((await run(bwrapPath, ["--help"])).stdout);
+  const key = cacheKey(bwrapPath);
+  if (remembered(key)) return { path: bwrapPath, features };
   const args = probeArgs(features);
   if (!args) return null;
-  return (await run(bwrapPath, args)).ok ? { path: bwrapPath, features } : null;
+  if (!(await run(bwrapPath, args)).ok) return null;
+  if (key !== undefined) rememberProbe(key, true);
+  return { path: bwrapPath, features };
 }

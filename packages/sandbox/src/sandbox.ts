@@ -110,6 +110,8 @@ export const DEFAULT_MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
 export const DEFAULT_MAX_PROCESSES = 256;
 export const DEFAULT_MAX_MEMORY_BYTES = 1024 * 1024 * 1024;
 export const DEFAULT_TMP_SIZE_BYTES = 256 * 1024 * 1024;
+/** How long after a run starts the next launcher is prepared (see BubblewrapSandbox.prewarmSoon). */
+const PREWARM_DELAY_MS = 25;
 /** Longest run accepted: 10 minutes, as agents' shell tools allow. */
 export const MAX_RUN_TIMEOUT_MS = 600_000;
 
@@ -283,6 +285,8 @@ export class BubblewrapSandbox extends BaseSandbox {
   private readonly policyArgs: readonly string[];
   private readonly prewarm: boolean;
   private next: Promise<Launcher | undefined> | undefined;
+  private prewarmTimer: NodeJS.Timeout | undefined;
+  private closed = false;
 
   constructor(options: BubblewrapSandboxOptions) {
     super(options);
@@ -295,6 +299,8 @@ export class BubblewrapSandbox extends BaseSandbox {
       bubblewrapFeatures(this.bwrapPath),
     );
     this.prewarm = options.prewarm ?? true;
+    // The first launcher starts now, while the caller still prepares its first run.
+    if (this.prewarm) this.next = this.startLauncher().catch(() => undefined);
   }
 
   protected override signalFromExitCode(code: number | null): string | null {
@@ -314,7 +320,7 @@ export class BubblewrapSandbox extends BaseSandbox {
   protected async prepare(request: RunRequest, cwd: string): Promise<PreparedRun> {
     const env = allowListEnv({ PATH: "/usr/local/bin:/usr/bin:/bin", HOME: this.home, TMPDIR: "/tmp" }, request.env);
     const launcher = await this.takeLauncher();
-    if (this.prewarm) this.next = this.startLauncher().catch(() => undefined);
+    if (this.prewarm) this.prewarmSoon();
     return {
       file: this.bwrapPath,
       // bwrap itself gets an empty environment too: nothing of the parent's leaks through it.
@@ -325,7 +331,23 @@ export class BubblewrapSandbox extends BaseSandbox {
     };
   }
 
+  /**
+   * The next launcher starts shortly after a run begins, from an unref'd timer: a long-lived host gets it off the next
+   * run's path, while a one-shot process (a CLI command) exits without creating a cgroup it will never use.
+   */
+  private prewarmSoon(): void {
+    clearTimeout(this.prewarmTimer);
+    this.prewarmTimer = setTimeout(() => {
+      this.prewarmTimer = undefined;
+      if (this.next === undefined && !this.closed) this.next = this.startLauncher().catch(() => undefined);
+    }, PREWARM_DELAY_MS);
+    this.prewarmTimer.unref();
+  }
+
   override async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.prewarmTimer);
+    this.prewarmTimer = undefined;
     const pending = this.next;
     this.next = undefined;
     const launcher = pending ? await pending : undefined;
