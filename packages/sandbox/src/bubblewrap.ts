@@ -48,8 +48,11 @@ const ETC_ALLOW_LIST = [
   "/etc/os-release",
   "/etc/python3",
 ];
-/** Kernel interfaces under /proc that must never be writable, bound read-only over the sandbox's own /proc. */
-const PROC_READ_ONLY = ["/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs"];
+/**
+ * Kernel interfaces under /proc that must never be writable, bound read-only over the sandbox's own /proc (bwrap
+ * itself covers /proc/irq and /proc/bus where they are writable; it misses /proc/sys, whose directory is 0555).
+ */
+const PROC_READ_ONLY = ["/proc/sys", "/proc/sysrq-trigger", "/proc/fs"];
 /** Capabilities bwrap (run by root) keeps for exactly one step: setpriv switching to the sandbox's identity. */
 const DROP_CAPS = ["CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP"];
 
