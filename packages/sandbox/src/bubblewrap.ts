@@ -1,5 +1,5 @@
 import { accessSync, constants, existsSync, realpathSync, statSync } from "node:fs";
-import { execFile, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { etcMounts } from "./etc-snapshot.js";
 import { planIdentity, type IdentityPlan } from "./identity.js";
@@ -132,34 +132,16 @@ interface Probed {
 }
 
 const probes = new Map<string, Probed | null>();
-const pending = new Map<string, Promise<Probed | null>>();
 
 /**
  * The path of a bwrap that really works here, or undefined. Works means: it starts a sandbox with the namespaces,
  * mounts and identity this package uses (unprivileged user namespaces are disabled on some hosts; setpriv may be
- * missing) and runs `true` in it. Each candidate is probed at most once per process.
+ * missing) and runs a command in it. Each candidate is probed at most once per process (a success is also remembered
+ * across processes: probe-cache.ts); the probe blocks for one bwrap start at most, so async callers simply await it.
  */
 export function findBubblewrap(explicit?: string): string | undefined {
   for (const candidate of candidates(explicit)) {
     if (!probes.has(candidate)) probes.set(candidate, probeSync(candidate));
-    const probed = probes.get(candidate);
-    if (probed) return probed.path;
-  }
-  return undefined;
-}
-
-/** `findBubblewrap` without blocking the event loop while the probe runs (same per-process cache). */
-export async function findBubblewrapAsync(explicit?: string): Promise<string | undefined> {
-  for (const candidate of candidates(explicit)) {
-    if (!probes.has(candidate)) {
-      let running = pending.get(candidate);
-      if (running === undefined) {
-        running = probeAsync(candidate);
-        pending.set(candidate, running);
-      }
-      probes.set(candidate, await running);
-      pending.delete(candidate);
-    }
     const probed = probes.get(candidate);
     if (probed) return probed.path;
   }
@@ -232,19 +214,3 @@ function probeSync(bwrapPath: string): Probed | null {
   return { path: bwrapPath, features };
 }
 
-function run(file: string, args: readonly string[]): Promise<{ ok: boolean; stdout: string }> {
-  return new Promise((resolve) => {
-    execFile(file, [...args], { timeout: 5_000, env: {}, encoding: "utf8" }, (error, stdout) => resolve({ ok: error === null, stdout: String(stdout ?? "") }));
-  });
-}
-
-async function probeAsync(bwrapPath: string): Promise<Probed | null> {
-  const features = parseFeatures((await run(bwrapPath, ["--help"])).stdout);
-  const key = cacheKey(bwrapPath);
-  if (remembered(key)) return { path: bwrapPath, features };
-  const args = probeArgs(features);
-  if (!args) return null;
-  if (!(await run(bwrapPath, args)).ok) return null;
-  if (key !== undefined) rememberProbe(key, true);
-  return { path: bwrapPath, features };
-}

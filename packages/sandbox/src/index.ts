@@ -18,7 +18,7 @@ export {
   type RunRequest,
   type RunResult,
 } from "./sandbox.js";
-export { findBubblewrap, findBubblewrapAsync } from "./bubblewrap.js";
+export { findBubblewrap } from "./bubblewrap.js";
 export { sandboxedCommand, type SandboxedCommand, type SandboxedCommandOptions } from "./command.js";
 export { SandboxUnavailableError } from "./errors.js";
 export { DEFAULT_RUN_AS, handOverTree, type SandboxIdentity } from "./identity.js";

@@ -14,7 +14,7 @@ import { stagePlugin, type PluginIdentity, type PluginToolInfo, type StagedPlugi
 import { DEFAULT_PACKAGE_LIMITS, type PackageLimits } from "./package-files.js";
 import { DEFAULT_POOL_OPTIONS, WorkerPool, type PoolOptions, type PoolStats } from "./pool.js";
 import { createRedactor } from "./redact.js";
-import { findBubblewrapAsync } from "@skillport/sandbox";
+import { findBubblewrap } from "@skillport/sandbox";
 import { workerCommand, type BubblewrapMode } from "./sandbox.js";
 import { createLocalServices, DEFAULT_INVOKE_LIMITS, dispatchInvoke, type HostServices, type InvokeLimits } from "./services.js";
 import { installWorkerScript } from "./worker-script.js";
@@ -121,7 +121,7 @@ export class PluginHost {
   /** Loads a built plugin (`dist/`, a folder containing `dist/`, or a `.pkg`). Workers start on the first call. */
   static async load(source: string, options: PluginHostOptions = {}): Promise<PluginHost> {
     const mode = options.bubblewrap ?? "auto";
-    const bwrapPath = mode === "off" ? undefined : await findBubblewrapAsync();
+    const bwrapPath = mode === "off" ? undefined : await findBubblewrap();
     if (mode === "require" && bwrapPath === undefined) {
       throw new PluginHostError("PLUGIN_SANDBOX_UNAVAILABLE", "bubblewrap (bwrap) is required but is not installed or cannot create namespaces here");
     }

@@ -2,9 +2,9 @@ import { spawn } from "node:child_process";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import type { PluginDescription } from "@skillport/plugin";
-import { findBubblewrapAsync, sandboxedCommand, SandboxUnavailableError, type SandboxedCommand } from "@skillport/sandbox";
+import { findBubblewrap, sandboxedCommand, SandboxUnavailableError, type SandboxedCommand } from "@skillport/sandbox";
 import { linkProvidedPackages } from "../host/load.js";
 import { permissionFlag } from "../host/sandbox.js";
 import { HOST_MODULE_ALIASES } from "./bundle.js";
@@ -124,7 +124,7 @@ async function loaderCommand(bundlePath: string, base: string, providedRoots: re
     "--eval",
     LOADER_SOURCE,
   ];
-  const bwrapPath = options.isolateNetwork === "off" ? undefined : await findBubblewrapAsync();
+  const bwrapPath = options.isolateNetwork === "off" ? undefined : await findBubblewrap();
   return sandboxedCommand({
     command: [process.execPath, ...nodeArgs],
     bwrapPath,
