@@ -1,4 +1,4 @@
-import { AgentSkillsError } from "@skillport/core";
+import { AgentSkillsError } from "@skillport/core/errors";
 import pc from "picocolors";
 
 /** Where a command writes. Tests pass buffers; the binary passes the process streams. */

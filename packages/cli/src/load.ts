@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { SkillRegistry, type RegistrationFailure, type Shadowing } from "@skillport/core";
+import { SkillRegistry, SkillValidationError, type RegistrationFailure, type Shadowing } from "@skillport/core";
 import { discoverSkillProviders, LocalFileSystemSkillProvider } from "@skillport/fs";
 import { CliError, colors, type CliIO } from "./io.js";
 import { displayPath } from "./targets.js";
@@ -10,6 +10,8 @@ export interface LoadedSkills {
   registry: SkillRegistry;
   /** The roots actually read, for messages. */
   roots: string[];
+  /** Every skill that could not be loaded, from folders of skills and single skill folders alike. */
+  failures: RegistrationFailure[];
 }
 
 /**
@@ -19,10 +21,12 @@ export interface LoadedSkills {
  */
 export async function loadSkills(roots: readonly string[], io: CliIO, home = os.homedir()): Promise<LoadedSkills> {
   const registry = new SkillRegistry();
+  const singleFailures: RegistrationFailure[] = [];
+  const loaded = (shown: string[]): LoadedSkills => ({ registry, roots: shown, failures: [...registry.failures, ...singleFailures] });
   if (roots.length === 0) {
     const found = await discoverSkillProviders({ cwd: io.cwd, home });
     for (const { provider } of found) await registry.addProvider(provider, { watch: false });
-    return { registry, roots: found.map((f) => displayPath(f.root.path, io.cwd)) };
+    return loaded(found.map((f) => displayPath(f.root.path, io.cwd)));
   }
   for (const given of roots) {
     const absolute = path.resolve(io.cwd, given);
@@ -32,12 +36,19 @@ export async function loadSkills(roots: readonly string[], io: CliIO, home = os.
     if (await isSkillDir(absolute)) {
       // A single skill folder: serve it from its parent, but register only this skill.
       const provider = new LocalFileSystemSkillProvider(path.dirname(absolute), { name: source });
-      await registry.register(path.basename(absolute), provider, { source });
+      const id = path.basename(absolute);
+      try {
+        await registry.register(id, provider, { source });
+      } catch (error) {
+        // Reported like a failing skill in a folder of skills; the other roots still load.
+        if (!(error instanceof SkillValidationError)) throw error;
+        singleFailures.push({ source, id, message: error.message, diagnostics: [...error.diagnostics] });
+      }
     } else {
       await registry.addProvider(new LocalFileSystemSkillProvider(absolute, { name: source }), { source, watch: false });
     }
   }
-  return { registry, roots: roots.map((r) => displayPath(path.resolve(io.cwd, r), io.cwd)) };
+  return loaded(roots.map((r) => displayPath(path.resolve(io.cwd, r), io.cwd)));
 }
 
 async function isSkillDir(dir: string): Promise<boolean> {

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from "commander";
-import { AgentSkillsError } from "@skillport/core";
+import { AgentSkillsError } from "@skillport/core/errors";
 import { CliError, EXIT_ERROR, type CliIO } from "./io.js";
 import { commands } from "./commands/index.js";
 import { VERSION } from "./version.js";

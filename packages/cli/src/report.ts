@@ -28,7 +28,8 @@ export function formatText(reports: readonly SkillReport[], io: CliIO): string {
   const lines: string[] = [];
   for (const report of reports) {
     for (const d of report.diagnostics) {
-      const where = d.line > 0 ? `${report.path}:${d.line}:${d.column}` : report.path;
+      const file = d.file ?? report.path;
+      const where = d.line > 0 ? `${file}:${d.line}:${d.column}` : file;
       const severity = d.severity === "error" ? c.red("error") : d.severity === "warning" ? c.yellow("warning") : c.blue("info");
       lines.push(`${c.cyan(where)}  ${severity}  ${c.dim(d.code)}  ${d.message}`);
     }
@@ -55,6 +56,8 @@ export function formatJson(reports: readonly SkillReport[]): string {
         message: d.message,
         line: d.line,
         column: d.column,
+        // Only when the finding is in another file than the SKILL.md (a referenced Markdown file).
+        ...(d.file !== undefined && d.file !== r.path && { file: d.file }),
       })),
     })),
     summary: summarize(reports),
@@ -86,7 +89,7 @@ export function formatSarif(reports: readonly SkillReport[], version: string): s
             locations: [
               {
                 physicalLocation: {
-                  artifactLocation: { uri: r.path },
+                  artifactLocation: { uri: d.file ?? r.path },
                   ...(d.line > 0 ? { region: { startLine: d.line, startColumn: Math.max(1, d.column) } } : {}),
                 },
               },

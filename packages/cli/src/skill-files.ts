@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import type { Diagnostic } from "@skillport/core";
@@ -45,6 +45,18 @@ export async function readSkillMd(
     return { bytes: buffer.subarray(0, length) };
   } finally {
     closeSync(fd);
+  }
+}
+
+/** A Markdown file of the skill as text, for following references; undefined unless a regular file within the limit. */
+export function readSkillText(dir: string, relPath: string, maxBytes: number): string | undefined {
+  const file = path.join(dir, ...relPath.split("/"));
+  const info = lstatOrUndefined(file);
+  if (!info?.isFile() || info.size > maxBytes) return undefined;
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return undefined;
   }
 }
 

@@ -1,7 +1,5 @@
-import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { afterEach } from "vitest";
+import { tempTree as sharedTempTree, type TempTree, type TreeSpec } from "@skillport/fs/testing";
 import { runCli } from "./program.js";
 
 export interface CliRun {
@@ -18,15 +16,9 @@ export async function runInProcess(args: readonly string[], cwd: string): Promis
   return { code, stdout, stderr };
 }
 
-/** A temp directory populated from a map of relative path → content; removed by the returned cleanup. */
-export async function tempTree(files: Record<string, string | Uint8Array>): Promise<{ dir: string; cleanup: () => Promise<void> }> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), "skillport-cli-"));
-  for (const [relative, content] of Object.entries(files)) {
-    const file = path.join(dir, relative);
-    await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(file, content);
-  }
-  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+/** A temp directory populated from a map of relative path → content, directory or link (the shared helper). */
+export function tempTree(files: TreeSpec): Promise<TempTree> {
+  return sharedTempTree(files, "skillport-cli-");
 }
 
 export function skillMd(name: string, description = `Does ${name} things. Use when the user asks for ${name}.`, body = `# ${name}\n\nSteps.\n`): string {
@@ -34,7 +26,7 @@ export function skillMd(name: string, description = `Does ${name} things. Use wh
 }
 
 /** `tree(files)` for a test file: each call makes a temp tree, all removed after each test. */
-export function useTempTrees(): (files: Record<string, string | Uint8Array>) => Promise<string> {
+export function useTempTrees(): (files: TreeSpec) => Promise<string> {
   let cleanups: Array<() => Promise<void>> = [];
   afterEach(async () => {
     await Promise.all(cleanups.map((c) => c()));

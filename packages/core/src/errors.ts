@@ -111,9 +111,12 @@ export class LimitExceededError extends AgentSkillsError {
 /** A path or id from outside broke the safe-path rules. */
 export class InvalidPathError extends AgentSkillsError {
   readonly path: string;
+  /** What is wrong with it, e.g. `contains ':'`. */
+  readonly reason: string;
   constructor(path: string, reason: string) {
     super(`invalid path ${JSON.stringify(path)}: ${reason}`, { code: "INVALID_PATH" });
     this.path = path;
+    this.reason = reason;
   }
 }
 

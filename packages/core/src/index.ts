@@ -3,6 +3,7 @@ export * from "./diagnostics.js";
 export * from "./types.js";
 export { SkillSourceProvider, toSkillProvider } from "./source.js";
 export * from "./skill.js";
+export { skillFields, type SkillFields } from "./fields.js";
 export * from "./parse.js";
 export * from "./validate.js";
 export * from "./safe-path.js";

@@ -168,7 +168,50 @@ describe("parseSkillMd: bad input never throws and says what is wrong", () => {
     expect(parseSkillMd(md, { limits: { maxAliases: 0 } }).diagnostics.map((d) => d.code)).toEqual(["yaml-too-many-aliases"]);
     expect(parseSkillMd(md, { limits: { maxFrontmatterBytes: 10 } }).diagnostics.map((d) => d.code)).toEqual(["frontmatter-too-large"]);
     expect(parseSkillMd(md, { limits: { maxDepth: 1 } }).diagnostics.map((d) => d.code)).toEqual(["yaml-too-deep"]);
-    expect(DEFAULT_PARSE_LIMITS).toEqual({ maxFrontmatterBytes: 262144, maxAliases: 100, maxDepth: 64 });
+    expect(parseSkillMd(md, { limits: { maxFrontmatterLines: 3 } }).diagnostics.map((d) => d.code)).toEqual(["frontmatter-too-large"]);
+    expect(parseSkillMd(md, { limits: { maxFrontmatterLines: 4 } }).diagnostics).toEqual([]);
+    expect(DEFAULT_PARSE_LIMITS).toEqual({ maxFrontmatterBytes: 262144, maxAliases: 100, maxDepth: 64, maxFrontmatterLines: 2000 });
+  });
+
+  it("bounds the parser's work on a hostile frontmatter of thousands of keys (issue 8): refused by line count", () => {
+    // 20,000 tab-indented keys made the YAML library spend seconds (its duplicate-key check is quadratic).
+    const keys = Array.from({ length: 20_000 }, (_, i) => `\tk${i}: v`).join("\n");
+    const result = parseSkillMd(`---\nname: a\ndescription: b\nmetadata:\n${keys}\n---\n`);
+    expect(result.diagnostics.map((d) => d.code)).toEqual(["frontmatter-too-large"]);
+    expect(result.diagnostics[0]?.message).toContain("2000 lines");
+  });
+
+  it("finds duplicate keys in nested maps itself (the library's own check is quadratic and turned off)", () => {
+    const nested = parseSkillMd("---\nname: a\ndescription: b\nmetadata:\n  x: 1\n  y: 2\n  x: 3\n---\n");
+    expect(nested.diagnostics.map((d) => [d.code, d.line, d.column])).toEqual([["yaml-duplicate-key", 7, 3]]);
+    expect(nested.frontmatter).toBeUndefined();
+    // Different scalar types are different keys; the same text twice is not.
+    expect(parseSkillMd("---\nname: a\ndescription: b\nm:\n  1: a\n  '1': b\n---\n").diagnostics).toEqual([]);
+    const flowKeys = parseSkillMd("---\nname: a\ndescription: b\nm: {a: 1, a: 2}\n---\n");
+    expect(flowKeys.diagnostics.map((d) => d.code)).toEqual(["yaml-duplicate-key"]);
+  });
+
+  it.each([
+    ["keys after '...'", "---\nname: a\ndescription: b\n...\nlicense: MIT\n---\n", ["yaml-multiple-documents"], 5],
+    ["a '...' with a comment after", "---\nname: a\ndescription: b\n... # end\n\n# note\n---\n", [], 0],
+    ["a '...' at the end", "---\nname: a\ndescription: b\n...\n---\n", [], 0],
+  ])("a YAML document end marker: %s", (_label, md, codes, line) => {
+    const result = parseSkillMd(md);
+    expect(result.diagnostics.map((d) => d.code)).toEqual(codes);
+    if (line > 0) expect(result.diagnostics[0]?.line).toBe(line);
+    if (codes.length === 0) expect(result.frontmatter).toEqual({ name: "a", description: "b" });
+  });
+
+  it("reads classic-Mac files with bare CR line ends, as the reference validator does", () => {
+    const md = "---\rname: a\rdescription: b\rmetadata:\r  k: v\r---\r# Body\rtext\r";
+    const result = parseSkillMd(md);
+    expect(result.diagnostics).toEqual([]);
+    expect(result.frontmatter).toEqual({ name: "a", description: "b", metadata: { k: "v" } });
+    expect(result.body).toBe("# Body\rtext\r");
+    expect(result.positions.get("description")).toEqual({ line: 3, column: 1 });
+    expect(parseSkillMd(md, { fastPath: false }).frontmatter).toEqual(result.frontmatter);
+    // Mixed endings: a bare CR among LFs ends its line too.
+    expect(parseSkillMd("---\nname: a\rdescription: b\r\n---\nbody").frontmatter).toEqual({ name: "a", description: "b" });
   });
 
   it("gives aliased values as independent copies", () => {
@@ -355,7 +398,17 @@ describe("parseFrontmatter fast path", () => {
   );
   // Random short strings over the characters that matter to YAML, to find edges the list above misses.
   const charSoup = fc.string({ unit: fc.constantFrom("a", "Z", "1", "0", " ", ":", "#", "'", '"', ".", "-", "e", "x", "~", "\\", ",", "é"), maxLength: 8 });
-  const value = fc.oneof({ arbitrary: fc.constantFrom("plain", "Use when x", "1", "2.5", "true", "'q'", '"d"', "a-b c"), weight: 10 }, { arbitrary: valueToken, weight: 2 }, { arbitrary: charSoup, weight: 2 });
+  // Double-quoted values with escapes, the simple ones the fast path reads and every other kind YAML knows.
+  const escape = fc.constantFrom("\\\"", "\\\\", "\\/", "\\n", "\\t", "\\u00e9", "\\u6280", "\\U0001F600", "\\ud83d", "\\uDC00", "\\u12", "\\x41", "\\0", "\\ ", "\\N", "\\_", "\\r", "\\e", "\\q", "\\");
+  const quoted = fc
+    .array(fc.oneof({ arbitrary: fc.constantFrom("a", "Use when", " ", "é", "技", "'", "#", ":", '"'), weight: 3 }, { arbitrary: escape, weight: 2 }), { maxLength: 6 })
+    .map((parts) => `"${parts.join("")}"`);
+  const value = fc.oneof(
+    { arbitrary: fc.constantFrom("plain", "Use when x", "1", "2.5", "true", "'q'", '"d"', "a-b c"), weight: 10 },
+    { arbitrary: valueToken, weight: 2 },
+    { arbitrary: charSoup, weight: 2 },
+    { arbitrary: quoted, weight: 3 },
+  );
   const keyToken = fc.oneof(
     { arbitrary: fc.constantFrom("name", "description", "license", "allowed-tools", "metadata", "x_y", "a1", "Key"), weight: 5 },
     { arbitrary: fc.constantFrom("true", "null", "1", "-k", "__proto__", "k k", "k:", "é"), weight: 1 },
@@ -424,6 +477,23 @@ describe("parseFrontmatter fast path", () => {
     // The generator must exercise the fast path, not only the fallback.
     expect(fastHits).toBeGreaterThan(80);
     expect(blockHits).toBeGreaterThan(15);
+  });
+
+  it("takes the fast path for double-quoted values with the simple escapes, with yaml's value", () => {
+    const simple = fc.constantFrom("\\\"", "\\\\", "\\/", "\\n", "\\t", "\\u00e9", "\\u00E9", "\\u6280", "\\u0041", "\\uffff");
+    const plain = fc.constantFrom("a", "Use when", " ", "é", "技", "'", "#", ":", "[x]");
+    fc.assert(
+      fc.property(fc.array(fc.oneof(simple, plain), { minLength: 1, maxLength: 8 }), (parts) => {
+        const yamlText = `name: a\ndescription: "${parts.join("")}"\n`;
+        const flat = parseFlatFrontmatter(yamlText);
+        expect(flat).toBeDefined();
+        expect(flat?.frontmatter).toEqual(yamlParse(yamlText, { version: "1.2", logLevel: "silent" }));
+      }),
+      { numRuns: 500 },
+    );
+    for (const fallback of ['"\\x41"', '"\\ud83d\\ude00"', '"a\\ b"', '"\\u12"', '"a"b"', '"\\"']) {
+      expect(parseFlatFrontmatter(`description: ${fallback}\n`)).toBeUndefined();
+    }
   });
 
   const clean = fc.string({ unit: fc.constantFrom("a", "Z", "é", "技", " ", ":", "#", "-", "'", '"', "[", "|", ">", "1"), minLength: 1, maxLength: 10 })

@@ -15,12 +15,18 @@ export interface ParseLimits {
   maxAliases: number;
   /** Deepest nesting of maps and sequences. */
   maxDepth: number;
+  /**
+   * Most lines in the frontmatter. Real frontmatter has tens; the bound keeps a hostile one (tens of thousands of
+   * keys) from costing seconds of parser time.
+   */
+  maxFrontmatterLines: number;
 }
 
 export const DEFAULT_PARSE_LIMITS: Readonly<ParseLimits> = Object.freeze({
   maxFrontmatterBytes: 256 * 1024,
   maxAliases: 100,
   maxDepth: 64,
+  maxFrontmatterLines: 2_000,
 });
 
 export interface ParseOptions {
@@ -128,11 +134,17 @@ function parseInternal(input: string | Uint8Array, options: ParseOptions, scope:
   parsed.bodyLine = bounds.bodyLine;
   const result = { parsed, text, bodyStart: bounds.bodyOffset };
 
-  const yamlText = text.slice(bounds.yamlStart, bounds.yamlEnd);
+  let yamlText = text.slice(bounds.yamlStart, bounds.yamlEnd);
   if (yamlText.length > limits.maxFrontmatterBytes || utf8ByteLength(yamlText) > limits.maxFrontmatterBytes) {
     report("frontmatter-too-large", `the frontmatter is larger than the limit of ${limits.maxFrontmatterBytes} bytes`, { line: 2, column: 1 });
     return result;
   }
+  if (bounds.bodyLine - 3 > limits.maxFrontmatterLines) {
+    report("frontmatter-too-large", `the frontmatter has more than the limit of ${limits.maxFrontmatterLines} lines`, { line: 2, column: 1 });
+    return result;
+  }
+  // Bare CRs end lines for the delimiter scan; YAML parsers want LF. One for one, so every offset still holds.
+  if (yamlText.includes("\r")) yamlText = yamlText.replace(/\r(?!\n)/g, "\n");
 
   if (options.fastPath !== false) {
     const flat = parseFlatFrontmatter(yamlText);

@@ -1,3 +1,4 @@
+import { scalarText } from "./fields.js";
 import { compareCodeUnits } from "./compare.js";
 import type { Diagnostic } from "./diagnostics.js";
 import { hasErrors } from "./diagnostics.js";
@@ -269,8 +270,8 @@ export class SkillRegistry {
       const location = await entry.getLocation().catch(() => undefined);
       return {
         id: entry.id,
-        name: typeof metadata.name === "string" ? metadata.name : entry.id,
-        description: typeof metadata.description === "string" ? metadata.description : "",
+        name: scalarText(metadata.name) || entry.id,
+        description: scalarText(metadata.description) ?? "",
         ...(location !== undefined && { location }),
         metadata,
         source: entry.source,

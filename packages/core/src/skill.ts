@@ -1,7 +1,8 @@
-import type { Frontmatter, FrontmatterValue } from "./types.js";
+import type { Frontmatter } from "./types.js";
 import { serializeSkillMd } from "./serialize.js";
 import { SkillBuilder } from "./builder.js";
 import { copyValue, defineKey } from "./format/object.js";
+import { scalarText } from "./fields.js";
 
 /** Resource content: text as given, or exact bytes. */
 export type ResourceContent = string | Uint8Array;
@@ -26,11 +27,11 @@ export class Skill {
   }
 
   get name(): string {
-    return scalarText(this.frontmatter.name);
+    return scalarText(this.frontmatter.name) ?? "";
   }
 
   get description(): string {
-    return scalarText(this.frontmatter.description);
+    return scalarText(this.frontmatter.description) ?? "";
   }
 
   /** The SKILL.md body (AgentScope's name for it). */
@@ -77,8 +78,3 @@ export class Skill {
 }
 
 /** Numbers and booleans written unquoted (`name: 2048`) still read as their text. */
-function scalarText(value: FrontmatterValue | undefined): string {
-  if (typeof value === "string") return value;
-  if (typeof value === "number" || typeof value === "boolean") return String(value);
-  return "";
-}

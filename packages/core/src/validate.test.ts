@@ -178,6 +178,21 @@ describe("agentscope profile", () => {
   });
 });
 
+describe("key typos", () => {
+  it.each([
+    ["spec", "name: a\ndescripton: Does a. Use when asked to do a.", ["field-unexpected", "description-missing"], "unexpected field 'descripton': did you mean 'description'?"],
+    ["lenient", "name: a\ndescripton: Does a. Use when asked to do a.", ["field-typo", "description-missing"], "unknown field 'descripton': did you mean 'description'?"],
+    ["fastgpt", "name: a\ndescription: Does a. Use when asked.\nlicence: MIT", ["field-typo"], "unknown field 'licence': did you mean 'license'?"],
+    ["agentscope", "name: a\ndescription: Does a. Use when asked.\nmetdata:\n  k: v", ["field-typo"], "unknown field 'metdata': did you mean 'metadata'?"],
+    ["lenient", "name: a\ndescription: Does a. Use when asked to do a.\nversion: 2\ntags: x", [], undefined],
+    ["spec", "name: a\ndescription: Does a. Use when asked to do a.\nhomepage: x", ["field-unexpected"], "unexpected field 'homepage': the spec allows only name, description, license, compatibility, metadata, allowed-tools"],
+  ] as const)("%s: %s", (profile, yaml, codes, message) => {
+    const found = validateSkillMd(`---\n${yaml}\n---\nBody.\n`, { profile, dirName: "a", lint: false }).diagnostics;
+    expect(found.map((d) => d.code)).toEqual(codes);
+    if (message !== undefined) expect(found[0]?.message).toBe(message);
+  });
+});
+
 describe("best-practice lint", () => {
   const good = "Extracts text and tables from PDF files. Use when the user asks to read, summarise or fill a PDF.";
   const lintCodes = (fm: object, options: { body?: string; files?: string[] } = {}) =>
@@ -186,28 +201,58 @@ describe("best-practice lint", () => {
   it.each([
     ["a good description", { description: good }, {}, []],
     ["too short", { description: "PDF tools" }, {}, ["description-vague"]],
+    ["too short, though it has a trigger", { description: "Use when asked." }, {}, ["description-vague"]],
     ["no trigger", { description: "A collection of utilities for the portable document format and its many variants." }, {}, ["description-vague"]],
     ["long for a catalog", { description: `${good} ${"More detail. ".repeat(30)}` }, {}, ["description-long-for-catalog"]],
     ["angle brackets", { description: `${good} Input <file>.` }, {}, ["description-angle-brackets"]],
     ["body of 501 lines", { description: good }, { body: "line\n".repeat(501) }, ["body-too-long"]],
     ["body of 500 lines", { description: good }, { body: "line\n".repeat(500) }, []],
     ["body of ~5,001 tokens", { description: good }, { body: "x".repeat(20_004) }, ["body-too-many-tokens"]],
-    ["unreferenced resources", { description: good }, { body: "Run scripts/run.sh first.", files: ["SKILL.md", "scripts/run.sh", "references/api.md", "assets/logo.png", "notes.txt"] }, ["resource-unreferenced", "resource-unreferenced"]],
+    ["unreferenced resources are not reported by default", { description: good }, { body: "Run scripts/run.sh first.", files: ["SKILL.md", "scripts/run.sh", "references/api.md", "assets/logo.png", "notes.txt"] }, []],
+    ["a referenced file that is missing", { description: good }, { body: "Read references/missing.md first.", files: ["SKILL.md", "references/api.md"] }, ["reference-missing"]],
+    ["a link to a file in another letter case", { description: good }, { body: "See [the forms](FORMS.md).", files: ["SKILL.md", "forms.md"] }, ["reference-case-mismatch"]],
+    ["a bare name in another letter case", { description: good }, { body: "Read FORMS.md when filling forms.", files: ["SKILL.md", "forms.md"] }, ["reference-case-mismatch"]],
+    ["a bare name of no file (prose names many files)", { description: good }, { body: "Update CHANGELOG.md in the user's repository.", files: ["SKILL.md"] }, []],
+    ["patterns and URLs are not files", { description: good }, { body: "Write scripts/<name>.py; see [docs](https://x.org/a.md) and assets/*.png and [top](#usage).", files: ["SKILL.md"] }, []],
   ] as Array<[string, object, { body?: string; files?: string[] }, string[]]>)("%s", (_label, fm, options, expected) => {
     expect(lintCodes(fm, options)).toEqual(expected);
   });
 
-  it("lists at most 20 unreferenced resources, then one summary", () => {
+  it("lists at most 20 unreferenced resources when asked, then one summary", () => {
     const files = Array.from({ length: 23 }, (_, i) => `references/r${i}.md`);
-    const found = validateFrontmatter({ name: "a", description: good }, { dirName: "a", body: "", files });
+    const found = validateFrontmatter({ name: "a", description: good }, { dirName: "a", body: "", files, reportUnreferenced: true });
     expect(found).toHaveLength(21);
-    expect(found[20]?.message).toBe("3 more resources are never mentioned in the body");
+    expect(found[20]?.message).toBe("3 more resources are never mentioned");
   });
 
-  it("names the unreferenced files and can be switched off", () => {
-    const found = validateFrontmatter({ name: "a", description: good }, { dirName: "a", body: "", files: ["references/api.md"] });
-    expect(found.map((d) => [d.code, d.severity, d.message.startsWith("references/api.md")])).toEqual([["resource-unreferenced", "warning", true]]);
+  it("names the unreferenced files (info) when asked, and lint can be switched off", () => {
+    const found = validateFrontmatter({ name: "a", description: good }, { dirName: "a", body: "", files: ["references/api.md"], reportUnreferenced: true });
+    expect(found.map((d) => [d.code, d.severity, d.message.startsWith("references/api.md")])).toEqual([["resource-unreferenced", "info", true]]);
     expect(validateFrontmatter({ name: "a", description: "x" }, { dirName: "a", lint: false, body: "", files: ["references/api.md"] })).toEqual([]);
+  });
+
+  it("follows references through the Markdown files the body points to", () => {
+    const texts: Record<string, string> = {
+      "references/forms.md": "Fill with `scripts/fill.py`; schemas in [the schema](../assets/schema.xsd) and references/missing.xsd.",
+      "references/guide.md": "See [forms](forms.md).",
+    };
+    const files = ["SKILL.md", "references/guide.md", "references/forms.md", "scripts/fill.py", "assets/schema.xsd", "assets/unused.png"];
+    const read: string[] = [];
+    const found = validateFrontmatter(
+      { name: "a", description: good },
+      { dirName: "a", file: "skills/a/SKILL.md", body: "Start with references/guide.md.\n", bodyLine: 5, files, reportUnreferenced: true, readText: (p) => (read.push(p), texts[p]) },
+    );
+    expect(found.map((d) => [d.code, d.severity, d.file, d.line, d.column])).toEqual([
+      ["reference-missing", "error", "skills/a/references/forms.md", 1, 80],
+      ["resource-unreferenced", "info", "skills/a/SKILL.md", 5, 1],
+    ]);
+    expect(found[1]?.message).toMatch(/^assets\/unused.png /);
+    expect(read).toEqual(["references/guide.md", "references/forms.md"]);
+  });
+
+  it("points a broken reference in the body at its file line and column", () => {
+    const found = validateFrontmatter({ name: "a", description: good }, { dirName: "a", file: "a/SKILL.md", body: "# A\n\nRun `scripts/go.sh`.\n", bodyLine: 4, files: ["SKILL.md"] });
+    expect(found.map((d) => [d.code, d.line, d.column, d.message])).toEqual([["reference-missing", 6, 6, '"scripts/go.sh" is referenced but the skill has no such file']]);
   });
 
   it("runs through validateSkillMd at the description's line", () => {

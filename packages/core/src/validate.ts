@@ -18,8 +18,12 @@ export interface ValidateOptions {
   positions?: ParsedSkillMd["positions"];
   /** Body text, for body rules and best-practice lint. */
   body?: string;
-  /** The skill's files (POSIX paths relative to the skill dir), for the unreferenced-resource lint. */
+  /** The skill's files (POSIX paths relative to the skill dir), for the reference lint. */
   files?: readonly string[];
+  /** Text of a Markdown file of the skill, so references are followed through the files the body points to. */
+  readText?: (path: string) => string | undefined;
+  /** Report resources nothing references (info). Default false. */
+  reportUnreferenced?: boolean;
   /** Add best-practice lint findings (warnings). Default true. */
   lint?: boolean;
   /** Thresholds for the lint findings. */
@@ -57,6 +61,8 @@ export function validateFrontmatter(frontmatter: Frontmatter, options: ValidateO
         frontmatter,
         ...(options.body !== undefined && { body: options.body }),
         ...(options.files !== undefined && { files: options.files }),
+        ...(options.readText !== undefined && { readText: options.readText }),
+        ...(options.reportUnreferenced !== undefined && { reportUnreferenced: options.reportUnreferenced }),
         ...(options.positions !== undefined && { positions: options.positions }),
         ...(options.bodyLine !== undefined && { bodyLine: options.bodyLine }),
         ...(options.file !== undefined && { file: options.file }),

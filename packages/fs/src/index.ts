@@ -25,3 +25,19 @@ export {
 export { isInside, resolveConfined, type ResolveConfinedOptions } from "./confine.js";
 export { siblingTemp, writeFileAtomic } from "./atomic.js";
 export { errorCode, isMissing } from "./errno.js";
+export {
+  walkTree,
+  DEFAULT_WALK_MAX_DEPTH,
+  DEFAULT_WALK_MAX_FILES,
+  DEFAULT_WALK_MAX_DIRS,
+  type WalkOptions,
+  type WalkResult,
+  type WalkEntry,
+  type WalkProblem,
+  type WalkProblemKind,
+  type WalkLimitName,
+  type WalkExcluded,
+  type WalkDirectory,
+  type WalkLinkPolicy,
+} from "./walk.js";
+export { openConfined, type OpenConfinedOptions, type ConfinedFile } from "./open-confined.js";

@@ -1,8 +1,9 @@
+import { spawn, spawnSync } from "node:child_process";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LocalFileSystemSkillProvider } from "./provider.js";
-import { makeTempDir, removeDir, skillMd, writeTree } from "./test-support/tree.js";
+import { makeTempDir, removeDir, skillMd, writeTree } from "@skillport/fs/testing";
 
 let root: string;
 const stops: (() => void)[] = [];
@@ -79,5 +80,39 @@ describe("watch", () => {
     const stop = stops.pop();
     stop?.();
     stop?.(); // idempotent
+  });
+});
+
+describe("a watcher never keeps the process alive unless asked (issue 9)", () => {
+  const dist = (pkg: string) => path.resolve(import.meta.dirname, `../../${pkg}/dist/index.js`);
+  const script = (persistent: boolean) => `
+    import { SkillRegistry } from ${JSON.stringify(dist("core"))};
+    import { LocalFileSystemSkillProvider } from ${JSON.stringify(dist("fs"))};
+    const registry = new SkillRegistry();
+    const provider = new LocalFileSystemSkillProvider(${JSON.stringify(root)}, { watch: { persistent: ${persistent}, onReady: () => console.log("ready") } });
+    await registry.registerAll(provider); // the seed's example: watches by default, never closed
+    console.log(registry.list().length);
+  `;
+  const run = (persistent: boolean) =>
+    spawnSync(process.execPath, ["--input-type=module", "-e", script(persistent)], { encoding: "utf8", timeout: 20_000, killSignal: "SIGKILL" });
+
+  it("registerAll without close(): the script ends by itself", async () => {
+    await writeTree(root, { "a/SKILL.md": skillMd("a") });
+    const result = run(false);
+    expect(result.signal).toBeNull();
+    expect(result.status).toBe(0);
+    expect(result.stdout.split("\n")).toContain("1");
+  });
+
+  it("persistent: true keeps it running after the script's last line", async () => {
+    await writeTree(root, { "a/SKILL.md": skillMd("a") });
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script(true)], { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    let exited = false;
+    child.on("exit", () => (exited = true));
+    await new Promise<void>((resolve) => child.stdout.on("data", (chunk: Buffer) => ((out += chunk.toString()), /^1$/m.test(out) && out.includes("ready") && resolve())));
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // a non-persistent script would be gone by now
+    expect(exited).toBe(false);
+    child.kill("SIGKILL");
   });
 });

@@ -12,6 +12,11 @@ export interface WatchOptions {
   onError?: (error: unknown) => void;
   /** Called once the initial scan is done and changes from then on are seen. */
   onReady?: () => void;
+  /**
+   * Keep the process alive while watching. Default false: a script that registers skills and ends exits even when
+   * it never stops the watcher (changes are still reported while something else keeps it running).
+   */
+  persistent?: boolean;
 }
 
 export const DEFAULT_WATCH_DEBOUNCE_MS = 100;
@@ -23,6 +28,7 @@ export const DEFAULT_WATCH_DEBOUNCE_MS = 100;
 export function watchSkillRoot(rootReal: string, onIds: (ids: string[]) => void, options: WatchOptions = {}): () => void {
   const debounceMs = options.debounceMs ?? DEFAULT_WATCH_DEBOUNCE_MS;
   const maxWaitMs = options.maxWaitMs ?? Math.max(1000, debounceMs);
+  const persistent = options.persistent ?? false;
   const pending = new Set<string>();
   let timer: NodeJS.Timeout | undefined;
   let firstChangeAt = 0;
@@ -45,6 +51,7 @@ export function watchSkillRoot(rootReal: string, onIds: (ids: string[]) => void,
     if (timer === undefined) firstChangeAt = now;
     else clearTimeout(timer);
     timer = setTimeout(flush, Math.max(0, Math.min(debounceMs, firstChangeAt + maxWaitMs - now)));
+    if (!persistent) timer.unref();
   };
 
   const topSegment = (abs: string): { name: string; nested: boolean } | undefined => {
@@ -73,6 +80,7 @@ export function watchSkillRoot(rootReal: string, onIds: (ids: string[]) => void,
     .then(({ watch }) => {
       if (closed) return;
       watcher = watch(rootReal, {
+        persistent,
         ignoreInitial: true,
         followSymlinks: false,
         depth: (options.depth ?? 16) + 1,

@@ -20,8 +20,16 @@ export const DEFAULT_EXCLUSIONS: readonly string[] = Object.freeze([
  * only `includeSecrets` does. `.npmrc` is a secret only when it holds a token (see `npmrcHasToken`).
  */
 export const SECRET_PATTERNS: readonly string[] = Object.freeze([
-  ".env", ".env.*", "!*.example",
-  "*.key", "*.pem", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", "credentials.json",
+  // Environment files and private keys.
+  ".env", ".env.*", ".envrc", "!*.example",
+  "*.key", "*.pem", "*.ppk", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
+  // Key stores and certificates with private keys.
+  "*.p12", "*.pfx", "*.jks", "*.keystore",
+  // Tool credentials, at any depth.
+  "credentials.json", "**/.aws/credentials", "**/.aws/config", "**/.docker/config.json", "**/.kube/config",
+  ".git-credentials", ".netrc", "_netrc", ".pypirc", ".pgpass", ".htpasswd", "**/.gnupg/", "**/.ssh/",
+  // Terraform state holds every secret of the infrastructure it describes.
+  "*.tfstate", "*.tfstate.*", ".terraformrc", "terraform.rc",
   ".git",
 ]);
 

@@ -6,7 +6,8 @@ import { build } from "esbuild";
 import { chmod, mkdir, readFile, rm, symlink, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { InvalidPathError, LimitExceededError, SkillValidationError } from "@skillport/core";
-import { checkPackageLayout, inspectPackage, packDirectory, packDirectoryToFile } from "./index.js";
+import { DEFAULT_PACKAGE_LIMITS, checkPackageLayout, collectFiles, inspectPackage, packDirectory, packDirectoryToFile } from "./index.js";
+import { readCollected } from "./read-files.js";
 import { skillMd, systemDependency, tempDir, writeTree } from "./__fixtures__/archives.js";
 
 let dir: string;
@@ -273,5 +274,40 @@ describe("inspectPackage", () => {
       { path: "node_modules/", reason: "dependency or cache (node_modules/)" },
     ]);
     expect(fromZip.excluded).toEqual([]);
+  });
+});
+
+describe("untrusted package trees (issue 8)", () => {
+  it("a file swapped for a link after the walk is refused, never read (the host file stays out of the package)", async () => {
+    const outside = path.join(dir, "outside");
+    const pkg = path.join(dir, "pkg");
+    await writeTree(outside, { "shadow": "root:secret-hash" });
+    await writeTree(pkg, { "skills/a/SKILL.md": skillMd("a"), "skills/a/data.txt": "harmless" });
+    const collected = await collectFiles(pkg, { limits: { ...DEFAULT_PACKAGE_LIMITS } });
+    // Between the walk and the read, the file becomes a link to a host file (as a racing process would make it).
+    await rm(path.join(pkg, "skills/a/data.txt"));
+    await symlink(path.join(outside, "shadow"), path.join(pkg, "skills/a/data.txt"));
+    const seen: string[] = [];
+    const error = await readCollected(collected, { maxFileBytes: 1 << 20 }, (_f, bytes) => seen.push(Buffer.from(bytes).toString())).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidPathError);
+    expect(seen.join("")).not.toContain("secret");
+    // Even with links allowed, the target must stay inside the package.
+    const followed = await readCollected(collected, { followLinks: true, maxFileBytes: 1 << 20 }, () => undefined).catch((e: unknown) => e);
+    expect(followed).toBeInstanceOf(InvalidPathError);
+    expect((followed as Error).message).not.toContain(outside);
+  });
+
+  it("with followLinks, a harmless-named link to a secret is judged by its target and left out", async () => {
+    await writeTree(dir, { "skills/a/SKILL.md": skillMd("a"), "skills/a/.env": "API_KEY=hunter2", "config/.aws/credentials": "[default]\naws_secret_access_key=x" });
+    await symlink(".env", path.join(dir, "skills/a/settings.txt"));
+    await symlink("../../config/.aws/credentials", path.join(dir, "skills/a/aws.ini"));
+    const result = await packDirectory(dir, { followLinks: true });
+    expect(result.manifest.files.map((f) => f.path)).toEqual(["skills/a/SKILL.md"]);
+    expect(result.manifest.excluded).toEqual([
+      { path: "config/.aws/credentials", reason: "secret (**/.aws/credentials)" },
+      { path: "skills/a/.env", reason: "secret (.env)" },
+      { path: "skills/a/aws.ini", reason: "link to config/.aws/credentials: secret (**/.aws/credentials)" },
+      { path: "skills/a/settings.txt", reason: "link to skills/a/.env: secret (.env)" },
+    ]);
   });
 });

@@ -70,7 +70,7 @@ async function loadPackage(dir: string, options: CollectPackageOptions, onFile: 
   });
   // Only SKILL.md files are kept for the layout check; everything else streams through.
   const skillMds = new Map<string, Uint8Array>();
-  const files = await readCollected(collected.files, (file, bytes) => {
+  const files = await readCollected(collected, { followLinks: options.followLinks, maxFileBytes: limits.maxFileBytes }, (file, bytes) => {
     if (file.path.endsWith("/SKILL.md")) skillMds.set(file.path, bytes);
     onFile(file, bytes);
   });

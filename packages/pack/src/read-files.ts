@@ -1,7 +1,8 @@
-import { readFileSync } from "node:fs";
+import { LimitExceededError } from "@skillport/core";
+import { openConfined } from "@skillport/fs";
 import type { ManifestFile } from "./pack.js";
 import { sha256Hex } from "./version.js";
-import type { CollectedFile } from "./walk.js";
+import type { Collected } from "./walk.js";
 
 /**
  * Bytes read between yields to the event loop, so packing a large package never stalls a server for long: each
@@ -13,17 +14,28 @@ const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmedi
 
 /**
  * Reads collected files in order, hashing each and handing it to `onFile` (e.g. the zip writer, which deflates it
- * at once). Reads are synchronous: for the small files of a package a thread-pool
- * round trip per file costs more than the read; the loop yields every few MiB instead.
+ * at once). Every file is opened and THEN verified to lie inside the package (`openConfined`): a file swapped for a
+ * link after the walk cannot smuggle a host file in. A file that grew past the per-file limit since the walk is
+ * refused. Reads are synchronous: for the small files of a package a thread-pool round trip per file costs more than
+ * the read; the loop yields every few MiB instead.
  */
 export async function readCollected(
-  files: readonly CollectedFile[],
+  collected: Pick<Collected, "root" | "files">,
+  options: { followLinks?: boolean; maxFileBytes: number },
   onFile: (file: ManifestFile, bytes: Uint8Array) => void,
 ): Promise<ManifestFile[]> {
   const manifest: ManifestFile[] = [];
   let sinceYield = 0;
-  for (const file of files) {
-    const bytes = readFileSync(file.source);
+  for (const file of collected.files) {
+    const opened = openConfined(collected.root, file.path, { followLinksInside: options.followLinks ?? false });
+    let read: Uint8Array | undefined;
+    try {
+      read = opened.readAllSync(options.maxFileBytes);
+    } finally {
+      opened.close();
+    }
+    if (read === undefined) throw new LimitExceededError("maxFileBytes", `${file.path} grew past the per-file limit while it was being packed`);
+    const bytes = read;
     const entry: ManifestFile = { path: file.path, size: bytes.byteLength, sha256: sha256Hex(bytes), mode: file.mode };
     manifest.push(entry);
     onFile(entry, bytes);

@@ -57,7 +57,7 @@ export async function exportSkill(skillDir: string, options: ExportSkillOptions 
   const dirName = path.basename(path.resolve(skillDir));
   // The folder name comes from SKILL.md, which sorts after e.g. `LICENSE`; so read first, then zip.
   const contents = new Map<string, Uint8Array>();
-  const files = await readCollected(collected.files, (file, bytes) => contents.set(file.path, bytes));
+  const files = await readCollected(collected, { followLinks: options.followLinks, maxFileBytes: limits.maxFileBytes }, (file, bytes) => contents.set(file.path, bytes));
   const { name, diagnostics } = validateSkill(contents.get("SKILL.md") ?? new Uint8Array(), dirName, options.profile);
   const zip = new DeterministicZip({ compressionLevel: options.compressionLevel });
   for (const f of files) zip.add({ path: `${name}/${f.path}`, mode: f.mode, bytes: contents.get(f.path) ?? new Uint8Array() });

@@ -17,7 +17,7 @@ describe("skillport list", () => {
   it("lists the winning skills sorted by id, reports shadowing and skipped skills", async () => {
     const dir = await tree(twoRoots);
     const run = await runInProcess(["list", "team", "user", "--json"], dir);
-    expect(run.code).toBe(0);
+    expect(run.code).toBe(1); // user/broken failed to load
     const out = JSON.parse(run.stdout);
     expect(out.skills.map((s: { qualifiedId: string }) => s.qualifiedId)).toEqual(["fs:user:csv", "fs:team:pdf"]);
     expect(out.shadowed).toEqual([{ id: "pdf", winner: "fs:team:pdf", shadowed: "fs:user:pdf" }]);
@@ -97,7 +97,7 @@ describe("skillport prompt", () => {
   it.each(["agentscope", "markdown", "json"])("renders the %s format", async (format) => {
     const dir = await tree(twoRoots);
     const run = await runInProcess(["prompt", "team", "user", "--format", format], dir);
-    expect(run.code).toBe(0);
+    expect(run.code).toBe(1); // user/broken failed to load; the others are rendered
     expect(run.stdout).toContain("csv");
     if (format === "agentscope") expect(run.stdout).toContain("load_skill_through_path");
     if (format === "json") expect(() => JSON.parse(run.stdout)).not.toThrow();
@@ -131,7 +131,51 @@ describe("skillport init", () => {
     expect((await runInProcess(["init", "my-skill"], dir)).stderr).toContain("already exists");
     for (const bad of ["Bad-Name", "a--b", "../escape", "-lead"]) {
       const run = await runInProcess(["init", bad], dir);
-      expect(run.code, bad).not.toBe(0);
+      expect(run.code, bad).toBe(2); // a usage error, as for plugin create
     }
+  });
+});
+
+describe("bad roots are reported and the rest still load (issue 9)", () => {
+  const roots = {
+    "a/good/SKILL.md": skillMd("good"),
+    "single/SKILL.md": "---\nname: single\ndescription: \"\"\n---\nbody\n",
+    "c/bad/SKILL.md": "---\nname: bad\ndescription: \"\"\n---\nbody\n",
+  };
+
+  it.each([
+    ["list", ["list", "a", "single", "c"]],
+    ["prompt", ["prompt", "a", "single", "c"]],
+    ["search", ["search", "good", "a", "single", "c"]],
+  ])("%s: a failing single skill folder and a failing skill in a folder are both warned about; exit 1", async (_label, args) => {
+    const dir = await tree(roots);
+    const run = await runInProcess(args, dir);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("good");
+    expect(run.stderr).toMatch(/skipped fs:single:single: .*'description' must be a non-empty string/);
+    expect(run.stderr).toMatch(/skipped fs:c:bad: .*'description' must be a non-empty string/);
+  });
+
+  it("list --json lists both failures", async () => {
+    const dir = await tree(roots);
+    const run = await runInProcess(["list", "a", "single", "c", "--json"], dir);
+    expect(run.code).toBe(1);
+    const json = JSON.parse(run.stdout) as { failures: Array<{ source: string; id: string }> };
+    expect(json.failures.map((f) => `${f.source}:${f.id}`).sort()).toEqual(["fs:c:bad", "fs:single:single"]);
+  });
+});
+
+describe("names and descriptions read as text, stripped (issue 9)", () => {
+  it.each([
+    ["description: 42", "42"],
+    ["description: true", "true"],
+    ["description: |\n  Two lines.\n  Use when asked.\n", "Two lines.\nUse when asked."],
+    ["description: '  padded. Use when asked.  '", "padded. Use when asked."],
+  ])("%s", async (line, expected) => {
+    const dir = await tree({ "s/x/SKILL.md": `---\nname: '  x  '\n${line}\n---\nbody\n` });
+    const list = JSON.parse((await runInProcess(["list", "s", "--json"], dir)).stdout) as { skills: Array<{ name: string; description: string }> };
+    expect(list.skills.map((s) => [s.name, s.description])).toEqual([["x", expected]]);
+    const catalog = JSON.parse((await runInProcess(["prompt", "s", "--format", "json"], dir)).stdout) as { skills: Array<{ name: string; description: string }> };
+    expect(catalog.skills.map((s) => [s.name, s.description])).toEqual([["x", expected]]);
   });
 });

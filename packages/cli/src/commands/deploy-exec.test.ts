@@ -184,6 +184,17 @@ describe("skillport exec", () => {
     expect(r.err).toMatch(/^warning: sandbox 'process' does not isolate/);
   });
 
+  it.each([
+    ["a command string", ["echo a > f && cat f"], "a\n"],
+    ["an argv whose -c string keeps its quoting", ["sh", "-c", "echo 'two  spaces' > g && cat g"], "two  spaces\n"],
+    ["an argv with spaces and quotes in words", ["printf", "%s|%s\\n", "it's", "a b"], "it's|a b\n"],
+  ])("runs %s as given (issue 9)", async (_label, words, expected) => {
+    const cwd = await tmp();
+    await mkdir(path.join(cwd, "ws"));
+    const r = await cli(["exec", "-w", "ws", "--sandbox", "process", "--", ...words], cwd);
+    expect([r.code, r.out]).toEqual([0, expected]);
+  });
+
   it("usage and runtime errors exit 2", async () => {
     const cwd = await tmp();
     const missing = await cli(["exec", "-w", "nope", "--", "true"], cwd);

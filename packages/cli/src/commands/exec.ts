@@ -20,21 +20,31 @@ export function registerExec(program: Command, io: CliIO, setExit: (code: number
   program
     .command("exec")
     .description("run a shell command in a workspace sandbox and print the agent observation (merged, tail-truncated output)")
-    .argument("<command...>", "the command (words are joined with spaces and run by bash -c)")
+    .argument("<command...>", "one argument: a shell command string (as an agent sends it); several: an argv, run as given")
     .requiredOption("-w, --workspace <dir>", "workspace directory (must exist)")
     .addOption(new Option("--sandbox <kind>", "sandbox backend").choices(["auto", "bubblewrap", "process"]).default("auto"))
     .option("--timeout <seconds>", "1-600 seconds (default 30)")
     .option("--cwd <dir>", "working directory relative to the workspace")
     .option("--network", "allow network access")
     .option("--json", "print the result as JSON")
-    .addHelpText("after", "\nExamples:\n  skillport exec --workspace /tmp/ws -- ls projects\n  skillport exec -w /tmp/ws --cwd projects/<versionId> -- bash skills/x/scripts/run.sh")
+    .addHelpText(
+      "after",
+      [
+        "",
+        "One argument is a command string run by bash -c, as FastGPT and agents send it; several arguments are an argv,",
+        "each word passed through exactly as given (quoted for the shell, so spaces and quotes survive):",
+        "  skillport exec -w /tmp/ws -- 'echo a > f && cat f'        # a shell command string",
+        "  skillport exec -w /tmp/ws -- sh -c 'echo a > f && cat f'  # an argv: sh gets its -c string intact",
+        "  skillport exec -w /tmp/ws --cwd projects/<versionId> -- bash skills/x/scripts/run.sh",
+      ].join("\n"),
+    )
     .action(async (words: string[], options: ExecCommandOptions) => {
       const timeout = parseSeconds(options.timeout, "--timeout");
       const root = path.resolve(io.cwd, options.workspace);
       const info = await stat(root).catch(() => undefined);
       if (!info?.isDirectory()) throw new CliError(`workspace ${JSON.stringify(options.workspace)} is not a directory`);
       const ws = new Workspace(root, { sandbox: options.sandbox, network: options.network ?? false });
-      const result = await ws.exec(words.join(" "), { timeout, cwd: options.cwd });
+      const result = await ws.exec(words.length === 1 ? words[0]! : shellQuote(words), { timeout, cwd: options.cwd });
       if (options.json) {
         const { tail: _tail, ...rest } = result;
         printJson(io, rest);
@@ -44,4 +54,9 @@ export function registerExec(program: Command, io: CliIO, setExit: (code: number
       }
       if (result.timedOut || result.exitCode !== 0) setExit(EXIT_PROBLEMS);
     });
+}
+
+/** An argv as one POSIX shell command line: each word single-quoted unless it is plainly safe. */
+export function shellQuote(words: readonly string[]): string {
+  return words.map((word) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`)).join(" ");
 }

@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { Command } from "commander";
-import { SkillValidationError } from "@skillport/core";
+import { SkillExistsError, SkillValidationError } from "@skillport/core";
 import { importSkill } from "@skillport/pack";
 import { CliError, colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
 import { displayPath, formatDiagnostics, requireFile, withFsErrors } from "./pack.js";
@@ -26,6 +26,9 @@ export function registerImport(program: Command, io: CliIO, _setExit: (code: num
       await requireFile(source, archive);
       const into = path.resolve(io.cwd, options.into);
       const result = await withFsErrors(() => importSkill(source, into, { force: options.force })).catch((error: unknown) => {
+        if (error instanceof SkillExistsError) {
+          throw new CliError(`skill ${error.skillIds.map((id) => JSON.stringify(id)).join(", ")} already exists in ${options.into}; pass --force to replace it`);
+        }
         if (error instanceof SkillValidationError) {
           io.stderr(formatDiagnostics(error.diagnostics, io));
           throw new CliError(`${archive}: ${error.message}; nothing written`, EXIT_PROBLEMS);

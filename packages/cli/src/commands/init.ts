@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { validateFrontmatter } from "@skillport/core";
-import { CliError, EXIT_PROBLEMS, type CliIO } from "../io.js";
+import { CliError, type CliIO } from "../io.js";
 import { displayPath } from "../targets.js";
 
 export function registerInit(program: Command, io: CliIO): void {
@@ -18,7 +18,7 @@ export function registerInit(program: Command, io: CliIO): void {
       const problems = validateFrontmatter({ name, description }, { profile: "spec", dirName: name, lint: false }).filter(
         (d) => d.severity === "error",
       );
-      if (problems.length > 0) throw new CliError(`invalid skill name ${JSON.stringify(name)}: ${problems[0]!.message}`, EXIT_PROBLEMS);
+      if (problems.length > 0) throw new CliError(`invalid skill name ${JSON.stringify(name)}: ${problems[0]!.message}`); // a usage error: exit 2, as plugin create
 
       const dir = path.resolve(io.cwd, options.dir, name);
       try {

@@ -1,9 +1,10 @@
 import type { Command } from "commander";
-import { colors, printJson, type CliIO } from "../io.js";
+import { skillFields } from "@skillport/core";
+import { colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
 import { loadSkills, reportLoadProblems } from "../load.js";
 import { displayWidth, padEndColumns, truncateColumns } from "../text-width.js";
 
-export function registerList(program: Command, io: CliIO): void {
+export function registerList(program: Command, io: CliIO, setExit: (code: number) => void): void {
   program
     .command("list")
     .description("list the skills in folders of skills (default: .agents/skills and .claude/skills around here)")
@@ -11,17 +12,18 @@ export function registerList(program: Command, io: CliIO): void {
     .option("--json", "print JSON")
     .option("--all", "include skills shadowed by a higher-precedence source")
     .action(async (roots: string[], options: { json?: boolean; all?: boolean }) => {
-      const { registry } = await loadSkills(roots, io);
+      const { registry, failures } = await loadSkills(roots, io);
+      if (failures.length > 0) setExit(EXIT_PROBLEMS);
       const entries = registry.list({ includeShadowed: options.all });
       const winners = new Set(registry.list().map((e) => e.qualifiedId));
       const rows = await Promise.all(
         entries.map(async (e) => {
-          const metadata = e.getMetadata();
+          const fields = skillFields(e.getMetadata());
           return {
             id: e.id,
             qualifiedId: e.qualifiedId,
-            name: typeof metadata.name === "string" ? metadata.name : e.id,
-            description: typeof metadata.description === "string" ? metadata.description : "",
+            name: fields.name || e.id,
+            description: fields.description ?? "",
             source: e.source,
             location: (await e.getLocation()) ?? null,
             shadowed: !winners.has(e.qualifiedId),
@@ -30,10 +32,10 @@ export function registerList(program: Command, io: CliIO): void {
         }),
       );
       if (options.json) {
-        printJson(io, { skills: rows, shadowed: registry.shadowed, failures: registry.failures.map((f) => ({ source: f.source, id: f.id ?? null, message: f.message })) });
+        printJson(io, { skills: rows, shadowed: registry.shadowed, failures: failures.map((f) => ({ source: f.source, id: f.id ?? null, message: f.message })) });
         return;
       }
-      reportLoadProblems(io, registry.failures, registry.shadowed);
+      reportLoadProblems(io, failures, registry.shadowed);
       const c = colors(io);
       if (rows.length === 0) {
         io.stdout("No skills found.\n");

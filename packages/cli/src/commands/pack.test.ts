@@ -181,7 +181,7 @@ describe("skillport export / import", () => {
 
     const again = await cli(["import", "word-stats.skill", "--into", "agent/skills"], dir);
     expect(again.code).toBe(2);
-    expect(again.stderr).toMatch(/skill already exists: "word-stats"/);
+    expect(again.stderr).toMatch(/skill "word-stats" already exists in agent\/skills; pass --force to replace it/);
     const forced = await cli(["import", "word-stats.skill", "--into", "agent/skills", "--force"], dir);
     expect(forced).toEqual({ code: 0, stdout: "replaced word-stats (2 files) into agent/skills/word-stats\n", stderr: "" });
   });

@@ -24,7 +24,7 @@ export function registerPack(program: Command, io: CliIO, setExit: (code: number
     .option("--json", "print the result as JSON")
     .option("--include-secrets", "also pack files that look like credentials (.env, *.key, *.pem, ...) - dangerous")
     .option("--follow-links", "follow symbolic links that stay inside the package instead of refusing them")
-    .addOption(new Option("-p, --profile <profile>", "SKILL.md rule profile").choices(PROFILE_NAMES).default(DEFAULT_PACKAGE_PROFILE))
+    .addOption(new Option("-p, --profile <profile>", "SKILL.md rule profile (packages default to FastGPT's rules; validate defaults to spec)").choices(PROFILE_NAMES).default(DEFAULT_PACKAGE_PROFILE))
     .addHelpText("after", "\nExamples:\n  skillport pack examples/package -o /tmp/example.zip\n  skillport pack . --json")
     .action(async (dir: string, options: PackCommandOptions) => {
       const root = path.resolve(io.cwd, dir);

@@ -1,6 +1,6 @@
 import { Option, type Command } from "commander";
 import { CATALOG_FORMATS, type CatalogFormat } from "@skillport/core";
-import type { CliIO } from "../io.js";
+import { EXIT_PROBLEMS, type CliIO } from "../io.js";
 import { loadSkills, reportLoadProblems } from "../load.js";
 import { positiveInteger } from "../options.js";
 
@@ -13,7 +13,7 @@ interface PromptOptions {
   metadata: boolean;
 }
 
-export function registerPrompt(program: Command, io: CliIO): void {
+export function registerPrompt(program: Command, io: CliIO, setExit: (code: number) => void): void {
   program
     .command("prompt")
     .description("print the skills catalog a model sees (budgeted; says what it dropped)")
@@ -25,8 +25,9 @@ export function registerPrompt(program: Command, io: CliIO): void {
     .option("--max-entry-chars <n>", "cap on one skill's entry (its description is shortened)", positiveInteger)
     .option("--no-metadata", "agentscope/json: show only name, description and id")
     .action(async (roots: string[], options: PromptOptions) => {
-      const { registry } = await loadSkills(roots, io);
-      reportLoadProblems(io, registry.failures, registry.shadowed);
+      const { registry, failures } = await loadSkills(roots, io);
+      reportLoadProblems(io, failures, registry.shadowed);
+      if (failures.length > 0) setExit(EXIT_PROBLEMS);
       const text = await registry.catalog({
         format: options.format,
         layout: options.layout,

@@ -73,6 +73,27 @@ describe("skillport validate", () => {
     expect(run.code).toBe(1);
   });
 
+  it("reports broken references through referenced files, and unreferenced resources only with --unreferenced", async () => {
+    const body = "# Pdf\n\nSee [forms](FORMS.md) and references/guide.md.\n";
+    const dir = await tree({
+      "pdf/SKILL.md": skillMd("pdf", undefined, body),
+      "pdf/forms.md": "Fill with scripts/fill.py.\n",
+      "pdf/references/guide.md": "Then run `scripts/missing.sh`.\n",
+      "pdf/scripts/fill.py": "print(1)\n",
+      "pdf/assets/unused.png": "png",
+    });
+    const run = await runInProcess(["validate", "pdf"], dir);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('pdf/SKILL.md:7:13  error  reference-case-mismatch  "FORMS.md" is "forms.md" on disk');
+    expect(run.stdout).toContain('pdf/references/guide.md:1:11  error  reference-missing  "scripts/missing.sh" is referenced but the skill has no such file');
+    expect(run.stdout).not.toContain("resource-unreferenced");
+    const withUnreferenced = await runInProcess(["validate", "pdf", "--unreferenced", "--format", "json"], dir);
+    const codes = (JSON.parse(withUnreferenced.stdout) as { skills: Array<{ diagnostics: Array<{ code: string; severity: string; message: string }> }> }).skills[0]?.diagnostics
+      .filter((d) => d.code === "resource-unreferenced")
+      .map((d) => [d.severity, d.message.split(" ")[0]]);
+    expect(codes).toEqual([["info", "assets/unused.png"]]);
+  });
+
   it("refuses a SKILL.md over --max-file-bytes", async () => {
     const dir = await tree({ "big/SKILL.md": skillMd("big", "Big. Use when testing.", "x".repeat(5000)) });
     const run = await runInProcess(["validate", "big", "--max-file-bytes", "1000", "--format", "json"], dir);

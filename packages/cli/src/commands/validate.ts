@@ -2,7 +2,7 @@ import { Option, type Command } from "commander";
 import { PROFILE_NAMES, validateSkillMd, type ProfileName } from "@skillport/core";
 import { CliError, EXIT_PROBLEMS, progressLine, type CliIO } from "../io.js";
 import { formatJson, formatSarif, formatText, type SkillReport } from "../report.js";
-import { DEFAULT_MAX_SKILL_MD_BYTES, listSkillFiles, readSkillMd } from "../skill-files.js";
+import { DEFAULT_MAX_SKILL_MD_BYTES, listSkillFiles, readSkillMd, readSkillText } from "../skill-files.js";
 import { displayPath, resolveSkillTargets } from "../targets.js";
 import { positiveInteger } from "../options.js";
 import { VERSION } from "../version.js";
@@ -11,6 +11,7 @@ interface ValidateOptions {
   profile: ProfileName;
   format: "text" | "json" | "sarif";
   lint: boolean;
+  unreferenced?: boolean;
   maxFileBytes: number;
 }
 
@@ -21,7 +22,8 @@ export function registerValidate(program: Command, io: CliIO, setExit: (code: nu
     .argument("[paths...]", "skill directories, SKILL.md files, or folders of skills", ["."])
     .addOption(new Option("-p, --profile <profile>", "rule profile").choices(PROFILE_NAMES).default("spec"))
     .addOption(new Option("-f, --format <format>", "output format").choices(["text", "json", "sarif"]).default("text"))
-    .option("--no-lint", "skip best-practice warnings")
+    .option("--no-lint", "skip best-practice warnings and reference checks")
+    .option("--unreferenced", "also report resources that nothing references (info)")
     .option("--max-file-bytes <n>", "largest SKILL.md read", positiveInteger, DEFAULT_MAX_SKILL_MD_BYTES)
     .addHelpText(
       "after",
@@ -55,7 +57,15 @@ export async function validatePaths(
       continue;
     }
     const files = options.lint ? await listSkillFiles(target.dir) : undefined;
-    const result = validateSkillMd(read.bytes, { profile: options.profile, dirName: target.dirName, file, files, lint: options.lint });
+    const result = validateSkillMd(read.bytes, {
+      profile: options.profile,
+      dirName: target.dirName,
+      file,
+      files,
+      lint: options.lint,
+      readText: (relPath) => readSkillText(target.dir, relPath, options.maxFileBytes),
+      reportUnreferenced: options.unreferenced === true,
+    });
     const name = result.parsed.frontmatter?.name;
     reports.push({
       path: file,

@@ -137,17 +137,18 @@ function readBlockScalar(lines: readonly string[], start: number, style: BlockSt
 
 /** Folded-scalar line joining: adjacent lines share a space; k empty lines between two lines become k line breaks. */
 function fold(lines: readonly string[]): string {
-  let out = lines[0] ?? "";
+  // Parts joined once: a flat string, not a chain of concatenations kept alive in every cached description.
+  const parts = [lines[0] ?? ""];
   let breaks = 0;
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i] ?? "";
     if (line === "") breaks++;
     else {
-      out += breaks === 0 ? ` ${line}` : "\n".repeat(breaks) + line;
+      parts.push(breaks === 0 ? " " : "\n".repeat(breaks), line);
       breaks = 0;
     }
   }
-  return out;
+  return parts.join("");
 }
 
 function withoutCr(line: string): string {
@@ -182,9 +183,8 @@ function parseScalar(text: string): Scalar | undefined {
   }
   if (first === '"') {
     if (text.length < 2 || !text.endsWith('"')) return undefined;
-    const inner = text.slice(1, -1);
-    if (inner.includes('"') || inner.includes("\\")) return undefined;
-    return { value: inner };
+    const value = unescapeDoubleQuoted(text.slice(1, -1));
+    return value === undefined ? undefined : { value };
   }
   if (SIMPLE_NUMBER.test(text)) return { value: Number(text), source: text };
   const bool = BOOLEANS.get(text);
@@ -193,4 +193,50 @@ function parseScalar(text: string): Scalar | undefined {
   if (text.includes(": ") || text.endsWith(":") || text.includes(" #")) return undefined;
   if (text === "null" || text === "Null" || text === "NULL") return undefined;
   return { value: text };
+}
+
+// The escapes real descriptions use (`\"` in anthropics' pptx/xlsx skills, `\n`, `\uXXXX`); any other escape falls back.
+const SIMPLE_ESCAPES: ReadonlyMap<string, string> = new Map([
+  ['"', '"'],
+  ["\\", "\\"],
+  ["/", "/"],
+  ["n", "\n"],
+  ["t", "\t"],
+]);
+const HEX4 = /^[0-9A-Fa-f]{4}$/;
+
+/**
+ * The value of a one-line double-quoted scalar's inside, or undefined when it holds anything but plain text and
+ * the simple escapes: an unescaped `"`, another escape, or a `\u` naming half of a surrogate pair.
+ */
+function unescapeDoubleQuoted(inner: string): string | undefined {
+  let slash = inner.indexOf("\\");
+  if (slash < 0) return inner.includes('"') ? undefined : inner;
+  const parts: string[] = [];
+  let from = 0;
+  while (slash >= 0) {
+    const plain = inner.slice(from, slash);
+    if (plain.includes('"')) return undefined;
+    parts.push(plain);
+    const escape = inner[slash + 1] ?? "";
+    const simple = SIMPLE_ESCAPES.get(escape);
+    if (simple !== undefined) {
+      parts.push(simple);
+      from = slash + 2;
+    } else if (escape === "u") {
+      const hex = inner.slice(slash + 2, slash + 6);
+      if (!HEX4.test(hex)) return undefined;
+      const unit = Number.parseInt(hex, 16);
+      if (unit >= 0xd800 && unit <= 0xdfff) return undefined;
+      parts.push(String.fromCharCode(unit));
+      from = slash + 6;
+    } else {
+      return undefined;
+    }
+    slash = inner.indexOf("\\", from);
+  }
+  const rest = inner.slice(from);
+  if (rest.includes('"')) return undefined;
+  parts.push(rest);
+  return parts.join("");
 }

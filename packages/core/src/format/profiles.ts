@@ -11,6 +11,7 @@ import {
   SPEC_DESCRIPTION_MAX_LENGTH,
   specNameProblems,
 } from "../names.js";
+import { suggestClosest } from "../suggest.js";
 
 /** The six fields the spec (and skills-ref) allows, in the order messages list them. */
 export const SPEC_FIELDS: readonly string[] = ["name", "description", "license", "compatibility", "metadata", "allowed-tools"];
@@ -40,10 +41,20 @@ export function textValue(ctx: Pick<RuleContext, "frontmatter" | "scalarSources"
 
 const isBlank = (v: string): boolean => pyStrip(v) === "";
 
+// Fields other profiles and clients read; a key near one of these is not a typo of a spec field.
+const KNOWN_EXTENSIONS = new Set(["when_to_use", "when-to-use", "disable-model-invocation", "user-invocable", "argument-hint", "model", "version", "tags", "triggers", "author", "homepage", "category", "priority"]);
+
+/** `descripton` → `description`: the spec field an unknown key is probably a typo of. */
+function typoOf(key: string): string | undefined {
+  return SPEC_FIELDS.includes(key) || KNOWN_EXTENSIONS.has(key) ? undefined : suggestClosest(key, SPEC_FIELDS);
+}
+
 export function specRules(ctx: RuleContext): void {
   const unexpected = Object.keys(ctx.frontmatter).filter((key) => !SPEC_FIELDS.includes(key));
   for (const key of unexpected.slice(0, MAX_FIELD_FINDINGS)) {
-    ctx.push("field-unexpected", "error", `unexpected field '${key}': the spec allows only ${SPEC_FIELDS.join(", ")}`, key);
+    const typo = typoOf(key);
+    const hint = typo === undefined ? `the spec allows only ${SPEC_FIELDS.join(", ")}` : `did you mean '${typo}'?`;
+    ctx.push("field-unexpected", "error", `unexpected field '${key}': ${hint}`, key);
   }
   if (unexpected.length > MAX_FIELD_FINDINGS) {
     ctx.push("field-unexpected", "error", `${unexpected.length - MAX_FIELD_FINDINGS} more unexpected fields not listed`);
@@ -59,7 +70,19 @@ export function specRules(ctx: RuleContext): void {
   shapeHints(ctx);
 }
 
+/** Profiles that allow other fields still name a likely typo of a spec field (`descripton:`). */
+function typoHints(ctx: RuleContext): void {
+  let found = 0;
+  for (const key of Object.keys(ctx.frontmatter)) {
+    const typo = typoOf(key);
+    if (typo === undefined || Object.hasOwn(ctx.frontmatter, typo)) continue;
+    if (++found > MAX_FIELD_FINDINGS) break;
+    ctx.push("field-typo", "warning", `unknown field '${key}': did you mean '${typo}'?`, key);
+  }
+}
+
 export function lenientRules(ctx: RuleContext): void {
+  typoHints(ctx);
   const name = textValue(ctx, "name");
   if (name === undefined || typeof name !== "string" || isBlank(name)) {
     const why = name === undefined ? "is missing" : typeof name !== "string" ? "is not a string" : "is empty";
@@ -73,6 +96,7 @@ export function lenientRules(ctx: RuleContext): void {
 }
 
 export function fastgptRules(ctx: RuleContext): void {
+  typoHints(ctx);
   const name = textValue(ctx, "name");
   if (name === undefined) ctx.push("name-missing", "error", "required field 'name' is missing");
   else if (typeof name !== "string") ctx.push("name-not-string", "error", "'name' must be a string", "name");
@@ -89,6 +113,7 @@ export function fastgptRules(ctx: RuleContext): void {
 }
 
 export function agentscopeRules(ctx: RuleContext): void {
+  typoHints(ctx);
   const name = textValue(ctx, "name");
   if (name === undefined) ctx.push("name-missing", "error", "required field 'name' is missing");
   else if (typeof name !== "string") ctx.push("name-not-string", "error", "'name' must be a string", "name");

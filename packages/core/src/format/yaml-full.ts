@@ -48,6 +48,13 @@ export function parseYamlFull(yamlText: string, limits: FullYamlLimits): FullYam
     return result;
   }
 
+  const afterEnd = contentAfterDocumentEnd(yamlText);
+  if (afterEnd !== undefined) {
+    const message = "content after a YAML document end marker ('...') is not part of the frontmatter; remove the '...' line";
+    result.findings.push({ code: "yaml-multiple-documents", severity: "error", message, at: { line: afterEnd, column: 1 } });
+    return result;
+  }
+
   let parsedText = yamlText;
   let doc = parse(yamlText);
   if (doc.errors.length > 0) {
@@ -88,6 +95,10 @@ export function parseYamlFull(yamlText: string, limits: FullYamlLimits): FullYam
   }
 
   const walk = inspect(contents, limits.maxDepth, index, result);
+  if (walk.duplicate !== undefined) {
+    result.findings.push({ code: "yaml-duplicate-key", severity: "error", message: `invalid YAML: map keys must be unique (${JSON.stringify(walk.duplicate.key)} appears twice)`, at: index.at(walk.duplicate.offset) });
+    return result;
+  }
   if (walk.tooDeep !== undefined) {
     result.findings.push({ code: "yaml-too-deep", severity: "error", message: `frontmatter nests deeper than the limit of ${limits.maxDepth} levels`, at: index.at(walk.tooDeep) });
     return result;
@@ -108,8 +119,9 @@ export function parseYamlFull(yamlText: string, limits: FullYamlLimits): FullYam
     result.findings.push({ code: "yaml-too-many-aliases", severity: "error", message: `frontmatter aliases expand beyond the limit of ${limits.maxAliases}`, at: START });
     return result;
   }
-  // Aliases make toJS share objects; callers get a plain tree they can mutate safely.
-  result.frontmatter = (walk.aliases > 0 ? copyValue(value as FrontmatterValue) : value) as Frontmatter;
+  // A copy: aliases make toJS share objects (callers get a plain tree they can mutate safely), and the copy
+  // flattens the library's concatenated strings.
+  result.frontmatter = copyValue(value as FrontmatterValue) as Frontmatter;
 
   for (const pair of contents.items) {
     const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
@@ -124,17 +136,27 @@ export function parseYamlFull(yamlText: string, limits: FullYamlLimits): FullYam
 
 function parse(text: string): Document.Parsed {
   // logLevel "silent": the library must not print; warnings are turned into diagnostics instead.
-  return parseDocument(text, { uniqueKeys: true, strict: true, prettyErrors: false, keepSourceTokens: false, logLevel: "silent" });
+  // uniqueKeys off: the library compares every key with every earlier one (quadratic — seconds for a hostile
+  // frontmatter of 10,000 keys); `inspect` finds duplicates with a set per map instead.
+  return parseDocument(text, { uniqueKeys: false, strict: true, prettyErrors: false, keepSourceTokens: false, logLevel: "silent" });
 }
 
-/** Walks the tree once: depth, alias count, aliases that point into their own anchor, strict-YAML features. */
-function inspect(root: Node, maxDepth: number, index: LineIndex, result: FullYamlResult): { aliases: number; tooDeep: number | undefined; cycle: number | undefined } {
+interface Inspection {
+  aliases: number;
+  tooDeep: number | undefined;
+  cycle: number | undefined;
+  duplicate: { key: string; offset: number } | undefined;
+}
+
+/** Walks the tree once: depth, alias count, aliases that point into their own anchor, duplicate keys, strict-YAML features. */
+function inspect(root: Node, maxDepth: number, index: LineIndex, result: FullYamlResult): Inspection {
   let aliases = 0;
   let tooDeep: number | undefined;
   let cycle: number | undefined;
+  let duplicate: Inspection["duplicate"];
   const openAnchors: string[] = [];
   const visit = (node: unknown, depth: number): void => {
-    if (tooDeep !== undefined || cycle !== undefined || node === null || typeof node !== "object") return;
+    if (tooDeep !== undefined || cycle !== undefined || duplicate !== undefined || node === null || typeof node !== "object") return;
     if (isPair(node)) {
       visit(node.key, depth);
       visit(node.value, depth);
@@ -157,13 +179,43 @@ function inspect(root: Node, maxDepth: number, index: LineIndex, result: FullYam
         return;
       }
       if (n.flow) result.strictViolations.push({ feature: "flow collection", at: index.at(offset) });
+      if (isMap(n)) duplicate ??= firstDuplicateKey(n.items);
       if (n.anchor) openAnchors.push(n.anchor);
       for (const item of n.items) visit(item, depth + 1);
       if (n.anchor) openAnchors.pop();
     }
   };
   visit(root, 0);
-  return { aliases, tooDeep, cycle };
+  return { aliases, tooDeep, cycle, duplicate };
+}
+
+/** The first key of a map that repeats an earlier one (scalar keys by value, others by their source text). */
+function firstDuplicateKey(pairs: readonly unknown[]): { key: string; offset: number } | undefined {
+  const seen = new Set<string>();
+  for (const pair of pairs) {
+    if (!isPair(pair)) continue;
+    const key = pair.key as ParsedNode | null;
+    const name = key === null ? "" : isScalar(key) ? `s:${typeof key.value}:${String(key.value)}` : `n:${String(key)}`;
+    if (seen.has(name)) return { key: key === null ? "" : isScalar(key) ? String(key.value) : String(key), offset: key?.range?.[0] ?? 0 };
+    seen.add(name);
+  }
+  return undefined;
+}
+
+/**
+ * The 1-based line of the first content after a document end marker (a `...` line), if any. The parser reads only
+ * the first document, so keys after `...` would be dropped without a word.
+ */
+function contentAfterDocumentEnd(text: string): number | undefined {
+  if (!text.includes("...")) return undefined;
+  const lines = text.split("\n");
+  const end = lines.findIndex((line) => /^\.\.\.(?:[ \t]|\r?$)/.test(line));
+  if (end < 0) return undefined;
+  for (let i = end + 1; i < lines.length; i++) {
+    const rest = (lines[i] ?? "").trim();
+    if (rest !== "" && !rest.startsWith("#")) return i + 1;
+  }
+  return undefined;
 }
 
 /**

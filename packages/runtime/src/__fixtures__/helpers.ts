@@ -1,12 +1,11 @@
 // Shared by this package's tests only (not exported from index.ts).
-import { mkdtemp, rm, realpath } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
+import { tempTree, type TempTree } from "@skillport/fs/testing";
 import { findBubblewrap } from "@skillport/sandbox";
 
-export async function tempDir(prefix = "skillport-runtime-"): Promise<{ dir: string; cleanup: () => Promise<void> }> {
-  const dir = await realpath(await mkdtemp(path.join(os.tmpdir(), prefix)));
-  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+/** An empty temp directory (the shared temp-tree helper). */
+export function tempDir(prefix = "skillport-runtime-"): Promise<TempTree> {
+  return tempTree({}, prefix);
 }
 
 /**
