@@ -2,11 +2,11 @@
 // settings are only ever READ here (`[ -w … ]`), never written.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { chmod, mkdir, readdir, stat, writeFile } from "node:fs/promises";
+import { chmod, chown, mkdir, readdir, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createSandbox, type Sandbox, type SandboxOptions } from "./sandbox.js";
 import { findBubblewrap } from "./bubblewrap.js";
-import { tempDir, haveBubblewrap } from "./__fixtures__/helpers.js";
+import { tempDir, haveBubblewrap, bundleSandbox } from "./__fixtures__/helpers.js";
 
 const hasBwrap = haveBubblewrap(console.warn);
 const hostIsRoot = process.getuid?.() === 0;
@@ -140,6 +140,54 @@ describe("findBubblewrap probes, not just looks", () => {
       expect(findBubblewrap(fake)).toBeUndefined();
       expect(() => createSandbox({ kind: "bubblewrap", writableDir: ws.dir, bwrapPath: fake })).toThrow(/cannot create its namespaces/);
       expect(createSandbox({ writableDir: ws.dir, bwrapPath: fake }).kind).toBe("process");
+    } finally {
+      await dir.cleanup();
+    }
+  });
+});
+
+// The same attacks from an unprivileged host user: bwrap's own user namespace, and the rlimit fallbacks (no cgroup is
+// writable for that user). Run by dropping this (root) test process's child to 65534 with setpriv.
+describe.runIf(hasBwrap && hostIsRoot)("as an unprivileged host user", () => {
+  it("still holds nothing: no caps, kernel interfaces read-only, no nested user namespaces, rlimits bound memory and processes", async () => {
+    const dir = await tempDir();
+    try {
+      await chmod(dir.dir, 0o755);
+      const bundle = await bundleSandbox(dir.dir);
+      const work = path.join(dir.dir, "work");
+      const tmp = path.join(dir.dir, "tmp");
+      for (const d of [work, tmp]) {
+        await mkdir(d);
+        await chown(d, 65534, 65534);
+      }
+      const script = path.join(dir.dir, "attack.mjs");
+      await writeFile(
+        script,
+        `import { createSandbox } from ${JSON.stringify(bundle)};
+const sb = createSandbox({ kind: "bubblewrap", writableDir: ${JSON.stringify(work)}, maxMemoryBytes: 128 * 1024 * 1024, maxProcesses: 128 });
+const who = await sb.run({ command: ["/bin/bash", "-c", "id -u; grep -E '^Cap(Eff|Bnd):' /proc/self/status; [ -w /proc/sys/kernel/core_pattern ] && echo core_pattern-writable; unshare -U true 2>/dev/null && echo nested-userns; true"] });
+const mem = await sb.run({ command: ["/usr/bin/perl", "-e", '$x = "a" x (3 * 1024 ** 3); print "allocated\\n"'], timeoutMs: 60000 });
+const bomb = await sb.run({ command: ["/bin/bash", "-c", "b(){ b|b& }; b; sleep 1; echo done"], timeoutMs: 5000, maxStderrBytes: 4096 });
+console.log(JSON.stringify({ who: who.stdout, mem: { stdout: mem.stdout, limit: mem.memoryLimit, exit: mem.exitCode }, bomb: { stderr: bomb.stderr.slice(0, 300), limit: bomb.pidLimit } }));
+await sb.close();
+`,
+      );
+      const r = spawnSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "--", process.execPath, script], {
+        encoding: "utf8",
+        env: { PATH: process.env.PATH, TMPDIR: tmp },
+        timeout: 120_000,
+      });
+      expect(r.status, r.stderr).toBe(0);
+      const out = JSON.parse(r.stdout.trim().split("\n").pop()!) as {
+        who: string;
+        mem: { stdout: string; limit: string; exit: number | null };
+        bomb: { stderr: string; limit: string };
+      };
+      expect(out.who).toBe("65534\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\n");
+      expect(out.mem).toMatchObject({ stdout: "", limit: "rlimit" });
+      expect(out.mem.exit).not.toBe(0);
+      expect(out.bomb.limit).toBe("rlimit");
+      expect(out.bomb.stderr).toMatch(/fork: (retry: )?Resource temporarily unavailable/);
     } finally {
       await dir.cleanup();
     }
