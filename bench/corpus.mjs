@@ -16,13 +16,30 @@ function sentence(random, words) {
   return text[0].toUpperCase() + text.slice(1) + ".";
 }
 
+// Real public skills mix plain descriptions with double-quoted ones holding escapes (anthropics' pptx and xlsx) and
+// folded block scalars; some teams write Chinese. The mix follows issue 14: 30% quoted with escapes, 20% folded `>-`,
+// 50% plain; one skill in eight has a Chinese description.
+const CJK = ["整理表格数据", "生成周报", "清洗重复行", "统一日期格式", "汇总销售额", "翻译技术文档", "检查合同条款", "分析日志告警"];
+
+function description(random) {
+  const cjk = random() < 0.125;
+  const what = cjk ? `${CJK[Math.floor(random() * CJK.length)]}，${CJK[Math.floor(random() * CJK.length)]}。` : sentence(random, 12);
+  const when = `Use when the user asks to ${sentence(random, 8).toLowerCase()}`;
+  const style = random();
+  if (style < 0.3) {
+    // Double-quoted with the escapes real files use: \" around a phrase, and sometimes \n or \u00e9.
+    const quoted = `${what} \\"${sentence(random, 3).slice(0, -1)}\\" ${when}${random() < 0.3 ? " \\u00e9t\\u00e9" : ""}`;
+    return `description: "${quoted}"`;
+  }
+  if (style < 0.5) return `description: >-\n  ${what}\n  ${when}`;
+  return `description: ${what} ${when}`;
+}
+
 function skillMd(random, name) {
-  const description = `${sentence(random, 12)} Use when the user asks to ${sentence(random, 8).toLowerCase()}`;
-  const block = random() < 0.15;
   const lines = [
     "---",
     `name: ${name}`,
-    block ? `description: >\n  ${description}` : `description: ${description}`,
+    description(random),
     "license: Apache-2.0",
     "metadata:",
     `  author: team-${Math.floor(random() * 50)}`,

@@ -1,6 +1,7 @@
-// Discovery benchmark: discover + getMetadata, catalog rendering and CLI validation against a raw floor,
-// each step a whole `node` process (start-up included, as users meet it), medians of interleaved runs.
-//   node bench/discovery.mjs [--sizes 1000,10000] [--runs 5]
+// Discovery benchmark (issue 14): discover + getMetadata, catalog rendering and CLI validation against the BLOCKING
+// raw floor (readdirSync + readFileSync of every SKILL.md as a Buffer, no parsing) and a 4 KiB-head floor; each step a
+// whole `node` process (start-up included, as users meet it), medians of paired (interleaved) runs.
+//   node bench/discovery.mjs [--sizes 1000,10000,50000] [--runs 5]
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -30,17 +31,44 @@ const report = (extra = {}) => console.log(JSON.stringify({ rssMiB: Math.round(p
 
 // Each step runs in its own process: `node discovery.mjs --step <name> <dir>`.
 const steps = {
-  async floor(dir) {
+  async floorAsync(dir) {
     const entries = await readdir(dir, { withFileTypes: true });
     const texts = await mapLimit(entries.filter((e) => e.isDirectory()), 64, (e) => readFile(path.join(dir, e.name, "SKILL.md"), "utf8"));
     report({ skills: texts.length });
   },
-  async floorSync(dir) {
+  async floor(dir) {
+    // The floor: blocking calls, bytes only (no decoding, no parsing).
     const { readdirSync, readFileSync } = await import("node:fs");
-    const texts = readdirSync(dir, { withFileTypes: true })
-      .filter((e) => e.isDirectory())
-      .map((e) => readFileSync(path.join(dir, e.name, "SKILL.md"), "utf8"));
-    report({ skills: texts.length });
+    let bytes = 0;
+    for (const e of readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) bytes += readFileSync(path.join(dir, e.name, "SKILL.md")).byteLength;
+    report({ bytes });
+  },
+  async floorHead(dir) {
+    // The first 4 KiB of each SKILL.md into one reused buffer: what reading only the frontmatter can cost at best.
+    const { closeSync, openSync, readdirSync, readSync } = await import("node:fs");
+    const buffer = Buffer.allocUnsafe(4096);
+    let bytes = 0;
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (!e.isDirectory()) continue;
+      const fd = openSync(path.join(dir, e.name, "SKILL.md"), "r");
+      bytes += readSync(fd, buffer, 0, 4096, 0);
+      closeSync(fd);
+    }
+    report({ bytes });
+  },
+  async yamlValidate(dir) {
+    // What `validate` is compared with: a node + yaml one-liner that reads each SKILL.md, cuts the frontmatter,
+    // parses it and checks that name and description are strings.
+    const { readdirSync, readFileSync } = await import("node:fs");
+    const { parse } = await import("yaml");
+    let valid = 0;
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (!e.isDirectory()) continue;
+      const text = readFileSync(path.join(dir, e.name, "SKILL.md"), "utf8");
+      const fm = parse(text.slice(4, text.indexOf("\n---", 3)));
+      if (typeof fm?.name === "string" && typeof fm?.description === "string") valid++;
+    }
+    report({ valid });
   },
   async yaml(dir) {
     // The common approach of peers: read the file, cut the frontmatter, full YAML parse.
@@ -74,10 +102,9 @@ const steps = {
 async function main() {
   const args = process.argv.slice(2);
   if (args[0] === "--step") return steps[args[1]](args[2]);
-  const sizes = (args[args.indexOf("--sizes") + 1] && args.includes("--sizes") ? args[args.indexOf("--sizes") + 1] : "1000,10000")
-    .split(",")
-    .map(Number);
-  const runs = args.includes("--runs") ? Number(args[args.indexOf("--runs") + 1]) : 5;
+  const arg = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
+  const sizes = arg("--sizes", "1000,10000,50000").split(",").map(Number);
+  const runs = Math.max(5, Number(arg("--runs", "5")));
   const cli = path.join(here, "..", "packages", "cli", "dist", "main.js");
   for (const size of sizes) {
     const dir = await mkdtemp(path.join(os.tmpdir(), `skillport-bench-${size}-`));
@@ -87,32 +114,57 @@ async function main() {
       const results = measureInterleaved(
         [
           step("floor"),
-          step("floorSync"),
+          step("floorHead"),
+          step("floorAsync"),
           step("yaml"),
           step("metadata"),
           step("catalog"),
-          { name: "validate", run: () => timeNode([cli, "validate", dir, "--profile", "lenient", "--format", "json", "--no-lint"]) },
+          step("yamlValidate"),
+          { name: "validate", run: () => timeNode([cli, "validate", dir, "--profile", "spec", "--format", "json"]) },
+          { name: "validateNoLint", run: () => timeNode([cli, "validate", dir, "--profile", "lenient", "--format", "json", "--no-lint"]) },
         ],
-        size >= 10000 ? Math.max(3, Math.ceil(runs / 2)) : runs,
+        runs,
       );
-      const floor = results[0].ms;
+      const byName = Object.fromEntries(results.map((r) => [r.name, r]));
+      const floor = byName.floor.ms;
       const label = {
-        floor: "(a) raw floor: readdir + readFile every SKILL.md",
-        floorSync: "    raw floor, blocking: readdirSync + readFileSync",
+        floor: "(a) blocking floor: readdirSync + readFileSync (Buffer)",
+        floorHead: "    blocking floor, first 4 KiB only",
+        floorAsync: "    fs.promises.readFile (utf8), 64 in flight",
         yaml: "    peer approach: read + yaml.parse every frontmatter",
         metadata: "(b) skillport discover + getMetadata",
         catalog: "(c) registry + catalog (xml)",
-        validate: "(d) skillport validate (CLI, lenient, json)",
+        yamlValidate: "    node + yaml one-liner (validate's baseline)",
+        validate: "(d) skillport validate (CLI, spec, lint)",
+        validateNoLint: "    skillport validate --no-lint (lenient)",
       };
       printTable(
-        `${size} skills (medians, whole processes; ${os.cpus().length} cores, Node ${process.version})`,
-        ["step", "ms", "× floor", "peak RSS MiB"],
-        results.map((r) => [label[r.name], r.ms.toFixed(0), (r.ms / floor).toFixed(2), r.rssMiB || "-"]),
+        `${size} skills (medians of ${runs} paired runs, whole processes; ${os.cpus().length} cores, Node ${process.version}, load ${os.loadavg()[0].toFixed(1)})`,
+        ["step", "ms", "× floor", "× baseline", "peak RSS MiB"],
+        results.map((r) => [
+          label[r.name],
+          r.ms.toFixed(0),
+          (r.ms / floor).toFixed(2),
+          r.name === "validate" || r.name === "validateNoLint" ? `${(r.ms / byName.yamlValidate.ms).toFixed(2)} (one-liner)` : r.name === "metadata" ? `${(r.rssMiB / byName.floor.rssMiB).toFixed(2)} RSS` : "",
+          r.rssMiB || "-",
+        ]),
       );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   }
+  // Start-up, as every CLI run pays it.
+  const startup = measureInterleaved(
+    [
+      { name: "node", run: () => timeNode(["-e", "0"]) },
+      { name: "version", run: () => timeNode([cli, "--version"]) },
+    ],
+    Math.max(runs, 10),
+  );
+  printTable(
+    "start-up (medians of paired runs)",
+    ["step", "ms", "× node -e 0"],
+    startup.map((r) => [r.name === "node" ? "node -e 0" : "skillport --version", r.ms.toFixed(0), (r.ms / startup[0].ms).toFixed(2)]),
+  );
 }
-
 await main();

@@ -2,7 +2,8 @@ import { stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { SkillRegistry, SkillValidationError, type RegistrationFailure, type Shadowing } from "@skillport/core";
-import { discoverSkillProviders, LocalFileSystemSkillProvider } from "@skillport/fs";
+import { createRootProviders, discoverSkillRoots, LocalFileSystemSkillProvider } from "@skillport/fs";
+import { cacheFileName } from "./search-cache.js";
 import { CliError, colors, type CliIO } from "./io.js";
 import { displayPath } from "./targets.js";
 
@@ -12,6 +13,17 @@ export interface LoadedSkills {
   roots: string[];
   /** Every skill that could not be loaded, from folders of skills and single skill folders alike. */
   failures: RegistrationFailure[];
+  /** Real paths of the skills roots, in precedence order (what caches are keyed by). */
+  rootPaths: string[];
+  /** Writes each provider's metadata index (when `cacheDir` was given); failures are ignored (a cache is optional). */
+  saveCaches: () => Promise<void>;
+}
+
+export interface LoadOptions {
+  /** Keep a persistent metadata index per root in this folder (docs/decisions/0036). */
+  cacheDir?: string;
+  /** Passed to the registry (search options and cache). */
+  registry?: ConstructorParameters<typeof SkillRegistry>[0];
 }
 
 /**
@@ -19,13 +31,25 @@ export interface LoadedSkills {
  * with no roots, from the agent folders found around the working directory (`.agents/skills`, `.claude/skills`, at
  * project and user level). Nothing is watched: a CLI run is a snapshot.
  */
-export async function loadSkills(roots: readonly string[], io: CliIO, home = os.homedir()): Promise<LoadedSkills> {
-  const registry = new SkillRegistry();
+export async function loadSkills(roots: readonly string[], io: CliIO, home = os.homedir(), options: LoadOptions = {}): Promise<LoadedSkills> {
+  const registry = new SkillRegistry(options.registry);
   const singleFailures: RegistrationFailure[] = [];
-  const loaded = (shown: string[]): LoadedSkills => ({ registry, roots: shown, failures: [...registry.failures, ...singleFailures] });
+  const providers: LocalFileSystemSkillProvider[] = [];
+  const rootPaths: string[] = [];
+  const indexFor = (root: string) => (options.cacheDir === undefined ? undefined : path.join(options.cacheDir, cacheFileName("metadata", [root])));
+  const saveCaches = async () => {
+    await Promise.all(providers.map((p) => p.saveMetadataIndex().catch(() => false)));
+  };
+  const loaded = (shown: string[]): LoadedSkills => ({ registry, roots: shown, failures: [...registry.failures, ...singleFailures], rootPaths, saveCaches });
   if (roots.length === 0) {
-    const found = await discoverSkillProviders({ cwd: io.cwd, home });
-    for (const { provider } of found) await registry.addProvider(provider, { watch: false });
+    const found = createRootProviders(await discoverSkillRoots({ cwd: io.cwd, home }));
+    for (const { root, provider: named } of found) {
+      // Re-created with a metadata index of its own when caching: one index file per root.
+      const provider = options.cacheDir === undefined ? named : new LocalFileSystemSkillProvider(root.path, { name: named.name, metadataIndex: indexFor(named.root) });
+      providers.push(provider);
+      rootPaths.push(provider.root);
+      await registry.addProvider(provider, { watch: false });
+    }
     return loaded(found.map((f) => displayPath(f.root.path, io.cwd)));
   }
   for (const given of roots) {
@@ -37,6 +61,7 @@ export async function loadSkills(roots: readonly string[], io: CliIO, home = os.
       // A single skill folder: serve it from its parent, but register only this skill.
       const provider = new LocalFileSystemSkillProvider(path.dirname(absolute), { name: source });
       const id = path.basename(absolute);
+      rootPaths.push(path.join(provider.root, id));
       try {
         await registry.register(id, provider, { source });
       } catch (error) {
@@ -45,7 +70,11 @@ export async function loadSkills(roots: readonly string[], io: CliIO, home = os.
         singleFailures.push({ source, id, message: error.message, diagnostics: [...error.diagnostics] });
       }
     } else {
-      await registry.addProvider(new LocalFileSystemSkillProvider(absolute, { name: source }), { source, watch: false });
+      const probe = new LocalFileSystemSkillProvider(absolute, { name: source });
+      const provider = options.cacheDir === undefined ? probe : new LocalFileSystemSkillProvider(absolute, { name: source, metadataIndex: indexFor(probe.root) });
+      providers.push(provider);
+      rootPaths.push(provider.root);
+      await registry.addProvider(provider, { source, watch: false });
     }
   }
   return loaded(roots.map((r) => displayPath(path.resolve(io.cwd, r), io.cwd)));

@@ -1,6 +1,12 @@
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterEach } from "vitest";
 import { tempTree as sharedTempTree, type TempTree, type TreeSpec } from "@skillport/fs/testing";
 import { runCli } from "./program.js";
+
+// Commands that keep caches (search) write them here, never into the user's own cache folder.
+process.env.SKILLPORT_CACHE_DIR ??= mkdtempSync(path.join(os.tmpdir(), "skillport-cli-cache-"));
 
 export interface CliRun {
   code: number;

@@ -27,6 +27,6 @@ export * from "./lint.js";
 export * from "./builder.js";
 export * from "./registry.js";
 export * from "./catalog/index.js";
-export * from "./search.js";
+export * from "./search/index.js";
 export { prepareSaveBatch, type PreparedSkill, type PrepareSaveOptions } from "./save-batch.js";
 export { compareCodeUnits } from "./compare.js";

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { SkillRegistry, type RegistryChange, type Shadowing } from "./registry.js";
+import { SkillRegistry, type RegistryChange, type SearchDocumentCache, type Shadowing } from "./registry.js";
+import type { AnalysedSkill } from "./search/index.js";
 import { InMemorySkillRepository } from "./memory.js";
 import { Skill } from "./skill.js";
 import { ProviderUnavailableError, SkillNotFoundError, SkillValidationError } from "./errors.js";
@@ -254,11 +255,49 @@ describe("SkillRegistry.search", () => {
     const provider = repo("p", skill("pdf-tools", "Extract text from PDF files."), skill("git", "Commit and branch."));
     const registry = new SkillRegistry();
     await registry.addProvider(provider);
-    expect(registry.search("pdf text").map((h) => h.id)).toEqual(["pdf-tools"]);
+    expect((await registry.search("pdf text")).map((h) => h.id)).toEqual(["pdf-tools"]);
     await provider.save([skill("pdf-forms", "Fill PDF forms.")]);
     await registry.refresh();
-    expect(registry.search("pdf forms").map((h) => h.id)).toEqual(["pdf-forms", "pdf-tools"]);
-    expect(registry.search("kubernetes")).toEqual([]);
+    expect((await registry.search("pdf forms")).map((h) => h.id)).toEqual(["pdf-forms", "pdf-tools"]);
+    expect(await registry.search("kubernetes")).toEqual([]);
+  });
+
+  it("indexes the start of each body, reads each body once, and re-reads after a refresh of an unwatched source", async () => {
+    const withBody = (body: string) => new Skill({ frontmatter: { name: "certs", description: "Operations helper." }, body });
+    const provider = repo("p", withBody("# Certs\n\n## Rotating TLS certificates\n"), skill("git", "Commit and branch."));
+    const { wrapped, calls } = counting(provider);
+    const registry = new SkillRegistry();
+    await registry.addProvider(wrapped, { watch: false });
+    expect((await registry.search("rotate tls certificates"))[0]).toMatchObject({ id: "certs", matched: ["headings"] });
+    await registry.search("commit");
+    expect(calls.getBody).toBe(2);
+    await provider.save([withBody("# Certs\n\n## Renewing DNS records\n")], { force: true });
+    await registry.refresh();
+    expect((await registry.search("dns records"))[0]?.id).toBe("certs");
+    expect(await registry.search("rotate tls certificates", { minConfidence: 0.3 })).toEqual([]);
+  });
+
+  it("hides skills marked disable-model-invocation unless includeHidden", async () => {
+    const hidden = skill("deploy-prod", "Deploy to production.", { "disable-model-invocation": true });
+    const registry = new SkillRegistry();
+    await registry.addProvider(repo("p", hidden, skill("deploy-docs", "Deploy the documentation site.")));
+    expect((await registry.search("deploy production")).map((h) => h.id)).toEqual(["deploy-docs"]);
+    expect((await registry.search("deploy production", { includeHidden: true })).map((h) => h.id)).toEqual(["deploy-prod", "deploy-docs"]);
+  });
+
+  it("asks a SearchDocumentCache before reading a body, and fills it", async () => {
+    const stored = new Map<string, AnalysedSkill>();
+    const cache: SearchDocumentCache = { get: (e) => stored.get(e.qualifiedId), set: (e, doc) => void stored.set(e.qualifiedId, doc) };
+    const provider = repo("p", skill("pdf-tools", "Extract text from PDF files."));
+    const first = new SkillRegistry({ search: { cache } });
+    await first.addProvider(provider);
+    await first.search("pdf");
+    expect([...stored.keys()]).toEqual(["p:pdf-tools"]);
+    const { wrapped, calls } = counting(provider);
+    const second = new SkillRegistry({ search: { cache } });
+    await second.addProvider(wrapped);
+    expect((await second.search("pdf text"))[0]?.id).toBe("pdf-tools");
+    expect(calls.getBody).toBe(0);
   });
 });
 

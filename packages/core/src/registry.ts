@@ -6,8 +6,8 @@ import { AgentSkillsError, SkillNotFoundError, SkillValidationError } from "./er
 import { isSafeSkillId } from "./safe-path.js";
 import type { Frontmatter, ResourceListing, SkillFile, SkillProvider } from "./types.js";
 import { validateFrontmatter } from "./validate.js";
-import { renderCatalog, type CatalogEntry, type CatalogOptions } from "./catalog/index.js";
-import { SkillSearchIndex, type SearchHit } from "./search.js";
+import { catalogPriority, renderCatalog, type CatalogEntry, type CatalogOptions } from "./catalog/index.js";
+import { analyseSkill, SkillSearchIndex, type AnalysedSkill, type SearchHit, type SearchIndexOptions, type SearchOptions } from "./search/index.js";
 
 /** One skill as the registry serves it. Content is read lazily from the provider; metadata is cached per refresh. */
 export interface RegistryEntry {
@@ -77,6 +77,21 @@ export interface SkillRegistryEvents {
 export interface SkillRegistryOptions {
   /** Most metadata reads in flight at once during a refresh. Default 8. */
   concurrency?: number;
+  /** How `search` indexes skills: field weights, how much of each body, and a cache of analysed skills. */
+  search?: RegistrySearchOptions;
+}
+
+/**
+ * Keeps analysed skills between runs (e.g. on disk, keyed by the SKILL.md's stamp), so an unchanged skill's body is
+ * not read and tokenised again. The cache decides whether what it holds still matches the entry.
+ */
+export interface SearchDocumentCache {
+  get(entry: RegistryEntry): AnalysedSkill | undefined | Promise<AnalysedSkill | undefined>;
+  set(entry: RegistryEntry, analysed: AnalysedSkill): void | Promise<void>;
+}
+
+export interface RegistrySearchOptions extends SearchIndexOptions {
+  cache?: SearchDocumentCache;
 }
 
 export interface AddProviderOptions {
@@ -123,7 +138,10 @@ export class SkillRegistry {
   readonly #concurrency: number;
   #sources: Source[] = [];
   #snapshot: Snapshot = EMPTY;
-  #index: { snapshot: Snapshot; index: SkillSearchIndex } | undefined;
+  readonly #searchOptions: RegistrySearchOptions;
+  #index: { snapshot: Snapshot; index: Promise<SkillSearchIndex> } | undefined;
+  /** Analysed skills by qualified id, with the metadata they were analysed from; dropped when a skill may have changed. */
+  #analysed = new Map<string, { metadata: string; doc: AnalysedSkill }>();
   #running: Promise<void> | undefined;
   #queued: Promise<void> | undefined;
   /** Qualified ids providers reported changed since the last refresh started. */
@@ -134,6 +152,7 @@ export class SkillRegistry {
     const concurrency = options.concurrency ?? 8;
     if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
     this.#concurrency = concurrency;
+    this.#searchOptions = options.search ?? {};
   }
 
   /** Subscribe to an event; returns the unsubscribe function. Listeners must not throw (errors are swallowed). */
@@ -275,6 +294,7 @@ export class SkillRegistry {
         ...(location !== undefined && { location }),
         metadata,
         source: entry.source,
+        ...(catalogPriority(metadata) !== undefined && { priority: catalogPriority(metadata) }),
       };
     });
   }
@@ -285,16 +305,37 @@ export class SkillRegistry {
   }
 
   /**
-   * BM25 search over the winning skills' metadata (the index is rebuilt lazily after each refresh).
-   * [] when nothing matches: show the full catalog instead.
+   * Searches the winning skills (see SkillSearchIndex): name, description, when-to-use, triggers/tags, body headings
+   * and the start of each body. Bodies are read once per skill and kept until the skill may have changed (a watched
+   * provider reported it, or a refresh of an unwatched source). Skills marked `disable-model-invocation: true` are
+   * found only with `includeHidden` (a user's search, never a model's). With `minConfidence`, [] means nothing fits.
    */
-  search(query: string, options: { limit?: number } = {}): SearchHit[] {
+  async search(query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
     const snapshot = this.#snapshot;
-    if (this.#index?.snapshot !== snapshot) {
-      const docs = [...snapshot.byId.values()].map((e) => ({ id: e.id, metadata: e.getMetadata() }));
-      this.#index = { snapshot, index: new SkillSearchIndex(docs) };
-    }
-    return this.#index.index.search(query, options);
+    if (this.#index?.snapshot !== snapshot) this.#index = { snapshot, index: this.#buildIndex(snapshot) };
+    return (await this.#index.index).search(query, options);
+  }
+
+  /** Analysed form of every winner, reading bodies only for skills not analysed before (or not in the cache). */
+  async #buildIndex(snapshot: Snapshot): Promise<SkillSearchIndex> {
+    const options = this.#searchOptions;
+    const index = new SkillSearchIndex([], options);
+    const docs = await mapLimit([...snapshot.byId.values()], this.#concurrency, async (entry) => {
+      const metadata = entry.getMetadata();
+      const key = JSON.stringify(metadata);
+      const known = this.#analysed.get(entry.qualifiedId);
+      if (known?.metadata === key) return known.doc;
+      let doc = await options.cache?.get(entry);
+      if (!doc || doc.id !== entry.id) {
+        const body = await entry.getBody().catch(() => undefined); // an unreadable body still leaves the metadata searchable
+        doc = analyseSkill({ id: entry.id, metadata, body }, options);
+        await options.cache?.set(entry, doc);
+      }
+      this.#analysed.set(entry.qualifiedId, { metadata: key, doc });
+      return doc;
+    });
+    for (const doc of docs) index.addAnalysed(doc);
+    return index;
   }
 
   #lookup(idOrQualified: string): RegistryEntry | undefined {
@@ -344,6 +385,7 @@ export class SkillRegistry {
     const perSource = new Map<string, Loaded>();
     for (const source of sources) perSource.set(source.name, await this.#loadSource(source, previous.perSource.get(source.name)));
     const next = buildSnapshot(sources, perSource);
+    this.#forgetAnalysed(sources, reported);
     this.#snapshot = next;
     const change = diff(previous, next, reported);
     const known = new Set(previous.shadowed.map((s) => s.shadowed));
@@ -371,6 +413,15 @@ export class SkillRegistry {
       else loaded.entries.set(result.entry.qualifiedId, result.entry);
     }
     return loaded;
+  }
+
+  /** Analysed bodies may be stale: for ids a watched provider reported, and for every skill of an unwatched source. */
+  #forgetAnalysed(sources: readonly Source[], reported: ReadonlySet<string>): void {
+    const unwatched = new Set(sources.filter((s) => !s.unwatch).map((s) => `${s.name}:`));
+    for (const qualifiedId of [...this.#analysed.keys()]) {
+      const source = qualifiedId.slice(0, qualifiedId.lastIndexOf(":") + 1);
+      if (reported.has(qualifiedId) || unwatched.has(source)) this.#analysed.delete(qualifiedId);
+    }
   }
 
   #reportFor(sourceName: string): RegistrationReport {

@@ -1,6 +1,7 @@
-import { readFile } from "node:fs/promises";
+import { readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { loadTokenCounter } from "@skillport/core";
 import { runInProcess, skillMd, useTempTrees } from "../test-support.js";
 
 const tree = useTempTrees();
@@ -90,8 +91,52 @@ describe("skillport prompt", () => {
     const dir = await tree(twoRoots);
     const full = (await runInProcess(["prompt", "team", "user"], dir)).stdout;
     const cut = (await runInProcess(["prompt", "team", "user", "--max-chars", String(full.length - 2)], dir)).stdout;
-    expect(cut).toContain('truncated="true" shown="1" total="2"');
-    expect(cut.length).toBeLessThan(full.length);
+    expect(cut).toMatch(/truncated="true" shown="[01]" total="2"/);
+    expect(cut.length).toBeLessThanOrEqual(full.length - 1); // the printed text plus its newline
+    expect(cut.trimEnd().split("\n").at(-1)).toMatch(/^\d more skills? (is|are) not listed here \(\d of 2 shown\); call search_skills to find them by what they do\.$/);
+  });
+
+  it("--format json shows no metadata unless --metadata is given", async () => {
+    const dir = await tree({ "s/csv/SKILL.md": "---\nname: csv\ndescription: Summarise CSV files.\nlicense: MIT\n---\nBody.\n" });
+    const plain = JSON.parse((await runInProcess(["prompt", "s", "--format", "json"], dir)).stdout);
+    expect(plain.skills[0]).not.toHaveProperty("metadata");
+    const full = JSON.parse((await runInProcess(["prompt", "s", "--format", "json", "--metadata"], dir)).stdout);
+    expect(full.skills[0].metadata.license).toBe("MIT");
+    const agentscope = (await runInProcess(["prompt", "s", "--format", "agentscope"], dir)).stdout;
+    expect(agentscope).toContain("<license>MIT</license>");
+    expect((await runInProcess(["prompt", "s", "--format", "agentscope", "--no-metadata"], dir)).stdout).not.toContain("<license>");
+  });
+
+  it("--max-tokens stays within the budget as the named tokenizer counts, for English and Chinese catalogs, and keeps every source", async () => {
+    const files: Record<string, string> = {};
+    for (const source of ["one", "two", "three"]) {
+      for (let i = 0; i < 12; i++) {
+        files[`${source}/en-${source}-${i}/SKILL.md`] = skillMd(`en-${source}-${i}`, `Summarise quarterly finance report ${i} for the ${source} team: revenue, churn and forecasts.`);
+        files[`${source}/zh-${source}-${i}/SKILL.md`] = skillMd(`zh-${source}-${i}`, `清洗第${i}号表格数据：去除重复行、统一日期格式、修剪空白字符，并生成质量报告。`);
+      }
+    }
+    const dir = await tree(files);
+    for (const tokenizer of ["o200k_base", "cl100k_base"] as const) {
+      const counter = await loadTokenCounter(tokenizer);
+      for (const budget of [400, 1200]) {
+        const run = await runInProcess(["prompt", "one", "two", "three", "--format", "markdown", "--max-tokens", String(budget), "--tokenizer", tokenizer], dir);
+        const text = run.stdout.replace(/\n$/, "");
+        expect(counter.count(text), `${tokenizer} ${budget}`).toBeLessThanOrEqual(budget);
+        for (const source of ["one", "two", "three"]) expect(text).toContain(`-${source}-`);
+        expect(text.split("\n").at(-1)).toMatch(/not listed here .*call search_skills/);
+      }
+    }
+  });
+
+  it("--pin and --priority choose what a tight budget keeps", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 10; i++) files[`s/skill-${i}/SKILL.md`] = skillMd(`skill-${i}`, `Does thing number ${i}.`);
+    const dir = await tree(files);
+    const run = await runInProcess(["prompt", "s", "--format", "markdown", "--max-chars", "420", "--pin", "skill-9", "--priority", "skill-7=5", "--search-tool", "find_skills"], dir);
+    expect(run.stdout).toContain("**skill-9**");
+    expect(run.stdout).toContain("**skill-7**");
+    expect(run.stdout).toMatch(/call find_skills to find them/);
+    expect((await runInProcess(["prompt", "s", "--max-chars", "300", "--no-search-tool"], dir)).stdout).toMatch(/not listed here \(\d+ of 10 shown\)\.\n$/);
   });
 
   it.each(["agentscope", "markdown", "json"])("renders the %s format", async (format) => {
@@ -111,13 +156,69 @@ describe("skillport prompt", () => {
 });
 
 describe("skillport search", () => {
-  it("ranks by relevance", async () => {
+  it("ranks by relevance, with confidence and matched fields; says so when nothing fits", async () => {
     const dir = await tree(twoRoots);
-    const run = await runInProcess(["search", "csv spreadsheet", "team", "user", "--json"], dir);
+    const run = await runInProcess(["search", "csv spreadsheet", "team", "user", "--json", "--no-cache"], dir);
     const { results } = JSON.parse(run.stdout);
     expect(results[0].id).toBe("csv");
-    const none = await runInProcess(["search", "zebra", "team", "user"], dir);
-    expect(none.stdout).toBe('No skill matches "zebra".\n');
+    expect(results[0].matched).toEqual(expect.arrayContaining(["name", "description"]));
+    expect(results[0].confidence).toBeGreaterThan(0.3);
+    const none = await runInProcess(["search", "zebra", "team", "user", "--no-cache"], dir);
+    expect(none.stdout).toBe('No skill fits "zebra" (confidence ≥ 0.3; --min-confidence 0 shows weaker matches).\n');
+    const bad = await runInProcess(["search", "csv", "team", "--min-confidence", "2"], dir);
+    expect(bad.code).toBe(2);
+  });
+
+  it("finds Chinese, accented and symbol-bearing queries", async () => {
+    const dir = await tree({
+      "s/数据清洗/SKILL.md": skillMd("数据清洗", "清洗表格数据：去除重复行、统一日期格式、修剪空白字符。"),
+      "s/resume/SKILL.md": skillMd("resume", "Write a résumé tailored to a job posting."),
+      "s/cpp-review/SKILL.md": skillMd("cpp-review", "Review C++ code for undefined behaviour."),
+      "s/dotnet-api/SKILL.md": skillMd("dotnet-api", "Build ASP.NET Core web APIs in C#."),
+    });
+    for (const [query, id] of [["数据清洗", "数据清洗"], ["résumé", "resume"], ["C++", "cpp-review"], ["C#", "dotnet-api"], [".NET", "dotnet-api"]]) {
+      const run = await runInProcess(["search", query!, "s", "--json", "--no-cache"], dir);
+      expect(JSON.parse(run.stdout).results[0]?.id, query).toBe(id);
+    }
+  });
+
+  it("finds skills hidden from models only with --all", async () => {
+    const dir = await tree({
+      "s/deploy-prod/SKILL.md": "---\nname: deploy-prod\ndescription: Deploy to production.\ndisable-model-invocation: true\n---\nRun it.\n",
+      "s/deploy-docs/SKILL.md": skillMd("deploy-docs", "Deploy the documentation site."),
+    });
+    const ids = async (...extra: string[]) => JSON.parse((await runInProcess(["search", "deploy production", "s", "--json", "--no-cache", "--min-confidence", "0", ...extra], dir)).stdout).results.map((r: { id: string }) => r.id);
+    expect(await ids()).toEqual(["deploy-docs"]);
+    expect(await ids("--all")).toEqual(["deploy-prod", "deploy-docs"]);
+    expect((await runInProcess(["show", "deploy-prod", "-r", "s", "--json"], dir)).code).toBe(0);
+  });
+
+  it("keeps an on-disk index: a second search reads no skill again, a change re-reads just that skill", async () => {
+    const dir = await tree({
+      "s/alpha/SKILL.md": skillMd("alpha", "Does alpha things.", "# Alpha\n\n## Rotating TLS certificates\n"),
+      "s/beta/SKILL.md": skillMd("beta", "Does beta things."),
+    });
+    const old = new Date(Date.now() - 60_000);
+    for (const id of ["alpha", "beta"]) await utimes(path.join(dir, "s", id, "SKILL.md"), old, old);
+    const cache = path.join(dir, "cache");
+    const search = async (query: string) => JSON.parse((await runInProcess(["search", query, "s", "--json", "--cache-dir", "cache", "--min-confidence", "0"], dir)).stdout);
+    expect((await search("tls certificates")).index).toEqual({ skills: 2, reused: 0, analysed: 2, cached: true });
+    expect((await readdir(cache)).sort()).toEqual([expect.stringMatching(/^metadata-/), expect.stringMatching(/^search-/)]);
+    const again = await search("tls certificates");
+    expect(again.index).toEqual({ skills: 2, reused: 2, analysed: 0, cached: true });
+    expect(again.results[0].id).toBe("alpha");
+    // Same size, new content: the stamp (inode times) changes, so alpha is read again and the old heading is gone.
+    await writeFile(path.join(dir, "s/alpha/SKILL.md"), skillMd("alpha", "Does alpha things.", "# Alpha\n\n## Renewing DNS zone records\n"));
+    await utimes(path.join(dir, "s/alpha/SKILL.md"), old, new Date(Date.now() - 30_000));
+    const changed = await search("dns zone records");
+    expect(changed.index).toEqual({ skills: 2, reused: 1, analysed: 1, cached: true });
+    expect(changed.results[0].id).toBe("alpha");
+    expect((await search("rotating tls certificates")).results.map((r: { id: string }) => r.id)).not.toContain("alpha");
+    // A removed skill leaves the index; a corrupt index file is ignored, never an error.
+    await rm(path.join(dir, "s/beta"), { recursive: true });
+    expect((await search("beta")).index.skills).toBe(1);
+    for (const file of await readdir(cache)) await writeFile(path.join(cache, file), "{not json");
+    expect((await search("dns")).results[0].id).toBe("alpha");
   });
 });
 

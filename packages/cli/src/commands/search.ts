@@ -1,38 +1,87 @@
-import type { Command } from "commander";
-import { skillFields } from "@skillport/core";
+import path from "node:path";
+import { InvalidArgumentError, type Command } from "commander";
+import { DEFAULT_MIN_CONFIDENCE, skillFields } from "@skillport/core";
 import { colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
 import { loadSkills, reportLoadProblems } from "../load.js";
 import { positiveInteger } from "../options.js";
+import { cacheFileName, defaultCacheDir, DiskSearchCache } from "../search-cache.js";
 import { truncateColumns } from "../text-width.js";
+
+interface SearchCommandOptions {
+  limit: number;
+  minConfidence: number;
+  all?: boolean;
+  json?: boolean;
+  cache: boolean;
+  cacheDir?: string;
+}
+
+function confidence(value: string): number {
+  const parsed = Number(value);
+  if (value.trim() === "" || !(parsed >= 0 && parsed <= 1)) throw new InvalidArgumentError(`expected a number from 0 to 1, got ${JSON.stringify(value)}`);
+  return parsed;
+}
 
 export function registerSearch(program: Command, io: CliIO, setExit: (code: number) => void): void {
   program
     .command("search")
-    .description("find skills by name, description and tags (BM25)")
+    .description(
+      "find skills by what they do: name, description, when-to-use, triggers/tags, body headings and the start of each body " +
+        "(BM25F; Unicode words, English stemming). Each hit has a calibrated confidence; hits below --min-confidence are left out, " +
+        "so no output means no skill fits. An index of analysed skills is kept in the cache folder and reused while skills are unchanged.",
+    )
     .argument("<query>", "what you are looking for")
     .argument("[roots...]", "folders of skills or skill folders, highest precedence first")
     .option("-n, --limit <n>", "most results", positiveInteger, 5)
+    .option("--min-confidence <x>", "leave out hits below this confidence (0–1; 0 shows every hit that matches)", confidence, DEFAULT_MIN_CONFIDENCE)
+    .option("--all", "also find skills hidden from models (disable-model-invocation: true)")
     .option("--json", "print JSON")
-    .action(async (query: string, roots: string[], options: { limit: number; json?: boolean }) => {
-      const { registry, failures } = await loadSkills(roots, io);
+    .option("--cache-dir <dir>", "where the search and metadata indexes live (default: $SKILLPORT_CACHE_DIR, $XDG_CACHE_HOME/skillport or ~/.cache/skillport)")
+    .option("--no-cache", "neither read nor write the on-disk indexes")
+    .action(async (query: string, roots: string[], options: SearchCommandOptions) => {
+      const cacheDir = options.cache ? path.resolve(io.cwd, options.cacheDir ?? defaultCacheDir()) : undefined;
+      let cache: DiskSearchCache | undefined;
+      const { registry, failures, rootPaths, saveCaches } = await loadSkills(roots, io, undefined, {
+        ...(cacheDir !== undefined && { cacheDir }),
+        registry: {
+          search: {
+            cache: {
+              get: (entry) => cache?.get(entry),
+              set: (entry, doc) => cache?.set(entry, doc),
+            },
+          },
+        },
+      });
       if (failures.length > 0) setExit(EXIT_PROBLEMS);
-      const hits = registry.search(query, { limit: options.limit });
+      if (cacheDir !== undefined) cache = await DiskSearchCache.open(path.join(cacheDir, cacheFileName("search", rootPaths)), rootPaths.join("\0"));
+      const hits = await registry.search(query, { limit: options.limit, minConfidence: options.minConfidence, includeHidden: options.all });
+      if (cacheDir !== undefined) {
+        // A cache that cannot be written costs speed, never the answer.
+        await Promise.all([saveCaches(), cache?.save().catch(() => false)]);
+      }
       const results = hits.map((hit) => {
         const metadata = registry.get(hit.id).getMetadata();
-        return { id: hit.id, score: Number(hit.score.toFixed(4)), description: skillFields(metadata).description ?? "" };
+        return {
+          id: hit.id,
+          confidence: Number(hit.confidence.toFixed(3)),
+          score: Number(hit.score.toFixed(4)),
+          matched: hit.matched,
+          description: skillFields(metadata).description ?? "",
+        };
       });
       if (options.json) {
-        printJson(io, { query, results });
+        const index = { skills: registry.list().length, reused: cache?.reused ?? 0, analysed: cache?.analysed ?? 0, cached: cacheDir !== undefined };
+        printJson(io, { query, minConfidence: options.minConfidence, results, index });
         return;
       }
       reportLoadProblems(io, failures, registry.shadowed);
       const c = colors(io);
       if (results.length === 0) {
-        io.stdout(`No skill matches ${JSON.stringify(query)}.\n`);
+        io.stdout(`No skill fits ${JSON.stringify(query)}${options.minConfidence > 0 ? ` (confidence ≥ ${options.minConfidence}; --min-confidence 0 shows weaker matches)` : ""}.\n`);
         return;
       }
       for (const r of results) {
-        io.stdout(`${c.bold(r.id)}  ${c.dim(r.score.toFixed(2))}\n  ${truncateColumns(r.description.replace(/\s+/g, " ").trim(), 110)}\n`);
+        io.stdout(`${c.bold(r.id)}  ${c.dim(`${Math.round(r.confidence * 100)}%`)}\n  ${truncateColumns(r.description.replace(/\s+/g, " ").trim(), 110)}\n`);
       }
     });
 }

@@ -1,6 +1,6 @@
 import type { FrontmatterValue } from "../types.js";
 import type { CatalogCounts, CatalogEntry, Frame, Renderer } from "./types.js";
-import { escapeXml } from "./text.js";
+import { escapeXml, omittedNotice } from "./text.js";
 
 /** The load tool AgentScope's SkillBox registers; the header tells the model how to call it. */
 export const LOAD_SKILL_TOOL_NAME = "load_skill_through_path";
@@ -58,7 +58,8 @@ export function agentscopeRenderer(options: { exposeAllMetadata?: boolean; instr
     frame(counts: CatalogCounts): Frame {
       const open = counts.truncated ? `<available_skills truncated="true" shown="${counts.shown}" total="${counts.total}">` : "<available_skills>";
       const prefix = `${header}\n\n${open}\n`;
-      return { prefix, separator: "\n", suffix: "\n</available_skills>", empty: counts.total === 0 ? "" : `${prefix.slice(0, -1)}\n</available_skills>` };
+      const close = counts.truncated ? `</available_skills>\n${omittedNotice(counts)}` : "</available_skills>";
+      return { prefix, separator: "\n", suffix: `\n${close}`, empty: counts.total === 0 ? "" : `${prefix}${close}` };
     },
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { renderCatalog, selectCatalogEntries, type CatalogEntry, type CatalogOptions } from "./index.js";
+import { approximateTokenCounter, catalogKeepOrder, renderCatalog, selectCatalogEntries, type CatalogEntry, type CatalogOptions } from "./index.js";
 
 const pdf: CatalogEntry = {
   id: "pdf",
@@ -182,48 +182,97 @@ describe("budgets", () => {
     source: "m",
   }));
 
-  it("drops whole entries from the end and says so", () => {
+  const notice = (left: number, shown: number, total: number) => `${left} more skills are not listed here (${shown} of ${total} shown); call search_skills to find them by what they do.`;
+
+  it("keeps whole entries that fit, and its last line says how many were left out and which tool finds them", () => {
     const full = renderCatalog(many, { layout: "indented" });
-    const text = renderCatalog(many, { layout: "indented", maxChars: 400 });
-    expect(text.length).toBeLessThanOrEqual(400);
-    expect(full.length).toBeGreaterThan(400);
+    const text = renderCatalog(many, { layout: "indented", maxChars: 500 });
+    expect(text.length).toBeLessThanOrEqual(500);
+    expect(full.length).toBeGreaterThan(500);
     const shown = (text.match(/<skill>/g) ?? []).length;
+    expect(shown).toBeGreaterThan(0);
     expect(text.startsWith(`<available_skills truncated="true" shown="${shown}" total="10">`)).toBe(true);
-    expect(text).toContain("skill-0");
+    expect(text.split("\n").at(-1)).toBe(notice(10 - shown, shown, 10));
+    expect(text).toContain("skill-0"); // one source: kept in input order
     expect(text).not.toContain("skill-9");
-    expect(shown).toBe(3); // 57 + 3×97 + 2 + 19 = 369 chars; a fourth entry would make 467
   });
 
-  it("maxTokens is maxChars × 4", () => {
-    expect(renderCatalog(many, { format: "markdown", maxTokens: 50 })).toBe(renderCatalog(many, { format: "markdown", maxChars: 200 }));
+  it("maxTokens without a tokenizer counts characters ÷ 4, rounded up", () => {
+    const text = renderCatalog(many, { format: "markdown", maxTokens: 50 });
+    expect(text.length).toBeLessThanOrEqual(200);
+    expect(text).toContain("skill-0");
+    expect(approximateTokenCounter.count("abcde")).toBe(2);
   });
 
   it("markdown and json state the drop too", () => {
-    expect(renderCatalog(many, { format: "markdown", maxChars: 150 })).toMatch(/_Showing 2 of 10 skills; 8 left out to fit the budget\._$/);
-    const json = JSON.parse(renderCatalog(many, { format: "json", maxChars: 300 })) as { shown: number; total: number; truncated: boolean; skills: unknown[] };
-    expect({ shown: json.shown, total: json.total, truncated: json.truncated }).toEqual({ shown: json.skills.length, total: 10, truncated: true });
+    const markdown = renderCatalog(many, { format: "markdown", maxChars: 300 });
+    const [, left, shown] = /_(\d+) more skills are not listed here \((\d+) of 10 shown\); call search_skills to find them by what they do\._$/.exec(markdown) ?? [];
+    expect(Number(left) + Number(shown)).toBe(10);
+    expect(Number(shown)).toBeGreaterThan(0);
+    const json = JSON.parse(renderCatalog(many, { format: "json", maxChars: 500 })) as { shown: number; total: number; truncated: boolean; skills: unknown[]; searchTool: string; note: string };
+    expect({ shown: json.shown, total: json.total, truncated: json.truncated, searchTool: json.searchTool }).toEqual({ shown: json.skills.length, total: 10, truncated: true, searchTool: "search_skills" });
+    expect(json.note).toBe(notice(10 - json.shown, json.shown, 10));
   });
 
-  it("priority decides what goes first; output keeps input order", () => {
+  it("names another search tool, or none", () => {
+    expect(renderCatalog(many, { maxChars: 400, searchTool: "find_skill" })).toMatch(/; call find_skill to find them by what they do\.$/);
+    expect(renderCatalog(many, { maxChars: 400, searchTool: false })).toMatch(/\n\d+ more skills are not listed here \(\d+ of 10 shown\)\.$/);
+    expect(renderCatalog(many, { maxChars: 100_000 })).not.toContain("not listed");
+  });
+
+  it("priority decides what is kept; output keeps input order", () => {
     const prioritised = many.slice(0, 3).map((e, i) => ({ ...e, description: `${e.description} ${"long ".repeat(30)}`, priority: [5, 0, 9][i] }));
-    const budget = renderCatalog([prioritised[0]!, prioritised[2]!], { format: "markdown", maxChars: 10_000 }).length + 60;
+    const budget = renderCatalog(prioritised, { format: "markdown", maxChars: 10_000 }).length - 20;
     const text = renderCatalog(prioritised, { format: "markdown", maxChars: budget });
-    expect(text).toMatch(/_Showing 2 of 3 skills/);
+    expect(text).toContain("(2 of 3 shown)");
     expect(text).toContain("skill-0");
     expect(text).toContain("skill-2");
     expect(text).not.toContain("skill-1");
     expect(text.indexOf("skill-0")).toBeLessThan(text.indexOf("skill-2"));
+    // The caller's priorities override the entries' own.
+    const flipped = renderCatalog(prioritised, { format: "markdown", maxChars: budget, priorities: { "skill-1": 10 } });
+    expect(flipped).toContain("skill-1");
+    expect(flipped).not.toContain("skill-0");
   });
 
-  it("json: a budget one character short of the full output drops an entry (regression: `truncated: true` is shorter than `false`)", () => {
+  it("pinned skills are kept first: by option, then by frontmatter", () => {
+    const budget = renderCatalog(many.slice(0, 2), { format: "markdown", maxChars: 10_000 }).length + 120;
+    const pinned = renderCatalog(many, { format: "markdown", maxChars: budget, pinned: ["skill-9", "skill-7"] });
+    expect(pinned).toContain("skill-9");
+    expect(pinned).toContain("skill-7");
+    expect(pinned).not.toContain("skill-0");
+    const flagged = many.map((e) => (e.id === "skill-5" ? { ...e, metadata: { metadata: { pinned: "true" } } } : e));
+    const text = renderCatalog(flagged, { format: "markdown", maxChars: budget });
+    expect(text).toContain("skill-5");
+    expect(text).toContain("skill-0");
+    expect(text).not.toContain("skill-1");
+  });
+
+  it("takes skills from every source in turn, so no source vanishes", () => {
+    const sources = ["alpha", "beta", "gamma", "delta"];
+    const entries: CatalogEntry[] = sources.flatMap((source, s) =>
+      Array.from({ length: s === 3 ? 2 : 20 }, (_, i) => ({ id: `${source}-${i}`, name: `${source}-${i}`, description: `Skill ${i} of ${source}.`, metadata: {}, source })),
+    );
+    for (const maxChars of [400, 600, 1200]) {
+      const text = renderCatalog(entries, { format: "markdown", maxChars });
+      const shown = sources.filter((source) => text.includes(`**${source}-`));
+      expect(shown, String(maxChars)).toEqual(sources);
+      expect(text.length).toBeLessThanOrEqual(maxChars);
+    }
+    expect(catalogKeepOrder(entries).slice(0, 5).map((i) => entries[i]?.id)).toEqual(["alpha-0", "beta-0", "gamma-0", "delta-0", "alpha-1"]);
+  });
+
+  it("json: a budget one character short of the full output leaves an entry out", () => {
     const full = renderCatalog(many, { format: "json" });
     const text = renderCatalog(many, { format: "json", maxChars: full.length - 1 });
     expect(text.length).toBeLessThan(full.length);
-    expect(JSON.parse(text)).toMatchObject({ total: 10, shown: 9, truncated: true });
+    const parsed = JSON.parse(text) as { shown: number; truncated: boolean };
+    expect(parsed.truncated).toBe(true);
+    expect(parsed.shown).toBeLessThan(10);
   });
 
   it("a budget smaller than anything keeps only the notice", () => {
-    expect(renderCatalog(many, { maxChars: 5 })).toBe('<available_skills truncated="true" shown="0" total="10">\n</available_skills>');
+    expect(renderCatalog(many, { maxChars: 5 })).toBe(`<available_skills truncated="true" shown="0" total="10">\n</available_skills>\n${notice(10, 0, 10)}`);
   });
 
   it("maxEntryChars shortens descriptions with an ellipsis", () => {

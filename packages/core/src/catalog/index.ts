@@ -1,13 +1,18 @@
 import { agentscopeRenderer } from "./agentscope.js";
 import { jsonRenderer } from "./json.js";
 import { markdownRenderer } from "./markdown.js";
-import { isHiddenFromModel, skillTags, truncate } from "./text.js";
-import type { CatalogCounts, CatalogEntry, CatalogOptions, Renderer } from "./types.js";
+import { isHiddenFromModel, isPinned, skillTags, truncate } from "./text.js";
+import { approximateTokenCounter } from "./tokens.js";
+import type { CatalogEntry, CatalogOptions, Renderer } from "./types.js";
 import { indentedXml, skillsRefXml } from "./xml.js";
 
 export type { CatalogCounts, CatalogEntry, CatalogFormat, CatalogOptions } from "./types.js";
 export { DEFAULT_AGENTSCOPE_INSTRUCTION, LOAD_SKILL_TOOL_NAME } from "./agentscope.js";
-export { escapeHtml, escapeXml, isHiddenFromModel, skillTags } from "./text.js";
+export { catalogPriority, escapeHtml, escapeXml, isHiddenFromModel, isPinned, omittedNotice, skillTags } from "./text.js";
+export { approximateTokenCounter, loadTokenCounter, TOKEN_ENCODINGS, TokenizerUnavailableError, type TokenCounter, type TokenEncoding } from "./tokens.js";
+
+/** The search tool a budgeted catalog points the model to when it leaves skills out. */
+export const DEFAULT_SEARCH_TOOL = "search_skills";
 
 export const CATALOG_FORMATS = ["xml", "agentscope", "markdown", "json"] as const;
 
@@ -63,47 +68,98 @@ function renderEntry(renderer: Renderer, entry: CatalogEntry, maxEntryChars: num
   return best;
 }
 
+/** Entries in the order a budget keeps them: pinned first, then by priority, then round-robin across sources. */
+export function catalogKeepOrder(entries: readonly CatalogEntry[], options: Pick<CatalogOptions, "pinned" | "priorities"> = {}): number[] {
+  const pinnedRank = new Map((options.pinned ?? []).map((id, i) => [id, i]));
+  const pinned = (e: CatalogEntry) => pinnedRank.get(e.id) ?? (isPinned(e.metadata) ? pinnedRank.size : Infinity);
+  const priority = (e: CatalogEntry) => options.priorities?.[e.id] ?? e.priority ?? 0;
+  // Round-robin: the k-th entry of each source (in input order) comes before any source's (k+1)-th.
+  const turn = new Map<number, number>();
+  const seen = new Map<string, number>();
+  const sourceRank = new Map<string, number>();
+  entries.forEach((e, i) => {
+    if (!sourceRank.has(e.source)) sourceRank.set(e.source, sourceRank.size);
+    const k = seen.get(e.source) ?? 0;
+    seen.set(e.source, k + 1);
+    turn.set(i, k);
+  });
+  return entries
+    .map((_, i) => i)
+    .sort((a, b) => {
+      const [x, y] = [entries[a] as CatalogEntry, entries[b] as CatalogEntry];
+      return (
+        pinned(x) - pinned(y) ||
+        priority(y) - priority(x) ||
+        (turn.get(a) ?? 0) - (turn.get(b) ?? 0) ||
+        (sourceRank.get(x.source) ?? 0) - (sourceRank.get(y.source) ?? 0) ||
+        a - b
+      );
+    });
+}
+
+function checkBudget(name: string, value: number | undefined): void {
+  if (value !== undefined && !(Number.isFinite(value) && value >= 0)) throw new RangeError(`${name} must be a non-negative number, got ${value}`);
+}
+
 /**
  * Renders a catalog. Pure and deterministic: the same entries and options always give the same text, so prompts
- * can be cached. Entries keep their input order (pass them in precedence order).
+ * can be cached. Shown entries keep their input order (pass them in precedence order).
  *
- * Budget (`maxChars`, `maxTokens` × 4): whole entries are dropped, lowest `priority` first and, among equals, the
- * last in input order first, until the output fits; the output then says how many it shows of how many
- * (`truncated="true" shown="N" total="M"` in XML, a note in Markdown, fields in JSON). The notice itself is never
- * dropped, even when the budget is smaller than it.
+ * Under a budget (`maxChars`; `maxTokens` as `tokenCounter` counts, characters ÷ 4 by default) the catalog chooses
+ * what to keep: pinned skills first, then higher `priority`, then round-robin across sources so that no source
+ * vanishes; an entry that does not fit is skipped and smaller ones after it may still fit. The final text is counted
+ * whole, so it is within the budget by the named tokenizer. When skills were left out, the output says how many
+ * and its last line names the search tool that finds them (`searchTool`, default `search_skills`). That notice is
+ * never dropped, even when the budget is smaller than it.
  */
 export function renderCatalog(entries: readonly CatalogEntry[], options: CatalogOptions = {}): string {
+  checkBudget("maxChars", options.maxChars);
+  checkBudget("maxTokens", options.maxTokens);
+  checkBudget("maxEntryChars", options.maxEntryChars);
   const renderer = rendererFor(options);
   const selected = selectCatalogEntries(entries, options);
-  const budget = Math.min(options.maxChars ?? Infinity, options.maxTokens === undefined ? Infinity : options.maxTokens * 4);
-  for (const [name, value] of [["maxChars", options.maxChars], ["maxTokens", options.maxTokens], ["maxEntryChars", options.maxEntryChars]] as const) {
-    if (value !== undefined && !(Number.isFinite(value) && value >= 0)) throw new RangeError(`${name} must be a non-negative number, got ${value}`);
-  }
+  const counter = options.tokenCounter ?? approximateTokenCounter;
+  const searchTool = options.searchTool === undefined ? DEFAULT_SEARCH_TOOL : options.searchTool;
   const chunks = selected.map((e) => renderEntry(renderer, e, options.maxEntryChars));
   const total = selected.length;
-  const kept = chunks.map(() => true);
-  let shown = total;
-  let sum = chunks.reduce((n, c) => n + c.length, 0);
-  const lengthWith = (counts: CatalogCounts): number => {
-    const frame = renderer.frame(counts);
-    if (counts.shown === 0) return frame.empty.length;
-    return frame.prefix.length + sum + frame.separator.length * (counts.shown - 1) + frame.suffix.length;
+  const render = (kept: readonly boolean[], shown: number): string => {
+    const frame = renderer.frame({ shown, total, truncated: shown < total, searchTool });
+    if (shown === 0) return frame.empty;
+    return frame.prefix + chunks.filter((_, i) => kept[i]).join(frame.separator) + frame.suffix;
   };
-  if (lengthWith({ shown, total, truncated: false }) > budget) {
-    const dropOrder = selected
-      .map((e, index) => ({ index, priority: e.priority ?? 0 }))
-      .sort((a, b) => a.priority - b.priority || b.index - a.index);
-    for (const { index } of dropOrder) {
-      // Nothing dropped yet means nothing truncated: the untruncated length is what counts (it was over budget), even
-      // when the truncated frame would be shorter (JSON's `false` → `true`).
-      if (shown < total && lengthWith({ shown, total, truncated: true }) <= budget) break;
-      kept[index] = false;
-      shown--;
-      sum -= chunks[index]?.length ?? 0;
-    }
+  const maxChars = options.maxChars ?? Infinity;
+  const maxTokens = options.maxTokens ?? Infinity;
+  const fits = (text: string) => text.length <= maxChars && (maxTokens === Infinity || counter.count(text) <= maxTokens);
+  const all = chunks.map(() => true);
+  const whole = render(all, total);
+  if (fits(whole)) return whole;
+
+  // Greedy choice by estimate (parts counted separately), then exact trimming of the real text.
+  const tokens = maxTokens === Infinity ? undefined : chunks.map((c) => counter.count(c));
+  const frameCost = (shown: number) => {
+    const frame = renderer.frame({ shown, total, truncated: true, searchTool });
+    return { chars: frame.prefix.length + frame.suffix.length, sepChars: frame.separator.length, tokens: tokens ? counter.count(frame.prefix + frame.suffix) + 1 : 0, sepTokens: tokens ? counter.count(frame.separator) : 0 };
+  };
+  const kept = chunks.map(() => false);
+  const order: number[] = [];
+  let chars = 0;
+  let tokenSum = 0;
+  for (const index of catalogKeepOrder(selected, options)) {
+    const shown = order.length + 1;
+    const cost = frameCost(shown);
+    const nextChars = chars + (chunks[index]?.length ?? 0);
+    const nextTokens = tokenSum + (tokens?.[index] ?? 0);
+    if (cost.chars + nextChars + cost.sepChars * (shown - 1) > maxChars) continue;
+    if (tokens && cost.tokens + nextTokens + cost.sepTokens * (shown - 1) > maxTokens) continue;
+    kept[index] = true;
+    order.push(index);
+    chars = nextChars;
+    tokenSum = nextTokens;
   }
-  const counts: CatalogCounts = { shown, total, truncated: shown < total };
-  const frame = renderer.frame(counts);
-  if (shown === 0) return frame.empty;
-  return frame.prefix + chunks.filter((_, i) => kept[i]).join(frame.separator) + frame.suffix;
+  let text = render(kept, order.length);
+  while (order.length > 0 && !fits(text)) {
+    kept[order.pop() as number] = false; // the estimate missed by a few tokens: drop the last one chosen
+    text = render(kept, order.length);
+  }
+  return text;
 }

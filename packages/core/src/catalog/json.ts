@@ -1,3 +1,4 @@
+import { omittedNotice } from "./text.js";
 import type { CatalogCounts, CatalogEntry, Frame, Renderer } from "./types.js";
 
 /**
@@ -19,7 +20,11 @@ export function jsonRenderer(options: { exposeAllMetadata?: boolean }): Renderer
     },
     frame(counts: CatalogCounts): Frame {
       const head = `{\n  "total": ${counts.total},\n  "shown": ${counts.shown},\n  "truncated": ${counts.truncated},\n  "skills": [`;
-      return { prefix: `${head}\n    `, separator: ",\n    ", suffix: "\n  ]\n}", empty: `${head}]\n}` };
+      // When skills were left out, the last member says how to find them (JSON's own last line is its brace).
+      const tail = counts.truncated
+        ? `,\n  "searchTool": ${JSON.stringify(counts.searchTool === false ? null : counts.searchTool)},\n  "note": ${JSON.stringify(omittedNotice(counts))}\n}`
+        : "\n}";
+      return { prefix: `${head}\n    `, separator: ",\n    ", suffix: `\n  ]${tail}`, empty: `${head}]${tail}` };
     },
   };
 }

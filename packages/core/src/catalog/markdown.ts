@@ -1,3 +1,4 @@
+import { omittedNotice } from "./text.js";
 import type { CatalogCounts, CatalogEntry, Frame, Renderer } from "./types.js";
 
 /** Keeps a value on one Markdown list line. */
@@ -16,7 +17,7 @@ export const markdownRenderer: Renderer = {
     return entry.location === undefined ? line : `${line}\n  Location: ${entry.location}`;
   },
   frame(counts: CatalogCounts): Frame {
-    const note = counts.truncated ? `\n\n_Showing ${counts.shown} of ${counts.total} skills; ${counts.total - counts.shown} left out to fit the budget._` : "";
+    const note = counts.truncated ? `\n\n_${omittedNotice(counts)}_` : "";
     return { prefix: "## Available skills\n\n", separator: "\n", suffix: note, empty: counts.total === 0 ? "" : `## Available skills${note}` };
   },
 };

@@ -1,4 +1,5 @@
 import type { Frontmatter, FrontmatterValue } from "../types.js";
+import type { CatalogCounts } from "./types.js";
 
 /** HTML escaping as skills-ref does it (Python's html.escape): & < > " '. */
 export function escapeHtml(text: string): string {
@@ -33,4 +34,30 @@ export function skillTags(frontmatter: Frontmatter): string[] {
 export function isHiddenFromModel(frontmatter: Frontmatter): boolean {
   const flag = frontmatter["disable-model-invocation"];
   return flag === true || (typeof flag === "string" && flag.trim().toLowerCase() === "true");
+}
+
+/** The last line of a catalog that left skills out: how many, and which tool finds them. */
+export function omittedNotice(counts: CatalogCounts): string {
+  const left = counts.total - counts.shown;
+  const what = `${left} more skill${left === 1 ? " is" : "s are"} not listed here (${counts.shown} of ${counts.total} shown)`;
+  return counts.searchTool === false ? `${what}.` : `${what}; call ${counts.searchTool} to find them by what they do.`;
+}
+
+/** `true`, `"true"` (any case) or `"yes"` in the frontmatter or its `metadata` map. */
+function flag(frontmatter: Frontmatter, key: string): FrontmatterValue | undefined {
+  const nested = frontmatter.metadata;
+  return frontmatter[key] ?? (nested !== null && typeof nested === "object" && !Array.isArray(nested) ? nested[key] : undefined);
+}
+
+/** `pinned: true` in a skill's frontmatter or metadata keeps it first in a budgeted catalog. */
+export function isPinned(frontmatter: Frontmatter): boolean {
+  const value = flag(frontmatter, "pinned");
+  return value === true || (typeof value === "string" && ["true", "yes"].includes(value.trim().toLowerCase()));
+}
+
+/** `priority` in a skill's frontmatter or metadata (a number, or a string holding one); undefined otherwise. */
+export function catalogPriority(frontmatter: Frontmatter): number | undefined {
+  const value = flag(frontmatter, "priority");
+  const number = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : NaN;
+  return Number.isFinite(number) ? number : undefined;
 }

@@ -1,4 +1,5 @@
 import type { Frontmatter } from "../types.js";
+import type { TokenCounter } from "./tokens.js";
 
 /** One skill as a catalog shows it. Built from metadata only: a catalog never reads bodies or resources. */
 export interface CatalogEntry {
@@ -11,7 +12,10 @@ export interface CatalogEntry {
   /** The frontmatter (name and description included; renderers skip them where they are shown already). */
   metadata: Frontmatter;
   source: string;
-  /** Higher is kept longer when the budget forces drops. Default 0; ties keep input order. */
+  /**
+   * Higher is kept first when the budget forces choices. Default 0 (the registry reads it from the frontmatter's
+   * `priority` or `metadata.priority`).
+   */
   priority?: number;
 }
 
@@ -24,8 +28,19 @@ export interface CatalogOptions {
   layout?: "skills-ref" | "indented";
   /** Budget for the whole output, in characters (UTF-16 code units). */
   maxChars?: number;
-  /** Approximate budget in tokens (4 characters each); the smaller of the two budgets wins. */
+  /** Budget in tokens as `tokenCounter` counts them; both budgets apply when both are given. */
   maxTokens?: number;
+  /** Counts tokens for `maxTokens`. Default `approximateTokenCounter` (characters ÷ 4, rounded up). */
+  tokenCounter?: TokenCounter;
+  /** Ids kept first under a budget, in this order (also: `pinned: true` in a skill's frontmatter or metadata). */
+  pinned?: readonly string[];
+  /** Priority per id, overriding the entries' own. */
+  priorities?: Readonly<Record<string, number>>;
+  /**
+   * The tool the last line names when skills are left out (`K more skills are not listed; call search_skills …`).
+   * Default `search_skills`; `false` when the model has no search tool (the line then only counts them).
+   */
+  searchTool?: string | false;
   /** Cap per entry, in characters; the description is shortened with `…` to fit. */
   maxEntryChars?: number;
   /** Only these ids. */
@@ -47,6 +62,8 @@ export interface CatalogCounts {
   shown: number;
   total: number;
   truncated: boolean;
+  /** The search tool the notice names, or false. */
+  searchTool: string | false;
 }
 
 /** The fixed text around the entries, so budgets are computed without re-rendering. */

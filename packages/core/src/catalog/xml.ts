@@ -1,5 +1,5 @@
 import type { CatalogCounts, CatalogEntry, Frame, Renderer } from "./types.js";
-import { escapeHtml } from "./text.js";
+import { escapeHtml, omittedNotice } from "./text.js";
 
 function openTag(counts: CatalogCounts): string {
   return counts.truncated ? `<available_skills truncated="true" shown="${counts.shown}" total="${counts.total}">` : "<available_skills>";
@@ -17,10 +17,7 @@ export const skillsRefXml: Renderer = {
     lines.push("</skill>");
     return lines.join("\n");
   },
-  frame(counts: CatalogCounts): Frame {
-    const open = openTag(counts);
-    return { prefix: `${open}\n`, separator: "\n", suffix: "\n</available_skills>", empty: counts.total === 0 ? "" : `${open}\n</available_skills>` };
-  },
+  frame: xmlFrame,
 };
 
 /** The client guide's layout: the same elements, two-space indented, one element per line. No skills: empty. */
@@ -31,8 +28,12 @@ export const indentedXml: Renderer = {
     lines.push("  </skill>");
     return lines.join("\n");
   },
-  frame(counts: CatalogCounts): Frame {
-    const open = openTag(counts);
-    return { prefix: `${open}\n`, separator: "\n", suffix: "\n</available_skills>", empty: counts.total === 0 ? "" : `${open}\n</available_skills>` };
-  },
+  frame: xmlFrame,
 };
+
+/** Both layouts: the root element, then, when skills were left out, one line saying how to find them. */
+function xmlFrame(counts: CatalogCounts): Frame {
+  const open = openTag(counts);
+  const close = counts.truncated ? `</available_skills>\n${omittedNotice(counts)}` : "</available_skills>";
+  return { prefix: `${open}\n`, separator: "\n", suffix: `\n${close}`, empty: counts.total === 0 ? "" : `${open}\n${close}` };
+}

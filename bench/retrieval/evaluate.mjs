@@ -1,0 +1,193 @@
+// Retrieval evaluation on real public skills: Skillport's search beside plain BM25, per query kind.
+//
+//   node bench/retrieval/make-corpus.mjs --out /tmp/retrieval-corpus owner/name=CHECKOUT …   (once)
+//   node bench/retrieval/evaluate.mjs --corpus /tmp/retrieval-corpus [--split test|train|all] [--json]
+//   node bench/retrieval/evaluate.mjs --corpus … --calibrate      fits the confidence model on the TRAIN split
+//
+// The corpus is loaded exactly as `skillport search` loads it (one source per repository, in corpus.json order,
+// winners only), so shadowed duplicates and skills hidden from models behave as they do for users.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { sourceRootName } from "./make-corpus.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const dist = (pkg) => path.join(here, "..", "..", "packages", pkg, "dist", "index.js");
+const { SkillRegistry, SkillSearchIndex, DEFAULT_MIN_CONFIDENCE } = await import(dist("core"));
+const { LocalFileSystemSkillProvider } = await import(dist("fs"));
+
+const KINDS = ["direct", "indirect", "ambiguous", "none"];
+
+function parseArgs(argv) {
+  const args = { split: "test", json: false, calibrate: false, corpus: undefined, minConfidence: DEFAULT_MIN_CONFIDENCE };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === "--corpus") args.corpus = argv[++i];
+    else if (a === "--split") args.split = argv[++i];
+    else if (a === "--json") args.json = true;
+    else if (a === "--calibrate") args.calibrate = true;
+    else if (a === "--min-confidence") args.minConfidence = Number(argv[++i]);
+    else throw new Error(`unexpected argument ${a}`);
+  }
+  if (!args.corpus) throw new Error("--corpus DIR is required (make it with make-corpus.mjs)");
+  return args;
+}
+
+/** The skills as `skillport search` sees them: winners of a registry over one source per repository. */
+export async function loadCorpus(dir) {
+  const corpus = JSON.parse(readFileSync(path.join(here, "corpus.json"), "utf8"));
+  const registry = new SkillRegistry();
+  for (const source of corpus.sources) {
+    const name = sourceRootName(source.repo);
+    await registry.addProvider(new LocalFileSystemSkillProvider(path.join(dir, name), { name }), { watch: false });
+  }
+  const skills = [];
+  for (const entry of registry.list()) skills.push({ id: entry.id, metadata: entry.getMetadata(), body: await entry.getBody() });
+  return skills;
+}
+
+// ---- plain BM25, as Skillport searched before (decision 0025): name + description + when_to_use + tags ----
+const STOP = new Set(
+  ("a an and are as at be but by can do for from has have how i if in into is it its me my of on or our should so that the their " +
+    "then there these this to use used uses using want was we what when which while who will with you your").split(" "),
+);
+const plainTokens = (text) => (text.toLowerCase().match(/[a-z0-9]+/g) ?? []).filter((t) => !STOP.has(t));
+function plainText(v) {
+  return typeof v === "string" ? v : Array.isArray(v) ? v.map(plainText).join(" ") : "";
+}
+export function plainBm25(skills) {
+  const docs = skills.map((s) => {
+    const m = s.metadata;
+    const inner = m.metadata && typeof m.metadata === "object" ? m.metadata : {};
+    const tokens = plainTokens(`${m.name ?? s.id} ${m.description ?? ""} ${plainText(m.when_to_use)} ${plainText(m.tags ?? inner.tags)}`);
+    const tf = new Map();
+    for (const t of tokens) tf.set(t, (tf.get(t) ?? 0) + 1);
+    return { id: s.id, tf, length: tokens.length, hidden: m["disable-model-invocation"] === true || m["disable-model-invocation"] === "true" };
+  });
+  const df = new Map();
+  for (const d of docs) for (const t of d.tf.keys()) df.set(t, (df.get(t) ?? 0) + 1);
+  const avg = docs.reduce((n, d) => n + d.length, 0) / docs.length;
+  const n = docs.length;
+  return {
+    search(query, limit) {
+      const terms = [...new Set(plainTokens(query))];
+      const hits = [];
+      for (const d of docs) {
+        if (d.hidden) continue;
+        let score = 0;
+        for (const t of terms) {
+          const f = d.tf.get(t);
+          if (!f) continue;
+          const idf = Math.log(1 + (n - df.get(t) + 0.5) / (df.get(t) + 0.5));
+          score += (idf * f * 2.5) / (f + 1.5 * (0.25 + (0.75 * d.length) / avg));
+        }
+        if (score > 0) hits.push({ id: d.id, score });
+      }
+      hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+      return hits.slice(0, limit);
+    },
+  };
+}
+
+/** R@k, MRR and abstention for one system's ranked lists. `abstains(q)` says whether the system returned nothing. */
+export function score(queries, rank) {
+  const rows = {};
+  for (const kind of [...KINDS, "all (with a fit)"]) rows[kind] = { n: 0, r1: 0, r3: 0, r5: 0, mrr: 0, abstained: 0, topRight: 0, topRightKept: 0 };
+  for (const q of queries) {
+    const { ids, kept } = rank(q);
+    const row = rows[q.kind];
+    const rows2 = q.kind === "none" ? [row] : [row, rows["all (with a fit)"]];
+    for (const r of rows2) {
+      r.n++;
+      if (q.kind === "none") {
+        if (kept.length === 0) r.abstained++;
+        continue;
+      }
+      const relevant = new Set(q.relevant);
+      const at = ids.findIndex((id) => relevant.has(id));
+      if (at === 0) r.r1++;
+      if (at >= 0 && at < 3) r.r3++;
+      if (at >= 0 && at < 5) r.r5++;
+      if (at >= 0) r.mrr += 1 / (at + 1);
+      if (at === 0) {
+        r.topRight++;
+        if (kept[0] === ids[0]) r.topRightKept++;
+      }
+      if (kept.length === 0) r.abstained++;
+    }
+  }
+  return rows;
+}
+
+function fmt(x) {
+  return Number.isFinite(x) ? x.toFixed(2) : "–";
+}
+
+function table(title, rows) {
+  const lines = [`\n${title}`, "| kind | n | R@1 | R@3 | R@5 | MRR | abstained | top-right kept |", "|---|---|---|---|---|---|---|---|"];
+  for (const [kind, r] of Object.entries(rows)) {
+    if (r.n === 0) continue;
+    const none = kind === "none";
+    lines.push(
+      `| ${kind} | ${r.n} | ${none ? "–" : fmt(r.r1 / r.n)} | ${none ? "–" : fmt(r.r3 / r.n)} | ${none ? "–" : fmt(r.r5 / r.n)} | ${none ? "–" : fmt(r.mrr / r.n)} | ${fmt(r.abstained / r.n)} | ${none ? "–" : fmt(r.topRightKept / Math.max(1, r.topRight))} |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+/** Logistic regression by gradient descent on the features of the top five hits of each training query. */
+function calibrate(index, queries) {
+  const samples = [];
+  for (const q of queries) {
+    const relevant = new Set(q.relevant);
+    for (const hit of index.search(q.query, { limit: 5, explain: true })) samples.push({ x: hit.features, y: relevant.has(hit.id) ? 1 : 0 });
+  }
+  const keys = Object.keys(samples[0].x);
+  const w = Object.fromEntries(keys.map((k) => [k, 0]));
+  let bias = 0;
+  const rate = 0.5;
+  for (let epoch = 0; epoch < 4000; epoch++) {
+    const grad = Object.fromEntries(keys.map((k) => [k, 0]));
+    let gb = 0;
+    for (const { x, y } of samples) {
+      let z = bias;
+      for (const k of keys) z += w[k] * x[k];
+      const p = 1 / (1 + Math.exp(-z));
+      for (const k of keys) grad[k] += (p - y) * x[k];
+      gb += p - y;
+    }
+    for (const k of keys) w[k] -= (rate * grad[k]) / samples.length;
+    bias -= (rate * gb) / samples.length;
+  }
+  return { bias, weights: w, samples: samples.length };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const args = parseArgs(process.argv.slice(2));
+  const started = performance.now();
+  const skills = await loadCorpus(path.resolve(args.corpus));
+  const { queries: all } = JSON.parse(readFileSync(path.join(here, "queries.json"), "utf8"));
+  const queries = all.filter((q) => args.split === "all" || q.split === args.split);
+  const index = new SkillSearchIndex(skills);
+  if (args.calibrate) {
+    const model = calibrate(index, all.filter((q) => q.split === "train"));
+    console.log(JSON.stringify(model, null, 2));
+    process.exit(0);
+  }
+  const plain = plainBm25(skills);
+  const ours = score(queries, (q) => {
+    const ids = index.search(q.query, { limit: 5 }).map((h) => h.id);
+    const kept = index.search(q.query, { limit: 5, minConfidence: args.minConfidence }).map((h) => h.id);
+    return { ids, kept };
+  });
+  const baseline = score(queries, (q) => {
+    const ids = plain.search(q.query, 5).map((h) => h.id);
+    return { ids, kept: ids };
+  });
+  if (args.json) console.log(JSON.stringify({ skills: skills.length, split: args.split, minConfidence: args.minConfidence, skillport: ours, plainBm25: baseline }));
+  else {
+    console.log(`${skills.length} skills, ${queries.length} queries (split: ${args.split}), loaded and indexed in ${Math.round(performance.now() - started)} ms`);
+    console.log(table(`Skillport search (BM25F + body head), minConfidence ${args.minConfidence}`, ours));
+    console.log(table("plain BM25 over name + description + when_to_use + tags (no abstention)", baseline));
+  }
+}

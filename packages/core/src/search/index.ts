@@ -1,0 +1,328 @@
+import { compareCodeUnits } from "../compare.js";
+import { confidenceOf, DEFAULT_CONFIDENCE_MODEL, type ConfidenceFeatures, type ConfidenceModel } from "./confidence.js";
+import { analyseSkill, SEARCH_FIELDS, type AnalysedSkill, type AnalyseOptions, type SearchDocument, type SearchField } from "./document.js";
+import { searchTokens } from "./tokenize.js";
+
+export { analyseSkill, DEFAULT_BODY_CHARS, SEARCH_FIELDS } from "./document.js";
+export type { AnalysedSkill, AnalyseOptions, SearchDocument, SearchField } from "./document.js";
+export { confidenceOf, DEFAULT_CONFIDENCE_MODEL, DEFAULT_MIN_CONFIDENCE } from "./confidence.js";
+export type { ConfidenceFeatures, ConfidenceModel } from "./confidence.js";
+export { SEARCH_STOPWORDS, searchTokens } from "./tokenize.js";
+
+/** Bumped whenever tokenising or field extraction changes: caches of analysed skills from older versions are void. */
+export const SEARCH_ANALYSIS_VERSION = 1;
+
+export interface SearchHit {
+  id: string;
+  /** BM25F score: meaningful only within one query's results. */
+  score: number;
+  /** How likely this hit fits the query, calibrated to [0,1]; comparable across queries and corpora. */
+  confidence: number;
+  /** Fields where a query term was found, in SEARCH_FIELDS order. */
+  matched: SearchField[];
+  /** The features behind `confidence`, when `explain` was asked for. */
+  features?: ConfidenceFeatures;
+}
+
+export interface SearchOptions {
+  /** Most hits returned. Default 10. */
+  limit?: number;
+  /** Drop hits whose confidence is below this (0–1). Default 0: every hit that scores. */
+  minConfidence?: number;
+  /** Also find skills marked `disable-model-invocation: true` (a user's search; never a model's). Default false. */
+  includeHidden?: boolean;
+  /** Attach the confidence features to each hit. */
+  explain?: boolean;
+}
+
+export interface FieldWeights {
+  /** How much a match in this field counts. */
+  weight: number;
+  /** Length normalisation for this field (BM25's b), 0–1. */
+  b: number;
+}
+
+export interface SearchIndexOptions extends AnalyseOptions {
+  /** BM25 term-frequency saturation. Default 1.6. */
+  k1?: number;
+  /** Per-field weight and length normalisation; unspecified fields keep their defaults. */
+  fields?: Partial<Record<SearchField, Partial<FieldWeights>>>;
+  /** Weight of the penalty from `when_not_to_use` text. Default 0.5. */
+  negativeWeight?: number;
+  /** Maps features to confidence. Default: the model calibrated on bench/retrieval. */
+  confidenceModel?: ConfidenceModel;
+}
+
+/** Chosen on the train split of bench/retrieval (docs/search.md). */
+export const DEFAULT_FIELD_WEIGHTS: Readonly<Record<SearchField, FieldWeights>> = {
+  name: { weight: 4, b: 0.3 },
+  description: { weight: 2, b: 0.5 },
+  whenToUse: { weight: 2, b: 0.5 },
+  triggers: { weight: 2, b: 0.3 },
+  headings: { weight: 1, b: 0.5 },
+  body: { weight: 0.3, b: 0.75 },
+};
+
+const FIELD_COUNT = SEARCH_FIELDS.length;
+const NAME_BIT = 1 << SEARCH_FIELDS.indexOf("name");
+/** Name, description, when-to-use and triggers: what the skill's author says it is for. */
+const METADATA_BITS = (1 << 4) - 1;
+
+interface Postings {
+  docs: Int32Array;
+  /** BM25F pseudo term frequency: field-weighted, length-normalised. */
+  tf: Float32Array;
+  /** Bit per field the term occurs in. */
+  mask: Uint8Array;
+}
+
+interface Built {
+  /** Live documents, by position. */
+  docs: AnalysedSkill[];
+  postings: Map<string, Postings>;
+  negative: Map<string, Postings>;
+  /** Per-query accumulators, reused (and reset for the documents a query touched) so a search allocates little. */
+  scratch: { score: Float64Array; matched: Float64Array; metadata: Float64Array; named: Float64Array; masks: Uint8Array };
+}
+
+/** Hits are chosen among this many best-scoring candidates per requested hit (confidence may drop a few). */
+const CANDIDATES_PER_HIT = 4;
+
+function split(terms: string | undefined): string[] {
+  return terms === undefined || terms === "" ? [] : terms.split(" ");
+}
+
+/**
+ * BM25F over each skill's name, description, when-to-use text, triggers/tags, body headings and the start of its body,
+ * with Unicode tokenisation and English stemming (see tokenize.ts). Text in `when_not_to_use` counts against a
+ * skill. Each hit carries a calibrated confidence; `minConfidence` turns that into abstention: nothing comes back
+ * when nothing fits. Hits best first, ties by id. Adding and removing are cheap; the inverted index is rebuilt on the
+ * first search after a change.
+ */
+export class SkillSearchIndex {
+  readonly #docs = new Map<string, AnalysedSkill>();
+  readonly #k1: number;
+  readonly #fields: Array<FieldWeights>;
+  readonly #negativeWeight: number;
+  readonly #model: ConfidenceModel;
+  readonly #analyse: AnalyseOptions;
+  #built: Built | undefined;
+
+  constructor(documents: Iterable<SearchDocument> = [], options: SearchIndexOptions = {}) {
+    this.#k1 = options.k1 ?? 1.6;
+    this.#fields = SEARCH_FIELDS.map((f) => ({ ...DEFAULT_FIELD_WEIGHTS[f], ...options.fields?.[f] }));
+    this.#negativeWeight = options.negativeWeight ?? 0.5;
+    this.#model = options.confidenceModel ?? DEFAULT_CONFIDENCE_MODEL;
+    this.#analyse = { bodyChars: options.bodyChars };
+    for (const doc of documents) this.add(doc);
+  }
+
+  get size(): number {
+    return this.#docs.size;
+  }
+
+  /** Adds or replaces one skill. */
+  add(doc: SearchDocument): void {
+    this.addAnalysed(analyseSkill(doc, this.#analyse));
+  }
+
+  /** Adds or replaces a skill analysed earlier (e.g. loaded from a cache). */
+  addAnalysed(doc: AnalysedSkill): void {
+    this.#docs.set(doc.id, doc);
+    this.#built = undefined;
+  }
+
+  remove(id: string): boolean {
+    const had = this.#docs.delete(id);
+    if (had) this.#built = undefined;
+    return had;
+  }
+
+  /** The skill as the index holds it (for caching), or undefined. */
+  analysed(id: string): AnalysedSkill | undefined {
+    return this.#docs.get(id);
+  }
+
+  search(query: string, options: SearchOptions = {}): SearchHit[] {
+    const limit = options.limit ?? 10;
+    const minConfidence = options.minConfidence ?? 0;
+    const terms = [...new Set(searchTokens(query))];
+    if (terms.length === 0 || limit <= 0 || this.#docs.size === 0) return [];
+    const built = (this.#built ??= this.#build());
+    const n = built.docs.length;
+    const k1 = this.#k1;
+    const idfOf = (df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    const { score, matched, metadata, named, masks } = built.scratch;
+    const touched: number[] = [];
+    try {
+      return this.#collect(built, terms, touched, k1, idfOf, limit, minConfidence, options);
+    } finally {
+      for (const i of touched) {
+        score[i] = 0;
+        matched[i] = 0;
+        metadata[i] = 0;
+        named[i] = 0;
+        masks[i] = 0;
+      }
+    }
+  }
+
+  #collect(
+    built: Built,
+    terms: readonly string[],
+    touched: number[],
+    k1: number,
+    idfOf: (df: number) => number,
+    limit: number,
+    minConfidence: number,
+    options: SearchOptions,
+  ): SearchHit[] {
+    const { score, matched, metadata, named, masks } = built.scratch;
+    let queryWeight = 0;
+    for (const term of terms) {
+      const postings = built.postings.get(term);
+      const idf = idfOf(postings?.docs.length ?? 0);
+      queryWeight += idf;
+      if (!postings) continue;
+      for (let j = 0; j < postings.docs.length; j++) {
+        const i = postings.docs[j] as number;
+        const tf = postings.tf[j] as number;
+        const mask = postings.mask[j] as number;
+        if (masks[i] === 0) touched.push(i);
+        masks[i] = (masks[i] as number) | mask;
+        score[i] = (score[i] as number) + (idf * tf) / (k1 + tf);
+        matched[i] = (matched[i] as number) + idf;
+        if (mask & METADATA_BITS) metadata[i] = (metadata[i] as number) + idf;
+        if (mask & NAME_BIT) named[i] = (named[i] as number) + idf;
+      }
+    }
+    if (built.negative.size > 0) {
+      for (const term of terms) {
+        const postings = built.negative.get(term);
+        if (!postings) continue;
+        const idf = idfOf(built.postings.get(term)?.docs.length ?? 0);
+        for (let j = 0; j < postings.docs.length; j++) {
+          const i = postings.docs[j] as number;
+          const tf = postings.tf[j] as number;
+          score[i] = (score[i] as number) - (this.#negativeWeight * idf * tf) / (k1 + tf);
+        }
+      }
+    }
+    const better = (a: number, b: number) => (score[b] as number) - (score[a] as number) || compareCodeUnits(built.docs[a]?.id ?? "", built.docs[b]?.id ?? "");
+    const eligible = touched.filter((i) => (score[i] as number) > 0 && (options.includeHidden || !built.docs[i]?.hidden));
+    const candidates = bestOf(eligible, limit * CANDIDATES_PER_HIT, better);
+    const best = candidates.length > 0 ? (score[candidates[0] as number] as number) : 0;
+    const hits: SearchHit[] = [];
+    for (const i of candidates) {
+      if (hits.length >= limit) break;
+      const s = score[i] as number;
+      const features: ConfidenceFeatures = {
+        coverage: (matched[i] as number) / queryWeight,
+        metadataCoverage: (metadata[i] as number) / queryWeight,
+        normalisedScore: s / queryWeight,
+        relativeScore: s / best,
+        nameCoverage: (named[i] as number) / queryWeight,
+      };
+      const confidence = confidenceOf(features, this.#model);
+      if (confidence < minConfidence) continue;
+      const fields = SEARCH_FIELDS.filter((_, f) => ((masks[i] as number) & (1 << f)) !== 0);
+      hits.push({ id: built.docs[i]?.id ?? "", score: s, confidence, matched: fields, ...(options.explain && { features }) });
+    }
+    return hits;
+  }
+
+  #build(): Built {
+    const docs = [...this.#docs.values()].sort((a, b) => compareCodeUnits(a.id, b.id));
+    const n = docs.length;
+    const fieldTerms = docs.map((d) => SEARCH_FIELDS.map((f) => split(d.fields[f])));
+    const average = SEARCH_FIELDS.map((_, f) => fieldTerms.reduce((sum, t) => sum + (t[f]?.length ?? 0), 0) / Math.max(1, n) || 1);
+    const lists = new Map<string, { docs: number[]; tf: number[]; mask: number[] }>();
+    const counts = new Map<string, Float64Array>();
+    for (let i = 0; i < n; i++) {
+      counts.clear();
+      const terms = fieldTerms[i] as string[][];
+      for (let f = 0; f < FIELD_COUNT; f++) {
+        for (const term of terms[f] as string[]) {
+          let c = counts.get(term);
+          if (!c) counts.set(term, (c = new Float64Array(FIELD_COUNT)));
+          c[f] = (c[f] as number) + 1;
+        }
+      }
+      for (const [term, c] of counts) {
+        let tf = 0;
+        let mask = 0;
+        for (let f = 0; f < FIELD_COUNT; f++) {
+          const count = c[f] as number;
+          if (count === 0) continue;
+          const { weight, b } = this.#fields[f] as FieldWeights;
+          const length = (terms[f] as string[]).length;
+          tf += (weight * count) / (1 - b + (b * length) / (average[f] as number));
+          mask |= 1 << f;
+        }
+        let list = lists.get(term);
+        if (!list) lists.set(term, (list = { docs: [], tf: [], mask: [] }));
+        list.docs.push(i);
+        list.tf.push(tf);
+        list.mask.push(mask);
+      }
+    }
+    const postings = new Map<string, Postings>();
+    for (const [term, list] of lists) postings.set(term, { docs: Int32Array.from(list.docs), tf: Float32Array.from(list.tf), mask: Uint8Array.from(list.mask) });
+    const negative = new Map<string, Postings>();
+    docs.forEach((doc, i) => {
+      const terms = split(doc.negative);
+      if (terms.length === 0) return;
+      const tally = new Map<string, number>();
+      for (const t of terms) tally.set(t, (tally.get(t) ?? 0) + 1);
+      for (const [term, count] of tally) {
+        const old = negative.get(term);
+        const tf = count / (0.5 + (0.5 * terms.length) / 8);
+        negative.set(term, {
+          docs: Int32Array.from([...(old?.docs ?? []), i]),
+          tf: Float32Array.from([...(old?.tf ?? []), tf]),
+          mask: Uint8Array.from([...(old?.mask ?? []), 0]),
+        });
+      }
+    });
+    const scratch = { score: new Float64Array(n), matched: new Float64Array(n), metadata: new Float64Array(n), named: new Float64Array(n), masks: new Uint8Array(n) };
+    return { docs, postings, negative, scratch };
+  }
+}
+
+/** The `k` best items by `compare` (negative = first is better), sorted; a bounded heap, so O(n log k). */
+function bestOf(items: readonly number[], k: number, compare: (a: number, b: number) => number): number[] {
+  if (items.length <= k) return [...items].sort(compare);
+  // Max-heap by "worse": the root is the worst kept item, replaced whenever a better one comes.
+  const heap: number[] = [];
+  const worse = (a: number, b: number) => compare(a, b) > 0;
+  const up = (i: number) => {
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!worse(heap[i] as number, heap[parent] as number)) break;
+      [heap[i], heap[parent]] = [heap[parent] as number, heap[i] as number];
+      i = parent;
+    }
+  };
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let top = i;
+      if (l < heap.length && worse(heap[l] as number, heap[top] as number)) top = l;
+      if (r < heap.length && worse(heap[r] as number, heap[top] as number)) top = r;
+      if (top === i) return;
+      [heap[i], heap[top]] = [heap[top] as number, heap[i] as number];
+      i = top;
+    }
+  };
+  for (const item of items) {
+    if (heap.length < k) {
+      heap.push(item);
+      up(heap.length - 1);
+    } else if (compare(item, heap[0] as number) < 0) {
+      heap[0] = item;
+      down(0);
+    }
+  }
+  return heap.sort(compare);
+}
