@@ -149,7 +149,7 @@ describe("findBubblewrap probes, not just looks", () => {
 // The same attacks from an unprivileged host user: bwrap's own user namespace, and the rlimit fallbacks (no cgroup is
 // writable for that user). Run by dropping this (root) test process's child to 65534 with setpriv.
 describe.runIf(hasBwrap && hostIsRoot)("as an unprivileged host user", () => {
-  it("still holds nothing: no caps, kernel interfaces read-only, no nested user namespaces, rlimits bound memory and processes", async () => {
+  it("still holds nothing: no caps, kernel interfaces read-only, no nested user namespaces; rlimits bound memory and processes", async () => {
     const dir = await tempDir();
     try {
       await chmod(dir.dir, 0o755);
@@ -164,11 +164,11 @@ describe.runIf(hasBwrap && hostIsRoot)("as an unprivileged host user", () => {
       await writeFile(
         script,
         `import { createSandbox } from ${JSON.stringify(bundle)};
-const sb = createSandbox({ kind: "bubblewrap", writableDir: ${JSON.stringify(work)}, maxMemoryBytes: 128 * 1024 * 1024, maxProcesses: 128 });
+const sb = createSandbox({ kind: "bubblewrap", writableDir: ${JSON.stringify(work)}, maxMemoryBytes: 128 * 1024 * 1024, maxProcesses: 1024 });
 const who = await sb.run({ command: ["/bin/bash", "-c", "id -u; grep -E '^Cap(Eff|Bnd):' /proc/self/status; [ -w /proc/sys/kernel/core_pattern ] && echo core_pattern-writable; unshare -U true 2>/dev/null && echo nested-userns; true"] });
 const mem = await sb.run({ command: ["/usr/bin/perl", "-e", '$x = "a" x (3 * 1024 ** 3); print "allocated\\n"'], timeoutMs: 60000 });
-const bomb = await sb.run({ command: ["/bin/bash", "-c", "b(){ b|b& }; b; sleep 1; echo done"], timeoutMs: 5000, maxStderrBytes: 4096 });
-console.log(JSON.stringify({ who: who.stdout, mem: { stdout: mem.stdout, limit: mem.memoryLimit, exit: mem.exitCode }, bomb: { stderr: bomb.stderr.slice(0, 300), limit: bomb.pidLimit } }));
+const limits = await sb.run({ command: ["/bin/bash", "-c", "ulimit -u; ulimit -v"] });
+console.log(JSON.stringify({ who: who.stdout, mem: { stdout: mem.stdout, limit: mem.memoryLimit, exit: mem.exitCode }, limits: { stdout: limits.stdout, pids: limits.pidLimit } }));
 await sb.close();
 `,
       );
@@ -181,13 +181,14 @@ await sb.close();
       const out = JSON.parse(r.stdout.trim().split("\n").pop()!) as {
         who: string;
         mem: { stdout: string; limit: string; exit: number | null };
-        bomb: { stderr: string; limit: string };
+        limits: { stdout: string; pids: string };
       };
       expect(out.who).toBe("65534\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\n");
       expect(out.mem).toMatchObject({ stdout: "", limit: "rlimit" });
       expect(out.mem.exit).not.toBe(0);
-      expect(out.bomb.limit).toBe("rlimit");
-      expect(out.bomb.stderr).toMatch(/fork: (retry: )?Resource temporarily unavailable/);
+      // RLIMIT_NPROC counts every process of the uid on the host, so a fork bomb's exact breaking point depends on what
+      // else runs as 65534; the limit itself is what this checks (the cgroup case has the fork-bomb test).
+      expect(out.limits).toEqual({ stdout: "1024\n131072\n", pids: "rlimit" });
     } finally {
       await dir.cleanup();
     }
