@@ -1,30 +1,29 @@
-// Sandbox overhead: `true` run through each Skillport sandbox vs a plain spawn of `true`.
-// Standalone: imports the built package (run `npx tsc -b packages/runtime` first).
-// Usage: node bench/sandbox.mjs [runs=50]
-import { spawn } from "node:child_process";
+// Sandbox overhead, two ways:
+//  1. in-process: `true` through each Skillport sandbox vs a plain spawn and a bare bwrap (interleaved runs, medians);
+//  2. whole processes, as users run them: `skillport exec --sandbox bubblewrap -- true` vs `skillport --version` and a
+//     bare `bwrap … true` (paired runs, medians).
+// Standalone: imports the built packages (run `npm run build` first).
+// Usage: node bench/sandbox.mjs [runs=50] [wholeRuns=7] [--repo <checkout>]   (--repo: measure another build, e.g. main)
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtemp, rm, realpath } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { createSandbox, findBubblewrap } from "../packages/runtime/dist/index.js";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { median } from "./lib.mjs";
 
-const runs = Number(process.argv[2] ?? 50);
+const argv = process.argv.slice(2);
+const repoFlag = argv.indexOf("--repo");
+const repo = repoFlag >= 0 ? path.resolve(argv.splice(repoFlag, 2)[1]) : path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const runs = Number(argv[0] ?? 50);
+const wholeRuns = Math.max(5, Number(argv[1] ?? 7));
+const { createSandbox, findBubblewrap } = await import(pathToFileURL(path.join(repo, "packages/sandbox/dist/index.js")).href);
+const cli = path.join(repo, "packages/cli/dist/main.js");
 const dir = await realpath(await mkdtemp(path.join(os.tmpdir(), "skillport-bench-")));
 
-function plainSpawn() {
+function timedSpawn(file, args, env = {}) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn("true", [], { stdio: "ignore" });
-    child.on("error", reject);
-    child.on("close", () => resolve(performance.now() - started));
-  });
-}
-
-const BARE = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all", "--die-with-parent", "true"];
-
-function bwrapWith(bwrap, args) {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(bwrap, args, { stdio: ["ignore", "pipe", "pipe"], env: {} });
+    const child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"], env });
     child.stdout.resume();
     child.stderr.resume();
     child.on("error", reject);
@@ -32,22 +31,27 @@ function bwrapWith(bwrap, args) {
   });
 }
 
-const timed = (sandbox) => async () => {
+// The smallest useful bwrap: the host's root read-only, new namespaces, `true`.
+const BARE = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all", "--die-with-parent", "true"];
+
+const timedRun = (sandbox) => async () => {
   const started = performance.now();
   const r = await sandbox.run({ command: ["true"] });
   if (r.exitCode !== 0) throw new Error(`sandbox ${sandbox.kind} failed: ${r.stderr}`);
   return performance.now() - started;
 };
 
-const cases = [["plain spawn('true')", plainSpawn]];
-cases.push(["sandbox 'process'", timed(createSandbox({ kind: "process", writableDir: dir }))]);
 const bwrap = findBubblewrap();
+const cases = [["plain spawn('true')", () => timedSpawn("true", [], process.env)]];
+const processSandbox = createSandbox({ kind: "process", writableDir: dir });
+cases.push(["sandbox 'process'", timedRun(processSandbox)]);
+let bubblewrapSandbox;
 if (bwrap) {
-  const sandbox = createSandbox({ kind: "bubblewrap", writableDir: dir });
-  const flags = sandbox.bwrapArgs(["true"], dir, { PATH: "/usr/bin:/bin", HOME: dir, TMPDIR: "/tmp" }, undefined);
-  cases.push(["bare bwrap --ro-bind / / (reference)", () => bwrapWith(bwrap, BARE)]);
-  cases.push(["bwrap with the sandbox's mounts and flags (reference)", () => bwrapWith(bwrap, flags)]);
-  cases.push(["sandbox 'bubblewrap'", timed(sandbox)]);
+  bubblewrapSandbox = createSandbox({ kind: "bubblewrap", writableDir: dir });
+  const flags = bubblewrapSandbox.bwrapArgs(["true"], dir, { PATH: "/usr/bin:/bin", HOME: dir, TMPDIR: "/tmp" }, undefined);
+  cases.push(["bare bwrap --ro-bind / / true (reference)", () => timedSpawn(bwrap, BARE)]);
+  cases.push(["bwrap with the sandbox's mounts and flags (reference)", () => timedSpawn(bwrap, flags)]);
+  cases.push(["sandbox 'bubblewrap'", timedRun(bubblewrapSandbox)]);
 } else {
   console.log("bwrap not installed: bubblewrap rows skipped");
 }
@@ -58,25 +62,62 @@ for (let i = 0; i < runs; i++) {
   // Interleaved so drift on a shared machine hits every case alike.
   for (const [index, [, fn]] of cases.entries()) samples[index].push(await fn());
 }
-await rm(dir, { recursive: true, force: true });
-const loadAverage = os.loadavg()[0];
+const probe = await processSandbox.run({ command: ["true"] });
+await bubblewrapSandbox?.close();
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-};
 const base = median(samples[0]);
-const pidLimit = (await createSandbox({ kind: "process", writableDir: os.tmpdir() }).run({ command: ["true"] })).pidLimit;
-console.log(`Sandbox overhead, ${runs} interleaved runs each, medians (process-count limit: ${pidLimit}; load average ${loadAverage.toFixed(1)} on ${os.cpus().length} cores)`);
-console.log("| case | median ms | added vs plain spawn |");
-console.log("|---|---|---|");
+const bareIndex = cases.findIndex(([name]) => name.startsWith("bare bwrap"));
+const bare = bareIndex >= 0 ? median(samples[bareIndex]) : undefined;
+console.log(`Build measured: ${repo}`);
+console.log(
+  `\n1. In-process, ${runs} interleaved runs each, medians (limits: pids ${probe.pidLimit}, memory ${probe.memoryLimit ?? "none"}; load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores)`,
+);
+console.log("| case | median ms | added vs plain spawn | × bare bwrap |");
+console.log("|---|---|---|---|");
 for (const [index, [name]] of cases.entries()) {
   const m = median(samples[index]);
-  console.log(`| ${name} | ${m.toFixed(2)} | ${index === 0 ? "—" : `+${(m - base).toFixed(2)} ms`} |`);
+  console.log(`| ${name} | ${m.toFixed(2)} | ${index === 0 ? "—" : `+${(m - base).toFixed(2)} ms`} | ${bare ? (m / bare).toFixed(2) : "—"} |`);
 }
 const bw = cases.findIndex(([name]) => name === "sandbox 'bubblewrap'");
 if (bw >= 0) {
   const added = median(samples[bw]) - base;
-  console.log(`\ngoal: sandbox 'bubblewrap' adds < 15 ms (median): ${added < 15 ? "met" : "NOT met"} (+${added.toFixed(2)} ms)`);
+  console.log(`\ngoal: sandbox 'bubblewrap' adds < 15 ms over a plain spawn (median): ${added < 15 ? "met" : "NOT met"} (+${added.toFixed(2)} ms)`);
+}
+
+// 2. Whole processes, paired: each round runs every command once, in the same order.
+const whole = [
+  ["node -e 0", () => spawnSync(process.execPath, ["-e", "0"])],
+  ["skillport --version", () => spawnSync(process.execPath, [cli, "--version"])],
+  ...(bwrap
+    ? [
+        ["bare bwrap --ro-bind / / true", () => spawnSync(bwrap, BARE)],
+        ["skillport exec --sandbox bubblewrap -- true", () => spawnSync(process.execPath, [cli, "exec", "-w", dir, "--sandbox", "bubblewrap", "--", "true"])],
+      ]
+    : []),
+  ["skillport exec --sandbox process -- true", () => spawnSync(process.execPath, [cli, "exec", "-w", dir, "--sandbox", "process", "--", "true"])],
+];
+const wall = whole.map(() => []);
+for (const [, fn] of whole) fn(); // warm-up (probe cache, page cache)
+for (let i = 0; i < wholeRuns; i++) {
+  for (const [index, [name, fn]] of whole.entries()) {
+    const started = performance.now();
+    const result = fn();
+    wall[index].push(performance.now() - started);
+    if (result.status !== 0) throw new Error(`${name} failed (${result.status}): ${String(result.stderr).slice(0, 500)}`);
+  }
+}
+await rm(dir, { recursive: true, force: true });
+const m = (name) => median(wall[whole.findIndex(([n]) => n === name)]);
+const version = m("skillport --version");
+const bareWhole = bwrap ? m("bare bwrap --ro-bind / / true") : undefined;
+console.log(`\n2. Whole processes, ${wholeRuns} paired rounds, medians (load average ${os.loadavg()[0].toFixed(1)})`);
+console.log("| command | median ms | − skillport --version | × bare bwrap |");
+console.log("|---|---|---|---|");
+for (const [index, [name]] of whole.entries()) {
+  const v = median(wall[index]);
+  console.log(`| ${name} | ${v.toFixed(1)} | ${(v - version >= 0 ? "+" : "") + (v - version).toFixed(1)} ms | ${bareWhole ? (v / bareWhole).toFixed(1) : "—"} |`);
+}
+if (bwrap) {
+  const gap = m("skillport exec --sandbox bubblewrap -- true") - version;
+  console.log(`\ngoal: skillport exec --sandbox bubblewrap -- true <= skillport --version + 20 ms: ${gap <= 20 ? "met" : "NOT met"} (+${gap.toFixed(1)} ms)`);
 }

@@ -4,7 +4,7 @@ import path from "node:path";
 import { InvalidPathError } from "@skillport/core";
 import { packDirectory, unpackArchive, type PackOptions, type UnpackOptions } from "@skillport/pack";
 import { acquireLock, type LockOptions } from "./lock.js";
-import { createSandbox, type Sandbox, type SandboxKind } from "@skillport/sandbox";
+import { createSandbox, handOverTree, type Sandbox, type SandboxIdentity, type SandboxKind } from "@skillport/sandbox";
 import { runEntrypoints, validateAppEntrypoint, validateEntrypointTimeout, type EntrypointOutcome, type InitializationReport } from "./entrypoints.js";
 import { DEFAULT_STATE_PATH } from "./state.js";
 import { scanDeployedSkills, type ScanOptions, type ScanResult } from "./scan.js";
@@ -30,6 +30,12 @@ export interface WorkspaceOptions {
   /** Variables given to entrypoints and commands (on top of PATH, HOME, LANG, TMPDIR). */
   env?: Record<string, string>;
   maxProcesses?: number;
+  /** Memory for one command or entrypoint. Default 1 GiB (see docs/sandbox.md). */
+  maxMemoryBytes?: number;
+  /** Size of the sandbox's private /tmp. Default 256 MiB. */
+  tmpSizeBytes?: number;
+  /** Root hosts: the non-root host uid/gid sandboxed code runs as. Default 65534:65534. */
+  runAs?: SandboxIdentity;
   lock?: LockOptions;
   unpack?: UnpackOptions;
   pack?: PackOptions;
@@ -114,6 +120,9 @@ export class Workspace {
         home: this.home,
         network: this.options.network ?? false,
         maxProcesses: this.options.maxProcesses,
+        maxMemoryBytes: this.options.maxMemoryBytes,
+        tmpSizeBytes: this.options.tmpSizeBytes,
+        runAs: this.options.runAs,
       });
     }
     return this.sandboxInstance;
@@ -250,6 +259,8 @@ export class Workspace {
         emit({ type: "version-present", versionId: unpacked.versionId, label });
         return { versionId: unpacked.versionId, status: "present", label };
       }
+      // A version is the sandbox user's own (its entrypoint may install into it), handed over before it is visible.
+      await handOverTree(path.join(staging, "package"), (await this.sandbox()).identity);
       // The one step that makes a version visible: a rename within projects/, atomic.
       await rename(path.join(staging, "package"), path.join(this.projectsDir, unpacked.versionId));
       emit({ type: "version-deployed", versionId: unpacked.versionId, label, files: unpacked.files.length, bytes: unpacked.totalBytes });

@@ -1,48 +1,64 @@
-import { chmodSync, copyFileSync, cpSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { isInside } from "@skillport/fs";
 
 /**
- * The /etc a bubblewrap sandbox sees: a private copy of an allow-list of host files, bound with ONE mount instead of
- * one per file (each mount costs bubblewrap time on every run). Rebuilt when a source changes (size or mtime);
- * removed at exit; copies left by processes that died are swept on first use.
+ * The /etc a bubblewrap sandbox sees, as bwrap arguments. The allow-listed FILES are copied into a small private
+ * snapshot bound as /etc with one mount; the allow-listed DIRECTORIES (certificates, alternatives, loader config) are
+ * bound live on top of empty mount points in it, so nothing large is copied and nothing inside them goes stale.
+ * The snapshot is rebuilt when a file changes (size or mtime), removed at exit; copies left by processes that died
+ * are swept on first use. When the snapshot would be writable from a sandbox (the temp directory inside its writable
+ * directory) every entry is bound on its own instead.
  */
 const PREFIX = "skillport-etc-";
 let current: { signature: string; dir: string } | undefined;
 let hooked = false;
 let swept = false;
 
-export function etcSnapshot(sources: readonly string[]): string | undefined {
-  const present: Array<{ src: string; dir: boolean; mode: number }> = [];
+export function etcMounts(sources: readonly string[], writableDirs: readonly string[]): string[] {
+  const files: Array<{ src: string; mode: number }> = [];
+  const dirs: string[] = [];
   const parts: string[] = [];
   for (const src of sources) {
     try {
       const info = statSync(src); // follows links: a linked /etc/resolv.conf contributes its content
-      present.push({ src, dir: info.isDirectory(), mode: info.mode & 0o7777 });
-      parts.push(`${src}:${info.size}:${info.mtimeMs}`);
+      if (info.isDirectory()) dirs.push(src);
+      else if (info.isFile()) {
+        files.push({ src, mode: info.mode & 0o7777 });
+        parts.push(`${src}:${info.size}:${info.mtimeMs}`);
+      }
     } catch {
       // Not on this host.
     }
   }
-  const signature = parts.join("|");
-  if (current?.signature === signature) return current.dir;
+  const snapshot = snapshotOf(files, dirs, `${parts.join("|")}#${dirs.join("|")}`);
+  const args: string[] = [];
+  if (snapshot !== undefined && !writableDirs.some((w) => isInside(w, snapshot))) {
+    args.push("--ro-bind", snapshot, "/etc");
+  } else {
+    for (const { src } of files) args.push("--ro-bind", src, src);
+  }
+  for (const dir of dirs) args.push("--ro-bind", dir, dir);
+  return args;
+}
+
+function snapshotOf(files: ReadonlyArray<{ src: string; mode: number }>, dirs: readonly string[], signature: string): string | undefined {
+  if (current?.signature === signature && existsSync(current.dir)) return current.dir;
   sweepDead();
   let dir: string | undefined;
   try {
     dir = mkdtempSync(path.join(os.tmpdir(), `${PREFIX}${process.pid}-`));
-    for (const { src, dir: isDir, mode } of present) {
+    for (const { src, mode } of files) {
       const dest = path.join(dir, path.basename(src));
       try {
-        // Links inside directories stay links (ssl/certs points into /usr/share, which the sandbox also sees).
-        if (isDir) cpSync(src, dest, { recursive: true, verbatimSymlinks: true });
-        else {
-          copyFileSync(src, dest);
-          chmodSync(dest, mode);
-        }
+        copyFileSync(src, dest);
+        chmodSync(dest, mode);
       } catch {
         // Unreadable for this user: the sandbox goes without it, as it would with a bind.
       }
     }
+    for (const src of dirs) mkdirSync(path.join(dir, path.basename(src)), { mode: 0o755 });
     chmodSync(dir, 0o755);
   } catch {
     if (dir) rmSync(dir, { recursive: true, force: true });

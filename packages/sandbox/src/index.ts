@@ -1,15 +1,15 @@
 // Sandboxes for untrusted commands: bubblewrap and a plain process backend (docs/sandbox.md).
 export {
   createSandbox,
-  findBubblewrap,
   BubblewrapSandbox,
   ProcessSandbox,
-  SandboxUnavailableError,
   PROCESS_SANDBOX_WARNING,
   DEFAULT_RUN_TIMEOUT_MS,
   DEFAULT_MAX_STREAM_BYTES,
   DEFAULT_MAX_OUTPUT_BYTES,
   DEFAULT_MAX_PROCESSES,
+  DEFAULT_MAX_MEMORY_BYTES,
+  DEFAULT_TMP_SIZE_BYTES,
   MAX_RUN_TIMEOUT_MS,
   type Sandbox,
   type SandboxKind,
@@ -18,6 +18,10 @@ export {
   type RunRequest,
   type RunResult,
 } from "./sandbox.js";
-export type { PidLimitMechanism } from "./pid-limit.js";
+export { findBubblewrap } from "./bubblewrap.js";
+export { sandboxedCommand, type SandboxedCommand, type SandboxedCommandOptions } from "./command.js";
+export { SandboxUnavailableError } from "./errors.js";
+export { DEFAULT_RUN_AS, handOverTree, type SandboxIdentity } from "./identity.js";
+export type { LimitMechanism } from "./limits.js";
 export type { OutputStream } from "./run-process.js";
 export { TailBuffer } from "./tail-buffer.js";

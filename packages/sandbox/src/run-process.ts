@@ -131,21 +131,22 @@ export function runProcess(spec: SpawnSpec, waiting?: WaitingProcess): Promise<P
   });
 }
 
-/** A launcher already running (and already inside its cgroup) that waits for its argv on fd 3. */
+/** A launcher already running (its limits already applied) that waits for its argv on fd 3. */
 export interface WaitingProcess {
   child: ChildProcess;
   argvPipe: Writable;
 }
 
 /**
- * Starts `bash` now, lets it join `procsFile`'s cgroup (when given), then makes it wait for a NUL-separated argv on
- * fd 3 and exec it. Joining a cgroup can take several milliseconds on a busy host (an RCU grace period); doing it
- * ahead of time takes that off the path of the next run. The process is unref'd so an unused one never keeps Node
- * alive; if Node exits, the launcher reads EOF and exits without running anything.
+ * Starts `bash` now, lets it run `prologue` (join the run's cgroup, set rlimits), then makes it wait for a
+ * NUL-separated argv on fd 3 and exec it. Joining a cgroup can take several milliseconds on a busy host (an RCU grace
+ * period); doing it ahead of time takes that off the path of the next run. The process is unref'd so an unused one
+ * never keeps Node alive; if Node exits, the launcher reads EOF and exits without running anything.
  */
-export function startWaiting(procsFile: string | undefined, cwd: string, env: Record<string, string>): WaitingProcess {
-  const script = '[ -z "$0" ] || echo $$ > "$0" || exit 126; mapfile -d "" -t argv <&3; exec 3<&-; [ "${#argv[@]}" -gt 0 ] || exit 125; exec "${argv[@]}"';
-  const child = spawn("/bin/bash", ["-c", script, procsFile ?? ""], { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe", "pipe"] });
+export function startWaiting(prologue: string, cwd: string, env: Record<string, string>): WaitingProcess {
+  const wait = 'mapfile -d "" -t argv <&3; exec 3<&-; [ "${#argv[@]}" -gt 0 ] || exit 125; exec "${argv[@]}"';
+  const script = prologue === "" ? wait : `${prologue}; ${wait}`;
+  const child = spawn("/bin/bash", ["-c", script], { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe", "pipe"] });
   child.on("error", () => undefined); // reported by the run that uses it (or nobody, if unused)
   child.unref();
   const argvPipe = child.stdio[3] as Writable;

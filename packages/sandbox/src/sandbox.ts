@@ -1,11 +1,13 @@
-import { accessSync, constants, existsSync, realpathSync, statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import os from "node:os";
-import { AgentSkillsError, LimitExceededError, InvalidPathError } from "@skillport/core";
+import { LimitExceededError, InvalidPathError } from "@skillport/core";
 import { isInside } from "@skillport/fs";
 import { isWaiting, runProcess, startWaiting, type OutputStream, type ProcessOutcome, type WaitingProcess } from "./run-process.js";
-import { etcSnapshot } from "./etc-snapshot.js";
-import { createPidCgroup, isRoot, joinCgroup, withRlimit, type PidCgroup, type PidLimitMechanism } from "./pid-limit.js";
+import { bubblewrapArgs, bubblewrapFeatures, findBubblewrap } from "./bubblewrap.js";
+import { SandboxUnavailableError } from "./errors.js";
+import { giveDirectory, planIdentity, shareDirectory, type IdentityPlan, type SandboxIdentity } from "./identity.js";
+import { acquireLimits, withPrologue, type AppliedLimits, type LimitMechanism } from "./limits.js";
 
 export type SandboxKind = "bubblewrap" | "process";
 
@@ -44,44 +46,60 @@ export interface RunResult {
   timedOut: boolean;
   /** The output passed `maxOutputBytes` and the run was killed. */
   outputLimitExceeded: boolean;
+  /** The kernel killed a process of the run for the memory limit (known with the cgroup mechanism only). */
+  memoryLimitExceeded: boolean;
   aborted: boolean;
   durationMs: number;
   sandbox: SandboxKind;
   isolates: boolean;
-  pidLimit: PidLimitMechanism;
+  pidLimit: LimitMechanism;
+  memoryLimit: LimitMechanism;
+  /** The host uid/gid the command ran as (never 0 when the host is root). */
+  identity: SandboxIdentity;
   /** Things the caller should know, e.g. that nothing was isolated. */
   warnings: string[];
 }
 
 export interface Sandbox {
   readonly kind: SandboxKind;
-  /** False for the plain process backend: it applies limits but isolates nothing. */
+  /** False for the plain process backend: it applies limits and drops root but isolates nothing. */
   readonly isolates: boolean;
   /** The one directory the sandboxed command may write to (real path). */
   readonly writableDir: string;
+  /** The host uid/gid sandboxed commands run as. */
+  readonly identity: SandboxIdentity;
   run(request: RunRequest): Promise<RunResult>;
   /** Stops the pre-started launcher, if any. Optional to call: an idle launcher never keeps Node alive. */
   close(): Promise<void>;
 }
 
 export interface SandboxOptions {
-  /** "auto" (default) = bubblewrap when installed, else the plain process backend (results then say so). */
+  /** "auto" (default) = bubblewrap when it works here, else the plain process backend (results then say so). */
   kind?: SandboxKind | "auto";
-  /** The only writable directory (e.g. the workspace). */
+  /**
+   * The only writable directory (e.g. the workspace). On a root host it is shared with `runAs`'s group (group rwx +
+   * sticky bit): sandboxed code can create entries but not rename or delete what the host put there.
+   */
   writableDir: string;
-  /** HOME inside the sandbox. Default: `writableDir`. Must be inside `writableDir`. */
+  /** HOME inside the sandbox. Default: `writableDir`. Must be inside `writableDir`; on a root host it becomes `runAs`'s. */
   home?: string;
   /** Allow network access (bubblewrap only; the process backend cannot take it away). Default false. */
   network?: boolean;
   /** Most processes at once (fork bombs fail). Default 256. */
   maxProcesses?: number;
+  /** Most memory for the whole run (cgroup) or per process (RLIMIT_AS fallback). Default 1 GiB. */
+  maxMemoryBytes?: number;
+  /** Size of the private /tmp (bubblewrap). Default 256 MiB. */
+  tmpSizeBytes?: number;
+  /** Root hosts only: the non-root host uid/gid sandboxed code runs as. Default 65534:65534 (nobody:nogroup). */
+  runAs?: SandboxIdentity;
   /** Extra host paths mounted read-only (bubblewrap). */
   readOnlyPaths?: readonly string[];
-  /** Path of the bwrap binary. Default: found on PATH, /usr/bin/bwrap, /usr/local/bin/bwrap. */
+  /** Path of the bwrap binary. Default: found on PATH, /usr/bin/bwrap, /usr/local/bin/bwrap (probed). */
   bwrapPath?: string;
   /**
-   * bubblewrap: keep one launcher started ahead of time (already in its process-count cgroup), so joining the
-   * cgroup is off the next run's path. Default true.
+   * bubblewrap: keep one launcher started ahead of time (its limits already applied), so joining the cgroup is off
+   * the next run's path. Default true.
    */
   prewarm?: boolean;
 }
@@ -90,64 +108,59 @@ export const DEFAULT_RUN_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_STREAM_BYTES = 64 * 1024;
 export const DEFAULT_MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
 export const DEFAULT_MAX_PROCESSES = 256;
+export const DEFAULT_MAX_MEMORY_BYTES = 1024 * 1024 * 1024;
+export const DEFAULT_TMP_SIZE_BYTES = 256 * 1024 * 1024;
+/** How long after a run starts the next launcher is prepared (see BubblewrapSandbox.prewarmSoon). */
+const PREWARM_DELAY_MS = 25;
 /** Longest run accepted: 10 minutes, as agents' shell tools allow. */
 export const MAX_RUN_TIMEOUT_MS = 600_000;
 
 export const PROCESS_SANDBOX_WARNING =
-  "sandbox 'process' does not isolate: the command can read and write anything this user can, and use the network";
+  "sandbox 'process' does not isolate: the command can read and write anything its user can, and use the network";
 
-const NO_PID_LIMIT_WARNING = "no process-count limit available (running as root without a writable pids cgroup)";
-
-/** Raised when a sandbox backend is asked for but cannot work here (never silently replaced). */
-export class SandboxUnavailableError extends AgentSkillsError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, { code: "SANDBOX_UNAVAILABLE", cause: options?.cause });
-  }
-}
-
-/** Finds bwrap, or undefined. */
-export function findBubblewrap(explicit?: string): string | undefined {
-  const candidates = explicit
-    ? [explicit]
-    : [...(process.env.PATH ?? "").split(path.delimiter).filter(Boolean).map((d) => path.join(d, "bwrap")), "/usr/bin/bwrap", "/usr/local/bin/bwrap"];
-  for (const candidate of candidates) {
-    try {
-      accessSync(candidate, constants.X_OK);
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      // Next.
-    }
-  }
-  return undefined;
-}
-
-/** Creates the requested sandbox; asking for bubblewrap where it is missing throws SandboxUnavailableError. */
+/** Creates the requested sandbox; asking for bubblewrap where it does not work throws SandboxUnavailableError. */
 export function createSandbox(options: SandboxOptions): Sandbox {
   const kind = options.kind ?? "auto";
   if (kind === "process") return new ProcessSandbox(options);
   const bwrap = findBubblewrap(options.bwrapPath);
   if (bwrap) return new BubblewrapSandbox({ ...options, bwrapPath: bwrap });
   if (kind === "bubblewrap") {
-    throw new SandboxUnavailableError("sandbox 'bubblewrap' requested but bwrap is not installed (install bubblewrap, or choose sandbox 'process' knowingly)");
+    throw new SandboxUnavailableError(
+      "sandbox 'bubblewrap' requested but bwrap is not installed or cannot create its namespaces here (install bubblewrap, or choose sandbox 'process' knowingly)",
+    );
   }
-  return new ProcessSandbox(options, ["bubblewrap is not installed; fell back to sandbox 'process'"]);
+  return new ProcessSandbox(options, ["bubblewrap is not installed or does not work here; fell back to sandbox 'process'"]);
+}
+
+/** Checks a size/count limit option: a positive integer of at least `min`. */
+export function limitOption(value: number | undefined, fallback: number, name: string, min: number): number {
+  const v = value ?? fallback;
+  if (!Number.isSafeInteger(v) || v < min) throw new LimitExceededError(name, `${name} must be an integer of at least ${min}`);
+  return v;
 }
 
 abstract class BaseSandbox implements Sandbox {
   abstract readonly kind: SandboxKind;
   abstract readonly isolates: boolean;
   readonly writableDir: string;
+  readonly identity: SandboxIdentity;
   protected readonly home: string;
+  protected readonly plan: IdentityPlan;
   protected readonly maxProcesses: number;
+  protected readonly maxMemoryBytes: number;
+  protected readonly tmpSizeBytes: number;
 
   constructor(options: SandboxOptions) {
     this.writableDir = realDir(options.writableDir, "writableDir");
     this.home = options.home === undefined ? this.writableDir : realDir(options.home, "home");
     if (!isInside(this.writableDir, this.home)) throw new InvalidPathError("home", "must be inside the writable directory");
-    this.maxProcesses = options.maxProcesses ?? DEFAULT_MAX_PROCESSES;
-    if (!Number.isInteger(this.maxProcesses) || this.maxProcesses < 2) {
-      throw new LimitExceededError("maxProcesses", "maxProcesses must be an integer of at least 2");
-    }
+    this.maxProcesses = limitOption(options.maxProcesses, DEFAULT_MAX_PROCESSES, "maxProcesses", 2);
+    this.maxMemoryBytes = limitOption(options.maxMemoryBytes, DEFAULT_MAX_MEMORY_BYTES, "maxMemoryBytes", 16 * 1024 * 1024);
+    this.tmpSizeBytes = limitOption(options.tmpSizeBytes, DEFAULT_TMP_SIZE_BYTES, "tmpSizeBytes", 1024 * 1024);
+    this.plan = planIdentity(options.runAs);
+    this.identity = this.plan.identity;
+    shareDirectory(this.writableDir, this.plan);
+    if (this.home !== this.writableDir) giveDirectory(this.home, this.plan);
   }
 
   async run(request: RunRequest): Promise<RunResult> {
@@ -161,8 +174,9 @@ abstract class BaseSandbox implements Sandbox {
       throw new InvalidPathError(path.relative(this.writableDir, cwd), "the working directory must be inside the workspace");
     }
     const warnings: string[] = [];
-    const { file, args, env, cleanup, pidLimit, waiting } = await this.prepare(request, cwd, warnings);
+    const { file, args, env, limits, waiting } = await this.prepare(request, cwd, warnings);
     let outcome: ProcessOutcome;
+    let oomKills = 0;
     try {
       outcome = await runProcess({
         file,
@@ -176,8 +190,9 @@ abstract class BaseSandbox implements Sandbox {
         onOutput: request.onOutput,
         signal: request.signal,
       }, waiting);
+      oomKills = (await limits.cgroup?.oomKills()) ?? 0;
     } finally {
-      await cleanup();
+      await limits.dispose();
     }
     return {
       stdout: outcome.stdout.text(),
@@ -190,11 +205,14 @@ abstract class BaseSandbox implements Sandbox {
       signal: outcome.signal ?? this.signalFromExitCode(outcome.exitCode),
       timedOut: outcome.timedOut,
       outputLimitExceeded: outcome.outputLimitExceeded,
+      memoryLimitExceeded: oomKills > 0,
       aborted: outcome.aborted,
       durationMs: outcome.durationMs,
       sandbox: this.kind,
       isolates: this.isolates,
-      pidLimit,
+      pidLimit: limits.pidLimit,
+      memoryLimit: limits.memoryLimit,
+      identity: this.identity,
       warnings,
     };
   }
@@ -208,15 +226,8 @@ abstract class BaseSandbox implements Sandbox {
 
   protected abstract prepare(request: RunRequest, cwd: string, warnings: string[]): Promise<PreparedRun>;
 
-  /** Wraps argv with the strongest process limit available. */
-  protected async limitProcesses(argv: string[], warnings: string[]) {
-    const cgroup = isRoot() ? await createPidCgroup(this.maxProcesses) : undefined;
-    if (cgroup) {
-      return { argv: joinCgroup(cgroup.procsFile, argv), pidLimit: "cgroup" as const, cleanup: cgroup.dispose };
-    }
-    if (!isRoot()) return { argv, pidLimit: "rlimit" as const, cleanup: async () => undefined, rlimit: true };
-    warnings.push(NO_PID_LIMIT_WARNING);
-    return { argv, pidLimit: "none" as const, cleanup: async () => undefined };
+  protected limits(): Promise<AppliedLimits> {
+    return acquireLimits({ maxProcesses: this.maxProcesses, maxMemoryBytes: this.maxMemoryBytes }, { rlimitMemory: true });
   }
 }
 
@@ -224,19 +235,17 @@ interface PreparedRun {
   file: string;
   args: string[];
   env: Record<string, string>;
-  cleanup: () => Promise<void>;
-  pidLimit: PidLimitMechanism;
+  limits: AppliedLimits;
   /** A launcher started earlier that will exec file+args. */
   waiting?: WaitingProcess;
 }
 
 interface Launcher {
   waiting: WaitingProcess;
-  cgroup: PidCgroup | undefined;
-  pidLimit: PidLimitMechanism;
+  limits: AppliedLimits;
 }
 
-/** A plain child process: same timeout, output caps and scrubbed environment, but NO isolation. */
+/** A plain child process: same limits, identity and scrubbed environment, but NO isolation. */
 export class ProcessSandbox extends BaseSandbox {
   readonly kind = "process" as const;
   readonly isolates = false;
@@ -247,17 +256,15 @@ export class ProcessSandbox extends BaseSandbox {
     this.extraWarnings = extraWarnings;
   }
 
-  protected async prepare(request: RunRequest, _cwd: string, warnings: string[]) {
+  protected async prepare(request: RunRequest, _cwd: string, warnings: string[]): Promise<PreparedRun> {
     warnings.push(...this.extraWarnings, PROCESS_SANDBOX_WARNING);
     const env = allowListEnv(
       { PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin", HOME: this.home, TMPDIR: process.env.TMPDIR ?? os.tmpdir() },
       request.env,
     );
-    let argv = [...request.command];
-    if (!isRoot()) argv = withRlimit(this.maxProcesses, argv);
-    const limited = await this.limitProcesses(argv, warnings);
-    const [file, ...args] = limited.argv;
-    return { file: file!, args, env, cleanup: limited.cleanup, pidLimit: limited.pidLimit };
+    const limits = await this.limits();
+    const [file, ...args] = withPrologue(limits.prologue, [...this.plan.dropArgv, ...request.command]);
+    return { file: file!, args, env, limits };
   }
 }
 
@@ -265,49 +272,35 @@ export interface BubblewrapSandboxOptions extends SandboxOptions {
   bwrapPath: string;
 }
 
-/** System paths every sandbox sees read-only. /etc is an allow-list so shadow files, keys and host config stay out. */
-const SYSTEM_DIRS = ["/usr", "/opt/node", "/nix/store"];
-const MERGED_USR_LINKS = ["/bin", "/sbin", "/lib", "/lib64", "/lib32"];
-const ETC_FILES = [
-  "/etc/alternatives",
-  "/etc/ld.so.cache",
-  "/etc/ld.so.conf",
-  "/etc/ld.so.conf.d",
-  "/etc/passwd",
-  "/etc/group",
-  "/etc/nsswitch.conf",
-  "/etc/hosts",
-  "/etc/resolv.conf",
-  "/etc/localtime",
-  "/etc/ssl",
-  "/etc/ca-certificates",
-  "/etc/pki",
-  "/etc/mime.types",
-  "/etc/os-release",
-  "/etc/python3",
-];
-
 /**
- * bubblewrap: read-only system, the writable directory the only writable path, every namespace unshared
- * (network only when allowed), private /tmp, minimal /dev and /proc, cleared environment, dies with its parent.
+ * bubblewrap: read-only system, the writable directory the only writable path, new namespaces (network only when
+ * allowed), private size-limited /tmp, read-only kernel interfaces in /proc, cleared environment, dies with its
+ * parent, and never host root (see identity.ts).
  */
 export class BubblewrapSandbox extends BaseSandbox {
   readonly kind = "bubblewrap" as const;
   readonly isolates = true;
   readonly bwrapPath: string;
   readonly network: boolean;
-  private readonly readOnlyPaths: readonly string[];
-  private readonly systemMounts: readonly string[];
+  private readonly policyArgs: readonly string[];
   private readonly prewarm: boolean;
   private next: Promise<Launcher | undefined> | undefined;
+  private prewarmTimer: NodeJS.Timeout | undefined;
+  private closed = false;
 
   constructor(options: BubblewrapSandboxOptions) {
     super(options);
     this.bwrapPath = options.bwrapPath;
     this.network = options.network ?? false;
-    this.readOnlyPaths = (options.readOnlyPaths ?? []).map((p) => realDir(p, "readOnlyPaths"));
-    this.systemMounts = systemMounts(this.readOnlyPaths, this.writableDir);
+    const readOnlyPaths = (options.readOnlyPaths ?? []).map((p) => realDir(p, "readOnlyPaths"));
+    this.policyArgs = bubblewrapArgs(
+      { writableDirs: [this.writableDir], readOnlyPaths, network: this.network, tmpSizeBytes: this.tmpSizeBytes },
+      this.plan,
+      bubblewrapFeatures(this.bwrapPath),
+    );
     this.prewarm = options.prewarm ?? true;
+    // The first launcher starts now, while the caller still prepares its first run.
+    if (this.prewarm) this.next = this.startLauncher().catch(() => undefined);
   }
 
   protected override signalFromExitCode(code: number | null): string | null {
@@ -317,46 +310,44 @@ export class BubblewrapSandbox extends BaseSandbox {
   }
 
   /** The bwrap arguments for a command (exposed for tests and `--explain` style tooling). */
-  bwrapArgs(command: readonly string[], cwd: string, env: Record<string, string>, rlimit: number | undefined): string[] {
-    const args = [...this.systemMounts];
-    args.push("--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp");
-    args.push("--bind", this.writableDir, this.writableDir);
-    args.push("--unshare-all");
-    if (this.network) args.push("--share-net");
-    // Run as root, bwrap keeps every capability inside unless told otherwise — enough to remount /usr read-write.
-    args.push("--cap-drop", "ALL");
-    args.push("--die-with-parent", "--new-session", "--clearenv");
+  bwrapArgs(command: readonly string[], cwd: string, env: Record<string, string>): string[] {
+    const args = [...this.policyArgs, "--clearenv"];
     for (const [key, value] of Object.entries(env)) args.push("--setenv", key, value);
-    args.push("--chdir", cwd, "--");
-    args.push(...(rlimit === undefined ? command : withRlimit(rlimit, command)));
+    args.push("--chdir", cwd, "--", ...this.plan.dropArgv, ...command);
     return args;
   }
 
-  protected async prepare(request: RunRequest, cwd: string, warnings: string[]): Promise<PreparedRun> {
+  protected async prepare(request: RunRequest, cwd: string): Promise<PreparedRun> {
     const env = allowListEnv({ PATH: "/usr/local/bin:/usr/bin:/bin", HOME: this.home, TMPDIR: "/tmp" }, request.env);
     const launcher = await this.takeLauncher();
-    if (this.prewarm) this.next = this.startLauncher().catch(() => undefined);
-    if (launcher === undefined) {
-      // No bash launcher available: join the cgroup on the run's own path.
-      const limited = await this.limitProcesses([this.bwrapPath], warnings);
-      const rlimit = "rlimit" in limited ? this.maxProcesses : undefined;
-      const [file, ...args] = [...limited.argv, ...this.bwrapArgs(request.command, cwd, env, rlimit)];
-      return { file: file!, args, env: {}, cleanup: limited.cleanup, pidLimit: limited.pidLimit };
-    }
-    if (launcher.pidLimit === "none") warnings.push(NO_PID_LIMIT_WARNING);
-    const rlimit = launcher.pidLimit === "rlimit" ? this.maxProcesses : undefined;
+    if (this.prewarm) this.prewarmSoon();
     return {
       file: this.bwrapPath,
       // bwrap itself gets an empty environment too: nothing of the parent's leaks through it.
-      args: this.bwrapArgs(request.command, cwd, env, rlimit),
+      args: this.bwrapArgs(request.command, cwd, env),
       env: {},
-      cleanup: async () => launcher.cgroup?.dispose(),
-      pidLimit: launcher.pidLimit,
+      limits: launcher.limits,
       waiting: launcher.waiting,
     };
   }
 
+  /**
+   * The next launcher starts shortly after a run begins, from an unref'd timer: a long-lived host gets it off the next
+   * run's path, while a one-shot process (a CLI command) exits without creating a cgroup it will never use.
+   */
+  private prewarmSoon(): void {
+    clearTimeout(this.prewarmTimer);
+    this.prewarmTimer = setTimeout(() => {
+      this.prewarmTimer = undefined;
+      if (this.next === undefined && !this.closed) this.next = this.startLauncher().catch(() => undefined);
+    }, PREWARM_DELAY_MS);
+    this.prewarmTimer.unref();
+  }
+
   override async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.prewarmTimer);
+    this.prewarmTimer = undefined;
     const pending = this.next;
     this.next = undefined;
     const launcher = pending ? await pending : undefined;
@@ -367,47 +358,29 @@ export class BubblewrapSandbox extends BaseSandbox {
         // Gone.
       }
     }
-    await launcher?.cgroup?.dispose();
+    await launcher?.limits.dispose();
   }
 
-  private async takeLauncher(): Promise<Launcher | undefined> {
+  private async takeLauncher(): Promise<Launcher> {
     const pending = this.next;
     this.next = undefined;
     const warm = pending ? await pending : undefined;
     if (warm && isWaiting(warm.waiting)) return warm;
-    await warm?.cgroup?.dispose();
-    const fresh = await this.startLauncher().catch(() => undefined);
-    if (fresh && isWaiting(fresh.waiting)) return fresh;
-    await fresh?.cgroup?.dispose();
-    return undefined;
+    await warm?.limits.dispose();
+    const fresh = await this.startLauncher();
+    if (isWaiting(fresh.waiting)) return fresh;
+    await fresh.limits.dispose();
+    throw new SandboxUnavailableError("cannot start /bin/bash, which starts every sandboxed run");
   }
 
   private async startLauncher(): Promise<Launcher> {
-    const cgroup = isRoot() ? await createPidCgroup(this.maxProcesses) : undefined;
-    const pidLimit: PidLimitMechanism = cgroup ? "cgroup" : isRoot() ? "none" : "rlimit";
-    return { waiting: startWaiting(cgroup?.procsFile, "/", {}), cgroup, pidLimit };
+    const limits = await this.limits();
+    return { waiting: startWaiting(limits.prologue, "/", {}), limits };
   }
-}
-
-/** The read-only part of the mount table; computed once per sandbox (only paths that exist on this host). */
-function systemMounts(readOnlyPaths: readonly string[], writableDir: string): string[] {
-  const args: string[] = [];
-  for (const dir of SYSTEM_DIRS) if (existsSync(dir)) args.push("--ro-bind", dir, dir);
-  for (const link of MERGED_USR_LINKS) {
-    const target = symlinkTarget(link);
-    if (target !== undefined) args.push("--symlink", target, link);
-    else if (existsSync(link)) args.push("--ro-bind", link, link);
-  }
-  const snapshot = etcSnapshot(ETC_FILES);
-  // The snapshot must not be writable from inside any sandbox (a workspace that contains the temp directory).
-  if (snapshot !== undefined && !isInside(writableDir, snapshot)) args.push("--ro-bind", snapshot, "/etc");
-  else for (const file of ETC_FILES) if (existsSync(file)) args.push("--ro-bind", file, file);
-  for (const p of readOnlyPaths) args.push("--ro-bind", p, p);
-  return args;
 }
 
 /** PATH, HOME, LANG, TMPDIR and the caller's variables; nothing else from the parent. */
-function allowListEnv(base: { PATH: string; HOME: string; TMPDIR: string }, extra: Record<string, string> | undefined): Record<string, string> {
+export function allowListEnv(base: { PATH: string; HOME: string; TMPDIR: string }, extra: Record<string, string> | undefined): Record<string, string> {
   const env: Record<string, string> = { ...base, LANG: process.env.LANG ?? "C.UTF-8" };
   for (const [key, value] of Object.entries(extra ?? {})) {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) throw new InvalidPathError(key, "not a valid environment variable name");
@@ -416,7 +389,7 @@ function allowListEnv(base: { PATH: string; HOME: string; TMPDIR: string }, extr
   return env;
 }
 
-function realDir(p: string, what: string): string {
+export function realDir(p: string, what: string): string {
   if (!path.isAbsolute(p)) throw new InvalidPathError(p, `${what} must be an absolute path`);
   let real: string;
   try {
@@ -426,15 +399,4 @@ function realDir(p: string, what: string): string {
   }
   if (!statSync(real).isDirectory()) throw new InvalidPathError(path.basename(p), `${what} is not a directory`);
   return real;
-}
-
-
-function symlinkTarget(p: string): string | undefined {
-  try {
-    if (!existsSync(p)) return undefined;
-    const real = realpathSync(p);
-    return real === p ? undefined : real.replace(/^\//, "");
-  } catch {
-    return undefined;
-  }
 }

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PluginHost, type PluginEvent } from "./index.js";
-import { findBubblewrap } from "./sandbox.js";
+import { findBubblewrap } from "@skillport/sandbox";
 import { createLocalServices } from "./services.js";
 import {
   BROKEN_SOURCE,

@@ -4,7 +4,7 @@
  * passes through the secret redactor.
  */
 import { randomUUID } from "node:crypto";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BuiltManifest, JsonSchema, StreamResponseEvent, SystemVar } from "@skillport/plugin";
@@ -14,7 +14,8 @@ import { stagePlugin, type PluginIdentity, type PluginToolInfo, type StagedPlugi
 import { DEFAULT_PACKAGE_LIMITS, type PackageLimits } from "./package-files.js";
 import { DEFAULT_POOL_OPTIONS, WorkerPool, type PoolOptions, type PoolStats } from "./pool.js";
 import { createRedactor } from "./redact.js";
-import { findBubblewrap, workerCommand, type BubblewrapMode } from "./sandbox.js";
+import { findBubblewrap } from "@skillport/sandbox";
+import { workerCommand, type BubblewrapMode } from "./sandbox.js";
 import { createLocalServices, DEFAULT_INVOKE_LIMITS, dispatchInvoke, type HostServices, type InvokeLimits } from "./services.js";
 import { installWorkerScript } from "./worker-script.js";
 import { WorkerProcess } from "./worker-process.js";
@@ -128,6 +129,8 @@ export class PluginHost {
     const allowNetwork = options.allowNetwork ?? false;
     const workDir = await mkdtemp(join(options.tempDir ?? tmpdir(), "skillport-plugin-host-"));
     try {
+      // Workers run as a non-root sandbox user on a root host: they must be able to pass through (not list) it.
+      await chmod(workDir, 0o711);
       const packageLimits = { ...DEFAULT_PACKAGE_LIMITS, ...options.packageLimits };
       const staged = await stagePlugin(source, join(workDir, "package"), packageLimits);
       const script = await installWorkerScript(join(workDir, "runtime"));
@@ -144,7 +147,7 @@ export class PluginHost {
         async (id, onExit) => {
           const writeDir = join(workDir, "workers", String(id));
           await mkdir(writeDir, { recursive: true });
-          const command = workerCommand({
+          const command = await workerCommand({
             readPaths: [join(workDir, "package"), join(workDir, "runtime"), ...staged.providedRoots],
             writeDir,
             workerScript: script,
@@ -164,6 +167,7 @@ export class PluginHost {
             onSpawn: (spawned) => workers.add(spawned),
             onExit: (gone) => {
               workers.delete(gone);
+              void command.dispose();
               void rm(writeDir, { recursive: true, force: true });
               onExit(gone);
             },

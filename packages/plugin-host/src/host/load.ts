@@ -172,7 +172,8 @@ function packageRoot(file: string, name: string): string {
   return dirname(file);
 }
 
-async function linkProvidedPackages(nodeModules: string): Promise<string[]> {
+/** Links the provided packages into `nodeModules`; returns their real roots (what a sandbox must mount). */
+export async function linkProvidedPackages(nodeModules: string): Promise<string[]> {
   const roots = await providedPackageRoots();
   for (const [name, root] of roots) {
     const link = join(nodeModules, ...name.split("/"));

@@ -63,6 +63,7 @@ export class WorkerProcess {
       stdio: ["ignore", "ignore", "pipe", "ipc"],
       serialization: "advanced",
       env: options.command.env,
+      cwd: options.command.cwd,
       detached: true, // own process group, so a kill reaches everything the worker started
     });
     const worker = new WorkerProcess(options, child);

@@ -1,4 +1,4 @@
-import { lstat, writeFile } from "node:fs/promises";
+import { chmod, lstat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { BUILT_BUNDLE_FILE, BUILT_MANIFEST_FILE, type BuiltManifest, type PluginDescription } from "@skillport/plugin";
 import { assembleManifest, childIdsOf } from "./assemble.js";
@@ -53,7 +53,10 @@ export async function compilePlugin(entryDir: string, stageDir: string, options:
   }
   if (await exists(join(entryDir, README_FILE))) await copyInto(entryDir, stageDir, README_FILE);
 
+  // The loader runs as the sandbox's non-root user: the stage (a private temp dir) must be readable to it, as dist/ is.
+  await chmod(stageDir, 0o755);
   const loaded = await loadPluginDescription(bundlePath, {
+    pluginDir: entryDir,
     ...(options.loadTimeoutMs === undefined ? {} : { timeoutMs: options.loadTimeoutMs }),
     ...(options.loadIsolateNetwork === undefined ? {} : { isolateNetwork: options.loadIsolateNetwork }),
     redact: [

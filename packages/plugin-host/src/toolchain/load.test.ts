@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
-import { findBubblewrap } from "../host/sandbox.js";
+import { findBubblewrap } from "@skillport/sandbox";
 import { bundlePlugin } from "./bundle.js";
 import { loadPluginDescription, permissionFlag } from "./load.js";
 import { seedToolSet, tempPlugins, writeFiles } from "./__fixtures__/plugins.js";

@@ -1,7 +1,12 @@
 import { spawn } from "node:child_process";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { PluginDescription } from "@skillport/plugin";
-import { findBubblewrap, permissionFlag, withoutNetwork } from "../host/sandbox.js";
+import { findBubblewrap, sandboxedCommand, SandboxUnavailableError, type SandboxedCommand } from "@skillport/sandbox";
+import { linkProvidedPackages } from "../host/load.js";
+import { permissionFlag } from "../host/sandbox.js";
 import { HOST_MODULE_ALIASES } from "./bundle.js";
 
 export { permissionFlag };
@@ -57,6 +62,8 @@ export interface PluginLoadOptions {
    * top-level code cannot send the builder's files anywhere; "off": Node's permission model only.
    */
   isolateNetwork?: "auto" | "off";
+  /** The plugin's own folder (with its node_modules): readable by top-level code besides the bundle's directory. */
+  pluginDir?: string;
 }
 
 export type PluginLoadFailure = { ok: false; code: string; message: string };
@@ -71,48 +78,96 @@ const DEFAULT_MAX_OUTPUT = 8 * 1024 * 1024;
  * environment (no secrets leak into plugin top-level code) and the bundle's directory as cwd.
  */
 export async function loadPluginDescription(bundlePath: string, options: PluginLoadOptions = {}): Promise<PluginLoadResult> {
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const maxOutput = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
+  // Host-provided modules resolve from a private node_modules that links only the SDK and zod, so the loader never
+  // needs the host's own package tree.
+  const base = await mkdtemp(join(tmpdir(), "skillport-load-"));
+  let command: SandboxedCommand | undefined;
+  try {
+    await chmod(base, 0o755);
+    const providedRoots = await linkProvidedPackages(join(base, "node_modules"));
+    try {
+      command = await loaderCommand(bundlePath, base, providedRoots, options);
+    } catch (error) {
+      if (!(error instanceof SandboxUnavailableError)) throw error;
+      return { ok: false, code: "PLUGIN_LOAD_FAILED", message: redactWith(options, `cannot load the bundle: ${error.message}`) };
+    }
+    return await runLoader(command, options);
+  } finally {
+    await command?.dispose();
+    await rm(base, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The loader under the sandbox policy: never host root, no network (where bubblewrap works), and it sees only the
+ * bundle's directory, the plugin folder, the SDK and zod (mounted alone inside bubblewrap; the only read grants of
+ * Node's permission model either way) plus, inside bubblewrap, the system directories.
+ */
+async function loaderCommand(bundlePath: string, base: string, providedRoots: readonly string[], options: PluginLoadOptions): Promise<SandboxedCommand> {
   const request = {
     bundle: pathToFileURL(bundlePath).href,
-    base: import.meta.url,
+    base: pathToFileURL(join(base, "loader.mjs")).href,
     aliases: HOST_MODULE_ALIASES,
     hooks: HOOKS_SOURCE,
   };
-  const redact = (text: string) => {
-    let out = text;
-    for (const [path, label] of options.redact ?? []) {
-      out = out.split(pathToFileURL(path).href).join(label).split(path).join(label);
-    }
-    return out;
-  };
-  // Node's permission model: the plugin's top-level code may read but not write files or spawn processes
-  // while we only look at its definition (workers are allowed: the resolve hooks run in one, and workers
+  const cwd = dirname(bundlePath);
+  const readable = [...new Set([cwd, ...(options.pluginDir === undefined ? [] : [options.pluginDir]), base, ...providedRoots])];
+  // Node's permission model: the plugin's top-level code may read (only those paths) but not write files or spawn
+  // processes while we only look at its definition (workers are allowed: the resolve hooks run in one, and workers
   // share the process's restrictions). Node 20 has no network switch: bubblewrap provides one where it works.
-  const cwd = fileURLToPath(new URL(".", request.bundle));
-  const nodeArgs = ["--no-warnings", permissionFlag(), "--allow-fs-read=*", "--allow-worker", "--input-type=module", "--eval", LOADER_SOURCE];
-  const bwrap = options.isolateNetwork === "off" ? undefined : await findBubblewrap();
-  const command = bwrap === undefined ? { file: process.execPath, args: nodeArgs } : withoutNetwork(bwrap, process.execPath, nodeArgs, cwd);
+  const nodeArgs = [
+    "--no-warnings",
+    permissionFlag(),
+    ...readable.map((path) => `--allow-fs-read=${path}`),
+    "--allow-worker",
+    "--input-type=module",
+    "--eval",
+    LOADER_SOURCE,
+  ];
+  const bwrapPath = options.isolateNetwork === "off" ? undefined : await findBubblewrap();
+  return sandboxedCommand({
+    command: [process.execPath, ...nodeArgs],
+    bwrapPath,
+    readOnlyPaths: [...readable, ...(process.execPath.startsWith("/usr/") ? [] : [process.execPath])],
+    cwd,
+    env: { SKILLPORT_PLUGIN_LOAD: JSON.stringify(request) },
+    network: false,
+    rlimitMemory: false,
+  });
+}
+
+function runLoader(command: SandboxedCommand, options: PluginLoadOptions): Promise<PluginLoadResult> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxOutput = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
+  const redact = (text: string) => redactWith(options, text);
   return new Promise<PluginLoadResult>((resolve) => {
     const child = spawn(command.file, command.args, {
-      env: { SKILLPORT_PLUGIN_LOAD: JSON.stringify(request) },
+      env: command.env,
       stdio: ["ignore", "ignore", "pipe", "pipe"],
-      cwd,
+      cwd: command.cwd,
+      detached: true, // own process group: a timeout kills whatever top-level code started
     });
+    const killGroup = () => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+      } catch {
+        child.kill("SIGKILL");
+      }
+    };
     const chunks: Buffer[] = [];
     let size = 0;
     let stderr = "";
     let failure: PluginLoadFailure | undefined;
     const timer = setTimeout(() => {
       failure = { ok: false, code: "PLUGIN_LOAD_TIMEOUT", message: `loading the bundle took longer than ${timeoutMs} ms (top-level code must not block)` };
-      child.kill("SIGKILL");
+      killGroup();
     }, timeoutMs);
     const channel = child.stdio[3] as NodeJS.ReadableStream;
     channel.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (size > maxOutput) {
         failure ??= { ok: false, code: "PLUGIN_LOAD_FAILED", message: `the plugin description exceeds ${maxOutput} bytes` };
-        child.kill("SIGKILL");
+        killGroup();
         return;
       }
       chunks.push(chunk);
@@ -137,4 +192,13 @@ export async function loadPluginDescription(bundlePath: string, options: PluginL
       }
     });
   });
+}
+
+/** Absolute paths replaced by their labels (host paths never reach users). */
+function redactWith(options: PluginLoadOptions, text: string): string {
+  let out = text;
+  for (const [path, label] of options.redact ?? []) {
+    out = out.split(pathToFileURL(path).href).join(label).split(path).join(label);
+  }
+  return out;
 }

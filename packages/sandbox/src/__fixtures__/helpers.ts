@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { findBubblewrap } from "../sandbox.js";
+import { findBubblewrap } from "../bubblewrap.js";
 
 export async function tempDir(prefix = "skillport-sandbox-"): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await realpath(await mkdtemp(path.join(os.tmpdir(), prefix)));
@@ -18,7 +18,7 @@ export async function tempDir(prefix = "skillport-sandbox-"): Promise<{ dir: str
 export function haveBubblewrap(onSkip: (reason: string) => void): boolean {
   if (findBubblewrap()) return true;
   if (process.env.SKILLPORT_REQUIRE_SYSTEM_DEPS) throw new Error("bwrap is required (SKILLPORT_REQUIRE_SYSTEM_DEPS is set) but not installed");
-  onSkip("skipping bubblewrap tests: bwrap is not installed");
+  onSkip("skipping bubblewrap tests: bwrap is not installed or cannot create its namespaces here");
   return false;
 }
 

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 
@@ -18,6 +18,8 @@ export function tempPlugins() {
     async make(files: Record<string, string | Uint8Array>): Promise<string> {
       const dir = await mkdtemp(join(tmpdir(), "skillport-plugin-"));
       dirs.push(dir);
+      // A plugin folder as users have it: readable by others (mkdtemp's is private), as the sandboxed loader needs.
+      await chmod(dir, 0o755);
       await writeFiles(dir, files);
       return dir;
     },

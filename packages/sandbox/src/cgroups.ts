@@ -1,0 +1,260 @@
+import { access, constants, mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+
+/** The controllers a run's cgroup uses. */
+type Controller = "pids" | "memory";
+
+/** What a run's group enforces; a controller that is not available here is left to an rlimit. */
+export interface CgroupLimits {
+  maxProcesses: number;
+  maxMemoryBytes: number;
+}
+
+/** One cgroup per run (one directory per hierarchy on cgroup v1, one directory on v2). */
+export interface RunCgroup {
+  /** Write a pid to each of these to move that process (and its future children) into the group. */
+  readonly procsFiles: readonly string[];
+  readonly pids: boolean;
+  readonly memory: boolean;
+  /** Processes the kernel killed for the memory limit since the group was taken. */
+  oomKills(): Promise<number>;
+  /** Kills whatever is left in the group and gives it back (reused by later runs of this process). */
+  dispose(): Promise<void>;
+}
+
+interface Parent {
+  dir: string;
+  version: 1 | 2;
+  controllers: Controller[];
+}
+
+interface Slot {
+  dirs: Array<{ dir: string; parent: Parent }>;
+}
+
+const PREFIX = "skillport-";
+
+// Creating and removing a cgroup costs milliseconds (tens on a busy cgroup v1 host), so emptied groups are kept for
+// reuse by later runs of this process and removed when it exits (groups of processes that died are swept on first use).
+const idle: Slot[] = [];
+let layoutPromise: Promise<Parent[]> | undefined;
+let exitHookInstalled = false;
+
+/** Takes a cgroup with the given limits, or undefined when no pids or memory controller is writable here. */
+export async function createRunCgroup(limits: CgroupLimits): Promise<RunCgroup | undefined> {
+  layoutPromise ??= findParents().then(async (parents) => {
+    for (const parent of parents) await sweepDead(parent.dir);
+    return parents;
+  });
+  const parents = await layoutPromise;
+  if (parents.length === 0) return undefined;
+  const reused = idle.pop();
+  if (reused !== undefined) {
+    try {
+      return await take(reused, limits);
+    } catch {
+      await removeSlot(reused);
+    }
+  }
+  const slot: Slot = { dirs: [] };
+  const name = `${PREFIX}${process.pid}-${randomBytes(6).toString("hex")}`;
+  try {
+    for (const parent of parents) {
+      const dir = path.join(parent.dir, name);
+      await mkdir(dir);
+      slot.dirs.push({ dir, parent });
+    }
+    installExitHook();
+    return await take(slot, limits);
+  } catch {
+    await removeSlot(slot);
+    return undefined;
+  }
+}
+
+async function take(slot: Slot, limits: CgroupLimits): Promise<RunCgroup> {
+  let pids = false;
+  let memory = false;
+  let memoryDir: { dir: string; version: 1 | 2 } | undefined;
+  for (const { dir, parent } of slot.dirs) {
+    if (parent.controllers.includes("pids")) {
+      await writeFile(path.join(dir, "pids.max"), `${Math.floor(limits.maxProcesses)}\n`);
+      pids = true;
+    }
+    if (parent.controllers.includes("memory")) {
+      await setMemoryLimit(dir, parent.version, Math.floor(limits.maxMemoryBytes));
+      memory = true;
+      memoryDir = { dir, version: parent.version };
+    }
+  }
+  const baseline = memoryDir ? await readOomKills(memoryDir.dir, memoryDir.version) : 0;
+  return {
+    procsFiles: slot.dirs.map(({ dir }) => path.join(dir, "cgroup.procs")),
+    pids,
+    memory,
+    oomKills: async () => (memoryDir ? Math.max(0, (await readOomKills(memoryDir.dir, memoryDir.version)) - baseline) : 0),
+    dispose: async () => {
+      // Reuse only a group whose members are gone and whose process count is back to zero; others are removed in the
+      // background (tasks of a torn-down PID namespace can stay charged for a while after the run has ended).
+      const empty = await Promise.all(slot.dirs.map(({ dir, parent }) => killMembers(dir, parent.controllers.includes("pids"))));
+      if (empty.every(Boolean)) idle.push(slot);
+      else for (const { dir } of slot.dirs) removeLater(dir);
+    },
+  };
+}
+
+async function setMemoryLimit(dir: string, version: 1 | 2, bytes: number): Promise<void> {
+  if (version === 2) {
+    await writeFile(path.join(dir, "memory.max"), `${bytes}\n`);
+    // No swap: the limit is on memory actually used, and a swapping run would just be slow, then killed.
+    await writeFile(path.join(dir, "memory.swap.max"), "0\n").catch(() => undefined);
+    // On OOM, kill the whole run rather than one process of it.
+    await writeFile(path.join(dir, "memory.oom.group"), "1\n").catch(() => undefined);
+    return;
+  }
+  // v1: memory+swap must stay >= memory, so open it up, set memory, then pin memory+swap to the same value.
+  const memsw = path.join(dir, "memory.memsw.limit_in_bytes");
+  const hasMemsw = await writeFile(memsw, "-1\n").then(() => true, () => false);
+  await writeFile(path.join(dir, "memory.limit_in_bytes"), `${bytes}\n`);
+  if (hasMemsw) await writeFile(memsw, `${bytes}\n`);
+}
+
+async function readOomKills(dir: string, version: 1 | 2): Promise<number> {
+  const text = await readFile(path.join(dir, version === 2 ? "memory.events" : "memory.oom_control"), "utf8").catch(() => "");
+  const match = /^oom_kill (\d+)$/m.exec(text);
+  return match ? Number(match[1]) : 0;
+}
+
+const pendingRemoval = new Set<string>();
+
+function removeLater(dir: string, attempt = 0): void {
+  pendingRemoval.add(dir);
+  const timer = setTimeout(() => {
+    rmdir(dir).then(
+      () => pendingRemoval.delete(dir),
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === "ENOENT" || attempt >= 200) pendingRemoval.delete(dir);
+        else {
+          void killMembers(dir, false);
+          removeLater(dir, attempt + 1);
+        }
+      },
+    );
+  }, 50);
+  timer.unref();
+}
+
+async function removeSlot(slot: Slot): Promise<void> {
+  for (const { dir } of slot.dirs) await rmdir(dir).catch(() => undefined);
+}
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once("exit", () => removeDetached([...idle.splice(0).flatMap((slot) => slot.dirs.map((d) => d.dir)), ...pendingRemoval]));
+}
+
+/**
+ * Removes groups in a detached helper that outlives this process: removing a memory cgroup can take the kernel
+ * hundreds of milliseconds (it reparents what the group was charged for), which an exiting CLI should not wait for.
+ * A group that is still busy stays; the next Skillport process sweeps it.
+ */
+function removeDetached(dirs: readonly string[]): void {
+  if (dirs.length === 0) return;
+  const script = 'for d; do for i in 1 2 3 4 5 6 7 8 9 10; do rmdir "$d" 2>/dev/null && break; [ -d "$d" ] || break; sleep 0.2; done; done';
+  try {
+    spawn("/bin/sh", ["-c", script, "sh", ...dirs], { detached: true, stdio: "ignore" }).unref();
+  } catch {
+    // Left for the next process's sweep.
+  }
+}
+
+/** Removes groups left by Skillport processes that no longer exist (in the background, off every run's path). */
+async function sweepDead(parent: string): Promise<void> {
+  let names: string[];
+  try {
+    names = (await readdir(parent)).filter((n) => n.startsWith(PREFIX));
+  } catch {
+    return;
+  }
+  const dead = names.filter((name) => {
+    const pid = Number(name.slice(PREFIX.length).split("-")[0]);
+    return Number.isInteger(pid) && pid !== process.pid && !isAlive(pid);
+  });
+  removeDetached(dead.map((name) => path.join(parent, name)));
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Where this process may create child groups, per controller: a cgroup v2 group of our own with the controller
+ * delegated (in its subtree_control), else our own group in the controller's v1 hierarchy. Children of our own group
+ * stay inside whatever limits the host put on us.
+ */
+async function findParents(): Promise<Parent[]> {
+  let self: string;
+  try {
+    self = await readFile("/proc/self/cgroup", "utf8");
+  } catch {
+    return [];
+  }
+  const wanted: Controller[] = ["pids", "memory"];
+  const parents: Parent[] = [];
+  const line = self.split("\n").find((l) => l.startsWith("0::"));
+  if (line) {
+    const base = (await exists("/sys/fs/cgroup/cgroup.controllers")) ? "/sys/fs/cgroup" : "/sys/fs/cgroup/unified";
+    const own = path.join(base, line.slice(3));
+    const delegated = (await readFile(path.join(own, "cgroup.subtree_control"), "utf8").catch(() => "")).split(/\s+/);
+    const controllers = wanted.filter((c) => delegated.includes(c));
+    if (controllers.length > 0 && (await writable(own))) parents.push({ dir: own, version: 2, controllers });
+  }
+  for (const controller of wanted) {
+    if (parents.some((p) => p.controllers.includes(controller))) continue;
+    for (const entry of self.split("\n")) {
+      const [, names, own] = /^\d+:([^:]+):(.*)$/.exec(entry) ?? [];
+      if (names === undefined || own === undefined || !names.split(",").includes(controller)) continue;
+      const dir = path.join("/sys/fs/cgroup", names, own);
+      if ((await exists(path.join(dir, "cgroup.procs"))) && (await writable(dir))) parents.push({ dir, version: 1, controllers: [controller] });
+    }
+  }
+  return parents;
+}
+
+async function exists(p: string): Promise<boolean> {
+  return access(p, constants.F_OK).then(() => true, () => false);
+}
+
+async function writable(p: string): Promise<boolean> {
+  return access(p, constants.W_OK).then(() => true, () => false);
+}
+
+/** Kills whatever is left in the group; true when it is then empty (and, with pids, nothing is still charged). */
+async function killMembers(dir: string, checkPids: boolean): Promise<boolean> {
+  let procs: string;
+  try {
+    procs = await readFile(path.join(dir, "cgroup.procs"), "utf8");
+  } catch {
+    return false;
+  }
+  const pids = procs.split("\n").filter(Boolean);
+  for (const pid of pids) {
+    try {
+      process.kill(Number(pid), "SIGKILL");
+    } catch {
+      // Gone already.
+    }
+  }
+  if (pids.length > 0) return false;
+  if (!checkPids) return true;
+  const current = await readFile(path.join(dir, "pids.current"), "utf8").catch(() => "");
+  return current.trim() === "0";
+}

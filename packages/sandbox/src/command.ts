@@ -1,0 +1,111 @@
+import { realpathSync, statSync } from "node:fs";
+import path from "node:path";
+import { InvalidPathError } from "@skillport/core";
+import { bubblewrapArgs, bubblewrapFeatures } from "./bubblewrap.js";
+import { SandboxUnavailableError } from "./errors.js";
+import { canAccess, planIdentity, shareDirectory, type IdentityPlan, type SandboxIdentity } from "./identity.js";
+import { acquireLimits, withPrologue, type LimitMechanism } from "./limits.js";
+import { DEFAULT_MAX_MEMORY_BYTES, DEFAULT_MAX_PROCESSES, DEFAULT_TMP_SIZE_BYTES, limitOption, realDir } from "./sandbox.js";
+
+/**
+ * A long-running process (a plugin worker, a loader) under the same policy as `Sandbox.run`: same mounts, identity,
+ * limits and namespaces. The caller spawns it (with its own stdio, IPC channel and lifecycle) and calls `dispose()`
+ * once the process is gone.
+ */
+export interface SandboxedCommandOptions {
+  /** argv; the first element is an absolute path. */
+  command: readonly string[];
+  /** A bwrap path from `findBubblewrap` to isolate the process; undefined runs it as a plain process (limits only). */
+  bwrapPath: string | undefined;
+  /** The one directory the process may write (shared with the sandbox identity's group on a root host). */
+  writableDir?: string;
+  /** Host files or directories mounted read-only at the same paths. */
+  readOnlyPaths?: readonly string[];
+  /** Absolute working directory. */
+  cwd: string;
+  /**
+   * The process's whole environment (nothing of the host's is added). It passes through bwrap, so variables Node adds
+   * when spawning (an IPC channel's NODE_CHANNEL_FD) reach the process.
+   */
+  env: Record<string, string>;
+  /** Default false. */
+  network?: boolean;
+  runAs?: SandboxIdentity;
+  /** Default 256. */
+  maxProcesses?: number;
+  /** Default 1 GiB (cgroup; see `rlimitMemory` for the fallback). */
+  maxMemoryBytes?: number;
+  /** Default 256 MiB. */
+  tmpSizeBytes?: number;
+  /** Fall back to RLIMIT_AS when no memory cgroup is available. Default true; false for Node (it reserves far more address space than it uses). */
+  rlimitMemory?: boolean;
+}
+
+export interface SandboxedCommand {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+  /** The host uid/gid the process runs as (never 0 when the host is root). */
+  identity: SandboxIdentity;
+  isolates: boolean;
+  pidLimit: LimitMechanism;
+  memoryLimit: LimitMechanism;
+  /** Kills what is left of the process's cgroup and releases it. Call once the process has exited. */
+  dispose(): Promise<void>;
+}
+
+export async function sandboxedCommand(options: SandboxedCommandOptions): Promise<SandboxedCommand> {
+  const [program] = options.command;
+  if (program === undefined || !path.isAbsolute(program)) throw new InvalidPathError(program ?? "", "the command must start with an absolute path");
+  const plan = planIdentity(options.runAs);
+  const maxProcesses = limitOption(options.maxProcesses, DEFAULT_MAX_PROCESSES, "maxProcesses", 2);
+  const maxMemoryBytes = limitOption(options.maxMemoryBytes, DEFAULT_MAX_MEMORY_BYTES, "maxMemoryBytes", 16 * 1024 * 1024);
+  const tmpSizeBytes = limitOption(options.tmpSizeBytes, DEFAULT_TMP_SIZE_BYTES, "tmpSizeBytes", 1024 * 1024);
+  const writableDirs = options.writableDir === undefined ? [] : [realDir(options.writableDir, "writableDir")];
+  for (const dir of writableDirs) shareDirectory(dir, plan);
+  const readOnlyPaths = (options.readOnlyPaths ?? []).map(realPath);
+  // Outside bubblewrap the dropped uid walks the real path; inside, bubblewrap creates the parents of each mount.
+  const ancestors = options.bwrapPath === undefined;
+  for (const p of readOnlyPaths) requireAccess(p, plan, "r", ancestors);
+  for (const p of writableDirs) requireAccess(p, plan, "w", ancestors);
+  const limits = await acquireLimits({ maxProcesses, maxMemoryBytes }, { rlimitMemory: options.rlimitMemory ?? true });
+  let argv: string[];
+  if (options.bwrapPath === undefined) {
+    argv = [...plan.dropArgv, ...options.command];
+  } else {
+    const policy = { writableDirs, readOnlyPaths, network: options.network ?? false, tmpSizeBytes };
+    argv = [options.bwrapPath, ...bubblewrapArgs(policy, plan, bubblewrapFeatures(options.bwrapPath)), "--chdir", options.cwd, "--", ...plan.dropArgv, ...options.command];
+  }
+  const [file, ...args] = withPrologue(limits.prologue, argv);
+  return {
+    file: file!,
+    args,
+    env: { ...options.env },
+    cwd: options.cwd,
+    identity: plan.identity,
+    isolates: options.bwrapPath !== undefined,
+    pidLimit: limits.pidLimit,
+    memoryLimit: limits.memoryLimit,
+    dispose: limits.dispose,
+  };
+}
+
+function requireAccess(p: string, plan: IdentityPlan, want: "r" | "w", ancestors: boolean): void {
+  if (plan.mode !== "drop" || canAccess(p, plan.identity, want, ancestors)) return;
+  const { uid, gid } = plan.identity;
+  throw new SandboxUnavailableError(
+    `the sandbox user ${uid}:${gid} cannot ${want === "r" ? "read" : "write"} ${p}${ancestors ? " (or pass through its parents)" : ""}; make it ${want === "r" ? "readable (e.g. mode 0755)" : "writable"} for that user`,
+  );
+}
+
+function realPath(p: string): string {
+  if (!path.isAbsolute(p)) throw new InvalidPathError(p, "readOnlyPaths must be absolute");
+  try {
+    const real = realpathSync(p);
+    statSync(real);
+    return real;
+  } catch {
+    throw new InvalidPathError(path.basename(p), "a read-only path does not exist");
+  }
+}

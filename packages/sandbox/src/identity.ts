@@ -1,0 +1,145 @@
+import { execFile } from "node:child_process";
+import { accessSync, chmodSync, chownSync, constants, statSync } from "node:fs";
+import path from "node:path";
+import { SandboxUnavailableError } from "./errors.js";
+
+/** A host user and group id. */
+export interface SandboxIdentity {
+  readonly uid: number;
+  readonly gid: number;
+}
+
+/** Who sandboxed code runs as when the host is root: `nobody:nogroup`, unless the host picks a dedicated pair. */
+export const DEFAULT_RUN_AS: SandboxIdentity = Object.freeze({ uid: 65534, gid: 65534 });
+
+/**
+ * How sandboxed code gets its identity:
+ * - `drop`: the host is root; the command switches to `identity` (a non-root HOST uid/gid) with no capabilities, no
+ *   supplementary groups and no-new-privileges before it runs (setpriv, from util-linux).
+ * - `host`: the host is not root; the command keeps the host's uid/gid (under bubblewrap, inside a new user namespace).
+ */
+export interface IdentityPlan {
+  mode: "drop" | "host";
+  identity: SandboxIdentity;
+  /** argv prefix that performs the drop (empty for `host`). */
+  dropArgv: readonly string[];
+}
+
+export function isRoot(): boolean {
+  return typeof process.getuid === "function" && process.getuid() === 0;
+}
+
+/** Decides who the sandboxed command runs as. Root never runs sandboxed code as itself. */
+export function planIdentity(runAs: SandboxIdentity | undefined): IdentityPlan {
+  if (!isRoot()) {
+    const identity = { uid: process.getuid?.() ?? -1, gid: process.getgid?.() ?? -1 };
+    if (runAs !== undefined && (runAs.uid !== identity.uid || runAs.gid !== identity.gid)) {
+      throw new SandboxUnavailableError(`runAs ${runAs.uid}:${runAs.gid} needs a root host; this process runs as ${identity.uid}:${identity.gid}`);
+    }
+    return { mode: "host", identity, dropArgv: [] };
+  }
+  const identity = runAs ?? DEFAULT_RUN_AS;
+  for (const [name, id] of [["uid", identity.uid], ["gid", identity.gid]] as const) {
+    if (!Number.isInteger(id) || id <= 0 || id >= 0xffffffff) {
+      throw new SandboxUnavailableError(`runAs.${name} must be a non-root id (an integer from 1 to 4294967294), got ${String(id)}: sandboxed code never runs as host root`);
+    }
+  }
+  const setpriv = findSetpriv();
+  if (setpriv === undefined) {
+    throw new SandboxUnavailableError("the host runs as root and setpriv (util-linux) is not installed: sandboxed code would keep root; install util-linux");
+  }
+  return { mode: "drop", identity, dropArgv: dropArgv(setpriv, identity) };
+}
+
+/** setpriv switches uid/gid, clears supplementary groups, every capability set and sets no_new_privs, then execs. */
+function dropArgv(setpriv: string, identity: SandboxIdentity): string[] {
+  return [
+    setpriv,
+    `--reuid=${identity.uid}`,
+    `--regid=${identity.gid}`,
+    "--clear-groups",
+    "--inh-caps=-all",
+    "--bounding-set=-all",
+    "--no-new-privs",
+    "--",
+  ];
+}
+
+let setprivPath: string | null | undefined;
+
+function findSetpriv(): string | undefined {
+  if (setprivPath === undefined) {
+    setprivPath = null;
+    for (const candidate of ["/usr/bin/setpriv", "/bin/setpriv", "/usr/sbin/setpriv", "/sbin/setpriv"]) {
+      try {
+        accessSync(candidate, constants.X_OK);
+        setprivPath = candidate;
+        break;
+      } catch {
+        // Next.
+      }
+    }
+  }
+  return setprivPath ?? undefined;
+}
+
+/**
+ * Lets `identity` create entries in `dir` without owning it: group = the identity's group, group rwx, sticky bit.
+ * The sticky bit keeps what the host put there (owned by the host) from being renamed or removed by sandboxed code,
+ * while what sandboxed code creates is its own. Only for `drop` (a root host can change the group).
+ */
+export function shareDirectory(dir: string, plan: IdentityPlan): void {
+  if (plan.mode !== "drop") return;
+  const info = statSync(dir);
+  if (info.uid === plan.identity.uid) return; // already the sandbox's own
+  if (info.gid !== plan.identity.gid) chownSync(dir, info.uid, plan.identity.gid);
+  const mode = (info.mode & 0o7777) | 0o1070;
+  if ((info.mode & 0o7777) !== mode) chmodSync(dir, mode);
+}
+
+/** Makes `dir` the identity's own (HOME). Only for `drop`. */
+export function giveDirectory(dir: string, plan: IdentityPlan): void {
+  if (plan.mode !== "drop") return;
+  const info = statSync(dir);
+  if (info.uid !== plan.identity.uid || info.gid !== plan.identity.gid) chownSync(dir, plan.identity.uid, plan.identity.gid);
+}
+
+/**
+ * Whether `identity` may access `p` with `want` by plain permission bits (ACLs aside). With `ancestors`, every parent
+ * directory must be searchable too (a process outside bubblewrap walks the real path; inside, bubblewrap creates the
+ * parents of each mount itself).
+ */
+export function canAccess(p: string, identity: SandboxIdentity, want: "r" | "w", ancestors: boolean): boolean {
+  const bits = (mode: number, uid: number, gid: number, r: number, w: number, x: number) => {
+    const shift = uid === identity.uid ? 6 : gid === identity.gid ? 3 : 0;
+    const m = (mode >> shift) & 7;
+    return (r === 0 || (m & 4) !== 0) && (w === 0 || (m & 2) !== 0) && (x === 0 || (m & 1) !== 0);
+  };
+  try {
+    const info = statSync(p);
+    const x = info.isDirectory() ? 1 : 0;
+    if (!bits(info.mode, info.uid, info.gid, 1, want === "w" ? 1 : 0, x)) return false;
+    if (!ancestors) return true;
+    for (let dir = path.dirname(p); ; dir = path.dirname(dir)) {
+      const parent = statSync(dir);
+      if (!bits(parent.mode, parent.uid, parent.gid, 0, 0, 1)) return false;
+      if (dir === path.dirname(dir)) return true;
+    }
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Makes a tree the host has just written the sandbox identity's own (`chown -R`, never following links), so
+ * sandboxed code may change it as the host intends (e.g. an entrypoint installing into its version folder). Call it
+ * while sandboxed code cannot yet reach the tree (a staging directory it cannot write); no-op unless the host is root.
+ */
+export async function handOverTree(dir: string, identity: SandboxIdentity): Promise<void> {
+  if (!isRoot() || identity.uid === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    execFile("chown", ["-R", "-P", "-h", `${identity.uid}:${identity.gid}`, "--", dir], { timeout: 60_000 }, (error, _stdout, stderr) =>
+      error ? reject(new SandboxUnavailableError(`cannot hand ${path.basename(dir)} to the sandbox user: ${String(stderr).trim() || error.message}`)) : resolve(),
+    );
+  });
+}
