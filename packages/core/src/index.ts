@@ -30,3 +30,4 @@ export * from "./catalog/index.js";
 export * from "./search/index.js";
 export { prepareSaveBatch, type PreparedSkill, type PrepareSaveOptions } from "./save-batch.js";
 export { compareCodeUnits } from "./compare.js";
+export { suggestClosest } from "./suggest.js";
