@@ -621,8 +621,11 @@ export class SkillBox {
         return visible.length > 0 && visible.length <= this.#enumLimit ? visible.map((s) => s.id) : undefined;
       },
       activate: async (sessionId: string, skill: BoxSkill): Promise<string | undefined> => {
+        const already = this._isActive(sessionId, skill.id);
         this._activate(sessionId, skill.id);
-        return this.#codeExec ? this.#codeExec.prepareSkill(skill) : undefined;
+        // The folder line is said once, when the skill becomes active.
+        const note = this.#codeExec ? await this.#codeExec.prepareSkill(skill) : undefined;
+        return already ? undefined : note;
       },
     };
   }
