@@ -4,7 +4,7 @@ import path from "node:path";
 import { z } from "zod";
 import { InvalidPathError, ResourceNotFoundError } from "@skillport/core";
 import { isInside, isMissing, openConfined, resolveConfined, writeFileAtomic } from "@skillport/fs";
-import { defineTool, errorResult, messageOf, textResult, type Tool, type ToolResult } from "../tool.js";
+import { defineTool, errorResult, messageOf, type Tool, type ToolResult } from "../tool.js";
 import type { CodeExecution } from "./builder.js";
 
 const ranges = z
