@@ -1,7 +1,7 @@
 import { defineConfig } from "vitest/config";
 import { fileURLToPath } from "node:url";
 
-const workspaces = ["core", "fs", "testing", "pack", "sandbox", "runtime", "plugin", "plugin-host", "agent"];
+const workspaces = ["core", "fs", "testing", "sql", "pack", "sandbox", "runtime", "plugin", "plugin-host", "agent"];
 const source = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url));
 
 // Unit tests run against sources; end-to-end tests run the built CLI in packages/cli/dist.
@@ -9,6 +9,7 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^@skillport\/core\/errors$/, replacement: fileURLToPath(new URL("./packages/core/src/errors.ts", import.meta.url)) },
+      { find: /^@skillport\/core\/redact-uri$/, replacement: fileURLToPath(new URL("./packages/core/src/redact-uri.ts", import.meta.url)) },
       ...workspaces.map((pkg) => ({ find: new RegExp(`^@skillport/${pkg}$`), replacement: source(pkg) })),
       { find: /^@skillport\/fs\/testing$/, replacement: fileURLToPath(new URL("./packages/fs/src/testing.ts", import.meta.url)) },
     ],

@@ -5,6 +5,7 @@ import { SkillRegistry, SkillValidationError, type RegistrationFailure, type Sha
 import { createRootProviders, discoverSkillRoots, LocalFileSystemSkillProvider } from "@skillport/fs";
 import { cacheFileName } from "./search-cache.js";
 import { CliError, colors, type CliIO } from "./io.js";
+import { openSource, rootScheme, type OpenedSource } from "./source-uri.js";
 import { displayPath } from "./targets.js";
 
 export interface LoadedSkills {
@@ -17,6 +18,8 @@ export interface LoadedSkills {
   rootPaths: string[];
   /** Writes each provider's metadata index (when `cacheDir` was given); failures are ignored (a cache is optional). */
   saveCaches: () => Promise<void>;
+  /** Closes what was opened (database connections); call it when the command is done. */
+  close(): Promise<void>;
 }
 
 export interface LoadOptions {
@@ -27,9 +30,10 @@ export interface LoadOptions {
 }
 
 /**
- * Builds a registry from command-line roots (folders of skills, or single skill folders) in precedence order, or,
- * with no roots, from the agent folders found around the working directory (`.agents/skills`, `.claude/skills`, at
- * project and user level). Nothing is watched: a CLI run is a snapshot.
+ * Builds a registry from command-line roots in precedence order — folders of skills, single skill folders, or source
+ * addresses (`sqlite:`, `postgres://`, `mysql://`; docs/sources.md, opened through source-uri.ts) — or, with no roots,
+ * from the agent folders found around the working directory (`.agents/skills`, `.claude/skills`, at project and user
+ * level). Nothing is watched: a CLI run is a snapshot. Call `close()` when done (or use `withSkills`).
  */
 export async function loadSkills(roots: readonly string[], io: CliIO, home = os.homedir(), options: LoadOptions = {}): Promise<LoadedSkills> {
   const registry = new SkillRegistry(options.registry);
@@ -40,7 +44,11 @@ export async function loadSkills(roots: readonly string[], io: CliIO, home = os.
   const saveCaches = async () => {
     await Promise.all(providers.map((p) => p.saveMetadataIndex().catch(() => false)));
   };
-  const loaded = (shown: string[]): LoadedSkills => ({ registry, roots: shown, failures: [...registry.failures, ...singleFailures], rootPaths, saveCaches });
+  const opened: OpenedSource[] = [];
+  const close = async () => {
+    await Promise.all(opened.map((source) => source.close().catch(() => undefined)));
+  };
+  const loaded = (shown: string[]): LoadedSkills => ({ registry, roots: shown, failures: [...registry.failures, ...singleFailures], rootPaths, saveCaches, close });
   if (roots.length === 0) {
     const found = createRootProviders(await discoverSkillRoots({ cwd: io.cwd, home }));
     for (const { root, provider: named } of found) {
@@ -52,9 +60,26 @@ export async function loadSkills(roots: readonly string[], io: CliIO, home = os.
     }
     return loaded(found.map((f) => displayPath(f.root.path, io.cwd)));
   }
-  for (const given of roots) {
+  const shown: string[] = [];
+  try {
+    for (const given of roots) shown.push(await addRoot(given));
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return loaded(shown);
+
+  /** One root: an address through the source resolver, a path as a filesystem provider (with its metadata index). */
+  async function addRoot(given: string): Promise<string> {
     const absolute = path.resolve(io.cwd, given);
     const info = await stat(absolute).catch(() => undefined);
+    if (!info && rootScheme(given) !== undefined) {
+      const source = await openSource(given, { cwd: io.cwd });
+      opened.push(source);
+      rootPaths.push(source.label);
+      await registry.addProvider(source.provider, { source: source.label, watch: false });
+      return source.label;
+    }
     if (!info?.isDirectory()) throw new CliError(`not a directory: ${given}`);
     const source = `fs:${displayPath(absolute, io.cwd).replace(/\s/g, "_")}`;
     if (await isSkillDir(absolute)) {
@@ -76,8 +101,18 @@ export async function loadSkills(roots: readonly string[], io: CliIO, home = os.
       rootPaths.push(provider.root);
       await registry.addProvider(provider, { source, watch: false });
     }
+    return displayPath(absolute, io.cwd);
   }
-  return loaded(roots.map((r) => displayPath(path.resolve(io.cwd, r), io.cwd)));
+}
+
+/** Loads the roots, runs `use`, and always closes what was opened (a database pool would keep the process alive). */
+export async function withSkills<T>(roots: readonly string[], io: CliIO, use: (loaded: LoadedSkills) => Promise<T>, options: LoadOptions = {}): Promise<T> {
+  const loaded = await loadSkills(roots, io, undefined, options);
+  try {
+    return await use(loaded);
+  } finally {
+    await loaded.close();
+  }
 }
 
 async function isSkillDir(dir: string): Promise<boolean> {

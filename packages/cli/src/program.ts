@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { AgentSkillsError } from "@skillport/core/errors";
+import { redactUriCredentials } from "@skillport/core/redact-uri";
 import { CliError, EXIT_ERROR, type CliIO } from "./io.js";
 import { commands } from "./commands/index.js";
 import { VERSION } from "./version.js";
@@ -25,16 +26,17 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
       // --help and --version arrive here with exit code 0.
       return error.exitCode === 0 ? 0 : EXIT_ERROR;
     }
+    // Last line of defence: an address with a password never reaches the terminal, whoever built the message.
     if (error instanceof CliError) {
-      io.stderr(`skillport: ${error.message}\n`);
+      io.stderr(`skillport: ${redactUriCredentials(error.message)}\n`);
       return error.exitCode;
     }
     if (error instanceof AgentSkillsError) {
-      io.stderr(`skillport: ${error.message}\n`);
+      io.stderr(`skillport: ${redactUriCredentials(error.message)}\n`);
       return EXIT_ERROR;
     }
     const message = error instanceof Error ? error.message : String(error);
-    io.stderr(`skillport: ${message}\n`);
+    io.stderr(`skillport: ${redactUriCredentials(message)}\n`);
     return EXIT_ERROR;
   }
   return exitCode;

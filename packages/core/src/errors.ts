@@ -17,6 +17,7 @@ export type AgentSkillsErrorCode =
   | "INVALID_PATH"
   | "SKILL_EXISTS"
   | "ARCHIVE_REJECTED"
+  | "REPOSITORY_READ_ONLY"
   | "SANDBOX_UNAVAILABLE";
 
 /**
@@ -128,5 +129,14 @@ export class SkillExistsError extends AgentSkillsError {
       code: "SKILL_EXISTS",
     });
     this.skillIds = skillIds;
+  }
+}
+
+/** A write (save, delete) reached a repository that is read-only (by nature, or switched with `setWriteable(false)`). */
+export class RepositoryReadOnlyError extends AgentSkillsError {
+  readonly repository: string;
+  constructor(repository: string, operation: string) {
+    super(`cannot ${operation}: repository ${repository} is read-only`, { code: "REPOSITORY_READ_ONLY" });
+    this.repository = repository;
   }
 }

@@ -1,6 +1,6 @@
 import type { Diagnostic } from "./diagnostics.js";
 import { SkillValidationError } from "./errors.js";
-import { isSafeSkillId, normalizeResourcePath } from "./safe-path.js";
+import { isSafeSkillId, normalizeResourcePath, type SafePathLimits } from "./safe-path.js";
 import { serializeSkillMd } from "./serialize.js";
 import type { Skill } from "./skill.js";
 import type { Frontmatter } from "./types.js";
@@ -20,6 +20,12 @@ export interface PrepareSaveOptions {
   target: string;
   /** Refuse files (SKILL.md included) larger than this. */
   maxFileBytes?: number;
+  /** Refuse skills with more files than this (SKILL.md included). */
+  maxFilesPerSkill?: number;
+  /** Refuse skills whose files (SKILL.md included) add up to more bytes than this. */
+  maxSkillBytes?: number;
+  /** Tighter path rules than the defaults (a SQL column of 500 characters, say). */
+  pathLimits?: Partial<SafePathLimits>;
 }
 
 const encoder = new TextEncoder();
@@ -49,7 +55,7 @@ export function prepareSaveBatch(skills: readonly Skill[], options: PrepareSaveO
     for (const [rawPath, content] of skill.resources) {
       let path: string;
       try {
-        path = normalizeResourcePath(rawPath);
+        path = normalizeResourcePath(rawPath, options.pathLimits);
       } catch (error) {
         problem("resource-path-invalid", `skill ${JSON.stringify(id)}: ${(error as Error).message}`);
         continue;
@@ -70,6 +76,16 @@ export function prepareSaveBatch(skills: readonly Skill[], options: PrepareSaveO
         if (bytes.byteLength > options.maxFileBytes) {
           problem("file-too-large", `skill ${JSON.stringify(id)}: ${JSON.stringify(path)} is larger than the ${options.maxFileBytes}-byte limit (maxFileBytes)`);
         }
+      }
+    }
+    if (options.maxFilesPerSkill !== undefined && resources.size + 1 > options.maxFilesPerSkill) {
+      problem("too-many-files", `skill ${JSON.stringify(id)} has ${resources.size + 1} files, more than the ${options.maxFilesPerSkill}-file limit (maxFilesPerSkill)`);
+    }
+    if (options.maxSkillBytes !== undefined) {
+      let total = skillMd.byteLength;
+      for (const bytes of resources.values()) total += bytes.byteLength;
+      if (total > options.maxSkillBytes) {
+        problem("skill-too-large", `skill ${JSON.stringify(id)} has ${total} bytes of files, more than the ${options.maxSkillBytes}-byte limit (maxSkillBytes)`);
       }
     }
     prepared.push({ id, frontmatter, body: skill.body, skillMd, resources });

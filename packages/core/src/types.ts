@@ -88,3 +88,12 @@ export interface SkillRepository extends SkillProvider {
   /** Whether a skill with this id is stored (unsafe ids: false). */
   skillExists(id: string): Promise<boolean>;
 }
+
+/** What a repository says about itself (AgentScope's `getRepositoryInfo()`). Never holds a secret. */
+export interface SkillRepositoryInfo {
+  /** The kind of store: `sql`, `filesystem`, `git`, … */
+  type: string;
+  /** Where it is, for people: a path or an address with any password replaced. */
+  location: string;
+  writeable: boolean;
+}

@@ -30,6 +30,7 @@ const SKILL_ERROR_CODES: ReadonlySet<string> = new Set<AgentSkillsErrorCode>([
   "INVALID_PATH",
   "SKILL_EXISTS",
   "ARCHIVE_REJECTED",
+  "REPOSITORY_READ_ONLY",
 ]);
 
 type ErrorClass = abstract new (...args: never[]) => Error;

@@ -18,10 +18,11 @@ export interface CommandEntry {
 // One file per command, in help order: skills, then packages and runtime, then plugins.
 export const commands: readonly CommandEntry[] = [
   { name: "validate", summary: "check SKILL.md files against a rule profile", load: async () => (await import("./validate.js")).registerValidate },
-  { name: "list", summary: "list the skills in folders of skills", load: async () => (await import("./list.js")).registerList },
+  { name: "list", summary: "list the skills in folders of skills or databases", load: async () => (await import("./list.js")).registerList },
   { name: "show", summary: "show a skill's metadata, instructions and files, or one file", load: async () => (await import("./show.js")).registerShow },
   { name: "prompt", summary: "print the skills catalog a model sees", load: async () => (await import("./prompt.js")).registerPrompt },
   { name: "search", summary: "find skills by name, description and tags", load: async () => (await import("./search.js")).registerSearch },
+  { name: "copy", summary: "copy skills between folders and databases (SQLite, PostgreSQL, MySQL)", load: async () => (await import("./copy.js")).registerCopy },
   { name: "init", summary: "create a new skill folder from a template", load: async () => (await import("./init.js")).registerInit },
   { name: "pack", summary: "pack a skill package workspace into a deterministic zip", load: async () => (await import("./pack.js")).registerPack },
   { name: "inspect", summary: "show a package's versionId, files, skills and exclusions", load: async () => (await import("./inspect.js")).registerInspect },

@@ -1,51 +1,52 @@
 import type { Command } from "commander";
 import { skillFields } from "@skillport/core";
 import { colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
-import { loadSkills, reportLoadProblems } from "../load.js";
+import { reportLoadProblems, withSkills } from "../load.js";
 import { displayWidth, padEndColumns, truncateColumns } from "../text-width.js";
 
 export function registerList(program: Command, io: CliIO, setExit: (code: number) => void): void {
   program
     .command("list")
-    .description("list the skills in folders of skills (default: .agents/skills and .claude/skills around here)")
-    .argument("[roots...]", "folders of skills or skill folders, highest precedence first")
+    .description("list the skills in folders of skills or databases (default: .agents/skills and .claude/skills around here)")
+    .argument("[roots...]", "folders of skills, skill folders or source addresses (sqlite:./x.db, postgres://…, mysql://…), highest precedence first")
     .option("--json", "print JSON")
     .option("--all", "include skills shadowed by a higher-precedence source")
     .action(async (roots: string[], options: { json?: boolean; all?: boolean }) => {
-      const { registry, failures } = await loadSkills(roots, io);
-      if (failures.length > 0) setExit(EXIT_PROBLEMS);
-      const entries = registry.list({ includeShadowed: options.all });
-      const winners = new Set(registry.list().map((e) => e.qualifiedId));
-      const rows = await Promise.all(
-        entries.map(async (e) => {
-          const fields = skillFields(e.getMetadata());
-          return {
-            id: e.id,
-            qualifiedId: e.qualifiedId,
-            name: fields.name || e.id,
-            description: fields.description ?? "",
-            source: e.source,
-            location: (await e.getLocation()) ?? null,
-            shadowed: !winners.has(e.qualifiedId),
-            warnings: e.diagnostics.map((d) => ({ code: d.code, message: d.message })),
-          };
-        }),
-      );
-      if (options.json) {
-        printJson(io, { skills: rows, shadowed: registry.shadowed, failures: failures.map((f) => ({ source: f.source, id: f.id ?? null, message: f.message })) });
-        return;
-      }
-      reportLoadProblems(io, failures, registry.shadowed);
-      const c = colors(io);
-      if (rows.length === 0) {
-        io.stdout("No skills found.\n");
-        return;
-      }
-      const width = Math.min(32, Math.max(...rows.map((r) => displayWidth(r.id))));
-      for (const row of rows) {
-        const short = truncateColumns(row.description.replace(/\s+/g, " ").trim(), 90);
-        io.stdout(`${c.bold(padEndColumns(row.id, width))}  ${short}${row.shadowed ? c.dim(`  (shadowed: ${row.qualifiedId})`) : ""}\n`);
-      }
-      io.stdout(c.dim(`\n${rows.length} skill${rows.length === 1 ? "" : "s"} from ${registry.sources.length} source${registry.sources.length === 1 ? "" : "s"}\n`));
+      await withSkills(roots, io, async ({ registry, failures }) => {
+        if (failures.length > 0) setExit(EXIT_PROBLEMS);
+        const entries = registry.list({ includeShadowed: options.all });
+        const winners = new Set(registry.list().map((e) => e.qualifiedId));
+        const rows = await Promise.all(
+          entries.map(async (e) => {
+            const fields = skillFields(e.getMetadata());
+            return {
+              id: e.id,
+              qualifiedId: e.qualifiedId,
+              name: fields.name || e.id,
+              description: fields.description ?? "",
+              source: e.source,
+              location: (await e.getLocation()) ?? null,
+              shadowed: !winners.has(e.qualifiedId),
+              warnings: e.diagnostics.map((d) => ({ code: d.code, message: d.message })),
+            };
+          }),
+        );
+        if (options.json) {
+          printJson(io, { skills: rows, shadowed: registry.shadowed, failures: failures.map((f) => ({ source: f.source, id: f.id ?? null, message: f.message })) });
+          return;
+        }
+        reportLoadProblems(io, failures, registry.shadowed);
+        const c = colors(io);
+        if (rows.length === 0) {
+          io.stdout("No skills found.\n");
+          return;
+        }
+        const width = Math.min(32, Math.max(...rows.map((r) => displayWidth(r.id))));
+        for (const row of rows) {
+          const short = truncateColumns(row.description.replace(/\s+/g, " ").trim(), 90);
+          io.stdout(`${c.bold(padEndColumns(row.id, width))}  ${short}${row.shadowed ? c.dim(`  (shadowed: ${row.qualifiedId})`) : ""}\n`);
+        }
+        io.stdout(c.dim(`\n${rows.length} skill${rows.length === 1 ? "" : "s"} from ${registry.sources.length} source${registry.sources.length === 1 ? "" : "s"}\n`));
+      });
     });
 }

@@ -53,7 +53,7 @@ export function registerPrompt(program: Command, io: CliIO, setExit: (code: numb
       "print the skills catalog a model sees. Under a budget it keeps pinned skills, then higher priority, then takes " +
         "skills from every source in turn; its last line says how many were left out and which tool finds them.",
     )
-    .argument("[roots...]", "folders of skills or skill folders, highest precedence first")
+    .argument("[roots...]", "folders of skills, skill folders or source addresses (sqlite:./x.db, postgres://…, mysql://…), highest precedence first")
     .addOption(new Option("-f, --format <format>", "catalog format").choices([...CATALOG_FORMATS]).default("xml"))
     .addOption(new Option("--layout <layout>", "xml layout").choices(["skills-ref", "indented"]).default("skills-ref"))
     .option("--max-chars <n>", "character budget: whole skills are left out to fit", positiveInteger)
@@ -69,22 +69,27 @@ export function registerPrompt(program: Command, io: CliIO, setExit: (code: numb
     .option("--metadata", "agentscope/json: show every metadata key (default: agentscope yes, json no)")
     .option("--no-metadata", "agentscope/json: show only name, description and id")
     .action(async (roots: string[], options: PromptOptions) => {
-      const { registry, failures } = await loadSkills(roots, io);
-      reportLoadProblems(io, failures, registry.shadowed);
-      if (failures.length > 0) setExit(EXIT_PROBLEMS);
-      const counter = options.maxTokens === undefined ? undefined : await tokenCounter(options.tokenizer, io);
-      const text = await registry.catalog({
-        format: options.format,
-        layout: options.layout,
-        maxChars: options.maxChars,
-        maxTokens: options.maxTokens,
-        ...(counter && { tokenCounter: counter }),
-        maxEntryChars: options.maxEntryChars,
-        pinned: options.pin ?? [],
-        priorities: options.priority,
-        searchTool: options.searchTool,
-        ...(options.metadata !== undefined && { exposeAllMetadata: options.metadata }),
-      });
-      if (text.length > 0) io.stdout(text.endsWith("\n") ? text : `${text}\n`);
+      const loaded = await loadSkills(roots, io);
+      const { registry, failures } = loaded;
+      try {
+        reportLoadProblems(io, failures, registry.shadowed);
+        if (failures.length > 0) setExit(EXIT_PROBLEMS);
+        const counter = options.maxTokens === undefined ? undefined : await tokenCounter(options.tokenizer, io);
+        const text = await registry.catalog({
+          format: options.format,
+          layout: options.layout,
+          maxChars: options.maxChars,
+          maxTokens: options.maxTokens,
+          ...(counter && { tokenCounter: counter }),
+          maxEntryChars: options.maxEntryChars,
+          pinned: options.pin ?? [],
+          priorities: options.priority,
+          searchTool: options.searchTool,
+          ...(options.metadata !== undefined && { exposeAllMetadata: options.metadata }),
+        });
+        if (text.length > 0) io.stdout(text.endsWith("\n") ? text : `${text}\n`);
+      } finally {
+        await loaded.close();
+      }
     });
 }

@@ -31,7 +31,7 @@ export function registerSearch(program: Command, io: CliIO, setExit: (code: numb
         "so no output means no skill fits. An index of analysed skills is kept in the cache folder and reused while skills are unchanged.",
     )
     .argument("<query>", "what you are looking for")
-    .argument("[roots...]", "folders of skills or skill folders, highest precedence first")
+    .argument("[roots...]", "folders of skills, skill folders or source addresses (sqlite:./x.db, postgres://…, mysql://…), highest precedence first")
     .option("-n, --limit <n>", "most results", positiveInteger, 5)
     .option("--min-confidence <x>", "leave out hits below this confidence (0–1; 0 shows every hit that matches)", confidence, DEFAULT_MIN_CONFIDENCE)
     .option("--all", "also find skills hidden from models (disable-model-invocation: true)")
@@ -41,7 +41,7 @@ export function registerSearch(program: Command, io: CliIO, setExit: (code: numb
     .action(async (query: string, roots: string[], options: SearchCommandOptions) => {
       const cacheDir = options.cache ? path.resolve(io.cwd, options.cacheDir ?? defaultCacheDir()) : undefined;
       let cache: DiskSearchCache | undefined;
-      const { registry, failures, rootPaths, saveCaches } = await loadSkills(roots, io, undefined, {
+      const loaded = await loadSkills(roots, io, undefined, {
         ...(cacheDir !== undefined && { cacheDir }),
         registry: {
           search: {
@@ -52,36 +52,41 @@ export function registerSearch(program: Command, io: CliIO, setExit: (code: numb
           },
         },
       });
-      if (failures.length > 0) setExit(EXIT_PROBLEMS);
-      if (cacheDir !== undefined) cache = await DiskSearchCache.open(path.join(cacheDir, cacheFileName("search", rootPaths)), rootPaths.join("\0"));
-      const hits = await registry.search(query, { limit: options.limit, minConfidence: options.minConfidence, includeHidden: options.all });
-      if (cacheDir !== undefined) {
-        // A cache that cannot be written costs speed, never the answer.
-        await Promise.all([saveCaches(), cache?.save().catch(() => false)]);
-      }
-      const results = hits.map((hit) => {
-        const metadata = registry.get(hit.id).getMetadata();
-        return {
-          id: hit.id,
-          confidence: Number(hit.confidence.toFixed(3)),
-          score: Number(hit.score.toFixed(4)),
-          matched: hit.matched,
-          description: skillFields(metadata).description ?? "",
-        };
-      });
-      if (options.json) {
-        const index = { skills: registry.list().length, reused: cache?.reused ?? 0, analysed: cache?.analysed ?? 0, cached: cacheDir !== undefined };
-        printJson(io, { query, minConfidence: options.minConfidence, results, index });
-        return;
-      }
-      reportLoadProblems(io, failures, registry.shadowed);
-      const c = colors(io);
-      if (results.length === 0) {
-        io.stdout(`No skill fits ${JSON.stringify(query)}${options.minConfidence > 0 ? ` (confidence ≥ ${options.minConfidence}; --min-confidence 0 shows weaker matches)` : ""}.\n`);
-        return;
-      }
-      for (const r of results) {
-        io.stdout(`${c.bold(r.id)}  ${c.dim(`${Math.round(r.confidence * 100)}%`)}\n  ${truncateColumns(r.description.replace(/\s+/g, " ").trim(), 110)}\n`);
+      const { registry, failures, rootPaths, saveCaches } = loaded;
+      try {
+        if (failures.length > 0) setExit(EXIT_PROBLEMS);
+        if (cacheDir !== undefined) cache = await DiskSearchCache.open(path.join(cacheDir, cacheFileName("search", rootPaths)), rootPaths.join("\0"));
+        const hits = await registry.search(query, { limit: options.limit, minConfidence: options.minConfidence, includeHidden: options.all });
+        if (cacheDir !== undefined) {
+          // A cache that cannot be written costs speed, never the answer.
+          await Promise.all([saveCaches(), cache?.save().catch(() => false)]);
+        }
+        const results = hits.map((hit) => {
+          const metadata = registry.get(hit.id).getMetadata();
+          return {
+            id: hit.id,
+            confidence: Number(hit.confidence.toFixed(3)),
+            score: Number(hit.score.toFixed(4)),
+            matched: hit.matched,
+            description: skillFields(metadata).description ?? "",
+          };
+        });
+        if (options.json) {
+          const index = { skills: registry.list().length, reused: cache?.reused ?? 0, analysed: cache?.analysed ?? 0, cached: cacheDir !== undefined };
+          printJson(io, { query, minConfidence: options.minConfidence, results, index });
+          return;
+        }
+        reportLoadProblems(io, failures, registry.shadowed);
+        const c = colors(io);
+        if (results.length === 0) {
+          io.stdout(`No skill fits ${JSON.stringify(query)}${options.minConfidence > 0 ? ` (confidence ≥ ${options.minConfidence}; --min-confidence 0 shows weaker matches)` : ""}.\n`);
+          return;
+        }
+        for (const r of results) {
+          io.stdout(`${c.bold(r.id)}  ${c.dim(`${Math.round(r.confidence * 100)}%`)}\n  ${truncateColumns(r.description.replace(/\s+/g, " ").trim(), 110)}\n`);
+        }
+      } finally {
+        await loaded.close();
       }
     });
 }

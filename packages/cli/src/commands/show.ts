@@ -3,7 +3,7 @@ import { stat } from "node:fs/promises";
 import path from "node:path";
 import { SkillNotFoundError, type RegistryEntry } from "@skillport/core";
 import { CliError, colors, printJson, type CliIO } from "../io.js";
-import { loadSkills } from "../load.js";
+import { loadSkills, type LoadedSkills } from "../load.js";
 
 export function registerShow(program: Command, io: CliIO): void {
   program
@@ -11,53 +11,64 @@ export function registerShow(program: Command, io: CliIO): void {
     .description("show a skill's metadata, instructions and files, or one of its files")
     .argument("<skill>", "a skill folder or SKILL.md path, or a skill id (qualified ids like fs:examples/skills:csv-insights work too)")
     .option("--file <path>", "print this file of the skill (relative to the skill folder) instead")
-    .option("-r, --root <dir...>", "folders of skills to look the id up in (default: .agents/skills and .claude/skills around here)")
+    .option("-r, --root <dir...>", "folders of skills or source addresses (sqlite:…, postgres://…) to look the id up in (default: .agents/skills and .claude/skills around here)")
     .option("--json", "print JSON")
     .action(async (skill: string, options: { file?: string; root?: string[]; json?: boolean }) => {
-      const entry = await findSkill(skill, options.root ?? [], io);
-      if (options.file !== undefined) {
-        const bytes = await entry.readFile(options.file);
-        if (options.json) printJson(io, { id: entry.id, path: options.file, size: bytes.length, content: Buffer.from(bytes).toString("utf8") });
-        else io.stdout(Buffer.from(bytes).toString("utf8"));
-        return;
+      const { entry, loaded } = await findSkill(skill, options.root ?? [], io);
+      try {
+        await showEntry(entry, options, io);
+      } finally {
+        await loaded.close();
       }
-      const [body, files, location] = await Promise.all([entry.getBody(), entry.listFiles(), entry.getLocation()]);
-      const metadata = entry.getMetadata();
-      if (options.json) {
-        printJson(io, { id: entry.id, qualifiedId: entry.qualifiedId, source: entry.source, location: location ?? null, metadata, body, files });
-        return;
-      }
-      const c = colors(io);
-      io.stdout(`${c.bold(entry.id)}  ${c.dim(entry.qualifiedId)}\n`);
-      const fields = Object.entries(metadata).filter(([key]) => key !== "name");
-      const width = Math.max(8, ...fields.map(([key]) => key.length));
-      if (location) io.stdout(`${c.dim("location".padEnd(width))}  ${location}\n`);
-      for (const [key, value] of fields) {
-        const text = typeof value === "string" ? value.replace(/\s+/g, " ").trim() : JSON.stringify(value);
-        io.stdout(`${c.dim(key.padEnd(width))}  ${text}\n`);
-      }
-      io.stdout(`${c.dim("files".padEnd(width))}  ${files.map((f) => f.path).join(", ")}\n\n`);
-      io.stdout(body.endsWith("\n") ? body : `${body}\n`);
     });
 }
 
-async function findSkill(skill: string, roots: readonly string[], io: CliIO): Promise<RegistryEntry> {
+async function showEntry(entry: RegistryEntry, options: { file?: string; json?: boolean }, io: CliIO): Promise<void> {
+  if (options.file !== undefined) {
+    const bytes = await entry.readFile(options.file);
+    if (options.json) printJson(io, { id: entry.id, path: options.file, size: bytes.length, content: Buffer.from(bytes).toString("utf8") });
+    else io.stdout(Buffer.from(bytes).toString("utf8"));
+    return;
+  }
+  const [body, files, location] = await Promise.all([entry.getBody(), entry.listFiles(), entry.getLocation()]);
+  const metadata = entry.getMetadata();
+  if (options.json) {
+    printJson(io, { id: entry.id, qualifiedId: entry.qualifiedId, source: entry.source, location: location ?? null, metadata, body, files });
+    return;
+  }
+  const c = colors(io);
+  io.stdout(`${c.bold(entry.id)}  ${c.dim(entry.qualifiedId)}\n`);
+  const fields = Object.entries(metadata).filter(([key]) => key !== "name");
+  const width = Math.max(8, ...fields.map(([key]) => key.length));
+  if (location) io.stdout(`${c.dim("location".padEnd(width))}  ${location}\n`);
+  for (const [key, value] of fields) {
+    const text = typeof value === "string" ? value.replace(/\s+/g, " ").trim() : JSON.stringify(value);
+    io.stdout(`${c.dim(key.padEnd(width))}  ${text}\n`);
+  }
+  io.stdout(`${c.dim("files".padEnd(width))}  ${files.map((f) => f.path).join(", ")}\n\n`);
+  io.stdout(body.endsWith("\n") ? body : `${body}\n`);
+}
+
+async function findSkill(skill: string, roots: readonly string[], io: CliIO): Promise<{ entry: RegistryEntry; loaded: LoadedSkills }> {
   const asPath = path.resolve(io.cwd, skill);
   const info = await stat(asPath).catch(() => undefined);
   if (info) {
     const dir = info.isFile() ? path.dirname(asPath) : asPath;
-    const { registry } = await loadSkills([path.relative(io.cwd, dir) || "."], io);
-    const [only] = registry.list();
+    const loaded = await loadSkills([path.relative(io.cwd, dir) || "."], io);
+    const [only] = loaded.registry.list();
     if (!only) {
-      const failure = registry.failures[0];
+      const failure = loaded.registry.failures[0];
+      await loaded.close();
       throw new CliError(`cannot load the skill in ${skill}${failure ? `: ${failure.message}` : ""}`);
     }
-    return only;
+    return { entry: only, loaded };
   }
-  const { registry } = await loadSkills(roots, io);
+  const loaded = await loadSkills(roots, io);
+  const { registry } = loaded;
   try {
-    return registry.get(skill);
+    return { entry: registry.get(skill), loaded };
   } catch (error) {
+    await loaded.close();
     if (error instanceof SkillNotFoundError) {
       const known = registry.list().map((e) => e.id);
       throw new CliError(`no skill ${JSON.stringify(skill)}${known.length ? ` (known: ${known.slice(0, 10).join(", ")}${known.length > 10 ? ", …" : ""})` : " and no skills were found"}`);

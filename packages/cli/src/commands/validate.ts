@@ -1,10 +1,13 @@
 import { Option, type Command } from "commander";
-import { PROFILE_NAMES, validateSkillMd, type ProfileName } from "@skillport/core";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { AgentSkillsError, LimitExceededError, PROFILE_NAMES, validateSkillMd, type ProfileName, type SkillProvider } from "@skillport/core";
 import { CliError, EXIT_PROBLEMS, progressLine, type CliIO } from "../io.js";
 import { formatJson, formatSarif, formatText, type SkillReport } from "../report.js";
 import { DEFAULT_MAX_SKILL_MD_BYTES, listSkillFiles, readSkillMd, readSkillText } from "../skill-files.js";
 import { displayPath, resolveSkillTargets } from "../targets.js";
 import { positiveInteger } from "../options.js";
+import { openSource, rootScheme } from "../source-uri.js";
 import { VERSION } from "../version.js";
 
 interface ValidateOptions {
@@ -19,7 +22,7 @@ export function registerValidate(program: Command, io: CliIO, setExit: (code: nu
   program
     .command("validate")
     .description("check SKILL.md files against a rule profile (exit 1 when any has errors)")
-    .argument("[paths...]", "skill directories, SKILL.md files, or folders of skills", ["."])
+    .argument("[paths...]", "skill directories, SKILL.md files, folders of skills, or source addresses (sqlite:./x.db, postgres://…)", ["."])
     .addOption(new Option("-p, --profile <profile>", "rule profile").choices(PROFILE_NAMES).default("spec"))
     .addOption(new Option("-f, --format <format>", "output format").choices(["text", "json", "sarif"]).default("text"))
     .option("--no-lint", "skip best-practice warnings and reference checks")
@@ -27,7 +30,7 @@ export function registerValidate(program: Command, io: CliIO, setExit: (code: nu
     .option("--max-file-bytes <n>", "largest SKILL.md read", positiveInteger, DEFAULT_MAX_SKILL_MD_BYTES)
     .addHelpText(
       "after",
-      "\nExamples:\n  skillport validate examples/skills\n  skillport validate my-skill/SKILL.md --profile lenient --format json",
+      "\nExamples:\n  skillport validate examples/skills\n  skillport validate my-skill/SKILL.md --profile lenient --format json\n  skillport validate sqlite:./skills.db",
     )
     .action(async (paths: string[], options: ValidateOptions) => {
       const reports = await validatePaths(paths, options, io.cwd, io);
@@ -46,7 +49,16 @@ export async function validatePaths(
   io?: CliIO,
 ): Promise<SkillReport[]> {
   const reports: SkillReport[] = [];
-  const targets = await resolveSkillTargets(paths, cwd);
+  for (const given of paths) {
+    if (rootScheme(given) !== undefined && !existsSync(path.resolve(cwd, given))) reports.push(...(await validateSource(given, options, cwd, io)));
+    else reports.push(...(await validateFiles(given, options, cwd, io)));
+  }
+  return reports;
+}
+
+async function validateFiles(given: string, options: Omit<ValidateOptions, "format">, cwd: string, io?: CliIO): Promise<SkillReport[]> {
+  const reports: SkillReport[] = [];
+  const targets = await resolveSkillTargets([given], cwd);
   const progress = io ? progressLine(io, "validating", targets.length) : undefined;
   for (const target of targets) {
     progress?.tick();
@@ -57,23 +69,83 @@ export async function validatePaths(
       continue;
     }
     const files = options.lint ? await listSkillFiles(target.dir) : undefined;
-    const result = validateSkillMd(read.bytes, {
-      profile: options.profile,
-      dirName: target.dirName,
-      file,
-      files,
-      lint: options.lint,
-      readText: (relPath) => readSkillText(target.dir, relPath, options.maxFileBytes),
-      reportUnreferenced: options.unreferenced === true,
-    });
-    const name = result.parsed.frontmatter?.name;
-    reports.push({
-      path: file,
-      name: typeof name === "string" ? name : undefined,
-      valid: result.valid,
-      diagnostics: [...result.diagnostics].sort((a, b) => a.line - b.line || a.column - b.column),
-    });
+    reports.push(report(read.bytes, file, target.dirName, files, (relPath) => readSkillText(target.dir, relPath, options.maxFileBytes), options));
   }
   progress?.done();
   return reports;
+}
+
+/** A source address: the stored SKILL.md texts, exactly as the source serves them, named `<source>:<id>/SKILL.md`. */
+async function validateSource(address: string, options: Omit<ValidateOptions, "format">, cwd: string, io?: CliIO): Promise<SkillReport[]> {
+  const source = await openSource(address, { cwd });
+  try {
+    const reports: SkillReport[] = [];
+    const ids = source.only !== undefined ? [source.only] : await source.provider.discover();
+    const progress = io ? progressLine(io, "validating", ids.length) : undefined;
+    for (const id of ids) {
+      progress?.tick();
+      const file = `${source.label}:${id}/SKILL.md`;
+      const problem = (code: string, message: string): SkillReport => ({ path: file, name: undefined, valid: false, diagnostics: [{ code, severity: "error", message, file, line: 0, column: 0 }] });
+      let bytes: Uint8Array;
+      try {
+        bytes = await source.provider.readFile(id, "SKILL.md");
+      } catch (error) {
+        if (!(error instanceof AgentSkillsError)) throw error;
+        reports.push(problem(error instanceof LimitExceededError ? "skill-md-too-large" : "skill-md-unreadable", error.message));
+        continue;
+      }
+      if (bytes.byteLength > options.maxFileBytes) {
+        reports.push(problem("skill-md-too-large", `SKILL.md is larger than ${options.maxFileBytes} bytes`));
+        continue;
+      }
+      const files = options.lint ? (await source.provider.listFiles(id)).map((f) => f.path) : undefined;
+      const texts = options.lint ? await markdownTexts(source.provider, id, files ?? [], options.maxFileBytes) : new Map<string, string>();
+      reports.push(report(bytes, file, id, files, (relPath) => texts.get(relPath), options));
+    }
+    progress?.done();
+    return reports;
+  } finally {
+    await source.close();
+  }
+}
+
+/** The skill's Markdown files, read up front: reference checks follow them and ask synchronously. */
+async function markdownTexts(provider: SkillProvider, id: string, files: readonly string[], maxBytes: number): Promise<Map<string, string>> {
+  const texts = new Map<string, string>();
+  for (const relPath of files) {
+    if (relPath === "SKILL.md" || !/\.(md|markdown|txt)$/i.test(relPath)) continue;
+    try {
+      const bytes = await provider.readFile(id, relPath);
+      if (bytes.byteLength <= maxBytes) texts.set(relPath, new TextDecoder().decode(bytes));
+    } catch (error) {
+      if (!(error instanceof AgentSkillsError)) throw error;
+    }
+  }
+  return texts;
+}
+
+function report(
+  bytes: Uint8Array,
+  file: string,
+  dirName: string,
+  files: readonly string[] | undefined,
+  readText: (relPath: string) => string | undefined,
+  options: Omit<ValidateOptions, "format">,
+): SkillReport {
+  const result = validateSkillMd(bytes, {
+    profile: options.profile,
+    dirName,
+    file,
+    files,
+    lint: options.lint,
+    readText,
+    reportUnreferenced: options.unreferenced === true,
+  });
+  const name = result.parsed.frontmatter?.name;
+  return {
+    path: file,
+    name: typeof name === "string" ? name : undefined,
+    valid: result.valid,
+    diagnostics: [...result.diagnostics].sort((a, b) => a.line - b.line || a.column - b.column),
+  };
 }

@@ -1,0 +1,81 @@
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import { redactUri, type SkillProvider, type SkillRepository } from "@skillport/core";
+import { CliError } from "./io.js";
+
+/** A source the CLI opened from one root argument. */
+export interface OpenedSource {
+  /** Names it in messages, JSON and qualified ids; never holds a password. */
+  label: string;
+  provider: SkillProvider;
+  /** Serve only this skill of the provider (the argument named one skill folder). */
+  only?: string;
+  /** Present when the source was opened for writing. */
+  repository?: SkillRepository;
+  close(): Promise<void>;
+}
+
+export interface OpenSourceOptions {
+  cwd: string;
+  /** Open for writing (`copy`'s target): create the folder or the tables when missing. Default false. */
+  write?: boolean;
+}
+
+/**
+ * One address scheme. `open` is loaded on first use, so `skillport list ./skills` never loads a database driver.
+ * A scheme without `open` is reserved for a source being built: naming it is a usage error that says so.
+ */
+export interface SourceScheme {
+  schemes: readonly string[];
+  /** The address form, for usage messages. */
+  form: string;
+  open?: (address: string, options: OpenSourceOptions) => Promise<OpenedSource>;
+  /** Which source will serve it, for a reserved scheme. */
+  reservedFor?: string;
+}
+
+const openSql = async (address: string, options: OpenSourceOptions) => (await import("./sources/sql.js")).openSqlSource(address, options);
+
+/** Every scheme a root may use; a plain path needs none (docs/sources.md). One entry per source. */
+export const SOURCE_SCHEMES: readonly SourceScheme[] = [
+  { schemes: ["sqlite"], form: "sqlite:./skills.db, sqlite:///abs/skills.db, sqlite::memory:", open: openSql },
+  { schemes: ["postgres", "postgresql"], form: "postgres://user@host:5432/database", open: openSql },
+  { schemes: ["mysql", "mariadb"], form: "mysql://user@host:3306/database", open: openSql },
+  // Reserved for the remote sources (git, HTTP, npm), each added as one entry like those above.
+  { schemes: ["git+https", "git+http", "git+ssh", "git+file"], form: "git+https://host/repo.git#ref:path", reservedFor: "the git source" },
+  { schemes: ["https", "http"], form: "https://host/ (a well-known skills index or a Skillport registry)", reservedFor: "the HTTP source" },
+  { schemes: ["npm"], form: "npm:<package>", reservedFor: "the npm source" },
+];
+
+/** `scheme` when `root` is written as an address (`x:` with a scheme of two or more characters, so `C:\` is a path). */
+export function rootScheme(root: string): string | undefined {
+  const match = /^([a-z][a-z0-9+.-]+):/i.exec(root);
+  return match ? (match[1] ?? "").toLowerCase() : undefined;
+}
+
+/** The one-line list of address forms, for help and usage errors. */
+export function sourceForms(): string {
+  return ["a folder of skills or a skill folder", ...SOURCE_SCHEMES.filter((s) => s.open).map((s) => s.form)].join("; ");
+}
+
+/**
+ * Opens a root argument: a path (a folder of skills, or one skill folder) or an address with a known scheme.
+ * An unknown scheme is a usage error (exit 2) — unless a file or folder by that exact name exists, which stays a path.
+ */
+export async function openSource(root: string, options: OpenSourceOptions): Promise<OpenedSource> {
+  const scheme = rootScheme(root);
+  if (scheme !== undefined) {
+    const entry = SOURCE_SCHEMES.find((s) => s.schemes.includes(scheme));
+    if (entry?.open) return entry.open(root, options);
+    if (entry) throw new CliError(`${scheme}: addresses (${entry.form}) are reserved for ${entry.reservedFor}, which is not available yet`);
+    if (!(await stat(path.resolve(options.cwd, root)).catch(() => undefined))) {
+      throw new CliError(`unknown source scheme ${JSON.stringify(`${scheme}:`)} in ${JSON.stringify(displayRoot(root))}; a root is ${sourceForms()} (write ./${root} for a path)`);
+    }
+  }
+  return (await import("./sources/path.js")).openPathSource(root, options);
+}
+
+/** A root for messages: any password hidden. */
+export function displayRoot(root: string): string {
+  return rootScheme(root) === undefined ? root : redactUri(root);
+}
