@@ -30,4 +30,5 @@ export * from "./catalog/index.js";
 export * from "./search/index.js";
 export { prepareSaveBatch, type PreparedSkill, type PrepareSaveOptions } from "./save-batch.js";
 export { compareCodeUnits } from "./compare.js";
+export { suggestClosest } from "./suggest.js";
 export { REDACTED_CREDENTIAL, redactUri, redactUriCredentials } from "./redact-uri.js";

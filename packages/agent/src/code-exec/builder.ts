@@ -1,0 +1,361 @@
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { normalizeResourcePath } from "@skillport/core";
+import { isInside, resolveConfined, writeFileAtomic } from "@skillport/fs";
+import { createSandbox, findBubblewrap, SandboxUnavailableError, type Sandbox } from "@skillport/sandbox";
+import { AgentError } from "../errors.js";
+import type { BoxSkill } from "../skill-box.js";
+import { skillDirName } from "../skill-id.js";
+import type { Tool } from "../tool.js";
+import { messageOf } from "../tool.js";
+import { createFileTools } from "./file-tools.js";
+import { createScriptTool, SKILL_SCRIPT_TOOL } from "./script-tool.js";
+import { DEFAULT_ALLOWED_COMMANDS } from "./shell-policy.js";
+import { createShellTool, type ShellOptions } from "./shell-tool.js";
+
+export const DEFAULT_INCLUDE_FOLDERS: readonly string[] = Object.freeze(["scripts/", "assets/"]);
+export const DEFAULT_INCLUDE_EXTENSIONS: readonly string[] = Object.freeze([".py", ".js", ".sh"]);
+/** Upstream's shell timeout. */
+export const DEFAULT_SHELL_TIMEOUT_SECONDS = 300;
+export const DEFAULT_MAX_UPLOAD_FILES = 1_000;
+export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
+
+export interface SandboxChoice {
+  /** Default `bubblewrap`; `process` isolates nothing and says so in every result. */
+  kind?: "bubblewrap" | "process";
+  /** Let commands reach the network (bubblewrap only). Default false. */
+  network?: boolean;
+  maxProcesses?: number;
+  /** Extra host paths mounted read-only. */
+  readOnlyPaths?: readonly string[];
+}
+
+/** The settings `enable()` fixes. */
+export interface CodeExecutionSettings {
+  workDir: string | undefined;
+  uploadDir: string | undefined;
+  filter: (path: string) => boolean;
+  shell: ShellOptions | undefined;
+  read: boolean;
+  write: boolean;
+  skillScripts: boolean;
+  instruction: string | undefined;
+  sandbox: SandboxChoice;
+  maxFileBytes: number;
+  maxUploadFiles: number;
+}
+
+/**
+ * `codeExecution().workDir(dir).uploadDir(dir).includeFolders(set).includeExtensions(set).fileFilter(fn)
+ * .withShell(options?).withRead().withWrite().enable()`, with upstream's defaults: uploadDir `<workDir>/skills`,
+ * skill files under `<uploadDir>/<skill>/`, scripts/ + assets/ + .py/.js/.sh uploaded; a temporary workDir created
+ * on first use and removed at exit. Only the tools asked for are registered; enabling again replaces them.
+ */
+export class CodeExecutionBuilder {
+  readonly #apply: (exec: CodeExecution) => void;
+  #workDir: string | undefined;
+  #uploadDir: string | undefined;
+  #folders: readonly string[] | undefined;
+  #extensions: readonly string[] | undefined;
+  #filter: ((path: string) => boolean) | undefined;
+  #shell: ShellOptions | undefined;
+  #read = false;
+  #write = false;
+  #scripts = false;
+  #instruction: string | undefined;
+  #sandbox: SandboxChoice = {};
+  #maxFileBytes = DEFAULT_MAX_FILE_BYTES;
+  #maxUploadFiles = DEFAULT_MAX_UPLOAD_FILES;
+
+  constructor(apply: (exec: CodeExecution) => void) {
+    this.#apply = apply;
+  }
+
+  /** The directory every tool works in (created when given). Default: a temporary one, removed at exit. */
+  workDir(dir: string): this {
+    this.#workDir = dir;
+    return this;
+  }
+
+  /** Where skill files are copied (default `<workDir>/skills`); a relative path is taken from the workDir. */
+  uploadDir(dir: string): this {
+    this.#uploadDir = dir;
+    return this;
+  }
+
+  /** Folders whose files are uploaded (default `scripts/`, `assets/`). Not with `fileFilter`. */
+  includeFolders(folders: Iterable<string>): this {
+    this.#folders = [...folders].map((f) => (f.endsWith("/") ? f : `${f}/`));
+    return this;
+  }
+
+  /** Extensions whose files are uploaded wherever they are (default `.py`, `.js`, `.sh`). Not with `fileFilter`. */
+  includeExtensions(extensions: Iterable<string>): this {
+    this.#extensions = [...extensions].map((e) => (e.startsWith(".") ? e : `.${e}`));
+    return this;
+  }
+
+  /** Decides for each skill-relative path whether it is uploaded. Not with includeFolders/includeExtensions. */
+  fileFilter(filter: (path: string) => boolean): this {
+    this.#filter = filter;
+    return this;
+  }
+
+  /** `execute_shell_command`, in the sandbox. */
+  withShell(options: ShellOptions = {}): this {
+    this.#shell = options;
+    return this;
+  }
+
+  /** `view_text_file` and `list_directory`, confined to the workDir. */
+  withRead(): this {
+    this.#read = true;
+    return this;
+  }
+
+  /** `write_text_file` and `insert_text_file`, confined to the workDir. */
+  withWrite(): this {
+    this.#write = true;
+    return this;
+  }
+
+  /** `run_skill_script`: runs a loaded skill's script by path with an argv (no shell); in every skill's tool group. */
+  withSkillScripts(): this {
+    this.#scripts = true;
+    return this;
+  }
+
+  /** The sandbox commands run in. Default bubblewrap, no network. */
+  sandbox(choice: SandboxChoice): this {
+    this.#sandbox = { ...choice };
+    return this;
+  }
+
+  /** The prompt section after `</available_skills>`; every `%s` becomes the absolute upload dir. Blank = default. */
+  codeExecutionInstruction(template: string | null | undefined): this {
+    this.#instruction = template ?? undefined;
+    return this;
+  }
+
+  /** Largest file the read/write tools and the upload handle. Default 10 MiB. */
+  maxFileBytes(bytes: number): this {
+    this.#maxFileBytes = bytes;
+    return this;
+  }
+
+  /** Most files uploaded per skill. Default 1,000. */
+  maxUploadFiles(count: number): this {
+    this.#maxUploadFiles = count;
+    return this;
+  }
+
+  /** Checks the settings and registers the tools; throws AgentError (or SandboxUnavailableError) when they cannot work. */
+  enable(): CodeExecution {
+    if (this.#filter && (this.#folders || this.#extensions)) {
+      throw new AgentError("AGENT_CONFIG", "fileFilter() cannot be combined with includeFolders()/includeExtensions(); use one or the other");
+    }
+    for (const [name, value] of [["maxFileBytes", this.#maxFileBytes], ["maxUploadFiles", this.#maxUploadFiles]] as const) {
+      if (!Number.isInteger(value) || value < 1) throw new AgentError("AGENT_CONFIG", `${name} must be a positive integer, got ${value}`);
+    }
+    const runs = this.#shell !== undefined || this.#scripts;
+    const kind = this.#sandbox.kind ?? "bubblewrap";
+    if (runs && kind === "bubblewrap" && findBubblewrap() === undefined) {
+      throw new SandboxUnavailableError("code execution runs commands in bubblewrap, which is not installed (install bubblewrap, or choose sandbox 'process' knowingly: it isolates nothing)");
+    }
+    const folders = this.#folders ?? DEFAULT_INCLUDE_FOLDERS;
+    const extensions = this.#extensions ?? DEFAULT_INCLUDE_EXTENSIONS;
+    const filter = this.#filter ?? ((p: string) => folders.some((f) => p.startsWith(f)) || extensions.some((e) => p.endsWith(e)));
+    let workDir: string | undefined;
+    if (this.#workDir !== undefined) {
+      mkdirSync(this.#workDir, { recursive: true });
+      workDir = realpathSync(this.#workDir);
+    }
+    const exec = new CodeExecution({
+      workDir,
+      uploadDir: this.#uploadDir,
+      filter,
+      shell: this.#shell,
+      read: this.#read,
+      write: this.#write,
+      skillScripts: this.#scripts,
+      instruction: this.#instruction,
+      sandbox: { ...this.#sandbox, kind },
+      maxFileBytes: this.#maxFileBytes,
+      maxUploadFiles: this.#maxUploadFiles,
+    });
+    this.#apply(exec);
+    return exec;
+  }
+}
+
+/** Temporary work dirs still to remove at exit. */
+const temporary = new Set<string>();
+let exitHook = false;
+function removeAtExit(dir: string): void {
+  temporary.add(dir);
+  if (exitHook) return;
+  exitHook = true;
+  process.once("exit", () => {
+    for (const d of temporary) rmSync(d, { recursive: true, force: true });
+  });
+}
+
+/** Enabled code execution: the directories, the sandbox, the tools, uploads and the prompt section. */
+export class CodeExecution {
+  readonly settings: CodeExecutionSettings;
+  #workDir: string | undefined;
+  #temporary = false;
+  #uploadDir: string | undefined;
+  #sandbox: Sandbox | undefined;
+  #tools: Tool[] | undefined;
+  readonly scriptTool: Tool | undefined;
+  readonly #uploaded = new WeakMap<BoxSkill, string>();
+  /** Set by the box: which skill a session has loaded. */
+  host: { activeSkill(sessionId: string, skillId: string): BoxSkill | undefined } | undefined;
+
+  constructor(settings: CodeExecutionSettings) {
+    this.settings = settings;
+    this.#workDir = settings.workDir;
+    this.scriptTool = settings.skillScripts ? createScriptTool(this) : undefined;
+  }
+
+  /** The work directory's real path (a temporary one is created on first use). */
+  get workDir(): string {
+    if (this.#workDir === undefined) {
+      this.#workDir = realpathSync(mkdtempSync(path.join(os.tmpdir(), "skillport-code-execution-")));
+      this.#temporary = true;
+      removeAtExit(this.#workDir);
+    }
+    return this.#workDir;
+  }
+
+  /** Where skill files are uploaded (real path, created on first use). */
+  get uploadDir(): string {
+    if (this.#uploadDir === undefined) {
+      const wanted = this.settings.uploadDir === undefined ? path.join(this.workDir, "skills") : path.resolve(this.workDir, this.settings.uploadDir);
+      mkdirSync(wanted, { recursive: true });
+      this.#uploadDir = realpathSync(wanted);
+    }
+    return this.#uploadDir;
+  }
+
+  /** The folder a skill's files are uploaded to. */
+  skillDir(skill: BoxSkill): string {
+    return path.join(this.uploadDir, skillDirName(skill.id));
+  }
+
+  /** The tools this configuration registers (the script tool is bound to skill groups separately). */
+  tools(): Tool[] {
+    if (!this.#tools) {
+      const tools: Tool[] = [];
+      if (this.settings.shell) tools.push(createShellTool(this, this.settings.shell));
+      const files = createFileTools(this);
+      if (this.settings.read) tools.push(files.view, files.list);
+      if (this.settings.write) tools.push(files.write, files.insert);
+      this.#tools = tools;
+    }
+    return this.#tools;
+  }
+
+  /** The sandbox commands run in (created on first use). */
+  sandbox(): Sandbox {
+    if (!this.#sandbox) {
+      const upload = this.uploadDir;
+      const readOnly = [...(this.settings.sandbox.readOnlyPaths ?? [])];
+      if (!isInside(this.workDir, upload)) readOnly.push(upload);
+      this.#sandbox = createSandbox({
+        kind: this.settings.sandbox.kind ?? "bubblewrap",
+        writableDir: this.workDir,
+        network: this.settings.sandbox.network ?? false,
+        ...(this.settings.sandbox.maxProcesses !== undefined && { maxProcesses: this.settings.sandbox.maxProcesses }),
+        readOnlyPaths: readOnly,
+      });
+    }
+    return this.#sandbox;
+  }
+
+  /**
+   * Copies a freshly activated skill's files that pass the filter to `<uploadDir>/<skill>/` (once per skill version),
+   * every write confined by real path. Returns the line the load result adds, or undefined when nothing was uploaded.
+   */
+  async prepareSkill(skill: BoxSkill): Promise<string | undefined> {
+    const known = this.#uploaded.get(skill);
+    if (known !== undefined) return known || undefined;
+    let note = "";
+    try {
+      const files = (await skill.reader.listFiles()).filter((p) => p !== "SKILL.md" && this.settings.filter(p));
+      if (files.length > 0) {
+        const dirName = skillDirName(skill.id);
+        const target = path.join(this.uploadDir, dirName);
+        await rm(target, { recursive: true, force: true }); // a new version replaces the old files whole
+        const kept = files.slice(0, this.settings.maxUploadFiles);
+        for (const rel of kept) {
+          normalizeResourcePath(rel);
+          const bytes = await skill.reader.readFile(rel);
+          if (bytes.byteLength > this.settings.maxFileBytes) continue;
+          const destination = await resolveConfined(this.uploadDir, `${dirName}/${rel}`, { allowMissing: true });
+          await mkdir(path.dirname(destination), { recursive: true });
+          await writeFileAtomic(destination, bytes, { mode: rel.startsWith("scripts/") || /\.(sh|py|js)$/.test(rel) ? 0o755 : 0o644 });
+        }
+        const more = files.length > kept.length ? ` (${files.length - kept.length} more not copied: limit ${this.settings.maxUploadFiles})` : "";
+        note = `Its scripts and assets are in ${target}/ (${kept.length} file${kept.length === 1 ? "" : "s"}${more}).`;
+      }
+    } catch (error) {
+      note = `Its files could not be copied for running (${messageOf(error)}).`;
+      return note;
+    }
+    this.#uploaded.set(skill, note);
+    return note || undefined;
+  }
+
+  /** The code-execution section of the system prompt. */
+  promptSection(): string {
+    const custom = this.settings.instruction;
+    if (custom !== undefined && custom.trim() !== "") return custom.trimEnd().replaceAll("%s", this.uploadDir);
+    return defaultSection(this);
+  }
+
+  /** Stops the sandbox's launcher and removes a temporary work dir. */
+  async close(): Promise<void> {
+    await this.#sandbox?.close();
+    this.#sandbox = undefined;
+    if (this.#temporary && this.#workDir !== undefined) {
+      await rm(this.#workDir, { recursive: true, force: true });
+      temporary.delete(this.#workDir);
+      this.#workDir = undefined;
+      this.#uploadDir = undefined;
+    }
+  }
+}
+
+/** Example interpreters in the order the default text prefers them. */
+const EXAMPLES: ReadonlyArray<{ command: string; script: string }> = [
+  { command: "python3", script: "scripts/<script>.py" },
+  { command: "python", script: "scripts/<script>.py" },
+  { command: "node", script: "scripts/<script>.js" },
+  { command: "nodejs", script: "scripts/<script>.js" },
+];
+
+/** Built from the configuration, so it never suggests a command the allow-list refuses (upstream said "use ls"). */
+function defaultSection(exec: CodeExecution): string {
+  const { shell, read, write, skillScripts } = exec.settings;
+  const upload = exec.uploadDir;
+  const lines = ["## Code Execution", "", `When a skill is loaded, its scripts and assets are copied to a folder under ${upload}; the load result names the folder.`];
+  if (shell) {
+    const allowed = shell.allowedCommands ?? DEFAULT_ALLOWED_COMMANDS;
+    lines.push(`Run commands with execute_shell_command. They run in a sandbox where only ${exec.workDir} is writable${exec.settings.sandbox.network ? "" : " and there is no network"}.`);
+    if (allowed === "any") lines.push("Any command may be run.");
+    else if (allowed.length === 0) lines.push("No command is allowed without approval.");
+    else {
+      lines.push(`Allowed commands: ${allowed.join(", ")}. Other commands are refused.`);
+      const example = EXAMPLES.find((e) => allowed.includes(e.command));
+      if (example) lines.push(`Example: ${example.command} ${upload}/<skill folder>/${example.script}`);
+    }
+  }
+  if (skillScripts) lines.push(`To run a loaded skill's script directly, call ${SKILL_SCRIPT_TOOL} with its skillId, the script's path and its arguments.`);
+  if (read) lines.push("Use list_directory and view_text_file to look at files and folders.");
+  if (write) lines.push("Use write_text_file and insert_text_file to create and change files.");
+  return lines.join("\n");
+}

@@ -1,0 +1,61 @@
+import { existsSync } from "node:fs";
+import { z } from "zod";
+import { InvalidPathError, normalizeResourcePath } from "@skillport/core";
+import { resolveConfined } from "@skillport/fs";
+import { defineTool, errorResult, messageOf, type Tool } from "../tool.js";
+import type { CodeExecution } from "./builder.js";
+import { runInSandbox } from "./shell-tool.js";
+
+export const SKILL_SCRIPT_TOOL = "run_skill_script";
+
+/** Interpreters by extension: the script runs as `<interpreter> <script> <args…>`, no shell in between. */
+const INTERPRETERS: ReadonlyArray<[RegExp, string]> = [
+  [/\.py$/, "python3"],
+  [/\.(m|c)?js$/, "node"],
+  [/\.sh$/, "bash"],
+];
+
+const input = z.object({
+  skillId: z.string().describe("The skill whose script to run (it must be loaded first)."),
+  script: z.string().describe('The script\'s path in the skill, e.g. "scripts/report.py" (a bare name means scripts/<name>).'),
+  args: z.array(z.string()).optional().describe("Arguments, each passed as is (no shell)."),
+  timeout: z.number().int().positive().optional().describe("The maximum time (in seconds) allowed for the script to run"),
+});
+
+/**
+ * `run_skill_script(skillId, script, args?)`: runs one script of a LOADED skill from its uploaded folder, in the
+ * sandbox, with an exact argv (nothing for a shell to interpret). Bound to every skill's tool group, so it appears
+ * once the model has loaded a skill.
+ */
+export function createScriptTool(exec: CodeExecution): Tool {
+  return defineTool({
+    name: SKILL_SCRIPT_TOOL,
+    description: "Run a script of a loaded skill (Python, JavaScript or shell) in the sandbox and return its return code, standard output and standard error.",
+    input,
+    handler: async ({ skillId, script, args, timeout }, context) => {
+      const skill = exec.host?.activeSkill(context.sessionId, skillId.trim());
+      if (!skill) return errorResult(`Error: skill ${JSON.stringify(skillId)} is not loaded in this session; load it with load_skill_through_path first.`);
+      const rel = script.includes("/") ? script.trim() : `scripts/${script.trim()}`;
+      try {
+        normalizeResourcePath(rel);
+      } catch (error) {
+        return errorResult(`Error: script path ${JSON.stringify(script)} is not allowed: ${error instanceof InvalidPathError ? error.reason : messageOf(error)}`);
+      }
+      const interpreter = INTERPRETERS.find(([pattern]) => pattern.test(rel))?.[1];
+      if (!interpreter) return errorResult(`Error: ${JSON.stringify(rel)} is not a .py, .js or .sh script; run it with execute_shell_command if that is allowed.`);
+      await exec.prepareSkill(skill);
+      const dir = exec.skillDir(skill);
+      let file: string;
+      try {
+        if (!existsSync(dir)) throw new Error("no files of this skill were copied for running");
+        file = await resolveConfined(dir, rel);
+      } catch (error) {
+        return errorResult(`Error: script ${JSON.stringify(rel)} of skill ${skill.id} is not available to run (${messageOf(error)}).`);
+      }
+      const seconds = Math.min(timeout ?? 300, 600);
+      return runInSandbox(exec, [interpreter, file, ...(args ?? [])], seconds, 64 * 1024, context.signal, undefined);
+    },
+  });
+}
+
+

@@ -1,0 +1,165 @@
+import { createInterface } from "node:readline/promises";
+import { InvalidArgumentError, type Command } from "commander";
+import { AgentError, createModel, resultText, runAgent, type AgentEvent, type AgentMessage, type ModelClient, type SkillBox } from "@skillport/agent";
+import { CliError, colors, EXIT_ERROR, printJson, type CliIO } from "../io.js";
+import { boxOptions, buildBox, type BoxOptions } from "./agent-setup.js";
+
+interface ChatOptions extends BoxOptions {
+  model: string;
+  baseUrl?: string;
+  prompt?: string;
+  json?: boolean;
+  maxSteps: number;
+  stream: boolean;
+  system?: string;
+}
+
+function steps(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError(`expected a whole number ≥ 1, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+export function registerChat(program: Command, io: CliIO, setExit: (code: number) => void): void {
+  boxOptions(
+    program
+      .command("chat")
+      .description(
+        "talk to a model that has these skills: it sees the skills catalog, loads skills with load_skill_through_path, and " +
+          "(with --code-exec) runs their scripts in a sandbox. Keys come from OPENAI_API_KEY or ANTHROPIC_API_KEY. " +
+          "On a terminal without -p this is a REPL (/reset clears the conversation, /exit or Ctrl-D leaves).",
+      )
+      .argument("[roots...]", "folders of skills or skill folders, highest precedence first")
+      .requiredOption("-m, --model <provider:model>", "openai:<model> (any OpenAI-compatible Chat Completions server) or anthropic:<model>")
+      .option("--base-url <url>", "the server, e.g. http://127.0.0.1:11434/v1 (default: the provider's API)")
+      .option("-p, --prompt <text>", "one message; prints the final answer and exits")
+      .option("--json", "with -p: print the whole transcript (messages, tool calls, results, usage) as JSON")
+      .option("--max-steps <n>", "most model calls per message", steps, 20)
+      .option("--no-stream", "wait for whole answers instead of streaming them")
+      .option("--system <text>", "your own instructions, before the skills section"),
+  ).action(async (roots: string[], options: ChatOptions) => {
+    const model = modelFor(options);
+    const box = await buildBox(roots, options, io, setExit);
+    try {
+      if (options.prompt !== undefined) await oneShot(options.prompt, model, box, options, io);
+      else if (process.stdin.isTTY) await repl(model, box, options, io);
+      else {
+        const text = await readStdin();
+        if (text.trim() === "") throw new CliError("nothing to send: pass -p <prompt>, pipe a message in, or run on a terminal for a conversation");
+        await oneShot(text, model, box, options, io);
+      }
+    } finally {
+      await box.close();
+    }
+  });
+}
+
+function modelFor(options: ChatOptions): ModelClient {
+  try {
+    return createModel(options.model, { ...(options.baseUrl !== undefined && { baseUrl: options.baseUrl }), stream: options.stream });
+  } catch (error) {
+    if (error instanceof AgentError) throw new CliError(error.message, EXIT_ERROR);
+    throw error;
+  }
+}
+
+/** Model errors (unreachable, refused key, HTTP errors) end the command with exit 2 and one line. */
+async function run(options: Parameters<typeof runAgent>[0]): Promise<Awaited<ReturnType<typeof runAgent>>> {
+  try {
+    return await runAgent(options);
+  } catch (error) {
+    if (error instanceof AgentError) throw new CliError(error.message, EXIT_ERROR);
+    throw error;
+  }
+}
+
+async function oneShot(prompt: string, model: ModelClient, box: SkillBox, options: ChatOptions, io: CliIO): Promise<void> {
+  const result = await run({ model, box, messages: prompt, maxSteps: options.maxSteps, ...(options.system && { system: options.system }), onEvent: (e) => showProgress(e, io) });
+  if (options.json) {
+    printJson(io, { model: `${model.provider}:${model.model}`, stopReason: result.stopReason, steps: result.steps, usage: result.usage, text: result.text, messages: result.messages });
+    return;
+  }
+  io.stdout(result.text.endsWith("\n") ? result.text : `${result.text}\n`);
+  if (result.stopReason === "max_steps") io.stderr(`${colors(io).yellow("warning")}  stopped after ${result.steps} steps (--max-steps)\n`);
+}
+
+/** Tool calls, compactly, on stderr when it is a terminal. */
+function showProgress(event: AgentEvent, io: CliIO): void {
+  if (!io.progress) return;
+  const c = colors(io);
+  if (event.type === "tool_call") io.stderr(c.dim(`  → ${event.call.name}(${compactArgs(event.call.rawArguments)})\n`));
+  else if (event.type === "tool_result") io.stderr(c.dim(`  ← ${event.result.isError ? c.red("error") : "ok"} ${firstLine(resultText(event.result))}\n`));
+  else if (event.type === "retry") io.stderr(c.dim(`  … ${event.retry.reason}, retrying in ${Math.round(event.retry.delayMs / 100) / 10}s\n`));
+}
+
+async function repl(model: ModelClient, box: SkillBox, options: ChatOptions, io: CliIO): Promise<void> {
+  const c = colors(io);
+  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+  let messages: AgentMessage[] = [];
+  let controller: AbortController | undefined;
+  rl.on("SIGINT", () => {
+    if (controller) controller.abort();
+    else rl.close();
+  });
+  io.stderr(c.dim(`${model.provider}:${model.model} · ${box.listSkills().length} skills · /reset, /exit\n`));
+  try {
+    for (;;) {
+      let line: string;
+      try {
+        line = await rl.question(c.bold("› "));
+      } catch {
+        break; // Ctrl-D / closed
+      }
+      const text = line.trim();
+      if (text === "") continue;
+      if (text === "/exit" || text === "/quit") break;
+      if (text === "/reset") {
+        messages = [];
+        box.deactivateAll();
+        io.stderr(c.dim("conversation cleared\n"));
+        continue;
+      }
+      controller = new AbortController();
+      let streamed = false;
+      const result = await run({
+        model,
+        box,
+        messages: [...messages, { role: "user", content: text }],
+        maxSteps: options.maxSteps,
+        signal: controller.signal,
+        ...(options.system && { system: options.system }),
+        onEvent: (event) => {
+          if (event.type === "text") {
+            io.stdout(event.delta);
+            streamed = true;
+          } else if (event.type === "message" && streamed) {
+            io.stdout("\n");
+            streamed = false;
+          } else showProgress(event, { ...io, progress: true });
+        },
+      });
+      controller = undefined;
+      if (!options.stream && result.text) io.stdout(`${result.text}\n`);
+      if (result.stopReason === "aborted") io.stderr(c.dim("(cancelled)\n"));
+      messages = result.messages;
+    }
+  } finally {
+    rl.close();
+  }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function compactArgs(raw: string): string {
+  const one = raw.replace(/\s+/g, " ");
+  return one.length > 100 ? `${one.slice(0, 99)}…` : one;
+}
+
+function firstLine(text: string): string {
+  const line = text.split("\n", 1)[0] ?? "";
+  return line.length > 100 ? `${line.slice(0, 99)}…` : line;
+}
