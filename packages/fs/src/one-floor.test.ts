@@ -53,7 +53,8 @@ const RULES: readonly Rule[] = [
       "fs/src/locators.ts": "one level: the immediate folders of a flat skills root",
       "runtime/src/workspace.ts": "one level: the version folders under projects/ (owned by the workspace work)",
       "sandbox/src/etc-snapshot.ts": "one level: stale snapshot folders in the temp dir",
-      "sandbox/src/pid-limit.ts": "one level: stale cgroups",
+      "sandbox/src/cgroups.ts": "one level: stale cgroups left by killed runs",
+      "agent/src/code-exec/file-tools.ts": "one level: the model's list_directory tool lists one folder it opened",
       "pack/src/unpack.ts": "one level: whether a target folder is empty",
       "plugin-host/src/host/worker-script.ts": "one level: the compiled worker files",
       // To be migrated onto walkTree (issue 7; other work is editing these files now):
@@ -73,8 +74,8 @@ const RULES: readonly Rule[] = [
   {
     what: "a second findBubblewrap",
     pattern: /(?:function|const|let)\s+findBubblewrap\b/,
-    home: ["sandbox/src/sandbox.ts"],
-    allowed: { "plugin-host/src/host/sandbox.ts": "to be migrated: use @skillport/sandbox's probe" },
+    home: ["sandbox/src/bubblewrap.ts"],
+    allowed: {},
   },
   {
     what: "a second set of path rules (core's safe-path.ts is the one)",
