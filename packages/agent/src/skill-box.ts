@@ -1,21 +1,5 @@
-import {
-  catalogPriority,
-  isHiddenFromModel,
-  renderCatalog,
-  ResourceNotFoundError,
-  skillFields,
-  SkillRegistry,
-  SkillSearchIndex,
-  suggestClosest,
-  toSkillProvider,
-  type CatalogEntry,
-  type Frontmatter,
-  type RegistryEntry,
-  type SearchHit,
-  type Skill,
-  type SkillSource,
-  type TokenCounter,
-} from "@skillport/core";
+import { renderCatalog, ResourceNotFoundError, skillFields, SkillRegistry, SkillSearchIndex, toSkillProvider, type CatalogEntry, type Frontmatter, type RegistryEntry, type SearchHit, type Skill, type SkillSource, type TokenCounter } from "@skillport/core";
+import { catalogPriority, isHiddenFromModel, suggestClosest } from "@skillport/core/internal";
 import { AgentError } from "./errors.js";
 import { CodeExecutionBuilder, type CodeExecution } from "./code-exec/builder.js";
 import { createLoadTool, LOAD_SKILL_TOOL, type LoadHost } from "./load-tool.js";

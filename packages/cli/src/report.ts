@@ -10,7 +10,7 @@ export interface SkillReport {
   diagnostics: Diagnostic[];
 }
 
-export function summarize(reports: readonly SkillReport[]) {
+function summarize(reports: readonly SkillReport[]) {
   let errors = 0;
   let warnings = 0;
   for (const report of reports) {

@@ -3,7 +3,8 @@ import { lstatSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { SEARCH_ANALYSIS_VERSION, type AnalysedSkill, type RegistryEntry, type SearchDocumentCache } from "@skillport/core";
+import { type AnalysedSkill, type RegistryEntry, type SearchDocumentCache } from "@skillport/core";
+import { SEARCH_ANALYSIS_VERSION } from "@skillport/core/internal";
 import { writeFileAtomic } from "@skillport/fs";
 
 // Bump when the file's shape changes; analysis changes bump core's SEARCH_ANALYSIS_VERSION instead.

@@ -1,6 +1,7 @@
 import { stat } from "node:fs/promises";
 import path from "node:path";
-import { redactUri, type SkillProvider, type SkillRepository } from "@skillport/core";
+import { type SkillProvider, type SkillRepository } from "@skillport/core";
+import { redactUri } from "@skillport/core/internal";
 import { CliError } from "./io.js";
 
 /** A source the CLI opened from one root argument. */
@@ -25,7 +26,7 @@ export interface OpenSourceOptions {
  * One address scheme. `open` is loaded on first use, so `skillport list ./skills` never loads a database driver.
  * A scheme without `open` is reserved for a source being built: naming it is a usage error that says so.
  */
-export interface SourceScheme {
+interface SourceScheme {
   schemes: readonly string[];
   /** The address form, for usage messages. */
   form: string;
@@ -37,7 +38,7 @@ export interface SourceScheme {
 const openSql = async (address: string, options: OpenSourceOptions) => (await import("./sources/sql.js")).openSqlSource(address, options);
 
 /** Every scheme a root may use; a plain path needs none (docs/sources.md). One entry per source. */
-export const SOURCE_SCHEMES: readonly SourceScheme[] = [
+const SOURCE_SCHEMES: readonly SourceScheme[] = [
   { schemes: ["sqlite"], form: "sqlite:./skills.db, sqlite:///abs/skills.db, sqlite::memory:", open: openSql },
   { schemes: ["postgres", "postgresql"], form: "postgres://user@host:5432/database", open: openSql },
   { schemes: ["mysql", "mariadb"], form: "mysql://user@host:3306/database", open: openSql },
@@ -76,6 +77,6 @@ export async function openSource(root: string, options: OpenSourceOptions): Prom
 }
 
 /** A root for messages: any password hidden. */
-export function displayRoot(root: string): string {
+function displayRoot(root: string): string {
   return rootScheme(root) === undefined ? root : redactUri(root);
 }

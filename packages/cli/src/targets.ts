@@ -59,7 +59,7 @@ function hasSkillFileEntry(dir: string): boolean {
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 // Blocking stats: resolving thousands of skill folders is little else (docs/decisions/0037-synchronous-small-reads.md).
-export function statOrUndefined(file: string): Stats | undefined {
+function statOrUndefined(file: string): Stats | undefined {
   try {
     return statSync(file, { throwIfNoEntry: false });
   } catch {

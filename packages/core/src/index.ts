@@ -1,34 +1,60 @@
-export * from "./errors.js";
-export * from "./diagnostics.js";
-export * from "./types.js";
-export { SkillSourceProvider, toSkillProvider } from "./source.js";
-export * from "./skill.js";
-export { skillFields, type SkillFields } from "./fields.js";
-export * from "./parse.js";
-export * from "./validate.js";
-export * from "./safe-path.js";
-export { InMemorySkillRepository, DEFAULT_MEMORY_MAX_FILE_BYTES, type InMemorySkillRepositoryOptions } from "./memory.js";
-export * from "./serialize.js";
+// The public face of @skillport/core: the model, parse / validate / serialise, the source contracts, the registry,
+// the catalog, search and errors. Helpers that only Skillport's own packages use live in `./internal.ts`
+// (`@skillport/core/internal`), which carries no semver promise. `face.test.ts` keeps this list from growing back.
+
+// Types: every public type of the modules below.
+export type * from "./types.js";
+export type * from "./diagnostics.js";
+export type * from "./errors.js";
+export type * from "./skill.js";
+export type * from "./source.js";
+export type * from "./fields.js";
+export type * from "./parse.js";
+export type * from "./validate.js";
+export type * from "./lint.js";
+export type * from "./safe-path.js";
+export type * from "./memory.js";
+export type * from "./registry.js";
+export type * from "./catalog/index.js";
+export type * from "./search/index.js";
+
+// Errors: one root, stable codes.
 export {
-  AGENTSCOPE_NAME_PATTERN,
-  FASTGPT_DESCRIPTION_MAX_LENGTH,
-  FASTGPT_NAME_MAX_LENGTH,
-  FASTGPT_NAME_PATTERN,
-  SPEC_COMPATIBILITY_MAX_LENGTH,
-  SPEC_DESCRIPTION_MAX_LENGTH,
-  SPEC_NAME_MAX_LENGTH,
-  codePointLength,
-  isSpecSkillName,
-  normalizeSkillName,
-  specNameProblems,
-  type NameProblem,
-} from "./names.js";
-export * from "./lint.js";
-export * from "./builder.js";
-export * from "./registry.js";
-export * from "./catalog/index.js";
-export * from "./search/index.js";
-export { prepareSaveBatch, type PreparedSkill, type PrepareSaveOptions } from "./save-batch.js";
-export { compareCodeUnits } from "./compare.js";
-export { suggestClosest } from "./suggest.js";
-export { REDACTED_CREDENTIAL, redactUri, redactUriCredentials } from "./redact-uri.js";
+  AgentSkillsError,
+  DiscoveryNotSupportedError,
+  FileAccessNotSupportedError,
+  InvalidPathError,
+  LimitExceededError,
+  ProviderUnavailableError,
+  RepositoryReadOnlyError,
+  ResourceListingNotSupportedError,
+  ResourceNotFoundError,
+  SkillExistsError,
+  SkillNotFoundError,
+  SkillUnavailableError,
+  SkillValidationError,
+} from "./errors.js";
+export { TokenizerUnavailableError } from "./catalog/tokens.js";
+
+// The model.
+export { Skill, SkillBuilder } from "./skill.js";
+export { createSkillFrom } from "./create-from.js";
+export { skillFields } from "./fields.js";
+
+// SKILL.md: parse, validate, lint, serialise.
+export { parseFrontmatter, parseSkillMd } from "./parse.js";
+export { PROFILE_NAMES, validateFrontmatter, validateSkillMd } from "./validate.js";
+export { lintSkill } from "./lint.js";
+export { hasErrors } from "./diagnostics.js";
+export { serializeFrontmatter, serializeSkillMd } from "./serialize.js";
+
+// Safe ids and resource paths.
+export { isSafeResourcePath, isSafeSkillId, normalizeResourcePath, requireSafeResourcePath, requireSafeSkillId } from "./safe-path.js";
+
+// Sources, registry, catalog, search.
+export { RESOURCE_KINDS } from "./types.js";
+export { SkillSourceProvider, toSkillProvider } from "./source.js";
+export { InMemorySkillRepository } from "./memory.js";
+export { SkillRegistry } from "./registry.js";
+export { CATALOG_FORMATS, DEFAULT_AGENTSCOPE_INSTRUCTION, DEFAULT_SEARCH_TOOL, LOAD_SKILL_TOOL_NAME, renderCatalog } from "./catalog/index.js";
+export { SkillSearchIndex } from "./search/index.js";

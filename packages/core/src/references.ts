@@ -69,7 +69,7 @@ function decode(target: string): string {
 }
 
 /** A mention that names no file of the skill. */
-export interface BrokenMention extends FileMention {
+interface BrokenMention extends FileMention {
   /** The Markdown file the mention is in, relative to the skill (`SKILL.md` for the body). */
   in: string;
   /** `missing`: nothing by that name; `case`: only a file whose name differs in letter case. */

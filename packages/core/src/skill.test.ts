@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createSkillFrom } from "./builder.js";
+import { createSkillFrom } from "./create-from.js";
 import { SkillValidationError } from "./errors.js";
 import { parseSkillMd } from "./parse.js";
 import { Skill } from "./skill.js";

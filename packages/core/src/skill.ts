@@ -1,6 +1,8 @@
-import type { Frontmatter } from "./types.js";
+import type { Diagnostic } from "./diagnostics.js";
+import { SkillValidationError } from "./errors.js";
+import type { Frontmatter, FrontmatterValue } from "./types.js";
+import { problem, resourcePathProblems } from "./resource-problems.js";
 import { serializeSkillMd } from "./serialize.js";
-import { SkillBuilder } from "./builder.js";
 import { copyValue, defineKey } from "./format/object.js";
 import { scalarText } from "./fields.js";
 
@@ -78,3 +80,59 @@ export class Skill {
 }
 
 /** Numbers and booleans written unquoted (`name: 2048`) still read as their text. */
+
+/** Builds a Skill in code, AgentScope style. `build()` checks the minimum a skill needs to be usable. */
+export class SkillBuilder {
+  #name = "";
+  #description = "";
+  #content = "";
+  #source = "custom";
+  readonly #metadata: Frontmatter = {};
+  readonly #resources = new Map<string, ResourceContent>();
+
+  name(name: string): this {
+    this.#name = name;
+    return this;
+  }
+
+  description(description: string): this {
+    this.#description = description;
+    return this;
+  }
+
+  /** The SKILL.md body. */
+  skillContent(content: string): this {
+    this.#content = content;
+    return this;
+  }
+
+  /** A file of the skill at a relative POSIX path, e.g. `references/api.md`; the same path again replaces it. */
+  addResource(path: string, content: ResourceContent): this {
+    this.#resources.set(path, content);
+    return this;
+  }
+
+  /** An extra frontmatter field, kept in insertion order after name and description. */
+  putMetadata(key: string, value: FrontmatterValue): this {
+    if (key === "name" || key === "description") throw new TypeError(`set '${key}' with .${key}(), not putMetadata`);
+    defineKey(this.#metadata, key, value);
+    return this;
+  }
+
+  source(source: string): this {
+    this.#source = source;
+    return this;
+  }
+
+  /** Throws SkillValidationError (with diagnostics) when name or description is blank or a resource path is unsafe. */
+  build(): Skill {
+    const problems: Diagnostic[] = [];
+    if (this.#name.trim() === "") problems.push(problem("name-empty", "the skill needs a non-blank name"));
+    if (this.#description.trim() === "") problems.push(problem("description-empty", "the skill needs a non-blank description"));
+    problems.push(...resourcePathProblems(this.#resources.keys()));
+    if (problems.length > 0) throw new SkillValidationError(`cannot build skill: ${problems.map((p) => p.message).join("; ")}`, problems);
+    const frontmatter: Frontmatter = { name: this.#name, description: this.#description };
+    for (const [key, value] of Object.entries(this.#metadata)) defineKey(frontmatter, key, value);
+    return new Skill({ frontmatter, body: this.#content, resources: new Map(this.#resources), source: this.#source });
+  }
+}

@@ -1,7 +1,8 @@
 import fs, { type Dirent } from "node:fs";
 import { lstat, readdir, realpath, stat } from "node:fs/promises";
 import path from "node:path";
-import { compareCodeUnits, isSafeSkillId } from "@skillport/core";
+import { isSafeSkillId } from "@skillport/core";
+import { compareCodeUnits } from "@skillport/core/internal";
 import { isInside } from "./confine.js";
 import { errorCode, isMissing } from "./errno.js";
 import { SKILL_FILE_NAMES, SkillDirectory, fileProblem, type SkillDirectoryOptions, type SkillProbe, type SkillProblem } from "./skill-directory.js";

@@ -82,7 +82,7 @@ const RULES: readonly Rule[] = [
     pattern: /(?:function|const|let)\s+\w*(?:unsafePath|safePath|PathReason|pathProblem)\w*\s*[=(]/i,
     home: ["core/src/safe-path.ts"],
     allowed: {
-      "core/src/builder.ts": "turns core's own rules into save diagnostics",
+      "core/src/resource-problems.ts": "turns core's own rules into save diagnostics",
       "plugin-host/src/host/package-files.ts": "to be migrated: unsafePathReason lacks core's control-character, NFKC and percent-decoding checks",
     },
   },

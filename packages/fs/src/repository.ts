@@ -2,18 +2,8 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { chmod, lstat, mkdir, mkdtemp, rename, rm, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import {
-  AgentSkillsError,
-  Skill,
-  SkillExistsError,
-  SkillNotFoundError,
-  isSafeSkillId,
-  prepareSaveBatch,
-  type ResourceContent,
-  type SaveOptions,
-  type SaveResult,
-  type SkillRepository,
-} from "@skillport/core";
+import { AgentSkillsError, Skill, SkillExistsError, SkillNotFoundError, isSafeSkillId, type ResourceContent, type SaveOptions, type SaveResult, type SkillRepository } from "@skillport/core";
+import { prepareSaveBatch } from "@skillport/core/internal";
 import { errorCode, isMissing } from "./errno.js";
 import { LocalFileSystemSkillProvider, type LocalFileSystemProviderOptions } from "./provider.js";
 

@@ -1,7 +1,8 @@
 import fs, { type Stats } from "node:fs";
 import { lstat, realpath, stat } from "node:fs/promises";
 import path from "node:path";
-import { DEFAULT_PARSE_LIMITS, parseFrontmatter, type Diagnostic, type Frontmatter, type ParseLimits, type SkillFile } from "@skillport/core";
+import { parseFrontmatter, type Diagnostic, type Frontmatter, type ParseLimits, type SkillFile } from "@skillport/core";
+import { DEFAULT_PARSE_LIMITS } from "@skillport/core/internal";
 import { descriptorReader } from "./files.js";
 import { readHead } from "./frontmatter-head.js";
 import { isInside } from "./confine.js";

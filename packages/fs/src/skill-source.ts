@@ -1,22 +1,6 @@
 import { realpath } from "node:fs/promises";
-import {
-  AgentSkillsError,
-  DEFAULT_PARSE_LIMITS,
-  InvalidPathError,
-  LimitExceededError,
-  ProviderUnavailableError,
-  ResourceNotFoundError,
-  SkillNotFoundError,
-  SkillSourceProvider,
-  SkillUnavailableError,
-  SkillValidationError,
-  findFrontmatterEnd,
-  requireSafeResourcePath,
-  requireSafeSkillId,
-  type Frontmatter,
-  type ParseLimits,
-  type SkillFile,
-} from "@skillport/core";
+import { AgentSkillsError, InvalidPathError, LimitExceededError, ProviderUnavailableError, ResourceNotFoundError, SkillNotFoundError, SkillSourceProvider, SkillUnavailableError, SkillValidationError, requireSafeResourcePath, requireSafeSkillId, type Frontmatter, type ParseLimits, type SkillFile } from "@skillport/core";
+import { DEFAULT_PARSE_LIMITS, findFrontmatterEnd } from "@skillport/core/internal";
 import { ResourceTooLargeError, SkillFileTooLargeError } from "./errors.js";
 import { errorCode, isMissing } from "./errno.js";
 import { descriptorReader, readBounded, type ReadAt } from "./files.js";

@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync, realpathSync, statSync, type Dirent, type Stats } from "node:fs";
 import path from "node:path";
-import { InvalidPathError, LimitExceededError, SkillUnavailableError, compareCodeUnits, isSafeResourcePath, normalizeResourcePath } from "@skillport/core";
+import { InvalidPathError, LimitExceededError, SkillUnavailableError, isSafeResourcePath, normalizeResourcePath } from "@skillport/core";
+import { compareCodeUnits } from "@skillport/core/internal";
 import { isInside } from "./confine.js";
 import { errorCode, isMissing } from "./errno.js";
 

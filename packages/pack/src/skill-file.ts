@@ -1,13 +1,7 @@
 import { rename, rm, lstat } from "node:fs/promises";
 import path from "node:path";
-import {
-  assertSafeSkillId,
-  SkillExistsError,
-  SkillValidationError,
-  validateSkillMd,
-  type Diagnostic,
-  type ProfileName,
-} from "@skillport/core";
+import { SkillExistsError, SkillValidationError, validateSkillMd, type Diagnostic, type ProfileName } from "@skillport/core";
+import { assertSafeSkillId } from "@skillport/core/internal";
 import { siblingTemp, writeFileAtomic } from "@skillport/fs";
 import { readArchive, type ArchiveFile } from "./archive/read.js";
 import { ArchiveError } from "./errors.js";

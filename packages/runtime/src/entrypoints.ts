@@ -10,7 +10,7 @@ export const DEFAULT_ENTRYPOINT_TIMEOUT_S = 30;
 export const MAX_ENTRYPOINT_TIMEOUT_S = 600;
 export const ENTRYPOINT_TAIL_BYTES = 8 * 1024;
 export const MAX_APP_ENTRYPOINT_BYTES = 16 * 1024;
-export const ENTRYPOINT_FILE = "entrypoint.sh";
+const ENTRYPOINT_FILE = "entrypoint.sh";
 
 export type EntrypointStatus = "ran" | "skipped" | "failed" | "timed-out" | "absent";
 

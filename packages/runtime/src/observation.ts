@@ -98,7 +98,7 @@ function skipContinuationBytes(bytes: Buffer): Buffer {
   return bytes.subarray(skip);
 }
 
-export function formatBytes(n: number): string {
+function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
   return `${(n / (1024 * 1024)).toFixed(1)} MiB`;

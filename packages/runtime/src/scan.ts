@@ -1,6 +1,7 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
-import { compareCodeUnits, isSafeSkillId, type Diagnostic } from "@skillport/core";
+import { isSafeSkillId, type Diagnostic } from "@skillport/core";
+import { compareCodeUnits } from "@skillport/core/internal";
 import {
   DEFAULT_MAX_FILE_BYTES,
   DEFAULT_NESTED_SKIP_DIRS,

@@ -25,7 +25,7 @@ export interface IdentityPlan {
   dropArgv: readonly string[];
 }
 
-export function isRoot(): boolean {
+function isRoot(): boolean {
   return typeof process.getuid === "function" && process.getuid() === 0;
 }
 

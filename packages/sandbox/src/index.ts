@@ -25,3 +25,4 @@ export { DEFAULT_RUN_AS, handOverTree, type SandboxIdentity } from "./identity.j
 export type { LimitMechanism } from "./limits.js";
 export type { OutputStream } from "./run-process.js";
 export { TailBuffer } from "./tail-buffer.js";
+export { shellQuote } from "./limits.js";

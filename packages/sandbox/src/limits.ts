@@ -55,6 +55,7 @@ export function withPrologue(prologue: string, argv: readonly string[]): string[
   return ["/bin/bash", "-c", `${prologue}; exec "$@"`, "bash", ...argv];
 }
 
-export function shellQuote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
+/** A word for a POSIX shell command line: as is when plainly safe, else single-quoted. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }

@@ -212,7 +212,7 @@ describe.runIf(hasBwrap)("bubblewrap isolation", () => {
     expect((await sb.run({ command: ["echo", "two"] })).stdout).toBe("two\n");
     await sb.close();
     // Killed launchers take a moment to be reaped; poll without a timing assertion.
-    for (let i = 0; i < 100 && launchers().length > before; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 500 && launchers().length > before; i++) await new Promise((r) => setTimeout(r, 20));
     expect(launchers().length).toBe(before);
     expect((await sb.run({ command: ["echo", "three"] })).stdout).toBe("three\n");
     await sb.close();

@@ -380,7 +380,7 @@ export class BubblewrapSandbox extends BaseSandbox {
 }
 
 /** PATH, HOME, LANG, TMPDIR and the caller's variables; nothing else from the parent. */
-export function allowListEnv(base: { PATH: string; HOME: string; TMPDIR: string }, extra: Record<string, string> | undefined): Record<string, string> {
+function allowListEnv(base: { PATH: string; HOME: string; TMPDIR: string }, extra: Record<string, string> | undefined): Record<string, string> {
   const env: Record<string, string> = { ...base, LANG: process.env.LANG ?? "C.UTF-8" };
   for (const [key, value] of Object.entries(extra ?? {})) {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) throw new InvalidPathError(key, "not a valid environment variable name");

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql, type Dialect, type KyselyConfig } from "kysely";
-import { redactUri } from "@skillport/core";
+import { redactUri } from "@skillport/core/internal";
 import { rememberSecret, SqlRepositoryError, wrapDriverError } from "./errors.js";
 import type { SqlTableNames } from "./tables.js";
 

@@ -1,4 +1,5 @@
-import { AgentSkillsError, ProviderUnavailableError, REDACTED_CREDENTIAL, redactUriCredentials } from "@skillport/core";
+import { AgentSkillsError, ProviderUnavailableError } from "@skillport/core";
+import { REDACTED_CREDENTIAL, redactUriCredentials } from "@skillport/core/internal";
 
 export type SqlErrorCode = "SQL_CONFIG" | "SQL_SCHEMA" | "SQL_QUERY";
 
@@ -26,7 +27,7 @@ export function rememberSecret(secret: string | undefined): void {
 }
 
 /** A driver message made safe to show: addresses redacted, known passwords removed, one line. */
-export function safeMessage(text: string): string {
+function safeMessage(text: string): string {
   let out = redactUriCredentials(text);
   for (const secret of knownSecrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED_CREDENTIAL);
   return out.replace(/\s+/g, " ").trim();
@@ -54,7 +55,7 @@ const CONNECTION_CODES = new Set([
   "08006",
 ]);
 
-export function driverCodeOf(error: unknown): string | undefined {
+function driverCodeOf(error: unknown): string | undefined {
   if (typeof error !== "object" || error === null) return undefined;
   const code = (error as { code?: unknown }).code;
   if (typeof code === "string" && code !== "") return code;

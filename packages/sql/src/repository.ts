@@ -1,31 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from "kysely";
-import {
-  AgentSkillsError,
-  LimitExceededError,
-  ProviderUnavailableError,
-  RepositoryReadOnlyError,
-  ResourceNotFoundError,
-  Skill,
-  SkillExistsError,
-  SkillNotFoundError,
-  SkillSourceProvider,
-  SkillValidationError,
-  compareCodeUnits,
-  isSafeResourcePath,
-  isSafeSkillId,
-  prepareSaveBatch,
-  requireSafeResourcePath,
-  requireSafeSkillId,
-  type Diagnostic,
-  type Frontmatter,
-  type PreparedSkill,
-  type ResourceContent,
-  type SaveOptions,
-  type SaveResult,
-  type SkillFile,
-  type SkillRepository,
-  type SkillRepositoryInfo,
-} from "@skillport/core";
+import { AgentSkillsError, LimitExceededError, ProviderUnavailableError, RepositoryReadOnlyError, ResourceNotFoundError, Skill, SkillExistsError, SkillNotFoundError, SkillSourceProvider, SkillValidationError, isSafeResourcePath, isSafeSkillId, requireSafeResourcePath, requireSafeSkillId, type Diagnostic, type Frontmatter, type ResourceContent, type SaveOptions, type SaveResult, type SkillFile, type SkillRepository, type SkillRepositoryInfo } from "@skillport/core";
+import { compareCodeUnits, prepareSaveBatch, type PreparedSkill } from "@skillport/core/internal";
 import { bodyOf, decodeResource, encodeResource, frontmatterJson, frontmatterOf, skillMdOf, type MetadataColumns } from "./codec.js";
 import { parseSqlAddress, SqlDatabase, type SqlConnectionOptions, type SqlDialectName } from "./connection.js";
 import { isUniqueViolation, SqlRepositoryError, wrapDriverError } from "./errors.js";

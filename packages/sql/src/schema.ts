@@ -170,7 +170,7 @@ async function checkAgentScopeTables(database: SqlDatabase, tables: SqlTableName
   return { layout: "agentscope", hasMetadataJson: skills.has("metadata_json"), version: 0, applied: [] };
 }
 
-export async function tableExists(db: Kysely<unknown>, dialect: SqlDialectName, table: string): Promise<boolean> {
+async function tableExists(db: Kysely<unknown>, dialect: SqlDialectName, table: string): Promise<boolean> {
   const query =
     dialect === "sqlite"
       ? sql`select name from sqlite_master where type = 'table' and name = ${table}`

@@ -54,7 +54,7 @@ type Native<T> = ColumnType<T, T | undefined, T>;
  * Column shapes as queries see them. Columns marked "native" exist only in Skillport's own schema; a repository over
  * AgentScope's tables as they are (layout `agentscope`) never names them.
  */
-export interface SkillsRow {
+interface SkillsRow {
   id: Generated<number>;
   /** native */
   namespace: Native<string>;
@@ -75,7 +75,7 @@ export interface SkillsRow {
   updated_at: Generated<string>;
 }
 
-export interface ResourcesRow {
+interface ResourcesRow {
   id: number;
   resource_path: string;
   /** The file as text when it is UTF-8 without NUL; empty for binary files (AgentScope reads this column). */
@@ -86,12 +86,12 @@ export interface ResourcesRow {
   updated_at: Generated<string>;
 }
 
-export interface ChangesRow {
+interface ChangesRow {
   namespace: string;
   version: number;
 }
 
-export interface MigrationsRow {
+interface MigrationsRow {
   version: number;
   name: string;
   applied_at: Generated<string>;

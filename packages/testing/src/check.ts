@@ -73,7 +73,7 @@ function names(expected: readonly Expected[]): string {
   return expected.map((e) => e.cls.name).join(" or ");
 }
 
-export function describeError(error: unknown): string {
+function describeError(error: unknown): string {
   if (error instanceof Error) return `${error.name}: ${error.message}`;
   return `a thrown ${typeof error} (${describeValue(error)})`;
 }

@@ -2,19 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lstat, mkdtemp, readdir, readFile, realpath, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import {
-  AgentSkillsError,
-  RESOURCE_KINDS,
-  ResourceNotFoundError,
-  SkillNotFoundError,
-  parseSkillMd,
-  requireSafeSkillId,
-  resourceKindPath,
-  type Frontmatter,
-  type ResourceListing,
-  type SkillFile,
-  type SkillProvider,
-} from "@skillport/core";
+import { AgentSkillsError, RESOURCE_KINDS, ResourceNotFoundError, SkillNotFoundError, parseSkillMd, requireSafeSkillId, type Frontmatter, type ResourceListing, type SkillFile, type SkillProvider } from "@skillport/core";
+import { resourceKindPath } from "@skillport/core/internal";
 import { isInside, resolveConfined } from "@skillport/fs";
 import { CONFINEMENT_SIBLING_CONTENT, runConformance, writeConformanceFixture } from "./index.js";
 

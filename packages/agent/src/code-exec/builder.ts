@@ -19,8 +19,8 @@ export const DEFAULT_INCLUDE_FOLDERS: readonly string[] = Object.freeze(["script
 export const DEFAULT_INCLUDE_EXTENSIONS: readonly string[] = Object.freeze([".py", ".js", ".sh"]);
 /** Upstream's shell timeout. */
 export const DEFAULT_SHELL_TIMEOUT_SECONDS = 300;
-export const DEFAULT_MAX_UPLOAD_FILES = 1_000;
-export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
+const DEFAULT_MAX_UPLOAD_FILES = 1_000;
+const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
 
 export interface SandboxChoice {
   /** Default `bubblewrap`; `process` isolates nothing and says so in every result. */

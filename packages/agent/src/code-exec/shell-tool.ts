@@ -107,7 +107,7 @@ export async function runInSandbox(
 }
 
 /** `<returncode>…</returncode><stdout>…</stdout><stderr>…</stderr>`, upstream's format. */
-export function shellResult(code: number, stdout: string, stderr: string, isError: boolean, details?: Record<string, unknown>): ToolResult {
+function shellResult(code: number, stdout: string, stderr: string, isError: boolean, details?: Record<string, unknown>): ToolResult {
   const text = `<returncode>${code}</returncode><stdout>${stdout}</stdout><stderr>${stderr}</stderr>`;
   return details ? { content: [{ type: "text", text }], isError, details } : { content: [{ type: "text", text }], isError };
 }

@@ -105,13 +105,13 @@ function errorDetail(text: string): string {
   return text.trim().slice(0, 500);
 }
 
-export function redactSecrets(text: string, secrets: readonly string[]): string {
+function redactSecrets(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join("[redacted]");
   return out;
 }
 
-export function throwIfAborted(signal: AbortSignal | undefined): void {
+function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new AgentError("AGENT_ABORTED", "the run was cancelled");
 }
 

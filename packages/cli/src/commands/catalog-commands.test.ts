@@ -1,7 +1,7 @@
 import { readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadTokenCounter } from "@skillport/core";
+import { loadTokenCounter } from "@skillport/core/internal";
 import { runInProcess, skillMd, useTempTrees } from "../test-support.js";
 
 const tree = useTempTrees();

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import { AgentSkillsError, compareCodeUnits, Skill, SkillValidationError, type ResourceContent, type SkillProvider } from "@skillport/core";
+import { AgentSkillsError, Skill, SkillValidationError, type ResourceContent, type SkillProvider } from "@skillport/core";
+import { compareCodeUnits } from "@skillport/core/internal";
 import { CliError, colors, EXIT_PROBLEMS, printJson, progressLine, type CliIO } from "../io.js";
 import { openSource, sourceForms, type OpenedSource } from "../source-uri.js";
 

@@ -2,7 +2,7 @@ import path from "node:path";
 import { stat } from "node:fs/promises";
 import { Option, type Command } from "commander";
 import { Workspace } from "@skillport/runtime";
-import type { SandboxKind } from "@skillport/sandbox";
+import { shellQuote, type SandboxKind } from "@skillport/sandbox";
 import { CliError, colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
 import { parseSeconds } from "./deploy.js";
 
@@ -44,7 +44,7 @@ export function registerExec(program: Command, io: CliIO, setExit: (code: number
       const info = await stat(root).catch(() => undefined);
       if (!info?.isDirectory()) throw new CliError(`workspace ${JSON.stringify(options.workspace)} is not a directory`);
       const ws = new Workspace(root, { sandbox: options.sandbox, network: options.network ?? false });
-      const result = await ws.exec(words.length === 1 ? words[0]! : shellQuote(words), { timeout, cwd: options.cwd });
+      const result = await ws.exec(words.length === 1 ? words[0]! : words.map(shellQuote).join(" "), { timeout, cwd: options.cwd });
       if (options.json) {
         const { tail: _tail, ...rest } = result;
         printJson(io, rest);
@@ -54,9 +54,4 @@ export function registerExec(program: Command, io: CliIO, setExit: (code: number
       }
       if (result.timedOut || result.exitCode !== 0) setExit(EXIT_PROBLEMS);
     });
-}
-
-/** An argv as one POSIX shell command line: each word single-quoted unless it is plainly safe. */
-export function shellQuote(words: readonly string[]): string {
-  return words.map((word) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`)).join(" ");
 }

@@ -1,15 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
-import {
-  approximateTokenCounter,
-  CATALOG_FORMATS,
-  DEFAULT_SEARCH_TOOL,
-  loadTokenCounter,
-  TOKEN_ENCODINGS,
-  TokenizerUnavailableError,
-  type CatalogFormat,
-  type TokenCounter,
-  type TokenEncoding,
-} from "@skillport/core";
+import { CATALOG_FORMATS, DEFAULT_SEARCH_TOOL, TokenizerUnavailableError, type CatalogFormat, type TokenCounter, type TokenEncoding } from "@skillport/core";
+import { approximateTokenCounter, loadTokenCounter, TOKEN_ENCODINGS } from "@skillport/core/internal";
 import { colors, EXIT_PROBLEMS, type CliIO } from "../io.js";
 import { loadSkills, reportLoadProblems } from "../load.js";
 import { positiveInteger } from "../options.js";

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { InvalidArgumentError, type Command } from "commander";
-import { DEFAULT_MIN_CONFIDENCE, skillFields } from "@skillport/core";
+import { skillFields } from "@skillport/core";
+import { DEFAULT_MIN_CONFIDENCE } from "@skillport/core/internal";
 import { colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
 import { loadSkills, reportLoadProblems } from "../load.js";
 import { positiveInteger } from "../options.js";

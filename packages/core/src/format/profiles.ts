@@ -14,7 +14,7 @@ import {
 import { suggestClosest } from "../suggest.js";
 
 /** The six fields the spec (and skills-ref) allows, in the order messages list them. */
-export const SPEC_FIELDS: readonly string[] = ["name", "description", "license", "compatibility", "metadata", "allowed-tools"];
+const SPEC_FIELDS: readonly string[] = ["name", "description", "license", "compatibility", "metadata", "allowed-tools"];
 
 // A frontmatter can hold thousands of keys; past this many, one summary line stands for the rest.
 const MAX_FIELD_FINDINGS = 20;
@@ -31,7 +31,7 @@ export interface RuleContext {
  * The value as text when YAML typed a scalar (`2048`, `true`, empty): skills-ref reads YAML with a strict dialect
  * that keeps every scalar a string, so rules compare the source text, not the number.
  */
-export function textValue(ctx: Pick<RuleContext, "frontmatter" | "scalarSources">, key: string): FrontmatterValue | undefined {
+function textValue(ctx: Pick<RuleContext, "frontmatter" | "scalarSources">, key: string): FrontmatterValue | undefined {
   if (!Object.hasOwn(ctx.frontmatter, key)) return undefined;
   const value = ctx.frontmatter[key];
   if (value === undefined || typeof value === "string" || Array.isArray(value)) return value;

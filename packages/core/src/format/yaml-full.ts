@@ -8,7 +8,7 @@ import { copyValue } from "./object.js";
  * A finding of the full parser. Positions are 1-based in the YAML text (line 1 is the first frontmatter line);
  * a repair keeps every line where it was, so they hold for the original text too.
  */
-export interface YamlFinding {
+interface YamlFinding {
   code: string;
   severity: "error" | "warning";
   message: string;

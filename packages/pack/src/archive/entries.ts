@@ -32,7 +32,7 @@ export interface CheckedListing {
 }
 
 /** Names operating systems leave behind; dropped silently (but reported in `dropped`). */
-export function osJunkReason(path: string): string | undefined {
+function osJunkReason(path: string): string | undefined {
   const segments = path.split("/");
   if (segments.includes("__MACOSX")) return "os junk (__MACOSX)";
   const base = (segments[segments.length - 1] ?? "").toLowerCase();

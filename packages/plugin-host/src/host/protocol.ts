@@ -8,11 +8,11 @@
 import type { InvokeCapability, InvokeFailure, SystemVar } from "@skillport/plugin";
 import type { PluginHostErrorCode } from "./errors.js";
 
-export type { InvokeCapability as InvokeMethod, InvokeFailure, SystemVar, StreamResponseEvent } from "@skillport/plugin";
+export type { InvokeCapability as InvokeMethod,   StreamResponseEvent } from "@skillport/plugin";
 
 export type InvokeTuple = readonly [unknown, null] | readonly [null, InvokeFailure];
 
-export interface InitMessage {
+interface InitMessage {
   kind: "init";
   /** Absolute path of the plugin's entry file (index.js) inside the staged package. */
   entry: string;
@@ -30,7 +30,7 @@ export interface CallMessage {
   systemVar: SystemVar;
 }
 
-export interface InvokeResultMessage {
+interface InvokeResultMessage {
   kind: "invoke-result";
   invokeId: number;
   result: InvokeTuple;
@@ -38,16 +38,16 @@ export interface InvokeResultMessage {
 
 export type HostToWorker = InitMessage | CallMessage | InvokeResultMessage;
 
-export interface ReadyMessage {
+interface ReadyMessage {
   kind: "ready";
 }
 
-export interface InitFailedMessage {
+interface InitFailedMessage {
   kind: "init-failed";
   message: string;
 }
 
-export interface StreamMessage {
+interface StreamMessage {
   kind: "stream";
   callId: number;
   data: unknown;
@@ -58,11 +58,11 @@ export interface WorkerError {
   message: string;
 }
 
-export type ResultMessage =
+type ResultMessage =
   | { kind: "result"; callId: number; ok: true; output: unknown }
   | { kind: "result"; callId: number; ok: false; error: WorkerError };
 
-export interface InvokeMessage {
+interface InvokeMessage {
   kind: "invoke";
   callId: number;
   invokeId: number;

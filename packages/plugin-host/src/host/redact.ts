@@ -5,7 +5,7 @@
 export const REDACTED = "[redacted]";
 
 /** Strings shorter than this are not treated as secrets: redacting "1" or "on" would shred every message. */
-export const MIN_SECRET_LENGTH = 4;
+const MIN_SECRET_LENGTH = 4;
 
 export type Redactor = <T>(value: T) => T;
 

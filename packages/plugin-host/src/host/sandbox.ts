@@ -31,7 +31,7 @@ export interface WorkerSpec {
 export type Command = SandboxedCommand;
 
 /** Memory for the whole worker (heap, buffers, code): room above the V8 heap cap, which reports its own error first. */
-export function workerMemoryBytes(maxHeapMb: number): number {
+function workerMemoryBytes(maxHeapMb: number): number {
   return (maxHeapMb * 2 + 256) * 1024 * 1024;
 }
 

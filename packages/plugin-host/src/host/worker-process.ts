@@ -8,7 +8,7 @@ import { isPluginHostErrorCode, PluginHostError } from "./errors.js";
 import type { CallMessage, HostToWorker, InvokeTuple, WorkerError, WorkerToHost } from "./protocol.js";
 import type { Command } from "./sandbox.js";
 
-export type CallOutcome = { ok: true; output: unknown } | { ok: false; error: PluginHostError };
+type CallOutcome = { ok: true; output: unknown } | { ok: false; error: PluginHostError };
 
 export interface CallHandlers {
   onStream(data: unknown): void;

@@ -6,7 +6,7 @@ import { AgentSkillsError, type Diagnostic } from "@skillport/core";
  */
 export type PluginDiagnostic = Diagnostic;
 
-export function diagnostic(
+function diagnostic(
   code: string,
   severity: PluginDiagnostic["severity"],
   message: string,

@@ -24,7 +24,7 @@ export function haveBubblewrap(onSkip: (reason: string) => void): boolean {
 
 /** Bundles this package's sources for child processes (vitest's aliases do not reach them). */
 export async function bundleSandbox(outDir: string): Promise<string> {
-  const src = (pkg: string) => fileURLToPath(new URL(`../../../${pkg}/src/index.ts`, import.meta.url));
+  const src = (pkg: string, file = "index.ts") => fileURLToPath(new URL(`../../../${pkg}/src/${file}`, import.meta.url));
   const outfile = path.join(outDir, "sandbox-bundle.mjs");
   await build({
     entryPoints: [src("sandbox")],
@@ -33,7 +33,7 @@ export async function bundleSandbox(outDir: string): Promise<string> {
     format: "esm",
     outfile,
     logLevel: "silent",
-    alias: { "@skillport/core": src("core"), "@skillport/fs": src("fs") },
+    alias: { "@skillport/core/internal": src("core", "internal.ts"), "@skillport/core": src("core"), "@skillport/fs": src("fs") },
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
     nodePaths: [fileURLToPath(new URL("../../../../node_modules", import.meta.url))],
   });

@@ -4,7 +4,7 @@
  */
 
 /** The subset of a zod schema the worker needs: a non-throwing parse. */
-export interface ParseSchema {
+interface ParseSchema {
   safeParse(value: unknown): { success: true; data: unknown } | { success: false; error: { issues: SchemaIssue[] } };
 }
 
@@ -14,9 +14,9 @@ export interface SchemaIssue {
   message: string;
 }
 
-export type ToolHandlerFn = (input: unknown, ctx: unknown) => unknown;
+type ToolHandlerFn = (input: unknown, ctx: unknown) => unknown;
 
-export interface RunnableTool {
+interface RunnableTool {
   id: string;
   inputSchema: ParseSchema;
   outputSchema: ParseSchema;
@@ -30,7 +30,7 @@ export interface RunnablePlugin {
 }
 
 /** The child id of a single-tool plugin (FastGPT's default). */
-export const SINGLE_TOOL_ID = "tool";
+const SINGLE_TOOL_ID = "tool";
 
 export function readDefinition(moduleNamespace: unknown): RunnablePlugin {
   const def = field(moduleNamespace, "default");

@@ -1,0 +1,49 @@
+// Tables in the docs that mirror code (issue 7): the CLI command table in packages/cli/README.md and the
+// "depends on" column of docs/architecture.md. Each is compared with the code, so a change to one without the other
+// fails here.
+import { describe, expect, it } from "vitest";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { commands } from "./commands/index.js";
+
+const repo = fileURLToPath(new URL("../../../", import.meta.url));
+const read = (file: string) => readFileSync(path.join(repo, file), "utf8");
+
+/** Rows of the first Markdown table whose header starts with `header`, as arrays of trimmed cells. */
+function tableRows(markdown: string, header: string): string[][] {
+  const lines = markdown.split("\n");
+  const start = lines.findIndex((line) => line.startsWith(`| ${header} |`));
+  expect(start, `a table headed "${header}"`).toBeGreaterThanOrEqual(0);
+  const rows: string[][] = [];
+  for (const line of lines.slice(start + 2)) {
+    if (!line.startsWith("|")) break;
+    rows.push(line.slice(1, -1).split(" | ").map((cell) => cell.trim()));
+  }
+  return rows;
+}
+
+describe("docs tables agree with the code", () => {
+  it("packages/cli/README.md lists every command, in help order, with its summary", () => {
+    const rows = tableRows(read("packages/cli/README.md"), "command");
+    expect(rows).toEqual(commands.map((c) => [`\`${c.name}\``, c.summary]));
+  });
+
+  it("docs/architecture.md names each package's Skillport dependencies", () => {
+    const rows = tableRows(read("docs/architecture.md"), "package");
+    const documented = new Map(rows.map(([name, , deps]) => [name!.replaceAll("`", ""), deps!]));
+    for (const dir of readdirSync(path.join(repo, "packages"))) {
+      const manifest = JSON.parse(read(`packages/${dir}/package.json`)) as { name: string; dependencies?: Record<string, string> };
+      const siblings = Object.keys(manifest.dependencies ?? {})
+        .filter((name) => name.startsWith("@skillport/"))
+        .map((name) => name.slice("@skillport/".length))
+        .sort();
+      const cell = documented.get(manifest.name);
+      expect(cell, `docs/architecture.md has a row for ${manifest.name}`).toBeDefined();
+      // The cell starts with the sibling short names, comma-separated ("core, fs, …") or "—" for none.
+      const named = cell!.split(/,\s*/).map((part) => part.trim()).filter((part) => /^[a-z-]+$/.test(part) && part !== "all").sort();
+      if (manifest.name === "skillport") expect(cell).toMatch(/^all of the above/);
+      else expect(named, `${manifest.name}'s Skillport dependencies`).toEqual(siblings);
+    }
+  });
+});

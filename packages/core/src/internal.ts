@@ -1,0 +1,31 @@
+// Helpers Skillport's own packages share (`@skillport/core/internal`). Not part of the public API: names here may
+// change in any release. Applications use `@skillport/core`.
+export { DEFAULT_PARSE_LIMITS, findFrontmatterEnd } from "./parse.js";
+export { DEFAULT_LINT_LIMITS } from "./lint.js";
+export { DEFAULT_SAFE_PATH_LIMITS, MAX_SKILL_ID_LENGTH, assertSafeSkillId, resourceKindPath } from "./safe-path.js";
+export { DEFAULT_MEMORY_MAX_FILE_BYTES } from "./memory.js";
+export {
+  AGENTSCOPE_NAME_PATTERN,
+  FASTGPT_DESCRIPTION_MAX_LENGTH,
+  FASTGPT_NAME_MAX_LENGTH,
+  FASTGPT_NAME_PATTERN,
+  SPEC_COMPATIBILITY_MAX_LENGTH,
+  SPEC_DESCRIPTION_MAX_LENGTH,
+  SPEC_NAME_MAX_LENGTH,
+  codePointLength,
+  isSpecSkillName,
+  normalizeSkillName,
+  specNameProblems,
+  type NameProblem,
+} from "./names.js";
+export { catalogKeepOrder, selectCatalogEntries } from "./catalog/index.js";
+export { catalogPriority, escapeHtml, escapeXml, isHiddenFromModel, isPinned, omittedNotice, skillTags } from "./catalog/text.js";
+export { approximateTokenCounter, loadTokenCounter, TOKEN_ENCODINGS } from "./catalog/tokens.js";
+export { DEFAULT_FIELD_WEIGHTS, SEARCH_ANALYSIS_VERSION } from "./search/index.js";
+export { analyseSkill, DEFAULT_BODY_CHARS, SEARCH_FIELDS } from "./search/document.js";
+export { confidenceOf, DEFAULT_CONFIDENCE_MODEL, DEFAULT_MIN_CONFIDENCE } from "./search/confidence.js";
+export { SEARCH_STOPWORDS, searchTokens } from "./search/tokenize.js";
+export { prepareSaveBatch, type PreparedSkill, type PrepareSaveOptions } from "./save-batch.js";
+export { compareCodeUnits } from "./compare.js";
+export { suggestClosest } from "./suggest.js";
+export { REDACTED_CREDENTIAL, redactUri, redactUriCredentials } from "./redact-uri.js";
