@@ -57,19 +57,15 @@ const RULES: readonly Rule[] = [
       "agent/src/code-exec/file-tools.ts": "one level: the model's list_directory tool lists one folder it opened",
       "pack/src/unpack.ts": "one level: whether a target folder is empty",
       "plugin-host/src/host/worker-script.ts": "one level: the compiled worker files",
-      // To be migrated onto walkTree (issue 7; other work is editing these files now):
-      "plugin-host/src/host/package-files.ts": "to be migrated: the plugin package reader",
-      "plugin-host/src/toolchain/files.ts": "to be migrated: the asset lister",
-      "plugin-host/src/toolchain/check.ts": "to be migrated: the secret scan walk",
-      "plugin-host/src/toolchain/logos.ts": "to be migrated: the logo scan",
-      "plugin-host/src/toolchain/build.ts": "to be migrated: the build output listing",
+      "plugin-host/src/toolchain/logos.ts": "one level: logo files sit in the plugin root",
+      "plugin-host/src/toolchain/build.ts": "one level: whether the output folder holds a previous build",
     },
   },
   {
     what: "a second isInside",
     pattern: /(?:function|const|let)\s+isInside\b/,
     home: ["fs/src/confine.ts"],
-    allowed: { "plugin-host/src/toolchain/files.ts": "to be migrated: import isInside from @skillport/fs" },
+    allowed: {},
   },
   {
     what: "a second findBubblewrap",
@@ -83,7 +79,6 @@ const RULES: readonly Rule[] = [
     home: ["core/src/safe-path.ts"],
     allowed: {
       "core/src/resource-problems.ts": "turns core's own rules into save diagnostics",
-      "plugin-host/src/host/package-files.ts": "to be migrated: unsafePathReason lacks core's control-character, NFKC and percent-decoding checks",
     },
   },
   {

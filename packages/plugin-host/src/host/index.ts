@@ -16,7 +16,6 @@ export { createLocalServices, dispatchInvoke, safeFileName, DEFAULT_INVOKE_LIMIT
 export type { HostServices, ServiceCall, LocalServicesOptions, InvokeLimits } from "./services.js";
 export { contentHash } from "./load.js";
 export type { PluginIdentity, PluginToolInfo } from "./load.js";
-export { unsafePathReason } from "./package-files.js";
 export { REDACTED, createRedactor, redactText, secretValues } from "./redact.js";
 export type { BubblewrapMode } from "./sandbox.js";
 export type { InvokeTuple } from "./protocol.js";

@@ -3,8 +3,9 @@
  * of regular files, under the same limits as skill packages (@skillport/pack's PackageLimits). Nothing is written until the whole
  * package has been checked, so a bad archive leaves no trace.
  */
-import { lstat, readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { realpath } from "node:fs/promises";
+import { AgentSkillsError } from "@skillport/core";
+import { openConfined, walkTree } from "@skillport/fs";
 import { DEFAULT_PACKAGE_LIMITS, readArchive, type PackageLimits } from "@skillport/pack";
 import { PluginHostError } from "./errors.js";
 
@@ -14,18 +15,6 @@ export interface PackageFile {
   /** POSIX path relative to the package root. */
   path: string;
   bytes: Uint8Array;
-}
-
-/** Why a relative path is unsafe, or undefined when it is fine. */
-export function unsafePathReason(path: string): string | undefined {
-  if (path === "") return "empty path";
-  if (path.includes("\0")) return "contains a NUL byte";
-  if (path.includes("\\")) return "contains a backslash";
-  if (path.startsWith("/") || /^[A-Za-z]:/.test(path)) return "is absolute";
-  for (const segment of path.split("/")) {
-    if (segment === "" || segment === "." || segment === "..") return `has a "${segment || "empty"}" segment`;
-  }
-  return undefined;
 }
 
 function invalid(label: string, message: string): PluginHostError {
@@ -49,29 +38,34 @@ class Budget {
   }
 }
 
-/** Every regular file under `root`, sorted by path. Symlinks and special files are refused, not followed. */
+/**
+ * Every regular file under `root`, sorted by path, through the one walker and the one confined read
+ * (@skillport/fs): names must pass core's path rules; links and special files are refused, not followed; each file
+ * is verified by the descriptor actually opened, so a file swapped for a link after the walk is refused too.
+ */
 export async function readPackageDir(root: string, label: string, limits: PackageLimits): Promise<PackageFile[]> {
   const budget = new Budget(label, limits);
   const files: PackageFile[] = [];
-  const walk = async (dir: string, prefix: string): Promise<void> => {
-    const entries = await readdir(dir, { withFileTypes: true });
-    for (const entry of entries) {
-      const rel = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
-      const reason = unsafePathReason(rel);
-      if (reason) throw invalid(label, `file name ${JSON.stringify(rel)} ${reason}`);
-      const abs = join(dir, entry.name);
-      if (entry.isDirectory()) {
-        await walk(abs, rel);
-      } else if (entry.isFile()) {
-        budget.add(rel, (await lstat(abs)).size);
-        files.push({ path: rel, bytes: await readFile(abs) });
-      } else {
-        throw invalid(label, `${rel} is not a regular file (symlinks and special files are not allowed in a plugin)`);
+  try {
+    const rootReal = await realpath(root);
+    const walked = walkTree(rootReal, { links: "refuse", maxDepth: limits.maxDepth, maxFiles: limits.maxFiles, boundaryName: "the package" });
+    for (const entry of walked.entries) {
+      const opened = openConfined(rootReal, entry.path, { boundaryName: "the package" });
+      try {
+        const bytes = opened.readAllSync(limits.maxFileBytes);
+        budget.add(entry.path, bytes === undefined ? limits.maxFileBytes + 1 : bytes.byteLength);
+        if (bytes === undefined) throw invalid(label, `${entry.path} is over ${limits.maxFileBytes} bytes`);
+        files.push({ path: entry.path, bytes });
+      } finally {
+        opened.close();
       }
     }
-  };
-  await walk(root, "");
-  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  } catch (error) {
+    if (error instanceof PluginHostError) throw error;
+    if (error instanceof AgentSkillsError) throw invalid(label, `${error.message} (symlinks, special files and unsafe names are not allowed in a plugin)`);
+    throw error;
+  }
+  return files;
 }
 
 /**

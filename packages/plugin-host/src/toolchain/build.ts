@@ -3,7 +3,8 @@ import { basename, dirname, join, resolve } from "node:path";
 import { BUILT_BUNDLE_FILE, BUILT_MANIFEST_FILE, type BuiltManifest } from "@skillport/plugin";
 import { compilePlugin, type CompileOptions } from "./compile.js";
 import { hasErrorDiagnostics, PluginBuildError, type PluginDiagnostic } from "./diagnostics.js";
-import { exists, isInside } from "./files.js";
+import { isInside, walkTree } from "@skillport/fs";
+import { exists } from "./files.js";
 
 export interface BuildOptions extends CompileOptions {
   /** The plugin directory (holds index.ts, logo.<ext>, README.md, assets/). */
@@ -74,11 +75,7 @@ async function swapInto(stage: string, output: string): Promise<void> {
   }
 }
 
-/** Regular files under `dir`, relative POSIX paths, sorted by code unit. */
+/** Regular files under `dir` (a build output), relative POSIX paths, sorted by code unit; links are left out. */
 export async function listFiles(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries
-    .filter((e) => e.isFile())
-    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1).split("\\").join("/"))
-    .sort(); // default sort: UTF-16 code-unit order
+  return walkTree(dir, { links: "exclude", checkNames: false }).entries.map((entry) => entry.path);
 }

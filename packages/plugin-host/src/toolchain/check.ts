@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readFile, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative, resolve, sep, basename } from "node:path";
 import {
@@ -14,7 +14,8 @@ import {
 } from "@skillport/plugin";
 import { compilePlugin, ENTRY_FILE, README_FILE, type CompileOptions } from "./compile.js";
 import { errorOf, hasErrorDiagnostics, warningOf, type PluginDiagnostic } from "./diagnostics.js";
-import { exists, isInside } from "./files.js";
+import { isInside, openConfined, walkTree } from "@skillport/fs";
+import { exists } from "./files.js";
 import { listFiles } from "./build.js";
 import { findInvokeUses, findSecretLiterals } from "./scan.js";
 
@@ -76,24 +77,31 @@ function finish(diagnostics: PluginDiagnostic[], manifest?: BuiltManifest): Chec
   return { ok: !hasErrorDiagnostics(diagnostics), diagnostics, ...(manifest === undefined ? {} : { manifest }) };
 }
 
+/** Secret literals in the plugin's own sources, found with the one walker; links are skipped, never followed. */
 async function scanSources(entry: string, output: string, maxBytes: number): Promise<PluginDiagnostic[]> {
+  const entryReal = await realpath(entry);
+  const outputRel = relative(entry, output).split(sep).join("/");
+  const walked = walkTree(entryReal, {
+    links: "exclude",
+    onProblem: "collect",
+    checkNames: false,
+    exclude: (rel, isDir) => {
+      const name = rel.slice(rel.lastIndexOf("/") + 1);
+      if (isDir) return rel === outputRel || SKIPPED_DIRS.has(name) || name.startsWith(".") ? "not a source folder" : undefined;
+      return SOURCE_EXTENSIONS.test(name) && !/\.(?:test|spec)\.[^.]+$/.test(name) ? undefined : "not a source file";
+    },
+  });
   const found: PluginDiagnostic[] = [];
-  const walk = async (rel: string): Promise<void> => {
-    const dir = join(entry, rel);
-    if (dir === output) return;
-    const entries = await readdir(dir, { withFileTypes: true });
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const item of entries) {
-      const path = rel === "" ? item.name : `${rel}/${item.name}`;
-      if (item.isDirectory()) {
-        if (!SKIPPED_DIRS.has(item.name) && !item.name.startsWith(".")) await walk(path);
-      } else if (item.isFile() && SOURCE_EXTENSIONS.test(item.name) && !/\.(?:test|spec)\.[^.]+$/.test(item.name)) {
-        const text = await readFile(join(entry, path));
-        if (text.length <= maxBytes) found.push(...findSecretLiterals(path, text.toString("utf8")));
-      }
+  for (const file of walked.entries) {
+    if (file.size > maxBytes) continue;
+    const opened = openConfined(entryReal, file.path, { boundaryName: "the plugin" });
+    try {
+      const bytes = opened.readAllSync(maxBytes);
+      if (bytes !== undefined) found.push(...findSecretLiterals(file.path, Buffer.from(bytes).toString("utf8")));
+    } finally {
+      opened.close();
     }
-  };
-  await walk("");
+  }
   return found;
 }
 

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join, normalize, resolve } from "node:path";
-import { isInside, listRegularFiles } from "./files.js";
+import { isInside } from "@skillport/fs";
+import { listRegularFiles } from "./files.js";
 import { tempPlugins } from "./__fixtures__/plugins.js";
 
 const temp = tempPlugins();

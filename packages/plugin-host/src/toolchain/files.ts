@@ -1,6 +1,7 @@
-import { copyFile, lstat, mkdir, readdir, realpath } from "node:fs/promises";
-import { dirname, isAbsolute, join, relative, sep } from "node:path";
-import { errorOf, type PluginDiagnostic } from "./diagnostics.js";
+import { lstat, mkdir, realpath, writeFile } from "node:fs/promises";
+import { dirname, join, relative, sep } from "node:path";
+import { isInside, openConfined, walkTree } from "@skillport/fs";
+import { errorOf, PluginBuildError, type PluginDiagnostic } from "./diagnostics.js";
 
 export interface AssetLimits {
   /** Most files copied from assets/. Default 2000. */
@@ -21,14 +22,10 @@ export async function exists(path: string): Promise<boolean> {
   }
 }
 
-export const isInside = (parent: string, child: string): boolean => {
-  const rel = relative(parent, child);
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
-};
-
 /**
- * Lists regular files under `dir` (relative POSIX paths, sorted). Links and special files are refused, and
- * the directory's real path must stay inside `root`: nothing from outside the plugin is ever copied.
+ * Lists regular files under `dir` (relative POSIX paths from `root`, sorted) with the one walker (@skillport/fs).
+ * Links and special files are reported, not followed, and the directory's real path must stay inside `root`:
+ * nothing from outside the plugin is ever copied.
  */
 export async function listRegularFiles(
   root: string,
@@ -37,49 +34,39 @@ export async function listRegularFiles(
 ): Promise<{ files: string[]; diagnostics: PluginDiagnostic[] }> {
   const maxFiles = limits.maxAssetFiles ?? DEFAULT_MAX_ASSET_FILES;
   const maxBytes = limits.maxAssetBytes ?? DEFAULT_MAX_ASSET_BYTES;
+  const rootReal = await realpath(root);
+  const dirReal = await realpath(dir);
+  const base = relative(root, dir).split(sep).join("/");
+  if (!isInside(rootReal, dirReal)) {
+    return { files: [], diagnostics: [errorOf("PLUGIN_ASSET_OUTSIDE", `${base}/ resolves outside the plugin directory`, { file: base })] };
+  }
+  const walked = walkTree(dirReal, { links: "refuse", onProblem: "collect", maxFiles, boundaryName: "the plugin" });
   const diagnostics: PluginDiagnostic[] = [];
+  for (const problem of walked.problems) {
+    const file = `${base}/${problem.path}`;
+    if (problem.kind === "limit") diagnostics.push(errorOf("PLUGIN_ASSET_LIMIT", `${base}/ holds more than ${maxFiles} files`));
+    else diagnostics.push(errorOf("PLUGIN_ASSET_NOT_FILE", `${file} is a link, special file or unsafe name; only regular files are copied`, { file }));
+  }
   const files: string[] = [];
   let bytes = 0;
-  const rootReal = await realpath(root);
-  const base = relative(root, dir).split(sep).join("/");
-  if (!isInside(rootReal, await realpath(dir))) {
-    return { files, diagnostics: [errorOf("PLUGIN_ASSET_OUTSIDE", `${base}/ resolves outside the plugin directory`, { file: base })] };
-  }
-  const walk = async (rel: string): Promise<void> => {
-    const entries = await readdir(join(root, rel), { withFileTypes: true });
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const entry of entries) {
-      const path = `${rel}/${entry.name}`;
-      if (entry.isDirectory()) {
-        await walk(path);
-      } else if (entry.isFile()) {
-        bytes += (await lstat(join(root, path))).size;
-        files.push(path);
-        if (files.length > maxFiles) throw limitError("PLUGIN_ASSET_LIMIT", `assets/ holds more than ${maxFiles} files`);
-        if (bytes > maxBytes) throw limitError("PLUGIN_ASSET_LIMIT", `assets/ holds more than ${maxBytes} bytes`);
-      } else {
-        diagnostics.push(errorOf("PLUGIN_ASSET_NOT_FILE", `${path} is a link or special file; only regular files are copied`, { file: path }));
-      }
-    }
-  };
-  try {
-    await walk(base);
-  } catch (error) {
-    if (error instanceof LimitDiagnostic) return { files, diagnostics: [...diagnostics, error.diagnostic] };
-    throw error;
+  for (const entry of walked.entries) {
+    bytes += entry.size;
+    if (bytes > maxBytes) return { files, diagnostics: [...diagnostics, errorOf("PLUGIN_ASSET_LIMIT", `${base}/ holds more than ${maxBytes} bytes`)] };
+    files.push(`${base}/${entry.path}`);
   }
   return { files, diagnostics };
 }
 
-class LimitDiagnostic extends Error {
-  constructor(readonly diagnostic: PluginDiagnostic) {
-    super(diagnostic.message);
-  }
-}
-const limitError = (code: string, message: string) => new LimitDiagnostic(errorOf(code, message));
-
+/** Copies one listed file by the descriptor actually opened: a file swapped for a link after the listing is refused. */
 export async function copyInto(fromRoot: string, toRoot: string, relPath: string): Promise<void> {
   const target = join(toRoot, ...relPath.split("/"));
   await mkdir(dirname(target), { recursive: true });
-  await copyFile(join(fromRoot, ...relPath.split("/")), target);
+  const opened = openConfined(await realpath(fromRoot), relPath, { boundaryName: "the plugin" });
+  try {
+    const bytes = opened.readAllSync(opened.size);
+    if (bytes === undefined) throw new PluginBuildError(`${relPath} changed size while it was copied`, [errorOf("PLUGIN_ASSET_LIMIT", `${relPath} changed size while it was copied`, { file: relPath })]);
+    await writeFile(target, bytes, { flag: "wx" });
+  } finally {
+    opened.close();
+  }
 }

@@ -1,4 +1,6 @@
 import { readdir } from "node:fs/promises";
+import { walkTree } from "@skillport/fs";
+import { exists } from "./files.js";
 import { join } from "node:path";
 import { errorOf, warningOf, type PluginDiagnostic } from "./diagnostics.js";
 
@@ -89,24 +91,12 @@ export async function scanLogos(entryDir: string, childIds: readonly string[]): 
 }
 
 async function logosUnderAssets(entryDir: string): Promise<PluginDiagnostic[]> {
-  const found: PluginDiagnostic[] = [];
-  const walk = async (relative: string): Promise<void> => {
-    let entries;
-    try {
-      entries = await readdir(join(entryDir, relative), { withFileTypes: true });
-    } catch {
-      return; // no assets/ directory
-    }
-    for (const entry of entries) {
-      const path = `${relative}/${entry.name}`;
-      if (entry.isDirectory()) await walk(path);
-      else if (LOGO_CANDIDATE.test(entry.name)) {
-        found.push(errorOf("PLUGIN_LOGO_IN_ASSETS", `logo ${path} is under assets/; logos must sit in the plugin root`, { file: path }));
-      }
-    }
-  };
-  await walk("assets");
-  return found.sort((a, b) => ((a.file ?? "") < (b.file ?? "") ? -1 : 1));
+  const assets = join(entryDir, "assets");
+  if (!(await exists(assets))) return [];
+  const walked = walkTree(assets, { links: "exclude", onProblem: "collect", checkNames: false });
+  return walked.entries
+    .filter((entry) => LOGO_CANDIDATE.test(entry.path.slice(entry.path.lastIndexOf("/") + 1)))
+    .map((entry) => errorOf("PLUGIN_LOGO_IN_ASSETS", `logo assets/${entry.path} is under assets/; logos must sit in the plugin root`, { file: `assets/${entry.path}` }));
 }
 
 /**
