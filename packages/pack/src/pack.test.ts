@@ -53,7 +53,7 @@ describe("deterministic archives", () => {
     }
     const first = await packDirectory(a);
     const second = await packDirectory(b);
-    expect(Buffer.from(second.bytes).equals(Buffer.from(first.bytes))).toBe(true);
+    expect(Buffer.from(second.archive).equals(Buffer.from(first.archive))).toBe(true);
     expect(second.versionId).toBe(first.versionId);
     expect(first.versionId).toMatch(/^[a-f0-9]{24}$/);
     expect(first.digest).toMatch(new RegExp(`^sha256:${first.versionId}[a-f0-9]{40}$`));
@@ -153,7 +153,7 @@ describe("deterministic archives", () => {
     const second = await packDirectoryToFile(dir, out);
     expect(second.versionId).toBe(first.versionId);
     expect(second.manifest.excluded).toEqual([{ path: "release.zip", reason: "output archive" }]);
-    expect(Buffer.from(await readFile(out)).equals(Buffer.from(second.bytes))).toBe(true);
+    expect(Buffer.from(await readFile(out)).equals(Buffer.from(second.archive))).toBe(true);
   });
 });
 
@@ -287,7 +287,7 @@ describe("inspectPackage", () => {
     const pkg = path.join(dir, "pkg");
     const fromDir = await inspectPackage(pkg);
     const packed = await packDirectory(pkg);
-    const fromZip = await inspectPackage(packed.bytes);
+    const fromZip = await inspectPackage(packed.archive);
     expect(fromDir.source).toBe("directory");
     expect(fromZip.source).toBe("zip");
     expect(fromZip.versionId).toBe(fromDir.versionId);

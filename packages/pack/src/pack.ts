@@ -46,7 +46,7 @@ export interface PackOptions extends CollectPackageOptions {
 
 export interface PackResult {
   /** The deterministic ZIP. */
-  bytes: Uint8Array;
+  archive: Uint8Array;
   versionId: string;
   digest: string;
   manifest: PackageManifest;
@@ -118,12 +118,12 @@ export async function packDirectory(dir: string, options: PackOptions = {}): Pro
   if (bytes.byteLength > limits.maxArchiveBytes) {
     throw new LimitExceededError("maxArchiveBytes", `the archive would be ${formatBytes(bytes.byteLength)}, over the ${formatBytes(limits.maxArchiveBytes)} limit`);
   }
-  return { bytes, versionId: manifest.versionId, digest: manifest.digest, manifest, diagnostics: layout.diagnostics };
+  return { archive: bytes, versionId: manifest.versionId, digest: manifest.digest, manifest, diagnostics: layout.diagnostics };
 }
 
 /** packDirectory, then an atomic write of the archive to `outFile` (left out of the package if inside it). */
 export async function packDirectoryToFile(dir: string, outFile: string, options: PackOptions = {}): Promise<PackResult> {
   const result = await packDirectory(dir, { ...options, skipAbsolute: path.resolve(outFile) });
-  await writeFileAtomic(outFile, result.bytes);
+  await writeFileAtomic(outFile, result.archive);
   return result;
 }

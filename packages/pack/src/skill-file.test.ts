@@ -31,13 +31,13 @@ describe(".skill export", () => {
     const skill = await makeSkill();
     const first = await exportSkill(skill);
     const second = await exportSkill(skill);
-    expect(Buffer.from(first.bytes).equals(Buffer.from(second.bytes))).toBe(true);
+    expect(Buffer.from(first.archive).equals(Buffer.from(second.archive))).toBe(true);
     expect(first.name).toBe("word-stats");
     expect(first.excluded).toEqual([
       { path: ".env", reason: "secret (.env)" },
       { path: "__pycache__/", reason: "dependency or cache (__pycache__/)" },
     ]);
-    const archive = await readArchive(first.bytes, { stripWrapper: false });
+    const archive = await readArchive(first.archive, { stripWrapper: false });
     expect(archive.files.map((f) => [f.path, f.mode])).toEqual([
       ["word-stats/SKILL.md", 0o644],
       ["word-stats/references/notes.md", 0o644],
@@ -49,7 +49,7 @@ describe(".skill export", () => {
     await writeTree(path.join(dir, "checkout-main"), { "SKILL.md": skillMd("checkout") });
     const result = await exportSkill(path.join(dir, "checkout-main"));
     expect(result.name).toBe("checkout");
-    expect((await readArchive(result.bytes, { stripWrapper: false })).files.map((f) => f.path)).toEqual(["checkout/SKILL.md"]);
+    expect((await readArchive(result.archive, { stripWrapper: false })).files.map((f) => f.path)).toEqual(["checkout/SKILL.md"]);
   });
 
   it("refuses a directory without SKILL.md or with an invalid one", async () => {
@@ -74,7 +74,7 @@ describe(".skill import", () => {
     const skill = await makeSkill();
     const exported = await exportSkill(skill);
     const skills = path.join(dir, "skills");
-    const result = await importSkill(exported.bytes, skills);
+    const result = await importSkill(exported.archive, skills);
     expect(result).toMatchObject({ name: "word-stats", dir: path.join(skills, "word-stats"), replaced: false });
     expect(result.files.map((f) => f.path)).toEqual(["SKILL.md", "references/notes.md", "scripts/stats.sh"]);
     expect(await readFile(path.join(skills, "word-stats/scripts/stats.sh"), "utf8")).toBe("#!/bin/sh\nwc \"$1\"\n");
@@ -86,10 +86,10 @@ describe(".skill import", () => {
     const skills = path.join(dir, "skills");
     await writeTree(skills, { "word-stats/SKILL.md": "old", "word-stats/old-only.txt": "old" });
     const exported = await exportSkill(await makeSkill());
-    const error = await importSkill(exported.bytes, skills).catch((e: unknown) => e);
+    const error = await importSkill(exported.archive, skills).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SkillExistsError);
     expect(await readFile(path.join(skills, "word-stats/SKILL.md"), "utf8")).toBe("old");
-    const replaced = await importSkill(exported.bytes, skills, { force: true });
+    const replaced = await importSkill(exported.archive, skills, { force: true });
     expect(replaced.replaced).toBe(true);
     expect((await readdir(path.join(skills, "word-stats"))).sort()).toEqual(["SKILL.md", "references", "scripts"]);
     expect(await readdir(skills)).toEqual(["word-stats"]);

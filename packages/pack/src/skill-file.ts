@@ -28,7 +28,7 @@ export interface ExportSkillOptions {
 
 export interface ExportSkillResult {
   /** The `.skill` archive: a deterministic ZIP with one top-level folder named after the skill. */
-  bytes: Uint8Array;
+  archive: Uint8Array;
   name: string;
   /** Content address of the skill's files (paths relative to the skill folder). */
   versionId: string;
@@ -64,13 +64,13 @@ export async function exportSkill(skillDir: string, options: ExportSkillOptions 
   for (const f of files) zip.add({ path: `${name}/${f.path}`, mode: f.mode, bytes: contents.get(f.path) ?? new Uint8Array() });
   const bytes = await zip.finish();
   const { versionId, digest } = computeVersionId(files);
-  return { bytes, name, versionId, digest, files, excluded: collected.excluded, diagnostics };
+  return { archive: bytes, name, versionId, digest, files, excluded: collected.excluded, diagnostics };
 }
 
 /** exportSkill, then an atomic write to `outFile`. */
 export async function exportSkillToFile(skillDir: string, outFile: string, options: ExportSkillOptions = {}): Promise<ExportSkillResult> {
   const result = await exportSkill(skillDir, { ...options, skipAbsolute: path.resolve(outFile) });
-  await writeFileAtomic(outFile, result.bytes);
+  await writeFileAtomic(outFile, result.archive);
   return result;
 }
 

@@ -114,7 +114,7 @@ describe("unpackArchive extracts good archives", () => {
     await writeTree(src, { "skills/a/SKILL.md": skillMd("a"), "skills/a/scripts/run.sh": "#!/bin/sh\necho hi\n", "entrypoint.sh": "echo init\n", "README.md": "hi" });
     const packed = await packDirectory(src);
     const dest = path.join(dir, "deploy", "v1");
-    const result = await unpackArchive(packed.bytes, dest);
+    const result = await unpackArchive(packed.archive, dest);
     expect(result.format).toBe("zip");
     expect(result.versionId).toBe(packed.versionId);
     expect(result.digest).toBe(packed.digest);

@@ -61,8 +61,8 @@ describe("Workspace.deploy", () => {
     const ws = new Workspace(await tmp());
     const packed = await packDirectory(await pkg("bytes"));
     const file = path.join(await tmp(), "p.zip");
-    await writeFile(file, packed.bytes);
-    const r1 = await ws.deploy([packed.bytes]);
+    await writeFile(file, packed.archive);
+    const r1 = await ws.deploy([packed.archive]);
     expect(r1.versions).toEqual([{ versionId: packed.versionId, status: "deployed", label: "bytes[0]" }]);
     const r2 = await ws.deploy([file]);
     expect(r2.versions).toEqual([{ versionId: packed.versionId, status: "present", label: "p.zip" }]);
@@ -352,7 +352,7 @@ describe("cross-process safety", () => {
     const big = await writePackage(await tmp(), { skills: ["big"], files });
     const packed = await packDirectory(big, { compressionLevel: 0 });
     const archive = path.join(await tmp(), "big.zip");
-    await writeFile(archive, packed.bytes);
+    await writeFile(archive, packed.archive);
 
     // Kill while files are being written: as soon as the temp dir holds some of them (polled, not timed).
     let poll: NodeJS.Timeout | undefined;

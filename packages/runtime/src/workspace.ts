@@ -232,7 +232,7 @@ export class Workspace {
           emit({ type: "version-present", versionId: packed.versionId, label });
           return { versionId: packed.versionId, status: "present", label };
         }
-        bytes = packed.bytes;
+        bytes = packed.archive;
         knownVersion = packed.versionId;
       } else {
         bytes = await readFile(source);

@@ -54,7 +54,7 @@ export function registerDemo(program: Command, io: CliIO, setExit: (code: number
         const archive = path.join(temp, "package.zip");
         const packed = await packDirectoryToFile(packageDir, archive);
         io.stdout(
-          `  versionId ${c.cyan(packed.versionId)}  ${packed.manifest.files.length} files, ${packed.bytes.byteLength} bytes zipped\n` +
+          `  versionId ${c.cyan(packed.versionId)}  ${packed.manifest.files.length} files, ${packed.archive.byteLength} bytes zipped\n` +
             `  skills: ${packed.manifest.skills.map((s) => s.name).join(", ")}\n` +
             packed.manifest.excluded.map((e) => `  excluded ${e.path} (${e.reason})\n`).join(""),
         );

@@ -39,7 +39,7 @@ export function registerExport(program: Command, io: CliIO, _setExit: (code: num
       });
       if (options.includeSecrets) io.stderr(colors(io).red("WARNING: --include-secrets: files that look like credentials may be in the export\n"));
       const out = requested ?? path.resolve(io.cwd, `${result.name}.skill`);
-      await writeFileAtomic(out, result.bytes);
+      await writeFileAtomic(out, result.archive);
       const shown = displayPath(out, io.cwd);
       if (options.json) {
         printJson(io, {
@@ -47,12 +47,12 @@ export function registerExport(program: Command, io: CliIO, _setExit: (code: num
           output: shown,
           versionId: result.versionId,
           digest: result.digest,
-          bytes: result.bytes.byteLength,
+          bytes: result.archive.byteLength,
           files: result.files.length,
           excluded: result.excluded,
         });
         return;
       }
-      io.stdout(`${colors(io).green("exported")} ${result.name} (${result.files.length} files) to ${shown} (${size(result.bytes.byteLength)})\n`);
+      io.stdout(`${colors(io).green("exported")} ${result.name} (${result.files.length} files) to ${shown} (${size(result.archive.byteLength)})\n`);
     });
 }

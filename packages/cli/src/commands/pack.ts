@@ -48,7 +48,7 @@ export function registerPack(program: Command, io: CliIO, setExit: (code: number
       }
       if (options.includeSecrets) warnSecrets(result, io);
       const out = requested ?? path.resolve(io.cwd, `${path.basename(root)}-${result.versionId}.zip`);
-      await writeFileAtomic(out, result.bytes);
+      await writeFileAtomic(out, result.archive);
       const shown = displayPath(out, io.cwd);
       if (result.diagnostics.length > 0) io.stderr(formatDiagnostics(result.diagnostics, io));
       if (options.json) {
@@ -56,7 +56,7 @@ export function registerPack(program: Command, io: CliIO, setExit: (code: number
           versionId: result.versionId,
           digest: result.digest,
           output: shown,
-          bytes: result.bytes.byteLength,
+          bytes: result.archive.byteLength,
           files: result.manifest.files.length,
           skills: result.manifest.skills,
           excluded: result.manifest.excluded,
@@ -71,7 +71,7 @@ function packSummary(result: PackResult, output: string, io: CliIO): string {
   const c = colors(io);
   const m = result.manifest;
   const lines = [
-    `${c.green("packed")} ${m.files.length} files (${size(m.totalBytes)}) into ${output} (${size(result.bytes.byteLength)})`,
+    `${c.green("packed")} ${m.files.length} files (${size(m.totalBytes)}) into ${output} (${size(result.archive.byteLength)})`,
     `versionId ${c.bold(result.versionId)}`,
     `digest    ${result.digest}`,
     `skills    ${m.skills.map((s) => s.name).join(", ")}`,
