@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { InvalidArgumentError, Option, type Command } from "commander";
@@ -92,6 +93,12 @@ function pickTool(host: PluginHost, wanted: string | undefined): string {
   return only;
 }
 
+/** A plugin kept off the network fails with Node's bare "fetch failed" (or a refused connection): say why. */
+function networkHint(host: PluginHost, message: string): string {
+  if (!host.status.networkIsolated || !/fetch failed|ENOTFOUND|ECONNREFUSED|EAI_AGAIN|ENETUNREACH|network/i.test(message)) return "";
+  return " (the plugin runs without network access; pass --allow-network to let it connect)";
+}
+
 /** One stderr line saying what runs and how isolated it really is (stdout stays the tool's output). */
 function describeHost(io: CliIO, host: PluginHost, toolId: string): void {
   const c = colors(io);
@@ -118,11 +125,17 @@ async function runAndPrint(
     } else if (event.type === "response") {
       io.stdout(JSON.stringify(event.data, null, 2) + "\n");
     } else {
-      io.stderr(`skillport: ${event.data}\n`);
+      io.stderr(`skillport: ${event.data}${networkHint(host, event.data)}\n`);
     }
     if (event.type === "error") return USAGE_CODES.has(event.code) ? EXIT_ERROR : EXIT_PROBLEMS;
   }
   return 0;
+}
+
+/** `--input in.json` names a file without the `@`: say how to pass it. */
+function fileHint(io: CliIO, flag: string, value: string): string {
+  if (value.startsWith("@") || /^\s*[[{"]/.test(value) || !existsSync(resolve(io.cwd, value))) return "";
+  return ` (to read the file ${JSON.stringify(value)}, write ${flag} @${value})`;
 }
 
 /** `--input '{"a":1}'` or `--input @input.json` (relative to the working directory). */
@@ -141,6 +154,6 @@ async function readJsonOption(io: CliIO, flag: string, value: string): Promise<u
   } catch (error) {
     // JSON.parse quotes the text it choked on: never echo secrets.
     const detail = flag === "--secrets" ? "" : `: ${(error as Error).message}`;
-    throw new CliError(`${flag} is not valid JSON${detail}`, EXIT_ERROR);
+    throw new CliError(`${flag} is not valid JSON${detail}${fileHint(io, flag, value)}`, EXIT_ERROR);
   }
 }
