@@ -3,7 +3,7 @@
 // same built command modules exactly as program.ts does.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, realpath, rm, readFile } from "node:fs/promises";
+import { mkdtemp, realpath, rm, readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -93,4 +93,30 @@ describe.runIf(built)("built skillport deploy / exec", () => {
 
 it("the deploy/exec command modules are built (npm test builds first)", () => {
   expect(built, "packages/cli/dist/commands/{deploy,exec}.js missing: run npm run build").toBe(true);
+});
+
+describe.runIf(built)("built skillport deploy --app-entrypoint (FastGPT's sandboxEntrypoint)", () => {
+  it("runs the app startup script once per content, before the packages' entrypoints", async () => {
+    const ws = path.join(work, "ws-app");
+    const script = path.join(work, "startup.sh");
+    await writeFile(script, "echo app started\n");
+    const first = JSON.parse(skillport(["deploy", "examples/package", "--workspace", ws, "--app-entrypoint", script, "--json"]).stdout);
+    expect(first.entrypoints[0]).toMatchObject({ target: "app", status: "ran", stdoutTail: "app started\n" });
+    const again = JSON.parse(skillport(["deploy", "examples/package", "--workspace", ws, "--app-entrypoint", script, "--json"]).stdout);
+    expect(again.entrypoints[0]).toMatchObject({ target: "app", status: "skipped" });
+    await writeFile(script, "echo app changed\n");
+    const changed = JSON.parse(skillport(["deploy", "examples/package", "--workspace", ws, "--app-entrypoint", script, "--json"]).stdout);
+    expect(changed.entrypoints[0]).toMatchObject({ target: "app", status: "ran", stdoutTail: "app changed\n" });
+  });
+
+  it("refuses a missing or oversized script with one line and exit 2, deploying nothing", async () => {
+    const big = path.join(work, "big.sh");
+    await writeFile(big, "#".repeat(17 * 1024));
+    for (const [file, message] of [[path.join(work, "nope.sh"), "is not a readable file"], [big, "the limit is 16 KiB"]] as const) {
+      const r = skillport(["deploy", "examples/package", "--workspace", path.join(work, "ws-bad"), "--app-entrypoint", file]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(message);
+      expect(existsSync(path.join(work, "ws-bad"))).toBe(false);
+    }
+  });
 });

@@ -1,8 +1,8 @@
 import path from "node:path";
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile, stat } from "node:fs/promises";
 import { Option, type Command } from "commander";
 import { SkillValidationError } from "@skillport/core";
-import { Workspace, type DeployEvent, type DeployResult, type EntrypointOutcome } from "@skillport/runtime";
+import { MAX_APP_ENTRYPOINT_BYTES, Workspace, type DeployEvent, type DeployResult, type EntrypointOutcome } from "@skillport/runtime";
 import type { SandboxKind } from "@skillport/sandbox";
 import { CliError, colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
 
@@ -13,6 +13,7 @@ interface DeployCommandOptions {
   sandbox: SandboxKind | "auto";
   network?: boolean;
   entrypoints: boolean;
+  appEntrypoint?: string;
 }
 
 /** `skillport deploy <package…> --workspace <dir>`: FastGPT-style deploy into projects/<versionId>/ plus entrypoints. */
@@ -26,13 +27,15 @@ export function registerDeploy(program: Command, io: CliIO, setExit: (code: numb
     .addOption(new Option("--sandbox <kind>", "where entrypoints run").choices(["auto", "bubblewrap", "process"]).default("auto"))
     .option("--network", "allow network access to entrypoints (e.g. pip install)")
     .option("--no-entrypoints", "deploy only; do not run entrypoint.sh")
+    .option("--app-entrypoint <file>", "app startup script (FastGPT's sandboxEntrypoint, ≤ 16 KiB): run once per content before the packages' entrypoints")
     .option("--json", "print the result as JSON")
     .addHelpText("after", "\nExamples:\n  skillport deploy pkg.zip --workspace /tmp/ws\n  skillport deploy examples/package --workspace /tmp/ws --network --json")
     .action(async (packages: string[], options: DeployCommandOptions) => {
       const timeout = parseSeconds(options.timeout, "--timeout");
+      const appEntrypoint = options.appEntrypoint === undefined ? undefined : await readAppEntrypoint(io, options.appEntrypoint);
       const root = path.resolve(io.cwd, options.workspace);
       await mkdir(root, { recursive: true });
-      const ws = new Workspace(root, { sandbox: options.sandbox, entrypointTimeout: timeout, network: options.network ?? false });
+      const ws = new Workspace(root, { sandbox: options.sandbox, entrypointTimeout: timeout, network: options.network ?? false, ...(appEntrypoint === undefined ? {} : { appEntrypoint }) });
       const sources = packages.map((p) => path.resolve(io.cwd, p));
       const progress = (io.progress ?? io.color) && !options.json ? progressPrinter(io) : undefined;
       let result: DeployResult;
@@ -99,6 +102,15 @@ function progressPrinter(io: CliIO): (event: DeployEvent) => void {
     if (event.type === "version-unpacking") io.stderr(c.dim(`unpacking ${event.label}...\n`));
     else if (event.type === "entrypoint-start") io.stderr(c.dim(`running ${event.target === "app" ? "app startup script" : `entrypoint ${event.target}`}...\n`));
   };
+}
+
+/** The script file's text, refused before reading when it is not a regular file or over the library's 16 KiB. */
+async function readAppEntrypoint(io: CliIO, file: string): Promise<string> {
+  const resolved = path.resolve(io.cwd, file);
+  const info = await stat(resolved).catch(() => undefined);
+  if (info === undefined || !info.isFile()) throw new CliError(`--app-entrypoint: ${JSON.stringify(file)} is not a readable file`);
+  if (info.size > MAX_APP_ENTRYPOINT_BYTES) throw new CliError(`--app-entrypoint: ${JSON.stringify(file)} is ${info.size} bytes; the limit is ${MAX_APP_ENTRYPOINT_BYTES / 1024} KiB`);
+  return readFile(resolved, "utf8");
 }
 
 /** Parses a seconds option; undefined stays undefined (the library default applies). */
