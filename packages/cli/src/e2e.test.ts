@@ -1,6 +1,6 @@
 // Runs the BUILT binary (packages/cli/dist/main.js) the way users do; `npm test` builds before testing.
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -19,6 +19,11 @@ describe.runIf(existsSync(bin))("the built skillport binary", () => {
     const run = skillport(["--help"]);
     expect(run.code).toBe(0);
     for (const command of ["validate", "list", "show", "prompt", "search", "init", "pack", "inspect", "unpack", "export", "import", "deploy", "exec", "plugin", "demo"]) expect(run.stdout).toContain(command);
+  });
+
+  it.each([["--version"], ["-V"], ["list", "--version"]])("answers %s with the package version (fast path and parser agree)", (...args) => {
+    const run = skillport(args);
+    expect([run.code, run.stdout, run.stderr]).toEqual([0, `${(JSON.parse(readFileSync(path.join(repo, "packages/cli/package.json"), "utf8")) as { version: string }).version}\n`, ""]);
   });
 
   it("validates the bundled examples under the lenient profile", () => {

@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-import { runCli } from "./program.js";
-import { processIO } from "./io.js";
+import { VERSION } from "./version.js";
 
 // A closed pipe (`skillport list | head`) is a normal way for a reader to stop: exit quietly, no stack trace.
 for (const stream of [process.stdout, process.stderr]) {
@@ -10,4 +9,11 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-process.exitCode = await runCli(process.argv.slice(2), processIO());
+const argv = process.argv.slice(2);
+if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
+  // Scripts and shells ask for the version often: answer without loading the command parser.
+  process.stdout.write(`${VERSION}\n`);
+} else {
+  const [{ runCli }, { processIO }] = await Promise.all([import("./program.js"), import("./io.js")]);
+  process.exitCode = await runCli(argv, processIO());
+}
