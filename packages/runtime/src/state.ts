@@ -54,12 +54,20 @@ export async function readState(file: string): Promise<ReadStateResult> {
 
 /** Writes the state pretty-printed, atomically (temp file + rename); empty arrays and empty `values` are dropped. */
 export async function writeState(file: string, state: RuntimeState, confineTo?: string): Promise<void> {
+  await writeJsonAtomic(file, stateBody(state), confineTo);
+}
+
+/** The file's text, as writeState writes it. */
+export function stateText(state: RuntimeState): string {
+  return JSON.stringify(stateBody(state), null, 2) + "\n";
+}
+
+function stateBody(state: RuntimeState): object {
   const values: Record<string, StateValue> = {};
   for (const [key, value] of Object.entries(state.values)) {
     if (Array.isArray(value) ? value.length > 0 : value !== "") values[key] = value;
   }
-  const body = Object.keys(values).length > 0 ? { values } : {};
-  await writeJsonAtomic(file, body, confineTo);
+  return Object.keys(values).length > 0 ? { values } : {};
 }
 
 export function listValue(state: RuntimeState, key: string): string[] {
