@@ -3,15 +3,18 @@
 // root; these tests plant what it could plant (directly, or with a poller while a deploy runs) and check that deploy
 // and exec neither write through it nor trust it. Each one failed on the code before the state folder (decision 0140).
 import { afterEach, describe, expect, it } from "vitest";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, lstatSync, readdirSync, symlinkSync } from "node:fs";
-import { mkdir, readdir, readFile, rm, symlink, truncate, writeFile } from "node:fs/promises";
+import { chmod, chown, mkdir, mkdtemp, readdir, readFile, rm, symlink, truncate, writeFile } from "node:fs/promises";
+import os from "node:os";
 import { createHash, randomBytes } from "node:crypto";
 import path from "node:path";
 import { LimitExceededError } from "@skillport/core";
 import { packDirectory } from "@skillport/pack";
 import { Workspace, type DeployEvent } from "./workspace.js";
-import { tempDir, writePackage } from "./__fixtures__/helpers.js";
+import { bundleRuntime, haveBubblewrap, tempDir, writePackage } from "./__fixtures__/helpers.js";
+
+const canRunUnprivileged = process.getuid?.() === 0 && haveBubblewrap(console.warn) && existsSync("/usr/bin/setpriv");
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -67,6 +70,57 @@ describe("hole 3: deploy never writes through links planted in the workspace", (
     expect(lstatSync(path.dirname(keys)).isDirectory()).toBe(true);
     expect(await readFile(keys, "utf8")).toBe("ssh-ed25519 AAAA attacker\n");
     expect(planted).toBe(0); // nothing to plant into: staging is in the host-only state folder
+  });
+});
+
+describe("hole 3, as reported: a concurrent sandboxed exec on a non-root host", () => {
+  // The host process runs as an unprivileged user (setpriv from this root test runner), so bubblewrap maps the sandbox
+  // to that same user, which can write everything under the workspace: the situation of hole 3.
+  it.runIf(canRunUnprivileged)("a bwrap command planting skills/zzz -> victim while deploy runs writes nothing there", { timeout: 120_000 }, async () => {
+    const base = await mkdtemp(path.join(os.tmpdir(), "skillport-unprivileged-"));
+    cleanups.push(() => rm(base, { recursive: true, force: true }));
+    await chmod(base, 0o755);
+    const bundle = await bundleRuntime(base);
+    const root = path.join(base, "ws");
+    const victim = path.join(base, "victim");
+    for (const dir of [root, victim]) await mkdir(dir);
+    const files: Record<string, string | Uint8Array> = { "skills/zzz/authorized_keys": "ssh-ed25519 AAAA attacker\n" };
+    for (let i = 0; i < 4; i++) files[`skills/demo/m-big/blob-${i}.bin`] = randomBytes(5 * 1024 * 1024);
+    const packed = await packDirectory(await writePackage(await tmp(), { skills: ["demo", "zzz"], files }), { compressionLevel: 0 });
+    const archive = path.join(base, "pkg.zip");
+    await writeFile(archive, packed.bytes);
+    for (const p of [base, root, victim, archive]) await chown(p, 65534, 65534);
+    const script = `
+      import { existsSync, writeFileSync } from "node:fs";
+      import { Workspace } from ${JSON.stringify(bundle)};
+      const root = ${JSON.stringify(root)};
+      const ws = new Workspace(root, { sandbox: "bubblewrap" });
+      const attacker = ws.exec('touch started; while [ ! -f stop ]; do for d in projects/.tmp-*/.tmp-package-*/skills; do [ -d "$d" ] && ln -s ${victim} "$d/zzz" 2>/dev/null; done; done; echo stopped', { timeout: 100 });
+      while (!existsSync(root + "/started")) await new Promise((r) => setTimeout(r, 10));
+      let versions, error;
+      try { versions = (await ws.deploy([${JSON.stringify(archive)}], { runEntrypoints: false })).versions; } catch (e) { error = String(e); }
+      writeFileSync(root + "/stop", "");
+      const a = await attacker;
+      await ws.close();
+      process.stdout.write(JSON.stringify({ versions, error, attacker: a.observation }));
+    `;
+    const child = spawn("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, "--input-type=module", "-e", script], {
+      cwd: base,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: base },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d: Buffer) => (out += d));
+    child.stderr.on("data", (d: Buffer) => (err += d));
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect([code, err]).toEqual([0, ""]);
+    const result = JSON.parse(out) as { versions?: unknown; error?: string; attacker: string };
+    expect(result.attacker).toContain("stopped");
+    expect(await readdir(victim)).toEqual([]);
+    expect(result.error).toBeUndefined();
+    expect(result.versions).toEqual([{ versionId: packed.versionId, status: "deployed", label: "pkg.zip" }]);
+    expect(await readFile(path.join(root, "projects", packed.versionId, "skills/zzz/authorized_keys"), "utf8")).toBe("ssh-ed25519 AAAA attacker\n");
   });
 });
 
