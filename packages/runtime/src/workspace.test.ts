@@ -70,6 +70,16 @@ describe("Workspace.deploy", () => {
     await r2.initialization;
   });
 
+  it("creates a missing workspace root (and its state folder beside it)", async () => {
+    const root = path.join(await tmp(), "new", "ws");
+    const ws = new Workspace(root);
+    const r = await ws.deploy([await pkg("fresh-root")]);
+    await r.initialization;
+    expect(await readdir(ws.projectsDir)).toEqual([r.versions[0]!.versionId]);
+    expect(ws.stateDir).toBe(path.join(path.dirname(root), ".ws.skillport-state"));
+    expect((await stat(ws.stateDir)).mode & 0o777).toBe(0o700);
+  });
+
   it("removes unselected versions and stale temp dirs; reconciles the state", async () => {
     const ws = new Workspace(await tmp());
     const a = await ws.deploy([await pkg("a", COUNT_RUNS), await pkg("b", COUNT_RUNS)]);

@@ -137,9 +137,10 @@ export class Workspace {
     this.options = options;
   }
 
-  /** The sandbox used for entrypoints and commands (created on first use; the root must exist). */
+  /** The sandbox used for entrypoints and commands (created on first use, with the root and HOME if missing). */
   async sandbox(): Promise<Sandbox> {
     if (!this.sandboxInstance) {
+      await mkdir(this.root, { recursive: true }); // the host's own choice of folder
       // HOME is sandbox-writable: a link or file planted at it is replaced by a fresh folder, never followed.
       openPinnedDir(this.root, this.homeRel, { create: true, repair: true }).close();
       this.sandboxInstance = createSandbox({
@@ -164,6 +165,7 @@ export class Workspace {
    */
   async deploy(selection: readonly PackageSource[], options: DeployOptions = {}): Promise<DeployResult> {
     const emit = options.onEvent ?? (() => undefined);
+    await mkdir(this.root, { recursive: true }); // the host's own choice of folder
     this.state.prepare(this.root);
     const release = await acquireLock(this.state.lockDir, this.options.lock);
     let released = false;
