@@ -125,6 +125,22 @@ describe("hole 3, as reported: a concurrent sandboxed exec on a non-root host", 
 });
 
 describe("hole 4: the deploy cache and records live where sandboxed code cannot write", () => {
+  it("keeps the lock, index, manifests, records and staging outside the workspace; refuses a state folder inside it", async () => {
+    const ws = await workspace();
+    const r = await ws.deploy([await pkg("where", "echo ok")]);
+    await r.initialization;
+    const v = r.versions[0]!.versionId;
+    expect((await readdir(ws.root)).sort()).toEqual([".home", "projects"]);
+    expect((await readdir(ws.stateDir)).sort()).toEqual(["archives.json", "entrypoints.json", "staging", "versions"]);
+    expect(await readdir(path.join(ws.stateDir, "versions"))).toEqual([`${v}.json`]);
+    expect(() => new Workspace(ws.root, { stateDir: path.join(ws.root, "state") })).toThrow(/state folder must be outside the workspace/);
+    expect(() => new Workspace(ws.root, { stateDir: ws.root })).toThrow(/state folder must be outside the workspace/);
+    // Inside by real path (through a link the host made): refused when deploy prepares it.
+    const alias = path.join(await tmp(), "alias");
+    await symlink(ws.root, alias);
+    await expect(new Workspace(ws.root, { stateDir: path.join(alias, "state") }).deploy([])).rejects.toThrow(/state folder must be outside the workspace/);
+  });
+
   it("a rewritten archive index in the workspace cannot redirect a clean archive to another version", async () => {
     const ws = await workspace();
     const clean = await packDirectory(await pkg("clean"));
