@@ -37,11 +37,14 @@ export class HostState {
 
   /** Creates the folder (0700: only the host user) and checks again that it is not inside the workspace. */
   prepare(workspaceRoot: string): void {
+    const rootReal = realpathSync(workspaceRoot);
+    // Judged before anything is created: by the real path of the deepest folder that exists.
+    assertOutside(rootReal, realPathOfMissing(this.dir));
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const info = lstatSync(this.dir);
     if (!info.isDirectory()) throw new InvalidPathError("stateDir", "the state folder is not a folder");
     if ((info.mode & 0o077) !== 0) chmodSync(this.dir, 0o700);
-    assertOutside(realpathSync(workspaceRoot), realpathSync(this.dir));
+    assertOutside(rootReal, realpathSync(this.dir));
     mkdirSync(this.versionsDir, { recursive: true, mode: 0o700 });
     mkdirSync(this.stagingDir, { recursive: true, mode: 0o700 });
   }
@@ -92,6 +95,21 @@ export function defaultStateDir(root: string): string {
   const name = path.basename(root);
   if (name === "") throw new InvalidPathError(root, "a workspace at the file-system root needs an explicit stateDir");
   return path.join(path.dirname(root), `.${name}.skillport-state`);
+}
+
+/** The real path `p` would have: its deepest existing ancestor resolved, the missing rest appended. */
+function realPathOfMissing(p: string): string {
+  const rest: string[] = [];
+  let existing = path.resolve(p);
+  for (;;) {
+    try {
+      return path.join(realpathSync(existing), ...rest.reverse());
+    } catch {
+      if (path.dirname(existing) === existing) return path.resolve(p);
+      rest.push(path.basename(existing));
+      existing = path.dirname(existing);
+    }
+  }
 }
 
 /** The state folder may not be the workspace or inside it (sandboxed code could write it there). */

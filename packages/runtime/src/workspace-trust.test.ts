@@ -139,6 +139,7 @@ describe("hole 4: the deploy cache and records live where sandboxed code cannot 
     const alias = path.join(await tmp(), "alias");
     await symlink(ws.root, alias);
     await expect(new Workspace(ws.root, { stateDir: path.join(alias, "state") }).deploy([])).rejects.toThrow(/state folder must be outside the workspace/);
+    expect((await readdir(ws.root)).sort()).toEqual([".home", "projects"]); // nothing created before the check
   });
 
   it("a rewritten archive index in the workspace cannot redirect a clean archive to another version", async () => {
