@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, lstatSync, readdirSync, symlinkSync } from "node:fs";
-import { chmod, chown, mkdir, mkdtemp, readdir, readFile, rm, symlink, truncate, writeFile } from "node:fs/promises";
+import { chmod, chown, mkdir, mkdtemp, readdir, readFile, rename, rm, symlink, truncate, writeFile } from "node:fs/promises";
 import os from "node:os";
 import { createHash, randomBytes } from "node:crypto";
 import path from "node:path";
@@ -208,6 +208,21 @@ describe("hole 4: the deploy cache and records live where sandboxed code cannot 
     expect(report.outcomes).toMatchObject([{ target: v, status: "absent" }]);
     expect(existsSync(path.join(ws.home, "planted-ran"))).toBe(false);
     expect(existsSync(path.join(ws.projectsDir, v, "entrypoint.sh"))).toBe(false);
+  });
+
+  it("projects/ replaced by a link is neither deployed into nor scanned", async () => {
+    const ws = await workspace();
+    const r = await ws.deploy([await pkg("scan")]);
+    await r.initialization;
+    const outside = await tmp();
+    await rename(ws.projectsDir, path.join(outside, "projects"));
+    await symlink(path.join(outside, "projects"), ws.projectsDir);
+    const scan = await ws.scanSkills(r.versions.map((v) => v.versionId));
+    expect(scan.skills).toEqual([]);
+    expect(scan.diagnostics).toMatchObject([{ code: "scan-link-outside" }]);
+    expect(await ws.deployedVersions()).toEqual([]);
+    await expect(ws.deploy([await pkg("scan-2")])).rejects.toThrow(/"projects": is a symbolic link or not a folder/);
+    expect(await readdir(path.join(outside, "projects"))).toEqual([r.versions[0]!.versionId]);
   });
 
   it("a fake deploy.lock in the workspace does not block deploys", async () => {

@@ -236,7 +236,21 @@ export class Workspace {
   /** The SKILL.md files of the deployed versions (or the given ones) as a SkillProvider. */
   async scanSkills(versionIds?: readonly string[]): Promise<ScanResult> {
     const ids = versionIds ?? (await this.deployedVersions());
-    return scanDeployedSkills(this.projectsDir, ids, this.options.scan);
+    // projects/ replaced by a link is not scanned (it would lead the provider out of the workspace).
+    let projects: PinnedDir | undefined;
+    try {
+      projects = openPinnedDir(this.root, "projects");
+    } catch (error) {
+      if (!(error instanceof InvalidPathError)) return scanDeployedSkills(this.projectsDir, ids, this.options.scan);
+      const empty = await scanDeployedSkills(this.projectsDir, [], this.options.scan);
+      empty.diagnostics.push({ code: "scan-link-outside", severity: "warning", message: "projects/ is a link or not a folder; not scanned", file: "", line: 0, column: 0 });
+      return empty;
+    }
+    try {
+      return await scanDeployedSkills(pinnedRealPath(projects, this.root), ids, this.options.scan);
+    } finally {
+      projects.close();
+    }
   }
 
   /** Runs a shell command for an agent in the workspace sandbox; returns FastGPT's observation shape. */
