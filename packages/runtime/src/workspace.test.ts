@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
-import { mkdir, readdir, readFile, rm, writeFile, stat } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile, stat } from "node:fs/promises";
 import { createHash, randomBytes } from "node:crypto";
 import path from "node:path";
 import { packDirectory } from "@skillport/pack";
@@ -18,7 +18,7 @@ afterEach(async () => {
 });
 async function tmp(): Promise<string> {
   const t = await tempDir();
-  cleanups.push(t.cleanup, () => rm(defaultStateDir(t.dir), { recursive: true, force: true }));
+  cleanups.push(t.cleanup);
   return t.dir;
 }
 
