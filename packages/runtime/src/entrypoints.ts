@@ -3,8 +3,7 @@ import { lstat } from "node:fs/promises";
 import path from "node:path";
 import { LimitExceededError } from "@skillport/core";
 import type { Sandbox } from "@skillport/sandbox";
-import { SANDBOX_ENTRYPOINT_KEY, SKILL_ENTRYPOINTS_KEY, listValue, readState, stateText, writeState, type RuntimeState } from "./state.js";
-import { openPinnedDir } from "./dir-fd.js";
+import { SANDBOX_ENTRYPOINT_KEY, SKILL_ENTRYPOINTS_KEY, listValue, readState, writeState, type RuntimeState } from "./state.js";
 
 /** FastGPT's numbers: 30 s default, 1–600 s accepted, last 8 KiB of each stream kept, app script ≤ 16 KiB. */
 export const DEFAULT_ENTRYPOINT_TIMEOUT_S = 30;
@@ -185,13 +184,8 @@ async function runOne(options: EntrypointRunOptions, target: string, command: st
  */
 async function writeCompatState(file: string, state: RuntimeState, writableDir: string): Promise<void> {
   const rel = path.relative(writableDir, file);
-  if (rel.startsWith("..") || path.isAbsolute(rel)) return writeState(file, state); // the host's own place
-  const dir = openPinnedDir(writableDir, path.dirname(rel).split(path.sep).join("/"), { create: true });
-  try {
-    dir.replaceFile(path.basename(rel), stateText(state), 0o644);
-  } finally {
-    dir.close();
-  }
+  const inside = rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
+  await writeState(file, state, inside ? writableDir : undefined);
 }
 
 async function isRegularFile(p: string): Promise<boolean> {
