@@ -54,10 +54,10 @@ describe("writeState confined to a sandbox-writable folder", () => {
     const outside = await tmp();
     await plant(root, outside);
     const file = path.join(root, ".fastgpt/runtime/state.json");
-    const write = writeState(file, { values: { skillEntrypoints: ["a"] } }, root);
-    if ((await lstat(path.join(root, ".fastgpt"))).isSymbolicLink()) await expect(write).rejects.toThrow(/symbolic link or not a folder/);
+    const write = () => writeState(file, { values: { skillEntrypoints: ["a"] } }, root);
+    if ((await lstat(path.join(root, ".fastgpt"))).isSymbolicLink()) await expect(write()).rejects.toThrow(/symbolic link or not a folder/);
     else {
-      await write; // the link itself is replaced by the new file (rename over it), its target untouched
+      await write(); // the link itself is replaced by the new file (rename over it), its target untouched
       expect((await lstat(file)).isFile()).toBe(true);
     }
     expect(await readdir(outside)).toEqual([]);
