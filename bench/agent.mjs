@@ -5,7 +5,8 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { LocalFileSystemSkillProvider } from "../packages/fs/dist/index.js";
-import { DEFAULT_AGENTSCOPE_INSTRUCTION, loadTokenCounter, renderCatalog, Skill, approximateTokenCounter } from "../packages/core/dist/index.js";
+import { DEFAULT_AGENTSCOPE_INSTRUCTION, renderCatalog, Skill } from "../packages/core/dist/index.js";
+import { approximateTokenCounter, loadTokenCounter } from "../packages/core/dist/internal.js";
 import { SkillBox } from "../packages/agent/dist/index.js";
 import { median, printTable } from "./lib.mjs";
 

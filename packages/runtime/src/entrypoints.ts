@@ -10,7 +10,7 @@ export const DEFAULT_ENTRYPOINT_TIMEOUT_S = 30;
 export const MAX_ENTRYPOINT_TIMEOUT_S = 600;
 export const ENTRYPOINT_TAIL_BYTES = 8 * 1024;
 export const MAX_APP_ENTRYPOINT_BYTES = 16 * 1024;
-const ENTRYPOINT_FILE = "entrypoint.sh";
+export const ENTRYPOINT_FILE = "entrypoint.sh";
 
 export type EntrypointStatus = "ran" | "skipped" | "failed" | "timed-out" | "absent";
 
@@ -44,7 +44,18 @@ export interface EntrypointRunOptions {
   versions: readonly string[];
   /** Versions unpacked this round: they run even if recorded. */
   fresh: ReadonlySet<string>;
+  /**
+   * Which entrypoints ran, read and written: the source of truth. It must be where sandboxed code cannot write
+   * (a Workspace keeps it in its host-only state folder), or sandboxed code can make a failed entrypoint skip.
+   */
   stateFile: string;
+  /** FastGPT's `~/.fastgpt/runtime/state.json`, written with the same values for compatibility and NEVER read. */
+  compatStateFile?: string;
+  /**
+   * Versions that have an entrypoint according to the host's manifests; others are reported `absent` even when an
+   * entrypoint.sh has appeared in their folder since. Default: judge by the folder.
+   */
+  entrypointVersions?: ReadonlySet<string>;
   /** App-level startup script; runs once per sha256 of its trimmed text. */
   appEntrypoint?: string;
   /** Seconds, 1–600. Default 30. */
@@ -88,17 +99,23 @@ export async function runEntrypoints(options: EntrypointRunOptions): Promise<Ini
   const selected = new Set(options.versions);
   const recorded = new Set(listValue(loaded, SKILL_ENTRYPOINTS_KEY).filter((v) => selected.has(v) && !options.fresh.has(v)));
   const state: RuntimeState = { values: { ...loaded.values } };
-  // A state file inside the sandbox's writable tree is writable by sandboxed code: confine the host's write.
-  const rel = path.relative(options.sandbox.writableDir, options.stateFile);
-  const confineTo = rel.startsWith("..") || path.isAbsolute(rel) ? undefined : options.sandbox.writableDir;
+  const writeProblem = (what: string, error: unknown) => {
+    const code = (error as NodeJS.ErrnoException).code;
+    const problem = `${what} not written: ${code ?? (error instanceof Error ? error.message : "error")}`;
+    if (!stateProblems.includes(problem)) stateProblems.push(problem);
+  };
   const save = async () => {
     state.values[SKILL_ENTRYPOINTS_KEY] = options.versions.filter((v) => recorded.has(v));
     try {
-      await writeState(options.stateFile, state, confineTo);
+      await writeState(options.stateFile, state);
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      const problem = `state file not written: ${code ?? (error instanceof Error ? error.message : "error")}`;
-      if (!stateProblems.includes(problem)) stateProblems.push(problem);
+      writeProblem(options.compatStateFile === undefined ? "state file" : "entrypoint records", error);
+    }
+    if (options.compatStateFile === undefined) return;
+    try {
+      await writeCompatState(options.compatStateFile, state, options.sandbox.writableDir);
+    } catch (error) {
+      writeProblem("state file", error);
     }
   };
   const outcomes: EntrypointOutcome[] = [];
@@ -121,7 +138,8 @@ export async function runEntrypoints(options: EntrypointRunOptions): Promise<Ini
 
   for (const versionId of options.versions) {
     const dir = path.join(options.projectsDir, versionId);
-    if (!(await isRegularFile(path.join(dir, ENTRYPOINT_FILE)))) {
+    const listed = options.entrypointVersions === undefined || options.entrypointVersions.has(versionId);
+    if (!listed || !(await isRegularFile(path.join(dir, ENTRYPOINT_FILE)))) {
       report({ target: versionId, status: "absent", reason: "no entrypoint.sh at the version root" });
       continue;
     }
@@ -158,6 +176,16 @@ async function runOne(options: EntrypointRunOptions, target: string, command: st
   } catch (error) {
     return { target, status: "failed", reason: error instanceof Error ? error.message : String(error) };
   }
+}
+
+/**
+ * The compatibility copy usually sits in the sandbox's HOME, which sandboxed code can rewrite: inside the writable
+ * directory it is written through pinned folders (a planted link is refused, never followed).
+ */
+async function writeCompatState(file: string, state: RuntimeState, writableDir: string): Promise<void> {
+  const rel = path.relative(writableDir, file);
+  const inside = rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
+  await writeState(file, state, inside ? writableDir : undefined);
 }
 
 async function isRegularFile(p: string): Promise<boolean> {

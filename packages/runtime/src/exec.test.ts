@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { readFile, symlink, mkdir, stat } from "node:fs/promises";
+import { lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { execCommand } from "./exec.js";
 import { TailCollector, formatObservation } from "./observation.js";
@@ -123,12 +124,16 @@ describe.each(kinds)("execCommand (%s)", (kind) => {
   });
 });
 
-it("refuses an output dir that is a symlink out of the workspace", async () => {
+it("never writes through an output dir that is a symlink out of the workspace: the link is replaced by a folder", async () => {
   const other = await tempDir();
   try {
     await mkdir(path.join(ws.dir, "links"), { recursive: true });
     await symlink(other.dir, path.join(ws.dir, "links", "out"));
-    await expect(execCommand(createSandbox({ kind: "process", writableDir: ws.dir }), "true", { outputDir: "links/out" })).rejects.toThrow(/escapes the workspace/);
+    const r = await execCommand(createSandbox({ kind: "process", writableDir: ws.dir }), "seq 1 3000", { outputDir: "links/out" });
+    expect(r.fullOutputPath).toMatch(/^links\/out\/exec-/);
+    expect(lstatSync(path.join(ws.dir, "links", "out")).isDirectory()).toBe(true);
+    expect(readdirSync(other.dir)).toEqual([]);
+    await expect(execCommand(createSandbox({ kind: "process", writableDir: ws.dir }), "true", { outputDir: "../x" })).rejects.toThrow(/escapes the workspace/);
   } finally {
     await other.cleanup();
   }

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, realpathSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, unlinkSync, writeSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { InvalidPathError, LimitExceededError } from "@skillport/core";
@@ -10,6 +10,7 @@ import {
   formatObservation,
   type TruncatedTail,
 } from "./observation.js";
+import { openPinnedDir, type PinnedDir } from "./dir-fd.js";
 
 export interface ExecOptions {
   /** Directory relative to the sandbox's writable directory (the workspace). Default: its root. */
@@ -66,13 +67,18 @@ export async function execCommand(sandbox: Sandbox, command: string, options: Ex
   const maxFull = options.maxFullOutputBytes ?? DEFAULT_MAX_FULL_OUTPUT_BYTES;
   const maxOutput = options.maxOutputBytes ?? Math.max(DEFAULT_MAX_OUTPUT_BYTES, maxFull);
 
-  mkdirSync(outputDir, { recursive: true });
-  // Sandboxed code can plant symlinks in the workspace: confirm by real path before the host writes there.
-  confined(root, path.relative(root, realpathSync(outputDir)), "outputDir");
+  const warnings: string[] = [];
+  // Sandboxed code can plant links in the workspace: the folder is opened link by link (a link or file planted there
+  // is replaced by a fresh folder, never followed) and the log is created through its descriptor.
+  let dir: PinnedDir | undefined;
+  try {
+    dir = openPinnedDir(root, path.relative(root, outputDir).split(path.sep).join("/"), { create: true, repair: true });
+  } catch (error) {
+    warnings.push(`full output not kept: ${outputRel} cannot be used (${error instanceof Error ? error.message : String(error)})`);
+  }
   const fileName = `exec-${Date.now()}-${randomBytes(4).toString("hex")}.log`;
-  const fullPath = path.join(outputDir, fileName);
   // Synchronous appends keep the merged order exact and memory flat; each chunk is at most a pipe buffer.
-  const fd = openSync(fullPath, "wx", 0o600);
+  const fd = dir?.createFile(fileName, 0o600);
   let written = 0;
   const collector = new TailCollector({
     maxLines: options.maxLines ?? DEFAULT_OBSERVATION_MAX_LINES,
@@ -92,20 +98,26 @@ export async function execCommand(sandbox: Sandbox, command: string, options: Ex
       signal: options.signal,
       onOutput: (_stream, chunk) => {
         collector.write(chunk);
-        if (written < maxFull) {
+        if (fd !== undefined && written < maxFull) {
           const piece = chunk.subarray(0, Math.min(chunk.byteLength, maxFull - written));
           writeSync(fd, piece);
           written += piece.byteLength;
         }
       },
     });
+  } catch (error) {
+    dir?.close();
+    throw error;
   } finally {
-    closeSync(fd);
+    if (fd !== undefined) closeSync(fd);
   }
   const tail = collector.result();
   let fullOutputPath: string | undefined;
-  if (tail.truncated) fullOutputPath = path.posix.join(outputRel.split(path.sep).join("/"), fileName);
-  else unlinkSync(fullPath);
+  if (dir !== undefined) {
+    if (tail.truncated) fullOutputPath = path.posix.join(outputRel.split(path.sep).join("/"), fileName);
+    else unlinkSync(dir.at(fileName));
+    dir.close();
+  }
   const observation = formatObservation({
     tail,
     exitCode: result.exitCode,
@@ -128,7 +140,7 @@ export async function execCommand(sandbox: Sandbox, command: string, options: Ex
     fullOutputPath,
     sandbox: result.sandbox,
     isolates: result.isolates,
-    warnings: result.warnings,
+    warnings: [...warnings, ...result.warnings],
   };
 }
 

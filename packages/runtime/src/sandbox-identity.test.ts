@@ -40,7 +40,9 @@ describe.each(kinds)("workspace on %s", (sandbox) => {
     const ws = new Workspace(await tmp(), { sandbox });
     cleanups.push(() => ws.close());
     await ws.deploy([await writePackage(await tmp(), {})]);
+    await ws.exec("true"); // the host creates .skillport/outputs
     const before = (await readdir(ws.root)).sort();
+    expect(before).toEqual([".home", ".skillport", "projects"]);
     const r = await ws.exec("mv projects p2; mv .skillport s2; rm -rf projects; ln -s / projects/evil; mkdir projects/.tmp-1-planted; echo done");
     expect(r.observation).toContain("done");
     expect((await readdir(ws.root)).sort()).toEqual(before);

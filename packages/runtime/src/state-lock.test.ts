@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { mkdir, readFile, writeFile, stat } from "node:fs/promises";
+import { lstat, mkdir, readdir, readFile, symlink, writeFile, stat } from "node:fs/promises";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { readState, writeState } from "./state.js";
@@ -39,6 +39,28 @@ describe("state.json", () => {
     expect(await readFile(file, "utf8")).toBe('{\n  "values": {\n    "sandboxEntrypoint": "sha256:a"\n  }\n}\n');
     await writeState(file, { values: { skillEntrypoints: [] } });
     expect(await readFile(file, "utf8")).toBe("{}\n");
+  });
+});
+
+describe("writeState confined to a sandbox-writable folder", () => {
+  it.each([
+    ["a link to a folder outside", (root: string, outside: string) => symlink(outside, path.join(root, ".fastgpt"))],
+    ["a link planted at the file itself", async (root: string, outside: string) => {
+      await mkdir(path.join(root, ".fastgpt/runtime"), { recursive: true });
+      await symlink(path.join(outside, "stolen.json"), path.join(root, ".fastgpt/runtime/state.json"));
+    }],
+  ])("with %s: never writes outside", async (_name, plant) => {
+    const root = await tmp();
+    const outside = await tmp();
+    await plant(root, outside);
+    const file = path.join(root, ".fastgpt/runtime/state.json");
+    const write = () => writeState(file, { values: { skillEntrypoints: ["a"] } }, root);
+    if ((await lstat(path.join(root, ".fastgpt"))).isSymbolicLink()) await expect(write()).rejects.toThrow(/symbolic link or not a folder/);
+    else {
+      await write(); // the link itself is replaced by the new file (rename over it), its target untouched
+      expect((await lstat(file)).isFile()).toBe(true);
+    }
+    expect(await readdir(outside)).toEqual([]);
   });
 });
 

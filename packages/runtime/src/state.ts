@@ -1,6 +1,8 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { InvalidPathError } from "@skillport/core";
 import { writeJsonAtomic } from "./json-file.js";
+import { openPinnedDir } from "./dir-fd.js";
 
 /**
  * FastGPT's runtime state file (`~/.fastgpt/runtime/state.json`):
@@ -52,14 +54,34 @@ export async function readState(file: string): Promise<ReadStateResult> {
   return { state: { values }, problem: undefined };
 }
 
-/** Writes the state pretty-printed, atomically (temp file + rename); empty arrays and empty `values` are dropped. */
+/**
+ * Writes the state pretty-printed, atomically (temp file + rename); empty arrays and empty `values` are dropped.
+ * With `confineTo` (a sandbox-writable folder holding the file), every folder on the way is opened without following
+ * links and the file is replaced through the last one (decision 0142): a planted link is refused, never followed.
+ */
 export async function writeState(file: string, state: RuntimeState, confineTo?: string): Promise<void> {
+  if (confineTo === undefined) return writeJsonAtomic(file, stateBody(state));
+  const rel = path.relative(confineTo, file);
+  if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) throw new InvalidPathError(path.basename(file), "the state file is not inside the folder it is confined to");
+  const dir = openPinnedDir(confineTo, path.dirname(rel).split(path.sep).join("/"), { create: true });
+  try {
+    dir.replaceFile(path.basename(rel), stateText(state), 0o644);
+  } finally {
+    dir.close();
+  }
+}
+
+/** The file's text, as writeState writes it. */
+function stateText(state: RuntimeState): string {
+  return JSON.stringify(stateBody(state), null, 2) + "\n";
+}
+
+function stateBody(state: RuntimeState): object {
   const values: Record<string, StateValue> = {};
   for (const [key, value] of Object.entries(state.values)) {
     if (Array.isArray(value) ? value.length > 0 : value !== "") values[key] = value;
   }
-  const body = Object.keys(values).length > 0 ? { values } : {};
-  await writeJsonAtomic(file, body, confineTo);
+  return Object.keys(values).length > 0 ? { values } : {};
 }
 
 export function listValue(state: RuntimeState, key: string): string[] {

@@ -8,6 +8,7 @@ import { packDirectory } from "@skillport/pack";
 import { Workspace, type DeployEvent } from "./workspace.js";
 import { readState } from "./state.js";
 import { appEntrypointHash } from "./entrypoints.js";
+import { defaultStateDir } from "./host-state.js";
 import { tempDir, writePackage, bundleRuntime, haveBubblewrap } from "./__fixtures__/helpers.js";
 
 haveBubblewrap(console.warn);
@@ -67,6 +68,16 @@ describe("Workspace.deploy", () => {
     const r2 = await ws.deploy([file]);
     expect(r2.versions).toEqual([{ versionId: packed.versionId, status: "present", label: "p.zip" }]);
     await r2.initialization;
+  });
+
+  it("creates a missing workspace root (and its state folder beside it)", async () => {
+    const root = path.join(await tmp(), "new", "ws");
+    const ws = new Workspace(root);
+    const r = await ws.deploy([await pkg("fresh-root")]);
+    await r.initialization;
+    expect(await readdir(ws.projectsDir)).toEqual([r.versions[0]!.versionId]);
+    expect(ws.stateDir).toBe(path.join(path.dirname(root), ".ws.skillport-state"));
+    expect((await stat(ws.stateDir)).mode & 0o777).toBe(0o700);
   });
 
   it("removes unselected versions and stale temp dirs; reconciles the state", async () => {
@@ -136,16 +147,17 @@ describe("Workspace.deploy", () => {
     expect(() => new Workspace("relative")).toThrow(/absolute/);
   });
 
-  it("reads a corrupt state as empty, runs again and rewrites it", async () => {
+  it("reads corrupt entrypoint records as empty, runs again and rewrites them (and the FastGPT copy)", async () => {
     const ws = new Workspace(await tmp());
     const r1 = await ws.deploy([await pkg("c", COUNT_RUNS)]);
     await r1.initialization;
     const v = r1.versions[0]!.versionId;
-    await writeFile(ws.stateFile, "{ not json");
+    await writeFile(ws.entrypointRecordFile, "{ not json");
     const r2 = await ws.deploy([await pkgSame(v, ws)]);
     const rep = await r2.initialization;
     expect(rep.stateProblems).toEqual(["state file is not valid JSON; treating it as empty"]);
     expect(rep.outcomes).toMatchObject([{ status: "ran" }]);
+    expect(JSON.parse(await readFile(ws.entrypointRecordFile, "utf8"))).toEqual({ values: { skillEntrypoints: [v] } });
     expect(JSON.parse(await readFile(ws.stateFile, "utf8"))).toEqual({ values: { skillEntrypoints: [v] } });
     expect(await runs(ws, v)).toBe(2);
   });
@@ -159,7 +171,7 @@ describe("Workspace.deploy", () => {
     await r2.initialization;
     expect(r2.removed).toEqual([r1.versions[0]!.versionId]);
     // The state still lists nothing (reconciled); put it back by hand to prove "fresh deploy runs anyway".
-    await writeFile(ws.stateFile, JSON.stringify({ values: { skillEntrypoints: [r1.versions[0]!.versionId] } }));
+    await writeFile(ws.entrypointRecordFile, JSON.stringify({ values: { skillEntrypoints: [r1.versions[0]!.versionId] } }));
     const r3 = await ws.deploy([dir]);
     expect(r3.versions[0]!.status).toBe("deployed");
     expect((await r3.initialization).outcomes).toMatchObject([{ status: "ran" }]);
@@ -211,7 +223,7 @@ describe("links planted by sandboxed code", () => {
     const outside = await tmp();
     const { symlink } = await import("node:fs/promises");
     await symlink(outside, path.join(root, "projects"));
-    await expect(new Workspace(root).deploy([await pkg("x")])).rejects.toThrow(/resolves outside the workspace/);
+    await expect(new Workspace(root).deploy([await pkg("x")])).rejects.toThrow(/"projects": is a symbolic link or not a folder/);
     expect(await readdir(outside)).toEqual([]);
   });
 });
@@ -286,13 +298,13 @@ async function pkgSame(versionId: string, ws: Workspace): Promise<string> {
 }
 
 // Child processes: real concurrency and a real SIGKILL.
-/** How many files the unpack in progress (projects/.tmp-A/.tmp-package-B/data) has written so far; 0 before. */
-function filesInTempData(projects: string): number {
+/** How many files the unpack in progress (<stateDir>/staging/.tmp-A/.tmp-package-B/data) has written so far; 0 before. */
+function filesInTempData(stagingRoot: string): number {
   try {
-    const staging = readdirSync(projects).find((n) => n.startsWith(".tmp-"));
+    const staging = readdirSync(stagingRoot).find((n) => n.startsWith(".tmp-"));
     if (staging === undefined) return 0;
-    const writing = readdirSync(path.join(projects, staging)).find((n) => n.startsWith(".tmp-"));
-    return writing === undefined ? 0 : readdirSync(path.join(projects, staging, writing, "data")).length;
+    const writing = readdirSync(path.join(stagingRoot, staging)).find((n) => n.startsWith(".tmp-"));
+    return writing === undefined ? 0 : readdirSync(path.join(stagingRoot, staging, writing, "data")).length;
   } catch {
     return 0; // not created yet
   }
@@ -342,7 +354,7 @@ describe("cross-process safety", () => {
     expect([va, vb]).toContain(left[0]);
     expect(await readFile(path.join(root, "projects", left[0]!, "tag.txt"), "utf8")).toBe(left[0] === va ? "concurrent-a" : "concurrent-b");
     expect((await readState(path.join(root, ".home/.fastgpt/runtime/state.json"))).state.values.skillEntrypoints).toEqual(left);
-    await expect(stat(path.join(root, ".skillport/deploy.lock"))).rejects.toThrow();
+    await expect(stat(path.join(defaultStateDir(root), "deploy.lock"))).rejects.toThrow();
   });
 
   it("a deploy SIGKILLed midway leaves no half version; the next deploy recovers", async () => {
@@ -360,7 +372,7 @@ describe("cross-process safety", () => {
     const killed = await runChild(childScript(root, archive), (line, kill) => {
       if (line !== "version-unpacking") return;
       poll = setInterval(() => {
-        const written = filesInTempData(path.join(root, "projects"));
+        const written = filesInTempData(path.join(defaultStateDir(root), "staging"));
         if (written > 0) {
           writtenWhenKilled = written;
           kill();
@@ -372,11 +384,11 @@ describe("cross-process safety", () => {
     expect(killed.signal).toBe("SIGKILL");
     expect(writtenWhenKilled).toBeGreaterThan(0);
     expect(writtenWhenKilled).toBeLessThan(600);
-    const projects = await readdir(path.join(root, "projects"));
-    expect(projects.filter((n) => /^[a-f0-9]{24}$/.test(n))).toEqual([]);
-    expect(projects.filter((n) => n.startsWith(".tmp-"))).toHaveLength(1); // the half-written unpack, never renamed
+    expect(await readdir(path.join(root, "projects"))).toEqual([]);
+    const staged = await readdir(path.join(defaultStateDir(root), "staging"));
+    expect(staged.filter((n) => n.startsWith(".tmp-"))).toHaveLength(1); // the half-written unpack, never renamed
     // The dead process still "holds" the lock; its pid is gone, so the next deploy breaks it.
-    await expect(stat(path.join(root, ".skillport/deploy.lock"))).resolves.toBeTruthy();
+    await expect(stat(path.join(defaultStateDir(root), "deploy.lock"))).resolves.toBeTruthy();
 
     const ws = new Workspace(root, { sandbox: "process", lock: { waitMs: 10_000 } });
     const events: DeployEvent[] = [];
@@ -386,6 +398,7 @@ describe("cross-process safety", () => {
     expect(await readdir(path.join(root, "projects"))).toEqual([packed.versionId]);
     const blob = await readFile(path.join(root, "projects", packed.versionId, "data/blob-599.bin"));
     expect(createHash("sha256").update(blob).digest("hex")).toBe(createHash("sha256").update(files["data/blob-599.bin"]!).digest("hex"));
-    expect(projects.filter((n) => n.startsWith(".tmp-")).length).toBe(events.filter((e) => e.type === "temp-removed").length);
+    expect(staged.length).toBe(events.filter((e) => e.type === "temp-removed").length);
+    expect(await readdir(path.join(defaultStateDir(root), "staging"))).toEqual([]);
   });
 });

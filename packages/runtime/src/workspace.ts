@@ -1,15 +1,21 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, readdir, readFile, rename, rm, stat, lstat } from "node:fs/promises";
+import { readlinkSync, realpathSync } from "node:fs";
+import { lstat, mkdir, readdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { InvalidPathError } from "@skillport/core";
-import { packDirectory, unpackArchive, type PackOptions, type UnpackOptions } from "@skillport/pack";
+import { errorCode, isInside } from "@skillport/fs";
+import { DEFAULT_PACKAGE_LIMITS, packDirectory, unpackArchive, type PackOptions, type UnpackOptions } from "@skillport/pack";
 import { acquireLock, type LockOptions } from "./lock.js";
 import { createSandbox, handOverTree, type Sandbox, type SandboxIdentity, type SandboxKind } from "@skillport/sandbox";
 import { runEntrypoints, validateAppEntrypoint, validateEntrypointTimeout, type EntrypointOutcome, type InitializationReport } from "./entrypoints.js";
 import { DEFAULT_STATE_PATH } from "./state.js";
 import { scanDeployedSkills, type ScanOptions, type ScanResult } from "./scan.js";
 import { execCommand, type ExecOptions, type ExecResult } from "./exec.js";
-import { assertInside, readJsonRecord, writeJsonAtomic } from "./json-file.js";
+import { ENTRYPOINT_FILE } from "./entrypoints.js";
+import { HostState, assertOutside, defaultStateDir, type VersionManifest } from "./host-state.js";
+import { openPinnedDir, type PinnedDir } from "./dir-fd.js";
+import { readPackageSource } from "./archive-file.js";
+import { verifyVersion, type VersionCheck } from "./verify-version.js";
 
 /** A package to deploy: a path to an archive (zip, tar, tar.gz, .skill) or a package directory, or archive bytes. */
 export type PackageSource = string | Uint8Array;
@@ -19,8 +25,17 @@ export interface WorkspaceOptions {
   sandbox?: SandboxKind | "auto";
   /** HOME inside the sandbox; holds `.fastgpt/runtime/state.json`. Default `<root>/.home`. Must be inside the root. */
   home?: string;
-  /** The state file. Default `<home>/.fastgpt/runtime/state.json`. */
+  /**
+   * The FastGPT-compatible state file, written after entrypoints run and never read (sandboxed code can forge it).
+   * Default `<home>/.fastgpt/runtime/state.json`.
+   */
   stateFile?: string;
+  /**
+   * The host-only state folder: deploy lock, archive index, version manifests, entrypoint records, staging. Must be
+   * outside the workspace (the sandbox mounts only the workspace) and on the same file system (a staged version is
+   * renamed into projects/). Default `<parent>/.<name>.skillport-state` beside the workspace.
+   */
+  stateDir?: string;
   /** Seconds each entrypoint may run, 1–600. Default 30. */
   entrypointTimeout?: number;
   /** App-level startup script (≤ 16 KiB), run once per sha256 before the versions' entrypoints. */
@@ -49,6 +64,8 @@ export type DeployEvent =
   | { type: "version-unpacking"; label: string }
   | { type: "version-deployed"; versionId: string; label: string; files: number; bytes: number }
   | { type: "version-removed"; versionId: string }
+  /** A version folder that failed verification against its manifest (or has none) was deleted to be unpacked again. */
+  | { type: "version-replaced"; versionId: string; reason: string }
   | { type: "temp-removed"; name: string }
   | { type: "entrypoint-start"; target: string }
   | { type: "entrypoint-done"; outcome: EntrypointOutcome }
@@ -62,7 +79,7 @@ export interface DeployOptions {
 
 export interface DeployedVersion {
   versionId: string;
-  /** `deployed` = unpacked this time; `present` = already there, untouched. */
+  /** `deployed` = unpacked this time; `present` = already there and verified against its manifest, untouched. */
   status: "deployed" | "present";
   /** The source as given (a path's base name, or `bytes[i]`). */
   label: string;
@@ -91,9 +108,15 @@ export class Workspace {
   readonly root: string;
   readonly projectsDir: string;
   readonly home: string;
+  /** The FastGPT-compatible state file (written, never read). */
   readonly stateFile: string;
+  /** The host-only state folder (see WorkspaceOptions.stateDir). */
+  readonly stateDir: string;
+  /** Which entrypoints ran: the trusted record, in the state folder. */
+  readonly entrypointRecordFile: string;
   private readonly options: WorkspaceOptions;
-  private readonly internalDir: string;
+  private readonly state: HostState;
+  private readonly homeRel: string;
   private sandboxInstance: Sandbox | undefined;
 
   constructor(root: string, options: WorkspaceOptions = {}) {
@@ -103,17 +126,23 @@ export class Workspace {
     this.home = options.home ?? path.join(this.root, ".home");
     const rel = path.relative(this.root, this.home);
     if (rel.startsWith("..") || path.isAbsolute(rel)) throw new InvalidPathError("home", "the home directory must be inside the workspace");
+    this.homeRel = rel.split(path.sep).join("/");
     this.stateFile = options.stateFile ?? path.join(this.home, DEFAULT_STATE_PATH);
-    this.internalDir = path.join(this.root, ".skillport");
+    this.stateDir = path.resolve(options.stateDir ?? defaultStateDir(this.root));
+    assertOutside(this.root, this.stateDir);
+    this.state = new HostState(this.stateDir);
+    this.entrypointRecordFile = this.state.recordsFile;
     validateEntrypointTimeout(options.entrypointTimeout);
     validateAppEntrypoint(options.appEntrypoint);
     this.options = options;
   }
 
-  /** The sandbox used for entrypoints and commands (created on first use; the root must exist). */
+  /** The sandbox used for entrypoints and commands (created on first use, with the root and HOME if missing). */
   async sandbox(): Promise<Sandbox> {
     if (!this.sandboxInstance) {
-      await mkdir(this.home, { recursive: true });
+      await mkdir(this.root, { recursive: true }); // the host's own choice of folder
+      // HOME is sandbox-writable: a link or file planted at it is replaced by a fresh folder, never followed.
+      openPinnedDir(this.root, this.homeRel, { create: true, repair: true }).close();
       this.sandboxInstance = createSandbox({
         kind: this.options.sandbox ?? "auto",
         writableDir: this.root,
@@ -129,17 +158,16 @@ export class Workspace {
   }
 
   /**
-   * Makes exactly `selection` deployed: unpacks missing versions (temp dir + rename, so a version is all there or
-   * absent), removes unselected versions and stale temp dirs, then starts the entrypoints in the background.
-   * Safe against concurrent deploys (a lock) and against a deploy killed midway (the next one cleans up).
+   * Makes exactly `selection` deployed: unpacks missing versions (in the host-only state folder, then one rename into
+   * projects/, so a version is all there or absent), verifies present ones against their manifests (a tampered one is
+   * unpacked again), removes unselected versions and stale staging, then starts the entrypoints in the background.
+   * Safe against concurrent deploys (a lock in the state folder) and a deploy killed midway (the next one cleans up).
    */
   async deploy(selection: readonly PackageSource[], options: DeployOptions = {}): Promise<DeployResult> {
     const emit = options.onEvent ?? (() => undefined);
-    await mkdir(this.internalDir, { recursive: true });
-    await mkdir(this.projectsDir, { recursive: true });
-    await assertInside(this.root, this.internalDir);
-    await assertInside(this.root, this.projectsDir);
-    const release = await acquireLock(path.join(this.internalDir, "deploy.lock"), this.options.lock);
+    await mkdir(this.root, { recursive: true }); // the host's own choice of folder
+    this.state.prepare(this.root);
+    const release = await acquireLock(this.state.lockDir, this.options.lock);
     let released = false;
     const releaseOnce = async () => {
       if (!released) {
@@ -147,31 +175,40 @@ export class Workspace {
         await release();
       }
     };
+    let projects: PinnedDir | undefined;
     try {
       emit({ type: "lock-acquired" });
-      await this.removeStaleTemps(emit);
+      // projects/ is opened without following links and every later step goes through that descriptor.
+      projects = openPinnedDir(this.root, "projects", { create: true });
+      const projectsReal = pinnedRealPath(projects, this.root);
+      await this.removeStaleTemps(projects, emit);
+      const target: DeployTarget = { projects, projectsReal, manifests: new Map() };
       const versions: DeployedVersion[] = [];
       for (const [index, source] of selection.entries()) {
         const label = typeof source === "string" ? path.basename(source) : `bytes[${index}]`;
         emit({ type: "source", index, label });
-        const deployed = await this.deployOne(source, label, emit);
+        const deployed = await this.deployOne(source, label, target, emit);
         if (!versions.some((v) => v.versionId === deployed.versionId)) versions.push(deployed);
       }
       const keep = new Set(versions.map((v) => v.versionId));
       const removed: string[] = [];
-      for (const name of await this.versionDirs()) {
+      for (const name of await versionDirs(projects)) {
         if (keep.has(name)) continue;
-        await rm(path.join(this.projectsDir, name), { recursive: true, force: true });
+        await rm(projects.at(name), { recursive: true, force: true });
+        await rm(path.join(this.state.versionsDir, `${name}.json`), { force: true });
         removed.push(name);
         emit({ type: "version-removed", versionId: name });
       }
+      const withEntrypoint = new Set(versions.filter((v) => target.manifests.get(v.versionId)?.files.some((f) => f.path === ENTRYPOINT_FILE)).map((v) => v.versionId));
       const runInit = options.runEntrypoints ?? true;
       // The lock stays held until the entrypoints finish, so a second deploy never races them.
-      const initialization = (runInit ? this.initialize(versions, emit) : Promise.resolve(emptyReport())).finally(releaseOnce);
+      const initialization = (runInit ? this.initialize(versions, withEntrypoint, emit) : Promise.resolve(emptyReport())).finally(releaseOnce);
       return { versions, removed, initialization };
     } catch (error) {
       await releaseOnce();
       throw error;
+    } finally {
+      projects?.close();
     }
   }
 
@@ -183,13 +220,37 @@ export class Workspace {
 
   /** Version ids currently deployed (directories under projects/), sorted. */
   async deployedVersions(): Promise<string[]> {
-    return (await this.versionDirs()).sort();
+    let projects: PinnedDir;
+    try {
+      projects = openPinnedDir(this.root, "projects");
+    } catch {
+      return [];
+    }
+    try {
+      return (await versionDirs(projects)).sort();
+    } finally {
+      projects.close();
+    }
   }
 
   /** The SKILL.md files of the deployed versions (or the given ones) as a SkillProvider. */
   async scanSkills(versionIds?: readonly string[]): Promise<ScanResult> {
     const ids = versionIds ?? (await this.deployedVersions());
-    return scanDeployedSkills(this.projectsDir, ids, this.options.scan);
+    // projects/ replaced by a link is not scanned (it would lead the provider out of the workspace).
+    let projects: PinnedDir | undefined;
+    try {
+      projects = openPinnedDir(this.root, "projects");
+    } catch (error) {
+      if (!(error instanceof InvalidPathError)) return scanDeployedSkills(this.projectsDir, ids, this.options.scan);
+      const empty = await scanDeployedSkills(this.projectsDir, [], this.options.scan);
+      empty.diagnostics.push({ code: "scan-link-outside", severity: "warning", message: "projects/ is a link or not a folder; not scanned", file: "", line: 0, column: 0 });
+      return empty;
+    }
+    try {
+      return await scanDeployedSkills(pinnedRealPath(projects, this.root), ids, this.options.scan);
+    } finally {
+      projects.close();
+    }
   }
 
   /** Runs a shell command for an agent in the workspace sandbox; returns FastGPT's observation shape. */
@@ -198,15 +259,21 @@ export class Workspace {
     return execCommand(sandbox, command, { ...options, env: { ...this.options.env, ...options.env } });
   }
 
-  private async initialize(versions: readonly DeployedVersion[], emit: (e: DeployEvent) => void): Promise<InitializationReport> {
+  private async initialize(versions: readonly DeployedVersion[], withEntrypoint: ReadonlySet<string>, emit: (e: DeployEvent) => void): Promise<InitializationReport> {
     let report: InitializationReport;
     try {
+      const sandbox = await this.sandbox();
+      // Rebased onto the sandbox's real root, so it is written through pinned folders when it lies in the workspace.
+      const rel = path.relative(this.root, this.stateFile);
+      const compatStateFile = rel.startsWith("..") || path.isAbsolute(rel) ? this.stateFile : path.join(sandbox.writableDir, rel);
       report = await runEntrypoints({
-        sandbox: await this.sandbox(),
+        sandbox,
         projectsDir: this.projectsDir,
         versions: versions.map((v) => v.versionId),
         fresh: new Set(versions.filter((v) => v.status === "deployed").map((v) => v.versionId)),
-        stateFile: this.stateFile,
+        stateFile: this.entrypointRecordFile,
+        compatStateFile,
+        entrypointVersions: withEntrypoint,
         appEntrypoint: this.options.appEntrypoint,
         timeout: this.options.entrypointTimeout,
         env: this.options.env,
@@ -220,81 +287,127 @@ export class Workspace {
     return report;
   }
 
-  private async deployOne(source: PackageSource, label: string, emit: (e: DeployEvent) => void): Promise<DeployedVersion> {
+  private async deployOne(source: PackageSource, label: string, target: DeployTarget, emit: (e: DeployEvent) => void): Promise<DeployedVersion> {
     let bytes: Uint8Array;
     let knownVersion: string | undefined;
     if (typeof source === "string") {
-      const info = await stat(source).catch(() => undefined);
-      if (!info) throw new InvalidPathError(label, "package not found");
-      if (info.isDirectory()) {
+      const maxBytes = this.options.unpack?.limits?.maxArchiveBytes ?? DEFAULT_PACKAGE_LIMITS.maxArchiveBytes;
+      const opened = readPackageSource(source, label, maxBytes);
+      if (opened.kind === "directory") {
         const packed = await packDirectory(source, this.options.pack);
-        if (await this.hasVersion(packed.versionId)) {
+        if ((await this.checkVersion(packed.versionId, target)).ok) {
           emit({ type: "version-present", versionId: packed.versionId, label });
           return { versionId: packed.versionId, status: "present", label };
         }
         bytes = packed.archive;
         knownVersion = packed.versionId;
       } else {
-        bytes = await readFile(source);
+        bytes = opened.bytes;
       }
     } else {
       bytes = source;
     }
-    // Same archive bytes as before → same version: skip unpacking entirely.
+    // Same archive bytes as before → same version: skip unpacking, once the version is verified.
     const archiveHash = createHash("sha256").update(bytes).digest("hex");
-    const index = await readJsonRecord(path.join(this.internalDir, "archives.json"));
+    const index = await this.state.readIndex();
     const cached = knownVersion ?? (typeof index[archiveHash] === "string" ? (index[archiveHash] as string) : undefined);
-    if (cached && (await this.hasVersion(cached))) {
+    if (cached !== undefined && knownVersion === undefined && (await this.checkVersion(cached, target)).ok) {
       emit({ type: "version-present", versionId: cached, label });
       return { versionId: cached, status: "present", label };
     }
     emit({ type: "version-unpacking", label });
-    const staging = path.join(this.projectsDir, `${TEMP_PREFIX}${Date.now()}-${randomBytes(6).toString("hex")}`);
-    await mkdir(staging);
+    // Staging is in the host-only state folder: sandboxed code can neither see nor plant links in it.
+    const staging = path.join(this.state.stagingDir, `${TEMP_PREFIX}${Date.now()}-${randomBytes(6).toString("hex")}`);
+    await mkdir(staging, { mode: 0o700 });
     try {
       const unpacked = await unpackArchive(bytes, path.join(staging, "package"), this.options.unpack);
-      index[archiveHash] = unpacked.versionId;
-      await writeJsonAtomic(path.join(this.internalDir, "archives.json"), pruneIndex(index), this.root);
-      if (await this.hasVersion(unpacked.versionId)) {
-        emit({ type: "version-present", versionId: unpacked.versionId, label });
-        return { versionId: unpacked.versionId, status: "present", label };
+      const versionId = unpacked.versionId;
+      const manifest: VersionManifest = { versionId, files: unpacked.files.map((f) => ({ path: f.path, size: f.size, sha256: f.sha256 })) };
+      await this.state.writeManifest(manifest);
+      index[archiveHash] = versionId;
+      await this.state.writeIndex(pruneIndex(index));
+      const check = await this.checkVersion(versionId, target);
+      if (check.ok) {
+        emit({ type: "version-present", versionId, label });
+        return { versionId, status: "present", label };
+      }
+      if (check.reason !== "absent") {
+        await rm(target.projects.at(versionId), { recursive: true, force: true });
+        emit({ type: "version-replaced", versionId, reason: check.reason });
       }
       // A version is the sandbox user's own (its entrypoint may install into it), handed over before it is visible.
       await handOverTree(path.join(staging, "package"), (await this.sandbox()).identity);
-      // The one step that makes a version visible: a rename within projects/, atomic.
-      await rename(path.join(staging, "package"), path.join(this.projectsDir, unpacked.versionId));
-      emit({ type: "version-deployed", versionId: unpacked.versionId, label, files: unpacked.files.length, bytes: unpacked.totalBytes });
-      return { versionId: unpacked.versionId, status: "deployed", label };
+      // The one step that makes a version visible: a rename into the pinned projects/ folder, atomic.
+      try {
+        await rename(path.join(staging, "package"), target.projects.at(versionId));
+      } catch (error) {
+        if (errorCode(error) === "EXDEV") {
+          throw new InvalidPathError("stateDir", "the state folder must be on the same file system as the workspace (a staged version is renamed into projects/)");
+        }
+        throw error;
+      }
+      target.manifests.set(versionId, manifest);
+      emit({ type: "version-deployed", versionId, label, files: unpacked.files.length, bytes: unpacked.totalBytes });
+      return { versionId, status: "deployed", label };
     } finally {
       await rm(staging, { recursive: true, force: true });
     }
   }
 
-  private async hasVersion(versionId: string): Promise<boolean> {
+  /**
+   * "Present" means verified: a manifest recorded by the host when it unpacked the version, and every file of it
+   * in projects/<id>, unchanged, with no link on the way. `absent` when there is no folder at all.
+   */
+  private async checkVersion(versionId: string, target: DeployTarget): Promise<VersionCheck> {
+    let info;
     try {
-      return (await lstat(path.join(this.projectsDir, versionId))).isDirectory();
+      info = await lstat(target.projects.at(versionId));
     } catch {
-      return false;
+      return { ok: false, reason: "absent" };
     }
+    if (!info.isDirectory()) return { ok: false, reason: "not a folder" };
+    const manifest = await this.state.readManifest(versionId);
+    if (manifest === undefined) return { ok: false, reason: "no manifest in the state folder (not deployed by this host)" };
+    const check = verifyVersion(target.projectsReal, manifest);
+    if (check.ok) target.manifests.set(versionId, manifest);
+    return check;
   }
 
-  private async versionDirs(): Promise<string[]> {
-    try {
-      const entries = await readdir(this.projectsDir, { withFileTypes: true });
-      return entries.filter((e) => e.isDirectory() && VERSION_DIR.test(e.name)).map((e) => e.name);
-    } catch {
-      return [];
+  private async removeStaleTemps(projects: PinnedDir, emit: (e: DeployEvent) => void): Promise<void> {
+    // Only called under the deploy lock: every staging dir belongs to a deploy that died. projects/.tmp-* are
+    // leftovers of older versions of this code (or planted); removing them never follows a link.
+    const places: Array<[string, (name: string) => string]> = [
+      [this.state.stagingDir, (name) => path.join(this.state.stagingDir, name)],
+      [projects.self(), (name) => projects.at(name)],
+    ];
+    for (const [dir, at] of places) {
+      for (const entry of await readdir(dir, { withFileTypes: true })) {
+        if (!entry.name.startsWith(TEMP_PREFIX)) continue;
+        await rm(at(entry.name), { recursive: true, force: true });
+        emit({ type: "temp-removed", name: entry.name });
+      }
     }
   }
+}
 
-  private async removeStaleTemps(emit: (e: DeployEvent) => void): Promise<void> {
-    // Only called under the deploy lock: every .tmp- dir belongs to a deploy that died.
-    for (const entry of await readdir(this.projectsDir, { withFileTypes: true })) {
-      if (!entry.name.startsWith(TEMP_PREFIX)) continue;
-      await rm(path.join(this.projectsDir, entry.name), { recursive: true, force: true });
-      emit({ type: "temp-removed", name: entry.name });
-    }
-  }
+interface DeployTarget {
+  projects: PinnedDir;
+  projectsReal: string;
+  /** Manifests of the versions verified in this deploy. */
+  manifests: Map<string, VersionManifest>;
+}
+
+/** Version ids (FastGPT's shape) among the folders of the pinned projects/. */
+async function versionDirs(projects: PinnedDir): Promise<string[]> {
+  const entries = await readdir(projects.self(), { withFileTypes: true });
+  return entries.filter((e) => e.isDirectory() && VERSION_DIR.test(e.name)).map((e) => e.name);
+}
+
+/** Where the pinned folder really is; it must be inside the workspace (it was opened below it without links). */
+function pinnedRealPath(dir: PinnedDir, root: string): string {
+  const real = readlinkSync(dir.self());
+  if (!isInside(realpathSync(root), real)) throw new InvalidPathError(dir.rel, "resolves outside the workspace; refusing to write there");
+  return real;
 }
 
 function emptyReport(): InitializationReport {

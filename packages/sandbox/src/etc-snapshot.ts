@@ -90,7 +90,12 @@ function sweepDead(): void {
     try {
       process.kill(pid, 0);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ESRCH") rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
+      if ((error as NodeJS.ErrnoException).code !== "ESRCH") continue;
+      try {
+        rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
+      } catch {
+        // Another user's snapshot (e.g. root's, seen by an unprivileged host): not ours to remove.
+      }
     }
   }
 }

@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
-import { accessSync, chmodSync, chownSync, constants, statSync } from "node:fs";
+import { accessSync, chmodSync, chownSync, closeSync, constants, fchownSync, fstatSync, openSync, statSync } from "node:fs";
+import { InvalidPathError } from "@skillport/core";
 import path from "node:path";
 import { SandboxUnavailableError } from "./errors.js";
 
@@ -97,11 +98,25 @@ export function shareDirectory(dir: string, plan: IdentityPlan): void {
   if ((info.mode & 0o7777) !== mode) chmodSync(dir, mode);
 }
 
-/** Makes `dir` the identity's own (HOME). Only for `drop`. */
+/**
+ * Makes `dir` the identity's own (HOME). Only for `drop`. HOME lies in the sandbox-writable tree, so it is opened
+ * without following a link (a link swapped in since its real path was taken is refused, never chowned through) and
+ * changed through that descriptor.
+ */
 export function giveDirectory(dir: string, plan: IdentityPlan): void {
   if (plan.mode !== "drop") return;
-  const info = statSync(dir);
-  if (info.uid !== plan.identity.uid || info.gid !== plan.identity.gid) chownSync(dir, plan.identity.uid, plan.identity.gid);
+  let fd: number;
+  try {
+    fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  } catch (error) {
+    throw new InvalidPathError("home", `cannot be opened as a folder without following links (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+  }
+  try {
+    const info = fstatSync(fd);
+    if (info.uid !== plan.identity.uid || info.gid !== plan.identity.gid) fchownSync(fd, plan.identity.uid, plan.identity.gid);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

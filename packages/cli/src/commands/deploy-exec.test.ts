@@ -133,6 +133,23 @@ describe("skillport deploy", () => {
     expect(await readdir(path.join(cwd, "ws", "projects"))).toEqual([]);
   });
 
+  it("--app-entrypoint runs the app startup script once per content; --state-dir holds the host's state", async () => {
+    const cwd = await tmp();
+    await writeFile(path.join(cwd, "start.sh"), 'echo app >> "$HOME/app-runs"\n');
+    const args = ["deploy", await pkg(undefined, "app"), "--workspace", "ws", "--state-dir", "state", "--app-entrypoint", "start.sh", "--json", "--sandbox", sandbox];
+    const one = await cli(args, cwd);
+    expect(one.code).toBe(0);
+    expect(JSON.parse(one.out).entrypoints[0]).toMatchObject({ target: "app", status: "ran" });
+    expect(JSON.parse((await cli(args, cwd)).out).entrypoints[0]).toMatchObject({ target: "app", status: "skipped" });
+    expect((await readdir(path.join(cwd, "state"))).sort()).toEqual(["archives.json", "entrypoints.json", "staging", "versions"]);
+    expect((await readdir(path.join(cwd, "ws"))).sort()).toEqual([".home", "projects"]);
+    await writeFile(path.join(cwd, "big.sh"), "#".repeat(16 * 1024 + 1));
+    const big = await cli(["deploy", await pkg(undefined, "app"), "--workspace", "ws", "--app-entrypoint", "big.sh"], cwd);
+    expect([big.code, big.err]).toEqual([2, "skillport: --app-entrypoint: the script is 16385 bytes; the limit is 16 KiB\n"]);
+    const inside = await cli(["deploy", await pkg(undefined, "app"), "--workspace", "ws", "--state-dir", "ws/state"], cwd);
+    expect([inside.code, inside.err]).toEqual([2, 'skillport: invalid path "stateDir": the state folder must be outside the workspace (sandboxed code can write the workspace)\n']);
+  });
+
   it("rejects a bad timeout and a missing package with one line and exit 2", async () => {
     const cwd = await tmp();
     const t = await cli(["deploy", "x.zip", "--workspace", "ws", "--timeout", "0"], cwd);

@@ -1,5 +1,6 @@
 import path from "node:path";
-import { mkdir, readFile, stat } from "node:fs/promises";
+import { constants } from "node:fs";
+import { mkdir, open } from "node:fs/promises";
 import { Option, type Command } from "commander";
 import { SkillValidationError } from "@skillport/core";
 import { MAX_APP_ENTRYPOINT_BYTES, Workspace, type DeployEvent, type DeployResult, type EntrypointOutcome } from "@skillport/runtime";
@@ -13,6 +14,7 @@ interface DeployCommandOptions {
   sandbox: SandboxKind | "auto";
   network?: boolean;
   entrypoints: boolean;
+  stateDir?: string;
   appEntrypoint?: string;
 }
 
@@ -27,15 +29,22 @@ export function registerDeploy(program: Command, io: CliIO, setExit: (code: numb
     .addOption(new Option("--sandbox <kind>", "where entrypoints run").choices(["auto", "bubblewrap", "process"]).default("auto"))
     .option("--network", "allow network access to entrypoints (e.g. pip install)")
     .option("--no-entrypoints", "deploy only; do not run entrypoint.sh")
-    .option("--app-entrypoint <file>", "app startup script (FastGPT's sandboxEntrypoint, ≤ 16 KiB): run once per content before the packages' entrypoints")
+    .option("--state-dir <dir>", "host-only state folder (lock, manifests, entrypoint records); outside the workspace (default: .<name>.skillport-state beside it)")
+    .option("--app-entrypoint <file>", "app startup script (at most 16 KiB), run once per sha256 before the packages' entrypoints")
     .option("--json", "print the result as JSON")
     .addHelpText("after", "\nExamples:\n  skillport deploy pkg.zip --workspace /tmp/ws\n  skillport deploy examples/package --workspace /tmp/ws --network --json")
     .action(async (packages: string[], options: DeployCommandOptions) => {
       const timeout = parseSeconds(options.timeout, "--timeout");
-      const appEntrypoint = options.appEntrypoint === undefined ? undefined : await readAppEntrypoint(io, options.appEntrypoint);
       const root = path.resolve(io.cwd, options.workspace);
+      const appEntrypoint = options.appEntrypoint === undefined ? undefined : await readAppEntrypoint(path.resolve(io.cwd, options.appEntrypoint));
       await mkdir(root, { recursive: true });
-      const ws = new Workspace(root, { sandbox: options.sandbox, entrypointTimeout: timeout, network: options.network ?? false, ...(appEntrypoint === undefined ? {} : { appEntrypoint }) });
+      const ws = new Workspace(root, {
+        sandbox: options.sandbox,
+        entrypointTimeout: timeout,
+        network: options.network ?? false,
+        stateDir: options.stateDir === undefined ? undefined : path.resolve(io.cwd, options.stateDir),
+        appEntrypoint,
+      });
       const sources = packages.map((p) => path.resolve(io.cwd, p));
       const progress = (io.progress ?? io.color) && !options.json ? progressPrinter(io) : undefined;
       let result: DeployResult;
@@ -104,13 +113,22 @@ function progressPrinter(io: CliIO): (event: DeployEvent) => void {
   };
 }
 
-/** The script file's text, refused before reading when it is not a regular file or over the library's 16 KiB. */
-async function readAppEntrypoint(io: CliIO, file: string): Promise<string> {
-  const resolved = path.resolve(io.cwd, file);
-  const info = await stat(resolved).catch(() => undefined);
-  if (info === undefined || !info.isFile()) throw new CliError(`--app-entrypoint: ${JSON.stringify(file)} is not a readable file`);
-  if (info.size > MAX_APP_ENTRYPOINT_BYTES) throw new CliError(`--app-entrypoint: ${JSON.stringify(file)} is ${info.size} bytes; the limit is ${MAX_APP_ENTRYPOINT_BYTES / 1024} KiB`);
-  return readFile(resolved, "utf8");
+/** The app startup script file: a regular file of at most 16 KiB (judged before reading), UTF-8. */
+async function readAppEntrypoint(file: string): Promise<string> {
+  let handle;
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    throw new CliError(`--app-entrypoint: ${JSON.stringify(path.basename(file))} is not a readable file`);
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw new CliError(`--app-entrypoint: ${JSON.stringify(path.basename(file))} is not a regular file`);
+    if (info.size > MAX_APP_ENTRYPOINT_BYTES) throw new CliError(`--app-entrypoint: the script is ${info.size} bytes; the limit is ${MAX_APP_ENTRYPOINT_BYTES / 1024} KiB`);
+    return await handle.readFile("utf8");
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Parses a seconds option; undefined stays undefined (the library default applies). */

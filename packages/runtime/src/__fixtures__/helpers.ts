@@ -3,9 +3,18 @@ import path from "node:path";
 import { tempTree, type TempTree } from "@skillport/fs/testing";
 import { findBubblewrap } from "@skillport/sandbox";
 
-/** An empty temp directory (the shared temp-tree helper). */
-export function tempDir(prefix = "skillport-runtime-"): Promise<TempTree> {
-  return tempTree({}, prefix);
+/**
+ * An empty temp directory (the shared temp-tree helper). Its cleanup also removes the default state folder a
+ * Workspace rooted there creates beside it (`.<name>.skillport-state`).
+ */
+export async function tempDir(prefix = "skillport-runtime-"): Promise<TempTree> {
+  const tree = await tempTree({}, prefix);
+  const stateDir = path.join(path.dirname(tree.dir), `.${path.basename(tree.dir)}.skillport-state`);
+  const cleanup = async (): Promise<void> => {
+    await tree.cleanup();
+    await rm(stateDir, { recursive: true, force: true });
+  };
+  return { dir: tree.dir, cleanup };
 }
 
 /**
@@ -19,7 +28,7 @@ export function haveBubblewrap(onSkip: (reason: string) => void): boolean {
   return false;
 }
 
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { build } from "esbuild";
 import { fileURLToPath } from "node:url";
 

@@ -1,0 +1,136 @@
+import fs, { constants } from "node:fs";
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import { InvalidPathError } from "@skillport/core";
+import { errorCode } from "@skillport/fs";
+
+/**
+ * Host writes into the sandbox-writable workspace, pinned by directory descriptors.
+ *
+ * Node has no openat/mkdirat/renameat, but on Linux `/proc/self/fd/N/<name>` names `<name>` inside the directory the
+ * descriptor N holds, whatever happens to its path afterwards. Each folder is opened with O_DIRECTORY | O_NOFOLLOW
+ * (a link or a file there is refused by the kernel at open time), and the next step goes through that descriptor,
+ * so a folder swapped for a link by sandboxed code between two steps cannot redirect a write (decision 0142).
+ */
+const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
+
+export interface OpenDirOptions {
+  /** Create missing folders (mode 0o755). Default false. */
+  create?: boolean;
+  /**
+   * Replace a link or a non-folder found on the way with a fresh folder (the link itself is removed, never followed).
+   * For folders the host owns by convention (`.home`, `.skillport/outputs`). Default false: refuse.
+   */
+  repair?: boolean;
+}
+
+/** A folder opened without following links; `at(name)` names an entry inside it through the descriptor. */
+export class PinnedDir {
+  readonly fd: number;
+  /** Workspace-relative path, for messages. */
+  readonly rel: string;
+  #closed = false;
+
+  constructor(fd: number, rel: string) {
+    this.fd = fd;
+    this.rel = rel;
+  }
+
+  /** A path that resolves `name` inside this very folder, even if its original path now leads elsewhere. */
+  at(name: string): string {
+    if (name === "" || name === "." || name === ".." || name.includes("/") || name.includes("\0")) {
+      throw new InvalidPathError(name, "is not a single file name");
+    }
+    return `/proc/self/fd/${this.fd}/${name}`;
+  }
+
+  /** The folder itself, through the descriptor. */
+  self(): string {
+    return `/proc/self/fd/${this.fd}`;
+  }
+
+  /** Opens a sub-folder (one name) the same way. */
+  child(name: string, options: OpenDirOptions = {}): PinnedDir {
+    return new PinnedDir(openStep(this, name, options), path.posix.join(this.rel, name));
+  }
+
+  /** Creates a new file inside (never follows or replaces an existing entry) and returns its descriptor. */
+  createFile(name: string, mode = 0o600): number {
+    return fs.openSync(this.at(name), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+  }
+
+  /** Replaces `name` with `data` atomically: a new temp file inside this folder, then a rename within it. */
+  replaceFile(name: string, data: string | Uint8Array, mode = 0o600): void {
+    const temp = `.tmp-${name}-${Date.now()}-${randomBytes(4).toString("hex")}`;
+    const fd = this.createFile(temp, mode);
+    try {
+      fs.writeFileSync(fd, data);
+    } finally {
+      fs.closeSync(fd);
+    }
+    try {
+      fs.renameSync(this.at(temp), this.at(name));
+    } catch (error) {
+      fs.rmSync(this.at(temp), { force: true });
+      throw error;
+    }
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    fs.closeSync(this.fd);
+  }
+}
+
+/**
+ * Opens `rel` (relative, `/`-separated) below `root` one folder at a time, never following a link. `root` itself is
+ * the host's choice and is trusted. Throws InvalidPathError when a link or a non-folder is in the way (unless
+ * `repair`), or the errno error.
+ */
+export function openPinnedDir(root: string, rel: string, options: OpenDirOptions = {}): PinnedDir {
+  let dir = new PinnedDir(fs.openSync(root, constants.O_RDONLY | constants.O_DIRECTORY), "");
+  for (const name of rel.split("/").filter((s) => s !== "" && s !== ".")) {
+    try {
+      const next = dir.child(name, options);
+      dir.close();
+      dir = next;
+    } catch (error) {
+      dir.close();
+      throw error;
+    }
+  }
+  return dir;
+}
+
+function openStep(parent: PinnedDir, name: string, options: OpenDirOptions): number {
+  const where = path.posix.join(parent.rel, name);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      return fs.openSync(parent.at(name), DIR_FLAGS);
+    } catch (error) {
+      const code = errorCode(error);
+      if (code === "ENOENT" && options.create) {
+        mkdirIn(parent, name);
+        continue;
+      }
+      // ELOOP: a link (O_NOFOLLOW); ENOTDIR: a file or a link to one.
+      if (code === "ELOOP" || code === "ENOTDIR") {
+        if (!options.repair) throw new InvalidPathError(where, "is a symbolic link or not a folder; refusing to write through it");
+        fs.rmSync(parent.at(name), { force: true }); // unlinks the link or file itself
+        mkdirIn(parent, name);
+        continue;
+      }
+      throw error;
+    }
+  }
+  throw new InvalidPathError(where, "kept changing while it was opened");
+}
+
+function mkdirIn(parent: PinnedDir, name: string): void {
+  try {
+    fs.mkdirSync(parent.at(name), { mode: 0o755 });
+  } catch (error) {
+    if (errorCode(error) !== "EEXIST") throw error;
+  }
+}
