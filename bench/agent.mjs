@@ -5,7 +5,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { LocalFileSystemSkillProvider } from "../packages/fs/dist/index.js";
-import { DEFAULT_AGENTSCOPE_INSTRUCTION, renderCatalog, Skill } from "../packages/core/dist/index.js";
+import { DEFAULT_AGENTSCOPE_COMPACT_INSTRUCTION, DEFAULT_AGENTSCOPE_INSTRUCTION, renderCatalog, Skill } from "../packages/core/dist/index.js";
 import { approximateTokenCounter, loadTokenCounter } from "../packages/core/dist/internal.js";
 import { SkillBox } from "../packages/agent/dist/index.js";
 import { median, printTable } from "./lib.mjs";
@@ -103,5 +103,9 @@ for (const n of [1000, 10000]) {
     const perSkill = (counter.count(box.getSkillPrompt()) - header) / skills.length;
     rows.push([`agentscope catalog, ${expose ? "all metadata" : "name+description+id"}`, perSkill.toFixed(1), (perSkill / floor).toFixed(2)]);
   }
+  box.setCatalogLayout("compact");
+  const compactHeader = counter.count(`${DEFAULT_AGENTSCOPE_COMPACT_INSTRUCTION}\n\n<available_skills>\n</available_skills>`);
+  const compact = (counter.count(box.getSkillPrompt()) - compactHeader) / skills.length;
+  rows.push(["compact catalog (catalogLayout: compact)", compact.toFixed(1), (compact / floor).toFixed(2)]);
   printTable(`catalog tokens per skill, ${skills.length} bundled examples (${tokenizer}; header excluded)`, ["", "tokens/skill", "× floor (goal ≤ 1.1)"], rows);
 }

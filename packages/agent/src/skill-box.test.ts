@@ -228,6 +228,11 @@ describe("the system prompt", () => {
     );
     box.setExposeAllSkillMetadata(false);
     expect(box.getSkillPrompt()).not.toContain("homepage");
+    box.setCatalogLayout("compact");
+    expect(box.getSkillPrompt()).toMatch(/\n- data_analysis: [^\n]+\n<\/available_skills>$/);
+    expect((await box.callTool("load_skill_through_path", { skillId: "data_analysis", path: "SKILL.md" })).isError).toBeFalsy();
+    box.setCatalogLayout("agentscope");
+    expect(box.getSkillPrompt()).toContain("<skill-id>data_analysis_custom</skill-id>");
     box.setInstruction("## My skills");
     expect(box.getSkillPrompt().startsWith("## My skills\n\n<available_skills>")).toBe(true);
     box.setInstruction("  ");

@@ -72,6 +72,11 @@ export interface SkillBoxOptions {
   instruction?: string;
   /** Every metadata key in the prompt (default true), or only name, description and skill id. */
   exposeAllSkillMetadata?: boolean;
+  /**
+   * `agentscope` (default): AgentScope's `<skill>` elements. `compact`: one `- <skill-id>: <description>` line per
+   * skill, no metadata — about the token cost of a bare "name: description" list (bench/agent.mjs).
+   */
+  catalogLayout?: "agentscope" | "compact";
   /** `skillId` is a JSON Schema enum while at most this many skills are visible. Default 64; 0 never. */
   enumLimit?: number;
   /** Budget for the skills section of the prompt; past it the box lists the most relevant skills and offers search. */
@@ -124,6 +129,7 @@ export class SkillBox {
   #codeExec: CodeExecution | undefined;
   #instruction: string | undefined;
   #exposeAll: boolean;
+  #layout: "agentscope" | "compact";
   readonly #enumLimit: number;
   readonly #budget: CatalogBudget;
   readonly #searchMode: "auto" | "always" | "never";
@@ -139,6 +145,7 @@ export class SkillBox {
     if (options.sources && options.registry) throw new AgentError("AGENT_CONFIG", "give SkillBox either sources or a registry, not both");
     this.#instruction = options.instruction;
     this.#exposeAll = options.exposeAllSkillMetadata ?? true;
+    this.#layout = options.catalogLayout ?? "agentscope";
     this.#enumLimit = nonNegative("enumLimit", options.enumLimit ?? DEFAULT_ENUM_LIMIT);
     this.#budget = { ...options.catalog };
     this.#searchMode = options.searchTool ?? "auto";
@@ -342,6 +349,12 @@ export class SkillBox {
 
   setExposeAllSkillMetadata(expose: boolean): void {
     this.#exposeAll = expose;
+    this.#prompt = undefined;
+  }
+
+  /** `agentscope` (AgentScope's elements) or `compact` (one line per skill); see SkillBoxOptions.catalogLayout. */
+  setCatalogLayout(layout: "agentscope" | "compact"): void {
+    this.#layout = layout;
     this.#prompt = undefined;
   }
 
@@ -559,14 +572,19 @@ export class SkillBox {
     if (this.#prompt) return this.#prompt;
     const visible = this.#visibleSkills();
     if (visible.length === 0) return (this.#prompt = { text: "", truncated: false });
+    // The compact layout names a skill by its bare name when that is unique: the load tool resolves it (#loadHost).
+    const nameCount = new Map<string, number>();
+    for (const skill of visible) nameCount.set(skill.name, (nameCount.get(skill.name) ?? 0) + 1);
     const entries: CatalogEntry[] = visible.map((skill) => {
       const priority = catalogPriority(skill.frontmatter);
-      return { id: skill.id, name: skill.name, description: skill.description, metadata: skill.frontmatter, source: skill.source, ...(priority !== undefined && { priority }) };
+      const label = skill.name !== "" && nameCount.get(skill.name) === 1 ? skill.name : skill.id;
+      return { id: skill.id, name: skill.name, description: skill.description, metadata: skill.frontmatter, source: skill.source, label, ...(priority !== undefined && { priority }) };
     });
     const budget = this.#budget;
     const catalog = renderCatalog(entries, {
       format: "agentscope",
       exposeAllMetadata: this.#exposeAll,
+      ...(this.#layout === "compact" && { layout: "compact" as const }),
       ...(this.#instruction !== undefined && { instruction: this.#instruction }),
       ...(budget.maxChars !== undefined && { maxChars: budget.maxChars }),
       ...(budget.maxTokens !== undefined && { maxTokens: budget.maxTokens }),

@@ -16,6 +16,21 @@ export const DEFAULT_AGENTSCOPE_INSTRUCTION = [
   "Load only the skills the task needs, each once.",
 ].join("\n");
 
+/** The header for the compact layout: the same guidance, naming the id before the colon. */
+export const DEFAULT_AGENTSCOPE_COMPACT_INSTRUCTION = [
+  "## Available Skills",
+  "",
+  "Skills are folders of instructions, scripts and resources for specific tasks.",
+  "When a task matches a skill's description, load that skill before acting:",
+  `call \`${LOAD_SKILL_TOOL_NAME}\` with its \`skillId\` (the id before the colon below) and \`path\` "SKILL.md".`,
+  "The skill's instructions name its other files; load one by calling the tool again with its relative path,",
+  `for example: ${LOAD_SKILL_TOOL_NAME}(skillId="pdf-tools", path="references/forms.md").`,
+  "Load only the skills the task needs, each once.",
+].join("\n");
+
+/** Inside the compact list only markup characters need escaping (quotes cost tokens and mean nothing there). */
+const escapeText = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
 const XML_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 
 /** One metadata value as nested XML at `depth` (two spaces per level); null values render nothing. */
@@ -41,11 +56,17 @@ function element(key: string, value: FrontmatterValue, depth: number): string[] 
  * `<skill>` per entry: name, description, every other metadata key in insertion order (unless
  * `exposeAllMetadata` is false), and `<skill-id>` last. No skills: empty.
  */
-export function agentscopeRenderer(options: { exposeAllMetadata?: boolean; instruction?: string }): Renderer {
-  const header = options.instruction !== undefined && options.instruction.trim() !== "" ? options.instruction.trimEnd() : DEFAULT_AGENTSCOPE_INSTRUCTION;
+export function agentscopeRenderer(options: { exposeAllMetadata?: boolean; instruction?: string; layout?: string }): Renderer {
+  const compact = options.layout === "compact";
+  const custom = options.instruction?.trim() ? options.instruction.trimEnd() : undefined;
+  const header = custom ?? (compact ? DEFAULT_AGENTSCOPE_COMPACT_INSTRUCTION : DEFAULT_AGENTSCOPE_INSTRUCTION);
   const exposeAll = options.exposeAllMetadata ?? true;
   return {
     entry(entry: CatalogEntry): string {
+      if (compact) {
+        const label = entry.label ?? (entry.name === entry.id || entry.name === "" ? entry.id : `${entry.id} (${entry.name})`);
+        return `- ${escapeText(label)}: ${escapeText(entry.description.replace(/\s+/g, " ").trim())}`;
+      }
       const lines = ["<skill>", ...element("name", entry.name, 1), ...element("description", entry.description, 1)];
       if (exposeAll) {
         for (const [key, value] of Object.entries(entry.metadata)) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { approximateTokenCounter, catalogKeepOrder, renderCatalog, selectCatalogEntries, type CatalogEntry, type CatalogOptions } from "./index.js";
+import { approximateTokenCounter, DEFAULT_AGENTSCOPE_COMPACT_INSTRUCTION, catalogKeepOrder, renderCatalog, selectCatalogEntries, type CatalogEntry, type CatalogOptions } from "./index.js";
 
 const pdf: CatalogEntry = {
   id: "pdf",
@@ -118,6 +118,20 @@ describe("agentscope", () => {
     expect(renderCatalog([weather], { format: "agentscope", exposeAllMetadata: false, instruction: "Use skills." })).toBe(
       ["Use skills.", "", "<available_skills>", "<skill>", "  <name>weather</name>", "  <description>Forecasts &lt;daily&gt;.</description>", "  <skill-id>weather_custom</skill-id>", "</skill>", "</available_skills>"].join("\n"),
     );
+  });
+
+  it("layout compact: one '- id (name): description' line per skill, escaped, whitespace folded, no metadata", () => {
+    const same: CatalogEntry = { ...weather, id: "weather", description: "Forecasts\n  the   weather." };
+    const text = renderCatalog([weather, same], { format: "agentscope", layout: "compact" });
+    expect(text).toBe(
+      [DEFAULT_AGENTSCOPE_COMPACT_INSTRUCTION, "", "<available_skills>", "- weather_custom (weather): Forecasts &lt;daily&gt;.", "- weather: Forecasts the weather.", "</available_skills>"].join("\n"),
+    );
+    expect(DEFAULT_AGENTSCOPE_COMPACT_INSTRUCTION).toContain("the id before the colon");
+    expect(renderCatalog([{ ...weather, label: "weather", description: 'Say "hi" & go' }], { format: "agentscope", layout: "compact" })).toContain('\n- weather: Say "hi" &amp; go\n');
+    expect(renderCatalog([weather], { format: "agentscope", layout: "compact", instruction: "Use skills." }).startsWith("Use skills.\n\n<available_skills>\n- ")).toBe(true);
+    // Budgets apply as in the element layout: past one, the tag says so and the last line points to search.
+    const many = Array.from({ length: 30 }, (_, i) => ({ ...weather, id: `s${i}`, name: `s${i}` }));
+    expect(renderCatalog(many, { format: "agentscope", layout: "compact", maxChars: 900 })).toMatch(/<available_skills truncated="true" shown="\d+" total="30">[\s\S]*search_skills/);
   });
 
   it("a blank instruction means the default header; no skills means empty", () => {

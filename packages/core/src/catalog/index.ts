@@ -7,7 +7,7 @@ import type { CatalogEntry, CatalogOptions, Renderer } from "./types.js";
 import { indentedXml, skillsRefXml } from "./xml.js";
 
 export type { CatalogCounts, CatalogEntry, CatalogFormat, CatalogOptions } from "./types.js";
-export { DEFAULT_AGENTSCOPE_INSTRUCTION, LOAD_SKILL_TOOL_NAME } from "./agentscope.js";
+export { DEFAULT_AGENTSCOPE_COMPACT_INSTRUCTION, DEFAULT_AGENTSCOPE_INSTRUCTION, LOAD_SKILL_TOOL_NAME } from "./agentscope.js";
 export { catalogPriority, escapeHtml, escapeXml, isHiddenFromModel, isPinned, omittedNotice, skillTags } from "./text.js";
 export { approximateTokenCounter, loadTokenCounter, TOKEN_ENCODINGS, TokenizerUnavailableError, type TokenCounter, type TokenEncoding } from "./tokens.js";
 

@@ -17,6 +17,11 @@ export interface CatalogEntry {
    * `priority` or `metadata.priority`).
    */
   priority?: number;
+  /**
+   * The agentscope compact layout's handle for the skill, shown before the colon: any string the load tool resolves
+   * to this skill (a SkillBox passes the bare name when it is unique). Default: `id (name)`, or `id` when they agree.
+   */
+  label?: string;
 }
 
 export type CatalogFormat = "xml" | "agentscope" | "markdown" | "json";
@@ -24,8 +29,13 @@ export type CatalogFormat = "xml" | "agentscope" | "markdown" | "json";
 export interface CatalogOptions {
   /** Default `xml`. */
   format?: CatalogFormat;
-  /** `xml` only: skills-ref's one-item-per-line layout (default) or the client guide's indented one. */
-  layout?: "skills-ref" | "indented";
+  /**
+   * `xml`: skills-ref's one-item-per-line layout (default) or the client guide's indented one.
+   * `agentscope`: AgentScope's element per field (default), or `compact` — one `- <skill-id>: <description>` line per
+   * skill (the name in parentheses when it differs from the id), no metadata: about the cost of a bare
+   * "name: description" list.
+   */
+  layout?: "skills-ref" | "indented" | "compact";
   /** Budget for the whole output, in characters (UTF-16 code units). */
   maxChars?: number;
   /** Budget in tokens as `tokenCounter` counts them; both budgets apply when both are given. */
