@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import type { ReadAt } from "./files.js";
 
 export type HeadResult =
@@ -16,39 +17,75 @@ export type HeadResult =
  * longer than `maxFrontmatterBytes` stops the reading: the parser would refuse it anyway, so the rest is not read.
  */
 export async function readHead(readAt: ReadAt, maxBytes: number, chunkBytes: number, maxFrontmatterBytes = Number.POSITIVE_INFINITY): Promise<HeadResult> {
-  let buffer = Buffer.allocUnsafe(Math.min(chunkBytes, maxBytes + 1));
-  let length = 0;
-  let atEnd = false;
-  for (;;) {
-    if (length === buffer.length) {
-      const bigger = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes + 1));
-      buffer.copy(bigger, 0, 0, length);
-      buffer = bigger;
+  const first = Math.min(chunkBytes, maxBytes + 1);
+  // The first chunk comes from a small pool: listing 10,000 skills would otherwise allocate (and collect) 10,000
+  // buffers. Only the decoded string leaves this function, so a pooled buffer is never seen by a caller.
+  const pooled = first === chunkBytes ? takeChunk(chunkBytes) : undefined;
+  let buffer = pooled ?? Buffer.allocUnsafe(first);
+  try {
+    let length = 0;
+    let atEnd = false;
+    for (;;) {
+      if (length === buffer.length) {
+        const bigger = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes + 1));
+        buffer.copy(bigger, 0, 0, length);
+        buffer = bigger;
+      }
+      const bytesRead = await readAt(buffer, length, buffer.length - length, length);
+      length += bytesRead;
+      atEnd = bytesRead === 0;
+      if (length > maxBytes) return { ok: false, reason: "too-large" };
+      const end = scanFrontmatterBytes(buffer, length, atEnd, maxFrontmatterBytes);
+      if (end === "too-large") return { ok: false, reason: "frontmatter-too-large" };
+      if (end === "undecided") continue;
+      if (atEnd) {
+        const whole = decodeUtf8(buffer, length, false);
+        if (whole !== undefined) return { ok: true, text: whole, wholeFile: true };
+      }
+      // Only the frontmatter is decoded; without one, what was read (a trailing partial character is fine).
+      const text = typeof end === "number" ? decodeUtf8(buffer, end, false) : decodeUtf8(buffer, length, !atEnd);
+      return text === undefined ? { ok: false, reason: "encoding" } : { ok: true, text, wholeFile: false };
     }
-    const bytesRead = await readAt(buffer, length, buffer.length - length, length);
-    length += bytesRead;
-    atEnd = bytesRead === 0;
-    if (length > maxBytes) return { ok: false, reason: "too-large" };
-    const end = scanFrontmatterBytes(buffer, length, atEnd, maxFrontmatterBytes);
-    if (end === "too-large") return { ok: false, reason: "frontmatter-too-large" };
-    if (end === "undecided") continue;
-    if (atEnd) {
-      const whole = decode(buffer, 0, length, false);
-      if (whole !== undefined) return { ok: true, text: whole, wholeFile: true };
-    }
-    // Only the frontmatter is decoded; without one, what was read (a trailing partial character is fine).
-    const text = typeof end === "number" ? decode(buffer, 0, end, false) : decode(buffer, 0, length, !atEnd);
-    return text === undefined ? { ok: false, reason: "encoding" } : { ok: true, text, wholeFile: false };
+  } finally {
+    if (pooled !== undefined) giveChunk(pooled);
   }
 }
 
-function decode(bytes: Buffer, start: number, end: number, stream: boolean): string | undefined {
-  try {
-    // A fresh decoder each time: it drops a leading BOM and, with `stream`, tolerates a cut-off last character.
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(start, end), { stream });
-  } catch {
-    return undefined;
+const pool: Buffer[] = [];
+const MAX_POOLED = 64;
+
+function takeChunk(size: number): Buffer | undefined {
+  const buffer = pool.pop();
+  if (buffer !== undefined && buffer.length === size) return buffer;
+  return Buffer.allocUnsafeSlow(size);
+}
+
+function giveChunk(buffer: Buffer): void {
+  if (pool.length < MAX_POOLED) pool.push(buffer);
+}
+
+/**
+ * UTF-8 text of `bytes[0, end)`, or undefined when it is not valid UTF-8; a leading BOM is dropped. With `partial`,
+ * a character cut off at the end (the read stopped inside it) is left out instead of refused.
+ */
+function decodeUtf8(bytes: Buffer, end: number, partial: boolean): string | undefined {
+  const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf && end >= 3 ? 3 : 0;
+  let stop = end;
+  if (partial) stop = completeCharsEnd(bytes, start, end);
+  if (!isUtf8(bytes.subarray(start, stop))) return undefined;
+  return bytes.toString("utf8", start, stop);
+}
+
+/** Where the last complete UTF-8 character ends: `end` unless the final 1–3 bytes start a longer sequence. */
+function completeCharsEnd(bytes: Buffer, start: number, end: number): number {
+  for (let back = 1; back <= 3 && end - back >= start; back++) {
+    const byte = bytes[end - back]!;
+    if ((byte & 0xc0) === 0x80) continue; // a continuation byte: keep looking for the lead
+    if (byte < 0xc2 || byte > 0xf4) return end; // ASCII, or not a lead byte at all: the validator decides
+    const need = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
+    return need > back ? end - back : end;
   }
+  return end;
 }
 
 const NL = 0x0a;
@@ -63,7 +100,7 @@ const isBlank = (byte: number | undefined) => byte === 0x20 || byte === 0x09;
  * the line being read already exceeds `maxYamlBytes`. Bytes, not text, so that a body that is not UTF-8 never has to
  * be decoded (core's findFrontmatterEnd works on decoded text).
  */
-function scanFrontmatterBytes(bytes: Buffer, length: number, atEnd: boolean, maxYamlBytes: number): number | "none" | "undecided" | "too-large" {
+export function scanFrontmatterBytes(bytes: Buffer, length: number, atEnd: boolean, maxYamlBytes: number): number | "none" | "undecided" | "too-large" {
   let pos = length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   let firstLine = true;
   let yamlStart = 0;

@@ -169,7 +169,16 @@ function splitPair(line: string): { key: string; rest: string } | undefined {
   if (!KEY.test(key) || NON_STRING_KEYS.has(key)) return undefined;
   const after = line.slice(colon + 1);
   if (after !== "" && !after.startsWith(" ")) return undefined;
-  return { key, rest: after.trim() === "" ? "" : after.replace(/^ +/, "").replace(/ +$/, "") };
+  return { key, rest: after.trim() === "" ? "" : trimSpaces(after) };
+}
+
+/** Without leading and trailing U+0020 (only spaces: a tab is content here). Index scans: `/ +$/` backtracks. */
+function trimSpaces(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && text.charCodeAt(start) === 32) start++;
+  while (end > start && text.charCodeAt(end - 1) === 32) end--;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
 }
 
 function parseScalar(text: string): Scalar | undefined {
