@@ -1,18 +1,10 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { openPinnedDir } from "./dir-fd.js";
-import { tempDir } from "./__fixtures__/helpers.js";
+import { useTempDirs } from "./__fixtures__/helpers.js";
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0)) await c();
-});
-async function tmp(): Promise<string> {
-  const t = await tempDir();
-  cleanups.push(t.cleanup);
-  return t.dir;
-}
+const tmp = useTempDirs();
 
 describe("openPinnedDir", () => {
   // What sits at a/b before the call → what each mode does. `outside` must stay empty in every case.

@@ -1,20 +1,12 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { lstat, mkdir, readdir, readFile, symlink, writeFile, stat } from "node:fs/promises";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { readState, writeState } from "./state.js";
 import { acquireLock } from "./lock.js";
-import { tempDir } from "./__fixtures__/helpers.js";
+import { useTempDirs } from "./__fixtures__/helpers.js";
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0)) await c();
-});
-async function tmp(): Promise<string> {
-  const t = await tempDir();
-  cleanups.push(t.cleanup);
-  return t.dir;
-}
+const tmp = useTempDirs();
 
 describe("state.json", () => {
   it.each([

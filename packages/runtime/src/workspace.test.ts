@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { mkdir, readdir, readFile, writeFile, stat } from "node:fs/promises";
@@ -9,18 +9,10 @@ import { Workspace, type DeployEvent } from "./workspace.js";
 import { readState } from "./state.js";
 import { appEntrypointHash } from "./entrypoints.js";
 import { defaultStateDir } from "./host-state.js";
-import { tempDir, writePackage, bundleRuntime, haveBubblewrap } from "./__fixtures__/helpers.js";
+import { tempDir, writePackage, bundleRuntime, haveBubblewrap, useTempDirs } from "./__fixtures__/helpers.js";
 
 haveBubblewrap(console.warn);
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0)) await c();
-});
-async function tmp(): Promise<string> {
-  const t = await tempDir();
-  cleanups.push(t.cleanup);
-  return t.dir;
-}
+const tmp = useTempDirs();
 
 /** A package directory; `tag` makes its content (and versionId) unique. */
 async function pkg(tag: string, entrypoint?: string, skills = ["demo"]): Promise<string> {

@@ -1,5 +1,6 @@
 // Shared by this package's tests only (not exported from index.ts).
 import path from "node:path";
+import { afterEach } from "vitest";
 import { tempTree, type TempTree } from "@skillport/fs/testing";
 import { findBubblewrap } from "@skillport/sandbox";
 
@@ -15,6 +16,19 @@ export async function tempDir(prefix = "skillport-runtime-"): Promise<TempTree> 
     await rm(stateDir, { recursive: true, force: true });
   };
   return { dir: tree.dir, cleanup };
+}
+
+/** `tmp()` gives a fresh temp dir, removed (with its state folder) after each test of the calling file. */
+export function useTempDirs(): () => Promise<string> {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0)) await cleanup();
+  });
+  return async () => {
+    const t = await tempDir();
+    cleanups.push(t.cleanup);
+    return t.dir;
+  };
 }
 
 /**
