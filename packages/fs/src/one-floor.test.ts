@@ -82,6 +82,16 @@ const RULES: readonly Rule[] = [
     },
   },
   {
+    what: "an error class outside the one error root (AgentSkillsError)",
+    pattern: /class\s+\w+\s+extends\s+(?:Error|TypeError|RangeError)\b/,
+    home: ["core/src/errors.ts"],
+    allowed: {
+      "plugin-host/src/host/worker/main.ts": "inside the sandboxed worker, never seen by callers: carries a worker error code to the host protocol",
+      "plugin-host/src/host/services.ts": "private control flow, turned into a structured invoke failure on the spot",
+      "testing/src/check.ts": "a failed conformance assertion is a test failure, not a Skillport error",
+    },
+  },
+  {
     what: "a second atomic write",
     pattern: /(?:function|const|let)\s+\w*(?:writeFileAtomic|writeAtomic|atomicWrite)\w*\s*[=(]/,
     home: ["fs/src/atomic.ts"],

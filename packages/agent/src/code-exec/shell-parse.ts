@@ -8,6 +8,7 @@
  * `{ … }`, `function`…), arithmetic (`$(( … ))`, `(( … ))`), background jobs (`&`), arrays, coprocesses — is a
  * syntax error: refusing what it does not model is what keeps the allow-list sound (docs/decisions/0191).
  */
+import { AgentSkillsError } from "@skillport/core";
 
 export interface ShellCommand {
   /** The program name after quote removal, or undefined when the word is not plain text (it holds an expansion, a glob, a tilde or braces). */
@@ -33,12 +34,12 @@ export interface ShellParse {
   assignments: string[];
 }
 
-export class ShellSyntaxError extends Error {
+/** A command outside the supported shell subset; `offset` is where (0-based, in characters). */
+export class ShellSyntaxError extends AgentSkillsError<"SHELL_SYNTAX"> {
   readonly offset: number;
   constructor(message: string, offset: number) {
-    super(message);
+    super(message, { code: "SHELL_SYNTAX" });
     this.offset = offset;
-    this.name = "ShellSyntaxError";
   }
 }
 
