@@ -1,0 +1,55 @@
+/**
+ * What the host does with a worker's result before anyone sees it (issue 8, hole 8): copy it into fresh plain
+ * objects (a `"__proto__"` key is dropped, never turned into a prototype), then check it against the tool's output
+ * schema from manifest.json here, on the host; the worker's own check ran in code the plugin controls.
+ */
+import { z } from "zod";
+import type { JsonSchema } from "@skillport/plugin";
+import { PluginHostError } from "./errors.js";
+import { formatIssues } from "./worker/issues.js";
+
+/** Deeper results are refused rather than walked (a deep structure is also a stack-exhaustion attack). */
+export const MAX_OUTPUT_DEPTH = 200;
+
+/**
+ * A copy of plain data with every object rebuilt by own-property definition. Arrays and plain objects are copied;
+ * other structured-clone values (Uint8Array, Date, Map…) are kept as they are. Throws PLUGIN_OUTPUT_INVALID when
+ * deeper than MAX_OUTPUT_DEPTH.
+ */
+export function toPlainData(value: unknown, depth = 0): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (depth > MAX_OUTPUT_DEPTH) throw new PluginHostError("PLUGIN_OUTPUT_INVALID", `output is nested deeper than ${MAX_OUTPUT_DEPTH} levels`);
+  if (Array.isArray(value)) return value.map((item) => toPlainData(item, depth + 1));
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    // An own "__proto__" data property (structured clone and JSON.parse both make one) would become the
+    // prototype of whatever object a caller later assigns it into: drop it here.
+    if (key === "__proto__") continue;
+    out[key] = toPlainData((value as Record<string, unknown>)[key], depth + 1);
+  }
+  return out;
+}
+
+export type OutputCheck = (output: unknown) => PluginHostError | undefined;
+
+/**
+ * Compiles a tool's JSON Schema (as the SDK wrote it into manifest.json) into a check. A schema zod cannot read
+ * is refused at load time: a host that cannot check a tool's output does not run it.
+ */
+export function compileOutputCheck(schema: JsonSchema, label: string): OutputCheck {
+  let parser: z.ZodType;
+  try {
+    parser = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new PluginHostError("PLUGIN_INVALID", `${label}: the output schema cannot be checked by the host (${reason})`);
+  }
+  return (output) => {
+    const result = parser.safeParse(output);
+    if (result.success) return undefined;
+    const issues = result.error.issues.map((issue) => ({ code: issue.code, path: issue.path, message: issue.message }));
+    return new PluginHostError("PLUGIN_OUTPUT_INVALID", formatIssues("output", issues));
+  };
+}
