@@ -13,6 +13,7 @@ import { EventChannel } from "./events.js";
 import { stagePlugin, type PluginIdentity, type PluginToolInfo, type StagedPlugin } from "./load.js";
 import { DEFAULT_PACKAGE_LIMITS, type PackageLimits } from "./package-files.js";
 import { DEFAULT_POOL_OPTIONS, WorkerPool, type PoolOptions, type PoolStats } from "./pool.js";
+import { createPartitioner, type Partitioner } from "./partition.js";
 import { compileOutputCheck, toPlainData, type OutputCheck } from "./output.js";
 import { createRedactor } from "./redact.js";
 import { findBubblewrap } from "@skillport/sandbox";
@@ -105,6 +106,8 @@ export class PluginHost {
   readonly #invokeLimits: InvokeLimits;
   /** Each tool's output schema, checked here on the host (the worker's own check is plugin-controlled code). */
   readonly #outputChecks: ReadonlyMap<string, OutputCheck>;
+  /** Keyed hash of a call's secrets: workers are never shared between different secret sets. */
+  readonly #partition: Partitioner = createPartitioner();
   /** Every worker process from spawn to exit, so close() can stop them all before deleting the work dir. */
   readonly #workers: Set<WorkerProcess>;
   #nextCallId = 1;
@@ -260,6 +263,7 @@ export class PluginHost {
           channel.end();
         },
       },
+      this.#partition(options.secrets),
     );
     return channel;
   }

@@ -44,6 +44,8 @@ export class WorkerProcess {
   /** Calls dispatched over the worker's life (for recycling). */
   served = 0;
   retiring = false;
+  /** Set by the pool at the first call: the only partition (secret set) this worker ever serves. */
+  partition: string | undefined;
   #child: ChildProcess;
   /** fd 3 of the worker: our framed channel (Node's IPC would buffer any message whole before we could size it). */
   #channel: Socket;
