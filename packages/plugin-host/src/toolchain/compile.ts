@@ -16,6 +16,8 @@ export interface CompileOptions extends AssetLimits {
   minify?: boolean;
   /** Limit for importing the bundle to read its definition. Default 30 s. */
   loadTimeoutMs?: number;
+  /** Let the bundler follow imports outside the plugin folder and its node_modules. Default false. */
+  allowOutsideImports?: boolean;
   /** Import the bundle with no network ("auto", the default, where bubblewrap works) or without that ("off"). */
   loadIsolateNetwork?: "auto" | "off";
 }
@@ -40,7 +42,12 @@ export async function compilePlugin(entryDir: string, stageDir: string, options:
   if (!(await exists(join(entryDir, ENTRY_FILE)))) {
     return { diagnostics: [errorOf("PLUGIN_ENTRY_FILE_MISSING", `${ENTRY_FILE} is missing; it must default-export defineTool(...) or defineToolSet(...)`, { file: ENTRY_FILE })] };
   }
-  const bundled = await bundlePlugin({ entryDir, entryFile: ENTRY_FILE, minify: options.minify === true });
+  const bundled = await bundlePlugin({
+    entryDir,
+    entryFile: ENTRY_FILE,
+    minify: options.minify === true,
+    allowOutsideImports: options.allowOutsideImports === true,
+  });
   if (!bundled.ok) return { diagnostics: bundled.diagnostics };
   const bundlePath = join(stageDir, BUILT_BUNDLE_FILE);
   await writeFile(bundlePath, bundled.code);
