@@ -34,6 +34,30 @@ export function toPlainData(value: unknown, depth = 0): unknown {
 
 export type OutputCheck = (output: unknown) => PluginHostError | undefined;
 
+/** Keywords whose values are maps of name → schema (names are not keywords). */
+const SCHEMA_MAPS = new Set(["properties", "$defs", "definitions", "patternProperties", "dependentSchemas"]);
+/** Keywords whose values are data, copied as they are. */
+const DATA_KEYWORDS = new Set(["enum", "const", "default", "examples", "required"]);
+
+/**
+ * The schema without `pattern` and `format`: the export from zod is lossy there (a regex's flags are dropped, formats
+ * are engine-specific), so checking them again would refuse outputs the author's schema accepted. The host's check
+ * is about structure and types; the worker applied the exact refinements.
+ */
+function structural(schema: unknown, depth = 0): unknown {
+  if (depth > MAX_OUTPUT_DEPTH || typeof schema !== "object" || schema === null) return schema;
+  if (Array.isArray(schema)) return schema.map((item) => structural(item, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === "__proto__" || ((key === "pattern" || key === "format") && typeof value === "string")) continue;
+    if (DATA_KEYWORDS.has(key)) out[key] = value;
+    else if (SCHEMA_MAPS.has(key) && typeof value === "object" && value !== null && !Array.isArray(value)) {
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, structural(sub, depth + 1)]));
+    } else out[key] = structural(value, depth + 1);
+  }
+  return out;
+}
+
 /**
  * Compiles a tool's JSON Schema (as the SDK wrote it into manifest.json) into a check. A schema zod cannot read
  * is refused at load time: a host that cannot check a tool's output does not run it.
@@ -41,7 +65,7 @@ export type OutputCheck = (output: unknown) => PluginHostError | undefined;
 export function compileOutputCheck(schema: JsonSchema, label: string): OutputCheck {
   let parser: z.ZodType;
   try {
-    parser = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+    parser = z.fromJSONSchema(structural(schema) as Parameters<typeof z.fromJSONSchema>[0]);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new PluginHostError("PLUGIN_INVALID", `${label}: the output schema cannot be checked by the host (${reason})`);

@@ -105,4 +105,10 @@ describe("redaction of encoded secrets", () => {
     expect((out as { polluted?: unknown }).polluted).toBeUndefined();
     expect(out.text).toBe(REDACTED);
   });
+
+  it("reaches a secret hidden deep in nested data", () => {
+    let deep: unknown = "key sk-live-abcdef";
+    for (let i = 0; i < 150; i++) deep = { next: [deep] };
+    expect(JSON.stringify(createRedactor({ key: "sk-live-abcdef" })(deep))).not.toContain("sk-live-abcdef");
+  });
 });

@@ -11,6 +11,9 @@ export const MIN_SECRET_LENGTH = 4;
 
 export type Redactor = <T>(value: T) => T;
 
+/** Deeper values are replaced whole (above the 200 levels an output may have). */
+const MAX_REDACT_DEPTH = 256;
+
 /** Collects every string (of at least MIN_SECRET_LENGTH chars) found anywhere in a secrets object. */
 export function secretValues(secrets: unknown): string[] {
   const found = new Set<string>();
@@ -99,7 +102,10 @@ export function createRedactor(secrets: unknown): Redactor {
   const redactText = textRedactor(values);
   const walk = (value: unknown, depth: number): unknown => {
     if (typeof value === "string") return redactText(value);
-    if (depth > 50 || typeof value !== "object" || value === null || ArrayBuffer.isView(value)) return value;
+    if (typeof value !== "object" || value === null || ArrayBuffer.isView(value)) return value;
+    // Fail closed: deeper than any output the host accepts (toPlainData's limit), so nothing real is lost here,
+    // and a secret cannot be hidden below the walk.
+    if (depth > MAX_REDACT_DEPTH) return REDACTED;
     if (Array.isArray(value)) return value.map((item) => walk(item, depth + 1));
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
