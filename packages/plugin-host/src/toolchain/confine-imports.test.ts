@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { chmod, mkdir, mkdtemp, readFile, readdir, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { findBubblewrap } from "@skillport/sandbox";
 import { buildPlugin } from "./build.js";
 import { checkPlugin } from "./check.js";
 import { PluginBuildError } from "./diagnostics.js";
@@ -127,5 +128,41 @@ describe("top-level code run for the description sees only the plugin", () => {
     const error = await buildFailure();
     expect(JSON.stringify(error.diagnostics)).not.toContain(SECRET);
     expect(error.diagnostics.map((d) => d.code)).toContain("PLUGIN_LOAD_FAILED");
+  }, TIMEOUT);
+});
+
+describe("top-level code cannot follow a link out of the plugin folder", () => {
+  it.each(["auto", "off"] as const)("loadIsolateNetwork %s", async (loadIsolateNetwork) => {
+    await symlink(join(work, "outside"), join(plugin, "data"));
+    // The bundle runs from a staging folder inside the plugin folder: its parent is the plugin folder.
+    await writeFiles(plugin, {
+      "index.ts": leakingTool(
+        `import { readFileSync } from "node:fs";\nlet read = "refused";\ntry { read = readFileSync(new URL("../data/secret.json", import.meta.url), "utf8"); } catch {}`,
+        "read",
+      ),
+    });
+    if (loadIsolateNetwork === "auto" && (await findBubblewrap()) !== undefined) {
+      // Inside bubblewrap the link's target is not mounted: the read fails.
+      const result = await buildPlugin({ entry: plugin, output: join(plugin, "dist"), loadIsolateNetwork });
+      expect(result.manifest.description.en).toBe("Probe tool refused");
+    } else {
+      // Node's permission model alone would follow the link: the loader refuses to run beside it.
+      const error = await buildPlugin({ entry: plugin, output: join(plugin, "dist"), loadIsolateNetwork }).then(
+        () => undefined,
+        (e: unknown) => e as PluginBuildError,
+      );
+      expect(error).toBeInstanceOf(PluginBuildError);
+      expect(error?.diagnostics).toMatchObject([{ code: "PLUGIN_LOAD_FAILED", file: "index.ts" }]);
+      expect(error?.diagnostics[0]?.message).toMatch(/^cannot load the bundle without bubblewrap: \.\/data is a link leading outside the plugin/);
+      expect(JSON.stringify(error?.diagnostics)).not.toContain(SECRET);
+      expect(JSON.stringify(error?.diagnostics)).not.toContain(work);
+    }
+  }, TIMEOUT);
+
+  it("a link that stays inside the plugin is fine without bubblewrap", async () => {
+    await writeFiles(plugin, { "lib/data.json": "{}", "index.ts": leakingTool("", "'ok'") });
+    await symlink(join(plugin, "lib"), join(plugin, "lib-link"));
+    const result = await buildPlugin({ entry: plugin, output: join(plugin, "dist"), loadIsolateNetwork: "off" });
+    expect(result.manifest.description.en).toBe("Probe tool ok");
   }, TIMEOUT);
 });
