@@ -1,4 +1,4 @@
-export { PluginHost } from "./host.js";
+export { PluginHost, DEFAULT_MAX_RESULT_BYTES } from "./host.js";
 export type {
   PluginHostOptions,
   RunOptions,
@@ -17,6 +17,6 @@ export type { HostServices, ServiceCall, LocalServicesOptions, InvokeLimits } fr
 export { contentHash } from "./load.js";
 export type { PluginIdentity, PluginToolInfo } from "./load.js";
 export { unsafePathReason } from "./package-files.js";
-export { REDACTED, createRedactor, redactText, secretValues } from "./redact.js";
+export { REDACTED, createRedactor, redactText, secretValues, textRedactor } from "./redact.js";
 export type { BubblewrapMode } from "./sandbox.js";
 export type { InvokeTuple } from "./protocol.js";
