@@ -4,7 +4,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PluginHost, type PluginEvent } from "./index.js";
+import { DEFAULT_MAX_RESULT_BYTES, PluginHost, type PluginEvent } from "./index.js";
 import { writePluginFixture } from "./__fixtures__/plugins.js";
 
 const CHILDREN = ["remember", "big", "wrongType", "proto", "echo"];
@@ -110,6 +110,13 @@ describe("the host trusts nothing a worker sends (hole 8)", () => {
     expect(event.type === "error" ? event.data : "").toMatch(/a message of \d+ bytes, over the host's limit of 1048576 \(maxResultBytes\)/);
     expect(await last(host, "big", { text: "", bytes: 1000 })).toEqual({ type: "response", data: { text: "x".repeat(1000) } });
   }, 60_000);
+
+  it("caps concurrent huge results at the default limit (the host's heap is not the plugin's to fill)", async () => {
+    const host = await open({ maxHeapMb: 512 });
+    const bytes = DEFAULT_MAX_RESULT_BYTES + 1024;
+    const events = await Promise.all([1, 2, 3, 4].map(() => last(host, "big", { text: "", bytes })));
+    for (const event of events) expect(event).toMatchObject({ type: "error", code: "PLUGIN_LIMIT_EXCEEDED" });
+  }, 120_000);
 
   it("checks the output against manifest.json's output schema on the host", async () => {
     const host = await open();
