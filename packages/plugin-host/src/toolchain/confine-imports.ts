@@ -7,7 +7,7 @@
 import { existsSync, realpathSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import type * as esbuild from "esbuild";
-import { isInside } from "./files.js";
+import { isInside } from "@skillport/fs";
 
 /** Marks our own nested resolve, so it is not judged twice. */
 const NESTED = Symbol("skillport-confine-imports");

@@ -5,12 +5,11 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { PluginDescription } from "@skillport/plugin";
-import { walkTree } from "@skillport/fs";
+import { isInside, walkTree } from "@skillport/fs";
 import { findBubblewrap, sandboxedCommand, SandboxUnavailableError, type SandboxedCommand } from "@skillport/sandbox";
 import { linkProvidedPackages } from "../host/load.js";
 import { permissionFlag } from "../host/sandbox.js";
 import { HOST_MODULE_ALIASES } from "./bundle.js";
-import { isInside } from "./files.js";
 
 export { permissionFlag };
 
