@@ -77,6 +77,17 @@ describe("the bundler refuses imports from outside the plugin", () => {
     await expectNothingLeaked();
   }, TIMEOUT);
 
+  it("a glob-style dynamic import (which skips esbuild's resolve hooks): build fails and writes nothing", async () => {
+    await writeFiles(plugin, {
+      "index.ts": leakingTool("const name = String(Date.now() > 0 ? 'secret' : 'x');\nconst loaded = require(`../${name}.json`);", "loaded.token"),
+    });
+    const error = await buildFailure();
+    const text = error.diagnostics.map((d) => d.message).join("\n");
+    expect(text).toContain("../secret.json is outside the plugin folder and its node_modules (reached through an import pattern)");
+    expect(text).not.toContain(SECRET);
+    await expectNothingLeaked();
+  }, TIMEOUT);
+
   it("check reports the same error", async () => {
     await writeFiles(plugin, { "index.ts": leakingTool(`import s from "../secret.json";`, "s.token") });
     const result = await checkPlugin({ entry: plugin, output: join(plugin, "dist") });

@@ -2,7 +2,8 @@
  * The bundler may read only the plugin: files under the plugin folder and its dependencies (issue 8, hole 6).
  * esbuild inlines whatever an import resolves to, so `import x from "../../.aws/credentials.json"`, an absolute
  * path or a link out of the folder would copy the builder's files into dist/index.js and the .pkg. Every import
- * is resolved first and judged by the real path of what it resolves to.
+ * is resolved first and judged by the real path of what it resolves to (for a message naming the import), and every
+ * file esbuild loads is judged again (glob-style dynamic imports skip the resolve step).
  */
 import { existsSync, realpathSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
@@ -59,6 +60,22 @@ export function confineImports(pluginDir: string): esbuild.Plugin {
                 `import "${args.path}" in ${from} resolves to ${relative(pluginReal, real)}, outside the plugin folder and its ` +
                 `node_modules; the bundle would carry that file. Move it into the plugin, or build with ` +
                 `allowOutsideImports (CLI: --allow-outside-imports) if it is meant to be bundled`,
+            },
+          ],
+        };
+      });
+      // Every file esbuild loads, also those a glob-style dynamic import (`import(`../${name}.json`)`) expands to,
+      // which never pass through onResolve.
+      build.onLoad({ filter: /.*/, namespace: "file" }, (args) => {
+        const real = realOr(args.path);
+        if (roots.some((root) => isInside(root, real))) return undefined;
+        return {
+          errors: [
+            {
+              text:
+                `${relative(pluginReal, real)} is outside the plugin folder and its node_modules (reached through an import ` +
+                `pattern); the bundle would carry that file. Build with allowOutsideImports (CLI: --allow-outside-imports) ` +
+                `if it is meant to be bundled`,
             },
           ],
         };
