@@ -1,5 +1,5 @@
 /**
- * One worker: a child process (inside bubblewrap when available) speaking the IPC protocol. It knows nothing
+ * One worker: a child process (inside bubblewrap when available) speaking the protocol of protocol.ts. It knows nothing
  * about policy (timeouts, recycling, queues); the pool decides, this class starts, dispatches and kills.
  */
 import { spawn, type ChildProcess } from "node:child_process";

@@ -1,5 +1,5 @@
 /**
- * The worker process: loads one plugin, then runs calls the host sends over IPC.
+ * The worker process: loads one plugin, then runs calls the host sends over its channel (fd 3, ./frames.ts).
  * It runs under Node's permission model (and, where available, in a bubblewrap network namespace), so
  * everything here must work with read access to the plugin only and write access to one temp dir.
  * It never prints: stdout/stderr are captured by the host for crash diagnosis and never shown to callers.
@@ -29,7 +29,7 @@ const activeCalls = new Set<number>();
 /** fd 3: the host's channel (a socket pair), framed by ./frames.ts. */
 const channel = new Socket({ fd: 3, readable: true, writable: true });
 
-/** Throws when the message cannot be serialised, as process.send did. */
+/** Throws (DataCloneError) when the message cannot be serialised; callers turn that into a failure. */
 function send(message: WorkerToHost): void {
   channel.write(encodeFrame(message));
 }
