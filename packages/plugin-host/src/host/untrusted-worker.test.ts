@@ -7,12 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_MAX_RESULT_BYTES, PluginHost, type PluginEvent } from "./index.js";
 import { writePluginFixture } from "./__fixtures__/plugins.js";
 
-const CHILDREN = ["remember", "big", "wrongType", "proto", "echo"];
+const CHILDREN = ["remember", "big", "wrongType", "proto", "garbage", "echo"];
 
 // Output "schemas" that accept anything: the worker is plugin-controlled code, so its own check proves nothing.
 const SOURCE = `
 import { defineToolSet } from "@skillport/plugin";
 import { z } from "zod";
+import { writeSync } from "node:fs";
 
 const anything = { safeParse: (value) => ({ success: true, data: value }) };
 const input = z.object({ text: z.string(), bytes: z.number().optional() });
@@ -42,6 +43,11 @@ export default defineToolSet({
     tool("big", async ({ bytes }) => ({ text: "x".repeat(bytes) })),
     tool("wrongType", async () => ({ text: 42 })),
     tool("proto", async () => JSON.parse('{"text": "x", "__proto__": {"polluted": "yes"}}')),
+    // Bytes on the worker's channel that are not a V8 serialisation, behind a valid length.
+    tool("garbage", async () => {
+      writeSync(3, Buffer.from([0, 0, 0, 3, 0xff, 0x0f, 0x99]));
+      return new Promise(() => {});
+    }),
     tool("echo", async ({ text }) => ({ text })),
   ],
 });
@@ -117,6 +123,14 @@ describe("the host trusts nothing a worker sends (hole 8)", () => {
     const events = await Promise.all([1, 2, 3, 4].map(() => last(host, "big", { text: "", bytes })));
     for (const event of events) expect(event).toMatchObject({ type: "error", code: "PLUGIN_LIMIT_EXCEEDED" });
   }, 120_000);
+
+  it("stops a worker that writes a malformed message, and serves the next call", async () => {
+    const host = await open();
+    const event = await last(host, "garbage", { text: "" });
+    expect(event).toMatchObject({ type: "error", code: "PLUGIN_WORKER_CRASHED" });
+    expect(event.type === "error" ? event.data : "").toMatch(/the worker sent a malformed message \(.+\); it was stopped$/);
+    expect(await last(host, "echo", { text: "after" })).toEqual({ type: "response", data: { text: "after" } });
+  });
 
   it("checks the output against manifest.json's output schema on the host", async () => {
     const host = await open();
