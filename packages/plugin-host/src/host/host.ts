@@ -130,9 +130,7 @@ export class PluginHost {
     this.#pool = pool;
     this.#services = options.services ?? createLocalServices();
     this.#invokeLimits = { ...DEFAULT_INVOKE_LIMITS, ...options.invokeLimits };
-    this.#outputChecks = new Map(
-      staged.tools.map((tool) => [tool.id, compileOutputCheck(tool.outputSchema, `tool "${tool.id}" of plugin "${staged.identity.pluginId}"`)]),
-    );
+    this.#outputChecks = new Map(staged.tools.map((tool) => [tool.id, compileOutputCheck(tool.outputSchema)]));
   }
 
   /** Loads a built plugin (`dist/`, a folder containing `dist/`, or a `.pkg`). Workers start on the first call. */
@@ -193,7 +191,7 @@ export class PluginHost {
           return worker;
         },
       );
-      return new PluginHost(staged, workDir, status, pool, workers, options); // compiles the output checks (may throw)
+      return new PluginHost(staged, workDir, status, pool, workers, options);
     } catch (error) {
       await rm(workDir, { recursive: true, force: true });
       throw error;

@@ -23,13 +23,34 @@ const cases: Array<[string, z.ZodObject, unknown, unknown]> = [
 
 describe("compileOutputCheck: the host checks what the author's schema checks, structurally", () => {
   it.each(cases)("%s", (_name, schema, valid, invalid) => {
-    const check = compileOutputCheck(z.toJSONSchema(schema, { io: "output", unrepresentable: "throw" }) as JsonSchema, "tool");
+    const check = compileOutputCheck(z.toJSONSchema(schema, { io: "output", unrepresentable: "throw" }) as JsonSchema);
     expect(check(schema.parse(valid))).toBeUndefined();
     expect(check(invalid)).toMatchObject({ code: "PLUGIN_OUTPUT_INVALID" });
   });
 
+  it("hand-written schemas: what zod cannot read is left out, the rest is still checked", () => {
+    const check = compileOutputCheck({
+      type: "object",
+      properties: { a: { type: "string" }, f: { type: "file" }, r: { $ref: "https://example.test/x.json" }, n: { type: ["number", "decimal"] } },
+      required: ["a"],
+      if: { properties: { a: { const: "x" } } },
+      then: { required: ["b"] },
+      not: { required: ["z"] },
+      dependentRequired: { a: ["c"] },
+    } as JsonSchema);
+    expect(check({ a: "x", f: 1, r: [], n: 2 })).toBeUndefined();
+    expect(check({ a: 1 })).toMatchObject({ code: "PLUGIN_OUTPUT_INVALID" });
+    expect(check({ a: "x", n: "2" })).toMatchObject({ code: "PLUGIN_OUTPUT_INVALID" });
+  });
+
+  it("a schema zod cannot read at all is checked for its top-level type", () => {
+    const check = compileOutputCheck({ type: "object", properties: { a: { $ref: "#/nowhere" } } } as JsonSchema);
+    expect(check({ anything: 1 })).toBeUndefined();
+    expect(check("text")).toMatchObject({ code: "PLUGIN_OUTPUT_INVALID" });
+  });
+
   it("words a failure like the worker does", () => {
-    const check = compileOutputCheck(z.toJSONSchema(z.object({ text: z.string() })) as JsonSchema, "tool");
+    const check = compileOutputCheck(z.toJSONSchema(z.object({ text: z.string() })) as JsonSchema);
     expect(check({ text: 42 })?.message).toBe('output field "text": Invalid input: expected string, received number');
     expect(check({})?.message).toBe('output field "text": is required');
   });

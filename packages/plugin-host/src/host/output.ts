@@ -39,10 +39,15 @@ const SCHEMA_MAPS = new Set(["properties", "$defs", "definitions", "patternPrope
 /** Keywords whose values are data, copied as they are. */
 const DATA_KEYWORDS = new Set(["enum", "const", "default", "examples", "required"]);
 
+/** Keywords zod cannot read (conditionals, negation, dependencies): left out, so the rest of the schema is checked. */
+const UNSUPPORTED_KEYWORDS = new Set(["if", "then", "else", "not", "dependentSchemas", "dependentRequired", "dependencies"]);
+const JSON_TYPES = new Set(["object", "array", "string", "number", "integer", "boolean", "null"]);
+
 /**
- * The schema without `pattern` and `format`: the export from zod is lossy there (a regex's flags are dropped, formats
- * are engine-specific), so checking them again would refuse outputs the author's schema accepted. The host's check
- * is about structure and types; the worker applied the exact refinements.
+ * The schema without `pattern` and `format` — the export from zod is lossy there (a regex's flags are dropped, formats
+ * are engine-specific), so checking them again would refuse outputs the author's schema accepted — and without what
+ * zod cannot read at all (UNSUPPORTED_KEYWORDS, external `$ref`s, unknown type names). The host's check is about
+ * structure and types; the worker applied the exact refinements.
  */
 function structural(schema: unknown, depth = 0): unknown {
   if (depth > MAX_OUTPUT_DEPTH || typeof schema !== "object" || schema === null) return schema;
@@ -50,6 +55,13 @@ function structural(schema: unknown, depth = 0): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key === "__proto__" || ((key === "pattern" || key === "format") && typeof value === "string")) continue;
+    if (UNSUPPORTED_KEYWORDS.has(key) || (key === "$ref" && typeof value === "string" && !value.startsWith("#"))) continue;
+    if (key === "type" && typeof value === "string" && !JSON_TYPES.has(value)) continue;
+    if (key === "type" && Array.isArray(value)) {
+      const known = value.filter((name) => typeof name === "string" && JSON_TYPES.has(name));
+      if (known.length > 0) out[key] = known;
+      continue;
+    }
     if (DATA_KEYWORDS.has(key)) out[key] = value;
     else if (SCHEMA_MAPS.has(key) && typeof value === "object" && value !== null && !Array.isArray(value)) {
       out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, structural(sub, depth + 1)]));
@@ -58,17 +70,20 @@ function structural(schema: unknown, depth = 0): unknown {
   return out;
 }
 
+type FromJsonSchema = Parameters<typeof z.fromJSONSchema>[0];
+
 /**
- * Compiles a tool's JSON Schema (as the SDK wrote it into manifest.json) into a check. A schema zod cannot read
- * is refused at load time: a host that cannot check a tool's output does not run it.
+ * Compiles a tool's JSON Schema (as manifest.json has it) into a check. The SDK writes schemas zod reads back in
+ * full; for a hand-written one zod cannot read even without the unsupported keywords, the check falls back to the
+ * top-level type (an output schema always describes an object). Never refuses the load: the author controls the
+ * manifest anyway, and the host's promise is "the output matches what the manifest says", as far as zod can say.
  */
-export function compileOutputCheck(schema: JsonSchema, label: string): OutputCheck {
+export function compileOutputCheck(schema: JsonSchema): OutputCheck {
   let parser: z.ZodType;
   try {
-    parser = z.fromJSONSchema(structural(schema) as Parameters<typeof z.fromJSONSchema>[0]);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new PluginHostError("PLUGIN_INVALID", `${label}: the output schema cannot be checked by the host (${reason})`);
+    parser = z.fromJSONSchema(structural(schema) as FromJsonSchema);
+  } catch {
+    parser = z.fromJSONSchema({ type: "object" });
   }
   return (output) => {
     const result = parser.safeParse(output);
