@@ -4,7 +4,7 @@ import { BUILT_BUNDLE_FILE, BUILT_MANIFEST_FILE, type BuiltManifest, type Plugin
 import { assembleManifest, childIdsOf } from "./assemble.js";
 import { bundlePlugin } from "./bundle.js";
 import { errorOf, hasErrorDiagnostics, type PluginDiagnostic } from "./diagnostics.js";
-import { copyInto, exists, listRegularFiles, type AssetLimits } from "./files.js";
+import { copyInto, exists, isOwnRegularFile, listRegularFiles, type AssetLimits } from "./files.js";
 import { loadPluginDescription } from "./load.js";
 import { scanLogos } from "./logos.js";
 
@@ -58,7 +58,14 @@ export async function compilePlugin(entryDir: string, stageDir: string, options:
     diagnostics.push(...assets.diagnostics);
     for (const file of assets.files) await copyInto(entryDir, stageDir, file);
   }
-  if (await exists(join(entryDir, README_FILE))) await copyInto(entryDir, stageDir, README_FILE);
+  if (await exists(join(entryDir, README_FILE))) {
+    // A link is followed only within the plugin: README.md → ~/.ssh/id_rsa must not land in dist/ and the .pkg.
+    if (await isOwnRegularFile(entryDir, README_FILE)) await copyInto(entryDir, stageDir, README_FILE);
+    else {
+      const message = `${README_FILE} is not a regular file inside the plugin folder (a link out of it, or a special file); only the plugin's own files are copied`;
+      diagnostics.push(errorOf("PLUGIN_README_NOT_FILE", message, { file: README_FILE }));
+    }
+  }
 
   // The loader runs as the sandbox's non-root user: the stage (a private temp dir) must be readable to it, as dist/ is.
   await chmod(stageDir, 0o755);

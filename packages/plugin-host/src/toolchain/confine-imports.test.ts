@@ -177,3 +177,22 @@ describe("top-level code cannot follow a link out of the plugin folder", () => {
     expect(result.manifest.description.en).toBe("Probe tool ok");
   }, TIMEOUT);
 });
+
+describe("files the build copies come from the plugin", () => {
+  it("a README.md that links out of the plugin is refused, not copied into dist/", async () => {
+    await writeFiles(plugin, { "index.ts": leakingTool("", "'ok'") });
+    await symlink(join(work, "secret.txt"), join(plugin, "README.md"));
+    const error = await buildFailure();
+    expect(error.diagnostics).toMatchObject([{ code: "PLUGIN_README_NOT_FILE", file: "README.md" }]);
+    expect(JSON.stringify(error.diagnostics)).not.toContain(SECRET);
+    await expectNothingLeaked();
+  }, TIMEOUT);
+
+  it("a README.md that links to a file inside the plugin is copied", async () => {
+    await writeFiles(plugin, { "index.ts": leakingTool("", "'ok'"), "docs/readme.md": "# Probe\n" });
+    await symlink(join(plugin, "docs", "readme.md"), join(plugin, "README.md"));
+    const result = await buildPlugin({ entry: plugin, output: join(plugin, "dist") });
+    expect(result.files).toContain("README.md");
+    expect(await readFile(join(plugin, "dist", "README.md"), "utf8")).toBe("# Probe\n");
+  }, TIMEOUT);
+});

@@ -1,4 +1,4 @@
-import { copyFile, lstat, mkdir, readdir, realpath } from "node:fs/promises";
+import { copyFile, lstat, mkdir, readdir, realpath, stat } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import { errorOf, type PluginDiagnostic } from "./diagnostics.js";
 
@@ -82,4 +82,14 @@ export async function copyInto(fromRoot: string, toRoot: string, relPath: string
   const target = join(toRoot, ...relPath.split("/"));
   await mkdir(dirname(target), { recursive: true });
   await copyFile(join(fromRoot, ...relPath.split("/")), target);
+}
+
+/** True when `relPath` is a regular file whose real path (links followed) lies inside `root`: safe to copy out. */
+export async function isOwnRegularFile(root: string, relPath: string): Promise<boolean> {
+  try {
+    const real = await realpath(join(root, ...relPath.split("/")));
+    return isInside(await realpath(root), real) && (await stat(real)).isFile();
+  } catch {
+    return false;
+  }
 }
