@@ -111,4 +111,14 @@ describe("redaction of encoded secrets", () => {
     for (let i = 0; i < 150; i++) deep = { next: [deep] };
     expect(JSON.stringify(createRedactor({ key: "sk-live-abcdef" })(deep))).not.toContain("sk-live-abcdef");
   });
+
+  it("finds a secret in bytes (a Uint8Array in the output), raw or encoded", () => {
+    const redact = createRedactor({ key: "sk-live-ÄÖ-abcdef" });
+    const raw = new TextEncoder().encode("prefix sk-live-ÄÖ-abcdef suffix");
+    const hexed = new TextEncoder().encode(`h=${Buffer.from("sk-live-ÄÖ-abcdef").toString("hex")}`);
+    expect(new TextDecoder().decode(redact({ file: raw }).file)).toBe(`prefix ${REDACTED} suffix`);
+    expect(new TextDecoder().decode(redact(hexed))).toBe(`h=${REDACTED}`);
+    const clean = new Uint8Array([1, 2, 3, 250]);
+    expect(redact(clean)).toBe(clean);
+  });
 });

@@ -95,13 +95,32 @@ export function redactText(text: string, secrets: readonly string[]): string {
   return textRedactor(secrets)(text);
 }
 
+/**
+ * The same search over bytes (a Uint8Array in an output): each byte is one latin1 character, and each form is
+ * searched as the latin1 spelling of its UTF-8 bytes. Returns the bytes themselves when nothing matched.
+ */
+function bytesRedactor(secrets: readonly string[]): (bytes: Uint8Array) => Uint8Array {
+  const asBytes = (form: string) => Buffer.from(form, "utf8").toString("latin1");
+  const caseless = matcher(secrets.flatMap(caselessForms).map(asBytes), "gi");
+  const encoded = matcher(secrets.flatMap(base64Forms).map(asBytes), "g");
+  return (bytes) => {
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+    let out = text;
+    if (caseless) out = out.replace(caseless, REDACTED);
+    if (encoded) out = out.replace(encoded, REDACTED);
+    return out === text ? bytes : new Uint8Array(Buffer.from(out, "latin1"));
+  };
+}
+
 /** A function that returns a copy of any value with every secret string replaced, or the value itself when clean. */
 export function createRedactor(secrets: unknown): Redactor {
   const values = secretValues(secrets);
   if (values.length === 0) return (value) => value;
   const redactText = textRedactor(values);
+  let redactBytes: ((bytes: Uint8Array) => Uint8Array) | undefined;
   const walk = (value: unknown, depth: number): unknown => {
     if (typeof value === "string") return redactText(value);
+    if (value instanceof Uint8Array) return (redactBytes ??= bytesRedactor(values))(value);
     if (typeof value !== "object" || value === null || ArrayBuffer.isView(value)) return value;
     // Fail closed: deeper than any output the host accepts (toPlainData's limit), so nothing real is lost here,
     // and a secret cannot be hidden below the walk.
