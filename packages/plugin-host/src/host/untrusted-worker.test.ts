@@ -96,6 +96,16 @@ describe("workers are never shared between secret sets (hole 7)", () => {
     expect(host.stats().workersStarted).toBe(2);
   });
 
+  it("many callers at once on fewer workers than secret sets: every call sees nothing or its own key", async () => {
+    const host = await open({ pool: { maxWorkers: 2, maxConcurrentPerWorker: 2 } });
+    const callers = ["sk-one-111111111", "sk-two-222222222", "sk-three-33333333"].map((apiKey) => ({ apiKey }));
+    const calls = callers.flatMap((secrets) => [1, 2, 3, 4].map(() => last(host, "remember", { text: "" }, secrets)));
+    const seen = await Promise.all(calls);
+    // "[redacted]" is the caller's own key coming back (a previous call of the same caller on that worker).
+    for (const event of seen) expect(event).toMatchObject({ type: "response", data: { text: expect.stringMatching(new RegExp(`^(${hex("none")}|\\[redacted\\])$`)) } });
+    expect(host.stats()).toMatchObject({ inFlight: 0, queued: 0 });
+  }, 60_000);
+
   it("the same secrets in another key order share a worker; no secrets is a set of its own", async () => {
     const host = await open({ pool: { maxWorkers: 2 } });
     const first = await last(host, "remember", { text: "" }, { apiKey: "sk-same-secret-000", region: "eu-west-1" });
