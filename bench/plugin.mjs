@@ -41,7 +41,8 @@ const MANIFEST = {
   icon: "logo.svg",
   toolDescription: "Echo",
   inputSchema: objectSchema,
-  outputSchema: objectSchema,
+  // A real schema: the host checks every output against it (issue 8, hole 8).
+  outputSchema: { type: "object", properties: { text: { type: "string" }, length: { type: "number" } }, required: ["text", "length"], additionalProperties: false },
 };
 
 // Inside the repo (.bench-tmp/ is git- and lint-ignored) so the in-process import resolves the SDK and zod.
@@ -75,14 +76,17 @@ async function cold(bubblewrap) {
   return { ms: median(times), status };
 }
 
-async function warm(bubblewrap) {
+// With secrets, each call also derives its worker partition (an HMAC) and redacts every encoding of the secrets.
+const secrets = { apiKey: "sk-bench-0123456789abcdef", region: "eu-west-1" };
+
+async function warm(bubblewrap, options = {}) {
   const host = await PluginHost.load(dist, { bubblewrap });
   try {
-    for (let i = 0; i < 50; i++) await host.invoke("tool", input); // warm up the worker and the JIT
+    for (let i = 0; i < 50; i++) await host.invoke("tool", input, options); // warm up the worker and the JIT
     const times = [];
     for (let i = 0; i < WARM_CALLS; i++) {
       const start = performance.now();
-      await host.invoke("tool", input);
+      await host.invoke("tool", input, options);
       times.push(performance.now() - start);
     }
     return median(times);
@@ -110,8 +114,9 @@ const rows = [];
 for (const mode of ["auto", "off"]) {
   const c = await cold(mode);
   const w = await warm(mode);
+  const ws = await warm(mode, { secrets });
   const label = c.status.bubblewrap ? "bubblewrap + permissions" : "permissions only";
-  rows.push([label, c.ms, w, w - direct]);
+  rows.push([label, c.ms, w, w - direct, ws - direct]);
 }
 await rm(root, { recursive: true, force: true });
 
@@ -119,7 +124,7 @@ const fmt = (ms) => `${ms.toFixed(3)} ms`.padStart(12);
 console.log(`plugin host bench — node ${process.version}, ${COLD_RUNS} cold runs, ${WARM_CALLS} warm calls (medians)`);
 console.log(`in-process handler call (with validation): ${fmt(direct)}`);
 console.log("");
-console.log(`${"sandbox".padEnd(26)} ${"cold first call".padStart(16)} ${"warm call".padStart(12)} ${"warm overhead".padStart(14)}`);
-for (const [label, c, w, o] of rows) console.log(`${label.padEnd(26)} ${fmt(c).padStart(16)} ${fmt(w)} ${fmt(o).padStart(14)}`);
+console.log(`${"sandbox".padEnd(26)} ${"cold first call".padStart(16)} ${"warm call".padStart(12)} ${"warm overhead".padStart(14)} ${"with secrets".padStart(14)}`);
+for (const [label, c, w, o, os] of rows) console.log(`${label.padEnd(26)} ${fmt(c).padStart(16)} ${fmt(w)} ${fmt(o).padStart(14)} ${fmt(os).padStart(14)}`);
 console.log("");
 console.log("goals: warm overhead < 2 ms median, cold < 250 ms");

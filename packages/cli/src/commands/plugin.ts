@@ -41,11 +41,14 @@ export function registerPlugin(program: Command, io: CliIO, setExit: (code: numb
     .option("--entry <dir>", "plugin directory", ".")
     .option("--output <dir>", "output directory (default: <entry>/dist)")
     .option("--minify", "minify the bundle")
+    .option("--allow-outside-imports", "bundle imports that resolve outside the plugin folder and its node_modules")
     .option("--json", "print the result as JSON")
-    .action(async (opts: { entry: string; output?: string; minify?: boolean; json?: boolean }) => {
+    .action(async (opts: { entry: string; output?: string; minify?: boolean; allowOutsideImports?: boolean; json?: boolean }) => {
       const entry = at(opts.entry);
       const output = opts.output === undefined ? resolve(entry, "dist") : at(opts.output);
-      const result = await run(io, setExit, opts.json, () => buildPlugin({ entry, output, minify: opts.minify === true }));
+      const result = await run(io, setExit, opts.json, () =>
+        buildPlugin({ entry, output, minify: opts.minify === true, allowOutsideImports: opts.allowOutsideImports === true }),
+      );
       if (result === undefined) return;
       if (opts.json) {
         return printJson(io, { ok: true, pluginId: result.manifest.pluginId, version: result.manifest.version, output: shown(output), files: result.files, diagnostics: result.diagnostics });
@@ -59,11 +62,14 @@ export function registerPlugin(program: Command, io: CliIO, setExit: (code: numb
     .description("verify a plugin and its build against the publishing checklist (errors exit 1)")
     .option("--entry <dir>", "plugin directory", ".")
     .option("--output <dir>", "build directory (default: <entry>/dist)")
+    .option("--allow-outside-imports", "bundle imports that resolve outside the plugin folder and its node_modules")
     .option("--json", "print the diagnostics as JSON")
-    .action(async (opts: { entry: string; output?: string; json?: boolean }) => {
+    .action(async (opts: { entry: string; output?: string; allowOutsideImports?: boolean; json?: boolean }) => {
       const entry = at(opts.entry);
       const output = opts.output === undefined ? resolve(entry, "dist") : at(opts.output);
-      const result = await run(io, setExit, opts.json, () => checkPlugin({ entry, output }));
+      const result = await run(io, setExit, opts.json, () =>
+        checkPlugin({ entry, output, allowOutsideImports: opts.allowOutsideImports === true }),
+      );
       if (result === undefined) return;
       if (!result.ok) setExit(EXIT_PROBLEMS);
       if (opts.json) return printJson(io, { ok: result.ok, diagnostics: result.diagnostics });
@@ -81,12 +87,15 @@ export function registerPlugin(program: Command, io: CliIO, setExit: (code: numb
     .option("--dist <dir>", "build directory (default: <entry>/dist)")
     .option("--output <dir>", "directory for the .pkg (default: <entry>/out)")
     .option("--minify", "minify the bundle")
+    .option("--allow-outside-imports", "bundle imports that resolve outside the plugin folder and its node_modules")
     .option("--json", "print the result as JSON")
-    .action(async (opts: { entry: string; dist?: string; output?: string; minify?: boolean; json?: boolean }) => {
+    .action(async (opts: { entry: string; dist?: string; output?: string; minify?: boolean; allowOutsideImports?: boolean; json?: boolean }) => {
       const entry = at(opts.entry);
       const dist = opts.dist === undefined ? resolve(entry, "dist") : at(opts.dist);
       const output = opts.output === undefined ? resolve(entry, "out") : at(opts.output);
-      const result = await run(io, setExit, opts.json, () => packPlugin({ entry, dist, output, minify: opts.minify === true }));
+      const result = await run(io, setExit, opts.json, () =>
+        packPlugin({ entry, dist, output, minify: opts.minify === true, allowOutsideImports: opts.allowOutsideImports === true }),
+      );
       if (result === undefined) return;
       if (opts.json) {
         return printJson(io, { ok: true, file: shown(result.file), sha256: result.sha256, size: result.size, entries: result.entries, diagnostics: result.diagnostics });

@@ -13,6 +13,8 @@ import { EventChannel } from "./events.js";
 import { stagePlugin, type PluginIdentity, type PluginToolInfo, type StagedPlugin } from "./load.js";
 import { DEFAULT_PACKAGE_LIMITS, type PackageLimits } from "./package-files.js";
 import { DEFAULT_POOL_OPTIONS, WorkerPool, type PoolOptions, type PoolStats } from "./pool.js";
+import { createPartitioner, type Partitioner } from "./partition.js";
+import { compileOutputCheck, toPlainData, type OutputCheck } from "./output.js";
 import { createRedactor } from "./redact.js";
 import { findBubblewrap } from "@skillport/sandbox";
 import { workerCommand, type BubblewrapMode } from "./sandbox.js";
@@ -42,7 +44,15 @@ export interface PluginHostOptions {
   tempDir?: string;
   /** The node binary workers run. Default process.execPath. */
   nodePath?: string;
+  /**
+   * The largest message a worker may send (a result, a stream event, a reverse call's arguments), in serialised
+   * bytes. Judged from the message's header before it is buffered; a larger one stops the worker and fails its
+   * calls with PLUGIN_LIMIT_EXCEEDED. Default 32 MiB (room for an uploadFile at its 20 MiB default limit).
+   */
+  maxResultBytes?: number;
 }
+
+export const DEFAULT_MAX_RESULT_BYTES = 32 * 1024 * 1024;
 
 export interface RunOptions {
   secrets?: Record<string, unknown>;
@@ -94,6 +104,10 @@ export class PluginHost {
   readonly #workDir: string;
   readonly #services: HostServices;
   readonly #invokeLimits: InvokeLimits;
+  /** Each tool's output schema, checked here on the host (the worker's own check is plugin-controlled code). */
+  readonly #outputChecks: ReadonlyMap<string, OutputCheck>;
+  /** Keyed hash of a call's secrets: workers are never shared between different secret sets. */
+  readonly #partition: Partitioner = createPartitioner();
   /** Every worker process from spawn to exit, so close() can stop them all before deleting the work dir. */
   readonly #workers: Set<WorkerProcess>;
   #nextCallId = 1;
@@ -116,6 +130,7 @@ export class PluginHost {
     this.#pool = pool;
     this.#services = options.services ?? createLocalServices();
     this.#invokeLimits = { ...DEFAULT_INVOKE_LIMITS, ...options.invokeLimits };
+    this.#outputChecks = new Map(staged.tools.map((tool) => [tool.id, compileOutputCheck(tool.outputSchema)]));
   }
 
   /** Loads a built plugin (`dist/`, a folder containing `dist/`, or a `.pkg`). Workers start on the first call. */
@@ -164,6 +179,7 @@ export class PluginHost {
             toolIds: staged.tools.map((tool) => tool.id),
             readyTimeoutMs,
             maxHeapMb,
+            maxMessageBytes: options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
             onSpawn: (spawned) => workers.add(spawned),
             onExit: (gone) => {
               workers.delete(gone);
@@ -221,7 +237,8 @@ export class PluginHost {
       { kind: "call", callId, toolId, input, secrets: options.secrets, systemVar },
       {
         onStream: (data) => {
-          if (isStreamEvent(data)) channel.push({ type: "stream", data: redact(data) });
+          // Only the two known fields cross: nothing else the worker put in the event reaches callers.
+          if (isStreamEvent(data)) channel.push({ type: "stream", data: redact({ type: data.type, content: data.content }) });
         },
         onInvoke: (method, args) =>
           dispatchInvoke(method, args, {
@@ -232,10 +249,19 @@ export class PluginHost {
           }),
         onDone: (outcome) => {
           if (!outcome.ok) return fail(outcome.error);
-          channel.push({ type: "response", data: redact(outcome.output) });
+          let output: unknown;
+          try {
+            output = toPlainData(outcome.output);
+          } catch (error) {
+            return fail(error instanceof PluginHostError ? error : new PluginHostError("PLUGIN_OUTPUT_INVALID", String(error)));
+          }
+          const invalid = this.#outputChecks.get(toolId)?.(output);
+          if (invalid) return fail(invalid);
+          channel.push({ type: "response", data: redact(output) });
           channel.end();
         },
       },
+      this.#partition(options.secrets),
     );
     return channel;
   }

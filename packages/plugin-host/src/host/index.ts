@@ -1,4 +1,4 @@
-export { PluginHost } from "./host.js";
+export { PluginHost, DEFAULT_MAX_RESULT_BYTES } from "./host.js";
 export type {
   PluginHostOptions,
   RunOptions,
@@ -16,6 +16,6 @@ export { createLocalServices, dispatchInvoke, safeFileName, DEFAULT_INVOKE_LIMIT
 export type { HostServices, ServiceCall, LocalServicesOptions, InvokeLimits } from "./services.js";
 export { contentHash } from "./load.js";
 export type { PluginIdentity, PluginToolInfo } from "./load.js";
-export { REDACTED, createRedactor, redactText, secretValues } from "./redact.js";
+export { REDACTED, createRedactor, redactText, secretValues, textRedactor, type TextRedactor } from "./redact.js";
 export type { BubblewrapMode } from "./sandbox.js";
 export type { InvokeTuple } from "./protocol.js";

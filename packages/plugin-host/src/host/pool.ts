@@ -2,6 +2,10 @@
  * The worker pool of one plugin: bounded workers, bounded concurrency per worker, a bounded queue with a wait
  * limit, a per-call timeout that kills the worker, recycling after N calls, idle shutdown, and a circuit
  * breaker that stops restarting a plugin whose workers keep failing to start.
+ *
+ * Workers are partitioned: a worker serves calls of one partition only (the host passes a keyed hash of the call's
+ * secrets), so state a call leaves in a worker's globals is never seen by a caller with other secrets. A worker
+ * takes its partition from its first call; an idle worker of another partition is stopped to make room.
  */
 import { PluginHostError } from "./errors.js";
 import type { CallMessage } from "./protocol.js";
@@ -66,6 +70,7 @@ export type StartWorker = (id: number, onExit: (worker: WorkerProcess) => void) 
 
 interface Waiting {
   call: CallMessage;
+  partition: string;
   handlers: CallHandlers;
   timer: NodeJS.Timeout;
 }
@@ -89,18 +94,22 @@ export class WorkerPool {
     this.#start = start;
   }
 
-  /** Runs one call; `handlers.onDone` is called exactly once, with the result or a PluginHostError. */
-  submit(call: CallMessage, handlers: CallHandlers): void {
+  /**
+   * Runs one call on a worker of `partition` (or a fresh one); `handlers.onDone` is called exactly once, with the
+   * result or a PluginHostError.
+   */
+  submit(call: CallMessage, handlers: CallHandlers, partition = ""): void {
     if (this.#closed) return handlers.onDone({ ok: false, error: new PluginHostError("PLUGIN_HOST_CLOSED", `the host is closed`) });
     if (this.#circuitOpen()) return handlers.onDone({ ok: false, error: this.#circuitError() });
-    const worker = this.#available();
-    if (worker && this.#queue.length === 0) return this.#dispatch(worker, call, handlers);
+    const worker = this.#available(partition);
+    if (worker && !this.#queue.some((waiting) => waiting.partition === partition)) return this.#dispatch(worker, call, handlers, partition);
     if (this.#queue.length >= this.#options.maxQueue) {
       const error = new PluginHostError("PLUGIN_QUEUE_FULL", `too many calls waiting (queue limit ${this.#options.maxQueue})`);
       return handlers.onDone({ ok: false, error });
     }
     const waiting: Waiting = {
       call,
+      partition,
       handlers,
       timer: setTimeout(() => {
         this.#removeWaiting(waiting);
@@ -136,25 +145,32 @@ export class WorkerPool {
     for (const worker of this.#workers) worker.kill(closed);
   }
 
-  #available(): WorkerProcess | undefined {
+  #available(partition: string): WorkerProcess | undefined {
     let best: WorkerProcess | undefined;
     for (const worker of this.#workers) {
       if (!worker.alive || worker.retiring || worker.inFlight >= this.#options.maxConcurrentPerWorker) continue;
+      if (worker.partition !== undefined && worker.partition !== partition) continue;
       if (!best || worker.inFlight < best.inFlight) best = worker;
     }
     return best;
   }
 
   #pump(): void {
-    while (this.#queue.length > 0) {
-      const worker = this.#available();
-      if (!worker) break;
-      const waiting = this.#queue.shift() as Waiting;
+    // In queue order, each waiting call that a worker of its partition (or a fresh worker) can take now.
+    const unserved = new Map<string, number>();
+    for (const waiting of [...this.#queue]) {
+      const worker = this.#available(waiting.partition);
+      if (!worker) {
+        unserved.set(waiting.partition, (unserved.get(waiting.partition) ?? 0) + 1);
+        continue;
+      }
+      this.#removeWaiting(waiting);
       clearTimeout(waiting.timer);
-      this.#dispatch(worker, waiting.call, waiting.handlers);
+      this.#dispatch(worker, waiting.call, waiting.handlers, waiting.partition);
     }
-    // Start workers for what cannot be served: one per batch of waiting calls a worker can take.
-    const wanted = Math.ceil(this.#queue.length / this.#options.maxConcurrentPerWorker);
+    // Start workers for what cannot be served: one per batch of waiting calls (of one partition) a worker can take.
+    let wanted = 0;
+    for (const count of unserved.values()) wanted += Math.ceil(count / this.#options.maxConcurrentPerWorker);
     while (
       this.#starting < wanted &&
       this.#workers.size + this.#starting < this.#options.maxWorkers &&
@@ -162,6 +178,16 @@ export class WorkerPool {
       !this.#closed
     ) {
       this.#startWorker().catch(() => {}); // the failure is handled (and reported to waiting calls) inside
+    }
+    // Still short and at the worker limit: idle workers of other partitions make room (their exit pumps again).
+    let short = wanted - this.#starting;
+    if (short <= 0 || this.#closed || this.#circuitOpen()) return;
+    for (const worker of this.#workers) {
+      if (short <= 0) break;
+      if (!worker.alive || worker.retiring || worker.inFlight > 0) continue;
+      worker.retiring = true;
+      worker.kill(() => new PluginHostError("PLUGIN_WORKER_CRASHED", "the worker was stopped to serve calls with other secrets"));
+      short--;
     }
   }
 
@@ -208,7 +234,9 @@ export class WorkerPool {
     );
   }
 
-  #dispatch(worker: WorkerProcess, call: CallMessage, handlers: CallHandlers): void {
+  #dispatch(worker: WorkerProcess, call: CallMessage, handlers: CallHandlers, partition: string): void {
+    // A worker belongs to the partition of its first call for the rest of its life.
+    worker.partition ??= partition;
     worker.setIdleTimer(undefined, () => {});
     const timer = setTimeout(() => {
       worker.kill((callId) =>

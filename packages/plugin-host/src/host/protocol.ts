@@ -1,6 +1,7 @@
 /**
- * The IPC protocol between the host and a worker process. Messages use Node's "advanced" serialization
- * (structured clone), so Uint8Array file contents cross without base64.
+ * The protocol between the host and a worker process, over the worker's fd 3 (a socket pair) in the frames of
+ * worker/frames.ts: a length, then V8 serialisation (structured clone, so Uint8Array file contents cross without
+ * base64). Not Node's IPC channel: the host must judge a message's size before buffering it (decision 0153).
  *
  * host → worker: init, call, invoke-result
  * worker → host: ready, init-failed, stream, result, invoke

@@ -1,12 +1,14 @@
 /**
- * One worker: a child process (inside bubblewrap when available) speaking the IPC protocol. It knows nothing
+ * One worker: a child process (inside bubblewrap when available) speaking the protocol of protocol.ts. It knows nothing
  * about policy (timeouts, recycling, queues); the pool decides, this class starts, dispatches and kills.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import type { Socket } from "node:net";
 import type { InvokeCapability } from "@skillport/plugin";
 import { isPluginHostErrorCode, PluginHostError } from "./errors.js";
 import type { CallMessage, HostToWorker, InvokeTuple, WorkerError, WorkerToHost } from "./protocol.js";
 import type { Command } from "./sandbox.js";
+import { encodeFrame, FrameReader, type FrameEvent } from "./worker/frames.js";
 
 type CallOutcome = { ok: true; output: unknown } | { ok: false; error: PluginHostError };
 
@@ -24,6 +26,8 @@ export interface WorkerStartOptions {
   toolIds: string[];
   readyTimeoutMs: number;
   maxHeapMb: number;
+  /** The largest message (result, stream event, reverse call) the worker may send, in serialised bytes. */
+  maxMessageBytes: number;
   /** Called as soon as the process exists (before it is ready), so an owner can stop it at any time. */
   onSpawn?(worker: WorkerProcess): void;
   /** Called once when the process is gone, for whatever reason. */
@@ -40,7 +44,12 @@ export class WorkerProcess {
   /** Calls dispatched over the worker's life (for recycling). */
   served = 0;
   retiring = false;
+  /** Set by the pool at the first call: the only partition (secret set) this worker ever serves. */
+  partition: string | undefined;
   #child: ChildProcess;
+  /** fd 3 of the worker: our framed channel (Node's IPC would buffer any message whole before we could size it). */
+  #channel: Socket;
+  #maxMessageBytes: number;
   #calls = new Map<number, CallHandlers>();
   #stderr = "";
   #alive = true;
@@ -53,6 +62,8 @@ export class WorkerProcess {
     this.id = options.id;
     this.exited = new Promise((resolve) => (this.#markExited = resolve));
     this.#child = child;
+    this.#channel = child.stdio[3] as Socket;
+    this.#maxMessageBytes = options.maxMessageBytes;
     this.#maxHeapMb = options.maxHeapMb;
     this.#onExit = options.onExit;
   }
@@ -60,8 +71,7 @@ export class WorkerProcess {
   /** Spawns the worker and resolves once the plugin is loaded; rejects with PLUGIN_WORKER_START_FAILED. */
   static start(options: WorkerStartOptions): Promise<WorkerProcess> {
     const child = spawn(options.command.file, options.command.args, {
-      stdio: ["ignore", "ignore", "pipe", "ipc"],
-      serialization: "advanced",
+      stdio: ["ignore", "ignore", "pipe", "pipe"],
       env: options.command.env,
       cwd: options.command.cwd,
       detached: true, // own process group, so a kill reaches everything the worker started
@@ -93,9 +103,7 @@ export class WorkerProcess {
         this.#exited();
         fail(`the process exited (${signal ?? `code ${code}`}) before it was ready${this.#stderrHint()}`);
       });
-      child.on("message", (message: WorkerToHost) => {
-        // Everything from the worker is untrusted: a malformed message must not crash the host.
-        if (typeof message !== "object" || message === null) return;
+      const onMessage = (message: WorkerToHost) => {
         if (!settled && message.kind === "ready") {
           settled = true;
           clearTimeout(timer);
@@ -105,7 +113,19 @@ export class WorkerProcess {
         } else if (settled) {
           this.#onMessage(message);
         }
+      };
+      // Everything from the worker is untrusted: its size is judged from the frame header, before buffering.
+      const reader = new FrameReader(this.#maxMessageBytes, (event) => {
+        if (event.kind === "message") {
+          if (isWorkerMessage(event.message)) onMessage(event.message);
+          return;
+        }
+        const error = this.#channelError(event);
+        if (!settled) fail(error.message);
+        else this.kill(() => error);
       });
+      this.#channel.on("data", (chunk: Buffer) => reader.push(chunk));
+      this.#channel.on("error", () => {}); // the process's exit reports what happened
       this.#send({ kind: "init", entry: options.entry, pluginId: options.pluginId, toolIds: options.toolIds });
     });
   }
@@ -148,13 +168,25 @@ export class WorkerProcess {
   }
 
   #send(message: HostToWorker): boolean {
-    if (!this.#alive || !this.#child.connected) return false;
+    if (!this.#alive || this.#channel.destroyed || !this.#channel.writable) return false;
+    let frame: Buffer;
     try {
-      this.#child.send(message);
-      return true;
+      frame = encodeFrame(message);
     } catch {
       return false;
     }
+    this.#channel.write(frame);
+    return true;
+  }
+
+  #channelError(event: Exclude<FrameEvent, { kind: "message" }>): PluginHostError {
+    if (event.kind === "oversize") {
+      return new PluginHostError(
+        "PLUGIN_LIMIT_EXCEEDED",
+        `the worker sent a message of ${event.bytes} bytes, over the host's limit of ${this.#maxMessageBytes} (maxResultBytes); its worker was stopped`,
+      );
+    }
+    return new PluginHostError("PLUGIN_WORKER_CRASHED", `the worker sent a malformed message (${event.reason.slice(0, 200)}); it was stopped`);
   }
 
   #onMessage(message: WorkerToHost): void {
@@ -208,6 +240,26 @@ export class WorkerProcess {
     const line = this.#stderr.trim().split("\n").filter((text) => /error/i.test(text)).pop();
     // Host paths stay out of messages.
     return line ? `: ${line.trim().replace(/(?:\/[^\s:'"]+)+/g, "<path>").slice(0, 300)}` : "";
+  }
+}
+
+/** The shape check every worker message passes before any field is used. */
+function isWorkerMessage(value: unknown): value is WorkerToHost {
+  if (typeof value !== "object" || value === null) return false;
+  const message = value as Record<string, unknown>;
+  switch (message.kind) {
+    case "ready":
+      return true;
+    case "init-failed":
+      return typeof message.message === "string";
+    case "stream":
+      return typeof message.callId === "number";
+    case "invoke":
+      return typeof message.callId === "number" && typeof message.invokeId === "number" && typeof message.method === "string";
+    case "result":
+      return typeof message.callId === "number" && typeof message.ok === "boolean";
+    default:
+      return false;
   }
 }
 

@@ -1,4 +1,5 @@
 import * as esbuild from "esbuild";
+import { confineImports } from "./confine-imports.js";
 import { errorOf, type PluginDiagnostic } from "./diagnostics.js";
 
 /** Modules the host provides at run time: never bundled, so every plugin shares the host's zod and SDK. */
@@ -37,6 +38,12 @@ export interface BundleOptions {
   /** The entry file name inside `entryDir`. */
   entryFile: string;
   minify?: boolean;
+  /**
+   * Bundle imports that resolve outside the plugin folder and its node_modules (a sibling workspace package, a
+   * shared file). Default false: such an import is an error naming it, since it could carry any of the builder's
+   * files into the bundle.
+   */
+  allowOutsideImports?: boolean;
 }
 
 export type BundleResult = { ok: true; code: string; inputs: string[] } | { ok: false; diagnostics: PluginDiagnostic[] };
@@ -60,7 +67,7 @@ export async function bundlePlugin(options: BundleOptions): Promise<BundleResult
       banner: { js: REQUIRE_SHIM },
       metafile: true,
       logLevel: "silent",
-      plugins: [hostModules],
+      plugins: options.allowOutsideImports === true ? [hostModules] : [hostModules, confineImports(options.entryDir)],
     });
     const output = result.outputFiles.find((file) => file.path.endsWith(".js"));
     if (output === undefined) return { ok: false, diagnostics: [errorOf("PLUGIN_BUNDLE_FAILED", "esbuild produced no JavaScript output")] };

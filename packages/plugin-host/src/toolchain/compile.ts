@@ -4,7 +4,7 @@ import { BUILT_BUNDLE_FILE, BUILT_MANIFEST_FILE, type BuiltManifest, type Plugin
 import { assembleManifest, childIdsOf } from "./assemble.js";
 import { bundlePlugin } from "./bundle.js";
 import { errorOf, hasErrorDiagnostics, type PluginDiagnostic } from "./diagnostics.js";
-import { copyInto, exists, listRegularFiles, type AssetLimits } from "./files.js";
+import { copyInto, exists, isOwnRegularFile, listRegularFiles, type AssetLimits } from "./files.js";
 import { loadPluginDescription } from "./load.js";
 import { scanLogos } from "./logos.js";
 
@@ -16,6 +16,8 @@ export interface CompileOptions extends AssetLimits {
   minify?: boolean;
   /** Limit for importing the bundle to read its definition. Default 30 s. */
   loadTimeoutMs?: number;
+  /** Let the bundler follow imports outside the plugin folder and its node_modules. Default false. */
+  allowOutsideImports?: boolean;
   /** Import the bundle with no network ("auto", the default, where bubblewrap works) or without that ("off"). */
   loadIsolateNetwork?: "auto" | "off";
 }
@@ -40,7 +42,12 @@ export async function compilePlugin(entryDir: string, stageDir: string, options:
   if (!(await exists(join(entryDir, ENTRY_FILE)))) {
     return { diagnostics: [errorOf("PLUGIN_ENTRY_FILE_MISSING", `${ENTRY_FILE} is missing; it must default-export defineTool(...) or defineToolSet(...)`, { file: ENTRY_FILE })] };
   }
-  const bundled = await bundlePlugin({ entryDir, entryFile: ENTRY_FILE, minify: options.minify === true });
+  const bundled = await bundlePlugin({
+    entryDir,
+    entryFile: ENTRY_FILE,
+    minify: options.minify === true,
+    allowOutsideImports: options.allowOutsideImports === true,
+  });
   if (!bundled.ok) return { diagnostics: bundled.diagnostics };
   const bundlePath = join(stageDir, BUILT_BUNDLE_FILE);
   await writeFile(bundlePath, bundled.code);
@@ -51,7 +58,14 @@ export async function compilePlugin(entryDir: string, stageDir: string, options:
     diagnostics.push(...assets.diagnostics);
     for (const file of assets.files) await copyInto(entryDir, stageDir, file);
   }
-  if (await exists(join(entryDir, README_FILE))) await copyInto(entryDir, stageDir, README_FILE);
+  if (await exists(join(entryDir, README_FILE))) {
+    // A link is followed only within the plugin: README.md → ~/.ssh/id_rsa must not land in dist/ and the .pkg.
+    if (await isOwnRegularFile(entryDir, README_FILE)) await copyInto(entryDir, stageDir, README_FILE);
+    else {
+      const message = `${README_FILE} is not a regular file inside the plugin folder (a link out of it, or a special file); only the plugin's own files are copied`;
+      diagnostics.push(errorOf("PLUGIN_README_NOT_FILE", message, { file: README_FILE }));
+    }
+  }
 
   // The loader runs as the sandbox's non-root user: the stage (a private temp dir) must be readable to it, as dist/ is.
   await chmod(stageDir, 0o755);

@@ -1,4 +1,4 @@
-import { lstat, mkdir, realpath, writeFile } from "node:fs/promises";
+import { lstat, mkdir, realpath, stat, writeFile } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import { isInside, openConfined, walkTree } from "@skillport/fs";
 import { errorOf, PluginBuildError, type PluginDiagnostic } from "./diagnostics.js";
@@ -61,12 +61,23 @@ export async function listRegularFiles(
 export async function copyInto(fromRoot: string, toRoot: string, relPath: string): Promise<void> {
   const target = join(toRoot, ...relPath.split("/"));
   await mkdir(dirname(target), { recursive: true });
-  const opened = openConfined(await realpath(fromRoot), relPath, { boundaryName: "the plugin" });
+  // Links that stay inside the plugin are followed (a README.md link to docs/README.md); the descriptor decides.
+  const opened = openConfined(await realpath(fromRoot), relPath, { boundaryName: "the plugin", followLinksInside: true });
   try {
     const bytes = opened.readAllSync(opened.size);
     if (bytes === undefined) throw new PluginBuildError(`${relPath} changed size while it was copied`, [errorOf("PLUGIN_ASSET_LIMIT", `${relPath} changed size while it was copied`, { file: relPath })]);
     await writeFile(target, bytes, { flag: "wx" });
   } finally {
     opened.close();
+  }
+}
+
+/** True when `relPath` is a regular file whose real path (links followed) lies inside `root`: safe to copy out. */
+export async function isOwnRegularFile(root: string, relPath: string): Promise<boolean> {
+  try {
+    const real = await realpath(join(root, ...relPath.split("/")));
+    return isInside(await realpath(root), real) && (await stat(real)).isFile();
+  } catch {
+    return false;
   }
 }

@@ -1,9 +1,12 @@
 import { spawn } from "node:child_process";
+import { realpathSync } from "node:fs";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { AgentSkillsError } from "@skillport/core";
 import type { PluginDescription } from "@skillport/plugin";
+import { isInside, walkTree } from "@skillport/fs";
 import { findBubblewrap, sandboxedCommand, SandboxUnavailableError, type SandboxedCommand } from "@skillport/sandbox";
 import { linkProvidedPackages } from "../host/load.js";
 import { permissionFlag } from "../host/sandbox.js";
@@ -88,6 +91,7 @@ export async function loadPluginDescription(bundlePath: string, options: PluginL
     try {
       command = await loaderCommand(bundlePath, base, providedRoots, options);
     } catch (error) {
+      if (error instanceof LinkOutError) return { ok: false, code: "PLUGIN_LOAD_FAILED", message: redactWith(options, error.message) };
       if (!(error instanceof SandboxUnavailableError)) throw error;
       return { ok: false, code: "PLUGIN_LOAD_FAILED", message: redactWith(options, `cannot load the bundle: ${error.message}`) };
     }
@@ -125,6 +129,10 @@ async function loaderCommand(bundlePath: string, base: string, providedRoots: re
     LOADER_SOURCE,
   ];
   const bwrapPath = options.isolateNetwork === "off" ? undefined : await findBubblewrap();
+  // Inside bubblewrap only the readable paths exist, so a link out of them leads nowhere. Without it, Node's
+  // permission model follows links inside a granted folder to anywhere: refuse to run beside such a link.
+  // (The SDK, zod and our own node_modules of links are the host's, not searched.)
+  if (bwrapPath === undefined) for (const dir of new Set([cwd, ...(options.pluginDir === undefined ? [] : [options.pluginDir])])) refuseLinksOut(dir, readable);
   return sandboxedCommand({
     command: [process.execPath, ...nodeArgs],
     bwrapPath,
@@ -134,6 +142,37 @@ async function loaderCommand(bundlePath: string, base: string, providedRoots: re
     network: false,
     rlimitMemory: false,
   });
+}
+
+/** A link in a folder the loader may read that leads out of every such folder (only without bubblewrap). */
+class LinkOutError extends AgentSkillsError<"PLUGIN_LOAD_FAILED"> {
+  constructor(message: string) {
+    super(message, { code: "PLUGIN_LOAD_FAILED" });
+  }
+}
+
+/** Most directories searched for links (a plugin's node_modules included); more is refused, not skipped. */
+const MAX_LINK_SCAN_DIRS = 50_000;
+
+function refuseLinksOut(dir: string, readable: readonly string[]): void {
+  const roots = readable.map((path) => realpathSync(path));
+  const { excluded, truncated } = walkTree(dir, { links: "exclude", files: false, onProblem: "collect", checkNames: false, maxDirs: MAX_LINK_SCAN_DIRS, maxDepth: 64 });
+  if (truncated) {
+    throw new LinkOutError(`cannot load the bundle without bubblewrap: ${dir} has more than ${MAX_LINK_SCAN_DIRS} directories to check for links leading out of it`);
+  }
+  for (const { path } of excluded) {
+    let real: string;
+    try {
+      real = realpathSync(join(dir, ...path.split("/")));
+    } catch {
+      continue; // dangling: nothing to read through it
+    }
+    if (roots.some((root) => isInside(root, real))) continue;
+    throw new LinkOutError(
+      `cannot load the bundle without bubblewrap: ${join(dir, path)} is a link leading outside the plugin, and Node's permission ` +
+        `model would let top-level code read through it; remove the link, or build where bubblewrap works`,
+    );
+  }
 }
 
 function runLoader(command: SandboxedCommand, options: PluginLoadOptions): Promise<PluginLoadResult> {

@@ -82,7 +82,8 @@ export const KITCHEN_SINK_CHILDREN = [
 export const KITCHEN_SINK_SOURCE = `
 import { createToolHandler, defineToolSet } from "@skillport/plugin";
 import { z } from "zod";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync, writeSync } from "node:fs";
+import { serialize } from "node:v8";
 import { execSync } from "node:child_process";
 import { connect } from "node:net";
 import { Worker } from "node:worker_threads";
@@ -154,9 +155,12 @@ export default defineToolSet({
     tool("thread", async () => { new Worker("1", { eval: true }); return { text: "started" }; }),
     tool("addon", async () => { process.dlopen({ exports: {} }, "/nonexistent.node"); return { text: "loaded" }; }),
     tool("forge", async () => {
-      // Plugin code shares the worker's IPC channel: junk and forged messages must not hurt the host.
+      // Plugin code can write to the worker's channel (fd 3): junk and forged messages must not hurt the host.
       for (const junk of [null, 42, "x", {}, { kind: "result" }, { kind: "result", callId: -1, ok: false }, { kind: "stream", callId: -1 }, { kind: "invoke", callId: -1, method: "nope" }]) {
-        process.send(junk);
+        const body = serialize(junk);
+        const header = Buffer.alloc(4);
+        header.writeUInt32BE(body.length);
+        writeSync(3, Buffer.concat([header, body]));
       }
       return { text: "survived" };
     }),

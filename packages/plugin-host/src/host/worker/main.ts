@@ -1,9 +1,10 @@
 /**
- * The worker process: loads one plugin, then runs calls the host sends over IPC.
+ * The worker process: loads one plugin, then runs calls the host sends over its channel (fd 3, ./frames.ts).
  * It runs under Node's permission model (and, where available, in a bubblewrap network namespace), so
  * everything here must work with read access to the plugin only and write access to one temp dir.
  * It never prints: stdout/stderr are captured by the host for crash diagnosis and never shown to callers.
  */
+import { Socket } from "node:net";
 import { dirname } from "node:path";
 import { pathToFileURL } from "node:url";
 import type {
@@ -16,6 +17,7 @@ import type {
   WorkerToHost,
 } from "../protocol.js";
 import { readDefinition, type RunnablePlugin } from "./definition.js";
+import { encodeFrame, FrameReader, MAX_FRAME_BYTES } from "./frames.js";
 import { formatIssues } from "./issues.js";
 
 let plugin: RunnablePlugin | undefined;
@@ -24,11 +26,22 @@ let nextInvokeId = 1;
 const pendingInvokes = new Map<number, (result: InvokeTuple) => void>();
 const activeCalls = new Set<number>();
 
+/** fd 3: the host's channel (a socket pair), framed by ./frames.ts. */
+const channel = new Socket({ fd: 3, readable: true, writable: true });
+
+/** Throws (DataCloneError) when the message cannot be serialised; callers turn that into a failure. */
 function send(message: WorkerToHost): void {
-  process.send?.(message);
+  channel.write(encodeFrame(message));
 }
 
-process.on("message", (raw: HostToWorker) => {
+// The host is trusted; its messages are not size-capped here.
+const reader = new FrameReader(MAX_FRAME_BYTES, (event) => {
+  if (event.kind === "message") onMessage(event.message as HostToWorker);
+  else process.exit(1); // a broken stream from the host: nothing sensible is left to do
+});
+channel.on("data", (chunk: Buffer) => reader.push(chunk));
+
+function onMessage(raw: HostToWorker): void {
   switch (raw.kind) {
     case "init":
       void init(raw.entry, raw.pluginId, raw.toolIds);
@@ -43,10 +56,11 @@ process.on("message", (raw: HostToWorker) => {
       break;
     }
   }
-});
+}
 
-// The host owns our lifetime: when the IPC channel closes, nobody can receive results any more.
-process.on("disconnect", () => process.exit(0));
+// The host owns our lifetime: when the channel closes, nobody can receive results any more.
+channel.on("end", () => process.exit(0));
+channel.on("error", () => process.exit(0));
 
 async function init(entry: string, expectedPluginId: string, toolIds: readonly string[]): Promise<void> {
   pluginDir = dirname(entry);

@@ -1,0 +1,198 @@
+// `plugin build` / `check` must not carry the builder's files into a plugin (issue 8, hole 6): the bundler refuses
+// imports that resolve outside the plugin folder and its node_modules, and top-level code run for the description
+// cannot read them either. Each case is an attack that succeeded before.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { chmod, mkdir, mkdtemp, readFile, readdir, rm, symlink } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { findBubblewrap } from "@skillport/sandbox";
+import { buildPlugin } from "./build.js";
+import { checkPlugin } from "./check.js";
+import { PluginBuildError } from "./diagnostics.js";
+import { LOGO, toolSource, writeFiles } from "./__fixtures__/plugins.js";
+
+const SECRET = "builder-secret-7f3a9c";
+const TIMEOUT = 120_000;
+
+let work: string;
+let plugin: string;
+
+beforeEach(async () => {
+  // <work>/secret.json and <work>/secret.txt beside <work>/plugin/, as a builder's home or CI checkout has them.
+  work = await mkdtemp(join(tmpdir(), "skillport-confine-"));
+  await chmod(work, 0o755);
+  plugin = join(work, "plugin");
+  await writeFiles(work, { "secret.json": JSON.stringify({ token: SECRET }), "secret.txt": SECRET, "outside/secret.json": JSON.stringify({ token: SECRET }) });
+  await mkdir(plugin);
+  await writeFiles(plugin, { "logo.svg": LOGO });
+});
+afterEach(() => rm(work, { recursive: true, force: true }));
+
+/** A tool that puts `expression` (evaluated at top level) into its manifest description. */
+const leakingTool = (imports: string, expression: string) =>
+  toolSource({ imports: `${imports}\nconst leaked = String(${expression});` }).replace(
+    "description: { en: 'Probe tool'",
+    "description: { en: 'Probe tool ' + leaked",
+  );
+
+async function buildFailure(): Promise<PluginBuildError> {
+  const error = await buildPlugin({ entry: plugin, output: join(plugin, "dist") }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(PluginBuildError);
+  return error as PluginBuildError;
+}
+
+async function expectNothingLeaked(): Promise<void> {
+  const names = await readdir(plugin, { recursive: true });
+  for (const name of names.filter((n) => n.startsWith("dist"))) {
+    const text = await readFile(join(plugin, name), "utf8").catch(() => "");
+    expect(text).not.toContain(SECRET);
+  }
+}
+
+describe("the bundler refuses imports from outside the plugin", () => {
+  const cases: Array<[string, string, () => Promise<void>]> = [
+    ["a ../ path", `import s from "../secret.json";`, async () => {}],
+    ["an absolute path", `import s from "@ABS@";`, async () => {}],
+    ["a link out of the folder", `import s from "./data/secret.json";`, () => symlink(join(work, "outside"), join(plugin, "data"))],
+    ["a link in node_modules", `import s from "evil/secret.json";`, async () => {
+      await mkdir(join(plugin, "node_modules"));
+      await symlink(join(work, "outside"), join(plugin, "node_modules", "evil"));
+    }],
+  ];
+
+  it.each(cases)("%s: build fails naming the import and file, and writes nothing", async (_name, statement, prepare) => {
+    await prepare();
+    const imports = statement.replace("@ABS@", join(work, "secret.json"));
+    await writeFiles(plugin, { "index.ts": leakingTool(imports, "s.token") });
+    const error = await buildFailure();
+    const text = error.diagnostics.map((d) => `${d.file}:${d.line} ${d.message}`).join("\n");
+    expect(error.diagnostics[0]).toMatchObject({ code: "PLUGIN_BUNDLE_FAILED", file: "index.ts", line: 3 });
+    expect(text).toContain(`import "${imports.match(/"(.*)"/)?.[1]}" in index.ts resolves to`);
+    expect(text).toMatch(/outside the plugin folder and its node_modules/);
+    expect(text).toContain("--allow-outside-imports");
+    expect(text).not.toContain(SECRET);
+    await expectNothingLeaked();
+  }, TIMEOUT);
+
+  it("a glob-style dynamic import (which skips esbuild's resolve hooks): build fails and writes nothing", async () => {
+    await writeFiles(plugin, {
+      "index.ts": leakingTool("const name = String(Date.now() > 0 ? 'secret' : 'x');\nconst loaded = require(`../${name}.json`);", "loaded.token"),
+    });
+    const error = await buildFailure();
+    const text = error.diagnostics.map((d) => d.message).join("\n");
+    expect(text).toContain("../secret.json is outside the plugin folder and its node_modules (reached through an import pattern)");
+    expect(text).not.toContain(SECRET);
+    await expectNothingLeaked();
+  }, TIMEOUT);
+
+  it("check reports the same error", async () => {
+    await writeFiles(plugin, { "index.ts": leakingTool(`import s from "../secret.json";`, "s.token") });
+    const result = await checkPlugin({ entry: plugin, output: join(plugin, "dist") });
+    expect(result.ok).toBe(false);
+    expect(result.diagnostics.map((d) => d.message).join("\n")).toMatch(/import "\.\.\/secret\.json" in index\.ts resolves to \.\.\/secret\.json, outside/);
+  }, TIMEOUT);
+
+  it("bundles the plugin's own files and its dependencies, in its node_modules or hoisted above it", async () => {
+    await writeFiles(plugin, {
+      "lib/own.json": JSON.stringify({ word: "own" }),
+      "node_modules/dep/package.json": JSON.stringify({ name: "dep", version: "1.0.0", main: "index.js" }),
+      "node_modules/dep/index.js": "module.exports = 'dep';\n",
+      "index.ts": leakingTool(`import own from "./lib/own.json";\nimport dep from "dep";\nimport hoisted from "hoisted";`, "own.word + dep + hoisted"),
+    });
+    await writeFiles(work, {
+      "node_modules/hoisted/package.json": JSON.stringify({ name: "hoisted", version: "1.0.0", main: "index.js" }),
+      "node_modules/hoisted/index.js": "module.exports = 'hoisted';\n",
+    });
+    const result = await buildPlugin({ entry: plugin, output: join(plugin, "dist") });
+    expect(result.manifest.description.en).toBe("Probe tool owndephoisted");
+  }, TIMEOUT);
+
+  it("allowOutsideImports bundles an outside file on purpose", async () => {
+    await writeFiles(plugin, { "index.ts": leakingTool(`import shared from "../secret.json";`, "shared.token") });
+    const result = await buildPlugin({ entry: plugin, output: join(plugin, "dist"), allowOutsideImports: true });
+    expect(result.manifest.description.en).toBe(`Probe tool ${SECRET}`);
+  }, TIMEOUT);
+});
+
+describe("top-level code run for the description sees only the plugin", () => {
+  it("cannot read a file beside the plugin into the manifest", async () => {
+    const path = JSON.stringify(join(work, "secret.txt"));
+    await writeFiles(plugin, {
+      "index.ts": leakingTool(
+        `import { readFileSync } from "node:fs";\nlet read = "refused";\ntry { read = readFileSync(${path}, "utf8"); } catch {}`,
+        "read",
+      ),
+    });
+    const result = await buildPlugin({ entry: plugin, output: join(plugin, "dist") });
+    expect(result.manifest.description.en).toBe("Probe tool refused");
+    await expectNothingLeaked();
+  }, TIMEOUT);
+
+  it("cannot read a file beside the plugin into a build error", async () => {
+    const path = JSON.stringify(join(work, "secret.txt"));
+    await writeFiles(plugin, {
+      "index.ts": leakingTool(`import { readFileSync } from "node:fs";\nconst read = readFileSync(${path}, "utf8");\nthrow new Error("got " + read);`, "read"),
+    });
+    const error = await buildFailure();
+    expect(JSON.stringify(error.diagnostics)).not.toContain(SECRET);
+    expect(error.diagnostics.map((d) => d.code)).toContain("PLUGIN_LOAD_FAILED");
+  }, TIMEOUT);
+});
+
+describe("top-level code cannot follow a link out of the plugin folder", () => {
+  it.each(["auto", "off"] as const)("loadIsolateNetwork %s", async (loadIsolateNetwork) => {
+    await symlink(join(work, "outside"), join(plugin, "data"));
+    // The bundle runs from a staging folder inside the plugin folder: its parent is the plugin folder.
+    await writeFiles(plugin, {
+      "index.ts": leakingTool(
+        `import { readFileSync } from "node:fs";\nlet read = "refused";\ntry { read = readFileSync(new URL("../data/secret.json", import.meta.url), "utf8"); } catch {}`,
+        "read",
+      ),
+    });
+    if (loadIsolateNetwork === "auto" && (await findBubblewrap()) !== undefined) {
+      // Inside bubblewrap the link's target is not mounted: the read fails.
+      const result = await buildPlugin({ entry: plugin, output: join(plugin, "dist"), loadIsolateNetwork });
+      expect(result.manifest.description.en).toBe("Probe tool refused");
+    } else {
+      // Node's permission model alone would follow the link: the loader refuses to run beside it.
+      const error = await buildPlugin({ entry: plugin, output: join(plugin, "dist"), loadIsolateNetwork }).then(
+        () => undefined,
+        (e: unknown) => e as PluginBuildError,
+      );
+      expect(error).toBeInstanceOf(PluginBuildError);
+      expect(error?.diagnostics).toMatchObject([{ code: "PLUGIN_LOAD_FAILED", file: "index.ts" }]);
+      expect(error?.diagnostics[0]?.message).toMatch(/^cannot load the bundle without bubblewrap: \.\/data is a link leading outside the plugin/);
+      expect(JSON.stringify(error?.diagnostics)).not.toContain(SECRET);
+      expect(JSON.stringify(error?.diagnostics)).not.toContain(work);
+    }
+  }, TIMEOUT);
+
+  it("a link that stays inside the plugin is fine without bubblewrap", async () => {
+    await writeFiles(plugin, { "lib/data.json": "{}", "index.ts": leakingTool("", "'ok'") });
+    await symlink(join(plugin, "lib"), join(plugin, "lib-link"));
+    const result = await buildPlugin({ entry: plugin, output: join(plugin, "dist"), loadIsolateNetwork: "off" });
+    expect(result.manifest.description.en).toBe("Probe tool ok");
+  }, TIMEOUT);
+});
+
+describe("files the build copies come from the plugin", () => {
+  it("a README.md that links out of the plugin is refused, not copied into dist/", async () => {
+    await writeFiles(plugin, { "index.ts": leakingTool("", "'ok'") });
+    await symlink(join(work, "secret.txt"), join(plugin, "README.md"));
+    const error = await buildFailure();
+    expect(error.diagnostics).toMatchObject([{ code: "PLUGIN_README_NOT_FILE", file: "README.md" }]);
+    expect(JSON.stringify(error.diagnostics)).not.toContain(SECRET);
+    await expectNothingLeaked();
+  }, TIMEOUT);
+
+  it("a README.md that links to a file inside the plugin is copied", async () => {
+    await writeFiles(plugin, { "index.ts": leakingTool("", "'ok'"), "docs/readme.md": "# Probe\n" });
+    await symlink(join(plugin, "docs", "readme.md"), join(plugin, "README.md"));
+    const result = await buildPlugin({ entry: plugin, output: join(plugin, "dist") });
+    expect(result.files).toContain("README.md");
+    expect(await readFile(join(plugin, "dist", "README.md"), "utf8")).toBe("# Probe\n");
+  }, TIMEOUT);
+});

@@ -1,0 +1,93 @@
+/**
+ * The bundler may read only the plugin: files under the plugin folder and its dependencies (issue 8, hole 6).
+ * esbuild inlines whatever an import resolves to, so `import x from "../../.aws/credentials.json"`, an absolute
+ * path or a link out of the folder would copy the builder's files into dist/index.js and the .pkg. Every import
+ * is resolved first and judged by the real path of what it resolves to (for a message naming the import), and every
+ * file esbuild loads is judged again (glob-style dynamic imports skip the resolve step).
+ */
+import { existsSync, realpathSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import type * as esbuild from "esbuild";
+import { isInside } from "@skillport/fs";
+
+/** Marks our own nested resolve, so it is not judged twice. */
+const NESTED = Symbol("skillport-confine-imports");
+
+/**
+ * The real paths an import may resolve into: the plugin folder, and every node_modules folder on its way up to the
+ * file system root (where Node and esbuild look for its dependencies, hoisted or not).
+ */
+function allowedImportRoots(pluginDir: string): string[] {
+  const roots = [realpathSync.native(pluginDir)];
+  for (let dir = pluginDir; ; dir = dirname(dir)) {
+    const modules = join(dir, "node_modules");
+    if (existsSync(modules)) roots.push(realpathSync.native(modules));
+    if (dirname(dir) === dir) break;
+  }
+  return roots;
+}
+
+export function confineImports(pluginDir: string): esbuild.Plugin {
+  return {
+    name: "skillport-confine-imports",
+    setup(build) {
+      const roots = allowedImportRoots(pluginDir);
+      const pluginReal = roots[0] as string;
+      build.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.pluginData === NESTED) return undefined;
+        const result = await build.resolve(args.path, {
+          importer: args.importer,
+          namespace: args.namespace,
+          resolveDir: args.resolveDir,
+          kind: args.kind,
+          with: args.with,
+          pluginData: NESTED,
+        });
+        if (result.errors.length > 0) return { errors: result.errors, warnings: result.warnings };
+        if (result.external || result.namespace !== "file" || result.path === "") return result;
+        let real: string;
+        try {
+          real = realpathSync.native(result.path);
+        } catch {
+          real = result.path;
+        }
+        if (roots.some((root) => isInside(root, real))) return result;
+        const from = args.importer === "" ? "the entry" : relative(pluginReal, realOr(args.importer)) || args.importer;
+        return {
+          errors: [
+            {
+              text:
+                `import "${args.path}" in ${from} resolves to ${relative(pluginReal, real)}, outside the plugin folder and its ` +
+                `node_modules; the bundle would carry that file. Move it into the plugin, or build with ` +
+                `allowOutsideImports (CLI: --allow-outside-imports) if it is meant to be bundled`,
+            },
+          ],
+        };
+      });
+      // Every file esbuild loads, also those a glob-style dynamic import (`import(`../${name}.json`)`) expands to,
+      // which never pass through onResolve.
+      build.onLoad({ filter: /.*/, namespace: "file" }, (args) => {
+        const real = realOr(args.path);
+        if (roots.some((root) => isInside(root, real))) return undefined;
+        return {
+          errors: [
+            {
+              text:
+                `${relative(pluginReal, real)} is outside the plugin folder and its node_modules (reached through an import ` +
+                `pattern); the bundle would carry that file. Build with allowOutsideImports (CLI: --allow-outside-imports) ` +
+                `if it is meant to be bundled`,
+            },
+          ],
+        };
+      });
+    },
+  };
+}
+
+function realOr(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return path;
+  }
+}
