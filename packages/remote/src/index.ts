@@ -6,3 +6,4 @@ export { GitSkillSource, type GitSkillSourceOptions } from "./git/source.js";
 export { parseGitAddress, type GitAddress } from "./git/address.js";
 export { HttpSkillSource, WELL_KNOWN_INDEX_PATH, type HttpSkillSourceOptions } from "./http/source.js";
 export { parseDiscoveryIndex, type IndexEntry, type ParsedIndex } from "./http/index-format.js";
+export { NpmSkillSource, type NpmSkillSourceOptions } from "./npm/source.js";
