@@ -148,7 +148,7 @@ describe("GitSkillSource over git http-backend", () => {
     expect(state).not.toContain("s3cret");
 
     const wrong = GitSkillSource.fromAddress(address.replace("s3cret-token", "wrong-secret"), { cacheDir: `${r.cacheDir}-wrong` });
-    const error = await wrong.discover().catch((e: unknown) => e as Error);
+    const error = (await wrong.discover().catch((e: unknown) => e)) as Error;
     expect(error).toBeInstanceOf(Error);
     expect(error.message).not.toContain("wrong-secret");
     expect(error.message).toMatch(/ls-remote http:\/\/127\.0\.0\.1/);

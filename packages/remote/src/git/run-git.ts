@@ -73,7 +73,8 @@ export function runGit(args: readonly string[], options: GitRunOptions): Promise
       if (overflow) return reject(new RemoteSourceError(`git ${options.what} printed more than ${maxOutput} bytes`, "REMOTE_FETCH"));
       if (code !== 0) {
         const last = err.split("\n").map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("hint:")).slice(-2).join("; ");
-        return reject(new RemoteSourceError(`git ${options.what} failed: ${safeText(last || `exit code ${String(code)}`, options.secrets)}`, "REMOTE_FETCH"));
+        const auth = /could not read (?:Username|Password)|Authentication failed|terminal prompts disabled/i.test(err) ? " (credentials missing or refused)" : "";
+        return reject(new RemoteSourceError(`git ${options.what} failed: ${safeText(last || `exit code ${String(code)}`, options.secrets)}${auth}`, "REMOTE_FETCH"));
       }
       resolve(Buffer.concat(out).toString("utf8"));
     });

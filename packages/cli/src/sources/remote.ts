@@ -1,0 +1,25 @@
+import { GitSkillSource, HttpSkillSource, NpmSkillSource, type SnapshotSource } from "@skillport/remote";
+import { CliError } from "../io.js";
+import type { OpenedSource, OpenSourceOptions } from "../source-uri.js";
+
+/**
+ * A remote address: a git repository, a well-known skills index, or an installed npm package. All read-only (`copy`
+ * cannot write to them). Git and HTTP copies live in the user's cache folder (`$SKILLPORT_CACHE_DIR`, else
+ * `$XDG_CACHE_HOME/skillport`, else `~/.cache/skillport`); a CLI run syncs once when opened, and an unreachable remote
+ * with a copy from an earlier run is served from that copy with a warning on stderr.
+ */
+export async function openRemoteSource(address: string, options: OpenSourceOptions): Promise<OpenedSource> {
+  if (options.write) throw new CliError(`${readOnlyLabel(address)} is read-only; copy into a folder or a database instead`);
+  if (/^npm:/i.test(address)) {
+    const source = new NpmSkillSource({ package: address.slice("npm:".length), from: options.cwd });
+    return { label: source.name, provider: source, close: async () => undefined };
+  }
+  const source: SnapshotSource = /^https?:\/\//i.test(address) ? new HttpSkillSource({ url: address }) : GitSkillSource.fromAddress(address, { cwd: options.cwd });
+  const result = await source.sync();
+  if (result.offline) process.stderr.write(`warning: ${source.name} could not be reached; serving the copy from an earlier run (${result.error ?? "unknown error"})\n`);
+  return { label: source.name.replace(/\s/g, "_"), provider: source, close: async () => undefined };
+}
+
+function readOnlyLabel(address: string): string {
+  return /^npm:/i.test(address) ? address : "a remote source";
+}
