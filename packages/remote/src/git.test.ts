@@ -79,6 +79,20 @@ describe("GitSkillSource over git daemon", () => {
     expect(await source.getBody("alpha")).toContain("New body.");
   });
 
+  it("watch polls the remote and reports the ids that changed", async () => {
+    const r = await repo({ "skills/alpha/SKILL.md": skill("alpha") });
+    const source = new GitSkillSource({ url: r.url, cacheDir: r.cacheDir, syncIntervalMs: 0 });
+    expect(await source.discover()).toEqual(["alpha"]);
+    const reported = new Promise<string[]>((resolve) => {
+      const stop = source.watch((ids) => {
+        stop();
+        resolve(ids);
+      }, { minWatchMs: 50 });
+    });
+    await commitAndPush(r.work, { "skills/delta/SKILL.md": skill("delta") });
+    expect(await reported).toEqual(["alpha", "delta"]);
+  });
+
   it("with syncIntervalMs 0 every read checks the remote", async () => {
     const r = await repo({ "skills/alpha/SKILL.md": skill("alpha") });
     const source = new GitSkillSource({ url: r.url, cacheDir: r.cacheDir, syncIntervalMs: 0 });

@@ -132,6 +132,37 @@ export abstract class SnapshotSource extends SkillSourceProvider {
     this.#provider?.invalidate(id);
   }
 
+  /**
+   * Polls the remote every `syncIntervalMs` (at least every `minWatchMs`, default 1 s) and, when the copy changed,
+   * reports the ids present before or after (a registry then refreshes them). Failures are in `status()`, not thrown.
+   * Returns a function that stops polling; the timer never keeps the process alive.
+   */
+  watch(onChange: (ids: string[]) => void, options: { minWatchMs?: number } = {}): () => void {
+    let stopped = false;
+    let running = false;
+    const tick = async () => {
+      if (running || stopped) return;
+      running = true;
+      try {
+        const before = this.#provider === undefined ? [] : await this.#provider.discover().catch(() => []);
+        const result = await this.sync();
+        if (!result.changed || stopped) return;
+        const after = await this.#provider!.discover().catch(() => []);
+        onChange([...new Set([...before, ...after])].sort());
+      } catch {
+        // No copy and no remote yet: the next tick tries again; readers see the error themselves.
+      } finally {
+        running = false;
+      }
+    };
+    const timer = setInterval(() => void tick(), Math.max(this.#intervalMs, options.minWatchMs ?? 1000));
+    timer.unref();
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+    };
+  }
+
   async #sync(): Promise<SyncResult> {
     const last = await this.#last();
     this.#attemptedAt = this.#now();
