@@ -42,6 +42,8 @@ beforeAll(async () => {
   await commitAndPush(work, {
     "skills/pdf-forms/SKILL.md": skillMd("pdf-forms", "Fill PDF forms. Use when the user has a PDF form to complete."),
     "skills/pdf-forms/references/fields.md": "# Fields\n",
+    // Over the 10 MiB default: never downloaded (the servers allow filters), never checked out, reported.
+    "skills/pdf-forms/assets/scan.bin": new Uint8Array(11 * 1024 * 1024),
     "skills/release-notes/SKILL.md": skillMd("release-notes", "Write release notes from git history. Use when preparing a release."),
   });
   daemon = await startGitDaemon(base);
@@ -88,6 +90,7 @@ describe.runIf(existsSync(bin))("the built binary reads git, HTTP and npm addres
     expect(runs[1]?.stdout).toContain("pdf-forms");
     expect(runs[3]?.stdout).toBe("# Fields\n");
     expect(runs[4]?.stdout).toContain("reader:***@");
+    expect(JSON.parse(runs[4]?.stdout ?? "{}").skipped).toContainEqual(expect.objectContaining({ folder: "skills/pdf-forms/assets/scan.bin", code: "remote-skipped" }));
     // Refused credentials and no copy yet: an error that names the address, without the password.
     const wrong = await skillport(["list", address.replace(SECRET, "wrong-and-secret")], path.join(root, "cache-fresh"));
     expect(wrong.code).toBe(2);

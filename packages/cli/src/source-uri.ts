@@ -12,6 +12,8 @@ export interface OpenedSource {
   only?: string;
   /** Present when the source was opened for writing. */
   repository?: SkillRepository;
+  /** What the source looked at and does not serve (a remote file over the limit, a folder without SKILL.md), as notes. */
+  skipped?: () => { folder: string; code: string; message: string }[];
   close(): Promise<void>;
 }
 

@@ -12,12 +12,15 @@ export async function openRemoteSource(address: string, options: OpenSourceOptio
   if (options.write) throw new CliError(`${readOnlyLabel(address)} is read-only; copy into a folder or a database instead`);
   if (/^npm:/i.test(address)) {
     const source = new NpmSkillSource({ package: address.slice("npm:".length), from: options.cwd });
-    return { label: source.name, provider: source, close: async () => undefined };
+    const skipped = () => source.skipped().map((s) => ({ folder: s.where, code: s.code, message: s.message }));
+    return { label: source.name, provider: source, skipped, close: async () => undefined };
   }
   const source: SnapshotSource = /^https?:\/\//i.test(address) ? new HttpSkillSource({ url: address }) : GitSkillSource.fromAddress(address, { cwd: options.cwd });
   const result = await source.sync();
   if (result.offline) process.stderr.write(`warning: ${source.name} could not be reached; serving the copy from an earlier run (${result.error ?? "unknown error"})\n`);
-  return { label: source.name.replace(/\s/g, "_"), provider: source, close: async () => undefined };
+  // Remote leftovers (a file over the limit) and folders of the copy that are not skills, as notes.
+  const skipped = () => source.status().skipped.map((s) => ({ folder: s.where, code: "remote-skipped", message: s.reason }));
+  return { label: source.name.replace(/\s/g, "_"), provider: source, skipped, close: async () => undefined };
 }
 
 function readOnlyLabel(address: string): string {
