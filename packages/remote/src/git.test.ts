@@ -184,7 +184,7 @@ describe("parseGitAddress", () => {
     expect(parseGitAddress(address, "/work")).toMatchObject(expected);
   });
 
-  it.each(["git+https://host/r.git#--upload-pack=x", "git+https://host/r.git#a..b", "git+https://host/r.git#main:../x", "https://host/r.git", "git+ext::sh -c x"])("refuses %s", (address) => {
+  it.each(["git+https://host/r.git#--upload-pack=x", "git+https://host/r.git#a..b", "git+https://host/r.git#main:../x", "git+https://host/r.git#%E0%A4%A", "git+https://-oProxyCommand=x/r.git", "https://host/r.git", "git+ext::sh -c x"])("refuses %s", (address) => {
     expect(() => parseGitAddress(address, "/work")).toThrow();
   });
 });

@@ -1,4 +1,5 @@
 import { GitSkillSource, HttpSkillSource, NpmSkillSource, type SnapshotSource } from "@skillport/remote";
+import { redactUri } from "@skillport/core";
 import { CliError } from "../io.js";
 import type { OpenedSource, OpenSourceOptions } from "../source-uri.js";
 
@@ -16,7 +17,16 @@ export async function openRemoteSource(address: string, options: OpenSourceOptio
     return { label: source.name, provider: source, skipped, close: async () => undefined };
   }
   const source: SnapshotSource = /^https?:\/\//i.test(address) ? new HttpSkillSource({ url: address }) : GitSkillSource.fromAddress(address, { cwd: options.cwd });
-  const result = await source.sync();
+  let result;
+  try {
+    result = await source.sync();
+  } catch (error) {
+    // `https://host/repo.git` reads a well-known index; a git repository needs the git+ prefix.
+    if (source instanceof HttpSkillSource && /\.git\/?$/i.test(new URL(address).pathname) && error instanceof Error) {
+      error.message += ` (for a git repository, write git+${redactUri(address)})`;
+    }
+    throw error;
+  }
   if (result.offline) process.stderr.write(`warning: ${source.name} could not be reached; serving the copy from an earlier run (${result.error ?? "unknown error"})\n`);
   // Remote leftovers (a file over the limit) and folders of the copy that are not skills, as notes.
   const skipped = () => source.status().skipped.map((s) => ({ folder: s.where, code: "remote-skipped", message: s.reason }));

@@ -34,7 +34,11 @@ export function parseGitAddress(address: string, cwd: string = process.cwd()): G
   let fragment = "";
   const hash = rest.indexOf("#");
   if (hash >= 0) {
-    fragment = decodeURIComponent(rest.slice(hash + 1));
+    try {
+      fragment = decodeURIComponent(rest.slice(hash + 1));
+    } catch {
+      throw new RemoteSourceError(`the #ref:path part of ${JSON.stringify(redactUri(address))} is not valid percent-encoding`, "REMOTE_CONFIG");
+    }
     rest = rest.slice(0, hash);
   }
   const colon = fragment.indexOf(":");
