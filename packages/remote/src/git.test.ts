@@ -143,6 +143,32 @@ describe("GitSkillSource over git daemon", () => {
   });
 });
 
+describe("GitSkillSource attacks", () => {
+  it("never runs the ext:: transport (a URL that would run a command)", async () => {
+    const marker = path.join(root, "ext-ran");
+    const source = new GitSkillSource({ url: `ext::sh -c touch% ${marker}`, cacheDir: path.join(root, "cache", "ext"), timeoutMs: 20_000 });
+    await expect(source.discover()).rejects.toThrow(/ls-remote/);
+    expect(existsSync(marker)).toBe(false);
+    expect(() => new GitSkillSource({ url: "--upload-pack=touch /tmp/x" })).toThrow(/needs a repository URL/);
+  });
+
+  it("a committed link leaving the skill is refused by the filesystem policy, not followed", async () => {
+    const secret = path.join(root, "host-secret.txt");
+    await import("node:fs/promises").then((fs) => fs.writeFile(secret, "host secret\n"));
+    const made = await makeRepo(base, "links");
+    await import("node:fs/promises").then(async (fs) => {
+      await fs.mkdir(path.join(made.work, "skills", "alpha", "references"), { recursive: true });
+      await fs.writeFile(path.join(made.work, "skills", "alpha", "SKILL.md"), skill("alpha"));
+      await fs.symlink(secret, path.join(made.work, "skills", "alpha", "references", "leak.md"));
+    });
+    await commitAndPush(made.work, {}, "links");
+    const source = new GitSkillSource({ url: `${daemon.url}/links.git`, cacheDir: path.join(root, "cache", "links") });
+    expect(await source.discover()).toEqual(["alpha"]);
+    await expect(source.getReference("alpha", "leak.md")).rejects.toThrow();
+    await expect(source.readFile("alpha", "references/leak.md")).rejects.toThrow(/outside|link/i);
+  });
+});
+
 describe("GitSkillSource over git http-backend", () => {
   let server: RunningServer & { requests: string[] };
   beforeAll(async () => {

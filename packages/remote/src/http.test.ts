@@ -123,6 +123,11 @@ describe("HttpSkillSource", () => {
     expect(await allowed.discover()).toEqual(["alpha"]);
   });
 
+  it("stops a redirect loop", async () => {
+    server.redirects.set("/.well-known/agent-skills/index.json", `${server.url}/.well-known/agent-skills/index.json`);
+    await expect(open().discover()).rejects.toThrow(/more than 5 redirects/);
+  });
+
   it("refuses an artifact on another host unless allowed, and sends credentials only to the index's origin", async () => {
     other.routes.set("/alpha.md", { body: skillMd("alpha") });
     publish(server, [], [{ name: "alpha", type: "skill-md", description: "x", url: `${other.url}/alpha.md`, digest: `sha256:${(await import("./test-support/http-server.js")).sha256(skillMd("alpha"))}` }]);
