@@ -140,6 +140,7 @@ describe("GitSkillSource over git daemon", () => {
     // No copy at all and no remote: an error naming the address.
     const fresh = new GitSkillSource({ url, cacheDir: `${r.cacheDir}-fresh` });
     await expect(fresh.discover()).rejects.toThrow(/ls-remote git:\/\/127\.0\.0\.1/);
+    await expect(fresh.discover()).rejects.toMatchObject({ code: "PROVIDER_UNAVAILABLE" });
   });
 });
 

@@ -1,5 +1,6 @@
 import { ProviderUnavailableError, SkillSourceProvider, type Frontmatter, type SkillFile } from "@skillport/core";
 import { LocalFileSystemSkillProvider, type SkippedSkill } from "@skillport/fs";
+import { RemoteSourceError } from "./errors.js";
 
 /** Something a remote source left out of its local copy (a file over the size limit, an index entry it cannot read). */
 export interface RemoteSkipped {
@@ -171,7 +172,12 @@ export abstract class SnapshotSource extends SkillSourceProvider {
       next = await this.fetchSnapshot(last);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      if (last === undefined) throw error;
+      if (last === undefined) {
+        // No copy to fall back on: a transport failure is the provider being unavailable (config and integrity
+        // errors keep their own codes).
+        if (error instanceof RemoteSourceError && error.code === "REMOTE_FETCH") throw new ProviderUnavailableError(message, { cause: error });
+        throw error;
+      }
       this.#offline = true;
       this.#error = message;
       return { revision: last.revision, changed: false, offline: true, error: message };
