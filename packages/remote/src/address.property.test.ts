@@ -37,3 +37,27 @@ describe("git address rules (properties)", () => {
     );
   });
 });
+
+describe("gitEnvironment", () => {
+  it("keeps the user's GIT_CONFIG_* entries and GIT_ASKPASS, appends its own, and always disables prompts and ext::", async () => {
+    const { gitEnvironment } = await import("./git/run-git.js");
+    const env = gitEnvironment({ "http.https://h/r.git.extraHeader": "Authorization: Basic x" }, {
+      GIT_CONFIG_COUNT: "1",
+      GIT_CONFIG_KEY_0: "credential.helper",
+      GIT_CONFIG_VALUE_0: "store",
+      GIT_ASKPASS: "/usr/local/bin/token-askpass",
+      GIT_TERMINAL_PROMPT: "1",
+      GIT_ALLOW_PROTOCOL: "ext",
+    });
+    expect(env).toMatchObject({
+      GIT_CONFIG_COUNT: "2",
+      GIT_CONFIG_KEY_0: "credential.helper",
+      GIT_CONFIG_KEY_1: "http.https://h/r.git.extraHeader",
+      GIT_CONFIG_VALUE_1: "Authorization: Basic x",
+      GIT_ASKPASS: "/usr/local/bin/token-askpass",
+      GIT_TERMINAL_PROMPT: "0",
+      GIT_ALLOW_PROTOCOL: "file:git:http:https:ssh",
+      GIT_LFS_SKIP_SMUDGE: "1",
+    });
+  });
+});

@@ -3,8 +3,8 @@ import { RemoteSourceError, safeText } from "../errors.js";
 
 export interface GitRunOptions {
   cwd?: string;
-  /** Extra environment (credentials as config entries, say); never logged. */
-  env?: Record<string, string>;
+  /** Git configuration passed through the environment (an auth header, say); never on the command line, never logged. */
+  config?: Record<string, string>;
   /** Kill git after this long (ms). */
   timeoutMs: number;
   /** Most stdout bytes kept; more is an error. */
@@ -18,29 +18,35 @@ export interface GitRunOptions {
 }
 
 /**
- * The environment every git command runs with: no prompts (a missing credential fails instead of hanging), no LFS
- * downloads, only the transports a source address can name (never `ext::`, which runs a command), and ssh in batch mode.
- * The user's own configuration and credential helpers still apply.
+ * The environment every git command runs with: no terminal prompts (a missing credential fails instead of hanging), no
+ * LFS downloads, only the transports a source address can name (never `ext::`, which runs a command), and ssh in batch
+ * mode. The user's own configuration, credential helpers, `GIT_ASKPASS` and `GIT_CONFIG_*` entries still apply; `config`
+ * entries are appended after the user's.
  */
-export function gitEnvironment(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return {
-    ...process.env,
+export function gitEnvironment(config: Readonly<Record<string, string>> = {}, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...base,
     GIT_TERMINAL_PROMPT: "0",
     GIT_LFS_SKIP_SMUDGE: "1",
     GIT_ALLOW_PROTOCOL: "file:git:http:https:ssh",
-    GIT_SSH_COMMAND: process.env.GIT_SSH_COMMAND ?? "ssh -o BatchMode=yes",
-    GIT_ASKPASS: "",
-    SSH_ASKPASS: "",
+    GIT_SSH_COMMAND: base.GIT_SSH_COMMAND ?? "ssh -o BatchMode=yes",
     LC_ALL: "C",
-    ...extra,
   };
+  const start = /^\d+$/.test(base.GIT_CONFIG_COUNT ?? "") ? Number(base.GIT_CONFIG_COUNT) : 0;
+  const entries = Object.entries(config);
+  entries.forEach(([key, value], i) => {
+    env[`GIT_CONFIG_KEY_${start + i}`] = key;
+    env[`GIT_CONFIG_VALUE_${start + i}`] = value;
+  });
+  if (entries.length > 0) env.GIT_CONFIG_COUNT = String(start + entries.length);
+  return env;
 }
 
 /** Runs the system `git` (no shell) and returns its stdout; a failure names the command and git's last words, redacted. */
 export function runGit(args: readonly string[], options: GitRunOptions): Promise<string> {
   const maxOutput = options.maxOutputBytes ?? 64 * 1024 * 1024;
   return new Promise((resolve, reject) => {
-    const child = spawn("git", args, { cwd: options.cwd, env: gitEnvironment(options.env), stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn("git", args, { cwd: options.cwd, env: gitEnvironment(options.config), stdio: ["pipe", "pipe", "pipe"] });
     const out: Buffer[] = [];
     let outBytes = 0;
     let err = "";

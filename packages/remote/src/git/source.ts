@@ -59,7 +59,7 @@ export class GitSkillSource extends SnapshotSource {
   readonly cacheDir: string;
   readonly #timeoutMs: number;
   readonly #limit: number;
-  readonly #env: Record<string, string>;
+  readonly #config: Record<string, string>;
   readonly #secrets: string[];
   readonly #display: string;
   #state: GitState | undefined;
@@ -77,12 +77,12 @@ export class GitSkillSource extends SnapshotSource {
     this.#timeoutMs = options.timeoutMs ?? 120_000;
     this.#limit = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.#secrets = [options.password ?? "", options.username ?? ""].filter((s) => s !== "");
-    this.#env = {};
+    this.#config = {};
     if (options.username !== undefined || options.password !== undefined) {
       const token = Buffer.from(`${options.username ?? ""}:${options.password ?? ""}`).toString("base64");
       this.#secrets.push(token);
       // Scoped to this URL: a redirect to another host does not get the header.
-      Object.assign(this.#env, { GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: `http.${this.url}.extraHeader`, GIT_CONFIG_VALUE_0: `Authorization: Basic ${token}` });
+      this.#config[`http.${this.url}.extraHeader`] = `Authorization: Basic ${token}`;
     }
   }
 
@@ -171,7 +171,7 @@ export class GitSkillSource extends SnapshotSource {
   }
 
   #git(args: readonly string[], what: string, options: { cwd?: string; input?: string } = {}): Promise<string> {
-    return runGit(args, { ...options, env: this.#env, timeoutMs: this.#timeoutMs, secrets: this.#secrets, what: `${what} ${this.#display}` });
+    return runGit(args, { ...options, config: this.#config, timeoutMs: this.#timeoutMs, secrets: this.#secrets, what: `${what} ${this.#display}` });
   }
 
   /** The commit the ref names on the remote now: a branch, else a tag (peeled to its commit), else the remote's HEAD. */
