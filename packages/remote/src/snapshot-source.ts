@@ -79,6 +79,11 @@ export abstract class SnapshotSource extends SkillSourceProvider {
     this.#now = options.now ?? Date.now;
   }
 
+  /** The source's clock (ms since the epoch; the `now` option in tests). */
+  protected clock(): number {
+    return this.#now();
+  }
+
   /** The copy kept from an earlier run, if any (no network). */
   protected abstract loadSnapshot(): Promise<Snapshot | undefined>;
   /** Asks the remote and returns the new copy, or `last` (with a new `checkedAt`) when nothing moved. Persists it. */

@@ -120,7 +120,7 @@ export class GitSkillSource extends SnapshotSource {
 
   protected async fetchSnapshot(last: Snapshot | undefined): Promise<Snapshot> {
     await ensurePrivateDir(this.cacheDir);
-    const now = Date.now();
+    const now = this.clock();
     const commit = isCommitId(this.ref) ? (this.ref as string) : await this.#resolveRef();
     const state = this.#state;
     if (last !== undefined && state !== undefined && state.revision === commit) {

@@ -136,7 +136,7 @@ export class HttpSkillSource extends SnapshotSource {
 
   protected async fetchSnapshot(last: Snapshot | undefined): Promise<Snapshot> {
     await ensurePrivateDir(this.cacheDir);
-    const now = Date.now();
+    const now = this.clock();
     const state = last === undefined ? undefined : this.#state;
     const conditional: Record<string, string> = state?.etag ? { "if-none-match": state.etag } : {};
     const response = await fetchBounded(this.indexUrl, { ...this.#fetch, headers: { ...this.#fetch.headers, ...conditional }, maxBytes: this.#maxIndexBytes });
