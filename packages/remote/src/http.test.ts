@@ -123,6 +123,17 @@ describe("HttpSkillSource", () => {
     expect(await allowed.discover()).toEqual(["alpha"]);
   });
 
+  it("never follows a redirect from https down to http (TLS cannot be served here without a trusted certificate, so fetch is stubbed)", async () => {
+    const seen: string[] = [];
+    const stub: typeof fetch = async (input) => {
+      seen.push(String(input));
+      return new Response(null, { status: 302, headers: { location: "http://example.com/.well-known/agent-skills/index.json" } });
+    };
+    const source = new HttpSkillSource({ url: "https://example.com/", cacheDir, fetch: stub, retries: 0 });
+    await expect(source.discover()).rejects.toThrow(/redirected from https to http; refused/);
+    expect(seen).toEqual(["https://example.com/.well-known/agent-skills/index.json"]);
+  });
+
   it("stops a redirect loop", async () => {
     server.redirects.set("/.well-known/agent-skills/index.json", `${server.url}/.well-known/agent-skills/index.json`);
     await expect(open().discover()).rejects.toThrow(/more than 5 redirects/);
