@@ -79,6 +79,18 @@ describe("GitSkillSource over git daemon", () => {
     expect(await source.getBody("alpha")).toContain("New body.");
   });
 
+  it("with autoSync off, only sync() asks the remote (AgentScope's autoSync=false)", async () => {
+    const r = await repo({ "skills/alpha/SKILL.md": skill("alpha") });
+    const source = new GitSkillSource({ url: r.url, cacheDir: r.cacheDir, autoSync: false, syncIntervalMs: 0 });
+    await expect(source.discover()).rejects.toThrow(/call sync\(\) first/);
+    await source.sync();
+    expect(await source.discover()).toEqual(["alpha"]);
+    await commitAndPush(r.work, { "skills/beta/SKILL.md": skill("beta") });
+    expect(await source.discover()).toEqual(["alpha"]);
+    expect((await source.sync()).changed).toBe(true);
+    expect(await source.discover()).toEqual(["alpha", "beta"]);
+  });
+
   it("watch polls the remote and reports the ids that changed", async () => {
     const r = await repo({ "skills/alpha/SKILL.md": skill("alpha") });
     const source = new GitSkillSource({ url: r.url, cacheDir: r.cacheDir, syncIntervalMs: 0 });

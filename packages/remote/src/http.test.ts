@@ -156,6 +156,7 @@ describe("HttpSkillSource", () => {
     await expect(open({ maxIndexBytes: 50 }).discover()).rejects.toThrow(/over the limit of 50|more than the limit of 50/);
     await expect(open({ maxSkills: 1, cacheDir: `${cacheDir}-2` }).discover()).rejects.toThrow(/lists 2 skills, over the limit of 1/);
     await expect(open({ maxFileBytes: 20, cacheDir: `${cacheDir}-3` }).discover()).rejects.toThrow(/limit of 20/);
+    await expect(open({ maxArchiveFiles: 2, cacheDir: `${cacheDir}-4` }).discover()).rejects.toThrow(/archive was refused/);
   });
 
   it("reports entries it cannot read instead of dropping them silently", async () => {
