@@ -106,6 +106,7 @@ export async function loadSkills(roots: readonly string[], io: CliIO, home = os.
       opened.push(source);
       rootPaths.push(source.label);
       await registry.addProvider(source.provider, { source: source.label, watch: false });
+      for (const s of source.skipped?.() ?? []) skipped.push({ source: source.label, ...s });
       return source.label;
     }
     if (!info?.isDirectory()) throw new CliError(`not a directory: ${given}`);

@@ -13,6 +13,8 @@ export interface OpenedSource {
   only?: string;
   /** Present when the source was opened for writing. */
   repository?: SkillRepository;
+  /** What the source looked at and does not serve (a remote file over the limit, a folder without SKILL.md), as notes. */
+  skipped?: () => { folder: string; code: string; message: string }[];
   close(): Promise<void>;
 }
 
@@ -36,16 +38,16 @@ interface SourceScheme {
 }
 
 const openSql = async (address: string, options: OpenSourceOptions) => (await import("./sources/sql.js")).openSqlSource(address, options);
+const openRemote = async (address: string, options: OpenSourceOptions) => (await import("./sources/remote.js")).openRemoteSource(address, options);
 
 /** Every scheme a root may use; a plain path needs none (docs/sources.md). One entry per source. */
 const SOURCE_SCHEMES: readonly SourceScheme[] = [
   { schemes: ["sqlite"], form: "sqlite:./skills.db, sqlite:///abs/skills.db, sqlite::memory:", open: openSql },
   { schemes: ["postgres", "postgresql"], form: "postgres://user@host:5432/database", open: openSql },
   { schemes: ["mysql", "mariadb"], form: "mysql://user@host:3306/database", open: openSql },
-  // Reserved for the remote sources (git, HTTP, npm), each added as one entry like those above.
-  { schemes: ["git+https", "git+http", "git+ssh", "git+file"], form: "git+https://host/repo.git#ref:path", reservedFor: "the git source" },
-  { schemes: ["https", "http"], form: "https://host/ (a well-known skills index or a Skillport registry)", reservedFor: "the HTTP source" },
-  { schemes: ["npm"], form: "npm:<package>", reservedFor: "the npm source" },
+  { schemes: ["git+https", "git+http", "git+ssh", "git+file", "git"], form: "git+https://host/repo.git#ref:path, git+file:///path/repo.git", open: openRemote },
+  { schemes: ["https", "http"], form: "https://host/ (a well-known skills index)", open: openRemote },
+  { schemes: ["npm"], form: "npm:<package>", open: openRemote },
 ];
 
 /** `scheme` when `root` is written as an address (`x:` with a scheme of two or more characters, so `C:\` is a path). */

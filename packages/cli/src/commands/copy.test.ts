@@ -100,7 +100,7 @@ describe("skillport copy and SQL roots", () => {
     expect(JSON.parse(after.stdout).metadata.description).toBe("Changed beta. Use when testing.");
   });
 
-  it("reading never creates a database; unknown and reserved schemes are usage errors (exit 2)", async () => {
+  it("reading never creates a database; unknown schemes and unreadable remote addresses are errors (exit 2)", async () => {
     const dir = await tree(skillsTree());
     const missing = await runInProcess(["list", "sqlite:./nope.db"], dir);
     expect(missing.code).toBe(2);
@@ -109,11 +109,12 @@ describe("skillport copy and SQL roots", () => {
     const unknown = await runInProcess(["list", "ftp://example.com/skills"], dir);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown source scheme "ftp:"');
-    for (const reserved of ["git+https://example.com/r.git#main:skills", "https://example.com", "npm:@acme/skills"]) {
-      const run = await runInProcess(["list", reserved], dir);
-      expect(run.code, reserved).toBe(2);
-      expect(run.stderr).toMatch(/reserved for the (git|HTTP|npm) source/);
-    }
+    const notInstalled = await runInProcess(["list", "npm:@acme/skills"], dir);
+    expect(notInstalled.code).toBe(2);
+    expect(notInstalled.stderr).toContain("npm:@acme/skills: the package is not installed");
+    const readOnly = await runInProcess(["copy", "skills", "npm:@acme/skills"], dir);
+    expect(readOnly.code).toBe(2);
+    expect(readOnly.stderr).toContain("is read-only");
     const empty = await runInProcess(["list", "sqlite::memory:"], dir);
     expect(empty.code).toBe(0);
     expect(empty.stdout).toBe("No skills found.\n");

@@ -8,7 +8,7 @@ export function registerList(program: Command, io: CliIO, setExit: (code: number
   program
     .command("list")
     .description("list the skills in folders of skills or databases (default: .agents/skills and .claude/skills around here)")
-    .argument("[roots...]", "folders of skills, skill folders or source addresses (sqlite:./x.db, postgres://…, mysql://…), highest precedence first")
+    .argument("[roots...]", "folders of skills, skill folders or source addresses (sqlite:./x.db, postgres://…, mysql://…, git+https://…#ref:path, https://…, npm:<package>), highest precedence first")
     .option("--json", "print JSON")
     .option("--all", "include skills shadowed by a higher-precedence source")
     .action(async (roots: string[], options: { json?: boolean; all?: boolean }) => {

@@ -44,7 +44,7 @@ export function registerPrompt(program: Command, io: CliIO, setExit: (code: numb
       "print the skills catalog a model sees. Under a budget it keeps pinned skills, then higher priority, then takes " +
         "skills from every source in turn; its last line says how many were left out and which tool finds them.",
     )
-    .argument("[roots...]", "folders of skills, skill folders or source addresses (sqlite:./x.db, postgres://…, mysql://…), highest precedence first")
+    .argument("[roots...]", "folders of skills, skill folders or source addresses (sqlite:./x.db, postgres://…, mysql://…, git+https://…#ref:path, https://…, npm:<package>), highest precedence first")
     .addOption(new Option("-f, --format <format>", "catalog format").choices([...CATALOG_FORMATS]).default("xml"))
     .addOption(new Option("--layout <layout>", "xml layout").choices(["skills-ref", "indented"]).default("skills-ref"))
     .option("--max-chars <n>", "character budget: whole skills are left out to fit", positiveInteger)

@@ -32,7 +32,7 @@ export function registerSearch(program: Command, io: CliIO, setExit: (code: numb
         "so no output means no skill fits. An index of analysed skills is kept in the cache folder and reused while skills are unchanged.",
     )
     .argument("<query>", "what you are looking for")
-    .argument("[roots...]", "folders of skills, skill folders or source addresses (sqlite:./x.db, postgres://…, mysql://…), highest precedence first")
+    .argument("[roots...]", "folders of skills, skill folders or source addresses (sqlite:./x.db, postgres://…, mysql://…, git+https://…#ref:path, https://…, npm:<package>), highest precedence first")
     .option("-n, --limit <n>", "most results", positiveInteger, 5)
     .option("--min-confidence <x>", "leave out hits below this confidence (0–1; 0 shows every hit that matches)", confidence, DEFAULT_MIN_CONFIDENCE)
     .option("--all", "also find skills hidden from models (disable-model-invocation: true)")

@@ -11,7 +11,7 @@ export function registerShow(program: Command, io: CliIO): void {
     .description("show a skill's metadata, instructions and files, or one of its files")
     .argument("<skill>", "a skill folder or SKILL.md path, or a skill id (qualified ids like fs:examples/skills:csv-insights work too)")
     .option("--file <path>", "print this file of the skill (relative to the skill folder) instead")
-    .option("-r, --root <dir...>", "folders of skills or source addresses (sqlite:…, postgres://…) to look the id up in (default: .agents/skills and .claude/skills around here)")
+    .option("-r, --root <dir...>", "folders of skills or source addresses (sqlite:…, postgres://…, git+https://…, https://…, npm:…) to look the id up in (default: .agents/skills and .claude/skills around here)")
     .option("--json", "print JSON")
     .action(async (skill: string, options: { file?: string; root?: string[]; json?: boolean }) => {
       const { entry, loaded } = await findSkill(skill, options.root ?? [], io);

@@ -22,7 +22,7 @@ export function registerValidate(program: Command, io: CliIO, setExit: (code: nu
   program
     .command("validate")
     .description("check SKILL.md files against a rule profile (exit 1 when any has errors)")
-    .argument("[paths...]", "skill directories, SKILL.md files, folders of skills, or source addresses (sqlite:./x.db, postgres://…)", ["."])
+    .argument("[paths...]", "skill directories, SKILL.md files, folders of skills, or source addresses (sqlite:./x.db, postgres://…, git+https://…, https://…, npm:…)", ["."])
     .addOption(new Option("-p, --profile <profile>", "rule profile").choices(PROFILE_NAMES).default("spec"))
     .addOption(new Option("-f, --format <format>", "output format").choices(["text", "json", "sarif"]).default("text"))
     .option("--no-lint", "skip best-practice warnings, reference checks and the file-tree policy check (SKILL.md only)")

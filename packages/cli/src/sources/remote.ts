@@ -1,0 +1,38 @@
+import { GitSkillSource, HttpSkillSource, NpmSkillSource, type SnapshotSource } from "@skillport/remote";
+import { redactUri } from "@skillport/core";
+import { CliError } from "../io.js";
+import type { OpenedSource, OpenSourceOptions } from "../source-uri.js";
+
+/**
+ * A remote address: a git repository, a well-known skills index, or an installed npm package. All read-only (`copy`
+ * cannot write to them). Git and HTTP copies live in the user's cache folder (`$SKILLPORT_CACHE_DIR`, else
+ * `$XDG_CACHE_HOME/skillport`, else `~/.cache/skillport`); a CLI run syncs once when opened, and an unreachable remote
+ * with a copy from an earlier run is served from that copy with a warning on stderr.
+ */
+export async function openRemoteSource(address: string, options: OpenSourceOptions): Promise<OpenedSource> {
+  if (options.write) throw new CliError(`${readOnlyLabel(address)} is read-only; copy into a folder or a database instead`);
+  if (/^npm:/i.test(address)) {
+    const source = new NpmSkillSource({ package: address.slice("npm:".length), from: options.cwd });
+    const skipped = () => source.skipped().map((s) => ({ folder: s.where, code: s.code, message: s.message }));
+    return { label: source.name, provider: source, skipped, close: async () => undefined };
+  }
+  const source: SnapshotSource = /^https?:\/\//i.test(address) ? new HttpSkillSource({ url: address }) : GitSkillSource.fromAddress(address, { cwd: options.cwd });
+  let result;
+  try {
+    result = await source.sync();
+  } catch (error) {
+    // `https://host/repo.git` reads a well-known index; a git repository needs the git+ prefix.
+    if (source instanceof HttpSkillSource && /\.git\/?$/i.test(new URL(address).pathname) && error instanceof Error) {
+      error.message += ` (for a git repository, write git+${redactUri(address)})`;
+    }
+    throw error;
+  }
+  if (result.offline) process.stderr.write(`warning: ${source.name} could not be reached; serving the copy from an earlier run (${result.error ?? "unknown error"})\n`);
+  // Remote leftovers (a file over the limit) and folders of the copy that are not skills, as notes.
+  const skipped = () => source.status().skipped.map((s) => ({ folder: s.where, code: "remote-skipped", message: s.reason }));
+  return { label: source.name.replace(/\s/g, "_"), provider: source, skipped, close: async () => undefined };
+}
+
+function readOnlyLabel(address: string): string {
+  return /^npm:/i.test(address) ? address : "a remote source";
+}

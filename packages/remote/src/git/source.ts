@@ -1,0 +1,278 @@
+import { randomBytes } from "node:crypto";
+import { readFile, rename, rm, stat } from "node:fs/promises";
+import path from "node:path";
+import { redactUri } from "@skillport/core";
+import { DEFAULT_MAX_FILE_BYTES, writeFileAtomic } from "@skillport/fs";
+import { cacheKey, defaultCacheRoot, ensurePrivateDir } from "../cache-dir.js";
+import { RemoteSourceError } from "../errors.js";
+import { SnapshotSource, type RemoteSkipped, type Snapshot, type SnapshotSourceOptions } from "../snapshot-source.js";
+import { checkRef, isCommitId, normalizeRepoPath, parseGitAddress } from "./address.js";
+import { runGit } from "./run-git.js";
+
+export interface GitSkillSourceOptions extends SnapshotSourceOptions {
+  /** The repository URL git is given (`https://…`, `ssh://…`, `git://…`, `file:///…`), without credentials. */
+  url: string;
+  /** Branch, tag or full commit id. Default: the remote's HEAD. */
+  ref?: string;
+  /** Folder of skills in the repository. Default `skills/` when the repository has one, else the root. */
+  path?: string;
+  /** HTTP credentials, sent as an Authorization header scoped to `url` through git's environment, never argv. */
+  username?: string;
+  password?: string;
+  /** Name in qualified ids and messages. Default: the URL with credentials hidden, plus `#ref:path`. */
+  name?: string;
+  /** Where clones are kept. Default `<cache root>/git/<hash of url, ref and path>` (see `defaultCacheRoot`). */
+  cacheDir?: string;
+  /** Longest any one git command may run (ms). Default 120,000. */
+  timeoutMs?: number;
+}
+
+interface GitState {
+  version: 1;
+  url: string;
+  ref: string | null;
+  path: string | null;
+  revision: string;
+  /** Folder name under trees/ holding the checkout. */
+  tree: string;
+  /** Skills folder inside the checkout ("" for the root). */
+  skillsPath: string;
+  checkedAt: number;
+  skipped: RemoteSkipped[];
+  /** The copy before this one, kept while readers may still use it; removed at the next change. */
+  previousTree: string | null;
+}
+
+const STATE_FILE = "state.json";
+
+/**
+ * Skills in a git repository, read-only. A shallow clone of one commit, checked out sparsely (only the skills folder,
+ * without files over the size limit), lives in a cache folder; reads come from it through the filesystem provider. A
+ * sync asks `git ls-remote` (at most every `syncIntervalMs`) and fetches only when the ref moved; a commit id is never
+ * asked about again. An unreachable remote leaves the last good copy in service (docs/sources.md).
+ */
+export class GitSkillSource extends SnapshotSource {
+  readonly name: string;
+  readonly url: string;
+  readonly ref: string | undefined;
+  readonly repoPath: string | undefined;
+  readonly cacheDir: string;
+  readonly #timeoutMs: number;
+  readonly #limit: number;
+  readonly #config: Record<string, string>;
+  readonly #secrets: string[];
+  readonly #display: string;
+  #state: GitState | undefined;
+
+  constructor(options: GitSkillSourceOptions) {
+    super(options);
+    if (typeof options.url !== "string" || options.url === "" || options.url.startsWith("-")) throw new RemoteSourceError("a git source needs a repository URL", "REMOTE_CONFIG");
+    this.url = options.url;
+    this.ref = options.ref === undefined ? undefined : checkRef(options.ref);
+    const sub = options.path === undefined ? "" : normalizeRepoPath(options.path);
+    this.repoPath = sub === "" ? undefined : sub;
+    this.#display = redactUri(this.url) + (this.ref !== undefined || this.repoPath !== undefined ? `#${this.ref ?? ""}${this.repoPath !== undefined ? `:${this.repoPath}` : ""}` : "");
+    this.name = options.name ?? this.#display;
+    this.cacheDir = path.resolve(options.cacheDir ?? path.join(defaultCacheRoot(), "git", cacheKey(this.url, this.ref ?? "", this.repoPath ?? "")));
+    this.#timeoutMs = options.timeoutMs ?? 120_000;
+    this.#limit = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    this.#secrets = [options.password ?? "", options.username ?? ""].filter((s) => s !== "");
+    this.#config = {};
+    if (options.username !== undefined || options.password !== undefined) {
+      const token = Buffer.from(`${options.username ?? ""}:${options.password ?? ""}`).toString("base64");
+      this.#secrets.push(token);
+      // Scoped to this URL: a redirect to another host does not get the header.
+      this.#config[`http.${this.url}.extraHeader`] = `Authorization: Basic ${token}`;
+    }
+  }
+
+  /** A source from an address such as `git+https://user:token@host/repo.git#v1.2:skills` (docs/sources.md). */
+  static fromAddress(address: string, options: Omit<GitSkillSourceOptions, "url" | "ref" | "path" | "username" | "password"> & { cwd?: string } = {}): GitSkillSource {
+    const parsed = parseGitAddress(address, options.cwd);
+    return new GitSkillSource({
+      ...options,
+      url: parsed.url,
+      ...(parsed.ref !== undefined && { ref: parsed.ref }),
+      ...(parsed.path !== undefined && { path: parsed.path }),
+      ...(parsed.username !== undefined && { username: parsed.username }),
+      ...(parsed.password !== undefined && { password: parsed.password }),
+      name: options.name ?? parsed.display,
+    });
+  }
+
+  /** The commit the copy was made from, if there is a copy. */
+  get revision(): string | undefined {
+    return this.#state?.revision;
+  }
+
+  protected async loadSnapshot(): Promise<Snapshot | undefined> {
+    let state: GitState;
+    try {
+      state = JSON.parse(await readFile(path.join(this.cacheDir, STATE_FILE), "utf8")) as GitState;
+    } catch {
+      return undefined;
+    }
+    if (state.version !== 1 || state.url !== this.url || state.ref !== (this.ref ?? null) || state.path !== (this.repoPath ?? null)) return undefined;
+    if (!/^[\w.-]+$/.test(state.tree) || !(await stat(this.#treeDir(state.tree)).catch(() => undefined))?.isDirectory()) return undefined;
+    this.#state = state;
+    return this.#snapshotOf(state);
+  }
+
+  protected async fetchSnapshot(last: Snapshot | undefined): Promise<Snapshot> {
+    await ensurePrivateDir(this.cacheDir);
+    const now = this.clock();
+    const commit = isCommitId(this.ref) ? (this.ref as string) : await this.#resolveRef();
+    const state = this.#state;
+    if (last !== undefined && state !== undefined && state.revision === commit) {
+      const next = { ...state, checkedAt: now };
+      await this.#saveState(next);
+      return this.#snapshotOf(next);
+    }
+    const built = await this.#checkout(commit);
+    const next: GitState = {
+      version: 1,
+      url: this.url,
+      ref: this.ref ?? null,
+      path: this.repoPath ?? null,
+      revision: commit,
+      tree: built.tree,
+      skillsPath: built.skillsPath,
+      checkedAt: now,
+      skipped: built.skipped,
+      previousTree: state?.tree ?? null,
+    };
+    await this.#saveState(next);
+    return this.#snapshotOf(next);
+  }
+
+  protected async pruneSnapshots(): Promise<void> {
+    // Only the copy two changes back: the previous one may still be read by a call that started before the swap.
+    const stale = this.#stalePrevious;
+    this.#stalePrevious = undefined;
+    if (stale !== undefined) await rm(this.#treeDir(stale), { recursive: true, force: true });
+  }
+
+  #stalePrevious: string | undefined;
+
+  async #saveState(state: GitState): Promise<void> {
+    if (this.#state !== undefined && this.#state.tree !== state.tree && this.#state.previousTree !== null && this.#state.previousTree !== state.tree) {
+      this.#stalePrevious = this.#state.previousTree;
+    }
+    await writeFileAtomic(path.join(this.cacheDir, STATE_FILE), `${JSON.stringify(state, null, 2)}\n`);
+    this.#state = state;
+  }
+
+  #snapshotOf(state: GitState): Snapshot {
+    return { revision: state.revision, root: path.join(this.#treeDir(state.tree), ...state.skillsPath.split("/").filter(Boolean)), checkedAt: state.checkedAt, skipped: state.skipped };
+  }
+
+  #treeDir(tree: string): string {
+    return path.join(this.cacheDir, "trees", tree);
+  }
+
+  #git(args: readonly string[], what: string, options: { cwd?: string; input?: string } = {}): Promise<string> {
+    return runGit(args, { ...options, config: this.#config, timeoutMs: this.#timeoutMs, secrets: this.#secrets, what: `${what} ${this.#display}` });
+  }
+
+  /** The commit the ref names on the remote now: a branch, else a tag (peeled to its commit), else the remote's HEAD. */
+  async #resolveRef(): Promise<string> {
+    const ref = this.ref;
+    const patterns = ref === undefined ? ["HEAD"] : [ref, `${ref}^{}`];
+    const out = await this.#git(["ls-remote", "--", this.url, ...patterns], "ls-remote", { cwd: this.cacheDir });
+    const refs = new Map<string, string>();
+    for (const line of out.split("\n")) {
+      const [sha, name] = line.split("\t");
+      if (sha && name) refs.set(name, sha);
+    }
+    const wanted = ref === undefined ? ["HEAD"] : [`refs/heads/${ref}`, `refs/tags/${ref}^{}`, `refs/tags/${ref}`, ref];
+    for (const name of wanted) {
+      const sha = refs.get(name);
+      if (sha !== undefined) return sha;
+    }
+    throw new RemoteSourceError(`${this.#display}: the remote has no ${ref === undefined ? "HEAD" : `branch or tag ${JSON.stringify(ref)}`}`, "REMOTE_CONFIG");
+  }
+
+  /** A shallow, sparse checkout of one commit into a new folder under trees/; files over the limit are never written. */
+  async #checkout(commit: string): Promise<{ tree: string; skillsPath: string; skipped: RemoteSkipped[] }> {
+    const trees = await ensurePrivateDir(path.join(this.cacheDir, "trees"));
+    const name = `${commit.slice(0, 12)}-${randomBytes(4).toString("hex")}`;
+    const tmp = path.join(trees, `.tmp-${name}`);
+    try {
+      await this.#git(["init", "-q", tmp], "init");
+      await this.#git(["remote", "add", "origin", this.url], "remote add", { cwd: tmp });
+      // Blobs over the limit are not even downloaded when the server allows filters; otherwise git ignores the filter.
+      await this.#git(["-c", "fetch.recurseSubmodules=false", "fetch", "-q", "--depth", "1", "--no-tags", `--filter=blob:limit=${this.#limit + 1}`, "origin", commit], "fetch", { cwd: tmp });
+      const entries = await this.#listTree(tmp, commit);
+      const skillsPath = this.#skillsPath(entries);
+      const inside = (p: string) => skillsPath === "" || p.startsWith(`${skillsPath}/`);
+      const skipped: RemoteSkipped[] = [];
+      const excluded: string[] = [];
+      for (const entry of entries) {
+        if (!inside(entry.path)) continue;
+        if (entry.type === "commit") skipped.push({ where: entry.path, reason: "a submodule; submodules are not fetched" });
+        else if (entry.type === "blob" && (entry.size === undefined || entry.size > this.#limit)) {
+          excluded.push(entry.path);
+          skipped.push({ where: entry.path, reason: `larger than the limit of ${this.#limit} bytes; not checked out` });
+        }
+      }
+      const patterns = [skillsPath === "" ? "/*" : `/${escapePattern(skillsPath)}/`, ...excluded.map((p) => `!/${escapePattern(p)}`)];
+      await writeFileAtomic(path.join(tmp, ".git", "info", "sparse-checkout"), `${patterns.join("\n")}\n`);
+      await this.#git(["config", "core.sparseCheckout", "true"], "config", { cwd: tmp });
+      await this.#git(["-c", "core.symlinks=true", "-c", "submodule.recurse=false", "checkout", "-q", "--detach", commit], "checkout", { cwd: tmp });
+      await rm(path.join(tmp, ".git"), { recursive: true, force: true });
+      await rename(tmp, path.join(trees, name));
+      return { tree: name, skillsPath, skipped };
+    } catch (error) {
+      await rm(tmp, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  #skillsPath(entries: readonly TreeEntry[]): string {
+    if (this.repoPath !== undefined) {
+      if (!entries.some((e) => e.path.startsWith(`${this.repoPath}/`))) {
+        throw new RemoteSourceError(`${this.#display}: the repository has no folder ${JSON.stringify(this.repoPath)}`, "REMOTE_CONFIG");
+      }
+      return this.repoPath;
+    }
+    return entries.some((e) => e.path.startsWith("skills/")) ? "skills" : "";
+  }
+
+  /** Every entry of the commit with blob sizes; a blob left out by the filter has no size (so it is over the limit). */
+  async #listTree(repo: string, commit: string): Promise<TreeEntry[]> {
+    const listing = await this.#git(["ls-tree", "-r", "-z", "--full-tree", commit], "ls-tree", { cwd: repo });
+    const entries: TreeEntry[] = [];
+    for (const record of listing.split("\0")) {
+      const tab = record.indexOf("\t");
+      if (tab < 0) continue;
+      const [, type, oid] = record.slice(0, tab).split(" ");
+      if (type && oid) entries.push({ path: record.slice(tab + 1), type, oid });
+    }
+    const missing = new Set<string>();
+    const objects = await this.#git(["rev-list", "--objects", "--missing=print", commit], "rev-list", { cwd: repo });
+    for (const line of objects.split("\n")) if (line.startsWith("?")) missing.add(line.slice(1).trim());
+    const present = [...new Set(entries.filter((e) => e.type === "blob" && !missing.has(e.oid)).map((e) => e.oid))];
+    const sizes = new Map<string, number>();
+    if (present.length > 0) {
+      const out = await this.#git(["cat-file", "--batch-check=%(objectname) %(objectsize)"], "cat-file", { cwd: repo, input: `${present.join("\n")}\n` });
+      for (const line of out.split("\n")) {
+        const [oid, size] = line.split(" ");
+        if (oid && size && /^\d+$/.test(size)) sizes.set(oid, Number(size));
+      }
+    }
+    for (const entry of entries) if (entry.type === "blob") entry.size = sizes.get(entry.oid);
+    return entries;
+  }
+}
+
+interface TreeEntry {
+  path: string;
+  type: string;
+  oid: string;
+  size?: number;
+}
+
+/** A path as a sparse-checkout pattern that matches only itself (glob characters escaped). */
+function escapePattern(p: string): string {
+  return p.replace(/[\\*?[\]!#]/g, (c) => `\\${c}`).replace(/ $/, "\\ ");
+}

@@ -1,0 +1,235 @@
+import { ProviderUnavailableError, SkillSourceProvider, type Frontmatter, type SkillFile } from "@skillport/core";
+import { LocalFileSystemSkillProvider, type SkippedSkill } from "@skillport/fs";
+import { RemoteSourceError } from "./errors.js";
+
+/** Something a remote source left out of its local copy (a file over the size limit, an index entry it cannot read). */
+export interface RemoteSkipped {
+  /** A path in the repository, or an index entry's name. */
+  where: string;
+  reason: string;
+}
+
+/** One local copy of the remote: `root` is the folder of skills on disk that reads come from. */
+export interface Snapshot {
+  /** Commit id, index digest or package version: changes exactly when the content may have changed. */
+  revision: string;
+  root: string;
+  /** When the remote was last asked (ms since the epoch); persisted, so a restart within the interval asks nothing. */
+  checkedAt: number;
+  skipped: RemoteSkipped[];
+}
+
+export interface SnapshotSourceOptions {
+  /** Largest file served, in bytes (also the largest file fetched, where the transport allows). Default 10 MiB. */
+  maxFileBytes?: number;
+  /** Ask the remote for changes at most this often, on reads (ms). Default 60,000. */
+  syncIntervalMs?: number;
+  /** Check the remote on reads once the interval passed. Off: only `sync()` does (AgentScope's autoSync=false). Default true. */
+  autoSync?: boolean;
+  /** A clock, for tests. */
+  now?: () => number;
+}
+
+export interface SyncResult {
+  revision: string;
+  /** The content moved since the last copy. */
+  changed: boolean;
+  /** The remote could not be reached or read: the last good copy is served. */
+  offline: boolean;
+  /** Why, when offline (credentials hidden). */
+  error?: string;
+}
+
+export interface SnapshotStatus {
+  revision: string | undefined;
+  checkedAt: number | undefined;
+  offline: boolean;
+  error: string | undefined;
+  /** What the copy left out, and what the skills folder holds that is not a skill. */
+  skipped: RemoteSkipped[];
+}
+
+/**
+ * A read-only source that serves a local copy of something remote. The subclass fetches (`fetchSnapshot`); every read
+ * goes through the filesystem provider on the copy, so the one skill-directory policy (links, names, size limit)
+ * applies unchanged (docs/decisions/0165). When the remote is unreachable the last good copy is served and the
+ * failure is reported in `status()`, never thrown at a reader that has a copy.
+ */
+export abstract class SnapshotSource extends SkillSourceProvider {
+  abstract override readonly name: string;
+  readonly maxFileBytes: number | undefined;
+  readonly #intervalMs: number;
+  readonly #autoSync: boolean;
+  readonly #now: () => number;
+  #snapshot: Snapshot | undefined;
+  #provider: LocalFileSystemSkillProvider | undefined;
+  #loaded = false;
+  #syncing: Promise<SyncResult> | undefined;
+  #offline = false;
+  #error: string | undefined;
+  /** When the remote was last asked in this process, reachable or not: an outage is not retried on every read. */
+  #attemptedAt = Number.NEGATIVE_INFINITY;
+
+  constructor(options: SnapshotSourceOptions = {}) {
+    super();
+    this.maxFileBytes = options.maxFileBytes;
+    this.#intervalMs = options.syncIntervalMs ?? 60_000;
+    if (!Number.isFinite(this.#intervalMs) || this.#intervalMs < 0) throw new RangeError(`syncIntervalMs must be a number of at least 0, got ${String(this.#intervalMs)}`);
+    this.#autoSync = options.autoSync ?? true;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** The source's clock (ms since the epoch; the `now` option in tests). */
+  protected clock(): number {
+    return this.#now();
+  }
+
+  /** The copy kept from an earlier run, if any (no network). */
+  protected abstract loadSnapshot(): Promise<Snapshot | undefined>;
+  /** Asks the remote and returns the new copy, or `last` (with a new `checkedAt`) when nothing moved. Persists it. */
+  protected abstract fetchSnapshot(last: Snapshot | undefined): Promise<Snapshot>;
+  /** Called after a new copy is installed, to remove copies older than `keep`. */
+  protected abstract pruneSnapshots(keep: Snapshot): Promise<void>;
+
+  /** Asks the remote now (whatever the interval) and installs what changed. Throws only when there is no copy at all. */
+  sync(): Promise<SyncResult> {
+    this.#syncing ??= this.#sync().finally(() => {
+      this.#syncing = undefined;
+    });
+    return this.#syncing;
+  }
+
+  status(): SnapshotStatus {
+    return {
+      revision: this.#snapshot?.revision,
+      checkedAt: this.#snapshot?.checkedAt,
+      offline: this.#offline,
+      error: this.#error,
+      skipped: [...(this.#snapshot?.skipped ?? []), ...(this.#provider?.skipped() ?? []).map(describeSkipped)],
+    };
+  }
+
+  async discover(): Promise<string[]> {
+    return (await this.#current()).discover();
+  }
+
+  async getMetadata(id: string): Promise<Frontmatter> {
+    return (await this.#current()).getMetadata(id);
+  }
+
+  async getBody(id: string): Promise<string> {
+    return (await this.#current()).getBody(id);
+  }
+
+  async listFiles(id: string): Promise<SkillFile[]> {
+    return (await this.#current()).listFiles(id);
+  }
+
+  async readFile(id: string, filePath: string): Promise<Uint8Array> {
+    return (await this.#current()).readFile(id, filePath);
+  }
+
+  /** Where the skill's SKILL.md is in the local copy. */
+  async getLocation(id: string): Promise<string> {
+    return (await this.#current()).getLocation(id);
+  }
+
+  invalidate(id?: string): void {
+    this.#provider?.invalidate(id);
+  }
+
+  /**
+   * Polls the remote every `syncIntervalMs` (at least every `minWatchMs`, default 1 s) and, when the copy changed,
+   * reports the ids present before or after (a registry then refreshes them). Failures are in `status()`, not thrown.
+   * Returns a function that stops polling; the timer never keeps the process alive.
+   */
+  watch(onChange: (ids: string[]) => void, options: { minWatchMs?: number } = {}): () => void {
+    let stopped = false;
+    let running = false;
+    const tick = async () => {
+      if (running || stopped) return;
+      running = true;
+      try {
+        const before = this.#provider === undefined ? [] : await this.#provider.discover().catch(() => []);
+        const result = await this.sync();
+        if (!result.changed || stopped) return;
+        const after = await this.#provider!.discover().catch(() => []);
+        onChange([...new Set([...before, ...after])].sort());
+      } catch {
+        // No copy and no remote yet: the next tick tries again; readers see the error themselves.
+      } finally {
+        running = false;
+      }
+    };
+    const timer = setInterval(() => void tick(), Math.max(this.#intervalMs, options.minWatchMs ?? 1000));
+    timer.unref();
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+    };
+  }
+
+  async #sync(): Promise<SyncResult> {
+    const last = await this.#last();
+    this.#attemptedAt = this.#now();
+    let next: Snapshot;
+    try {
+      next = await this.fetchSnapshot(last);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (last === undefined) {
+        // No copy to fall back on: a transport failure is the provider being unavailable (config and integrity
+        // errors keep their own codes).
+        if (error instanceof RemoteSourceError && error.code === "REMOTE_FETCH") throw new ProviderUnavailableError(message, { cause: error });
+        throw error;
+      }
+      this.#offline = true;
+      this.#error = message;
+      return { revision: last.revision, changed: false, offline: true, error: message };
+    }
+    this.#offline = false;
+    this.#error = undefined;
+    const changed = last?.revision !== next.revision || last.root !== next.root;
+    this.#install(next);
+    if (changed) await this.pruneSnapshots(next).catch(() => undefined);
+    return { revision: next.revision, changed, offline: false };
+  }
+
+  async #last(): Promise<Snapshot | undefined> {
+    if (!this.#loaded) {
+      const kept = await this.loadSnapshot();
+      this.#loaded = true;
+      if (kept !== undefined && this.#snapshot === undefined) this.#install(kept);
+    }
+    return this.#snapshot;
+  }
+
+  #install(snapshot: Snapshot): void {
+    if (this.#provider === undefined || this.#snapshot?.root !== snapshot.root) {
+      this.#provider = new LocalFileSystemSkillProvider(snapshot.root, {
+        name: this.name,
+        ...(this.maxFileBytes !== undefined && { maxFileBytes: this.maxFileBytes }),
+      });
+    }
+    this.#snapshot = snapshot;
+  }
+
+  /** The provider over the current copy, after a sync when one is due. */
+  async #current(): Promise<LocalFileSystemSkillProvider> {
+    const last = await this.#last();
+    const due = last === undefined || (this.#autoSync && this.#now() - Math.max(last.checkedAt, this.#attemptedAt) >= this.#intervalMs);
+    if (due) {
+      if (last === undefined && !this.#autoSync) {
+        throw new ProviderUnavailableError(`${this.name}: no local copy yet; call sync() first (autoSync is off)`);
+      }
+      await this.sync();
+    }
+    const provider = this.#provider;
+    if (provider === undefined) throw new ProviderUnavailableError(`${this.name}: no local copy could be made`);
+    return provider;
+  }
+}
+
+function describeSkipped(skip: SkippedSkill): RemoteSkipped {
+  return { where: skip.where, reason: skip.message };
+}
