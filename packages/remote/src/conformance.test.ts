@@ -28,7 +28,7 @@ beforeAll(async () => {
   mkdirSync(fixture);
   await writeConformanceFixture(fixture);
   server = await startHttpServer();
-  publish(server, [{ name: CONFORMANCE_SKILL_ID, type: "archive", file: "kit.skill", bytes: (await exportSkill(path.join(fixture, CONFORMANCE_SKILL_ID))).bytes }]);
+  publish(server, [{ name: CONFORMANCE_SKILL_ID, type: "archive", file: "kit.skill", bytes: (await exportSkill(path.join(fixture, CONFORMANCE_SKILL_ID))).archive }]);
 
   project = path.join(root, "project");
   const pkg = path.join(project, "node_modules", "kit-skills");

@@ -1,4 +1,5 @@
-import { AgentSkillsError, REDACTED_CREDENTIAL, redactUriCredentials } from "@skillport/core";
+import { AgentSkillsError } from "@skillport/core";
+import { REDACTED_CREDENTIAL, redactUriCredentials } from "@skillport/core/internal";
 
 export type RemoteSourceErrorCode = "REMOTE_CONFIG" | "REMOTE_FETCH" | "REMOTE_INTEGRITY" | "REMOTE_REFUSED";
 

@@ -19,7 +19,7 @@ let cacheDir: string;
 beforeAll(async () => {
   root = await makeTempDir("skillport-http-");
   await writeTree(root, { "packed/SKILL.md": skillMd("packed"), "packed/references/guide.md": "# Guide\n", "packed/scripts/run.sh": "#!/bin/sh\necho hi\n" });
-  archive = (await exportSkill(path.join(root, "packed"))).bytes;
+  archive = (await exportSkill(path.join(root, "packed"))).archive;
 });
 afterAll(async () => removeDir(root));
 beforeEach(async () => {

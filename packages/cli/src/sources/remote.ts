@@ -1,5 +1,5 @@
 import { GitSkillSource, HttpSkillSource, NpmSkillSource, type SnapshotSource } from "@skillport/remote";
-import { redactUri } from "@skillport/core";
+import { redactUri } from "@skillport/core/internal";
 import { CliError } from "../io.js";
 import type { OpenedSource, OpenSourceOptions } from "../source-uri.js";
 

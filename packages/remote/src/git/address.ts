@@ -1,5 +1,5 @@
 import path from "node:path";
-import { redactUri } from "@skillport/core";
+import { redactUri } from "@skillport/core/internal";
 import { RemoteSourceError } from "../errors.js";
 
 /** A git source address taken apart. */

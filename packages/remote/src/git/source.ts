@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { readFile, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
-import { redactUri } from "@skillport/core";
+import { redactUri } from "@skillport/core/internal";
 import { DEFAULT_MAX_FILE_BYTES, writeFileAtomic } from "@skillport/fs";
 import { cacheKey, defaultCacheRoot, ensurePrivateDir } from "../cache-dir.js";
 import { RemoteSourceError } from "../errors.js";
