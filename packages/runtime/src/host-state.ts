@@ -2,7 +2,7 @@ import { mkdirSync, lstatSync, chmodSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { InvalidPathError } from "@skillport/core";
 import { isInside } from "@skillport/fs";
-import { isVersionId } from "@skillport/pack";
+import { isVersionId } from "@skillport/pack/version";
 import { readJsonRecord, writeJsonAtomic } from "./json-file.js";
 
 /**

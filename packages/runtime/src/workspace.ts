@@ -4,7 +4,7 @@ import { lstat, mkdir, readdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { InvalidPathError } from "@skillport/core";
 import { errorCode, isInside } from "@skillport/fs";
-import { DEFAULT_PACKAGE_LIMITS, packDirectory, unpackArchive, type PackOptions, type UnpackOptions } from "@skillport/pack";
+import type { PackOptions, UnpackOptions } from "@skillport/pack";
 import { acquireLock, type LockOptions } from "./lock.js";
 import { createSandbox, handOverTree, type Sandbox, type SandboxIdentity, type SandboxKind } from "@skillport/sandbox";
 import { runEntrypoints, validateAppEntrypoint, validateEntrypointTimeout, type EntrypointOutcome, type InitializationReport } from "./entrypoints.js";
@@ -288,6 +288,8 @@ export class Workspace {
   }
 
   private async deployOne(source: PackageSource, label: string, target: DeployTarget, emit: (e: DeployEvent) => void): Promise<DeployedVersion> {
+    // Loaded here, not at the top: `exec` and the provider never need the packer, and it is a third of the start-up.
+    const { DEFAULT_PACKAGE_LIMITS, packDirectory, unpackArchive } = await import("@skillport/pack");
     let bytes: Uint8Array;
     let knownVersion: string | undefined;
     if (typeof source === "string") {
