@@ -203,17 +203,23 @@ describe.runIf(hasBwrap)("bubblewrap isolation", () => {
   });
 
   it("keeps one launcher ready between runs and stops it on close", async () => {
-    const sb = sandbox();
     const launchers = () =>
-      spawnSync("ps", ["-eo", "ppid=,args="], { encoding: "utf8" }).stdout.split("\n").filter((l) => l.trim().startsWith(`${process.pid} `) && l.includes("mapfile"));
-    // Other sandboxes of this file keep their own idle launchers: count relative to them.
-    const before = launchers().length;
+      spawnSync("ps", ["-eo", "pid=,ppid=,args="], { encoding: "utf8" }).stdout.split("\n").filter((l) => l.trim().split(/\s+/)[1] === String(process.pid) && l.includes("mapfile"));
+    // Other sandboxes of this file keep their own idle launchers; the one the previous test's last run scheduled
+    // (PREWARM_DELAY_MS after it started) must have appeared before the count starts.
+    await new Promise((r) => setTimeout(r, 250));
+    const others = new Set(launchers());
+    const sb = sandbox();
     expect((await sb.run({ command: ["echo", "one"] })).stdout).toBe("one\n");
     expect((await sb.run({ command: ["echo", "two"] })).stdout).toBe("two\n");
+    // Between runs, this sandbox holds a launcher of its own, ready for the next run.
+    for (let i = 0; i < 500 && launchers().every((l) => others.has(l)); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(launchers().filter((l) => !others.has(l))).toHaveLength(1);
     await sb.close();
     // Killed launchers take a moment to be reaped; poll without a timing assertion.
-    for (let i = 0; i < 500 && launchers().length > before; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(launchers().length).toBe(before);
+    const own = () => launchers().filter((l) => !others.has(l));
+    for (let i = 0; i < 500 && own().length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(own()).toEqual([]);
     expect((await sb.run({ command: ["echo", "three"] })).stdout).toBe("three\n");
     await sb.close();
   });
