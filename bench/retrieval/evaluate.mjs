@@ -13,7 +13,8 @@ import { sourceRootName } from "./make-corpus.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dist = (pkg) => path.join(here, "..", "..", "packages", pkg, "dist", "index.js");
-const { SkillRegistry, SkillSearchIndex, DEFAULT_MIN_CONFIDENCE } = await import(dist("core"));
+const { SkillRegistry, SkillSearchIndex } = await import(dist("core"));
+const { DEFAULT_MIN_CONFIDENCE } = await import(path.join(here, "..", "..", "packages", "core", "dist", "internal.js"));
 const { LocalFileSystemSkillProvider } = await import(dist("fs"));
 
 const KINDS = ["direct", "indirect", "ambiguous", "none"];
