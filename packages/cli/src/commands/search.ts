@@ -1,6 +1,6 @@
 import path from "node:path";
 import { InvalidArgumentError, type Command } from "commander";
-import { skillFields } from "@skillport/core";
+import { skillFields, type SearchHit } from "@skillport/core";
 import { DEFAULT_MIN_CONFIDENCE } from "@skillport/core/internal";
 import { colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
 import { loadSkills, reportLoadProblems } from "../load.js";
@@ -15,6 +15,8 @@ interface SearchCommandOptions {
   json?: boolean;
   cache: boolean;
   cacheDir?: string;
+  embeddingsUrl?: string;
+  embeddingsModel?: string;
 }
 
 function confidence(value: string): number {
@@ -39,6 +41,12 @@ export function registerSearch(program: Command, io: CliIO, setExit: (code: numb
     .option("--json", "print JSON")
     .option("--cache-dir <dir>", "where the search and metadata indexes live (default: $SKILLPORT_CACHE_DIR, $XDG_CACHE_HOME/skillport or ~/.cache/skillport)")
     .option("--no-cache", "neither read nor write the on-disk indexes")
+    .option(
+      "--embeddings-url <url>",
+      "also rank by an OpenAI-compatible embeddings endpoint (base URL, e.g. http://127.0.0.1:8080/v1) fused with BM25 by reciprocal rank fusion; " +
+        "API key from $SKILLPORT_EMBEDDINGS_API_KEY (default: $SKILLPORT_EMBEDDINGS_URL; off when unset)",
+    )
+    .option("--embeddings-model <name>", "model name sent to the embeddings endpoint (default: $SKILLPORT_EMBEDDINGS_MODEL or text-embedding-3-small)")
     .action(async (query: string, roots: string[], options: SearchCommandOptions) => {
       const cacheDir = options.cache ? path.resolve(io.cwd, options.cacheDir ?? defaultCacheDir()) : undefined;
       let cache: DiskSearchCache | undefined;
@@ -57,7 +65,24 @@ export function registerSearch(program: Command, io: CliIO, setExit: (code: numb
       try {
         if (failures.length > 0) setExit(EXIT_PROBLEMS);
         if (cacheDir !== undefined) cache = await DiskSearchCache.open(path.join(cacheDir, cacheFileName("search", rootPaths)), rootPaths.join("\0"));
-        const hits = await registry.search(query, { limit: options.limit, minConfidence: options.minConfidence, includeHidden: options.all });
+        const embeddingsUrl = options.embeddingsUrl ?? (process.env.SKILLPORT_EMBEDDINGS_URL || undefined);
+        let warning: string | undefined;
+        let hits: Array<SearchHit & { embeddingRank?: number }>;
+        if (embeddingsUrl === undefined) hits = await registry.search(query, { limit: options.limit, minConfidence: options.minConfidence, includeHidden: options.all });
+        else {
+          // Loaded only when asked for: the plain search path stays small (decision 0176).
+          const { hybridSearch } = await import("../hybrid-search.js");
+          ({ hits, warning } = await hybridSearch(registry, query, {
+            url: embeddingsUrl,
+            model: options.embeddingsModel ?? (process.env.SKILLPORT_EMBEDDINGS_MODEL || undefined),
+            apiKey: process.env.SKILLPORT_EMBEDDINGS_API_KEY || undefined,
+            limit: options.limit,
+            minConfidence: options.minConfidence,
+            includeHidden: options.all === true,
+            cacheDir,
+          }));
+          if (warning !== undefined && !options.json) io.stderr(`skillport: warning: ${warning}\n`);
+        }
         if (cacheDir !== undefined) {
           // A cache that cannot be written costs speed, never the answer.
           await Promise.all([saveCaches(), cache?.save().catch(() => false)]);
@@ -69,12 +94,13 @@ export function registerSearch(program: Command, io: CliIO, setExit: (code: numb
             confidence: Number(hit.confidence.toFixed(3)),
             score: Number(hit.score.toFixed(4)),
             matched: hit.matched,
+            ...(hit.embeddingRank !== undefined && { embeddingRank: hit.embeddingRank }),
             description: skillFields(metadata).description ?? "",
           };
         });
         if (options.json) {
           const index = { skills: registry.list().length, reused: cache?.reused ?? 0, analysed: cache?.analysed ?? 0, cached: cacheDir !== undefined };
-          printJson(io, { query, minConfidence: options.minConfidence, results, index });
+          printJson(io, { query, minConfidence: options.minConfidence, results, index, ...(embeddingsUrl !== undefined && { hybrid: true }), ...(warning !== undefined && { warning }) });
           return;
         }
         reportLoadProblems(io, failures, registry.shadowed, skipped);
