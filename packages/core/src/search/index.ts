@@ -51,6 +51,13 @@ export interface SearchIndexOptions extends AnalyseOptions {
   negativeWeight?: number;
   /** Maps features to confidence. Default: the model calibrated on bench/retrieval. */
   confidenceModel?: ConfidenceModel;
+  /**
+   * How a query finds its terms. "postings" (default): the first search after a change builds an inverted index of
+   * every term, then each search reads only its terms' lists — for a process that searches many times. "scan": each
+   * search finds its own terms in the analysed text (kept per term afterwards) and nothing else is built — for a
+   * process that searches once, like a CLI run. Both give the same hits and scores.
+   */
+  mode?: "postings" | "scan";
 }
 
 /** Chosen on the train split of bench/retrieval (docs/search.md). */
@@ -79,8 +86,15 @@ interface Postings {
 interface Built {
   /** Live documents, by position. */
   docs: AnalysedSkill[];
+  /** Every term's postings ("postings" mode), or those of the terms searched so far ("scan" mode). */
   postings: Map<string, Postings>;
   negative: Map<string, Postings>;
+  /** Per field: each document's length in terms, and the average ("scan" mode computes postings from these). */
+  lengths: Int32Array[];
+  average: number[];
+  scan: boolean;
+  /** Scan mode: terms searched for and found nowhere. */
+  missing: Set<string>;
   /** Per-query accumulators, reused (and reset for the documents a query touched) so a search allocates little. */
   scratch: { score: Float64Array; matched: Float64Array; metadata: Float64Array; named: Float64Array; masks: Uint8Array };
 }
@@ -106,6 +120,7 @@ export class SkillSearchIndex {
   readonly #negativeWeight: number;
   readonly #model: ConfidenceModel;
   readonly #analyse: AnalyseOptions;
+  readonly #scan: boolean;
   #built: Built | undefined;
 
   constructor(documents: Iterable<SearchDocument> = [], options: SearchIndexOptions = {}) {
@@ -114,6 +129,7 @@ export class SkillSearchIndex {
     this.#negativeWeight = options.negativeWeight ?? 0.5;
     this.#model = options.confidenceModel ?? DEFAULT_CONFIDENCE_MODEL;
     this.#analyse = { bodyChars: options.bodyChars };
+    this.#scan = options.mode === "scan";
     for (const doc of documents) this.add(doc);
   }
 
@@ -180,7 +196,7 @@ export class SkillSearchIndex {
     const { score, matched, metadata, named, masks } = built.scratch;
     let queryWeight = 0;
     for (const term of terms) {
-      const postings = built.postings.get(term);
+      const postings = this.#postingsOf(built, term);
       const idf = idfOf(postings?.docs.length ?? 0);
       queryWeight += idf;
       if (!postings) continue;
@@ -200,7 +216,7 @@ export class SkillSearchIndex {
       for (const term of terms) {
         const postings = built.negative.get(term);
         if (!postings) continue;
-        const idf = idfOf(built.postings.get(term)?.docs.length ?? 0);
+        const idf = idfOf(this.#postingsOf(built, term)?.docs.length ?? 0);
         for (let j = 0; j < postings.docs.length; j++) {
           const i = postings.docs[j] as number;
           const tf = postings.tf[j] as number;
@@ -231,11 +247,44 @@ export class SkillSearchIndex {
     return hits;
   }
 
+  /** A term's postings: from the inverted index, or (scan mode) found in the analysed text once and kept. */
+  #postingsOf(built: Built, term: string): Postings | undefined {
+    if (!built.scan || built.postings.has(term) || built.missing.has(term)) return built.postings.get(term);
+    const docs: number[] = [];
+    const tfs: number[] = [];
+    const masks: number[] = [];
+    for (let i = 0; i < built.docs.length; i++) {
+      const fields = (built.docs[i] as AnalysedSkill).fields;
+      let tf = 0;
+      let mask = 0;
+      for (let f = 0; f < FIELD_COUNT; f++) {
+        const text = fields[SEARCH_FIELDS[f] as SearchField];
+        const count = text === undefined ? 0 : occurrences(text, term);
+        if (count === 0) continue;
+        const { weight, b } = this.#fields[f] as FieldWeights;
+        tf += (weight * count) / (1 - b + (b * ((built.lengths[f] as Int32Array)[i] as number)) / (built.average[f] as number));
+        mask |= 1 << f;
+      }
+      if (mask === 0) continue;
+      docs.push(i);
+      tfs.push(tf);
+      masks.push(mask);
+    }
+    const postings = docs.length === 0 ? undefined : { docs: Int32Array.from(docs), tf: Float32Array.from(tfs), mask: Uint8Array.from(masks) };
+    if (postings) built.postings.set(term, postings);
+    else built.missing.add(term);
+    return postings;
+  }
+
   #build(): Built {
     const docs = [...this.#docs.values()].sort((a, b) => compareCodeUnits(a.id, b.id));
     const n = docs.length;
+    const lengths = SEARCH_FIELDS.map((f) => Int32Array.from(docs, (d) => termCount(d.fields[f])));
+    const average = lengths.map((l) => l.reduce((sum, x) => sum + x, 0) / Math.max(1, n) || 1);
+    const negative = negativePostings(docs);
+    const scratch = { score: new Float64Array(n), matched: new Float64Array(n), metadata: new Float64Array(n), named: new Float64Array(n), masks: new Uint8Array(n) };
+    if (this.#scan) return { docs, postings: new Map(), negative, lengths, average, scan: true, missing: new Set(), scratch };
     const fieldTerms = docs.map((d) => SEARCH_FIELDS.map((f) => split(d.fields[f])));
-    const average = SEARCH_FIELDS.map((_, f) => fieldTerms.reduce((sum, t) => sum + (t[f]?.length ?? 0), 0) / Math.max(1, n) || 1);
     const lists = new Map<string, { docs: number[]; tf: number[]; mask: number[] }>();
     const counts = new Map<string, Float64Array>();
     for (let i = 0; i < n; i++) {
@@ -268,25 +317,47 @@ export class SkillSearchIndex {
     }
     const postings = new Map<string, Postings>();
     for (const [term, list] of lists) postings.set(term, { docs: Int32Array.from(list.docs), tf: Float32Array.from(list.tf), mask: Uint8Array.from(list.mask) });
-    const negative = new Map<string, Postings>();
-    docs.forEach((doc, i) => {
-      const terms = split(doc.negative);
-      if (terms.length === 0) return;
-      const tally = new Map<string, number>();
-      for (const t of terms) tally.set(t, (tally.get(t) ?? 0) + 1);
-      for (const [term, count] of tally) {
-        const old = negative.get(term);
-        const tf = count / (0.5 + (0.5 * terms.length) / 8);
-        negative.set(term, {
-          docs: Int32Array.from([...(old?.docs ?? []), i]),
-          tf: Float32Array.from([...(old?.tf ?? []), tf]),
-          mask: Uint8Array.from([...(old?.mask ?? []), 0]),
-        });
-      }
-    });
-    const scratch = { score: new Float64Array(n), matched: new Float64Array(n), metadata: new Float64Array(n), named: new Float64Array(n), masks: new Uint8Array(n) };
-    return { docs, postings, negative, scratch };
+    return { docs, postings, negative, lengths, average, scan: false, missing: new Set(), scratch };
   }
+}
+
+/** Terms of `when_not_to_use` count against a skill (few skills have any: built eagerly in both modes). */
+function negativePostings(docs: readonly AnalysedSkill[]): Map<string, Postings> {
+  const negative = new Map<string, Postings>();
+  docs.forEach((doc, i) => {
+    const terms = split(doc.negative);
+    if (terms.length === 0) return;
+    const tally = new Map<string, number>();
+    for (const t of terms) tally.set(t, (tally.get(t) ?? 0) + 1);
+    for (const [term, count] of tally) {
+      const old = negative.get(term);
+      const tf = count / (0.5 + (0.5 * terms.length) / 8);
+      negative.set(term, {
+        docs: Int32Array.from([...(old?.docs ?? []), i]),
+        tf: Float32Array.from([...(old?.tf ?? []), tf]),
+        mask: Uint8Array.from([...(old?.mask ?? []), 0]),
+      });
+    }
+  });
+  return negative;
+}
+
+/** Terms in a space-separated field, without splitting it. */
+function termCount(text: string | undefined): number {
+  if (text === undefined || text === "") return 0;
+  let count = 1;
+  for (let at = text.indexOf(" "); at >= 0; at = text.indexOf(" ", at + 1)) count++;
+  return count;
+}
+
+/** How often `term` occurs as a whole term in a space-separated field. */
+function occurrences(text: string, term: string): number {
+  let count = 0;
+  for (let at = text.indexOf(term); at >= 0; at = text.indexOf(term, at + 1)) {
+    const end = at + term.length;
+    if ((at === 0 || text.charCodeAt(at - 1) === 32) && (end === text.length || text.charCodeAt(end) === 32)) count++;
+  }
+  return count;
 }
 
 /** The `k` best items by `compare` (negative = first is better), sorted; a bounded heap, so O(n log k). */
