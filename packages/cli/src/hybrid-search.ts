@@ -3,7 +3,7 @@ import path from "node:path";
 import { skillFields, type SkillRegistry } from "@skillport/core";
 import { EmbeddingsClient, fuseWithEmbeddings, isHiddenFromModel, type HybridResult } from "@skillport/core/internal";
 import { writeFileAtomic } from "@skillport/fs";
-import { cacheFileName } from "./search-cache.js";
+import { cacheFileName } from "./cache-dir.js";
 
 export interface HybridSearchOptions {
   url: string;
