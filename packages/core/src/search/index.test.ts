@@ -222,7 +222,7 @@ describe("SkillSearchIndex behaviour", () => {
   });
 });
 
-describe('mode "scan" (one search per process)', () => {
+describe('mode "scan" (one search per process) and loaded exports', () => {
   const word = fc.constantFrom("pdf", "merge", "merger", "split", "table", "chart", "art", "deploy", "review", "c++", "数据", "清洗", "résumé", "audit");
   const text = fc.array(word, { maxLength: 12 }).map((w) => w.join(" "));
   const doc = fc.record({
@@ -244,8 +244,13 @@ describe('mode "scan" (one search per process)', () => {
         }));
         const postings = new SkillSearchIndex(docs);
         const scan = new SkillSearchIndex(docs, { mode: "scan" });
+        const loaded = SkillSearchIndex.load(new SkillSearchIndex(docs, { mode: "scan" }).export());
         for (const query of [...queries, ...queries]) {
-          for (const options of [{}, { includeHidden: true, limit: 3, minConfidence: 0.2 }]) expect(scan.search(query, options)).toEqual(postings.search(query, options));
+          for (const options of [{}, { includeHidden: true, limit: 3, minConfidence: 0.2 }]) {
+            const want = postings.search(query, options);
+            expect(scan.search(query, options)).toEqual(want);
+            expect(loaded.search(query, options)).toEqual(want);
+          }
         }
       }),
       { numRuns: 150 },
@@ -260,5 +265,26 @@ describe('mode "scan" (one search per process)', () => {
     index.remove("a");
     expect(index.search("pdf").map((h) => h.id)).toEqual(["b"]);
     expect(index.search("zebra")).toEqual([]);
+  });
+});
+
+describe("SkillSearchIndex.export / load", () => {
+  const docs = [
+    { id: "a", description: "merge pdf files" },
+    { id: "b", description: "split pdf pages", metadata: { when_not_to_use: "merge" } },
+  ];
+  it("survives a structured clone (what a cache writes and reads back)", () => {
+    const loaded = SkillSearchIndex.load(structuredClone(new SkillSearchIndex(docs).export()));
+    expect(loaded.search("merge pdf")).toEqual(new SkillSearchIndex(docs).search("merge pdf"));
+    expect(loaded.size).toBe(2);
+  });
+
+  it("is read-only, and refuses other field weights or inconsistent arrays", () => {
+    const data = new SkillSearchIndex(docs).export();
+    const loaded = SkillSearchIndex.load(data);
+    expect(() => loaded.add({ id: "c", description: "x" })).toThrow(/read-only/);
+    expect(() => loaded.remove("a")).toThrow(/read-only/);
+    expect(() => SkillSearchIndex.load(data, { fields: { name: { weight: 9 } } })).toThrow(/other field weights/);
+    expect(() => SkillSearchIndex.load({ ...data, starts: data.starts.subarray(1) })).toThrow(/inconsistent/);
   });
 });

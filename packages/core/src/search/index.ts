@@ -95,8 +95,26 @@ interface Built {
   scan: boolean;
   /** Scan mode: terms searched for and found nowhere. */
   missing: Set<string>;
+  /** A loaded export: postings are views into its arrays, found by binary search. */
+  loaded?: SearchIndexExport;
   /** Per-query accumulators, reused (and reset for the documents a query touched) so a search allocates little. */
   scratch: { score: Float64Array; matched: Float64Array; metadata: Float64Array; named: Float64Array; masks: Uint8Array };
+}
+
+/**
+ * A built index as plain arrays, for a cache to store (`SkillSearchIndex.export()`) and load back
+ * (`SkillSearchIndex.load()`) without the analysed text: one posting list per term, terms sorted by code units.
+ */
+export interface SearchIndexExport {
+  /** The field weights and normalisation the term frequencies were computed with; `load` refuses others. */
+  fields: string;
+  docs: Array<{ id: string; hidden: boolean; negative?: string }>;
+  /** Sorted (code units). Term i's postings are entries starts[i] … starts[i + 1] − 1. */
+  terms: string[];
+  starts: Int32Array;
+  postingDocs: Int32Array;
+  postingTf: Float32Array;
+  postingMask: Uint8Array;
 }
 
 /** Hits are chosen among this many best-scoring candidates per requested hit (confidence may drop a few). */
@@ -122,6 +140,8 @@ export class SkillSearchIndex {
   readonly #analyse: AnalyseOptions;
   readonly #scan: boolean;
   #built: Built | undefined;
+  /** Loaded from an export: the analysed text is not there to rebuild from, so the index is read-only. */
+  #frozen = false;
 
   constructor(documents: Iterable<SearchDocument> = [], options: SearchIndexOptions = {}) {
     this.#k1 = options.k1 ?? 1.6;
@@ -144,14 +164,64 @@ export class SkillSearchIndex {
 
   /** Adds or replaces a skill analysed earlier (e.g. loaded from a cache). */
   addAnalysed(doc: AnalysedSkill): void {
+    this.#assertWritable();
     this.#docs.set(doc.id, doc);
     this.#built = undefined;
   }
 
   remove(id: string): boolean {
+    this.#assertWritable();
     const had = this.#docs.delete(id);
     if (had) this.#built = undefined;
     return had;
+  }
+
+  #assertWritable(): void {
+    if (this.#frozen) throw new TypeError("a SkillSearchIndex loaded from an export is read-only");
+  }
+
+  /** The built index as plain arrays (see SearchIndexExport), for a cache that wants to skip building next time. */
+  export(): SearchIndexExport {
+    const built = this.#built?.scan === false ? this.#built : (this.#built = this.#buildPostings());
+    if (built.loaded) return built.loaded;
+    const terms = [...built.postings.keys()].sort(compareCodeUnits);
+    const starts = new Int32Array(terms.length + 1);
+    let total = 0;
+    terms.forEach((t, i) => {
+      starts[i] = total;
+      total += (built.postings.get(t) as Postings).docs.length;
+    });
+    starts[terms.length] = total;
+    const postingDocs = new Int32Array(total);
+    const postingTf = new Float32Array(total);
+    const postingMask = new Uint8Array(total);
+    terms.forEach((t, i) => {
+      const p = built.postings.get(t) as Postings;
+      postingDocs.set(p.docs, starts[i]);
+      postingTf.set(p.tf, starts[i]);
+      postingMask.set(p.mask, starts[i]);
+    });
+    const docs = built.docs.map((d) => ({ id: d.id, hidden: d.hidden, ...(d.negative !== undefined && { negative: d.negative }) }));
+    return { fields: JSON.stringify(this.#fields), docs, terms, starts, postingDocs, postingTf, postingMask };
+  }
+
+  /**
+   * A read-only index over an export, searching exactly as the index it came from: nothing is rebuilt, a query reads
+   * only its own terms' postings. Throws when `options` would weigh fields differently than the export did.
+   */
+  static load(data: SearchIndexExport, options: Omit<SearchIndexOptions, "mode" | "bodyChars"> = {}): SkillSearchIndex {
+    const index = new SkillSearchIndex([], options);
+    if (data.fields !== JSON.stringify(index.#fields)) throw new TypeError("the exported index was built with other field weights");
+    const n = data.docs.length;
+    if (data.starts.length !== data.terms.length + 1 || data.postingTf.length !== data.postingDocs.length || data.postingMask.length !== data.postingDocs.length) {
+      throw new TypeError("the exported index is inconsistent");
+    }
+    const docs: AnalysedSkill[] = data.docs.map((d) => ({ id: d.id, hidden: d.hidden, fields: {}, ...(d.negative !== undefined && { negative: d.negative }) }));
+    for (const doc of docs) index.#docs.set(doc.id, doc);
+    const scratch = { score: new Float64Array(n), matched: new Float64Array(n), metadata: new Float64Array(n), named: new Float64Array(n), masks: new Uint8Array(n) };
+    index.#built = { docs, postings: new Map(), negative: negativePostings(docs), lengths: [], average: [], scan: false, missing: new Set(), loaded: data, scratch };
+    index.#frozen = true;
+    return index;
   }
 
   /** The skill as the index holds it (for caching), or undefined. */
@@ -249,6 +319,7 @@ export class SkillSearchIndex {
 
   /** A term's postings: from the inverted index, or (scan mode) found in the analysed text once and kept. */
   #postingsOf(built: Built, term: string): Postings | undefined {
+    if (built.loaded) return loadedPostings(built.loaded, term);
     if (!built.scan || built.postings.has(term) || built.missing.has(term)) return built.postings.get(term);
     const docs: number[] = [];
     const tfs: number[] = [];
@@ -277,13 +348,22 @@ export class SkillSearchIndex {
   }
 
   #build(): Built {
+    if (!this.#scan) return this.#buildPostings();
+    const docs = [...this.#docs.values()].sort((a, b) => compareCodeUnits(a.id, b.id));
+    const n = docs.length;
+    const lengths = SEARCH_FIELDS.map((f) => Int32Array.from(docs, (d) => termCount(d.fields[f])));
+    const average = lengths.map((l) => l.reduce((sum, x) => sum + x, 0) / Math.max(1, n) || 1);
+    const scratch = { score: new Float64Array(n), matched: new Float64Array(n), metadata: new Float64Array(n), named: new Float64Array(n), masks: new Uint8Array(n) };
+    return { docs, postings: new Map(), negative: negativePostings(docs), lengths, average, scan: true, missing: new Set(), scratch };
+  }
+
+  #buildPostings(): Built {
     const docs = [...this.#docs.values()].sort((a, b) => compareCodeUnits(a.id, b.id));
     const n = docs.length;
     const lengths = SEARCH_FIELDS.map((f) => Int32Array.from(docs, (d) => termCount(d.fields[f])));
     const average = lengths.map((l) => l.reduce((sum, x) => sum + x, 0) / Math.max(1, n) || 1);
     const negative = negativePostings(docs);
     const scratch = { score: new Float64Array(n), matched: new Float64Array(n), metadata: new Float64Array(n), named: new Float64Array(n), masks: new Uint8Array(n) };
-    if (this.#scan) return { docs, postings: new Map(), negative, lengths, average, scan: true, missing: new Set(), scratch };
     const fieldTerms = docs.map((d) => SEARCH_FIELDS.map((f) => split(d.fields[f])));
     const lists = new Map<string, { docs: number[]; tf: number[]; mask: number[] }>();
     const counts = new Map<string, Float64Array>();
@@ -340,6 +420,24 @@ function negativePostings(docs: readonly AnalysedSkill[]): Map<string, Postings>
     }
   });
   return negative;
+}
+
+/** One term's postings in a loaded export: views into its arrays (binary search over the sorted terms). */
+function loadedPostings(data: SearchIndexExport, term: string): Postings | undefined {
+  let lo = 0;
+  let hi = data.terms.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const order = compareCodeUnits(data.terms[mid] as string, term);
+    if (order === 0) {
+      const start = data.starts[mid] as number;
+      const end = data.starts[mid + 1] as number;
+      return { docs: data.postingDocs.subarray(start, end), tf: data.postingTf.subarray(start, end), mask: data.postingMask.subarray(start, end) };
+    }
+    if (order < 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return undefined;
 }
 
 /** Terms in a space-separated field, without splitting it. */
