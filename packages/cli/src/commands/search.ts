@@ -1,11 +1,11 @@
 import path from "node:path";
 import { InvalidArgumentError, type Command } from "commander";
-import { DEFAULT_MIN_CONFIDENCE, SkillSearchIndex, type SearchHit } from "@skillport/core/internal/search";
+import { DEFAULT_MIN_CONFIDENCE, type SearchHit } from "@skillport/core/internal/search";
 import { defaultCacheDir } from "../cache-dir.js";
 import { colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
 import { positiveInteger } from "../options.js";
 import type { DiskSearchCache } from "../search-cache.js";
-import { readSnapshot, snapshotLocation, type LoadedSkillForSnapshot, type SnapshotSkill } from "../search-snapshot.js";
+import { readSnapshot, snapshotLocation, type LoadedSkillForSnapshot, type SnapshotSkill, type WarmIndex } from "../search-snapshot.js";
 import { truncateColumns } from "../text-width.js";
 
 // Only light modules above: a search answered from the warm snapshot never loads the registry, the fs provider or
@@ -27,7 +27,7 @@ type Hit = SearchHit & { embeddingRank?: number };
 interface Answer {
   hits: Hit[];
   describe: (id: string) => string;
-  index: { skills: number; reused: number; analysed: number; cached: boolean };
+  index: { skills: number; reused: number; analysed: number; cached: boolean; snapshot?: boolean };
   /** An embeddings endpoint was configured (its warning, when it failed). */
   hybrid?: boolean;
   warning?: string;
@@ -72,15 +72,9 @@ export function registerSearch(program: Command, io: CliIO, setExit: (code: numb
     });
 }
 
-function answerFromSnapshot(skills: readonly SnapshotSkill[], query: string, options: SearchCommandOptions): Answer {
-  const index = new SkillSearchIndex([], { mode: "scan" });
-  const descriptions = new Map<string, string>();
-  for (const s of skills) {
-    index.addAnalysed(s.doc);
-    descriptions.set(s.doc.id, s.description);
-  }
-  const hits = index.search(query, { limit: options.limit, minConfidence: options.minConfidence, includeHidden: options.all });
-  return { hits, describe: (id) => descriptions.get(id) ?? "", index: { skills: skills.length, reused: skills.length, analysed: 0, cached: true } };
+function answerFromSnapshot(warm: WarmIndex, query: string, options: SearchCommandOptions): Answer {
+  const hits = warm.index.search(query, { limit: options.limit, minConfidence: options.minConfidence, includeHidden: options.all });
+  return { hits, describe: (id) => warm.descriptions.get(id) ?? "", index: { skills: warm.skills, reused: warm.skills, analysed: 0, cached: true, snapshot: true } };
 }
 
 interface PathContext {
