@@ -29,9 +29,13 @@ function tfOf(i, term, W) {
   for (let f = 0; f < F.length; f++) { const c = counts[i][f].get(term); if (!c) continue; const { weight, b } = W[F[f]]; tf += (weight * c) / (1 - b + (b * toks[i][f].length) / avg[f]); }
   return tf;
 }
+// A fuller English stopword list (function words of the usual IR lists), stemmed like the index's terms.
+const MORE_STOP = new Set(searchTokens(
+  "about above after again against all am any because been before being below between both cannot could did doing down during each few further had having he her here hers herself him himself his just more most no nor not now off once only other ought ours ourselves out over own same she some such than theirs them themselves those through too under until up very were whom why would yours yourself yourselves can't don't won't isn't every also get got started tell",
+));
 function rank(query, P) {
   const W = { ...DEFAULT_FIELD_WEIGHTS, ...P.W };
-  let terms = [...new Set(searchTokens(query))].map((t) => [t, 1]);
+  let terms = [...new Set(searchTokens(query))].filter((t) => !P.moreStop || !MORE_STOP.has(t)).map((t) => [t, 1]);
   const run = (terms) => {
     const qw = terms.reduce((s, [t, w]) => s + w * idf(t), 0);
     const sc = [];
@@ -56,6 +60,15 @@ function rank(query, P) {
     }
   }
   sc.sort((a, b) => b[1] - a[1]);
+  if (P.metaRrf) {
+    // Fuse with the same query over metadata only (description-first), by reciprocal rank fusion.
+    const meta = rank(query, { ...P, metaRrf: false, W: { ...P.W, headings: { weight: 0, b: 0.5 }, body: { weight: 0, b: 0.75 } } , ids: true });
+    const fused = new Map();
+    sc.slice(0, 50).forEach(([i], r) => fused.set(i, 1 / (60 + r + 1)));
+    meta.forEach((i, r) => fused.set(i, (fused.get(i) ?? 0) + 1 / (60 + r + 1)));
+    sc = [...fused].sort((a, b) => b[1] - a[1]);
+  }
+  if (P.ids) return sc.slice(0, 50).map(([i]) => i);
   if (P.prf > 0 && sc.length) {
     const top = sc.slice(0, P.prfDocs);
     const tw = new Map();
