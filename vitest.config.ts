@@ -10,6 +10,7 @@ export default defineConfig({
     alias: [
       { find: /^@skillport\/core\/errors$/, replacement: fileURLToPath(new URL("./packages/core/src/errors.ts", import.meta.url)) },
       { find: /^@skillport\/pack\/version$/, replacement: fileURLToPath(new URL("./packages/pack/src/version.ts", import.meta.url)) },
+      { find: /^@skillport\/core\/internal\/search$/, replacement: fileURLToPath(new URL("./packages/core/src/search/index.ts", import.meta.url)) },
       { find: /^@skillport\/core\/internal$/, replacement: fileURLToPath(new URL("./packages/core/src/internal.ts", import.meta.url)) },
       { find: /^@skillport\/core\/redact-uri$/, replacement: fileURLToPath(new URL("./packages/core/src/redact-uri.ts", import.meta.url)) },
       ...workspaces.map((pkg) => ({ find: new RegExp(`^@skillport/${pkg}$`), replacement: source(pkg) })),

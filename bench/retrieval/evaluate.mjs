@@ -3,6 +3,9 @@
 //   node bench/retrieval/make-corpus.mjs --out /tmp/retrieval-corpus owner/name=CHECKOUT …   (once)
 //   node bench/retrieval/evaluate.mjs --corpus /tmp/retrieval-corpus [--split test|train|all] [--json]
 //   node bench/retrieval/evaluate.mjs --corpus … --calibrate      fits the confidence model on the TRAIN split
+//   node bench/retrieval/evaluate.mjs --corpus … --embeddings-url http://127.0.0.1:8080/v1 [--embeddings-model M]
+//       adds a third system: BM25F fused with that endpoint's ranking (the CLI's hybrid; key from
+//       $SKILLPORT_EMBEDDINGS_API_KEY)
 //
 // The corpus is loaded exactly as `skillport search` loads it (one source per repository, in corpus.json order,
 // winners only), so shadowed duplicates and skills hidden from models behave as they do for users.
@@ -13,7 +16,8 @@ import { sourceRootName } from "./make-corpus.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dist = (pkg) => path.join(here, "..", "..", "packages", pkg, "dist", "index.js");
-const { SkillRegistry, SkillSearchIndex, DEFAULT_MIN_CONFIDENCE } = await import(dist("core"));
+const { SkillRegistry, SkillSearchIndex } = await import(dist("core"));
+const { DEFAULT_MIN_CONFIDENCE, EmbeddingsClient, fuseWithEmbeddings } = await import(path.join(here, "..", "..", "packages", "core", "dist", "internal.js"));
 const { LocalFileSystemSkillProvider } = await import(dist("fs"));
 
 const KINDS = ["direct", "indirect", "ambiguous", "none"];
@@ -27,6 +31,8 @@ function parseArgs(argv) {
     else if (a === "--json") args.json = true;
     else if (a === "--calibrate") args.calibrate = true;
     else if (a === "--min-confidence") args.minConfidence = Number(argv[++i]);
+    else if (a === "--embeddings-url") args.embeddingsUrl = argv[++i];
+    else if (a === "--embeddings-model") args.embeddingsModel = argv[++i];
     else throw new Error(`unexpected argument ${a}`);
   }
   if (!args.corpus) throw new Error("--corpus DIR is required (make it with make-corpus.mjs)");
@@ -184,10 +190,28 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const ids = plain.search(q.query, 5).map((h) => h.id);
     return { ids, kept: ids };
   });
-  if (args.json) console.log(JSON.stringify({ skills: skills.length, split: args.split, minConfidence: args.minConfidence, skillport: ours, plainBm25: baseline }));
+  let hybrid;
+  if (args.embeddingsUrl) {
+    const client = new EmbeddingsClient({ url: args.embeddingsUrl, model: args.embeddingsModel, apiKey: process.env.SKILLPORT_EMBEDDINGS_API_KEY || undefined });
+    const texts = skills
+      .filter((s) => s.metadata["disable-model-invocation"] !== true && s.metadata["disable-model-invocation"] !== "true")
+      .map((s) => ({ id: s.id, text: `${s.metadata.name ?? s.id}: ${s.metadata.description ?? ""}` }));
+    const vectors = new Map();
+    const ranked = new Map();
+    for (const q of queries) {
+      const bm25 = index.search(q.query, { limit: 50 });
+      const abstained = !bm25.some((h) => h.confidence >= args.minConfidence);
+      const all = await fuseWithEmbeddings(client, q.query, bm25, texts, { limit: 5, vectors });
+      if (all.warning) throw new Error(all.warning);
+      ranked.set(q.id, { ids: all.hits.map((h) => h.id), kept: abstained ? [] : all.hits.map((h) => h.id) });
+    }
+    hybrid = score(queries, (q) => ranked.get(q.id));
+  }
+  if (args.json) console.log(JSON.stringify({ skills: skills.length, split: args.split, minConfidence: args.minConfidence, skillport: ours, plainBm25: baseline, ...(hybrid && { hybrid }) }));
   else {
     console.log(`${skills.length} skills, ${queries.length} queries (split: ${args.split}), loaded and indexed in ${Math.round(performance.now() - started)} ms`);
     console.log(table(`Skillport search (BM25F + body head), minConfidence ${args.minConfidence}`, ours));
     console.log(table("plain BM25 over name + description + when_to_use + tags (no abstention)", baseline));
+    if (hybrid) console.log(table(`hybrid: BM25F fused with ${args.embeddingsUrl} by reciprocal rank fusion (abstention stays BM25F's)`, hybrid));
   }
 }

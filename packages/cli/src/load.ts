@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { SkillRegistry, SkillValidationError, type RegistrationFailure, type Shadowing } from "@skillport/core";
 import { createRootProviders, discoverSkillRoots, LocalFileSystemSkillProvider, SKILL_FILE_NAMES } from "@skillport/fs";
-import { cacheFileName } from "./search-cache.js";
+import { cacheFileName } from "./cache-dir.js";
 import { CliError, colors, type CliIO } from "./io.js";
 import { openSource, rootScheme, type OpenedSource } from "./source-uri.js";
 import { displayPath } from "./targets.js";

@@ -1,8 +1,6 @@
 import { createHash } from "node:crypto";
 import { lstatSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { type AnalysedSkill, type RegistryEntry, type SearchDocumentCache } from "@skillport/core";
 import { SEARCH_ANALYSIS_VERSION } from "@skillport/core/internal";
 import { writeFileAtomic } from "@skillport/fs";
@@ -11,18 +9,6 @@ import { writeFileAtomic } from "@skillport/fs";
 const CACHE_FORMAT = 1;
 // A SKILL.md changed this recently is not stored: a same-size edit within one timestamp tick would go unnoticed.
 const RACY_WINDOW_MS = 2000;
-
-/** Where the CLI keeps caches: --cache-dir, else $SKILLPORT_CACHE_DIR, else $XDG_CACHE_HOME/skillport, else ~/.cache/skillport. */
-export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env, home = os.homedir()): string {
-  if (env.SKILLPORT_CACHE_DIR) return path.resolve(env.SKILLPORT_CACHE_DIR);
-  const base = env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(home, ".cache");
-  return path.join(base, "skillport");
-}
-
-/** A short name for a cache file, from what the cache is for (roots, options). */
-export function cacheFileName(kind: string, parts: readonly string[]): string {
-  return `${kind}-${createHash("sha256").update(parts.join("\0")).digest("hex").slice(0, 16)}.json`;
-}
 
 interface Entry {
   /** SKILL.md's dev:ino:size:mtime:ctime and path when the skill was analysed. */

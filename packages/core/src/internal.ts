@@ -29,3 +29,5 @@ export { prepareSaveBatch, type PreparedSkill, type PrepareSaveOptions } from ".
 export { compareCodeUnits } from "./compare.js";
 export { suggestClosest } from "./suggest.js";
 export { REDACTED_CREDENTIAL, redactUri, redactUriCredentials } from "./redact-uri.js";
+export { EmbeddingsClient, EmbeddingsError, fuseWithEmbeddings, reciprocalRankFusion } from "./search/hybrid.js";
+export type { EmbeddableSkill, EmbeddingsClientOptions, HybridHit, HybridOptions, HybridResult } from "./search/hybrid.js";

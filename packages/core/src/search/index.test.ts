@@ -221,3 +221,70 @@ describe("SkillSearchIndex behaviour", () => {
     );
   });
 });
+
+describe('mode "scan" (one search per process) and loaded exports', () => {
+  const word = fc.constantFrom("pdf", "merge", "merger", "split", "table", "chart", "art", "deploy", "review", "c++", "数据", "清洗", "résumé", "audit");
+  const text = fc.array(word, { maxLength: 12 }).map((w) => w.join(" "));
+  const doc = fc.record({
+    description: text,
+    when: text,
+    not: fc.option(text, { nil: undefined }),
+    tags: fc.array(word, { maxLength: 3 }),
+    body: text.map((t) => `# ${t.split(" ")[0] ?? ""}\n\n${t}\n`),
+    hidden: fc.boolean(),
+  });
+  it("gives exactly the hits, scores and confidences of the inverted index", () => {
+    fc.assert(
+      fc.property(fc.array(doc, { minLength: 1, maxLength: 12 }), fc.array(text, { minLength: 1, maxLength: 4 }), (specs, queries) => {
+        const docs: SearchDocument[] = specs.map((s, i) => ({
+          id: `skill-${i}`,
+          description: s.description,
+          metadata: { when_to_use: s.when, tags: s.tags, ...(s.not !== undefined && { when_not_to_use: s.not }), "disable-model-invocation": s.hidden },
+          body: s.body,
+        }));
+        const postings = new SkillSearchIndex(docs);
+        const scan = new SkillSearchIndex(docs, { mode: "scan" });
+        const loaded = SkillSearchIndex.load(new SkillSearchIndex(docs, { mode: "scan" }).export());
+        for (const query of [...queries, ...queries]) {
+          for (const options of [{}, { includeHidden: true, limit: 3, minConfidence: 0.2 }]) {
+            const want = postings.search(query, options);
+            expect(scan.search(query, options)).toEqual(want);
+            expect(loaded.search(query, options)).toEqual(want);
+          }
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("sees adds and removes like the inverted index", () => {
+    const index = new SkillSearchIndex([{ id: "a", description: "merge pdf files" }], { mode: "scan" });
+    expect(index.search("pdf").map((h) => h.id)).toEqual(["a"]);
+    index.add({ id: "b", description: "split pdf pages" });
+    expect(index.search("pdf").map((h) => h.id).sort()).toEqual(["a", "b"]);
+    index.remove("a");
+    expect(index.search("pdf").map((h) => h.id)).toEqual(["b"]);
+    expect(index.search("zebra")).toEqual([]);
+  });
+});
+
+describe("SkillSearchIndex.export / load", () => {
+  const docs = [
+    { id: "a", description: "merge pdf files" },
+    { id: "b", description: "split pdf pages", metadata: { when_not_to_use: "merge" } },
+  ];
+  it("survives a structured clone (what a cache writes and reads back)", () => {
+    const loaded = SkillSearchIndex.load(structuredClone(new SkillSearchIndex(docs).export()));
+    expect(loaded.search("merge pdf")).toEqual(new SkillSearchIndex(docs).search("merge pdf"));
+    expect(loaded.size).toBe(2);
+  });
+
+  it("is read-only, and refuses other field weights or inconsistent arrays", () => {
+    const data = new SkillSearchIndex(docs).export();
+    const loaded = SkillSearchIndex.load(data);
+    expect(() => loaded.add({ id: "c", description: "x" })).toThrow(/read-only/);
+    expect(() => loaded.remove("a")).toThrow(/read-only/);
+    expect(() => SkillSearchIndex.load(data, { fields: { name: { weight: 9 } } })).toThrow(/other field weights/);
+    expect(() => SkillSearchIndex.load({ ...data, starts: data.starts.subarray(1) })).toThrow(/inconsistent/);
+  });
+});

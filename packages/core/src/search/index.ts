@@ -51,6 +51,13 @@ export interface SearchIndexOptions extends AnalyseOptions {
   negativeWeight?: number;
   /** Maps features to confidence. Default: the model calibrated on bench/retrieval. */
   confidenceModel?: ConfidenceModel;
+  /**
+   * How a query finds its terms. "postings" (default): the first search after a change builds an inverted index of
+   * every term, then each search reads only its terms' lists — for a process that searches many times. "scan": each
+   * search finds its own terms in the analysed text (kept per term afterwards) and nothing else is built — for a
+   * process that searches once, like a CLI run. Both give the same hits and scores.
+   */
+  mode?: "postings" | "scan";
 }
 
 /** Chosen on the train split of bench/retrieval (docs/search.md). */
@@ -79,10 +86,35 @@ interface Postings {
 interface Built {
   /** Live documents, by position. */
   docs: AnalysedSkill[];
+  /** Every term's postings ("postings" mode), or those of the terms searched so far ("scan" mode). */
   postings: Map<string, Postings>;
   negative: Map<string, Postings>;
+  /** Per field: each document's length in terms, and the average ("scan" mode computes postings from these). */
+  lengths: Int32Array[];
+  average: number[];
+  scan: boolean;
+  /** Scan mode: terms searched for and found nowhere. */
+  missing: Set<string>;
+  /** A loaded export: postings are views into its arrays, found by binary search. */
+  loaded?: SearchIndexExport;
   /** Per-query accumulators, reused (and reset for the documents a query touched) so a search allocates little. */
   scratch: { score: Float64Array; matched: Float64Array; metadata: Float64Array; named: Float64Array; masks: Uint8Array };
+}
+
+/**
+ * A built index as plain arrays, for a cache to store (`SkillSearchIndex.export()`) and load back
+ * (`SkillSearchIndex.load()`) without the analysed text: one posting list per term, terms sorted by code units.
+ */
+export interface SearchIndexExport {
+  /** The field weights and normalisation the term frequencies were computed with; `load` refuses others. */
+  fields: string;
+  docs: Array<{ id: string; hidden: boolean; negative?: string }>;
+  /** Sorted (code units). Term i's postings are entries starts[i] … starts[i + 1] − 1. */
+  terms: string[];
+  starts: Int32Array;
+  postingDocs: Int32Array;
+  postingTf: Float32Array;
+  postingMask: Uint8Array;
 }
 
 /** Hits are chosen among this many best-scoring candidates per requested hit (confidence may drop a few). */
@@ -106,7 +138,10 @@ export class SkillSearchIndex {
   readonly #negativeWeight: number;
   readonly #model: ConfidenceModel;
   readonly #analyse: AnalyseOptions;
+  readonly #scan: boolean;
   #built: Built | undefined;
+  /** Loaded from an export: the analysed text is not there to rebuild from, so the index is read-only. */
+  #frozen = false;
 
   constructor(documents: Iterable<SearchDocument> = [], options: SearchIndexOptions = {}) {
     this.#k1 = options.k1 ?? 1.6;
@@ -114,6 +149,7 @@ export class SkillSearchIndex {
     this.#negativeWeight = options.negativeWeight ?? 0.5;
     this.#model = options.confidenceModel ?? DEFAULT_CONFIDENCE_MODEL;
     this.#analyse = { bodyChars: options.bodyChars };
+    this.#scan = options.mode === "scan";
     for (const doc of documents) this.add(doc);
   }
 
@@ -128,14 +164,64 @@ export class SkillSearchIndex {
 
   /** Adds or replaces a skill analysed earlier (e.g. loaded from a cache). */
   addAnalysed(doc: AnalysedSkill): void {
+    this.#assertWritable();
     this.#docs.set(doc.id, doc);
     this.#built = undefined;
   }
 
   remove(id: string): boolean {
+    this.#assertWritable();
     const had = this.#docs.delete(id);
     if (had) this.#built = undefined;
     return had;
+  }
+
+  #assertWritable(): void {
+    if (this.#frozen) throw new TypeError("a SkillSearchIndex loaded from an export is read-only");
+  }
+
+  /** The built index as plain arrays (see SearchIndexExport), for a cache that wants to skip building next time. */
+  export(): SearchIndexExport {
+    const built = this.#built?.scan === false ? this.#built : (this.#built = this.#buildPostings());
+    if (built.loaded) return built.loaded;
+    const terms = [...built.postings.keys()].sort(compareCodeUnits);
+    const starts = new Int32Array(terms.length + 1);
+    let total = 0;
+    terms.forEach((t, i) => {
+      starts[i] = total;
+      total += (built.postings.get(t) as Postings).docs.length;
+    });
+    starts[terms.length] = total;
+    const postingDocs = new Int32Array(total);
+    const postingTf = new Float32Array(total);
+    const postingMask = new Uint8Array(total);
+    terms.forEach((t, i) => {
+      const p = built.postings.get(t) as Postings;
+      postingDocs.set(p.docs, starts[i]);
+      postingTf.set(p.tf, starts[i]);
+      postingMask.set(p.mask, starts[i]);
+    });
+    const docs = built.docs.map((d) => ({ id: d.id, hidden: d.hidden, ...(d.negative !== undefined && { negative: d.negative }) }));
+    return { fields: JSON.stringify(this.#fields), docs, terms, starts, postingDocs, postingTf, postingMask };
+  }
+
+  /**
+   * A read-only index over an export, searching exactly as the index it came from: nothing is rebuilt, a query reads
+   * only its own terms' postings. Throws when `options` would weigh fields differently than the export did.
+   */
+  static load(data: SearchIndexExport, options: Omit<SearchIndexOptions, "mode" | "bodyChars"> = {}): SkillSearchIndex {
+    const index = new SkillSearchIndex([], options);
+    if (data.fields !== JSON.stringify(index.#fields)) throw new TypeError("the exported index was built with other field weights");
+    const n = data.docs.length;
+    if (data.starts.length !== data.terms.length + 1 || data.postingTf.length !== data.postingDocs.length || data.postingMask.length !== data.postingDocs.length) {
+      throw new TypeError("the exported index is inconsistent");
+    }
+    const docs: AnalysedSkill[] = data.docs.map((d) => ({ id: d.id, hidden: d.hidden, fields: {}, ...(d.negative !== undefined && { negative: d.negative }) }));
+    for (const doc of docs) index.#docs.set(doc.id, doc);
+    const scratch = { score: new Float64Array(n), matched: new Float64Array(n), metadata: new Float64Array(n), named: new Float64Array(n), masks: new Uint8Array(n) };
+    index.#built = { docs, postings: new Map(), negative: negativePostings(docs), lengths: [], average: [], scan: false, missing: new Set(), loaded: data, scratch };
+    index.#frozen = true;
+    return index;
   }
 
   /** The skill as the index holds it (for caching), or undefined. */
@@ -180,7 +266,7 @@ export class SkillSearchIndex {
     const { score, matched, metadata, named, masks } = built.scratch;
     let queryWeight = 0;
     for (const term of terms) {
-      const postings = built.postings.get(term);
+      const postings = this.#postingsOf(built, term);
       const idf = idfOf(postings?.docs.length ?? 0);
       queryWeight += idf;
       if (!postings) continue;
@@ -200,7 +286,7 @@ export class SkillSearchIndex {
       for (const term of terms) {
         const postings = built.negative.get(term);
         if (!postings) continue;
-        const idf = idfOf(built.postings.get(term)?.docs.length ?? 0);
+        const idf = idfOf(this.#postingsOf(built, term)?.docs.length ?? 0);
         for (let j = 0; j < postings.docs.length; j++) {
           const i = postings.docs[j] as number;
           const tf = postings.tf[j] as number;
@@ -231,11 +317,54 @@ export class SkillSearchIndex {
     return hits;
   }
 
+  /** A term's postings: from the inverted index, or (scan mode) found in the analysed text once and kept. */
+  #postingsOf(built: Built, term: string): Postings | undefined {
+    if (built.loaded) return loadedPostings(built.loaded, term);
+    if (!built.scan || built.postings.has(term) || built.missing.has(term)) return built.postings.get(term);
+    const docs: number[] = [];
+    const tfs: number[] = [];
+    const masks: number[] = [];
+    for (let i = 0; i < built.docs.length; i++) {
+      const fields = (built.docs[i] as AnalysedSkill).fields;
+      let tf = 0;
+      let mask = 0;
+      for (let f = 0; f < FIELD_COUNT; f++) {
+        const text = fields[SEARCH_FIELDS[f] as SearchField];
+        const count = text === undefined ? 0 : occurrences(text, term);
+        if (count === 0) continue;
+        const { weight, b } = this.#fields[f] as FieldWeights;
+        tf += (weight * count) / (1 - b + (b * ((built.lengths[f] as Int32Array)[i] as number)) / (built.average[f] as number));
+        mask |= 1 << f;
+      }
+      if (mask === 0) continue;
+      docs.push(i);
+      tfs.push(tf);
+      masks.push(mask);
+    }
+    const postings = docs.length === 0 ? undefined : { docs: Int32Array.from(docs), tf: Float32Array.from(tfs), mask: Uint8Array.from(masks) };
+    if (postings) built.postings.set(term, postings);
+    else built.missing.add(term);
+    return postings;
+  }
+
   #build(): Built {
+    if (!this.#scan) return this.#buildPostings();
     const docs = [...this.#docs.values()].sort((a, b) => compareCodeUnits(a.id, b.id));
     const n = docs.length;
+    const lengths = SEARCH_FIELDS.map((f) => Int32Array.from(docs, (d) => termCount(d.fields[f])));
+    const average = lengths.map((l) => l.reduce((sum, x) => sum + x, 0) / Math.max(1, n) || 1);
+    const scratch = { score: new Float64Array(n), matched: new Float64Array(n), metadata: new Float64Array(n), named: new Float64Array(n), masks: new Uint8Array(n) };
+    return { docs, postings: new Map(), negative: negativePostings(docs), lengths, average, scan: true, missing: new Set(), scratch };
+  }
+
+  #buildPostings(): Built {
+    const docs = [...this.#docs.values()].sort((a, b) => compareCodeUnits(a.id, b.id));
+    const n = docs.length;
+    const lengths = SEARCH_FIELDS.map((f) => Int32Array.from(docs, (d) => termCount(d.fields[f])));
+    const average = lengths.map((l) => l.reduce((sum, x) => sum + x, 0) / Math.max(1, n) || 1);
+    const negative = negativePostings(docs);
+    const scratch = { score: new Float64Array(n), matched: new Float64Array(n), metadata: new Float64Array(n), named: new Float64Array(n), masks: new Uint8Array(n) };
     const fieldTerms = docs.map((d) => SEARCH_FIELDS.map((f) => split(d.fields[f])));
-    const average = SEARCH_FIELDS.map((_, f) => fieldTerms.reduce((sum, t) => sum + (t[f]?.length ?? 0), 0) / Math.max(1, n) || 1);
     const lists = new Map<string, { docs: number[]; tf: number[]; mask: number[] }>();
     const counts = new Map<string, Float64Array>();
     for (let i = 0; i < n; i++) {
@@ -268,25 +397,65 @@ export class SkillSearchIndex {
     }
     const postings = new Map<string, Postings>();
     for (const [term, list] of lists) postings.set(term, { docs: Int32Array.from(list.docs), tf: Float32Array.from(list.tf), mask: Uint8Array.from(list.mask) });
-    const negative = new Map<string, Postings>();
-    docs.forEach((doc, i) => {
-      const terms = split(doc.negative);
-      if (terms.length === 0) return;
-      const tally = new Map<string, number>();
-      for (const t of terms) tally.set(t, (tally.get(t) ?? 0) + 1);
-      for (const [term, count] of tally) {
-        const old = negative.get(term);
-        const tf = count / (0.5 + (0.5 * terms.length) / 8);
-        negative.set(term, {
-          docs: Int32Array.from([...(old?.docs ?? []), i]),
-          tf: Float32Array.from([...(old?.tf ?? []), tf]),
-          mask: Uint8Array.from([...(old?.mask ?? []), 0]),
-        });
-      }
-    });
-    const scratch = { score: new Float64Array(n), matched: new Float64Array(n), metadata: new Float64Array(n), named: new Float64Array(n), masks: new Uint8Array(n) };
-    return { docs, postings, negative, scratch };
+    return { docs, postings, negative, lengths, average, scan: false, missing: new Set(), scratch };
   }
+}
+
+/** Terms of `when_not_to_use` count against a skill (few skills have any: built eagerly in both modes). */
+function negativePostings(docs: readonly AnalysedSkill[]): Map<string, Postings> {
+  const negative = new Map<string, Postings>();
+  docs.forEach((doc, i) => {
+    const terms = split(doc.negative);
+    if (terms.length === 0) return;
+    const tally = new Map<string, number>();
+    for (const t of terms) tally.set(t, (tally.get(t) ?? 0) + 1);
+    for (const [term, count] of tally) {
+      const old = negative.get(term);
+      const tf = count / (0.5 + (0.5 * terms.length) / 8);
+      negative.set(term, {
+        docs: Int32Array.from([...(old?.docs ?? []), i]),
+        tf: Float32Array.from([...(old?.tf ?? []), tf]),
+        mask: Uint8Array.from([...(old?.mask ?? []), 0]),
+      });
+    }
+  });
+  return negative;
+}
+
+/** One term's postings in a loaded export: views into its arrays (binary search over the sorted terms). */
+function loadedPostings(data: SearchIndexExport, term: string): Postings | undefined {
+  let lo = 0;
+  let hi = data.terms.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const order = compareCodeUnits(data.terms[mid] as string, term);
+    if (order === 0) {
+      const start = data.starts[mid] as number;
+      const end = data.starts[mid + 1] as number;
+      return { docs: data.postingDocs.subarray(start, end), tf: data.postingTf.subarray(start, end), mask: data.postingMask.subarray(start, end) };
+    }
+    if (order < 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return undefined;
+}
+
+/** Terms in a space-separated field, without splitting it. */
+function termCount(text: string | undefined): number {
+  if (text === undefined || text === "") return 0;
+  let count = 1;
+  for (let at = text.indexOf(" "); at >= 0; at = text.indexOf(" ", at + 1)) count++;
+  return count;
+}
+
+/** How often `term` occurs as a whole term in a space-separated field. */
+function occurrences(text: string, term: string): number {
+  let count = 0;
+  for (let at = text.indexOf(term); at >= 0; at = text.indexOf(term, at + 1)) {
+    const end = at + term.length;
+    if ((at === 0 || text.charCodeAt(at - 1) === 32) && (end === text.length || text.charCodeAt(end) === 32)) count++;
+  }
+  return count;
 }
 
 /** The `k` best items by `compare` (negative = first is better), sorted; a bounded heap, so O(n log k). */

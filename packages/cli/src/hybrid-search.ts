@@ -1,0 +1,59 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { skillFields, type SkillRegistry } from "@skillport/core";
+import { EmbeddingsClient, fuseWithEmbeddings, isHiddenFromModel, type HybridResult } from "@skillport/core/internal";
+import { writeFileAtomic } from "@skillport/fs";
+import { cacheFileName } from "./cache-dir.js";
+
+export interface HybridSearchOptions {
+  url: string;
+  model?: string;
+  apiKey?: string;
+  limit: number;
+  minConfidence: number;
+  includeHidden: boolean;
+  /** Where skill vectors are kept between runs, one file per endpoint and model; none when undefined. */
+  cacheDir?: string;
+  timeoutMs?: number;
+}
+
+// Bump when the vectors file's shape changes.
+const VECTORS_FORMAT = 1;
+
+async function loadVectors(file: string): Promise<Map<string, number[]>> {
+  try {
+    const data = JSON.parse(await readFile(file, "utf8")) as { format?: unknown; vectors?: Record<string, unknown> };
+    if (data.format !== VECTORS_FORMAT || typeof data.vectors !== "object" || data.vectors === null) return new Map();
+    return new Map(Object.entries(data.vectors).filter((e): e is [string, number[]] => Array.isArray(e[1]) && e[1].every((x) => typeof x === "number")));
+  } catch {
+    return new Map(); // missing or unreadable: embed again
+  }
+}
+
+/**
+ * `skillport search --embeddings-url`: BM25 (unfiltered, 50 deep) fused with the endpoint's ranking of every skill's
+ * `name: description`. Skill vectors are cached by model and text, so a second run embeds only the query.
+ */
+export async function hybridSearch(registry: SkillRegistry, query: string, options: HybridSearchOptions): Promise<HybridResult> {
+  const client = new EmbeddingsClient({ url: options.url, apiKey: options.apiKey, model: options.model, timeoutMs: options.timeoutMs });
+  const bm25 = await registry.search(query, { limit: 50, minConfidence: 0, includeHidden: options.includeHidden });
+  const abstained = !bm25.some((h) => h.confidence >= options.minConfidence);
+  const skills = registry
+    .list()
+    .filter((entry) => options.includeHidden || !isHiddenFromModel(entry.getMetadata()))
+    .map((entry) => {
+      const fields = skillFields(entry.getMetadata());
+      return { id: entry.id, text: `${fields.name ?? entry.id}: ${fields.description ?? ""}` };
+    });
+  // The file name hides the URL (it may name an internal host); the model is part of each key anyway.
+  const file = options.cacheDir === undefined ? undefined : path.join(options.cacheDir, cacheFileName("embeddings", [options.url, client.model]));
+  const vectors = file === undefined ? new Map<string, number[]>() : await loadVectors(file);
+  const before = vectors.size;
+  const result = await fuseWithEmbeddings(client, query, bm25, skills, { limit: options.limit, vectors, abstained });
+  if (file !== undefined && vectors.size !== before) {
+    const live = new Set(skills.map((s) => `${client.model}\0${s.text}`));
+    const kept = Object.fromEntries([...vectors].filter(([key]) => live.has(key)));
+    await writeFileAtomic(file, JSON.stringify({ format: VECTORS_FORMAT, vectors: kept })).catch(() => undefined); // a cache is optional
+  }
+  return result;
+}

@@ -1,0 +1,212 @@
+import { AgentSkillsError } from "../errors.js";
+import type { SearchHit } from "./index.js";
+
+/**
+ * Optional hybrid search: an OpenAI-compatible embeddings endpoint (`POST {url}/embeddings`) ranks skills by cosine
+ * similarity, and that ranking is fused with BM25's by reciprocal rank fusion. Off unless a URL is configured; any
+ * failure of the endpoint (down, slow, malformed) leaves BM25's answer as it was, with a warning.
+ */
+
+export class EmbeddingsError extends AgentSkillsError<"EMBEDDINGS_FAILED"> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, { code: "EMBEDDINGS_FAILED", ...options });
+  }
+}
+
+export interface EmbeddingsClientOptions {
+  /** Base URL of an OpenAI-compatible API, e.g. `http://127.0.0.1:8080/v1` (`/embeddings` is appended). */
+  url: string;
+  /** Sent as `Authorization: Bearer …`; never part of a message. */
+  apiKey?: string;
+  /** The `model` field of the request. Default "text-embedding-3-small". */
+  model?: string;
+  /** Give up on one request after this many milliseconds. Default 10,000. */
+  timeoutMs?: number;
+  /** Most texts per request. Default 64. */
+  batchSize?: number;
+  /** Most bytes of one response body. Default 32 MiB. */
+  maxResponseBytes?: number;
+}
+
+/** Calls `POST {url}/embeddings` with `{model, input: string[]}` and checks the answer's shape. */
+export class EmbeddingsClient {
+  readonly #endpoint: string;
+  readonly #apiKey: string | undefined;
+  readonly model: string;
+  readonly #timeoutMs: number;
+  readonly #batchSize: number;
+  readonly #maxBytes: number;
+
+  constructor(options: EmbeddingsClientOptions) {
+    let base: URL;
+    try {
+      base = new URL(options.url);
+    } catch (cause) {
+      throw new EmbeddingsError(`embeddings URL is not a URL: ${JSON.stringify(options.url)}`, { cause });
+    }
+    if (base.protocol !== "http:" && base.protocol !== "https:") throw new EmbeddingsError(`embeddings URL must be http or https, got ${base.protocol}`);
+    if (base.username || base.password) throw new EmbeddingsError("embeddings URL must not carry credentials; give the API key separately");
+    this.#endpoint = `${base.href.replace(/\/+$/, "")}/embeddings`;
+    this.#apiKey = options.apiKey;
+    this.model = options.model ?? "text-embedding-3-small";
+    this.#timeoutMs = options.timeoutMs ?? 10_000;
+    this.#batchSize = Math.max(1, options.batchSize ?? 64);
+    this.#maxBytes = options.maxResponseBytes ?? 32 * 1024 * 1024;
+  }
+
+  /** One vector per text, in order. Throws EmbeddingsError on any failure. */
+  async embed(texts: readonly string[]): Promise<number[][]> {
+    const out: number[][] = [];
+    for (let i = 0; i < texts.length; i += this.#batchSize) out.push(...(await this.#request(texts.slice(i, i + this.#batchSize))));
+    return out;
+  }
+
+  async #request(input: readonly string[]): Promise<number[][]> {
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (this.#apiKey) headers.authorization = `Bearer ${this.#apiKey}`;
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(this.#endpoint, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ model: this.model, input }),
+        signal: AbortSignal.timeout(this.#timeoutMs),
+      });
+      const declared = Number(response.headers.get("content-length") ?? "0");
+      if (declared > this.#maxBytes) throw new EmbeddingsError(`embeddings response of ${declared} bytes is over the limit of ${this.#maxBytes}`);
+      text = await response.text();
+    } catch (cause) {
+      if (cause instanceof EmbeddingsError) throw cause;
+      const timedOut = cause instanceof Error && (cause.name === "TimeoutError" || cause.name === "AbortError");
+      throw new EmbeddingsError(timedOut ? `embeddings endpoint ${this.#endpoint} did not answer within ${this.#timeoutMs} ms` : `embeddings endpoint ${this.#endpoint} unreachable: ${String((cause as Error)?.message ?? cause)}`, { cause });
+    }
+    if (text.length > this.#maxBytes) throw new EmbeddingsError(`embeddings response is over the limit of ${this.#maxBytes} bytes`);
+    if (!response.ok) throw new EmbeddingsError(`embeddings endpoint ${this.#endpoint} answered HTTP ${response.status}`);
+    return parseEmbeddings(text, input.length, this.#endpoint);
+  }
+}
+
+/** `{data: [{index, embedding: number[]}]}` with one finite vector per input, all of one length. */
+function parseEmbeddings(text: string, count: number, where: string): number[][] {
+  const bad = (why: string) => new EmbeddingsError(`embeddings endpoint ${where} sent a bad response: ${why}`);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw bad("not JSON");
+  }
+  const data = (body as { data?: unknown } | null)?.data;
+  if (!Array.isArray(data) || data.length !== count) throw bad(`expected data with ${count} items`);
+  const vectors: number[][] = new Array<number[]>(count);
+  data.forEach((item: unknown, position) => {
+    const { index, embedding } = (item ?? {}) as { index?: unknown; embedding?: unknown };
+    const at = typeof index === "number" ? index : position;
+    if (!Number.isInteger(at) || at < 0 || at >= count || vectors[at] !== undefined) throw bad(`item ${position} has a bad index`);
+    if (!Array.isArray(embedding) || embedding.length === 0 || !embedding.every((x) => typeof x === "number" && Number.isFinite(x))) throw bad(`item ${position} has no numeric embedding`);
+    vectors[at] = embedding as number[];
+  });
+  const length = vectors[0]?.length;
+  if (vectors.some((v) => v.length !== length)) throw bad("vectors of different lengths");
+  return vectors;
+}
+
+function cosine(a: readonly number[], b: readonly number[]): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as number;
+    const y = b[i] as number;
+    dot += x * y;
+    na += x * x;
+    nb += y * y;
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}
+
+/**
+ * Reciprocal rank fusion (Cormack et al. 2009): each list adds 1 / (k + rank) to an id, rank from 1. Ids best first,
+ * ties by first appearance. k = 60 is the paper's constant: it damps the head of each list so neither ranker dominates.
+ */
+export function reciprocalRankFusion(rankings: ReadonlyArray<readonly string[]>, k = 60): Array<{ id: string; score: number }> {
+  const scores = new Map<string, number>();
+  for (const ranking of rankings) ranking.forEach((id, i) => scores.set(id, (scores.get(id) ?? 0) + 1 / (k + i + 1)));
+  return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
+}
+
+/** What the embedder reads of a skill: usually `name: description`. */
+export interface EmbeddableSkill {
+  id: string;
+  text: string;
+}
+
+export interface HybridOptions {
+  limit?: number;
+  /** RRF constant. Default 60. */
+  k?: number;
+  /** How many of each ranking take part in the fusion. Default 50. */
+  depth?: number;
+  /**
+   * Vectors already known, by `${model}\0${text}` (what a caller persists between runs); filled with new ones.
+   * Default: none kept.
+   */
+  vectors?: Map<string, number[]>;
+}
+
+export interface HybridHit extends SearchHit {
+  /** 1-based rank of this skill in the embeddings ranking, when it was in its first `depth`. */
+  embeddingRank?: number;
+}
+
+export interface HybridResult {
+  hits: HybridHit[];
+  /** Set when the endpoint failed and the hits are BM25's alone. */
+  warning?: string;
+}
+
+/**
+ * Fuses BM25 hits (best first, ideally unfiltered and `depth` long) with the embeddings ranking of `skills`. Abstention
+ * stays BM25's: when `abstained` is true (BM25 found nothing above the caller's confidence) nothing is returned,
+ * because cosine similarities are not calibrated. Hits only the embeddings found carry confidence 0 and score 0.
+ */
+export async function fuseWithEmbeddings(
+  client: EmbeddingsClient,
+  query: string,
+  bm25: readonly SearchHit[],
+  skills: readonly EmbeddableSkill[],
+  options: HybridOptions & { abstained?: boolean } = {},
+): Promise<HybridResult> {
+  const limit = options.limit ?? 10;
+  const depth = options.depth ?? 50;
+  if (options.abstained) return { hits: [] };
+  const vectors = options.vectors ?? new Map<string, number[]>();
+  const keyOf = (text: string) => `${client.model}\0${text}`;
+  let ranked: string[];
+  try {
+    const missing = [...new Set(skills.map((s) => s.text).filter((t) => !vectors.has(keyOf(t))))];
+    const fresh = await client.embed([query, ...missing]);
+    const queryVector = fresh[0] as number[];
+    missing.forEach((t, i) => vectors.set(keyOf(t), fresh[i + 1] as number[]));
+    const dims = queryVector.length;
+    const scored: Array<{ id: string; sim: number }> = [];
+    for (const s of skills) {
+      const v = vectors.get(keyOf(s.text)) as number[];
+      if (v.length !== dims) throw new EmbeddingsError(`embeddings of ${v.length} dimensions do not match the query's ${dims} (model changed?)`);
+      scored.push({ id: s.id, sim: cosine(queryVector, v) });
+    }
+    scored.sort((a, b) => b.sim - a.sim || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    ranked = scored.slice(0, depth).map((s) => s.id);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { hits: bm25.slice(0, limit), warning: `${message}; showing keyword (BM25) results only` };
+  }
+  const byId = new Map(bm25.map((h) => [h.id, h]));
+  const fused = reciprocalRankFusion([bm25.slice(0, depth).map((h) => h.id), ranked], options.k ?? 60);
+  const hits = fused.slice(0, limit).map(({ id }): HybridHit => {
+    const at = ranked.indexOf(id);
+    const base: SearchHit = byId.get(id) ?? { id, score: 0, confidence: 0, matched: [] };
+    return at >= 0 ? { ...base, embeddingRank: at + 1 } : base;
+  });
+  return { hits };
+}
