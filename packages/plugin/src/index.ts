@@ -37,6 +37,7 @@ export {
   PLUGIN_MANIFEST_KEYS,
   PLUGIN_ID_PATTERN,
   PLUGIN_ID_MAX_LENGTH,
+  PLUGIN_VERSION_MAX_LENGTH,
   SEMVER_PATTERN,
   I18nStringSchema,
   PluginPermissionSchema,
@@ -70,6 +71,7 @@ export type {
   DatasetSearchResult,
   UploadFileRequest,
   UploadFileResult,
+  WecomCorpToken,
   HostInvoke,
   InvokeCapability,
   ToolHandlerContext,
@@ -87,6 +89,8 @@ export type {
   SecretsOf,
   ToolHandler,
   ToolChild,
+  ToolChildManifest,
+  DefinitionMethods,
   ToolDefinition,
   ToolSetDefinition,
   PluginDefinition,
@@ -94,7 +98,7 @@ export type {
   DefineToolSetOptions,
   ToolSetChildOptions,
 } from "./define.js";
-export { BuiltManifestSchema, BuiltChildSchema, BUILT_MANIFEST_FILE, BUILT_BUNDLE_FILE } from "./built-manifest.js";
+export { BuiltManifestSchema, BuiltChildSchema, BUILT_MANIFEST_FILE, BUILT_BUNDLE_FILE, inferToolParams } from "./built-manifest.js";
 export type { BuiltManifest, BuiltChild, JsonSchema } from "./built-manifest.js";
 export { describePlugin, toJsonSchema } from "./describe.js";
 export type { PluginDescription, ChildDescription } from "./describe.js";

@@ -42,6 +42,11 @@ export interface PluginHostOptions {
   tempDir?: string;
   /** The node binary workers run. Default process.execPath. */
   nodePath?: string;
+  /**
+   * An output that breaks the tool's outputSchema fails the call with PLUGIN_OUTPUT_INVALID. Default false: as
+   * upstream, the output is returned as the handler gave it, after a `warning` event.
+   */
+  strictOutput?: boolean;
 }
 
 export interface RunOptions {
@@ -49,11 +54,16 @@ export interface RunOptions {
   systemVar?: Partial<SystemVar>;
 }
 
-/** What a run yields, in order: any number of `stream` events, then one `response` or one `error`. */
+/**
+ * What a run yields, in order: any number of `stream` events, then one `response` (after any `warning` events) or
+ * one `error`. An error's `detail` is what the tool threw as JSON-safe data (secrets redacted), when it says more
+ * than the message.
+ */
 export type PluginEvent =
   | { type: "stream"; data: StreamResponseEvent }
+  | { type: "warning"; data: string; code: PluginHostErrorCode }
   | { type: "response"; data: unknown }
-  | { type: "error"; data: string; code: PluginHostErrorCode };
+  | { type: "error"; data: string; code: PluginHostErrorCode; detail?: unknown };
 
 export interface InvokeResult {
   output: unknown;
@@ -94,6 +104,7 @@ export class PluginHost {
   readonly #workDir: string;
   readonly #services: HostServices;
   readonly #invokeLimits: InvokeLimits;
+  readonly #strictOutput: boolean;
   /** Every worker process from spawn to exit, so close() can stop them all before deleting the work dir. */
   readonly #workers: Set<WorkerProcess>;
   #nextCallId = 1;
@@ -116,6 +127,7 @@ export class PluginHost {
     this.#pool = pool;
     this.#services = options.services ?? createLocalServices();
     this.#invokeLimits = { ...DEFAULT_INVOKE_LIMITS, ...options.invokeLimits };
+    this.#strictOutput = options.strictOutput === true;
   }
 
   /** Loads a built plugin (`dist/`, a folder containing `dist/`, or a `.pkg`). Workers start on the first call. */
@@ -206,7 +218,8 @@ export class PluginHost {
     const channel = new EventChannel<PluginEvent>();
     const redact = createRedactor(options.secrets);
     const fail = (error: PluginHostError) => {
-      channel.push({ type: "error", code: error.code, data: redact(`${this.#toolLabel(toolId)}: ${error.message}`) });
+      const detail = error.detail === undefined ? {} : { detail: redact(error.detail) };
+      channel.push({ type: "error", code: error.code, data: redact(`${this.#toolLabel(toolId)}: ${error.message}`), ...detail });
       channel.end();
     };
     const problem = this.#checkCall(toolId, input, options);
@@ -218,7 +231,7 @@ export class PluginHost {
     const systemVar = this.#systemVar(callId, options.systemVar);
     const serviceCall = { pluginId: this.identity.pluginId, version: this.identity.version, toolId, systemVar };
     this.#pool.submit(
-      { kind: "call", callId, toolId, input, secrets: options.secrets, systemVar },
+      { kind: "call", callId, toolId, input, secrets: options.secrets, systemVar, strictOutput: this.#strictOutput },
       {
         onStream: (data) => {
           if (isStreamEvent(data)) channel.push({ type: "stream", data: redact(data) });
@@ -232,6 +245,9 @@ export class PluginHost {
           }),
         onDone: (outcome) => {
           if (!outcome.ok) return fail(outcome.error);
+          for (const warning of outcome.warnings) {
+            channel.push({ type: "warning", code: "PLUGIN_OUTPUT_INVALID", data: redact(`${this.#toolLabel(toolId)}: ${warning}`) });
+          }
           channel.push({ type: "response", data: redact(outcome.output) });
           channel.end();
         },
@@ -246,7 +262,7 @@ export class PluginHost {
     for await (const event of this.run(toolId, input, options)) {
       if (event.type === "stream") streams.push(event.data);
       else if (event.type === "response") return { output: event.data, streams };
-      else throw new PluginHostError(event.code, event.data);
+      else if (event.type === "error") throw new PluginHostError(event.code, event.data, event.detail === undefined ? undefined : { detail: event.detail });
     }
     throw new PluginHostError("PLUGIN_WORKER_CRASHED", `${this.#toolLabel(toolId)}: the run ended without a result`);
   }
@@ -264,7 +280,7 @@ export class PluginHost {
         for await (const event of this.run(tool.id, args, runOptions)) {
           if (event.type === "stream") onStream?.(event.data);
           else if (event.type === "response") return event.data;
-          else throw new PluginHostError(event.code, event.data);
+          else if (event.type === "error") throw new PluginHostError(event.code, event.data, event.detail === undefined ? undefined : { detail: event.detail });
         }
         throw new PluginHostError("PLUGIN_WORKER_CRASHED", `${this.#toolLabel(tool.id)}: the run ended without a result`);
       },

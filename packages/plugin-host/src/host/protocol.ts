@@ -10,7 +10,7 @@ import type { PluginHostErrorCode } from "./errors.js";
 
 export type { InvokeCapability as InvokeMethod, InvokeFailure, SystemVar, StreamResponseEvent } from "@skillport/plugin";
 
-export type InvokeTuple = readonly [unknown, null] | readonly [null, InvokeFailure];
+export type InvokeTuple = [unknown, null] | [null, InvokeFailure];
 
 export interface InitMessage {
   kind: "init";
@@ -28,6 +28,8 @@ export interface CallMessage {
   input: unknown;
   secrets: Record<string, unknown> | undefined;
   systemVar: SystemVar;
+  /** An output that breaks outputSchema fails the call (else it is returned with a warning). */
+  strictOutput?: boolean;
 }
 
 export interface InvokeResultMessage {
@@ -56,10 +58,12 @@ export interface StreamMessage {
 export interface WorkerError {
   code: PluginHostErrorCode;
   message: string;
+  /** The thrown value as JSON-safe data, when it carries more than its message. */
+  detail?: unknown;
 }
 
 export type ResultMessage =
-  | { kind: "result"; callId: number; ok: true; output: unknown }
+  | { kind: "result"; callId: number; ok: true; output: unknown; warnings?: string[] }
   | { kind: "result"; callId: number; ok: false; error: WorkerError };
 
 export interface InvokeMessage {

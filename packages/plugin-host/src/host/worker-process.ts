@@ -8,7 +8,7 @@ import { isPluginHostErrorCode, PluginHostError } from "./errors.js";
 import type { CallMessage, HostToWorker, InvokeTuple, WorkerError, WorkerToHost } from "./protocol.js";
 import type { Command } from "./sandbox.js";
 
-export type CallOutcome = { ok: true; output: unknown } | { ok: false; error: PluginHostError };
+export type CallOutcome = { ok: true; output: unknown; warnings: string[] } | { ok: false; error: PluginHostError };
 
 export interface CallHandlers {
   onStream(data: unknown): void;
@@ -178,7 +178,7 @@ export class WorkerProcess {
         const handlers = this.#calls.get(message.callId);
         if (!handlers) return;
         this.#calls.delete(message.callId);
-        handlers.onDone(message.ok ? { ok: true, output: message.output } : { ok: false, error: fromWorker(message.error) });
+        handlers.onDone(message.ok ? { ok: true, output: message.output, warnings: warningsOf(message.warnings) } : { ok: false, error: fromWorker(message.error) });
         break;
       }
     }
@@ -213,5 +213,11 @@ export class WorkerProcess {
 
 function fromWorker(error: WorkerError | undefined): PluginHostError {
   const code = isPluginHostErrorCode(error?.code) ? error.code : "PLUGIN_HANDLER_ERROR";
-  return new PluginHostError(code, String(error?.message ?? "the tool failed without a message"));
+  const detail = error?.detail;
+  return new PluginHostError(code, String(error?.message ?? "the tool failed without a message"), detail === undefined ? undefined : { detail });
+}
+
+/** Worker messages are untrusted: keep only string warnings, and not too many. */
+function warningsOf(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string").slice(0, 20).map((text) => text.slice(0, 4000)) : [];
 }
