@@ -80,7 +80,7 @@ export const PluginManifestSchema = z.object({
     .max(PLUGIN_ID_MAX_LENGTH, `must be at most ${PLUGIN_ID_MAX_LENGTH} characters`)
     .regex(PLUGIN_ID_PATTERN, "must use letters, digits, '-' and '_' (starting with a letter or digit)"),
   // Upstream takes any version string ("1.0" exists); `plugin check` recommends SemVer with a warning.
-  version: z.string().trim().min(1, "must not be empty").max(PLUGIN_VERSION_MAX_LENGTH, `must be at most ${PLUGIN_VERSION_MAX_LENGTH} characters`).regex(/^[0-9A-Za-z.+_-]+$/, "must use letters, digits, '.', '+', '-' and '_'"),
+  version: z.string().trim().min(1, { message: "must not be empty", abort: true }).max(PLUGIN_VERSION_MAX_LENGTH, `must be at most ${PLUGIN_VERSION_MAX_LENGTH} characters`).regex(/^[0-9A-Za-z.+_-]+$/, "must use letters, digits, '.', '+', '-' and '_'"),
   name: I18nStringSchema,
   description: I18nStringSchema,
   versionDescription: I18nStringSchema.optional(),

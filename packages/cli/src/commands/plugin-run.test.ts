@@ -71,7 +71,8 @@ describe("skillport plugin run (in-process)", () => {
     [["plugin", "run", "sink", "--tool", "echo", "--input", "{}", "--secrets", "{sk-123"], "skillport: --secrets is not valid JSON\n"],
     [["plugin", "run", "sink", "--tool", "echo", "--input", "@missing.json"], 'skillport: --input: cannot read file "missing.json"\n'],
     [["plugin", "run", "nowhere", "--input", "{}"], "skillport: nowhere: no such file or directory\n"],
-    [["plugin", "run", "sink", "--tool", "echo", "--input", "{}", "--timeout", "0"], "error: option '--timeout <ms>' argument '0' is invalid. expected a whole number ≥ 1, got \"0\"\n"],
+    [["plugin", "run", "sink", "--tool", "echo", "--input", "{}", "--timeout", "0"], "skillport: --timeout must be a number of seconds between 1 and 600, got \"0\"\n"],
+    [["plugin", "run", "sink", "--tool", "echo", "--input", "{}", "--system-var", "[1]"], "skillport: --system-var must be a JSON object\n"],
   ])("usage errors exit 2 with one line: %j", async (args, message) => {
     const result = await cli(args, root);
     expect(result.code).toBe(2);
@@ -99,8 +100,15 @@ describe("skillport plugin run (built binary)", () => {
     expect(result.code).toBe(0);
   });
 
-  it("exits 1 with a one-line error when the tool fails", async () => {
+  it("prints a warning and the output when the output breaks its schema, and exits 0", async () => {
     const result = await exec(["plugin", "run", "sink", "--tool", "badOutput", "--input", '{"text":"x"}']);
+    expect(result.code).toBe(0);
+    expect(result.err).toContain('warning: tool "badOutput" of plugin "fixture": the output does not match outputSchema');
+    expect(JSON.parse(result.out)).toEqual({ text: 42 });
+  });
+
+  it("exits 1 with a one-line error when the tool fails (--strict-output)", async () => {
+    const result = await exec(["plugin", "run", "sink", "--tool", "badOutput", "--input", '{"text":"x"}', "--strict-output"]);
     expect(result.code).toBe(1);
     expect(result.err.trim().split("\n").at(-1)).toBe('skillport: tool "badOutput" of plugin "fixture": output field "text": Invalid input: expected string, received number');
   });

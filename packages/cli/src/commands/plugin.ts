@@ -24,10 +24,12 @@ export function registerPlugin(program: Command, io: CliIO, setExit: (code: numb
     .command("create <name>")
     .description("write a new plugin from a template into <cwd>/<name>")
     .addOption(new Option("--type <type>", "template").choices([...PLUGIN_TEMPLATES]).default("tool"))
+    .option("-d, --description <text>", "description for package.json and README.md")
     .option("--cwd <dir>", "parent directory of the new plugin", ".")
     .option("--json", "print the result as JSON")
-    .action(async (name: string, opts: { type: PluginTemplate; cwd: string; json?: boolean }) => {
-      const result = await run(io, setExit, opts.json, () => createPlugin({ name, type: opts.type, cwd: at(opts.cwd) }));
+    .action(async (name: string, opts: { type: PluginTemplate; cwd: string; description?: string; json?: boolean }) => {
+      const description = opts.description === undefined ? {} : { description: opts.description };
+      const result = await run(io, setExit, opts.json, () => createPlugin({ name, type: opts.type, cwd: at(opts.cwd), ...description }));
       if (result === undefined) return;
       if (opts.json) return printJson(io, { ok: true, dir: shown(result.dir), files: result.files });
       io.stdout(`created ${opts.type} plugin ${name} in ${shown(result.dir)}\n`);
@@ -79,14 +81,16 @@ export function registerPlugin(program: Command, io: CliIO, setExit: (code: numb
     .description("rebuild, check, then write a deterministic <pluginId>-<version>.pkg and print its sha256")
     .option("--entry <dir>", "plugin directory", ".")
     .option("--dist <dir>", "build directory (default: <entry>/dist)")
-    .option("--output <dir>", "directory for the .pkg (default: <entry>/out)")
+    .option("--output <dir>", "directory for the .pkg (default: <entry>/out; the path is printed)")
+    .option("-n, --name <name>", "file name of the .pkg without extension (default: <pluginId>-<version>)")
     .option("--minify", "minify the bundle")
     .option("--json", "print the result as JSON")
-    .action(async (opts: { entry: string; dist?: string; output?: string; minify?: boolean; json?: boolean }) => {
+    .action(async (opts: { entry: string; dist?: string; output?: string; name?: string; minify?: boolean; json?: boolean }) => {
       const entry = at(opts.entry);
       const dist = opts.dist === undefined ? resolve(entry, "dist") : at(opts.dist);
       const output = opts.output === undefined ? resolve(entry, "out") : at(opts.output);
-      const result = await run(io, setExit, opts.json, () => packPlugin({ entry, dist, output, minify: opts.minify === true }));
+      const name = opts.name === undefined ? {} : { name: opts.name };
+      const result = await run(io, setExit, opts.json, () => packPlugin({ entry, dist, output, minify: opts.minify === true, ...name }));
       if (result === undefined) return;
       if (opts.json) {
         return printJson(io, { ok: true, file: shown(result.file), sha256: result.sha256, size: result.size, entries: result.entries, diagnostics: result.diagnostics });

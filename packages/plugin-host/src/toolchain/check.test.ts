@@ -76,13 +76,13 @@ describe("checkPlugin catches each defect", () => {
     upload,
     "await ctx.invoke.getWecomCorpToken();",
   ].join("\n");
-  const sharedSecretRepeated = ownSecrets.replace("other: z.string().meta({ title: 'Other', isSecret: true })", "key: z.string().meta({ title: 'Key', isSecret: true })");
   const ownSecrets = `createToolHandler({
       inputSchema: z.object({ q: z.string().meta({ title: 'Q', isToolParam: true }) }),
       outputSchema: z.object({ ok: z.boolean().meta({ title: 'OK' }) }),
       secretSchema: z.object({ other: z.string().meta({ title: 'Other', isSecret: true }) }),
       handler: async () => ({ ok: true })
     })`;
+  const sharedSecretRepeated = ownSecrets.replace("other: z.string().meta({ title: 'Other', isSecret: true })", "key: z.string().meta({ title: 'Key', isSecret: true })");
   it.each<[string, Record<string, string>, string[]]>([
     ["no index.ts", base(), ["error:PLUGIN_ENTRY_FILE_MISSING", "error:PLUGIN_DIST_MISSING"]],
     ["a syntax error", base({ "index.ts": "const x = ;\n" }), ["error:PLUGIN_BUNDLE_FAILED", "error:PLUGIN_DIST_MISSING"]],
