@@ -56,16 +56,43 @@ function readCatalog(checkout) {
   return catalog;
 }
 
+/**
+ * The versions pnpm-lock.yaml pinned for a tool's direct dependencies (`importers: packages/tools/<name>:`), so the
+ * install reproduces what upstream tested (the newest version in range may need packages a registry lacks).
+ */
+function readLocked(checkout, name) {
+  const file = path.join(checkout, "pnpm-lock.yaml");
+  const locked = {};
+  if (!existsSync(file)) return locked;
+  const lines = readFileSync(file, "utf8").split("\n");
+  const start = lines.indexOf(`  packages/tools/${name}:`);
+  if (start === -1) return locked;
+  let section = "";
+  let dep = "";
+  for (const line of lines.slice(start + 1)) {
+    if (/^ {0,2}\S/.test(line)) break;
+    const header = /^ {4}(\w+):\s*$/.exec(line);
+    if (header) section = header[1];
+    const key = /^ {6}'?([^':]+(?::[^':]+)?)'?:\s*$/.exec(line);
+    if (key) dep = key[1];
+    const version = /^ {8}version: (\S+)/.exec(line);
+    if (version && section === "dependencies" && dep) locked[dep] = version[1].replace(/\(.*$/, "");
+  }
+  return locked;
+}
+
 /** Modules the host provides (never installed per tool). */
 const PROVIDED = new Set(["zod", "@fastgpt-plugin/sdk-factory", "@fastgpt-plugin/cli"]);
 
 /** Installs a tool's runtime dependencies (not its dev tools). Returns a short status. */
-function install(dir, catalog) {
+function install(dir, catalog, locked) {
   const pkgFile = path.join(dir, "package.json");
   const pkg = JSON.parse(readFileSync(pkgFile, "utf8"));
   const deps = Object.entries(pkg.dependencies ?? {}).filter(([name]) => !PROVIDED.has(name));
   if (deps.length === 0) return { status: "none" };
-  const resolved = Object.fromEntries(deps.map(([name, version]) => [name, version.startsWith("catalog:") ? (catalog[name] ?? "*") : version]));
+  const resolved = Object.fromEntries(
+    deps.map(([name, version]) => [name, /^\d/.test(locked[name] ?? "") ? locked[name] : version.startsWith("catalog:") ? (catalog[name] ?? "*") : version]),
+  );
   writeFileSync(pkgFile, JSON.stringify({ name: pkg.name, version: pkg.version, private: true, type: pkg.type, dependencies: resolved }, null, 2));
   // --ignore-scripts: no dependency's install script runs on this machine (the tools need none at run time).
   const result = spawnSync("npm", ["install", "--omit=dev", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"], { cwd: dir, encoding: "utf8", timeout: 600_000 });
@@ -157,7 +184,7 @@ function main() {
     const dir = path.join(work, name);
     cpSync(path.join(toolsDir, name), dir, { recursive: true, filter: (src) => !/[\\/](node_modules|dist)$/.test(src) });
     const started = Date.now();
-    const deps = args.install ? install(dir, catalog) : { status: "skipped" };
+    const deps = args.install ? install(dir, catalog, readLocked(path.resolve(args.checkout), name)) : { status: "skipped" };
     const build = skillport(["plugin", "build", "--entry", dir, "--json"]);
     const built = parseJson(build.out);
     const row = { name, deps: deps.status, build: build.code === 0 ? "ok" : "FAIL", check: "-", errors: 0, warnings: 0, runs: [], notes: [] };

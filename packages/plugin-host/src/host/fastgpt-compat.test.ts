@@ -130,6 +130,8 @@ const children = {
   nothing: fail(async () => ({})),
   text: fail(async () => "plain text failure"),
   secret: fail(async (_input, ctx) => ({ message: "bad key " + ctx.secrets.apiKey, echoed: ctx.secrets.apiKey })),
+  strayRejection: createToolHandler({ inputSchema: text, outputSchema: text, handler: async ({ text }) => { void Promise.reject(new Error("nobody awaits this")); return { text }; } }),
+  uncaught: createToolHandler({ inputSchema: text, outputSchema: text, handler: async () => { setTimeout(() => { throw new Error("socket callback failed"); }, 0); return new Promise(() => {}); } }),
   legacy: createToolHandler({
     inputSchema: z.object({ ms: z.number().optional() }),
     outputSchema: z.object({ waited: z.number() }),
@@ -154,7 +156,7 @@ export default defineToolSet({
 
 describe("FastGPT plugin habits", () => {
   let host: PluginHost;
-  const ids = ["messageObject", "invokeFailure", "reasonOnly", "bare", "nothing", "text", "secret", "legacy", "stream"];
+  const ids = ["messageObject", "invokeFailure", "reasonOnly", "bare", "nothing", "text", "secret", "strayRejection", "uncaught", "legacy", "stream"];
   beforeAll(async () => {
     const child = (id: string) => ({ id, name: i18n(id), description: i18n(id), icon: "logo.svg", toolDescription: id, inputSchema: objectSchema(), outputSchema: objectSchema() });
     const dist = await writeUpstreamDist("habits", HABITS, { version: "1.0.0", inputSchema: undefined, outputSchema: undefined, children: ids.map(child) });
@@ -188,6 +190,19 @@ describe("FastGPT plugin habits", () => {
     const event = await last("secret", { text: "x" }, { apiKey: "sk-very-secret-1234" });
     expect(JSON.stringify(event)).not.toContain("sk-very-secret-1234");
     expect(event).toMatchObject({ type: "error", data: 'tool "secret" of plugin "habits": bad key [redacted]', detail: { echoed: "[redacted]" } });
+  });
+
+  it("a stray unhandled rejection does not kill the worker or the call", async () => {
+    expect(await last("strayRejection", { text: "still here" })).toEqual({ type: "response", data: { text: "still here" } });
+  });
+
+  it("an exception outside the call's promise fails the call with the plugin's message, not a crash", async () => {
+    expect(await last("uncaught", { text: "x" })).toMatchObject({
+      type: "error",
+      code: "PLUGIN_HANDLER_ERROR",
+      data: 'tool "uncaught" of plugin "habits": uncaught error in the plugin: socket callback failed',
+    });
+    expect(await last("strayRejection", { text: "next worker" })).toEqual({ type: "response", data: { text: "next worker" } });
   });
 
   it("passes undeclared (legacy) input keys through to the handler", async () => {

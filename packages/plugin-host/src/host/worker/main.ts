@@ -25,6 +25,8 @@ let pluginDir = "";
 let nextInvokeId = 1;
 const pendingInvokes = new Map<number, (result: InvokeTuple) => void>();
 const activeCalls = new Set<number>();
+/** Calls already answered by the uncaughtException handler: their handler's late result is dropped. */
+const abandoned = new Set<number>();
 
 function send(message: WorkerToHost): void {
   process.send?.(message);
@@ -49,6 +51,23 @@ process.on("message", (raw: HostToWorker) => {
 
 // The host owns our lifetime: when the IPC channel closes, nobody can receive results any more.
 process.on("disconnect", () => process.exit(0));
+
+// A plugin's stray rejection (a driver's background promise nobody awaited) must not kill the calls in flight:
+// Node would exit the worker. The call that caused it still settles (or times out) on its own.
+process.on("unhandledRejection", () => {});
+
+// An exception thrown outside any call's promise chain (a socket callback) would make Node exit the worker and fail
+// every call in flight as a crash. When exactly one call is running it is the cause: fail that call with the
+// plugin's own message. With several, none can be blamed: each settles or times out on its own. The worker stays.
+process.on("uncaughtException", (error) => {
+  const [only, ...others] = activeCalls;
+  if (only === undefined || others.length > 0) return;
+  activeCalls.delete(only);
+  abandoned.add(only);
+  const detail = errorDetail(error);
+  const message = describe(`uncaught error in the plugin: ${renderError(error)}`);
+  send({ kind: "result", callId: only, ok: false, error: { code: "PLUGIN_HANDLER_ERROR", message, ...(detail === undefined ? {} : { detail }) } });
+});
 
 async function init(entry: string, expectedPluginId: string, toolIds: readonly string[]): Promise<void> {
   pluginDir = dirname(entry);
@@ -76,6 +95,7 @@ async function runCall(call: CallMessage): Promise<void> {
     outcome = { ok: false, error: toWorkerError(error) };
   }
   activeCalls.delete(call.callId);
+  if (abandoned.delete(call.callId)) return;
   try {
     send({ kind: "result", callId: call.callId, ...outcome });
   } catch (error) {
