@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { KITCHEN_SINK_CHILDREN, KITCHEN_SINK_SOURCE, UPLOADER_SOURCE, writePluginFixture } from "../../../plugin-host/src/host/__fixtures__/plugins.js";
+import { CALLER_SOURCE, KITCHEN_SINK_CHILDREN, KITCHEN_SINK_SOURCE, UPLOADER_SOURCE, writePluginFixture } from "../../../plugin-host/src/host/__fixtures__/plugins.js";
 import { runInProcess } from "../test-support.js";
 
 interface Result {
@@ -28,6 +28,7 @@ beforeAll(async () => {
   await writePluginFixture(join(root, "sink"), { children: KITCHEN_SINK_CHILDREN, permission: ["file-upload:allow"], source: KITCHEN_SINK_SOURCE });
   single = await writePluginFixture(join(root, "uploader"), { pluginId: "uploader", source: UPLOADER_SOURCE });
   await writeFile(join(root, "input.json"), '{"text":"from file"}');
+  await writePluginFixture(join(root, "caller"), { pluginId: "caller", source: CALLER_SOURCE });
 });
 afterAll(() => rm(root, { recursive: true, force: true }));
 
@@ -37,6 +38,16 @@ describe("skillport plugin run (in-process)", () => {
     expect(result.out).toBe('[answer] one\n[fastAnswer] two\n{\n  "text": "hi"\n}\n');
     expect(result.err).toMatch(/^running fixture@1\.0\.0 \([0-9a-f]{8}\) tool "echo" — .*network (isolated|NOT isolated), heap 512 MB\n$/);
     expect(result.code).toBe(0);
+  });
+
+  it("passes --system-var fields to the tool (the rest is filled in)", async () => {
+    const systemVar = { app: { id: "app-1", name: "App" }, chat: { chatId: "chat-42", uid: "u-7" }, time: "2026-01-02T03:04:05.000Z" };
+    const result = await cli(["plugin", "run", "caller", "--input", '{"text":"x"}', "--system-var", JSON.stringify(systemVar), "--json"], root);
+    expect(result.code, result.err).toBe(0);
+    const last = JSON.parse(result.out.trim().split("\n").at(-1) ?? "") as { data: { text: string } };
+    const seen = (JSON.parse(last.data.text) as { systemVar: Record<string, unknown> }).systemVar;
+    expect(seen).toMatchObject(systemVar);
+    expect(typeof seen.invokeToken).toBe("string");
   });
 
   it("prints NDJSON events with --json and reads @file input", async () => {

@@ -43,8 +43,12 @@ export function registerPlugin(program: Command, io: CliIO, setExit: (code: numb
     .option("--entry <dir>", "plugin directory", ".")
     .option("--output <dir>", "output directory (default: <entry>/dist)")
     .option("--minify", "minify the bundle")
+    .addOption(new Option("-f, --format <format>", "bundle format (FastGPT's flag; the host runs esm)").choices(["esm", "cjs"]).default("esm"))
     .option("--json", "print the result as JSON")
-    .action(async (opts: { entry: string; output?: string; minify?: boolean; json?: boolean }) => {
+    .action(async (opts: { entry: string; output?: string; minify?: boolean; format: string; json?: boolean }) => {
+      if (opts.format !== "esm") {
+        throw new CliError("--format cjs is not supported: Skillport hosts load plugin bundles as ES modules; build with --format esm (the default)", EXIT_ERROR);
+      }
       const entry = at(opts.entry);
       const output = opts.output === undefined ? resolve(entry, "dist") : at(opts.output);
       const result = await run(io, setExit, opts.json, () => buildPlugin({ entry, output, minify: opts.minify === true }));
