@@ -159,7 +159,8 @@ function providedPackageRoots(): Promise<Map<string, string>> {
   return provided;
 }
 
-function packageRoot(file: string, name: string): string {
+/** The directory of the package named `name` that contains `file` (dirname(file) when none is found). */
+export function packageRoot(file: string, name: string): string {
   for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir)) {
     const manifest = join(dir, "package.json");
     if (!existsSync(manifest)) continue;

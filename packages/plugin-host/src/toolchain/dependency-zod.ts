@@ -5,23 +5,21 @@
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join, sep } from "node:path";
+import { join, sep } from "node:path";
+import { packageRoot } from "../host/load.js";
 
 const NODE_MODULES = `${sep}node_modules${sep}`;
 
 /** The major version of the zod package that contains `file`, or undefined when it cannot be read. */
 export function zodMajorAt(file: string): number | undefined {
-  for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir)) {
-    try {
-      const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: unknown; version?: unknown };
-      if (pkg.name !== "zod") continue;
-      const major = typeof pkg.version === "string" ? Number.parseInt(pkg.version, 10) : Number.NaN;
-      return Number.isNaN(major) ? undefined : major;
-    } catch {
-      // no package.json at this level
-    }
+  try {
+    const pkg = JSON.parse(readFileSync(join(packageRoot(file, "zod"), "package.json"), "utf8")) as { name?: unknown; version?: unknown };
+    if (pkg.name !== "zod" || typeof pkg.version !== "string") return undefined;
+    const major = Number.parseInt(pkg.version, 10);
+    return Number.isNaN(major) ? undefined : major;
+  } catch {
+    return undefined; // no readable package.json
   }
-  return undefined;
 }
 
 let hostMajor: number | undefined;
