@@ -183,7 +183,7 @@ describe("PluginHost", () => {
     expect(result).toEqual({
       accessURL: expect.stringMatching(/^file:\/\/.*\/hello\.txt$/),
       fileName: "hello.txt",
-      contentType: "application/octet-stream",
+      contentType: "text/plain",
       size: 5,
       etag,
       createTime: expect.any(String),
