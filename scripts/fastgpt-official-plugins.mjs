@@ -95,8 +95,38 @@ function install(dir, catalog, locked) {
   );
   writeFileSync(pkgFile, JSON.stringify({ name: pkg.name, version: pkg.version, private: true, type: pkg.type, dependencies: resolved }, null, 2));
   // --ignore-scripts: no dependency's install script runs on this machine (the tools need none at run time).
-  const result = spawnSync("npm", ["install", "--omit=dev", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"], { cwd: dir, encoding: "utf8", timeout: 600_000 });
-  return result.status === 0 ? { status: `${deps.length} deps` } : { status: "install failed", detail: (result.stderr || result.stdout).trim().split("\n").slice(-2).join(" ") };
+  const npmInstall = () => spawnSync("npm", ["install", "--omit=dev", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"], { cwd: dir, encoding: "utf8", timeout: 600_000 });
+  let result = npmInstall();
+  let note = "";
+  // A registry may lack the pinned version of a direct dependency: take the lowest one it has at or above it.
+  const missing = /No matching version found for (@?[^@\s]+)@/.exec(result.stderr ?? "")?.[1];
+  if (result.status !== 0 && missing !== undefined && Object.hasOwn(resolved, missing)) {
+    const substitute = lowestAtLeast(missing, resolved[missing]);
+    if (substitute !== undefined) {
+      resolved[missing] = substitute;
+      note = `${missing}@${substitute} substituted`;
+      writeFileSync(pkgFile, JSON.stringify({ name: pkg.name, version: pkg.version, private: true, type: pkg.type, dependencies: resolved }, null, 2));
+      result = npmInstall();
+    }
+  }
+  if (result.status === 0) return { status: `${deps.length} deps`, ...(note ? { detail: note } : {}) };
+  return { status: "install failed", detail: (result.stderr || result.stdout).trim().split("\n").slice(-2).join(" ") };
+}
+
+/** The lowest published version of `name` at or above the (exact or ^/~) version given, from `npm view`. */
+function lowestAtLeast(name, wanted) {
+  const floor = /(\d+)\.(\d+)\.(\d+)/.exec(wanted);
+  if (!floor) return undefined;
+  const view = spawnSync("npm", ["view", name, "versions", "--json"], { encoding: "utf8", timeout: 60_000 });
+  const versions = parseJson(view.stdout ?? "");
+  if (!Array.isArray(versions)) return undefined;
+  const key = (v) => v.split(/[.-]/).slice(0, 3).map(Number);
+  const atLeast = (v) => {
+    const [a, b, c] = key(v);
+    const [x, y, z] = floor.slice(1).map(Number);
+    return a !== x ? a > x : b !== y ? b > y : c >= z;
+  };
+  return versions.filter((v) => /^\d+\.\d+\.\d+$/.test(v) && atLeast(v))[0];
 }
 
 function skillport(args, options = {}) {

@@ -50,6 +50,18 @@ describe("skillport plugin run (in-process)", () => {
     expect(typeof seen.invokeToken).toBe("string");
   });
 
+  it("answers ctx.invoke from --services (user, team, WeCom token)", async () => {
+    const services = { user: { username: "ada", orgs: [{ pathId: "o", name: "Org" }], groups: [] }, wecomCorpToken: { access_token: "corp-tok", expires_in: 7200 } };
+    const dir = await writePluginFixture(join(root, "caller-permitted"), { pluginId: "caller", permission: ["userInfo:read", "teamInfo:read"], source: CALLER_SOURCE });
+    const result = await cli(["plugin", "run", dir, "--input", '{"text":"x"}', "--services", JSON.stringify(services), "--json"], root);
+    expect(result.code, result.err).toBe(0);
+    const last = JSON.parse(result.out.trim().split("\n").at(-1) ?? "") as { data: { text: string } };
+    const { results } = JSON.parse(last.data.text) as { results: Record<string, unknown[]> };
+    expect(results.userInfo).toEqual([services.user, null]);
+    expect(results.getWecomCorpToken).toEqual([services.wecomCorpToken, null]);
+    expect(results.teamInfo?.[1]).toMatchObject({ error: "NotConfigured" });
+  });
+
   it("prints NDJSON events with --json and reads @file input", async () => {
     const result = await cli(["plugin", "run", "sink/dist", "--tool", "echo", "--input", "@input.json", "--json"], root);
     expect(result.out.trim().split("\n").map((line) => JSON.parse(line) as unknown)).toEqual([

@@ -9,7 +9,7 @@ import {
   type PluginHostErrorCode,
   type RunOptions,
 } from "@skillport/plugin-host";
-import type { SystemVar } from "@skillport/plugin";
+import type { SystemVar, TeamInfo, UserInfo, WecomCorpToken } from "@skillport/plugin";
 import { parseSeconds } from "./deploy.js";
 import { CliError, colors, EXIT_ERROR, EXIT_PROBLEMS, type CliIO } from "../io.js";
 
@@ -25,6 +25,14 @@ interface RunFlags {
   heap?: number;
   systemVar?: string;
   strictOutput?: boolean;
+  services?: string;
+}
+
+/** What `--services` may configure for the local stand-in host (FastGPT's local debug host answers the same calls). */
+interface LocalServiceValues {
+  user?: UserInfo;
+  team?: TeamInfo;
+  wecomCorpToken?: WecomCorpToken;
 }
 
 /** Failures that mean "you called it wrong" (exit 2) rather than "the tool failed" (exit 1). */
@@ -39,6 +47,7 @@ export function addPluginRunCommand(plugin: Command, io: CliIO, setExit: (code: 
     .requiredOption("--input <json|@file>", "tool input as JSON, or @path to a JSON file")
     .option("--secrets <json|@file>", "secrets as JSON, or @path to a JSON file (never printed)")
     .option("--upload-dir <dir>", "folder ctx.invoke.uploadFile writes to (uploads are refused without it)")
+    .option("--services <json|@file>", 'answers for ctx.invoke: {"user": {...}, "team": {...}, "wecomCorpToken": {...}} (others are "not configured")')
     .option("--allow-network", "let the plugin open network connections")
     .addOption(new Option("--bubblewrap <mode>", "run workers in bubblewrap").choices(["auto", "require", "off"]).default("auto"))
     .option("--system-var <json|@file>", "systemVar fields for the call as JSON (app, chat, time), e.g. '{\"chat\":{\"chatId\":\"c1\"}}'")
@@ -56,7 +65,9 @@ export function addPluginRunCommand(plugin: Command, io: CliIO, setExit: (code: 
       if (secrets !== undefined && (typeof secrets !== "object" || secrets === null || Array.isArray(secrets))) {
         throw new CliError("--secrets must be a JSON object", EXIT_ERROR);
       }
-      const host = await loadHost(io, source, flags);
+      const services = flags.services === undefined ? {} : await readJsonOption(io, "--services", flags.services);
+      if (typeof services !== "object" || services === null || Array.isArray(services)) throw new CliError("--services must be a JSON object", EXIT_ERROR);
+      const host = await loadHost(io, source, flags, services as LocalServiceValues);
       try {
         const toolId = pickTool(host, flags.tool);
         if (!flags.json) describeHost(io, host, toolId);
@@ -72,6 +83,8 @@ export function addPluginRunCommand(plugin: Command, io: CliIO, setExit: (code: 
     });
 }
 
+const constant = <T>(value: T) => (): T => structuredClone(value);
+
 /** A zero timeout or heap would make every call fail; refuse it as a usage error. */
 function atLeastOne(value: string): number {
   const parsed = Number(value);
@@ -79,14 +92,19 @@ function atLeastOne(value: string): number {
   return parsed;
 }
 
-async function loadHost(io: CliIO, source: string, flags: RunFlags): Promise<PluginHost> {
+async function loadHost(io: CliIO, source: string, flags: RunFlags, values: LocalServiceValues): Promise<PluginHost> {
   // Seconds, as every other --timeout of this CLI.
   const timeoutSeconds = parseSeconds(flags.timeout, "--timeout");
   try {
     return await PluginHost.load(resolve(io.cwd, source), {
       allowNetwork: flags.allowNetwork === true,
       bubblewrap: flags.bubblewrap,
-      services: createLocalServices(flags.uploadDir === undefined ? {} : { uploadDir: resolve(io.cwd, flags.uploadDir) }),
+      services: createLocalServices({
+        ...(flags.uploadDir === undefined ? {} : { uploadDir: resolve(io.cwd, flags.uploadDir) }),
+        ...(values.user === undefined ? {} : { user: values.user }),
+        ...(values.team === undefined ? {} : { team: values.team }),
+        ...(values.wecomCorpToken === undefined ? {} : { wecomCorpToken: constant(values.wecomCorpToken) }),
+      }),
       ...(flags.heap === undefined ? {} : { maxHeapMb: flags.heap }),
       ...(flags.strictOutput === true ? { strictOutput: true } : {}),
       ...(timeoutSeconds === undefined ? {} : { pool: { callTimeoutMs: timeoutSeconds * 1000 } }),
