@@ -173,28 +173,94 @@ function sample(schema, key = "") {
   }
 }
 
+/**
+ * Inputs and secrets written by hand where made-up ones stop at the tool's own checks (a required "one of", a URL
+ * scheme, a key prefix). Only values of our own; hosts are example.com names, which the isolated network cannot reach.
+ */
+const PDF_BASE64 = Buffer.from("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n").toString("base64");
+const PNG_BASE64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+const CURATED = {
+  airtable: { inputs: { createRecord: { baseId: "appA", tableIdOrName: "T", fields: { Name: "x" } }, updateRecord: { baseId: "appA", tableIdOrName: "T", recordId: "rec1", fields: { Name: "x" } } } },
+  base64Decode: { inputs: { toFile: { base64: PDF_BASE64 }, toImage: { base64: PNG_BASE64 }, toText: { base64: Buffer.from("hello").toString("base64") } } },
+  dailyHot: { inputs: { tool: { sources: ["weibo"] } } },
+  dalle3: { secrets: { url: "https://api.example.com", authorization: "sk-test-0000" }, inputs: { tool: { prompt: "a cat" } } },
+  excelOperation: { inputs: { tool: { file: "https://files.example.com/a.xlsx", script: "return 1" } } },
+  jsonProcessor: {
+    inputs: {
+      jsonPath: { json: '{"a":{"b":[1,2,3]}}', path: "$.a.b[1]" },
+      structure: { json: '{"a":1,"b":{"c":2}}', fields: [{ name: "a", path: "$.a" }, { name: "c", path: "$.b.c" }] },
+      jsonPatch: { json: '{"a":1}', operations: '[{"op":"replace","path":"/a","value":2}]' },
+    },
+  },
+  mineru: { secrets: { base_url: "https://mineru.example.com", token: "t-0000" }, inputs: { parseLocal: { files: ["https://files.example.com/a.pdf"] }, parseRemote: { files: ["https://files.example.com/a.pdf"] } } },
+  minimax: { inputs: { tts: { text: "hi", model: "speech-2.5-hd-preview", voice_id: "male-qn-qingse", speed: 1, vol: 1, pitch: 0, emotion: "happy", english_normalization: false } } },
+  mojiWeather: { inputs: { tool: { province: "北京", city: "北京", towns: "朝阳", start_time: "2026-01-01", end_time: "2026-01-02" } } },
+  mongodb: {
+    secrets: { connectionUri: "mongodb://db.example.com:27017", database: "test" },
+    inputs: {
+      find: { collection: "c" },
+      insert: { collection: "c", documents: '[{"a":1}]' },
+      update: { collection: "c", filter: '{"a":1}', update: '{"$set":{"a":2}}' },
+      delete: { collection: "c", filter: '{"a":1}' },
+      aggregate: { collection: "c", pipeline: '[{"$match":{}}]' },
+    },
+  },
+  neo4j: { secrets: { uri: "neo4j://db.example.com:7687", username: "neo4j", password: "p-0000" }, inputs: { read: { cypher: "RETURN 1" }, write: { cypher: "CREATE (n)" } } },
+  notion: {
+    secrets: { integrationToken: "ntn_0000000000" },
+    inputs: { getPage: { pageId: "p" }, getBlockChildren: { blockId: "b" }, queryDataSource: { dataSourceId: "d" }, createPage: { parentType: "page_id", parentId: "p", propertiesJson: "{}" } },
+  },
+  searchInfinity: { secrets: { apiKey: "k-0000" }, inputs: { tool: { query: "zod", searchType: "web" } } },
+  // url is an undeclared (legacy) input key the tool reads.
+  searchXNG: { inputs: { tool: { query: "zod", url: "https://searx.example.com/search" } } },
+  smtpEmail: { secrets: { smtpHost: "smtp.example.com", smtpPort: "465", SSL: true, smtpUser: "u@example.com", smtpPass: "p-0000" }, inputs: { tool: { fromName: "T", to: "a@example.com", subject: "s", content: "c" } } },
+  SoMarkDocumentParser: { secrets: { baseUrl: "https://somark.example.com", apiKey: "k-0000" }, inputs: { tool: { file: ["https://files.example.com/a.pdf"] } } },
+  tavily: { secrets: { tavilyApiKey: "tvly-0000000000" }, inputs: { crawl: { url: "https://example.com" }, extract: { urls: "https://example.com" }, map: { url: "https://example.com" }, search: { query: "zod" } } },
+  wechatOfficialAccount: {
+    secrets: { appId: "wx0000000000", secret: "s-0000000000" },
+    inputs: { publishDraft: { mediaId: "m" }, uploadMarkdownToDraft: { markdownContent: "# t", coverImage: "https://img.example.com/a.png", title: "t" }, uploadPermanentMaterial: { type: "image", mediaUrl: "https://img.example.com/a.png" } },
+  },
+  wecomSmartSheet: {
+    inputs: Object.fromEntries(
+      ["wecomSmartSheetFieldAdvanced", "wecomSmartSheetFieldSimple", "wecomSmartSheetRecordAdvanced", "wecomSmartSheetRecordSimple", "wecomSmartSheetView"].map((id) => [id, { accessToken: "t", docid: "d", sheet_id: "s", action: "list" }]).concat([["wecomSmartSheetTable", { accessToken: "t", docid: "d", action: "get" }]]),
+    ),
+  },
+  WeWorkWebhook: { inputs: { tool: { webhookUrl: "https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=k", message: "hi" } } },
+  youtube: { inputs: { getSubtitle: { videoUrl: "https://www.youtube.com/watch?v=dQw4w9WgXcQ" } } },
+};
+
+/** What `--services` gives every run: the calls FastGPT's local debug host answers. */
+const SERVICES = { user: { username: "tester", contact: null, memberName: "Tester", orgs: [{ pathId: "o1", name: "Org" }], groups: [{ name: "g" }] }, wecomCorpToken: { access_token: "corp-token-0000", expires_in: 7200 } };
+
+/** Tools that replace their fetch error with a message of their own (read in their source). */
+const OWN_NETWORK_MESSAGES = { mojiWeather: /No weather data available/ };
+
 const NETWORK = /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ENETUNREACH|EHOSTUNREACH|ECONNRESET|getaddrinfo|fetch failed|network|socket hang up|connect|timed? ?out|Timeout|请求|网络/i;
 const CRASH = new Set(["PLUGIN_WORKER_CRASHED", "PLUGIN_WORKER_START_FAILED", "PLUGIN_HEAP_LIMIT"]);
 
-function classifyRun(result) {
+function classifyRun(result, name) {
   const lines = result.out.trim().split("\n").filter(Boolean).map(parseJson).filter(Boolean);
   const last = lines.at(-1);
   if (last?.type === "response") return { outcome: "ok", detail: "" };
   if (last?.type === "error") {
     if (CRASH.has(last.code)) return { outcome: "crash", detail: `${last.code}: ${last.data}` };
     if (last.code === "PLUGIN_TIMEOUT") return { outcome: "network", detail: `${last.code} (waiting on the isolated network)` };
-    if (NETWORK.test(last.data)) return { outcome: "network", detail: last.data };
+    if (NETWORK.test(last.data) || OWN_NETWORK_MESSAGES[name]?.test(last.data)) return { outcome: "network", detail: last.data };
     return { outcome: "error", detail: `${last.code}: ${last.data}` };
   }
   return { outcome: "crash", detail: `no result (exit ${result.code}): ${result.err.trim().split("\n").at(-1) ?? ""}` };
 }
 
-function runTool(dir, manifest, timeout) {
+function runTool(name, dir, manifest, timeout) {
   const tools = manifest.children ? manifest.children.map((c) => ({ id: c.id, inputSchema: c.inputSchema })) : [{ id: "tool", inputSchema: manifest.inputSchema }];
-  const secrets = sample(manifest.secretSchema ?? { type: "object" });
+  const curated = CURATED[name] ?? {};
+  const secrets = { ...sample(manifest.secretSchema ?? { type: "object" }), ...curated.secrets };
+  const uploads = path.join(dir, "..", `${name}.uploads`);
   return tools.map((tool) => {
-    const args = ["plugin", "run", dir, "--tool", tool.id, "--json", "--timeout", String(timeout), "--input", JSON.stringify(sample(tool.inputSchema)), "--secrets", JSON.stringify(secrets)];
-    return { id: tool.id, ...classifyRun(skillport(args)) };
+    const input = { ...sample(tool.inputSchema), ...curated.inputs?.[tool.id] };
+    const args = ["plugin", "run", dir, "--tool", tool.id, "--json", "--timeout", String(timeout), "--input", JSON.stringify(input), "--secrets", JSON.stringify(secrets)];
+    args.push("--upload-dir", uploads, "--services", JSON.stringify(SERVICES));
+    return { id: tool.id, ...classifyRun(skillport(args), name) };
   });
 }
 
@@ -230,7 +296,7 @@ function main() {
       const codes = [...new Set(diagnostics.map((d) => `${d.severity === "error" ? "E" : "W"}:${d.code}`))];
       if (codes.length > 0) row.notes.push(codes.join(" "));
       const manifest = parseJson(readFileSync(path.join(dir, "dist", "manifest.json"), "utf8"));
-      row.runs = runTool(dir, manifest, args.timeout);
+      row.runs = runTool(name, dir, manifest, args.timeout);
     }
     row.seconds = Math.round((Date.now() - started) / 1000);
     rows.push(row);
