@@ -224,3 +224,23 @@ describe("FastGPT plugin habits", () => {
     expect(await collect(streamer.run("stream", { text: "hello" }))).toEqual([{ type: "response", data: { size: 6, name: "s.txt" } }]);
   });
 });
+
+// Upstream's own test packages (labring/fastgpt-plugin test/fixtures), when a checkout is named: they may not be
+// committed here, so the minimal fixtures above reproduce each shape and this block runs only on request.
+const upstream = process.env.SKILLPORT_FASTGPT_PLUGIN_CHECKOUT;
+const fixtures = upstream === undefined ? undefined : join(upstream, "test", "fixtures");
+if (fixtures === undefined) console.log("skipping upstream .pkg fixtures: set SKILLPORT_FASTGPT_PLUGIN_CHECKOUT to a labring/fastgpt-plugin checkout");
+
+describe.skipIf(fixtures === undefined)("upstream's .pkg fixtures", () => {
+  it.each([
+    ["tools/getTime/getTime.pkg", "tool", {}, (data: unknown) => expect(data).toEqual({ time: expect.any(String) })],
+    ["tools/delay/delay.pkg", "tool", { delay: 5 }, (data: unknown) => expect(data).toEqual({})],
+    ["tool-suites/dbops/dbops.pkg", "pgsql", { query: "select 1" }, (data: unknown) => expect(data).toMatchObject({ results: [{ query: "select 1", password: "[redacted]" }] })],
+  ] as const)("%s runs", async (file, tool, input, check) => {
+    const host = await open(join(fixtures ?? "", file));
+    const secrets = { host: "h", port: 5432, username: "u", password: "pw-secret", database: "d" };
+    const events = await collect(host.run(tool, input, { secrets }));
+    expect(events.at(-1)?.type, JSON.stringify(events)).toBe("response");
+    check((events.at(-1) as { data: unknown }).data);
+  });
+});
