@@ -15,7 +15,7 @@
 // the network: a clean error), "error" (any other clean tool error, e.g. the made-up input was refused by the
 // tool's own checks), "crash" (worker crash, start failure, heap limit: a host problem).
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,12 +24,13 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const cli = path.join(here, "..", "packages", "cli", "dist", "main.js");
 
 function parseArgs(argv) {
-  const args = { checkout: undefined, work: undefined, only: undefined, install: true, out: undefined, timeout: 30 };
+  const args = { checkout: undefined, work: undefined, only: undefined, install: true, out: undefined, timeout: 30, ownTests: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--work") args.work = argv[++i];
     else if (arg === "--only") args.only = new Set(argv[++i].split(","));
     else if (arg === "--no-install") args.install = false;
+    else if (arg === "--own-tests") args.ownTests = true;
     else if (arg === "--out") args.out = argv[++i];
     else if (arg === "--timeout") args.timeout = Number(argv[++i]);
     else if (!arg.startsWith("--") && args.checkout === undefined) args.checkout = arg;
@@ -226,6 +227,7 @@ const CURATED = {
     ),
   },
   WeWorkWebhook: { inputs: { tool: { webhookUrl: "https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=k", message: "hi" } } },
+  sshConnection: { secrets: { host: "ssh.example.com", port: 22, username: "u", password: "p-0000" } },
   youtube: { inputs: { getSubtitle: { videoUrl: "https://www.youtube.com/watch?v=dQw4w9WgXcQ" } } },
 };
 
@@ -235,7 +237,8 @@ const SERVICES = { user: { username: "tester", contact: null, memberName: "Teste
 /** Tools that replace their fetch error with a message of their own (read in their source). */
 const OWN_NETWORK_MESSAGES = { mojiWeather: /No weather data available/ };
 
-const NETWORK = /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ENETUNREACH|EHOSTUNREACH|ECONNRESET|getaddrinfo|fetch failed|network|socket hang up|connect|timed? ?out|Timeout|请求|网络/i;
+const NETWORK =
+  /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ENETUNREACH|EHOSTUNREACH|ECONNRESET|ETIMEDOUT|getaddrinfo|fetch failed|network|socket hang up|connection (?:error|refused|failed|closed|timed? ?out)|(?:failed|unable|could not) to connect|could not connect|timed? ?out|No response received|请求失败|网络/i;
 const CRASH = new Set(["PLUGIN_WORKER_CRASHED", "PLUGIN_WORKER_START_FAILED", "PLUGIN_HEAP_LIMIT"]);
 
 function classifyRun(result, name) {
@@ -245,7 +248,9 @@ function classifyRun(result, name) {
   if (last?.type === "error") {
     if (CRASH.has(last.code)) return { outcome: "crash", detail: `${last.code}: ${last.data}` };
     if (last.code === "PLUGIN_TIMEOUT") return { outcome: "network", detail: `${last.code} (waiting on the isolated network)` };
-    if (NETWORK.test(last.data) || OWN_NETWORK_MESSAGES[name]?.test(last.data)) return { outcome: "network", detail: last.data };
+    // Match the tool's message, not the `tool "…" of plugin "…":` prefix (a plugin may be named "sshConnection").
+    const message = last.data.replace(/^tool "[^"]*" of plugin "[^"]*": /, "");
+    if (NETWORK.test(message) || OWN_NETWORK_MESSAGES[name]?.test(message)) return { outcome: "network", detail: last.data };
     return { outcome: "error", detail: `${last.code}: ${last.data}` };
   }
   return { outcome: "crash", detail: `no result (exit ${result.code}): ${result.err.trim().split("\n").at(-1) ?? ""}` };
@@ -262,6 +267,32 @@ function runTool(name, dir, manifest, timeout) {
     args.push("--upload-dir", uploads, "--services", JSON.stringify(SERVICES));
     return { id: tool.id, ...classifyRun(skillport(args), name) };
   });
+}
+
+const repoModules = path.join(here, "..", "node_modules");
+
+/**
+ * The tool's own vitest suite with the SDK installed the way docs/plugins.md says (`@fastgpt-plugin/sdk-factory`
+ * as an npm alias of `@skillport/plugin`), plus `@skillport/plugin` itself (a test that imports dist/index.js needs
+ * the name the build leaves external), zod and vitest from this repository.
+ */
+function ownTests(dir) {
+  const hasTests = (d) => readdirSync(d, { withFileTypes: true }).some((e) => (e.isDirectory() ? e.name !== "node_modules" && e.name !== "dist" && hasTests(path.join(d, e.name)) : /\.(test|spec)\.ts$/.test(e.name)));
+  if (!hasTests(dir)) return "none";
+  const links = { "@fastgpt-plugin/sdk-factory": path.join(here, "..", "packages", "plugin"), "@skillport/plugin": path.join(here, "..", "packages", "plugin"), zod: path.join(repoModules, "zod"), vitest: path.join(repoModules, "vitest") };
+  for (const [name, target] of Object.entries(links)) {
+    const link = path.join(dir, "node_modules", ...name.split("/"));
+    if (existsSync(link)) continue;
+    mkdirSync(path.dirname(link), { recursive: true });
+    symlinkSync(target, link, "dir");
+  }
+  const result = spawnSync(process.execPath, [path.join(repoModules, "vitest", "vitest.mjs"), "run"], { cwd: dir, encoding: "utf8", timeout: 300_000, env: { ...process.env, NO_COLOR: "1", CI: "1" } });
+  const text = `${result.stdout}\n${result.stderr}`;
+  const passed = /Tests\s+(?:(\d+) failed \| )?(\d+) passed/.exec(text);
+  if (passed) return passed[1] ? `${passed[2]} passed, ${passed[1]} failed` : `${passed[2]} passed`;
+  if (/Test Files\s+\d+ skipped/.test(text)) return "skipped by the suite";
+  if (/Test Files\s+\d+ failed/.test(text)) return "suite fails to load";
+  return /No test files found/.test(text) ? "none" : "did not run";
 }
 
 function main() {
@@ -283,7 +314,7 @@ function main() {
     const deps = args.install ? install(dir, catalog, readLocked(path.resolve(args.checkout), name)) : { status: "skipped" };
     const build = skillport(["plugin", "build", "--entry", dir, "--json"]);
     const built = parseJson(build.out);
-    const row = { name, deps: deps.status, build: build.code === 0 ? "ok" : "FAIL", check: "-", errors: 0, warnings: 0, runs: [], notes: [] };
+    const row = { name, deps: deps.status, build: build.code === 0 ? "ok" : "FAIL", check: "-", errors: 0, warnings: 0, runs: [], notes: [], tests: "-" };
     if (deps.detail) row.notes.push(deps.detail);
     if (build.code !== 0) {
       row.notes.push((built?.diagnostics ?? []).filter((d) => d.severity === "error").map((d) => `${d.code} ${d.message}`).join("; ") || build.err.trim().split("\n").at(-1));
@@ -297,6 +328,7 @@ function main() {
       if (codes.length > 0) row.notes.push(codes.join(" "));
       const manifest = parseJson(readFileSync(path.join(dir, "dist", "manifest.json"), "utf8"));
       row.runs = runTool(name, dir, manifest, args.timeout);
+      if (args.ownTests) row.tests = ownTests(dir);
     }
     row.seconds = Math.round((Date.now() - started) / 1000);
     rows.push(row);
@@ -317,14 +349,14 @@ function render(rows) {
     `Tools: ${rows.length}. Build ok: ${count((r) => r.build === "ok")}. Check ok (no errors): ${count((r) => r.check === "ok")}; ` +
       `warnings in ${count((r) => r.warnings > 0)}. Runs (one per tool or child, ${runs.length}): ${outcomes}.`,
     "",
-    "| tool | deps | build | check | run (per tool/child) | notes |",
-    "| --- | --- | --- | --- | --- | --- |",
+    "| tool | deps | build | check | run (per tool/child) | own tests | notes |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
   ];
   for (const r of rows) {
     const run = r.runs.map((x) => (r.runs.length === 1 ? x.outcome : `${x.id}: ${x.outcome}`)).join(", ") || "-";
     const details = r.runs.filter((x) => x.outcome !== "ok").map((x) => `${r.runs.length === 1 ? "" : `${x.id}: `}${x.detail}`);
     const notes = [...r.notes, ...details].join("; ").replace(/\|/g, "\\|").replace(/\s+/g, " ").slice(0, 300);
-    lines.push(`| ${r.name} | ${r.deps} | ${r.build} | ${r.check}${r.warnings ? ` (${r.warnings}W)` : ""} | ${run} | ${notes} |`);
+    lines.push(`| ${r.name} | ${r.deps} | ${r.build} | ${r.check}${r.warnings ? ` (${r.warnings}W)` : ""} | ${run} | ${r.tests} | ${notes} |`);
   }
   return lines.join("\n") + "\n";
 }
