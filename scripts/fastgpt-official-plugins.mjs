@@ -184,6 +184,8 @@ const CURATED = {
   airtable: { inputs: { createRecord: { baseId: "appA", tableIdOrName: "T", fields: { Name: "x" } }, updateRecord: { baseId: "appA", tableIdOrName: "T", recordId: "rec1", fields: { Name: "x" } } } },
   base64Decode: { inputs: { toFile: { base64: PDF_BASE64 }, toImage: { base64: PNG_BASE64 }, toText: { base64: Buffer.from("hello").toString("base64") } } },
   dailyHot: { inputs: { tool: { sources: ["weibo"] } } },
+  // clickhouse reads `url`, a secret the tool set's shared schema does not declare (passed through, as upstream).
+  dbops: { secrets: { host: "db.example.com", port: 5432, username: "user-0000", password: "p-0000", database: "d", url: "http://ch.example.com:8123" } },
   dalle3: { secrets: { url: "https://api.example.com", authorization: "sk-test-0000" }, inputs: { tool: { prompt: "a cat" } } },
   excelOperation: { inputs: { tool: { file: "https://files.example.com/a.xlsx", script: "return 1" } } },
   jsonProcessor: {
@@ -206,7 +208,7 @@ const CURATED = {
       aggregate: { collection: "c", pipeline: '[{"$match":{}}]' },
     },
   },
-  neo4j: { secrets: { uri: "neo4j://db.example.com:7687", username: "neo4j", password: "p-0000" }, inputs: { read: { cypher: "RETURN 1" }, write: { cypher: "CREATE (n)" } } },
+  neo4j: { secrets: { uri: "neo4j://db.example.com:7687", username: "user-0000", password: "p-0000" }, inputs: { read: { cypher: "RETURN 1" }, write: { cypher: "CREATE (n)" } } },
   notion: {
     secrets: { integrationToken: "ntn_0000000000" },
     inputs: { getPage: { pageId: "p" }, getBlockChildren: { blockId: "b" }, queryDataSource: { dataSourceId: "d" }, createPage: { parentType: "page_id", parentId: "p", propertiesJson: "{}" } },
@@ -216,10 +218,10 @@ const CURATED = {
   searchXNG: { inputs: { tool: { query: "zod", url: "https://searx.example.com/search" } } },
   smtpEmail: { secrets: { smtpHost: "smtp.example.com", smtpPort: "465", SSL: true, smtpUser: "u@example.com", smtpPass: "p-0000" }, inputs: { tool: { fromName: "T", to: "a@example.com", subject: "s", content: "c" } } },
   SoMarkDocumentParser: { secrets: { baseUrl: "https://somark.example.com", apiKey: "k-0000" }, inputs: { tool: { file: ["https://files.example.com/a.pdf"] } } },
-  tavily: { secrets: { tavilyApiKey: "tvly-0000000000" }, inputs: { crawl: { url: "https://example.com" }, extract: { urls: "https://example.com" }, map: { url: "https://example.com" }, search: { query: "zod" } } },
+  tavily: { secrets: { tavilyApiKey: "tvly-00000000000000000000000000" }, inputs: { crawl: { url: "https://example.com" }, extract: { urls: "https://example.com" }, map: { url: "https://example.com" }, search: { query: "zod" } } },
   wechatOfficialAccount: {
     secrets: { appId: "wx0000000000", secret: "s-0000000000" },
-    inputs: { publishDraft: { mediaId: "m" }, uploadMarkdownToDraft: { markdownContent: "# t", coverImage: "https://img.example.com/a.png", title: "t" }, uploadPermanentMaterial: { type: "image", mediaUrl: "https://img.example.com/a.png" } },
+    inputs: { publishDraft: { accessToken: "t-0000", mediaId: "m" }, uploadMarkdownToDraft: { markdownContent: "# t", coverImage: "https://img.example.com/a.png", title: "t" }, uploadPermanentMaterial: { type: "image", mediaUrl: "https://img.example.com/a.png" } },
   },
   wecomSmartSheet: {
     inputs: Object.fromEntries(
@@ -238,7 +240,7 @@ const SERVICES = { user: { username: "tester", contact: null, memberName: "Teste
 const OWN_NETWORK_MESSAGES = { mojiWeather: /No weather data available/ };
 
 const NETWORK =
-  /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ENETUNREACH|EHOSTUNREACH|ECONNRESET|ETIMEDOUT|getaddrinfo|fetch failed|network|socket hang up|connection (?:error|refused|failed|closed|timed? ?out)|(?:failed|unable|could not) to connect|could not connect|timed? ?out|No response received|请求失败|网络/i;
+  /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ENETUNREACH|EHOSTUNREACH|ECONNRESET|ETIMEDOUT|getaddrinfo|fetch failed|network|socket hang up|connection (?:error|refused|failed|closed|timed? ?out)|(?:failed|unable|could not) to connect|could not connect|timed? ?out|No response received|Connection is closed|No routing servers available|Failed to download|请求失败|网络/i;
 const CRASH = new Set(["PLUGIN_WORKER_CRASHED", "PLUGIN_WORKER_START_FAILED", "PLUGIN_HEAP_LIMIT"]);
 
 function classifyRun(result, name) {

@@ -130,6 +130,7 @@ const children = {
   nothing: fail(async () => ({})),
   text: fail(async () => "plain text failure"),
   secret: fail(async (_input, ctx) => ({ message: "bad key " + ctx.secrets.apiKey, echoed: ctx.secrets.apiKey })),
+  secretExtra: createToolHandler({ inputSchema: text, outputSchema: text, handler: async (_input, ctx) => ({ text: "url of length " + String(ctx.secrets.url?.length) }) }),
   strayRejection: createToolHandler({ inputSchema: text, outputSchema: text, handler: async ({ text }) => { void Promise.reject(new Error("nobody awaits this")); return { text }; } }),
   uncaught: createToolHandler({ inputSchema: text, outputSchema: text, handler: async () => { setTimeout(() => { throw new Error("socket callback failed"); }, 0); return new Promise(() => {}); } }),
   legacy: createToolHandler({
@@ -156,7 +157,7 @@ export default defineToolSet({
 
 describe("FastGPT plugin habits", () => {
   let host: PluginHost;
-  const ids = ["messageObject", "invokeFailure", "reasonOnly", "bare", "nothing", "text", "secret", "strayRejection", "uncaught", "legacy", "stream"];
+  const ids = ["messageObject", "invokeFailure", "reasonOnly", "bare", "nothing", "text", "secret", "secretExtra", "strayRejection", "uncaught", "legacy", "stream"];
   beforeAll(async () => {
     const child = (id: string) => ({ id, name: i18n(id), description: i18n(id), icon: "logo.svg", toolDescription: id, inputSchema: objectSchema(), outputSchema: objectSchema() });
     const dist = await writeUpstreamDist("habits", HABITS, { version: "1.0.0", inputSchema: undefined, outputSchema: undefined, children: ids.map(child) });
@@ -190,6 +191,10 @@ describe("FastGPT plugin habits", () => {
     const event = await last("secret", { text: "x" }, { apiKey: "sk-very-secret-1234" });
     expect(JSON.stringify(event)).not.toContain("sk-very-secret-1234");
     expect(event).toMatchObject({ type: "error", data: 'tool "secret" of plugin "habits": bad key [redacted]', detail: { echoed: "[redacted]" } });
+  });
+
+  it("passes secret keys the shared secretSchema does not declare through to the handler", async () => {
+    expect(await last("secretExtra", { text: "x" }, { url: "http://ch.example.com" })).toEqual({ type: "response", data: { text: "url of length 21" } });
   });
 
   it("a stray unhandled rejection does not kill the worker or the call", async () => {

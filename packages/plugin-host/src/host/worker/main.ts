@@ -122,7 +122,8 @@ async function execute(call: CallMessage): Promise<{ output: unknown; warnings?:
   if (tool.secretSchema) {
     const parsed = tool.secretSchema.safeParse(call.secrets ?? {});
     if (!parsed.success) throw new ToolFailure("PLUGIN_SECRETS_INVALID", formatIssues("secret", parsed.error.issues));
-    secrets = parsed.data;
+    // As with input: upstream hands secrets over unparsed, and tool sets read keys their shared schema lacks.
+    secrets = withUndeclaredKeys(call.secrets ?? {}, parsed.data);
   }
   const input = tool.inputSchema.safeParse(call.input);
   if (!input.success) throw new ToolFailure("PLUGIN_INPUT_INVALID", formatIssues("input", input.error.issues));
