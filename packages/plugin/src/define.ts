@@ -69,6 +69,10 @@ export interface DefinitionMethods {
   setSecretSchema(schema: ObjectSchema): void;
   /** Adds or replaces a tool (upstream's `registerTool`); a child manifest makes it a listed child. */
   registerTool(handler: ToolHandler, id?: string, childManifest?: ToolChildManifest): void;
+  /** Upstream's ToolFactory fields, which plugins' own tests read: the manifest, handlers and child manifests by id. */
+  readonly userToolManifest: PluginManifest;
+  readonly toolHandlers: ReadonlyMap<string, ToolHandler>;
+  readonly childManifests: ReadonlyMap<string, ToolChildManifest>;
 }
 
 interface PluginDefinitionBase extends DefinitionMethods {
@@ -135,6 +139,9 @@ function childManifestOf(child: ToolSetChildOptions): ToolChildManifest {
 
 function methodsOf(manifest: PluginManifest, registry: Registry): DefinitionMethods {
   return {
+    userToolManifest: manifest,
+    toolHandlers: registry.handlers,
+    childManifests: registry.childManifests,
     getUserToolManifest: () => manifest,
     getToolHandler: (childId = SINGLE_TOOL_CHILD_ID) => registry.handlers.get(childId),
     getChildManifests: () => [...registry.childManifests.values()].map((child) => ({ ...child })),

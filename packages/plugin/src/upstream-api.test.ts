@@ -62,6 +62,15 @@ describe("the definition object has upstream's methods", () => {
     expect(Object.isFrozen(set)).toBe(true);
   });
 
+  it("exposes upstream's userToolManifest, toolHandlers and childManifests, which plugins' own tests read", () => {
+    const set = defineToolSet({ manifest, children: [child("a"), child("b")] });
+    expect(set.userToolManifest.pluginId).toBe("getTime");
+    expect(set.toolHandlers.size).toBe(2);
+    expect(set.toolHandlers.has("b")).toBe(true);
+    expect([...set.childManifests.keys()]).toEqual(["a", "b"]);
+    expect(defineTool({ manifest, handler: echo }).toolHandlers.get("tool")).toBe(echo);
+  });
+
   it("a plugin's own spec can call its handler through getToolHandler", async () => {
     const tool = defineTool({ manifest, handler: echo });
     const { ctx } = createTestContext();
