@@ -185,7 +185,7 @@ const CURATED = {
   base64Decode: { inputs: { toFile: { base64: PDF_BASE64 }, toImage: { base64: PNG_BASE64 }, toText: { base64: Buffer.from("hello").toString("base64") } } },
   dailyHot: { inputs: { tool: { sources: ["weibo"] } } },
   // clickhouse reads `url`, a secret the tool set's shared schema does not declare (passed through, as upstream).
-  dbops: { secrets: { host: "db.example.com", port: 5432, username: "user-0000", password: "p-0000", database: "d", url: "http://ch.example.com:8123" } },
+  dbops: { secrets: { host: "db.example.com", port: 1521, username: "user-0000", password: "p-0000", database: "orclpdb1", url: "http://ch.example.com:8123" } },
   dalle3: { secrets: { url: "https://api.example.com", authorization: "sk-test-0000" }, inputs: { tool: { prompt: "a cat" } } },
   excelOperation: { inputs: { tool: { file: "https://files.example.com/a.xlsx", script: "return 1" } } },
   jsonProcessor: {
