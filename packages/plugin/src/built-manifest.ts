@@ -27,7 +27,8 @@ export const BuiltChildSchema = z.object({
  */
 export const BuiltManifestSchema = PluginManifestSchema.extend({
   type: z.literal("tool"),
-  permission: PluginManifestSchema.shape.permission.unwrap(),
+  // FastGPT's own CLI writes no permission field when none is declared: absent means none.
+  permission: PluginManifestSchema.shape.permission.unwrap().default([]),
   icon: fileName,
   toolDescription: z.string(),
   secretSchema: objectJsonSchema.optional(),
@@ -56,3 +57,32 @@ export type BuiltManifest = z.infer<typeof BuiltManifestSchema>;
 /** The file the build writes next to `index.js`. */
 export const BUILT_MANIFEST_FILE = "manifest.json";
 export const BUILT_BUNDLE_FILE = "index.js";
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * FastGPT's rule for an input field that does not say whether the model fills it: a field with a non-empty
+ * `toolDescription` is a tool parameter; any other is not, and gets its `description` as `toolDescription`.
+ * An explicit `isToolParam` is kept. Returns a new schema; the argument is not changed.
+ */
+export function inferToolParams(schema: JsonSchema): JsonSchema {
+  if (!isRecord(schema.properties)) return schema;
+  const properties = Object.fromEntries(
+    Object.entries(schema.properties).map(([key, raw]) => {
+      if (!isRecord(raw)) return [key, raw];
+      const field = { ...raw };
+      const hasToolDescription = typeof field.toolDescription === "string" && field.toolDescription !== "";
+      const fallback = descriptionText(field.description);
+      if (!hasToolDescription && fallback !== undefined) field.toolDescription = fallback;
+      if (field.isToolParam === undefined) field.isToolParam = hasToolDescription;
+      return [key, field];
+    }),
+  );
+  return { ...schema, properties };
+}
+
+function descriptionText(value: unknown): string | undefined {
+  if (typeof value === "string" && value !== "") return value;
+  const en = isRecord(value) ? value.en : undefined;
+  return typeof en === "string" && en !== "" ? en : undefined;
+}

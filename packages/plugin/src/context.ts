@@ -1,3 +1,4 @@
+import type { Readable } from "node:stream";
 import type { PluginPermission } from "./manifest.js";
 
 /** Who and where a tool runs for; filled in by the host. */
@@ -26,15 +27,25 @@ export interface InvokeFailure {
   data?: unknown;
 }
 
-/** Reverse calls never throw: they resolve to `[result, null]` or `[null, failure]`. */
-export type InvokeResult<T> = readonly [T, null] | readonly [null, InvokeFailure];
+/**
+ * Reverse calls never throw: they resolve to `[result, null]` or `[null, failure]`. Mutable tuples, as upstream's
+ * `Result`, so plugins' own `[T | null, unknown]` helpers accept them.
+ */
+export type InvokeResult<T> = [T, null] | [null, InvokeFailure];
 
+/** The caller's identity, shaped as FastGPT's `InvokeUserInfoOutputType`. */
 export interface UserInfo {
   username: string;
-  contact?: string;
-  memberName?: string;
-  orgs: string[];
-  groups: string[];
+  contact?: string | null | undefined;
+  memberName?: string | null | undefined;
+  orgs: { pathId: string; name: string }[];
+  groups: { name: string }[];
+}
+
+/** A WeCom (企业微信) corp access token, shaped as FastGPT's `InvokeWecomCorpTokenOutputType`. */
+export interface WecomCorpToken {
+  access_token: string;
+  expires_in: number;
 }
 
 export interface TeamInfo {
@@ -86,16 +97,20 @@ export interface DatasetSearchResult {
 }
 
 export interface UploadFileRequest {
-  fileName?: string;
-  contentType?: string;
-  /** File contents: bytes (a Buffer is a Uint8Array) or text. */
-  file: Uint8Array | string;
+  fileName?: string | undefined;
+  contentType?: string | undefined;
+  /** File contents: a stream, bytes (a Buffer is a Uint8Array) or, beyond upstream, text. */
+  file: Readable | Buffer | Uint8Array | string;
 }
 
+/** Upstream's `InvokeUploadFileOutputType`: the file's metadata (all optional) and where to fetch it. */
 export interface UploadFileResult {
   accessURL: string;
-  size?: number;
-  etag?: string;
+  fileName?: string | undefined;
+  contentType?: string | undefined;
+  size?: number | undefined;
+  etag?: string | undefined;
+  createTime?: Date | undefined;
 }
 
 /** Reverse calls into the host; each needs the permission in `INVOKE_PERMISSIONS` declared in the manifest. */
@@ -105,6 +120,7 @@ export interface HostInvoke {
   model(request: ModelChatRequest): Promise<InvokeResult<ModelChatResult>>;
   dataset(request: DatasetSearchRequest): Promise<InvokeResult<DatasetSearchResult>>;
   uploadFile(request: UploadFileRequest): Promise<InvokeResult<UploadFileResult>>;
+  getWecomCorpToken(): Promise<InvokeResult<WecomCorpToken>>;
 }
 
 export type InvokeCapability = keyof HostInvoke;
@@ -116,6 +132,7 @@ export const INVOKE_PERMISSIONS: Readonly<Record<InvokeCapability, PluginPermiss
   model: "model:read",
   dataset: "dataset:read",
   uploadFile: "file-upload:allow",
+  getWecomCorpToken: "teamInfo:read",
 });
 
 export const INVOKE_CAPABILITIES = Object.keys(INVOKE_PERMISSIONS) as InvokeCapability[];
@@ -129,11 +146,11 @@ export interface ToolHandlerContext<Secrets = Record<string, unknown> | undefine
 }
 
 export function invokeSuccess<T>(value: T): InvokeResult<T> {
-  return [value, null] as const;
+  return [value, null];
 }
 
 export function invokeFailure<T = never>(failure: InvokeFailure): InvokeResult<T> {
-  return [null, failure] as const;
+  return [null, failure];
 }
 
 /** The failure a host returns when the manifest lacks the permission a reverse call needs. */

@@ -108,6 +108,7 @@ describe("ctx.invoke in tests", () => {
       model: "model:read",
       dataset: "dataset:read",
       uploadFile: "file-upload:allow",
+      getWecomCorpToken: "teamInfo:read",
     });
     const failure = permissionDenied("uploadFile");
     expect(failure.reason.en).toContain('"file-upload:allow"');

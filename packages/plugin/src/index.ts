@@ -10,18 +10,20 @@
  *     manifest,                                           // the author's manifest, NOT validated (parsePluginManifest)
  *     secretSchema: z.ZodObject | undefined,              // single tool: its handler's; tool set: the top-level one
  *     children: [{id, name, description, icon?, toolDescription?, handler}],  // single tool: one child, id "tool"
- *     handler?                                            // kind "tool" only (same as children[0].handler)
- *   }
+ *     handler?,                                           // kind "tool" only (same as children[0].handler)
+ *     getUserToolManifest(), getToolHandler(id = "tool"), getChildManifests(), getSecretSchema(),
+ *     setSecretSchema(schema), registerTool(handler, id?, childManifest?)   // FastGPT's ToolFactory methods
+ *   }                                                     // (frozen; registerTool/setSecretSchema change the getters)
  *   handler = createToolHandler({inputSchema, outputSchema, secretSchema?, handler(input, ctx)}) (identity).
  *   The host parses input with inputSchema, secrets with the definition's secretSchema, the return with outputSchema.
  *
- * ctx = {systemVar, secrets, invoke: {userInfo(), teamInfo(), model(req), dataset(req), uploadFile(req)},
+ * ctx = {systemVar, secrets, invoke: {userInfo(), teamInfo(), model(req), dataset(req), uploadFile(req), getWecomCorpToken()},
  *        streamResponse({type: "answer" | "fastAnswer", content})}
  *   every invoke call resolves to [result, null] | [null, InvokeFailure] and never throws; INVOKE_PERMISSIONS maps
  *   each call to the manifest permission it needs (permissionDenied(capability) builds the failure).
  *
  * dist/manifest.json (BuiltManifestSchema / BuiltManifest) = the user manifest fields +
- *   {type: "tool", permission: [] (always present), icon: "logo.<ext>", toolDescription (explicit, else zh-CN
+ *   {type: "tool", permission: [] (always written; absent in FastGPT-built manifests = none), icon: "logo.<ext>", toolDescription (explicit, else zh-CN
  *   description, else en), secretSchema?: JSON Schema} + EITHER {inputSchema, outputSchema} (single tool) OR
  *   {children: [{id, name, description, icon, toolDescription, inputSchema, outputSchema}]} (tool set).
  *   JSON Schemas come from z.toJSONSchema (input schemas with io "input") and keep .meta() keys.
@@ -37,6 +39,7 @@ export {
   PLUGIN_MANIFEST_KEYS,
   PLUGIN_ID_PATTERN,
   PLUGIN_ID_MAX_LENGTH,
+  PLUGIN_VERSION_MAX_LENGTH,
   SEMVER_PATTERN,
   I18nStringSchema,
   PluginPermissionSchema,
@@ -70,6 +73,7 @@ export type {
   DatasetSearchResult,
   UploadFileRequest,
   UploadFileResult,
+  WecomCorpToken,
   HostInvoke,
   InvokeCapability,
   ToolHandlerContext,
@@ -87,6 +91,8 @@ export type {
   SecretsOf,
   ToolHandler,
   ToolChild,
+  ToolChildManifest,
+  DefinitionMethods,
   ToolDefinition,
   ToolSetDefinition,
   PluginDefinition,
@@ -94,7 +100,7 @@ export type {
   DefineToolSetOptions,
   ToolSetChildOptions,
 } from "./define.js";
-export { BuiltManifestSchema, BuiltChildSchema, BUILT_MANIFEST_FILE, BUILT_BUNDLE_FILE } from "./built-manifest.js";
+export { BuiltManifestSchema, BuiltChildSchema, BUILT_MANIFEST_FILE, BUILT_BUNDLE_FILE, inferToolParams } from "./built-manifest.js";
 export type { BuiltManifest, BuiltChild, JsonSchema } from "./built-manifest.js";
 export { describePlugin, toJsonSchema } from "./describe.js";
 export type { PluginDescription, ChildDescription } from "./describe.js";

@@ -34,10 +34,11 @@ describe("parsePluginManifest", () => {
 
   it.each([
     ["missing pluginId", { ...valid, pluginId: undefined }, "manifest.pluginId", "is required"],
-    ["upper-case pluginId", { ...valid, pluginId: "MyTool" }, "manifest.pluginId", "must use lowercase letters"],
-    ["pluginId with a space", { ...valid, pluginId: "my tool" }, "manifest.pluginId", "must use lowercase letters"],
-    ["non-semver version", { ...valid, version: "1.0" }, "manifest.version", "semantic version"],
-    ["version with leading zero", { ...valid, version: "01.0.0" }, "manifest.version", "semantic version"],
+    ["pluginId with a space", { ...valid, pluginId: "my tool" }, "manifest.pluginId", "must use letters, digits"],
+    ["pluginId with a slash", { ...valid, pluginId: "a/b" }, "manifest.pluginId", "must use letters, digits"],
+    ["pluginId starting with '-'", { ...valid, pluginId: "-x" }, "manifest.pluginId", "must use letters, digits"],
+    ["empty version", { ...valid, version: "" }, "manifest.version", "must not be empty"],
+    ["version with a slash", { ...valid, version: "1/0" }, "manifest.version", "must use letters, digits"],
     ["name without zh-CN", { ...valid, name: { en: "Tool" } }, "manifest.name.zh-CN", "is required"],
     ["description without en", { ...valid, description: { "zh-CN": "做事" } }, "manifest.description.en", "is required"],
     ["blank en", { ...valid, name: { en: " ", "zh-CN": "工具" } }, "manifest.name.en", "must not be empty"],
@@ -57,11 +58,20 @@ describe("parsePluginManifest", () => {
     expect(issues(null).map((i) => i.path)).toEqual(["manifest"]);
   });
 
-  it("pluginId rule: accepted ids are exactly lowercase letters, digits, '-' and '_' starting alphanumerically", () => {
+  it.each([["getTime"], ["DingTalkWebhook"], ["jsonProcessor"], ["my-tool_2"]])("accepts FastGPT's case-preserving pluginId %s", (pluginId) => {
+    const result = parsePluginManifest({ ...valid, pluginId });
+    expect(result.ok && result.manifest.pluginId).toBe(pluginId);
+  });
+
+  it.each([["1.0"], ["01.0.0"], ["1.2.3-beta.1"], ["2024.10.1"]])("accepts the version %s as upstream does (SemVer is a check warning)", (version) => {
+    expect(issues({ ...valid, version })).toEqual([]);
+  });
+
+  it("pluginId rule: accepted ids are exactly letters, digits, '-' and '_' starting alphanumerically", () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 20 }), (id) => {
         const ok = issues({ ...valid, pluginId: id }).length === 0;
-        expect(ok).toBe(id.length > 0 && /^[a-z0-9]/.test(id) && [...id].every((ch) => /[a-z0-9_-]/.test(ch)));
+        expect(ok).toBe(id.length > 0 && /^[A-Za-z0-9]/.test(id) && [...id].every((ch) => /[A-Za-z0-9_-]/.test(ch)));
         expect(ok).toBe(PLUGIN_ID_PATTERN.test(id));
       }),
     );

@@ -43,8 +43,13 @@ export const PLUGIN_MANIFEST_KEYS = [
   "toolDescription",
 ] as const;
 
-export const PLUGIN_ID_PATTERN = /^[a-z0-9][a-z0-9_-]*$/;
+/**
+ * FastGPT accepts any string as a pluginId; ids are case-preserving (`getTime`, `DingTalkWebhook`). We accept the
+ * subset that is safe as a file and URL segment: letters, digits, '-' and '_', starting with a letter or digit.
+ */
+export const PLUGIN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 export const PLUGIN_ID_MAX_LENGTH = 64;
+export const PLUGIN_VERSION_MAX_LENGTH = 64;
 // Semantic Versioning 2.0.0 (numeric parts without leading zeros, optional pre-release and build).
 export const SEMVER_PATTERN =
   /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
@@ -73,8 +78,9 @@ export const PluginManifestSchema = z.object({
   pluginId: z
     .string()
     .max(PLUGIN_ID_MAX_LENGTH, `must be at most ${PLUGIN_ID_MAX_LENGTH} characters`)
-    .regex(PLUGIN_ID_PATTERN, "must use lowercase letters, digits, '-' and '_' (starting with a letter or digit)"),
-  version: z.string().regex(SEMVER_PATTERN, "must be a semantic version such as 1.0.0"),
+    .regex(PLUGIN_ID_PATTERN, "must use letters, digits, '-' and '_' (starting with a letter or digit)"),
+  // Upstream takes any version string ("1.0" exists); `plugin check` recommends SemVer with a warning.
+  version: z.string().trim().min(1, { message: "must not be empty", abort: true }).max(PLUGIN_VERSION_MAX_LENGTH, `must be at most ${PLUGIN_VERSION_MAX_LENGTH} characters`).regex(/^[0-9A-Za-z.+_-]+$/, "must use letters, digits, '.', '+', '-' and '_'"),
   name: I18nStringSchema,
   description: I18nStringSchema,
   versionDescription: I18nStringSchema.optional(),

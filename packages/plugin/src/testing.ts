@@ -1,4 +1,4 @@
-import type { HostInvoke, InvokeCapability, StreamResponseEvent, SystemVar, ToolHandlerContext } from "./context.js";
+import type { HostInvoke, InvokeResult, InvokeCapability, StreamResponseEvent, SystemVar, ToolHandlerContext } from "./context.js";
 import { INVOKE_CAPABILITIES } from "./context.js";
 
 export interface TestContextOptions<Secrets> {
@@ -14,8 +14,7 @@ export interface TestContext<Secrets> {
   events: StreamResponseEvent[];
 }
 
-const notAvailable = (capability: InvokeCapability) => async () =>
-  [
+const notAvailable = (capability: InvokeCapability) => async (): Promise<InvokeResult<never>> => [
     null,
     {
       reason: {
@@ -24,7 +23,7 @@ const notAvailable = (capability: InvokeCapability) => async () =>
       },
       error: "NotAvailable",
     },
-  ] as const;
+  ];
 
 /** A context for calling a handler directly in a plugin's own unit tests. */
 export function createTestContext<Secrets = undefined>(options: TestContextOptions<Secrets> = {}): TestContext<Secrets> {

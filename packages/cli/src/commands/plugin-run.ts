@@ -8,7 +8,10 @@ import {
   PluginHostError,
   type BubblewrapMode,
   type PluginHostErrorCode,
+  type RunOptions,
 } from "@skillport/plugin-host";
+import type { SystemVar, TeamInfo, UserInfo, WecomCorpToken } from "@skillport/plugin";
+import { parseSeconds } from "./deploy.js";
 import { CliError, colors, EXIT_ERROR, EXIT_PROBLEMS, type CliIO } from "../io.js";
 
 interface RunFlags {
@@ -19,8 +22,18 @@ interface RunFlags {
   uploadDir?: string;
   allowNetwork?: boolean;
   bubblewrap: BubblewrapMode;
-  timeout?: number;
+  timeout?: string;
   heap?: number;
+  systemVar?: string;
+  strictOutput?: boolean;
+  services?: string;
+}
+
+/** What `--services` may configure for the local stand-in host (FastGPT's local debug host answers the same calls). */
+interface LocalServiceValues {
+  user?: UserInfo;
+  team?: TeamInfo;
+  wecomCorpToken?: WecomCorpToken;
 }
 
 /** Failures that mean "you called it wrong" (exit 2) rather than "the tool failed" (exit 1). */
@@ -35,28 +48,43 @@ export function addPluginRunCommand(plugin: Command, io: CliIO, setExit: (code: 
     .requiredOption("--input <json|@file>", "tool input as JSON, or @path to a JSON file")
     .option("--secrets <json|@file>", "secrets as JSON, or @path to a JSON file (never printed)")
     .option("--upload-dir <dir>", "folder ctx.invoke.uploadFile writes to (uploads are refused without it)")
+    .option("--services <json|@file>", 'answers for ctx.invoke: {"user": {...}, "team": {...}, "wecomCorpToken": {...}} (others are "not configured")')
     .option("--allow-network", "let the plugin open network connections")
     .addOption(new Option("--bubblewrap <mode>", "run workers in bubblewrap").choices(["auto", "require", "off"]).default("auto"))
-    .option("--timeout <ms>", "stop the call after this many milliseconds", atLeastOne)
+    .option("--system-var <json|@file>", "systemVar fields for the call as JSON (app, chat, time), e.g. '{\"chat\":{\"chatId\":\"c1\"}}'")
+    .option("--timeout <seconds>", "stop the call after this many seconds, 1-600 (default 120)")
     .option("--heap <mb>", "worker heap limit in MB", atLeastOne)
+    .option("--strict-output", "fail the call when its output breaks outputSchema (default: warn and print it)")
     .option("--json", "print each event as one JSON line (NDJSON) as it arrives")
     .action(async (source: string, flags: RunFlags) => {
       const input = await readJsonOption(io, "--input", flags.input);
+      const systemVar = flags.systemVar === undefined ? undefined : await readJsonOption(io, "--system-var", flags.systemVar);
+      if (systemVar !== undefined && (typeof systemVar !== "object" || systemVar === null || Array.isArray(systemVar))) {
+        throw new CliError("--system-var must be a JSON object", EXIT_ERROR);
+      }
       const secrets = flags.secrets === undefined ? undefined : await readJsonOption(io, "--secrets", flags.secrets);
       if (secrets !== undefined && (typeof secrets !== "object" || secrets === null || Array.isArray(secrets))) {
         throw new CliError("--secrets must be a JSON object", EXIT_ERROR);
       }
-      const host = await loadHost(io, source, flags);
+      const services = flags.services === undefined ? {} : await readJsonOption(io, "--services", flags.services);
+      if (typeof services !== "object" || services === null || Array.isArray(services)) throw new CliError("--services must be a JSON object", EXIT_ERROR);
+      const host = await loadHost(io, source, flags, services as LocalServiceValues);
       try {
         const toolId = pickTool(host, flags.tool);
         if (!flags.json) describeHost(io, host, toolId);
-        const code = await runAndPrint(io, host, toolId, input, secrets as Record<string, unknown> | undefined, flags.json === true);
+        const options: RunOptions = {
+          ...(secrets === undefined ? {} : { secrets: secrets as Record<string, unknown> }),
+          ...(systemVar === undefined ? {} : { systemVar: systemVar as Partial<SystemVar> }),
+        };
+        const code = await runAndPrint(io, host, toolId, input, options, flags.json === true);
         if (code !== 0) setExit(code);
       } finally {
         await host.close();
       }
     });
 }
+
+const constant = <T>(value: T) => (): T => structuredClone(value);
 
 /** A zero timeout or heap would make every call fail; refuse it as a usage error. */
 function atLeastOne(value: string): number {
@@ -65,14 +93,22 @@ function atLeastOne(value: string): number {
   return parsed;
 }
 
-async function loadHost(io: CliIO, source: string, flags: RunFlags): Promise<PluginHost> {
+async function loadHost(io: CliIO, source: string, flags: RunFlags, values: LocalServiceValues): Promise<PluginHost> {
+  // Seconds, as every other --timeout of this CLI.
+  const timeoutSeconds = parseSeconds(flags.timeout, "--timeout");
   try {
     return await PluginHost.load(resolve(io.cwd, source), {
       allowNetwork: flags.allowNetwork === true,
       bubblewrap: flags.bubblewrap,
-      services: createLocalServices(flags.uploadDir === undefined ? {} : { uploadDir: resolve(io.cwd, flags.uploadDir) }),
+      services: createLocalServices({
+        ...(flags.uploadDir === undefined ? {} : { uploadDir: resolve(io.cwd, flags.uploadDir) }),
+        ...(values.user === undefined ? {} : { user: values.user }),
+        ...(values.team === undefined ? {} : { team: values.team }),
+        ...(values.wecomCorpToken === undefined ? {} : { wecomCorpToken: constant(values.wecomCorpToken) }),
+      }),
       ...(flags.heap === undefined ? {} : { maxHeapMb: flags.heap }),
-      ...(flags.timeout === undefined ? {} : { pool: { callTimeoutMs: flags.timeout } }),
+      ...(flags.strictOutput === true ? { strictOutput: true } : {}),
+      ...(timeoutSeconds === undefined ? {} : { pool: { callTimeoutMs: timeoutSeconds * 1000 } }),
     });
   } catch (error) {
     if (error instanceof PluginHostError) throw new CliError(error.message, EXIT_ERROR);
@@ -113,17 +149,19 @@ async function runAndPrint(
   host: PluginHost,
   toolId: string,
   input: unknown,
-  secrets: Record<string, unknown> | undefined,
+  options: RunOptions,
   json: boolean,
 ): Promise<number> {
   const c = colors(io);
-  for await (const event of host.run(toolId, input, secrets === undefined ? {} : { secrets })) {
+  for await (const event of host.run(toolId, input, options)) {
     if (json) {
       io.stdout(JSON.stringify(event) + "\n");
     } else if (event.type === "stream") {
       io.stdout(c.cyan(`[${event.data.type}] `) + event.data.content + "\n");
     } else if (event.type === "response") {
       io.stdout(JSON.stringify(event.data, null, 2) + "\n");
+    } else if (event.type === "warning") {
+      io.stderr(c.yellow(`skillport: warning: ${event.data}`) + "\n");
     } else {
       io.stderr(`skillport: ${event.data}${networkHint(host, event.data)}\n`);
     }

@@ -254,7 +254,7 @@ export default defineToolSet({
   });
 
   it("kills a hanging call at --timeout", () => {
-    const result = run("hang", "--timeout", "1000");
+    const result = run("hang", "--timeout", "1");
     expect(result.code).toBe(1);
     expect(lastLine(result.stderr)).toBe('skillport: tool "hang" of plugin "hostile": did not finish within 1000 ms; its worker was stopped');
   });
@@ -292,13 +292,27 @@ describe("skillport plugin: problems and errors", () => {
 
   it.each([
     [["plugin", "create", "taken", "--type", "tool"], "skillport: taken already exists; refusing to overwrite it\n"],
-    [["plugin", "create", "Bad Name"], 'skillport: invalid plugin name "Bad Name": use lowercase letters, digits, \'-\' and \'_\' (it becomes the pluginId)\n'],
+    [["plugin", "create", "Bad Name"], 'skillport: invalid plugin name "Bad Name": use letters, digits, \'-\' and \'_\' (it becomes the pluginId)\n'],
+    [["plugin", "build", "--entry", "taken", "--format", "cjs"], "skillport: --format cjs is not supported: Skillport hosts load plugin bundles as ES modules; build with --format esm (the default)\n"],
   ])("usage errors exit 2 with one line: %j", async (args, message) => {
     await pluginDir("taken", { "index.ts": "mine" });
     const result = skillport(...args);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(message);
     expect(await readFile(join(work, "taken", "index.ts"), "utf8")).toBe("mine");
+  });
+
+  it("create keeps a FastGPT-style name as pluginId, kebab-cases the package name and takes --description", async () => {
+    const created = skillport("plugin", "create", "MyTool", "-d", "Counts things", "--json");
+    expect(created.code, created.stderr).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({ ok: true, dir: "MyTool" });
+    expect(JSON.parse(await readFile(join(work, "MyTool", "package.json"), "utf8"))).toMatchObject({ name: "my-tool", description: "Counts things" });
+    const built = skillport("plugin", "build", "--entry", "MyTool", "--format", "esm", "--json");
+    expect(built.code, built.stderr).toBe(0);
+    expect(JSON.parse(built.stdout)).toMatchObject({ pluginId: "MyTool", version: "0.1.0" });
+    const packed = skillport("plugin", "pack", "--entry", "MyTool", "--name", "my-tool", "--json");
+    expect(packed.code, packed.stderr).toBe(0);
+    expect(JSON.parse(packed.stdout)).toMatchObject({ file: "MyTool/out/my-tool.pkg" });
   });
 
   it("an unknown template type is a usage error", () => {

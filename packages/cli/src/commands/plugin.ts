@@ -24,10 +24,12 @@ export function registerPlugin(program: Command, io: CliIO, setExit: (code: numb
     .command("create <name>")
     .description("write a new plugin from a template into <cwd>/<name>")
     .addOption(new Option("--type <type>", "template").choices([...PLUGIN_TEMPLATES]).default("tool"))
+    .option("-d, --description <text>", "description for package.json and README.md")
     .option("--cwd <dir>", "parent directory of the new plugin", ".")
     .option("--json", "print the result as JSON")
-    .action(async (name: string, opts: { type: PluginTemplate; cwd: string; json?: boolean }) => {
-      const result = await run(io, setExit, opts.json, () => createPlugin({ name, type: opts.type, cwd: at(opts.cwd) }));
+    .action(async (name: string, opts: { type: PluginTemplate; cwd: string; description?: string; json?: boolean }) => {
+      const description = opts.description === undefined ? {} : { description: opts.description };
+      const result = await run(io, setExit, opts.json, () => createPlugin({ name, type: opts.type, cwd: at(opts.cwd), ...description }));
       if (result === undefined) return;
       if (opts.json) return printJson(io, { ok: true, dir: shown(result.dir), files: result.files });
       io.stdout(`created ${opts.type} plugin ${name} in ${shown(result.dir)}\n`);
@@ -42,8 +44,12 @@ export function registerPlugin(program: Command, io: CliIO, setExit: (code: numb
     .option("--output <dir>", "output directory (default: <entry>/dist)")
     .option("--minify", "minify the bundle")
     .option("--allow-outside-imports", "bundle imports that resolve outside the plugin folder and its node_modules")
+    .addOption(new Option("-f, --format <format>", "bundle format (FastGPT's flag; the host runs esm)").choices(["esm", "cjs"]).default("esm"))
     .option("--json", "print the result as JSON")
-    .action(async (opts: { entry: string; output?: string; minify?: boolean; allowOutsideImports?: boolean; json?: boolean }) => {
+    .action(async (opts: { entry: string; output?: string; minify?: boolean; allowOutsideImports?: boolean; format: string; json?: boolean }) => {
+      if (opts.format !== "esm") {
+        throw new CliError("--format cjs is not supported: Skillport hosts load plugin bundles as ES modules; build with --format esm (the default)", EXIT_ERROR);
+      }
       const entry = at(opts.entry);
       const output = opts.output === undefined ? resolve(entry, "dist") : at(opts.output);
       const result = await run(io, setExit, opts.json, () =>
@@ -85,16 +91,18 @@ export function registerPlugin(program: Command, io: CliIO, setExit: (code: numb
     .description("rebuild, check, then write a deterministic <pluginId>-<version>.pkg and print its sha256")
     .option("--entry <dir>", "plugin directory", ".")
     .option("--dist <dir>", "build directory (default: <entry>/dist)")
-    .option("--output <dir>", "directory for the .pkg (default: <entry>/out)")
+    .option("--output <dir>", "directory for the .pkg (default: <entry>/out; the path is printed)")
+    .option("-n, --name <name>", "file name of the .pkg without extension (default: <pluginId>-<version>)")
     .option("--minify", "minify the bundle")
     .option("--allow-outside-imports", "bundle imports that resolve outside the plugin folder and its node_modules")
     .option("--json", "print the result as JSON")
-    .action(async (opts: { entry: string; dist?: string; output?: string; minify?: boolean; allowOutsideImports?: boolean; json?: boolean }) => {
+    .action(async (opts: { entry: string; dist?: string; output?: string; name?: string; minify?: boolean; allowOutsideImports?: boolean; json?: boolean }) => {
       const entry = at(opts.entry);
       const dist = opts.dist === undefined ? resolve(entry, "dist") : at(opts.dist);
       const output = opts.output === undefined ? resolve(entry, "out") : at(opts.output);
+      const name = opts.name === undefined ? {} : { name: opts.name };
       const result = await run(io, setExit, opts.json, () =>
-        packPlugin({ entry, dist, output, minify: opts.minify === true, allowOutsideImports: opts.allowOutsideImports === true }),
+        packPlugin({ entry, dist, output, minify: opts.minify === true, allowOutsideImports: opts.allowOutsideImports === true, ...name }),
       );
       if (result === undefined) return;
       if (opts.json) {

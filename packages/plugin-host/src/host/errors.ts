@@ -25,8 +25,11 @@ export type PluginHostErrorCode =
 
 /** Every error the host raises on purpose. Messages name the plugin and tool, never host paths or secret values. */
 export class PluginHostError extends AgentSkillsError<PluginHostErrorCode> {
-  constructor(code: PluginHostErrorCode, message: string, options?: { cause?: unknown }) {
+  /** What the tool threw, as JSON-safe data, when it says more than the message (see worker/error-text.ts). */
+  readonly detail: unknown;
+  constructor(code: PluginHostErrorCode, message: string, options?: { cause?: unknown; detail?: unknown }) {
     super(message, { code, cause: options?.cause });
+    this.detail = options?.detail;
   }
 }
 

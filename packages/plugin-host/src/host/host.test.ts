@@ -82,8 +82,21 @@ describe("PluginHost", () => {
     });
   });
 
-  it("rejects output that does not match the output schema", async () => {
-    const event = await lastEvent(host, "badOutput", { text: "x" });
+  it("returns output that does not match the output schema after a warning (upstream returns it as is)", async () => {
+    const events = await collect(host.run("badOutput", { text: "x" }));
+    expect(events).toEqual([
+      {
+        type: "warning",
+        code: "PLUGIN_OUTPUT_INVALID",
+        data: 'tool "badOutput" of plugin "fixture": the output does not match outputSchema: output field "text": Invalid input: expected string, received number',
+      },
+      { type: "response", data: { text: 42 } },
+    ]);
+  });
+
+  it("rejects output that does not match the output schema when the host is strict", async () => {
+    const strict = await open(dist, { strictOutput: true });
+    const event = await lastEvent(strict, "badOutput", { text: "x" });
     expect(event).toMatchObject({ type: "error", code: "PLUGIN_OUTPUT_INVALID" });
     expect(event.data).toBe('tool "badOutput" of plugin "fixture": output field "text": Invalid input: expected string, received number');
   });
@@ -167,7 +180,14 @@ describe("PluginHost", () => {
     const { output } = await host.invoke("upload", { text: "hello" });
     const result = JSON.parse((output as { text: string }).text) as { accessURL: string; size: number; etag: string };
     const etag = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824";
-    expect(result).toEqual({ accessURL: expect.stringMatching(/^file:\/\/.*\/hello\.txt$/), size: 5, etag });
+    expect(result).toEqual({
+      accessURL: expect.stringMatching(/^file:\/\/.*\/hello\.txt$/),
+      fileName: "hello.txt",
+      contentType: "text/plain",
+      size: 5,
+      etag,
+      createTime: expect.any(String),
+    });
     expect(await readFile(fileURLToPath(result.accessURL), "utf8")).toBe("hello");
     expect(await readdir(join(uploads, etag.slice(0, 16)))).toEqual(["hello.txt"]);
   });
@@ -240,30 +260,35 @@ describe("reverse calls end to end (ctx.invoke.* through the worker)", () => {
     const seen: unknown[] = [];
     const got = await callAll(ALL, {
       uploadDir: join(root, "caller-uploads"),
-      user: { username: "ada", orgs: ["eng"], groups: [] },
+      user: { username: "ada", orgs: [{ pathId: "o1", name: "eng" }], groups: [{ name: "g" }] },
       team: { teamId: "t-1", name: "Team" },
       model: (request, call) => {
         seen.push(call);
         return { model: "echo-1", content: `echo: ${request.messages[0]?.content ?? ""}` };
       },
       dataset: (request) => ({ items: [{ id: "d1", datasetId: request.datasetIds[0] ?? "", content: request.query, score: 0.9 }] }),
+      wecomCorpToken: () => ({ access_token: "corp-token", expires_in: 7200 }),
     });
     expect(got.systemVar).toEqual(systemVar);
     const etag = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824";
     expect(got.results).toEqual({
-      userInfo: [{ username: "ada", orgs: ["eng"], groups: [] }, null],
+      userInfo: [{ username: "ada", orgs: [{ pathId: "o1", name: "eng" }], groups: [{ name: "g" }] }, null],
       teamInfo: [{ teamId: "t-1", name: "Team" }, null],
       model: [{ model: "echo-1", content: "echo: hello" }, null],
       dataset: [{ items: [{ id: "d1", datasetId: "kb-1", content: "hello", score: 0.9 }] }, null],
-      uploadFile: [{ accessURL: expect.stringMatching(/^file:\/\/.*\/note\.txt$/), size: 5, etag }, null],
+      uploadFile: [
+        { accessURL: expect.stringMatching(/^file:\/\/.*\/note\.txt$/), fileName: "note.txt", contentType: "application/octet-stream", size: 5, etag, createTime: expect.any(String) },
+        null,
+      ],
       badArguments: [null, expect.objectContaining({ error: "InvalidArgument", message: "ctx.invoke.model: invalid arguments (messages): Too small: expected array to have >=1 items" })],
+      getWecomCorpToken: [{ access_token: "corp-token", expires_in: 7200 }, null],
     });
     expect(seen).toEqual([{ pluginId: "caller", version: "1.0.0", toolId: "tool", systemVar }]);
   });
 
   it("refuses every call whose permission the manifest lacks, naming it in English and Chinese", async () => {
     const got = await callAll([], { user: { username: "ada", orgs: [], groups: [] } });
-    const expected = { userInfo: "userInfo:read", teamInfo: "teamInfo:read", model: "model:read", dataset: "dataset:read", uploadFile: "file-upload:allow", badArguments: "model:read" };
+    const expected = { userInfo: "userInfo:read", teamInfo: "teamInfo:read", model: "model:read", dataset: "dataset:read", uploadFile: "file-upload:allow", badArguments: "model:read", getWecomCorpToken: "teamInfo:read" };
     for (const [call, permission] of Object.entries(expected)) {
       const [value, failure] = got.results[call] ?? [];
       expect(value).toBeNull();

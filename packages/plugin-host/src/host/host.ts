@@ -50,6 +50,11 @@ export interface PluginHostOptions {
    * calls with PLUGIN_LIMIT_EXCEEDED. Default 32 MiB (room for an uploadFile at its 20 MiB default limit).
    */
   maxResultBytes?: number;
+  /**
+   * An output that breaks the tool's outputSchema (checked on the host) fails the call with PLUGIN_OUTPUT_INVALID.
+   * Default false: as upstream, the output is returned as the handler gave it, after a `warning` event.
+   */
+  strictOutput?: boolean;
 }
 
 export const DEFAULT_MAX_RESULT_BYTES = 32 * 1024 * 1024;
@@ -59,11 +64,16 @@ export interface RunOptions {
   systemVar?: Partial<SystemVar>;
 }
 
-/** What a run yields, in order: any number of `stream` events, then one `response` or one `error`. */
+/**
+ * What a run yields, in order: any number of `stream` events, then one `response` (after any `warning` events) or
+ * one `error`. An error's `detail` is what the tool threw as JSON-safe data (secrets redacted), when it says more
+ * than the message.
+ */
 export type PluginEvent =
   | { type: "stream"; data: StreamResponseEvent }
+  | { type: "warning"; data: string; code: PluginHostErrorCode }
   | { type: "response"; data: unknown }
-  | { type: "error"; data: string; code: PluginHostErrorCode };
+  | { type: "error"; data: string; code: PluginHostErrorCode; detail?: unknown };
 
 export interface InvokeResult {
   output: unknown;
@@ -108,6 +118,7 @@ export class PluginHost {
   readonly #outputChecks: ReadonlyMap<string, OutputCheck>;
   /** Keyed hash of a call's secrets: workers are never shared between different secret sets. */
   readonly #partition: Partitioner = createPartitioner();
+  readonly #strictOutput: boolean;
   /** Every worker process from spawn to exit, so close() can stop them all before deleting the work dir. */
   readonly #workers: Set<WorkerProcess>;
   #nextCallId = 1;
@@ -131,6 +142,7 @@ export class PluginHost {
     this.#services = options.services ?? createLocalServices();
     this.#invokeLimits = { ...DEFAULT_INVOKE_LIMITS, ...options.invokeLimits };
     this.#outputChecks = new Map(staged.tools.map((tool) => [tool.id, compileOutputCheck(tool.outputSchema)]));
+    this.#strictOutput = options.strictOutput === true;
   }
 
   /** Loads a built plugin (`dist/`, a folder containing `dist/`, or a `.pkg`). Workers start on the first call. */
@@ -222,7 +234,8 @@ export class PluginHost {
     const channel = new EventChannel<PluginEvent>();
     const redact = createRedactor(options.secrets);
     const fail = (error: PluginHostError) => {
-      channel.push({ type: "error", code: error.code, data: redact(`${this.#toolLabel(toolId)}: ${error.message}`) });
+      const detail = error.detail === undefined ? {} : { detail: redact(error.detail) };
+      channel.push({ type: "error", code: error.code, data: redact(`${this.#toolLabel(toolId)}: ${error.message}`), ...detail });
       channel.end();
     };
     const problem = this.#checkCall(toolId, input, options);
@@ -234,7 +247,7 @@ export class PluginHost {
     const systemVar = this.#systemVar(callId, options.systemVar);
     const serviceCall = { pluginId: this.identity.pluginId, version: this.identity.version, toolId, systemVar };
     this.#pool.submit(
-      { kind: "call", callId, toolId, input, secrets: options.secrets, systemVar },
+      { kind: "call", callId, toolId, input, secrets: options.secrets, systemVar, strictOutput: this.#strictOutput },
       {
         onStream: (data) => {
           // Only the two known fields cross: nothing else the worker put in the event reaches callers.
@@ -255,8 +268,16 @@ export class PluginHost {
           } catch (error) {
             return fail(error instanceof PluginHostError ? error : new PluginHostError("PLUGIN_OUTPUT_INVALID", String(error)));
           }
+          // The worker's own schema check is plugin-controlled code; the host's decides. Not strict (FastGPT's way):
+          // the output is returned after a warning. Strict: the call fails.
           const invalid = this.#outputChecks.get(toolId)?.(output);
-          if (invalid) return fail(invalid);
+          if (invalid && this.#strictOutput) return fail(invalid);
+          for (const warning of outcome.warnings) {
+            channel.push({ type: "warning", code: "PLUGIN_OUTPUT_INVALID", data: redact(`${this.#toolLabel(toolId)}: ${warning}`) });
+          }
+          if (invalid && outcome.warnings.length === 0) {
+            channel.push({ type: "warning", code: "PLUGIN_OUTPUT_INVALID", data: redact(`${this.#toolLabel(toolId)}: ${invalid.message}`) });
+          }
           channel.push({ type: "response", data: redact(output) });
           channel.end();
         },
@@ -272,7 +293,7 @@ export class PluginHost {
     for await (const event of this.run(toolId, input, options)) {
       if (event.type === "stream") streams.push(event.data);
       else if (event.type === "response") return { output: event.data, streams };
-      else throw new PluginHostError(event.code, event.data);
+      else if (event.type === "error") throw new PluginHostError(event.code, event.data, event.detail === undefined ? undefined : { detail: event.detail });
     }
     throw new PluginHostError("PLUGIN_WORKER_CRASHED", `${this.#toolLabel(toolId)}: the run ended without a result`);
   }
@@ -290,7 +311,7 @@ export class PluginHost {
         for await (const event of this.run(tool.id, args, runOptions)) {
           if (event.type === "stream") onStream?.(event.data);
           else if (event.type === "response") return event.data;
-          else throw new PluginHostError(event.code, event.data);
+          else if (event.type === "error") throw new PluginHostError(event.code, event.data, event.detail === undefined ? undefined : { detail: event.detail });
         }
         throw new PluginHostError("PLUGIN_WORKER_CRASHED", `${this.#toolLabel(tool.id)}: the run ended without a result`);
       },

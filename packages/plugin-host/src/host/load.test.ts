@@ -91,10 +91,10 @@ describe("stagePlugin", () => {
   it("reports every manifest problem with its field path", async () => {
     const dir = await writePluginFixture(join(root, "badmanifest"), { source: UPLOADER_SOURCE });
     const manifest = JSON.parse(await readFile(join(dir, "manifest.json"), "utf8")) as Record<string, unknown>;
-    await writeFile(join(dir, "manifest.json"), JSON.stringify({ ...manifest, name: { en: "x" }, version: "1.0" }));
+    await writeFile(join(dir, "manifest.json"), JSON.stringify({ ...manifest, name: { en: "x" }, version: "1/0" }));
     await expect(stage(dir)).rejects.toMatchObject({
       code: "PLUGIN_INVALID",
-      message: "dist: manifest.json is invalid: version: must be a semantic version such as 1.0.0; name.zh-CN: is required",
+      message: "dist: manifest.json is invalid: version: must use letters, digits, '.', '+', '-' and '_'; name.zh-CN: is required",
     });
   });
 

@@ -159,7 +159,8 @@ function providedPackageRoots(): Promise<Map<string, string>> {
   return provided;
 }
 
-function packageRoot(file: string, name: string): string {
+/** The directory of the package named `name` that contains `file` (dirname(file) when none is found). */
+export function packageRoot(file: string, name: string): string {
   for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir)) {
     const manifest = join(dir, "package.json");
     if (!existsSync(manifest)) continue;
@@ -172,10 +173,21 @@ function packageRoot(file: string, name: string): string {
   return dirname(file);
 }
 
-/** Links the provided packages into `nodeModules`; returns their real roots (what a sandbox must mount). */
+/**
+ * Names plugins import that stand for a provided package: FastGPT's CLI leaves `@fastgpt-plugin/sdk-factory`
+ * external in its bundles, so a package it built imports the SDK by that name at run time.
+ */
+const PROVIDED_ALIASES: Readonly<Record<string, (typeof PROVIDED_PACKAGES)[number]>> = { "@fastgpt-plugin/sdk-factory": "@skillport/plugin" };
+
+/** Links the provided packages (and their aliases) into `nodeModules`; returns their real roots (what a sandbox must mount). */
 export async function linkProvidedPackages(nodeModules: string): Promise<string[]> {
   const roots = await providedPackageRoots();
-  for (const [name, root] of roots) {
+  const links = new Map(roots);
+  for (const [alias, name] of Object.entries(PROVIDED_ALIASES)) {
+    const root = roots.get(name);
+    if (root !== undefined) links.set(alias, root);
+  }
+  for (const [name, root] of links) {
     const link = join(nodeModules, ...name.split("/"));
     await mkdir(dirname(link), { recursive: true });
     await symlink(root, link, "dir");

@@ -11,7 +11,7 @@ import type { PluginHostErrorCode } from "./errors.js";
 
 export type { InvokeCapability as InvokeMethod,   StreamResponseEvent } from "@skillport/plugin";
 
-export type InvokeTuple = readonly [unknown, null] | readonly [null, InvokeFailure];
+export type InvokeTuple = [unknown, null] | [null, InvokeFailure];
 
 interface InitMessage {
   kind: "init";
@@ -29,6 +29,8 @@ export interface CallMessage {
   input: unknown;
   secrets: Record<string, unknown> | undefined;
   systemVar: SystemVar;
+  /** An output that breaks outputSchema fails the call (else it is returned with a warning). */
+  strictOutput?: boolean;
 }
 
 interface InvokeResultMessage {
@@ -57,10 +59,12 @@ interface StreamMessage {
 export interface WorkerError {
   code: PluginHostErrorCode;
   message: string;
+  /** The thrown value as JSON-safe data, when it carries more than its message. */
+  detail?: unknown;
 }
 
 type ResultMessage =
-  | { kind: "result"; callId: number; ok: true; output: unknown }
+  | { kind: "result"; callId: number; ok: true; output: unknown; warnings?: string[] }
   | { kind: "result"; callId: number; ok: false; error: WorkerError };
 
 interface InvokeMessage {

@@ -56,7 +56,7 @@ describe("dispatchInvoke", () => {
   });
 
   it("passes results from configured user and team info", async () => {
-    const user = { username: "ada", orgs: [], groups: ["g"] };
+    const user = { username: "ada", orgs: [{ pathId: "o1", name: "Org" }], groups: [{ name: "g" }] };
     expect(await run("userInfo", undefined, createLocalServices({ user }))).toEqual([user, null]);
   });
 
@@ -68,7 +68,7 @@ describe("dispatchInvoke", () => {
   it("stores uploads by content hash with a sanitised name", async () => {
     const [result] = await run("uploadFile", { fileName: "../../etc/x y.txt", file: new Uint8Array([104, 105]) }, createLocalServices({ uploadDir: dir }));
     const etag = "8f434346648f6b96df89dda901c5176b10a6d83961dd3c1ac88b59b2dc327aa4";
-    expect(result).toEqual({ accessURL: expect.stringMatching(/\/x_y\.txt$/), size: 2, etag });
+    expect(result).toEqual({ accessURL: expect.stringMatching(/\/x_y\.txt$/), fileName: "x_y.txt", contentType: "application/octet-stream", size: 2, etag, createTime: expect.any(Date) });
     const path = fileURLToPath((result as { accessURL: string }).accessURL);
     expect(path).toBe(join(dir, etag.slice(0, 16), "x_y.txt"));
     expect(await readFile(path, "utf8")).toBe("hi");

@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { writeFileAtomic } from "@skillport/fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
   INVOKE_PERMISSIONS,
@@ -22,6 +22,7 @@ import {
   type UploadFileRequest,
   type UploadFileResult,
   type UserInfo,
+  type WecomCorpToken,
 } from "@skillport/plugin";
 import { z } from "zod";
 import type { InvokeTuple } from "./protocol.js";
@@ -40,7 +41,10 @@ export interface HostServices {
   teamInfo?(call: ServiceCall): Promise<TeamInfo> | TeamInfo;
   model?(request: ModelChatRequest, call: ServiceCall): Promise<ModelChatResult> | ModelChatResult;
   dataset?(request: DatasetSearchRequest, call: ServiceCall): Promise<DatasetSearchResult> | DatasetSearchResult;
+  /** `file` always arrives as bytes or text: the worker reads a plugin's stream before sending it. */
   uploadFile?(request: UploadFileRequest, call: ServiceCall): Promise<UploadFileResult> | UploadFileResult;
+  /** FastGPT's `getWecomCorpToken` (guarded by `teamInfo:read`). */
+  wecomCorpToken?(call: ServiceCall): Promise<WecomCorpToken> | WecomCorpToken;
 }
 
 export interface InvokeLimits {
@@ -71,6 +75,7 @@ const ARGUMENT_SCHEMAS: Record<InvokeCapability, z.ZodType> = {
     contentType: z.string().optional(),
     file: z.union([z.instanceof(Uint8Array), z.string()]),
   }),
+  getWecomCorpToken: z.unknown(),
 };
 
 export async function dispatchInvoke(
@@ -121,8 +126,10 @@ async function callService(
       return services.model ? await services.model(args as ModelChatRequest, call) : NOT_CONFIGURED;
     case "dataset":
       return services.dataset ? await services.dataset(args as DatasetSearchRequest, call) : NOT_CONFIGURED;
+    case "getWecomCorpToken":
+      return services.wecomCorpToken ? await services.wecomCorpToken(call) : NOT_CONFIGURED;
     case "uploadFile": {
-      const request = args as UploadFileRequest;
+      const request = args as UploadFileRequest & { file: Uint8Array | string };
       const size = typeof request.file === "string" ? Buffer.byteLength(request.file) : request.file.byteLength;
       if (size > limits.maxUploadBytes) {
         throw new UploadTooLargeError(`ctx.invoke.uploadFile: the file is ${size} bytes, over the host's limit of ${limits.maxUploadBytes}`);
@@ -143,6 +150,7 @@ export interface LocalServicesOptions {
   team?: TeamInfo;
   model?: HostServices["model"];
   dataset?: HostServices["dataset"];
+  wecomCorpToken?: HostServices["wecomCorpToken"];
 }
 
 /**
@@ -161,6 +169,7 @@ export function createLocalServices(options: LocalServicesOptions = {}): HostSer
   }
   if (options.model) services.model = options.model;
   if (options.dataset) services.dataset = options.dataset;
+  if (options.wecomCorpToken) services.wecomCorpToken = options.wecomCorpToken;
   if (options.uploadDir !== undefined) {
     const root = options.uploadDir;
     services.uploadFile = (request) => saveUpload(root, request);
@@ -169,13 +178,16 @@ export function createLocalServices(options: LocalServicesOptions = {}): HostSer
 }
 
 async function saveUpload(root: string, request: UploadFileRequest): Promise<UploadFileResult> {
-  const bytes = typeof request.file === "string" ? Buffer.from(request.file, "utf8") : request.file;
+  const file = request.file;
+  if (!(file instanceof Uint8Array) && typeof file !== "string") throw new Error("the file must be bytes or text");
+  const bytes = typeof file === "string" ? Buffer.from(file, "utf8") : file;
   const etag = createHash("sha256").update(bytes).digest("hex");
   // One folder per content hash: the same name uploaded twice with different bytes never overwrites.
   const dir = join(root, etag.slice(0, 16));
   const target = join(dir, safeFileName(request.fileName));
   await writeFileAtomic(target, bytes);
-  return { accessURL: pathToFileURL(target).href, size: bytes.byteLength, etag };
+  const contentType = request.contentType ?? "application/octet-stream";
+  return { accessURL: pathToFileURL(target).href, fileName: basename(target), contentType, size: bytes.byteLength, etag, createTime: new Date() };
 }
 
 /** A plugin-chosen name reduced to one harmless path segment. */

@@ -10,7 +10,7 @@ import type { CallMessage, HostToWorker, InvokeTuple, WorkerError, WorkerToHost 
 import type { Command } from "./sandbox.js";
 import { encodeFrame, FrameReader, type FrameEvent } from "./worker/frames.js";
 
-type CallOutcome = { ok: true; output: unknown } | { ok: false; error: PluginHostError };
+type CallOutcome = { ok: true; output: unknown; warnings: string[] } | { ok: false; error: PluginHostError };
 
 export interface CallHandlers {
   onStream(data: unknown): void;
@@ -210,7 +210,7 @@ export class WorkerProcess {
         const handlers = this.#calls.get(message.callId);
         if (!handlers) return;
         this.#calls.delete(message.callId);
-        handlers.onDone(message.ok ? { ok: true, output: message.output } : { ok: false, error: fromWorker(message.error) });
+        handlers.onDone(message.ok ? { ok: true, output: message.output, warnings: warningsOf(message.warnings) } : { ok: false, error: fromWorker(message.error) });
         break;
       }
     }
@@ -265,5 +265,11 @@ function isWorkerMessage(value: unknown): value is WorkerToHost {
 
 function fromWorker(error: WorkerError | undefined): PluginHostError {
   const code = isPluginHostErrorCode(error?.code) ? error.code : "PLUGIN_HANDLER_ERROR";
-  return new PluginHostError(code, String(error?.message ?? "the tool failed without a message"));
+  const detail = error?.detail;
+  return new PluginHostError(code, String(error?.message ?? "the tool failed without a message"), detail === undefined ? undefined : { detail });
+}
+
+/** Worker messages are untrusted: keep only string warnings, and not too many. */
+function warningsOf(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string").slice(0, 20).map((text) => text.slice(0, 4000)) : [];
 }

@@ -1,5 +1,6 @@
 import {
   BuiltManifestSchema,
+  inferToolParams,
   I18nStringSchema,
   parsePluginManifest,
   toManifestIssues,
@@ -67,7 +68,7 @@ export function assembleManifest(
           description: text.data,
           icon,
           toolDescription: toolDescriptionOf(child.toolDescription, text.data),
-          inputSchema: child.inputSchema,
+          inputSchema: inferToolParams(child.inputSchema),
           outputSchema: child.outputSchema,
         });
       }
@@ -93,7 +94,7 @@ export function assembleManifest(
     toolDescription: toolDescriptionOf(m.toolDescription, m.description),
     ...(description.secretSchema === undefined ? {} : { secretSchema: description.secretSchema }),
     ...(description.kind === "tool"
-      ? { inputSchema: single?.inputSchema, outputSchema: single?.outputSchema }
+      ? { inputSchema: single?.inputSchema === undefined ? undefined : inferToolParams(single.inputSchema), outputSchema: single?.outputSchema }
       : { children }),
   };
   // The assembled manifest must satisfy the schema the host reads it with; a failure here is a build bug.

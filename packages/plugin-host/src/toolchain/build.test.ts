@@ -139,7 +139,7 @@ describe("buildPlugin: errors", () => {
     const dir = await temp.make({ "index.ts": source, "logo.svg": LOGO });
     const error = await failure(buildPlugin({ entry: dir, output: join(dir, "dist") }));
     expect(error.diagnostics.map((d) => d.message)).toEqual([
-      "manifest.pluginId: must use lowercase letters, digits, '-' and '_' (starting with a letter or digit)",
+      "manifest.pluginId: must use letters, digits, '-' and '_' (starting with a letter or digit)",
       "manifest.name.zh-CN: is required",
     ]);
     expect(error.diagnostics.every((d) => d.file === "index.ts" && d.code === "PLUGIN_MANIFEST_INVALID")).toBe(true);

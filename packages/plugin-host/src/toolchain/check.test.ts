@@ -74,6 +74,7 @@ describe("checkPlugin catches each defect", () => {
     "await ctx.invoke.model({ messages: [] });",
     "await ctx.invoke.dataset({ datasetIds: [], query: 'q' });",
     upload,
+    "await ctx.invoke.getWecomCorpToken();",
   ].join("\n");
   const ownSecrets = `createToolHandler({
       inputSchema: z.object({ q: z.string().meta({ title: 'Q', isToolParam: true }) }),
@@ -81,6 +82,7 @@ describe("checkPlugin catches each defect", () => {
       secretSchema: z.object({ other: z.string().meta({ title: 'Other', isSecret: true }) }),
       handler: async () => ({ ok: true })
     })`;
+  const sharedSecretRepeated = ownSecrets.replace("other: z.string().meta({ title: 'Other', isSecret: true })", "key: z.string().meta({ title: 'Key', isSecret: true })");
   it.each<[string, Record<string, string>, string[]]>([
     ["no index.ts", base(), ["error:PLUGIN_ENTRY_FILE_MISSING", "error:PLUGIN_DIST_MISSING"]],
     ["a syntax error", base({ "index.ts": "const x = ;\n" }), ["error:PLUGIN_BUNDLE_FAILED", "error:PLUGIN_DIST_MISSING"]],
@@ -91,16 +93,22 @@ describe("checkPlugin catches each defect", () => {
     ["an input schema that is not z.object", base({ "index.ts": toolSource().replace(/inputSchema: z\.object\(\{.*\}\),/, "inputSchema: z.string() as never,") }), ["error:PLUGIN_SCHEMA_INVALID", "error:PLUGIN_DIST_MISSING"]],
     ["two children with one id", base({ "index.ts": toolSetSource([{ id: "a" }, { id: "a" }]) }), ["error:PLUGIN_CHILD_INVALID", "error:PLUGIN_DIST_MISSING"]],
     ["uploadFile without file-upload:allow", base({ "index.ts": toolSource({ body: upload }) }), ["error:PLUGIN_PERMISSION_MISSING"]],
-    ["every ctx.invoke call without its permission", base({ "index.ts": toolSource({ body: everyCall }) }), Array(5).fill("error:PLUGIN_PERMISSION_MISSING")],
+    ["every ctx.invoke call without its permission", base({ "index.ts": toolSource({ body: everyCall }) }), Array(6).fill("error:PLUGIN_PERMISSION_MISSING")],
+    ["getWecomCorpToken with teamInfo:read (no unused warning)", base({ "index.ts": toolSource({ manifest: "permission: ['teamInfo:read']", body: "await ctx.invoke.getWecomCorpToken();" }) }), []],
+    ["a FastGPT camelCase pluginId", base({ "index.ts": toolSource().replace("pluginId: 'probe'", "pluginId: 'getTime'") }), []],
+    ["a version that is not SemVer", base({ "index.ts": toolSource().replace("version: '1.0.0'", "version: '1.0'") }), ["warning:PLUGIN_VERSION_NOT_SEMVER"]],
     ["a declared permission never used", base({ "index.ts": toolSource({ manifest: "permission: ['dataset:read']" }) }), ["warning:PLUGIN_PERMISSION_UNUSED"]],
     ["an unknown manifest key", base({ "index.ts": toolSource({ manifest: "permission: [], permisson: ['model:read']" }).replace("defineTool({", "defineTool(<never>{") }), ["warning:PLUGIN_MANIFEST_UNKNOWN_KEY"]],
-    ["an input field the model may or may not fill", base({ "index.ts": toolSource({ input: "q: z.string().meta({ title: 'Q' })" }) }), ["warning:PLUGIN_TOOL_PARAM_UNSET"]],
+    // FastGPT infers isToolParam from toolDescription: leaving it out is not a mistake (no warning).
+    ["an input field without isToolParam", base({ "index.ts": toolSource({ input: "q: z.string().meta({ title: 'Q' })" }) }), []],
+    ["an input field with a non-boolean isToolParam", base({ "index.ts": toolSource({ input: "q: z.string().meta({ title: 'Q', isToolParam: 'yes' as never })" }) }), ["warning:PLUGIN_TOOL_PARAM_INVALID"]],
     ["an input field without a label", base({ "index.ts": toolSource({ input: "q: z.string().meta({ isToolParam: true })" }) }), ["warning:PLUGIN_FIELD_UNLABELLED"]],
     ["an input field of any type", base({ "index.ts": toolSource({ input: "q: z.any().meta({ title: 'Q', isToolParam: false })" }) }), ["warning:PLUGIN_FIELD_UNTYPED"]],
     ["a key literal in another module", base({ "index.ts": toolSource({ imports: "import './lib/conf';" }), "lib/conf.ts": "export const awsId = 'AKIAABCDEFGHIJKLMNOP';\n" }), ["warning:PLUGIN_SECRET_LITERAL"]],
     ["process.env reads", base({ "index.ts": toolSource({ body: "void process.env.TOKEN;" }) }), ["warning:PLUGIN_ENV_ACCESS"]],
-    ["a secret field without isSecret", base({ "index.ts": seedToolSet.replace("isSecret: true\n} satisfies SecretSchemaMetaType", "} as SecretSchemaMetaType") }), ["warning:PLUGIN_SECRET_FLAG_UNSET"]],
+    ["a secret field without isSecret", base({ "index.ts": seedToolSet.replace("isSecret: true\n} satisfies SecretSchemaMetaType", "} as SecretSchemaMetaType") }), []],
     ["a tool-set child with its own secret schema", base({ "index.ts": toolSetSource([{ id: "a" }, { id: "b", handler: ownSecrets }]) }), ["warning:PLUGIN_CHILD_SECRET_IGNORED"]],
+    ["a tool-set child repeating the shared secret schema (nothing lost)", base({ "index.ts": toolSetSource([{ id: "a" }, { id: "b", handler: sharedSecretRepeated }]) }), []],
     ["no README.md", { "logo.svg": LOGO, "index.ts": toolSource() }, ["warning:PLUGIN_README_MISSING"]],
     ["no main logo", { ...README, "index.ts": toolSource() }, ["error:PLUGIN_LOGO_MISSING", "error:PLUGIN_DIST_MISSING"]],
     ["two main logos", base({ "index.ts": toolSource(), "logo.png": LOGO }), ["error:PLUGIN_LOGO_AMBIGUOUS", "error:PLUGIN_DIST_MISSING"]],

@@ -7,6 +7,7 @@ import {
   BuiltManifestSchema,
   INVOKE_PERMISSIONS,
   PLUGIN_MANIFEST_KEYS,
+  SEMVER_PATTERN,
   toManifestIssues,
   type BuiltManifest,
   type JsonSchema,
@@ -127,22 +128,33 @@ function checkDescription(description: PluginDescription, code: string): PluginD
     }
   }
   for (const permission of declared) {
-    const capability = Object.entries(INVOKE_PERMISSIONS).find(([, p]) => p === permission)?.[0];
-    if (capability !== undefined && !(used as string[]).includes(capability)) {
-      found.push(warningOf("PLUGIN_PERMISSION_UNUSED", `manifest.permission declares "${permission}" but the code never calls ctx.invoke.${capability}; declare only what is used`, at));
+    // Several calls may share one permission (teamInfo:read guards teamInfo and getWecomCorpToken).
+    const guarded = Object.entries(INVOKE_PERMISSIONS).filter(([, p]) => p === permission).map(([capability]) => capability);
+    if (guarded.length > 0 && !guarded.some((capability) => (used as string[]).includes(capability))) {
+      const calls = guarded.map((capability) => `ctx.invoke.${capability}`).join(" or ");
+      found.push(warningOf("PLUGIN_PERMISSION_UNUSED", `manifest.permission declares "${permission}" but the code never calls ${calls}; declare only what is used`, at));
     }
+  }
+  if (typeof manifest.version === "string" && !SEMVER_PATTERN.test(manifest.version)) {
+    found.push(warningOf("PLUGIN_VERSION_NOT_SEMVER", `manifest.version ${JSON.stringify(manifest.version)} is not a semantic version (such as 1.0.0); hosts compare versions as SemVer`, at));
   }
   description.children.forEach((child, index) => {
     const where = description.kind === "tool" ? "handler" : `children[${index}] (${String(child.id)})`;
     found.push(...checkFields(child.inputSchema, `${where} input`, true));
     found.push(...checkFields(child.outputSchema, `${where} output`, false));
-    if (description.kind === "toolSet" && child.secretSchema !== undefined && JSON.stringify(child.secretSchema) !== JSON.stringify(description.secretSchema)) {
-      found.push(warningOf("PLUGIN_CHILD_SECRET_IGNORED", `${where} has its own secretSchema; a tool set parses ctx.secrets with the top-level defineToolSet secretSchema only`, at));
+    // Only a child secret the top-level schema lacks is lost; a child repeating (part of) it loses nothing.
+    if (description.kind === "toolSet" && child.secretSchema !== undefined) {
+      const shared = propertiesOf(description.secretSchema);
+      const lost = Object.keys(propertiesOf(child.secretSchema)).filter((name) => !Object.hasOwn(shared, name));
+      if (lost.length > 0) {
+        found.push(warningOf("PLUGIN_CHILD_SECRET_IGNORED", `${where} declares secret ${lost.join(", ")} in its own secretSchema, which a tool set ignores; move it to the top-level defineToolSet secretSchema`, at));
+      }
     }
   });
+  // An unset isSecret is fine (the host treats every secret value as secret); a non-boolean one is a mistake.
   for (const [name, field] of Object.entries(propertiesOf(description.secretSchema))) {
-    if (isObject(field) && typeof field.isSecret !== "boolean") {
-      found.push(warningOf("PLUGIN_SECRET_FLAG_UNSET", `secret field ${name} does not set isSecret (true = stored encrypted); add .meta({isSecret: ...})`, at));
+    if (isObject(field) && field.isSecret !== undefined && typeof field.isSecret !== "boolean") {
+      found.push(warningOf("PLUGIN_SECRET_FLAG_INVALID", `secret field ${name} sets isSecret to a ${typeof field.isSecret}; use true or false`, at));
     }
   }
   return found.map((d) => ({ ...d, ...at }));
@@ -163,8 +175,9 @@ function checkFields(schema: JsonSchema | undefined, where: string, input: boole
     if (typeof field.title !== "string" && typeof field.description !== "string") {
       found.push(warningOf("PLUGIN_FIELD_UNLABELLED", `${where} field ${name} has no title or description for users; add .meta({title: ...})`));
     }
-    if (input && typeof field.isToolParam !== "boolean") {
-      found.push(warningOf("PLUGIN_TOOL_PARAM_UNSET", `${where} field ${name} does not say whether the model fills it; set isToolParam in .meta()`));
+    // No isToolParam is not reported: like FastGPT, the build infers it from toolDescription (inferToolParams).
+    if (input && field.isToolParam !== undefined && typeof field.isToolParam !== "boolean") {
+      found.push(warningOf("PLUGIN_TOOL_PARAM_INVALID", `${where} field ${name} sets isToolParam to a ${typeof field.isToolParam}; use true or false`));
     }
   }
   return found;

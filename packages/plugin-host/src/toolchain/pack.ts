@@ -15,7 +15,12 @@ export interface PackOptions extends CompileOptions {
   dist: string;
   /** Directory the `.pkg` is written to, usually `<entry>/out`. */
   output: string;
+  /** The package's file name without `.pkg` (upstream's `--name`). Default `<pluginId>-<version>`. */
+  name?: string;
 }
+
+/** A package name is one plain file name segment. */
+const PACKAGE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$/;
 
 export interface PackResult {
   /** Absolute path of the written package. */
@@ -37,6 +42,9 @@ export interface PackResult {
  * the files (sorted entries, fixed times and modes). Refuses to pack when check reports errors.
  */
 export async function packPlugin(options: PackOptions): Promise<PackResult> {
+  if (options.name !== undefined && !PACKAGE_NAME.test(options.name)) {
+    throw new PluginBuildError(`invalid package name ${JSON.stringify(options.name)}: use letters, digits, '.', '-' and '_'`, [], "PLUGIN_PACK_INVALID");
+  }
   const built = await buildPlugin({ ...options, entry: options.entry, output: options.dist });
   const checked = await checkPlugin({ ...options, entry: options.entry, output: options.dist, minify: options.minify === true });
   if (!checked.ok) {
@@ -48,7 +56,7 @@ export async function packPlugin(options: PackOptions): Promise<PackResult> {
   const zip = await writeDeterministicZip(
     await Promise.all(entries.map(async (path) => ({ path, bytes: await readFile(join(dist, ...path.split("/"))), mode: 0o644 as const }))),
   );
-  const fileName = `${built.manifest.pluginId}-${built.manifest.version}.pkg`;
+  const fileName = `${options.name ?? `${built.manifest.pluginId}-${built.manifest.version}`}.pkg`;
   const file = join(resolve(options.output), fileName);
   await writeFileAtomic(file, zip);
   const seen = new Set<string>();

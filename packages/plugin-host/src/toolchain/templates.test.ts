@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
-import { mkdir, symlink } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { writeFile } from "node:fs/promises";
@@ -51,4 +51,20 @@ describe("created templates, once their dependencies are installed", () => {
     expect(tests.status, tests.output).toBe(0);
     expect(tests.output).toMatch(type === "tool" ? /Tests\s+2 passed/ : /Tests\s+3 passed/);
   });
+});
+
+describe("a created plugin's own tests inside another vitest project (this repository)", () => {
+  // Under the repository, with no npm install: imports resolve through the repository's node_modules, and the
+  // plugin's own vitest.config.ts must win over the repository's config (which would find "No test files").
+  const inside = fileURLToPath(new URL("../../.test-created/", import.meta.url));
+  afterEach(() => rm(inside, { recursive: true, force: true }));
+
+  it.each(["tool", "tool-suite"] as const)("%s: `vitest run` in the plugin folder runs its spec and passes", async (type) => {
+    await mkdir(inside, { recursive: true });
+    const parent = await mkdtemp(join(inside, "p-"));
+    const { dir } = await createPlugin({ name: type === "tool" ? "InsideTool" : "InsideSet", type, cwd: parent });
+    const tests = run(dir, "vitest/vitest.mjs", ["run"]);
+    expect(tests.status, tests.output).toBe(0);
+    expect(tests.output).toMatch(type === "tool" ? /Tests\s+2 passed/ : /Tests\s+3 passed/);
+  }, 120_000);
 });

@@ -227,6 +227,7 @@ export default defineTool({
         dataset: await ctx.invoke.dataset({ datasetIds: ["kb-1"], query: text, limit: 1 }),
         uploadFile: await ctx.invoke.uploadFile({ fileName: "note.txt", file: new TextEncoder().encode(text) }),
         badArguments: await ctx.invoke.model({ messages: [] }),
+        getWecomCorpToken: await ctx.invoke.getWecomCorpToken(),
       };
       return { text: JSON.stringify({ results, systemVar: ctx.systemVar }) };
     },

@@ -38,3 +38,56 @@ describe("readDefinition", () => {
     expect(() => readDefinition(namespace)).toThrow(message);
   });
 });
+
+describe("readDefinition reads a FastGPT ToolFactory through its methods", () => {
+  // The shape of upstream's ToolFactory instance (methods on a class, no `children` field), written here from its API.
+  class Factory {
+    readonly #handlers = new Map<string, unknown>();
+    readonly #children: { id: string }[] = [];
+    #secrets: unknown = z.object({});
+    constructor(readonly owner: { pluginId: string }) {}
+    registerTool(h: unknown, id = "tool", child?: { id: string }) {
+      this.#handlers.set(id, h);
+      if (child) this.#children.push(child);
+    }
+    setSecretSchema(schema: unknown) {
+      this.#secrets = schema;
+    }
+    getUserToolManifest() {
+      return this.owner;
+    }
+    getToolHandler(id = "tool") {
+      return this.#handlers.get(id);
+    }
+    getChildManifests() {
+      return [...this.#children];
+    }
+    getSecretSchema() {
+      return this.#secrets;
+    }
+  }
+
+  it("a single tool", () => {
+    const factory = new Factory({ pluginId: "delayTool" });
+    factory.registerTool(handler);
+    factory.setSecretSchema(secretSchema);
+    const plugin = readDefinition({ default: factory });
+    expect(plugin.pluginId).toBe("delayTool");
+    expect([...plugin.tools.keys()]).toEqual(["tool"]);
+    expect(plugin.tools.get("tool")?.secretSchema).toBe(secretSchema);
+  });
+
+  it("a tool set", () => {
+    const factory = new Factory({ pluginId: "dbops" });
+    factory.registerTool(handler, "mysql", { id: "mysql" });
+    factory.registerTool(handler, "pgsql", { id: "pgsql" });
+    expect([...readDefinition({ default: factory }).tools.keys()]).toEqual(["mysql", "pgsql"]);
+  });
+
+  it("a child without a handler is named", () => {
+    const factory = new Factory({ pluginId: "x" });
+    factory.registerTool(handler, "a", { id: "a" });
+    factory.getChildManifests = () => [{ id: "a" }, { id: "b" }];
+    expect(() => readDefinition({ default: factory })).toThrow('getToolHandler("b") is not a createToolHandler() result');
+  });
+});

@@ -35,6 +35,7 @@ const SINGLE_TOOL_ID = "tool";
 export function readDefinition(moduleNamespace: unknown): RunnablePlugin {
   const def = field(moduleNamespace, "default");
   if (!isObject(def)) throw new Error("the plugin's index.js has no default export (expected defineTool() or defineToolSet())");
+  if (field(def, "children") === undefined && isToolFactory(def)) return readToolFactory(def);
   const manifest = field(def, "manifest");
   const pluginId = field(manifest, "pluginId");
   if (typeof pluginId !== "string") throw new Error("the default export has no manifest.pluginId (expected defineTool() or defineToolSet())");
@@ -51,6 +52,32 @@ export function readDefinition(moduleNamespace: unknown): RunnablePlugin {
     }
   } else {
     tools.set(SINGLE_TOOL_ID, runnable(SINGLE_TOOL_ID, field(def, "handler"), "handler", undefined));
+  }
+  return { pluginId, tools };
+}
+
+/** FastGPT's `ToolFactory` (a package built with the real SDK inlined): read through its public methods. */
+interface ToolFactoryLike {
+  getUserToolManifest(): unknown;
+  getToolHandler(childId?: string): unknown;
+  getChildManifests(): unknown;
+  getSecretSchema(): unknown;
+}
+
+function isToolFactory(value: object): value is ToolFactoryLike {
+  return ["getUserToolManifest", "getToolHandler", "getChildManifests", "getSecretSchema"].every((name) => typeof field(value, name) === "function");
+}
+
+function readToolFactory(factory: ToolFactoryLike): RunnablePlugin {
+  const pluginId = field(factory.getUserToolManifest(), "pluginId");
+  if (typeof pluginId !== "string") throw new Error("the default export's getUserToolManifest() has no pluginId");
+  const secrets = optionalSchema(factory.getSecretSchema(), "getSecretSchema()");
+  const tools = new Map<string, RunnableTool>();
+  const children = factory.getChildManifests();
+  const ids = Array.isArray(children) && children.length > 0 ? children.map((child) => field(child, "id")) : [SINGLE_TOOL_ID];
+  for (const [index, id] of ids.entries()) {
+    if (typeof id !== "string" || id === "") throw new Error(`getChildManifests()[${index}] has no id`);
+    tools.set(id, runnable(id, factory.getToolHandler(id), `getToolHandler(${JSON.stringify(id)})`, secrets));
   }
   return { pluginId, tools };
 }

@@ -18,13 +18,17 @@ import type {
 } from "../protocol.js";
 import { readDefinition, type RunnablePlugin } from "./definition.js";
 import { encodeFrame, FrameReader, MAX_FRAME_BYTES } from "./frames.js";
+import { errorDetail, renderError } from "./error-text.js";
 import { formatIssues } from "./issues.js";
+import { withUndeclaredKeys } from "./input.js";
 
 let plugin: RunnablePlugin | undefined;
 let pluginDir = "";
 let nextInvokeId = 1;
 const pendingInvokes = new Map<number, (result: InvokeTuple) => void>();
 const activeCalls = new Set<number>();
+/** Calls already answered by the uncaughtException handler: their handler's late result is dropped. */
+const abandoned = new Set<number>();
 
 /** fd 3: the host's channel (a socket pair), framed by ./frames.ts. */
 const channel = new Socket({ fd: 3, readable: true, writable: true });
@@ -62,6 +66,23 @@ function onMessage(raw: HostToWorker): void {
 channel.on("end", () => process.exit(0));
 channel.on("error", () => process.exit(0));
 
+// A plugin's stray rejection (a driver's background promise nobody awaited) must not kill the calls in flight:
+// Node would exit the worker. The call that caused it still settles (or times out) on its own.
+process.on("unhandledRejection", () => {});
+
+// An exception thrown outside any call's promise chain (a socket callback) would make Node exit the worker and fail
+// every call in flight as a crash. When exactly one call is running it is the cause: fail that call with the
+// plugin's own message. With several, none can be blamed: each settles or times out on its own. The worker stays.
+process.on("uncaughtException", (error) => {
+  const [only, ...others] = activeCalls;
+  if (only === undefined || others.length > 0) return;
+  activeCalls.delete(only);
+  abandoned.add(only);
+  const detail = errorDetail(error);
+  const message = describe(`uncaught error in the plugin: ${renderError(error)}`);
+  send({ kind: "result", callId: only, ok: false, error: { code: "PLUGIN_HANDLER_ERROR", message, ...(detail === undefined ? {} : { detail }) } });
+});
+
 async function init(entry: string, expectedPluginId: string, toolIds: readonly string[]): Promise<void> {
   pluginDir = dirname(entry);
   try {
@@ -75,24 +96,25 @@ async function init(entry: string, expectedPluginId: string, toolIds: readonly s
     plugin = loaded;
     send({ kind: "ready" });
   } catch (error) {
-    send({ kind: "init-failed", message: `could not load index.js: ${describe(error)}` });
+    send({ kind: "init-failed", message: `could not load index.js: ${describe(renderError(error))}` });
   }
 }
 
 async function runCall(call: CallMessage): Promise<void> {
   activeCalls.add(call.callId);
-  let outcome: { ok: true; output: unknown } | { ok: false; error: WorkerError };
+  let outcome: { ok: true; output: unknown; warnings?: string[] } | { ok: false; error: WorkerError };
   try {
-    outcome = { ok: true, output: await execute(call) };
+    outcome = { ok: true, ...(await execute(call)) };
   } catch (error) {
     outcome = { ok: false, error: toWorkerError(error) };
   }
   activeCalls.delete(call.callId);
+  if (abandoned.delete(call.callId)) return;
   try {
     send({ kind: "result", callId: call.callId, ...outcome });
   } catch (error) {
     // Structured clone refuses functions, symbols and the like in the output.
-    const message = `output cannot be sent to the host: ${describe(error)}`;
+    const message = `output cannot be sent to the host: ${describe(renderError(error))}`;
     send({ kind: "result", callId: call.callId, ok: false, error: { code: "PLUGIN_OUTPUT_INVALID", message } });
   }
 }
@@ -106,7 +128,7 @@ class ToolFailure extends Error {
   }
 }
 
-async function execute(call: CallMessage): Promise<unknown> {
+async function execute(call: CallMessage): Promise<{ output: unknown; warnings?: string[] }> {
   const tool = plugin?.tools.get(call.toolId);
   if (!tool) throw new ToolFailure("PLUGIN_TOOL_NOT_FOUND", `no tool "${call.toolId}" in this plugin`);
 
@@ -114,16 +136,22 @@ async function execute(call: CallMessage): Promise<unknown> {
   if (tool.secretSchema) {
     const parsed = tool.secretSchema.safeParse(call.secrets ?? {});
     if (!parsed.success) throw new ToolFailure("PLUGIN_SECRETS_INVALID", formatIssues("secret", parsed.error.issues));
-    secrets = parsed.data;
+    // As with input: upstream hands secrets over unparsed, and tool sets read keys their shared schema lacks.
+    secrets = withUndeclaredKeys(call.secrets ?? {}, parsed.data);
   }
   const input = tool.inputSchema.safeParse(call.input);
   if (!input.success) throw new ToolFailure("PLUGIN_INPUT_INVALID", formatIssues("input", input.error.issues));
 
-  const output = await tool.handler(input.data, makeContext(call, secrets));
+  // Declared fields are validated; undeclared ones (legacy keys plugins still read) pass through, as upstream
+  // hands the handler its input unparsed.
+  const output = await tool.handler(withUndeclaredKeys(call.input, input.data), makeContext(call, secrets));
 
   const checked = tool.outputSchema.safeParse(output);
-  if (!checked.success) throw new ToolFailure("PLUGIN_OUTPUT_INVALID", formatIssues("output", checked.error.issues));
-  return checked.data;
+  if (checked.success) return { output: checked.data };
+  const problem = formatIssues("output", checked.error.issues);
+  // Upstream returns whatever the handler returned: a mismatch is a warning unless the host asks for strictness.
+  if (call.strictOutput === true) throw new ToolFailure("PLUGIN_OUTPUT_INVALID", problem);
+  return { output, warnings: [`the output does not match outputSchema: ${problem}`] };
 }
 
 function makeContext(call: CallMessage, secrets: unknown) {
@@ -140,9 +168,24 @@ function makeContext(call: CallMessage, secrets: unknown) {
       teamInfo: reverse("teamInfo"),
       model: reverse("model"),
       dataset: reverse("dataset"),
-      uploadFile: reverse("uploadFile"),
+      uploadFile: async (request?: unknown) => invoke(call.callId, "uploadFile", await uploadArgs(request)),
+      getWecomCorpToken: reverse("getWecomCorpToken"),
     },
   };
+}
+
+/** A stream cannot cross the IPC channel: read it into bytes first (the host caps the size it accepts). */
+async function uploadArgs(request: unknown): Promise<unknown> {
+  if (typeof request !== "object" || request === null) return request;
+  const file = (request as { file?: unknown }).file;
+  if (!isReadable(file)) return request;
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of file) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Uint8Array));
+  return { ...request, file: Buffer.concat(chunks) };
+}
+
+function isReadable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === "object" && value !== null && typeof (value as { pipe?: unknown }).pipe === "function" && Symbol.asyncIterator in value;
 }
 
 /** A reverse call never throws: every failure comes back as `[null, failure]`. */
@@ -154,7 +197,7 @@ function invoke(callId: number, method: InvokeMethod, args: unknown): Promise<In
       send({ kind: "invoke", callId, invokeId, method, args });
     } catch (error) {
       pendingInvokes.delete(invokeId);
-      const en = `ctx.invoke.${method}: the arguments cannot be sent to the host: ${describe(error)}`;
+      const en = `ctx.invoke.${method}: the arguments cannot be sent to the host: ${describe(renderError(error))}`;
       const zh = `ctx.invoke.${method} 的参数无法发送给宿主`;
       resolve([null, { reason: { en, "zh-CN": zh }, error: "InvalidArgument", code: "INVALID_ARGUMENT", message: en }]);
     }
@@ -178,7 +221,8 @@ function toWorkerError(error: unknown): WorkerError {
     const action = SANDBOX_ACTIONS[denied] ?? `use ${denied}`;
     return { code: "PLUGIN_SANDBOX_DENIED", message: `the plugin sandbox refused to let the tool ${action} (${denied})` };
   }
-  return { code: "PLUGIN_HANDLER_ERROR", message: describe(error) };
+  const detail = errorDetail(error);
+  return { code: "PLUGIN_HANDLER_ERROR", message: describe(renderError(error)), ...(detail === undefined ? {} : { detail }) };
 }
 
 /** Node's permission model throws ERR_ACCESS_DENIED with a `permission` field; plugins often wrap it as a cause. */
@@ -193,8 +237,7 @@ function findAccessDenied(error: unknown): string | undefined {
   return undefined;
 }
 
-/** An error's message without the staged package's absolute location. */
-function describe(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
+/** A message without the staged package's absolute location. */
+function describe(text: string): string {
   return pluginDir === "" ? text : text.split(pathToFileURL(pluginDir).href).join("<plugin>").split(pluginDir).join("<plugin>");
 }

@@ -28,12 +28,28 @@ export const TSCONFIG = `{
 }
 `;
 
-export function packageJson(name: string): string {
+/**
+ * The plugin's own vitest config: vitest then treats the plugin folder as its root, so `npm test` runs the
+ * plugin's spec even inside another project that has a vitest config of its own (this repository, say).
+ */
+export const VITEST_CONFIG = `import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    environment: 'node',
+    include: ['**/*.{spec,test}.ts'],
+    exclude: ['node_modules/**', 'dist/**'],
+  },
+});
+`;
+
+export function packageJson(name: string, description: string): string {
   return (
     JSON.stringify(
       {
         name,
         version: "0.1.0",
+        description,
         private: true,
         type: "module",
         scripts: {

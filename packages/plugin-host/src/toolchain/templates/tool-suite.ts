@@ -85,16 +85,16 @@ import { createTestContext } from '@skillport/plugin';
 import suite from './index';
 
 const child = (id: string) => {
-  const found = suite.children.find((c) => c.id === id);
-  if (!found) throw new Error('no child ' + id);
-  return found;
+  const handler = suite.getToolHandler(id);
+  if (!handler) throw new Error('no child ' + id);
+  return { handler };
 };
 
 describe('{{pluginId}}', () => {
   it('has a complete bilingual manifest and two tools', () => {
-    expect(suite.manifest.pluginId).toBe('{{pluginId}}');
-    expect(suite.manifest.name['zh-CN']).toBeTruthy();
-    expect(suite.children.map((c) => c.id)).toEqual(['digest', 'sign']);
+    expect(suite.getUserToolManifest().pluginId).toBe('{{pluginId}}');
+    expect(suite.getUserToolManifest().name['zh-CN']).toBeTruthy();
+    expect(suite.getChildManifests().map((c) => c.id)).toEqual(['digest', 'sign']);
   });
 
   it('digest hashes the text', async () => {

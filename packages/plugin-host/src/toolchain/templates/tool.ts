@@ -55,18 +55,21 @@ import tool from './index';
 
 describe('{{pluginId}}', () => {
   it('has a complete bilingual manifest', () => {
-    expect(tool.manifest.pluginId).toBe('{{pluginId}}');
-    expect(tool.manifest.version).toMatch(/^\\d+\\.\\d+\\.\\d+$/);
-    expect(tool.manifest.name.en).toBeTruthy();
-    expect(tool.manifest.name['zh-CN']).toBeTruthy();
-    expect(tool.manifest.description['zh-CN']).toBeTruthy();
+    const manifest = tool.getUserToolManifest();
+    expect(manifest.pluginId).toBe('{{pluginId}}');
+    expect(manifest.version).toMatch(/^\\d+\\.\\d+\\.\\d+$/);
+    expect(manifest.name.en).toBeTruthy();
+    expect(manifest.name['zh-CN']).toBeTruthy();
+    expect(manifest.description['zh-CN']).toBeTruthy();
   });
 
   it('counts words, characters and lines', async () => {
     const { ctx } = createTestContext();
-    const input = tool.handler.inputSchema.parse({ text: 'hello world\\nagain' });
-    const output = await tool.handler.handler(input, ctx);
-    expect(tool.handler.outputSchema.parse(output)).toEqual({ words: 3, characters: 17, lines: 2 });
+    const handler = tool.getToolHandler();
+    if (!handler) throw new Error('no tool handler');
+    const input = handler.inputSchema.parse({ text: 'hello world\\nagain' });
+    const output = await handler.handler(input, ctx);
+    expect(handler.outputSchema.parse(output)).toEqual({ words: 3, characters: 17, lines: 2 });
   });
 });
 `;
