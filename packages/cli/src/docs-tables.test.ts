@@ -46,4 +46,10 @@ describe("docs tables agree with the code", () => {
       else expect(named, `${manifest.name}'s Skillport dependencies`).toEqual(siblings);
     }
   });
+
+  it("docs/decisions/README.md indexes every decision note, in number order", () => {
+    const notes = readdirSync(path.join(repo, "docs/decisions")).filter((name) => /^\d{4}-.*\.md$/.test(name)).sort();
+    const linked = [...read("docs/decisions/README.md").matchAll(/^\| \[(\d{4})\]\((\d{4}-[^)]+\.md)\)/gm)].map((m) => m[2]!);
+    expect(linked).toEqual(notes);
+  });
 });
