@@ -44,7 +44,7 @@ const UNSUPPORTED_KEYWORDS = new Set(["if", "then", "else", "not", "dependentSch
 const JSON_TYPES = new Set(["object", "array", "string", "number", "integer", "boolean", "null"]);
 
 /**
- * The schema without `pattern` and `format` — the export from zod is lossy there (a regex's flags are dropped, formats
+ * The schema without `additionalProperties: false`, `pattern` and `format` — the export from zod is lossy there (a regex's flags are dropped, formats
  * are engine-specific), so checking them again would refuse outputs the author's schema accepted — and without what
  * zod cannot read at all (UNSUPPORTED_KEYWORDS, external `$ref`s, unknown type names). The host's check is about
  * structure and types; the worker applied the exact refinements.
@@ -55,6 +55,9 @@ function structural(schema: unknown, depth = 0): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key === "__proto__" || ((key === "pattern" || key === "format") && typeof value === "string")) continue;
+    // zod writes `additionalProperties: false` for every z.object, whose parse only strips unknown keys; and outputs
+    // wider than their schema pass as FastGPT passes them (decision 0183): extra keys are not a mismatch here.
+    if (key === "additionalProperties" && value === false) continue;
     if (UNSUPPORTED_KEYWORDS.has(key) || (key === "$ref" && typeof value === "string" && !value.startsWith("#"))) continue;
     if (key === "type" && typeof value === "string" && !JSON_TYPES.has(value)) continue;
     if (key === "type" && Array.isArray(value)) {

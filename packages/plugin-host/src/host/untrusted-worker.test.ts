@@ -142,13 +142,16 @@ describe("the host trusts nothing a worker sends (hole 8)", () => {
     expect(await last(host, "echo", { text: "after" })).toEqual({ type: "response", data: { text: "after" } });
   });
 
-  it("checks the output against manifest.json's output schema on the host", async () => {
-    const host = await open();
-    expect(await last(host, "wrongType", { text: "" })).toEqual({
-      type: "error",
-      code: "PLUGIN_OUTPUT_INVALID",
-      data: 'tool "wrongType" of plugin "fixture": output field "text": Invalid input: expected string, received number',
-    });
+  it("checks the output against manifest.json's output schema on the host: a warning, or with strictOutput an error", async () => {
+    const message = 'tool "wrongType" of plugin "fixture": output field "text": Invalid input: expected string, received number';
+    const events: PluginEvent[] = [];
+    for await (const event of (await open()).run("wrongType", { text: "" })) events.push(event);
+    // The worker said nothing (it skipped its own check); the host's check still reports the mismatch.
+    expect(events).toEqual([
+      { type: "warning", code: "PLUGIN_OUTPUT_INVALID", data: message },
+      { type: "response", data: { text: 42 } },
+    ]);
+    expect(await last(await open({ strictOutput: true }), "wrongType", { text: "" })).toEqual({ type: "error", code: "PLUGIN_OUTPUT_INVALID", data: message });
   });
 
   it.each([

@@ -1,5 +1,5 @@
 import * as esbuild from "esbuild";
-import { confineImports } from "./confine-imports.js";
+import { confineImports, NESTED_RESOLVE } from "./confine-imports.js";
 import { needsOwnZod } from "./dependency-zod.js";
 import { errorOf, type PluginDiagnostic } from "./diagnostics.js";
 
@@ -18,16 +18,14 @@ export function hostModuleFor(specifier: string): string | undefined {
   return undefined;
 }
 
-const OWN_ZOD = Symbol("own zod");
-
 const hostModules: esbuild.Plugin = {
   name: "skillport-host-modules",
   setup(build) {
     build.onResolve({ filter: /^(?:zod(?:\/.*)?|@skillport\/plugin|@fastgpt-plugin\/sdk-factory)$/ }, async (args) => {
-      if (args.pluginData === OWN_ZOD) return undefined;
+      if (args.pluginData === NESTED_RESOLVE) return undefined;
       // A dependency built for another zod major bundles its own copy (see dependency-zod.ts).
       if ((args.path === "zod" || args.path.startsWith("zod/")) && args.importer.includes("node_modules")) {
-        const own = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: OWN_ZOD });
+        const own = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: NESTED_RESOLVE });
         if (own.errors.length === 0 && needsOwnZod(args.importer, own.path)) return { path: own.path };
       }
       return { path: hostModuleFor(args.path) ?? args.path, external: true };

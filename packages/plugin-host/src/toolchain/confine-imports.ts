@@ -10,8 +10,11 @@ import { dirname, join, relative } from "node:path";
 import type * as esbuild from "esbuild";
 import { isInside } from "@skillport/fs";
 
-/** Marks our own nested resolve, so it is not judged twice. */
-const NESTED = Symbol("skillport-confine-imports");
+/**
+ * Marks a plugin's own nested `build.resolve`: every onResolve hook of the build skips it, so two hooks that each
+ * resolve through the other never recurse (esbuild would spin). Shared with the host-modules hook in bundle.ts.
+ */
+export const NESTED_RESOLVE = Symbol("skillport-nested-resolve");
 
 /**
  * The real paths an import may resolve into: the plugin folder, and every node_modules folder on its way up to the
@@ -34,14 +37,14 @@ export function confineImports(pluginDir: string): esbuild.Plugin {
       const roots = allowedImportRoots(pluginDir);
       const pluginReal = roots[0] as string;
       build.onResolve({ filter: /.*/ }, async (args) => {
-        if (args.pluginData === NESTED) return undefined;
+        if (args.pluginData === NESTED_RESOLVE) return undefined;
         const result = await build.resolve(args.path, {
           importer: args.importer,
           namespace: args.namespace,
           resolveDir: args.resolveDir,
           kind: args.kind,
           with: args.with,
-          pluginData: NESTED,
+          pluginData: NESTED_RESOLVE,
         });
         if (result.errors.length > 0) return { errors: result.errors, warnings: result.warnings };
         if (result.external || result.namespace !== "file" || result.path === "") return result;
