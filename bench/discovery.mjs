@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { generateCorpus } from "./corpus.mjs";
-import { measureInterleaved, printTable, timeNode } from "./lib.mjs";
+import { measureInterleaved, printTable, report, timeNode } from "./lib.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dist = (pkg) => path.join(here, "..", "packages", pkg, "dist", "index.js");
@@ -26,8 +26,6 @@ async function mapLimit(items, limit, fn) {
   );
   return out;
 }
-
-const report = (extra = {}) => console.log(JSON.stringify({ rssMiB: Math.round(process.resourceUsage().maxRSS / 1024), ...extra }));
 
 // Each step runs in its own process: `node discovery.mjs --step <name> <dir>`.
 const steps = {

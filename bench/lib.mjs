@@ -65,3 +65,14 @@ export function prng(seed) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** One line of JSON for the parent process: this process's peak RSS plus `extra`. */
+export const report = (extra = {}) => console.log(JSON.stringify({ rssMiB: Math.round(process.resourceUsage().maxRSS / 1024), ...extra }));
+
+/** discover + getMetadata for every skill, as the registry does on refresh. */
+export async function listWithMetadata(provider) {
+  const ids = await provider.discover();
+  let described = 0;
+  for (const id of ids) if ((await provider.getMetadata(id)).description) described++;
+  return { skills: ids.length, described };
+}

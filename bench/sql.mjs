@@ -8,22 +8,13 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { generateCorpus } from "./corpus.mjs";
-import { measureInterleaved, median, printTable, timeNode } from "./lib.mjs";
+import { listWithMetadata, measureInterleaved, median, printTable, report, timeNode } from "./lib.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dist = (pkg) => path.join(here, "..", "packages", pkg, "dist", "index.js");
 const self = fileURLToPath(import.meta.url);
 const POSTGRES_ADMIN = process.env.SKILLPORT_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
-const report = (extra = {}) => console.log(JSON.stringify({ rssMiB: Math.round(process.resourceUsage().maxRSS / 1024), ...extra }));
-
-/** discover + getMetadata for every skill, as the registry does on refresh. */
-async function listWithMetadata(provider) {
-  const ids = await provider.discover();
-  let described = 0;
-  for (const id of ids) if ((await provider.getMetadata(id)).description) described++;
-  return { skills: ids.length, described };
-}
 
 const steps = {
   async fs(dir) {
