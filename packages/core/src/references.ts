@@ -16,6 +16,7 @@ export interface FileMention {
 const LINK = /!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+["'(][^)\n]*)?\)/g;
 const RESOURCE_PATH = /(?<![\w./-])(?:\.\/)?(?:scripts|references|assets)\/[^\s`'"()[\]<>{},;|*$…]*/g;
 const MARKDOWN_NAME = /(?<![\w./-])[\w][\w.-]*\.md\b(?![\w/-])/gi;
+const MD_SUFFIX = /\.md/i;
 const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
 // Words a path may end with in prose; they are not part of it.
 const TRAILING = /[.,:;!?]+$/;
@@ -45,14 +46,17 @@ export function findFileMentions(text: string): FileMention[] {
     linked.add(offset);
     mentions.push({ target, ...at(offset), how: "link" });
   }
-  for (const match of text.matchAll(RESOURCE_PATH)) {
+  // Each pattern scans the whole text with a lookbehind at every word: skip it when its fixed part cannot occur.
+  const resourcePaths = text.includes("scripts/") || text.includes("references/") || text.includes("assets/") ? text.matchAll(RESOURCE_PATH) : [];
+  for (const match of resourcePaths) {
     const offset = match.index ?? 0;
     // `scripts/<name>.py`, `assets/*.png`, `references/${x}`, `scripts/…`: a pattern, not a file.
     if (linked.has(offset) || /[<>{}*$…]/.test(text[offset + match[0].length] ?? "") || match[0].includes("...")) continue;
     const target = match[0].replace(TRAILING, "");
     mentions.push({ target, ...at(offset), how: "path" });
   }
-  for (const match of text.matchAll(MARKDOWN_NAME)) {
+  const markdownNames = MD_SUFFIX.test(text) ? text.matchAll(MARKDOWN_NAME) : [];
+  for (const match of markdownNames) {
     const offset = match.index ?? 0;
     if (linked.has(offset)) continue;
     mentions.push({ target: match[0], ...at(offset), how: "name" });
