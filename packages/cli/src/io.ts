@@ -60,3 +60,8 @@ export function progressLine(io: CliIO, label: string, total: number): { tick: (
     done: () => io.stderr("\r\u001b[2K"),
   };
 }
+
+/** A one-line warning on stderr (`warning: …`), as sources and loaders report what the user should know. */
+export function warnOn(io: CliIO): (message: string) => void {
+  return (message) => io.stderr(`warning: ${message}\n`);
+}

@@ -4,7 +4,7 @@ import path from "node:path";
 import { SkillRegistry, SkillValidationError, type RegistrationFailure, type Shadowing } from "@skillport/core";
 import { createRootProviders, discoverSkillRoots, LocalFileSystemSkillProvider, SKILL_FILE_NAMES } from "@skillport/fs";
 import { cacheFileName } from "./cache-dir.js";
-import { CliError, colors, type CliIO } from "./io.js";
+import { CliError, colors, warnOn, type CliIO } from "./io.js";
 import { openSource, rootScheme, type OpenedSource } from "./source-uri.js";
 import { displayPath } from "./targets.js";
 
@@ -102,7 +102,7 @@ export async function loadSkills(roots: readonly string[], io: CliIO, home = os.
     const absolute = path.resolve(io.cwd, given);
     const info = await stat(absolute).catch(() => undefined);
     if (!info && rootScheme(given) !== undefined) {
-      const source = await openSource(given, { cwd: io.cwd });
+      const source = await openSource(given, { cwd: io.cwd, warn: warnOn(io) });
       opened.push(source);
       rootPaths.push(source.label);
       await registry.addProvider(source.provider, { source: source.label, watch: false });

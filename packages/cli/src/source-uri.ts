@@ -22,6 +22,8 @@ export interface OpenSourceOptions {
   cwd: string;
   /** Open for writing (`copy`'s target): create the folder or the tables when missing. Default false. */
   write?: boolean;
+  /** Where a source says something the user should know (a remote served from an earlier copy). Default: nowhere. */
+  warn?: (message: string) => void;
 }
 
 /**

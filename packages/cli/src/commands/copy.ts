@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { AgentSkillsError, Skill, SkillValidationError, type ResourceContent, type SkillProvider } from "@skillport/core";
 import { compareCodeUnits } from "@skillport/core/internal";
-import { CliError, colors, EXIT_PROBLEMS, printJson, progressLine, type CliIO } from "../io.js";
+import { CliError, colors, EXIT_PROBLEMS, printJson, progressLine, warnOn, type CliIO } from "../io.js";
 import { openSource, sourceForms, type OpenedSource } from "../source-uri.js";
 
 interface CopyOptions {
@@ -36,7 +36,7 @@ export function registerCopy(program: Command, io: CliIO, setExit: (code: number
       `\nSources: ${sourceForms()}.\nExit 1 when a skill was skipped (it exists; --force replaces it) or could not be read.\n\nExamples:\n  skillport copy examples/skills sqlite:./skills.db\n  skillport copy sqlite:./skills.db postgres://postgres@127.0.0.1:5432/skills --force\n  skillport copy mysql://root@127.0.0.1/agents ./skills-backup --dry-run`,
     )
     .action(async (from: string, to: string, options: CopyOptions) => {
-      const source = await openSource(from, { cwd: io.cwd });
+      const source = await openSource(from, { cwd: io.cwd, warn: warnOn(io) });
       let target: OpenedSource | undefined;
       try {
         target = await openSource(to, { cwd: io.cwd, write: true });

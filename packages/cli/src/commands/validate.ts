@@ -2,7 +2,7 @@ import { Option, type Command } from "commander";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { AgentSkillsError, LimitExceededError, PROFILE_NAMES, validateSkillMd, type ProfileName, type SkillProvider } from "@skillport/core";
-import { CliError, EXIT_PROBLEMS, progressLine, type CliIO } from "../io.js";
+import { CliError, EXIT_PROBLEMS, progressLine, warnOn, type CliIO } from "../io.js";
 import { formatJson, formatSarif, formatText, type SkillReport } from "../report.js";
 import { DEFAULT_MAX_SKILL_MD_BYTES, inspectSkillFiles, problemDiagnostic, readSkillMd, readSkillText } from "../skill-files.js";
 import { displayPath, resolveSkillTargets } from "../targets.js";
@@ -88,7 +88,7 @@ async function validateFiles(given: string, options: Omit<ValidateOptions, "form
 
 /** A source address: the stored SKILL.md texts, exactly as the source serves them, named `<source>:<id>/SKILL.md`. */
 async function validateSource(address: string, options: Omit<ValidateOptions, "format">, cwd: string, io?: CliIO): Promise<SkillReport[]> {
-  const source = await openSource(address, { cwd });
+  const source = await openSource(address, { cwd, ...(io === undefined ? {} : { warn: warnOn(io) }) });
   try {
     const reports: SkillReport[] = [];
     const ids = source.only !== undefined ? [source.only] : await source.provider.discover();

@@ -27,7 +27,7 @@ export async function openRemoteSource(address: string, options: OpenSourceOptio
     }
     throw error;
   }
-  if (result.offline) process.stderr.write(`warning: ${source.name} could not be reached; serving the copy from an earlier run (${result.error ?? "unknown error"})\n`);
+  if (result.offline) options.warn?.(`${source.name} could not be reached; serving the copy from an earlier run (${result.error ?? "unknown error"})`);
   // Remote leftovers (a file over the limit) and folders of the copy that are not skills, as notes.
   const skipped = () => source.status().skipped.map((s) => ({ folder: s.where, code: "remote-skipped", message: s.reason }));
   return { label: source.name.replace(/\s/g, "_"), provider: source, skipped, close: async () => undefined };
