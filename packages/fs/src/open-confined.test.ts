@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import path from "node:path";
 import { InvalidPathError, ResourceNotFoundError } from "@skillport/core";
-import { tempTree, type TempTree } from "@skillport/fs/testing";
+import { startFolderSwapper, tempTree, type TempTree } from "@skillport/fs/testing";
 import { openConfined, type OpenConfinedOptions } from "./open-confined.js";
 
 let t: TempTree;
@@ -109,7 +109,7 @@ describe("openConfined: hard links", () => {
 // has seen both states many times (or a hard cap), so no timing threshold decides the outcome.
 describe("openConfined under a concurrent directory swap (TOCTOU)", () => {
   let r: TempTree;
-  let swapper: ReturnType<typeof spawn> | undefined;
+  let swapper: ChildProcess | undefined;
   afterEach(async () => {
     if (swapper && swapper.exitCode === null) {
       swapper.kill("SIGKILL");
@@ -124,20 +124,7 @@ describe("openConfined under a concurrent directory swap (TOCTOU)", () => {
     it(`never returns the outside file (followLinksInside: ${followLinksInside}, verify: ${verify})`, async () => {
       r = await tempTree({ "skill/refs/notes.md": "inside", "outside/refs/notes.md": "SECRET" }, "skillport-race-");
       const skill = path.join(r.dir, "skill");
-      const script = `
-        const fs = require("node:fs");
-        const [dir, aside, target, max] = process.argv.slice(1);
-        process.stdout.write("ready\\n");
-        for (let i = 0; i < Number(max); i++) {
-          fs.renameSync(dir, aside);
-          fs.symlinkSync(target, dir);
-          fs.unlinkSync(dir);
-          fs.renameSync(aside, dir);
-        }`;
-      swapper = spawn(process.execPath, ["-e", script, path.join(skill, "refs"), path.join(skill, "refs.aside"), path.join(r.dir, "outside", "refs"), "2000000"], {
-        stdio: ["ignore", "pipe", "inherit"],
-      });
-      await once(swapper.stdout!, "data");
+      swapper = await startFolderSwapper(path.join(skill, "refs"), path.join(r.dir, "outside", "refs"));
       const seen = { inside: 0, refused: 0, escaped: 0 };
       for (let reads = 0; reads < 200_000 && (seen.inside < 1000 || seen.refused < 1000) && swapper.exitCode === null; reads++) {
         try {

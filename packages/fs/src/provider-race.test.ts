@@ -3,15 +3,15 @@
 // 12,000). Reads are now confined by the opened file: none may escape. The swapper is a child process bounded by an
 // iteration count; the reader runs until it has seen both states many times (or a hard cap) — no timing threshold.
 import { afterEach, describe, expect, it } from "vitest";
-import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import path from "node:path";
 import { AgentSkillsError } from "@skillport/core";
-import { skillMd, tempTree, type TempTree } from "@skillport/fs/testing";
+import { skillMd, startFolderSwapper, tempTree, type TempTree } from "@skillport/fs/testing";
 import { LocalFileSystemSkillProvider } from "./provider.js";
 
 let t: TempTree | undefined;
-let swapper: ReturnType<typeof spawn> | undefined;
+let swapper: ChildProcess | undefined;
 afterEach(async () => {
   if (swapper && swapper.exitCode === null) {
     swapper.kill("SIGKILL");
@@ -24,18 +24,7 @@ describe("LocalFileSystemSkillProvider under a concurrent folder swap", () => {
   it("never serves the outside file through readFile or getReference", async () => {
     t = await tempTree({ "root/s/SKILL.md": skillMd("s"), "root/s/references/notes.md": "inside", "outside/references/notes.md": "SECRET" }, "skillport-provider-race-");
     const refs = path.join(t.dir, "root", "s", "references");
-    const script = `
-      const fs = require("node:fs");
-      const [dir, aside, target, max] = process.argv.slice(1);
-      process.stdout.write("ready\\n");
-      for (let i = 0; i < Number(max); i++) {
-        fs.renameSync(dir, aside);
-        fs.symlinkSync(target, dir);
-        fs.unlinkSync(dir);
-        fs.renameSync(aside, dir);
-      }`;
-    swapper = spawn(process.execPath, ["-e", script, refs, `${refs}.aside`, path.join(t.dir, "outside", "references"), "2000000"], { stdio: ["ignore", "pipe", "inherit"] });
-    await once(swapper.stdout!, "data");
+    swapper = await startFolderSwapper(refs, path.join(t.dir, "outside", "references"));
     const provider = new LocalFileSystemSkillProvider(path.join(t.dir, "root"));
     const seen = { inside: 0, refused: 0, escaped: 0 };
     const calls = [() => provider.readFile("s", "references/notes.md"), () => provider.getReference("s", "notes.md")];

@@ -1,5 +1,7 @@
 // `@skillport/fs/testing`: real temp trees for tests, in ONE place for every package (files, directories, links).
 // No test-runner dependency: each package wraps `tempTree` in its runner's hooks if it wants automatic cleanup.
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
 import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -46,4 +48,24 @@ export async function tempTree(spec: TreeSpec = {}, prefix?: string): Promise<Te
 /** A small valid SKILL.md. */
 export function skillMd(name: string, description = `The ${name} skill.`, body = `\n# ${name}\n\nDo the thing.\n`): string {
   return `---\nname: ${name}\ndescription: ${description}\n---\n${body}`;
+}
+
+/**
+ * A child process that swaps `dir` for a link to `target` and back, as fast as it can, up to `rounds` times: the
+ * attacker of every time-of-check/time-of-use test. Resolves once it is running; the caller kills it.
+ */
+export async function startFolderSwapper(dir: string, target: string, rounds = 2_000_000): Promise<ChildProcess> {
+  const script = `
+    const fs = require("node:fs");
+    const [dir, aside, target, max] = process.argv.slice(1);
+    process.stdout.write("ready\\n");
+    for (let i = 0; i < Number(max); i++) {
+      fs.renameSync(dir, aside);
+      fs.symlinkSync(target, dir);
+      fs.unlinkSync(dir);
+      fs.renameSync(aside, dir);
+    }`;
+  const swapper = spawn(process.execPath, ["-e", script, dir, `${dir}.aside`, target, String(rounds)], { stdio: ["ignore", "pipe", "inherit"] });
+  await once(swapper.stdout!, "data");
+  return swapper;
 }
