@@ -4,7 +4,7 @@ import path from "node:path";
 import { openPinnedDir } from "./dir-fd.js";
 import { useTempDirs } from "./__fixtures__/helpers.js";
 
-const tmp = useTempDirs();
+const { tmp } = useTempDirs();
 
 describe("openPinnedDir", () => {
   // What sits at a/b before the call → what each mode does. `outside` must stay empty in every case.

@@ -1,27 +1,19 @@
 // Entrypoints and agent commands never run as host root (issue 8, hole 1), and what the host keeps in the workspace
 // stays the host's: sandboxed code can write the workspace and its own version, not move host folders.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { Workspace } from "./workspace.js";
-import { tempDir, writePackage, haveBubblewrap } from "./__fixtures__/helpers.js";
+import { haveBubblewrap, useTempDirs, writePackage } from "./__fixtures__/helpers.js";
 
 const kinds: Array<"bubblewrap" | "process"> = haveBubblewrap(console.warn) ? ["bubblewrap", "process"] : ["process"];
 const hostIsRoot = process.getuid?.() === 0;
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0)) await c();
-});
-async function tmp(): Promise<string> {
-  const t = await tempDir();
-  cleanups.push(t.cleanup);
-  return t.dir;
-}
+const { tmp, defer } = useTempDirs();
 
 describe.each(kinds)("workspace on %s", (sandbox) => {
   it("runs entrypoints and commands as a non-root uid that owns its version folder", async () => {
     const ws = new Workspace(await tmp(), { sandbox });
-    cleanups.push(() => ws.close());
+    defer(() => ws.close());
     const source = await writePackage(await tmp(), { entrypoint: "id -u > .uid && mkdir -p .runtime && echo ready > .runtime/ready" });
     const deploy = await ws.deploy([source]);
     const report = await deploy.initialization;
@@ -38,7 +30,7 @@ describe.each(kinds)("workspace on %s", (sandbox) => {
 
   it.runIf(hostIsRoot)("cannot move or replace the folders the host keeps in the workspace", async () => {
     const ws = new Workspace(await tmp(), { sandbox });
-    cleanups.push(() => ws.close());
+    defer(() => ws.close());
     await ws.deploy([await writePackage(await tmp(), {})]);
     await ws.exec("true"); // the host creates .skillport/outputs
     const before = (await readdir(ws.root)).sort();

@@ -6,7 +6,7 @@ import { readState, writeState } from "./state.js";
 import { acquireLock } from "./lock.js";
 import { useTempDirs } from "./__fixtures__/helpers.js";
 
-const tmp = useTempDirs();
+const { tmp } = useTempDirs();
 
 describe("state.json", () => {
   it.each([

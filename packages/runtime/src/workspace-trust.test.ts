@@ -2,7 +2,7 @@
 // host. On a non-root host sandboxed code runs as the host's own uid, so it can write everything under the workspace
 // root; these tests plant what it could plant (directly, or with a poller while a deploy runs) and check that deploy
 // and exec neither write through it nor trust it. Each one failed on the code before the state folder (decision 0140).
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, lstatSync, readdirSync, symlinkSync } from "node:fs";
 import { chmod, chown, mkdir, mkdtemp, readdir, readFile, rename, rm, symlink, truncate, writeFile } from "node:fs/promises";
@@ -12,23 +12,15 @@ import path from "node:path";
 import { LimitExceededError } from "@skillport/core";
 import { packDirectory } from "@skillport/pack";
 import { Workspace, type DeployEvent } from "./workspace.js";
-import { bundleRuntime, haveBubblewrap, tempDir, writePackage } from "./__fixtures__/helpers.js";
+import { bundleRuntime, haveBubblewrap, useTempDirs, writePackage } from "./__fixtures__/helpers.js";
 
 const canRunUnprivileged = process.getuid?.() === 0 && haveBubblewrap(console.warn) && existsSync("/usr/bin/setpriv");
 
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0)) await c();
-});
-async function tmp(): Promise<string> {
-  const t = await tempDir();
-  cleanups.push(t.cleanup);
-  return t.dir;
-}
+const { tmp, defer } = useTempDirs();
 /** A workspace with its state folder in a temp dir of its own (cleaned up). */
 async function workspace(options: ConstructorParameters<typeof Workspace>[1] = {}): Promise<Workspace> {
   const ws = new Workspace(await tmp(), { sandbox: "process", stateDir: path.join(await tmp(), "state"), ...options });
-  cleanups.push(() => ws.close());
+  defer(() => ws.close());
   return ws;
 }
 async function pkg(tag: string, entrypoint?: string, files: Record<string, string | Uint8Array> = {}): Promise<string> {
@@ -78,7 +70,7 @@ describe("hole 3, as reported: a concurrent sandboxed exec on a non-root host", 
   // to that same user, which can write everything under the workspace: the situation of hole 3.
   it.runIf(canRunUnprivileged)("a bwrap command planting skills/zzz -> victim while deploy runs writes nothing there", { timeout: 120_000 }, async () => {
     const base = await mkdtemp(path.join(os.tmpdir(), "skillport-unprivileged-"));
-    cleanups.push(() => rm(base, { recursive: true, force: true }));
+    defer(() => rm(base, { recursive: true, force: true }));
     await chmod(base, 0o755);
     const bundle = await bundleRuntime(base);
     const root = path.join(base, "ws");

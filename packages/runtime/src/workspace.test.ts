@@ -12,7 +12,7 @@ import { defaultStateDir } from "./host-state.js";
 import { tempDir, writePackage, bundleRuntime, haveBubblewrap, useTempDirs } from "./__fixtures__/helpers.js";
 
 haveBubblewrap(console.warn);
-const tmp = useTempDirs();
+const { tmp } = useTempDirs();
 
 /** A package directory; `tag` makes its content (and versionId) unique. */
 async function pkg(tag: string, entrypoint?: string, skills = ["demo"]): Promise<string> {

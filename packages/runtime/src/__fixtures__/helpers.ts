@@ -18,17 +18,22 @@ export async function tempDir(prefix = "skillport-runtime-"): Promise<TempTree> 
   return { dir: tree.dir, cleanup };
 }
 
-/** `tmp()` gives a fresh temp dir, removed (with its state folder) after each test of the calling file. */
-export function useTempDirs(): () => Promise<string> {
+/**
+ * `tmp()` gives a fresh temp dir, removed (with its state folder) after each test of the calling file; `defer(fn)`
+ * runs `fn` at the same point (closing a workspace, removing another folder).
+ */
+export function useTempDirs(): { tmp: () => Promise<string>; defer: (cleanup: () => Promise<void>) => void } {
   const cleanups: Array<() => Promise<void>> = [];
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0)) await cleanup();
   });
-  return async () => {
+  const defer = (cleanup: () => Promise<void>): void => void cleanups.push(cleanup);
+  const tmp = async (): Promise<string> => {
     const t = await tempDir();
-    cleanups.push(t.cleanup);
+    defer(t.cleanup);
     return t.dir;
   };
+  return { tmp, defer };
 }
 
 /**
