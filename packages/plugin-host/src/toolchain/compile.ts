@@ -1,10 +1,11 @@
 import { chmod, lstat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { InvalidPathError, ResourceNotFoundError } from "@skillport/core";
 import { BUILT_BUNDLE_FILE, BUILT_MANIFEST_FILE, type BuiltManifest, type PluginDescription } from "@skillport/plugin";
 import { assembleManifest, childIdsOf } from "./assemble.js";
 import { bundlePlugin } from "./bundle.js";
 import { errorOf, hasErrorDiagnostics, type PluginDiagnostic } from "./diagnostics.js";
-import { copyInto, exists, isOwnRegularFile, listRegularFiles, type AssetLimits } from "./files.js";
+import { copyInto, exists, listRegularFiles, type AssetLimits } from "./files.js";
 import { loadPluginDescription } from "./load.js";
 import { scanLogos } from "./logos.js";
 
@@ -59,9 +60,12 @@ export async function compilePlugin(entryDir: string, stageDir: string, options:
     for (const file of assets.files) await copyInto(entryDir, stageDir, file);
   }
   if (await exists(join(entryDir, README_FILE))) {
-    // A link is followed only within the plugin: README.md → ~/.ssh/id_rsa must not land in dist/ and the .pkg.
-    if (await isOwnRegularFile(entryDir, README_FILE)) await copyInto(entryDir, stageDir, README_FILE);
-    else {
+    // A link is followed only within the plugin (the copy verifies the opened file): README.md → ~/.ssh/id_rsa must
+    // not land in dist/ and the .pkg.
+    try {
+      await copyInto(entryDir, stageDir, README_FILE);
+    } catch (error) {
+      if (!(error instanceof InvalidPathError || error instanceof ResourceNotFoundError)) throw error;
       const message = `${README_FILE} is not a regular file inside the plugin folder (a link out of it, or a special file); only the plugin's own files are copied`;
       diagnostics.push(errorOf("PLUGIN_README_NOT_FILE", message, { file: README_FILE }));
     }

@@ -1,4 +1,4 @@
-import { lstat, mkdir, realpath, stat, writeFile } from "node:fs/promises";
+import { lstat, mkdir, realpath, writeFile } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import { isInside, openConfined, walkTree } from "@skillport/fs";
 import { errorOf, PluginBuildError, type PluginDiagnostic } from "./diagnostics.js";
@@ -69,15 +69,5 @@ export async function copyInto(fromRoot: string, toRoot: string, relPath: string
     await writeFile(target, bytes, { flag: "wx" });
   } finally {
     opened.close();
-  }
-}
-
-/** True when `relPath` is a regular file whose real path (links followed) lies inside `root`: safe to copy out. */
-export async function isOwnRegularFile(root: string, relPath: string): Promise<boolean> {
-  try {
-    const real = await realpath(join(root, ...relPath.split("/")));
-    return isInside(await realpath(root), real) && (await stat(real)).isFile();
-  } catch {
-    return false;
   }
 }
