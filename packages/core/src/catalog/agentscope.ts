@@ -1,6 +1,6 @@
 import type { FrontmatterValue } from "../types.js";
 import type { CatalogCounts, CatalogEntry, Frame, Renderer } from "./types.js";
-import { escapeXml, omittedNotice } from "./text.js";
+import { escapeXml, escapeXmlText, omittedNotice } from "./text.js";
 
 /** The load tool AgentScope's SkillBox registers; the header tells the model how to call it. */
 export const LOAD_SKILL_TOOL_NAME = "load_skill_through_path";
@@ -27,9 +27,6 @@ export const DEFAULT_AGENTSCOPE_COMPACT_INSTRUCTION = [
   `for example: ${LOAD_SKILL_TOOL_NAME}(skillId="pdf-tools", path="references/forms.md").`,
   "Load only the skills the task needs, each once.",
 ].join("\n");
-
-/** Inside the compact list only markup characters need escaping (quotes cost tokens and mean nothing there). */
-const escapeText = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 const XML_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 
@@ -65,7 +62,7 @@ export function agentscopeRenderer(options: { exposeAllMetadata?: boolean; instr
     entry(entry: CatalogEntry): string {
       if (compact) {
         const label = entry.label ?? (entry.name === entry.id || entry.name === "" ? entry.id : `${entry.id} (${entry.name})`);
-        return `- ${escapeText(label)}: ${escapeText(entry.description.replace(/\s+/g, " ").trim())}`;
+        return `- ${escapeXmlText(label)}: ${escapeXmlText(entry.description.replace(/\s+/g, " ").trim())}`;
       }
       const lines = ["<skill>", ...element("name", entry.name, 1), ...element("description", entry.description, 1)];
       if (exposeAll) {

@@ -13,6 +13,11 @@ export function escapeXml(text: string): string {
 }
 const XML_ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" };
 
+/** Text content (not an attribute): only the markup characters; quotes stay, they cost tokens and mean nothing there. */
+export function escapeXmlText(text: string): string {
+  return text.replace(/[&<>]/g, (c) => XML_ENTITIES[c] ?? c);
+}
+
 /** Shortens to at most `max` code points, ending in `…` when cut (never splits a surrogate pair). */
 export function truncate(text: string, max: number): string {
   const points = Array.from(text);
