@@ -67,6 +67,20 @@ describe("readHead", () => {
     );
   });
 
+  // Cases the property once found: a read that stops inside a sequence which could never become a valid character
+  // (ED A0 starts a surrogate, E0 80 an overlong form, F4 90 a code point past U+10FFFF) is refused, not trimmed.
+  it.each([
+    { bytes: [0x0a, 0xed, 0xa0], chunk: 3, maxBytes: 3 },
+    { bytes: [0x0a, 0xe0, 0x80], chunk: 3, maxBytes: 3 },
+    { bytes: [0x0a, 0xf4, 0x90, 0x80], chunk: 4, maxBytes: 4 },
+    { bytes: [0x0a, 0xf0, 0x80], chunk: 3, maxBytes: 3 },
+    { bytes: [0x0a, 0xe0, 0xa0], chunk: 3, maxBytes: 3 },
+    { bytes: [0x0a, 0xf0, 0x90, 0x80], chunk: 4, maxBytes: 4 },
+  ])("a read cut inside $bytes agrees with the oracle", async ({ bytes, chunk, maxBytes }) => {
+    const file = new Uint8Array([...bytes, 0x80, 0x80]);
+    expect(await readHead(readerOf(file), maxBytes, chunk, 1)).toEqual(await oracle(readerOf(file), maxBytes, chunk, 1));
+  });
+
   it("many heads in flight never share a buffer", async () => {
     const files = Array.from({ length: 200 }, (_, i) => new Uint8Array(Buffer.from(`---\nname: s${i}\ndescription: ${"技".repeat(i % 50)}\n---\n# body ${i}\n`)));
     const slow = (bytes: Uint8Array): ReadAt => async (buffer, offset, length, position) => {

@@ -83,9 +83,20 @@ function completeCharsEnd(bytes: Buffer, start: number, end: number): number {
     if ((byte & 0xc0) === 0x80) continue; // a continuation byte: keep looking for the lead
     if (byte < 0xc2 || byte > 0xf4) return end; // ASCII, or not a lead byte at all: the validator decides
     const need = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
-    return need > back ? end - back : end;
+    if (need <= back) return end;
+    // Cut off only if what was read could still start a valid character; otherwise let the validator refuse it.
+    return back === 1 || secondByteFits(byte, bytes[end - back + 1]!) ? end - back : end;
   }
   return end;
+}
+
+/** The lead bytes whose second byte is narrower than 80–BF (overlong forms, surrogates, past U+10FFFF). */
+function secondByteFits(lead: number, second: number): boolean {
+  if (lead === 0xe0) return second >= 0xa0;
+  if (lead === 0xed) return second <= 0x9f;
+  if (lead === 0xf0) return second >= 0x90;
+  if (lead === 0xf4) return second <= 0x8f;
+  return true;
 }
 
 const NL = 0x0a;
