@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { mkdir, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readdir, rename, symlink, writeFile } from "node:fs/promises";
 import { join, normalize, resolve } from "node:path";
 import { isInside } from "@skillport/fs";
-import { listRegularFiles } from "./files.js";
+import { copyInto, listRegularFiles } from "./files.js";
 import { tempPlugins } from "./__fixtures__/plugins.js";
 
 const temp = tempPlugins();
@@ -35,6 +35,32 @@ describe("listRegularFiles", () => {
     for (const name of ["a", "b", "c"]) await writeFile(join(root, "assets", name), "xyz");
     const listed = await listRegularFiles(root, join(root, "assets"), limits);
     expect(listed.diagnostics.map((d) => [d.code, d.message])).toEqual([["PLUGIN_ASSET_LIMIT", message]]);
+  });
+});
+
+describe("copyInto", () => {
+  // The attack: the listing saw regular files; before the copy, the plugin (whose top-level code ran during the build)
+  // swaps a listed file, or the folder holding it, for a link to a host file. The copy must refuse, not copy the host file.
+  it.each([
+    ["the listed file", "assets/icons/a.txt"],
+    ["the folder holding it", "assets/icons"],
+  ])("refuses %s swapped for a link leading out of the plugin after the listing", async (_what, swapped) => {
+    const root = await temp.make({ "assets/icons/a.txt": "asset" });
+    const host = await temp.make({ "a.txt": "HOST SECRET", "icons/a.txt": "HOST SECRET" });
+    const out = await temp.make({});
+    const listed = await listRegularFiles(root, join(root, "assets"));
+    expect(listed.files).toEqual(["assets/icons/a.txt"]);
+    await rename(join(root, swapped), join(root, `${swapped}.moved`));
+    await symlink(swapped.endsWith(".txt") ? join(host, "a.txt") : join(host, "icons"), join(root, swapped));
+    await expect(copyInto(root, out, "assets/icons/a.txt")).rejects.toThrow(/outside the plugin|link/);
+    expect(await readdir(join(out, "assets/icons"))).toEqual([]);
+  });
+
+  it("copies a listed regular file", async () => {
+    const root = await temp.make({ "assets/icons/a.txt": "asset" });
+    const out = await temp.make({});
+    await copyInto(root, out, "assets/icons/a.txt");
+    expect(await readdir(join(out, "assets/icons"))).toEqual(["a.txt"]);
   });
 });
 
