@@ -126,25 +126,43 @@ function cosine(a: readonly number[], b: readonly number[]): number {
 }
 
 /**
- * Reciprocal rank fusion (Cormack et al. 2009): each list adds 1 / (k + rank) to an id, rank from 1. Ids best first,
- * ties by first appearance. k = 60 is the paper's constant: it damps the head of each list so neither ranker dominates.
+ * Reciprocal rank fusion (Cormack et al. 2009): each list adds weight / (k + rank) to an id, rank from 1. Ids best
+ * first, ties by first appearance. k damps the head of each list so neither ranker dominates; `weights` (default 1
+ * each) lets a weaker ranker only break near-ties of a stronger one.
  */
-export function reciprocalRankFusion(rankings: ReadonlyArray<readonly string[]>, k = 60): Array<{ id: string; score: number }> {
+export function reciprocalRankFusion(rankings: ReadonlyArray<readonly string[]>, k = 60, weights: readonly number[] = []): Array<{ id: string; score: number }> {
   const scores = new Map<string, number>();
-  for (const ranking of rankings) ranking.forEach((id, i) => scores.set(id, (scores.get(id) ?? 0) + 1 / (k + i + 1)));
+  rankings.forEach((ranking, list) => {
+    const weight = weights[list] ?? 1;
+    ranking.forEach((id, i) => scores.set(id, (scores.get(id) ?? 0) + weight / (k + i + 1)));
+  });
   return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
 }
 
-/** What the embedder reads of a skill: usually `name: description`. */
+/** What the embedder reads of a skill: `skillEmbeddingText` of it. */
 export interface EmbeddableSkill {
   id: string;
   text: string;
 }
 
+/** Chosen on bench/retrieval's train half with a real model (decision 0208). */
+const DEFAULT_FUSION_K = 20;
+const DEFAULT_EMBEDDINGS_WEIGHT = 0.5;
+
 export interface HybridOptions {
   limit?: number;
-  /** RRF constant. Default 60. */
+  /** RRF constant. Default 20 (decision 0208). */
   k?: number;
+  /**
+   * Weight of the embeddings ranking against BM25's 1, before the confidence gate. Default 0.5, chosen with a small
+   * CPU model on bench/retrieval's train half (decision 0208); a stronger model may deserve more.
+   */
+  weight?: number;
+  /**
+   * Scale the embeddings' weight by (1 − confidence of BM25's top hit): where keywords already found the skill
+   * with confidence, embeddings only break ties; where they did not, embeddings count fully. Default true.
+   */
+  confidenceGate?: boolean;
   /** How many of each ranking take part in the fusion. Default 50. */
   depth?: number;
   /**
@@ -166,7 +184,8 @@ export interface HybridResult {
 }
 
 /**
- * Fuses BM25 hits (best first, ideally unfiltered and `depth` long) with the embeddings ranking of `skills`. Abstention
+ * Fuses BM25 hits (best first, ideally unfiltered and `depth` long) with the embeddings ranking of `skills` by weighted
+ * RRF, the embeddings' weight shrinking as BM25's top hit grows more confident (`HybridOptions`). Abstention
  * stays BM25's: when `abstained` is true (BM25 found nothing above the caller's confidence) nothing is returned,
  * because cosine similarities are not calibrated. Hits only the embeddings found carry confidence 0 and score 0.
  */
@@ -202,7 +221,9 @@ export async function fuseWithEmbeddings(
     return { hits: bm25.slice(0, limit), warning: `${message}; showing keyword (BM25) results only` };
   }
   const byId = new Map(bm25.map((h) => [h.id, h]));
-  const fused = reciprocalRankFusion([bm25.slice(0, depth).map((h) => h.id), ranked], options.k ?? 60);
+  const gate = options.confidenceGate === false ? 1 : 1 - Math.min(1, Math.max(0, bm25[0]?.confidence ?? 0));
+  const weight = (options.weight ?? DEFAULT_EMBEDDINGS_WEIGHT) * gate;
+  const fused = reciprocalRankFusion([bm25.slice(0, depth).map((h) => h.id), ranked], options.k ?? DEFAULT_FUSION_K, [1, weight]);
   const hits = fused.slice(0, limit).map(({ id }): HybridHit => {
     const at = ranked.indexOf(id);
     const base: SearchHit = byId.get(id) ?? { id, score: 0, confidence: 0, matched: [] };
