@@ -27,10 +27,12 @@ for (let i = 2; i < process.argv.length; i++) {
 }
 if (!args.corpus || !args.url) throw new Error("--corpus DIR and --embeddings-url URL are required");
 
-const skills = (await loadCorpus(path.resolve(args.corpus))).filter((s) => !isHiddenFromModel(s.metadata));
+// BM25F indexes every skill (as evaluate.mjs and the CLI do); only model-visible ones are embedded.
+const corpus = await loadCorpus(path.resolve(args.corpus));
+const skills = corpus.filter((s) => !isHiddenFromModel(s.metadata));
 const { queries: all } = JSON.parse(readFileSync(path.join(here, "queries.json"), "utf8"));
 const queries = all.filter((q) => q.split === args.split && q.kind !== "none");
-const index = new SkillSearchIndex(skills);
+const index = new SkillSearchIndex(corpus);
 const client = new EmbeddingsClient({ url: args.url, model: args.model, timeoutMs: 600_000 });
 
 // What of a skill the embedder reads.
