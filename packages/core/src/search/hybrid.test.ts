@@ -148,6 +148,24 @@ describe("fuseWithEmbeddings against a local OpenAI-compatible server", () => {
     expect(warning).not.toContain("sk-never-shown");
   });
 
+  it("a slow endpoint: the batches that arrived are kept, and the next search embeds only the rest", async () => {
+    let answered = 0;
+    const slow = await serve((req, body, res) => {
+      if (answered++ === 0) honest(req, body, res); // then never answers again
+    });
+    const vectors = new Map<string, number[]>();
+    const cut = await fuseWithEmbeddings(new EmbeddingsClient({ url: slow, batchSize: 2, timeoutMs: 200 }), "merge pdf", index.search("merge pdf"), texts, { vectors });
+    expect(cut.warning).toMatch(/did not answer within 200 ms \(1 of 4 skills embedded so far, kept for the next search\); showing keyword/);
+    expect([...vectors.keys()]).toEqual([`text-embedding-3-small\0${texts[0]?.text}`]); // [query, first skill] arrived
+    expect(vectors.get(`text-embedding-3-small\0${texts[0]?.text}`)).toEqual(fakeVector(texts[0]?.text ?? ""));
+    requests.length = 0;
+    const url = await serve(honest);
+    const { warning } = await fuseWithEmbeddings(new EmbeddingsClient({ url, batchSize: 2 }), "merge pdf", index.search("merge pdf"), texts, { vectors });
+    expect(warning).toBeUndefined();
+    expect(requests.map((r) => r.input)).toEqual([["merge pdf", texts[1]?.text], [texts[2]?.text, texts[3]?.text]]);
+    expect(vectors.size).toBe(4);
+  });
+
   it("timeout: gives up after timeoutMs and falls back to BM25", async () => {
     const url = await serve(() => undefined); // never answers
     const bm25 = index.search("merge pdf files");
@@ -192,6 +210,12 @@ describe("fuseWithEmbeddings against a local OpenAI-compatible server", () => {
 describe("EmbeddingsClient", () => {
   it.each(["not a url", "ftp://host/v1", "http://user:pw@127.0.0.1/v1"])("refuses %s", (url) => {
     expect(() => new EmbeddingsClient({ url })).toThrow(EmbeddingsError);
+  });
+
+  it("sends at most 16 texts per request by default", async () => {
+    const url = await serve(honest);
+    await new EmbeddingsClient({ url }).embed(Array.from({ length: 20 }, (_, i) => `text ${i}`));
+    expect(requests.map((r) => r.input.length)).toEqual([16, 4]);
   });
 
   it("batches long inputs and keeps their order", async () => {

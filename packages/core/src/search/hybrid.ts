@@ -22,7 +22,10 @@ export interface EmbeddingsClientOptions {
   model?: string;
   /** Give up on one request after this many milliseconds. Default 10,000. */
   timeoutMs?: number;
-  /** Most texts per request. Default 64. */
+  /**
+   * Most texts per request. Default 16: a small model on a shared CPU embeds 64 skill cards in more than the 10 s
+   * timeout, so no batch of the first run would ever arrive (decision 0209).
+   */
   batchSize?: number;
   /** Most bytes of one response body. Default 32 MiB. */
   maxResponseBytes?: number;
@@ -50,14 +53,21 @@ export class EmbeddingsClient {
     this.#apiKey = options.apiKey;
     this.model = options.model ?? "text-embedding-3-small";
     this.#timeoutMs = options.timeoutMs ?? 10_000;
-    this.#batchSize = Math.max(1, options.batchSize ?? 64);
+    this.#batchSize = Math.max(1, options.batchSize ?? 16);
     this.#maxBytes = options.maxResponseBytes ?? 32 * 1024 * 1024;
   }
 
-  /** One vector per text, in order. Throws EmbeddingsError on any failure. */
-  async embed(texts: readonly string[]): Promise<number[][]> {
+  /**
+   * One vector per text, in order. Throws EmbeddingsError on any failure; `onBatch` has by then seen every batch that
+   * arrived (the vector of `texts[start + i]` is `vectors[i]`), so a caller can keep them and resume next time.
+   */
+  async embed(texts: readonly string[], onBatch?: (start: number, vectors: number[][]) => void): Promise<number[][]> {
     const out: number[][] = [];
-    for (let i = 0; i < texts.length; i += this.#batchSize) out.push(...(await this.#request(texts.slice(i, i + this.#batchSize))));
+    for (let i = 0; i < texts.length; i += this.#batchSize) {
+      const vectors = await this.#request(texts.slice(i, i + this.#batchSize));
+      onBatch?.(i, vectors);
+      out.push(...vectors);
+    }
     return out;
   }
 
@@ -166,8 +176,8 @@ export interface HybridOptions {
   /** How many of each ranking take part in the fusion. Default 50. */
   depth?: number;
   /**
-   * Vectors already known, by `${model}\0${text}` (what a caller persists between runs); filled with new ones.
-   * Default: none kept.
+   * Vectors already known, by `${model}\0${text}` (what a caller persists between runs); filled with new ones batch
+   * by batch, also when a later batch fails. Default: none kept.
    */
   vectors?: Map<string, number[]>;
 }
@@ -204,9 +214,13 @@ export async function fuseWithEmbeddings(
   let ranked: string[];
   try {
     const missing = [...new Set(skills.map((s) => s.text).filter((t) => !vectors.has(keyOf(t))))];
-    const fresh = await client.embed([query, ...missing]);
+    // Skill vectors are kept batch by batch, so a run cut short by a slow endpoint still saves its progress.
+    const fresh = await client.embed([query, ...missing], (start, batch) =>
+      batch.forEach((v, i) => {
+        if (start + i > 0) vectors.set(keyOf(missing[start + i - 1] as string), v);
+      }),
+    );
     const queryVector = fresh[0] as number[];
-    missing.forEach((t, i) => vectors.set(keyOf(t), fresh[i + 1] as number[]));
     const dims = queryVector.length;
     const scored: Array<{ id: string; sim: number }> = [];
     for (const s of skills) {
@@ -218,7 +232,9 @@ export async function fuseWithEmbeddings(
     ranked = scored.slice(0, depth).map((s) => s.id);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return { hits: bm25.slice(0, limit), warning: `${message}; showing keyword (BM25) results only` };
+    const known = skills.filter((s) => vectors.has(keyOf(s.text))).length;
+    const progress = known > 0 && known < skills.length ? ` (${known} of ${skills.length} skills embedded so far, kept for the next search)` : "";
+    return { hits: bm25.slice(0, limit), warning: `${message}${progress}; showing keyword (BM25) results only` };
   }
   const byId = new Map(bm25.map((h) => [h.id, h]));
   const gate = options.confidenceGate === false ? 1 : 1 - Math.min(1, Math.max(0, bm25[0]?.confidence ?? 0));
