@@ -1,6 +1,7 @@
 // Chooses the embeddings hybrid's settings on the TRAIN half: which text of a skill is embedded, the RRF constant k
-// and the weight of the embeddings ranking. Prints train figures only; `--split test` prints the held-out half for
-// the settings given with --only (report once, after choosing).
+// and the weight of the embeddings ranking, fixed or gated by BM25F's top confidence ("gate": weight × (1 − it)).
+// Prints train figures; `--split test` needs --only and prints the held-out half for those settings alone (report
+// once, after choosing).
 //
 //   node bench/retrieval/embeddings-server.mjs --port 18080 &
 //   node bench/retrieval/tune-hybrid.mjs --corpus /tmp/retrieval-corpus --embeddings-url http://127.0.0.1:18080/v1
@@ -26,6 +27,7 @@ for (let i = 2; i < process.argv.length; i++) {
   else throw new Error(`unexpected argument ${a}`);
 }
 if (!args.corpus || !args.url) throw new Error("--corpus DIR and --embeddings-url URL are required");
+if (args.split !== "train" && !args.only) throw new Error("the held-out half is for the chosen settings only: give them with --only");
 
 // BM25F indexes every skill (as evaluate.mjs and the CLI do); only model-visible ones are embedded.
 const corpus = await loadCorpus(path.resolve(args.corpus));
