@@ -1,11 +1,12 @@
 // Retrieval evaluation on real public skills: Skillport's search beside plain BM25, per query kind.
 //
 //   node bench/retrieval/make-corpus.mjs --out /tmp/retrieval-corpus owner/name=CHECKOUT …   (once)
-//   node bench/retrieval/evaluate.mjs --corpus /tmp/retrieval-corpus [--split test|train|all] [--json]
+//   node bench/retrieval/evaluate.mjs --corpus /tmp/retrieval-corpus [--split test|train|both|all] [--json]
 //   node bench/retrieval/evaluate.mjs --corpus … --calibrate      fits the confidence model on the TRAIN split
 //   node bench/retrieval/evaluate.mjs --corpus … --embeddings-url http://127.0.0.1:8080/v1 [--embeddings-model M]
-//       adds a third system: BM25F fused with that endpoint's ranking (the CLI's hybrid; key from
-//       $SKILLPORT_EMBEDDINGS_API_KEY)
+//       adds a third system: BM25F fused with that endpoint's ranking (the CLI's hybrid: the same texts, the same
+//       fuseWithEmbeddings with its defaults; key from $SKILLPORT_EMBEDDINGS_API_KEY). A local CPU model:
+//       node bench/retrieval/embeddings-server.mjs --port 8080
 //
 // The corpus is loaded exactly as `skillport search` loads it (one source per repository, in corpus.json order,
 // winners only), so shadowed duplicates and skills hidden from models behave as they do for users.
@@ -17,7 +18,7 @@ import { sourceRootName } from "./make-corpus.mjs";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dist = (pkg) => path.join(here, "..", "..", "packages", pkg, "dist", "index.js");
 const { SkillRegistry, SkillSearchIndex } = await import(dist("core"));
-const { DEFAULT_MIN_CONFIDENCE, EmbeddingsClient, fuseWithEmbeddings } = await import(path.join(here, "..", "..", "packages", "core", "dist", "internal.js"));
+const { DEFAULT_MIN_CONFIDENCE, EmbeddingsClient, fuseWithEmbeddings, isHiddenFromModel, skillEmbeddingText } = await import(path.join(here, "..", "..", "packages", "core", "dist", "internal.js"));
 const { LocalFileSystemSkillProvider } = await import(dist("fs"));
 
 const KINDS = ["direct", "indirect", "ambiguous", "none"];
@@ -173,7 +174,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const started = performance.now();
   const skills = await loadCorpus(path.resolve(args.corpus));
   const { queries: all } = JSON.parse(readFileSync(path.join(here, "queries.json"), "utf8"));
-  const queries = all.filter((q) => args.split === "all" || q.split === args.split);
   const index = new SkillSearchIndex(skills);
   if (args.calibrate) {
     const model = calibrate(index, all.filter((q) => q.split === "train"));
@@ -181,37 +181,44 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     process.exit(0);
   }
   const plain = plainBm25(skills);
-  const ours = score(queries, (q) => {
-    const ids = index.search(q.query, { limit: 5 }).map((h) => h.id);
-    const kept = index.search(q.query, { limit: 5, minConfidence: args.minConfidence }).map((h) => h.id);
-    return { ids, kept };
-  });
-  const baseline = score(queries, (q) => {
-    const ids = plain.search(q.query, 5).map((h) => h.id);
-    return { ids, kept: ids };
-  });
-  let hybrid;
-  if (args.embeddingsUrl) {
-    const client = new EmbeddingsClient({ url: args.embeddingsUrl, model: args.embeddingsModel, apiKey: process.env.SKILLPORT_EMBEDDINGS_API_KEY || undefined });
-    const texts = skills
-      .filter((s) => s.metadata["disable-model-invocation"] !== true && s.metadata["disable-model-invocation"] !== "true")
-      .map((s) => ({ id: s.id, text: `${s.metadata.name ?? s.id}: ${s.metadata.description ?? ""}` }));
-    const vectors = new Map();
-    const ranked = new Map();
-    for (const q of queries) {
-      const bm25 = index.search(q.query, { limit: 50 });
-      const abstained = !bm25.some((h) => h.confidence >= args.minConfidence);
-      const all = await fuseWithEmbeddings(client, q.query, bm25, texts, { limit: 5, vectors });
-      if (all.warning) throw new Error(all.warning);
-      ranked.set(q.id, { ids: all.hits.map((h) => h.id), kept: abstained ? [] : all.hits.map((h) => h.id) });
+  // A cold CPU model can take longer than the CLI's 10 s for a batch of 64 skills.
+  const client = args.embeddingsUrl && new EmbeddingsClient({ url: args.embeddingsUrl, model: args.embeddingsModel, apiKey: process.env.SKILLPORT_EMBEDDINGS_API_KEY || undefined, timeoutMs: 300_000 });
+  const texts = skills.filter((s) => !isHiddenFromModel(s.metadata)).map((s) => ({ id: s.id, text: skillEmbeddingText({ id: s.id, metadata: s.metadata }) }));
+  const vectors = new Map();
+  const results = [];
+  for (const split of args.split === "both" ? ["train", "test"] : [args.split]) {
+    const queries = all.filter((q) => split === "all" || q.split === split);
+    const ours = score(queries, (q) => {
+      const ids = index.search(q.query, { limit: 5 }).map((h) => h.id);
+      const kept = index.search(q.query, { limit: 5, minConfidence: args.minConfidence }).map((h) => h.id);
+      return { ids, kept };
+    });
+    const baseline = score(queries, (q) => {
+      const ids = plain.search(q.query, 5).map((h) => h.id);
+      return { ids, kept: ids };
+    });
+    let hybrid;
+    if (client) {
+      const ranked = new Map();
+      for (const q of queries) {
+        const bm25 = index.search(q.query, { limit: 50 });
+        const abstained = !bm25.some((h) => h.confidence >= args.minConfidence);
+        const fused = await fuseWithEmbeddings(client, q.query, bm25, texts, { limit: 5, vectors });
+        if (fused.warning) throw new Error(fused.warning);
+        ranked.set(q.id, { ids: fused.hits.map((h) => h.id), kept: abstained ? [] : fused.hits.map((h) => h.id) });
+      }
+      hybrid = score(queries, (q) => ranked.get(q.id));
     }
-    hybrid = score(queries, (q) => ranked.get(q.id));
+    results.push({ split, queries: queries.length, skillport: ours, plainBm25: baseline, ...(hybrid && { hybrid }) });
   }
-  if (args.json) console.log(JSON.stringify({ skills: skills.length, split: args.split, minConfidence: args.minConfidence, skillport: ours, plainBm25: baseline, ...(hybrid && { hybrid }) }));
+  if (args.json) console.log(JSON.stringify({ skills: skills.length, minConfidence: args.minConfidence, ...(results.length === 1 ? results[0] : { splits: results }) }));
   else {
-    console.log(`${skills.length} skills, ${queries.length} queries (split: ${args.split}), loaded and indexed in ${Math.round(performance.now() - started)} ms`);
-    console.log(table(`Skillport search (BM25F + body head), minConfidence ${args.minConfidence}`, ours));
-    console.log(table("plain BM25 over name + description + when_to_use + tags (no abstention)", baseline));
-    if (hybrid) console.log(table(`hybrid: BM25F fused with ${args.embeddingsUrl} by reciprocal rank fusion (abstention stays BM25F's)`, hybrid));
+    console.log(`${skills.length} skills, loaded, indexed and searched in ${Math.round(performance.now() - started)} ms`);
+    for (const r of results) {
+      console.log(`\n## split ${r.split}: ${r.queries} queries`);
+      console.log(table(`Skillport search (BM25F + body head), minConfidence ${args.minConfidence}`, r.skillport));
+      console.log(table("plain BM25 over name + description + when_to_use + tags (no abstention)", r.plainBm25));
+      if (r.hybrid) console.log(table(`hybrid: BM25F fused with ${args.embeddingsUrl}${args.embeddingsModel ? ` (model ${args.embeddingsModel})` : ""} by weighted reciprocal rank fusion (abstention stays BM25F's)`, r.hybrid));
+    }
   }
 }

@@ -1,7 +1,7 @@
 // Ranking experiments on bench/retrieval: BM25F as SkillSearchIndex scores it (without when_not_to_use), with
 // general techniques switched on one at a time — query-term coverage, adjacent-pair (bigram) bonus in the metadata,
 // pseudo-relevance feedback, k1 and field weights — reporting R@1/R@3 on the train and test halves side by side.
-//   node bench/retrieval/techniques.mjs --corpus DIR '[{"bigram":0.3},{"covExp":0.5}]'
+//   node bench/retrieval/techniques.mjs --corpus DIR [--train-only] '[{"bigram":0.3},{"covExp":0.5}]'
 // docs/search.md ("What did not help") records the figures; decisions are taken on train, test is only reported.
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -33,16 +33,35 @@ function tfOf(i, term, W) {
 const MORE_STOP = new Set(searchTokens(
   "about above after again against all am any because been before being below between both cannot could did doing down during each few further had having he her here hers herself him himself his just more most no nor not now off once only other ought ours ourselves out over own same she some such than theirs them themselves those through too under until up very were whom why would yours yourself yourselves can't don't won't isn't every also get got started tell",
 ));
+// The first n terms of the description (its lead sentence, roughly), counted as one more field.
+const leadCount = (i, t, n) => { let c = 0; const d = toks[i][1]; for (let j = 0; j < Math.min(n, d.length); j++) if (d[j] === t) c++; return c; };
+const leadAvg = new Map();
+const avgLead = (n) => { if (!leadAvg.has(n)) leadAvg.set(n, toks.reduce((s, t) => s + Math.min(n, t[1].length), 0) / N || 1); return leadAvg.get(n); };
+// Query terms no skill contains, replaced by the corpus terms that share their first `prefix` characters.
+const vocabulary = [...df.keys()];
+function prefixFallback(terms, P) {
+  if (!(P.prefix > 0)) return terms;
+  return terms.flatMap(([t, w]) => {
+    if (df.has(t) || t.length < P.prefix + 1) return [[t, w]];
+    const stem = t.slice(0, P.prefix);
+    return vocabulary.filter((v) => v.startsWith(stem)).map((v) => [v, w * P.prefixWeight]);
+  });
+}
 function rank(query, P) {
   const W = { ...DEFAULT_FIELD_WEIGHTS, ...P.W };
-  let terms = [...new Set(searchTokens(query))].filter((t) => !P.moreStop || !MORE_STOP.has(t)).map((t) => [t, 1]);
+  let terms = prefixFallback([...new Set(searchTokens(query))].filter((t) => !P.moreStop || !MORE_STOP.has(t)).map((t) => [t, 1]), P);
   const run = (terms) => {
     const qw = terms.reduce((s, [t, w]) => s + w * idf(t), 0);
     const sc = [];
     for (let i = 0; i < N; i++) {
       if (docs[i].hidden) continue;
       let s = 0, cov = 0;
-      for (const [t, w] of terms) { const tf = tfOf(i, t, W); if (tf > 0) { s += (w * idf(t) * tf) / (P.k1 + tf); cov += w * idf(t); } }
+      for (const [t, w] of terms) {
+        let tf = tfOf(i, t, W);
+        if (P.lead > 0) { const c = leadCount(i, t, P.leadTokens); if (c > 0) tf += (P.lead * c) / (1 - 0.3 + (0.3 * Math.min(P.leadTokens, toks[i][1].length)) / avgLead(P.leadTokens)); }
+        const wi = Math.pow(idf(t), P.idfExp);
+        if (tf > 0) { s += w * wi * (tf / (P.k1 + tf) + P.delta); cov += w * idf(t); }
+      }
       if (s <= 0) continue;
       s *= Math.pow(cov / qw, P.covExp);
       sc.push([i, s]);
@@ -86,6 +105,8 @@ function evalSplit(split, P) {
   for (const q of queries) { if (q.kind === "none" || (split !== "all" && q.split !== split)) continue; n++; const ids = rank(q.query, P); const rel = new Set(q.relevant); const at = ids.findIndex((x) => rel.has(x)); if (at === 0) r1++; if (at >= 0 && at < 3) r3++; }
   return `${(r1 / n).toFixed(3)}/${(r3 / n).toFixed(3)}`;
 }
-const base = { k1: 1.6, covExp: 0, bigram: 0, prf: 0, prfDocs: 3, prfTerms: 10, W: {} };
-const grid = JSON.parse(process.argv.slice(2).find((a, i, all) => i !== all.indexOf("--corpus") + 1 && a !== "--corpus") ?? "[{}]");
-for (const g of grid) { const P = { ...base, ...g }; console.log(JSON.stringify(g), "train", evalSplit("train", P), "test", evalSplit("test", P)); }
+const base = { k1: 1.6, covExp: 0, bigram: 0, prf: 0, prfDocs: 3, prfTerms: 10, W: {}, delta: 0, idfExp: 1, lead: 0, leadTokens: 12, prefix: 0, prefixWeight: 0.5 };
+// --train-only: while choosing, print the tuning half alone; run the held-out half once for the choice.
+const trainOnly = process.argv.includes("--train-only");
+const grid = JSON.parse(process.argv.slice(2).find((a, i, all) => i !== all.indexOf("--corpus") + 1 && a !== "--corpus" && a !== "--train-only") ?? "[{}]");
+for (const g of grid) { const P = { ...base, ...g }; console.log(JSON.stringify(g), "train", evalSplit("train", P), ...(trainOnly ? [] : ["test", evalSplit("test", P)])); }

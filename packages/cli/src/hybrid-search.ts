@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { skillFields, type SkillRegistry } from "@skillport/core";
-import { EmbeddingsClient, fuseWithEmbeddings, isHiddenFromModel, type HybridResult } from "@skillport/core/internal";
+import type { SkillRegistry } from "@skillport/core";
+import { EmbeddingsClient, fuseWithEmbeddings, isHiddenFromModel, skillEmbeddingText, type HybridResult } from "@skillport/core/internal";
 import { writeFileAtomic } from "@skillport/fs";
 import { cacheFileName } from "./cache-dir.js";
 
@@ -32,7 +32,7 @@ async function loadVectors(file: string): Promise<Map<string, number[]>> {
 
 /**
  * `skillport search --embeddings-url`: BM25 (unfiltered, 50 deep) fused with the endpoint's ranking of every skill's
- * `name: description`. Skill vectors are cached by model and text, so a second run embeds only the query.
+ * metadata (`skillEmbeddingText`). Skill vectors are cached by model and text, so a second run embeds only the query.
  */
 export async function hybridSearch(registry: SkillRegistry, query: string, options: HybridSearchOptions): Promise<HybridResult> {
   const client = new EmbeddingsClient({ url: options.url, apiKey: options.apiKey, model: options.model, timeoutMs: options.timeoutMs });
@@ -41,10 +41,7 @@ export async function hybridSearch(registry: SkillRegistry, query: string, optio
   const skills = registry
     .list()
     .filter((entry) => options.includeHidden || !isHiddenFromModel(entry.getMetadata()))
-    .map((entry) => {
-      const fields = skillFields(entry.getMetadata());
-      return { id: entry.id, text: `${fields.name ?? entry.id}: ${fields.description ?? ""}` };
-    });
+    .map((entry) => ({ id: entry.id, text: skillEmbeddingText({ id: entry.id, metadata: entry.getMetadata() }) }));
   // The file name hides the URL (it may name an internal host); the model is part of each key anyway.
   const file = options.cacheDir === undefined ? undefined : path.join(options.cacheDir, cacheFileName("embeddings", [options.url, client.model]));
   const vectors = file === undefined ? new Map<string, number[]>() : await loadVectors(file);

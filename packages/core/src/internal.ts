@@ -22,7 +22,7 @@ export { catalogKeepOrder, selectCatalogEntries } from "./catalog/index.js";
 export { catalogPriority, escapeHtml, escapeXml, isHiddenFromModel, isPinned, omittedNotice, skillTags } from "./catalog/text.js";
 export { approximateTokenCounter, loadTokenCounter, TOKEN_ENCODINGS } from "./catalog/tokens.js";
 export { DEFAULT_FIELD_WEIGHTS, SEARCH_ANALYSIS_VERSION } from "./search/index.js";
-export { analyseSkill, DEFAULT_BODY_CHARS, SEARCH_FIELDS } from "./search/document.js";
+export { analyseSkill, DEFAULT_BODY_CHARS, SEARCH_FIELDS, skillEmbeddingText, type EmbeddingTextOptions } from "./search/document.js";
 export { confidenceOf, DEFAULT_CONFIDENCE_MODEL, DEFAULT_MIN_CONFIDENCE } from "./search/confidence.js";
 export { SEARCH_STOPWORDS, searchTokens } from "./search/tokenize.js";
 export { prepareSaveBatch, type PreparedSkill, type PrepareSaveOptions } from "./save-batch.js";

@@ -17,13 +17,18 @@ function vector(text: string): number[] {
   return v;
 }
 
-async function embeddingsServer(): Promise<string> {
+/** `refuse()` true: that request gets HTTP 500. */
+async function embeddingsServer(refuse: () => boolean = () => false): Promise<string> {
   const server = createServer((req, res) => {
     let raw = "";
     req.on("data", (c: Buffer) => (raw += c.toString()));
     req.on("end", () => {
       const { input } = JSON.parse(raw) as { input: string[] };
       seen.push({ auth: req.headers.authorization, inputs: input.length });
+      if (refuse()) {
+        res.writeHead(500).end();
+        return;
+      }
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ data: input.map((t, index) => ({ index, embedding: vector(t) })) }));
     });
   });
@@ -87,6 +92,31 @@ describe("skillport search with an embeddings endpoint", () => {
     const json = JSON.parse((await runInProcess(["search", "csv spreadsheet", "s", "--no-cache", "--json"], dir)).stdout);
     expect(json.warning).toMatch(/unreachable/);
     expect(json.results.map((r: { id: string }) => r.id)).toEqual(["csv"]);
+  });
+
+  it("an endpoint that fails part-way: the skills embedded so far are cached, and the next run embeds only the rest", async () => {
+    const many = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`s/skill-${i}/SKILL.md`, skillMd(`skill-${i}`)]));
+    const dir = await tree(many);
+    const cacheDir = await mkdtemp(path.join(os.tmpdir(), "skillport-hybrid-cache-"));
+    try {
+      let down = false; // the same endpoint (vectors are cached per URL and model), failing after its first answer
+      const url = await embeddingsServer(() => {
+        const refused = down;
+        down = true;
+        return refused;
+      });
+      const args = ["search", "skill things", "s", "--json", "--embeddings-url", url, "--cache-dir", cacheDir];
+      const first = JSON.parse((await runInProcess(args, dir)).stdout);
+      expect(first.warning).toMatch(/HTTP 500 \(15 of 20 skills embedded so far, kept for the next search\)/);
+      expect(seen.map((s) => s.inputs)).toEqual([16, 5]); // batches of 16: the query + 15 skills, then the other 5 (refused)
+      seen.length = 0;
+      down = false;
+      const second = JSON.parse((await runInProcess(args, dir)).stdout);
+      expect(second.warning).toBeUndefined();
+      expect(seen.map((s) => s.inputs)).toEqual([6]); // the query + the 5 skills the first run did not get
+    } finally {
+      await rm(cacheDir, { recursive: true, force: true });
+    }
   });
 
   it("off by default: no endpoint, no hybrid field", async () => {

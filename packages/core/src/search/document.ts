@@ -86,3 +86,30 @@ export function analyseSkill(doc: SearchDocument, options: AnalyseOptions = {}):
   const negative = terms(field(metadata, WHEN_NOT_TO_USE));
   return { id: doc.id, hidden: isHiddenFromModel(metadata), fields, ...(negative !== "" && { negative }) };
 }
+
+export interface EmbeddingTextOptions {
+  /** Add the body's Markdown headings (code blocks skipped). Default false. */
+  headings?: boolean;
+}
+
+/**
+ * What an embeddings model reads of a skill (decision 0208): `name: description`, then `when_to_use` and the
+ * triggers/tags when the skill has them — the fields the model-visible catalog and BM25F's metadata fields use,
+ * as prose rather than terms. Pure, so callers can key cached vectors by it.
+ */
+export function skillEmbeddingText(doc: SearchDocument, options: EmbeddingTextOptions = {}): string {
+  const metadata = doc.metadata ?? {};
+  const name = doc.name ?? (typeof metadata.name === "string" ? metadata.name : doc.id);
+  const description = doc.description ?? (typeof metadata.description === "string" ? metadata.description : "");
+  const squash = (value: string) => value.replace(/\s+/g, " ").trim();
+  const lines = [squash(`${name}: ${description}`)];
+  const whenToUse = squash(field(metadata, WHEN_TO_USE));
+  if (whenToUse !== "") lines.push(`When to use: ${whenToUse}`);
+  const triggers = squash(`${field(metadata, TRIGGERS)} ${skillTags(metadata).join(", ")}`);
+  if (triggers !== "") lines.push(`Keywords: ${triggers}`);
+  if (options.headings === true && doc.body !== undefined) {
+    const headings = [...doc.body.replace(FENCE, " ").matchAll(HEADING)].map((m) => squash(m[1] ?? ""));
+    if (headings.length > 0) lines.push(`Sections: ${headings.join("; ")}`);
+  }
+  return lines.join("\n");
+}

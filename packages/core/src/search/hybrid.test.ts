@@ -74,6 +74,15 @@ describe("reciprocalRankFusion", () => {
     const [top] = reciprocalRankFusion([["a"], ["a"]], 10);
     expect(top?.score).toBeCloseTo(2 / 11);
   });
+
+  it("weighs each list: a lighter list breaks near-ties but cannot overturn a clear lead", () => {
+    // Equal weights: b (1/12 + 1/11) beats a (1/11 + 1/13). Half weight on the second list: a 1/11 + 0.5/13 > b 1/12 + 0.5/11.
+    expect(reciprocalRankFusion([["a", "b"], ["b", "c", "a"]], 10).map((h) => h.id)).toEqual(["b", "a", "c"]);
+    const weighted = reciprocalRankFusion([["a", "b"], ["b", "c", "a"]], 10, [1, 0.5]);
+    expect(weighted.map((h) => h.id)).toEqual(["a", "b", "c"]);
+    expect(weighted[0]?.score).toBeCloseTo(1 / 11 + 0.5 / 13);
+    expect(reciprocalRankFusion([["a"], ["b"]], 10, [1, 0]).map((h) => [h.id, h.score])).toEqual([["a", 1 / 11], ["b", 0]]);
+  });
 });
 
 describe("fuseWithEmbeddings against a local OpenAI-compatible server", () => {
@@ -82,7 +91,7 @@ describe("fuseWithEmbeddings against a local OpenAI-compatible server", () => {
     const query = "a package we use was reported to contain malware";
     const bm25 = index.search(query, { limit: 50 });
     expect(bm25[0]?.id).toBe("yara-rules"); // lexical match on "malware"
-    const { hits, warning } = await fuseWithEmbeddings(new EmbeddingsClient({ url, apiKey: "sk-test-secret" }), query, bm25, texts, { limit: 3 });
+    const { hits, warning } = await fuseWithEmbeddings(new EmbeddingsClient({ url, apiKey: "sk-test-secret" }), query, bm25, texts, { limit: 3, k: 60, weight: 1, confidenceGate: false });
     expect(warning).toBeUndefined();
     expect(bm25.map((h) => h.id)).not.toContain("supply-chain-auditor"); // no word in common
     // yara-rules: 1/61 (BM25) + 1/62 (embeddings, 2nd); supply-chain-auditor: 1/61 (embeddings, 1st) only.
@@ -93,6 +102,21 @@ describe("fuseWithEmbeddings against a local OpenAI-compatible server", () => {
     ]);
     expect(hits[1]).toMatchObject({ confidence: 0, score: 0, matched: [] });
     expect(requests[0]?.auth).toBe("Bearer sk-test-secret");
+  });
+
+  // BM25's order [sql-review, supply-chain-auditor]; the embeddings put supply-chain-auditor 1st and sql-review 4th.
+  const hit = (id: string, confidence: number) => ({ id, score: 1, confidence, matched: [] });
+  it.each([
+    { confidence: 0.99, want: ["sql-review", "supply-chain-auditor"] }, // weight 0.5 × 0.01: embeddings only break ties
+    { confidence: 0, want: ["supply-chain-auditor", "sql-review"] }, // 1/22 + 0.5/21 > 1/21 + 0.5/24
+  ])("gates the embeddings by BM25's top confidence ($confidence): defaults k 20, weight 0.5", async ({ confidence, want }) => {
+    const url = await serve(honest);
+    const query = "a package we use was reported to contain malware";
+    const { hits } = await fuseWithEmbeddings(new EmbeddingsClient({ url }), query, [hit("sql-review", confidence), hit("supply-chain-auditor", 0)], texts, { limit: 2 });
+    expect(hits.map((h) => h.id)).toEqual(want);
+    // With the gate off, full weight even behind a confident top hit.
+    const ungated = await fuseWithEmbeddings(new EmbeddingsClient({ url }), query, [hit("sql-review", 0.99), hit("supply-chain-auditor", 0)], texts, { limit: 2, weight: 1, confidenceGate: false });
+    expect(ungated.hits.map((h) => h.id)).toEqual(["supply-chain-auditor", "sql-review"]);
   });
 
   it("reuses known vectors: a second query embeds only the query", async () => {
@@ -122,6 +146,24 @@ describe("fuseWithEmbeddings against a local OpenAI-compatible server", () => {
     expect(warning).toMatch(/unreachable.*BM25/);
     expect(warning).toContain("127.0.0.1");
     expect(warning).not.toContain("sk-never-shown");
+  });
+
+  it("a slow endpoint: the batches that arrived are kept, and the next search embeds only the rest", async () => {
+    let answered = 0;
+    const slow = await serve((req, body, res) => {
+      if (answered++ === 0) honest(req, body, res); // then never answers again
+    });
+    const vectors = new Map<string, number[]>();
+    const cut = await fuseWithEmbeddings(new EmbeddingsClient({ url: slow, batchSize: 2, timeoutMs: 200 }), "merge pdf", index.search("merge pdf"), texts, { vectors });
+    expect(cut.warning).toMatch(/did not answer within 200 ms \(1 of 4 skills embedded so far, kept for the next search\); showing keyword/);
+    expect([...vectors.keys()]).toEqual([`text-embedding-3-small\0${texts[0]?.text}`]); // [query, first skill] arrived
+    expect(vectors.get(`text-embedding-3-small\0${texts[0]?.text}`)).toEqual(fakeVector(texts[0]?.text ?? ""));
+    requests.length = 0;
+    const url = await serve(honest);
+    const { warning } = await fuseWithEmbeddings(new EmbeddingsClient({ url, batchSize: 2 }), "merge pdf", index.search("merge pdf"), texts, { vectors });
+    expect(warning).toBeUndefined();
+    expect(requests.map((r) => r.input)).toEqual([["merge pdf", texts[1]?.text], [texts[2]?.text, texts[3]?.text]]);
+    expect(vectors.size).toBe(4);
   });
 
   it("timeout: gives up after timeoutMs and falls back to BM25", async () => {
@@ -168,6 +210,12 @@ describe("fuseWithEmbeddings against a local OpenAI-compatible server", () => {
 describe("EmbeddingsClient", () => {
   it.each(["not a url", "ftp://host/v1", "http://user:pw@127.0.0.1/v1"])("refuses %s", (url) => {
     expect(() => new EmbeddingsClient({ url })).toThrow(EmbeddingsError);
+  });
+
+  it("sends at most 16 texts per request by default", async () => {
+    const url = await serve(honest);
+    await new EmbeddingsClient({ url }).embed(Array.from({ length: 20 }, (_, i) => `text ${i}`));
+    expect(requests.map((r) => r.input.length)).toEqual([16, 4]);
   });
 
   it("batches long inputs and keeps their order", async () => {

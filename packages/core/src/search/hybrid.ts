@@ -22,7 +22,10 @@ export interface EmbeddingsClientOptions {
   model?: string;
   /** Give up on one request after this many milliseconds. Default 10,000. */
   timeoutMs?: number;
-  /** Most texts per request. Default 64. */
+  /**
+   * Most texts per request. Default 16: a small model on a shared CPU embeds 64 skill cards in more than the 10 s
+   * timeout, so no batch of the first run would ever arrive (decision 0209).
+   */
   batchSize?: number;
   /** Most bytes of one response body. Default 32 MiB. */
   maxResponseBytes?: number;
@@ -50,14 +53,21 @@ export class EmbeddingsClient {
     this.#apiKey = options.apiKey;
     this.model = options.model ?? "text-embedding-3-small";
     this.#timeoutMs = options.timeoutMs ?? 10_000;
-    this.#batchSize = Math.max(1, options.batchSize ?? 64);
+    this.#batchSize = Math.max(1, options.batchSize ?? 16);
     this.#maxBytes = options.maxResponseBytes ?? 32 * 1024 * 1024;
   }
 
-  /** One vector per text, in order. Throws EmbeddingsError on any failure. */
-  async embed(texts: readonly string[]): Promise<number[][]> {
+  /**
+   * One vector per text, in order. Throws EmbeddingsError on any failure; `onBatch` has by then seen every batch that
+   * arrived (the vector of `texts[start + i]` is `vectors[i]`), so a caller can keep them and resume next time.
+   */
+  async embed(texts: readonly string[], onBatch?: (start: number, vectors: number[][]) => void): Promise<number[][]> {
     const out: number[][] = [];
-    for (let i = 0; i < texts.length; i += this.#batchSize) out.push(...(await this.#request(texts.slice(i, i + this.#batchSize))));
+    for (let i = 0; i < texts.length; i += this.#batchSize) {
+      const vectors = await this.#request(texts.slice(i, i + this.#batchSize));
+      onBatch?.(i, vectors);
+      out.push(...vectors);
+    }
     return out;
   }
 
@@ -126,30 +136,48 @@ function cosine(a: readonly number[], b: readonly number[]): number {
 }
 
 /**
- * Reciprocal rank fusion (Cormack et al. 2009): each list adds 1 / (k + rank) to an id, rank from 1. Ids best first,
- * ties by first appearance. k = 60 is the paper's constant: it damps the head of each list so neither ranker dominates.
+ * Reciprocal rank fusion (Cormack et al. 2009): each list adds weight / (k + rank) to an id, rank from 1. Ids best
+ * first, ties by first appearance. k damps the head of each list so neither ranker dominates; `weights` (default 1
+ * each) lets a weaker ranker only break near-ties of a stronger one.
  */
-export function reciprocalRankFusion(rankings: ReadonlyArray<readonly string[]>, k = 60): Array<{ id: string; score: number }> {
+export function reciprocalRankFusion(rankings: ReadonlyArray<readonly string[]>, k = 60, weights: readonly number[] = []): Array<{ id: string; score: number }> {
   const scores = new Map<string, number>();
-  for (const ranking of rankings) ranking.forEach((id, i) => scores.set(id, (scores.get(id) ?? 0) + 1 / (k + i + 1)));
+  rankings.forEach((ranking, list) => {
+    const weight = weights[list] ?? 1;
+    ranking.forEach((id, i) => scores.set(id, (scores.get(id) ?? 0) + weight / (k + i + 1)));
+  });
   return [...scores].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
 }
 
-/** What the embedder reads of a skill: usually `name: description`. */
+/** What the embedder reads of a skill: `skillEmbeddingText` of it. */
 export interface EmbeddableSkill {
   id: string;
   text: string;
 }
 
+/** Chosen on bench/retrieval's train half with a real model (decision 0208). */
+const DEFAULT_FUSION_K = 20;
+const DEFAULT_EMBEDDINGS_WEIGHT = 0.5;
+
 export interface HybridOptions {
   limit?: number;
-  /** RRF constant. Default 60. */
+  /** RRF constant. Default 20 (decision 0208). */
   k?: number;
+  /**
+   * Weight of the embeddings ranking against BM25's 1, before the confidence gate. Default 0.5, chosen with a small
+   * CPU model on bench/retrieval's train half (decision 0208); a stronger model may deserve more.
+   */
+  weight?: number;
+  /**
+   * Scale the embeddings' weight by (1 − confidence of BM25's top hit): where keywords already found the skill
+   * with confidence, embeddings only break ties; where they did not, embeddings count fully. Default true.
+   */
+  confidenceGate?: boolean;
   /** How many of each ranking take part in the fusion. Default 50. */
   depth?: number;
   /**
-   * Vectors already known, by `${model}\0${text}` (what a caller persists between runs); filled with new ones.
-   * Default: none kept.
+   * Vectors already known, by `${model}\0${text}` (what a caller persists between runs); filled with new ones batch
+   * by batch, also when a later batch fails. Default: none kept.
    */
   vectors?: Map<string, number[]>;
 }
@@ -166,7 +194,8 @@ export interface HybridResult {
 }
 
 /**
- * Fuses BM25 hits (best first, ideally unfiltered and `depth` long) with the embeddings ranking of `skills`. Abstention
+ * Fuses BM25 hits (best first, ideally unfiltered and `depth` long) with the embeddings ranking of `skills` by weighted
+ * RRF, the embeddings' weight shrinking as BM25's top hit grows more confident (`HybridOptions`). Abstention
  * stays BM25's: when `abstained` is true (BM25 found nothing above the caller's confidence) nothing is returned,
  * because cosine similarities are not calibrated. Hits only the embeddings found carry confidence 0 and score 0.
  */
@@ -185,9 +214,13 @@ export async function fuseWithEmbeddings(
   let ranked: string[];
   try {
     const missing = [...new Set(skills.map((s) => s.text).filter((t) => !vectors.has(keyOf(t))))];
-    const fresh = await client.embed([query, ...missing]);
+    // Skill vectors are kept batch by batch, so a run cut short by a slow endpoint still saves its progress.
+    const fresh = await client.embed([query, ...missing], (start, batch) =>
+      batch.forEach((v, i) => {
+        if (start + i > 0) vectors.set(keyOf(missing[start + i - 1] as string), v);
+      }),
+    );
     const queryVector = fresh[0] as number[];
-    missing.forEach((t, i) => vectors.set(keyOf(t), fresh[i + 1] as number[]));
     const dims = queryVector.length;
     const scored: Array<{ id: string; sim: number }> = [];
     for (const s of skills) {
@@ -199,10 +232,14 @@ export async function fuseWithEmbeddings(
     ranked = scored.slice(0, depth).map((s) => s.id);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return { hits: bm25.slice(0, limit), warning: `${message}; showing keyword (BM25) results only` };
+    const known = skills.filter((s) => vectors.has(keyOf(s.text))).length;
+    const progress = known > 0 && known < skills.length ? ` (${known} of ${skills.length} skills embedded so far, kept for the next search)` : "";
+    return { hits: bm25.slice(0, limit), warning: `${message}${progress}; showing keyword (BM25) results only` };
   }
   const byId = new Map(bm25.map((h) => [h.id, h]));
-  const fused = reciprocalRankFusion([bm25.slice(0, depth).map((h) => h.id), ranked], options.k ?? 60);
+  const gate = options.confidenceGate === false ? 1 : 1 - Math.min(1, Math.max(0, bm25[0]?.confidence ?? 0));
+  const weight = (options.weight ?? DEFAULT_EMBEDDINGS_WEIGHT) * gate;
+  const fused = reciprocalRankFusion([bm25.slice(0, depth).map((h) => h.id), ranked], options.k ?? DEFAULT_FUSION_K, [1, weight]);
   const hits = fused.slice(0, limit).map(({ id }): HybridHit => {
     const at = ranked.indexOf(id);
     const base: SearchHit = byId.get(id) ?? { id, score: 0, confidence: 0, matched: [] };
