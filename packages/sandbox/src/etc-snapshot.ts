@@ -1,7 +1,7 @@
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { isInside } from "@skillport/fs";
+import { isInside } from "@skillport/fs/floor";
 
 /**
  * The /etc a bubblewrap sandbox sees, as bwrap arguments. The allow-listed FILES are copied into a small private
