@@ -29,10 +29,15 @@ function loadedBy(args: readonly string[]) {
 const inPackage = (modules: readonly string[], pkg: string) => modules.filter((m) => m.startsWith(`packages/${pkg}/`)).sort();
 const fromNodeModules = (modules: readonly string[], name: string) => modules.filter((m) => m.includes(`node_modules/${name}/`));
 
-// The leaves the light paths may load: core's error classes and path rules, the fs floor, the version id. Nothing
-// else of core (parser, lint, registry, catalog, search) or fs (provider, discovery, watcher).
-const CORE_LEAVES = ["packages/core/dist/errors.js", "packages/core/dist/redact-uri.js", "packages/core/dist/safe-path.js"];
+// The leaves the light paths may load: core's error classes, path rules and code-unit order, the small fs floor, the
+// version id. Nothing else of core (parser, lint, registry, catalog, search) or fs (provider, discovery, watcher).
+const CORE_LEAVES = ["packages/core/dist/compare.js", "packages/core/dist/errors.js", "packages/core/dist/redact-uri.js", "packages/core/dist/safe-path.js"];
 const FS_FLOOR = ["packages/fs/dist/atomic.js", "packages/fs/dist/confine.js", "packages/fs/dist/errno.js", "packages/fs/dist/floor.js"];
+const FS_TREE = [...FS_FLOOR, "packages/fs/dist/file-limits.js", "packages/fs/dist/open-confined.js", "packages/fs/dist/tree.js", "packages/fs/dist/walk.js"];
+const beyond = (modules: readonly string[], pkg: string, allowed: readonly string[]) => inPackage(modules, pkg).filter((m) => !allowed.includes(m));
+// What packing must never load: the package barrels, the skill provider and discovery, the registry, catalog and search.
+const BARRELS = ["packages/core/dist/index.js", "packages/core/dist/internal.js", "packages/fs/dist/index.js", "packages/pack/dist/index.js"];
+const PROVIDER_AND_SEARCH = /^packages\/(core\/dist\/(registry|memory|skill|catalog\/|search\/)|fs\/dist\/(provider|skill-directory|skill-source|locators|roots|watch|repository))/;
 
 const work = mkdtempSync(path.join(os.tmpdir(), "skillport-graph-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -41,8 +46,8 @@ describe.runIf(existsSync(bin))("start-up module graph of the built binary (deci
   it("the hook sees what a heavy command loads (the check below can fail)", () => {
     const run = loadedBy(["validate", "examples/skills/weather-brief", "--profile", "lenient"]);
     expect(run.code).toBe(0);
-    expect(inPackage(run.modules, "core")).toContain("packages/core/dist/parse.js");
-    expect(fromNodeModules(run.modules, "yaml")).not.toEqual([]);
+    expect(run.modules).toContain("packages/cli/dist/commands/validate.js");
+    expect(beyond(run.modules, "core", CORE_LEAVES)).toContain("packages/core/dist/parse.js");
   });
 
   it("exec loads the sandbox and the workspace, and no parser, provider, packer or yaml", () => {
@@ -51,8 +56,8 @@ describe.runIf(existsSync(bin))("start-up module graph of the built binary (deci
     expect(JSON.parse(run.stdout)).toMatchObject({ exitCode: 0, sandbox: "process" });
     expect(run.modules).toContain("packages/runtime/dist/workspace.js");
     expect(run.modules).toContain("packages/sandbox/dist/sandbox.js");
-    expect(inPackage(run.modules, "core").filter((m) => !CORE_LEAVES.includes(m))).toEqual([]);
-    expect(inPackage(run.modules, "fs").filter((m) => !FS_FLOOR.includes(m))).toEqual([]);
+    expect(beyond(run.modules, "core", CORE_LEAVES)).toEqual([]);
+    expect(beyond(run.modules, "fs", FS_FLOOR)).toEqual([]);
     expect(inPackage(run.modules, "pack")).toEqual(["packages/pack/dist/paths.js", "packages/pack/dist/version.js"]);
     expect(inPackage(run.modules, "runtime").filter((m) => /\/(index|scan|verify-version)\.js$/.test(m))).toEqual([]);
     expect(inPackage(run.modules, "cli").filter((m) => m.includes("/commands/") && !m.endsWith("/exec.js") && !m.endsWith("/index.js"))).toEqual([]);
@@ -63,6 +68,31 @@ describe.runIf(existsSync(bin))("start-up module graph of the built binary (deci
     const run = loadedBy(["exec", "--help"]);
     expect(run.code).toBe(0);
     for (const option of ["--workspace", "--sandbox", "--timeout", "--cwd", "--network", "--json"]) expect(run.stdout).toContain(option);
-    expect(inPackage(run.modules, "core").filter((m) => !CORE_LEAVES.includes(m))).toEqual([]);
+    expect(beyond(run.modules, "core", CORE_LEAVES)).toEqual([]);
+  });
+
+  it("pack loads the packer and the SKILL.md validator, and no barrel, provider, search or archive reader", () => {
+    const out = path.join(work, "example.zip");
+    const run = loadedBy(["pack", "examples/package", "-o", out, "--json"]);
+    expect([run.code, run.stderr]).toEqual([0, ""]);
+    expect(JSON.parse(run.stdout)).toMatchObject({ versionId: expect.stringMatching(/^[0-9a-f]{24}$/) });
+    expect(run.modules).toContain("packages/pack/dist/zip-writer.js");
+    expect(run.modules).toContain("packages/core/dist/validate.js");
+    expect(run.modules.filter((m) => BARRELS.includes(m) || PROVIDER_AND_SEARCH.test(m))).toEqual([]);
+    expect(beyond(run.modules, "fs", FS_TREE)).toEqual([]);
+    expect(inPackage(run.modules, "pack").filter((m) => /\/(unpack|inspect|skill-file|archive\/.*)\.js$/.test(m))).toEqual([]);
+    for (const heavy of ["stemmer", "yauzl", "tar"]) expect(fromNodeModules(run.modules, heavy), heavy).toEqual([]);
+  });
+
+  it("unpack loads the archive reader, and no packer, validator, provider or yaml", () => {
+    const archive = path.join(work, "example.zip");
+    if (!existsSync(archive)) expect(loadedBy(["pack", "examples/package", "-o", archive]).code).toBe(0);
+    const run = loadedBy(["unpack", archive, path.join(work, "unpacked"), "--json"]);
+    expect([run.code, run.stderr]).toEqual([0, ""]);
+    expect(run.modules).toContain("packages/pack/dist/archive/zip.js");
+    expect(beyond(run.modules, "core", CORE_LEAVES)).toEqual([]);
+    expect(beyond(run.modules, "fs", FS_TREE)).toEqual([]);
+    expect(inPackage(run.modules, "pack").filter((m) => /\/(index|pack|layout|walk|exclusions|zip-writer|read-files)\.js$/.test(m))).toEqual([]);
+    for (const heavy of ["yaml", "stemmer", "ignore", "tar"]) expect(fromNodeModules(run.modules, heavy), heavy).toEqual([]);
   });
 });
