@@ -59,7 +59,7 @@ describe.runIf(existsSync(bin))("start-up module graph of the built binary (deci
     expect(beyond(run.modules, "core", CORE_LEAVES)).toEqual([]);
     expect(beyond(run.modules, "fs", FS_FLOOR)).toEqual([]);
     expect(inPackage(run.modules, "pack")).toEqual(["packages/pack/dist/paths.js", "packages/pack/dist/version.js"]);
-    expect(inPackage(run.modules, "runtime").filter((m) => /\/(index|scan|verify-version)\.js$/.test(m))).toEqual([]);
+    expect(inPackage(run.modules, "runtime").filter((m) => /\/(index|scan|verify-version|lock|archive-file)\.js$/.test(m))).toEqual([]);
     expect(inPackage(run.modules, "cli").filter((m) => m.includes("/commands/") && !m.endsWith("/exec.js") && !m.endsWith("/index.js"))).toEqual([]);
     for (const heavy of ["yaml", "stemmer", "yauzl", "tar", "ignore"]) expect(fromNodeModules(run.modules, heavy), heavy).toEqual([]);
   });

@@ -5,18 +5,17 @@ import path from "node:path";
 import { InvalidPathError } from "@skillport/core/errors";
 import { errorCode, isInside } from "@skillport/fs/floor";
 import type { PackOptions, UnpackOptions } from "@skillport/pack";
-import { acquireLock, type LockOptions } from "./lock.js";
+import type { LockOptions } from "./lock.js";
 import { createSandbox, handOverTree, type Sandbox, type SandboxIdentity, type SandboxKind } from "@skillport/sandbox";
 import { runEntrypoints, validateAppEntrypoint, validateEntrypointTimeout, type EntrypointOutcome, type InitializationReport } from "./entrypoints.js";
 import { DEFAULT_STATE_PATH } from "./state.js";
-// scan.js (the skill provider, core's parser, yaml) and verify-version.js are loaded where used: `exec` must not pay
-// for them (decision 0202; guarded by packages/cli/src/start-up-graph.e2e.test.ts).
+// Deploy-only modules (lock, archive-file, verify-version, the packer) and scan.js (the skill provider, core's parser,
+// yaml) are loaded where used: `exec` must not pay for them (decision 0202; packages/cli/src/start-up-graph.e2e.test.ts).
 import type { ScanOptions, ScanResult } from "./scan.js";
 import { execCommand, type ExecOptions, type ExecResult } from "./exec.js";
 import { ENTRYPOINT_FILE } from "./entrypoints.js";
 import { HostState, assertOutside, defaultStateDir, type VersionManifest } from "./host-state.js";
 import { openPinnedDir, type PinnedDir } from "./dir-fd.js";
-import { readPackageSource } from "./archive-file.js";
 import type { VersionCheck } from "./verify-version.js";
 
 /** A package to deploy: a path to an archive (zip, tar, tar.gz, .skill) or a package directory, or archive bytes. */
@@ -169,6 +168,7 @@ export class Workspace {
     const emit = options.onEvent ?? (() => undefined);
     await mkdir(this.root, { recursive: true }); // the host's own choice of folder
     this.state.prepare(this.root);
+    const { acquireLock } = await import("./lock.js");
     const release = await acquireLock(this.state.lockDir, this.options.lock);
     let released = false;
     const releaseOnce = async () => {
@@ -292,7 +292,7 @@ export class Workspace {
 
   private async deployOne(source: PackageSource, label: string, target: DeployTarget, emit: (e: DeployEvent) => void): Promise<DeployedVersion> {
     // Loaded here, not at the top: `exec` and the provider never need the packer (decision 0202).
-    const { DEFAULT_PACKAGE_LIMITS, packDirectory, unpackArchive } = await import("@skillport/pack");
+    const [{ DEFAULT_PACKAGE_LIMITS, packDirectory, unpackArchive }, { readPackageSource }] = await Promise.all([import("@skillport/pack"), import("./archive-file.js")]);
     let bytes: Uint8Array;
     let knownVersion: string | undefined;
     if (typeof source === "string") {
