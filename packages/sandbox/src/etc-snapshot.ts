@@ -12,8 +12,6 @@ import { isInside } from "@skillport/fs/floor";
  * directory) every entry is bound on its own instead.
  */
 const PREFIX = "skillport-etc-";
-let current: Snapshot | undefined;
-
 interface Snapshot {
   signature: string;
   dir: string;
@@ -21,6 +19,8 @@ interface Snapshot {
   files: string[];
   mountPoints: string[];
 }
+
+let current: Snapshot | undefined;
 let hooked = false;
 let swept = false;
 
