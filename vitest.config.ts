@@ -9,9 +9,17 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^@skillport\/core\/errors$/, replacement: fileURLToPath(new URL("./packages/core/src/errors.ts", import.meta.url)) },
+      { find: /^@skillport\/pack\/directory$/, replacement: fileURLToPath(new URL("./packages/pack/src/directory.ts", import.meta.url)) },
+      { find: /^@skillport\/pack\/unpack$/, replacement: fileURLToPath(new URL("./packages/pack/src/unpack-entry.ts", import.meta.url)) },
       { find: /^@skillport\/pack\/version$/, replacement: fileURLToPath(new URL("./packages/pack/src/version.ts", import.meta.url)) },
       { find: /^@skillport\/core\/internal\/search$/, replacement: fileURLToPath(new URL("./packages/core/src/search/index.ts", import.meta.url)) },
       { find: /^@skillport\/core\/internal$/, replacement: fileURLToPath(new URL("./packages/core/src/internal.ts", import.meta.url)) },
+      { find: /^@skillport\/core\/internal\/safe-path$/, replacement: fileURLToPath(new URL("./packages/core/src/safe-path.ts", import.meta.url)) },
+      { find: /^@skillport\/core\/internal\/compare$/, replacement: fileURLToPath(new URL("./packages/core/src/compare.ts", import.meta.url)) },
+      { find: /^@skillport\/core\/internal\/validate$/, replacement: fileURLToPath(new URL("./packages/core/src/validate.ts", import.meta.url)) },
+      { find: /^@skillport\/fs\/floor$/, replacement: fileURLToPath(new URL("./packages/fs/src/floor.ts", import.meta.url)) },
+      { find: /^@skillport\/fs\/tree$/, replacement: fileURLToPath(new URL("./packages/fs/src/tree.ts", import.meta.url)) },
+      { find: /^@skillport\/runtime\/workspace$/, replacement: fileURLToPath(new URL("./packages/runtime/src/workspace.ts", import.meta.url)) },
       { find: /^@skillport\/core\/redact-uri$/, replacement: fileURLToPath(new URL("./packages/core/src/redact-uri.ts", import.meta.url)) },
       ...workspaces.map((pkg) => ({ find: new RegExp(`^@skillport/${pkg}$`), replacement: source(pkg) })),
       { find: /^@skillport\/fs\/testing$/, replacement: fileURLToPath(new URL("./packages/fs/src/testing.ts", import.meta.url)) },

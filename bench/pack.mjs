@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Packaging benchmark: packDirectory vs Info-ZIP `zip -r -X -q -6`, unpackArchive vs `unzip -q`, on a generated
 // ~10 MB / ~400-file package tree. Medians of paired runs in one process; compare ratios, not absolute times.
-// Usage: node bench/pack.mjs [--runs N]   (needs `npx tsc -b packages/pack` first, and zip/unzip on PATH)
+// Usage: node bench/pack.mjs [--runs N]   (needs `npm run build` first, and zip/unzip on PATH)
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
@@ -10,6 +10,8 @@ import { fileURLToPath } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const packEntry = path.join(here, "../packages/pack/dist/index.js");
+// What users run: the built CLI (its start-up and module loading included).
+const cli = path.join(here, "../packages/cli/dist/main.js");
 const { packDirectoryToFile, unpackArchive } = await import(packEntry);
 
 const runsArg = process.argv.indexOf("--runs");
@@ -88,7 +90,7 @@ try {
   const { files, bytes } = generate(tree);
   const nodePackScript = `const { packDirectoryToFile } = await import(${JSON.stringify(packEntry)}); await packDirectoryToFile(process.argv[1], process.argv[2]);`;
   const nodeUnpackScript = `const { unpackArchive } = await import(${JSON.stringify(packEntry)}); await unpackArchive(process.argv[1], process.argv[2]);`;
-  const samples = { pack: [], packProc: [], zip: [], unpack: [], unpackProc: [], unzip: [] };
+  const samples = { pack: [], packProc: [], packCli: [], zip: [], unpack: [], unpackProc: [], unpackCli: [], unzip: [] };
   let sizes;
   for (let run = 0; run < RUNS; run++) {
     const ours = path.join(work, `ours-${run}.zip`);
@@ -96,10 +98,12 @@ try {
     const oursProc = path.join(work, `ours-proc-${run}.zip`);
     samples.pack.push(await time(() => packDirectoryToFile(tree, ours)));
     samples.packProc.push(await time(async () => execFileSync(process.execPath, ["--input-type=module", "-e", nodePackScript, tree, oursProc])));
+    samples.packCli.push(await time(async () => execFileSync(process.execPath, [cli, "pack", tree, "-o", path.join(work, `ours-cli-${run}.zip`)])));
     samples.zip.push(await time(async () => execFileSync("zip", ["-r", "-X", "-q", "-6", theirs, "."], { cwd: tree })));
     sizes = { ours: statSync(ours).size, theirs: statSync(theirs).size };
     samples.unpack.push(await time(() => unpackArchive(ours, path.join(work, `u-ours-${run}`))));
     samples.unpackProc.push(await time(async () => execFileSync(process.execPath, ["--input-type=module", "-e", nodeUnpackScript, ours, path.join(work, `u-proc-${run}`)])));
+    samples.unpackCli.push(await time(async () => execFileSync(process.execPath, [cli, "unpack", ours, path.join(work, `u-cli-${run}`)])));
     samples.unzip.push(await time(async () => execFileSync("unzip", ["-q", ours, "-d", path.join(work, `u-theirs-${run}`)])));
   }
   const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, { wall: median(v.map((x) => x.wall)), cpu: median(v.map((x) => x.cpu)) }]));
@@ -112,9 +116,11 @@ try {
   console.log(row("zip -r -X -q -6 (baseline)", "zip", "zip"));
   console.log(row("packDirectoryToFile, in-process", "pack", "zip"));
   console.log(row("packDirectoryToFile, whole node process", "packProc", "zip"));
+  console.log(row("skillport pack <dir> -o <zip> (CLI)", "packCli", "zip"));
   console.log(row("unzip -q (baseline)", "unzip", "unzip"));
   console.log(row("unpackArchive, in-process", "unpack", "unzip"));
   console.log(row("unpackArchive, whole node process", "unpackProc", "unzip"));
+  console.log(row("skillport unpack <zip> <dir> (CLI)", "unpackCli", "unzip"));
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

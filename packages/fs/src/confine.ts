@@ -1,7 +1,7 @@
 import { lstat, realpath } from "node:fs/promises";
 import path from "node:path";
-import { InvalidPathError, ResourceNotFoundError } from "@skillport/core";
-import { normalizeResourcePath, type SafePathLimits } from "@skillport/core";
+import { InvalidPathError, ResourceNotFoundError } from "@skillport/core/errors";
+import { normalizeResourcePath, type SafePathLimits } from "@skillport/core/internal/safe-path";
 import { isMissing } from "./errno.js";
 
 export interface ResolveConfinedOptions {

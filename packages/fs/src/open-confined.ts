@@ -1,12 +1,7 @@
 import fs, { constants, type Stats } from "node:fs";
 import path from "node:path";
-import {
-  InvalidPathError,
-  ResourceNotFoundError,
-  SkillUnavailableError,
-  normalizeResourcePath,
-  type SafePathLimits,
-} from "@skillport/core";
+import { InvalidPathError, ResourceNotFoundError, SkillUnavailableError } from "@skillport/core/errors";
+import { normalizeResourcePath, type SafePathLimits } from "@skillport/core/internal/safe-path";
 import { isInside } from "./confine.js";
 import { errorCode, isMissing } from "./errno.js";
 

@@ -18,7 +18,9 @@ import { walkTree, type WalkProblem } from "./walk.js";
 export const SKILL_FILE_NAMES = ["SKILL.md", "skill.md"] as const;
 export type SkillFileName = (typeof SKILL_FILE_NAMES)[number];
 
-export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
+// Defined on the floor (file-limits.ts) so the packer can apply the same limit without loading this module.
+import { DEFAULT_MAX_FILE_BYTES } from "./file-limits.js";
+export { DEFAULT_MAX_FILE_BYTES };
 export const DEFAULT_MAX_LIST_FILES = 10_000;
 export const DEFAULT_MAX_LIST_DEPTH = 32;
 

@@ -1,7 +1,8 @@
 import { lstatSync, readdirSync, realpathSync, statSync, type Dirent, type Stats } from "node:fs";
 import path from "node:path";
-import { InvalidPathError, LimitExceededError, SkillUnavailableError, isSafeResourcePath, normalizeResourcePath } from "@skillport/core";
-import { compareCodeUnits } from "@skillport/core/internal";
+import { InvalidPathError, LimitExceededError, SkillUnavailableError } from "@skillport/core/errors";
+import { isSafeResourcePath, normalizeResourcePath } from "@skillport/core/internal/safe-path";
+import { compareCodeUnits } from "@skillport/core/internal/compare";
 import { isInside } from "./confine.js";
 import { errorCode, isMissing } from "./errno.js";
 

@@ -1,4 +1,4 @@
-import { AgentSkillsError } from "@skillport/core";
+import { AgentSkillsError } from "@skillport/core/errors";
 
 /** Why an archive was refused. Stable: tests and callers branch on it. */
 export type ArchiveRejection =

@@ -1,8 +1,8 @@
 import { chmodSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { lstat, mkdir, readdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
-import { InvalidPathError } from "@skillport/core";
-import { siblingTemp } from "@skillport/fs";
+import { InvalidPathError } from "@skillport/core/errors";
+import { siblingTemp } from "@skillport/fs/floor";
 import { readArchive, type ArchiveContents, type ArchiveFormat, type ReadArchiveOptions } from "./archive/read.js";
 import type { ManifestFile } from "./pack.js";
 import { computeVersionId, sha256Hex } from "./version.js";

@@ -1,7 +1,8 @@
 import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
-import { InvalidPathError, LimitExceededError, SkillUnavailableError } from "@skillport/core";
-import { DEFAULT_MAX_FILE_BYTES, isInside, walkTree, type WalkProblem } from "@skillport/fs";
+import { InvalidPathError, LimitExceededError, SkillUnavailableError } from "@skillport/core/errors";
+import { isInside } from "@skillport/fs/floor";
+import { DEFAULT_MAX_FILE_BYTES, walkTree, type WalkProblem } from "@skillport/fs/tree";
 import { ExclusionRules, npmrcHasToken } from "./exclusions.js";
 import { formatBytes, type PackageLimits } from "./limits.js";
 import { comparePaths, normalizedMode, pathDepth } from "./paths.js";

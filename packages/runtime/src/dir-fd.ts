@@ -1,8 +1,8 @@
 import fs, { constants } from "node:fs";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
-import { InvalidPathError } from "@skillport/core";
-import { errorCode } from "@skillport/fs";
+import { InvalidPathError } from "@skillport/core/errors";
+import { errorCode } from "@skillport/fs/floor";
 
 /**
  * Host writes into the sandbox-writable workspace, pinned by directory descriptors.

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { lstat } from "node:fs/promises";
 import path from "node:path";
-import { LimitExceededError } from "@skillport/core";
+import { LimitExceededError } from "@skillport/core/errors";
 import type { Sandbox } from "@skillport/sandbox";
 import { SANDBOX_ENTRYPOINT_KEY, SKILL_ENTRYPOINTS_KEY, listValue, readState, writeState, type RuntimeState } from "./state.js";
 

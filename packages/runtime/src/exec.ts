@@ -1,7 +1,7 @@
 import { closeSync, unlinkSync, writeSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
-import { InvalidPathError, LimitExceededError } from "@skillport/core";
+import { InvalidPathError, LimitExceededError } from "@skillport/core/errors";
 import { DEFAULT_MAX_OUTPUT_BYTES, MAX_RUN_TIMEOUT_MS, type RunResult, type Sandbox } from "@skillport/sandbox";
 import {
   DEFAULT_OBSERVATION_MAX_BYTES,

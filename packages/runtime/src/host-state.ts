@@ -1,7 +1,7 @@
 import { mkdirSync, lstatSync, chmodSync, realpathSync } from "node:fs";
 import path from "node:path";
-import { InvalidPathError } from "@skillport/core";
-import { isInside } from "@skillport/fs";
+import { InvalidPathError } from "@skillport/core/errors";
+import { isInside } from "@skillport/fs/floor";
 import { isVersionId } from "@skillport/pack/version";
 import { readJsonRecord, writeJsonAtomic } from "./json-file.js";
 

@@ -2,20 +2,21 @@ import { createHash, randomBytes } from "node:crypto";
 import { readlinkSync, realpathSync } from "node:fs";
 import { lstat, mkdir, readdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
-import { InvalidPathError } from "@skillport/core";
-import { errorCode, isInside } from "@skillport/fs";
+import { InvalidPathError } from "@skillport/core/errors";
+import { errorCode, isInside } from "@skillport/fs/floor";
 import type { PackOptions, UnpackOptions } from "@skillport/pack";
-import { acquireLock, type LockOptions } from "./lock.js";
+import type { LockOptions } from "./lock.js";
 import { createSandbox, handOverTree, type Sandbox, type SandboxIdentity, type SandboxKind } from "@skillport/sandbox";
 import { runEntrypoints, validateAppEntrypoint, validateEntrypointTimeout, type EntrypointOutcome, type InitializationReport } from "./entrypoints.js";
 import { DEFAULT_STATE_PATH } from "./state.js";
-import { scanDeployedSkills, type ScanOptions, type ScanResult } from "./scan.js";
+// Deploy-only modules (lock, archive-file, verify-version, the packer) and scan.js (the skill provider, core's parser,
+// yaml) are loaded where used: `exec` must not pay for them (decision 0202; packages/cli/src/start-up-graph.e2e.test.ts).
+import type { ScanOptions, ScanResult } from "./scan.js";
 import { execCommand, type ExecOptions, type ExecResult } from "./exec.js";
 import { ENTRYPOINT_FILE } from "./entrypoints.js";
 import { HostState, assertOutside, defaultStateDir, type VersionManifest } from "./host-state.js";
 import { openPinnedDir, type PinnedDir } from "./dir-fd.js";
-import { readPackageSource } from "./archive-file.js";
-import { verifyVersion, type VersionCheck } from "./verify-version.js";
+import type { VersionCheck } from "./verify-version.js";
 
 /** A package to deploy: a path to an archive (zip, tar, tar.gz, .skill) or a package directory, or archive bytes. */
 export type PackageSource = string | Uint8Array;
@@ -167,6 +168,7 @@ export class Workspace {
     const emit = options.onEvent ?? (() => undefined);
     await mkdir(this.root, { recursive: true }); // the host's own choice of folder
     this.state.prepare(this.root);
+    const { acquireLock } = await import("./lock.js");
     const release = await acquireLock(this.state.lockDir, this.options.lock);
     let released = false;
     const releaseOnce = async () => {
@@ -236,6 +238,7 @@ export class Workspace {
   /** The SKILL.md files of the deployed versions (or the given ones) as a SkillProvider. */
   async scanSkills(versionIds?: readonly string[]): Promise<ScanResult> {
     const ids = versionIds ?? (await this.deployedVersions());
+    const { scanDeployedSkills } = await import("./scan.js");
     // projects/ replaced by a link is not scanned (it would lead the provider out of the workspace).
     let projects: PinnedDir | undefined;
     try {
@@ -288,8 +291,8 @@ export class Workspace {
   }
 
   private async deployOne(source: PackageSource, label: string, target: DeployTarget, emit: (e: DeployEvent) => void): Promise<DeployedVersion> {
-    // Loaded here, not at the top: `exec` and the provider never need the packer, and it is a third of the start-up.
-    const { DEFAULT_PACKAGE_LIMITS, packDirectory, unpackArchive } = await import("@skillport/pack");
+    // Loaded here, not at the top: `exec` and the provider never need the packer (decision 0202).
+    const [{ DEFAULT_PACKAGE_LIMITS, packDirectory, unpackArchive }, { readPackageSource }] = await Promise.all([import("@skillport/pack"), import("./archive-file.js")]);
     let bytes: Uint8Array;
     let knownVersion: string | undefined;
     if (typeof source === "string") {
@@ -370,6 +373,7 @@ export class Workspace {
     if (!info.isDirectory()) return { ok: false, reason: "not a folder" };
     const manifest = await this.state.readManifest(versionId);
     if (manifest === undefined) return { ok: false, reason: "no manifest in the state folder (not deployed by this host)" };
+    const { verifyVersion } = await import("./verify-version.js");
     const check = verifyVersion(target.projectsReal, manifest);
     if (check.ok) target.manifests.set(versionId, manifest);
     return check;

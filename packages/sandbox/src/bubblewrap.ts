@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync, realpathSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { etcMounts } from "./etc-snapshot.js";
@@ -171,8 +171,34 @@ function parseFeatures(help: string): BubblewrapFeatures {
   return { size: help.includes("--size"), perms: help.includes("--perms"), disableUserns: help.includes("--disable-userns") };
 }
 
+/**
+ * The option names are string literals in bwrap's own executable, so when it is an ELF file that holds all of them,
+ * reading it answers without starting a process (a one-shot `exec` paid ~5 ms for `bwrap --help`). Anything else — a
+ * wrapper script, a packed binary, an older bwrap lacking an option — asks `--help`, so an option is never assumed
+ * absent from a scan. A name present in the binary is an option its parser knows.
+ */
 function readFeatures(bwrapPath: string): BubblewrapFeatures {
+  const scanned = scanExecutable(bwrapPath);
+  if (scanned !== undefined && scanned.size && scanned.perms && scanned.disableUserns) return scanned;
+  return featuresFromHelp(bwrapPath);
+}
+
+/** What `bwrap --help` lists (exported for the test that checks the scan against it). */
+export function featuresFromHelp(bwrapPath: string): BubblewrapFeatures {
   return parseFeatures(spawnSync(bwrapPath, ["--help"], { encoding: "utf8", timeout: 5_000, env: {} }).stdout ?? "");
+}
+
+const MAX_SCANNED_BYTES = 8 * 1024 * 1024;
+
+function scanExecutable(bwrapPath: string): BubblewrapFeatures | undefined {
+  try {
+    if (statSync(bwrapPath).size > MAX_SCANNED_BYTES) return undefined;
+    const bytes = readFileSync(bwrapPath);
+    if (bytes.length < 4 || bytes.readUInt32BE(0) !== 0x7f454c46) return undefined; // "\x7fELF"
+    return parseFeatures(bytes.toString("latin1"));
+  } catch {
+    return undefined;
+  }
 }
 
 /** The probe: the real policy (no binds, no network), the identity drop, then `exit 0`. Undefined: cannot sandbox. */

@@ -45,7 +45,8 @@ let exitHookInstalled = false;
 /** Takes a cgroup with the given limits, or undefined when no pids or memory controller is writable here. */
 export async function createRunCgroup(limits: CgroupLimits): Promise<RunCgroup | undefined> {
   layoutPromise ??= findParents().then(async (parents) => {
-    for (const parent of parents) await sweepDead(parent.dir);
+    // One helper for every hierarchy (cgroup v1 has one per controller): a one-shot CLI starts one process, not two.
+    removeDetached((await Promise.all(parents.map((parent) => deadGroups(parent.dir)))).flat());
     return parents;
   });
   const parents = await layoutPromise;
@@ -171,19 +172,19 @@ function removeDetached(dirs: readonly string[]): void {
   }
 }
 
-/** Removes groups left by Skillport processes that no longer exist (in the background, off every run's path). */
-async function sweepDead(parent: string): Promise<void> {
+/** Groups in `parent` left by Skillport processes that no longer exist (removed in the background, off every run's path). */
+async function deadGroups(parent: string): Promise<string[]> {
   let names: string[];
   try {
     names = (await readdir(parent)).filter((n) => n.startsWith(PREFIX));
   } catch {
-    return;
+    return [];
   }
   const dead = names.filter((name) => {
     const pid = Number(name.slice(PREFIX.length).split("-")[0]);
     return Number.isInteger(pid) && pid !== process.pid && !isAlive(pid);
   });
-  removeDetached(dead.map((name) => path.join(parent, name)));
+  return dead.map((name) => path.join(parent, name));
 }
 
 function isAlive(pid: number): boolean {

@@ -1,6 +1,6 @@
 import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
-import { InvalidPathError } from "@skillport/core";
+import { InvalidPathError } from "@skillport/core/errors";
 import { bubblewrapArgs, bubblewrapFeatures } from "./bubblewrap.js";
 import { SandboxUnavailableError } from "./errors.js";
 import { canAccess, planIdentity, shareDirectory, type IdentityPlan, type SandboxIdentity } from "./identity.js";

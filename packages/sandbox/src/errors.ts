@@ -1,4 +1,4 @@
-import { AgentSkillsError } from "@skillport/core";
+import { AgentSkillsError } from "@skillport/core/errors";
 
 /** Raised when a sandbox backend is asked for but cannot work here (never silently replaced). */
 export class SandboxUnavailableError extends AgentSkillsError {

@@ -1,7 +1,7 @@
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync, unlinkSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { isInside } from "@skillport/fs";
+import { isInside } from "@skillport/fs/floor";
 
 /**
  * The /etc a bubblewrap sandbox sees, as bwrap arguments. The allow-listed FILES are copied into a small private
@@ -12,7 +12,15 @@ import { isInside } from "@skillport/fs";
  * directory) every entry is bound on its own instead.
  */
 const PREFIX = "skillport-etc-";
-let current: { signature: string; dir: string } | undefined;
+interface Snapshot {
+  signature: string;
+  dir: string;
+  /** What this process put in it: removed one by one at exit (a recursive rm costs a one-shot CLI a few ms). */
+  files: string[];
+  mountPoints: string[];
+}
+
+let current: Snapshot | undefined;
 let hooked = false;
 let swept = false;
 
@@ -47,32 +55,50 @@ function snapshotOf(files: ReadonlyArray<{ src: string; mode: number }>, dirs: r
   if (current?.signature === signature && existsSync(current.dir)) return current.dir;
   sweepDead();
   let dir: string | undefined;
+  const copied: string[] = [];
+  const mountPoints: string[] = [];
   try {
     dir = mkdtempSync(path.join(os.tmpdir(), `${PREFIX}${process.pid}-`));
     for (const { src, mode } of files) {
       const dest = path.join(dir, path.basename(src));
       try {
         copyFileSync(src, dest);
+        copied.push(dest);
         chmodSync(dest, mode);
       } catch {
         // Unreadable for this user: the sandbox goes without it, as it would with a bind.
       }
     }
-    for (const src of dirs) mkdirSync(path.join(dir, path.basename(src)), { mode: 0o755 });
+    for (const src of dirs) {
+      const point = path.join(dir, path.basename(src));
+      mkdirSync(point, { mode: 0o755 });
+      mountPoints.push(point);
+    }
     chmodSync(dir, 0o755);
   } catch {
     if (dir) rmSync(dir, { recursive: true, force: true });
     return undefined;
   }
-  if (current) rmSync(current.dir, { recursive: true, force: true });
-  current = { signature, dir };
+  if (current) removeSnapshot(current);
+  current = { signature, dir, files: copied, mountPoints };
   if (!hooked) {
     hooked = true;
     process.once("exit", () => {
-      if (current) rmSync(current.dir, { recursive: true, force: true });
+      if (current) removeSnapshot(current);
     });
   }
   return dir;
+}
+
+/** Removes what this process created; anything unexpected in the folder falls back to a recursive removal. */
+function removeSnapshot(snapshot: Snapshot): void {
+  try {
+    for (const file of snapshot.files) unlinkSync(file);
+    for (const point of snapshot.mountPoints) rmdirSync(point);
+    rmdirSync(snapshot.dir);
+  } catch {
+    rmSync(snapshot.dir, { recursive: true, force: true });
+  }
 }
 
 function sweepDead(): void {

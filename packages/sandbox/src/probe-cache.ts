@@ -1,7 +1,7 @@
 import { lstatSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { writeFileAtomic } from "@skillport/fs";
+import { writeFileAtomic } from "@skillport/fs/floor";
 
 /**
  * Successful bubblewrap probes remembered across processes, so a one-shot CLI command does not pay for a whole extra

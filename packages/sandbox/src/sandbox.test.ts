@@ -261,6 +261,24 @@ describe.runIf(hasBwrap)("bubblewrap isolation", () => {
     }
   });
 
+  it("a host that exits normally leaves no /etc snapshot behind", async () => {
+    const bundleDir = await tempDir();
+    try {
+      const bundle = await bundleSandbox(bundleDir.dir);
+      const code = `
+        import { createSandbox } from ${JSON.stringify(bundle)};
+        const sb = createSandbox({ kind: "bubblewrap", writableDir: ${JSON.stringify(ws.dir)} });
+        const r = await sb.run({ command: ["/bin/cat", "/etc/passwd"] });
+        process.stdout.write(String(process.pid) + " " + r.exitCode + " " + (r.stdout.length > 0));
+      `;
+      const [pid, exitCode, sawPasswd] = execFileSync(process.execPath, ["--input-type=module", "-e", code], { encoding: "utf8" }).split(" ");
+      expect([exitCode, sawPasswd]).toEqual(["0", "true"]);
+      expect(readdirSync(os.tmpdir()).filter((n) => n.startsWith(`skillport-etc-${pid}-`))).toEqual([]);
+    } finally {
+      await bundleDir.cleanup();
+    }
+  });
+
   it("passes paths verbatim as arguments (no shell involved)", async () => {
     await mkdir(path.join(ws.dir, "sub dir"), { recursive: true });
     const r = await sandbox().run({ command: ["/bin/pwd"], cwd: path.join(ws.dir, "sub dir") });

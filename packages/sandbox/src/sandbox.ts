@@ -1,8 +1,8 @@
 import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import os from "node:os";
-import { LimitExceededError, InvalidPathError } from "@skillport/core";
-import { isInside } from "@skillport/fs";
+import { LimitExceededError, InvalidPathError } from "@skillport/core/errors";
+import { isInside } from "@skillport/fs/floor";
 import { isWaiting, runProcess, startWaiting, type OutputStream, type ProcessOutcome, type WaitingProcess } from "./run-process.js";
 import { bubblewrapArgs, bubblewrapFeatures, findBubblewrap } from "./bubblewrap.js";
 import { SandboxUnavailableError } from "./errors.js";

@@ -6,6 +6,7 @@ import { SkillValidationError } from "@skillport/core";
 import { MAX_APP_ENTRYPOINT_BYTES, Workspace, type DeployEvent, type DeployResult, type EntrypointOutcome } from "@skillport/runtime";
 import type { SandboxKind } from "@skillport/sandbox";
 import { CliError, colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
+import { parseSeconds } from "../options.js";
 
 interface DeployCommandOptions {
   workspace: string;
@@ -129,12 +130,4 @@ async function readAppEntrypoint(file: string): Promise<string> {
   } finally {
     await handle.close();
   }
-}
-
-/** Parses a seconds option; undefined stays undefined (the library default applies). */
-export function parseSeconds(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 1 || n > 600) throw new CliError(`${flag} must be a number of seconds between 1 and 600, got ${JSON.stringify(value)}`);
-  return n;
 }

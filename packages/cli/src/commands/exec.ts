@@ -1,10 +1,11 @@
 import path from "node:path";
 import { stat } from "node:fs/promises";
 import { Option, type Command } from "commander";
-import { Workspace } from "@skillport/runtime";
+// The light entries: a command in a sandbox must not load the deploy, provider or parser modules (decision 0202).
+import { Workspace } from "@skillport/runtime/workspace";
 import { shellQuote, type SandboxKind } from "@skillport/sandbox";
 import { CliError, colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
-import { parseSeconds } from "./deploy.js";
+import { parseSeconds } from "../options.js";
 
 interface ExecCommandOptions {
   workspace: string;

@@ -4,7 +4,7 @@ import { SkillValidationError } from "@skillport/core";
 import { exportSkill } from "@skillport/pack";
 import { writeFileAtomic } from "@skillport/fs";
 import { CliError, colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
-import { displayPath, formatDiagnostics, requireDirectory, size, withFsErrors } from "./pack.js";
+import { displayPath, formatDiagnostics, requireDirectory, size, withFsErrors } from "../package-io.js";
 
 interface ExportCommandOptions {
   output?: string;

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { SkillExistsError, SkillValidationError } from "@skillport/core";
 import { importSkill } from "@skillport/pack";
 import { CliError, colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
-import { displayPath, formatDiagnostics, requireFile, withFsErrors } from "./pack.js";
+import { displayPath, formatDiagnostics, requireFile, withFsErrors } from "../package-io.js";
 
 interface ImportCommandOptions {
   into: string;

@@ -4,7 +4,7 @@ import { Option, type Command } from "commander";
 import { PROFILE_NAMES, type ProfileName } from "@skillport/core";
 import { inspectPackage, DEFAULT_PACKAGE_PROFILE, type PackageInspection } from "@skillport/pack";
 import { CliError, colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
-import { formatDiagnostics, size, withFsErrors } from "./pack.js";
+import { formatDiagnostics, size, withFsErrors } from "../package-io.js";
 
 interface InspectCommandOptions {
   json?: boolean;

@@ -1,10 +1,12 @@
 import path from "node:path";
-import { stat } from "node:fs/promises";
 import { Option, type Command } from "commander";
-import { PROFILE_NAMES, type Diagnostic, type ProfileName } from "@skillport/core";
-import { ExclusionRules, packDirectory, DEFAULT_PACKAGE_PROFILE, type PackResult } from "@skillport/pack";
-import { writeFileAtomic } from "@skillport/fs";
-import { CliError, colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
+import type { ProfileName } from "@skillport/core";
+// Leaf entries only: packing must not load the skill provider, the registry or search (decision 0202).
+import { PROFILE_NAMES } from "@skillport/core/internal/validate";
+import { ExclusionRules, packDirectory, DEFAULT_PACKAGE_PROFILE, type PackResult } from "@skillport/pack/directory";
+import { writeFileAtomic } from "@skillport/fs/floor";
+import { colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
+import { displayPath, formatDiagnostics, requireDirectory, size, withFsErrors } from "../package-io.js";
 
 interface PackCommandOptions {
   output?: string;
@@ -92,54 +94,4 @@ function warnSecrets(result: PackResult, io: CliIO): void {
     c.red(c.bold("WARNING: --include-secrets: files that look like credentials are packed")) +
       (secrets.length > 0 ? `:\n${secrets.map((s) => `  ${s}\n`).join("")}` : " (none found this time)\n"),
   );
-}
-
-// Helpers shared by the package commands (pack, inspect, unpack, export, import).
-
-export function formatDiagnostics(diagnostics: readonly Diagnostic[], io: CliIO): string {
-  const c = colors(io);
-  return diagnostics
-    .map((d) => {
-      const where = d.line > 0 ? `${d.file ?? ""}:${d.line}:${d.column}` : (d.file ?? "");
-      const severity = d.severity === "error" ? c.red("error") : d.severity === "warning" ? c.yellow("warning") : "info";
-      return `${where}: ${severity} ${d.code}: ${d.message}\n`;
-    })
-    .join("");
-}
-
-export function size(bytes: number): string {
-  if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
-  if (bytes >= 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${bytes} B`;
-}
-
-/** A path as users should see it: relative to the working directory when inside it. */
-export function displayPath(target: string, cwd: string): string {
-  const rel = path.relative(cwd, target);
-  return rel === "" ? "." : rel.startsWith("..") || path.isAbsolute(rel) ? target : rel.split(path.sep).join("/");
-}
-
-export async function requireDirectory(absolute: string, shown: string): Promise<void> {
-  const info = await stat(absolute).catch(() => undefined);
-  if (!info) throw new CliError(`${shown}: no such directory`);
-  if (!info.isDirectory()) throw new CliError(`${shown}: not a directory`);
-}
-
-export async function requireFile(absolute: string, shown: string): Promise<void> {
-  const info = await stat(absolute).catch(() => undefined);
-  if (!info) throw new CliError(`${shown}: no such file`);
-  if (!info.isFile()) throw new CliError(`${shown}: not a file`);
-}
-
-/** Node's own fs errors carry absolute host paths; users get the code and the operation instead. */
-export async function withFsErrors<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException | undefined)?.code;
-    if (typeof code === "string" && code.startsWith("E") && !(error instanceof CliError) && "syscall" in (error as object)) {
-      throw new CliError(`file system error ${code} during ${(error as NodeJS.ErrnoException).syscall ?? "an operation"}`);
-    }
-    throw error;
-  }
 }

@@ -11,7 +11,7 @@ import {
   type RunOptions,
 } from "@skillport/plugin-host";
 import type { SystemVar, TeamInfo, UserInfo, WecomCorpToken } from "@skillport/plugin";
-import { parseSeconds } from "./deploy.js";
+import { parseSeconds } from "../options.js";
 import { CliError, colors, EXIT_ERROR, EXIT_PROBLEMS, type CliIO } from "../io.js";
 
 interface RunFlags {

@@ -1,8 +1,8 @@
 import path from "node:path";
 import type { Command } from "commander";
-import { unpackArchive } from "@skillport/pack";
+import { unpackArchive } from "@skillport/pack/unpack";
 import { colors, printJson, type CliIO } from "../io.js";
-import { displayPath, requireFile, size, withFsErrors } from "./pack.js";
+import { displayPath, requireFile, size, withFsErrors } from "../package-io.js";
 
 interface UnpackCommandOptions {
   json?: boolean;

@@ -1,5 +1,5 @@
 import { readFile, stat } from "node:fs/promises";
-import { LimitExceededError } from "@skillport/core";
+import { LimitExceededError } from "@skillport/core/errors";
 import { ArchiveError } from "../errors.js";
 import { formatBytes, resolveLimits, type PackageLimits } from "../limits.js";
 import { comparePaths } from "../paths.js";

@@ -1,6 +1,6 @@
 import { crc32, inflateRawSync } from "node:zlib";
 import yauzl, { type Entry, type ZipFile } from "yauzl";
-import { LimitExceededError } from "@skillport/core";
+import { LimitExceededError } from "@skillport/core/errors";
 import { ArchiveError } from "../errors.js";
 import type { EntryKind, RawEntry } from "./entries.js";
 

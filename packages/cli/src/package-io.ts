@@ -1,0 +1,55 @@
+import path from "node:path";
+import { stat } from "node:fs/promises";
+import type { Diagnostic } from "@skillport/core";
+import { CliError, colors, type CliIO } from "./io.js";
+
+// Helpers shared by the package commands (pack, inspect, unpack, export, import), kept apart from any one command
+// so that `unpack` does not load the packer through `pack`'s module (decision 0202).
+
+export function formatDiagnostics(diagnostics: readonly Diagnostic[], io: CliIO): string {
+  const c = colors(io);
+  return diagnostics
+    .map((d) => {
+      const where = d.line > 0 ? `${d.file ?? ""}:${d.line}:${d.column}` : (d.file ?? "");
+      const severity = d.severity === "error" ? c.red("error") : d.severity === "warning" ? c.yellow("warning") : "info";
+      return `${where}: ${severity} ${d.code}: ${d.message}\n`;
+    })
+    .join("");
+}
+
+export function size(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+  if (bytes >= 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${bytes} B`;
+}
+
+/** A path as users should see it: relative to the working directory when inside it. */
+export function displayPath(target: string, cwd: string): string {
+  const rel = path.relative(cwd, target);
+  return rel === "" ? "." : rel.startsWith("..") || path.isAbsolute(rel) ? target : rel.split(path.sep).join("/");
+}
+
+export async function requireDirectory(absolute: string, shown: string): Promise<void> {
+  const info = await stat(absolute).catch(() => undefined);
+  if (!info) throw new CliError(`${shown}: no such directory`);
+  if (!info.isDirectory()) throw new CliError(`${shown}: not a directory`);
+}
+
+export async function requireFile(absolute: string, shown: string): Promise<void> {
+  const info = await stat(absolute).catch(() => undefined);
+  if (!info) throw new CliError(`${shown}: no such file`);
+  if (!info.isFile()) throw new CliError(`${shown}: not a file`);
+}
+
+/** Node's own fs errors carry absolute host paths; users get the code and the operation instead. */
+export async function withFsErrors<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    if (typeof code === "string" && code.startsWith("E") && !(error instanceof CliError) && "syscall" in (error as object)) {
+      throw new CliError(`file system error ${code} during ${(error as NodeJS.ErrnoException).syscall ?? "an operation"}`);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,98 @@
+// The module-graph rule (decision 0202), checked on the BUILT binary: the commands that must start fast load only
+// the leaves they need. A loader hook records every module the process loads; a later import that brings the skill
+// provider, core's parser or `yaml` back into these paths fails here, whatever the timing of the day.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+const bin = path.join(repo, "packages/cli/dist/main.js");
+
+// Runs in the loader thread: every module the process loads (ESM, and CJS reached by an import) goes to stderr.
+const HOOK = `export async function load(url, context, next) { if (url.startsWith("file:")) process._rawDebug("loaded-module " + url); return next(url, context); }`;
+const REGISTER = `import { register } from "node:module"; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOK)}`)});`;
+
+/** The repository-relative paths of the modules a run of the built CLI loads, and its result. */
+function loadedBy(args: readonly string[]) {
+  const run = spawnSync(process.execPath, ["--import", `data:text/javascript,${encodeURIComponent(REGISTER)}`, bin, ...args], {
+    cwd: repo,
+    encoding: "utf8",
+    env: { ...process.env, FORCE_COLOR: undefined },
+  });
+  const modules = [...run.stderr.matchAll(/^loaded-module (\S+)$/gm)].map((m) => path.relative(repo, fileURLToPath(m[1]!)));
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr.replace(/^loaded-module .*\n/gm, ""), modules };
+}
+
+const inPackage = (modules: readonly string[], pkg: string) => modules.filter((m) => m.startsWith(`packages/${pkg}/`)).sort();
+const fromNodeModules = (modules: readonly string[], name: string) => modules.filter((m) => m.includes(`node_modules/${name}/`));
+
+// The leaves the light paths may load: core's error classes, path rules and code-unit order, the small fs floor, the
+// version id. Nothing else of core (parser, lint, registry, catalog, search) or fs (provider, discovery, watcher).
+const CORE_LEAVES = ["packages/core/dist/compare.js", "packages/core/dist/errors.js", "packages/core/dist/redact-uri.js", "packages/core/dist/safe-path.js"];
+const FS_FLOOR = ["packages/fs/dist/atomic.js", "packages/fs/dist/confine.js", "packages/fs/dist/errno.js", "packages/fs/dist/floor.js"];
+const FS_TREE = [...FS_FLOOR, "packages/fs/dist/file-limits.js", "packages/fs/dist/open-confined.js", "packages/fs/dist/tree.js", "packages/fs/dist/walk.js"];
+const beyond = (modules: readonly string[], pkg: string, allowed: readonly string[]) => inPackage(modules, pkg).filter((m) => !allowed.includes(m));
+// What packing must never load: the package barrels, the skill provider and discovery, the registry, catalog and search.
+const BARRELS = ["packages/core/dist/index.js", "packages/core/dist/internal.js", "packages/fs/dist/index.js", "packages/pack/dist/index.js"];
+const PROVIDER_AND_SEARCH = /^packages\/(core\/dist\/(registry|memory|skill|catalog\/|search\/)|fs\/dist\/(provider|skill-directory|skill-source|locators|roots|watch|repository))/;
+
+const work = mkdtempSync(path.join(os.tmpdir(), "skillport-graph-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe.runIf(existsSync(bin))("start-up module graph of the built binary (decision 0202)", () => {
+  it("the hook sees what a heavy command loads (the check below can fail)", () => {
+    const run = loadedBy(["validate", "examples/skills/weather-brief", "--profile", "lenient"]);
+    expect(run.code).toBe(0);
+    expect(run.modules).toContain("packages/cli/dist/commands/validate.js");
+    expect(beyond(run.modules, "core", CORE_LEAVES)).toContain("packages/core/dist/parse.js");
+  });
+
+  it("exec loads the sandbox and the workspace, and no parser, provider, packer or yaml", () => {
+    const run = loadedBy(["exec", "-w", work, "--sandbox", "process", "--json", "--", "true"]);
+    expect([run.code, run.stderr]).toEqual([0, ""]);
+    expect(JSON.parse(run.stdout)).toMatchObject({ exitCode: 0, sandbox: "process" });
+    expect(run.modules).toContain("packages/runtime/dist/workspace.js");
+    expect(run.modules).toContain("packages/sandbox/dist/sandbox.js");
+    expect(beyond(run.modules, "core", CORE_LEAVES)).toEqual([]);
+    expect(beyond(run.modules, "fs", FS_FLOOR)).toEqual([]);
+    expect(inPackage(run.modules, "pack")).toEqual(["packages/pack/dist/paths.js", "packages/pack/dist/version.js"]);
+    expect(inPackage(run.modules, "runtime").filter((m) => /\/(index|scan|verify-version|lock|archive-file)\.js$/.test(m))).toEqual([]);
+    expect(inPackage(run.modules, "cli").filter((m) => m.includes("/commands/") && !m.endsWith("/exec.js") && !m.endsWith("/index.js"))).toEqual([]);
+    for (const heavy of ["yaml", "stemmer", "yauzl", "tar", "ignore"]) expect(fromNodeModules(run.modules, heavy), heavy).toEqual([]);
+  });
+
+  it("exec --help still describes every option", () => {
+    const run = loadedBy(["exec", "--help"]);
+    expect(run.code).toBe(0);
+    for (const option of ["--workspace", "--sandbox", "--timeout", "--cwd", "--network", "--json"]) expect(run.stdout).toContain(option);
+    expect(beyond(run.modules, "core", CORE_LEAVES)).toEqual([]);
+  });
+
+  it("pack loads the packer and the SKILL.md validator, and no barrel, provider, search or archive reader", () => {
+    const out = path.join(work, "example.zip");
+    const run = loadedBy(["pack", "examples/package", "-o", out, "--json"]);
+    expect([run.code, run.stderr]).toEqual([0, ""]);
+    expect(JSON.parse(run.stdout)).toMatchObject({ versionId: expect.stringMatching(/^[0-9a-f]{24}$/) });
+    expect(run.modules).toContain("packages/pack/dist/zip-writer.js");
+    expect(run.modules).toContain("packages/core/dist/validate.js");
+    expect(run.modules.filter((m) => BARRELS.includes(m) || PROVIDER_AND_SEARCH.test(m))).toEqual([]);
+    expect(beyond(run.modules, "fs", FS_TREE)).toEqual([]);
+    expect(inPackage(run.modules, "pack").filter((m) => /\/(unpack|inspect|skill-file|archive\/.*)\.js$/.test(m))).toEqual([]);
+    for (const heavy of ["stemmer", "yauzl", "tar"]) expect(fromNodeModules(run.modules, heavy), heavy).toEqual([]);
+  });
+
+  it("unpack loads the archive reader, and no packer, validator, provider or yaml", () => {
+    const archive = path.join(work, "example.zip");
+    if (!existsSync(archive)) expect(loadedBy(["pack", "examples/package", "-o", archive]).code).toBe(0);
+    const run = loadedBy(["unpack", archive, path.join(work, "unpacked"), "--json"]);
+    expect([run.code, run.stderr]).toEqual([0, ""]);
+    expect(run.modules).toContain("packages/pack/dist/archive/zip.js");
+    expect(beyond(run.modules, "core", CORE_LEAVES)).toEqual([]);
+    expect(beyond(run.modules, "fs", FS_TREE)).toEqual([]);
+    expect(inPackage(run.modules, "pack").filter((m) => /\/(index|pack|layout|walk|exclusions|zip-writer|read-files)\.js$/.test(m))).toEqual([]);
+    for (const heavy of ["yaml", "stemmer", "ignore", "tar"]) expect(fromNodeModules(run.modules, heavy), heavy).toEqual([]);
+  });
+});
