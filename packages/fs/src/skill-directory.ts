@@ -5,7 +5,7 @@ import { parseFrontmatter, type Diagnostic, type Frontmatter, type ParseLimits, 
 import { DEFAULT_PARSE_LIMITS } from "@skillport/core/internal";
 import { descriptorReader } from "./files.js";
 import { readHead } from "./frontmatter-head.js";
-import { isInside } from "./confine.js";
+import { isInside, joinReal } from "./confine.js";
 import { errorCode, isMissing } from "./errno.js";
 import { openConfined, openVerified, type ConfinedFile } from "./open-confined.js";
 import { walkTree, type WalkProblem } from "./walk.js";
@@ -102,7 +102,7 @@ export class SkillDirectory {
    */
   static probe(dirReal: string, options: SkillDirectoryOptions = {}): SkillProbe {
     for (const file of SKILL_FILE_NAMES) {
-      const target = path.join(dirReal, file);
+      const target = joinReal(dirReal, file);
       let stats: Stats | undefined;
       try {
         stats = fs.lstatSync(target, { throwIfNoEntry: false });
