@@ -75,7 +75,7 @@ export function lintSkill(input: LintInput): Diagnostic[] {
   if (body !== undefined) {
     const bodyLine = input.bodyLine ?? 1;
     const bodyAt = { line: bodyLine, column: 1 };
-    const lines = body === "" ? 0 : body.split("\n").length - (body.endsWith("\n") ? 1 : 0);
+    const lines = body === "" ? 0 : countLineBreaks(body) + 1 - (body.endsWith("\n") ? 1 : 0);
     if (lines > limits.maxBodyLines) {
       push("body-too-long", `body is ${lines} lines; keep it under ${limits.maxBodyLines} and move detail into references/`, bodyAt);
     }
@@ -86,6 +86,13 @@ export function lintSkill(input: LintInput): Diagnostic[] {
     if (input.files !== undefined) lintReferences(input, body, bodyLine, push);
   }
   return out;
+}
+
+/** `text.split("\n").length - 1`, without building the array of lines. */
+function countLineBreaks(text: string): number {
+  let count = 0;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) count++;
+  return count;
 }
 
 type Push = (code: string, message: string, at?: { line: number; column: number }, severity?: Diagnostic["severity"], file?: string) => void;

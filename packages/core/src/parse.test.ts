@@ -353,6 +353,42 @@ describe("findFrontmatterEnd", () => {
     expect(findFrontmatterEnd("# x", { complete: false })).toEqual({ status: "missing" });
   });
 
+  it("property: finds what a plain split into lines finds, for whole texts and first chunks", () => {
+    // The oracle: lines cut by a regular expression, each judged on its own slice.
+    const oracle = (text: string, complete: boolean): ReturnType<typeof findFrontmatterEnd> => {
+      const start = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+      const lines: Array<[from: number, end: number, next: number, terminated: boolean]> = [];
+      const breaks = /\r\n|\r|\n/g;
+      breaks.lastIndex = start;
+      let from = start;
+      for (let m = breaks.exec(text); m !== null; m = breaks.exec(text)) {
+        // A CR that ends the text may be the first half of a CRLF not read yet: the line is not known to be complete.
+        const last = m[0] === "\r" && m.index + 1 === text.length;
+        lines.push([from, m.index, m.index + m[0].length, !last]);
+        from = m.index + m[0].length;
+      }
+      if (from < text.length || lines.length === 0) lines.push([from, text.length, text.length, false]);
+      const delimiter = (f: number, e: number) => /^---[ \t]*$/.test(text.slice(f, e));
+      const [oFrom, oEnd, oNext, oTerminated] = lines[0]!;
+      if (!oTerminated && !complete) return "---".startsWith(text.slice(oFrom, oEnd).replace(/[ \t]+$/, "")) ? { status: "unclosed" } : { status: "missing" };
+      if (!delimiter(oFrom, oEnd)) return { status: "missing" };
+      for (let i = 1; i < lines.length; i++) {
+        const [f, e, n, terminated] = lines[i]!;
+        if (!terminated && !complete) break;
+        if (delimiter(f, e)) return { status: "closed", yamlStart: oNext, yamlEnd: f, bodyOffset: n, bodyLine: i + 2 };
+      }
+      return { status: "unclosed" };
+    };
+    const piece = fc.constantFrom("---", "--", "-", " ", "\t", "\r", "\n", "\r\n", "a", "\uFEFF", "x: 1", "----");
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 14 }), fc.boolean(), (pieces, complete) => {
+        const text = pieces.join("");
+        expect(findFrontmatterEnd(text, { complete })).toEqual(oracle(text, complete));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
   it("agrees with parseSkillMd on where the body starts", () => {
     fc.assert(
       fc.property(fc.array(fc.constantFrom("---", "--- ", "a: 1", "----", "", " ---", "x\r"), { maxLength: 8 }), fc.constantFrom("\n", "\r\n"), (lines, eol) => {

@@ -86,7 +86,7 @@ function parseInternal(input: string | Uint8Array, options: ParseOptions, scope:
   if (typeof input !== "string" && !(input instanceof Uint8Array)) {
     throw new TypeError("parseSkillMd expects a string or a Uint8Array");
   }
-  const limits = { ...DEFAULT_PARSE_LIMITS, ...options.limits };
+  const limits = options.limits === undefined ? DEFAULT_PARSE_LIMITS : { ...DEFAULT_PARSE_LIMITS, ...options.limits };
   const parsed: ParsedFrontmatter = {
     frontmatter: undefined,
     positions: new Map(),
@@ -135,7 +135,8 @@ function parseInternal(input: string | Uint8Array, options: ParseOptions, scope:
   const result = { parsed, text, bodyStart: bounds.bodyOffset };
 
   let yamlText = text.slice(bounds.yamlStart, bounds.yamlEnd);
-  if (yamlText.length > limits.maxFrontmatterBytes || utf8ByteLength(yamlText) > limits.maxFrontmatterBytes) {
+  // A UTF-16 unit is at most 3 UTF-8 bytes: only a text near the limit needs its bytes counted.
+  if (yamlText.length > limits.maxFrontmatterBytes || (yamlText.length * 3 > limits.maxFrontmatterBytes && utf8ByteLength(yamlText) > limits.maxFrontmatterBytes)) {
     report("frontmatter-too-large", `the frontmatter is larger than the limit of ${limits.maxFrontmatterBytes} bytes`, { line: 2, column: 1 });
     return result;
   }

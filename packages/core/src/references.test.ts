@@ -32,6 +32,60 @@ describe("findFileMentions", () => {
   });
 });
 
+/**
+ * The scan without its shortcuts (each pattern run over the whole text, every line indexed up front): the oracle the
+ * prefilters in findFileMentions must agree with on every text.
+ */
+function unfilteredMentions(text: string): Array<[string, number, number, string]> {
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  const at = (offset: number): [number, number] => {
+    let line = 0;
+    while (line + 1 < starts.length && starts[line + 1]! <= offset) line++;
+    return [line + 1, offset - starts[line]! + 1];
+  };
+  const out: Array<[string, number, number, string]> = [];
+  const linked = new Set<number>();
+  for (const m of text.matchAll(/!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+["'(][^)\n]*)?\)/g)) {
+    const raw = m[1] ?? "";
+    if (raw === "" || raw.startsWith("#") || raw.startsWith("/") || /^[a-z][a-z0-9+.-]*:/i.test(raw)) continue;
+    let target = raw.replace(/[#?].*$/, "");
+    try {
+      target = decodeURIComponent(target);
+    } catch {
+      // kept as written
+    }
+    if (target === "") continue;
+    const offset = m.index + m[0].indexOf(raw);
+    linked.add(offset);
+    out.push([target, ...at(offset), "link"]);
+  }
+  for (const m of text.matchAll(/(?<![\w./-])(?:\.\/)?(?:scripts|references|assets)\/[^\s`'"()[\]<>{},;|*$…]*/g)) {
+    if (linked.has(m.index) || /[<>{}*$…]/.test(text[m.index + m[0].length] ?? "") || m[0].includes("...")) continue;
+    out.push([m[0].replace(/[.,:;!?]+$/, ""), ...at(m.index), "path"]);
+  }
+  for (const m of text.matchAll(/(?<![\w./-])[\w][\w.-]*\.md\b(?![\w/-])/gi)) {
+    if (!linked.has(m.index)) out.push([m[0], ...at(m.index), "name"]);
+  }
+  return out.sort((a, b) => a[1] - b[1] || a[2] - b[2]);
+}
+
+describe("findFileMentions shortcuts", () => {
+  it("property: finds exactly what the unfiltered scan finds, in every letter case and with the fixed parts split up", () => {
+    const piece = fc.constantFrom(
+      "scripts", "references", "assets", "/", "./", "x.md", "GUIDE.MD", "a.Md", "b.mD", ".m", "d", "M", "D", ".", "md",
+      "[t](", "](", "]", "(", ")", "![i](", "#", "?", "<", ">", "*", "...", "`", " ", "\n", "\r\n", "é", "技", "%20", "https://",
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 40 }), (pieces) => {
+        const text = pieces.join("");
+        expect(findFileMentions(text).map((m) => [m.target, m.line, m.column, m.how])).toEqual(unfilteredMentions(text));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
+
 describe("followReferences", () => {
   it("reads each Markdown file once even when files point at each other, and stops at the limit", () => {
     const texts: Record<string, string> = { "a.md": "see b.md", "b.md": "see a.md and c.md", "c.md": "" };

@@ -16,7 +16,6 @@ export interface FileMention {
 const LINK = /!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+["'(][^)\n]*)?\)/g;
 const RESOURCE_PATH = /(?<![\w./-])(?:\.\/)?(?:scripts|references|assets)\/[^\s`'"()[\]<>{},;|*$…]*/g;
 const MARKDOWN_NAME = /(?<![\w./-])[\w][\w.-]*\.md\b(?![\w/-])/gi;
-const MD_SUFFIX = /\.md/i;
 const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
 // Words a path may end with in prose; they are not part of it.
 const TRAILING = /[.,:;!?]+$/;
@@ -24,20 +23,24 @@ const TRAILING = /[.,:;!?]+$/;
 /** Every file mention in `text`, in order of appearance. */
 export function findFileMentions(text: string): FileMention[] {
   const mentions: FileMention[] = [];
-  const lineStarts = [0];
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lineStarts.push(i + 1);
+  // Built on the first mention: most texts mention nothing, and indexing every line of every body is most of the cost.
+  let lineStarts: number[] | undefined;
   const at = (offset: number): { line: number; column: number } => {
+    const starts = (lineStarts ??= lineStartsOf(text));
     let lo = 0;
-    let hi = lineStarts.length - 1;
+    let hi = starts.length - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if ((lineStarts[mid] ?? 0) <= offset) lo = mid;
+      if ((starts[mid] ?? 0) <= offset) lo = mid;
       else hi = mid - 1;
     }
-    return { line: lo + 1, column: offset - (lineStarts[lo] ?? 0) + 1 };
+    return { line: lo + 1, column: offset - (starts[lo] ?? 0) + 1 };
   };
   const linked = new Set<number>();
-  for (const match of text.matchAll(LINK)) {
+  // Each pattern scans the whole text (a lookbehind, or an optional first character, at every position): skip it when
+  // its fixed part cannot occur. `includes` is a native substring search.
+  const links = text.includes("](") ? text.matchAll(LINK) : [];
+  for (const match of links) {
     const raw = match[1] ?? "";
     if (raw === "" || raw.startsWith("#") || raw.startsWith("/") || SCHEME.test(raw)) continue;
     const target = decode(raw.replace(/[#?].*$/, ""));
@@ -46,8 +49,7 @@ export function findFileMentions(text: string): FileMention[] {
     linked.add(offset);
     mentions.push({ target, ...at(offset), how: "link" });
   }
-  // Each pattern scans the whole text with a lookbehind at every word: skip it when its fixed part cannot occur.
-  const resourcePaths = text.includes("scripts/") || text.includes("references/") || text.includes("assets/") ? text.matchAll(RESOURCE_PATH) : [];
+  const resourcePaths = mentionsResourceDir(text) ? text.matchAll(RESOURCE_PATH) : [];
   for (const match of resourcePaths) {
     const offset = match.index ?? 0;
     // `scripts/<name>.py`, `assets/*.png`, `references/${x}`, `scripts/…`: a pattern, not a file.
@@ -55,13 +57,38 @@ export function findFileMentions(text: string): FileMention[] {
     const target = match[0].replace(TRAILING, "");
     mentions.push({ target, ...at(offset), how: "path" });
   }
-  const markdownNames = MD_SUFFIX.test(text) ? text.matchAll(MARKDOWN_NAME) : [];
+  const markdownNames = hasMdSuffix(text) ? text.matchAll(MARKDOWN_NAME) : [];
   for (const match of markdownNames) {
     const offset = match.index ?? 0;
     if (linked.has(offset)) continue;
     mentions.push({ target: match[0], ...at(offset), how: "name" });
   }
   return mentions.sort((a, b) => a.line - b.line || a.column - b.column);
+}
+
+function lineStartsOf(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  return starts;
+}
+
+/**
+ * Whether `scripts/`, `references/` or `assets/` occurs. Searching for the rare `/` and looking back is several times
+ * faster than three substring searches whose first letters are common in prose.
+ */
+function mentionsResourceDir(text: string): boolean {
+  for (let i = text.indexOf("/"); i !== -1; i = text.indexOf("/", i + 1)) {
+    if (text.endsWith("scripts", i) || text.endsWith("references", i) || text.endsWith("assets", i)) return true;
+  }
+  return false;
+}
+
+/** Whether `.md` occurs in any letter case (`| 0x20` folds only M→m and D→d onto those letters). */
+function hasMdSuffix(text: string): boolean {
+  for (let i = text.indexOf("."); i !== -1; i = text.indexOf(".", i + 1)) {
+    if ((text.charCodeAt(i + 1) | 0x20) === 0x6d && (text.charCodeAt(i + 2) | 0x20) === 0x64) return true;
+  }
+  return false;
 }
 
 function decode(target: string): string {

@@ -26,6 +26,7 @@ export const MAX_SKILL_ID_LENGTH = 255;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 // Windows silently drops trailing dots and spaces, so `a.` and `a` would name the same file there.
 const WINDOWS_TRAILING = /[. ]$/;
+const ASCII = /^[\u0000-\u007f]*$/;
 // Decoding stops after this many rounds; a string still changing then is refused outright.
 const MAX_DECODE_ROUNDS = 4;
 
@@ -61,6 +62,8 @@ function literalPathProblem(path: string, limits: SafePathLimits): string | unde
  * the literal, each successive percent-decoding, and their NFKC forms (`．．／` becomes `../`).
  */
 function decodedForms(value: string): { forms: string[]; unstable: boolean } {
+  // Nothing to decode, and ASCII is its own NFKC form: the common name (every folder of a listing) needs no more.
+  if (!value.includes("%") && ASCII.test(value)) return { forms: [value], unstable: false };
   const forms = [value];
   let current = value;
   for (let round = 0; round < MAX_DECODE_ROUNDS; round++) {

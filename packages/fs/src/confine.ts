@@ -27,6 +27,17 @@ export function isInside(parentReal: string, childReal: string): boolean {
 }
 
 /**
+ * `path.join(baseReal, rel)` for a base that is already an absolute, normalised real path and a `rel` that already
+ * passed the shared path rules (POSIX separators, no empty, `.` or `..` segments) or is one name read from a
+ * directory: plain concatenation, since per-skill paths are built tens of thousands of times in a listing and
+ * `path.join` re-normalises both halves each time.
+ */
+export function joinReal(baseReal: string, rel: string): string {
+  const native = path.sep === "/" ? rel : rel.split("/").join(path.sep);
+  return baseReal.endsWith(path.sep) ? baseReal + native : baseReal + path.sep + native;
+}
+
+/**
  * Resolves `relPath` (checked by the shared safe-path rules) against `rootDir` and returns the target's REAL absolute
  * path, guaranteeing by `realpath` that it stays inside the real path of `rootDir` even when links are involved.
  * - unsafe path or a link that escapes → InvalidPathError (message names only the relative path)

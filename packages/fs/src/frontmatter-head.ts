@@ -1,4 +1,5 @@
 import { isUtf8 } from "node:buffer";
+import { readSync } from "node:fs";
 import type { ReadAt } from "./files.js";
 
 export type HeadResult =
@@ -10,6 +11,9 @@ export type HeadResult =
   /** `frontmatter-too-large`: the frontmatter runs past `maxFrontmatterBytes` (reading stopped there). */
   | { ok: false; reason: "encoding" | "too-large" | "frontmatter-too-large" };
 
+/** A read the head scan asks for: `length` bytes into `buffer` at `offset`, from file position `position`. */
+type ReadRequest = [buffer: Buffer, offset: number, length: number, position: number];
+
 /**
  * Reads SKILL.md from the start only as far as needed to see where its frontmatter ends: one chunk for the common
  * case, more (doubling) only while the frontmatter is still open. Never reads past `maxBytes + 1` bytes, and decodes
@@ -17,6 +21,43 @@ export type HeadResult =
  * longer than `maxFrontmatterBytes` stops the reading: the parser would refuse it anyway, so the rest is not read.
  */
 export async function readHead(readAt: ReadAt, maxBytes: number, chunkBytes: number, maxFrontmatterBytes = Number.POSITIVE_INFINITY): Promise<HeadResult> {
+  const steps = headSteps(maxBytes, chunkBytes, maxFrontmatterBytes);
+  let step = steps.next();
+  while (!step.done) {
+    let bytesRead: number;
+    try {
+      bytesRead = await readAt(...step.value);
+    } catch (error) {
+      steps.throw(error); // runs the scan's cleanup (the pooled buffer goes back), then rethrows
+      throw error;
+    }
+    step = steps.next(bytesRead);
+  }
+  return step.value;
+}
+
+/**
+ * readHead with blocking reads from a descriptor (docs/decisions/0037): the same scan, without a promise per read —
+ * listing thousands of skills is made of little else.
+ */
+export function readHeadSync(fd: number, maxBytes: number, chunkBytes: number, maxFrontmatterBytes = Number.POSITIVE_INFINITY): HeadResult {
+  const steps = headSteps(maxBytes, chunkBytes, maxFrontmatterBytes);
+  let step = steps.next();
+  while (!step.done) {
+    let bytesRead: number;
+    try {
+      bytesRead = readSync(fd, ...step.value);
+    } catch (error) {
+      steps.throw(error);
+      throw error;
+    }
+    step = steps.next(bytesRead);
+  }
+  return step.value;
+}
+
+/** The head scan itself, for both readers: yields each read it needs and receives the number of bytes read. */
+function* headSteps(maxBytes: number, chunkBytes: number, maxFrontmatterBytes: number): Generator<ReadRequest, HeadResult, number> {
   const first = Math.min(chunkBytes, maxBytes + 1);
   // The first chunk comes from a small pool: listing 10,000 skills would otherwise allocate (and collect) 10,000
   // buffers. Only the decoded string leaves this function, so a pooled buffer is never seen by a caller.
@@ -31,7 +72,7 @@ export async function readHead(readAt: ReadAt, maxBytes: number, chunkBytes: num
         buffer.copy(bigger, 0, 0, length);
         buffer = bigger;
       }
-      const bytesRead = await readAt(buffer, length, buffer.length - length, length);
+      const bytesRead: number = yield [buffer, length, buffer.length - length, length];
       length += bytesRead;
       atEnd = bytesRead === 0;
       if (length > maxBytes) return { ok: false, reason: "too-large" };

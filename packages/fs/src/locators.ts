@@ -1,9 +1,8 @@
 import fs, { type Dirent } from "node:fs";
 import { lstat, readdir, realpath, stat } from "node:fs/promises";
-import path from "node:path";
 import { isSafeSkillId } from "@skillport/core";
 import { compareCodeUnits } from "@skillport/core/internal";
-import { isInside } from "./confine.js";
+import { isInside, joinReal } from "./confine.js";
 import { errorCode, isMissing } from "./errno.js";
 import { SKILL_FILE_NAMES, SkillDirectory, fileProblem, type SkillDirectoryOptions, type SkillProbe, type SkillProblem } from "./skill-directory.js";
 import { walkTree } from "./walk.js";
@@ -50,34 +49,47 @@ export class FlatRootLocator implements SkillLocator {
     this.#sync = options.sync ?? true;
   }
 
-  async locate(): Promise<LocatedSkills> {
-    const entries = this.#sync ? fs.readdirSync(this.root, { withFileTypes: true }) : await readdir(this.root, { withFileTypes: true });
-    const found = new Map<string, SkillDirectory>();
-    const skips: SkippedSkill[] = [];
-    for (const entry of entries.sort((a, b) => compareCodeUnits(a.name, b.name))) {
-      if (entry.name.startsWith(".") || !(entry.isDirectory() || entry.isSymbolicLink())) continue;
-      let probe: SkillProbe;
-      try {
-        probe = await this.#probeEntry(entry.name, entry);
-      } catch (error) {
-        probe = { ok: false, problem: { code: "skill-unreadable", severity: "error", path: "", message: `the folder cannot be read (${errorCode(error) ?? "unknown error"})` } };
-      }
-      if (probe.ok) found.set(entry.name, probe.skill);
-      else if (probe.problem.code !== "skill-dir-not-directory") skips.push(skipped(entry.name, probe.problem));
+  /** With blocking calls (the default) the walk is synchronous: no promise per folder (docs/decisions/0037). */
+  locate(): LocatedSkills | Promise<LocatedSkills> {
+    if (this.#sync) {
+      const candidates = candidateFolders(fs.readdirSync(this.root, { withFileTypes: true }));
+      const probes = candidates.map((entry) => attempt(() => this.#probeEntry(entry.name, entry)));
+      // Only a folder link is probed through a promise (settled already, with blocking calls): wait for those alone.
+      if (!probes.some((p) => p instanceof Promise)) return collect(candidates, probes as Array<SkillProbe | Failed>);
+      return Promise.all(probes.map((p) => (p instanceof Promise ? p.catch((error: unknown) => new Failed(error)) : p))).then((settled) => collect(candidates, settled));
     }
-    return { skills: found, skipped: skips };
+    return (async () => {
+      const candidates = candidateFolders(await readdir(this.root, { withFileTypes: true }));
+      const probes: Array<SkillProbe | Failed> = [];
+      for (const entry of candidates) {
+        try {
+          probes.push(await this.#probeEntry(entry.name, entry));
+        } catch (error) {
+          probes.push(new Failed(error));
+        }
+      }
+      return collect(candidates, probes);
+    })();
   }
 
-  async probe(id: string): Promise<SkillProbe> {
+  probe(id: string): SkillProbe | Promise<SkillProbe> {
     return this.#probeEntry(id, undefined);
   }
 
-  /** `entry` (from readdir) saves an lstat when discovery already knows the type. */
-  async #probeEntry(name: string, entry: Dirent | undefined): Promise<SkillProbe> {
+  /**
+   * `entry` (from readdir) saves an lstat when discovery already knows the type. A real folder, with blocking calls,
+   * is probed synchronously; links and asynchronous calls take the slow path.
+   */
+  #probeEntry(name: string, entry: Dirent | undefined): SkillProbe | Promise<SkillProbe> {
     if (!isSafeSkillId(name)) {
       return { ok: false, problem: { code: "skill-id-unsafe", severity: "warning", path: "", message: `the folder name ${JSON.stringify(name)} is not a safe skill id` } };
     }
-    let dir = path.join(this.root, name);
+    const dir = joinReal(this.root, name); // a safe id: one plain segment
+    if (this.#sync && entry?.isDirectory() === true) return SkillDirectory.probe(dir, this.#options);
+    return this.#probeSlow(dir, entry);
+  }
+
+  async #probeSlow(dir: string, entry: Dirent | undefined): Promise<SkillProbe> {
     let isLink = entry?.isSymbolicLink();
     if (isLink === undefined) {
       const stats = this.#sync ? fs.lstatSync(dir, { throwIfNoEntry: false }) : await statOrUndefined(dir);
@@ -104,6 +116,39 @@ export class FlatRootLocator implements SkillLocator {
     }
     return this.#sync ? SkillDirectory.probe(dir, this.#options) : SkillDirectory.probeAsync(dir, this.#options);
   }
+}
+
+/** A probe that threw: the folder is reported as unreadable, and the others are still probed. */
+class Failed {
+  constructor(readonly error: unknown) {}
+}
+
+function attempt<T>(probe: () => T): T | Failed {
+  try {
+    return probe();
+  } catch (error) {
+    return new Failed(error);
+  }
+}
+
+/** The entries that may be skills, in code-unit order: folders and links; dot-entries and loose files are not. */
+function candidateFolders(entries: Dirent[]): Dirent[] {
+  return entries.filter((e) => !e.name.startsWith(".") && (e.isDirectory() || e.isSymbolicLink())).sort((a, b) => compareCodeUnits(a.name, b.name));
+}
+
+/** Sorts the candidates' probes into skills and skipped folders. */
+function collect(candidates: readonly Dirent[], probes: ReadonlyArray<SkillProbe | Failed>): LocatedSkills {
+  const found = new Map<string, SkillDirectory>();
+  const skips: SkippedSkill[] = [];
+  candidates.forEach((entry, i) => {
+    let probe = probes[i]!;
+    if (probe instanceof Failed) {
+      probe = { ok: false, problem: { code: "skill-unreadable", severity: "error", path: "", message: `the folder cannot be read (${errorCode(probe.error) ?? "unknown error"})` } };
+    }
+    if (probe.ok) found.set(entry.name, probe.skill);
+    else if (probe.problem.code !== "skill-dir-not-directory") skips.push(skipped(entry.name, probe.problem));
+  });
+  return { skills: found, skipped: skips };
 }
 
 function notDirectory(): SkillProbe {

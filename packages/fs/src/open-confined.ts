@@ -2,7 +2,7 @@ import fs, { constants, type Stats } from "node:fs";
 import path from "node:path";
 import { InvalidPathError, ResourceNotFoundError, SkillUnavailableError } from "@skillport/core/errors";
 import { normalizeResourcePath, type SafePathLimits } from "@skillport/core/internal/safe-path";
-import { isInside } from "./confine.js";
+import { isInside, joinReal } from "./confine.js";
 import { errorCode, isMissing } from "./errno.js";
 
 // O_NONBLOCK: opening a FIFO never waits for a writer (it is then refused as not a regular file).
@@ -79,7 +79,7 @@ export function openConfined(boundaryReal: string, relPath: string, options: Ope
  */
 export function openVerified(boundaryReal: string, rel: string, options: OpenConfinedOptions = {}): ConfinedFile {
   const follow = options.followLinksInside ?? false;
-  const asked = path.join(boundaryReal, ...rel.split("/"));
+  const asked = joinReal(boundaryReal, rel);
   let fd: number;
   try {
     fd = fs.openSync(asked, follow ? BASE_FLAGS : BASE_FLAGS | NOFOLLOW);

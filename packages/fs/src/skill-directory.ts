@@ -5,7 +5,7 @@ import { parseFrontmatter, type Diagnostic, type Frontmatter, type ParseLimits, 
 import { DEFAULT_PARSE_LIMITS } from "@skillport/core/internal";
 import { descriptorReader } from "./files.js";
 import { readHead } from "./frontmatter-head.js";
-import { isInside } from "./confine.js";
+import { isInside, joinReal } from "./confine.js";
 import { errorCode, isMissing } from "./errno.js";
 import { openConfined, openVerified, type ConfinedFile } from "./open-confined.js";
 import { walkTree, type WalkProblem } from "./walk.js";
@@ -83,7 +83,12 @@ export class SkillDirectory {
   readonly file: SkillFileName;
   /** The skill file's size when probed (the target's, when it is a link inside the skill). */
   readonly size: number;
-  readonly #stats: Stats;
+  // What the stamp needs, not the Stats object: thousands of located skills stay in memory, and a Stats (with its four
+  // Dates) kept per skill made discovery's survivors several times larger (and the young generation grow with them).
+  readonly #dev: number;
+  readonly #ino: number;
+  readonly #mtimeMs: number;
+  readonly #ctimeMs: number;
   readonly maxFileBytes: number;
   readonly #options: SkillDirectoryOptions;
 
@@ -92,7 +97,10 @@ export class SkillDirectory {
     this.dir = dir;
     this.file = file;
     this.size = stats.size;
-    this.#stats = stats;
+    this.#dev = stats.dev;
+    this.#ino = stats.ino;
+    this.#mtimeMs = stats.mtimeMs;
+    this.#ctimeMs = stats.ctimeMs;
     this.maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.#options = options;
   }
@@ -104,7 +112,7 @@ export class SkillDirectory {
    */
   static probe(dirReal: string, options: SkillDirectoryOptions = {}): SkillProbe {
     for (const file of SKILL_FILE_NAMES) {
-      const target = path.join(dirReal, file);
+      const target = joinReal(dirReal, file);
       let stats: Stats | undefined;
       try {
         stats = fs.lstatSync(target, { throwIfNoEntry: false });
@@ -153,8 +161,7 @@ export class SkillDirectory {
    * demand: listings that use no index never pay for the string.
    */
   get stamp(): string {
-    const s = this.#stats;
-    return `${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
+    return `${this.#dev}:${this.#ino}:${this.size}:${this.#mtimeMs}:${this.#ctimeMs}`;
   }
 
   /** Absolute path of the skill file (through the folder's real path). */

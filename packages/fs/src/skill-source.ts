@@ -4,7 +4,7 @@ import { DEFAULT_PARSE_LIMITS, findFrontmatterEnd } from "@skillport/core/intern
 import { ResourceTooLargeError, SkillFileTooLargeError } from "./errors.js";
 import { errorCode, isMissing } from "./errno.js";
 import { descriptorReader, readBounded, type ReadAt } from "./files.js";
-import { readHead } from "./frontmatter-head.js";
+import { readHead, readHeadSync, type HeadResult } from "./frontmatter-head.js";
 import type { SkippedSkill, SkillLocator } from "./locators.js";
 import { parseMetadata } from "./metadata.js";
 import { MetadataIndex } from "./metadata-index.js";
@@ -57,8 +57,9 @@ export abstract class SkillDirectorySource extends SkillSourceProvider {
   readonly #indexFile: string | undefined;
   #skills = new Map<string, SkillDirectory>();
   #skipped: SkippedSkill[] = [];
-  readonly #heads = new Map<string, Promise<CachedText>>();
-  readonly #texts = new Map<string, Promise<CachedText>>();
+  // Values when read with blocking calls, promises while an asynchronous read is under way.
+  readonly #heads = new Map<string, CachedText | Promise<CachedText>>();
+  readonly #texts = new Map<string, CachedText | Promise<CachedText>>();
   #index: Promise<MetadataIndex | undefined> | undefined;
   /** Bumped by invalidate: a read that started before must not cache what it read. */
   #generation = 0;
@@ -102,6 +103,8 @@ export abstract class SkillDirectorySource extends SkillSourceProvider {
   }
 
   async getMetadata(id: string): Promise<Frontmatter> {
+    // Without an index, a located skill read with blocking calls costs no promise but this method's own.
+    if (this.#indexFile === undefined) return this.#parseMetadata(id);
     const index = await this.#loadIndex();
     if (index === undefined) return this.#parseMetadata(id);
     const skill = await this.#locate(id);
@@ -222,32 +225,63 @@ export abstract class SkillDirectorySource extends SkillSourceProvider {
     return this.#index;
   }
 
-  async #parseMetadata(id: string): Promise<Frontmatter> {
-    const { text, file } = await this.#readHead(id);
-    return parseMetadata(id, `${id}/${file}`, text, this.#parseLimits);
+  #parseMetadata(id: string): Frontmatter | Promise<Frontmatter> {
+    const head = this.#readHead(id);
+    const parse = ({ text, file }: CachedText) => parseMetadata(id, `${id}/${file}`, text, this.#parseLimits);
+    return head instanceof Promise ? head.then(parse) : parse(head);
   }
 
-  #readHead(id: string): Promise<CachedText> {
-    const whole = this.#texts.get(id);
-    if (whole !== undefined) return whole;
-    return memo(this.#heads, id, async () => {
-      const generation = this.#generation;
-      const { text, file, wholeFile } = await this.#withSkillMd(id, false, async (readAt, _size, file) => {
-        const head = await readHead(readAt, this.maxFileBytes, this.#headChunkBytes, this.#maxFrontmatterBytes);
-        if (!head.ok) {
-          if (head.reason === "too-large") throw new SkillFileTooLargeError(id, file, this.maxFileBytes);
-          throw head.reason === "encoding" ? notUtf8(id, file) : frontmatterTooLarge(id, file, this.#maxFrontmatterBytes);
-        }
-        return { text: head.text, file, wholeFile: head.wholeFile };
-      });
-      const cached = { text, file };
+  /** The cached head (or whole text), else a fresh read: synchronous for a located skill with blocking reads. */
+  #readHead(id: string): CachedText | Promise<CachedText> {
+    const cached = this.#texts.get(id) ?? this.#heads.get(id);
+    if (cached !== undefined) return cached;
+    const located = this.#syncReads ? this.#skills.get(id) : undefined;
+    if (located === undefined) return memo(this.#heads, id, async () => this.#readHeadOf(id, await this.#locate(id)));
+    const head = this.#readHeadOf(id, located);
+    this.#heads.set(id, head);
+    return head;
+  }
+
+  /** Opens the skill file (verified on the descriptor) and reads only its head (docs/decisions/0033, 0082). */
+  #readHeadOf(id: string, skill: SkillDirectory): CachedText | Promise<CachedText> {
+    const generation = this.#generation;
+    const file = this.#openSkillMd(id, skill);
+    const done = (head: HeadResult): CachedText => {
+      if (!head.ok) {
+        if (head.reason === "too-large") throw new SkillFileTooLargeError(id, skill.file, this.maxFileBytes);
+        throw head.reason === "encoding" ? notUtf8(id, skill.file) : frontmatterTooLarge(id, skill.file, this.#maxFrontmatterBytes);
+      }
+      const cached = { text: head.text, file: skill.file };
       // A small SKILL.md fits in the first chunk: keep it as the full text too, so getBody reads nothing more.
-      if (wholeFile && generation === this.#generation && !this.#texts.has(id)) this.#texts.set(id, Promise.resolve(cached));
+      if (head.wholeFile && generation === this.#generation && !this.#texts.has(id)) this.#texts.set(id, cached);
       return cached;
-    });
+    };
+    const tooLarge = file.size > this.maxFileBytes;
+    if (this.#syncReads) {
+      try {
+        if (tooLarge) throw new SkillFileTooLargeError(id, skill.file, this.maxFileBytes);
+        let head: HeadResult;
+        try {
+          head = readHeadSync(file.fd, this.maxFileBytes, this.#headChunkBytes, this.#maxFrontmatterBytes);
+        } catch (error) {
+          throw this.#unavailable(id, skill.file, error);
+        }
+        return done(head);
+      } finally {
+        file.close();
+      }
+    }
+    return (async () => {
+      try {
+        if (tooLarge) throw new SkillFileTooLargeError(id, skill.file, this.maxFileBytes);
+        return done(await this.#guard(id, skill.file, () => readHead(descriptorReader(file.fd, false), this.maxFileBytes, this.#headChunkBytes, this.#maxFrontmatterBytes)));
+      } finally {
+        file.close();
+      }
+    })();
   }
 
-  #readText(id: string): Promise<CachedText> {
+  #readText(id: string): CachedText | Promise<CachedText> {
     return memo(this.#texts, id, () =>
       this.#withSkillMd(id, true, async (readAt, size, file) => {
         const bytes = await readBounded(readAt, size, this.maxFileBytes);
@@ -267,15 +301,7 @@ export abstract class SkillDirectorySource extends SkillSourceProvider {
    */
   async #withSkillMd<T>(id: string, verify: boolean, use: (readAt: ReadAt, size: number, file: string) => Promise<T>): Promise<T> {
     const skill = await (verify ? this.locateVerified(id) : this.#locate(id));
-    let file: ConfinedFile;
-    try {
-      file = skill.openSkillMd();
-    } catch (error) {
-      this.#skills.delete(id); // stale: the next call probes again
-      if (!(error instanceof AgentSkillsError)) throw error;
-      const why = error instanceof InvalidPathError ? error.message.replace(/^invalid path "[^"]*": /, "") : "cannot be opened";
-      throw new SkillNotFoundError(id, `skill not found: ${JSON.stringify(id)} (its ${skill.file} ${why})`, { cause: error });
-    }
+    const file = this.#openSkillMd(id, skill);
     try {
       if (file.size > this.maxFileBytes) throw new SkillFileTooLargeError(id, skill.file, this.maxFileBytes);
       return await this.#guard(id, skill.file, () => use(descriptorReader(file.fd, this.#syncReads), file.size, skill.file));
@@ -284,15 +310,32 @@ export abstract class SkillDirectorySource extends SkillSourceProvider {
     }
   }
 
+  /** The skill file, opened under the policy; a skill whose file can no longer be opened is forgotten and not found. */
+  #openSkillMd(id: string, skill: SkillDirectory): ConfinedFile {
+    try {
+      return skill.openSkillMd();
+    } catch (error) {
+      this.#skills.delete(id); // stale: the next call probes again
+      if (!(error instanceof AgentSkillsError)) throw error;
+      const why = error instanceof InvalidPathError ? error.message.replace(/^invalid path "[^"]*": /, "") : "cannot be opened";
+      throw new SkillNotFoundError(id, `skill not found: ${JSON.stringify(id)} (its ${skill.file} ${why})`, { cause: error });
+    }
+  }
+
   /** Node errors carry absolute paths; callers get a typed error naming the skill and relative path instead. */
   async #guard<T>(id: string, rel: string, run: () => Promise<T>): Promise<T> {
     try {
       return await run();
     } catch (error) {
-      if (error instanceof AgentSkillsError) throw error;
-      const what = rel === "" ? `skill ${JSON.stringify(id)}` : describe(id, rel);
-      throw new SkillUnavailableError(`${what} cannot be read (${errorCode(error) ?? "unknown error"})`, { cause: error });
+      throw this.#unavailable(id, rel, error);
     }
+  }
+
+  /** A typed error passes as it is; anything else becomes SkillUnavailableError naming the skill and relative path. */
+  #unavailable(id: string, rel: string, error: unknown): unknown {
+    if (error instanceof AgentSkillsError) return error;
+    const what = rel === "" ? `skill ${JSON.stringify(id)}` : describe(id, rel);
+    return new SkillUnavailableError(`${what} cannot be read (${errorCode(error) ?? "unknown error"})`, { cause: error });
   }
 }
 
@@ -307,7 +350,7 @@ function inSkill(id: string, error: unknown): unknown {
   return error;
 }
 
-function memo<T>(cache: Map<string, Promise<T>>, key: string, load: () => Promise<T>): Promise<T> {
+function memo<T>(cache: Map<string, T | Promise<T>>, key: string, load: () => Promise<T>): T | Promise<T> {
   const hit = cache.get(key);
   if (hit !== undefined) return hit;
   const pending = load();

@@ -1,9 +1,8 @@
 import { lstatSync, readdirSync, realpathSync, statSync, type Dirent, type Stats } from "node:fs";
-import path from "node:path";
 import { InvalidPathError, LimitExceededError, SkillUnavailableError } from "@skillport/core/errors";
 import { isSafeResourcePath, normalizeResourcePath } from "@skillport/core/internal/safe-path";
 import { compareCodeUnits } from "@skillport/core/internal/compare";
-import { isInside } from "./confine.js";
+import { isInside, joinReal } from "./confine.js";
 import { errorCode, isMissing } from "./errno.js";
 
 /**
@@ -147,7 +146,8 @@ export function walkTree(root: string, options: WalkOptions = {}): WalkResult {
   const checkNames = options.checkNames ?? true;
   const wantFiles = options.files ?? true;
   const wantDirs = options.directories ?? false;
-  const rootReal = realpathSync(root);
+  // One realpath(3) call; the JavaScript realpathSync lstats every component of the path, for every skill walked.
+  const rootReal = realpathSync.native(root);
   const boundary = options.boundary ?? rootReal;
   const following = policy === "follow-inside";
 
@@ -195,7 +195,7 @@ export function walkTree(root: string, options: WalkOptions = {}): WalkResult {
 
       for (const dirent of dirents) {
         const rel = dir.rel === "" ? dirent.name : `${dir.rel}/${dirent.name}`;
-        const abs = path.join(dir.real, dirent.name);
+        const abs = joinReal(dir.real, dirent.name); // a directory entry's name is one segment
         const isLink = dirent.isSymbolicLink();
         let real = abs;
         let target: Stats | undefined; // a link's target, when it resolves

@@ -120,6 +120,51 @@ describe("skillport validate", () => {
     expect(codes).toEqual([["info", "assets/unused.png"]]);
   });
 
+  it("reports every missing, present and case-mismatched reference, in every form, exactly as before the scan's shortcuts", async () => {
+    // Expected output recorded from the build before the mention scan skipped patterns and the line index: links,
+    // resource paths and bare names, in SKILL.md and in referenced files, next to the file-tree policy's findings.
+    const fm = (name: string) => `---\nname: ${name}\ndescription: Checks references of every kind. Use when testing reference lint.\n---\n`;
+    const dir = await tree({
+      "skills/links/SKILL.md": `${fm("links")}# Links\n\nSee [present](references/a.md), [missing](references/nope.md#part) and [case](References/A.md).\n![logo](assets/Logo.PNG) [site](https://example.com/x.md) [top](#links)\n`,
+      "skills/links/references/a.md": "Back to [the skill](../SKILL.md) and [gone](b.md).\n",
+      "skills/links/assets/logo.png": "png",
+      "skills/links/assets/spare.png": "png",
+      "skills/paths/SKILL.md": `${fm("paths")}# Paths\n\nRun \`scripts/run.sh\`, then scripts/Missing.py and scripts/gone.sh.\nSee references/Guide.md; scripts/<tool>.sh is a pattern.\n`,
+      "skills/paths/scripts/run.sh": "echo\n",
+      "skills/paths/scripts/missing.py": "print(1)\n",
+      "skills/paths/references/guide.md": "Then open assets/none.txt and NOTES.md.\n",
+      "skills/paths/notes.md": "notes\n",
+      "skills/names/SKILL.md": `${fm("names")}# Names\n\nFill FORMS.md, then other.md and README.MD.\n`,
+      "skills/names/forms.md": "forms\n",
+      "skills/names/readme.md": "readme\n",
+      "skills/clean/SKILL.md": `${fm("clean")}# Clean\n\nNothing mentioned here.\n`,
+    });
+    await symlink("../../clean/SKILL.md", path.join(dir, "skills/links/references/out.md"));
+    const unreferenced = "skills/links/SKILL.md:5:1  info  resource-unreferenced  assets/spare.png is never mentioned in the body or the files it references, so a model will not know to load it";
+    const expected = [
+      'skills/links/references/a.md:1:45  error  reference-missing  "b.md" is referenced but the skill has no such file',
+      unreferenced,
+      'skills/links/SKILL.md:7:43  error  reference-missing  "references/nope.md" is referenced but the skill has no such file',
+      'skills/links/SKILL.md:7:79  error  reference-case-mismatch  "References/A.md" is "references/a.md" on disk; names are case-sensitive outside macOS and Windows',
+      'skills/links/SKILL.md:8:9  error  reference-case-mismatch  "assets/Logo.PNG" is "assets/logo.png" on disk; names are case-sensitive outside macOS and Windows',
+      "skills/links/references/out.md  error  file-link-outside  references/out.md is a symbolic link that leads outside the skill",
+      'skills/names/SKILL.md:7:6  error  reference-case-mismatch  "FORMS.md" is "forms.md" on disk; names are case-sensitive outside macOS and Windows',
+      'skills/names/SKILL.md:7:34  error  reference-case-mismatch  "README.MD" is "readme.md" on disk; names are case-sensitive outside macOS and Windows',
+      'skills/paths/references/guide.md:1:11  error  reference-missing  "assets/none.txt" is referenced but the skill has no such file',
+      'skills/paths/references/guide.md:1:31  error  reference-case-mismatch  "NOTES.md" is "notes.md" on disk; names are case-sensitive outside macOS and Windows',
+      'skills/paths/SKILL.md:7:28  error  reference-case-mismatch  "scripts/Missing.py" is "scripts/missing.py" on disk; names are case-sensitive outside macOS and Windows',
+      'skills/paths/SKILL.md:7:51  error  reference-missing  "scripts/gone.sh" is referenced but the skill has no such file',
+      'skills/paths/SKILL.md:8:5  error  reference-case-mismatch  "references/Guide.md" is "references/guide.md" on disk; names are case-sensitive outside macOS and Windows',
+      "",
+      "✖ 4 skills checked: 12 errors, 0 warnings",
+    ];
+    const withUnreferenced = await runInProcess(["validate", "skills", "--unreferenced"], dir);
+    expect(withUnreferenced.code).toBe(1);
+    expect(withUnreferenced.stdout.trimEnd().split("\n")).toEqual(expected);
+    const plain = await runInProcess(["validate", "skills"], dir);
+    expect(plain.stdout.trimEnd().split("\n")).toEqual(expected.filter((line) => line !== unreferenced));
+  });
+
   it("refuses a SKILL.md over --max-file-bytes", async () => {
     const dir = await tree({ "big/SKILL.md": skillMd("big", "Big. Use when testing.", "x".repeat(5000)) });
     const run = await runInProcess(["validate", "big", "--max-file-bytes", "1000", "--format", "json"], dir);

@@ -32,47 +32,70 @@ export function findFrontmatterEnd(text: string, options: FindFrontmatterOptions
   const complete = options.complete ?? true;
   const start = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   const lines = new LineReader(text);
-  const opener = lines.read(start);
-  if (!opener.terminated && !complete) {
-    return "---".startsWith(opener.content.replace(/[ \t]+$/, "")) ? { status: "unclosed" } : { status: "missing" };
+  lines.read(start);
+  if (!lines.terminated && !complete) {
+    return "---".startsWith(text.slice(lines.start, lines.end).replace(/[ \t]+$/, "")) ? { status: "unclosed" } : { status: "missing" };
   }
-  if (!isDelimiter(opener.content)) return { status: "missing" };
+  if (!isDelimiter(text, lines.start, lines.end)) return { status: "missing" };
+  const yamlStart = lines.next;
   let line = 2;
-  for (let pos = opener.next; pos < text.length; line++) {
-    const current = lines.read(pos);
-    if (!current.terminated && !complete) break;
-    if (isDelimiter(current.content)) {
-      return { status: "closed", yamlStart: opener.next, yamlEnd: pos, bodyOffset: current.next, bodyLine: line + 1 };
+  for (let pos = yamlStart; pos < text.length; line++) {
+    lines.read(pos);
+    if (!lines.terminated && !complete) break;
+    if (isDelimiter(text, lines.start, lines.end)) {
+      return { status: "closed", yamlStart, yamlEnd: pos, bodyOffset: lines.next, bodyLine: line + 1 };
     }
-    pos = current.next;
+    pos = lines.next;
   }
   return { status: "unclosed" };
 }
 
-function isDelimiter(line: string): boolean {
-  return line.startsWith("---") && /^---[ \t]*$/.test(line);
+/** `text[start, end)` (one line, without its line break) is `---` followed only by spaces or tabs. */
+function isDelimiter(text: string, start: number, end: number): boolean {
+  if (end - start < 3 || text.charCodeAt(start) !== 0x2d || text.charCodeAt(start + 1) !== 0x2d || text.charCodeAt(start + 2) !== 0x2d) return false;
+  for (let i = start + 3; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09) return false;
+  }
+  return true;
 }
 
 /**
  * Reads lines; LF, CRLF and a bare CR (classic Mac files, which the reference validator reads too) all end a line.
- * The next CR's position is remembered, so a text without bare CRs is scanned once, not once per line.
+ * The next CR's position is remembered, so a text without bare CRs is scanned once, not once per line. The line just
+ * read is `text[start, end)` (no line break), and the next one starts at `next`: offsets, not slices, since every
+ * SKILL.md of a listing passes here.
  */
 class LineReader {
   #nextCr = -2;
+  start = 0;
+  end = 0;
+  next = 0;
+  /** False when the line ran to the end of the text without a line break. */
+  terminated = false;
   constructor(private readonly text: string) {}
 
-  read(from: number): { content: string; next: number; terminated: boolean } {
+  read(from: number): void {
     const text = this.text;
     const nl = text.indexOf("\n", from);
     if (this.#nextCr !== -1 && this.#nextCr < from) this.#nextCr = text.indexOf("\r", from);
     const cr = this.#nextCr;
+    this.start = from;
     if (cr !== -1 && (nl === -1 || cr < nl - 1)) {
       // A CR that is not the first half of a CRLF pair ends the line by itself.
-      if (cr + 1 === text.length) return { content: text.slice(from, cr), next: text.length, terminated: false };
-      return { content: text.slice(from, cr), next: cr + 1, terminated: true };
+      this.end = cr;
+      this.terminated = cr + 1 !== text.length;
+      this.next = this.terminated ? cr + 1 : text.length;
+      return;
     }
-    if (nl === -1) return { content: text.slice(from).replace(/\r$/, ""), next: text.length, terminated: false };
-    const end = nl > from && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
-    return { content: text.slice(from, end), next: nl + 1, terminated: true };
+    if (nl === -1) {
+      this.end = text.length > from && text.charCodeAt(text.length - 1) === 13 ? text.length - 1 : text.length;
+      this.next = text.length;
+      this.terminated = false;
+      return;
+    }
+    this.end = nl > from && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
+    this.next = nl + 1;
+    this.terminated = true;
   }
 }

@@ -10,7 +10,6 @@ export interface FlatFrontmatter {
 
 type Scalar = { value: FrontmatterValue; source?: string };
 
-const KEY = /^[A-Za-z][A-Za-z0-9_-]*$/;
 const NON_STRING_KEYS = new Set(["null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE"]);
 const BOOLEANS: ReadonlyMap<string, boolean> = new Map([
   ["true", true], ["True", true], ["TRUE", true],
@@ -83,7 +82,8 @@ export function parseFlatFrontmatter(yamlText: string): FlatFrontmatter | undefi
       open = { key: pair.key, map: undefined, indent: 0 };
       continue;
     }
-    const block = BLOCK_HEADERS.get(pair.rest);
+    // Headers are one or two characters: a long value is never hashed just to miss.
+    const block = pair.rest.length <= 2 ? BLOCK_HEADERS.get(pair.rest) : undefined;
     if (block) {
       const read = readBlockScalar(lines, i + 1, block, yamlText.endsWith("\n"));
       if (!read) return undefined;
@@ -161,15 +161,29 @@ function leadingSpaces(line: string): number {
   return n;
 }
 
+/** `[A-Za-z][A-Za-z0-9_-]*`, by character codes: every line's key passes here. */
+function isPlainKey(key: string): boolean {
+  if (key.length === 0) return false;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if ((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)) continue;
+    if (i === 0 || !((c >= 0x30 && c <= 0x39) || c === 0x5f || c === 0x2d)) return false;
+  }
+  return true;
+}
+
 /** `key: value` → key and the value text (trailing spaces removed); "" when the value is empty. */
 function splitPair(line: string): { key: string; rest: string } | undefined {
   const colon = line.indexOf(":");
   if (colon <= 0) return undefined;
   const key = line.slice(0, colon);
-  if (!KEY.test(key) || NON_STRING_KEYS.has(key)) return undefined;
+  if (!isPlainKey(key) || NON_STRING_KEYS.has(key)) return undefined;
   const after = line.slice(colon + 1);
   if (after !== "" && !after.startsWith(" ")) return undefined;
-  return { key, rest: after.trim() === "" ? "" : trimSpaces(after) };
+  // A value starting with a visible ASCII character is not blank; only other values need `trim`'s whitespace rule.
+  const rest = trimSpaces(after);
+  const first = rest.charCodeAt(0);
+  return { key, rest: first > 0x20 && first < 0x7f ? rest : after.trim() === "" ? "" : rest };
 }
 
 /** Without leading and trailing U+0020 (only spaces: a tab is content here). Index scans: `/ +$/` backtracks. */
@@ -182,7 +196,7 @@ function trimSpaces(text: string): string {
 }
 
 function parseScalar(text: string): Scalar | undefined {
-  if (text.includes("\t") || UNSAFE.test(text)) return undefined;
+  if (UNSAFE.test(text)) return undefined; // tabs included
   const first = text[0] ?? "";
   if (first === "'") {
     if (text.length < 2 || !text.endsWith("'")) return undefined;
@@ -195,8 +209,10 @@ function parseScalar(text: string): Scalar | undefined {
     const value = unescapeDoubleQuoted(text.slice(1, -1));
     return value === undefined ? undefined : { value };
   }
-  if (SIMPLE_NUMBER.test(text)) return { value: Number(text), source: text };
-  const bool = BOOLEANS.get(text);
+  const lead = text.charCodeAt(0);
+  // Only a digit or a sign can start a number, and booleans are 4 or 5 letters: a description is not tested or hashed.
+  if (((lead >= 0x30 && lead <= 0x39) || lead === 0x2b || lead === 0x2d) && SIMPLE_NUMBER.test(text)) return { value: Number(text), source: text };
+  const bool = text.length === 4 || text.length === 5 ? BOOLEANS.get(text) : undefined;
   if (bool !== undefined) return { value: bool, source: text };
   if (SPECIAL_START.has(first)) return undefined;
   if (text.includes(": ") || text.endsWith(":") || text.includes(" #")) return undefined;
