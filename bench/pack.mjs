@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // Packaging benchmark: packDirectory vs Info-ZIP `zip -r -X -q -6`, unpackArchive vs `unzip -q`, on a generated
 // ~10 MB / ~400-file package tree. Medians of paired runs in one process; compare ratios, not absolute times.
-// Usage: node bench/pack.mjs [--runs N]   (needs `npm run build` first, and zip/unzip on PATH)
+// Usage: node bench/pack.mjs [--runs N] [--tree <dir>]   (needs `npm run build` first, and zip/unzip on PATH)
+//   --tree packs a real package tree instead (e.g. a checkout of anthropics/skills, as issue 14 measures); the CLI
+//   packs it with the lenient profile: FastGPT's 500-character and the spec's 1,024-character description limits refuse some public skills.
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,6 +18,8 @@ const { packDirectoryToFile, unpackArchive } = await import(packEntry);
 
 const runsArg = process.argv.indexOf("--runs");
 const RUNS = runsArg > 0 ? Math.max(5, Number(process.argv[runsArg + 1])) : 7;
+const treeArg = process.argv.indexOf("--tree");
+const givenTree = treeArg > 0 ? path.resolve(process.argv[treeArg + 1]) : undefined;
 for (const bin of ["zip", "unzip"]) {
   if (spawnSync("sh", ["-c", `command -v ${bin}`]).status !== 0) {
     console.error(`bench/pack.mjs needs ${bin} on PATH`);
@@ -84,11 +88,24 @@ const time = async (fn) => {
   return { wall: Number(process.hrtime.bigint() - start) / 1e9, cpu: (used.user + used.system) / 1e6 + (childCpu() - children) };
 };
 
+/** Files and bytes of a given tree (regular files, links not followed). */
+function measureTree(root) {
+  let files = 0;
+  let bytes = 0;
+  for (const entry of readdirSync(root, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    files++;
+    bytes += statSync(path.join(entry.parentPath ?? entry.path, entry.name)).size;
+  }
+  return { files, bytes };
+}
+
 const work = mkdtempSync(path.join(tmpdir(), "skillport-bench-pack-"));
 try {
-  const tree = path.join(work, "tree");
-  const { files, bytes } = generate(tree);
-  const nodePackScript = `const { packDirectoryToFile } = await import(${JSON.stringify(packEntry)}); await packDirectoryToFile(process.argv[1], process.argv[2]);`;
+  const tree = givenTree ?? path.join(work, "tree");
+  const { files, bytes } = givenTree ? measureTree(givenTree) : generate(tree);
+  const packOptions = givenTree ? { profile: "lenient" } : {};
+  const nodePackScript = `const { packDirectoryToFile } = await import(${JSON.stringify(packEntry)}); await packDirectoryToFile(process.argv[1], process.argv[2], ${JSON.stringify(packOptions)});`;
   const nodeUnpackScript = `const { unpackArchive } = await import(${JSON.stringify(packEntry)}); await unpackArchive(process.argv[1], process.argv[2]);`;
   const samples = { pack: [], packProc: [], packCli: [], zip: [], unpack: [], unpackProc: [], unpackCli: [], unzip: [] };
   let sizes;
@@ -96,9 +113,9 @@ try {
     const ours = path.join(work, `ours-${run}.zip`);
     const theirs = path.join(work, `theirs-${run}.zip`);
     const oursProc = path.join(work, `ours-proc-${run}.zip`);
-    samples.pack.push(await time(() => packDirectoryToFile(tree, ours)));
+    samples.pack.push(await time(() => packDirectoryToFile(tree, ours, packOptions)));
     samples.packProc.push(await time(async () => execFileSync(process.execPath, ["--input-type=module", "-e", nodePackScript, tree, oursProc])));
-    samples.packCli.push(await time(async () => execFileSync(process.execPath, [cli, "pack", tree, "-o", path.join(work, `ours-cli-${run}.zip`)])));
+    samples.packCli.push(await time(async () => execFileSync(process.execPath, [cli, "pack", tree, "-o", path.join(work, `ours-cli-${run}.zip`), ...(givenTree ? ["--profile", "lenient"] : [])])));
     samples.zip.push(await time(async () => execFileSync("zip", ["-r", "-X", "-q", "-6", theirs, "."], { cwd: tree })));
     sizes = { ours: statSync(ours).size, theirs: statSync(theirs).size };
     samples.unpack.push(await time(() => unpackArchive(ours, path.join(work, `u-ours-${run}`))));
@@ -109,7 +126,7 @@ try {
   const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, { wall: median(v.map((x) => x.wall)), cpu: median(v.map((x) => x.cpu)) }]));
   const row = (label, key, base) =>
     `| ${label.padEnd(40)} | ${m[key].wall.toFixed(3).padStart(7)} s | ${(m[key].wall / m[base].wall).toFixed(2).padStart(5)}x | ${m[key].cpu.toFixed(2).padStart(6)} s | ${(m[key].cpu / m[base].cpu).toFixed(2).padStart(5)}x |`;
-  console.log(`tree: ${files} files, ${(bytes / 1048576).toFixed(1)} MiB; ${RUNS} runs, medians; node ${process.version}; load ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores`);
+  console.log(`tree: ${givenTree ?? "generated"}: ${files} files, ${(bytes / 1048576).toFixed(1)} MiB; ${RUNS} runs, medians; node ${process.version}; load ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores`);
   console.log(`archive size: packDirectory ${(sizes.ours / 1048576).toFixed(2)} MiB, zip -6 ${(sizes.theirs / 1048576).toFixed(2)} MiB`);
   console.log("| operation                                | wall      | ratio | CPU      | ratio |");
   console.log("|------------------------------------------|-----------|-------|----------|-------|");
