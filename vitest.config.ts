@@ -20,6 +20,8 @@ export default defineConfig({
       { find: /^@skillport\/fs\/floor$/, replacement: fileURLToPath(new URL("./packages/fs/src/floor.ts", import.meta.url)) },
       { find: /^@skillport\/fs\/tree$/, replacement: fileURLToPath(new URL("./packages/fs/src/tree.ts", import.meta.url)) },
       { find: /^@skillport\/runtime\/workspace$/, replacement: fileURLToPath(new URL("./packages/runtime/src/workspace.ts", import.meta.url)) },
+      // core's own package.json "imports": the Node variant, as Node resolves it (decision 0210).
+      { find: /^#yaml-library$/, replacement: fileURLToPath(new URL("./packages/core/src/format/yaml-library-node.ts", import.meta.url)) },
       { find: /^@skillport\/core\/redact-uri$/, replacement: fileURLToPath(new URL("./packages/core/src/redact-uri.ts", import.meta.url)) },
       ...workspaces.map((pkg) => ({ find: new RegExp(`^@skillport/${pkg}$`), replacement: source(pkg) })),
       { find: /^@skillport\/fs\/testing$/, replacement: fileURLToPath(new URL("./packages/fs/src/testing.ts", import.meta.url)) },

@@ -2,7 +2,7 @@
 // the leaves they need. A loader hook records every module the process loads; a later import that brings the skill
 // provider, core's parser or `yaml` back into these paths fails here, whatever the timing of the day.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,7 +13,10 @@ const bin = path.join(repo, "packages/cli/dist/main.js");
 
 // Runs in the loader thread: every module the process loads (ESM, and CJS reached by an import) goes to stderr.
 const HOOK = `export async function load(url, context, next) { if (url.startsWith("file:")) process._rawDebug("loaded-module " + url); return next(url, context); }`;
-const REGISTER = `import { register } from "node:module"; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOK)}`)});`;
+// CommonJS loaded on demand by `require` (core loads `yaml` so, decision 0210) never meets the hook: at exit, the
+// CommonJS cache lists it.
+const CJS_AT_EXIT = `process.on("exit", () => { for (const file of Object.keys(createRequire(process.execPath).cache)) process._rawDebug("loaded-module " + pathToFileURL(file)); });`;
+const REGISTER = `import { createRequire, register } from "node:module"; import { pathToFileURL } from "node:url"; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOK)}`)}); ${CJS_AT_EXIT}`;
 
 /** The repository-relative paths of the modules a run of the built CLI loads, and its result. */
 function loadedBy(args: readonly string[]) {
@@ -50,6 +53,21 @@ describe.runIf(existsSync(bin))("start-up module graph of the built binary (deci
     expect(beyond(run.modules, "core", CORE_LEAVES)).toContain("packages/core/dist/parse.js");
   });
 
+  it("yaml loads only when a SKILL.md needs the full YAML parser (decision 0210), and the exit list sees it", () => {
+    const skill = path.join(work, "flow-style");
+    mkdirSync(skill, { recursive: true });
+    writeFileSync(path.join(skill, "SKILL.md"), "---\nname: flow-style\ndescription: Reads a flow sequence.\nmetadata: {tags: [a, b]}\n---\n# Flow\n");
+    const full = loadedBy(["validate", skill, "--profile", "lenient"]);
+    expect(full.code).toBe(0);
+    expect(fromNodeModules(full.modules, "yaml").length).toBeGreaterThan(10);
+    const plain = path.join(work, "plain-style");
+    mkdirSync(plain, { recursive: true });
+    writeFileSync(path.join(plain, "SKILL.md"), '---\nname: plain-style\ndescription: "Reads \\"quoted\\" text: plain scalars."\nlicense: MIT\n---\n# Plain\n');
+    const fast = loadedBy(["validate", plain, "--profile", "lenient"]);
+    expect(fast.code).toBe(0);
+    expect(fromNodeModules(fast.modules, "yaml")).toEqual([]);
+  });
+
   it("exec loads the sandbox and the workspace, and no parser, provider, packer or yaml", () => {
     const run = loadedBy(["exec", "-w", work, "--sandbox", "process", "--json", "--", "true"]);
     expect([run.code, run.stderr]).toEqual([0, ""]);
@@ -81,7 +99,7 @@ describe.runIf(existsSync(bin))("start-up module graph of the built binary (deci
     expect(run.modules.filter((m) => BARRELS.includes(m) || PROVIDER_AND_SEARCH.test(m))).toEqual([]);
     expect(beyond(run.modules, "fs", FS_TREE)).toEqual([]);
     expect(inPackage(run.modules, "pack").filter((m) => /\/(unpack|inspect|skill-file|archive\/.*)\.js$/.test(m))).toEqual([]);
-    for (const heavy of ["stemmer", "yauzl", "tar"]) expect(fromNodeModules(run.modules, heavy), heavy).toEqual([]);
+    for (const heavy of ["yaml", "stemmer", "yauzl", "tar"]) expect(fromNodeModules(run.modules, heavy), heavy).toEqual([]);
   });
 
   it("unpack loads the archive reader, and no packer, validator, provider or yaml", () => {

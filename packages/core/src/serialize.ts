@@ -1,4 +1,4 @@
-import { stringify } from "yaml";
+import { yamlLibrary } from "#yaml-library";
 import type { Frontmatter } from "./types.js";
 
 /**
@@ -8,7 +8,7 @@ import type { Frontmatter } from "./types.js";
  */
 export function serializeFrontmatter(frontmatter: Frontmatter): string {
   if (Object.keys(frontmatter).length === 0) return "{}\n";
-  return stringify(frontmatter, { lineWidth: 0, minContentWidth: 0, aliasDuplicateObjects: false, version: "1.2" });
+  return yamlLibrary().stringify(frontmatter, { lineWidth: 0, minContentWidth: 0, aliasDuplicateObjects: false, version: "1.2" });
 }
 
 /** Frontmatter and body → SKILL.md text; the body follows the closing `---` line verbatim. */

@@ -128,7 +128,8 @@ describe.runIf(existsSync(built))("SQL concurrency across processes", () => {
       for (const r of results) expect(r.code, r.stderr).toBe(0);
       const outcomes = results.map((r) => r.output);
       expect(outcomes.filter((o) => o.ok === true).length).toBe(1);
-      expect(outcomes.find((o) => o.ok === false)?.code).toBe("SKILL_EXISTS");
+      const loser = outcomes.find((o) => o.ok === false);
+      expect(loser?.code, String(loser?.message)).toBe("SKILL_EXISTS");
       const winner = results[outcomes.findIndex((o) => o.ok === true)] === results[0] ? "P" : "Q";
       const reader = await SqlSkillRepository.open({ connection: database.url });
       try {

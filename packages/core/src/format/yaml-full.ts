@@ -1,4 +1,5 @@
-import { parseDocument, isAlias, isCollection, isMap, isPair, isScalar, type Document, type Node, type ParsedNode } from "yaml";
+import type { Document, Node, ParsedNode } from "yaml";
+import { yamlLibrary } from "#yaml-library";
 import type { Frontmatter, FrontmatterValue } from "../types.js";
 import { repairUnquotedColons } from "./recover.js";
 import { LineIndex, type Position } from "./text.js";
@@ -88,7 +89,7 @@ export function parseYamlFull(yamlText: string, limits: FullYamlLimits): FullYam
   }
 
   const contents = doc.contents;
-  if (!isMap(contents)) {
+  if (!yamlLibrary().isMap(contents)) {
     const at = index.at(contents?.range[0] ?? 0);
     result.findings.push({ code: "frontmatter-not-mapping", severity: "error", message: "the frontmatter must be a YAML mapping of keys to values", at });
     return result;
@@ -124,12 +125,12 @@ export function parseYamlFull(yamlText: string, limits: FullYamlLimits): FullYam
   result.frontmatter = copyValue(value as FrontmatterValue) as Frontmatter;
 
   for (const pair of contents.items) {
-    const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
+    const key = yamlLibrary().isScalar(pair.key) ? String(pair.key.value) : undefined;
     if (key === undefined || result.keyPositions.has(key)) continue;
     result.keyPositions.set(key, index.at((pair.key as ParsedNode).range[0]));
     const v = pair.value;
     if (v === null) result.scalarSources.set(key, "");
-    else if (isScalar(v) && typeof v.value !== "string") result.scalarSources.set(key, v.source === undefined ? String(v.value) : String(v.source));
+    else if (yamlLibrary().isScalar(v) && typeof v.value !== "string") result.scalarSources.set(key, v.source === undefined ? String(v.value) : String(v.source));
   }
   return result;
 }
@@ -138,7 +139,7 @@ function parse(text: string): Document.Parsed {
   // logLevel "silent": the library must not print; warnings are turned into diagnostics instead.
   // uniqueKeys off: the library compares every key with every earlier one (quadratic — seconds for a hostile
   // frontmatter of 10,000 keys); `inspect` finds duplicates with a set per map instead.
-  return parseDocument(text, { uniqueKeys: false, strict: true, prettyErrors: false, keepSourceTokens: false, logLevel: "silent" });
+  return yamlLibrary().parseDocument(text, { uniqueKeys: false, strict: true, prettyErrors: false, keepSourceTokens: false, logLevel: "silent" });
 }
 
 interface Inspection {
@@ -157,14 +158,14 @@ function inspect(root: Node, maxDepth: number, index: LineIndex, result: FullYam
   const openAnchors: string[] = [];
   const visit = (node: unknown, depth: number): void => {
     if (tooDeep !== undefined || cycle !== undefined || duplicate !== undefined || node === null || typeof node !== "object") return;
-    if (isPair(node)) {
+    if (yamlLibrary().isPair(node)) {
       visit(node.key, depth);
       visit(node.value, depth);
       return;
     }
     const n = node as ParsedNode;
     const offset = n.range?.[0] ?? 0;
-    if (isAlias(n)) {
+    if (yamlLibrary().isAlias(n)) {
       aliases++;
       result.strictViolations.push({ feature: "alias", at: index.at(offset) });
       // `&a [*a]` is legal YAML but a cycle: it can never be plain JSON-shaped data.
@@ -173,13 +174,13 @@ function inspect(root: Node, maxDepth: number, index: LineIndex, result: FullYam
     }
     if (n.anchor) result.strictViolations.push({ feature: "anchor", at: index.at(offset) });
     if (n.tag) result.strictViolations.push({ feature: "tag", at: index.at(offset) });
-    if (isCollection(n)) {
+    if (yamlLibrary().isCollection(n)) {
       if (depth + 1 > maxDepth) {
         tooDeep = offset;
         return;
       }
       if (n.flow) result.strictViolations.push({ feature: "flow collection", at: index.at(offset) });
-      if (isMap(n)) duplicate ??= firstDuplicateKey(n.items);
+      if (yamlLibrary().isMap(n)) duplicate ??= firstDuplicateKey(n.items);
       if (n.anchor) openAnchors.push(n.anchor);
       for (const item of n.items) visit(item, depth + 1);
       if (n.anchor) openAnchors.pop();
@@ -193,10 +194,10 @@ function inspect(root: Node, maxDepth: number, index: LineIndex, result: FullYam
 function firstDuplicateKey(pairs: readonly unknown[]): { key: string; offset: number } | undefined {
   const seen = new Set<string>();
   for (const pair of pairs) {
-    if (!isPair(pair)) continue;
+    if (!yamlLibrary().isPair(pair)) continue;
     const key = pair.key as ParsedNode | null;
-    const name = key === null ? "" : isScalar(key) ? `s:${typeof key.value}:${String(key.value)}` : `n:${String(key)}`;
-    if (seen.has(name)) return { key: key === null ? "" : isScalar(key) ? String(key.value) : String(key), offset: key?.range?.[0] ?? 0 };
+    const name = key === null ? "" : yamlLibrary().isScalar(key) ? `s:${typeof key.value}:${String(key.value)}` : `n:${String(key)}`;
+    if (seen.has(name)) return { key: key === null ? "" : yamlLibrary().isScalar(key) ? String(key.value) : String(key), offset: key?.range?.[0] ?? 0 };
     seen.add(name);
   }
   return undefined;

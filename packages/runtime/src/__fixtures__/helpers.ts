@@ -86,7 +86,7 @@ export async function bundleRuntime(outDir: string): Promise<string> {
     format: "esm",
     outfile,
     logLevel: "silent",
-    alias: { "@skillport/core/internal/safe-path": src("core", "safe-path.ts"), "@skillport/core/internal/compare": src("core", "compare.ts"), "@skillport/core/internal/validate": src("core", "validate.ts"), "@skillport/core/internal": src("core", "internal.ts"), "@skillport/core/errors": src("core", "errors.ts"), "@skillport/fs/floor": src("fs", "floor.ts"), "@skillport/fs/tree": src("fs", "tree.ts"), "@skillport/core": src("core"), "@skillport/fs": src("fs"), "@skillport/pack/version": src("pack", "version.ts"), "@skillport/pack": src("pack"), "@skillport/sandbox": src("sandbox") },
+    alias: { "#yaml-library": src("core", "format/yaml-library.ts"), "@skillport/core/internal/safe-path": src("core", "safe-path.ts"), "@skillport/core/internal/compare": src("core", "compare.ts"), "@skillport/core/internal/validate": src("core", "validate.ts"), "@skillport/core/internal": src("core", "internal.ts"), "@skillport/core/errors": src("core", "errors.ts"), "@skillport/fs/floor": src("fs", "floor.ts"), "@skillport/fs/tree": src("fs", "tree.ts"), "@skillport/core": src("core"), "@skillport/fs": src("fs"), "@skillport/pack/version": src("pack", "version.ts"), "@skillport/pack": src("pack"), "@skillport/sandbox": src("sandbox") },
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
     nodePaths: [fileURLToPath(new URL("../../../../node_modules", import.meta.url))],
   });

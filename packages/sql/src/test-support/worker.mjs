@@ -38,7 +38,7 @@ try {
       await repository.save(names.map((name) => marked(name, tag, 5)));
       console.log(JSON.stringify({ ok: true }));
     } catch (error) {
-      console.log(JSON.stringify({ ok: false, code: error.code }));
+      console.log(JSON.stringify({ ok: false, code: error.code, message: error.message }));
     }
   }
 } finally {
