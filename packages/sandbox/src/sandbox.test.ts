@@ -50,6 +50,12 @@ async function goneSoon(marker: string): Promise<boolean> {
   return !processAlive(marker);
 }
 
+/** Whether the marked process shows up within a few seconds (bash prints before it forks the next command). */
+async function aliveSoon(marker: string): Promise<boolean> {
+  for (let i = 0; i < 200 && !processAlive(marker); i++) await new Promise((r) => setTimeout(r, 25));
+  return processAlive(marker);
+}
+
 describe("sandbox selection", () => {
   it("creates bubblewrap by default when installed and refuses a missing bwrap", () => {
     if (hasBwrap) expect(createSandbox({ writableDir: ws.dir }).kind).toBe("bubblewrap");
@@ -246,7 +252,7 @@ describe.runIf(hasBwrap)("bubblewrap isolation", () => {
       `;
       const child = spawn(process.execPath, ["--input-type=module", "-e", code], { stdio: ["ignore", "pipe", "inherit"] });
       await new Promise<void>((resolve) => child.stdout.on("data", () => resolve()));
-      expect(processAlive(marker)).toBe(true);
+      expect(await aliveSoon(marker)).toBe(true);
       const exited = new Promise((resolve) => child.on("close", (_code, signal) => resolve(signal)));
       child.kill("SIGKILL");
       expect(await exited).toBe("SIGKILL");
