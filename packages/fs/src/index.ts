@@ -44,23 +44,9 @@ export {
   type DiscoverSkillRootsOptions,
   type RootProvider,
 } from "./roots.js";
-// The Node floor every other Node package stands on: one confinement rule, one atomic write, one errno reading.
-export { isInside, resolveConfined, type ResolveConfinedOptions } from "./confine.js";
-export { siblingTemp, writeFileAtomic } from "./atomic.js";
-export { errorCode, isMissing } from "./errno.js";
-export {
-  walkTree,
-  DEFAULT_WALK_MAX_DEPTH,
-  DEFAULT_WALK_MAX_FILES,
-  DEFAULT_WALK_MAX_DIRS,
-  type WalkOptions,
-  type WalkResult,
-  type WalkEntry,
-  type WalkProblem,
-  type WalkProblemKind,
-  type WalkLimitName,
-  type WalkExcluded,
-  type WalkDirectory,
-  type WalkLinkPolicy,
-} from "./walk.js";
-export { openConfined, type OpenConfinedOptions, type ConfinedFile } from "./open-confined.js";
+// The Node floor every other Node package stands on: one confinement rule, one atomic write, one errno reading, the
+// one bounded walker and confinement by the opened file. The light subpaths `@skillport/fs/floor` and `/tree` hold
+// them (decision 0202); the main entry re-exports both.
+export * from "./floor.js";
+export * from "./tree.js";
+export { resolveConfined, type ResolveConfinedOptions } from "./confine.js";
