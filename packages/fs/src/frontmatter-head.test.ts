@@ -2,9 +2,12 @@
 // version it replaced (a fresh buffer and a fatal TextDecoder per read). Both must agree on every input: the text,
 // whether it is the whole file, and every refusal.
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
 import type { ReadAt } from "./files.js";
-import { readHead, scanFrontmatterBytes, type HeadResult } from "./frontmatter-head.js";
+import { readHead, readHeadSync, scanFrontmatterBytes, type HeadResult } from "./frontmatter-head.js";
 
 function decode(bytes: Buffer, start: number, end: number, stream: boolean): string | undefined {
   try {
@@ -55,6 +58,9 @@ const bytesOf = fc.oneof(
   fc.tuple(fc.array(piece, { maxLength: 8 }), fc.uint8Array({ maxLength: 6 })).map(([parts, tail]) => new Uint8Array([...Buffer.from(parts.join(""), "utf8"), ...tail])),
 );
 
+const scratch = mkdtempSync(path.join(os.tmpdir(), "skillport-head-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
 describe("readHead", () => {
   it("agrees with the plain TextDecoder version on every input, chunk size and limit", async () => {
     await fc.assert(
@@ -64,6 +70,22 @@ describe("readHead", () => {
         expect(got).toEqual(want);
       }),
       { numRuns: 3000 },
+    );
+  });
+
+  it("the blocking driver (a real file descriptor) agrees with the oracle too", async () => {
+    await fc.assert(
+      fc.asyncProperty(bytesOf, fc.integer({ min: 1, max: 80 }), fc.integer({ min: 1, max: 200 }), fc.integer({ min: 1, max: 200 }), async (bytes, chunk, maxBytes, maxFm) => {
+        const file = path.join(scratch, "SKILL.md");
+        writeFileSync(file, bytes);
+        const fd = openSync(file, "r");
+        try {
+          expect(readHeadSync(fd, maxBytes, chunk, maxFm)).toEqual(await oracle(readerOf(bytes), maxBytes, chunk, maxFm));
+        } finally {
+          closeSync(fd);
+        }
+      }),
+      { numRuns: 500 },
     );
   });
 
