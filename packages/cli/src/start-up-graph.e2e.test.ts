@@ -29,6 +29,16 @@ function loadedBy(args: readonly string[]) {
   return { code: run.status, stdout: run.stdout, stderr: run.stderr.replace(/^loaded-module .*\n/gm, ""), modules };
 }
 
+/** The modules a bare `import()` of a built package entry loads (what a library user of that entry pays for). */
+function loadedByImport(specifier: string) {
+  const run = spawnSync(process.execPath, ["--import", `data:text/javascript,${encodeURIComponent(REGISTER)}`, "--input-type=module", "-e", `await import(${JSON.stringify(specifier)});`], {
+    cwd: repo,
+    encoding: "utf8",
+  });
+  const modules = [...run.stderr.matchAll(/^loaded-module (\S+)$/gm)].map((m) => path.relative(repo, fileURLToPath(m[1]!)));
+  return { code: run.status, modules };
+}
+
 const inPackage = (modules: readonly string[], pkg: string) => modules.filter((m) => m.startsWith(`packages/${pkg}/`)).sort();
 const fromNodeModules = (modules: readonly string[], name: string) => modules.filter((m) => m.includes(`node_modules/${name}/`));
 
@@ -66,6 +76,16 @@ describe.runIf(existsSync(bin))("start-up module graph of the built binary (deci
     const fast = loadedBy(["validate", plain, "--profile", "lenient"]);
     expect(fast.code).toBe(0);
     expect(fromNodeModules(fast.modules, "yaml")).toEqual([]);
+  });
+
+  it("@skillport/fs loads core's leaves it uses (parser, errors, path rules, Skill), never core's barrels, registry, catalog, search or lint", () => {
+    const run = loadedByImport("@skillport/fs");
+    expect(run.code).toBe(0);
+    expect(run.modules).toContain("packages/core/dist/parse.js");
+    expect(run.modules).toContain("packages/fs/dist/provider.js");
+    expect(run.modules.filter((m) => BARRELS.slice(0, 2).includes(m))).toEqual([]);
+    expect(inPackage(run.modules, "core").filter((m) => /\/(registry|memory|lint|validate|catalog\/|search\/)/.test(m))).toEqual([]);
+    for (const heavy of ["yaml", "stemmer", "chokidar"]) expect(fromNodeModules(run.modules, heavy), heavy).toEqual([]);
   });
 
   it("exec loads the sandbox and the workspace, and no parser, provider, packer or yaml", () => {

@@ -1,7 +1,7 @@
 import fs, { type Dirent } from "node:fs";
 import { lstat, readdir, realpath, stat } from "node:fs/promises";
-import { isSafeSkillId } from "@skillport/core";
-import { compareCodeUnits } from "@skillport/core/internal";
+import { isSafeSkillId } from "@skillport/core/internal/safe-path";
+import { compareCodeUnits } from "@skillport/core/internal/compare";
 import { isInside, joinReal } from "./confine.js";
 import { errorCode, isMissing } from "./errno.js";
 import { SKILL_FILE_NAMES, SkillDirectory, fileProblem, type SkillDirectoryOptions, type SkillProbe, type SkillProblem } from "./skill-directory.js";

@@ -1,4 +1,6 @@
-import { parseFrontmatter, SkillValidationError, type Frontmatter, type ParseLimits } from "@skillport/core";
+import type { Frontmatter, ParseLimits } from "@skillport/core";
+import { SkillValidationError } from "@skillport/core/errors";
+import { parseFrontmatter } from "@skillport/core/internal/parse";
 
 /**
  * Parses the frontmatter at the start of `head` (the SKILL.md text up to at least the closing `---`) with core's

@@ -2,8 +2,11 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { chmod, lstat, mkdir, mkdtemp, rename, rm, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { AgentSkillsError, Skill, SkillExistsError, SkillNotFoundError, isSafeSkillId, type ResourceContent, type SaveOptions, type SaveResult, type SkillRepository } from "@skillport/core";
-import { prepareSaveBatch } from "@skillport/core/internal";
+import type { ResourceContent, SaveOptions, SaveResult, SkillRepository } from "@skillport/core";
+import { AgentSkillsError, SkillExistsError, SkillNotFoundError } from "@skillport/core/errors";
+import { isSafeSkillId } from "@skillport/core/internal/safe-path";
+import { prepareSaveBatch } from "@skillport/core/internal/save-batch";
+import { Skill } from "@skillport/core/internal/skill";
 import { errorCode, isMissing } from "./errno.js";
 import { LocalFileSystemSkillProvider, type LocalFileSystemProviderOptions } from "./provider.js";
 

@@ -1,8 +1,8 @@
 import fs, { type Stats } from "node:fs";
 import { lstat, realpath, stat } from "node:fs/promises";
 import path from "node:path";
-import { parseFrontmatter, type Diagnostic, type Frontmatter, type ParseLimits, type SkillFile } from "@skillport/core";
-import { DEFAULT_PARSE_LIMITS } from "@skillport/core/internal";
+import type { Diagnostic, Frontmatter, ParseLimits, SkillFile } from "@skillport/core";
+import { DEFAULT_PARSE_LIMITS, parseFrontmatter } from "@skillport/core/internal/parse";
 import { descriptorReader } from "./files.js";
 import { readHead } from "./frontmatter-head.js";
 import { isInside, joinReal } from "./confine.js";

@@ -1,6 +1,9 @@
 import { realpath } from "node:fs/promises";
-import { AgentSkillsError, InvalidPathError, LimitExceededError, ProviderUnavailableError, ResourceNotFoundError, SkillNotFoundError, SkillSourceProvider, SkillUnavailableError, SkillValidationError, requireSafeResourcePath, requireSafeSkillId, type Frontmatter, type ParseLimits, type SkillFile } from "@skillport/core";
-import { DEFAULT_PARSE_LIMITS, findFrontmatterEnd } from "@skillport/core/internal";
+import type { Frontmatter, ParseLimits, SkillFile } from "@skillport/core";
+import { AgentSkillsError, InvalidPathError, LimitExceededError, ProviderUnavailableError, ResourceNotFoundError, SkillNotFoundError, SkillUnavailableError, SkillValidationError } from "@skillport/core/errors";
+import { DEFAULT_PARSE_LIMITS, findFrontmatterEnd } from "@skillport/core/internal/parse";
+import { requireSafeResourcePath, requireSafeSkillId } from "@skillport/core/internal/safe-path";
+import { SkillSourceProvider } from "@skillport/core/internal/source";
 import { ResourceTooLargeError, SkillFileTooLargeError } from "./errors.js";
 import { errorCode, isMissing } from "./errno.js";
 import { descriptorReader, readBounded, type ReadAt } from "./files.js";

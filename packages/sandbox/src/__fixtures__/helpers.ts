@@ -33,7 +33,7 @@ export async function bundleSandbox(outDir: string): Promise<string> {
     format: "esm",
     outfile,
     logLevel: "silent",
-    alias: { "#yaml-library": src("core", "format/yaml-library.ts"), "@skillport/core/internal/safe-path": src("core", "safe-path.ts"), "@skillport/core/internal/compare": src("core", "compare.ts"), "@skillport/core/internal/validate": src("core", "validate.ts"), "@skillport/core/internal": src("core", "internal.ts"), "@skillport/core/errors": src("core", "errors.ts"), "@skillport/fs/floor": src("fs", "floor.ts"), "@skillport/fs/tree": src("fs", "tree.ts"), "@skillport/core": src("core"), "@skillport/fs": src("fs") },
+    alias: { "#yaml-library": src("core", "format/yaml-library.ts"), "@skillport/core/internal/safe-path": src("core", "safe-path.ts"), "@skillport/core/internal/parse": src("core", "parse.ts"), "@skillport/core/internal/skill": src("core", "skill.ts"), "@skillport/core/internal/source": src("core", "source.ts"), "@skillport/core/internal/save-batch": src("core", "save-batch.ts"), "@skillport/core/internal/compare": src("core", "compare.ts"), "@skillport/core/internal/validate": src("core", "validate.ts"), "@skillport/core/internal": src("core", "internal.ts"), "@skillport/core/errors": src("core", "errors.ts"), "@skillport/fs/floor": src("fs", "floor.ts"), "@skillport/fs/tree": src("fs", "tree.ts"), "@skillport/core": src("core"), "@skillport/fs": src("fs") },
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
     nodePaths: [fileURLToPath(new URL("../../../../node_modules", import.meta.url))],
   });
