@@ -293,3 +293,47 @@ for (const dialect of await availableDialects()) {
 function getInfoWriteable(r: SqlSkillRepository): boolean {
   return r.getRepositoryInfo().writeable;
 }
+
+describe("schema detection while another process migrates", () => {
+  // Another process's migration commits between this process's two looks at the schema. Looking for the migrations
+  // table first and the skills table second read that moment as an AgentScope database (text-only tables), and a save
+  // with a binary file then failed with `resource-binary` problems (seen in CI as SKILL_VALIDATION). The migration is
+  // replayed here from a second connection at exactly that moment, deterministically.
+  it("never takes a Skillport schema committed between the looks for AgentScope's tables", async () => {
+    const reference = await createTestDatabase("sqlite");
+    const target = await createTestDatabase("sqlite");
+    const { default: Sqlite } = await import("better-sqlite3");
+    try {
+      const made = new SqlSkillRepository({ connection: reference.url });
+      await made.ready();
+      await made.close();
+      const ref = new Sqlite(reference.url.slice("sqlite:".length));
+      const ddl = ref.prepare("select sql from sqlite_master where sql is not null and name not like 'sqlite_%' order by rowid").all() as Array<{ sql: string }>;
+      const versions = ref.prepare("select version, name from agentscope_skills_migrations").all() as Array<{ version: number; name: string }>;
+      ref.close();
+      const other = new Sqlite(target.url.slice("sqlite:".length));
+      let migrated = false;
+      const migrateFromElsewhere = () => {
+        migrated = true;
+        other.exec("begin");
+        for (const { sql: statement } of ddl) other.exec(statement);
+        for (const { version, name } of versions) other.prepare("insert into agentscope_skills_migrations (version, name) values (?, ?)").run(version, name);
+        other.exec("commit");
+      };
+      const repository = new SqlSkillRepository({
+        connection: { dialect: "sqlite", filename: target.url.slice("sqlite:".length), onQuery: (statement) => !migrated && statement.includes("sqlite_master") && migrateFromElsewhere() },
+      });
+      try {
+        await repository.save([skill("race-a", { resources: { "assets/blob.bin": BINARY } })]);
+        expect(migrated).toBe(true);
+        expect([...(await repository.getSkill("race-a")).resources.get("assets/blob.bin") as Uint8Array]).toEqual([...BINARY]);
+      } finally {
+        await repository.close();
+        other.close();
+      }
+    } finally {
+      await reference.drop();
+      await target.drop();
+    }
+  });
+});

@@ -57,16 +57,20 @@ export function prepareSchema(database: SqlDatabase, tables: SqlTableNames, opti
 async function detectAndMigrate(database: SqlDatabase, tables: SqlTableNames, options: PrepareSchemaOptions): Promise<SchemaState> {
   const db = database.kysely;
   try {
+    // The skills table is looked for first: a migration creates the migrations table before the skill tables (in one
+    // transaction where DDL is transactional), so a skills table seen here with no migrations table after it is
+    // AgentScope's own, never a Skillport migration another process committed between the two looks.
+    const hasSkills = await tableExists(db, database.dialect, tables.skills);
     if (options.layout !== "agentscope" && (await tableExists(db, database.dialect, tables.migrations))) {
       return await migrateOrCheck(database, tables, options);
     }
-    if (options.layout !== "skillport" && (await tableExists(db, database.dialect, tables.skills))) {
+    if (options.layout !== "skillport" && hasSkills) {
       return await checkAgentScopeTables(database, tables);
     }
     if (options.layout === "agentscope") {
       throw new SqlRepositoryError(`${database.display}: no table ${tables.skills} (layout agentscope reads existing AgentScope tables and never creates them)`, "SQL_SCHEMA");
     }
-    if (options.layout === "skillport" && (await tableExists(db, database.dialect, tables.skills))) {
+    if (options.layout === "skillport" && hasSkills) {
       throw new SqlRepositoryError(`${database.display}: table ${tables.skills} exists but was not made by Skillport (use layout agentscope to read it as it is)`, "SQL_SCHEMA");
     }
     if (!options.migrate) {
