@@ -8,15 +8,15 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PluginHost, type PluginEvent } from "./index.js";
 import { createLocalServices } from "./services.js";
+import { collectEvents as collect, hostOpener } from "./__fixtures__/plugins.js";
 
 let root: string;
-const hosts: PluginHost[] = [];
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "skillport-fastgpt-compat-"));
 });
 afterAll(async () => {
-  await Promise.all(hosts.map((host) => host.close()));
+  await closeAll();
   await rm(root, { recursive: true, force: true });
 });
 
@@ -51,17 +51,7 @@ async function writeUpstreamDist(name: string, source: string, extra: Record<str
   return dist;
 }
 
-async function open(source: string, options: Parameters<typeof PluginHost.load>[1] = {}): Promise<PluginHost> {
-  const host = await PluginHost.load(source, { maxHeapMb: 64, ...options });
-  hosts.push(host);
-  return host;
-}
-
-async function collect(events: AsyncIterable<PluginEvent>): Promise<PluginEvent[]> {
-  const out: PluginEvent[] = [];
-  for await (const event of events) out.push(event);
-  return out;
-}
+const { open, closeAll } = hostOpener();
 
 // Shape 1: the SDK stays external and is imported by its FastGPT name at run time.
 const RUNTIME_IMPORT = `

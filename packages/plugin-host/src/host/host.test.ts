@@ -14,6 +14,8 @@ import {
   KITCHEN_SINK_CHILDREN,
   KITCHEN_SINK_SOURCE,
   UPLOADER_SOURCE,
+  collectEvents as collect,
+  hostOpener,
   writePluginFixture,
 } from "./__fixtures__/plugins.js";
 
@@ -26,19 +28,8 @@ if (!bwrap) {
 let root: string;
 let dist: string;
 let uploads: string;
-const hosts: PluginHost[] = [];
 
-async function open(source: string, options: Parameters<typeof PluginHost.load>[1] = {}): Promise<PluginHost> {
-  const host = await PluginHost.load(source, { maxHeapMb: 64, ...options });
-  hosts.push(host);
-  return host;
-}
-
-async function collect(events: AsyncIterable<PluginEvent>): Promise<PluginEvent[]> {
-  const out: PluginEvent[] = [];
-  for await (const event of events) out.push(event);
-  return out;
-}
+const { open, closeAll } = hostOpener();
 
 async function lastEvent(host: PluginHost, tool: string, input: unknown, secrets?: Record<string, unknown>): Promise<PluginEvent> {
   const events = await collect(host.run(tool, input, { secrets }));
@@ -52,7 +43,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(hosts.map((host) => host.close()));
+  await closeAll();
   await rm(root, { recursive: true, force: true });
 });
 

@@ -4,6 +4,29 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { PluginHost, type PluginEvent } from "../index.js";
+
+/** Every event a run yields, in order. */
+export async function collectEvents(events: AsyncIterable<PluginEvent>): Promise<PluginEvent[]> {
+  const out: PluginEvent[] = [];
+  for await (const event of events) out.push(event);
+  return out;
+}
+
+/** Opens hosts with a small heap cap and remembers them, so a test file closes them all in one place. */
+export function hostOpener(): { open: (source: string, options?: Parameters<typeof PluginHost.load>[1]) => Promise<PluginHost>; closeAll: () => Promise<void> } {
+  const hosts: PluginHost[] = [];
+  return {
+    async open(source, options = {}) {
+      const host = await PluginHost.load(source, { maxHeapMb: 64, ...options });
+      hosts.push(host);
+      return host;
+    },
+    async closeAll() {
+      await Promise.all(hosts.splice(0).map((host) => host.close()));
+    },
+  };
+}
 
 const objectSchema = (properties: Record<string, unknown>, required: string[] = []) => ({
   type: "object",
