@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadCorpus } from "./evaluate.mjs";
+import { loadWordnet } from "./wordnet.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const { analyseSkill, searchTokens, SEARCH_FIELDS, DEFAULT_FIELD_WEIGHTS } = await import(path.join(here, "..", "..", "packages", "core", "dist", "internal.js"));
@@ -47,9 +48,27 @@ function prefixFallback(terms, P) {
     return vocabulary.filter((v) => v.startsWith(stem)).map((v) => [v, w * P.prefixWeight]);
   });
 }
+// WordNet expansion: each query word's synonyms (and optionally hypernyms or the gloss) as extra terms of weight
+// P.wn.weight, kept only when some skill contains them (wordnet.mjs; bench only).
+let wordnet;
+function wordnetExpansion(query, terms, P) {
+  if (!P.wn) return terms;
+  wordnet ??= loadWordnet();
+  const have = new Set(terms.map(([t]) => t));
+  const added = new Map();
+  for (const word of query.toLowerCase().match(/[a-z]+/g) ?? []) {
+    const own = searchTokens(word);
+    if (!own.length) continue; // a stopword
+    if (P.wn.maxDf !== undefined && own.some((t) => (df.get(t) ?? 0) > P.wn.maxDf)) continue; // expand only rare or unknown words
+    for (const phrase of wordnet.related(word, P.wn)) {
+      for (const t of searchTokens(phrase)) if (!have.has(t) && df.has(t)) added.set(t, P.wn.weight);
+    }
+  }
+  return [...terms, ...added];
+}
 function rank(query, P) {
   const W = { ...DEFAULT_FIELD_WEIGHTS, ...P.W };
-  let terms = prefixFallback([...new Set(searchTokens(query))].filter((t) => !P.moreStop || !MORE_STOP.has(t)).map((t) => [t, 1]), P);
+  let terms = wordnetExpansion(query, prefixFallback([...new Set(searchTokens(query))].filter((t) => !P.moreStop || !MORE_STOP.has(t)).map((t) => [t, 1]), P), P);
   const run = (terms) => {
     const qw = terms.reduce((s, [t, w]) => s + w * idf(t), 0);
     const sc = [];
@@ -105,7 +124,7 @@ function evalSplit(split, P) {
   for (const q of queries) { if (q.kind === "none" || (split !== "all" && q.split !== split)) continue; n++; const ids = rank(q.query, P); const rel = new Set(q.relevant); const at = ids.findIndex((x) => rel.has(x)); if (at === 0) r1++; if (at >= 0 && at < 3) r3++; }
   return `${(r1 / n).toFixed(3)}/${(r3 / n).toFixed(3)}`;
 }
-const base = { k1: 1.6, covExp: 0, bigram: 0, prf: 0, prfDocs: 3, prfTerms: 10, W: {}, delta: 0, idfExp: 1, lead: 0, leadTokens: 12, prefix: 0, prefixWeight: 0.5 };
+const base = { k1: 1.6, covExp: 0, bigram: 0, prf: 0, prfDocs: 3, prfTerms: 10, W: {}, delta: 0, idfExp: 1, lead: 0, leadTokens: 12, prefix: 0, prefixWeight: 0.5, wn: undefined };
 // --train-only: while choosing, print the tuning half alone; run the held-out half once for the choice.
 const trainOnly = process.argv.includes("--train-only");
 const grid = JSON.parse(process.argv.slice(2).find((a, i, all) => i !== all.indexOf("--corpus") + 1 && a !== "--corpus" && a !== "--train-only") ?? "[{}]");
