@@ -103,7 +103,7 @@ async function main() {
   const arg = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
   const sizes = arg("--sizes", "1000,10000,50000").split(",").map(Number);
   const runs = Math.max(5, Number(arg("--runs", "5")));
-  const cli = path.join(here, "..", "packages", "cli", "dist", "main.js");
+  const cli = path.join(here, "..", "packages", "cli", "dist", "cli.js");
   for (const size of sizes) {
     const dir = await mkdtemp(path.join(os.tmpdir(), `skillport-bench-${size}-`));
     try {

@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const packEntry = path.join(here, "../packages/pack/dist/index.js");
 // What users run: the built CLI (its start-up and module loading included).
-const cli = path.join(here, "../packages/cli/dist/main.js");
+const cli = path.join(here, "../packages/cli/dist/cli.js");
 const { packDirectoryToFile, unpackArchive } = await import(packEntry);
 
 const runsArg = process.argv.indexOf("--runs");

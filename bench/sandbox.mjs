@@ -17,7 +17,7 @@ const repo = repoFlag >= 0 ? path.resolve(argv.splice(repoFlag, 2)[1]) : path.re
 const runs = Number(argv[0] ?? 50);
 const wholeRuns = Math.max(5, Number(argv[1] ?? 7));
 const { createSandbox, findBubblewrap } = await import(pathToFileURL(path.join(repo, "packages/sandbox/dist/index.js")).href);
-const cli = path.join(repo, "packages/cli/dist/main.js");
+const cli = path.join(repo, "packages/cli/dist/cli.js");
 const dir = await realpath(await mkdtemp(path.join(os.tmpdir(), "skillport-bench-")));
 
 function timedSpawn(file, args, env = {}) {

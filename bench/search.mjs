@@ -10,7 +10,7 @@ import { generateCorpus } from "./corpus.mjs";
 import { measureInterleaved, printTable, prng, timeNode } from "./lib.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const cli = path.join(here, "..", "packages", "cli", "dist", "main.js");
+const cli = path.join(here, "..", "packages", "cli", "dist", "cli.js");
 const { SkillSearchIndex } = await import(path.join(here, "..", "packages", "core", "dist", "index.js"));
 
 const arg = (name, fallback) => {

@@ -1,4 +1,4 @@
-// Runs the BUILT CLI (`packages/cli/dist/main.js`) in a child process against the scripted model server: `chat -p …
+// Runs the BUILT CLI (`packages/cli/dist/cli.js`) in a child process against the scripted model server: `chat -p …
 // --json --code-exec` over a real skill folder, for the OpenAI-compatible and the Anthropic protocol; the skill's tool
 // group switches on when the model loads it and its script runs in bubblewrap. Also `tools` and the exit-2 cases.
 import { execFile } from "node:child_process";
@@ -12,7 +12,7 @@ import { tempTree, type TempTree } from "@skillport/fs/testing";
 import { startScriptedServer } from "../../agent/test/scripted-server.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const bin = path.join(repo, "packages/cli/dist/main.js");
+const bin = path.join(repo, "packages/cli/dist/cli.js");
 const built = existsSync(path.join(repo, "packages/cli/dist/commands/chat.js"));
 const hasBwrap = findBubblewrap() !== undefined;
 if (!built || !hasBwrap) {

@@ -1,5 +1,5 @@
 // Runs the BUILT deploy/exec commands in a real child process (real exit codes, real streams, real sandbox).
-// Uses `packages/cli/dist/main.js` once the commands are registered there; until then a tiny launcher that wires the
+// Uses `packages/cli/dist/cli.js` once the commands are registered there; until then a tiny launcher that wires the
 // same built command modules exactly as program.ts does.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";

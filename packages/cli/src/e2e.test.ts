@@ -1,4 +1,4 @@
-// Runs the BUILT binary (packages/cli/dist/main.js) the way users do; `npm test` builds before testing.
+// Runs the BUILT binary (packages/cli/dist/cli.js) the way users do; `npm test` builds before testing.
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { skillMd, tempTree } from "./test-support.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const bin = path.join(repo, "packages/cli/dist/main.js");
+const bin = path.join(repo, "packages/cli/dist/cli.js");
 
 function skillport(args: string[]) {
   const result = spawnSync(process.execPath, [bin, ...args], { cwd: repo, encoding: "utf8", env: { ...process.env, FORCE_COLOR: undefined } });

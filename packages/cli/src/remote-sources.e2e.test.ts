@@ -11,7 +11,7 @@ import { commitAndPush, makeRepo, startGitDaemon, startHttpBackend, type Running
 import { publish, startHttpServer, type TestHttpServer } from "../../remote/src/test-support/http-server.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const bin = path.join(repo, "packages/cli/dist/main.js");
+const bin = path.join(repo, "packages/cli/dist/cli.js");
 const SECRET = "tok3n-never-printed";
 const skillMd = (name: string, description: string) => `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${name}\n\nSteps.\n`;
 

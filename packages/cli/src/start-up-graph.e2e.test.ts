@@ -1,15 +1,18 @@
 // The module-graph rule (decision 0202), checked on the BUILT binary: the commands that must start fast load only
 // the leaves they need. A loader hook records every module the process loads; a later import that brings the skill
 // provider, core's parser or `yaml` back into these paths fails here, whatever the timing of the day.
+// Both builds are checked: dist/main.js (separate modules, what a library user's imports load) and dist/cli.js, the
+// bundle the `skillport` bin runs (decision 0220), whose chunks are mapped back to the modules they hold.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { modulesOf } from "./__fixtures__/bundle-modules.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const bin = path.join(repo, "packages/cli/dist/main.js");
+const dist = path.join(repo, "packages/cli/dist");
 
 // Runs in the loader thread: every module the process loads (ESM, and CJS reached by an import) goes to stderr.
 const HOOK = `export async function load(url, context, next) { if (url.startsWith("file:")) process._rawDebug("loaded-module " + url); return next(url, context); }`;
@@ -19,14 +22,15 @@ const CJS_AT_EXIT = `process.on("exit", () => { for (const file of Object.keys(c
 const REGISTER = `import { createRequire, register } from "node:module"; import { pathToFileURL } from "node:url"; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOK)}`)}); ${CJS_AT_EXIT}`;
 
 /** The repository-relative paths of the modules a run of the built CLI loads, and its result. */
-function loadedBy(args: readonly string[]) {
+function loadedBy(bin: string, args: readonly string[]) {
   const run = spawnSync(process.execPath, ["--import", `data:text/javascript,${encodeURIComponent(REGISTER)}`, bin, ...args], {
     cwd: repo,
     encoding: "utf8",
     env: { ...process.env, FORCE_COLOR: undefined },
   });
-  const modules = [...run.stderr.matchAll(/^loaded-module (\S+)$/gm)].map((m) => path.relative(repo, fileURLToPath(m[1]!)));
-  return { code: run.status, stdout: run.stdout, stderr: run.stderr.replace(/^loaded-module .*\n/gm, ""), modules };
+  const files = [...run.stderr.matchAll(/^loaded-module (\S+)$/gm)].map((m) => path.relative(repo, fileURLToPath(m[1]!)));
+  const modules = [...new Set(files.flatMap(modulesOf))];
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr.replace(/^loaded-module .*\n/gm, ""), files, modules };
 }
 
 /** The modules a bare `import()` of a built package entry loads (what a library user of that entry pays for). */
@@ -55,29 +59,23 @@ const PROVIDER_AND_SEARCH = /^packages\/(core\/dist\/(registry|memory|skill|cata
 const work = mkdtempSync(path.join(os.tmpdir(), "skillport-graph-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-describe.runIf(existsSync(bin))("start-up module graph of the built binary (decision 0202)", () => {
-  it("the hook sees what a heavy command loads (the check below can fail)", () => {
-    const run = loadedBy(["validate", "examples/skills/weather-brief", "--profile", "lenient"]);
+const builds = [
+  { build: "dist/main.js (separate modules)", bin: path.join(dist, "main.js") },
+  { build: "dist/cli.js (the bundle the bin runs)", bin: path.join(dist, "cli.js") },
+];
+
+describe("the skillport bin", () => {
+  it("runs the bundle, not the separate modules (decision 0220)", () => {
+    const run = loadedBy(path.join(repo, "packages/cli/bin/skillport.js"), ["exec", "--help"]);
     expect(run.code).toBe(0);
-    expect(run.modules).toContain("packages/cli/dist/commands/validate.js");
-    expect(beyond(run.modules, "core", CORE_LEAVES)).toContain("packages/core/dist/parse.js");
+    expect(run.files).toContain("packages/cli/dist/cli.js");
+    const code = run.files.filter((f) => f.startsWith("packages/") && f.endsWith(".js"));
+    expect(code.filter((f) => !f.startsWith("packages/cli/dist/cli") && f !== "packages/cli/bin/skillport.js")).toEqual([]);
+    expect(run.modules).toContain("packages/cli/dist/commands/exec.js");
   });
+});
 
-  it("yaml loads only when a SKILL.md needs the full YAML parser (decision 0210), and the exit list sees it", () => {
-    const skill = path.join(work, "flow-style");
-    mkdirSync(skill, { recursive: true });
-    writeFileSync(path.join(skill, "SKILL.md"), "---\nname: flow-style\ndescription: Reads a flow sequence.\nmetadata: {tags: [a, b]}\n---\n# Flow\n");
-    const full = loadedBy(["validate", skill, "--profile", "lenient"]);
-    expect(full.code).toBe(0);
-    expect(fromNodeModules(full.modules, "yaml").length).toBeGreaterThan(10);
-    const plain = path.join(work, "plain-style");
-    mkdirSync(plain, { recursive: true });
-    writeFileSync(path.join(plain, "SKILL.md"), '---\nname: plain-style\ndescription: "Reads \\"quoted\\" text: plain scalars."\nlicense: MIT\n---\n# Plain\n');
-    const fast = loadedBy(["validate", plain, "--profile", "lenient"]);
-    expect(fast.code).toBe(0);
-    expect(fromNodeModules(fast.modules, "yaml")).toEqual([]);
-  });
-
+describe("@skillport/fs as a library", () => {
   it("@skillport/fs loads core's leaves it uses (parser, errors, path rules, Skill), never core's barrels, registry, catalog, search or lint", () => {
     const run = loadedByImport("@skillport/fs");
     expect(run.code).toBe(0);
@@ -88,8 +86,37 @@ describe.runIf(existsSync(bin))("start-up module graph of the built binary (deci
     for (const heavy of ["yaml", "stemmer", "chokidar"]) expect(fromNodeModules(run.modules, heavy), heavy).toEqual([]);
   });
 
+});
+
+describe.each(builds)("start-up module graph of $build (decisions 0202, 0220)", ({ bin }) => {
+  const loaded = (args: readonly string[]) => loadedBy(bin, args);
+  const out = path.join(work, path.basename(bin, ".js"));
+  mkdirSync(out, { recursive: true });
+
+  it("the hook sees what a heavy command loads (the check below can fail)", () => {
+    const run = loaded(["validate", "examples/skills/weather-brief", "--profile", "lenient"]);
+    expect(run.code).toBe(0);
+    expect(run.modules).toContain("packages/cli/dist/commands/validate.js");
+    expect(beyond(run.modules, "core", CORE_LEAVES)).toContain("packages/core/dist/parse.js");
+  });
+
+  it("yaml loads only when a SKILL.md needs the full YAML parser (decision 0210), and the exit list sees it", () => {
+    const skill = path.join(work, "flow-style");
+    mkdirSync(skill, { recursive: true });
+    writeFileSync(path.join(skill, "SKILL.md"), "---\nname: flow-style\ndescription: Reads a flow sequence.\nmetadata: {tags: [a, b]}\n---\n# Flow\n");
+    const full = loaded(["validate", skill, "--profile", "lenient"]);
+    expect(full.code).toBe(0);
+    expect(fromNodeModules(full.modules, "yaml").length).toBeGreaterThan(10);
+    const plain = path.join(work, "plain-style");
+    mkdirSync(plain, { recursive: true });
+    writeFileSync(path.join(plain, "SKILL.md"), '---\nname: plain-style\ndescription: "Reads \\"quoted\\" text: plain scalars."\nlicense: MIT\n---\n# Plain\n');
+    const fast = loaded(["validate", plain, "--profile", "lenient"]);
+    expect(fast.code).toBe(0);
+    expect(fromNodeModules(fast.modules, "yaml")).toEqual([]);
+  });
+
   it("exec loads the sandbox and the workspace, and no parser, provider, packer or yaml", () => {
-    const run = loadedBy(["exec", "-w", work, "--sandbox", "process", "--json", "--", "true"]);
+    const run = loaded(["exec", "-w", work, "--sandbox", "process", "--json", "--", "true"]);
     expect([run.code, run.stderr]).toEqual([0, ""]);
     expect(JSON.parse(run.stdout)).toMatchObject({ exitCode: 0, sandbox: "process" });
     expect(run.modules).toContain("packages/runtime/dist/workspace.js");
@@ -103,15 +130,14 @@ describe.runIf(existsSync(bin))("start-up module graph of the built binary (deci
   });
 
   it("exec --help still describes every option", () => {
-    const run = loadedBy(["exec", "--help"]);
+    const run = loaded(["exec", "--help"]);
     expect(run.code).toBe(0);
     for (const option of ["--workspace", "--sandbox", "--timeout", "--cwd", "--network", "--json"]) expect(run.stdout).toContain(option);
     expect(beyond(run.modules, "core", CORE_LEAVES)).toEqual([]);
   });
 
   it("pack loads the packer and the SKILL.md validator, and no barrel, provider, search or archive reader", () => {
-    const out = path.join(work, "example.zip");
-    const run = loadedBy(["pack", "examples/package", "-o", out, "--json"]);
+    const run = loaded(["pack", "examples/package", "-o", path.join(out, "example.zip"), "--json"]);
     expect([run.code, run.stderr]).toEqual([0, ""]);
     expect(JSON.parse(run.stdout)).toMatchObject({ versionId: expect.stringMatching(/^[0-9a-f]{24}$/) });
     expect(run.modules).toContain("packages/pack/dist/zip-writer.js");
@@ -123,9 +149,9 @@ describe.runIf(existsSync(bin))("start-up module graph of the built binary (deci
   });
 
   it("unpack loads the archive reader, and no packer, validator, provider or yaml", () => {
-    const archive = path.join(work, "example.zip");
-    if (!existsSync(archive)) expect(loadedBy(["pack", "examples/package", "-o", archive]).code).toBe(0);
-    const run = loadedBy(["unpack", archive, path.join(work, "unpacked"), "--json"]);
+    const archive = path.join(out, "example.zip");
+    if (!existsSync(archive)) expect(loaded(["pack", "examples/package", "-o", archive]).code).toBe(0);
+    const run = loaded(["unpack", archive, path.join(out, "unpacked"), "--json"]);
     expect([run.code, run.stderr]).toEqual([0, ""]);
     expect(run.modules).toContain("packages/pack/dist/archive/zip.js");
     expect(beyond(run.modules, "core", CORE_LEAVES)).toEqual([]);

@@ -11,7 +11,7 @@ import { runInProcess } from "../test-support.js";
 
 const repo = fileURLToPath(new URL("../../../../", import.meta.url));
 const example = path.join(repo, "examples/package");
-const builtCli = path.join(repo, "packages/cli/dist/main.js");
+const builtCli = path.join(repo, "packages/cli/dist/cli.js");
 
 /** The real program (commands/index.ts registrations, program.ts error mapping), in-process. */
 const cli = (argv: string[], cwd: string) => runInProcess(argv, cwd);

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { findBubblewrap } from "@skillport/sandbox";
 
-const main = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
+const main = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
 const PLUGIN = `import { createToolHandler, defineTool } from '@skillport/plugin';
 import z from 'zod';
 export default defineTool({

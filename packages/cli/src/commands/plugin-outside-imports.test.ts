@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const main = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
+const main = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
 const seedTool = await readFile(new URL("../../../plugin/test/seed-tool.ts", import.meta.url), "utf8");
 const LOGO = '<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>\n';
 const SECRET = "cli-builder-secret-51c2";

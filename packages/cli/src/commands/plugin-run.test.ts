@@ -104,7 +104,7 @@ describe("skillport plugin run (in-process)", () => {
 });
 
 // The built binary (npx tsc -b packages/cli): the same command as users run it.
-const main = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
+const main = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
 
 describe("skillport plugin run (built binary)", () => {
   beforeAll(() => {

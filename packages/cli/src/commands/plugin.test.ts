@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 // End to end: the BUILT CLI (npx tsc -b packages/cli), real esbuild, real child processes, temp dirs.
-const main = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
+const main = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
 const seeds = fileURLToPath(new URL("../../../plugin/test/", import.meta.url));
 const LOGO = '<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>\n';
 

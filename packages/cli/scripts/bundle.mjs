@@ -1,0 +1,79 @@
+// Bundles the built CLI (dist/main.js and everything it reaches) into dist/cli.js plus lazily loaded chunks, which
+// the `skillport` bin runs (decision 0220). Node 20 has no compile cache: every ES module the CLI loads costs a
+// resolve, a file read and a compile, so one command loading 40–90 modules paid more for loading than for working.
+// esbuild's code splitting keeps each command's dynamic import a separate chunk, so a command still loads only what
+// it reaches. Run after `tsc -b` (the root `build` and `typecheck` scripts do).
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const cliDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const repo = path.resolve(cliDir, "../..");
+const dist = path.join(cliDir, "dist");
+
+// Left to Node's resolver, from the installed packages:
+// - native or platform binaries (better-sqlite3, esbuild) and optional ones (js-tiktoken);
+// - what plugins share with the host, which must be ONE copy for both (the plugin SDK and zod: decision 0185);
+// - SQL drivers, loaded only by SQL sources and large.
+const EXTERNAL = ["better-sqlite3", "esbuild", "js-tiktoken", "js-tiktoken/*", "pg", "mysql2", "zod", "zod/*", "@skillport/plugin"];
+
+// core reaches `yaml` through "#yaml-library" (decision 0210). The bundle keeps `yaml` out and loads it on first use
+// from core's own installation, so the version is the one core depends on, wherever npm placed it.
+const yamlOnFirstUse = {
+  name: "yaml-on-first-use",
+  setup(b) {
+    b.onResolve({ filter: /^#yaml-library$/ }, () => ({ path: "yaml-library", namespace: "skillport" }));
+    b.onLoad({ filter: /.*/, namespace: "skillport" }, () => ({
+      loader: "js",
+      contents: [
+        'import { createRequire } from "node:module";',
+        "let loaded;",
+        "export function yamlLibrary() {",
+        '  loaded ??= createRequire(createRequire(import.meta.url).resolve("@skillport/core"))("yaml");',
+        "  return loaded;",
+        "}",
+      ].join("\n"),
+    }));
+  },
+};
+
+const result = await build({
+  absWorkingDir: repo,
+  entryPoints: { cli: path.join(dist, "main.js") },
+  outdir: dist,
+  chunkNames: "cli-chunk-[hash]",
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  external: EXTERNAL,
+  plugins: [yamlOnFirstUse],
+  // CommonJS dependencies (commander) call require() for Node's built-ins.
+  banner: { js: 'import { createRequire as __skillportRequire } from "node:module"; const require = __skillportRequire(import.meta.url);' },
+  metafile: true,
+  legalComments: "none",
+  logLevel: "warning",
+  write: false,
+});
+
+// A CLI may be running while this runs (a test's `npm pack` runs `prepare`): an unchanged file is left alone, a
+// changed one is replaced by a rename, and stale chunks are removed only after every new one is in place.
+function replace(file, contents) {
+  if (existsSync(file) && readFileSync(file).equals(contents)) return;
+  writeFileSync(`${file}.tmp`, contents);
+  renameSync(`${file}.tmp`, file);
+}
+for (const output of result.outputFiles) replace(output.path, Buffer.from(output.contents));
+// Which source modules each output holds: the start-up graph test reads it to check a command's chunks.
+replace(path.join(dist, "cli-meta.json"), Buffer.from(JSON.stringify(result.metafile)));
+const written = new Set(result.outputFiles.map((output) => path.basename(output.path)));
+for (const name of readdirSync(dist)) if (/^cli(-chunk-.*)?\.js$/.test(name) && !written.has(name)) rmSync(path.join(dist, name));
+
+// The plugin host copies its worker's files from "./worker/" beside the module that installs them, which is now a
+// chunk in dist/ (plugin-host/src/host/worker-script.ts).
+const workerFrom = path.join(repo, "packages/plugin-host/dist/host/worker");
+const workerTo = path.join(dist, "worker");
+mkdirSync(workerTo, { recursive: true });
+for (const name of readdirSync(workerFrom)) if (name.endsWith(".js")) replace(path.join(workerTo, name), readFileSync(path.join(workerFrom, name)));
