@@ -1,4 +1,5 @@
 import { access, constants, mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
+import { rmdirSync } from "node:fs";
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
@@ -45,8 +46,7 @@ let exitHookInstalled = false;
 /** Takes a cgroup with the given limits, or undefined when no pids or memory controller is writable here. */
 export async function createRunCgroup(limits: CgroupLimits): Promise<RunCgroup | undefined> {
   layoutPromise ??= findParents().then(async (parents) => {
-    // One helper for every hierarchy (cgroup v1 has one per controller): a one-shot CLI starts one process, not two.
-    removeDetached((await Promise.all(parents.map((parent) => deadGroups(parent.dir)))).flat());
+    removeGroups((await Promise.all(parents.map((parent) => deadGroups(parent.dir)))).flat());
     return parents;
   });
   const parents = await layoutPromise;
@@ -154,13 +154,30 @@ async function removeSlot(slot: Slot): Promise<void> {
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
-  process.once("exit", () => removeDetached([...idle.splice(0).flatMap((slot) => slot.dirs.map((d) => d.dir)), ...pendingRemoval]));
+  process.once("exit", () => removeGroups([...idle.splice(0).flatMap((slot) => slot.dirs.map((d) => d.dir)), ...pendingRemoval]));
 }
 
 /**
- * Removes groups in a detached helper that outlives this process: removing a memory cgroup can take the kernel
- * hundreds of milliseconds (it reparents what the group was charged for), which an exiting CLI should not wait for.
- * A group that is still busy stays; the next Skillport process sweeps it.
+ * Removes groups now when they are empty: an `rmdir` of an empty group returns in well under a millisecond, even for
+ * a memory group charged with hundreds of MiB (the kernel hands the charge back asynchronously), and spawning a
+ * helper for it cost a one-shot CLI a process at exit and another at the next start. A group that is still busy
+ * (tasks of a torn-down PID namespace not yet gone) goes to a detached helper that retries, passed as `retryLater`.
+ */
+export function removeGroups(dirs: readonly string[], retryLater: (dirs: readonly string[]) => void = removeDetached): void {
+  const busy = dirs.filter((dir) => {
+    try {
+      rmdirSync(dir);
+      return false;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code !== "ENOENT";
+    }
+  });
+  if (busy.length > 0) retryLater(busy);
+}
+
+/**
+ * Removes groups in a detached helper that outlives this process, retrying for two seconds, so an exiting CLI does
+ * not wait for a busy group. A group still busy after that stays; the next Skillport process sweeps it.
  */
 function removeDetached(dirs: readonly string[]): void {
   if (dirs.length === 0) return;
