@@ -52,6 +52,8 @@ export interface WorkspaceOptions {
   tmpSizeBytes?: number;
   /** Root hosts: the non-root host uid/gid sandboxed code runs as. Default 65534:65534. */
   runAs?: SandboxIdentity;
+  /** bubblewrap launchers started ahead of time (`SandboxOptions.prewarm`); `"first"` for one command, then exit. */
+  prewarm?: boolean | "first";
   lock?: LockOptions;
   unpack?: UnpackOptions;
   pack?: PackOptions;
@@ -153,6 +155,7 @@ export class Workspace {
         maxMemoryBytes: this.options.maxMemoryBytes,
         tmpSizeBytes: this.options.tmpSizeBytes,
         runAs: this.options.runAs,
+        prewarm: this.options.prewarm,
       });
     }
     return this.sandboxInstance;

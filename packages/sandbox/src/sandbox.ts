@@ -99,9 +99,10 @@ export interface SandboxOptions {
   bwrapPath?: string;
   /**
    * bubblewrap: keep one launcher started ahead of time (its limits already applied), so joining the cgroup is off
-   * the next run's path. Default true.
+   * the next run's path. Default true. `"first"`: only the first run's, started at construction — for a caller that
+   * runs one command and exits (a CLI command), which would otherwise start a launcher and a cgroup it never uses.
    */
-  prewarm?: boolean;
+  prewarm?: boolean | "first";
 }
 
 export const DEFAULT_RUN_TIMEOUT_MS = 30_000;
@@ -283,7 +284,7 @@ export class BubblewrapSandbox extends BaseSandbox {
   readonly bwrapPath: string;
   readonly network: boolean;
   private readonly policyArgs: readonly string[];
-  private readonly prewarm: boolean;
+  private readonly prewarm: boolean | "first";
   private next: Promise<Launcher | undefined> | undefined;
   private prewarmTimer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -320,7 +321,7 @@ export class BubblewrapSandbox extends BaseSandbox {
   protected async prepare(request: RunRequest, cwd: string): Promise<PreparedRun> {
     const env = allowListEnv({ PATH: "/usr/local/bin:/usr/bin:/bin", HOME: this.home, TMPDIR: "/tmp" }, request.env);
     const launcher = await this.takeLauncher();
-    if (this.prewarm) this.prewarmSoon();
+    if (this.prewarm === true) this.prewarmSoon();
     return {
       file: this.bwrapPath,
       // bwrap itself gets an empty environment too: nothing of the parent's leaks through it.

@@ -44,7 +44,8 @@ export function registerExec(program: Command, io: CliIO, setExit: (code: number
       const root = path.resolve(io.cwd, options.workspace);
       const info = await stat(root).catch(() => undefined);
       if (!info?.isDirectory()) throw new CliError(`workspace ${JSON.stringify(options.workspace)} is not a directory`);
-      const ws = new Workspace(root, { sandbox: options.sandbox, network: options.network ?? false });
+      // One command, then exit: no launcher is prepared for a next run that never comes.
+      const ws = new Workspace(root, { sandbox: options.sandbox, network: options.network ?? false, prewarm: "first" });
       const result = await ws.exec(words.length === 1 ? words[0]! : words.map(shellQuote).join(" "), { timeout, cwd: options.cwd });
       if (options.json) {
         const { tail: _tail, ...rest } = result;
