@@ -2,6 +2,7 @@
 // general techniques switched on one at a time — query-term coverage, adjacent-pair (bigram) bonus in the metadata,
 // pseudo-relevance feedback, k1 and field weights — reporting R@1/R@3 on the train and test halves side by side.
 //   node bench/retrieval/techniques.mjs --corpus DIR [--train-only] '[{"bigram":0.3},{"covExp":0.5}]'
+//   BODY_CHARS=8192 node bench/retrieval/techniques.mjs …   (how much of each body is indexed; default 4096)
 // docs/search.md ("What did not help") records the figures; decisions are taken on train, test is only reported.
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -15,7 +16,8 @@ const at = process.argv.indexOf("--corpus");
 if (at < 0) throw new Error("--corpus DIR is required (make it with make-corpus.mjs)");
 const skills = await loadCorpus(path.resolve(process.argv[at + 1]));
 const { queries } = JSON.parse(readFileSync(path.join(here, "queries.json"), "utf8"));
-const docs = skills.map((s) => analyseSkill({ id: s.id, metadata: s.metadata, body: s.body }));
+const bodyChars = Number(process.env.BODY_CHARS ?? "") || undefined;
+const docs = skills.map((s) => analyseSkill({ id: s.id, metadata: s.metadata, body: s.body }, { bodyChars }));
 const F = SEARCH_FIELDS;
 const toks = docs.map((d) => F.map((f) => (d.fields[f] ? d.fields[f].split(" ") : [])));
 const N = docs.length;
