@@ -122,7 +122,7 @@ describe.runIf(existsSync(bin))("start-up module graph of the built binary (deci
     for (const heavy of ["yaml", "stemmer", "yauzl", "tar"]) expect(fromNodeModules(run.modules, heavy), heavy).toEqual([]);
   });
 
-  it("unpack loads the archive reader, and no packer, validator, provider or yaml", () => {
+  it("unpack loads the archive reader (our own central-directory reader, not yauzl), and no packer, validator, provider or yaml", () => {
     const archive = path.join(work, "example.zip");
     if (!existsSync(archive)) expect(loadedBy(["pack", "examples/package", "-o", archive]).code).toBe(0);
     const run = loadedBy(["unpack", archive, path.join(work, "unpacked"), "--json"]);
@@ -131,6 +131,9 @@ describe.runIf(existsSync(bin))("start-up module graph of the built binary (deci
     expect(beyond(run.modules, "core", CORE_LEAVES)).toEqual([]);
     expect(beyond(run.modules, "fs", FS_TREE)).toEqual([]);
     expect(inPackage(run.modules, "pack").filter((m) => /\/(index|pack|layout|walk|exclusions|zip-writer|read-files)\.js$/.test(m))).toEqual([]);
-    for (const heavy of ["yaml", "stemmer", "ignore", "tar"]) expect(fromNodeModules(run.modules, heavy), heavy).toEqual([]);
+    // Decision 0211: the zip listing is read in place, so no zip library (yauzl, pend) loads either.
+    for (const heavy of ["yaml", "stemmer", "ignore", "tar", "yauzl", "pend"]) expect(fromNodeModules(run.modules, heavy), heavy).toEqual([]);
+    expect(run.modules.filter((m) => m.includes("node_modules/"))).toEqual(expect.arrayContaining([expect.stringContaining("node_modules/commander/")]));
+    expect(run.modules.filter((m) => m.includes("node_modules/") && !/node_modules\/(commander|picocolors)\//.test(m))).toEqual([]);
   });
 });
