@@ -148,7 +148,7 @@ describe.each(builds)("start-up module graph of $build (decisions 0202, 0220)", 
     for (const heavy of ["yaml", "stemmer", "yauzl", "tar"]) expect(fromNodeModules(run.modules, heavy), heavy).toEqual([]);
   });
 
-  it("unpack loads the archive reader, and no packer, validator, provider or yaml", () => {
+  it("unpack loads the archive reader (our own central-directory reader, not yauzl), and no packer, validator, provider or yaml", () => {
     const archive = path.join(out, "example.zip");
     if (!existsSync(archive)) expect(loaded(["pack", "examples/package", "-o", archive]).code).toBe(0);
     const run = loaded(["unpack", archive, path.join(out, "unpacked"), "--json"]);
@@ -157,6 +157,9 @@ describe.each(builds)("start-up module graph of $build (decisions 0202, 0220)", 
     expect(beyond(run.modules, "core", CORE_LEAVES)).toEqual([]);
     expect(beyond(run.modules, "fs", FS_TREE)).toEqual([]);
     expect(inPackage(run.modules, "pack").filter((m) => /\/(index|pack|layout|walk|exclusions|zip-writer|read-files)\.js$/.test(m))).toEqual([]);
-    for (const heavy of ["yaml", "stemmer", "ignore", "tar"]) expect(fromNodeModules(run.modules, heavy), heavy).toEqual([]);
+    // Decision 0211: the zip listing is read in place, so no zip library (yauzl, pend) loads either.
+    for (const heavy of ["yaml", "stemmer", "ignore", "tar", "yauzl", "pend"]) expect(fromNodeModules(run.modules, heavy), heavy).toEqual([]);
+    expect(run.modules.filter((m) => m.includes("node_modules/"))).toEqual(expect.arrayContaining([expect.stringContaining("node_modules/commander/")]));
+    expect(run.modules.filter((m) => m.includes("node_modules/") && !/node_modules\/(commander|picocolors)\//.test(m))).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
-import { chmodSync, mkdirSync, statSync, writeFileSync } from "node:fs";
-import { lstat, mkdir, readdir, rename, rm } from "node:fs/promises";
+import { chmodSync, lstatSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import path from "node:path";
 import { InvalidPathError } from "@skillport/core/errors";
 import { siblingTemp } from "@skillport/fs/floor";
@@ -30,7 +30,7 @@ export interface UnpackResult {
  * into place, so a refused or failed unpack leaves `destDir` exactly as it was.
  */
 export async function unpackArchive(input: string | Uint8Array, destDir: string, options: UnpackOptions = {}): Promise<UnpackResult> {
-  await assertEmptyOrMissing(destDir);
+  assertEmptyOrMissing(destDir);
   const archive = await readArchive(input, options);
   await writeTree(archive, destDir);
   const files = archive.files.map((f): ManifestFile => ({ path: f.path, size: f.bytes.byteLength, sha256: sha256Hex(f.bytes), mode: f.mode }));
@@ -54,12 +54,12 @@ const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmedi
 
 /**
  * Writes checked archive contents to a fresh temp dir beside `destDir`, then renames it into place.
- * Writes are synchronous, in path order, yielding every few MiB: for package-sized files a thread-pool round trip
- * per open/write/close costs more than the write itself (decision 0100).
+ * Every step is synchronous, in path order, yielding every few MiB: for package-sized files a thread-pool round trip
+ * per mkdir/open/write/close/rename costs more than the call itself (decisions 0100, 0211).
  */
 export async function writeTree(archive: Pick<ArchiveContents, "files" | "directories">, destDir: string): Promise<void> {
   const target = path.resolve(destDir);
-  await mkdir(path.dirname(target), { recursive: true });
+  mkdirSync(path.dirname(target), { recursive: true });
   const temp = siblingTemp(target, path.basename(target));
   try {
     mkdirSync(temp, { mode: 0o755 });
@@ -86,22 +86,22 @@ export async function writeTree(archive: Pick<ArchiveContents, "files" | "direct
       }
     }
     if (!umaskSafe) chmodSync(temp, 0o755);
-    await rename(temp, target);
+    renameSync(temp, target);
   } catch (error) {
     await rm(temp, { recursive: true, force: true });
     throw error;
   }
 }
 
-async function assertEmptyOrMissing(dir: string): Promise<void> {
+function assertEmptyOrMissing(dir: string): void {
   let isDir: boolean;
   try {
-    isDir = (await lstat(dir)).isDirectory();
+    isDir = lstatSync(dir).isDirectory();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
     throw error;
   }
-  if (!isDir || (await readdir(dir)).length > 0) {
+  if (!isDir || readdirSync(dir).length > 0) {
     throw new InvalidPathError(path.basename(dir), "the destination already exists and is not an empty directory");
   }
 }

@@ -1,4 +1,4 @@
-import { readFile, stat } from "node:fs/promises";
+import { readFileSync, statSync } from "node:fs";
 import { LimitExceededError } from "@skillport/core/errors";
 import { ArchiveError } from "../errors.js";
 import { formatBytes, resolveLimits, type PackageLimits } from "../limits.js";
@@ -51,7 +51,7 @@ export function detectArchiveFormat(bytes: Uint8Array): ArchiveFormat | undefine
  */
 export async function readArchive(input: string | Uint8Array, options: ReadArchiveOptions = {}): Promise<ArchiveContents> {
   const limits = resolveLimits(options.limits);
-  const bytes = await loadBytes(input, limits);
+  const bytes = loadBytes(input, limits);
   const format = detectArchiveFormat(bytes);
   if (format === undefined) throw new ArchiveError("unknown-format", "not a zip, tar or tar.gz archive (checked by content, not by name)");
 
@@ -59,16 +59,12 @@ export async function readArchive(input: string | Uint8Array, options: ReadArchi
   let dropped: ExcludedEntry[];
   const contents = new Map<string, Buffer>();
   if (format === "zip") {
-    const { zip, entries } = await listZip(bytes, limits.maxFiles);
-    try {
-      ({ entries: checked, dropped } = checkListing(entries.map((e) => e.raw), limits));
-      const byRaw = new Map(entries.map((e) => [e.raw, e.entry]));
-      for (const e of checked) {
-        const entry = e.kind === "file" ? byRaw.get(e.raw) : undefined;
-        if (entry) contents.set(e.path, readZipEntry(bytes, entry, e.path, e.raw.size));
-      }
-    } finally {
-      zip.close();
+    const { entries } = listZip(bytes, limits.maxFiles);
+    ({ entries: checked, dropped } = checkListing(entries.map((e) => e.raw), limits));
+    const byRaw = new Map(entries.map((e) => [e.raw, e.entry]));
+    for (const e of checked) {
+      const entry = e.kind === "file" ? byRaw.get(e.raw) : undefined;
+      if (entry) contents.set(e.path, readZipEntry(bytes, entry, e.path, e.raw.size));
     }
   } else {
     // Loaded on demand: the tar parser's module graph is the largest of the archive readers.
@@ -98,12 +94,13 @@ function modeOf(path: string, mode: number): 0o755 | 0o644 {
   return (mode & 0o111) !== 0 || path.endsWith(".sh") ? 0o755 : 0o644;
 }
 
-async function loadBytes(input: string | Uint8Array, limits: PackageLimits): Promise<Buffer> {
+/** Blocking reads on purpose: one `read` of a package-sized archive beats a thread-pool round trip per chunk. */
+function loadBytes(input: string | Uint8Array, limits: PackageLimits): Buffer {
   if (typeof input === "string") {
-    const info = await stat(input);
+    const info = statSync(input);
     if (!info.isFile()) throw new ArchiveError("unknown-format", "the archive path is not a regular file");
     checkArchiveSize(info.size, limits);
-    return await readFile(input);
+    return readFileSync(input);
   }
   checkArchiveSize(input.byteLength, limits);
   return Buffer.from(input.buffer, input.byteOffset, input.byteLength);
