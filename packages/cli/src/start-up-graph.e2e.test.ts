@@ -86,6 +86,18 @@ describe.runIf(existsSync(bin))("start-up module graph of the built binary (deci
     expect(run.modules.filter((m) => BARRELS.slice(0, 2).includes(m))).toEqual([]);
     expect(inPackage(run.modules, "core").filter((m) => /\/(registry|memory|lint|validate|catalog\/|search\/)/.test(m))).toEqual([]);
     for (const heavy of ["yaml", "stemmer", "chokidar"]) expect(fromNodeModules(run.modules, heavy), heavy).toEqual([]);
+    // What only writing needs (the repository's save rules, the Skill model, the serialiser) loads when it writes (0215).
+    expect(inPackage(run.modules, "core").filter((m) => /\/(save-batch|skill|serialize)\.js$/.test(m))).toEqual([]);
+  });
+
+  it("@skillport/fs loads neither node:crypto nor node:module: both are fetched on first use (decision 0215)", () => {
+    // Without the loader hook, which itself imports node:module; Node lists its own modules in process.moduleLoadList.
+    const script = `const before = new Set(process.moduleLoadList); await import("@skillport/fs"); console.log(JSON.stringify(process.moduleLoadList.filter((m) => !before.has(m))));`;
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: repo, encoding: "utf8" });
+    expect([run.status, run.stderr]).toEqual([0, ""]);
+    const builtins = (JSON.parse(run.stdout) as string[]).filter((m) => m.startsWith("NativeModule ") && !m.includes("internal/"));
+    expect(builtins.length).toBeGreaterThan(0); // the list is seen (os, at least)
+    expect(builtins.filter((m) => m === "NativeModule crypto" || m === "NativeModule module")).toEqual([]);
   });
 
   it("exec loads the sandbox and the workspace, and no parser, provider, packer or yaml", () => {
