@@ -417,6 +417,17 @@ describe("parseFrontmatter fast path", () => {
     }
   });
 
+  it("leaves a value that is blank only to JavaScript (no-break space, BOM, U+3000) to the full parser, which reads text", () => {
+    for (const blank of ["\u00a0", "\ufeff", "\u3000", " \u00a0 ", "\t\u00a0"]) {
+      const yamlText = `name: ${blank}\n`;
+      expect(parseFlatFrontmatter(yamlText), JSON.stringify(blank)).toBeUndefined();
+      const md = `---\n${yamlText}---\n`;
+      expect(parseFrontmatter(md).frontmatter).toEqual(yamlParse(yamlText, { version: "1.2", logLevel: "silent" }));
+    }
+    // Spaces and tabs are YAML's white space: blank, so null, on the fast path.
+    expect(parseFlatFrontmatter("name: \t \n")?.frontmatter).toEqual({ name: null });
+  });
+
   it("returns metadata and the body offset without the body", () => {
     const result = parseFrontmatter("---\nname: a\ndescription: b\n---\nBODY");
     expect(result).toMatchObject({ frontmatter: { name: "a", description: "b" }, bodyOffset: 31, bodyLine: 5, diagnostics: [] });

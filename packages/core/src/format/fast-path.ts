@@ -15,6 +15,8 @@ const BOOLEANS: ReadonlyMap<string, boolean> = new Map([
   ["true", true], ["True", true], ["TRUE", true],
   ["false", false], ["False", false], ["FALSE", false],
 ]);
+// Spaces and tabs only: what YAML calls white space (JavaScript's `trim` removes much more).
+const BLANK = /^[ \t]*$/;
 const SIMPLE_NUMBER = /^[-+]?[0-9]+(\.[0-9]+)?$/;
 // Characters that start YAML syntax (or a number-like token) when they open a plain scalar.
 const SPECIAL_START = new Set([..."-?:,[]{}#&*!|>'\"%@`~.+0123456789"]);
@@ -180,10 +182,13 @@ function splitPair(line: string): { key: string; rest: string } | undefined {
   if (!isPlainKey(key) || NON_STRING_KEYS.has(key)) return undefined;
   const after = line.slice(colon + 1);
   if (after !== "" && !after.startsWith(" ")) return undefined;
-  // A value starting with a visible ASCII character is not blank; only other values need `trim`'s whitespace rule.
+  // A value starting with a visible ASCII character is not blank; only other values need a look at their whitespace.
   const rest = trimSpaces(after);
   const first = rest.charCodeAt(0);
-  return { key, rest: first > 0x20 && first < 0x7f ? rest : after.trim() === "" ? "" : rest };
+  if ((first > 0x20 && first < 0x7f) || rest.trim() !== "") return { key, rest };
+  // Blank: YAML's white space is spaces and tabs only. A value that only `trim` calls blank (a no-break space, a BOM,
+  // U+3000) is text to YAML; the full parser reads it.
+  return BLANK.test(rest) ? { key, rest: "" } : undefined;
 }
 
 /** Without leading and trailing U+0020 (only spaces: a tab is content here). Index scans: `/ +$/` backtracks. */
