@@ -11,6 +11,9 @@ import { measureInterleaved, printTable, report, timeNode } from "./lib.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dist = (pkg) => path.join(here, "..", "packages", pkg, "dist", "index.js");
+// The provider is imported by its package name, through the package's "exports", as a library user imports it
+// (since decision 0215 the main entry is one bundled module, not dist/index.js).
+const fsPackage = () => import("@skillport/fs");
 const self = fileURLToPath(import.meta.url);
 
 async function mapLimit(items, limit, fn) {
@@ -80,7 +83,7 @@ const steps = {
     report({ skills: metas.length });
   },
   async metadata(dir) {
-    const { LocalFileSystemSkillProvider } = await import(dist("fs"));
+    const { LocalFileSystemSkillProvider } = await fsPackage();
     const provider = new LocalFileSystemSkillProvider(dir);
     const ids = await provider.discover();
     const metas = await mapLimit(ids, 64, (id) => provider.getMetadata(id));
@@ -88,7 +91,7 @@ const steps = {
     report({ skills: ids.length, described });
   },
   async catalog(dir) {
-    const { LocalFileSystemSkillProvider } = await import(dist("fs"));
+    const { LocalFileSystemSkillProvider } = await fsPackage();
     const { SkillRegistry, renderCatalog } = await import(dist("core"));
     const registry = new SkillRegistry();
     await registry.addProvider(new LocalFileSystemSkillProvider(dir), { watch: false });

@@ -18,6 +18,13 @@ const dist = path.join(cliDir, "dist");
 // - SQL drivers, loaded only by SQL sources and large.
 const EXTERNAL = ["better-sqlite3", "esbuild", "js-tiktoken", "js-tiktoken/*", "pg", "mysql2", "zod", "zod/*", "@skillport/plugin"];
 
+// `--clean` (npm run clean): tsc's --clean does not know the bundle's files.
+if (process.argv.includes("--clean")) {
+  if (existsSync(dist)) for (const name of readdirSync(dist)) if (/^cli(-chunk-.*)?\.js$|^cli-meta\.json$/.test(name)) rmSync(path.join(dist, name));
+  rmSync(path.join(dist, "worker"), { recursive: true, force: true });
+  process.exit(0);
+}
+
 // core reaches `yaml` through "#yaml-library" (decision 0210). The bundle keeps `yaml` out and loads it on first use
 // from core's own installation, so the version is the one core depends on, wherever npm placed it.
 const yamlOnFirstUse = {

@@ -53,8 +53,10 @@ const FS_FLOOR = ["packages/fs/dist/atomic.js", "packages/fs/dist/confine.js", "
 const FS_TREE = [...FS_FLOOR, "packages/fs/dist/file-limits.js", "packages/fs/dist/open-confined.js", "packages/fs/dist/tree.js", "packages/fs/dist/walk.js"];
 const beyond = (modules: readonly string[], pkg: string, allowed: readonly string[]) => inPackage(modules, pkg).filter((m) => !allowed.includes(m));
 // What packing must never load: the package barrels, the skill provider and discovery, the registry, catalog and search.
-const BARRELS = ["packages/core/dist/index.js", "packages/core/dist/internal.js", "packages/fs/dist/index.js", "packages/pack/dist/index.js"];
-const PROVIDER_AND_SEARCH = /^packages\/(core\/dist\/(registry|memory|skill|catalog\/|search\/)|fs\/dist\/(provider|skill-directory|skill-source|locators|roots|watch|repository))/;
+// `@skillport/fs`'s main entry is one bundled module (decision 0215); dist/index.js is what it was bundled from.
+const FS_MAIN = "packages/fs/dist/index.bundle.js";
+const BARRELS = ["packages/core/dist/index.js", "packages/core/dist/internal.js", "packages/fs/dist/index.js", FS_MAIN, "packages/pack/dist/index.js"];
+const PROVIDER_AND_SEARCH = /^packages\/(core\/dist\/(registry|memory|skill|catalog\/|search\/)|fs\/dist\/(index\.bundle|provider|skill-directory|skill-source|locators|roots|watch|repository))/;
 
 const work = mkdtempSync(path.join(os.tmpdir(), "skillport-graph-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -80,10 +82,23 @@ describe("@skillport/fs as a library", () => {
     const run = loadedByImport("@skillport/fs");
     expect(run.code).toBe(0);
     expect(run.modules).toContain("packages/core/dist/parse.js");
-    expect(run.modules).toContain("packages/fs/dist/provider.js");
+    // One module for all of fs's own code: the loader's cost per module was a fixed cost of every listing (0215).
+    expect(inPackage(run.modules, "fs")).toEqual([FS_MAIN]);
     expect(run.modules.filter((m) => BARRELS.slice(0, 2).includes(m))).toEqual([]);
     expect(inPackage(run.modules, "core").filter((m) => /\/(registry|memory|lint|validate|catalog\/|search\/)/.test(m))).toEqual([]);
     for (const heavy of ["yaml", "stemmer", "chokidar"]) expect(fromNodeModules(run.modules, heavy), heavy).toEqual([]);
+    // What only writing needs (the repository's save rules, the Skill model, the serialiser) loads when it writes (0215).
+    expect(inPackage(run.modules, "core").filter((m) => /\/(save-batch|skill|serialize)\.js$/.test(m))).toEqual([]);
+  });
+
+  it("@skillport/fs loads neither node:crypto nor node:module: both are fetched on first use (decision 0215)", () => {
+    // Without the loader hook, which itself imports node:module; Node lists its own modules in process.moduleLoadList.
+    const script = `const before = new Set(process.moduleLoadList); await import("@skillport/fs"); console.log(JSON.stringify(process.moduleLoadList.filter((m) => !before.has(m))));`;
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { cwd: repo, encoding: "utf8" });
+    expect([run.status, run.stderr]).toEqual([0, ""]);
+    const builtins = (JSON.parse(run.stdout) as string[]).filter((m) => m.startsWith("NativeModule ") && !m.includes("internal/"));
+    expect(builtins.length).toBeGreaterThan(0); // the list is seen (os, at least)
+    expect(builtins.filter((m) => m === "NativeModule crypto" || m === "NativeModule module")).toEqual([]);
   });
 
 });

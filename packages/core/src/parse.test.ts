@@ -417,6 +417,17 @@ describe("parseFrontmatter fast path", () => {
     }
   });
 
+  it("leaves a value that is blank only to JavaScript (no-break space, BOM, U+3000) to the full parser, which reads text", () => {
+    for (const blank of ["\u00a0", "\ufeff", "\u3000", " \u00a0 ", "\t\u00a0"]) {
+      const yamlText = `name: ${blank}\n`;
+      expect(parseFlatFrontmatter(yamlText), JSON.stringify(blank)).toBeUndefined();
+      const md = `---\n${yamlText}---\n`;
+      expect(parseFrontmatter(md).frontmatter).toEqual(yamlParse(yamlText, { version: "1.2", logLevel: "silent" }));
+    }
+    // Spaces and tabs are YAML's white space: blank, so null, on the fast path.
+    expect(parseFlatFrontmatter("name: \t \n")?.frontmatter).toEqual({ name: null });
+  });
+
   it("returns metadata and the body offset without the body", () => {
     const result = parseFrontmatter("---\nname: a\ndescription: b\n---\nBODY");
     expect(result).toMatchObject({ frontmatter: { name: "a", description: "b" }, bodyOffset: 31, bodyLine: 5, diagnostics: [] });
@@ -513,6 +524,27 @@ describe("parseFrontmatter fast path", () => {
     // The generator must exercise the fast path, not only the fallback.
     expect(fastHits).toBeGreaterThan(80);
     expect(blockHits).toBeGreaterThan(15);
+  });
+
+  // The split of a line into key and value (one regular expression since decision 0215): keys next to the edge of
+  // the plain-key rule, every separator the colon may meet, values with edge whitespace (Unicode spaces that `trim`
+  // removes and YAML does not, long runs of spaces), and the characters that end or comment a plain scalar.
+  it("splits `key: value` lines exactly as yaml does, or falls back", () => {
+    const key = fc.constantFrom("name", "a", "Z9", "a-b_c", "description", "k k", "k ", " k", "-k", "_k", "9k", "é", "kë", "k.k", "null", "True", "constructor", "__proto__");
+    const separator = fc.constantFrom(":", ": ", ":  ", ":\t", ": \t", " :", "::", ":\u00a0", ": \u3000", ": \ufeff", ": \u2028", ": " + " ".repeat(40));
+    const valueText = fc.constantFrom("", "x", "two words", "a:b", "a: b", "a:", "a #b", "a#b", "#c", "1", "-2.5", "true", "null", "'q'", '"d"', "\u00a0", "\u3000x", "x\u00a0", "é", "技術");
+    const trailing = fc.constantFrom("", " ", "   ", "\t", "\u00a0", " ".repeat(40));
+    const pairLine = fc.tuple(key, separator, valueText, trailing).map(([k, sep, v, t]) => `${k}${sep}${v}${t}`);
+    fc.assert(
+      fc.property(fc.array(pairLine, { minLength: 1, maxLength: 4 }), fc.boolean(), (lines, nested) => {
+        const yamlText = (nested ? ["metadata:", ...lines.map((l) => `  ${l}`)] : lines).join("\n") + "\n";
+        const md = `---\n${yamlText}---\n`;
+        expect(parseFrontmatter(md, { fastPath: true })).toEqual(parseFrontmatter(md, { fastPath: false }));
+        const flat = parseFlatFrontmatter(yamlText);
+        if (flat) expect(flat.frontmatter).toEqual(yamlParse(yamlText, { version: "1.2", logLevel: "silent" }));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it("takes the fast path for double-quoted values with the simple escapes, with yaml's value", () => {

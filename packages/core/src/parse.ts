@@ -151,7 +151,9 @@ function parseInternal(input: string | Uint8Array, options: ParseOptions, scope:
     const flat = parseFlatFrontmatter(yamlText);
     if (flat) {
       parsed.frontmatter = flat.frontmatter;
-      for (const [key, line] of flat.keyLines) parsed.positions.set(key, { line: line + 2, column: 1 });
+      // forEach, not for-of with destructuring: every SKILL.md of a listing passes here, most of them before the
+      // optimising compiler has seen this code, and unoptimised destructuring runs the iterator protocol per entry.
+      flat.keyLines.forEach((line, key) => parsed.positions.set(key, { line: line + 2, column: 1 }));
       parsed.scalarSources = flat.scalarSources;
       return result;
     }

@@ -62,8 +62,7 @@ function literalPathProblem(path: string, limits: SafePathLimits): string | unde
  * the literal, each successive percent-decoding, and their NFKC forms (`．．／` becomes `../`).
  */
 function decodedForms(value: string): { forms: string[]; unstable: boolean } {
-  // Nothing to decode, and ASCII is its own NFKC form: the common name (every folder of a listing) needs no more.
-  if (!value.includes("%") && ASCII.test(value)) return { forms: [value], unstable: false };
+  if (isOnlyForm(value)) return { forms: [value], unstable: false };
   const forms = [value];
   let current = value;
   for (let round = 0; round < MAX_DECODE_ROUNDS; round++) {
@@ -86,6 +85,15 @@ function decodedForms(value: string): { forms: string[]; unstable: boolean } {
   return { forms, unstable };
 }
 
+/**
+ * Nothing to decode, and ASCII is its own NFKC form: the common name (every folder of a listing) has no other form.
+ * The checks below ask this first, so such a name costs no allocation: a listing checks thousands of names while
+ * the young heap holds the whole directory, and every collection copies it.
+ */
+function isOnlyForm(value: string): boolean {
+  return !value.includes("%") && ASCII.test(value);
+}
+
 function safeDecode(value: string): string {
   try {
     return decodeURIComponent(value);
@@ -96,7 +104,7 @@ function safeDecode(value: string): string {
 
 function pathProblem(path: string, limits: SafePathLimits): string | undefined {
   const literal = literalPathProblem(path, limits);
-  if (literal) return literal;
+  if (literal || isOnlyForm(path)) return literal;
   const { forms, unstable } = decodedForms(path);
   if (unstable) return "too many layers of percent-encoding";
   for (const form of forms.slice(1)) {
@@ -120,7 +128,7 @@ function skillIdProblem(id: unknown): string | undefined {
   if (typeof id !== "string") return "not a string";
   if (id.length > MAX_SKILL_ID_LENGTH) return `longer than ${MAX_SKILL_ID_LENGTH} characters`;
   const literal = skillIdLiteralProblem(id);
-  if (literal) return literal;
+  if (literal || isOnlyForm(id)) return literal;
   const { forms, unstable } = decodedForms(id);
   if (unstable) return "too many layers of percent-encoding";
   for (const form of forms.slice(1)) {

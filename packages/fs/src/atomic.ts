@@ -1,11 +1,19 @@
-import { randomBytes } from "node:crypto";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 
 /** A sibling temp name, so the final rename never crosses file systems. */
 export function siblingTemp(target: string, label: string): string {
-  const suffix = `${Date.now()}-${randomBytes(4).toString("hex")}`;
+  const suffix = `${Date.now()}-${randomHex(4)}`;
   return path.join(path.dirname(target), `.tmp-${label}-${suffix}`);
+}
+
+/**
+ * `bytes` random bytes as hex, for temp and aside names. `node:crypto` is fetched on the first call, not imported:
+ * importing it loads ~20 of Node's internal modules, and every process that lists skills imports this floor while
+ * only the ones that write need a random name (decision 0215).
+ */
+export function randomHex(bytes: number): string {
+  return process.getBuiltinModule("node:crypto").randomBytes(bytes).toString("hex");
 }
 
 /**

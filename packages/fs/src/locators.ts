@@ -53,9 +53,21 @@ export class FlatRootLocator implements SkillLocator {
   locate(): LocatedSkills | Promise<LocatedSkills> {
     if (this.#sync) {
       const candidates = candidateFolders(fs.readdirSync(this.root, { withFileTypes: true }));
-      const probes = candidates.map((entry) => attempt(() => this.#probeEntry(entry.name, entry)));
+      // A plain loop, not a closure per folder: thousands of folders, most of them probed before this code is optimised.
+      const probes: Array<SkillProbe | Failed | Promise<SkillProbe>> = new Array(candidates.length);
+      let pending = false;
+      for (let i = 0; i < candidates.length; i++) {
+        const entry = candidates[i]!;
+        try {
+          const probe = this.#probeEntry(entry.name, entry);
+          pending ||= probe instanceof Promise;
+          probes[i] = probe;
+        } catch (error) {
+          probes[i] = new Failed(error);
+        }
+      }
       // Only a folder link is probed through a promise (settled already, with blocking calls): wait for those alone.
-      if (!probes.some((p) => p instanceof Promise)) return collect(candidates, probes as Array<SkillProbe | Failed>);
+      if (!pending) return collect(candidates, probes as Array<SkillProbe | Failed>);
       return Promise.all(probes.map((p) => (p instanceof Promise ? p.catch((error: unknown) => new Failed(error)) : p))).then((settled) => collect(candidates, settled));
     }
     return (async () => {
@@ -121,14 +133,6 @@ export class FlatRootLocator implements SkillLocator {
 /** A probe that threw: the folder is reported as unreadable, and the others are still probed. */
 class Failed {
   constructor(readonly error: unknown) {}
-}
-
-function attempt<T>(probe: () => T): T | Failed {
-  try {
-    return probe();
-  } catch (error) {
-    return new Failed(error);
-  }
 }
 
 /** The entries that may be skills, in code-unit order: folders and links; dot-entries and loose files are not. */

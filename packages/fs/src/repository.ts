@@ -1,12 +1,11 @@
-import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { chmod, lstat, mkdir, mkdtemp, rename, rm, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { ResourceContent, SaveOptions, SaveResult, SkillRepository } from "@skillport/core";
 import { AgentSkillsError, SkillExistsError, SkillNotFoundError } from "@skillport/core/errors";
 import { isSafeSkillId } from "@skillport/core/internal/safe-path";
-import { prepareSaveBatch } from "@skillport/core/internal/save-batch";
-import { Skill } from "@skillport/core/internal/skill";
+import type { Skill } from "@skillport/core/internal/skill";
+import { randomHex } from "./atomic.js";
 import { errorCode, isMissing } from "./errno.js";
 import { LocalFileSystemSkillProvider, type LocalFileSystemProviderOptions } from "./provider.js";
 
@@ -39,7 +38,7 @@ export class FileSystemSkillRepository extends LocalFileSystemSkillProvider impl
   }
 
   async save(skills: readonly Skill[], options: SaveOptions = {}): Promise<SaveResult> {
-    const prepared = this.#prepare(skills);
+    const prepared = await this.#prepare(skills);
     const existing: string[] = [];
     for (const { id } of prepared) if (await this.#exists(id)) existing.push(id);
     if (existing.length > 0 && !options.force) throw new SkillExistsError(existing);
@@ -72,6 +71,7 @@ export class FileSystemSkillRepository extends LocalFileSystemSkillProvider impl
     const skillFile = path.basename(location);
     const resources = new Map<string, ResourceContent>();
     for (const file of files) if (file.path !== skillFile) resources.set(file.path, await this.readFile(id, file.path));
+    const { Skill } = await import("@skillport/core/internal/skill"); // see #prepare
     return new Skill({ frontmatter, body, resources, source: this.name });
   }
 
@@ -110,7 +110,7 @@ export class FileSystemSkillRepository extends LocalFileSystemSkillProvider impl
         await unlink(target);
       } else {
         // Rename first so the skill disappears at once; the slow recursive removal happens out of sight.
-        const trash = path.join(this.root, `.del-${shortId(id)}-${randomBytes(6).toString("hex")}`);
+        const trash = path.join(this.root, `.del-${shortId(id)}-${randomHex(6)}`);
         await rename(target, trash);
         await rm(trash, { recursive: true, force: true });
       }
@@ -132,7 +132,7 @@ export class FileSystemSkillRepository extends LocalFileSystemSkillProvider impl
         const placement: Placement = { id, aside: undefined, placed: false };
         placements.push(placement);
         if (existing.has(id)) {
-          const aside = path.join(this.root, `.old-${shortId(id)}-${randomBytes(6).toString("hex")}`);
+          const aside = path.join(this.root, `.old-${shortId(id)}-${randomHex(6)}`);
           await rename(target, aside);
           placement.aside = aside;
         }
@@ -168,8 +168,14 @@ export class FileSystemSkillRepository extends LocalFileSystemSkillProvider impl
     }
   }
 
-  /** Checks and encodes a whole batch (core's shared save rules); throws SkillValidationError before anything touches the disk. */
-  #prepare(skills: readonly Skill[]): PreparedSkill[] {
+  /**
+   * Checks and encodes a whole batch (core's shared save rules); throws SkillValidationError before anything touches the
+   * disk. Core's save rules and Skill model (with the serialiser) are imported here and in getSkill, where they are
+   * used, not with the package: every process that only lists skills imports this module through the main entry
+   * (decision 0215).
+   */
+  async #prepare(skills: readonly Skill[]): Promise<PreparedSkill[]> {
+    const { prepareSaveBatch } = await import("@skillport/core/internal/save-batch");
     return prepareSaveBatch(skills, { target: this.name, maxFileBytes: this.maxFileBytes }).map(({ id, skillMd, resources }) => ({
       id,
       files: new Map([["SKILL.md", skillMd], ...resources]),

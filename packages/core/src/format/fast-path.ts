@@ -1,4 +1,4 @@
-import type { Frontmatter, FrontmatterValue } from "../types.js";
+import type { Frontmatter } from "../types.js";
 
 /** What the flat fast path produced; line numbers are 0-based lines of the YAML text. */
 export interface FlatFrontmatter {
@@ -8,14 +8,22 @@ export interface FlatFrontmatter {
   scalarSources: Map<string, string>;
 }
 
-type Scalar = { value: FrontmatterValue; source?: string };
+/**
+ * A one-line scalar's value: a string, a number or a boolean (never null: `null` and `~` fall back). Numbers and
+ * booleans keep their source text, which is the scalar text itself.
+ */
+type Scalar = string | number | boolean;
 
 const NON_STRING_KEYS = new Set(["null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE"]);
 const BOOLEANS: ReadonlyMap<string, boolean> = new Map([
   ["true", true], ["True", true], ["TRUE", true],
   ["false", false], ["False", false], ["FALSE", false],
 ]);
+// Spaces and tabs only: what YAML calls white space (JavaScript's `trim` removes much more).
+const BLANK = /^[ \t]*$/;
 const SIMPLE_NUMBER = /^[-+]?[0-9]+(\.[0-9]+)?$/;
+// What ends or comments a plain scalar: `: ` or `:` at the end (a mapping), ` #` (a comment). One native test.
+const PLAIN_BREAKS = /: | #|:$/;
 // Characters that start YAML syntax (or a number-like token) when they open a plain scalar.
 const SPECIAL_START = new Set([..."-?:,[]{}#&*!|>'\"%@`~.+0123456789"]);
 // Characters that YAML treats specially or that this path does not bother to get exactly right.
@@ -60,7 +68,7 @@ export function parseFlatFrontmatter(yamlText: string): FlatFrontmatter | undefi
   for (let i = 0; i < lines.length; i++) {
     const line = withoutCr(lines[i] ?? "");
     if (line === "") continue;
-    if (line.startsWith(" ")) {
+    if (line.charCodeAt(0) === 32) {
       if (!open) return undefined;
       const indent = leadingSpaces(line);
       if (open.map === undefined) {
@@ -70,8 +78,8 @@ export function parseFlatFrontmatter(yamlText: string): FlatFrontmatter | undefi
       const pair = splitPair(line.slice(indent));
       if (!pair || pair.rest === "" || Object.hasOwn(open.map, pair.key)) return undefined;
       const scalar = parseScalar(pair.rest);
-      if (!scalar) return undefined;
-      open.map[pair.key] = scalar.value;
+      if (scalar === undefined) return undefined;
+      open.map[pair.key] = scalar;
       continue;
     }
     closeOpen();
@@ -92,9 +100,9 @@ export function parseFlatFrontmatter(yamlText: string): FlatFrontmatter | undefi
       continue;
     }
     const scalar = parseScalar(pair.rest);
-    if (!scalar) return undefined;
-    frontmatter[pair.key] = scalar.value;
-    if (scalar.source !== undefined) scalarSources.set(pair.key, scalar.source);
+    if (scalar === undefined) return undefined;
+    frontmatter[pair.key] = scalar;
+    if (typeof scalar !== "string") scalarSources.set(pair.key, pair.rest);
   }
   closeOpen();
   if (keyLines.size === 0) return undefined;
@@ -161,38 +169,32 @@ function leadingSpaces(line: string): number {
   return n;
 }
 
-/** `[A-Za-z][A-Za-z0-9_-]*`, by character codes: every line's key passes here. */
-function isPlainKey(key: string): boolean {
-  if (key.length === 0) return false;
-  for (let i = 0; i < key.length; i++) {
-    const c = key.charCodeAt(i);
-    if ((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)) continue;
-    if (i === 0 || !((c >= 0x30 && c <= 0x39) || c === 0x5f || c === 0x2d)) return false;
-  }
-  return true;
-}
+// `key:` alone, or `key:` then spaces and the value: one native match per line does what a scan per character did
+// (the key's characters, the colon, the space after it). Greedy, so a long run of spaces never backtracks.
+const PAIR = /^([A-Za-z][A-Za-z0-9_-]*):(?: +([\s\S]*))?$/;
 
-/** `key: value` → key and the value text (trailing spaces removed); "" when the value is empty. */
+/** `key: value` → key and the value text (surrounding spaces removed); "" when the value is empty or blank. */
 function splitPair(line: string): { key: string; rest: string } | undefined {
-  const colon = line.indexOf(":");
-  if (colon <= 0) return undefined;
-  const key = line.slice(0, colon);
-  if (!isPlainKey(key) || NON_STRING_KEYS.has(key)) return undefined;
-  const after = line.slice(colon + 1);
-  if (after !== "" && !after.startsWith(" ")) return undefined;
-  // A value starting with a visible ASCII character is not blank; only other values need `trim`'s whitespace rule.
-  const rest = trimSpaces(after);
+  const match = PAIR.exec(line);
+  if (match === null) return undefined;
+  const key = match[1] ?? "";
+  if (NON_STRING_KEYS.has(key)) return undefined;
+  const value = match[2];
+  if (value === undefined) return { key, rest: "" };
+  // A value starting with a visible ASCII character is not blank; only other values need a look at their whitespace.
+  const rest = withoutTrailingSpaces(value);
   const first = rest.charCodeAt(0);
-  return { key, rest: first > 0x20 && first < 0x7f ? rest : after.trim() === "" ? "" : rest };
+  if ((first > 0x20 && first < 0x7f) || rest.trim() !== "") return { key, rest };
+  // Blank: YAML's white space is spaces and tabs only. A value that only `trim` calls blank (a no-break space, a BOM,
+  // U+3000) is text to YAML; the full parser reads it.
+  return BLANK.test(rest) ? { key, rest: "" } : undefined;
 }
 
-/** Without leading and trailing U+0020 (only spaces: a tab is content here). Index scans: `/ +$/` backtracks. */
-function trimSpaces(text: string): string {
-  let start = 0;
+/** Without trailing U+0020 (only spaces: a tab is content here). An index scan: `/ +$/` backtracks. */
+function withoutTrailingSpaces(text: string): string {
   let end = text.length;
-  while (start < end && text.charCodeAt(start) === 32) start++;
-  while (end > start && text.charCodeAt(end - 1) === 32) end--;
-  return start === 0 && end === text.length ? text : text.slice(start, end);
+  while (end > 0 && text.charCodeAt(end - 1) === 32) end--;
+  return end === text.length ? text : text.slice(0, end);
 }
 
 function parseScalar(text: string): Scalar | undefined {
@@ -202,22 +204,21 @@ function parseScalar(text: string): Scalar | undefined {
     if (text.length < 2 || !text.endsWith("'")) return undefined;
     const inner = text.slice(1, -1);
     if (inner.replaceAll("''", "").includes("'")) return undefined;
-    return { value: inner.replaceAll("''", "'") };
+    return inner.replaceAll("''", "'");
   }
   if (first === '"') {
     if (text.length < 2 || !text.endsWith('"')) return undefined;
-    const value = unescapeDoubleQuoted(text.slice(1, -1));
-    return value === undefined ? undefined : { value };
+    return unescapeDoubleQuoted(text.slice(1, -1));
   }
   const lead = text.charCodeAt(0);
   // Only a digit or a sign can start a number, and booleans are 4 or 5 letters: a description is not tested or hashed.
-  if (((lead >= 0x30 && lead <= 0x39) || lead === 0x2b || lead === 0x2d) && SIMPLE_NUMBER.test(text)) return { value: Number(text), source: text };
+  if (((lead >= 0x30 && lead <= 0x39) || lead === 0x2b || lead === 0x2d) && SIMPLE_NUMBER.test(text)) return Number(text);
   const bool = text.length === 4 || text.length === 5 ? BOOLEANS.get(text) : undefined;
-  if (bool !== undefined) return { value: bool, source: text };
+  if (bool !== undefined) return bool;
   if (SPECIAL_START.has(first)) return undefined;
-  if (text.includes(": ") || text.endsWith(":") || text.includes(" #")) return undefined;
+  if (PLAIN_BREAKS.test(text)) return undefined;
   if (text === "null" || text === "Null" || text === "NULL") return undefined;
-  return { value: text };
+  return text;
 }
 
 // The escapes real descriptions use (`\"` in anthropics' pptx/xlsx skills, `\n`, `\uXXXX`); any other escape falls back.
