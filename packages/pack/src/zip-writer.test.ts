@@ -1,25 +1,19 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { ZipFile } from "yazl";
 import { randomBytes } from "node:crypto";
 import { deflateRawSync, gzipSync } from "node:zlib";
+import { yazlArchive } from "./__fixtures__/archives.js";
 import { readArchive } from "./index.js";
 import { comparePaths } from "./paths.js";
 import { DeterministicZip, looksIncompressible, writeDeterministicZip, type ZipInput } from "./zip-writer.js";
 
 /** The same archive written by yazl (an independent, widely used writer): the oracle for our bytes. */
 function yazlZip(entries: readonly ZipInput[], level: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const zip = new ZipFile();
-    const chunks: Buffer[] = [];
-    zip.outputStream.on("data", (chunk: Buffer) => chunks.push(chunk));
-    zip.outputStream.on("end", () => resolve(Buffer.concat(chunks)));
-    zip.outputStream.on("error", reject);
+  return yazlArchive((zip) => {
     for (const e of [...entries].sort((a, b) => comparePaths(a.path, b.path))) {
       const compress = level > 0 && !looksIncompressible(e.bytes);
       zip.addBuffer(Buffer.from(e.bytes), e.path, { mtime: new Date(1980, 0, 1), mode: 0o100000 | e.mode, compress, compressionLevel: compress ? level : 0, forceDosTimestamp: true });
     }
-    zip.end();
   });
 }
 

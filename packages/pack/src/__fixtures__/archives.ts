@@ -4,6 +4,7 @@ import { writeTree as sharedWriteTree, type TreeSpec } from "@skillport/fs/testi
 import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { ZipFile, type EndOptions } from "yazl";
 
 export interface RawZipEntry {
   name: string | Buffer;
@@ -134,4 +135,17 @@ export function systemDependency(binary: string, available: boolean, onSkip: (re
   if (process.env.SKILLPORT_REQUIRE_SYSTEM_DEPS) throw new Error(`${binary} is required (SKILLPORT_REQUIRE_SYSTEM_DEPS is set) but was not found`);
   onSkip(`skipping tests that need ${binary}: not installed`); // the calling test file prints it
   return { skip: true };
+}
+
+/** An archive written by yazl (an independent, widely used writer): the oracle for our zip writer and reader. */
+export function yazlArchive(add: (zip: ZipFile) => void, end: Partial<EndOptions> = {}): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const zip = new ZipFile();
+    const chunks: Buffer[] = [];
+    zip.outputStream.on("data", (chunk: Buffer) => chunks.push(chunk));
+    zip.outputStream.on("end", () => resolve(Buffer.concat(chunks)));
+    zip.outputStream.on("error", reject);
+    add(zip);
+    zip.end({ forceZip64Format: end.forceZip64Format ?? false, comment: end.comment ?? "" });
+  });
 }

@@ -1,14 +1,13 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import yauzl, { type Entry } from "yauzl";
-import { ZipFile } from "yazl";
 import { randomBytes } from "node:crypto";
 import { spawnSync, execFileSync } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { AgentSkillsError } from "@skillport/core";
 import { ArchiveError, readArchive } from "../index.js";
-import { buildZip, skillMd, systemDependency, tempDir } from "../__fixtures__/archives.js";
+import { buildZip, skillMd, systemDependency, tempDir, yazlArchive } from "../__fixtures__/archives.js";
 import { listZip, type ZipEntry } from "./zip.js";
 
 const infoZip = systemDependency("zip", spawnSync("sh", ["-c", "command -v zip"]).status === 0, console.warn);
@@ -41,16 +40,13 @@ function yauzlListing(bytes: Buffer): Promise<ZipEntry[]> {
 }
 
 function yazlZip(files: { name: string; data: Buffer; mode: number }[], options: { zip64: boolean; comment?: string }): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const zip = new ZipFile();
-    const chunks: Buffer[] = [];
-    zip.outputStream.on("data", (chunk: Buffer) => chunks.push(chunk));
-    zip.outputStream.on("end", () => resolve(Buffer.concat(chunks)));
-    zip.outputStream.on("error", reject);
-    for (const f of files) zip.addBuffer(f.data, f.name, { mode: f.mode, forceZip64Format: options.zip64, compress: f.data.byteLength % 2 === 0 });
-    zip.addEmptyDirectory("skills/empty/", { mode: 0o40755 });
-    zip.end({ forceZip64Format: options.zip64, comment: options.comment ?? "" });
-  });
+  return yazlArchive(
+    (zip) => {
+      for (const f of files) zip.addBuffer(f.data, f.name, { mode: f.mode, forceZip64Format: options.zip64, compress: f.data.byteLength % 2 === 0 });
+      zip.addEmptyDirectory("skills/empty/", { mode: 0o40755 });
+    },
+    { forceZip64Format: options.zip64, comment: options.comment ?? "" },
+  );
 }
 
 const listed = (bytes: Buffer) => listZip(bytes, 10_000).entries.map((e) => e.entry);
