@@ -292,25 +292,3 @@ describe.runIf(hasBwrap)("bubblewrap isolation", () => {
     expect(execFileSync("true").length).toBe(0);
   });
 });
-
-describe.runIf(hasBwrap)("bubblewrap launchers prepared ahead of time", () => {
-  /** Launchers of this process waiting for an argv (see startWaiting in run-process.ts). */
-  const waitingLaunchers = () =>
-    spawnSync("ps", ["-o", "args=", "--ppid", String(process.pid)], { encoding: "utf8" }).stdout.split("\n").filter((line) => line.includes("mapfile -d"));
-
-  it.each([
-    { prewarm: true, prepared: 1, says: "the next run's launcher is waiting" },
-    { prewarm: "first" as const, prepared: 0, says: "no launcher is waiting (a one-shot caller)" },
-  ])("prewarm $prewarm: after a run longer than the prewarm delay, $says", async ({ prewarm, prepared }) => {
-    const before = waitingLaunchers().length;
-    const sb = createSandbox({ kind: "bubblewrap", writableDir: ws.dir, prewarm });
-    try {
-      const r = await sb.run({ command: bash("sleep 0.3") });
-      expect(r.exitCode).toBe(0);
-      await new Promise((resolve) => setTimeout(resolve, 100)); // a launcher started late in the run is up by now
-      expect(waitingLaunchers().length - before).toBe(prepared);
-    } finally {
-      await sb.close();
-    }
-  });
-});
