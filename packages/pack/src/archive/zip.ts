@@ -222,7 +222,7 @@ export function readZipEntry(archive: Buffer, entry: ZipEntry, name: string, dec
       if (error instanceof RangeError || code === "ERR_BUFFER_TOO_LARGE") {
         throw new ArchiveError("size-mismatch", `archive entry ${name} holds more data than its header declares (${declared} bytes)`, name);
       }
-      throw corrupt(error as Error, name);
+      throw corruptZip((error as Error).message, name);
     }
   }
   if (bytes.byteLength !== declared) {
@@ -239,22 +239,17 @@ export function readZipEntry(archive: Buffer, entry: ZipEntry, name: string, dec
 function storedBytes(archive: Buffer, entry: ZipEntry, name: string): Buffer {
   const at = entry.relativeOffsetOfLocalHeader;
   if (at + LOCAL_HEADER_BYTES > archive.byteLength || archive.readUInt32LE(at) !== LOCAL_HEADER_SIGNATURE) {
-    throw new ArchiveError("corrupt", `archive entry ${name} is not a valid zip: no local file header at offset ${at}`, name);
+    throw corruptZip(`no local file header at offset ${at}`, name);
   }
   const start = at + LOCAL_HEADER_BYTES + archive.readUInt16LE(at + 26) + archive.readUInt16LE(at + 28);
   const end = start + entry.compressedSize;
   if (end > archive.byteLength) {
-    throw new ArchiveError("corrupt", `archive entry ${name} is not a valid zip: its data runs past the end of the archive`, name);
+    throw corruptZip("its data runs past the end of the archive", name);
   }
   return archive.subarray(start, end);
 }
 
-function corruptZip(why: string): ArchiveError {
-  return new ArchiveError("corrupt", `the archive is not a valid zip: ${why}`);
-}
-
-function corrupt(error: Error, name?: string): ArchiveError {
-  if (error instanceof ArchiveError) return error;
-  const where = name === undefined ? "the archive" : `archive entry ${name}`;
-  return new ArchiveError("corrupt", `${where} is not a valid zip: ${error.message}`, name);
+/** The one "not a valid zip" refusal: of the archive as a whole, or of the entry `name`. */
+function corruptZip(why: string, name?: string): ArchiveError {
+  return new ArchiveError("corrupt", `${name === undefined ? "the archive" : `archive entry ${name}`} is not a valid zip: ${why}`, name);
 }
