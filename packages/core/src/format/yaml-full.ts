@@ -88,8 +88,9 @@ export function parseYamlFull(yamlText: string, limits: FullYamlLimits): FullYam
     result.findings.push({ code: "yaml-warning", severity: "warning", message: `YAML: ${firstLine(w.message)}`, at: index.at(w.pos[0]) });
   }
 
+  const { isMap, isScalar } = yamlLibrary();
   const contents = doc.contents;
-  if (!yamlLibrary().isMap(contents)) {
+  if (!isMap(contents)) {
     const at = index.at(contents?.range[0] ?? 0);
     result.findings.push({ code: "frontmatter-not-mapping", severity: "error", message: "the frontmatter must be a YAML mapping of keys to values", at });
     return result;
@@ -125,12 +126,12 @@ export function parseYamlFull(yamlText: string, limits: FullYamlLimits): FullYam
   result.frontmatter = copyValue(value as FrontmatterValue) as Frontmatter;
 
   for (const pair of contents.items) {
-    const key = yamlLibrary().isScalar(pair.key) ? String(pair.key.value) : undefined;
+    const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
     if (key === undefined || result.keyPositions.has(key)) continue;
     result.keyPositions.set(key, index.at((pair.key as ParsedNode).range[0]));
     const v = pair.value;
     if (v === null) result.scalarSources.set(key, "");
-    else if (yamlLibrary().isScalar(v) && typeof v.value !== "string") result.scalarSources.set(key, v.source === undefined ? String(v.value) : String(v.source));
+    else if (isScalar(v) && typeof v.value !== "string") result.scalarSources.set(key, v.source === undefined ? String(v.value) : String(v.source));
   }
   return result;
 }
@@ -156,16 +157,17 @@ function inspect(root: Node, maxDepth: number, index: LineIndex, result: FullYam
   let cycle: number | undefined;
   let duplicate: Inspection["duplicate"];
   const openAnchors: string[] = [];
+  const { isAlias, isCollection, isMap, isPair } = yamlLibrary();
   const visit = (node: unknown, depth: number): void => {
     if (tooDeep !== undefined || cycle !== undefined || duplicate !== undefined || node === null || typeof node !== "object") return;
-    if (yamlLibrary().isPair(node)) {
+    if (isPair(node)) {
       visit(node.key, depth);
       visit(node.value, depth);
       return;
     }
     const n = node as ParsedNode;
     const offset = n.range?.[0] ?? 0;
-    if (yamlLibrary().isAlias(n)) {
+    if (isAlias(n)) {
       aliases++;
       result.strictViolations.push({ feature: "alias", at: index.at(offset) });
       // `&a [*a]` is legal YAML but a cycle: it can never be plain JSON-shaped data.
@@ -174,13 +176,13 @@ function inspect(root: Node, maxDepth: number, index: LineIndex, result: FullYam
     }
     if (n.anchor) result.strictViolations.push({ feature: "anchor", at: index.at(offset) });
     if (n.tag) result.strictViolations.push({ feature: "tag", at: index.at(offset) });
-    if (yamlLibrary().isCollection(n)) {
+    if (isCollection(n)) {
       if (depth + 1 > maxDepth) {
         tooDeep = offset;
         return;
       }
       if (n.flow) result.strictViolations.push({ feature: "flow collection", at: index.at(offset) });
-      if (yamlLibrary().isMap(n)) duplicate ??= firstDuplicateKey(n.items);
+      if (isMap(n)) duplicate ??= firstDuplicateKey(n.items);
       if (n.anchor) openAnchors.push(n.anchor);
       for (const item of n.items) visit(item, depth + 1);
       if (n.anchor) openAnchors.pop();
@@ -192,12 +194,13 @@ function inspect(root: Node, maxDepth: number, index: LineIndex, result: FullYam
 
 /** The first key of a map that repeats an earlier one (scalar keys by value, others by their source text). */
 function firstDuplicateKey(pairs: readonly unknown[]): { key: string; offset: number } | undefined {
+  const { isPair, isScalar } = yamlLibrary();
   const seen = new Set<string>();
   for (const pair of pairs) {
-    if (!yamlLibrary().isPair(pair)) continue;
+    if (!isPair(pair)) continue;
     const key = pair.key as ParsedNode | null;
-    const name = key === null ? "" : yamlLibrary().isScalar(key) ? `s:${typeof key.value}:${String(key.value)}` : `n:${String(key)}`;
-    if (seen.has(name)) return { key: key === null ? "" : yamlLibrary().isScalar(key) ? String(key.value) : String(key), offset: key?.range?.[0] ?? 0 };
+    const name = key === null ? "" : isScalar(key) ? `s:${typeof key.value}:${String(key.value)}` : `n:${String(key)}`;
+    if (seen.has(name)) return { key: key === null ? "" : isScalar(key) ? String(key.value) : String(key), offset: key?.range?.[0] ?? 0 };
     seen.add(name);
   }
   return undefined;
