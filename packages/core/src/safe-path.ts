@@ -59,10 +59,10 @@ function literalPathProblem(path: string, limits: SafePathLimits): string | unde
 
 /**
  * Every form a string may take after layers that percent-decode or compatibility-normalise it:
- * the literal, each successive percent-decoding, and their NFKC forms (`．．／` becomes `../`).
+ * the literal, each successive percent-decoding, and their NFKC forms (`．．／` becomes `../`). Callers ask
+ * `isOnlyForm` first, so a string that has no other form never gets here.
  */
 function decodedForms(value: string): { forms: string[]; unstable: boolean } {
-  if (isOnlyForm(value)) return { forms: [value], unstable: false };
   const forms = [value];
   let current = value;
   for (let round = 0; round < MAX_DECODE_ROUNDS; round++) {
