@@ -3,6 +3,7 @@ import { lstat, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Diagnostic, Frontmatter, ParseLimits, SkillFile } from "@skillport/core";
 import { DEFAULT_PARSE_LIMITS, parseFrontmatter } from "@skillport/core/internal/parse";
+import { DEFAULT_MAX_FILE_BYTES } from "./file-limits.js";
 import { descriptorReader } from "./files.js";
 import { readHead } from "./frontmatter-head.js";
 import { isInside, joinReal } from "./confine.js";
@@ -19,7 +20,6 @@ export const SKILL_FILE_NAMES = ["SKILL.md", "skill.md"] as const;
 export type SkillFileName = (typeof SKILL_FILE_NAMES)[number];
 
 // Defined on the floor (file-limits.ts) so the packer can apply the same limit without loading this module.
-import { DEFAULT_MAX_FILE_BYTES } from "./file-limits.js";
 export { DEFAULT_MAX_FILE_BYTES };
 export const DEFAULT_MAX_LIST_FILES = 10_000;
 export const DEFAULT_MAX_LIST_DEPTH = 32;
