@@ -1,6 +1,6 @@
-// `@skillport/fs/floor`: the smallest part of the Node floor — one confinement test, one atomic write, one errno
-// reading — for start-up paths (a sandboxed command) that must not load the skill provider, discovery, core's parser
-// or `yaml` (decision 0202). Everything here is also exported by `@skillport/fs`.
+// `@skillport/fs/floor`: the smallest part of the Node floor — one confinement test, one atomic write, one random
+// name, one errno reading — for start-up paths (a sandboxed command) that must not load the skill provider,
+// discovery, core's parser or `yaml` (decision 0202). Everything here is also exported by `@skillport/fs`.
 export { isInside } from "./confine.js";
-export { siblingTemp, writeFileAtomic } from "./atomic.js";
+export { randomHex, siblingTemp, writeFileAtomic } from "./atomic.js";
 export { errorCode, isMissing } from "./errno.js";

@@ -1,7 +1,7 @@
 import { closeSync, unlinkSync, writeSync } from "node:fs";
-import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { InvalidPathError, LimitExceededError } from "@skillport/core/errors";
+import { randomHex } from "@skillport/fs/floor";
 import { DEFAULT_MAX_OUTPUT_BYTES, MAX_RUN_TIMEOUT_MS, type RunResult, type Sandbox } from "@skillport/sandbox";
 import {
   DEFAULT_OBSERVATION_MAX_BYTES,
@@ -76,7 +76,7 @@ export async function execCommand(sandbox: Sandbox, command: string, options: Ex
   } catch (error) {
     warnings.push(`full output not kept: ${outputRel} cannot be used (${error instanceof Error ? error.message : String(error)})`);
   }
-  const fileName = `exec-${Date.now()}-${randomBytes(4).toString("hex")}.log`;
+  const fileName = `exec-${Date.now()}-${randomHex(4)}.log`;
   // Synchronous appends keep the merged order exact and memory flat; each chunk is at most a pipe buffer.
   const fd = dir?.createFile(fileName, 0o600);
   let written = 0;

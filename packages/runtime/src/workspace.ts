@@ -1,9 +1,9 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import { readlinkSync, realpathSync } from "node:fs";
 import { lstat, mkdir, readdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { InvalidPathError } from "@skillport/core/errors";
-import { errorCode, isInside } from "@skillport/fs/floor";
+import { errorCode, isInside, randomHex } from "@skillport/fs/floor";
 import type { PackOptions, UnpackOptions } from "@skillport/pack";
 import type { LockOptions } from "./lock.js";
 import { createSandbox, handOverTree, type Sandbox, type SandboxIdentity, type SandboxKind } from "@skillport/sandbox";
@@ -325,7 +325,7 @@ export class Workspace {
     }
     emit({ type: "version-unpacking", label });
     // Staging is in the host-only state folder: sandboxed code can neither see nor plant links in it.
-    const staging = path.join(this.state.stagingDir, `${TEMP_PREFIX}${Date.now()}-${randomBytes(6).toString("hex")}`);
+    const staging = path.join(this.state.stagingDir, `${TEMP_PREFIX}${Date.now()}-${randomHex(6)}`);
     await mkdir(staging, { mode: 0o700 });
     try {
       const unpacked = await unpackArchive(bytes, path.join(staging, "package"), this.options.unpack);

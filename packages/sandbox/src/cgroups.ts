@@ -1,8 +1,8 @@
 import { access, constants, mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import { rmdirSync } from "node:fs";
 import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import path from "node:path";
+import { randomHex } from "@skillport/fs/floor";
 
 /** The controllers a run's cgroup uses. */
 type Controller = "pids" | "memory";
@@ -60,7 +60,7 @@ export async function createRunCgroup(limits: CgroupLimits): Promise<RunCgroup |
     }
   }
   const slot: Slot = { dirs: [] };
-  const name = `${PREFIX}${process.pid}-${randomBytes(6).toString("hex")}`;
+  const name = `${PREFIX}${process.pid}-${randomHex(6)}`;
   try {
     for (const parent of parents) {
       const dir = path.join(parent.dir, name);

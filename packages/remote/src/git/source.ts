@@ -1,8 +1,7 @@
-import { randomBytes } from "node:crypto";
 import { readFile, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { redactUri } from "@skillport/core/internal";
-import { DEFAULT_MAX_FILE_BYTES, writeFileAtomic } from "@skillport/fs";
+import { DEFAULT_MAX_FILE_BYTES, randomHex, writeFileAtomic } from "@skillport/fs";
 import { cacheKey, defaultCacheRoot, ensurePrivateDir } from "../cache-dir.js";
 import { RemoteSourceError } from "../errors.js";
 import { SnapshotSource, type RemoteSkipped, type Snapshot, type SnapshotSourceOptions } from "../snapshot-source.js";
@@ -195,7 +194,7 @@ export class GitSkillSource extends SnapshotSource {
   /** A shallow, sparse checkout of one commit into a new folder under trees/; files over the limit are never written. */
   async #checkout(commit: string): Promise<{ tree: string; skillsPath: string; skipped: RemoteSkipped[] }> {
     const trees = await ensurePrivateDir(path.join(this.cacheDir, "trees"));
-    const name = `${commit.slice(0, 12)}-${randomBytes(4).toString("hex")}`;
+    const name = `${commit.slice(0, 12)}-${randomHex(4)}`;
     const tmp = path.join(trees, `.tmp-${name}`);
     try {
       await this.#git(["init", "-q", tmp], "init");

@@ -1,8 +1,8 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { redactUri } from "@skillport/core/internal";
-import { DEFAULT_MAX_FILE_BYTES, writeFileAtomic } from "@skillport/fs";
+import { DEFAULT_MAX_FILE_BYTES, randomHex, writeFileAtomic } from "@skillport/fs";
 import { cacheKey, defaultCacheRoot, ensurePrivateDir } from "../cache-dir.js";
 import { RemoteSourceError } from "../errors.js";
 import { SnapshotSource, type RemoteSkipped, type Snapshot, type SnapshotSourceOptions } from "../snapshot-source.js";
@@ -179,7 +179,7 @@ export class HttpSkillSource extends SnapshotSource {
   async #build(entries: readonly IndexEntry[], indexUrl: string): Promise<string> {
     const trees = await ensurePrivateDir(path.join(this.cacheDir, "trees"));
     await ensurePrivateDir(path.join(this.cacheDir, "blobs"));
-    const name = `${Date.now().toString(36)}-${randomBytes(4).toString("hex")}`;
+    const name = `${Date.now().toString(36)}-${randomHex(4)}`;
     const tmp = path.join(trees, `.tmp-${name}`);
     await mkdir(tmp, { mode: 0o700 });
     try {
