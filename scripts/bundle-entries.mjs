@@ -4,6 +4,7 @@
 // `@skillport/fs`'s main entry: its 21 modules were a fixed cost of every such process.
 import { build } from "esbuild";
 import { rmSync } from "node:fs";
+import { replaceFile } from "./replace-file.mjs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -21,7 +22,7 @@ for (const { pkg, from, to } of ENTRIES) {
     for (const file of [to, `${to}.map`]) rmSync(path.join(dir, file), { force: true });
     continue;
   }
-  await build({
+  const result = await build({
     entryPoints: [path.join(dir, from)],
     outfile: path.join(dir, to),
     bundle: true,
@@ -33,5 +34,7 @@ for (const { pkg, from, to } of ENTRIES) {
     // Maps back through tsc's maps to the TypeScript sources.
     sourcemap: true,
     logLevel: "warning",
+    write: false,
   });
+  for (const output of result.outputFiles) replaceFile(output.path, Buffer.from(output.contents));
 }

@@ -3,10 +3,11 @@
 // resolve, a file read and a compile, so one command loading 40–90 modules paid more for loading than for working.
 // esbuild's code splitting keeps each command's dynamic import a separate chunk, so a command still loads only what
 // it reaches. Run after `tsc -b` (the root `build` and `typecheck` scripts do).
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { replaceFile } from "../../../scripts/replace-file.mjs";
 
 const cliDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const repo = path.resolve(cliDir, "../..");
@@ -65,16 +66,10 @@ const result = await build({
   write: false,
 });
 
-// A CLI may be running while this runs (a test's `npm pack` runs `prepare`): an unchanged file is left alone, a
-// changed one is replaced by a rename, and stale chunks are removed only after every new one is in place.
-function replace(file, contents) {
-  if (existsSync(file) && readFileSync(file).equals(contents)) return;
-  writeFileSync(`${file}.tmp`, contents);
-  renameSync(`${file}.tmp`, file);
-}
-for (const output of result.outputFiles) replace(output.path, Buffer.from(output.contents));
+// A CLI may be running from these files: stale chunks are removed only after every new one is in place.
+for (const output of result.outputFiles) replaceFile(output.path, Buffer.from(output.contents));
 // Which source modules each output holds: the start-up graph test reads it to check a command's chunks.
-replace(path.join(dist, "cli-meta.json"), Buffer.from(JSON.stringify(result.metafile)));
+replaceFile(path.join(dist, "cli-meta.json"), Buffer.from(JSON.stringify(result.metafile)));
 const written = new Set(result.outputFiles.map((output) => path.basename(output.path)));
 for (const name of readdirSync(dist)) if (/^cli(-chunk-.*)?\.js$/.test(name) && !written.has(name)) rmSync(path.join(dist, name));
 
@@ -83,4 +78,4 @@ for (const name of readdirSync(dist)) if (/^cli(-chunk-.*)?\.js$/.test(name) && 
 const workerFrom = path.join(repo, "packages/plugin-host/dist/host/worker");
 const workerTo = path.join(dist, "worker");
 mkdirSync(workerTo, { recursive: true });
-for (const name of readdirSync(workerFrom)) if (name.endsWith(".js")) replace(path.join(workerTo, name), readFileSync(path.join(workerFrom, name)));
+for (const name of readdirSync(workerFrom)) if (name.endsWith(".js")) replaceFile(path.join(workerTo, name), readFileSync(path.join(workerFrom, name)));
