@@ -62,12 +62,18 @@ function terms(value: string): string {
   return searchTokens(value).join(" ");
 }
 
-/** Tokenises one skill into the index's fields. Pure: the same document always gives the same result. */
-export function analyseSkill(doc: SearchDocument, options: AnalyseOptions = {}): AnalysedSkill {
-  const bodyChars = options.bodyChars ?? DEFAULT_BODY_CHARS;
+/** A document's metadata, name (the id when it has none) and description, as the index and the embeddings read them. */
+function basics(doc: SearchDocument): { metadata: Frontmatter; name: string; description: string } {
   const metadata = doc.metadata ?? {};
   const name = doc.name ?? (typeof metadata.name === "string" ? metadata.name : doc.id);
   const description = doc.description ?? (typeof metadata.description === "string" ? metadata.description : "");
+  return { metadata, name, description };
+}
+
+/** Tokenises one skill into the index's fields. Pure: the same document always gives the same result. */
+export function analyseSkill(doc: SearchDocument, options: AnalyseOptions = {}): AnalysedSkill {
+  const bodyChars = options.bodyChars ?? DEFAULT_BODY_CHARS;
+  const { metadata, name, description } = basics(doc);
   const fields: Partial<Record<SearchField, string>> = {};
   const set = (key: SearchField, value: string) => {
     const t = terms(value);
@@ -98,9 +104,7 @@ export interface EmbeddingTextOptions {
  * as prose rather than terms. Pure, so callers can key cached vectors by it.
  */
 export function skillEmbeddingText(doc: SearchDocument, options: EmbeddingTextOptions = {}): string {
-  const metadata = doc.metadata ?? {};
-  const name = doc.name ?? (typeof metadata.name === "string" ? metadata.name : doc.id);
-  const description = doc.description ?? (typeof metadata.description === "string" ? metadata.description : "");
+  const { metadata, name, description } = basics(doc);
   const squash = (value: string) => value.replace(/\s+/g, " ").trim();
   const lines = [squash(`${name}: ${description}`)];
   const whenToUse = squash(field(metadata, WHEN_TO_USE));
