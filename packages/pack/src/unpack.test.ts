@@ -27,6 +27,7 @@ const zipCases: [string, RawZipEntry[], Refusal][] = [
   ["symlink entry", [SKILL, { name: "skills/a/link", data: "/etc/passwd", unixMode: 0o120777 }], { error: ArchiveError, reason: "symlink", message: /skills\/a\/link is a symbolic link/ }],
   ["fifo entry", [SKILL, { name: "skills/a/pipe", unixMode: 0o010644 }], { error: ArchiveError, reason: "special-file", message: /skills\/a\/pipe is a device/ }],
   ["encrypted flag", [SKILL, { name: "skills/a/secret.txt", data: "x", flags: 1 }], { error: ArchiveError, reason: "encrypted", message: /skills\/a\/secret\.txt is encrypted/ }],
+  ["strong-encryption flag alone (bit 6)", [SKILL, { name: "skills/a/secret.txt", data: "x", flags: 0x40 }], { error: ArchiveError, reason: "encrypted", message: /skills\/a\/secret\.txt is encrypted/ }],
   ["unsupported method", [SKILL, { name: "skills/a/x.bz2", data: "x", method: 12 }], { error: ArchiveError, reason: "unsupported-compression", message: /method 12/ }],
   ["duplicate case A.md/a.md", [SKILL, { name: "skills/a/A.md", data: "1" }, { name: "skills/a/a.md", data: "2" }], { error: ArchiveError, reason: "duplicate", message: /skills\/a\/A\.md and skills\/a\/a\.md/ }],
   ["duplicate after NFC", [SKILL, { name: "skills/a/caf\u00e9.md", data: "1" }, { name: "skills/a/cafe\u0301.md", data: "2" }], { error: ArchiveError, reason: "duplicate", message: /same file/ }],
