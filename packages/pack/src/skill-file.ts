@@ -10,7 +10,7 @@ import { ArchiveError } from "./errors.js";
 import { resolveLimits, type PackageLimits } from "./limits.js";
 import type { ManifestFile } from "./pack.js";
 import { canonicalSkillFiles, collectFiles, type ExcludedEntry } from "./walk.js";
-import { computeVersionId, sha256Hex } from "./version.js";
+import { computeVersionId } from "./version.js";
 import { writeTree } from "./unpack.js";
 import { DeterministicZip } from "./zip-writer.js";
 import { readCollected } from "./read-files.js";
@@ -110,7 +110,7 @@ export async function importSkill(input: string | Uint8Array, skillsDir: string,
 
   const directories = archive.directories.filter((d) => d.startsWith(prefix) && d.length > prefix.length).map((d) => d.slice(prefix.length));
   const staged = siblingTemp(target, `import-${name}`);
-  await writeTree({ files, directories }, staged);
+  const written = await writeTree({ files: files.map((f) => ({ path: f.path, mode: f.mode, read: () => f.bytes })), directories }, staged);
   if (exists) {
     const old = siblingTemp(target, `old-${name}`);
     await rename(target, old);
@@ -128,7 +128,7 @@ export async function importSkill(input: string | Uint8Array, skillsDir: string,
   return {
     name,
     dir: target,
-    files: files.map((f) => ({ path: f.path, size: f.bytes.byteLength, sha256: sha256Hex(f.bytes), mode: f.mode })),
+    files: written,
     replaced: exists,
     dropped: archive.dropped,
     diagnostics,

@@ -81,6 +81,17 @@ describe("unpackArchive refuses malicious archives and writes nothing", () => {
     expect(await readdir(dir)).toEqual(["pkg"]);
   });
 
+  it("a corrupt entry found while files are being written leaves no file, temp dir or created parent behind", async () => {
+    // Files are written as they are inflated (decision 0222): the bad entry sorts last, after good files were written.
+    const good = Array.from({ length: 20 }, (_, i) => ({ name: `skills/a/f${String(i).padStart(2, "0")}.txt`, data: `file ${i}\n`.repeat(500) }));
+    const bytes = buildZip([SKILL, ...good, { name: "skills/a/zz.txt", data: "tampered", crc: 0x12345678 }]);
+    await writeTree(path.join(dir, "kept"), { "mine.txt": "mine" });
+    await expect(unpackArchive(bytes, path.join(dir, "kept", "pkg"))).rejects.toMatchObject({ reason: "corrupt" });
+    expect(await readdir(path.join(dir, "kept"))).toEqual(["mine.txt"]); // an existing parent keeps its content
+    await expect(unpackArchive(bytes, path.join(dir, "new", "deeper", "pkg"))).rejects.toMatchObject({ reason: "corrupt" });
+    expect((await readdir(dir)).sort()).toEqual(["kept"]); // parents this call created are gone again
+  });
+
   it("refuses a non-empty destination before reading the archive", async () => {
     const dest = path.join(dir, "pkg");
     await writeTree(dest, { "keep.txt": "mine" });

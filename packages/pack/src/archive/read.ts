@@ -44,12 +44,27 @@ export function detectArchiveFormat(bytes: Uint8Array): ArchiveFormat | undefine
   return undefined;
 }
 
+/** A checked file of an archive whose content is produced on demand (inflated and verified when `read` is called). */
+export interface ListedArchiveFile {
+  /** Canonical POSIX path (after any wrapper was stripped). */
+  path: string;
+  mode: 0o755 | 0o644;
+  /** The content, checked against the listing (size cap, CRC-32); throws ArchiveError when it does not match. */
+  read(): Buffer;
+}
+
+/** An archive whose listing passed every rule; contents are read one file at a time. */
+export interface ListedArchive extends Omit<ArchiveContents, "files"> {
+  /** Sorted by path. */
+  files: ListedArchiveFile[];
+}
+
 /**
- * Reads an archive into memory with every safety rule applied: the whole listing is checked (paths, kinds,
- * duplicates, sizes, ratios) before any content is inflated, and content is checked against the listing while it
- * is inflated. Throws InvalidPathError, LimitExceededError or ArchiveError; never touches the file system.
+ * Checks an archive's whole listing (paths, kinds, duplicates, sizes, ratios) without inflating anything: a zip's
+ * entries are inflated, capped at their declared size and CRC-checked only when read, so an unpacker can write each
+ * file as it is inflated instead of holding every file in memory first (decision 0222). Never touches the file system.
  */
-export async function readArchive(input: string | Uint8Array, options: ReadArchiveOptions = {}): Promise<ArchiveContents> {
+export async function listArchive(input: string | Uint8Array, options: ReadArchiveOptions = {}): Promise<ListedArchive> {
   const limits = resolveLimits(options.limits);
   const bytes = loadBytes(input, limits);
   const format = detectArchiveFormat(bytes);
@@ -57,37 +72,50 @@ export async function readArchive(input: string | Uint8Array, options: ReadArchi
 
   let checked: CheckedEntry[];
   let dropped: ExcludedEntry[];
-  const contents = new Map<string, Buffer>();
+  let contentOf: (e: CheckedEntry) => () => Buffer;
   if (format === "zip") {
     const { entries } = listZip(bytes, limits.maxFiles);
     ({ entries: checked, dropped } = checkListing(entries.map((e) => e.raw), limits));
     const byRaw = new Map(entries.map((e) => [e.raw, e.entry]));
-    for (const e of checked) {
-      const entry = e.kind === "file" ? byRaw.get(e.raw) : undefined;
-      if (entry) contents.set(e.path, readZipEntry(bytes, entry, e.path, e.raw.size));
-    }
+    contentOf = (e) => {
+      const entry = byRaw.get(e.raw);
+      return entry ? () => readZipEntry(bytes, entry, e.path, e.raw.size) : () => Buffer.alloc(0);
+    };
   } else {
     // Loaded on demand: the tar parser's module graph is the largest of the archive readers.
     const { readTar } = await import("./tar.js");
     const entries = await readTar(bytes, format === "tar.gz", limits);
     ({ entries: checked, dropped } = checkListing(entries.map((e) => e.raw), limits));
     const byRaw = new Map(entries.map((e) => [e.raw, e.bytes]));
-    for (const e of checked) if (e.kind === "file") contents.set(e.path, byRaw.get(e.raw) ?? Buffer.alloc(0));
+    contentOf = (e) => {
+      const content = byRaw.get(e.raw) ?? Buffer.alloc(0);
+      return () => content;
+    };
   }
 
   const strippedPrefix = options.stripWrapper === false ? undefined : wrapperPrefix(checked.map((e) => e.path));
   const strip = (p: string) => (strippedPrefix === undefined ? p : p.slice(strippedPrefix.length + 1));
-  const files: ArchiveFile[] = [];
+  const files: ListedArchiveFile[] = [];
   const directories: string[] = [];
   for (const e of checked) {
     if (strippedPrefix !== undefined && e.path === strippedPrefix) continue;
     if (e.kind === "directory") directories.push(strip(e.path));
-    else files.push({ path: strip(e.path), bytes: contents.get(e.path) ?? new Uint8Array(), mode: modeOf(e.path, e.raw.mode) });
+    else files.push({ path: strip(e.path), mode: modeOf(e.path, e.raw.mode), read: contentOf(e) });
   }
   if (files.length === 0) throw new ArchiveError("empty", "the archive holds no files");
   files.sort((a, b) => comparePaths(a.path, b.path));
   directories.sort(comparePaths);
   return { format, files, directories, dropped, strippedPrefix };
+}
+
+/**
+ * Reads an archive into memory with every safety rule applied: the whole listing is checked (paths, kinds,
+ * duplicates, sizes, ratios) before any content is inflated, and content is checked against the listing while it
+ * is inflated. Throws InvalidPathError, LimitExceededError or ArchiveError; never touches the file system.
+ */
+export async function readArchive(input: string | Uint8Array, options: ReadArchiveOptions = {}): Promise<ArchiveContents> {
+  const { files, ...listed } = await listArchive(input, options);
+  return { ...listed, files: files.map((f) => ({ path: f.path, bytes: f.read(), mode: f.mode })) };
 }
 
 function modeOf(path: string, mode: number): 0o755 | 0o644 {
