@@ -83,6 +83,21 @@ describe.each(["proc", "path"] as const)("openConfined (verify: %s)", (verify) =
     expect(file.readAllSync(4)?.byteLength).toBe(4);
     file.close();
   });
+
+  it("reads into a lent buffer when the file fits, and into memory of its own when it does not", () => {
+    const file = openConfined(boundary, "references/real.md", { verify });
+    const whole = Buffer.from(file.readAllSync(1024) ?? []);
+    const lent = new Uint8Array(64).fill(0xee);
+    const into = file.readAllSync(1024, lent);
+    expect(into?.buffer).toBe(lent.buffer);
+    expect(Buffer.from(into ?? [])).toEqual(whole);
+    const tooSmall = new Uint8Array(whole.byteLength); // no room for the +1 byte that detects growth
+    const own = file.readAllSync(1024, tooSmall);
+    expect(own?.buffer).not.toBe(tooSmall.buffer);
+    expect(Buffer.from(own ?? [])).toEqual(whole);
+    expect(file.readAllSync(3, lent)).toBeUndefined();
+    file.close();
+  });
 });
 
 describe("openConfined: hard links", () => {

@@ -44,8 +44,12 @@ export interface ConfinedFile {
   readonly nlink: number;
   /** The verified real path (absolute; never show it to users of an untrusted tree). */
   readonly realPath: string;
-  /** Reads the whole file, at most `maxBytes + 1` bytes; undefined when it is larger than `maxBytes`. */
-  readAllSync(maxBytes: number): Uint8Array | undefined;
+  /**
+   * Reads the whole file, at most `maxBytes + 1` bytes; undefined when it is larger than `maxBytes`. With `into`, a
+   * file that fits is read into it and the result is a view of it (valid until `into` is reused): a caller reading
+   * many files one at a time touches no fresh memory per file. A file that does not fit gets memory of its own.
+   */
+  readAllSync(maxBytes: number, into?: Uint8Array): Uint8Array | undefined;
   /** Idempotent. */
   close(): void;
 }
@@ -117,10 +121,11 @@ class Opened implements ConfinedFile {
     this.realPath = realPath;
   }
 
-  readAllSync(maxBytes: number): Uint8Array | undefined {
+  readAllSync(maxBytes: number, into?: Uint8Array): Uint8Array | undefined {
     const cap = maxBytes + 1;
-    // Unpooled memory, so the returned view owns its whole ArrayBuffer.
-    let buffer = Buffer.allocUnsafeSlow(Math.max(1, Math.min(this.size + 1, cap)));
+    const want = Math.max(1, Math.min(this.size + 1, cap));
+    // Unpooled memory, so the returned view owns its whole ArrayBuffer (unless the caller lent one).
+    let buffer = into !== undefined && into.byteLength >= want ? Buffer.from(into.buffer, into.byteOffset, into.byteLength) : Buffer.allocUnsafeSlow(want);
     let length = 0;
     for (;;) {
       if (length === buffer.length) {

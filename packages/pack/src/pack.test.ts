@@ -6,7 +6,7 @@ import { build } from "esbuild";
 import { chmod, mkdir, readFile, rm, symlink, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { InvalidPathError, LimitExceededError, SkillValidationError } from "@skillport/core";
-import { DEFAULT_PACKAGE_LIMITS, checkPackageLayout, collectFiles, inspectPackage, packDirectory, packDirectoryToFile } from "./index.js";
+import { DEFAULT_PACKAGE_LIMITS, checkPackageLayout, collectFiles, inspectPackage, packDirectory, packDirectoryToFile, unpackArchive } from "./index.js";
 import { readCollected } from "./read-files.js";
 import { skillMd, systemDependency, tempDir, writeTree } from "./__fixtures__/archives.js";
 
@@ -86,6 +86,28 @@ describe("deterministic archives", () => {
     expect((await packDirectory(dir)).versionId).toBe(base.versionId);
     await chmod(path.join(dir, "requirements.txt"), 0o755);
     expect((await packDirectory(dir)).versionId).not.toBe(base.versionId);
+  });
+
+  it("keeps every file's bytes although files are read into one reused buffer (stored entries too)", async () => {
+    // Incompressible files are stored, not deflated: the writer must copy them before the next file's read reuses
+    // the buffer. Random bytes of several sizes, before and after smaller and larger text files.
+    const random = (n: number, seed: number) => Buffer.concat(Array.from({ length: Math.ceil(n / 64) }, (_, i) => createHash("sha512").update(`${seed}:${i}`).digest())).subarray(0, n);
+    const files: Record<string, string | Buffer> = { "skills/a/SKILL.md": skillMd("a") };
+    files["skills/a/assets/a.bin"] = random(40_000, 1);
+    files["skills/a/assets/b.txt"] = "text ".repeat(3000);
+    files["skills/a/assets/c.bin"] = random(90_000, 2);
+    files["skills/a/assets/d.bin"] = random(20_000, 3);
+    files["skills/a/assets/e.txt"] = Array.from({ length: 6000 }, (_, i) => `line ${i}\n`).join("");
+    await writeTree(dir, files);
+    const { archive, versionId } = await packDirectory(dir);
+    const out = path.join(dir, "..", `${path.basename(dir)}-out`);
+    try {
+      const unpacked = await unpackArchive(archive, out);
+      expect(unpacked.versionId).toBe(versionId);
+      for (const [rel, content] of Object.entries(files)) expect(await readFile(path.join(out, rel))).toEqual(Buffer.from(content));
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
   });
 
   it("writes a manifest with every file, size, sha256 and mode, and the skills found", async () => {

@@ -60,7 +60,10 @@ interface LoadedPackage {
   layout: LayoutReport;
 }
 
-/** Collects, reads and checks a package; every file read is also handed to `onFile` (the zip writer, when packing). */
+/**
+ * Collects, reads and checks a package; every file read is also handed to `onFile` (the zip writer, when packing) as a
+ * view that is valid only during the call.
+ */
 async function loadPackage(dir: string, options: CollectPackageOptions, onFile: (file: ManifestFile, bytes: Uint8Array) => void = () => {}): Promise<LoadedPackage> {
   const limits = resolveLimits(options.limits);
   const collected = await collectFiles(dir, {
@@ -78,8 +81,8 @@ async function loadPackage(dir: string, options: CollectPackageOptions, onFile: 
   });
   // Only SKILL.md files are kept for the layout check; everything else streams through.
   const skillMds = new Map<string, Uint8Array>();
-  const files = await readCollected(collected, { followLinks: options.followLinks, maxFileBytes: limits.maxFileBytes }, (file, bytes) => {
-    if (file.path.endsWith("/SKILL.md")) skillMds.set(file.path, bytes);
+  const files = await readCollected(collected, { followLinks: options.followLinks, maxFileBytes: limits.maxFileBytes, transient: true }, (file, bytes) => {
+    if (file.path.endsWith("/SKILL.md")) skillMds.set(file.path, bytes.slice());
     onFile(file, bytes);
   });
   const layout = await checkLayout(

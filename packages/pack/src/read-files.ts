@@ -21,21 +21,32 @@ const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmedi
  */
 export async function readCollected(
   collected: Pick<Collected, "root" | "files">,
-  options: { followLinks?: boolean; maxFileBytes: number },
+  options: {
+    followLinks?: boolean;
+    maxFileBytes: number;
+    /**
+     * `onFile` gets a view of one buffer reused for every file, valid only during the call (it copies what it keeps):
+     * no fresh memory per file, which on hosts with slow page faults is a good part of a pack's time (decision 0223).
+     */
+    transient?: boolean;
+  },
   onFile: (file: ManifestFile, bytes: Uint8Array) => void,
 ): Promise<ManifestFile[]> {
   const manifest: ManifestFile[] = [];
+  let scratch: Uint8Array | undefined;
   let sinceYield = 0;
   for (const file of collected.files) {
     const opened = openConfined(collected.root, file.source ?? file.path, { followLinksInside: (options.followLinks ?? false) || file.viaLink === true });
     let read: Uint8Array | undefined;
     try {
-      read = opened.readAllSync(options.maxFileBytes);
+      read = opened.readAllSync(options.maxFileBytes, scratch);
     } finally {
       opened.close();
     }
     if (read === undefined) throw new LimitExceededError("maxFileBytes", `${file.path} grew past the per-file limit while it was being packed`);
     const bytes = read;
+    // A file larger than the scratch buffer was read into memory of its own: that memory becomes the scratch.
+    if (options.transient && bytes.buffer !== scratch?.buffer) scratch = new Uint8Array(bytes.buffer);
     const entry: ManifestFile = { path: file.path, size: bytes.byteLength, sha256: sha256Hex(bytes), mode: file.mode };
     manifest.push(entry);
     onFile(entry, bytes);

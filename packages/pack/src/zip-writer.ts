@@ -48,7 +48,10 @@ export class DeterministicZip {
     this.#level = options.compressionLevel ?? 6;
   }
 
-  /** Adds one entry; entries must arrive in strictly increasing UTF-8 path order (that order is the determinism). */
+  /**
+   * Adds one entry; entries must arrive in strictly increasing UTF-8 path order (that order is the determinism).
+   * `entry.bytes` is not kept once this returns (a stored entry is copied), so callers may reuse its memory.
+   */
   add(entry: ZipInput): void {
     if (this.#last !== undefined && comparePaths(this.#last, entry.path) >= 0) {
       throw new Error(`zip entries out of order: ${entry.path} after ${this.#last}`);
@@ -57,7 +60,7 @@ export class DeterministicZip {
     this.#last = entry.path;
     const data = Buffer.from(entry.bytes.buffer, entry.bytes.byteOffset, entry.bytes.byteLength);
     const compress = this.#level > 0 && !looksIncompressible(data);
-    const stored = compress ? deflateRawSync(data, { level: this.#level }) : data;
+    const stored = compress ? deflateRawSync(data, { level: this.#level }) : Buffer.from(data);
     const name = Buffer.from(entry.path, "utf8");
     if (data.byteLength > MAX_32 || this.#offset + 30 + name.byteLength + stored.byteLength > MAX_32) {
       throw new Error(`zip entry ${entry.path} would pass the 4 GiB limit of a zip without ZIP64`);
