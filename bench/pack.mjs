@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Packaging benchmark: packDirectory vs Info-ZIP `zip -r -X -q -6`, unpackArchive vs `unzip -q`, on a generated
-// ~10 MB / ~400-file package tree. Medians of paired runs in one process; compare ratios, not absolute times.
+// ~10 MB / ~400-file package tree. Medians of paired runs in one process; compare ratios, not absolute times. Two
+// "node floor" rows are the least any Node tool pays for the same work (one node process, no checks, no manifest).
 // Usage: node bench/pack.mjs [--runs N] [--tree <dir>]   (needs `npm run build` first, and zip/unzip on PATH)
 //   --tree packs a real package tree instead (e.g. a checkout of anthropics/skills, as issue 14 measures); the CLI
 //   packs it with the lenient profile: FastGPT's 500-character and the spec's 1,024-character description limits refuse some public skills.
@@ -107,7 +108,24 @@ try {
   const packOptions = givenTree ? { profile: "lenient" } : {};
   const nodePackScript = `const { packDirectoryToFile } = await import(${JSON.stringify(packEntry)}); await packDirectoryToFile(process.argv[1], process.argv[2], ${JSON.stringify(packOptions)});`;
   const nodeUnpackScript = `const { unpackArchive } = await import(${JSON.stringify(packEntry)}); await unpackArchive(process.argv[1], process.argv[2]);`;
-  const samples = { pack: [], packProc: [], packCli: [], zip: [], unpack: [], unpackProc: [], unpackCli: [], unzip: [] };
+  // Floors for any Node tool (no checks, no manifest, no module graph): what a Node process must pay to deflate and
+  // write every file, or to inflate and write every entry. Our ratios to these show our own overhead; their ratios to
+  // zip/unzip show what Node itself costs here (its start-up, and on slow-page-fault hosts its fresh memory).
+  const nodeZipFloorScript = `import fs from "node:fs"; import path from "node:path"; import zlib from "node:zlib";
+    const out = []; const walk = (d) => { for (const e of fs.readdirSync(d, { withFileTypes: true })) { const p = path.join(d, e.name); if (e.isDirectory()) walk(p); else if (e.isFile()) out.push(zlib.deflateRawSync(fs.readFileSync(p), { level: 6 })); } };
+    walk(process.argv[1]); fs.writeFileSync(process.argv[2], Buffer.concat(out));`;
+  const nodeUnzipFloorScript = `import fs from "node:fs"; import path from "node:path"; import zlib from "node:zlib";
+    const b = fs.readFileSync(process.argv[1]); const dest = process.argv[2]; let end = b.length - 22; while (b.readUInt32LE(end) !== 0x06054b50) end--;
+    let at = b.readUInt32LE(end + 16); const made = new Set();
+    for (let i = 0, n = b.readUInt16LE(end + 10); i < n; i++) {
+      const method = b.readUInt16LE(at + 10), csize = b.readUInt32LE(at + 20), nlen = b.readUInt16LE(at + 28), local = b.readUInt32LE(at + 42);
+      const name = b.toString("utf8", at + 46, at + 46 + nlen); at += 46 + nlen + b.readUInt16LE(at + 30) + b.readUInt16LE(at + 32);
+      if (name.endsWith("/")) continue;
+      const start = local + 30 + b.readUInt16LE(local + 26) + b.readUInt16LE(local + 28); const data = b.subarray(start, start + csize);
+      const file = path.join(dest, name); const dir = path.dirname(file); if (!made.has(dir)) { fs.mkdirSync(dir, { recursive: true }); made.add(dir); }
+      fs.writeFileSync(file, method === 8 ? zlib.inflateRawSync(data) : data);
+    }`;
+  const samples = { pack: [], packProc: [], packCli: [], packFloor: [], zip: [], unpack: [], unpackProc: [], unpackCli: [], unpackFloor: [], unzip: [], node: [] };
   let sizes;
   for (let run = 0; run < RUNS; run++) {
     const ours = path.join(work, `ours-${run}.zip`);
@@ -116,12 +134,15 @@ try {
     samples.pack.push(await time(() => packDirectoryToFile(tree, ours, packOptions)));
     samples.packProc.push(await time(async () => execFileSync(process.execPath, ["--input-type=module", "-e", nodePackScript, tree, oursProc])));
     samples.packCli.push(await time(async () => execFileSync(process.execPath, [cli, "pack", tree, "-o", path.join(work, `ours-cli-${run}.zip`), ...(givenTree ? ["--profile", "lenient"] : [])])));
+    samples.packFloor.push(await time(async () => execFileSync(process.execPath, ["--input-type=module", "-e", nodeZipFloorScript, tree, path.join(work, `floor-${run}.bin`)])));
     samples.zip.push(await time(async () => execFileSync("zip", ["-r", "-X", "-q", "-6", theirs, "."], { cwd: tree })));
     sizes = { ours: statSync(ours).size, theirs: statSync(theirs).size };
     samples.unpack.push(await time(() => unpackArchive(ours, path.join(work, `u-ours-${run}`))));
     samples.unpackProc.push(await time(async () => execFileSync(process.execPath, ["--input-type=module", "-e", nodeUnpackScript, ours, path.join(work, `u-proc-${run}`)])));
     samples.unpackCli.push(await time(async () => execFileSync(process.execPath, [cli, "unpack", ours, path.join(work, `u-cli-${run}`)])));
+    samples.unpackFloor.push(await time(async () => execFileSync(process.execPath, ["--input-type=module", "-e", nodeUnzipFloorScript, ours, path.join(work, `u-floor-${run}`)])));
     samples.unzip.push(await time(async () => execFileSync("unzip", ["-q", ours, "-d", path.join(work, `u-theirs-${run}`)])));
+    samples.node.push(await time(async () => execFileSync(process.execPath, ["-e", "0"])));
   }
   const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, { wall: median(v.map((x) => x.wall)), cpu: median(v.map((x) => x.cpu)) }]));
   const row = (label, key, base) =>
@@ -134,10 +155,14 @@ try {
   console.log(row("packDirectoryToFile, in-process", "pack", "zip"));
   console.log(row("packDirectoryToFile, whole node process", "packProc", "zip"));
   console.log(row("skillport pack <dir> -o <zip> (CLI)", "packCli", "zip"));
+  console.log(row("node floor: read, deflate, write (no checks)", "packFloor", "zip"));
   console.log(row("unzip -q (baseline)", "unzip", "unzip"));
   console.log(row("unpackArchive, in-process", "unpack", "unzip"));
   console.log(row("unpackArchive, whole node process", "unpackProc", "unzip"));
   console.log(row("skillport unpack <zip> <dir> (CLI)", "unpackCli", "unzip"));
+  console.log(row("node floor: inflate, write (no checks)", "unpackFloor", "unzip"));
+  console.log(row("node -e 0", "node", "unzip"));
+  console.log(`skillport pack CLI / node floor: ${(m.packCli.wall / m.packFloor.wall).toFixed(2)}x wall; skillport unpack CLI / node floor: ${(m.unpackCli.wall / m.unpackFloor.wall).toFixed(2)}x wall`);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
