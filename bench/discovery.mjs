@@ -1,5 +1,6 @@
 // Discovery benchmark (issue 14): discover + getMetadata, catalog rendering and CLI validation against the BLOCKING
-// raw floor (readdirSync + readFileSync of every SKILL.md as a Buffer, no parsing) and a 4 KiB-head floor; each step a
+// raw floor (readdirSync + readFileSync of every SKILL.md as a Buffer, no parsing) and a 4 KiB-head floor, and `validate`
+// against a node + yaml one-liner and a lint floor (the reads plus the folder listing lint needs); each step a
 // whole `node` process (start-up included, as users meet it), medians of paired (interleaved) runs.
 //   node bench/discovery.mjs [--sizes 1000,10000,50000] [--runs 5]
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
@@ -71,6 +72,26 @@ const steps = {
     }
     report({ valid });
   },
+  async lintFloor(dir) {
+    // What `validate` with lint cannot go below: read every SKILL.md and list every skill folder and subfolder with an
+    // lstat per file (lint's file-tree policy and references need the listing: decision 0206). No parsing at all.
+    const { lstatSync, readdirSync, readFileSync } = await import("node:fs");
+    let entries = 0;
+    const list = (folder) => {
+      for (const e of readdirSync(folder, { withFileTypes: true })) {
+        entries++;
+        const p = path.join(folder, e.name);
+        if (e.isDirectory()) list(p);
+        else lstatSync(p);
+      }
+    };
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (!e.isDirectory()) continue;
+      readFileSync(path.join(dir, e.name, "SKILL.md"));
+      list(path.join(dir, e.name));
+    }
+    report({ entries });
+  },
   async yaml(dir) {
     // The common approach of peers: read the file, cut the frontmatter, full YAML parse.
     const { parse } = await import("yaml");
@@ -121,6 +142,7 @@ async function main() {
           step("metadata"),
           step("catalog"),
           step("yamlValidate"),
+          step("lintFloor"),
           { name: "validate", run: () => timeNode([cli, "validate", dir, "--profile", "spec", "--format", "json"]) },
           { name: "validateNoLint", run: () => timeNode([cli, "validate", dir, "--profile", "lenient", "--format", "json", "--no-lint"]) },
         ],
@@ -136,6 +158,7 @@ async function main() {
         metadata: "(b) skillport discover + getMetadata",
         catalog: "(c) registry + catalog (xml)",
         yamlValidate: "    node + yaml one-liner (validate's baseline)",
+        lintFloor: "    lint floor: read SKILL.md + list every folder, lstat files",
         validate: "(d) skillport validate (CLI, spec, lint)",
         validateNoLint: "    skillport validate --no-lint (lenient)",
       };
@@ -146,7 +169,13 @@ async function main() {
           label[r.name],
           r.ms.toFixed(0),
           (r.ms / floor).toFixed(2),
-          r.name === "validate" || r.name === "validateNoLint" ? `${(r.ms / byName.yamlValidate.ms).toFixed(2)} (one-liner)` : r.name === "metadata" ? `${(r.rssMiB / byName.floor.rssMiB).toFixed(2)} RSS` : "",
+          r.name === "validate"
+            ? `${(r.ms / byName.yamlValidate.ms).toFixed(2)} (one-liner), ${(r.ms / byName.lintFloor.ms).toFixed(2)} (lint floor)`
+            : r.name === "validateNoLint" || r.name === "lintFloor"
+              ? `${(r.ms / byName.yamlValidate.ms).toFixed(2)} (one-liner)`
+              : r.name === "metadata"
+                ? `${(r.rssMiB / byName.floor.rssMiB).toFixed(2)} RSS`
+                : "",
           r.rssMiB || "-",
         ]),
       );
