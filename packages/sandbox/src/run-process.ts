@@ -19,6 +19,8 @@ export interface SpawnSpec {
   /** Sees every chunk in arrival order, before any cap applies. */
   onOutput?: (stream: OutputStream, chunk: Buffer) => void;
   signal?: AbortSignal;
+  /** Only with a WaitingProcess: the launcher points stderr at the stdout pipe before it execs (one pipe, exact order). */
+  mergeStderr?: boolean;
 }
 
 export interface ProcessOutcome {
@@ -101,7 +103,8 @@ export function runProcess(spec: SpawnSpec, waiting?: WaitingProcess): Promise<P
       child.ref();
       for (const stream of [child.stdout, child.stderr] as Array<{ ref?: () => void }>) stream.ref?.();
       waiting.argvPipe.on("error", () => undefined); // the launcher died: its exit is reported below
-      waiting.argvPipe.end(Buffer.from([spec.file, ...spec.args].map((a) => `${a}\0`).join("")));
+      const mode = spec.mergeStderr ? "merge" : "keep";
+      waiting.argvPipe.end(Buffer.from([mode, spec.file, ...spec.args].map((a) => `${a}\0`).join("")));
     }
 
     child.once("error", (error) => {
@@ -140,12 +143,13 @@ export interface WaitingProcess {
 
 /**
  * Starts `bash` now, lets it run `prologue` (join the run's cgroup, set rlimits), then makes it wait for a
- * NUL-separated argv on fd 3 and exec it. Joining a cgroup can take several milliseconds on a busy host (an RCU grace
+ * NUL-separated argv on fd 3 and exec it. The first word is `merge` (stderr joins the stdout pipe first) or `keep`. Joining a cgroup can take several milliseconds on a busy host (an RCU grace
  * period); doing it ahead of time takes that off the path of the next run. The process is unref'd so an unused one
  * never keeps Node alive; if Node exits, the launcher reads EOF and exits without running anything.
  */
 export function startWaiting(prologue: string, cwd: string, env: Record<string, string>): WaitingProcess {
-  const wait = 'mapfile -d "" -t argv <&3; exec 3<&-; [ "${#argv[@]}" -gt 0 ] || exit 125; exec "${argv[@]}"';
+  const wait =
+    'mapfile -d "" -t argv <&3; exec 3<&-; [ "${#argv[@]}" -gt 1 ] || exit 125; [ "${argv[0]}" != merge ] || exec 2>&1; exec "${argv[@]:1}"';
   const script = prologue === "" ? wait : `${prologue}; ${wait}`;
   const child = spawn("/bin/bash", ["-c", script], { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe", "pipe"] });
   child.on("error", () => undefined); // reported by the run that uses it (or nobody, if unused)

@@ -104,6 +104,16 @@ describe.each(backends)("%s backend", (kind, make) => {
     expect(killed).toMatchObject({ exitCode: kind === "process" ? null : 137, signal: "SIGKILL" });
   });
 
+  it("mergeStderr: both streams through one pipe in exact order, the sandbox's own errors included", async () => {
+    const r = await make().run({ command: bash("for i in 1 2 3; do echo out$i; echo err$i >&2; done"), mergeStderr: true });
+    expect(r).toMatchObject({ stdout: "out1\nerr1\nout2\nerr2\nout3\nerr3\n", stderr: "", stderrBytes: 0, exitCode: 0 });
+    // The command cannot be started: the message of whatever execs it (setpriv, bwrap or bash) is merged too.
+    const missing = await make().run({ command: ["/nonexistent/tool"], mergeStderr: true });
+    expect(missing.exitCode).not.toBe(0);
+    expect(missing.stdout).toMatch(/\/nonexistent\/tool/);
+    expect(missing.stderr).toBe("");
+  });
+
   it("scrubs the environment to the allow-list plus the caller's variables", async () => {
     process.env.SKILLPORT_TEST_SECRET = "hunter2";
     try {

@@ -29,6 +29,11 @@ export interface RunRequest {
   /** Sees every output chunk in arrival order. */
   onOutput?: (stream: OutputStream, chunk: Buffer) => void;
   signal?: AbortSignal;
+  /**
+   * Send the command's stderr to its stdout pipe: one pipe, so the merged order is exact (not a race of two pipes).
+   * Everything then arrives as `stdout`, including the sandbox's own error messages (bwrap, setpriv); `stderr` is empty.
+   */
+  mergeStderr?: boolean;
 }
 
 export interface RunResult {
@@ -190,6 +195,7 @@ abstract class BaseSandbox implements Sandbox {
         maxOutputBytes: request.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
         onOutput: request.onOutput,
         signal: request.signal,
+        mergeStderr: request.mergeStderr,
       }, waiting);
       oomKills = (await limits.cgroup?.oomKills()) ?? 0;
     } finally {
@@ -264,7 +270,9 @@ export class ProcessSandbox extends BaseSandbox {
       request.env,
     );
     const limits = await this.limits();
-    const [file, ...args] = withPrologue(limits.prologue, [...this.plan.dropArgv, ...request.command]);
+    // No launcher here: the prologue's shell merges the streams before it execs the command.
+    const prologue = request.mergeStderr ? [limits.prologue, "exec 2>&1"].filter(Boolean).join("; ") : limits.prologue;
+    const [file, ...args] = withPrologue(prologue, [...this.plan.dropArgv, ...request.command]);
     return { file: file!, args, env, limits };
   }
 }
