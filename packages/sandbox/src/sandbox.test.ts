@@ -268,30 +268,32 @@ describe.runIf(hasBwrap)("bubblewrap isolation", () => {
       expect(await exited).toBe("SIGKILL");
       // The kernel delivers the parent-death signal at once; reaping takes a moment, so poll (no timing assertion).
       expect(await goneSoon(marker)).toBe(true);
-      // The killed host could not remove its /etc snapshot (a later process would sweep it): do it now.
-      for (const name of readdirSync(os.tmpdir()).filter((n) => n.startsWith(`skillport-etc-${child.pid}-`))) {
-        await rm(path.join(os.tmpdir(), name), { recursive: true, force: true });
-      }
     } finally {
       await bundleDir.cleanup();
     }
   });
 
-  it("a host that exits normally leaves no /etc snapshot behind", async () => {
+  it("host processes share one /etc snapshot and leave nothing else behind", async () => {
     const bundleDir = await tempDir();
+    const stateTmp = await tempDir();
     try {
       const bundle = await bundleSandbox(bundleDir.dir);
       const code = `
         import { createSandbox } from ${JSON.stringify(bundle)};
         const sb = createSandbox({ kind: "bubblewrap", writableDir: ${JSON.stringify(ws.dir)} });
         const r = await sb.run({ command: ["/bin/cat", "/etc/passwd"] });
-        process.stdout.write(String(process.pid) + " " + r.exitCode + " " + (r.stdout.length > 0));
+        process.stdout.write(r.exitCode + " " + (r.stdout.length > 0));
       `;
-      const [pid, exitCode, sawPasswd] = execFileSync(process.execPath, ["--input-type=module", "-e", code], { encoding: "utf8" }).split(" ");
-      expect([exitCode, sawPasswd]).toEqual(["0", "true"]);
-      expect(readdirSync(os.tmpdir()).filter((n) => n.startsWith(`skillport-etc-${pid}-`))).toEqual([]);
+      const env = { ...process.env, TMPDIR: stateTmp.dir };
+      for (let i = 0; i < 2; i++) {
+        expect(execFileSync(process.execPath, ["--input-type=module", "-e", code], { encoding: "utf8", env })).toBe("0 true");
+      }
+      const state = path.join(stateTmp.dir, `skillport-${process.getuid?.()}`);
+      expect(readdirSync(state).filter((n) => n !== "bwrap-probe.json")).toEqual([expect.stringMatching(/^etc-[0-9a-f]+$/)]);
+      expect(readdirSync(stateTmp.dir)).toEqual([path.basename(state)]);
     } finally {
       await bundleDir.cleanup();
+      await stateTmp.cleanup();
     }
   });
 
