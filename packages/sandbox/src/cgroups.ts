@@ -47,7 +47,7 @@ let layout: Parent[] | undefined;
 let exitHookInstalled = false;
 
 /** Takes a cgroup with the given limits, or undefined when no pids or memory controller is writable here. */
-export async function createRunCgroup(limits: CgroupLimits): Promise<RunCgroup | undefined> {
+export function createRunCgroup(limits: CgroupLimits): RunCgroup | undefined {
   if (layout === undefined) {
     layout = findParents();
     removeGroups(layout.flatMap((parent) => deadGroups(parent.dir)));

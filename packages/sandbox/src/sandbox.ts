@@ -233,7 +233,7 @@ abstract class BaseSandbox implements Sandbox {
 
   protected abstract prepare(request: RunRequest, cwd: string, warnings: string[]): Promise<PreparedRun>;
 
-  protected limits(): Promise<AppliedLimits> {
+  protected limits(): AppliedLimits {
     return acquireLimits({ maxProcesses: this.maxProcesses, maxMemoryBytes: this.maxMemoryBytes }, { rlimitMemory: true });
   }
 }
@@ -269,7 +269,7 @@ export class ProcessSandbox extends BaseSandbox {
       { PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin", HOME: this.home, TMPDIR: process.env.TMPDIR ?? os.tmpdir() },
       request.env,
     );
-    const limits = await this.limits();
+    const limits = this.limits();
     // No launcher here: the prologue's shell merges the streams before it execs the command.
     const prologue = request.mergeStderr ? [limits.prologue, "exec 2>&1"].filter(Boolean).join("; ") : limits.prologue;
     const [file, ...args] = withPrologue(prologue, [...this.plan.dropArgv, ...request.command]);
@@ -383,7 +383,7 @@ export class BubblewrapSandbox extends BaseSandbox {
   }
 
   private async startLauncher(): Promise<Launcher> {
-    const limits = await this.limits();
+    const limits = this.limits();
     return { waiting: startWaiting(limits.prologue, "/", {}), limits };
   }
 }
