@@ -384,7 +384,7 @@ export class BubblewrapSandbox extends BaseSandbox {
 
   private async startLauncher(): Promise<Launcher> {
     const limits = this.limits();
-    return { waiting: startWaiting(limits.prologue, "/", {}), limits };
+    return { waiting: startWaiting(limits.prologue, "/", {}, [this.bwrapPath, ...this.policyArgs]), limits };
   }
 }
 
