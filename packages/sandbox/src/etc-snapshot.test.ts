@@ -1,7 +1,7 @@
 // The /etc snapshot kept across processes (decision 0221): where it lives, and what happens to one that was tampered
 // with or planted. TMPDIR points at a test folder, so the host's own state directory is never touched.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appendFileSync, chownSync, chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, chownSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { etcMounts } from "./etc-snapshot.js";
 import { BubblewrapSandbox, createSandbox } from "./sandbox.js";
