@@ -41,7 +41,9 @@ function freshSnapshot(): string {
 describe("the /etc snapshot", () => {
   it("is shared: the same folder each time, in the user's owner-only state directory, copies unwritable by others", () => {
     const dir = freshSnapshot();
+    const built = statSync(path.join(dir, "passwd")).ino;
     expect(freshSnapshot()).toBe(dir);
+    expect(statSync(path.join(dir, "passwd")).ino).toBe(built); // reused, not rebuilt
     expect(path.dirname(dir)).toBe(stateDir);
     expect(statSync(stateDir).mode & 0o777).toBe(0o700);
     expect(readdirSync(dir).sort()).toEqual(["group", "hosts", "passwd", "ssl"]);
@@ -51,8 +53,10 @@ describe("the /etc snapshot", () => {
 
   it("rebuilds a snapshot whose copy was edited or that gained an entry", () => {
     const dir = freshSnapshot();
+    const edited = statSync(path.join(dir, "passwd")).ino;
     appendFileSync(path.join(dir, "passwd"), "intruder:x:0:0::/:/bin/sh\n");
     expect(freshSnapshot()).toBe(dir);
+    expect(statSync(path.join(dir, "passwd")).ino).not.toBe(edited);
     expect(readFileSync(path.join(dir, "passwd"), "utf8")).toBe(readFileSync("/etc/passwd", "utf8"));
     writeFileSync(path.join(dir, "shadow"), "root:planted\n");
     expect(freshSnapshot()).toBe(dir);
