@@ -9,6 +9,11 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
+// When the event loop is empty nothing is left to do: exit there rather than let Node free the heap and run its
+// teardown first (~5 ms of `--version`, ~10 ms after `exec` on the 2-core CI machine); the kernel reclaims it all.
+// 'exit' listeners (cgroup removal) still run, and pending work is not cut: the loop is already empty.
+process.once("beforeExit", () => process.exit());
+
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
   // Scripts and shells ask for the version often: answer without loading the command parser.

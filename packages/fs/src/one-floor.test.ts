@@ -52,7 +52,7 @@ const RULES: readonly Rule[] = [
     allowed: {
       "fs/src/locators.ts": "one level: the immediate folders of a flat skills root",
       "runtime/src/workspace.ts": "one level: the version folders under projects/ (owned by the workspace work)",
-      "sandbox/src/etc-snapshot.ts": "one level: stale snapshot folders in the temp dir",
+      "sandbox/src/etc-snapshot.ts": "one level: the entries of an /etc snapshot checked before use, and old snapshots in the state folder",
       "sandbox/src/cgroups.ts": "one level: stale cgroups left by killed runs",
       "agent/src/code-exec/file-tools.ts": "one level: the model's list_directory tool lists one folder it opened",
       "pack/src/unpack.ts": "one level: whether a target folder is empty",

@@ -87,8 +87,9 @@ export async function execCommand(sandbox: Sandbox, command: string, options: Ex
   let result: RunResult;
   try {
     result = await sandbox.run({
-      // One pipe for both streams (2>&1 before bash starts): the merged order is exact, not a race of two pipes.
-      command: ["/bin/sh", "-c", 'exec "$@" 2>&1', "sh", "/bin/bash", "-c", command],
+      command: ["/bin/bash", "-c", command],
+      // One pipe for both streams, set up before bash starts: the merged order is exact, not a race of two pipes.
+      mergeStderr: true,
       cwd,
       env: options.env,
       timeoutMs: Math.round(timeout * 1000),

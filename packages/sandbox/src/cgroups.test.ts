@@ -7,13 +7,13 @@ import { describe, expect, it, vi } from "vitest";
 import { createRunCgroup, removeGroups } from "./cgroups.js";
 
 const limits = { maxProcesses: 16, maxMemoryBytes: 64 * 1024 * 1024 };
-const probe = await createRunCgroup(limits);
+const probe = createRunCgroup(limits);
 await probe?.dispose();
 const available = probe !== undefined;
 
 describe.runIf(available)("removeGroups (real cgroups on this host)", () => {
   it("removes empty groups (pids and memory) now, without the helper", async () => {
-    const group = (await createRunCgroup(limits))!;
+    const group = createRunCgroup(limits)!;
     const dirs = group.procsFiles.map((file) => path.dirname(file));
     expect(dirs.every((dir) => existsSync(dir))).toBe(true);
     const retryLater = vi.fn();
@@ -23,7 +23,7 @@ describe.runIf(available)("removeGroups (real cgroups on this host)", () => {
   });
 
   it("hands a group that still has a member to the helper, and leaves it in place", async () => {
-    const group = (await createRunCgroup(limits))!;
+    const group = createRunCgroup(limits)!;
     const dirs = group.procsFiles.map((file) => path.dirname(file));
     const member = spawn("sleep", ["30"], { stdio: "ignore" });
     try {

@@ -1,5 +1,5 @@
-import { access, constants, mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
-import { rmdirSync } from "node:fs";
+import { rmdir } from "node:fs/promises";
+import { accessSync, constants, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { randomHex } from "@skillport/fs/floor";
@@ -39,24 +39,27 @@ const PREFIX = "skillport-";
 
 // Creating and removing a cgroup costs milliseconds (tens on a busy cgroup v1 host), so emptied groups are kept for
 // reuse by later runs of this process and removed when it exits (groups of processes that died are swept on first use).
+// The files of cgroupfs are read and written with blocking calls: each is a few microseconds of kernel work, and the
+// promise API paid a thread-pool round trip for every open, read, write and close (~10 ms to take a group, on the
+// path of every one-shot run).
 const idle: Slot[] = [];
-let layoutPromise: Promise<Parent[]> | undefined;
+let layout: Parent[] | undefined;
 let exitHookInstalled = false;
 
 /** Takes a cgroup with the given limits, or undefined when no pids or memory controller is writable here. */
-export async function createRunCgroup(limits: CgroupLimits): Promise<RunCgroup | undefined> {
-  layoutPromise ??= findParents().then(async (parents) => {
-    removeGroups((await Promise.all(parents.map((parent) => deadGroups(parent.dir)))).flat());
-    return parents;
-  });
-  const parents = await layoutPromise;
+export function createRunCgroup(limits: CgroupLimits): RunCgroup | undefined {
+  if (layout === undefined) {
+    layout = findParents();
+    removeGroups(layout.flatMap((parent) => deadGroups(parent.dir)));
+  }
+  const parents = layout;
   if (parents.length === 0) return undefined;
   const reused = idle.pop();
   if (reused !== undefined) {
     try {
-      return await take(reused, limits);
+      return take(reused, limits);
     } catch {
-      await removeSlot(reused);
+      removeSlot(reused);
     }
   }
   const slot: Slot = { dirs: [] };
@@ -64,66 +67,84 @@ export async function createRunCgroup(limits: CgroupLimits): Promise<RunCgroup |
   try {
     for (const parent of parents) {
       const dir = path.join(parent.dir, name);
-      await mkdir(dir);
+      mkdirSync(dir);
       slot.dirs.push({ dir, parent });
     }
     installExitHook();
-    return await take(slot, limits);
+    return take(slot, limits);
   } catch {
-    await removeSlot(slot);
+    removeSlot(slot);
     return undefined;
   }
 }
 
-async function take(slot: Slot, limits: CgroupLimits): Promise<RunCgroup> {
+function take(slot: Slot, limits: CgroupLimits): RunCgroup {
   let pids = false;
   let memory = false;
   let memoryDir: { dir: string; version: 1 | 2 } | undefined;
   for (const { dir, parent } of slot.dirs) {
     if (parent.controllers.includes("pids")) {
-      await writeFile(path.join(dir, "pids.max"), `${Math.floor(limits.maxProcesses)}\n`);
+      writeFileSync(path.join(dir, "pids.max"), `${Math.floor(limits.maxProcesses)}\n`);
       pids = true;
     }
     if (parent.controllers.includes("memory")) {
-      await setMemoryLimit(dir, parent.version, Math.floor(limits.maxMemoryBytes));
+      setMemoryLimit(dir, parent.version, Math.floor(limits.maxMemoryBytes));
       memory = true;
       memoryDir = { dir, version: parent.version };
     }
   }
-  const baseline = memoryDir ? await readOomKills(memoryDir.dir, memoryDir.version) : 0;
+  const baseline = memoryDir ? readOomKills(memoryDir.dir, memoryDir.version) : 0;
   return {
     procsFiles: slot.dirs.map(({ dir }) => path.join(dir, "cgroup.procs")),
     pids,
     memory,
-    oomKills: async () => (memoryDir ? Math.max(0, (await readOomKills(memoryDir.dir, memoryDir.version)) - baseline) : 0),
+    oomKills: async () => (memoryDir ? Math.max(0, readOomKills(memoryDir.dir, memoryDir.version) - baseline) : 0),
     dispose: async () => {
       // Reuse only a group whose members are gone and whose process count is back to zero; others are removed in the
       // background (tasks of a torn-down PID namespace can stay charged for a while after the run has ended).
-      const empty = await Promise.all(slot.dirs.map(({ dir, parent }) => killMembers(dir, parent.controllers.includes("pids"))));
+      const empty = slot.dirs.map(({ dir, parent }) => killMembers(dir, parent.controllers.includes("pids")));
       if (empty.every(Boolean)) idle.push(slot);
       else for (const { dir } of slot.dirs) removeLater(dir);
     },
   };
 }
 
-async function setMemoryLimit(dir: string, version: 1 | 2, bytes: number): Promise<void> {
+/** Writes a cgroup file; false when it is missing or refused (an optional knob). */
+function tryWrite(file: string, text: string): boolean {
+  try {
+    writeFileSync(file, text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function readOr(file: string, fallback: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return fallback;
+  }
+}
+
+function setMemoryLimit(dir: string, version: 1 | 2, bytes: number): void {
   if (version === 2) {
-    await writeFile(path.join(dir, "memory.max"), `${bytes}\n`);
+    writeFileSync(path.join(dir, "memory.max"), `${bytes}\n`);
     // No swap: the limit is on memory actually used, and a swapping run would just be slow, then killed.
-    await writeFile(path.join(dir, "memory.swap.max"), "0\n").catch(() => undefined);
+    tryWrite(path.join(dir, "memory.swap.max"), "0\n");
     // On OOM, kill the whole run rather than one process of it.
-    await writeFile(path.join(dir, "memory.oom.group"), "1\n").catch(() => undefined);
+    tryWrite(path.join(dir, "memory.oom.group"), "1\n");
     return;
   }
   // v1: memory+swap must stay >= memory, so open it up, set memory, then pin memory+swap to the same value.
   const memsw = path.join(dir, "memory.memsw.limit_in_bytes");
-  const hasMemsw = await writeFile(memsw, "-1\n").then(() => true, () => false);
-  await writeFile(path.join(dir, "memory.limit_in_bytes"), `${bytes}\n`);
-  if (hasMemsw) await writeFile(memsw, `${bytes}\n`);
+  const hasMemsw = tryWrite(memsw, "-1\n");
+  writeFileSync(path.join(dir, "memory.limit_in_bytes"), `${bytes}\n`);
+  if (hasMemsw) writeFileSync(memsw, `${bytes}\n`);
 }
 
-async function readOomKills(dir: string, version: 1 | 2): Promise<number> {
-  const text = await readFile(path.join(dir, version === 2 ? "memory.events" : "memory.oom_control"), "utf8").catch(() => "");
+function readOomKills(dir: string, version: 1 | 2): number {
+  const text = readOr(path.join(dir, version === 2 ? "memory.events" : "memory.oom_control"), "");
   const match = /^oom_kill (\d+)$/m.exec(text);
   return match ? Number(match[1]) : 0;
 }
@@ -138,7 +159,7 @@ function removeLater(dir: string, attempt = 0): void {
       (error: NodeJS.ErrnoException) => {
         if (error.code === "ENOENT" || attempt >= 200) pendingRemoval.delete(dir);
         else {
-          void killMembers(dir, false);
+          killMembers(dir, false);
           removeLater(dir, attempt + 1);
         }
       },
@@ -147,8 +168,8 @@ function removeLater(dir: string, attempt = 0): void {
   timer.unref();
 }
 
-async function removeSlot(slot: Slot): Promise<void> {
-  for (const { dir } of slot.dirs) await rmdir(dir).catch(() => undefined);
+function removeSlot(slot: Slot): void {
+  removeGroups(slot.dirs.map(({ dir }) => dir), () => undefined);
 }
 
 function installExitHook(): void {
@@ -190,10 +211,10 @@ function removeDetached(dirs: readonly string[]): void {
 }
 
 /** Groups in `parent` left by Skillport processes that no longer exist (removed in the background, off every run's path). */
-async function deadGroups(parent: string): Promise<string[]> {
+function deadGroups(parent: string): string[] {
   let names: string[];
   try {
-    names = (await readdir(parent)).filter((n) => n.startsWith(PREFIX));
+    names = readdirSync(parent).filter((n) => n.startsWith(PREFIX));
   } catch {
     return [];
   }
@@ -218,22 +239,18 @@ function isAlive(pid: number): boolean {
  * delegated (in its subtree_control), else our own group in the controller's v1 hierarchy. Children of our own group
  * stay inside whatever limits the host put on us.
  */
-async function findParents(): Promise<Parent[]> {
-  let self: string;
-  try {
-    self = await readFile("/proc/self/cgroup", "utf8");
-  } catch {
-    return [];
-  }
+function findParents(): Parent[] {
+  const self = readOr("/proc/self/cgroup", "");
+  if (self === "") return [];
   const wanted: Controller[] = ["pids", "memory"];
   const parents: Parent[] = [];
   const line = self.split("\n").find((l) => l.startsWith("0::"));
   if (line) {
-    const base = (await exists("/sys/fs/cgroup/cgroup.controllers")) ? "/sys/fs/cgroup" : "/sys/fs/cgroup/unified";
+    const base = can("/sys/fs/cgroup/cgroup.controllers", constants.F_OK) ? "/sys/fs/cgroup" : "/sys/fs/cgroup/unified";
     const own = path.join(base, line.slice(3));
-    const delegated = (await readFile(path.join(own, "cgroup.subtree_control"), "utf8").catch(() => "")).split(/\s+/);
+    const delegated = readOr(path.join(own, "cgroup.subtree_control"), "").split(/\s+/);
     const controllers = wanted.filter((c) => delegated.includes(c));
-    if (controllers.length > 0 && (await writable(own))) parents.push({ dir: own, version: 2, controllers });
+    if (controllers.length > 0 && can(own, constants.W_OK)) parents.push({ dir: own, version: 2, controllers });
   }
   for (const controller of wanted) {
     if (parents.some((p) => p.controllers.includes(controller))) continue;
@@ -241,25 +258,26 @@ async function findParents(): Promise<Parent[]> {
       const [, names, own] = /^\d+:([^:]+):(.*)$/.exec(entry) ?? [];
       if (names === undefined || own === undefined || !names.split(",").includes(controller)) continue;
       const dir = path.join("/sys/fs/cgroup", names, own);
-      if ((await exists(path.join(dir, "cgroup.procs"))) && (await writable(dir))) parents.push({ dir, version: 1, controllers: [controller] });
+      if (can(path.join(dir, "cgroup.procs"), constants.F_OK) && can(dir, constants.W_OK)) parents.push({ dir, version: 1, controllers: [controller] });
     }
   }
   return parents;
 }
 
-async function exists(p: string): Promise<boolean> {
-  return access(p, constants.F_OK).then(() => true, () => false);
-}
-
-async function writable(p: string): Promise<boolean> {
-  return access(p, constants.W_OK).then(() => true, () => false);
+function can(p: string, mode: number): boolean {
+  try {
+    accessSync(p, mode);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Kills whatever is left in the group; true when it is then empty (and, with pids, nothing is still charged). */
-async function killMembers(dir: string, checkPids: boolean): Promise<boolean> {
+function killMembers(dir: string, checkPids: boolean): boolean {
   let procs: string;
   try {
-    procs = await readFile(path.join(dir, "cgroup.procs"), "utf8");
+    procs = readFileSync(path.join(dir, "cgroup.procs"), "utf8");
   } catch {
     return false;
   }
@@ -273,6 +291,6 @@ async function killMembers(dir: string, checkPids: boolean): Promise<boolean> {
   }
   if (pids.length > 0) return false;
   if (!checkPids) return true;
-  const current = await readFile(path.join(dir, "pids.current"), "utf8").catch(() => "");
+  const current = readOr(path.join(dir, "pids.current"), "");
   return current.trim() === "0";
 }

@@ -69,7 +69,7 @@ export async function sandboxedCommand(options: SandboxedCommandOptions): Promis
   const ancestors = options.bwrapPath === undefined;
   for (const p of readOnlyPaths) requireAccess(p, plan, "r", ancestors);
   for (const p of writableDirs) requireAccess(p, plan, "w", ancestors);
-  const limits = await acquireLimits({ maxProcesses, maxMemoryBytes }, { rlimitMemory: options.rlimitMemory ?? true });
+  const limits = acquireLimits({ maxProcesses, maxMemoryBytes }, { rlimitMemory: options.rlimitMemory ?? true });
   let argv: string[];
   if (options.bwrapPath === undefined) {
     argv = [...plan.dropArgv, ...options.command];

@@ -1,46 +1,51 @@
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, statSync, unlinkSync } from "node:fs";
-import os from "node:os";
+import { accessSync, chmodSync, constants, copyFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, utimesSync } from "node:fs";
 import path from "node:path";
 import { isInside } from "@skillport/fs/floor";
+import { stateDir } from "./state-dir.js";
 
 /**
- * The /etc a bubblewrap sandbox sees, as bwrap arguments. The allow-listed FILES are copied into a small private
- * snapshot bound as /etc with one mount; the allow-listed DIRECTORIES (certificates, alternatives, loader config) are
- * bound live on top of empty mount points in it, so nothing large is copied and nothing inside them goes stale.
- * The snapshot is rebuilt when a file changes (size or mtime), removed at exit; copies left by processes that died
- * are swept on first use. When the snapshot would be writable from a sandbox (the temp directory inside its writable
- * directory) every entry is bound on its own instead.
+ * The /etc a bubblewrap sandbox sees, as bwrap arguments. The allow-listed FILES are copied into a small snapshot bound
+ * as /etc with one mount; the allow-listed DIRECTORIES (certificates, alternatives, loader config) are bound live on
+ * top of empty mount points in it, so nothing large is copied and nothing inside them goes stale.
+ *
+ * The snapshot is host-only state shared by this user's processes (decision 0221): `etc-<hash>` in the sandbox state
+ * directory (state-dir.ts: this user's own, mode 0700), named by everything it is built from, so a changed source names
+ * a new one. Before each use it is checked entry by entry without following links: exactly the expected entries, each
+ * this user's own and writable by nobody else, each file with its source's size and mtime (a copy edited in place has
+ * a new mtime). A snapshot that fails is rebuilt beside it and renamed into place. Without a usable state directory, or
+ * when the snapshot would lie inside a sandbox's writable directory, every entry is bound on its own instead.
  */
-const PREFIX = "skillport-etc-";
-interface Snapshot {
-  signature: string;
-  dir: string;
-  /** What this process put in it: removed one by one at exit (a recursive rm costs a one-shot CLI a few ms). */
-  files: string[];
-  mountPoints: string[];
+const LAYOUT_REVISION = 1;
+const PREFIX = "etc-";
+const BUILDING = ".etc-building-";
+/** Snapshots kept besides the one in use: a long-lived sandbox may still mount an older one (sources changed since). */
+const KEPT = 4;
+
+interface Source {
+  src: string;
+  name: string;
+  size: number;
+  mtimeMs: number;
+  mode: number;
 }
 
-let current: Snapshot | undefined;
-let hooked = false;
-let swept = false;
-
 export function etcMounts(sources: readonly string[], writableDirs: readonly string[]): string[] {
-  const files: Array<{ src: string; mode: number }> = [];
+  const files: Source[] = [];
   const dirs: string[] = [];
-  const parts: string[] = [];
   for (const src of sources) {
     try {
       const info = statSync(src); // follows links: a linked /etc/resolv.conf contributes its content
       if (info.isDirectory()) dirs.push(src);
       else if (info.isFile()) {
-        files.push({ src, mode: info.mode & 0o7777 });
-        parts.push(`${src}:${info.size}:${info.mtimeMs}`);
+        accessSync(src, constants.R_OK); // unreadable for this user: the sandbox goes without it, as with a bind
+        // Copies are never writable by group or others, whatever the source's mode.
+        files.push({ src, name: path.basename(src), size: info.size, mtimeMs: info.mtimeMs, mode: info.mode & 0o755 });
       }
     } catch {
-      // Not on this host.
+      // Not on this host, or not readable.
     }
   }
-  const snapshot = snapshotOf(files, dirs, `${parts.join("|")}#${dirs.join("|")}`);
+  const snapshot = snapshotOf(files, dirs);
   const args: string[] = [];
   if (snapshot !== undefined && !writableDirs.some((w) => isInside(w, snapshot))) {
     args.push("--ro-bind", snapshot, "/etc");
@@ -51,77 +56,94 @@ export function etcMounts(sources: readonly string[], writableDirs: readonly str
   return args;
 }
 
-function snapshotOf(files: ReadonlyArray<{ src: string; mode: number }>, dirs: readonly string[], signature: string): string | undefined {
-  if (current?.signature === signature && existsSync(current.dir)) return current.dir;
-  sweepDead();
-  let dir: string | undefined;
-  const copied: string[] = [];
-  const mountPoints: string[] = [];
+function snapshotOf(files: readonly Source[], dirs: readonly string[]): string | undefined {
+  const parent = stateDir(true);
+  if (parent === undefined) return undefined;
+  const signature = JSON.stringify([LAYOUT_REVISION, process.getuid?.(), files, dirs]);
+  const name = PREFIX + process.getBuiltinModule("node:crypto").createHash("sha256").update(signature).digest("hex").slice(0, 32);
+  const dir = path.join(parent, name);
+  if (intact(dir, files, dirs)) return dir;
   try {
-    dir = mkdtempSync(path.join(os.tmpdir(), `${PREFIX}${process.pid}-`));
-    for (const { src, mode } of files) {
-      const dest = path.join(dir, path.basename(src));
-      try {
-        copyFileSync(src, dest);
-        copied.push(dest);
-        chmodSync(dest, mode);
-      } catch {
-        // Unreadable for this user: the sandbox goes without it, as it would with a bind.
-      }
-    }
-    for (const src of dirs) {
-      const point = path.join(dir, path.basename(src));
-      mkdirSync(point, { mode: 0o755 });
-      mountPoints.push(point);
-    }
-    chmodSync(dir, 0o755);
+    build(parent, dir, files, dirs);
   } catch {
-    if (dir) rmSync(dir, { recursive: true, force: true });
     return undefined;
   }
-  if (current) removeSnapshot(current);
-  current = { signature, dir, files: copied, mountPoints };
-  if (!hooked) {
-    hooked = true;
-    process.once("exit", () => {
-      if (current) removeSnapshot(current);
-    });
-  }
+  // Another process may have put its own copy in place meanwhile; whichever is there must pass the same check.
+  if (!intact(dir, files, dirs)) return undefined;
+  sweep(parent, name);
   return dir;
 }
 
-/** Removes what this process created; anything unexpected in the folder falls back to a recursive removal. */
-function removeSnapshot(snapshot: Snapshot): void {
+/** Whether `dir` is exactly the snapshot of `files` and `dirs`, made by this user and writable by nobody else. */
+function intact(dir: string, files: readonly Source[], dirs: readonly string[]): boolean {
+  const uid = process.getuid?.();
   try {
-    for (const file of snapshot.files) unlinkSync(file);
-    for (const point of snapshot.mountPoints) rmdirSync(point);
-    rmdirSync(snapshot.dir);
+    const own = (info: { uid: number; mode: number }) => info.uid === uid && (info.mode & 0o022) === 0;
+    const top = lstatSync(dir);
+    if (!top.isDirectory() || !own(top)) return false;
+    const expected = new Set([...files.map((f) => f.name), ...dirs.map((d) => path.basename(d))]);
+    const present = readdirSync(dir);
+    if (present.length !== expected.size || present.some((n) => !expected.has(n))) return false;
+    for (const f of files) {
+      const info = lstatSync(path.join(dir, f.name));
+      if (!info.isFile() || !own(info) || info.size !== f.size || Math.abs(info.mtimeMs - f.mtimeMs) >= 1) return false;
+    }
+    for (const d of dirs) {
+      const info = lstatSync(path.join(dir, path.basename(d)));
+      if (!info.isDirectory() || !own(info)) return false;
+    }
+    return true;
   } catch {
-    rmSync(snapshot.dir, { recursive: true, force: true });
+    return false;
   }
 }
 
-function sweepDead(): void {
-  if (swept) return;
-  swept = true;
-  let names: string[];
+/** Builds the snapshot in a private folder beside its final name, then renames it into place (a bad one first aside). */
+function build(parent: string, dir: string, files: readonly Source[], dirs: readonly string[]): void {
+  const temp = mkdtempSync(path.join(parent, BUILDING));
   try {
-    names = readdirSync(os.tmpdir()).filter((n) => n.startsWith(PREFIX));
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const pid = Number(name.slice(PREFIX.length).split("-")[0]);
-    if (!Number.isInteger(pid) || pid === process.pid) continue;
-    try {
-      process.kill(pid, 0);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ESRCH") continue;
-      try {
-        rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
-      } catch {
-        // Another user's snapshot (e.g. root's, seen by an unprivileged host): not ours to remove.
-      }
+    for (const f of files) {
+      const dest = path.join(temp, f.name);
+      copyFileSync(f.src, dest);
+      chmodSync(dest, f.mode);
+      // The source's mtime marks the copy as unchanged (see intact); a copied file whose source changed meanwhile
+      // keeps a size or mtime that no longer matches, and the next check rebuilds it.
+      utimesSync(dest, f.mtimeMs / 1000, f.mtimeMs / 1000);
     }
+    for (const d of dirs) mkdirSync(path.join(temp, path.basename(d)), { mode: 0o755 });
+    chmodSync(temp, 0o755);
+    try {
+      renameSync(temp, dir);
+    } catch {
+      // Taken: by a bad snapshot (moved aside, removed) or by another process's good one (kept; ours is dropped).
+      if (intact(dir, files, dirs)) return;
+      const aside = mkdtempSync(path.join(parent, BUILDING));
+      renameSync(dir, path.join(aside, "old"));
+      rmSync(aside, { recursive: true, force: true });
+      renameSync(temp, dir);
+    }
+  } finally {
+    rmSync(temp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Removes all but the newest few snapshots, and build folders left by processes that died. Off the path of every
+ * run but one per /etc change. A build folder younger than a minute may belong to a process still building.
+ */
+function sweep(parent: string, current: string): void {
+  try {
+    const now = Date.now();
+    const snapshots: Array<{ name: string; mtimeMs: number }> = [];
+    for (const name of readdirSync(parent)) {
+      if (name === current || !(name.startsWith(PREFIX) || name.startsWith(BUILDING))) continue;
+      const { mtimeMs } = lstatSync(path.join(parent, name));
+      if (name.startsWith(PREFIX)) snapshots.push({ name, mtimeMs });
+      else if (now - mtimeMs > 60_000) rmSync(path.join(parent, name), { recursive: true, force: true });
+    }
+    snapshots.sort((a, b) => b.mtimeMs - a.mtimeMs);
+    for (const { name } of snapshots.slice(KEPT)) rmSync(path.join(parent, name), { recursive: true, force: true });
+  } catch {
+    // Left for the next sweep.
   }
 }

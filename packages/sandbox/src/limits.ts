@@ -29,8 +29,8 @@ export interface AppliedLimits {
  * Takes a cgroup when one is writable here (root hosts), and covers any controller it lacks with an rlimit.
  * `rlimitMemory: false` skips RLIMIT_AS (a Node worker reserves far more address space than it uses).
  */
-export async function acquireLimits(limits: ResourceLimits, options: { rlimitMemory: boolean }): Promise<AppliedLimits> {
-  const cgroup = await createRunCgroup(limits);
+export function acquireLimits(limits: ResourceLimits, options: { rlimitMemory: boolean }): AppliedLimits {
+  const cgroup = createRunCgroup(limits);
   const statements: string[] = [];
   for (const file of cgroup?.procsFiles ?? []) statements.push(`echo $$ > ${shellQuote(file)} || exit 126`);
   const pidLimit: LimitMechanism = cgroup?.pids ? "cgroup" : "rlimit";

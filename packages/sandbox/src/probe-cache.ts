@@ -1,12 +1,12 @@
-import { lstatSync, mkdirSync, readFileSync, statSync } from "node:fs";
-import os from "node:os";
+import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { writeFileAtomic } from "@skillport/fs/floor";
+import { stateDir } from "./state-dir.js";
 
 /**
  * Successful bubblewrap probes remembered across processes, so a one-shot CLI command does not pay for a whole extra
- * sandbox start. Host-only state: a directory of this user's own (mode 0700) under the temp directory; any other owner or
- * looser mode and the cache is simply not used. Only successes are stored: a forged entry could make a run fail
+ * sandbox start. Host-only state: a file in this user's own state directory (state-dir.ts); without one the cache is
+ * simply not used. Only successes are stored: a forged entry could make a run fail
  * loudly, never make `auto` fall back to the non-isolating backend; bwrap's features are always read from the binary. The key names everything a success depends on:
  * the bwrap binary (device, inode, size, mtime), the kernel boot, the uid, setpriv and the policy revision.
  */
@@ -48,19 +48,6 @@ export function rememberProbe<T>(key: string, value: T): void {
 }
 
 function cacheFile(create: boolean): string | undefined {
-  const uid = process.getuid?.();
-  if (uid === undefined) return undefined;
-  const dir = path.join(os.tmpdir(), `skillport-${uid}`);
-  try {
-    if (create) mkdirSync(dir, { mode: 0o700 });
-  } catch {
-    // Exists (checked below) or cannot be made.
-  }
-  try {
-    const info = lstatSync(dir);
-    if (!info.isDirectory() || info.uid !== uid || (info.mode & 0o077) !== 0) return undefined;
-  } catch {
-    return undefined;
-  }
-  return path.join(dir, "bwrap-probe.json");
+  const dir = stateDir(create);
+  return dir === undefined ? undefined : path.join(dir, "bwrap-probe.json");
 }

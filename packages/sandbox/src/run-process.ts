@@ -19,6 +19,8 @@ export interface SpawnSpec {
   /** Sees every chunk in arrival order, before any cap applies. */
   onOutput?: (stream: OutputStream, chunk: Buffer) => void;
   signal?: AbortSignal;
+  /** Only with a WaitingProcess: the launcher points stderr at the stdout pipe before it execs (one pipe, exact order). */
+  mergeStderr?: boolean;
 }
 
 export interface ProcessOutcome {
@@ -97,11 +99,14 @@ export function runProcess(spec: SpawnSpec, waiting?: WaitingProcess): Promise<P
     child.stdout.on("data", take("stdout", stdout));
     child.stderr.on("data", take("stderr", stderr));
     if (waiting) {
-      // A pre-started launcher: hand it the real argv; it execs it (see startWaiting).
+      // A pre-started launcher: hand it the rest of the real argv; it execs it (see startWaiting).
+      const argv = [spec.file, ...spec.args];
+      if (waiting.head.some((word, i) => argv[i] !== word)) throw new Error("the argv does not start with the launcher's head");
       child.ref();
       for (const stream of [child.stdout, child.stderr] as Array<{ ref?: () => void }>) stream.ref?.();
       waiting.argvPipe.on("error", () => undefined); // the launcher died: its exit is reported below
-      waiting.argvPipe.end(Buffer.from([spec.file, ...spec.args].map((a) => `${a}\0`).join("")));
+      const mode = spec.mergeStderr ? "merge" : "keep";
+      waiting.argvPipe.end(Buffer.from([mode, ...argv.slice(waiting.head.length)].map((a) => `${a}\0`).join("")));
     }
 
     child.once("error", (error) => {
@@ -132,27 +137,32 @@ export function runProcess(spec: SpawnSpec, waiting?: WaitingProcess): Promise<P
   });
 }
 
-/** A launcher already running (its limits already applied) that waits for its argv on fd 3. */
+/** A launcher already running (its limits already applied) that waits for the rest of its argv on fd 3. */
 export interface WaitingProcess {
   child: ChildProcess;
   argvPipe: Writable;
+  /** The argv's first words, given at start: a run's argv must begin with them. */
+  head: readonly string[];
 }
 
 /**
  * Starts `bash` now, lets it run `prologue` (join the run's cgroup, set rlimits), then makes it wait for a
- * NUL-separated argv on fd 3 and exec it. Joining a cgroup can take several milliseconds on a busy host (an RCU grace
+ * NUL-separated argv on fd 3 and exec `head` followed by it. The first word sent is `merge` (stderr joins the stdout
+ * pipe first) or `keep`. bash reads a pipe one byte per system call, so what every run shares (bwrap's policy
+ * arguments, ~750 bytes) is passed as `head` at start rather than through the pipe. Joining a cgroup can take several milliseconds on a busy host (an RCU grace
  * period); doing it ahead of time takes that off the path of the next run. The process is unref'd so an unused one
  * never keeps Node alive; if Node exits, the launcher reads EOF and exits without running anything.
  */
-export function startWaiting(prologue: string, cwd: string, env: Record<string, string>): WaitingProcess {
-  const wait = 'mapfile -d "" -t argv <&3; exec 3<&-; [ "${#argv[@]}" -gt 0 ] || exit 125; exec "${argv[@]}"';
+export function startWaiting(prologue: string, cwd: string, env: Record<string, string>, head: readonly string[] = []): WaitingProcess {
+  const wait =
+    'mapfile -d "" -t argv <&3; exec 3<&-; [ "${#argv[@]}" -gt 1 ] || exit 125; [ "${argv[0]}" != merge ] || exec 2>&1; exec "$@" "${argv[@]:1}"';
   const script = prologue === "" ? wait : `${prologue}; ${wait}`;
-  const child = spawn("/bin/bash", ["-c", script], { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe", "pipe"] });
+  const child = spawn("/bin/bash", ["-c", script, "bash", ...head], { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe", "pipe"] });
   child.on("error", () => undefined); // reported by the run that uses it (or nobody, if unused)
   child.unref();
   const argvPipe = child.stdio[3] as Writable;
   for (const stream of [child.stdout, child.stderr, argvPipe] as Array<{ unref?: () => void } | null>) stream?.unref?.();
-  return { child, argvPipe };
+  return { child, argvPipe, head };
 }
 
 export function isWaiting(w: WaitingProcess): boolean {

@@ -29,6 +29,11 @@ export interface RunRequest {
   /** Sees every output chunk in arrival order. */
   onOutput?: (stream: OutputStream, chunk: Buffer) => void;
   signal?: AbortSignal;
+  /**
+   * Send the command's stderr to its stdout pipe: one pipe, so the merged order is exact (not a race of two pipes).
+   * Everything then arrives as `stdout`, including the sandbox's own error messages (bwrap, setpriv); `stderr` is empty.
+   */
+  mergeStderr?: boolean;
 }
 
 export interface RunResult {
@@ -190,6 +195,7 @@ abstract class BaseSandbox implements Sandbox {
         maxOutputBytes: request.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
         onOutput: request.onOutput,
         signal: request.signal,
+        mergeStderr: request.mergeStderr,
       }, waiting);
       oomKills = (await limits.cgroup?.oomKills()) ?? 0;
     } finally {
@@ -227,7 +233,7 @@ abstract class BaseSandbox implements Sandbox {
 
   protected abstract prepare(request: RunRequest, cwd: string, warnings: string[]): Promise<PreparedRun>;
 
-  protected limits(): Promise<AppliedLimits> {
+  protected limits(): AppliedLimits {
     return acquireLimits({ maxProcesses: this.maxProcesses, maxMemoryBytes: this.maxMemoryBytes }, { rlimitMemory: true });
   }
 }
@@ -263,8 +269,10 @@ export class ProcessSandbox extends BaseSandbox {
       { PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin", HOME: this.home, TMPDIR: process.env.TMPDIR ?? os.tmpdir() },
       request.env,
     );
-    const limits = await this.limits();
-    const [file, ...args] = withPrologue(limits.prologue, [...this.plan.dropArgv, ...request.command]);
+    const limits = this.limits();
+    // No launcher here: the prologue's shell merges the streams before it execs the command.
+    const prologue = request.mergeStderr ? [limits.prologue, "exec 2>&1"].filter(Boolean).join("; ") : limits.prologue;
+    const [file, ...args] = withPrologue(prologue, [...this.plan.dropArgv, ...request.command]);
     return { file: file!, args, env, limits };
   }
 }
@@ -375,8 +383,8 @@ export class BubblewrapSandbox extends BaseSandbox {
   }
 
   private async startLauncher(): Promise<Launcher> {
-    const limits = await this.limits();
-    return { waiting: startWaiting(limits.prologue, "/", {}), limits };
+    const limits = this.limits();
+    return { waiting: startWaiting(limits.prologue, "/", {}, [this.bwrapPath, ...this.policyArgs]), limits };
   }
 }
 
