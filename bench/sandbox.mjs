@@ -84,13 +84,19 @@ if (bw >= 0) {
   console.log(`\ngoal: sandbox 'bubblewrap' adds < 15 ms over a plain spawn (median): ${added < 15 ? "met" : "NOT met"} (+${added.toFixed(2)} ms)`);
 }
 
-// 2. Whole processes, paired: each round runs every command once, in the same order.
+// 2. Whole processes, paired: each round runs every command once, in the same order. Two floors show what the goal is
+// up against: the sandbox's own process chain (bwrap with the policy, the identity drop, bash) started directly, and a
+// bare `node` process starting that same chain (what any Node CLI using this policy pays, before loading anything).
+const chain = bubblewrapSandbox?.bwrapArgs(["/bin/bash", "-c", "true"], dir, { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: dir, TMPDIR: "/tmp", LANG: "C.UTF-8" });
+const nodeChain = chain && `require("child_process").spawnSync(${JSON.stringify(bwrap)}, ${JSON.stringify(chain)}, { stdio: "ignore", env: {} })`;
 const whole = [
   ["node -e 0", () => spawnSync(process.execPath, ["-e", "0"])],
   ["skillport --version", () => spawnSync(process.execPath, [cli, "--version"])],
   ...(bwrap
     ? [
         ["bare bwrap --ro-bind / / true", () => spawnSync(bwrap, BARE)],
+        ["floor: the sandbox's chain (bwrap policy, setpriv, bash -c true), no node", () => spawnSync(bwrap, chain, { env: {} })],
+        ["floor: node -e starting that chain", () => spawnSync(process.execPath, ["-e", nodeChain])],
         ["skillport exec --sandbox bubblewrap -- true", () => spawnSync(process.execPath, [cli, "exec", "-w", dir, "--sandbox", "bubblewrap", "--", "true"])],
       ]
     : []),
@@ -120,4 +126,6 @@ for (const [index, [name]] of whole.entries()) {
 if (bwrap) {
   const gap = m("skillport exec --sandbox bubblewrap -- true") - version;
   console.log(`\ngoal: skillport exec --sandbox bubblewrap -- true <= skillport --version + 20 ms: ${gap <= 20 ? "met" : "NOT met"} (+${gap.toFixed(1)} ms)`);
+  const floor = m("floor: node -e starting that chain") - m("node -e 0");
+  console.log(`the floor itself: node -e starting the chain = node -e 0 + ${floor.toFixed(1)} ms; skillport exec = that floor + ${(m("skillport exec --sandbox bubblewrap -- true") - m("floor: node -e starting that chain")).toFixed(1)} ms`);
 }

@@ -45,7 +45,7 @@ export function detectArchiveFormat(bytes: Uint8Array): ArchiveFormat | undefine
 }
 
 /** A checked file of an archive whose content is produced on demand (inflated and verified when `read` is called). */
-export interface ListedArchiveFile {
+interface ListedArchiveFile {
   /** Canonical POSIX path (after any wrapper was stripped). */
   path: string;
   mode: 0o755 | 0o644;
