@@ -146,11 +146,11 @@ try {
   }
   const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, { wall: median(v.map((x) => x.wall)), cpu: median(v.map((x) => x.cpu)) }]));
   const row = (label, key, base) =>
-    `| ${label.padEnd(40)} | ${m[key].wall.toFixed(3).padStart(7)} s | ${(m[key].wall / m[base].wall).toFixed(2).padStart(5)}x | ${m[key].cpu.toFixed(2).padStart(6)} s | ${(m[key].cpu / m[base].cpu).toFixed(2).padStart(5)}x |`;
+    `| ${label.padEnd(44)} | ${m[key].wall.toFixed(3).padStart(7)} s | ${(m[key].wall / m[base].wall).toFixed(2).padStart(5)}x | ${m[key].cpu.toFixed(2).padStart(6)} s | ${(m[key].cpu / m[base].cpu).toFixed(2).padStart(5)}x |`;
   console.log(`tree: ${givenTree ?? "generated"}: ${files} files, ${(bytes / 1048576).toFixed(1)} MiB; ${RUNS} runs, medians; node ${process.version}; load ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores`);
   console.log(`archive size: packDirectory ${(sizes.ours / 1048576).toFixed(2)} MiB, zip -6 ${(sizes.theirs / 1048576).toFixed(2)} MiB`);
-  console.log("| operation                                | wall      | ratio | CPU      | ratio |");
-  console.log("|------------------------------------------|-----------|-------|----------|-------|");
+  console.log(`| ${"operation".padEnd(44)} | wall      | ratio | CPU      | ratio |`);
+  console.log(`|${"-".repeat(46)}|-----------|-------|----------|-------|`);
   console.log(row("zip -r -X -q -6 (baseline)", "zip", "zip"));
   console.log(row("packDirectoryToFile, in-process", "pack", "zip"));
   console.log(row("packDirectoryToFile, whole node process", "packProc", "zip"));
