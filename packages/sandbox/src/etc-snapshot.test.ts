@@ -1,9 +1,9 @@
 // The /etc snapshot kept across processes (decision 0221): where it lives, and what happens to one that was tampered
 // with or planted. TMPDIR points at a test folder, so the host's own state directory is never touched.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appendFileSync, chownSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, chownSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { etcMounts } from "./etc-snapshot.js";
+import { boundSnapshot, etcMounts } from "./etc-snapshot.js";
 import { BubblewrapSandbox, createSandbox } from "./sandbox.js";
 import { haveBubblewrap, tempDir } from "./__fixtures__/helpers.js";
 
@@ -26,14 +26,8 @@ afterAll(async () => {
   await tmp.cleanup();
 });
 
-/** The folder bound as /etc, or undefined when every entry is bound on its own. */
-function snapshotIn(args: readonly string[]): string | undefined {
-  const i = args.findIndex((a, k) => a === "--ro-bind" && args[k + 2] === "/etc");
-  return i < 0 ? undefined : args[i + 1];
-}
-
 function freshSnapshot(): string {
-  const dir = snapshotIn(etcMounts(SOURCES, []));
+  const dir = boundSnapshot(etcMounts(SOURCES, []));
   expect(dir).toBeDefined();
   return dir!;
 }
@@ -105,7 +99,7 @@ describe("the /etc snapshot", () => {
     plant();
     try {
       const args = etcMounts(SOURCES, []);
-      expect(snapshotIn(args)).toBeUndefined();
+      expect(boundSnapshot(args)).toBeUndefined();
       expect(args).toEqual(["--ro-bind", "/etc/passwd", "/etc/passwd", "--ro-bind", "/etc/group", "/etc/group", "--ro-bind", "/etc/hosts", "/etc/hosts", "--ro-bind", "/etc/ssl", "/etc/ssl"]);
       expect(readdirSync(stateDir)).toEqual([]);
     } finally {
@@ -114,8 +108,8 @@ describe("the /etc snapshot", () => {
   });
 
   it("binds every entry on its own when the snapshot would lie inside a writable directory", () => {
-    expect(snapshotIn(etcMounts(SOURCES, [tmp.dir]))).toBeUndefined();
-    expect(snapshotIn(etcMounts(SOURCES, [path.join(tmp.dir, "elsewhere")]))).toBeDefined();
+    expect(boundSnapshot(etcMounts(SOURCES, [tmp.dir]))).toBeUndefined();
+    expect(boundSnapshot(etcMounts(SOURCES, [path.join(tmp.dir, "elsewhere")]))).toBeDefined();
   });
 
   it.runIf(hasBwrap)("a sandbox started over a tampered snapshot sees the host's /etc/passwd", async () => {
@@ -123,7 +117,7 @@ describe("the /etc snapshot", () => {
     const sb = createSandbox({ kind: "bubblewrap", writableDir: ws.dir, prewarm: false });
     try {
       if (!(sb instanceof BubblewrapSandbox)) throw new Error("not a bubblewrap sandbox");
-      const dir = snapshotIn(sb.bwrapArgs(["true"], "/", {}))!;
+      const dir = boundSnapshot(sb.bwrapArgs(["true"], "/", {}))!;
       expect(dir.startsWith(stateDir)).toBe(true);
       // Tampered after the sandbox was made: the next one rebuilds it before mounting.
       renameSync(dir, `${dir}-moved`);
@@ -133,6 +127,25 @@ describe("the /etc snapshot", () => {
       const r = await next.run({ command: ["/bin/cat", "/etc/passwd"] });
       expect(r.stdout).toBe(readFileSync("/etc/passwd", "utf8"));
       await next.close();
+    } finally {
+      await sb.close();
+      await ws.cleanup();
+    }
+  });
+
+  it.runIf(hasBwrap)("a long-lived sandbox whose snapshot was swept by another process takes the current one", async () => {
+    const ws = await tempDir();
+    const sb = createSandbox({ kind: "bubblewrap", writableDir: ws.dir });
+    try {
+      if (!(sb instanceof BubblewrapSandbox)) throw new Error("not a bubblewrap sandbox");
+      const passwd = readFileSync("/etc/passwd", "utf8");
+      expect((await sb.run({ command: ["/bin/cat", "/etc/passwd"] })).stdout).toBe(passwd);
+      const dir = boundSnapshot(sb.bwrapArgs(["true"], "/", {}))!;
+      rmSync(dir, { recursive: true }); // what a sweep does once /etc has changed a few times (decision 0221)
+      await new Promise((resolve) => setTimeout(resolve, 100)); // the next launcher is prepared meanwhile
+      const r = await sb.run({ command: ["/bin/cat", "/etc/passwd"] });
+      expect({ exitCode: r.exitCode, stdout: r.stdout }).toEqual({ exitCode: 0, stdout: passwd });
+      expect(existsSync(boundSnapshot(sb.bwrapArgs(["true"], "/", {}))!)).toBe(true);
     } finally {
       await sb.close();
       await ws.cleanup();

@@ -56,6 +56,12 @@ export function etcMounts(sources: readonly string[], writableDirs: readonly str
   return args;
 }
 
+/** The snapshot folder bwrap arguments bind as /etc, or undefined when every entry is bound on its own. */
+export function boundSnapshot(args: readonly string[]): string | undefined {
+  const i = args.findIndex((a, k) => a === "--ro-bind" && args[k + 2] === "/etc");
+  return i < 0 ? undefined : args[i + 1];
+}
+
 function snapshotOf(files: readonly Source[], dirs: readonly string[]): string | undefined {
   const parent = stateDir(true);
   if (parent === undefined) return undefined;

@@ -1,10 +1,11 @@
-import { realpathSync, statSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import os from "node:os";
 import { LimitExceededError, InvalidPathError } from "@skillport/core/errors";
 import { isInside } from "@skillport/fs/floor";
 import { isWaiting, runProcess, startWaiting, type OutputStream, type ProcessOutcome, type WaitingProcess } from "./run-process.js";
 import { bubblewrapArgs, bubblewrapFeatures, findBubblewrap } from "./bubblewrap.js";
+import { boundSnapshot } from "./etc-snapshot.js";
 import { SandboxUnavailableError } from "./errors.js";
 import { giveDirectory, planIdentity, shareDirectory, type IdentityPlan, type SandboxIdentity } from "./identity.js";
 import { acquireLimits, withPrologue, type AppliedLimits, type LimitMechanism } from "./limits.js";
@@ -291,7 +292,8 @@ export class BubblewrapSandbox extends BaseSandbox {
   readonly isolates = true;
   readonly bwrapPath: string;
   readonly network: boolean;
-  private readonly policyArgs: readonly string[];
+  private policyArgs: readonly string[];
+  private readonly policy: () => string[];
   private readonly prewarm: boolean | "first";
   private next: Promise<Launcher | undefined> | undefined;
   private prewarmTimer: NodeJS.Timeout | undefined;
@@ -302,11 +304,9 @@ export class BubblewrapSandbox extends BaseSandbox {
     this.bwrapPath = options.bwrapPath;
     this.network = options.network ?? false;
     const readOnlyPaths = (options.readOnlyPaths ?? []).map((p) => realDir(p, "readOnlyPaths"));
-    this.policyArgs = bubblewrapArgs(
-      { writableDirs: [this.writableDir], readOnlyPaths, network: this.network, tmpSizeBytes: this.tmpSizeBytes },
-      this.plan,
-      bubblewrapFeatures(this.bwrapPath),
-    );
+    const features = bubblewrapFeatures(this.bwrapPath);
+    this.policy = () => bubblewrapArgs({ writableDirs: [this.writableDir], readOnlyPaths, network: this.network, tmpSizeBytes: this.tmpSizeBytes }, this.plan, features);
+    this.policyArgs = this.policy();
     this.prewarm = options.prewarm ?? true;
     // The first launcher starts now, while the caller still prepares its first run.
     if (this.prewarm) this.next = this.startLauncher().catch(() => undefined);
@@ -328,6 +328,10 @@ export class BubblewrapSandbox extends BaseSandbox {
 
   protected async prepare(request: RunRequest, cwd: string): Promise<PreparedRun> {
     const env = allowListEnv({ PATH: "/usr/local/bin:/usr/bin:/bin", HOME: this.home, TMPDIR: "/tmp" }, request.env);
+    // The shared /etc snapshot this sandbox binds can be swept by another process once /etc has changed a few times
+    // (decision 0221): a long-lived sandbox then takes the current one instead of failing at bwrap's bind.
+    const snapshot = boundSnapshot(this.policyArgs);
+    if (snapshot !== undefined && !existsSync(snapshot)) this.policyArgs = this.policy();
     const launcher = await this.takeLauncher();
     if (this.prewarm === true) this.prewarmSoon();
     return {
@@ -360,13 +364,7 @@ export class BubblewrapSandbox extends BaseSandbox {
     const pending = this.next;
     this.next = undefined;
     const launcher = pending ? await pending : undefined;
-    if (launcher?.waiting.child.pid !== undefined) {
-      try {
-        process.kill(-launcher.waiting.child.pid, "SIGKILL");
-      } catch {
-        // Gone.
-      }
-    }
+    if (launcher?.waiting.child.pid !== undefined) stopLauncher(launcher.waiting.child.pid);
     await launcher?.limits.dispose();
   }
 
@@ -374,7 +372,8 @@ export class BubblewrapSandbox extends BaseSandbox {
     const pending = this.next;
     this.next = undefined;
     const warm = pending ? await pending : undefined;
-    if (warm && isWaiting(warm.waiting)) return warm;
+    if (warm && isWaiting(warm.waiting) && sameWords(warm.waiting.head, [this.bwrapPath, ...this.policyArgs])) return warm;
+    if (warm?.waiting.child.pid !== undefined) stopLauncher(warm.waiting.child.pid);
     await warm?.limits.dispose();
     const fresh = await this.startLauncher();
     if (isWaiting(fresh.waiting)) return fresh;
@@ -386,6 +385,19 @@ export class BubblewrapSandbox extends BaseSandbox {
     const limits = this.limits();
     return { waiting: startWaiting(limits.prologue, "/", {}, [this.bwrapPath, ...this.policyArgs]), limits };
   }
+}
+
+/** Kills a launcher that will not be used (its process group: bash, and whatever it started). */
+function stopLauncher(pid: number): void {
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // Gone.
+  }
+}
+
+function sameWords(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((word, i) => word === b[i]);
 }
 
 /** PATH, HOME, LANG, TMPDIR and the caller's variables; nothing else from the parent. */
