@@ -61,8 +61,8 @@ const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmedi
 
 /**
  * Writes files to a fresh temp dir beside `destDir`, then renames it into place, and returns what was written (in
- * order, hashed). One file's content is in memory at a time: it is read, written and dropped before the next, so
- * memory stays flat and freed pages are reused (decision 0222). A read that throws (a corrupt entry) removes the
+ * order, hashed). One file's content is in memory at a time: it is read, written and dropped before the next, so a
+ * large package does not need its whole size in memory (decision 0222). A read that throws (a corrupt entry) removes the
  * temp dir and any parent folders this call created. Every step is synchronous, in path order, yielding every few
  * MiB: for package-sized files a thread-pool round trip per mkdir/open/write/close/rename costs more than the call
  * itself (decisions 0100, 0211).
