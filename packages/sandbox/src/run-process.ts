@@ -101,7 +101,7 @@ export function runProcess(spec: SpawnSpec, waiting?: WaitingProcess): Promise<P
     if (waiting) {
       // A pre-started launcher: hand it the rest of the real argv; it execs it (see startWaiting).
       const argv = [spec.file, ...spec.args];
-      if (waiting.head.some((word, i) => argv[i] !== word)) throw new Error("the argv does not start with the launcher's head");
+      if (!fitsLauncher(waiting, argv)) throw new Error("the argv does not start with the launcher's head");
       child.ref();
       for (const stream of [child.stdout, child.stderr] as Array<{ ref?: () => void }>) stream.ref?.();
       waiting.argvPipe.on("error", () => undefined); // the launcher died: its exit is reported below
@@ -163,6 +163,11 @@ export function startWaiting(prologue: string, cwd: string, env: Record<string, 
   const argvPipe = child.stdio[3] as Writable;
   for (const stream of [child.stdout, child.stderr, argvPipe] as Array<{ unref?: () => void } | null>) stream?.unref?.();
   return { child, argvPipe, head };
+}
+
+/** Whether `argv` starts with the words the launcher was given at start (the rest then goes through its pipe). */
+export function fitsLauncher(w: WaitingProcess, argv: readonly string[]): boolean {
+  return w.head.every((word, i) => argv[i] === word);
 }
 
 export function isWaiting(w: WaitingProcess): boolean {

@@ -3,7 +3,7 @@ import path from "node:path";
 import os from "node:os";
 import { LimitExceededError, InvalidPathError } from "@skillport/core/errors";
 import { isInside } from "@skillport/fs/floor";
-import { isWaiting, runProcess, startWaiting, type OutputStream, type ProcessOutcome, type WaitingProcess } from "./run-process.js";
+import { fitsLauncher, isWaiting, runProcess, startWaiting, type OutputStream, type ProcessOutcome, type WaitingProcess } from "./run-process.js";
 import { bubblewrapArgs, bubblewrapFeatures, findBubblewrap } from "./bubblewrap.js";
 import { boundSnapshot } from "./etc-snapshot.js";
 import { SandboxUnavailableError } from "./errors.js";
@@ -372,7 +372,7 @@ export class BubblewrapSandbox extends BaseSandbox {
     const pending = this.next;
     this.next = undefined;
     const warm = pending ? await pending : undefined;
-    if (warm && isWaiting(warm.waiting) && sameWords(warm.waiting.head, [this.bwrapPath, ...this.policyArgs])) return warm;
+    if (warm && isWaiting(warm.waiting) && fitsLauncher(warm.waiting, [this.bwrapPath, ...this.policyArgs])) return warm;
     if (warm?.waiting.child.pid !== undefined) stopLauncher(warm.waiting.child.pid);
     await warm?.limits.dispose();
     const fresh = await this.startLauncher();
@@ -394,10 +394,6 @@ function stopLauncher(pid: number): void {
   } catch {
     // Gone.
   }
-}
-
-function sameWords(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((word, i) => word === b[i]);
 }
 
 /** PATH, HOME, LANG, TMPDIR and the caller's variables; nothing else from the parent. */
