@@ -2,7 +2,7 @@ import { rmdir } from "node:fs/promises";
 import { accessSync, constants, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { randomHex } from "@skillport/fs/floor";
+import { errorCode, randomHex } from "@skillport/fs/floor";
 
 /** The controllers a run's cgroup uses. */
 type Controller = "pids" | "memory";
@@ -190,7 +190,7 @@ export function removeGroups(dirs: readonly string[], retryLater: (dirs: readonl
       rmdirSync(dir);
       return false;
     } catch (error) {
-      return (error as NodeJS.ErrnoException).code !== "ENOENT";
+      return errorCode(error) !== "ENOENT";
     }
   });
   if (busy.length > 0) retryLater(busy);
