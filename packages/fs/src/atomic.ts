@@ -3,8 +3,12 @@ import path from "node:path";
 
 /** A sibling temp name, so the final rename never crosses file systems. */
 export function siblingTemp(target: string, label: string): string {
-  const suffix = `${Date.now()}-${randomHex(4)}`;
-  return path.join(path.dirname(target), `.tmp-${label}-${suffix}`);
+  return path.join(path.dirname(target), tempName(label));
+}
+
+/** The name of a temp entry for `label` (`.tmp-<label>-<time>-<random>`), for callers that work inside a folder. */
+export function tempName(label: string): string {
+  return `.tmp-${label}-${Date.now()}-${randomHex(4)}`;
 }
 
 /**

@@ -2,5 +2,5 @@
 // name, one errno reading — for start-up paths (a sandboxed command) that must not load the skill provider,
 // discovery, core's parser or `yaml` (decision 0202). Everything here is also exported by `@skillport/fs`.
 export { isInside } from "./confine.js";
-export { randomHex, siblingTemp, writeFileAtomic } from "./atomic.js";
+export { randomHex, siblingTemp, tempName, writeFileAtomic } from "./atomic.js";
 export { errorCode, isMissing } from "./errno.js";

@@ -1,7 +1,7 @@
 import fs, { constants } from "node:fs";
 import path from "node:path";
 import { InvalidPathError } from "@skillport/core/errors";
-import { errorCode, randomHex } from "@skillport/fs/floor";
+import { errorCode, tempName } from "@skillport/fs/floor";
 
 /**
  * Host writes into the sandbox-writable workspace, pinned by directory descriptors.
@@ -60,7 +60,7 @@ export class PinnedDir {
 
   /** Replaces `name` with `data` atomically: a new temp file inside this folder, then a rename within it. */
   replaceFile(name: string, data: string | Uint8Array, mode = 0o600): void {
-    const temp = `.tmp-${name}-${Date.now()}-${randomHex(4)}`;
+    const temp = tempName(name);
     const fd = this.createFile(temp, mode);
     try {
       fs.writeFileSync(fd, data);
