@@ -45,9 +45,9 @@ export function etcMounts(sources: readonly string[], writableDirs: readonly str
       // Not on this host, or not readable.
     }
   }
-  const snapshot = snapshotOf(files, dirs);
+  const snapshot = snapshotOf(files, dirs, writableDirs);
   const args: string[] = [];
-  if (snapshot !== undefined && !writableDirs.some((w) => isInside(w, snapshot))) {
+  if (snapshot !== undefined) {
     args.push("--ro-bind", snapshot, "/etc");
   } else {
     for (const { src } of files) args.push("--ro-bind", src, src);
@@ -62,12 +62,15 @@ export function boundSnapshot(args: readonly string[]): string | undefined {
   return i < 0 ? undefined : args[i + 1];
 }
 
-function snapshotOf(files: readonly Source[], dirs: readonly string[]): string | undefined {
+/** The checked snapshot, or undefined when there is no usable state directory or a writable directory holds it. */
+function snapshotOf(files: readonly Source[], dirs: readonly string[], writableDirs: readonly string[]): string | undefined {
   const parent = stateDir(true);
   if (parent === undefined) return undefined;
   const signature = JSON.stringify([LAYOUT_REVISION, process.getuid?.(), files, dirs]);
   const name = PREFIX + process.getBuiltinModule("node:crypto").createHash("sha256").update(signature).digest("hex").slice(0, 32);
   const dir = path.join(parent, name);
+  // A sandbox could write a snapshot inside its writable directory: none is checked or built for it.
+  if (writableDirs.some((w) => isInside(w, dir))) return undefined;
   if (intact(dir, files, dirs)) return dir;
   try {
     build(parent, dir, files, dirs);
