@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import type { Diagnostic } from "@skillport/core";
-import { readArchive, type ArchiveFormat, type ReadArchiveOptions } from "./archive/read.js";
+import { listArchive, type ArchiveFormat, type ReadArchiveOptions } from "./archive/read.js";
 import { checkLayout, type LayoutOptions } from "./layout.js";
 import { describeDirectory, type CollectPackageOptions, type ManifestFile, type PackageManifest } from "./pack.js";
 import { computeVersionId, sha256Hex } from "./version.js";
@@ -24,10 +24,15 @@ export async function inspectPackage(input: string | Uint8Array, options: Inspec
     const { manifest, layout } = await describeDirectory(input, options);
     return { source: "directory", ...manifest, diagnostics: layout.diagnostics, valid: layout.valid };
   }
-  const archive = await readArchive(input, options);
-  const contents = new Map(archive.files.map((f) => [f.path, f.bytes]));
-  const files = archive.files.map((f): ManifestFile => ({ path: f.path, size: f.bytes.byteLength, sha256: sha256Hex(f.bytes), mode: f.mode }));
-  const layout = await checkLayout(files.map((f) => f.path), async (p) => contents.get(p) ?? new Uint8Array(), options);
+  // One file in memory at a time, as unpack does (decision 0222); only SKILL.md files are kept for the layout check.
+  const archive = await listArchive(input, options);
+  const skillMds = new Map<string, Uint8Array>();
+  const files = archive.files.map((f): ManifestFile => {
+    const bytes = f.read();
+    if (f.path.endsWith("/SKILL.md")) skillMds.set(f.path, bytes);
+    return { path: f.path, size: bytes.byteLength, sha256: sha256Hex(bytes), mode: f.mode };
+  });
+  const layout = await checkLayout(files.map((f) => f.path), async (p) => skillMds.get(p) ?? new Uint8Array(), options);
   const { versionId, digest } = computeVersionId(files);
   return {
     source: archive.format,
