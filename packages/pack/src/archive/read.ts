@@ -74,7 +74,7 @@ export async function listArchive(input: string | Uint8Array, options: ReadArchi
   let dropped: ExcludedEntry[];
   let contentOf: (e: CheckedEntry) => () => Buffer;
   if (format === "zip") {
-    const { entries } = listZip(bytes, limits.maxFiles);
+    const entries = listZip(bytes, limits.maxFiles);
     ({ entries: checked, dropped } = checkListing(entries.map((e) => e.raw), limits));
     const byRaw = new Map(entries.map((e) => [e.raw, e.entry]));
     contentOf = (e) => {

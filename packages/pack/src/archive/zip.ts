@@ -23,8 +23,10 @@ export interface ZipEntry {
   relativeOffsetOfLocalHeader: number;
 }
 
-export interface ZipListing {
-  entries: { raw: RawEntry; entry: ZipEntry }[];
+/** A central-directory record with what the listing rules check. */
+export interface ListedZipEntry {
+  raw: RawEntry;
+  entry: ZipEntry;
 }
 
 const END_SIGNATURE = 0x06054b50;
@@ -44,14 +46,14 @@ const U32_MAX = 0xffffffff;
  * a stream: the directory is a few KiB of the archive already in memory. Every offset is bounds-checked, so a
  * damaged or hostile archive is `corrupt`, never an out-of-range read.
  */
-export function listZip(bytes: Buffer, maxEntries: number): ZipListing {
+export function listZip(bytes: Buffer, maxEntries: number): ListedZipEntry[] {
   const directory = locateDirectory(bytes);
   if (directory.count === 0) throw new ArchiveError("empty", "the archive is empty");
   // Checked before walking the directory: a million-entry archive is refused without listing it.
   if (directory.count > maxEntries) {
     throw new LimitExceededError("maxFiles", `the archive has ${directory.count} entries, more than the ${maxEntries} allowed`);
   }
-  const entries: ZipListing["entries"] = [];
+  const entries: ListedZipEntry[] = [];
   let at = directory.offset;
   for (let i = 0; i < directory.count; i++) {
     if (at + CENTRAL_BYTES > directory.end || bytes.readUInt32LE(at) !== CENTRAL_SIGNATURE) {
@@ -79,7 +81,7 @@ export function listZip(bytes: Buffer, maxEntries: number): ZipListing {
     entries.push({ raw: describe(entry), entry });
     at = next;
   }
-  return { entries };
+  return entries;
 }
 
 interface Directory {
