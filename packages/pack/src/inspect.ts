@@ -17,7 +17,8 @@ export interface PackageInspection extends PackageManifest {
 
 /**
  * Describes a package without writing anything: a workspace directory (what `pack` would produce) or an archive
- * (checked with every unpack rule, read one file at a time, nothing written). `excluded` lists exclusions, or for archives the OS junk dropped.
+ * (checked with every unpack rule, read one file at a time). `excluded` lists exclusions, or for archives the OS junk
+ * dropped.
  */
 export async function inspectPackage(input: string | Uint8Array, options: InspectOptions = {}): Promise<PackageInspection> {
   if (typeof input === "string" && (await stat(input)).isDirectory()) {
