@@ -177,7 +177,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
         const holds = t === 0 || m.kept >= KEEP_GOAL;
         transferHolds &&= holds;
         out.transfer.push({ from: from.set, to: to.set, threshold: t, kept: m.kept, abstained: m.abstained, holds });
-        lines.push(`- ${from.set} → ${to.set}: threshold ${t}; on ${to.set} keeps ${f2(m.kept)} (${m.keptOf}) of right top hits, abstains on ${f2(m.abstained)} of no-fit queries${holds ? "" : "  ✗ below the goal"}`);
+        lines.push(`- ${from.set} → ${to.set}: threshold ${t}; on ${to.set} keeps ${m.kept.toFixed(3)} (${m.keptOf}) of right top hits, abstains on ${f2(m.abstained)} of no-fit queries${holds ? "" : "  ✗ below the goal"}`);
       }
     }
     const both = highestKeeping(tune, pooled);
