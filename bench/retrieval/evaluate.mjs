@@ -169,7 +169,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       const ranked = new Map();
       for (const q of queries) {
         const bm25 = index.search(q.query, { limit: 50 });
-        const abstained = !bm25.some((h) => h.confidence >= args.minConfidence);
+        // As the CLI: abstention only when asked for (decision 0265).
+        const abstained = args.minConfidence > 0 && !bm25.some((h) => h.confidence >= args.minConfidence);
         const fused = await fuseWithEmbeddings(client, q.query, bm25, texts, { limit: 5, vectors });
         if (fused.warning) throw new Error(fused.warning);
         ranked.set(q.id, { ids: fused.hits.map((h) => h.id), kept: abstained ? [] : fused.hits.map((h) => h.id) });
