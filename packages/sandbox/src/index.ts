@@ -21,6 +21,7 @@ export {
 export { findBubblewrap } from "./bubblewrap.js";
 export { sandboxedCommand, type SandboxedCommand, type SandboxedCommandOptions } from "./command.js";
 export { SandboxUnavailableError } from "./errors.js";
+export { privateDirProblem } from "./state-dir.js";
 export { DEFAULT_RUN_AS, DEFAULT_UNISOLATED_IDS, handOverTree, type IdRange, type SandboxIdentity } from "./identity.js";
 export type { LimitMechanism } from "./limits.js";
 export type { OutputStream } from "./run-process.js";
