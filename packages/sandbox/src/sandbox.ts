@@ -3,13 +3,13 @@ import path from "node:path";
 import os from "node:os";
 import { LimitExceededError, InvalidPathError } from "@skillport/core/errors";
 import { isInside } from "@skillport/fs/floor";
-import { fitsLauncher, isWaiting, runProcess, startWaiting, type OutputStream, type ProcessOutcome, type WaitingProcess } from "./run-process.js";
+import { fitsLauncher, isWaiting, LAUNCHER_INPUT_FD, runProcess, startWaiting, type OutputStream, type ProcessOutcome, type WaitingProcess } from "./run-process.js";
 import { bubblewrapArgs, bubblewrapFeatures, findBubblewrap } from "./bubblewrap.js";
 import { boundSnapshot } from "./etc-snapshot.js";
 import { SandboxUnavailableError } from "./errors.js";
 import { closeInheritedFds } from "./fds.js";
 import { giveDirectory, planIdentity, shareDirectory, type IdRange, type IdentityPlan, type SandboxIdentity } from "./identity.js";
-import { missingFilterWarning, openFilterStatement, seccompFilter } from "./seccomp.js";
+import { missingFilterWarning, seccompFilter } from "./seccomp.js";
 import { acquireLimits, withPrologue, type AppliedLimits, type LimitMechanism } from "./limits.js";
 
 export type SandboxKind = "bubblewrap" | "process";
@@ -127,8 +127,6 @@ export const DEFAULT_MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
 export const DEFAULT_MAX_PROCESSES = 256;
 export const DEFAULT_MAX_MEMORY_BYTES = 1024 * 1024 * 1024;
 export const DEFAULT_TMP_SIZE_BYTES = 256 * 1024 * 1024;
-/** The launcher's descriptor for bwrap's --seccomp (3 is its argv pipe). */
-const LAUNCHER_SECCOMP_FD = 4;
 /** How long after a run starts the next launcher is prepared (see BubblewrapSandbox.prewarmSoon). */
 const PREWARM_DELAY_MS = 25;
 /** Longest run accepted: 10 minutes, as agents' shell tools allow. */
@@ -321,7 +319,7 @@ export class BubblewrapSandbox extends BaseSandbox {
     this.network = options.network ?? false;
     const readOnlyPaths = (options.readOnlyPaths ?? []).map((p) => realDir(p, "readOnlyPaths"));
     const features = bubblewrapFeatures(this.bwrapPath);
-    const seccompFd = this.filter === undefined ? undefined : LAUNCHER_SECCOMP_FD;
+    const seccompFd = this.filter === undefined ? undefined : LAUNCHER_INPUT_FD;
     this.policy = () =>
       bubblewrapArgs({ writableDirs: [this.writableDir], readOnlyPaths, network: this.network, tmpSizeBytes: this.tmpSizeBytes }, this.plan, features, seccompFd);
     this.policyArgs = this.policy();
@@ -402,11 +400,8 @@ export class BubblewrapSandbox extends BaseSandbox {
 
   private async startLauncher(): Promise<Launcher> {
     const limits = this.limits();
-    // The filter's pipe is opened while the launcher waits (fd 3 is its argv pipe), off the path of the run.
-    const open = this.filter === undefined ? [] : [openFilterStatement(this.filter, LAUNCHER_SECCOMP_FD)];
-    const prologue = [limits.prologue, ...open].filter(Boolean).join("; ");
-    const keep = open.length > 0 ? [LAUNCHER_SECCOMP_FD] : [];
-    return { waiting: startWaiting(prologue, "/", {}, [this.bwrapPath, ...this.policyArgs], keep), limits };
+    // The filter waits in a pipe Node fills when the launcher starts: nothing on the run's path, no extra process.
+    return { waiting: startWaiting(limits.prologue, "/", {}, [this.bwrapPath, ...this.policyArgs], this.filter), limits };
   }
 }
 

@@ -13,7 +13,8 @@ export function seccompFilter(arch: string = process.arch): Buffer | undefined {
 
 /**
  * A bash statement that opens `fd` on a pipe holding the filter, for bwrap's `--seccomp fd` (bwrap reads it to EOF and
- * closes it). The bytes are printf escapes in the script itself: no file that sandboxed code could replace between runs.
+ * closes it), used by long-running commands (the launcher gets its pipe from Node). The bytes are printf escapes in
+ * the script itself: no file that sandboxed code could replace between runs.
  */
 export function openFilterStatement(filter: Buffer, fd: number): string {
   let escaped = "";
