@@ -37,7 +37,7 @@ export interface SandboxedCommandOptions {
   keepFds?: readonly number[];
   /** Default false. */
   network?: boolean;
-  /** Root hosts: default 65534:65534 inside bubblewrap; without it, one drawn from `unisolatedIds` (see SandboxOptions). */
+  /** Root hosts: default 65534:65534 inside bubblewrap; without it, one drawn from `unisolatedIds` (SandboxOptions). */
   runAs?: SandboxIdentity;
   /** Root hosts, no bubblewrap: the uids/gids the identity is drawn from (a hash of the writable directory or cwd). */
   unisolatedIds?: IdRange;
