@@ -10,7 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createSandbox, type Sandbox } from "./sandbox.js";
 import { SECCOMP_LIBSECCOMP_VERSION } from "./seccomp-filter.js";
-import { seccompFilter } from "./seccomp.js";
+import { missingFilterWarning, seccompFilter } from "./seccomp.js";
 import { bundleSandbox, haveBubblewrap, tempDir } from "./__fixtures__/helpers.js";
 
 const hasBwrap = haveBubblewrap(console.warn);
@@ -187,6 +187,44 @@ console.log(JSON.stringify(r.stdout));
     });
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout.trim().split("\n").pop()!)).toBe(expected);
+  });
+});
+
+describe("the embedded programs", () => {
+  /** The architectures a program compares with (`jeq #AUDIT_ARCH_…`) and its return actions. */
+  function shape(program: Buffer): { arches: number[]; actions: number[] } {
+    const arches: number[] = [];
+    const actions = new Set<number>();
+    for (let i = 0; i < program.length; i += 8) {
+      const code = program.readUInt16LE(i);
+      const k = program.readUInt32LE(i + 4);
+      // AUDIT_ARCH_*: the 64-bit and/or little-endian flags over an ELF machine number; no system call number looks so.
+      if (code === 0x15 && (k & 0x4000_0000) !== 0 && (k & 0x3fff_0000) === 0 && (k & 0xffff) !== 0) arches.push(k);
+      if (code === 0x06) actions.add(k); // ret #action
+    }
+    return { arches, actions: [...actions].sort((a, b) => a - b) };
+  }
+  const KILL_PROCESS = 0x8000_0000;
+  const ALLOW = 0x7fff_0000;
+  const EPERM = 0x0005_0000 | 1;
+  const ENOSYS = 0x0005_0000 | 38;
+
+  it.each([
+    ["x64", [0xc000_003e, 0x4000_0003]], // x86_64, i386
+    ["arm64", [0xc000_00b7, 0x4000_0028]], // aarch64, arm
+  ])("%s: checks its architectures first and kills any other; allows, or answers EPERM / ENOSYS", (arch, arches) => {
+    const program = seccompFilter(arch as string)!;
+    expect(program.length % 8).toBe(0);
+    const { arches: seen, actions } = shape(program);
+    expect(seen).toEqual(arches);
+    expect(program.readUInt16LE(0)).toBe(0x20); // the first instruction loads the architecture
+    expect(program.readUInt32LE(4)).toBe(4);
+    expect(actions).toEqual([EPERM, ENOSYS, ALLOW, KILL_PROCESS].sort((a, b) => a - b));
+  });
+
+  it("has none for other architectures: bubblewrap then runs without one and every result says so", () => {
+    expect(seccompFilter("riscv64")).toBeUndefined();
+    expect(missingFilterWarning("riscv64")).toMatch(/no seccomp filter is built for riscv64/);
   });
 });
 
