@@ -6,7 +6,7 @@ import { InvalidPathError } from "@skillport/core/errors";
 import { errorCode, isInside, randomHex } from "@skillport/fs/floor";
 import type { PackOptions, UnpackOptions } from "@skillport/pack";
 import type { LockOptions } from "./lock.js";
-import { createSandbox, handOverTree, type Sandbox, type SandboxIdentity, type SandboxKind } from "@skillport/sandbox";
+import { createSandbox, handOverTree, type IdRange, type Sandbox, type SandboxIdentity, type SandboxKind } from "@skillport/sandbox";
 import { runEntrypoints, validateAppEntrypoint, validateEntrypointTimeout, type EntrypointOutcome, type InitializationReport } from "./entrypoints.js";
 import { DEFAULT_STATE_PATH } from "./state.js";
 import { versionEnv, versionOfCwd } from "./python-env.js";
@@ -51,8 +51,13 @@ export interface WorkspaceOptions {
   maxMemoryBytes?: number;
   /** Size of the sandbox's private /tmp. Default 256 MiB. */
   tmpSizeBytes?: number;
-  /** Root hosts: the non-root host uid/gid sandboxed code runs as. Default 65534:65534. */
+  /**
+   * Root hosts: the non-root host uid/gid sandboxed code runs as. Default 65534:65534 for bubblewrap; for the process
+   * backend one of `unisolatedIds` drawn for this workspace (docs/decisions/0245).
+   */
   runAs?: SandboxIdentity;
+  /** Root hosts, process backend: the uid/gid range its identity is drawn from. Default DEFAULT_UNISOLATED_IDS. */
+  unisolatedIds?: IdRange;
   /** bubblewrap launchers started ahead of time (`SandboxOptions.prewarm`); `"first"` for one command, then exit. */
   prewarm?: boolean | "first";
   lock?: LockOptions;
@@ -156,6 +161,7 @@ export class Workspace {
         maxMemoryBytes: this.options.maxMemoryBytes,
         tmpSizeBytes: this.options.tmpSizeBytes,
         runAs: this.options.runAs,
+        unisolatedIds: this.options.unisolatedIds,
         prewarm: this.options.prewarm,
       });
     }
