@@ -3,6 +3,7 @@ import { mkdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { normalizeResourcePath } from "@skillport/core";
+import { secretFileContent, secretFilePattern } from "@skillport/core/internal/secret-files";
 import { isInside, resolveConfined, writeFileAtomic } from "@skillport/fs";
 import { createSandbox, findBubblewrap, SandboxUnavailableError, type Sandbox } from "@skillport/sandbox";
 import { AgentError } from "../errors.js";
@@ -285,7 +286,8 @@ export class CodeExecution {
     if (known !== undefined) return known || undefined;
     let note = "";
     try {
-      const files = (await skill.reader.listFiles()).filter((p) => p !== "SKILL.md" && this.settings.filter(p));
+      // Credential files and VCS folders never reach the work dir, whatever the filter says (decision 0255).
+      const files = (await skill.reader.listFiles()).filter((p) => p !== "SKILL.md" && secretFilePattern(p) === undefined && this.settings.filter(p));
       if (files.length > 0) {
         const dirName = skillDirName(skill.id);
         const target = path.join(this.uploadDir, dirName);
@@ -294,7 +296,7 @@ export class CodeExecution {
         for (const rel of kept) {
           normalizeResourcePath(rel);
           const bytes = await skill.reader.readFile(rel);
-          if (bytes.byteLength > this.settings.maxFileBytes) continue;
+          if (bytes.byteLength > this.settings.maxFileBytes || secretFileContent(rel, bytes) !== undefined) continue;
           const destination = await resolveConfined(this.uploadDir, `${dirName}/${rel}`, { allowMissing: true });
           await mkdir(path.dirname(destination), { recursive: true });
           await writeFileAtomic(destination, bytes, { mode: rel.startsWith("scripts/") || /\.(sh|py|js)$/.test(rel) ? 0o755 : 0o644 });
