@@ -230,7 +230,7 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
   async listFiles(id: string): Promise<SkillFile[]> {
     requireSafeSkillId(id);
     const ready = await this.#ensureReady();
-    const { db, native, database } = ready;
+    const { db, native } = ready;
     const row = await this.#readSkillRow(ready, id, "list files", { withinLimit: false });
     // The size readFile would serve; a SKILL.md over the limits is listed with its stored size and never read.
     const skillMdSize = native || row.skill_content === null || row.skill_content === undefined ? Number(row.size) : skillMdOf(frontmatterOf(row as MetadataColumns), this.#bodyOf(ready, row)).byteLength;
@@ -256,7 +256,7 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
       return skillMdOf(frontmatterOf(row as MetadataColumns), this.#bodyOf(ready, row));
     }
     if (!servable(rel)) throw new ResourceNotFoundError(id, rel);
-    const { db, native, database } = ready;
+    const { db, native } = ready;
     const size = resourceSize(native);
     const max = this.#limits.maxFileBytes;
     const rows = await this.#run("read a file", () => {
