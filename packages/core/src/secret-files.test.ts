@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { NOT_SECRET_FILES, SECRET_FILE_CASES, SERVICE_ACCOUNT_KEY } from "./__fixtures__/secret-files.js";
@@ -6,6 +7,11 @@ import { SECRET_FILE_PATTERNS, secretFileContent, secretFilePattern } from "./se
 describe("secretFilePattern: the one credential and VCS list", () => {
   it("has a case in the shared table for every pattern", () => {
     expect([...new Set(SECRET_FILE_CASES.map(([, pattern]) => pattern))].sort()).toEqual([...SECRET_FILE_PATTERNS].sort());
+  });
+
+  it("docs/packages.md's table names every pattern", () => {
+    const doc = readFileSync(new URL("../../../docs/packages.md", import.meta.url), "utf8");
+    for (const pattern of SECRET_FILE_PATTERNS) expect(doc, pattern).toContain(`\`${pattern}\``);
   });
 
   it.each(SECRET_FILE_CASES)("%s is a secret (%s)", (file, pattern) => {
