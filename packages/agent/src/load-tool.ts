@@ -52,7 +52,7 @@ export function createLoadTool(host: LoadHost): Tool {
         return errorResult(`Error: path ${JSON.stringify(path)} is not allowed: ${error instanceof InvalidPathError ? error.reason : messageOf(error)}. Paths are relative to the skill folder, e.g. "SKILL.md" or "references/guide.md".`);
       }
       // Credential files and VCS folders are never served, whatever the source holds (decision 0255).
-      const secret = secretFilePattern(path);
+      const secret = path === "SKILL.md" ? undefined : secretFilePattern(path);
       if (secret !== undefined) return notServed(skill, path, `its name matches ${secret}`);
       if (path === "SKILL.md") {
         let body: string;

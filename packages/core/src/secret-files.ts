@@ -50,8 +50,20 @@ const RULES: readonly Rule[] = SECRET_FILE_PATTERNS.map((pattern) => {
   const segments = (folderOnly ? pattern.slice(0, -1) : pattern).split("/").map(globToRegExp);
   return { pattern, segments, folderOnly };
 });
-/** Any segment that starts some rule: a quick no for the common path. */
-const FIRST_SEGMENT = new RegExp(`^(?:${RULES.map((r) => r.segments[0]?.source.slice(1, -1)).join("|")})$`, "i");
+/**
+ * A quick no for the common segment, in one regex V8 runs fast: plain and prefix globs anchored at the start, suffix
+ * globs (`*.pem`) anchored at the end only, so no alternative starts with a backtracking `.*`.
+ */
+const FIRST_SEGMENT = ((): RegExp => {
+  const anchored: string[] = [];
+  const suffixes: string[] = [];
+  for (const rule of RULES) {
+    const source = (rule.segments[0] as RegExp).source.slice(1, -1);
+    if (source.startsWith(".*") && !source.slice(2).includes(".*")) suffixes.push(source.slice(2));
+    else anchored.push(source);
+  }
+  return new RegExp(`^(?:${anchored.join("|")})$|(?:${suffixes.join("|")})$`, "i");
+})();
 const TEMPLATE = new RegExp(SECRET_FILE_TEMPLATES.map((g) => globToRegExp(g).source).join("|"), "i");
 
 /**
