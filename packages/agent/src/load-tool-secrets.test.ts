@@ -25,6 +25,8 @@ const filesOf = (): Record<string, string> => ({
 beforeAll(async () => {
   root = await makeTempDir("skillport-load-secrets-");
   await writeTree(path.join(root, "skills/leaky"), { "SKILL.md": SKILL_MD, ...filesOf() });
+  // Harmless names that lead to secrets inside the skill: judged by their target, as pack judges a followed link.
+  await writeTree(path.join(root, "skills/leaky"), { "notes.txt": { link: ".env" }, "refs/remote.cfg": { link: "../.git/config" } });
   const registry = new SkillRegistry();
   await registry.addProvider(new LocalFileSystemSkillProvider(path.join(root, "skills"), { name: "fs" }), { watch: false });
   fsBox = new SkillBox({ registry });
@@ -75,6 +77,18 @@ describe.each(BOXES)("load tool (%s skill)", (_kind, boxOf, skillId) => {
     const listed = new Set(result.text.split("\n").map((line) => /^\d+\. (.*)$/.exec(line)?.[1]).filter((p) => p !== undefined));
     for (const [file] of SECRET_FILE_CASES) expect(listed.has(file), file).toBe(false);
     for (const file of NOT_SECRET_FILES) expect(listed.has(file), file).toBe(true);
+  });
+});
+
+describe("links inside a skill folder that lead to a secret", () => {
+  it.each([
+    ["notes.txt", ".env", ".env"],
+    ["refs/remote.cfg", ".git/config", ".git"],
+  ])("%s (-> %s) is refused by its target", async (file, target, pattern) => {
+    const result = await load(fsBox, "leaky_fs", file);
+    expect(result.isError).toBe(true);
+    expect(result.text).not.toContain(TOKEN);
+    expect(result.text).toContain(`is not served: it is a link to ${target}, which matches ${pattern}`);
   });
 });
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { InvalidPathError, LOAD_SKILL_TOOL_NAME, normalizeResourcePath, ResourceNotFoundError, SkillNotFoundError } from "@skillport/core";
 import { secretFileContent, secretFilePattern } from "@skillport/core/internal/secret-files";
+import { secretReason } from "./secret-paths.js";
 import type { BoxSkill } from "./skill-box.js";
 import { defineTool, errorResult, messageOf, textResult, type JsonSchema, type Tool } from "./tool.js";
 
@@ -52,8 +53,8 @@ export function createLoadTool(host: LoadHost): Tool {
         return errorResult(`Error: path ${JSON.stringify(path)} is not allowed: ${error instanceof InvalidPathError ? error.reason : messageOf(error)}. Paths are relative to the skill folder, e.g. "SKILL.md" or "references/guide.md".`);
       }
       // Credential files and VCS folders are never served, whatever the source holds (decision 0255).
-      const secret = path === "SKILL.md" ? undefined : secretFilePattern(path);
-      if (secret !== undefined) return notServed(skill, path, `its name matches ${secret}`);
+      const secret = path === "SKILL.md" ? undefined : await secretReason(skill.reader, path);
+      if (secret !== undefined) return notServed(skill, path, secret);
       if (path === "SKILL.md") {
         let body: string;
         try {
