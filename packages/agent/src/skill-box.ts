@@ -4,6 +4,7 @@ import { AgentError } from "./errors.js";
 import { CodeExecutionBuilder, type CodeExecution } from "./code-exec/builder.js";
 import { createLoadTool, LOAD_SKILL_TOOL, type LoadHost } from "./load-tool.js";
 import { createSearchTool, SEARCH_SKILLS_TOOL } from "./search-tool.js";
+import { folderLinkTarget } from "./secret-paths.js";
 import { skillIdOf } from "./skill-id.js";
 import { errorResult, messageOf, TOOL_NAME_PATTERN, type Tool, type ToolContext, type ToolResult } from "./tool.js";
 
@@ -14,6 +15,8 @@ export interface SkillReader {
   listFiles(): Promise<string[]>;
   /** Original bytes; the source confines the path to the skill. */
   readFile(path: string): Promise<Uint8Array>;
+  /** Where a file that is a link inside the skill folder leads (skill-relative), for skills served from folders. */
+  linkTarget?(path: string): Promise<string | undefined>;
 }
 
 /** One skill as the box holds it. */
@@ -769,6 +772,7 @@ function registrySkill(id: string, entry: RegistryEntry, frontmatter: Frontmatte
       body: () => entry.getBody(),
       listFiles: async () => (await entry.listFiles()).map((f) => f.path),
       readFile: (path: string) => entry.readFile(path),
+      linkTarget: async (path: string) => folderLinkTarget(await entry.getLocation().catch(() => undefined), path),
     },
   });
 }

@@ -3,10 +3,12 @@ import { mkdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { normalizeResourcePath } from "@skillport/core";
+import { secretFileContent } from "@skillport/core/internal/secret-files";
 import { isInside, resolveConfined, writeFileAtomic } from "@skillport/fs";
 import { createSandbox, findBubblewrap, SandboxUnavailableError, type Sandbox } from "@skillport/sandbox";
 import { AgentError } from "../errors.js";
 import type { BoxSkill } from "../skill-box.js";
+import { secretReason } from "../secret-paths.js";
 import { skillDirName } from "../skill-id.js";
 import type { Tool } from "../tool.js";
 import { messageOf } from "../tool.js";
@@ -285,7 +287,10 @@ export class CodeExecution {
     if (known !== undefined) return known || undefined;
     let note = "";
     try {
-      const files = (await skill.reader.listFiles()).filter((p) => p !== "SKILL.md" && this.settings.filter(p));
+      // Credential files and VCS folders (and links to them) never reach the work dir, whatever the filter says.
+      const listed = (await skill.reader.listFiles()).filter((p) => p !== "SKILL.md" && this.settings.filter(p));
+      const files: string[] = [];
+      for (const p of listed) if ((await secretReason(skill.reader, p)) === undefined) files.push(p);
       if (files.length > 0) {
         const dirName = skillDirName(skill.id);
         const target = path.join(this.uploadDir, dirName);
@@ -294,7 +299,7 @@ export class CodeExecution {
         for (const rel of kept) {
           normalizeResourcePath(rel);
           const bytes = await skill.reader.readFile(rel);
-          if (bytes.byteLength > this.settings.maxFileBytes) continue;
+          if (bytes.byteLength > this.settings.maxFileBytes || secretFileContent(rel, bytes) !== undefined) continue;
           const destination = await resolveConfined(this.uploadDir, `${dirName}/${rel}`, { allowMissing: true });
           await mkdir(path.dirname(destination), { recursive: true });
           await writeFileAtomic(destination, bytes, { mode: rel.startsWith("scripts/") || /\.(sh|py|js)$/.test(rel) ? 0o755 : 0o644 });
