@@ -22,7 +22,6 @@ export {
   DEFAULT_ENUM_LIMIT,
   DEFAULT_MAX_CONTENT_CHARS,
   DEFAULT_MAX_LISTED_PATHS,
-  DEFAULT_SESSION,
   type BoxSkill,
   type CatalogBudget,
   type RegisterResult,
@@ -30,7 +29,7 @@ export {
   type SkillReader,
   type SkillVersion,
 } from "./skill-box.js";
-export { skillDirName, skillIdOf } from "./skill-id.js";
+export { DEFAULT_SESSION, skillDirName, skillIdOf } from "./skill-id.js";
 export { LOAD_SKILL_TOOL } from "./load-tool.js";
 export { SEARCH_SKILLS_TOOL } from "./search-tool.js";
 export {

@@ -1,10 +1,18 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { openPinnedDir } from "./dir-fd.js";
-import { useTempDirs } from "./__fixtures__/helpers.js";
+import { makeTempDir, removeDir } from "./testing.js";
 
-const { tmp } = useTempDirs();
+const made: string[] = [];
+afterEach(async () => {
+  for (const dir of made.splice(0)) await removeDir(dir);
+});
+const tmp = async (): Promise<string> => {
+  const dir = await makeTempDir();
+  made.push(dir);
+  return dir;
+};
 
 describe("openPinnedDir", () => {
   // What sits at a/b before the call → what each mode does. `outside` must stay empty in every case.
