@@ -22,6 +22,7 @@ export {
   DEFAULT_ENUM_LIMIT,
   DEFAULT_MAX_CONTENT_CHARS,
   DEFAULT_MAX_LISTED_PATHS,
+  DEFAULT_MAX_TOOL_RESULT_CHARS,
   type BoxSkill,
   type CatalogBudget,
   type RegisterResult,
