@@ -85,6 +85,23 @@ describe("write tools under a folder-for-link swap (issue 19, hole 1)", () => {
     for (const message of messages) expect(message).toMatch(/^Error: race\/d\/\S+ (cannot be used: .*(symbolic link|outside)|.*outside)/);
   });
 
+  it.skipIf(!hasBwrap || process.getuid?.() !== 0)("what the write tools create belongs to the sandbox's user: its commands can change it", async () => {
+    const root = await temp("skillport-owner-");
+    const box = new SkillBox();
+    box.codeExecution().workDir(path.join(root, "work")).withShell({ allowedCommands: "any" }).withWrite().sandbox({ kind: "bubblewrap" }).enable();
+    try {
+      await box.callTool("write_text_file", { file_path: "top.txt", content: "a\n" });
+      await box.callTool("write_text_file", { file_path: "made/by/tool.txt", content: "b\n" });
+      const work = box.codeExecutionConfig!.workDir;
+      const { uid, gid } = box.codeExecutionConfig!.sandbox().identity;
+      for (const rel of ["top.txt", "made", "made/by", "made/by/tool.txt"]) expect(statSync(path.join(work, rel)), rel).toMatchObject({ uid, gid });
+      const out = resultText(await box.callTool("execute_shell_command", { command: "echo more | tee -a top.txt made/by/tool.txt && touch made/by/new && rm top.txt" }));
+      expect(out).toMatch(/^<returncode>0<\/returncode>/);
+    } finally {
+      await box.close();
+    }
+  });
+
   it.skipIf(!hasBwrap)("parallel tool calls: a sandboxed command swapping while write_text_file runs writes nothing outside", async () => {
     const root = await temp("skillport-race-");
     const outside = await temp("skillport-race-outside-");
