@@ -2,7 +2,6 @@
 // name, one errno reading, writes pinned by folder descriptors into sandbox-writable trees — for start-up paths (a
 // sandboxed command) that must not load the skill provider, discovery, core's parser or `yaml` (decision 0202).
 // Everything here is also exported by `@skillport/fs`.
-exported by `@skillport/fs`.
 export { isInside } from "./confine.js";
 export { randomHex, siblingTemp, tempName, writeFileAtomic } from "./atomic.js";
 export { errorCode, isMissing } from "./errno.js";
