@@ -249,6 +249,7 @@ function temporaryDir(prefix: string, mode: number): string {
 export class CodeExecution {
   readonly settings: CodeExecutionSettings;
   readonly #spaces = new Map<string, WorkSpace>();
+  readonly #closing = new Set<Promise<void>>();
   #sessionsDir: string | undefined;
   #uploadDir: string | undefined;
   readonly #temporary = new Set<string>();
@@ -387,15 +388,19 @@ export class CodeExecution {
   }
 
   /** Stops a session's sandbox and removes its work dir (not the default session's configured one). */
-  async closeSession(sessionId: string): Promise<void> {
+  closeSession(sessionId: string): Promise<void> {
     const space = this.#spaces.get(sessionId);
+    if (!space) return Promise.resolve();
     this.#spaces.delete(sessionId);
-    await space?.close();
+    const closing: Promise<void> = space.close().finally(() => this.#closing.delete(closing));
+    this.#closing.add(closing);
+    return closing;
   }
 
-  /** Stops every sandbox and removes the temporary folders. */
+  /** Stops every sandbox and removes the temporary folders (after every session being closed is). */
   async close(): Promise<void> {
-    for (const id of [...this.#spaces.keys()]) await this.closeSession(id);
+    for (const id of [...this.#spaces.keys()]) void this.closeSession(id);
+    await Promise.allSettled([...this.#closing]);
     for (const dir of this.#temporary) {
       await rm(dir, { recursive: true, force: true });
       temporary.delete(dir);
