@@ -91,10 +91,79 @@ export class PinnedDir {
     }
   }
 
+  /**
+   * Removes the entry `name` and, for a folder, everything below it, never following a link: each folder is opened
+   * with O_NOFOLLOW and emptied through its descriptor, links and files are unlinked (which never follows them). A
+   * folder swapped for a link meanwhile loses only the link. Folders nested deeper than `MAX_REMOVE_DEPTH` are refused
+   * (each level holds a descriptor). Missing is fine.
+   */
+  removeTree(name: string): void {
+    removeEntry(this, name, 0);
+  }
+
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
     fs.closeSync(this.fd);
+  }
+}
+
+/** Deepest folder `removeTree` descends into (one open descriptor per level). */
+export const MAX_REMOVE_DEPTH = 400;
+
+/** Removes a whole tree whose own path the host chose (a work dir) without following any link below it. */
+export function removePinnedTree(dir: string): void {
+  const parent = openPinnedDir(path.dirname(dir), "");
+  try {
+    parent.removeTree(path.basename(dir));
+  } finally {
+    parent.close();
+  }
+}
+
+function removeEntry(parent: PinnedDir, name: string, depth: number): void {
+  const where = path.posix.join(parent.rel, name);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    let fd: number;
+    try {
+      fd = fs.openSync(parent.at(name), DIR_FLAGS);
+    } catch (error) {
+      const code = errorCode(error);
+      if (code === "ENOENT") return;
+      if (code !== "ELOOP" && code !== "ENOTDIR") throw error;
+      if (unlinkIn(parent, name)) return;
+      continue; // it became a folder meanwhile
+    }
+    const dir = new PinnedDir(fd, where);
+    try {
+      if (depth >= MAX_REMOVE_DEPTH) throw new InvalidPathError(where, `is nested deeper than ${MAX_REMOVE_DEPTH} folders; not removed`);
+      for (const entry of fs.readdirSync(dir.self())) removeEntry(dir, entry, depth + 1);
+    } finally {
+      dir.close();
+    }
+    try {
+      fs.rmdirSync(parent.at(name));
+      return;
+    } catch (error) {
+      const code = errorCode(error);
+      if (code === "ENOENT") return;
+      // Refilled, or swapped for a link or a file since it was emptied: look again.
+      if (code !== "ENOTEMPTY" && code !== "EEXIST" && code !== "ENOTDIR") throw error;
+    }
+  }
+  throw new InvalidPathError(where, "kept changing while it was removed");
+}
+
+/** Unlinks a link or file; false when it is a folder (now). */
+function unlinkIn(parent: PinnedDir, name: string): boolean {
+  try {
+    fs.unlinkSync(parent.at(name));
+    return true;
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === "ENOENT") return true;
+    if (code === "EISDIR" || code === "EPERM") return false;
+    throw error;
   }
 }
 

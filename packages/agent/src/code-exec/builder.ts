@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
-import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { normalizeResourcePath } from "@skillport/core";
-import { isInside, resolveConfined, writeFileAtomic } from "@skillport/fs";
+import { isInside, removePinnedTree, resolveConfined, writeFileAtomic } from "@skillport/fs";
 import { createSandbox, findBubblewrap, SandboxUnavailableError, type Sandbox } from "@skillport/sandbox";
 import { AgentError } from "../errors.js";
 import type { BoxSkill } from "../skill-box.js";
@@ -225,7 +225,10 @@ export class CodeExecutionBuilder {
   }
 }
 
-/** Temporary work dirs still to remove at exit. */
+/**
+ * Temporary folders still to remove at exit. A sandboxed command may still run then (its sandbox dies with this
+ * process, after the hook), so the removal never follows a link (a folder swapped for one mid-removal).
+ */
 const temporary = new Set<string>();
 let exitHook = false;
 function removeAtExit(dir: string): void {
@@ -233,8 +236,16 @@ function removeAtExit(dir: string): void {
   if (exitHook) return;
   exitHook = true;
   process.once("exit", () => {
-    for (const d of temporary) rmSync(d, { recursive: true, force: true });
+    for (const d of temporary) removeQuietly(d);
   });
+}
+
+function removeQuietly(dir: string): void {
+  try {
+    removePinnedTree(dir);
+  } catch {
+    // Left in place: a tree nested too deep, or still changing; nothing outside it was touched.
+  }
 }
 
 /** A fresh private folder (real path) the host owns, removed at exit; `mode` lets the sandbox's user in or not. */
@@ -402,7 +413,7 @@ export class CodeExecution {
     for (const id of [...this.#spaces.keys()]) void this.closeSession(id);
     await Promise.allSettled([...this.#closing]);
     for (const dir of this.#temporary) {
-      await rm(dir, { recursive: true, force: true });
+      removeQuietly(dir);
       temporary.delete(dir);
     }
     this.#temporary.clear();

@@ -1,6 +1,5 @@
-import { rm } from "node:fs/promises";
 import path from "node:path";
-import { openPinnedDir, type FileOwner } from "@skillport/fs";
+import { openPinnedDir, removePinnedTree, type FileOwner } from "@skillport/fs";
 import type { Sandbox } from "@skillport/sandbox";
 import { lockFor, type RunLock } from "./run-lock.js";
 
@@ -52,12 +51,12 @@ export class WorkSpace {
     }
   }
 
-  /** Stops the sandbox; a temporary work dir is removed once no command of it runs. */
+  /** Stops the sandbox; a temporary work dir is removed once no command of it runs, without following a link. */
   async close(): Promise<void> {
     const sandbox = this.#sandbox;
     this.#sandbox = undefined;
     await sandbox?.close();
-    if (this.#temporary) await this.lock.write(() => rm(this.workDir, { recursive: true, force: true }));
+    if (this.#temporary) await this.lock.write(async () => removePinnedTree(this.workDir));
   }
 
   /** The sandbox's uid/gid when sandboxed code runs here as someone other than this process; else the host's. */
