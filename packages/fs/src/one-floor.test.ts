@@ -51,6 +51,7 @@ const RULES: readonly Rule[] = [
     home: ["fs/src/walk.ts"],
     allowed: {
       "fs/src/locators.ts": "one level: the immediate folders of a flat skills root",
+      "fs/src/dir-fd.ts": "one level at a time: removing a sandbox-writable tree through pinned descriptors (the walker lists by path)",
       "runtime/src/workspace.ts": "one level: the version folders under projects/ (owned by the workspace work)",
       "sandbox/src/etc-snapshot.ts": "one level: the entries of an /etc snapshot checked before use, and old snapshots in the state folder",
       "sandbox/src/cgroups.ts": "one level: stale cgroups left by killed runs",
