@@ -45,7 +45,7 @@ export {
 export { SHELL_TOOL, type ShellApprovalRequest, type ShellOptions } from "./code-exec/shell-tool.js";
 export { SKILL_SCRIPT_TOOL } from "./code-exec/script-tool.js";
 export { checkShellCommand, DEFAULT_ALLOWED_COMMANDS, type ShellPolicy, type ShellVerdict } from "./code-exec/shell-policy.js";
-export { parseShell, ShellSyntaxError, type ShellCommand, type ShellParse, type ShellParseLimits, type ShellRedirect } from "./code-exec/shell-parse.js";
+export { parseShell, ShellSyntaxError, type ShellCommand, type ShellParse, type ShellParseLimits, type ShellRedirect, type ShellWord } from "./code-exec/shell-parse.js";
 export {
   callMcpTool,
   invalidArguments,
