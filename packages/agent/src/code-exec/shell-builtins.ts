@@ -43,7 +43,7 @@ const REFUSED: Record<string, string> = {
 /**
  * Bash's own variables, which a command may not assign: integer ones evaluate what is assigned as arithmetic
  * (`RANDOM='a[$(…)]'` runs the substitution), the others change which programs run or how text is read. HOME,
- * LANG, LC_*, TERM, TZ and TMPDIR only carry data and stay assignable.
+ * LANG, LC_*, TERM, TZ, TMPDIR and the ones bash only writes (REPLY, OPTARG) carry data and stay assignable.
  */
 const BASH_VARIABLES = new Set(
   ("BASH BASHOPTS BASHPID BASH_ALIASES BASH_ARGC BASH_ARGV BASH_ARGV0 BASH_CMDS BASH_COMMAND BASH_COMPAT BASH_ENV " +
@@ -51,9 +51,9 @@ const BASH_VARIABLES = new Set(
     "BASH_VERSION BASH_XTRACEFD CDPATH CHILD_MAX COLUMNS COMPREPLY COPROC DIRSTACK EMACS ENV EPOCHREALTIME EPOCHSECONDS " +
     "EUID EXECIGNORE FCEDIT FIGNORE FUNCNAME FUNCNEST GLOBIGNORE GROUPS HISTCMD HISTCONTROL HISTFILE HISTFILESIZE " +
     "HISTIGNORE HISTSIZE HISTTIMEFORMAT HOSTFILE HOSTNAME HOSTTYPE IFS IGNOREEOF INPUTRC INSIDE_EMACS LINENO LINES " +
-    "MACHTYPE MAIL MAILCHECK MAILPATH MAPFILE OLDPWD OPTARG OPTERR OPTIND OSTYPE PATH PIPESTATUS POSIXLY_CORRECT PPID " +
+    "MACHTYPE MAIL MAILCHECK MAILPATH MAPFILE OLDPWD OPTERR OPTIND OSTYPE PATH PIPESTATUS POSIXLY_CORRECT PPID " +
     "PROMPT_COMMAND PROMPT_DIRTRIM PS0 PS1 PS2 PS3 PS4 PWD RANDOM READLINE_ARGUMENT READLINE_LINE READLINE_MARK " +
-    "READLINE_POINT REPLY SECONDS SHELL SHELLOPTS SHLVL SRANDOM TEXTDOMAIN TEXTDOMAINDIR TIMEFORMAT TMOUT UID").split(" "),
+    "READLINE_POINT SECONDS SHELL SHELLOPTS SHLVL SRANDOM TEXTDOMAIN TEXTDOMAINDIR TIMEFORMAT TMOUT UID").split(" "),
 );
 /** Families of variables read by bash, the dynamic loader or bash's function import. */
 const VARIABLE_FAMILIES = /^(BASH_|COMP_|READLINE_|HIST|LD_|BASH_FUNC_)/;
@@ -65,6 +65,9 @@ export function assignmentProblem(name: string): string | undefined {
   if (BASH_VARIABLES.has(name) || VARIABLE_FAMILIES.test(name)) return `assigning ${name} is not allowed (bash gives it a meaning)`;
   return undefined;
 }
+
+/** Builtins that change the working directory: after them a relative redirection is not relative to the work dir. */
+export const CHANGES_DIRECTORY = new Set(["cd", "pushd", "popd"]);
 
 /** True when `name` is a bash builtin (so the allow-list's "program" is code inside bash). */
 export function isBuiltin(name: string): boolean {
@@ -140,12 +143,12 @@ const CHECKED: Record<string, Check> = {
     return undefined;
   },
   read: (args) => {
-    const dynamic = allWrittenOut(args);
-    if (dynamic !== undefined) return dynamic;
     for (let i = 0; i < args.length; i++) {
-      const text = args[i]?.literal as string;
-      if (text === "--") return args.slice(i + 1).map((word) => nameProblem(word, "variable name")).find(Boolean);
-      if (!text.startsWith("-") || text === "-") return args.slice(i).map((word) => nameProblem(word, "variable name")).find(Boolean);
+      const word = args[i] as ShellWord;
+      const text = word.literal;
+      if (text === undefined) return `arguments must be written out (no expansion or glob): ${JSON.stringify(word.raw)}`;
+      if (text === "--") return args.slice(i + 1).map((name) => nameProblem(name, "variable name")).find(Boolean);
+      if (!text.startsWith("-") || text === "-") return args.slice(i).map((name) => nameProblem(name, "variable name")).find(Boolean);
       for (let j = 1; j < text.length; j++) {
         const flag = text[j] as string;
         if (READ_FLAGS.has(flag)) continue;
@@ -155,7 +158,11 @@ const CHECKED: Record<string, Check> = {
           break;
         }
         if (!READ_VALUE_OPTIONS.has(flag)) return `option -${flag} is not supported`;
-        if (j + 1 === text.length) i++; // the value is the next word
+        if (j + 1 === text.length) {
+          // The value is the next word: data, but it must stay one word (a split part would become a name).
+          const value = args[++i];
+          if (value?.splits) return `the value of -${flag} ${JSON.stringify(value.raw)} may split into several words; quote it`;
+        }
         break;
       }
     }

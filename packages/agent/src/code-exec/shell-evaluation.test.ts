@@ -72,7 +72,8 @@ const POINTS: [string, string, boolean, RegExp][] = [
   ["printf -v into an integer variable", 'printf -vRANDOM %s "$X"', true, /'printf' assigning RANDOM/],
   ["printf with an option that may be -v", 'printf $V x', false, /'printf' first argument/],
   ["read into a held name", 'read "$X" <<< 1', true, /'read' arguments must be written out/],
-  ["read -a into a held name", `read -a "$X" <<< 1`, false, /'read' arguments must be written out/],
+  ["read -a into a held name", `read -a "$X" <<< 1`, false, /'read' '-a' array name "\\"\$X\\"" must be written out/],
+  ["read with an option value that splits into a name", "read -p $V <<< 1", true, /'read' the value of -p "\$V" may split/],
   ["read into an integer variable", 'read OPTIND <<< "$X"', true, /'read' variable name: assigning OPTIND/],
   ["getopts into an integer variable", 'getopts a: OPTIND -a "$X"', false, /'getopts' variable name: assigning OPTIND/],
   ["test -v with a held name", `${ARRAY}test -v "$X"`, true, /'test' '-v' variable name/],
@@ -121,7 +122,7 @@ function refusal(command: string): string[] {
   const verdict = checkShellCommand(command, { allowedCommands: ["echo", "cat", "python3", ...BUILTIN_NAMES], workDir: work });
   return verdict.ok ? [] : verdict.problems;
 }
-const BUILTIN_NAMES = ["let", "unset", "declare", "typeset", "local", "readonly", "export", "printf", "read", "getopts", "test", "[", "eval", "source", ".", "trap", "builtin", "command", "exec", "hash", "jobs", "compgen", "complete", "mapfile", "readarray", "enable", "shopt", "fc", "bind", "wait", "alias", "set", ":", "cd", "shift", "type"];
+const BUILTIN_NAMES = ["pushd", "popd", "dirs", "umask", "help", "times", "kill", "ulimit", "break", "exit", "let", "unset", "declare", "typeset", "local", "readonly", "export", "printf", "read", "getopts", "test", "[", "eval", "source", ".", "trap", "builtin", "command", "exec", "hash", "jobs", "compgen", "complete", "mapfile", "readarray", "enable", "shopt", "fc", "bind", "wait", "alias", "set", ":", "cd", "shift", "type"];
 
 describe("every bash evaluation point is refused, naming the construct in one line", () => {
   it.each(POINTS)("%s: %j", (_point, command, _runs, message) => {
@@ -145,6 +146,9 @@ describe.skipIf(!bash)("differential: real bash runs the held command, the polic
       'read -r L <<< "$X"; read -ra A <<< "$C"; echo "$L"; getopts a: Y -a "$X"; echo $OPTARG',
       'test -n "$X"; test "$X" = "$C"; test -f "$X"; test "$X" -eq 1; test -v Y; : "$X"; shift "$X"',
       `cat <<E\n$X \${X:-$C} \${#X}\nE`,
+      // the builtins whose arguments are only data, each given the payload where it takes a number or a name
+      'pushd . >/dev/null; dirs +"$X"; popd -"$X"; umask -S "$X"; type -t "$X"; help "$X"; times; kill -l "$X"; ulimit -t "$X"',
+      'printf "%*d %.*s %(%s)T" "$X" 1 "$X" x "$X"; read -t "$X" -n "$X" -d "$X" -p "$X" Y <<< 1; cd "$X"; break "$X"; exit "$X"',
     ];
     for (const command of accepted) {
       expect(refusal(command), command).toEqual([]);

@@ -112,9 +112,18 @@ describe("checkShellCommand applies the allow-list to the parsed command", () =>
     ["PATH=. python3 x.py", false],
     ["LD_PRELOAD=/x.so python3", false],
     ["$PY x.py", false],
+    ["python3 x.py ${a[i]}", false], // arithmetic subscript (issue 19)
     ["", false],
   ])("%j allowed: %s", (command, ok) => {
     expect(check(command).ok).toBe(ok);
+  });
+
+  it("resolves a relative redirection against the work dir only when no cd, pushd or popd runs", () => {
+    const policy = { allowedCommands: ["cd", "python3"], workDir };
+    const verdict = checkShellCommand("cd /etc && python3 x.py > passwd", policy);
+    expect(verdict.ok).toBe(false);
+    if (!verdict.ok) expect(verdict.problems).toEqual(["redirection '> passwd' is relative in a command that runs 'cd'; use an absolute path in the work directory"]);
+    expect(checkShellCommand("cd sub && python3 x.py > /work/dir/sub/out", policy).ok).toBe(true);
   });
 
   it("names every problem", () => {

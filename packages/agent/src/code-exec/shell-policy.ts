@@ -1,6 +1,6 @@
 import path from "node:path";
 import { isInside } from "@skillport/fs";
-import { assignmentProblem, builtinProblem, isBuiltin } from "./shell-builtins.js";
+import { assignmentProblem, builtinProblem, CHANGES_DIRECTORY, isBuiltin } from "./shell-builtins.js";
 import { parseShell, ShellSyntaxError, type ShellParse } from "./shell-parse.js";
 
 /** Upstream's default allow-list: interpreters for skill scripts. The default instructions only suggest these. */
@@ -47,9 +47,13 @@ export function checkShellCommand(command: string, policy: ShellPolicy): ShellVe
       problems.push(`command ${JSON.stringify(name)} is not allowed (allowed: ${policy.allowedCommands.join(", ") || "none"})`);
     }
   }
+  const moves = parse.commands.find((command) => command.name !== undefined && CHANGES_DIRECTORY.has(command.name))?.name;
   for (const redirect of parse.redirects) {
     if (!redirect.opensFile) continue;
     if (redirect.target === undefined) problems.push(`redirection '${redirect.op}' must name a plain file path`);
+    else if (moves !== undefined && !path.isAbsolute(redirect.target)) {
+      problems.push(`redirection '${redirect.op} ${redirect.target}' is relative in a command that runs '${moves}'; use an absolute path in the work directory`);
+    }
     else if (!SAFE_DEVICES.has(redirect.target) && !isInside(policy.workDir, path.resolve(policy.workDir, redirect.target))) {
       problems.push(`redirection '${redirect.op} ${redirect.target}' leaves the work directory`);
     }
