@@ -21,6 +21,10 @@ describe("parseShell finds every command bash would start", () => {
     ["echo `echo \\`rm x\\``", ["echo", "echo", "rm"]],
     ["cat <(curl x) >(tee y)", ["cat", "curl", "tee"]],
     ["echo ${x:-$(rm y)}", ["echo", "rm"]],
+    ["echo \"${x:-'$(rm y)'}\"", ["echo", "rm"]], // in double quotes the single quotes are literal: bash runs rm
+    ["echo ${x:-'$(rm y)'}", ["echo"]],
+    ["cat <<E\n${x:-'`rm y`'}\nE", ["cat", "rm"]],
+    ["echo \"$(echo ${x:-'$(rm y)'})\"", ["echo", "echo"]], // a substitution starts a new quoting context
     ["X=$(rm y) python3 a.py", ["rm", "python3"]],
     ["(cd x && python3 y)", ["cd", "python3"]],
     ["python3 - <<'EOF'\nimport os\n$(rm x)\nEOF", ["python3"]],
@@ -182,13 +186,13 @@ describe.skipIf(bash === undefined)("the parser never misses a program bash star
       tie("list").map((l) => `( ${l} )`),
       fc.tuple(fc.constantFrom("c3", "ok"), tie("list")).map(([n, l]) => `${n} <( ${l})`),
       fc.tuple(fc.constantFrom("c1", "ok"), tie("list")).map(([n, l]) => `${n} \${a:-$( ${l})}`),
-      fc.constantFrom("c2 <<< \"$(c3)\""),
+      fc.constantFrom("c2 <<< \"$(c3)\"", "ok \"${a:-'$(c1)'}\"", "ok ${a:-'$(c2)'}"),
     ),
   }));
   it("holds on generated commands built from every construct", () => {
     let ranSome = 0;
     fc.assert(
-      fc.property(list, fc.option(fc.constantFrom("c2 <<E\n$(c1; c3)\nE", "c2 <<'E'\n$(c1)\nE", "c2 <<-E\n\t`c3`\n\tE", "ok <<E | c1\n${x:-`c3`}\nE")), (body, heredoc) => {
+      fc.property(list, fc.option(fc.constantFrom("c2 <<E\n$(c1; c3)\nE", "c2 <<'E'\n$(c1)\nE", "c2 <<-E\n\t`c3`\n\tE", "ok <<E | c1\n${x:-`c3`}\nE", "ok <<E\n${x:-'$(c2)'}\nE")), (body, heredoc) => {
         const command = heredoc === null ? body : `${body}\n${heredoc}`;
         let reported: Set<string>;
         try {

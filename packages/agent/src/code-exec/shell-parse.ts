@@ -103,6 +103,8 @@ export function parseShell(source: string, limits: ShellParseLimits = {}): Shell
 class Parser {
   #pos = 0;
   #pending: PendingHeredoc[] = [];
+  /** Inside double quotes or a here-document body: a `'` in a `${…}` operand is then an ordinary character. */
+  #inDoubleQuotes = false;
   readonly #src: string;
   readonly #out: ShellParse;
   readonly #depth: number;
@@ -354,6 +356,16 @@ class Parser {
 
   /** After an opening `"`: up to the closing one. The text (undefined when it held an expansion); `many` for `"$@"`. */
   #doubleQuoted(): { text: string | undefined; many: boolean } {
+    const outer = this.#inDoubleQuotes;
+    this.#inDoubleQuotes = true;
+    try {
+      return this.#doubleQuotedText();
+    } finally {
+      this.#inDoubleQuotes = outer;
+    }
+  }
+
+  #doubleQuotedText(): { text: string | undefined; many: boolean } {
     let text: string | undefined = "";
     let many = false;
     for (;;) {
@@ -415,7 +427,10 @@ class Parser {
     if (next === "(") {
       if (this.#src[this.#pos + 2] === "(") this.#fail("arithmetic expansion '$(( … ))' is not supported");
       this.#pos += 2;
+      const outer = this.#inDoubleQuotes;
+      this.#inDoubleQuotes = false; // a command substitution starts a new quoting context
       this.#nested(() => this.#list(")"));
+      this.#inDoubleQuotes = outer;
       this.#expect(")");
       return "one";
     }
@@ -516,7 +531,8 @@ class Parser {
         this.#pos += 2;
         continue;
       }
-      if (c === "'") {
+      if (c === "'" && !this.#inDoubleQuotes) {
+        // Quotes only outside double quotes: in "${x:-'$(cmd)'}" bash runs cmd, so the text is scanned.
         const end = this.#src.indexOf("'", this.#pos + 1);
         if (end < 0) this.#fail("unterminated single quote");
         this.#pos = end + 1;
@@ -621,6 +637,11 @@ class Parser {
     return parser.#dollar();
   }
 
+  /** @internal the parser reads a here-document body, which quotes like double quotes */
+  static quotedBody(parser: Parser): void {
+    parser.#inDoubleQuotes = true;
+  }
+
   /** @internal */
   static backticksAt(parser: Parser): void {
     parser.#backticks();
@@ -641,6 +662,7 @@ class HeredocScanner {
   constructor(body: string, out: ShellParse, depth: number, maxDepth: number) {
     this.#body = body;
     this.#parser = new Parser(body, out, depth, maxDepth);
+    Parser.quotedBody(this.#parser);
   }
 
   scan(): void {
