@@ -132,6 +132,23 @@ describe("every bash evaluation point is refused, naming the construct in one li
   });
 });
 
+describe('with allowedCommands "any" the syntax and builtin rules still apply', () => {
+  it.each([
+    ['eval "$C"', /builtin 'eval'/],
+    ["echo ${a[X]}", /subscript in/],
+    ["hash -p /bin/rm ls; ls x", /builtin 'hash'/],
+    ["RANDOM=$X", /assigning RANDOM/],
+  ])("%j", (command, message) => {
+    const verdict = checkShellCommand(command, { allowedCommands: "any", workDir: work });
+    expect(verdict.ok).toBe(false);
+    if (!verdict.ok) expect(verdict.problems.join("; ")).toMatch(message);
+  });
+
+  it("while plain programs and data builtins pass", () => {
+    expect(checkShellCommand('rm -f x; echo "${X:-none}" | tr a b; cd sub && ls /', { allowedCommands: "any", workDir: work }).ok).toBe(true);
+  });
+});
+
 describe.skipIf(!bash)("differential: real bash runs the held command, the policy refuses it", () => {
   it.each(POINTS.filter(([, , runs]) => runs))("%s: %j", (_point, command) => {
     expect(bashRunsPayload(command), "bash did not run the payload: the row proves nothing").toBe(true);
