@@ -70,6 +70,11 @@ describe("parseShell finds every command bash would start", () => {
     expect(() => parseShell(command)).toThrow(message);
   });
 
+  it("reports where in the whole command a here-document body goes wrong", () => {
+    const command = "cat <<E\nok ${a[i]}\nE";
+    expect(() => parseShell(command)).toThrow(expect.objectContaining({ offset: command.indexOf("${a[i]}") }));
+  });
+
   it("records redirections with their targets", () => {
     expect(parseShell("python3 a.py > out.txt 2>>err.log < in.txt 2>&1 >&2 <<<'x'").redirects).toEqual([
       { op: ">", target: "out.txt", opensFile: true },

@@ -588,6 +588,7 @@ class Parser {
     const pending = this.#pending;
     this.#pending = [];
     for (const doc of pending) {
+      const bodyStart = this.#pos;
       let body = "";
       for (;;) {
         if (this.#pos >= this.#src.length) this.#fail(`here-document ${JSON.stringify(doc.delimiter)} is not terminated`);
@@ -598,7 +599,14 @@ class Parser {
         if (compared === doc.delimiter) break;
         body += `${line}\n`;
       }
-      if (doc.expand) this.#nested(() => new HeredocScanner(body, this.#out, this.#depth + 1, this.#maxDepth).scan());
+      if (!doc.expand) continue;
+      try {
+        this.#nested(() => new HeredocScanner(body, this.#out, this.#depth + 1, this.#maxDepth).scan());
+      } catch (error) {
+        // The scanner counts from the body's start; report where the problem is in the whole command.
+        if (error instanceof ShellSyntaxError) throw new ShellSyntaxError(error.message, bodyStart + error.offset);
+        throw error;
+      }
     }
   }
 
