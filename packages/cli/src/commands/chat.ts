@@ -35,7 +35,7 @@ export function registerChat(program: Command, io: CliIO, setExit: (code: number
       .command("chat")
       .description(
         "talk to a model that has these skills: it sees the skills catalog, loads skills with load_skill_through_path, and " +
-          "(with --code-exec) runs their scripts in a sandbox. Keys come from OPENAI_API_KEY or ANTHROPIC_API_KEY. " +
+          "(with --code-exec) runs their scripts in a sandbox. Keys come from OPENAI_API_KEY or ANTHROPIC_API_KEY (or --api-key-env). " +
           "On a terminal without -p this is a REPL (/reset clears the conversation, /exit or Ctrl-D leaves).",
       )
       .argument("[roots...]", "folders of skills or skill folders, highest precedence first")
