@@ -46,7 +46,7 @@ export { SHELL_TOOL, type ShellApprovalRequest, type ShellOptions } from "./code
 export { SKILL_SCRIPT_TOOL } from "./code-exec/script-tool.js";
 export type { WorkSpace } from "./code-exec/work-space.js";
 export { checkShellCommand, DEFAULT_ALLOWED_COMMANDS, type ShellPolicy, type ShellVerdict } from "./code-exec/shell-policy.js";
-export { parseShell, ShellSyntaxError, type ShellCommand, type ShellParse, type ShellParseLimits, type ShellRedirect } from "./code-exec/shell-parse.js";
+export { parseShell, ShellSyntaxError, type ShellCommand, type ShellParse, type ShellParseLimits, type ShellRedirect, type ShellWord } from "./code-exec/shell-parse.js";
 export {
   callMcpTool,
   invalidArguments,

@@ -161,6 +161,36 @@ describe("runAgent's edges", () => {
     }
   });
 
+  // Issue 20 item 15: a wrong base URL that reaches a web UI answered 200 with a page; streaming read no events and
+  // returned an empty answer.
+  it.each(models)("%s: a 200 reply that is a web page is a clear MODEL_PROTOCOL error, not an empty answer", async (_label, makeModel) => {
+    const page = { status: 200, headers: { "content-type": "text/html; charset=utf-8" }, body: "<!doctype html><html><body>Web UI</body></html>" };
+    const server = await startScriptedServer([page]);
+    try {
+      await expect(runAgent({ model: makeModel(server.url), box: box(), messages: "hi" })).rejects.toMatchObject({
+        code: "MODEL_PROTOCOL",
+        message: expect.stringMatching(/answered with a web page \(text\/html\), not an API reply: check the base URL$/),
+      });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it.each(models.filter(([label]) => label.includes("streaming")))("%s: a stream without a single event is an error", async (_label, makeModel) => {
+    const server = await startScriptedServer([{ status: 200, headers: { "content-type": "text/plain" }, body: "not an event stream" }]);
+    try {
+      await expect(runAgent({ model: makeModel(server.url), box: box(), messages: "hi" })).rejects.toMatchObject({ code: "MODEL_PROTOCOL", message: expect.stringContaining("sent an empty stream") });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it.each(["localhost:8080/v1", "127.0.0.1:11434", "ftp://host/v1", "not a url"])("a base URL without http(s):// (%j) is refused at once", (baseUrl) => {
+    const message = `base URL ${JSON.stringify(baseUrl)} must start with http:// or https://`;
+    expect(() => createOpenAIChatModel({ model: "m", apiKey: "k", baseUrl })).toThrow(expect.objectContaining({ code: "AGENT_CONFIG", message }));
+    expect(() => createAnthropicModel({ model: "m", apiKey: "k", baseUrl })).toThrow(expect.objectContaining({ code: "AGENT_CONFIG", message }));
+  });
+
   it("tool results keep images for Anthropic and summarise them for OpenAI", async () => {
     const { toAnthropicToolResult, toOpenAIChatToolMessage } = await import("./index.js");
     const result = { content: [{ type: "text" as const, text: "see" }, { type: "image" as const, mimeType: "image/png", data: "AAAA" }], isError: false };

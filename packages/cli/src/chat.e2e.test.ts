@@ -1,8 +1,12 @@
 // Runs the BUILT CLI (`packages/cli/dist/cli.js`) in a child process against the scripted model server: `chat -p …
 // --json --code-exec` over a real skill folder, for the OpenAI-compatible and the Anthropic protocol; the skill's tool
-// group switches on when the model loads it and its script runs in bubblewrap. Also `tools` and the exit-2 cases.
-import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
+// group switches on when the model loads it and its script runs in bubblewrap. Also `tools`, the exit-2 cases and
+// Ctrl-C.
+import { execFile, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -84,12 +88,44 @@ describe.skipIf(!built || !hasBwrap)("skillport chat (built CLI) against scripte
 
   it("exits 2 with a clear message when the key is missing or the server cannot be reached", async () => {
     const missing = await run(["chat", skills.dir, "--model", "anthropic:c", "-p", "hi"]);
-    expect(missing).toEqual({ code: 2, stdout: "", stderr: "skillport: ANTHROPIC_API_KEY is not set (export it, or pass apiKey)\n" });
+    expect(missing).toEqual({ code: 2, stdout: "", stderr: "skillport: ANTHROPIC_API_KEY is not set: export it, or pass --api-key-env NAME to read the key from another variable\n" });
     const gone = await startScriptedServer([]);
     await gone.close();
     const unreachable = await run(["chat", skills.dir, "--model", "openai:m", "--base-url", `${gone.url}/v1`, "-p", "hi"], { OPENAI_API_KEY: "k-1234" });
     expect(unreachable.code).toBe(2);
     expect(unreachable.stderr).toBe(`skillport: cannot reach the OpenAI-compatible server at ${gone.url}/v1: ECONNREFUSED\n`);
+  });
+
+  // Issue 20 item 15: Ctrl-C killed the process before the box closed, leaving the temporary work folder behind.
+  it("Ctrl-C during --code-exec cancels the run and removes the temporary work folder", async () => {
+    const tmp = mkdtempSync(path.join(os.tmpdir(), "skillport-chat-sigint-"));
+    let received = 0;
+    const server = createServer((req) => {
+      received++;
+      req.resume(); // never answers: a hung server
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    try {
+      const child = spawn(process.execPath, [bin, "chat", skills.dir, "--model", "openai:m", "--base-url", url, "--code-exec", "-p", "hi"], {
+        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/", TMPDIR: tmp, OPENAI_API_KEY: "k-1234" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stderr = "";
+      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+      for (let i = 0; i < 2000 && received === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(received).toBe(1);
+      expect(readdirSync(tmp).filter((name) => name.startsWith("skillport-code-execution-"))).toHaveLength(1);
+      child.kill("SIGINT");
+      expect(await exited).toBe(130);
+      expect(stderr).toBe("skillport: cancelled\n");
+      expect(readdirSync(tmp).filter((name) => name.startsWith("skillport-code-execution-"))).toEqual([]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 
   it("skillport tools prints what the model gets, per API", async () => {

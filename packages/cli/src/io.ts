@@ -9,6 +9,8 @@ export interface CliIO {
   color: boolean;
   /** Show progress on stderr (it is a terminal). Progress never goes to stdout, so piped data stays clean. */
   progress?: boolean;
+  /** stdout is a terminal (a person reads it as it comes): `chat -p` streams the answer. */
+  interactive?: boolean;
   cwd: string;
 }
 
@@ -18,6 +20,7 @@ export function processIO(): CliIO {
     stderr: (t) => process.stderr.write(t),
     color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
     progress: Boolean(process.stderr.isTTY),
+    interactive: Boolean(process.stdout.isTTY),
     cwd: process.cwd(),
   };
 }

@@ -108,6 +108,8 @@ describe("execute_shell_command", () => {
     ["python3 $(cat /etc/passwd)", '<stderr>Error: command refused: command "cat" is not allowed', true],
     ["python3 `id`", 'command "id" is not allowed', true],
     ["python3 -c 'print(1)' > /tmp/x", "redirection '> /tmp/x' leaves the work directory", true],
+    ["python3 ${a[i]}", "<stderr>Error: command refused: cannot check this command: subscript in '${a[i]}' must be a written-out number, @ or * (subscripts are arithmetic) (at character 9) (and not approved)</stderr>", true],
+    ['python3 "${x@P}"', "prompt expansion '${x@P}' is not supported (it runs commands held in the variable)", true],
     ["echo approved", "<returncode>0</returncode><stdout>approved\n</stdout>", false],
     ["python3 -c 'import time; time.sleep(5)'", "TimeoutError: the command ran longer than 1 seconds and was stopped.", true],
   ])("%j", async (command, expected, isError) => {
@@ -118,6 +120,7 @@ describe("execute_shell_command", () => {
 
   it("asks the approval callback only about commands the policy refuses", () => {
     expect(approvals).toContain("echo approved");
+    expect(approvals).toContain("python3 ${a[i]}"); // issue 19: evaluating expansions reach approve(), never run unasked
     expect(approvals).not.toContain("python3 -c \"print('ok')\"");
   });
 

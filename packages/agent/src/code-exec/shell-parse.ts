@@ -3,18 +3,31 @@
  * question: which programs would bash start, and where would it redirect? It understands simple commands,
  * pipelines (`|`, `|&`), lists (`;`, `&&`, `||`, newlines), subshells `( … )`, every quoting form (`'…'`, `"…"`,
  * `$'…'`, `$"…"`, backslashes), command substitution (`$( … )` and backticks, nested), process substitution
- * (`<( … )`, `>( … )`), parameter expansion (`$x`, `${…}`, whose words may hold substitutions), assignments,
- * redirections and here-documents (with expansions in unquoted ones). Anything else — shell keywords (`if`, `for`,
- * `{ … }`, `function`…), arithmetic (`$(( … ))`, `(( … ))`), background jobs (`&`), arrays, coprocesses — is a
- * syntax error: refusing what it does not model is what keeps the allow-list sound (docs/decisions/0191).
+ * (`<( … )`, `>( … )`), parameter expansion (`$x` and the `${…}` forms that evaluate nothing: see
+ * `#parameterExpansion`), assignments, redirections and here-documents (with expansions in unquoted ones). Anything
+ * else — shell keywords (`if`, `for`, `{ … }`, `function`…), every arithmetic context (`$(( … ))`, `$[ … ]`,
+ * `(( … ))`, subscripts and offsets that are not written-out numbers), indirection `${!x}`, prompt expansion
+ * `${x@P}`, array assignments, locale translation `$"…"`, background jobs (`&`), coprocesses — is a syntax error:
+ * refusing what it does not model is what keeps the allow-list sound (docs/decisions/0191, 0235).
  */
 import { AgentSkillsError } from "@skillport/core";
+
+export interface ShellWord {
+  /** The text after quote removal, or undefined when it is not plain text (an expansion, a glob, a tilde or braces). */
+  literal: string | undefined;
+  /** As written. */
+  raw: string;
+  /** It may become zero or several words (an unquoted expansion, a glob, braces, `"$@"`, `"${a[@]}"`). */
+  splits: boolean;
+}
 
 export interface ShellCommand {
   /** The program name after quote removal, or undefined when the word is not plain text (it holds an expansion, a glob, a tilde or braces). */
   name: string | undefined;
   /** The command word as written. */
   raw: string;
+  /** The words after the name (redirections left out). */
+  args: ShellWord[];
 }
 
 export interface ShellRedirect {
@@ -30,7 +43,7 @@ export interface ShellParse {
   /** Every command bash may start, substitutions included, in source order. */
   commands: ShellCommand[];
   redirects: ShellRedirect[];
-  /** Variables assigned before commands (`X=1 cmd`). */
+  /** Variables assigned before commands (`X=1 cmd`), alone (`X=1`) or by `${X:=…}`/`${X=…}`. */
   assignments: string[];
 }
 
@@ -57,11 +70,17 @@ const META = new Set([" ", "\t", "\n", ";", "&", "|", "<", ">", "(", ")"]);
 const REDIRECT = /^(&>>|&>|>>|>\||>&|<&|<<<|<<-|<<|<>|>|<)/;
 const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)\+?=/;
 const SPECIAL_PARAMETER = /[@*#?$!\-0-9]/;
+/** `name[…]=` or `name[…]+=`: an array element assignment, whose subscript bash evaluates as arithmetic. */
+const ELEMENT_ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\[.*\]\+?=/s;
+/** A subscript or an offset that evaluates nothing: a written-out (possibly negative) number. */
+const NUMBER = /^ *-? *[0-9]+ *$/;
+/** `${x@…}` transformations that only quote or change case; `P` (prompt expansion) runs `$( … )` in the value. */
+const SAFE_TRANSFORMS = new Set(["Q", "E", "A", "K", "k", "a", "U", "u", "L"]);
 
-interface Word {
-  /** Text after quote removal, or undefined when any part is not plain text. */
-  literal: string | undefined;
-  raw: string;
+/** What a `$…` at the cursor was: a literal dollar, an expansion to one word, or one that may give several (`$@`). */
+type Dollar = "literal" | "one" | "many";
+
+interface Word extends ShellWord {
   /** A quote or backslash appeared (here-document delimiters: quoted means no expansion in the body). */
   quoted: boolean;
 }
@@ -84,6 +103,8 @@ export function parseShell(source: string, limits: ShellParseLimits = {}): Shell
 class Parser {
   #pos = 0;
   #pending: PendingHeredoc[] = [];
+  /** Inside double quotes or a here-document body: a `'` in a `${…}` operand is then an ordinary character. */
+  #inDoubleQuotes = false;
   readonly #src: string;
   readonly #out: ShellParse;
   readonly #depth: number;
@@ -166,30 +187,38 @@ class Parser {
       this.#redirectsOnly();
       return;
     }
-    let named = false;
+    let command: ShellCommand | undefined;
     let any = false;
+    let assigned = false; // the previous word was `name=` (then `(` opens an array)
     for (;;) {
       this.#skipBlanks();
       const c = this.#peek();
       if (c === undefined || c === "\n" || c === ";" || c === "|" || c === ")") break;
       if (c === "&" && this.#src[this.#pos + 1] !== ">") break;
-      if (c === "(") this.#fail(named ? "'(' after a command word (a function definition?) is not supported" : "unexpected '('");
+      if (c === "(" && assigned) this.#fail("array assignments 'name=( … )' are not supported (their subscripts are arithmetic)");
+      if (c === "(") this.#fail(command ? "'(' after a command word (a function definition?) is not supported" : "unexpected '('");
+      assigned = false;
       if (this.#redirect()) {
         any = true;
         continue;
       }
+      const start = this.#pos;
       const word = this.#word();
       any = true;
-      if (!named) {
-        const assignment = ASSIGNMENT.exec(word.raw);
-        if (assignment) {
-          this.#out.assignments.push(assignment[1] as string);
-          continue;
-        }
-        if (!word.quoted && RESERVED.has(word.raw)) this.#fail(`shell keyword '${word.raw}' is not supported; write a script and run it`);
-        this.#out.commands.push({ name: word.literal, raw: word.raw });
-        named = true;
+      if (command) {
+        command.args.push({ literal: word.literal, raw: word.raw, splits: word.splits });
+        continue;
       }
+      const assignment = ASSIGNMENT.exec(word.raw);
+      if (assignment) {
+        this.#out.assignments.push(assignment[1] as string);
+        assigned = word.raw === assignment[0];
+        continue;
+      }
+      if (ELEMENT_ASSIGNMENT.test(word.raw)) this.#fail("array element assignments 'name[…]=' are not supported (the subscript is arithmetic)", start);
+      if (!word.quoted && RESERVED.has(word.raw)) this.#fail(`shell keyword '${word.raw}' is not supported; write a script and run it`);
+      command = { name: word.literal, raw: word.raw, args: [] };
+      this.#out.commands.push(command);
     }
     if (!any) this.#fail("empty command");
   }
@@ -241,11 +270,17 @@ class Parser {
     const start = this.#pos;
     let literal: string | undefined = "";
     let quoted = false;
+    let splits = false;
     const plain = (text: string) => {
       if (literal !== undefined) literal += text;
     };
-    const opaque = () => {
+    const opaque = (many = true) => {
       literal = undefined;
+      if (many) splits = true;
+    };
+    const inQuotes = (text: string | undefined, many: boolean) => {
+      if (text === undefined) opaque(many);
+      else plain(text);
     };
     for (;;) {
       const c = this.#peek();
@@ -280,9 +315,8 @@ class Parser {
       if (c === '"') {
         quoted = true;
         this.#pos++;
-        const text = this.#doubleQuoted();
-        if (text === undefined) opaque();
-        else plain(text);
+        const { text, many } = this.#doubleQuoted();
+        inQuotes(text, many);
         continue;
       }
       if (c === "`") {
@@ -295,21 +329,12 @@ class Parser {
         if (next === "'") {
           quoted = true;
           this.#pos += 2;
-          const text = this.#ansiC();
-          if (text === undefined) opaque();
-          else plain(text);
+          inQuotes(this.#ansiC(), false);
           continue;
         }
-        if (next === '"') {
-          quoted = true;
-          this.#pos += 2;
-          const text = this.#doubleQuoted();
-          if (text === undefined) opaque();
-          else plain(text);
-          continue;
-        }
-        if (this.#dollar()) opaque();
-        else plain("$");
+        if (next === '"') this.#fail("locale translation '$\"…\"' is not supported; use \"…\"");
+        if (this.#dollar() === "literal") plain("$");
+        else opaque();
         continue;
       }
       if (c === "#" && this.#pos === start) {
@@ -319,25 +344,36 @@ class Parser {
       // Globs, tilde and brace expansion change the word: plain for arguments, never a plain command name.
       if (c === "*" || c === "?" || c === "[" || c === "{" || c === "}" || c === "," || (c === "~" && this.#pos === start)) {
         this.#pos++;
-        if (literal !== undefined) literal = undefined;
+        opaque();
         continue;
       }
       this.#pos++;
       plain(c);
     }
     if (this.#pos === start) this.#fail(`unexpected ${JSON.stringify(this.#peek() ?? "end of input")}`);
-    return { literal, raw: this.#src.slice(start, this.#pos), quoted };
+    return { literal, raw: this.#src.slice(start, this.#pos), quoted, splits };
   }
 
-  /** After an opening `"`: up to the closing one. Returns the text, or undefined when it held an expansion. */
-  #doubleQuoted(): string | undefined {
+  /** After an opening `"`: up to the closing one. The text (undefined when it held an expansion); `many` for `"$@"`. */
+  #doubleQuoted(): { text: string | undefined; many: boolean } {
+    const outer = this.#inDoubleQuotes;
+    this.#inDoubleQuotes = true;
+    try {
+      return this.#doubleQuotedText();
+    } finally {
+      this.#inDoubleQuotes = outer;
+    }
+  }
+
+  #doubleQuotedText(): { text: string | undefined; many: boolean } {
     let text: string | undefined = "";
+    let many = false;
     for (;;) {
       const c = this.#peek();
       if (c === undefined) this.#fail("unterminated double quote");
       if (c === '"') {
         this.#pos++;
-        return text;
+        return { text, many };
       }
       if (c === "\\") {
         const next = this.#src[this.#pos + 1];
@@ -353,7 +389,9 @@ class Parser {
         continue;
       }
       if (c === "$") {
-        if (this.#dollar()) text = undefined;
+        const dollar = this.#dollar();
+        if (dollar === "many") many = true;
+        if (dollar !== "literal") text = undefined;
         else if (text !== undefined) text += "$";
         continue;
       }
@@ -383,68 +421,139 @@ class Parser {
     }
   }
 
-  /**
-   * At a `$`: consumes an expansion and returns true, or consumes just the `$` (a literal dollar) and returns false.
-   */
-  #dollar(): boolean {
+  /** At a `$`: consumes an expansion, or just the `$` when it is a literal dollar. */
+  #dollar(): Dollar {
     const next = this.#src[this.#pos + 1];
     if (next === "(") {
       if (this.#src[this.#pos + 2] === "(") this.#fail("arithmetic expansion '$(( … ))' is not supported");
       this.#pos += 2;
+      const outer = this.#inDoubleQuotes;
+      this.#inDoubleQuotes = false; // a command substitution starts a new quoting context
       this.#nested(() => this.#list(")"));
+      this.#inDoubleQuotes = outer;
       this.#expect(")");
-      return true;
+      return "one";
     }
+    if (next === "[") this.#fail("arithmetic expansion '$[ … ]' is not supported");
     if (next === "{") {
       this.#pos += 2;
-      this.#braceExpansion();
-      return true;
+      return this.#nested(() => this.#parameterExpansion());
     }
     if (next !== undefined && (/[A-Za-z_]/.test(next) || SPECIAL_PARAMETER.test(next))) {
       this.#pos += 2;
       if (/[A-Za-z_]/.test(next)) while (/[A-Za-z0-9_]/.test(this.#peek() ?? "")) this.#pos++;
-      return true;
+      return next === "@" ? "many" : "one";
     }
     this.#pos++;
-    return false;
+    return "literal";
   }
 
-  /** After `${`: up to the matching `}`, parsing every substitution inside its words. */
-  #braceExpansion(): void {
-    this.#nested(() => {
-      for (;;) {
-        const c = this.#peek();
-        if (c === undefined) this.#fail("unterminated ${…}");
-        if (c === "}") {
-          this.#pos++;
-          return;
-        }
-        if (c === "\\") {
-          this.#pos += 2;
-          continue;
-        }
-        if (c === "'") {
-          const end = this.#src.indexOf("'", this.#pos + 1);
-          if (end < 0) this.#fail("unterminated single quote");
-          this.#pos = end + 1;
-          continue;
-        }
-        if (c === '"') {
-          this.#pos++;
-          this.#doubleQuoted();
-          continue;
-        }
-        if (c === "`") {
-          this.#backticks();
-          continue;
-        }
-        if (c === "$") {
-          this.#dollar();
-          continue;
-        }
-        this.#pos++;
+  /**
+   * After `${`: the forms that evaluate nothing held in a variable, up to the matching `}`. A parameter (`name`, a
+   * positional number or a special character), optionally `#` before it (length), a subscript that is a written-out
+   * number, `@` or `*`, then at most one operator: `:-` `-` `:=` `=` `:?` `?` `:+` `+` `#` `##` `%` `%%` `/` `//` `/#`
+   * `/%` `^` `^^` `,` `,,` with an operand whose substitutions are parsed like any word's, `:offset[:length]` with
+   * written-out numbers, or `@Q`-style transformations other than `@P`. Indirection (`${!x}`) is refused; only
+   * `${!prefix@}`, `${!prefix*}` and `${!a[@]}` (names, keys) are read. Everything else bash would accept here can
+   * evaluate text held in a variable as arithmetic (`a[$(…)]` runs the substitution) or as a prompt.
+   */
+  #parameterExpansion(): Dollar {
+    const at = this.#pos - 2;
+    const src = this.#src;
+    const shown = () => quoteConstruct(src.slice(at, src.indexOf("}", at) + 1 || undefined));
+    const rest = () => src.slice(this.#pos);
+    if (src[this.#pos] === "!" && src[this.#pos + 1] !== "}") {
+      const names = /^!([A-Za-z_][A-Za-z0-9_]*)(@|\*|\[@\]|\[\*\])\}/.exec(rest());
+      if (!names) this.#fail(`indirect expansion ${shown()} is not supported (it evaluates a subscript the variable may hold)`, at);
+      this.#pos += names[0].length;
+      return names[2]?.includes("@") ? "many" : "one";
+    }
+    const length = /^#([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])(?=[[}])/.exec(rest());
+    if (length) this.#pos += length[0].length;
+    const param = length ? length[1] as string : /^([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])/.exec(rest())?.[1];
+    if (param === undefined) this.#fail(`${shown()} is not supported: a parameter name must follow '\${'`, at);
+    if (!length) this.#pos += param.length;
+    let many = param === "@";
+    if (src[this.#pos] === "[") {
+      const end = src.indexOf("]", this.#pos);
+      const subscript = end < 0 ? undefined : src.slice(this.#pos + 1, end);
+      if (!/^[A-Za-z_]/.test(param) || subscript === undefined || !(subscript === "@" || subscript === "*" || NUMBER.test(subscript))) {
+        this.#fail(`subscript in ${shown()} must be a written-out number, @ or * (subscripts are arithmetic)`, at);
       }
-    });
+      many = subscript === "@";
+      this.#pos = end + 1;
+    }
+    if (length) {
+      if (src[this.#pos] !== "}") this.#fail(`${shown()} is not supported: '\${#name}' takes no operator`, at);
+      this.#pos++;
+      return "one";
+    }
+    const op = /^(:[-=?+]|[-=?+]|##?|%%?|\/[/#%]?|\^\^?|,,?|:|@|\})/.exec(rest())?.[1];
+    if (op === undefined) this.#fail(`${shown()} is not supported: unknown operator ${JSON.stringify(src[this.#pos] ?? "end of input")}`, at);
+    this.#pos += op.length;
+    if (op === "}") return many ? "many" : "one";
+    if (op === "@") {
+      const transform = src[this.#pos];
+      if (transform === "P") this.#fail(`prompt expansion ${shown()} is not supported (it runs commands held in the variable)`, at);
+      if (transform === undefined || !SAFE_TRANSFORMS.has(transform) || src[this.#pos + 1] !== "}") {
+        this.#fail(`transformation ${shown()} is not supported (allowed: @${[...SAFE_TRANSFORMS].join(" @")})`, at);
+      }
+      this.#pos += 2;
+      return many ? "many" : "one";
+    }
+    if (op === ":") {
+      const end = src.indexOf("}", this.#pos);
+      const parts = end < 0 ? [] : src.slice(this.#pos, end).split(":");
+      if (parts.length < 1 || parts.length > 2 || !parts.every((part) => NUMBER.test(part))) {
+        this.#fail(`offset and length in ${shown()} must be written-out numbers (they are arithmetic)`, at);
+      }
+      this.#pos = end + 1;
+      return many ? "many" : "one";
+    }
+    if (op.endsWith("=")) {
+      if (!/^[A-Za-z_]/.test(param)) this.#fail(`${shown()} is not supported: only a variable can be assigned`, at);
+      this.#out.assignments.push(param);
+    }
+    this.#operand();
+    return many ? "many" : "one";
+  }
+
+  /** An operator's operand inside `${…}`, up to the closing `}`; its substitutions are parsed as in any word. */
+  #operand(): void {
+    for (;;) {
+      const c = this.#peek();
+      if (c === undefined) this.#fail("unterminated ${…}");
+      if (c === "}") {
+        this.#pos++;
+        return;
+      }
+      if (c === "\\") {
+        this.#pos += 2;
+        continue;
+      }
+      if (c === "'" && !this.#inDoubleQuotes) {
+        // Quotes only outside double quotes: in "${x:-'$(cmd)'}" bash runs cmd, so the text is scanned.
+        const end = this.#src.indexOf("'", this.#pos + 1);
+        if (end < 0) this.#fail("unterminated single quote");
+        this.#pos = end + 1;
+        continue;
+      }
+      if (c === '"') {
+        this.#pos++;
+        this.#doubleQuoted();
+        continue;
+      }
+      if (c === "`") {
+        this.#backticks();
+        continue;
+      }
+      if (c === "$") {
+        if (this.#src[this.#pos + 1] === '"') this.#fail("locale translation '$\"…\"' is not supported; use \"…\"");
+        this.#dollar();
+        continue;
+      }
+      this.#pos++;
+    }
   }
 
   /** At a backtick: the text up to the closing one, unescaped as bash does, parsed as a script of its own. */
@@ -479,6 +588,7 @@ class Parser {
     const pending = this.#pending;
     this.#pending = [];
     for (const doc of pending) {
+      const bodyStart = this.#pos;
       let body = "";
       for (;;) {
         if (this.#pos >= this.#src.length) this.#fail(`here-document ${JSON.stringify(doc.delimiter)} is not terminated`);
@@ -489,7 +599,14 @@ class Parser {
         if (compared === doc.delimiter) break;
         body += `${line}\n`;
       }
-      if (doc.expand) this.#nested(() => new HeredocScanner(body, this.#out, this.#depth + 1, this.#maxDepth).scan());
+      if (!doc.expand) continue;
+      try {
+        this.#nested(() => new HeredocScanner(body, this.#out, this.#depth + 1, this.#maxDepth).scan());
+      } catch (error) {
+        // The scanner counts from the body's start; report where the problem is in the whole command.
+        if (error instanceof ShellSyntaxError) throw new ShellSyntaxError(error.message, bodyStart + error.offset);
+        throw error;
+      }
     }
   }
 
@@ -505,9 +622,9 @@ class Parser {
     }
   }
 
-  #nested(run: () => void): void {
+  #nested<T>(run: () => T): T {
     if (this.#depth + 1 > this.#maxDepth) this.#fail(`nested deeper than ${this.#maxDepth} levels`);
-    run();
+    return run();
   }
 
   #expect(c: string): void {
@@ -519,13 +636,18 @@ class Parser {
     return this.#src[this.#pos];
   }
 
-  #fail(message: string): never {
-    throw new ShellSyntaxError(message, this.#pos);
+  #fail(message: string, at = this.#pos): never {
+    throw new ShellSyntaxError(message, at);
   }
 
   /** @internal used by HeredocScanner */
-  static dollarAt(parser: Parser): boolean {
+  static dollarAt(parser: Parser): Dollar {
     return parser.#dollar();
+  }
+
+  /** @internal the parser reads a here-document body, which quotes like double quotes */
+  static quotedBody(parser: Parser): void {
+    parser.#inDoubleQuotes = true;
   }
 
   /** @internal */
@@ -548,6 +670,7 @@ class HeredocScanner {
   constructor(body: string, out: ShellParse, depth: number, maxDepth: number) {
     this.#body = body;
     this.#parser = new Parser(body, out, depth, maxDepth);
+    Parser.quotedBody(this.#parser);
   }
 
   scan(): void {
@@ -562,6 +685,12 @@ class HeredocScanner {
       else Parser.position(p, pos + 1);
     }
   }
+}
+
+/** A construct for a message: quoted, on one line, at most 40 characters. */
+function quoteConstruct(text: string): string {
+  const line = text.replace(/\s+/g, " ");
+  return `'${line.length > 40 ? `${line.slice(0, 39)}…` : line}'`;
 }
 
 /** A quoted here-document delimiter's text: quotes and backslashes removed. */

@@ -1,6 +1,6 @@
 import { toAnthropicToolResult, toAnthropicTools } from "../adapters/index.js";
 import { AgentError } from "../errors.js";
-import { postJson, readSse, type HttpOptions } from "./http.js";
+import { modelBaseUrl, postJson, readSse, type HttpOptions } from "./http.js";
 import { toolCall } from "./openai-chat.js";
 import type { AgentMessage, ModelClient, ModelRequest, ModelResponse, ToolCallRequest, Usage } from "./types.js";
 
@@ -26,7 +26,7 @@ export const DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com";
 export function createAnthropicModel(options: AnthropicModelOptions): ModelClient {
   const apiKey = options.apiKey ?? process.env.ANTHROPIC_API_KEY;
   if (apiKey === undefined || apiKey === "") throw new AgentError("MODEL_AUTH", "ANTHROPIC_API_KEY is not set (export it, or pass apiKey)");
-  const baseUrl = (options.baseUrl ?? process.env.ANTHROPIC_BASE_URL ?? DEFAULT_ANTHROPIC_BASE_URL).replace(/\/+$/, "");
+  const baseUrl = modelBaseUrl(options.baseUrl ?? process.env.ANTHROPIC_BASE_URL ?? DEFAULT_ANTHROPIC_BASE_URL);
   const url = baseUrl.endsWith("/v1") ? `${baseUrl}/messages` : `${baseUrl}/v1/messages`;
   const stream = options.stream ?? true;
   const headers = { ...options.headers, "x-api-key": apiKey, "anthropic-version": options.anthropicVersion ?? "2023-06-01" };
@@ -100,7 +100,9 @@ async function readStream(response: Response, request: ModelRequest, label: stri
   let stopReason = "end_turn";
   const usage: Usage = { inputTokens: 0, outputTokens: 0 };
   const blocks = new Map<number, { type: string; id: string; name: string; json: string }>();
+  let started = false;
   for await (const event of readSse(response.body, request.signal)) {
+    started = true;
     let data: {
       type?: string;
       index?: number;
@@ -140,6 +142,7 @@ async function readStream(response: Response, request: ModelRequest, label: stri
       throw new AgentError("MODEL_HTTP", `the ${label} reported an error mid-stream: ${data.error?.message ?? data.error?.type ?? "unknown"}`);
     } else if (type === "message_stop") break;
   }
+  if (!started) throw new AgentError("MODEL_PROTOCOL", `the ${label} sent an empty stream (no server-sent events): check the base URL`);
   const calls = [...blocks.entries()]
     .sort(([a], [b]) => a - b)
     .filter(([, b]) => b.type === "tool_use")

@@ -56,7 +56,14 @@ export async function postJson(url: string, headers: Record<string, string>, bod
       await sleep(delayMs, options.signal);
       continue;
     }
-    if (response.ok) return response;
+    if (response.ok) {
+      // A wrong base URL often reaches a web UI that answers 200 with a page: no API reply to read.
+      if (/^\s*text\/html\b/i.test(response.headers.get("content-type") ?? "")) {
+        await response.body?.cancel().catch(() => undefined);
+        throw new AgentError("MODEL_PROTOCOL", `the ${options.label} answered with a web page (text/html), not an API reply: check the base URL`);
+      }
+      return response;
+    }
     const text = redact(await response.text().catch(() => ""));
     const retryable = response.status === 429 || response.status >= 500;
     if (retryable && attempt < maxRetries) {
@@ -69,6 +76,18 @@ export async function postJson(url: string, headers: Record<string, string>, bod
     const code = response.status === 401 || response.status === 403 ? "MODEL_AUTH" : "MODEL_HTTP";
     throw new AgentError(code, `the ${options.label} answered HTTP ${response.status}${detail ? `: ${detail}` : ""}`, { status: response.status });
   }
+}
+
+/** A model server's base URL without trailing slashes; it must be an absolute http:// or https:// address. */
+export function modelBaseUrl(value: string): string {
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(value).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol !== "http:" && protocol !== "https:") throw new AgentError("AGENT_CONFIG", `base URL ${JSON.stringify(value)} must start with http:// or https://`);
+  return value.replace(/\/+$/, "");
 }
 
 /** Retry-After in seconds or as an HTTP date; OpenAI's retry-after-ms too. */

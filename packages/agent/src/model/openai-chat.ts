@@ -1,7 +1,7 @@
 import { parseArguments, toOpenAIChatTools } from "../adapters/index.js";
 import { AgentError } from "../errors.js";
 import { resultText } from "../tool.js";
-import { postJson, readSse, type HttpOptions } from "./http.js";
+import { modelBaseUrl, postJson, readSse, type HttpOptions } from "./http.js";
 import type { AgentMessage, ModelClient, ModelRequest, ModelResponse, ToolCallRequest, Usage } from "./types.js";
 
 export interface OpenAIChatModelOptions extends HttpOptions {
@@ -23,7 +23,7 @@ export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
 export function createOpenAIChatModel(options: OpenAIChatModelOptions): ModelClient {
   const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY;
   if (apiKey === undefined) throw new AgentError("MODEL_AUTH", "OPENAI_API_KEY is not set (export it, or pass apiKey)");
-  const baseUrl = (options.baseUrl ?? process.env.OPENAI_BASE_URL ?? DEFAULT_OPENAI_BASE_URL).replace(/\/+$/, "");
+  const baseUrl = modelBaseUrl(options.baseUrl ?? process.env.OPENAI_BASE_URL ?? DEFAULT_OPENAI_BASE_URL);
   const url = `${baseUrl}/chat/completions`;
   const stream = options.stream ?? true;
   const headers: Record<string, string> = { ...options.headers, ...(apiKey !== "" && { authorization: `Bearer ${apiKey}` }) };
@@ -78,7 +78,9 @@ async function readStream(response: Response, request: ModelRequest, label: stri
   let finishReason = "stop";
   let usage: Usage | undefined;
   const calls: Array<{ id: string; name: string; args: string }> = [];
+  let events = 0;
   for await (const event of readSse(response.body, request.signal)) {
+    events++;
     if (event.data === "[DONE]") break;
     let chunk: { choices?: Array<{ index?: number; delta?: { content?: string | null; tool_calls?: Array<{ index?: number; id?: string; function?: { name?: string; arguments?: string } }> }; finish_reason?: string | null }>; usage?: { prompt_tokens?: number; completion_tokens?: number } | null; error?: { message?: string } };
     try {
@@ -104,6 +106,7 @@ async function readStream(response: Response, request: ModelRequest, label: stri
       if (choice.finish_reason) finishReason = choice.finish_reason;
     }
   }
+  if (events === 0) throw new AgentError("MODEL_PROTOCOL", `the ${label} sent an empty stream (no server-sent events): check the base URL`);
   const toolCalls = calls.filter(Boolean).map((c, i) => toolCall(c.id || `call_${i}`, c.name, c.args));
   return finish(content, toolCalls, finishReason, usage);
 }
