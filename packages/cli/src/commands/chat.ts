@@ -1,7 +1,7 @@
 import { createInterface } from "node:readline/promises";
 import { InvalidArgumentError, type Command } from "commander";
 import { AgentError, createModel, resultText, runAgent, type AgentEvent, type AgentMessage, type ModelClient, type SkillBox } from "@skillport/agent";
-import { CliError, colors, EXIT_ERROR, printJson, type CliIO } from "../io.js";
+import { CliError, colors, EXIT_ERROR, printJson, type CliOutput } from "../io.js";
 import { boxOptions, buildBox, type BoxOptions } from "./agent-setup.js";
 
 interface ChatOptions extends BoxOptions {
@@ -20,7 +20,7 @@ function steps(value: string): number {
   return n;
 }
 
-export function registerChat(program: Command, io: CliIO, setExit: (code: number) => void): void {
+export function registerChat(program: Command, io: CliOutput, setExit: (code: number) => void): void {
   boxOptions(
     program
       .command("chat")
@@ -73,18 +73,18 @@ async function run(options: Parameters<typeof runAgent>[0]): Promise<Awaited<Ret
   }
 }
 
-async function oneShot(prompt: string, model: ModelClient, box: SkillBox, options: ChatOptions, io: CliIO): Promise<void> {
+async function oneShot(prompt: string, model: ModelClient, box: SkillBox, options: ChatOptions, io: CliOutput): Promise<void> {
   const result = await run({ model, box, messages: prompt, maxSteps: options.maxSteps, ...(options.system && { system: options.system }), onEvent: (e) => showProgress(e, io) });
   if (options.json) {
     printJson(io, { model: `${model.provider}:${model.model}`, stopReason: result.stopReason, steps: result.steps, usage: result.usage, text: result.text, messages: result.messages });
     return;
   }
-  io.stdout(result.text.endsWith("\n") ? result.text : `${result.text}\n`);
+  io.data(result.text.endsWith("\n") ? result.text : `${result.text}\n`);
   if (result.stopReason === "max_steps") io.stderr(`${colors(io).yellow("warning")}  stopped after ${result.steps} steps (--max-steps)\n`);
 }
 
 /** Tool calls, compactly, on stderr when it is a terminal. */
-function showProgress(event: AgentEvent, io: CliIO): void {
+function showProgress(event: AgentEvent, io: CliOutput): void {
   if (!io.progress) return;
   const c = colors(io);
   if (event.type === "tool_call") io.stderr(c.dim(`  → ${event.call.name}(${compactArgs(event.call.rawArguments)})\n`));
@@ -92,7 +92,7 @@ function showProgress(event: AgentEvent, io: CliIO): void {
   else if (event.type === "retry") io.stderr(c.dim(`  … ${event.retry.reason}, retrying in ${Math.round(event.retry.delayMs / 100) / 10}s\n`));
 }
 
-async function repl(model: ModelClient, box: SkillBox, options: ChatOptions, io: CliIO): Promise<void> {
+async function repl(model: ModelClient, box: SkillBox, options: ChatOptions, io: CliOutput): Promise<void> {
   const c = colors(io);
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   let messages: AgentMessage[] = [];
@@ -130,7 +130,7 @@ async function repl(model: ModelClient, box: SkillBox, options: ChatOptions, io:
         ...(options.system && { system: options.system }),
         onEvent: (event) => {
           if (event.type === "text") {
-            io.stdout(event.delta);
+            io.data(event.delta);
             streamed = true;
           } else if (event.type === "message" && streamed) {
             io.stdout("\n");
@@ -139,7 +139,7 @@ async function repl(model: ModelClient, box: SkillBox, options: ChatOptions, io:
         },
       });
       controller = undefined;
-      if (!options.stream && result.text) io.stdout(`${result.text}\n`);
+      if (!options.stream && result.text) io.data(`${result.text}\n`);
       if (result.stopReason === "aborted") io.stderr(c.dim("(cancelled)\n"));
       messages = result.messages;
     }

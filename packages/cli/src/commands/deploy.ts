@@ -5,7 +5,7 @@ import { Option, type Command } from "commander";
 import { SkillValidationError } from "@skillport/core";
 import { MAX_APP_ENTRYPOINT_BYTES, Workspace, type DeployEvent, type DeployResult, type EntrypointOutcome } from "@skillport/runtime";
 import type { SandboxKind } from "@skillport/sandbox";
-import { CliError, colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
+import { CliError, colors, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
 import { parseSeconds } from "../options.js";
 
 interface DeployCommandOptions {
@@ -20,7 +20,7 @@ interface DeployCommandOptions {
 }
 
 /** `skillport deploy <package…> --workspace <dir>`: FastGPT-style deploy into projects/<versionId>/ plus entrypoints. */
-export function registerDeploy(program: Command, io: CliIO, setExit: (code: number) => void): void {
+export function registerDeploy(program: Command, io: CliOutput, setExit: (code: number) => void): void {
   program
     .command("deploy")
     .description("deploy packages (archives or package directories) into a workspace and run their entrypoint.sh once")
@@ -88,7 +88,7 @@ export function registerDeploy(program: Command, io: CliIO, setExit: (code: numb
     });
 }
 
-function formatOutcome(o: EntrypointOutcome, io: CliIO): string {
+function formatOutcome(o: EntrypointOutcome, io: CliOutput): string {
   const c = colors(io);
   const target = o.target === "app" ? "app startup script" : `entrypoint ${o.target}`;
   const took = o.durationMs === undefined ? "" : c.dim(` (${(o.durationMs / 1000).toFixed(1)} s)`);
@@ -106,7 +106,7 @@ function formatOutcome(o: EntrypointOutcome, io: CliIO): string {
   }
 }
 
-function progressPrinter(io: CliIO): (event: DeployEvent) => void {
+function progressPrinter(io: CliOutput): (event: DeployEvent) => void {
   const c = colors(io);
   return (event) => {
     if (event.type === "version-unpacking") io.stderr(c.dim(`unpacking ${event.label}...\n`));

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { SkillValidationError } from "@skillport/core";
 import { exportSkill } from "@skillport/pack";
 import { writeFileAtomic } from "@skillport/fs";
-import { CliError, colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
+import { CliError, colors, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
 import { displayPath, formatDiagnostics, requireDirectory, size, withFsErrors } from "../package-io.js";
 
 interface ExportCommandOptions {
@@ -14,7 +14,7 @@ interface ExportCommandOptions {
 }
 
 /** `skillport export <skill-dir>`: one skill as a `.skill` file (a zip with one folder named after the skill). */
-export function registerExport(program: Command, io: CliIO, _setExit: (code: number) => void): void {
+export function registerExport(program: Command, io: CliOutput, _setExit: (code: number) => void): void {
   program
     .command("export")
     .description("export one skill directory as a .skill file (deterministic zip, one top-level folder named after the skill)")

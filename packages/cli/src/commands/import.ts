@@ -2,7 +2,7 @@ import path from "node:path";
 import type { Command } from "commander";
 import { SkillExistsError, SkillValidationError } from "@skillport/core";
 import { importSkill } from "@skillport/pack";
-import { CliError, colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
+import { CliError, colors, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
 import { displayPath, formatDiagnostics, requireFile, withFsErrors } from "../package-io.js";
 
 interface ImportCommandOptions {
@@ -12,7 +12,7 @@ interface ImportCommandOptions {
 }
 
 /** `skillport import <archive> --into <skills-dir>`: a `.skill` (or zipped skill folder) into a skills directory. */
-export function registerImport(program: Command, io: CliIO, _setExit: (code: number) => void): void {
+export function registerImport(program: Command, io: CliOutput, _setExit: (code: number) => void): void {
   program
     .command("import")
     .description("import a .skill file or a zipped skill folder into a skills directory (validated; never overwrites without --force)")

@@ -11,11 +11,11 @@ import {
   type PluginDiagnostic,
   type PluginTemplate,
 } from "@skillport/plugin-host";
-import { CliError, colors, EXIT_ERROR, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
+import { CliError, colors, EXIT_ERROR, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
 import { addPluginRunCommand } from "./plugin-run.js";
 
 /** `skillport plugin create|build|check|pack|run`: author, verify and package system-tool plugins. */
-export function registerPlugin(program: Command, io: CliIO, setExit: (code: number) => void): void {
+export function registerPlugin(program: Command, io: CliOutput, setExit: (code: number) => void): void {
   const plugin = program.command("plugin").description("create, build, check, pack and run system-tool plugins");
   const at = (path: string) => resolve(io.cwd, path);
   const shown = (path: string) => relative(io.cwd, path) || ".";
@@ -119,7 +119,7 @@ export function registerPlugin(program: Command, io: CliIO, setExit: (code: numb
  * Runs a toolchain step. Plugin problems (errors with diagnostics) print the diagnostics and exit 1;
  * other PluginBuildErrors are one-line usage/runtime errors (exit 2).
  */
-async function run<T>(io: CliIO, setExit: (code: number) => void, json: boolean | undefined, step: () => Promise<T>): Promise<T | undefined> {
+async function run<T>(io: CliOutput, setExit: (code: number) => void, json: boolean | undefined, step: () => Promise<T>): Promise<T | undefined> {
   try {
     return await step();
   } catch (error) {
@@ -136,7 +136,7 @@ async function run<T>(io: CliIO, setExit: (code: number) => void, json: boolean 
   }
 }
 
-function printDiagnostics(io: CliIO, diagnostics: readonly PluginDiagnostic[], write: (text: string) => void = io.stdout): void {
+function printDiagnostics(io: CliOutput, diagnostics: readonly PluginDiagnostic[], write: (text: string) => void = io.stdout): void {
   const c = colors(io);
   for (const d of diagnostics) {
     const label = d.severity === "error" ? c.red("error  ") : d.severity === "warning" ? c.yellow("warning") : c.blue("info   ");

@@ -2,7 +2,7 @@ import path from "node:path";
 import { InvalidArgumentError, type Command } from "commander";
 import { DEFAULT_MIN_CONFIDENCE, type SearchHit } from "@skillport/core/internal/search";
 import { defaultCacheDir } from "../cache-dir.js";
-import { colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
+import { colors, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
 import { positiveInteger } from "../options.js";
 import type { DiskSearchCache } from "../search-cache.js";
 import { readSnapshot, snapshotLocation, type LoadedSkillForSnapshot, type SnapshotSkill, type WarmIndex } from "../search-snapshot.js";
@@ -39,7 +39,7 @@ function confidence(value: string): number {
   return parsed;
 }
 
-export function registerSearch(program: Command, io: CliIO, setExit: (code: number) => void): void {
+export function registerSearch(program: Command, io: CliOutput, setExit: (code: number) => void): void {
   program
     .command("search")
     .description(
@@ -78,7 +78,7 @@ function answerFromSnapshot(warm: WarmIndex, query: string, options: SearchComma
 }
 
 interface PathContext {
-  io: CliIO;
+  io: CliOutput;
   setExit: (code: number) => void;
   cacheDir: string | undefined;
   embeddingsUrl: string | undefined;
@@ -180,7 +180,7 @@ async function leaveSnapshot(
   if (stamps !== undefined) await saveSnapshot(snapshot.file, snapshot.scope, stamps, skills.map((s) => s.snapshot));
 }
 
-function print(io: CliIO, query: string, options: SearchCommandOptions, answer: Answer): void {
+function print(io: CliOutput, query: string, options: SearchCommandOptions, answer: Answer): void {
   const results = answer.hits.map((hit) => ({
     id: hit.id,
     confidence: Number(hit.confidence.toFixed(3)),
