@@ -2,20 +2,14 @@
 // terminal. Runs the BUILT CLI (`npm run build` first) under a real pseudo-terminal (`script` from util-linux), with a
 // table of hostile sequences placed in skill descriptions, bodies, files, folder and file names, sandboxed output and a
 // model's answer, through every command that prints them (decision 0260).
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
 import { chmod, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findBubblewrap } from "@skillport/sandbox";
 import { tempTree, type TempTree } from "@skillport/fs/testing";
 import { startScriptedServer, type ScriptedServer } from "../../agent/test/scripted-server.js";
+import { hasScript, isBuilt as built, runBuilt, runOnTerminal } from "./test-support.js";
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const bin = path.join(repo, "packages/cli/dist/cli.js");
-const built = existsSync(bin);
-const hasScript = spawnSync("script", ["--version"]).status === 0;
 const hasBwrap = findBubblewrap() !== undefined;
 
 /** name, the raw sequence, how it must appear instead (visible, inert). */
@@ -39,22 +33,7 @@ const RAW_CONTROL = /[\u0000-\u0008\u000b-\u000c\u000e-\u001f\u007f-\u009f\u202a
 // The CLI's own colours, the one kind of sequence allowed through.
 const OWN_STYLE = /\u001b\[(?:1|2|22|3[1-6]|39)m/gu;
 
-/** Runs the CLI on a pseudo-terminal (stdout and stderr both), with colours as a terminal gets them. */
-function onTerminal(args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<string> {
-  const command = [process.execPath, bin, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(" ");
-  return new Promise((resolve, reject) => {
-    const child = spawn("script", ["-qfec", command, "/dev/null"], {
-      cwd,
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/", TERM: "xterm-256color", SKILLPORT_CACHE_DIR: path.join(cwd, ".cache"), ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    const chunks: Buffer[] = [];
-    child.stdout.on("data", (c: Buffer) => chunks.push(c));
-    child.stderr.on("data", (c: Buffer) => chunks.push(c));
-    child.on("error", reject);
-    child.on("close", () => resolve(Buffer.concat(chunks).toString("utf8").replace(/\r\n/g, "\n")));
-  });
-}
+const onTerminal = async (args: readonly string[], cwd: string, env: Record<string, string> = {}) => (await runOnTerminal(args, cwd, env)).output;
 
 function expectInert(output: string, sequences: readonly (typeof SEQUENCES)[number][] = SEQUENCES): void {
   const withoutOwnStyles = output.replace(OWN_STYLE, "");
@@ -127,7 +106,7 @@ describe.skipIf(!built || !hasScript)("hostile terminal sequences through the bu
 });
 
 describe.skipIf(!built)("the same text into a pipe", () => {
-  const piped = (args: string[]) => spawnSync(process.execPath, [bin, ...args], { cwd: work.dir, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/", SKILLPORT_CACHE_DIR: path.join(work.dir, ".cache") } });
+  const piped = (args: string[]) => runBuilt(args, work.dir);
 
   it("data stays byte-exact: a skill body, a file, the catalog", () => {
     expect(piped(["show", "seq-osc0-title", "-r", "skills"]).stdout.toString("utf8")).toContain(ALL_RAW);
