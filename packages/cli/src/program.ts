@@ -3,6 +3,7 @@ import { AgentSkillsError } from "@skillport/core/errors";
 import { redactUriCredentials } from "@skillport/core/redact-uri";
 import { CliError, EXIT_ERROR, outputFor, type CliIO, type CliOutput } from "./io.js";
 import { commands } from "./commands/index.js";
+import { describeFsError } from "./fs-errors.js";
 import { VERSION } from "./version.js";
 
 /** Runs the CLI with the given arguments (without `node` and the script) and resolves to the exit code. */
@@ -43,7 +44,8 @@ export async function runCli(argv: readonly string[], sinks: CliIO): Promise<num
       io.stderr(`skillport: ${redactUriCredentials(error.message)}\n`);
       return EXIT_ERROR;
     }
-    const message = error instanceof Error ? error.message : String(error);
+    // A file-system error nobody translated: in words, never a raw errno with a host path.
+    const message = describeFsError(error, io.cwd) ?? (error instanceof Error ? error.message : String(error));
     io.stderr(`skillport: ${redactUriCredentials(message)}\n`);
     return EXIT_ERROR;
   }

@@ -7,6 +7,8 @@ import { MAX_APP_ENTRYPOINT_BYTES, Workspace, type DeployEvent, type DeployResul
 import type { SandboxKind } from "@skillport/sandbox";
 import { CliError, colors, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
 import { parseSeconds } from "../options.js";
+import { displayWidth, padEndColumns } from "../text-width.js";
+import { requireDirectoryOrAbsent } from "../package-io.js";
 
 interface DeployCommandOptions {
   workspace: string;
@@ -38,6 +40,7 @@ export function registerDeploy(program: Command, io: CliOutput, setExit: (code: 
       const timeout = parseSeconds(options.timeout, "--timeout");
       const root = path.resolve(io.cwd, options.workspace);
       const appEntrypoint = options.appEntrypoint === undefined ? undefined : await readAppEntrypoint(path.resolve(io.cwd, options.appEntrypoint));
+      await requireDirectoryOrAbsent(root, "--workspace", options.workspace);
       await mkdir(root, { recursive: true });
       const ws = new Workspace(root, {
         sandbox: options.sandbox,
@@ -80,8 +83,10 @@ export function registerDeploy(program: Command, io: CliOutput, setExit: (code: 
         for (const o of report.outcomes) lines.push(formatOutcome(o, io));
         for (const p of report.stateProblems) lines.push(c.yellow(`warning: ${p}`));
         if (sandbox && !sandbox.isolates) lines.push(c.yellow("warning: entrypoints ran without isolation (sandbox 'process')"));
-        lines.push(`skills   ${skills.length === 0 ? c.dim("(none found)") : ""}`);
-        for (const s of skills) lines.push(`  ${c.bold(s.id)}  ${c.dim(s.skillMd)}`);
+        // One table: an 8-column label, then the skills' ids padded to one width so their SKILL.md paths line up.
+        const idWidth = Math.max(0, ...skills.map((s) => displayWidth(s.id)));
+        if (skills.length === 0) lines.push(`skills   ${c.dim("(none found)")}`);
+        skills.forEach((s, i) => lines.push(`${i === 0 ? "skills   " : " ".repeat(9)}${c.bold(padEndColumns(s.id, idWidth))}  ${c.dim(s.skillMd)}`));
         io.stdout(lines.join("\n") + "\n");
       }
       if (report.failed) setExit(EXIT_PROBLEMS);

@@ -28,6 +28,8 @@ export function registerExec(program: Command, io: CliOutput, setExit: (code: nu
     .option("--cwd <dir>", "working directory relative to the workspace")
     .option("--network", "allow network access")
     .option("--json", "print the result as JSON")
+    // `exec -w ws ls -la`: the command's own options need `--` before the command; say so where commander stops.
+    .configureOutput({ outputError: (text, write) => write(text.replace(/^(error: unknown option '([^']*)')\n$/, "$1 (a command with options of its own goes after --: skillport exec -w <dir> -- <command> $2)\n")) })
     .addHelpText(
       "after",
       [

@@ -23,7 +23,7 @@ export function registerInspect(program: Command, io: CliOutput, setExit: (code:
     .action(async (target: string, options: InspectCommandOptions) => {
       const absolute = path.resolve(io.cwd, target);
       if (!(await stat(absolute).catch(() => undefined))) throw new CliError(`${target}: no such file or directory`);
-      const report = await withFsErrors(() => inspectPackage(absolute, { profile: options.profile }));
+      const report = await withFsErrors(() => inspectPackage(absolute, { profile: options.profile }), io.cwd);
       if (options.json) printJson(io, report);
       else {
         io.stdout(inspectionText(report, io));

@@ -6,7 +6,7 @@ import { PROFILE_NAMES } from "@skillport/core/internal/validate";
 import { ExclusionRules, packDirectory, DEFAULT_PACKAGE_PROFILE, type PackResult } from "@skillport/pack/directory";
 import { writeFileAtomic } from "@skillport/fs/floor";
 import { colors, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
-import { displayPath, formatDiagnostics, requireDirectory, size, withFsErrors } from "../package-io.js";
+import { displayPath, formatDiagnostics, requireDirectory, requireNotDirectory, size, withFsErrors } from "../package-io.js";
 
 interface PackCommandOptions {
   output?: string;
@@ -32,6 +32,7 @@ export function registerPack(program: Command, io: CliOutput, setExit: (code: nu
       const root = path.resolve(io.cwd, dir);
       await requireDirectory(root, dir);
       const requested = options.output === undefined ? undefined : path.resolve(io.cwd, options.output);
+      if (requested !== undefined) await requireNotDirectory(requested, "--output", options.output ?? "", `${options.output}/${path.basename(root)}.zip`);
       const result = await withFsErrors(() =>
         packDirectory(root, {
           includeSecrets: options.includeSecrets,
@@ -40,6 +41,7 @@ export function registerPack(program: Command, io: CliOutput, setExit: (code: nu
           requireValid: false,
           skipAbsolute: requested,
         }),
+        io.cwd,
       );
       const errors = result.diagnostics.filter((d) => d.severity === "error");
       if (errors.length > 0) {
@@ -50,7 +52,7 @@ export function registerPack(program: Command, io: CliOutput, setExit: (code: nu
       }
       if (options.includeSecrets) warnSecrets(result, io);
       const out = requested ?? path.resolve(io.cwd, `${path.basename(root)}-${result.versionId}.zip`);
-      await writeFileAtomic(out, result.archive);
+      await withFsErrors(() => writeFileAtomic(out, result.archive), io.cwd);
       const shown = displayPath(out, io.cwd);
       if (result.diagnostics.length > 0) io.stderr(formatDiagnostics(result.diagnostics, io));
       if (options.json) {

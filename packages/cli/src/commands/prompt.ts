@@ -1,7 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { CATALOG_FORMATS, DEFAULT_SEARCH_TOOL, TokenizerUnavailableError, type CatalogFormat, type TokenCounter, type TokenEncoding } from "@skillport/core";
 import { approximateTokenCounter, loadTokenCounter, TOKEN_ENCODINGS } from "@skillport/core/internal";
-import { colors, EXIT_PROBLEMS, type CliOutput } from "../io.js";
+import { CliError, colors, EXIT_PROBLEMS, type CliOutput } from "../io.js";
 import { loadSkills, reportLoadProblems } from "../load.js";
 import { positiveInteger } from "../options.js";
 
@@ -65,6 +65,11 @@ export function registerPrompt(program: Command, io: CliOutput, setExit: (code: 
       try {
         reportLoadProblems(io, failures, registry.shadowed, skipped);
         if (failures.length > 0) setExit(EXIT_PROBLEMS);
+        // An empty catalog on stdout would look like success: say that nothing was found (exit 1), as validate does.
+        if (registry.list().length === 0) {
+          const where = loaded.roots.length > 0 ? loaded.roots.join(", ") : ".agents/skills or .claude/skills (here, above, or in your home folder)";
+          throw new CliError(`no skills found in ${where}`, EXIT_PROBLEMS);
+        }
         const counter = options.maxTokens === undefined ? undefined : await tokenCounter(options.tokenizer, io);
         const text = await registry.catalog({
           format: options.format,

@@ -2,8 +2,8 @@ import path from "node:path";
 import { InvalidArgumentError, type Command } from "commander";
 import { DEFAULT_MIN_CONFIDENCE, type SearchHit } from "@skillport/core/internal/search";
 import { defaultCacheDir } from "../cache-dir.js";
-import { colors, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
-import { positiveInteger } from "../options.js";
+import { CliError, colors, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
+import { atLeastOne } from "../options.js";
 import type { DiskSearchCache } from "../search-cache.js";
 import { readSnapshot, snapshotLocation, type LoadedSkillForSnapshot, type SnapshotSkill, type WarmIndex } from "../search-snapshot.js";
 import { truncateColumns } from "../text-width.js";
@@ -49,7 +49,7 @@ export function registerSearch(program: Command, io: CliOutput, setExit: (code: 
     )
     .argument("<query>", "what you are looking for")
     .argument("[roots...]", "folders of skills, skill folders or source addresses (sqlite:./x.db, postgres://…, mysql://…, git+https://…#ref:path, https://…, npm:<package>), highest precedence first")
-    .option("-n, --limit <n>", "most results", positiveInteger, 5)
+    .option("-n, --limit <n>", "most results (at least 1)", atLeastOne, 5)
     .option("--min-confidence <x>", "leave out hits below this confidence (0–1; 0 shows every hit that matches)", confidence, DEFAULT_MIN_CONFIDENCE)
     .option("--all", "also find skills hidden from models (disable-model-invocation: true)")
     .option("--json", "print JSON")
@@ -62,6 +62,7 @@ export function registerSearch(program: Command, io: CliOutput, setExit: (code: 
     )
     .option("--embeddings-model <name>", "model name sent to the embeddings endpoint (default: $SKILLPORT_EMBEDDINGS_MODEL or text-embedding-3-small)")
     .action(async (query: string, roots: string[], options: SearchCommandOptions) => {
+      if (query.trim() === "") throw new CliError("the query is empty: say what you are looking for, e.g. skillport search \"csv report\"");
       const cacheDir = options.cache ? path.resolve(io.cwd, options.cacheDir ?? defaultCacheDir()) : undefined;
       const embeddingsUrl = options.embeddingsUrl ?? (process.env.SKILLPORT_EMBEDDINGS_URL || undefined);
       const absoluteRoots = roots.map((r) => path.resolve(io.cwd, r));

@@ -21,7 +21,7 @@ export function registerUnpack(program: Command, io: CliOutput, _setExit: (code:
       const source = path.resolve(io.cwd, archive);
       await requireFile(source, archive);
       const dest = path.resolve(io.cwd, dir);
-      const result = await withFsErrors(() => unpackArchive(source, dest));
+      const result = await withFsErrors(() => unpackArchive(source, dest), io.cwd);
       const shown = displayPath(dest, io.cwd);
       if (options.json) {
         printJson(io, {
