@@ -5,7 +5,7 @@ import type { CliOutput } from "../io.js";
  * A command module adds one command (or a group) to the program.
  * `setExit` raises the process exit code (0 ok, 1 problems found, 2 error); thrown errors become exit 2.
  */
-export type RegisterCommand = (program: Command, io: CliOutput, setExit: (code: number) => void) => void;
+type RegisterCommand = (program: Command, io: CliOutput, setExit: (code: number) => void) => void;
 
 export interface CommandEntry {
   name: string;
