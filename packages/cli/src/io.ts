@@ -33,19 +33,20 @@ export interface CliOutput extends CliIO {
 
 /** The output layer over raw sinks: the one place untrusted text is made safe for a terminal (decision 0260). */
 export function outputFor(sinks: CliIO): CliOutput {
+  // Text for people may carry the CLI's own colours; data and the status line never do, so nothing passes there.
   const text = (t: string) => neutralise(t, out.color);
   const out: CliOutput = {
     ...sinks,
     stdout: (t) => sinks.stdout(text(t)),
     stderr: (t) => sinks.stderr(text(t)),
     data: (payload) => {
-      if (sinks.terminal === true) sinks.stdout(text(typeof payload === "string" ? payload : Buffer.from(payload).toString("utf8")));
+      if (sinks.terminal === true) sinks.stdout(neutralise(typeof payload === "string" ? payload : Buffer.from(payload).toString("utf8")));
       else if (typeof payload === "string") sinks.stdout(payload);
       else if (sinks.stdoutBytes) sinks.stdoutBytes(payload);
       else sinks.stdout(Buffer.from(payload).toString("utf8"));
     },
     status: (line) => {
-      if (sinks.progress) sinks.stderr(line === "" ? "\r\u001b[2K" : `\r${text(line)}\u001b[K`);
+      if (sinks.progress) sinks.stderr(line === "" ? "\r\u001b[2K" : `\r${neutralise(line)}\u001b[K`);
     },
   };
   return out;

@@ -53,6 +53,7 @@ beforeAll(async () => {
     files[`skills/seq-${name}/SKILL.md`] = `---\nname: seq-${name}\ndescription: "Shows ${yamlEscaped(raw)} here. Use when testing escapes."\n---\n# Body\n\n${ALL_RAW}\n`;
   }
   files["skills/seq-osc0-title/notes.txt"] = `${ALL_RAW}\n`;
+  files["skills/styled/SKILL.md"] = "---\nname: styled\ndescription: A body that colours itself. Use when testing escapes.\n---\n\u001b[31mRED\u001b[39m \u001b[1mBOLD\u001b[22m\n";
   files["package/skills/plain/SKILL.md"] = "---\nname: plain\ndescription: A plain skill for the deploy test. Use when testing.\n---\n# Plain\n";
   files["package/entrypoint.sh"] = "#!/usr/bin/env bash\ncat payload.txt\nexit 1\n";
   files["package/payload.txt"] = `${ALL_RAW}\n`;
@@ -84,6 +85,12 @@ describe.skipIf(!built || !hasScript)("hostile terminal sequences through the bu
     const output = await onTerminal(["validate", "skills"], work.dir);
     expectInert(output, [SEQUENCES[0], SEQUENCES[2]]);
     expect(output).toContain("bad-\\x1b]0;pwned\\x07");
+  });
+
+  it("data never passes a colour sequence, not even one the CLI itself uses", async () => {
+    const output = await onTerminal(["show", "styled", "-r", "skills"], work.dir);
+    expect(output).toContain("\\x1b[31mRED\\x1b[39m \\x1b[1mBOLD\\x1b[22m");
+    expect(output).not.toContain("\u001b[31mRED");
   });
 
   it("with NO_COLOR no escape at all reaches the terminal", async () => {
