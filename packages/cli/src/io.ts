@@ -26,7 +26,7 @@ export interface CliIO {
  * file, a catalog, a command's output, a model's answer): byte-exact into a pipe or file, neutralised on a terminal.
  * `status` redraws a one-line progress indicator on stderr (`""` clears it).
  */
-export interface CliOutput extends CliIO {
+export interface CliOutput extends Omit<CliIO, "stdoutBytes"> {
   data: (payload: string | Uint8Array) => void;
   status: (line: string) => void;
 }
@@ -35,8 +35,10 @@ export interface CliOutput extends CliIO {
 export function outputFor(sinks: CliIO): CliOutput {
   // Text for people may carry the CLI's own colours; data and the status line never do, so nothing passes there.
   const text = (t: string) => neutralise(t, out.color);
+  // The raw byte sink stays in here: commands reach stdout only through the channels below.
+  const { stdoutBytes: _raw, ...shared } = sinks;
   const out: CliOutput = {
-    ...sinks,
+    ...shared,
     stdout: (t) => sinks.stdout(text(t)),
     stderr: (t) => sinks.stderr(text(t)),
     data: (payload) => {
