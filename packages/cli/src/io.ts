@@ -99,7 +99,7 @@ export class CliError extends AgentSkillsError<"CLI_USAGE" | "CLI_PROBLEMS"> {
 
 /** JSON to stdout; control and bidi characters inside strings are `\u` escapes, so it is safe anywhere. */
 export function printJson(io: CliIO, value: unknown): void {
-  io.stdout(safeJson(value) + "\n");
+  io.stdout(safeJson(value, 2) + "\n");
 }
 
 /** A one-line progress counter on stderr, redrawn in place; a no-op unless `io.progress`. */

@@ -63,7 +63,7 @@ export function formatJson(reports: readonly SkillReport[]): string {
     })),
     summary: summarize(reports),
   };
-  return safeJson(value) + "\n";
+  return safeJson(value, 2) + "\n";
 }
 
 /** SARIF 2.1.0, for code-scanning UIs. */
@@ -100,5 +100,5 @@ export function formatSarif(reports: readonly SkillReport[], version: string): s
       },
     ],
   };
-  return safeJson(sarif) + "\n";
+  return safeJson(sarif, 2) + "\n";
 }

@@ -45,11 +45,16 @@ describe("neutralise", () => {
 });
 
 describe("safeJson", () => {
+  it("is one line without an indent (NDJSON), indented with one", () => {
+    expect(safeJson({ a: [1, "\u009b"] })).toBe('{"a":[1,"\\u009b"]}');
+    expect(safeJson({ a: 1 }, 2)).toBe('{\n  "a": 1\n}');
+  });
+
   it("is the same value with nothing raw in it", () => {
     fc.assert(
       fc.property(fc.jsonValue(), hostile, (value, text) => {
         const input = { value, text };
-        const json = safeJson(input);
+        const json = safeJson(input, 2);
         return !CONTROL.test(json) && JSON.stringify(JSON.parse(json)) === JSON.stringify(input);
       }),
     );

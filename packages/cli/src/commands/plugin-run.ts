@@ -156,11 +156,11 @@ async function runAndPrint(
   const c = colors(io);
   for await (const event of host.run(toolId, input, options)) {
     if (json) {
-      io.stdout(safeJson(event, undefined) + "\n");
+      io.stdout(safeJson(event) + "\n");
     } else if (event.type === "stream") {
       io.stdout(c.cyan(`[${event.data.type}] `) + event.data.content + "\n");
     } else if (event.type === "response") {
-      io.stdout(safeJson(event.data) + "\n");
+      io.stdout(safeJson(event.data, 2) + "\n");
     } else if (event.type === "warning") {
       io.stderr(c.yellow(`skillport: warning: ${event.data}`) + "\n");
     } else {
