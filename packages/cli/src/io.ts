@@ -1,26 +1,80 @@
 import { AgentSkillsError } from "@skillport/core/errors";
 import pc from "picocolors";
+import { neutralise, safeJson } from "./terminal-text.js";
 
-/** Where a command writes. Tests pass buffers; the binary passes the process streams. */
+/**
+ * Where the CLI writes: the process streams (`processIO`) or a caller's buffers. These are raw sinks; commands never
+ * write to them directly but through the output layer `runCli` builds over them (`outputFor`).
+ */
 export interface CliIO {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
-  /** Colours only when the stream is a terminal (and NO_COLOR is unset). */
+  /** Bytes to stdout as they are (`show --file` of a binary file); without it, bytes are written as UTF-8 text. */
+  stdoutBytes?: (bytes: Uint8Array) => void;
+  /** Colours (see `colorWanted`); the output layer keeps the CLI's own colour sequences only when this is on. */
   color: boolean;
   /** Show progress on stderr (it is a terminal). Progress never goes to stdout, so piped data stays clean. */
   progress?: boolean;
-  /** stdout is a terminal (a person reads it as it comes): `chat -p` streams the answer. */
-  interactive?: boolean;
+  /** stdout is a terminal: a command's data (a body, a file, command output) is neutralised there too. */
+  terminal?: boolean;
   cwd: string;
 }
 
+/**
+ * What commands write through. `stdout` and `stderr` carry text for people (listings, reports, messages): every
+ * control character in it is neutralised, on a terminal or not. `data` carries a command's payload (a skill body, a
+ * file, a catalog, a command's output, a model's answer): byte-exact into a pipe or file, neutralised on a terminal.
+ * `status` redraws a one-line progress indicator on stderr (`""` clears it).
+ */
+export interface CliOutput extends Omit<CliIO, "stdoutBytes"> {
+  data: (payload: string | Uint8Array) => void;
+  status: (line: string) => void;
+}
+
+/** The output layer over raw sinks: the one place untrusted text is made safe for a terminal (decision 0260). */
+export function outputFor(sinks: CliIO): CliOutput {
+  // Text for people may carry the CLI's own colours; data and the status line never do, so nothing passes there.
+  const text = (t: string) => neutralise(t, out.color);
+  // The raw byte sink stays in here: commands reach stdout only through the channels below.
+  const { stdoutBytes: _raw, ...shared } = sinks;
+  const out: CliOutput = {
+    ...shared,
+    stdout: (t) => sinks.stdout(text(t)),
+    stderr: (t) => sinks.stderr(text(t)),
+    data: (payload) => {
+      if (sinks.terminal === true) sinks.stdout(neutralise(typeof payload === "string" ? payload : Buffer.from(payload).toString("utf8")));
+      else if (typeof payload === "string") sinks.stdout(payload);
+      else if (sinks.stdoutBytes) sinks.stdoutBytes(payload);
+      else sinks.stdout(Buffer.from(payload).toString("utf8"));
+    },
+    status: (line) => {
+      if (sinks.progress) sinks.stderr(line === "" ? "\r\u001b[2K" : `\r${neutralise(line)}\u001b[K`);
+    },
+  };
+  return out;
+}
+
+/**
+ * Colours on or off by the usual conventions, first match wins: NO_COLOR set and not empty turns them off;
+ * FORCE_COLOR `0` or `false` off, any other non-empty value on (also into a pipe); otherwise on when stdout is a
+ * terminal that is not `dumb`. A `--color`/`--no-color` flag overrides all of these (runCli; decision 0264).
+ */
+function colorWanted(env: NodeJS.ProcessEnv, stdoutIsTerminal: boolean): boolean {
+  if (env.NO_COLOR) return false;
+  const force = env.FORCE_COLOR;
+  if (force !== undefined && force !== "") return !/^(?:0|false)$/i.test(force.trim());
+  return stdoutIsTerminal && env.TERM !== "dumb";
+}
+
 export function processIO(): CliIO {
+  const terminal = Boolean(process.stdout.isTTY);
   return {
     stdout: (t) => process.stdout.write(t),
     stderr: (t) => process.stderr.write(t),
-    color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR,
+    stdoutBytes: (b) => process.stdout.write(b),
+    color: colorWanted(process.env, terminal),
     progress: Boolean(process.stderr.isTTY),
-    interactive: Boolean(process.stdout.isTTY),
+    terminal,
     cwd: process.cwd(),
   };
 }
@@ -43,12 +97,13 @@ export class CliError extends AgentSkillsError<"CLI_USAGE" | "CLI_PROBLEMS"> {
   }
 }
 
+/** JSON to stdout; control and bidi characters inside strings are `\u` escapes, so it is safe anywhere. */
 export function printJson(io: CliIO, value: unknown): void {
-  io.stdout(JSON.stringify(value, null, 2) + "\n");
+  io.stdout(safeJson(value, 2) + "\n");
 }
 
 /** A one-line progress counter on stderr, redrawn in place; a no-op unless `io.progress`. */
-export function progressLine(io: CliIO, label: string, total: number): { tick: () => void; done: () => void } {
+export function progressLine(io: CliOutput, label: string, total: number): { tick: () => void; done: () => void } {
   if (!io.progress || total < 50) return { tick: () => undefined, done: () => undefined };
   let count = 0;
   let last = 0;
@@ -58,9 +113,9 @@ export function progressLine(io: CliIO, label: string, total: number): { tick: (
       const now = Date.now();
       if (now - last < 100 && count < total) return;
       last = now;
-      io.stderr(`\r${label} ${count}/${total}`);
+      io.status(`${label} ${count}/${total}`);
     },
-    done: () => io.stderr("\r\u001b[2K"),
+    done: () => io.status(""),
   };
 }
 

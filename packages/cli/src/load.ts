@@ -109,7 +109,8 @@ export async function loadSkills(roots: readonly string[], io: CliIO, home = os.
       for (const s of source.skipped?.() ?? []) skipped.push({ source: source.label, ...s });
       return source.label;
     }
-    if (!info?.isDirectory()) throw new CliError(`not a directory: ${given}`);
+    if (!info) throw new CliError(`no such folder: ${given}${gitHint(given)}`);
+    if (!info.isDirectory()) throw new CliError(`not a directory: ${given}`);
     const source = `fs:${displayPath(absolute, io.cwd).replace(/\s/g, "_")}`;
     if (await isSkillDir(absolute)) {
       // A single skill folder: serve it from its parent, but register only this skill.
@@ -133,6 +134,12 @@ export async function loadSkills(roots: readonly string[], io: CliIO, home = os.
     }
     return displayPath(absolute, io.cwd);
   }
+}
+
+/** `owner/repo` that is not a folder here is most likely a GitHub repository: say how to write one. */
+function gitHint(given: string): string {
+  const parts = /^([\w.-]+)\/([\w.-]+?)(?:\.git)?$/.exec(given);
+  return parts ? ` (a git repository? write its address: git+https://github.com/${parts[1]}/${parts[2]}.git, with #<ref>:<folder> for a folder in it)` : "";
 }
 
 /** Loads the roots, runs `use`, and always closes what was opened (a database pool would keep the process alive). */

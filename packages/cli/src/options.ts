@@ -8,6 +8,13 @@ export function positiveInteger(value: string): number {
   return parsed;
 }
 
+/** Commander parser for a count that must be at least 1 (a limit of 0 would ask for nothing). */
+export function atLeastOne(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isSafeInteger(parsed) || parsed < 1) throw new InvalidArgumentError(`expected a whole number ≥ 1, got ${JSON.stringify(value)}`);
+  return parsed;
+}
+
 /** Parses a seconds option; undefined stays undefined (the library default applies). */
 export function parseSeconds(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;

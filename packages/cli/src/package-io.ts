@@ -1,6 +1,7 @@
 import path from "node:path";
 import { stat } from "node:fs/promises";
 import type { Diagnostic } from "@skillport/core";
+import { describeFsError } from "./fs-errors.js";
 import { CliError, colors, type CliIO } from "./io.js";
 
 // Helpers shared by the package commands (pack, inspect, unpack, export, import), kept apart from any one command
@@ -41,15 +42,25 @@ export async function requireFile(absolute: string, shown: string): Promise<void
   if (!info.isFile()) throw new CliError(`${shown}: not a file`);
 }
 
-/** Node's own fs errors carry absolute host paths; users get the code and the operation instead. */
-export async function withFsErrors<T>(run: () => Promise<T>): Promise<T> {
+/** Node's own fs errors carry absolute host paths and errno names; users get one line in words (fs-errors.ts). */
+export async function withFsErrors<T>(run: () => Promise<T>, cwd: string): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException | undefined)?.code;
-    if (typeof code === "string" && code.startsWith("E") && !(error instanceof CliError) && "syscall" in (error as object)) {
-      throw new CliError(`file system error ${code} during ${(error as NodeJS.ErrnoException).syscall ?? "an operation"}`);
-    }
+    const line = error instanceof CliError ? undefined : describeFsError(error, cwd);
+    if (line !== undefined) throw new CliError(line);
     throw error;
   }
+}
+
+/** A path given for something the command creates as a folder (--into, --workspace): absent, or a directory. */
+export async function requireDirectoryOrAbsent(absolute: string, flag: string, shown: string): Promise<void> {
+  const info = await stat(absolute).catch(() => undefined);
+  if (info && !info.isDirectory()) throw new CliError(`${flag} ${shown}: not a directory (give a folder, or a path where one can be created)`);
+}
+
+/** A path given for a file the command writes (--output): absent or a file, never a directory. */
+export async function requireNotDirectory(absolute: string, flag: string, shown: string, example: string): Promise<void> {
+  const info = await stat(absolute).catch(() => undefined);
+  if (info?.isDirectory()) throw new CliError(`${flag} ${shown}: is a directory; give a file name, e.g. ${example}`);
 }

@@ -1,5 +1,6 @@
 import type { Diagnostic } from "@skillport/core";
 import { colors, type CliIO } from "./io.js";
+import { safeJson } from "./terminal-text.js";
 
 /** The validation result of one skill, as the validate command reports it. */
 export interface SkillReport {
@@ -62,7 +63,7 @@ export function formatJson(reports: readonly SkillReport[]): string {
     })),
     summary: summarize(reports),
   };
-  return JSON.stringify(value, null, 2) + "\n";
+  return safeJson(value, 2) + "\n";
 }
 
 /** SARIF 2.1.0, for code-scanning UIs. */
@@ -99,5 +100,5 @@ export function formatSarif(reports: readonly SkillReport[], version: string): s
       },
     ],
   };
-  return JSON.stringify(sarif, null, 2) + "\n";
+  return safeJson(sarif, 2) + "\n";
 }

@@ -1,6 +1,8 @@
-import { mkdtempSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach } from "vitest";
 import { tempTree as sharedTempTree, type TempTree, type TreeSpec } from "@skillport/fs/testing";
 import { runCli } from "./program.js";
@@ -43,4 +45,32 @@ export function useTempTrees(): (files: TreeSpec) => Promise<string> {
     cleanups.push(t.cleanup);
     return t.dir;
   };
+}
+
+/** The BUILT binary (`npm run build`); tests of it skip when it is missing. */
+const builtCli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/cli.js");
+export const isBuilt = existsSync(builtCli);
+/** `script` from util-linux, to run the CLI on a real pseudo-terminal. */
+export const hasScript = spawnSync("script", ["--version"]).status === 0;
+
+const baseEnv = (cwd: string) => ({ PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/", SKILLPORT_CACHE_DIR: path.join(cwd, ".cache") });
+
+/** Runs the built CLI with stdout and stderr as pipes; output as bytes (a pipe is byte-exact). */
+export function runBuilt(args: readonly string[], cwd: string, env: Record<string, string> = {}): { code: number | null; stdout: Buffer; stderr: Buffer } {
+  const run = spawnSync(process.execPath, [builtCli, ...args], { cwd, env: { ...baseEnv(cwd), ...env }, timeout: 60_000 });
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+/** Runs the built CLI on a pseudo-terminal (stdout and stderr both, as a person sees them), TERM=xterm-256color. */
+export function runOnTerminal(args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
+  const command = [process.execPath, builtCli, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(" ");
+  return new Promise((resolve, reject) => {
+    const child = spawn("script", ["-qfec", command, "/dev/null"], { cwd, env: { ...baseEnv(cwd), TERM: "xterm-256color", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const chunks: Buffer[] = [];
+    child.stdout.on("data", (c: Buffer) => chunks.push(c));
+    child.stderr.on("data", (c: Buffer) => chunks.push(c));
+    child.on("error", reject);
+    // The terminal turns each line feed into CR LF; undone here so a test sees what the CLI wrote.
+    child.on("close", (code) => resolve({ code, output: Buffer.concat(chunks).toString("utf8").replace(/\r\n/g, "\n") }));
+  });
 }

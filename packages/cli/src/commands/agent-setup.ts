@@ -1,6 +1,6 @@
 import { Option, type Command } from "commander";
 import { SkillBox } from "@skillport/agent";
-import { colors, EXIT_PROBLEMS, type CliIO } from "../io.js";
+import { colors, EXIT_PROBLEMS, type CliOutput } from "../io.js";
 import { loadSkills, reportLoadProblems } from "../load.js";
 
 export interface BoxOptions {
@@ -16,7 +16,7 @@ export function boxOptions(command: Command): Command {
 }
 
 /** A SkillBox over the roots (or the agent folders found around the working directory). */
-export async function buildBox(roots: readonly string[], options: BoxOptions, io: CliIO, setExit: (code: number) => void): Promise<SkillBox> {
+export async function buildBox(roots: readonly string[], options: BoxOptions, io: CliOutput, setExit: (code: number) => void): Promise<SkillBox> {
   const { registry, failures } = await loadSkills(roots, io);
   reportLoadProblems(io, failures, registry.shadowed);
   if (failures.length > 0) setExit(EXIT_PROBLEMS);

@@ -149,10 +149,10 @@ describe("skillport prompt", () => {
     if (format === "json") expect(() => JSON.parse(run.stdout)).not.toThrow();
   });
 
-  it("prints nothing when there are no skills", async () => {
+  it("says so when there are no skills, exit 1 (an empty catalog is not a success; decision 0262)", async () => {
     const dir = await tree({ "empty/.keep": "" });
     const run = await runInProcess(["prompt", "empty", "--format", "markdown"], dir);
-    expect(run).toEqual({ code: 0, stdout: "", stderr: "" });
+    expect(run).toEqual({ code: 1, stdout: "", stderr: "skillport: no skills found in empty\n" });
   });
 });
 

@@ -30,7 +30,7 @@ interface Captured {
 /** Captured output; `terminal` says both streams are terminals (progress on stderr, streaming on stdout). */
 function capture(terminal: boolean): Captured {
   const out = { stdout: "", stderr: "" };
-  const io: CliIO = { stdout: (t) => (out.stdout += t), stderr: (t) => (out.stderr += t), color: false, progress: terminal, interactive: terminal, cwd: skills.dir };
+  const io: CliIO = { stdout: (t) => (out.stdout += t), stderr: (t) => (out.stderr += t), color: false, progress: terminal, terminal, cwd: skills.dir };
   return { io, out };
 }
 

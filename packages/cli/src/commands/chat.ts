@@ -1,7 +1,7 @@
 import { createInterface } from "node:readline/promises";
 import { InvalidArgumentError, type Command } from "commander";
 import { AgentError, createModel, resultText, runAgent, type AgentEvent, type AgentMessage, type ModelClient, type SkillBox } from "@skillport/agent";
-import { CliError, colors, EXIT_ERROR, printJson, type CliIO } from "../io.js";
+import { CliError, colors, EXIT_ERROR, printJson, type CliOutput } from "../io.js";
 import { boxOptions, buildBox, type BoxOptions } from "./agent-setup.js";
 
 interface ChatOptions extends BoxOptions {
@@ -29,7 +29,7 @@ function steps(value: string): number {
   return n;
 }
 
-export function registerChat(program: Command, io: CliIO, setExit: (code: number) => void): void {
+export function registerChat(program: Command, io: CliOutput, setExit: (code: number) => void): void {
   boxOptions(
     program
       .command("chat")
@@ -99,9 +99,9 @@ async function run(options: Parameters<typeof runAgent>[0]): Promise<Awaited<Ret
   }
 }
 
-async function oneShot(prompt: string, model: ModelClient, box: SkillBox, options: ChatOptions, io: CliIO, signal: AbortSignal): Promise<void> {
+async function oneShot(prompt: string, model: ModelClient, box: SkillBox, options: ChatOptions, io: CliOutput, signal: AbortSignal): Promise<void> {
   // On a terminal the answer streams as in the conversation; piped, only the final answer is printed.
-  const streaming = Boolean(io.interactive) && options.stream && !options.json;
+  const streaming = Boolean(io.terminal) && options.stream && !options.json;
   const waiting = waitingIndicator(io, `${model.provider}:${model.model}`);
   let streamed = false;
   const result = await run({
@@ -114,7 +114,7 @@ async function oneShot(prompt: string, model: ModelClient, box: SkillBox, option
     onEvent: (event) => {
       waiting.on(event);
       if (streaming && event.type === "text") {
-        io.stdout(event.delta);
+        io.data(event.delta);
         streamed = true;
       } else if (streaming && event.type === "message" && streamed) {
         io.stdout("\n");
@@ -127,7 +127,7 @@ async function oneShot(prompt: string, model: ModelClient, box: SkillBox, option
     printJson(io, { model: `${model.provider}:${model.model}`, stopReason: result.stopReason, steps: result.steps, usage: result.usage, text: result.text, messages: result.messages });
     return;
   }
-  if (!streaming) io.stdout(result.text.endsWith("\n") ? result.text : `${result.text}\n`);
+  if (!streaming) io.data(result.text.endsWith("\n") ? result.text : `${result.text}\n`);
   if (result.stopReason === "max_steps") io.stderr(`${colors(io).yellow("warning")}  stopped after ${result.steps} steps (--max-steps)\n`);
 }
 
@@ -135,20 +135,19 @@ async function oneShot(prompt: string, model: ModelClient, box: SkillBox, option
  * While a model call has given no sign of life: `waiting for <model>… 12s` on stderr, redrawn every second and
  * cleared when the first text, tool call or retry arrives. Only on a terminal (`io.progress`): piped, nothing.
  */
-function waitingIndicator(io: CliIO, label: string): { on: (event: AgentEvent) => void; stop: () => void } {
+function waitingIndicator(io: CliOutput, label: string): { on: (event: AgentEvent) => void; stop: () => void } {
   if (!io.progress) return { on: () => undefined, stop: () => undefined };
-  const c = colors(io);
   let timer: NodeJS.Timeout | undefined;
   const stop = () => {
     if (timer === undefined) return;
     clearInterval(timer);
     timer = undefined;
-    io.stderr("\r\u001b[2K");
+    io.status("");
   };
   const start = () => {
     stop();
     const since = Date.now();
-    const draw = () => io.stderr(`\r\u001b[2K${c.dim(`waiting for ${label}… ${Math.floor((Date.now() - since) / 1000)}s`)}`);
+    const draw = () => io.status(`waiting for ${label}… ${Math.floor((Date.now() - since) / 1000)}s`);
     draw();
     timer = setInterval(draw, 1000);
     timer.unref();
@@ -163,7 +162,7 @@ function waitingIndicator(io: CliIO, label: string): { on: (event: AgentEvent) =
 }
 
 /** Tool calls, compactly, on stderr when it is a terminal. */
-function showProgress(event: AgentEvent, io: CliIO): void {
+function showProgress(event: AgentEvent, io: CliOutput): void {
   if (!io.progress) return;
   const c = colors(io);
   if (event.type === "tool_call") io.stderr(c.dim(`  → ${event.call.name}(${compactArgs(event.call.rawArguments)})\n`));
@@ -171,7 +170,7 @@ function showProgress(event: AgentEvent, io: CliIO): void {
   else if (event.type === "retry") io.stderr(c.dim(`  … ${event.retry.reason}, retrying in ${Math.round(event.retry.delayMs / 100) / 10}s\n`));
 }
 
-async function repl(model: ModelClient, box: SkillBox, options: ChatOptions, io: CliIO): Promise<void> {
+async function repl(model: ModelClient, box: SkillBox, options: ChatOptions, io: CliOutput): Promise<void> {
   const c = colors(io);
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   let messages: AgentMessage[] = [];
@@ -211,7 +210,7 @@ async function repl(model: ModelClient, box: SkillBox, options: ChatOptions, io:
         onEvent: (event) => {
           waiting.on(event);
           if (event.type === "text") {
-            io.stdout(event.delta);
+            io.data(event.delta);
             streamed = true;
           } else if (event.type === "message" && streamed) {
             io.stdout("\n");
@@ -220,7 +219,7 @@ async function repl(model: ModelClient, box: SkillBox, options: ChatOptions, io:
         },
       }).finally(() => waiting.stop());
       controller = undefined;
-      if (!options.stream && result.text) io.stdout(`${result.text}\n`);
+      if (!options.stream && result.text) io.data(`${result.text}\n`);
       if (result.stopReason === "aborted") io.stderr(c.dim("(cancelled)\n"));
       messages = result.messages;
     }

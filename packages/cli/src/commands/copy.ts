@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { AgentSkillsError, SkillValidationError, type Skill } from "@skillport/core";
 import { compareCodeUnits } from "@skillport/core/internal";
-import { CliError, colors, EXIT_PROBLEMS, printJson, progressLine, warnOn, type CliIO } from "../io.js";
+import { CliError, colors, EXIT_PROBLEMS, printJson, progressLine, warnOn, type CliOutput } from "../io.js";
 import { openSource, sourceForms, type OpenedSource } from "../source-uri.js";
 
 interface CopyOptions {
@@ -22,7 +22,7 @@ interface CopyReport {
   failed: Array<{ id: string; message: string }>;
 }
 
-export function registerCopy(program: Command, io: CliIO, setExit: (code: number) => void): void {
+export function registerCopy(program: Command, io: CliOutput, setExit: (code: number) => void): void {
   program
     .command("copy")
     .description("copy whole skills (every file) from one source to another: folders, SQLite, PostgreSQL, MySQL/MariaDB")
@@ -50,7 +50,7 @@ export function registerCopy(program: Command, io: CliIO, setExit: (code: number
     });
 }
 
-async function copySkills(source: OpenedSource, target: OpenedSource, options: CopyOptions, io: CliIO): Promise<CopyReport> {
+async function copySkills(source: OpenedSource, target: OpenedSource, options: CopyOptions, io: CliOutput): Promise<CopyReport> {
   const repository = target.repository;
   if (!repository) throw new CliError(`${target.label} cannot be written to`);
   const report: CopyReport = { from: source.label, to: target.label, dryRun: Boolean(options.dryRun), copied: [], replaced: [], unchanged: [], skipped: [], failed: [] };
@@ -94,7 +94,7 @@ async function copySkills(source: OpenedSource, target: OpenedSource, options: C
   return report;
 }
 
-function printReport(report: CopyReport, io: CliIO): void {
+function printReport(report: CopyReport, io: CliOutput): void {
   const c = colors(io);
   const verb = report.dryRun ? { copied: "would copy", replaced: "would replace" } : { copied: "copied", replaced: "replaced" };
   for (const id of report.copied) io.stdout(`${c.green(verb.copied)}  ${id}\n`);

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { packDirectoryToFile } from "@skillport/pack";
 import { Workspace } from "@skillport/runtime";
-import { CliError, colors, EXIT_PROBLEMS, type CliIO } from "../io.js";
+import { CliError, colors, EXIT_PROBLEMS, type CliOutput } from "../io.js";
 import { loadSkills, reportLoadProblems } from "../load.js";
 import { formatText } from "../report.js";
 import { displayPath } from "../targets.js";
@@ -15,7 +15,7 @@ import { validatePaths } from "./validate.js";
  * `npm start`: the main job on the bundled examples, end to end — validate, list, catalog, then pack a package,
  * deploy it into a temporary workspace, run its entrypoint and one skill script in the sandbox.
  */
-export function registerDemo(program: Command, io: CliIO, setExit: (code: number) => void): void {
+export function registerDemo(program: Command, io: CliOutput, setExit: (code: number) => void): void {
   program
     .command("demo")
     .description("run the main job on the bundled examples (what `npm start` does)")

@@ -5,7 +5,7 @@ import path from "node:path";
 import { Command, CommanderError } from "commander";
 import { AgentSkillsError } from "@skillport/core";
 import { findBubblewrap } from "@skillport/sandbox";
-import { CliError, type CliIO } from "../io.js";
+import { CliError, outputFor, type CliIO } from "../io.js";
 import { registerDeploy } from "./deploy.js";
 import { registerExec } from "./exec.js";
 
@@ -17,8 +17,8 @@ async function cli(args: string[], cwd: string, terminal = false): Promise<{ cod
   let code = 0;
   const program = new Command().exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   const setExit = (c: number) => (code = Math.max(code, c));
-  registerDeploy(program, io, setExit);
-  registerExec(program, io, setExit);
+  registerDeploy(program, outputFor(io), setExit);
+  registerExec(program, outputFor(io), setExit);
   try {
     await program.parseAsync(args, { from: "user" });
   } catch (error) {

@@ -5,8 +5,10 @@ import { Option, type Command } from "commander";
 import { SkillValidationError } from "@skillport/core";
 import { MAX_APP_ENTRYPOINT_BYTES, Workspace, type DeployEvent, type DeployResult, type EntrypointOutcome } from "@skillport/runtime";
 import type { SandboxKind } from "@skillport/sandbox";
-import { CliError, colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
+import { CliError, colors, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
 import { parseSeconds } from "../options.js";
+import { displayWidth, padEndColumns } from "../text-width.js";
+import { requireDirectoryOrAbsent } from "../package-io.js";
 
 interface DeployCommandOptions {
   workspace: string;
@@ -20,7 +22,7 @@ interface DeployCommandOptions {
 }
 
 /** `skillport deploy <package…> --workspace <dir>`: FastGPT-style deploy into projects/<versionId>/ plus entrypoints. */
-export function registerDeploy(program: Command, io: CliIO, setExit: (code: number) => void): void {
+export function registerDeploy(program: Command, io: CliOutput, setExit: (code: number) => void): void {
   program
     .command("deploy")
     .description("deploy packages (archives or package directories) into a workspace and run their entrypoint.sh once")
@@ -38,6 +40,7 @@ export function registerDeploy(program: Command, io: CliIO, setExit: (code: numb
       const timeout = parseSeconds(options.timeout, "--timeout");
       const root = path.resolve(io.cwd, options.workspace);
       const appEntrypoint = options.appEntrypoint === undefined ? undefined : await readAppEntrypoint(path.resolve(io.cwd, options.appEntrypoint));
+      await requireDirectoryOrAbsent(root, "--workspace", options.workspace);
       await mkdir(root, { recursive: true });
       const ws = new Workspace(root, {
         sandbox: options.sandbox,
@@ -80,15 +83,17 @@ export function registerDeploy(program: Command, io: CliIO, setExit: (code: numb
         for (const o of report.outcomes) lines.push(formatOutcome(o, io));
         for (const p of report.stateProblems) lines.push(c.yellow(`warning: ${p}`));
         if (sandbox && !sandbox.isolates) lines.push(c.yellow("warning: entrypoints ran without isolation (sandbox 'process')"));
-        lines.push(`skills   ${skills.length === 0 ? c.dim("(none found)") : ""}`);
-        for (const s of skills) lines.push(`  ${c.bold(s.id)}  ${c.dim(s.skillMd)}`);
+        // One table: an 8-column label, then the skills' ids padded to one width so their SKILL.md paths line up.
+        const idWidth = Math.max(0, ...skills.map((s) => displayWidth(s.id)));
+        if (skills.length === 0) lines.push(`skills   ${c.dim("(none found)")}`);
+        skills.forEach((s, i) => lines.push(`${i === 0 ? "skills   " : " ".repeat(9)}${c.bold(padEndColumns(s.id, idWidth))}  ${c.dim(s.skillMd)}`));
         io.stdout(lines.join("\n") + "\n");
       }
       if (report.failed) setExit(EXIT_PROBLEMS);
     });
 }
 
-function formatOutcome(o: EntrypointOutcome, io: CliIO): string {
+function formatOutcome(o: EntrypointOutcome, io: CliOutput): string {
   const c = colors(io);
   const target = o.target === "app" ? "app startup script" : `entrypoint ${o.target}`;
   const took = o.durationMs === undefined ? "" : c.dim(` (${(o.durationMs / 1000).toFixed(1)} s)`);
@@ -106,7 +111,7 @@ function formatOutcome(o: EntrypointOutcome, io: CliIO): string {
   }
 }
 
-function progressPrinter(io: CliIO): (event: DeployEvent) => void {
+function progressPrinter(io: CliOutput): (event: DeployEvent) => void {
   const c = colors(io);
   return (event) => {
     if (event.type === "version-unpacking") io.stderr(c.dim(`unpacking ${event.label}...\n`));

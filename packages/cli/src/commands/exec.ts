@@ -4,7 +4,7 @@ import { Option, type Command } from "commander";
 // The light entries: a command in a sandbox must not load the deploy, provider or parser modules (decision 0202).
 import { Workspace } from "@skillport/runtime/workspace";
 import { shellQuote, type SandboxKind } from "@skillport/sandbox";
-import { CliError, colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
+import { CliError, colors, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
 import { parseSeconds } from "../options.js";
 
 interface ExecCommandOptions {
@@ -17,7 +17,7 @@ interface ExecCommandOptions {
 }
 
 /** `skillport exec --workspace <dir> -- <command…>`: run a command the way an agent's shell tool does. */
-export function registerExec(program: Command, io: CliIO, setExit: (code: number) => void): void {
+export function registerExec(program: Command, io: CliOutput, setExit: (code: number) => void): void {
   program
     .command("exec")
     .description("run a shell command in a workspace sandbox and print the agent observation (merged, tail-truncated output)")
@@ -28,6 +28,8 @@ export function registerExec(program: Command, io: CliIO, setExit: (code: number
     .option("--cwd <dir>", "working directory relative to the workspace")
     .option("--network", "allow network access")
     .option("--json", "print the result as JSON")
+    // `exec -w ws ls -la`: the command's own options need `--` before the command; say so where commander stops.
+    .configureOutput({ outputError: (text, write) => write(text.replace(/^(error: unknown option '([^']*)')\n$/, "$1 (a command with options of its own goes after --: skillport exec -w <dir> -- <command> $2)\n")) })
     .addHelpText(
       "after",
       [
@@ -52,7 +54,7 @@ export function registerExec(program: Command, io: CliIO, setExit: (code: number
         printJson(io, rest);
       } else {
         for (const w of result.warnings) io.stderr(colors(io).yellow(`warning: ${w}\n`));
-        io.stdout(result.observation.endsWith("\n") || result.observation === "" ? result.observation : result.observation + "\n");
+        io.data(result.observation.endsWith("\n") || result.observation === "" ? result.observation : result.observation + "\n");
       }
       if (result.timedOut || result.exitCode !== 0) setExit(EXIT_PROBLEMS);
     });

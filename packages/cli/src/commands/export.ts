@@ -3,8 +3,8 @@ import type { Command } from "commander";
 import { SkillValidationError } from "@skillport/core";
 import { exportSkill } from "@skillport/pack";
 import { writeFileAtomic } from "@skillport/fs";
-import { CliError, colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
-import { displayPath, formatDiagnostics, requireDirectory, size, withFsErrors } from "../package-io.js";
+import { CliError, colors, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
+import { displayPath, formatDiagnostics, requireDirectory, size, requireNotDirectory, withFsErrors } from "../package-io.js";
 
 interface ExportCommandOptions {
   output?: string;
@@ -14,7 +14,7 @@ interface ExportCommandOptions {
 }
 
 /** `skillport export <skill-dir>`: one skill as a `.skill` file (a zip with one folder named after the skill). */
-export function registerExport(program: Command, io: CliIO, _setExit: (code: number) => void): void {
+export function registerExport(program: Command, io: CliOutput, _setExit: (code: number) => void): void {
   program
     .command("export")
     .description("export one skill directory as a .skill file (deterministic zip, one top-level folder named after the skill)")
@@ -28,8 +28,9 @@ export function registerExport(program: Command, io: CliIO, _setExit: (code: num
       const root = path.resolve(io.cwd, dir);
       await requireDirectory(root, dir);
       const requested = options.output === undefined ? undefined : path.resolve(io.cwd, options.output);
+      if (requested !== undefined) await requireNotDirectory(requested, "--output", options.output ?? "", `${options.output}/${path.basename(root)}.skill`);
       const result = await withFsErrors(() =>
-        exportSkill(root, { includeSecrets: options.includeSecrets, followLinks: options.followLinks, skipAbsolute: requested }),
+        exportSkill(root, { includeSecrets: options.includeSecrets, followLinks: options.followLinks, skipAbsolute: requested }), io.cwd,
       ).catch((error: unknown) => {
         if (error instanceof SkillValidationError) {
           io.stderr(formatDiagnostics(error.diagnostics, io));
@@ -39,7 +40,7 @@ export function registerExport(program: Command, io: CliIO, _setExit: (code: num
       });
       if (options.includeSecrets) io.stderr(colors(io).red("WARNING: --include-secrets: files that look like credentials may be in the export\n"));
       const out = requested ?? path.resolve(io.cwd, `${result.name}.skill`);
-      await writeFileAtomic(out, result.archive);
+      await withFsErrors(() => writeFileAtomic(out, result.archive), io.cwd);
       const shown = displayPath(out, io.cwd);
       if (options.json) {
         printJson(io, {

@@ -2,8 +2,8 @@ import path from "node:path";
 import type { Command } from "commander";
 import { SkillExistsError, SkillValidationError } from "@skillport/core";
 import { importSkill } from "@skillport/pack";
-import { CliError, colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
-import { displayPath, formatDiagnostics, requireFile, withFsErrors } from "../package-io.js";
+import { CliError, colors, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
+import { displayPath, formatDiagnostics, requireDirectoryOrAbsent, requireFile, withFsErrors } from "../package-io.js";
 
 interface ImportCommandOptions {
   into: string;
@@ -12,7 +12,7 @@ interface ImportCommandOptions {
 }
 
 /** `skillport import <archive> --into <skills-dir>`: a `.skill` (or zipped skill folder) into a skills directory. */
-export function registerImport(program: Command, io: CliIO, _setExit: (code: number) => void): void {
+export function registerImport(program: Command, io: CliOutput, _setExit: (code: number) => void): void {
   program
     .command("import")
     .description("import a .skill file or a zipped skill folder into a skills directory (validated; never overwrites without --force)")
@@ -25,7 +25,8 @@ export function registerImport(program: Command, io: CliIO, _setExit: (code: num
       const source = path.resolve(io.cwd, archive);
       await requireFile(source, archive);
       const into = path.resolve(io.cwd, options.into);
-      const result = await withFsErrors(() => importSkill(source, into, { force: options.force })).catch((error: unknown) => {
+      await requireDirectoryOrAbsent(into, "--into", options.into);
+      const result = await withFsErrors(() => importSkill(source, into, { force: options.force }), io.cwd).catch((error: unknown) => {
         if (error instanceof SkillExistsError) {
           throw new CliError(`skill ${error.skillIds.map((id) => JSON.stringify(id)).join(", ")} already exists in ${options.into}; pass --force to replace it`);
         }

@@ -2,10 +2,10 @@ import type { Command } from "commander";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { validateFrontmatter } from "@skillport/core";
-import { CliError, type CliIO } from "../io.js";
+import { CliError, type CliOutput } from "../io.js";
 import { displayPath } from "../targets.js";
 
-export function registerInit(program: Command, io: CliIO): void {
+export function registerInit(program: Command, io: CliOutput): void {
   program
     .command("init")
     .description("create a new skill folder with a SKILL.md template")

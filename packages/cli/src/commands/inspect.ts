@@ -3,7 +3,7 @@ import { stat } from "node:fs/promises";
 import { Option, type Command } from "commander";
 import { PROFILE_NAMES, type ProfileName } from "@skillport/core";
 import { inspectPackage, DEFAULT_PACKAGE_PROFILE, type PackageInspection } from "@skillport/pack";
-import { CliError, colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
+import { CliError, colors, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
 import { formatDiagnostics, size, withFsErrors } from "../package-io.js";
 
 interface InspectCommandOptions {
@@ -12,7 +12,7 @@ interface InspectCommandOptions {
 }
 
 /** `skillport inspect <package>`: what a package archive (or workspace) holds, without writing anything. */
-export function registerInspect(program: Command, io: CliIO, setExit: (code: number) => void): void {
+export function registerInspect(program: Command, io: CliOutput, setExit: (code: number) => void): void {
   program
     .command("inspect")
     .description("show a package's versionId, digest, files, skills and exclusions (archive or workspace; exit 1 on layout errors)")
@@ -23,7 +23,7 @@ export function registerInspect(program: Command, io: CliIO, setExit: (code: num
     .action(async (target: string, options: InspectCommandOptions) => {
       const absolute = path.resolve(io.cwd, target);
       if (!(await stat(absolute).catch(() => undefined))) throw new CliError(`${target}: no such file or directory`);
-      const report = await withFsErrors(() => inspectPackage(absolute, { profile: options.profile }));
+      const report = await withFsErrors(() => inspectPackage(absolute, { profile: options.profile }), io.cwd);
       if (options.json) printJson(io, report);
       else {
         io.stdout(inspectionText(report, io));
@@ -33,7 +33,7 @@ export function registerInspect(program: Command, io: CliIO, setExit: (code: num
     });
 }
 
-function inspectionText(report: PackageInspection, io: CliIO): string {
+function inspectionText(report: PackageInspection, io: CliOutput): string {
   const c = colors(io);
   const lines = [
     `${c.bold("package")}   ${report.source}, ${report.files.length} files, ${size(report.totalBytes)}`,

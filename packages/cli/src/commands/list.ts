@@ -1,10 +1,10 @@
 import type { Command } from "commander";
 import { skillFields } from "@skillport/core";
-import { colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
+import { colors, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
 import { reportLoadProblems, withSkills } from "../load.js";
 import { displayWidth, padEndColumns, truncateColumns } from "../text-width.js";
 
-export function registerList(program: Command, io: CliIO, setExit: (code: number) => void): void {
+export function registerList(program: Command, io: CliOutput, setExit: (code: number) => void): void {
   program
     .command("list")
     .description("list the skills in folders of skills or databases (default: .agents/skills and .claude/skills around here)")

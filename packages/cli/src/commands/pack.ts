@@ -5,8 +5,8 @@ import type { ProfileName } from "@skillport/core";
 import { PROFILE_NAMES } from "@skillport/core/internal/validate";
 import { ExclusionRules, packDirectory, DEFAULT_PACKAGE_PROFILE, type PackResult } from "@skillport/pack/directory";
 import { writeFileAtomic } from "@skillport/fs/floor";
-import { colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
-import { displayPath, formatDiagnostics, requireDirectory, size, withFsErrors } from "../package-io.js";
+import { colors, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
+import { displayPath, formatDiagnostics, requireDirectory, requireNotDirectory, size, withFsErrors } from "../package-io.js";
 
 interface PackCommandOptions {
   output?: string;
@@ -17,7 +17,7 @@ interface PackCommandOptions {
 }
 
 /** `skillport pack [dir]`: a deterministic zip with a content-addressed versionId. */
-export function registerPack(program: Command, io: CliIO, setExit: (code: number) => void): void {
+export function registerPack(program: Command, io: CliOutput, setExit: (code: number) => void): void {
   program
     .command("pack")
     .description("pack a skill package workspace (skills/<name>/SKILL.md, entrypoint.sh, ...) into a deterministic zip")
@@ -32,6 +32,7 @@ export function registerPack(program: Command, io: CliIO, setExit: (code: number
       const root = path.resolve(io.cwd, dir);
       await requireDirectory(root, dir);
       const requested = options.output === undefined ? undefined : path.resolve(io.cwd, options.output);
+      if (requested !== undefined) await requireNotDirectory(requested, "--output", options.output ?? "", `${options.output}/${path.basename(root)}.zip`);
       const result = await withFsErrors(() =>
         packDirectory(root, {
           includeSecrets: options.includeSecrets,
@@ -40,6 +41,7 @@ export function registerPack(program: Command, io: CliIO, setExit: (code: number
           requireValid: false,
           skipAbsolute: requested,
         }),
+        io.cwd,
       );
       const errors = result.diagnostics.filter((d) => d.severity === "error");
       if (errors.length > 0) {
@@ -50,7 +52,7 @@ export function registerPack(program: Command, io: CliIO, setExit: (code: number
       }
       if (options.includeSecrets) warnSecrets(result, io);
       const out = requested ?? path.resolve(io.cwd, `${path.basename(root)}-${result.versionId}.zip`);
-      await writeFileAtomic(out, result.archive);
+      await withFsErrors(() => writeFileAtomic(out, result.archive), io.cwd);
       const shown = displayPath(out, io.cwd);
       if (result.diagnostics.length > 0) io.stderr(formatDiagnostics(result.diagnostics, io));
       if (options.json) {
@@ -69,7 +71,7 @@ export function registerPack(program: Command, io: CliIO, setExit: (code: number
     });
 }
 
-function packSummary(result: PackResult, output: string, io: CliIO): string {
+function packSummary(result: PackResult, output: string, io: CliOutput): string {
   const c = colors(io);
   const m = result.manifest;
   const lines = [
@@ -86,7 +88,7 @@ function packSummary(result: PackResult, output: string, io: CliIO): string {
 }
 
 /** `--include-secrets` is dangerous: say so, and name what looked like a credential. */
-function warnSecrets(result: PackResult, io: CliIO): void {
+function warnSecrets(result: PackResult, io: CliOutput): void {
   const rules = new ExclusionRules();
   const secrets = result.manifest.files.filter((f) => rules.check(f.path, false)?.kind === "secret").map((f) => f.path);
   const c = colors(io);

@@ -12,7 +12,8 @@ import {
 } from "@skillport/plugin-host";
 import type { SystemVar, TeamInfo, UserInfo, WecomCorpToken } from "@skillport/plugin";
 import { parseSeconds } from "../options.js";
-import { CliError, colors, EXIT_ERROR, EXIT_PROBLEMS, type CliIO } from "../io.js";
+import { safeJson } from "../terminal-text.js";
+import { CliError, colors, EXIT_ERROR, EXIT_PROBLEMS, type CliOutput } from "../io.js";
 
 interface RunFlags {
   tool?: string;
@@ -40,7 +41,7 @@ interface LocalServiceValues {
 const USAGE_CODES: ReadonlySet<PluginHostErrorCode> = new Set(["PLUGIN_INPUT_INVALID", "PLUGIN_SECRETS_INVALID", "PLUGIN_TOOL_NOT_FOUND"]);
 
 /** Adds `skillport plugin run` to the `plugin` command group. */
-export function addPluginRunCommand(plugin: Command, io: CliIO, setExit: (code: number) => void): void {
+export function addPluginRunCommand(plugin: Command, io: CliOutput, setExit: (code: number) => void): void {
   plugin
     .command("run <source>")
     .description("run one tool of a built plugin (dist/ dir, plugin folder or .pkg) in the sandboxed host")
@@ -93,7 +94,7 @@ function atLeastOne(value: string): number {
   return parsed;
 }
 
-async function loadHost(io: CliIO, source: string, flags: RunFlags, values: LocalServiceValues): Promise<PluginHost> {
+async function loadHost(io: CliOutput, source: string, flags: RunFlags, values: LocalServiceValues): Promise<PluginHost> {
   // Seconds, as every other --timeout of this CLI.
   const timeoutSeconds = parseSeconds(flags.timeout, "--timeout");
   try {
@@ -136,7 +137,7 @@ function networkHint(host: PluginHost, message: string): string {
 }
 
 /** One stderr line saying what runs and how isolated it really is (stdout stays the tool's output). */
-function describeHost(io: CliIO, host: PluginHost, toolId: string): void {
+function describeHost(io: CliOutput, host: PluginHost, toolId: string): void {
   const c = colors(io);
   const { pluginId, version, hash } = host.identity;
   const { bubblewrap, networkIsolated, maxHeapMb } = host.status;
@@ -145,7 +146,7 @@ function describeHost(io: CliIO, host: PluginHost, toolId: string): void {
 }
 
 async function runAndPrint(
-  io: CliIO,
+  io: CliOutput,
   host: PluginHost,
   toolId: string,
   input: unknown,
@@ -155,11 +156,11 @@ async function runAndPrint(
   const c = colors(io);
   for await (const event of host.run(toolId, input, options)) {
     if (json) {
-      io.stdout(JSON.stringify(event) + "\n");
+      io.stdout(safeJson(event) + "\n");
     } else if (event.type === "stream") {
       io.stdout(c.cyan(`[${event.data.type}] `) + event.data.content + "\n");
     } else if (event.type === "response") {
-      io.stdout(JSON.stringify(event.data, null, 2) + "\n");
+      io.stdout(safeJson(event.data, 2) + "\n");
     } else if (event.type === "warning") {
       io.stderr(c.yellow(`skillport: warning: ${event.data}`) + "\n");
     } else {
@@ -171,13 +172,13 @@ async function runAndPrint(
 }
 
 /** `--input in.json` names a file without the `@`: say how to pass it. */
-function fileHint(io: CliIO, flag: string, value: string): string {
+function fileHint(io: CliOutput, flag: string, value: string): string {
   if (value.startsWith("@") || /^\s*[[{"]/.test(value) || !existsSync(resolve(io.cwd, value))) return "";
   return ` (to read the file ${JSON.stringify(value)}, write ${flag} @${value})`;
 }
 
 /** `--input '{"a":1}'` or `--input @input.json` (relative to the working directory). */
-async function readJsonOption(io: CliIO, flag: string, value: string): Promise<unknown> {
+async function readJsonOption(io: CliOutput, flag: string, value: string): Promise<unknown> {
   let text = value;
   if (value.startsWith("@")) {
     const file = value.slice(1);

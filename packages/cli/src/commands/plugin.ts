@@ -1,4 +1,5 @@
-import { relative, resolve } from "node:path";
+import { stat } from "node:fs/promises";
+import { dirname, relative, resolve } from "node:path";
 import { Option, type Command } from "commander";
 import {
   buildPlugin,
@@ -11,13 +12,21 @@ import {
   type PluginDiagnostic,
   type PluginTemplate,
 } from "@skillport/plugin-host";
-import { CliError, colors, EXIT_ERROR, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
+import { CliError, colors, EXIT_ERROR, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
 import { addPluginRunCommand } from "./plugin-run.js";
 
 /** `skillport plugin create|build|check|pack|run`: author, verify and package system-tool plugins. */
-export function registerPlugin(program: Command, io: CliIO, setExit: (code: number) => void): void {
+export function registerPlugin(program: Command, io: CliOutput, setExit: (code: number) => void): void {
   const plugin = program.command("plugin").description("create, build, check, pack and run system-tool plugins");
   const at = (path: string) => resolve(io.cwd, path);
+  // --entry names the plugin's folder; a file there (often its index.ts) is a usage error that says which folder.
+  const entryDir = async (given: string) => {
+    const absolute = at(given);
+    const info = await stat(absolute).catch(() => undefined);
+    if (!info) throw new CliError(`--entry ${given}: no such directory`);
+    if (!info.isDirectory()) throw new CliError(`--entry ${given}: is a file; give the plugin's folder (the one holding index.ts)${/\/?index\.[cm]?[jt]s$/.test(given) ? `: --entry ${dirname(given) || "."}` : ""}`);
+    return absolute;
+  };
   const shown = (path: string) => relative(io.cwd, path) || ".";
 
   plugin
@@ -50,7 +59,7 @@ export function registerPlugin(program: Command, io: CliIO, setExit: (code: numb
       if (opts.format !== "esm") {
         throw new CliError("--format cjs is not supported: Skillport hosts load plugin bundles as ES modules; build with --format esm (the default)", EXIT_ERROR);
       }
-      const entry = at(opts.entry);
+      const entry = await entryDir(opts.entry);
       const output = opts.output === undefined ? resolve(entry, "dist") : at(opts.output);
       const result = await run(io, setExit, opts.json, () =>
         buildPlugin({ entry, output, minify: opts.minify === true, allowOutsideImports: opts.allowOutsideImports === true }),
@@ -71,7 +80,7 @@ export function registerPlugin(program: Command, io: CliIO, setExit: (code: numb
     .option("--allow-outside-imports", "bundle imports that resolve outside the plugin folder and its node_modules")
     .option("--json", "print the diagnostics as JSON")
     .action(async (opts: { entry: string; output?: string; allowOutsideImports?: boolean; json?: boolean }) => {
-      const entry = at(opts.entry);
+      const entry = await entryDir(opts.entry);
       const output = opts.output === undefined ? resolve(entry, "dist") : at(opts.output);
       const result = await run(io, setExit, opts.json, () =>
         checkPlugin({ entry, output, allowOutsideImports: opts.allowOutsideImports === true }),
@@ -97,7 +106,7 @@ export function registerPlugin(program: Command, io: CliIO, setExit: (code: numb
     .option("--allow-outside-imports", "bundle imports that resolve outside the plugin folder and its node_modules")
     .option("--json", "print the result as JSON")
     .action(async (opts: { entry: string; dist?: string; output?: string; name?: string; minify?: boolean; allowOutsideImports?: boolean; json?: boolean }) => {
-      const entry = at(opts.entry);
+      const entry = await entryDir(opts.entry);
       const dist = opts.dist === undefined ? resolve(entry, "dist") : at(opts.dist);
       const output = opts.output === undefined ? resolve(entry, "out") : at(opts.output);
       const name = opts.name === undefined ? {} : { name: opts.name };
@@ -119,7 +128,7 @@ export function registerPlugin(program: Command, io: CliIO, setExit: (code: numb
  * Runs a toolchain step. Plugin problems (errors with diagnostics) print the diagnostics and exit 1;
  * other PluginBuildErrors are one-line usage/runtime errors (exit 2).
  */
-async function run<T>(io: CliIO, setExit: (code: number) => void, json: boolean | undefined, step: () => Promise<T>): Promise<T | undefined> {
+async function run<T>(io: CliOutput, setExit: (code: number) => void, json: boolean | undefined, step: () => Promise<T>): Promise<T | undefined> {
   try {
     return await step();
   } catch (error) {
@@ -136,7 +145,7 @@ async function run<T>(io: CliIO, setExit: (code: number) => void, json: boolean 
   }
 }
 
-function printDiagnostics(io: CliIO, diagnostics: readonly PluginDiagnostic[], write: (text: string) => void = io.stdout): void {
+function printDiagnostics(io: CliOutput, diagnostics: readonly PluginDiagnostic[], write: (text: string) => void = io.stdout): void {
   const c = colors(io);
   for (const d of diagnostics) {
     const label = d.severity === "error" ? c.red("error  ") : d.severity === "warning" ? c.yellow("warning") : c.blue("info   ");

@@ -1,7 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { CATALOG_FORMATS, DEFAULT_SEARCH_TOOL, TokenizerUnavailableError, type CatalogFormat, type TokenCounter, type TokenEncoding } from "@skillport/core";
 import { approximateTokenCounter, loadTokenCounter, TOKEN_ENCODINGS } from "@skillport/core/internal";
-import { colors, EXIT_PROBLEMS, type CliIO } from "../io.js";
+import { CliError, colors, EXIT_PROBLEMS, type CliOutput } from "../io.js";
 import { loadSkills, reportLoadProblems } from "../load.js";
 import { positiveInteger } from "../options.js";
 
@@ -26,7 +26,7 @@ function priorityPair(value: string, previous: Record<string, number> = {}): Rec
 }
 
 /** The exact tokenizer asked for, or characters ÷ 4 (said on stderr) when js-tiktoken is not installed. */
-async function tokenCounter(name: PromptOptions["tokenizer"], io: CliIO): Promise<TokenCounter> {
+async function tokenCounter(name: PromptOptions["tokenizer"], io: CliOutput): Promise<TokenCounter> {
   if (name === "chars") return approximateTokenCounter;
   try {
     return await loadTokenCounter(name);
@@ -37,7 +37,7 @@ async function tokenCounter(name: PromptOptions["tokenizer"], io: CliIO): Promis
   }
 }
 
-export function registerPrompt(program: Command, io: CliIO, setExit: (code: number) => void): void {
+export function registerPrompt(program: Command, io: CliOutput, setExit: (code: number) => void): void {
   program
     .command("prompt")
     .description(
@@ -65,6 +65,11 @@ export function registerPrompt(program: Command, io: CliIO, setExit: (code: numb
       try {
         reportLoadProblems(io, failures, registry.shadowed, skipped);
         if (failures.length > 0) setExit(EXIT_PROBLEMS);
+        // An empty catalog on stdout would look like success: say that nothing was found (exit 1), as validate does.
+        if (registry.list().length === 0) {
+          const where = loaded.roots.length > 0 ? loaded.roots.join(", ") : ".agents/skills or .claude/skills (here, above, or in your home folder)";
+          throw new CliError(`no skills found in ${where}`, EXIT_PROBLEMS);
+        }
         const counter = options.maxTokens === undefined ? undefined : await tokenCounter(options.tokenizer, io);
         const text = await registry.catalog({
           format: options.format,
@@ -78,7 +83,7 @@ export function registerPrompt(program: Command, io: CliIO, setExit: (code: numb
           searchTool: options.searchTool,
           ...(options.metadata !== undefined && { exposeAllMetadata: options.metadata }),
         });
-        if (text.length > 0) io.stdout(text.endsWith("\n") ? text : `${text}\n`);
+        if (text.length > 0) io.data(text.endsWith("\n") ? text : `${text}\n`);
       } finally {
         await loaded.close();
       }

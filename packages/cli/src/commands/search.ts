@@ -2,8 +2,8 @@ import path from "node:path";
 import { InvalidArgumentError, type Command } from "commander";
 import { DEFAULT_MIN_CONFIDENCE, type SearchHit } from "@skillport/core/internal/search";
 import { defaultCacheDir } from "../cache-dir.js";
-import { colors, EXIT_PROBLEMS, printJson, type CliIO } from "../io.js";
-import { positiveInteger } from "../options.js";
+import { CliError, colors, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
+import { atLeastOne } from "../options.js";
 import type { DiskSearchCache } from "../search-cache.js";
 import { readSnapshot, snapshotLocation, type LoadedSkillForSnapshot, type SnapshotSkill, type WarmIndex } from "../search-snapshot.js";
 import { truncateColumns } from "../text-width.js";
@@ -39,7 +39,7 @@ function confidence(value: string): number {
   return parsed;
 }
 
-export function registerSearch(program: Command, io: CliIO, setExit: (code: number) => void): void {
+export function registerSearch(program: Command, io: CliOutput, setExit: (code: number) => void): void {
   program
     .command("search")
     .description(
@@ -50,7 +50,7 @@ export function registerSearch(program: Command, io: CliIO, setExit: (code: numb
     )
     .argument("<query>", "what you are looking for")
     .argument("[roots...]", "folders of skills, skill folders or source addresses (sqlite:./x.db, postgres://…, mysql://…, git+https://…#ref:path, https://…, npm:<package>), highest precedence first")
-    .option("-n, --limit <n>", "most results", positiveInteger, 5)
+    .option("-n, --limit <n>", "most results (at least 1)", atLeastOne, 5)
     .option("--min-confidence <x>", "abstain: leave out hits below this confidence (0–1; default 0, every hit that matches; see docs/search.md)", confidence, DEFAULT_MIN_CONFIDENCE)
     .option("--all", "also find skills hidden from models (disable-model-invocation: true)")
     .option("--json", "print JSON")
@@ -63,6 +63,7 @@ export function registerSearch(program: Command, io: CliIO, setExit: (code: numb
     )
     .option("--embeddings-model <name>", "model name sent to the embeddings endpoint (default: $SKILLPORT_EMBEDDINGS_MODEL or text-embedding-3-small)")
     .action(async (query: string, roots: string[], options: SearchCommandOptions) => {
+      if (query.trim() === "") throw new CliError("the query is empty: say what you are looking for, e.g. skillport search \"csv report\"");
       const cacheDir = options.cache ? path.resolve(io.cwd, options.cacheDir ?? defaultCacheDir()) : undefined;
       const embeddingsUrl = options.embeddingsUrl ?? (process.env.SKILLPORT_EMBEDDINGS_URL || undefined);
       const absoluteRoots = roots.map((r) => path.resolve(io.cwd, r));
@@ -79,7 +80,7 @@ function answerFromSnapshot(warm: WarmIndex, query: string, options: SearchComma
 }
 
 interface PathContext {
-  io: CliIO;
+  io: CliOutput;
   setExit: (code: number) => void;
   cacheDir: string | undefined;
   embeddingsUrl: string | undefined;
@@ -181,7 +182,7 @@ async function leaveSnapshot(
   if (stamps !== undefined) await saveSnapshot(snapshot.file, snapshot.scope, stamps, skills.map((s) => s.snapshot));
 }
 
-function print(io: CliIO, query: string, options: SearchCommandOptions, answer: Answer): void {
+function print(io: CliOutput, query: string, options: SearchCommandOptions, answer: Answer): void {
   const results = answer.hits.map((hit) => ({
     id: hit.id,
     confidence: Number(hit.confidence.toFixed(3)),

@@ -1,6 +1,6 @@
 import { Option, type Command } from "commander";
 import { toAnthropicTools, toMcpTools, toOpenAIChatTools, toOpenAIResponsesTools } from "@skillport/agent";
-import { printJson, type CliIO } from "../io.js";
+import { printJson, type CliOutput } from "../io.js";
 import { boxOptions, buildBox, type BoxOptions } from "./agent-setup.js";
 
 const FORMATS = ["openai", "openai-responses", "anthropic", "mcp", "json"] as const;
@@ -10,7 +10,7 @@ interface ToolsOptions extends BoxOptions {
   all?: boolean;
 }
 
-export function registerTools(program: Command, io: CliIO, setExit: (code: number) => void): void {
+export function registerTools(program: Command, io: CliOutput, setExit: (code: number) => void): void {
   boxOptions(
     program
       .command("tools")

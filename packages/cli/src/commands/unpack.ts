@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { Command } from "commander";
 import { unpackArchive } from "@skillport/pack/unpack";
-import { colors, printJson, type CliIO } from "../io.js";
+import { colors, printJson, type CliOutput } from "../io.js";
 import { displayPath, requireFile, size, withFsErrors } from "../package-io.js";
 
 interface UnpackCommandOptions {
@@ -9,7 +9,7 @@ interface UnpackCommandOptions {
 }
 
 /** `skillport unpack <archive> <dir>`: safe extraction, checked in full before anything is written. */
-export function registerUnpack(program: Command, io: CliIO, _setExit: (code: number) => void): void {
+export function registerUnpack(program: Command, io: CliOutput, _setExit: (code: number) => void): void {
   program
     .command("unpack")
     .description("safely unpack a package archive (zip, tar, tar.gz, .skill) into a new or empty directory")
@@ -21,7 +21,7 @@ export function registerUnpack(program: Command, io: CliIO, _setExit: (code: num
       const source = path.resolve(io.cwd, archive);
       await requireFile(source, archive);
       const dest = path.resolve(io.cwd, dir);
-      const result = await withFsErrors(() => unpackArchive(source, dest));
+      const result = await withFsErrors(() => unpackArchive(source, dest), io.cwd);
       const shown = displayPath(dest, io.cwd);
       if (options.json) {
         printJson(io, {

@@ -2,7 +2,7 @@ import { Option, type Command } from "commander";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { AgentSkillsError, LimitExceededError, PROFILE_NAMES, validateSkillMd, type ProfileName, type SkillProvider } from "@skillport/core";
-import { CliError, EXIT_PROBLEMS, progressLine, warnOn, type CliIO } from "../io.js";
+import { CliError, EXIT_PROBLEMS, progressLine, warnOn, type CliOutput } from "../io.js";
 import { formatJson, formatSarif, formatText, type SkillReport } from "../report.js";
 import { DEFAULT_MAX_SKILL_MD_BYTES, inspectSkillFiles, problemDiagnostic, readSkillMd, readSkillText } from "../skill-files.js";
 import { displayPath, resolveSkillTargets } from "../targets.js";
@@ -18,7 +18,7 @@ interface ValidateOptions {
   maxFileBytes: number;
 }
 
-export function registerValidate(program: Command, io: CliIO, setExit: (code: number) => void): void {
+export function registerValidate(program: Command, io: CliOutput, setExit: (code: number) => void): void {
   program
     .command("validate")
     .description("check SKILL.md files against a rule profile (exit 1 when any has errors)")
@@ -46,7 +46,7 @@ export async function validatePaths(
   paths: readonly string[],
   options: Omit<ValidateOptions, "format">,
   cwd: string,
-  io?: CliIO,
+  io?: CliOutput,
 ): Promise<SkillReport[]> {
   const reports: SkillReport[] = [];
   for (const given of paths) {
@@ -56,7 +56,7 @@ export async function validatePaths(
   return reports;
 }
 
-async function validateFiles(given: string, options: Omit<ValidateOptions, "format">, cwd: string, io?: CliIO): Promise<SkillReport[]> {
+async function validateFiles(given: string, options: Omit<ValidateOptions, "format">, cwd: string, io?: CliOutput): Promise<SkillReport[]> {
   const reports: SkillReport[] = [];
   const targets = await resolveSkillTargets([given], cwd, { maxFileBytes: options.maxFileBytes });
   const progress = io ? progressLine(io, "validating", targets.length) : undefined;
@@ -87,7 +87,7 @@ async function validateFiles(given: string, options: Omit<ValidateOptions, "form
 }
 
 /** A source address: the stored SKILL.md texts, exactly as the source serves them, named `<source>:<id>/SKILL.md`. */
-async function validateSource(address: string, options: Omit<ValidateOptions, "format">, cwd: string, io?: CliIO): Promise<SkillReport[]> {
+async function validateSource(address: string, options: Omit<ValidateOptions, "format">, cwd: string, io?: CliOutput): Promise<SkillReport[]> {
   const source = await openSource(address, { cwd, ...(io === undefined ? {} : { warn: warnOn(io) }) });
   try {
     const reports: SkillReport[] = [];

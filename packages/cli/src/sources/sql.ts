@@ -1,4 +1,5 @@
-import { parseSqlAddress, SqlSkillRepository } from "@skillport/sql";
+import { parseSqlAddress, SqlRepositoryError, SqlSkillRepository } from "@skillport/sql";
+import { CliError } from "../io.js";
 import type { OpenedSource, OpenSourceOptions } from "../source-uri.js";
 
 /**
@@ -25,7 +26,18 @@ export async function openSqlSource(address: string, options: OpenSourceOptions)
     await repository.ready();
   } catch (error) {
     await repository.close();
-    throw error;
+    throw options.write ? error : inCliTerms(error);
   }
   return { label: repository.name, provider: repository, ...(options.write && { repository }), close: () => repository.close() };
+}
+
+/**
+ * The library says "open it writable" (its `writeable`/`migrate` options); on the command line the writer is `copy`,
+ * which creates the tables (or upgrades them) in the database it copies into.
+ */
+function inCliTerms(error: unknown): unknown {
+  if (!(error instanceof SqlRepositoryError) || error.code !== "SQL_SCHEMA") return error;
+  const create = error.message.replace(/; open it writable to create them$/, "; `skillport copy <folder of skills> <this address>` creates them and copies skills in");
+  const upgrade = create.replace(/; open it writable once to upgrade$/, "; `skillport copy` into it (e.g. from an empty folder) upgrades it");
+  return upgrade === error.message ? error : new CliError(upgrade);
 }
