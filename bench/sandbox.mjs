@@ -5,6 +5,7 @@
 // Standalone: imports the built packages (run `npm run build` first).
 // Usage: node bench/sandbox.mjs [runs=50] [wholeRuns=7] [--repo <checkout>]   (--repo: measure another build, e.g. main)
 import { spawn, spawnSync } from "node:child_process";
+import { closeSync, openSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm, realpath } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -20,10 +21,31 @@ const { createSandbox, findBubblewrap } = await import(pathToFileURL(path.join(r
 const cli = path.join(repo, "packages/cli/dist/cli.js");
 const dir = await realpath(await mkdtemp(path.join(os.tmpdir(), "skillport-bench-")));
 
+// A policy may name a descriptor for bwrap's --seccomp, which the sandbox's launcher opens on the filter: the reference
+// rows that start bwrap with that policy directly hand it the same filter on that descriptor.
+let filterFile;
+try {
+  const filter = (await import(pathToFileURL(path.join(repo, "packages/sandbox/dist/seccomp.js")).href)).seccompFilter();
+  if (filter) writeFileSync((filterFile = path.join(dir, "seccomp.bpf")), filter);
+} catch {
+  // A build without the filter.
+}
+/** stdio for spawning bwrap with `args`: the filter at the descriptor `--seccomp` names (the caller closes it). */
+function stdioFor(args, out = "pipe") {
+  const i = args.indexOf("--seccomp");
+  if (i < 0 || filterFile === undefined) return [["ignore", out, out], undefined];
+  const fd = openSync(filterFile, "r");
+  const stdio = Array.from({ length: Number(args[i + 1]) + 1 }, (_, k) => (k === 1 || k === 2 ? out : "ignore"));
+  stdio[stdio.length - 1] = fd;
+  return [stdio, fd];
+}
+
 function timedSpawn(file, args, env = {}) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"], env });
+    const [stdio, fd] = stdioFor(args);
+    const child = spawn(file, args, { stdio, env });
+    if (fd !== undefined) closeSync(fd);
     child.stdout.resume();
     child.stderr.resume();
     child.on("error", reject);
@@ -88,14 +110,24 @@ if (bw >= 0) {
 // up against: the sandbox's own process chain (bwrap with the policy, the identity drop, bash) started directly, and a
 // bare `node` process starting that same chain (what any Node CLI using this policy pays, before loading anything).
 const chain = bubblewrapSandbox?.bwrapArgs(["/bin/bash", "-c", "true"], dir, { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: dir, TMPDIR: "/tmp", LANG: "C.UTF-8" });
-const nodeChain = chain && `require("child_process").spawnSync(${JSON.stringify(bwrap)}, ${JSON.stringify(chain)}, { stdio: "ignore", env: {} })`;
+const chainStdio = chain && stdioFor(chain, "ignore")[0].map((s) => (typeof s === "number" ? "FILTER" : s));
+const nodeChain =
+  chain &&
+  `const fs = require("fs"); const stdio = ${JSON.stringify(chainStdio)}.map((s) => (s === "FILTER" ? fs.openSync(${JSON.stringify(filterFile ?? "")}, "r") : s));` +
+  `require("child_process").spawnSync(${JSON.stringify(bwrap)}, ${JSON.stringify(chain)}, { stdio, env: {} })`;
+const chainSync = () => {
+  const [stdio, fd] = stdioFor(chain);
+  const result = spawnSync(bwrap, chain, { env: {}, stdio });
+  if (fd !== undefined) closeSync(fd);
+  return result;
+};
 const whole = [
   ["node -e 0", () => spawnSync(process.execPath, ["-e", "0"])],
   ["skillport --version", () => spawnSync(process.execPath, [cli, "--version"])],
   ...(bwrap
     ? [
         ["bare bwrap --ro-bind / / true", () => spawnSync(bwrap, BARE)],
-        ["floor: the sandbox's chain (bwrap policy, setpriv, bash -c true), no node", () => spawnSync(bwrap, chain, { env: {} })],
+        ["floor: the sandbox's chain (bwrap policy, setpriv, bash -c true), no node", chainSync],
         ["floor: node -e starting that chain", () => spawnSync(process.execPath, ["-e", nodeChain])],
         ["skillport exec --sandbox bubblewrap -- true", () => spawnSync(process.execPath, [cli, "exec", "-w", dir, "--sandbox", "bubblewrap", "--", "true"])],
       ]

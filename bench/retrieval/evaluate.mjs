@@ -2,7 +2,8 @@
 //
 //   node bench/retrieval/make-corpus.mjs --out /tmp/retrieval-corpus owner/name=CHECKOUT …   (once)
 //   node bench/retrieval/evaluate.mjs --corpus /tmp/retrieval-corpus [--split test|train|both|all] [--json]
-//   node bench/retrieval/evaluate.mjs --corpus … --calibrate      fits the confidence model on the TRAIN split
+//   node bench/retrieval/evaluate.mjs --set copilot --corpus /tmp/copilot-corpus --split all   (another labelled set;
+//       its queries have no split: use --split all. The "heldout" set is for reporting only: see calibrate.mjs)
 //   node bench/retrieval/evaluate.mjs --corpus … --embeddings-url http://127.0.0.1:8080/v1 [--embeddings-model M]
 //       adds a third system: BM25F fused with that endpoint's ranking (the CLI's hybrid: the same texts, the same
 //       fuseWithEmbeddings with its defaults; key from $SKILLPORT_EMBEDDINGS_API_KEY). A local CPU model:
@@ -10,10 +11,9 @@
 //
 // The corpus is loaded exactly as `skillport search` loads it (one source per repository, in corpus.json order,
 // winners only), so shadowed duplicates and skills hidden from models behave as they do for users.
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { sourceRootName } from "./make-corpus.mjs";
+import { readSet, sourceRootName } from "./make-corpus.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dist = (pkg) => path.join(here, "..", "..", "packages", pkg, "dist", "index.js");
@@ -24,13 +24,13 @@ const { LocalFileSystemSkillProvider } = await import(dist("fs"));
 const KINDS = ["direct", "indirect", "ambiguous", "none"];
 
 function parseArgs(argv) {
-  const args = { split: "test", json: false, calibrate: false, corpus: undefined, minConfidence: DEFAULT_MIN_CONFIDENCE };
+  const args = { split: "test", json: false, corpus: undefined, set: "main", minConfidence: DEFAULT_MIN_CONFIDENCE };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--corpus") args.corpus = argv[++i];
     else if (a === "--split") args.split = argv[++i];
     else if (a === "--json") args.json = true;
-    else if (a === "--calibrate") args.calibrate = true;
+    else if (a === "--set") args.set = argv[++i];
     else if (a === "--min-confidence") args.minConfidence = Number(argv[++i]);
     else if (a === "--embeddings-url") args.embeddingsUrl = argv[++i];
     else if (a === "--embeddings-model") args.embeddingsModel = argv[++i];
@@ -41,8 +41,7 @@ function parseArgs(argv) {
 }
 
 /** The skills as `skillport search` sees them: winners of a registry over one source per repository. */
-export async function loadCorpus(dir) {
-  const corpus = JSON.parse(readFileSync(path.join(here, "corpus.json"), "utf8"));
+export async function loadCorpus(dir, corpus = readSet("main").corpus) {
   const registry = new SkillRegistry();
   for (const source of corpus.sources) {
     const name = sourceRootName(source.repo);
@@ -142,44 +141,12 @@ function table(title, rows) {
   return lines.join("\n");
 }
 
-/** Logistic regression by gradient descent on the features of the top five hits of each training query. */
-function calibrate(index, queries) {
-  const samples = [];
-  for (const q of queries) {
-    const relevant = new Set(q.relevant);
-    for (const hit of index.search(q.query, { limit: 5, explain: true })) samples.push({ x: hit.features, y: relevant.has(hit.id) ? 1 : 0 });
-  }
-  const keys = Object.keys(samples[0].x);
-  const w = Object.fromEntries(keys.map((k) => [k, 0]));
-  let bias = 0;
-  const rate = 0.5;
-  for (let epoch = 0; epoch < 4000; epoch++) {
-    const grad = Object.fromEntries(keys.map((k) => [k, 0]));
-    let gb = 0;
-    for (const { x, y } of samples) {
-      let z = bias;
-      for (const k of keys) z += w[k] * x[k];
-      const p = 1 / (1 + Math.exp(-z));
-      for (const k of keys) grad[k] += (p - y) * x[k];
-      gb += p - y;
-    }
-    for (const k of keys) w[k] -= (rate * grad[k]) / samples.length;
-    bias -= (rate * gb) / samples.length;
-  }
-  return { bias, weights: w, samples: samples.length };
-}
-
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const args = parseArgs(process.argv.slice(2));
   const started = performance.now();
-  const skills = await loadCorpus(path.resolve(args.corpus));
-  const { queries: all } = JSON.parse(readFileSync(path.join(here, "queries.json"), "utf8"));
+  const { corpus, queries: all } = readSet(args.set);
+  const skills = await loadCorpus(path.resolve(args.corpus), corpus);
   const index = new SkillSearchIndex(skills);
-  if (args.calibrate) {
-    const model = calibrate(index, all.filter((q) => q.split === "train"));
-    console.log(JSON.stringify(model, null, 2));
-    process.exit(0);
-  }
   const plain = plainBm25(skills);
   // A cold CPU model can take longer than the CLI's 10 s for a batch of 64 skills.
   const client = args.embeddingsUrl && new EmbeddingsClient({ url: args.embeddingsUrl, model: args.embeddingsModel, apiKey: process.env.SKILLPORT_EMBEDDINGS_API_KEY || undefined, timeoutMs: 300_000 });
@@ -202,7 +169,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       const ranked = new Map();
       for (const q of queries) {
         const bm25 = index.search(q.query, { limit: 50 });
-        const abstained = !bm25.some((h) => h.confidence >= args.minConfidence);
+        // As the CLI: abstention only when asked for (decision 0265).
+        const abstained = args.minConfidence > 0 && !bm25.some((h) => h.confidence >= args.minConfidence);
         const fused = await fuseWithEmbeddings(client, q.query, bm25, texts, { limit: 5, vectors });
         if (fused.warning) throw new Error(fused.warning);
         ranked.set(q.id, { ids: fused.hits.map((h) => h.id), kept: abstained ? [] : fused.hits.map((h) => h.id) });

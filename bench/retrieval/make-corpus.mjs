@@ -1,7 +1,12 @@
-// Re-creates the retrieval corpus from local checkouts of the public skill repositories that corpus.json names.
+// Re-creates a retrieval corpus from local checkouts of the public skill repositories its corpus.json names.
 // Only references (repository, commit, path) are kept in this repository; the texts come from your checkouts.
 //
 //   node bench/retrieval/make-corpus.mjs --out /tmp/retrieval-corpus owner/name=/path/to/checkout …
+//   node bench/retrieval/make-corpus.mjs --set heldout --out /tmp/heldout --snapshots DIR
+//
+// Sets (SETS below): "main" (corpus.json and queries.json here), "copilot" and "heldout" (their own folders).
+// --snapshots DIR finds each repository's checkout as DIR/<owner>+<name>/repo, DIR/<owner>+<name> or
+// DIR/<owner>__<name> (a bare git directory or a work tree); owner/name=CHECKOUT pairs override it.
 //
 // A checkout may be a work tree (its files are read at that commit with `git show` when it is a git repository,
 // else straight from disk) or a bare git directory. Every repository becomes one skills root,
@@ -13,19 +18,59 @@ import { fileURLToPath } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
+/** Each labelled set: its manifest of skills and its queries. Only "main" and "copilot" may be tuned on. */
+export const SETS = {
+  main: { dir: here, role: "tune" },
+  copilot: { dir: path.join(here, "copilot"), role: "tune" },
+  heldout: { dir: path.join(here, "heldout"), role: "report" },
+};
+
+export function setFile(set, file) {
+  const entry = SETS[set];
+  if (!entry) throw new Error(`unknown set ${JSON.stringify(set)} (want ${Object.keys(SETS).join(", ")})`);
+  return path.join(entry.dir, file);
+}
+
+export function readSet(set) {
+  return {
+    corpus: JSON.parse(readFileSync(setFile(set, "corpus.json"), "utf8")),
+    queries: JSON.parse(readFileSync(setFile(set, "queries.json"), "utf8")).queries,
+  };
+}
+
+/** The checkout of `repo` under a folder of snapshots, or undefined. */
+export function findSnapshot(snapshots, repo) {
+  const [owner, name] = repo.split("/");
+  for (const dir of [path.join(snapshots, `${owner}+${name}`, "repo"), path.join(snapshots, `${owner}+${name}`), path.join(snapshots, `${owner}__${name}`)]) {
+    if (existsSync(dir)) return dir;
+  }
+  return undefined;
+}
+
 function parseArgs(argv) {
   const checkouts = new Map();
   let out;
+  let set = "main";
+  let snapshots;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--out") out = argv[++i];
+    else if (arg === "--set") set = argv[++i];
+    else if (arg === "--snapshots") snapshots = argv[++i];
     else if (arg.includes("=")) {
       const [repo, dir] = arg.split("=", 2);
       checkouts.set(repo, path.resolve(dir));
     } else throw new Error(`unexpected argument ${JSON.stringify(arg)} (want --out DIR and owner/name=CHECKOUT pairs)`);
   }
   if (!out) throw new Error("--out DIR is required");
-  return { out: path.resolve(out), checkouts };
+  const { corpus } = readSet(set);
+  if (snapshots !== undefined) {
+    for (const source of corpus.sources) {
+      const found = checkouts.has(source.repo) ? undefined : findSnapshot(path.resolve(snapshots), source.repo);
+      if (found) checkouts.set(source.repo, found);
+    }
+  }
+  return { out: path.resolve(out), checkouts, corpus };
 }
 
 function isGit(dir) {
@@ -49,7 +94,7 @@ export function sourceRootName(repo) {
   return repo.replace("/", "__");
 }
 
-export function makeCorpus(out, checkouts, corpus = JSON.parse(readFileSync(path.join(here, "corpus.json"), "utf8"))) {
+export function makeCorpus(out, checkouts, corpus = readSet("main").corpus) {
   const written = [];
   for (const source of corpus.sources) {
     const dir = checkouts.get(source.repo);
@@ -68,7 +113,7 @@ export function makeCorpus(out, checkouts, corpus = JSON.parse(readFileSync(path
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { out, checkouts } = parseArgs(process.argv.slice(2));
-  const written = makeCorpus(out, checkouts);
+  const { out, checkouts, corpus } = parseArgs(process.argv.slice(2));
+  const written = makeCorpus(out, checkouts, corpus);
   console.log(`${written.length} skills written under ${out}`);
 }

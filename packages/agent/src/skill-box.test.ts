@@ -254,6 +254,26 @@ describe("the system prompt", () => {
     expect(small.tools().map((t) => t.name)).toEqual(["load_skill_through_path"]);
   });
 
+  it("search_skills shows every ranked match with its confidence; it abstains only when asked (decision 0265)", async () => {
+    const box = new SkillBox({ catalog: { maxChars: 300 } });
+    for (const n of ["alpha", "beta", "gamma"]) await box.registerSkill(skill(n));
+    // Modelled on real skills whose description is only a title: the situation's words are in the body.
+    const body = "# Incident Commander\n\nRuns a production incident: declares severity, assigns roles (commander, scribe), keeps a timeline.\n";
+    await box.registerSkill(Skill.builder().name("incident-commander").description("Incident Commander").skillContent(body).build());
+    expect(box.tools().map((t) => t.name)).toContain("search_skills");
+    const query = "assign a scribe and keep a timeline while prod is broken";
+    const [top] = await box.searchSkills(query);
+    expect(top?.skill.id).toBe("incident-commander_custom");
+    expect(top?.confidence).toBeLessThan(0.3);
+    const shown = await text(box.callTool("search_skills", { query }));
+    expect(shown.text).toMatch(/^Skills matching ".*":\n1\. incident-commander_custom \(\d+%\)/);
+    const strict = await text(box.callTool("search_skills", { query, minConfidence: 0.3 }));
+    expect(strict.text).toBe(`No skill matches ${JSON.stringify(query)} with confidence ≥ 0.3.`);
+    expect(await box.searchSkills(query, 5, { minConfidence: 0.3 })).toEqual([]);
+    const refused = await text(box.callTool("search_skills", { query, minConfidence: 2 }));
+    expect(refused.isError).toBe(true);
+  });
+
   it("serves skills from a registry of real folders (fs provider)", async () => {
     const tree: TempTree = await tempTree({ "hello/SKILL.md": "---\nname: hello\ndescription: Say hello. Use when greeted.\n---\n# Hello\n", "hello/references/a.md": "A\n" });
     try {

@@ -1,5 +1,5 @@
 import { renderCatalog, ResourceNotFoundError, skillFields, SkillRegistry, SkillSearchIndex, toSkillProvider, type CatalogEntry, type Frontmatter, type RegistryEntry, type SearchHit, type Skill, type SkillSource, type TokenCounter } from "@skillport/core";
-import { catalogPriority, isHiddenFromModel, suggestClosest } from "@skillport/core/internal";
+import { catalogPriority, DEFAULT_MIN_CONFIDENCE, isHiddenFromModel, suggestClosest } from "@skillport/core/internal";
 import { AgentError } from "./errors.js";
 import { CodeExecutionBuilder, type CodeExecution } from "./code-exec/builder.js";
 import { createLoadTool, LOAD_SKILL_TOOL, type LoadHost } from "./load-tool.js";
@@ -162,7 +162,7 @@ export class SkillBox {
       : Promise.resolve();
     this.#ready.catch(() => undefined); // surfaced by ready()
     this.#loadTool = createLoadTool(this.#loadHost());
-    this.#searchTool = createSearchTool((query, limit) => this.searchSkills(query, limit));
+    this.#searchTool = createSearchTool((query, limit, minConfidence) => this.searchSkills(query, limit, { minConfidence }));
     for (const tool of options.toolkit ?? []) this.addTool(tool);
   }
 
@@ -249,19 +249,23 @@ export class SkillBox {
     return dropped;
   }
 
-  /** Skills matching a query (core's BM25F search with calibrated confidence), best first; hidden skills never. */
-  async searchSkills(query: string, limit = 5): Promise<Array<{ skill: BoxSkill; confidence: number }>> {
+  /**
+   * Skills matching a query (core's BM25F search with calibrated confidence), best first; hidden skills never. Every
+   * match by default; `minConfidence` leaves out weaker ones (abstention on request, decision 0265).
+   */
+  async searchSkills(query: string, limit = 5, options: { minConfidence?: number } = {}): Promise<Array<{ skill: BoxSkill; confidence: number }>> {
     const hits: Array<{ skill: BoxSkill; confidence: number }> = [];
     const index = this.#index();
+    const minConfidence = options.minConfidence ?? DEFAULT_MIN_CONFIDENCE;
     if (this.#registry) {
-      for (const hit of await this.#registry.search(query, { limit: limit * 2 })) {
+      for (const hit of await this.#registry.search(query, { limit: limit * 2, minConfidence })) {
         const entry = this.#registry.has(hit.id) ? this.#registry.get(hit.id) : undefined;
         const skill = entry ? index.get(this.#registryBoxId(entry)) : undefined;
         if (skill && !skill.hidden) hits.push({ skill, confidence: hit.confidence });
       }
     }
     this.#searchIndex ??= this.#buildRegisteredIndex();
-    for (const hit of this.#searchIndex.search(query, { limit: limit * 2 }) as SearchHit[]) {
+    for (const hit of this.#searchIndex.search(query, { limit: limit * 2, minConfidence }) as SearchHit[]) {
       const skill = index.get(hit.id);
       if (skill && !skill.hidden) hits.push({ skill, confidence: hit.confidence });
     }

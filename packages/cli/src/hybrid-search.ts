@@ -37,7 +37,8 @@ async function loadVectors(file: string): Promise<Map<string, number[]>> {
 export async function hybridSearch(registry: SkillRegistry, query: string, options: HybridSearchOptions): Promise<HybridResult> {
   const client = new EmbeddingsClient({ url: options.url, apiKey: options.apiKey, model: options.model, timeoutMs: options.timeoutMs });
   const bm25 = await registry.search(query, { limit: 50, minConfidence: 0, includeHidden: options.includeHidden });
-  const abstained = !bm25.some((h) => h.confidence >= options.minConfidence);
+  // Abstention only when asked for (decision 0265): by default the embeddings may rank what no keyword found.
+  const abstained = options.minConfidence > 0 && !bm25.some((h) => h.confidence >= options.minConfidence);
   const skills = registry
     .list()
     .filter((entry) => options.includeHidden || !isHiddenFromModel(entry.getMetadata()))

@@ -85,7 +85,6 @@ describe("InMemorySkillRepository", () => {
     });
 
     it.each([
-      ["an empty name", [make("")], "name-invalid"],
       ["an unsafe name", [make("../x")], "name-invalid"],
       ["a duplicate in one batch", [make("d"), make("d")], "name-duplicate"],
       ["a traversal resource path", [make("r", { resources: new Map([["../x", "x"]]) })], "resource-path-invalid"],

@@ -73,7 +73,7 @@ export class InMemorySkillRepository extends SkillSourceProvider implements Skil
   }
 
   /** Every stored skill, sorted by id, each a new `Skill` object. */
-  async getAllSkills(): Promise<Skill[]> {
+  override async getAllSkills(): Promise<Skill[]> {
     return Promise.all((await this.discover()).map((id) => this.getSkill(id)));
   }
 
@@ -82,7 +82,7 @@ export class InMemorySkillRepository extends SkillSourceProvider implements Skil
   }
 
   /** The whole skill as a new `Skill` object (resources as bytes). */
-  async getSkill(id: string): Promise<Skill> {
+  override async getSkill(id: string): Promise<Skill> {
     const stored = this.#find(id);
     const resources = new Map<string, ResourceContent>([...stored.resources].map(([p, bytes]) => [p, bytes.slice()]));
     return new Skill({ frontmatter: structuredClone(stored.frontmatter), body: stored.body, resources, source: this.name });

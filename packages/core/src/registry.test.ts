@@ -4,6 +4,7 @@ import { SkillRegistry, type RegistryChange, type SearchDocumentCache, type Shad
 import type { AnalysedSkill } from "./search/index.js";
 import { InMemorySkillRepository } from "./memory.js";
 import { Skill } from "./skill.js";
+import { toSkillProvider } from "./source.js";
 import { ProviderUnavailableError, SkillNotFoundError, SkillValidationError } from "./errors.js";
 import type { Frontmatter, SkillProvider } from "./types.js";
 
@@ -11,6 +12,21 @@ const skill = (name: string, description = `The ${name} skill.`, extra: Frontmat
   new Skill({ frontmatter: { name, description, ...extra }, body: `\n# ${name} body\n` });
 
 const repo = (name: string, ...skills: Skill[]) => new InMemorySkillRepository({ name, skills });
+
+/** A source serving frontmatter as stored, blank fields included (a Skill object refuses those, as AgentScope's does). */
+const rawSource = (name: string, stored: Record<string, Frontmatter>): SkillProvider =>
+  toSkillProvider({
+    name,
+    discover: async () => Object.keys(stored).sort(),
+    getMetadata: async (id) => {
+      const frontmatter = stored[id];
+      if (frontmatter === undefined) throw new SkillNotFoundError(id);
+      return structuredClone(frontmatter);
+    },
+    getBody: async (id) => `# ${id}\n`,
+    listFiles: async () => [{ path: "SKILL.md", size: 1 }],
+    readFile: async () => new Uint8Array(),
+  });
 
 /** Counts calls, so tests can prove what the registry does NOT read. */
 function counting(provider: InMemorySkillRepository) {
@@ -68,7 +84,7 @@ describe("SkillRegistry", () => {
     const failures: string[] = [];
     registry.on("failure", (f) => failures.push(`${f.source}/${f.id}`));
     const report = await registry.registerAll(
-      repo("p", skill("good"), skill("no-description", ""), new Skill({ frontmatter: { name: "wrong-name", description: "d" }, body: "" })),
+      rawSource("p", { good: { name: "good", description: "Good." }, "no-description": { name: "no-description", description: "" }, "wrong-name": { name: "wrong-name", description: "d" } }),
     );
     expect(report.registered).toEqual(["p:good", "p:wrong-name"]);
     expect(report.failed.map((f) => [f.id, f.diagnostics.map((d) => d.code)])).toEqual([["no-description", ["description-empty"]]]);
@@ -85,7 +101,7 @@ describe("SkillRegistry", () => {
   });
 
   it("register and registerBatch validate all-or-nothing and reject duplicates", async () => {
-    const a = repo("a", skill("one"), skill("two"), skill("bad", " "));
+    const a = rawSource("a", { one: { name: "one", description: "One." }, two: { name: "two", description: "Two." }, bad: { name: "bad", description: " " } });
     const registry = new SkillRegistry();
     const entry = await registry.register("one", a);
     expect(entry.qualifiedId).toBe("a:one");
@@ -247,6 +263,8 @@ function bind(provider: InMemorySkillRepository): SkillProvider {
     listResources: (id) => provider.listResources(id),
     listFiles: (id) => provider.listFiles(id),
     readFile: (id, p) => provider.readFile(id, p),
+    getSkill: (id) => provider.getSkill(id),
+    getAllSkills: () => provider.getAllSkills(),
   };
 }
 

@@ -57,15 +57,15 @@ describe("Skill.builder()", () => {
   });
 
   it("defaults the source to custom", () => {
-    expect(Skill.builder().name("a").description("d").build().source).toBe("custom");
+    expect(Skill.builder().name("a").description("d").skillContent("B").build().source).toBe("custom");
   });
 
-  it("refuses blank name or description and unsafe resource paths, listing every problem", () => {
+  it("refuses blank name, description or content and unsafe resource paths, listing every problem", () => {
     const error = catchError(() =>
       Skill.builder().name(" ").description("").addResource("../etc/passwd", "x").addResource("/abs", "x").addResource("ok/file.md", "x").build(),
     );
     expect(error.code).toBe("SKILL_VALIDATION");
-    expect(error.diagnostics.map((d) => d.code)).toEqual(["name-empty", "description-empty", "resource-path-invalid", "resource-path-invalid"]);
+    expect(error.diagnostics.map((d) => d.code)).toEqual(["name-empty", "description-empty", "body-empty", "resource-path-invalid", "resource-path-invalid"]);
     expect(error.message).toContain('"../etc/passwd"');
   });
 
@@ -74,7 +74,7 @@ describe("Skill.builder()", () => {
   });
 
   it("stores a __proto__ metadata key as data", () => {
-    const skill = Skill.builder().name("a").description("d").putMetadata("__proto__", "x").build();
+    const skill = Skill.builder().name("a").description("d").skillContent("B").putMetadata("__proto__", "x").build();
     expect(Object.keys(skill.metadata)).toEqual(["__proto__"]);
     expect(Object.getPrototypeOf(skill.frontmatter)).toBe(Object.prototype);
   });
@@ -98,8 +98,21 @@ describe("Skill", () => {
   });
 
   it("reads unquoted numbers and booleans in name/description as text", () => {
-    expect(new Skill({ frontmatter: { name: 2048, description: true }, body: "" })).toMatchObject({ name: "2048", description: "true" });
-    expect(new Skill({ frontmatter: { name: ["x"] }, body: "" }).name).toBe("");
+    expect(new Skill({ frontmatter: { name: 2048, description: true }, body: "B" })).toMatchObject({ name: "2048", description: "true" });
+  });
+
+  // AgentScope's AgentSkill constructor throws on a blank name, description or content; so does this one.
+  it.each([
+    ["a blank name", { name: " ", description: "d" }, "B", ["name-empty"]],
+    ["a missing description", { name: "a" }, "B", ["description-empty"]],
+    ["a name that is not text", { name: ["x"], description: "d" }, "B", ["name-empty"]],
+    ["an empty body", { name: "a", description: "d" }, "", ["body-empty"]],
+    ["a whitespace body", { name: "a", description: "d" }, " \n\t", ["body-empty"]],
+    ["everything blank", {}, "", ["name-empty", "description-empty", "body-empty"]],
+  ])("new Skill refuses %s", (_label, frontmatter, body, codes) => {
+    const error = catchError(() => new Skill({ frontmatter, body }));
+    expect(error.code).toBe("SKILL_VALIDATION");
+    expect(error.diagnostics.map((d) => d.code)).toEqual(codes);
   });
 });
 
@@ -145,6 +158,9 @@ describe("createSkillFrom", () => {
     ["invalid YAML", "---\nname: [\n---\n", "yaml-invalid"],
     ["no name", "---\ndescription: d\n---\n", "name-missing"],
     ["no description", "---\nname: a\n---\n", "description-missing"],
+    ["a blank description", "---\nname: a\ndescription: '  '\n---\nBody\n", "description-empty"],
+    ["no content", "---\nname: a\ndescription: d\n---\n", "body-empty"],
+    ["blank content", "---\nname: a\ndescription: d\n---\n \n\t\n", "body-empty"],
   ])("throws SkillValidationError with diagnostics: %s", (_label, text, code) => {
     const error = catchError(() => createSkillFrom(text));
     expect(error.diagnostics.map((d) => d.code)).toContain(code);
@@ -152,7 +168,7 @@ describe("createSkillFrom", () => {
   });
 
   it("refuses unsafe resource paths", () => {
-    const error = catchError(() => createSkillFrom("---\nname: a\ndescription: d\n---\n", { "a/../../x": "y", "SKILL.md": "z" }));
+    const error = catchError(() => createSkillFrom("---\nname: a\ndescription: d\n---\nBody\n", { "a/../../x": "y", "SKILL.md": "z" }));
     expect(error.diagnostics.map((d) => d.code)).toEqual(["resource-path-invalid", "resource-path-invalid"]);
   });
 });

@@ -9,7 +9,26 @@ import { scalarText } from "./fields.js";
 /** Resource content: text as given, or exact bytes. */
 export type ResourceContent = string | Uint8Array;
 
-/** A skill held in memory: frontmatter (verbatim, ordered), body, resources by relative POSIX path. */
+/**
+ * What AgentScope's `AgentSkill` constructor refuses: a blank name, a blank description, blank content. A skill
+ * without them renders as `<description></description>` and cannot be chosen, so it is never made at all.
+ */
+function blankFieldProblems(name: string, description: string, body: string): Diagnostic[] {
+  const problems: Diagnostic[] = [];
+  if (name.trim() === "") problems.push(problem("name-empty", "the skill needs a non-blank name"));
+  if (description.trim() === "") problems.push(problem("description-empty", "the skill needs a non-blank description"));
+  if (body.trim() === "") problems.push(problem("body-empty", "the skill needs non-blank content (the SKILL.md body)"));
+  return problems;
+}
+
+function refuse(problems: readonly Diagnostic[]): never {
+  throw new SkillValidationError(`cannot build skill: ${problems.map((p) => p.message).join("; ")}`, [...problems]);
+}
+
+/**
+ * A skill held in memory: frontmatter (verbatim, ordered), body, resources by relative POSIX path. The constructor
+ * throws SkillValidationError on a blank name, description or body (AgentScope's rule), so every Skill is usable.
+ */
 export class Skill {
   readonly frontmatter: Frontmatter;
   readonly body: string;
@@ -17,6 +36,8 @@ export class Skill {
   readonly source: string;
 
   constructor(init: { frontmatter: Frontmatter; body: string; resources?: ReadonlyMap<string, ResourceContent>; source?: string }) {
+    const problems = blankFieldProblems(scalarText(init.frontmatter.name) ?? "", scalarText(init.frontmatter.description) ?? "", init.body);
+    if (problems.length > 0) refuse(problems);
     this.frontmatter = init.frontmatter;
     this.body = init.body;
     this.resources = init.resources ?? new Map();
@@ -79,8 +100,6 @@ export class Skill {
   }
 }
 
-/** Numbers and booleans written unquoted (`name: 2048`) still read as their text. */
-
 /** Builds a Skill in code, AgentScope style. `build()` checks the minimum a skill needs to be usable. */
 export class SkillBuilder {
   #name = "";
@@ -124,13 +143,10 @@ export class SkillBuilder {
     return this;
   }
 
-  /** Throws SkillValidationError (with diagnostics) when name or description is blank or a resource path is unsafe. */
+  /** Throws SkillValidationError (with diagnostics) when name, description or content is blank or a resource path is unsafe. */
   build(): Skill {
-    const problems: Diagnostic[] = [];
-    if (this.#name.trim() === "") problems.push(problem("name-empty", "the skill needs a non-blank name"));
-    if (this.#description.trim() === "") problems.push(problem("description-empty", "the skill needs a non-blank description"));
-    problems.push(...resourcePathProblems(this.#resources.keys()));
-    if (problems.length > 0) throw new SkillValidationError(`cannot build skill: ${problems.map((p) => p.message).join("; ")}`, problems);
+    const problems = [...blankFieldProblems(this.#name, this.#description, this.#content), ...resourcePathProblems(this.#resources.keys())];
+    if (problems.length > 0) refuse(problems);
     const frontmatter: Frontmatter = { name: this.#name, description: this.#description };
     for (const [key, value] of Object.entries(this.#metadata)) defineKey(frontmatter, key, value);
     return new Skill({ frontmatter, body: this.#content, resources: new Map(this.#resources), source: this.#source });

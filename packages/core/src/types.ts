@@ -59,6 +59,10 @@ export interface SkillProvider extends SkillSource {
   getAsset(id: string, name: string): Promise<Uint8Array>;
   /** Files directly inside references/, scripts/ and assets/ (dotfiles skipped), sorted; every key present. */
   listResources(id: string): Promise<ResourceListing>;
+  /** AgentScope's whole-skill read: frontmatter, body and every other file as bytes; throws when any part fails. */
+  getSkill(id: string): Promise<Skill>;
+  /** Every skill that reads whole, sorted by id; one that cannot be read is left out (a SkillRegistry reports why). */
+  getAllSkills(): Promise<Skill[]>;
 }
 
 export interface SaveOptions {
@@ -76,15 +80,11 @@ export interface SaveResult {
   replaced: string[];
 }
 
-/** A provider that can also be written to, with AgentScope's whole-skill reads (`getSkill`, `getAllSkills`, `skillExists`). */
+/** A provider that can also be written to (AgentScope's repository: `save`, `delete`, `skillExists`). */
 export interface SkillRepository extends SkillProvider {
   save(skills: readonly Skill[], options?: SaveOptions): Promise<SaveResult>;
   /** True when something was deleted. */
   delete(id: string): Promise<boolean>;
-  /** The whole skill (frontmatter, body, every other file as bytes), as a new object; SkillNotFoundError when unknown. */
-  getSkill(id: string): Promise<Skill>;
-  /** Every skill that loads, sorted by id; one that cannot be read is left out (a SkillRegistry reports why). */
-  getAllSkills(): Promise<Skill[]>;
   /** Whether a skill with this id is stored (unsafe ids: false). */
   skillExists(id: string): Promise<boolean>;
 }

@@ -98,13 +98,13 @@ describe("FileSystemSkillRepository.save", () => {
 
   it.each([
     { name: "unsafe id", skills: () => [skill("../escape")], code: "name-invalid" },
-    { name: "empty name", skills: () => [skill("")], code: "name-invalid" },
+    // An empty name never reaches save: new Skill refuses it (core's skill.test.ts).
     { name: "duplicate", skills: () => [skill("a"), skill("a")], code: "name-duplicate" },
-    { name: "traversal resource", skills: () => [skill("a", "", { "../x.md": "x" })], code: "resource-path-invalid" },
-    { name: "absolute resource", skills: () => [skill("a", "", { "/etc/x": "x" })], code: "resource-path-invalid" },
-    { name: "SKILL.md as a resource", skills: () => [skill("a", "", { "SKILL.md": "x" })], code: "resource-path-invalid" },
-    { name: "skill.md as a resource", skills: () => [skill("a", "", { "skill.md": "x" })], code: "resource-path-invalid" },
-    { name: "file and folder", skills: () => [skill("a", "", { "x": "1", "x/y": "2" })], code: "resource-path-invalid" },
+    { name: "traversal resource", skills: () => [skill("a", "B", { "../x.md": "x" })], code: "resource-path-invalid" },
+    { name: "absolute resource", skills: () => [skill("a", "B", { "/etc/x": "x" })], code: "resource-path-invalid" },
+    { name: "SKILL.md as a resource", skills: () => [skill("a", "B", { "SKILL.md": "x" })], code: "resource-path-invalid" },
+    { name: "skill.md as a resource", skills: () => [skill("a", "B", { "skill.md": "x" })], code: "resource-path-invalid" },
+    { name: "file and folder", skills: () => [skill("a", "B", { "x": "1", "x/y": "2" })], code: "resource-path-invalid" },
   ])("rejects a batch with $name before writing anything", async ({ skills, code }) => {
     const repo = new FileSystemSkillRepository(root);
     const error = await repo.save([skill("good"), ...skills()]).catch((e: unknown) => e);
@@ -115,7 +115,7 @@ describe("FileSystemSkillRepository.save", () => {
 
   it("refuses files it could not read back under maxFileBytes", async () => {
     const repo = new FileSystemSkillRepository(root, { maxFileBytes: 100 });
-    const error = await repo.save([skill("a", "", { "assets/big.bin": new Uint8Array(101) })]).catch((e: unknown) => e);
+    const error = await repo.save([skill("a", "B", { "assets/big.bin": new Uint8Array(101) })]).catch((e: unknown) => e);
     expect((error as SkillValidationError).diagnostics.map((d) => d.message)).toEqual([
       'skill "a": "assets/big.bin" is larger than the 100-byte limit (maxFileBytes)',
     ]);

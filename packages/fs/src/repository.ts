@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { chmod, lstat, mkdir, mkdtemp, rename, rm, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { ResourceContent, SaveOptions, SaveResult, SkillRepository } from "@skillport/core";
+import type { SaveOptions, SaveResult, SkillRepository } from "@skillport/core";
 import { AgentSkillsError, SkillExistsError, SkillNotFoundError } from "@skillport/core/errors";
 import { isSafeSkillId } from "@skillport/core/internal/safe-path";
 import type { Skill } from "@skillport/core/internal/skill";
@@ -59,33 +59,6 @@ export class FileSystemSkillRepository extends LocalFileSystemSkillProvider impl
       for (const { id } of prepared) this.invalidate(id);
     }
     return { saved: prepared.map((s) => s.id), replaced: existing };
-  }
-
-  /**
-   * The whole skill: frontmatter, body and every other file (as bytes, through `listFiles`/`readFile`, so links and
-   * special files make it throw rather than load half a skill). `source` is the repository's name.
-   */
-  async getSkill(id: string): Promise<Skill> {
-    const [files, location] = await Promise.all([this.listFiles(id), this.getLocation(id)]);
-    const [frontmatter, body] = await Promise.all([this.getMetadata(id), this.getBody(id)]);
-    const skillFile = path.basename(location);
-    const resources = new Map<string, ResourceContent>();
-    for (const file of files) if (file.path !== skillFile) resources.set(file.path, await this.readFile(id, file.path));
-    const { Skill } = await import("@skillport/core/internal/skill"); // see #prepare
-    return new Skill({ frontmatter, body, resources, source: this.name });
-  }
-
-  /** Every skill that loads, sorted by id. A skill that cannot be read whole is left out, never thrown. */
-  async getAllSkills(): Promise<Skill[]> {
-    const skills: Skill[] = [];
-    for (const id of await this.discover()) {
-      try {
-        skills.push(await this.getSkill(id));
-      } catch (error) {
-        if (!(error instanceof AgentSkillsError)) throw error;
-      }
-    }
-    return skills;
   }
 
   async skillExists(id: string): Promise<boolean> {
@@ -170,7 +143,7 @@ export class FileSystemSkillRepository extends LocalFileSystemSkillProvider impl
 
   /**
    * Checks and encodes a whole batch (core's shared save rules); throws SkillValidationError before anything touches the
-   * disk. Core's save rules and Skill model (with the serialiser) are imported here and in getSkill, where they are
+   * disk. Core's save rules and Skill model (with the serialiser) are imported here, where they are
    * used, not with the package: every process that only lists skills imports this module through the main entry
    * (decision 0215).
    */

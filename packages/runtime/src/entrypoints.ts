@@ -3,6 +3,7 @@ import { lstat } from "node:fs/promises";
 import path from "node:path";
 import { LimitExceededError } from "@skillport/core/errors";
 import type { Sandbox } from "@skillport/sandbox";
+import { ensureVenv, usesPip, versionEnv } from "./python-env.js";
 import { SANDBOX_ENTRYPOINT_KEY, SKILL_ENTRYPOINTS_KEY, listValue, readState, writeState, type RuntimeState } from "./state.js";
 
 /** FastGPT's numbers: 30 s default, 1–600 s accepted, last 8 KiB of each stream kept, app script ≤ 16 KiB. */
@@ -61,6 +62,11 @@ export interface EntrypointRunOptions {
   /** Seconds, 1–600. Default 30. */
   timeout?: number;
   env?: Record<string, string>;
+  /**
+   * A Python virtual environment per version, first on PATH, made before an entrypoint that uses pip (decision 0271).
+   * Default true.
+   */
+  pythonEnv?: boolean;
   onOutcome?: (outcome: EntrypointOutcome) => void;
   onStart?: (target: string) => void;
 }
@@ -130,7 +136,7 @@ export async function runEntrypoints(options: EntrypointRunOptions): Promise<Ini
       report({ target: "app", status: "skipped", reason: "already ran (same sha256)" });
     } else {
       options.onStart?.("app");
-      const outcome = await runOne(options, "app", ["/bin/bash", "-c", appScript], options.sandbox.writableDir, timeoutMs);
+      const outcome = await runOne(options, "app", ["/bin/bash", "-c", appScript], options.sandbox.writableDir, timeoutMs, options.env);
       if (outcome.status === "ran") state.values[SANDBOX_ENTRYPOINT_KEY] = hash;
       report(outcome);
     }
@@ -148,7 +154,11 @@ export async function runEntrypoints(options: EntrypointRunOptions): Promise<Ini
       continue;
     }
     options.onStart?.(versionId);
-    const outcome = await runOne(options, versionId, ["/bin/bash", ENTRYPOINT_FILE], dir, timeoutMs);
+    const python = options.pythonEnv ?? true;
+    const venvProblem = python && usesPip(dir, ENTRYPOINT_FILE) ? await ensureVenv(options.sandbox, versionId, timeoutMs) : undefined;
+    const env = python ? versionEnv(options.sandbox.writableDir, versionId, options.env) : options.env;
+    const outcome = await runOne(options, versionId, ["/bin/bash", ENTRYPOINT_FILE], dir, timeoutMs, env);
+    if (venvProblem !== undefined && outcome.status !== "ran") outcome.reason = `${outcome.reason ?? "failed"}; ${venvProblem}`;
     if (outcome.status === "ran") recorded.add(versionId);
     report(outcome);
     if (outcome.status === "ran") await save();
@@ -157,12 +167,19 @@ export async function runEntrypoints(options: EntrypointRunOptions): Promise<Ini
   return { outcomes, failed: outcomes.some((o) => o.status === "failed" || o.status === "timed-out"), stateProblems };
 }
 
-async function runOne(options: EntrypointRunOptions, target: string, command: string[], cwd: string, timeoutMs: number): Promise<EntrypointOutcome> {
+async function runOne(
+  options: EntrypointRunOptions,
+  target: string,
+  command: string[],
+  cwd: string,
+  timeoutMs: number,
+  env: Record<string, string> | undefined,
+): Promise<EntrypointOutcome> {
   try {
     const r = await options.sandbox.run({
       command,
       cwd,
-      env: options.env,
+      env,
       timeoutMs,
       maxStdoutBytes: ENTRYPOINT_TAIL_BYTES,
       maxStderrBytes: ENTRYPOINT_TAIL_BYTES,

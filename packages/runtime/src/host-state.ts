@@ -1,7 +1,8 @@
-import { mkdirSync, lstatSync, chmodSync, realpathSync } from "node:fs";
+import { mkdirSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { InvalidPathError } from "@skillport/core/errors";
-import { isInside } from "@skillport/fs/floor";
+import { errorCode, isInside } from "@skillport/fs/floor";
+import { privateDirProblem } from "@skillport/sandbox";
 import { isVersionId } from "@skillport/pack/version";
 import { readJsonRecord, writeJsonAtomic } from "./json-file.js";
 
@@ -35,18 +36,27 @@ export class HostState {
     this.stagingDir = path.join(dir, "staging");
   }
 
-  /** Creates the folder (0700: only the host user) and checks again that it is not inside the workspace. */
+  /**
+   * Creates the folder (0700: only the host user) and checks again that it is not inside the workspace. The folder and
+   * the sub-folders written by path (`versions`, `staging`) must be this user's own real folders, opened without
+   * following links (@skillport/sandbox's privateDirProblem): one planted by another user is refused, never adopted
+   * (issue 19). Nobody else can change them afterwards.
+   */
   prepare(workspaceRoot: string): void {
     const rootReal = realpathSync(workspaceRoot);
     // Judged before anything is created: by the real path of the deepest folder that exists.
     assertOutside(rootReal, realPathOfMissing(this.dir));
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    const info = lstatSync(this.dir);
-    if (!info.isDirectory()) throw new InvalidPathError("stateDir", "the state folder is not a folder");
-    if ((info.mode & 0o077) !== 0) chmodSync(this.dir, 0o700);
+    requirePrivate(this.dir, "the state folder");
     assertOutside(rootReal, realpathSync(this.dir));
-    mkdirSync(this.versionsDir, { recursive: true, mode: 0o700 });
-    mkdirSync(this.stagingDir, { recursive: true, mode: 0o700 });
+    for (const dir of [this.versionsDir, this.stagingDir]) {
+      try {
+        mkdirSync(dir, { mode: 0o700 });
+      } catch (error) {
+        if (errorCode(error) !== "EEXIST") throw error;
+      }
+      requirePrivate(dir, `the state folder's ${path.basename(dir)}`);
+    }
   }
 
   async readManifest(versionId: string): Promise<VersionManifest | undefined> {
@@ -110,6 +120,11 @@ function realPathOfMissing(p: string): string {
       existing = path.dirname(existing);
     }
   }
+}
+
+function requirePrivate(dir: string, what: string): void {
+  const problem = privateDirProblem(dir, { fixMode: true });
+  if (problem !== undefined) throw new InvalidPathError(dir, `${what} ${problem}; remove it or choose another state folder`);
 }
 
 /** The state folder may not be the workspace or inside it (sandboxed code could write it there). */

@@ -6,9 +6,10 @@ import { InvalidPathError } from "@skillport/core/errors";
 import { errorCode, isInside, randomHex } from "@skillport/fs/floor";
 import type { PackOptions, UnpackOptions } from "@skillport/pack";
 import type { LockOptions } from "./lock.js";
-import { createSandbox, handOverTree, type Sandbox, type SandboxIdentity, type SandboxKind } from "@skillport/sandbox";
+import { createSandbox, handOverTree, type IdRange, type Sandbox, type SandboxIdentity, type SandboxKind } from "@skillport/sandbox";
 import { runEntrypoints, validateAppEntrypoint, validateEntrypointTimeout, type EntrypointOutcome, type InitializationReport } from "./entrypoints.js";
 import { DEFAULT_STATE_PATH } from "./state.js";
+import { versionEnv, versionOfCwd } from "./python-env.js";
 // Deploy-only modules (lock, archive-file, verify-version, the packer) and scan.js (the skill provider, core's parser,
 // yaml) are loaded where used: `exec` must not pay for them (decision 0202; packages/cli/src/start-up-graph.e2e.test.ts).
 import type { ScanOptions, ScanResult } from "./scan.js";
@@ -50,8 +51,13 @@ export interface WorkspaceOptions {
   maxMemoryBytes?: number;
   /** Size of the sandbox's private /tmp. Default 256 MiB. */
   tmpSizeBytes?: number;
-  /** Root hosts: the non-root host uid/gid sandboxed code runs as. Default 65534:65534. */
+  /**
+   * Root hosts: the non-root host uid/gid sandboxed code runs as. Default 65534:65534 for bubblewrap; for the process
+   * backend one of `unisolatedIds` drawn for this workspace (docs/decisions/0245).
+   */
   runAs?: SandboxIdentity;
+  /** Root hosts, process backend: the uid/gid range its identity is drawn from. Default DEFAULT_UNISOLATED_IDS. */
+  unisolatedIds?: IdRange;
   /** bubblewrap launchers started ahead of time (`SandboxOptions.prewarm`); `"first"` for one command, then exit. */
   prewarm?: boolean | "first";
   lock?: LockOptions;
@@ -155,6 +161,7 @@ export class Workspace {
         maxMemoryBytes: this.options.maxMemoryBytes,
         tmpSizeBytes: this.options.tmpSizeBytes,
         runAs: this.options.runAs,
+        unisolatedIds: this.options.unisolatedIds,
         prewarm: this.options.prewarm,
       });
     }
@@ -262,7 +269,10 @@ export class Workspace {
   /** Runs a shell command for an agent in the workspace sandbox; returns FastGPT's observation shape. */
   async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
     const sandbox = await this.sandbox();
-    return execCommand(sandbox, command, { ...options, env: { ...this.options.env, ...options.env } });
+    const env = { ...this.options.env, ...options.env };
+    // A command run in a version's folder finds that version's Python environment first (decision 0271).
+    const version = options.cwd === undefined ? undefined : versionOfCwd(path.relative(this.root, path.resolve(this.root, options.cwd)));
+    return execCommand(sandbox, command, { ...options, env: version === undefined ? env : versionEnv(sandbox.writableDir, version, env) });
   }
 
   private async initialize(versions: readonly DeployedVersion[], withEntrypoint: ReadonlySet<string>, emit: (e: DeployEvent) => void): Promise<InitializationReport> {

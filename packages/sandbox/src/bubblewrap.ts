@@ -4,6 +4,7 @@ import path from "node:path";
 import { etcMounts } from "./etc-snapshot.js";
 import { planIdentity, type IdentityPlan } from "./identity.js";
 import { cachedProbe, probeKey, rememberProbe } from "./probe-cache.js";
+import { openFilterStatement, seccompFilter } from "./seccomp.js";
 
 /** Options of bwrap that not every version has (0.8.0 has all three). */
 export interface BubblewrapFeatures {
@@ -62,8 +63,9 @@ const DROP_CAPS = ["CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP"];
  * - root host (`drop`): no user namespace (bwrap would map its uid 0 to host uid 0); every capability dropped except
  *   the three setpriv needs, and the command starts through setpriv as the non-root sandbox identity.
  * - other hosts (`host`): a new user namespace (the only way bwrap works unprivileged), nested ones disabled.
+ * `seccompFd`: the descriptor the starting shell opens on the seccomp filter (seccomp.ts); undefined: no filter.
  */
-export function bubblewrapArgs(policy: MountPolicy, identity: IdentityPlan, features: BubblewrapFeatures): string[] {
+export function bubblewrapArgs(policy: MountPolicy, identity: IdentityPlan, features: BubblewrapFeatures, seccompFd?: number): string[] {
   const args = systemMounts();
   args.push(...etcMounts(ETC_ALLOW_LIST, policy.writableDirs));
   args.push("--dev", "/dev", "--proc", "/proc");
@@ -83,6 +85,7 @@ export function bubblewrapArgs(policy: MountPolicy, identity: IdentityPlan, feat
   args.push("--cap-drop", "ALL");
   if (identity.mode === "drop") for (const cap of DROP_CAPS) args.push("--cap-add", cap);
   args.push("--die-with-parent", "--new-session");
+  if (seccompFd !== undefined) args.push("--seccomp", String(seccompFd));
   return args;
 }
 
@@ -201,8 +204,11 @@ function scanExecutable(bwrapPath: string): BubblewrapFeatures | undefined {
   }
 }
 
-/** The probe: the real policy (no binds, no network), the identity drop, then `exit 0`. Undefined: cannot sandbox. */
-function probeArgs(features: BubblewrapFeatures): string[] | undefined {
+/**
+ * The probe: the real policy (no binds, no network, the seccomp filter on fd 3), the identity drop, then `exit 0`,
+ * started by bash as every run is. Undefined: cannot sandbox.
+ */
+function probeArgs(bwrapPath: string, features: BubblewrapFeatures): string[] | undefined {
   let identity: IdentityPlan;
   try {
     identity = planIdentity(undefined);
@@ -210,7 +216,9 @@ function probeArgs(features: BubblewrapFeatures): string[] | undefined {
     return undefined; // root without setpriv: no sandbox can drop root here
   }
   const policy: MountPolicy = { writableDirs: [], readOnlyPaths: [], network: false, tmpSizeBytes: 1024 * 1024 };
-  return [...bubblewrapArgs(policy, identity, features), "--", ...identity.dropArgv, "/bin/sh", "-c", "exit 0"];
+  const filter = seccompFilter();
+  const bwrap = [...bubblewrapArgs(policy, identity, features, filter === undefined ? undefined : 3), "--", ...identity.dropArgv, "/bin/sh", "-c", "exit 0"];
+  return ["-c", `${filter ? `${openFilterStatement(filter, 3)}; ` : ""}exec "$@"`, "bash", bwrapPath, ...bwrap];
 }
 
 /** The cross-process cache key for a probe of `bwrapPath` (undefined: do not cache). */
@@ -232,9 +240,9 @@ function probeSync(bwrapPath: string): Probed | null {
   const features = readFeatures(bwrapPath);
   const key = cacheKey(bwrapPath);
   if (remembered(key)) return { path: bwrapPath, features };
-  const args = probeArgs(features);
+  const args = probeArgs(bwrapPath, features);
   if (!args) return null;
-  const result = spawnSync(bwrapPath, args, { timeout: 5_000, env: {}, stdio: "ignore" });
+  const result = spawnSync("/bin/bash", args, { timeout: 5_000, env: {}, stdio: "ignore" });
   if (result.status !== 0) return null;
   if (key !== undefined) rememberProbe(key, true);
   return { path: bwrapPath, features };

@@ -3,8 +3,10 @@ import path from "node:path";
 import { InvalidPathError } from "@skillport/core/errors";
 import { bubblewrapArgs, bubblewrapFeatures } from "./bubblewrap.js";
 import { SandboxUnavailableError } from "./errors.js";
-import { canAccess, planIdentity, shareDirectory, type IdentityPlan, type SandboxIdentity } from "./identity.js";
+import { closeInheritedFds } from "./fds.js";
+import { canAccess, planIdentity, shareDirectory, type IdRange, type IdentityPlan, type SandboxIdentity } from "./identity.js";
 import { acquireLimits, withPrologue, type LimitMechanism } from "./limits.js";
+import { openFilterStatement, seccompFilter } from "./seccomp.js";
 import { DEFAULT_MAX_MEMORY_BYTES, DEFAULT_MAX_PROCESSES, DEFAULT_TMP_SIZE_BYTES, limitOption, realDir } from "./sandbox.js";
 
 /**
@@ -28,9 +30,17 @@ export interface SandboxedCommandOptions {
    * when spawning (an IPC channel's NODE_CHANNEL_FD) reach the process.
    */
   env: Record<string, string>;
+  /**
+   * Descriptors above 2 the caller hands the process when it spawns it (its stdio entries past stderr, e.g. an IPC
+   * channel at 3). Every other inherited descriptor is closed before the process starts. Default none.
+   */
+  keepFds?: readonly number[];
   /** Default false. */
   network?: boolean;
+  /** Root hosts: default 65534:65534 inside bubblewrap; without it, one drawn from `unisolatedIds` (SandboxOptions). */
   runAs?: SandboxIdentity;
+  /** Root hosts, no bubblewrap: the uids/gids the identity is drawn from (a hash of the writable directory or cwd). */
+  unisolatedIds?: IdRange;
   /** Default 256. */
   maxProcesses?: number;
   /** Default 1 GiB (cgroup; see `rlimitMemory` for the fallback). */
@@ -58,33 +68,42 @@ export interface SandboxedCommand {
 export async function sandboxedCommand(options: SandboxedCommandOptions): Promise<SandboxedCommand> {
   const [program] = options.command;
   if (program === undefined || !path.isAbsolute(program)) throw new InvalidPathError(program ?? "", "the command must start with an absolute path");
-  const plan = planIdentity(options.runAs);
+  const isolated = options.bwrapPath !== undefined;
+  const writableDirs = options.writableDir === undefined ? [] : [realDir(options.writableDir, "writableDir")];
+  const plan = planIdentity(options.runAs, isolated ? undefined : { key: writableDirs[0] ?? options.cwd, range: options.unisolatedIds });
   const maxProcesses = limitOption(options.maxProcesses, DEFAULT_MAX_PROCESSES, "maxProcesses", 2);
   const maxMemoryBytes = limitOption(options.maxMemoryBytes, DEFAULT_MAX_MEMORY_BYTES, "maxMemoryBytes", 16 * 1024 * 1024);
   const tmpSizeBytes = limitOption(options.tmpSizeBytes, DEFAULT_TMP_SIZE_BYTES, "tmpSizeBytes", 1024 * 1024);
-  const writableDirs = options.writableDir === undefined ? [] : [realDir(options.writableDir, "writableDir")];
   for (const dir of writableDirs) shareDirectory(dir, plan);
   const readOnlyPaths = (options.readOnlyPaths ?? []).map(realPath);
   // Outside bubblewrap the dropped uid walks the real path; inside, bubblewrap creates the parents of each mount.
-  const ancestors = options.bwrapPath === undefined;
+  const ancestors = !isolated;
   for (const p of readOnlyPaths) requireAccess(p, plan, "r", ancestors);
   for (const p of writableDirs) requireAccess(p, plan, "w", ancestors);
+  const keep = [...new Set(options.keepFds ?? [])];
+  // Checked before anything is acquired: a bad descriptor number is the caller's error, not a leaked cgroup.
+  const closing = closeInheritedFds(keep);
   const limits = acquireLimits({ maxProcesses, maxMemoryBytes }, { rlimitMemory: options.rlimitMemory ?? true });
+  const prologue = [limits.prologue, closing];
   let argv: string[];
   if (options.bwrapPath === undefined) {
     argv = [...plan.dropArgv, ...options.command];
   } else {
+    const filter = seccompFilter();
+    // The filter's pipe takes the first descriptor after the kept ones, opened once the others are closed.
+    const seccompFd = filter === undefined ? undefined : Math.max(2, ...keep) + 1;
+    if (filter !== undefined && seccompFd !== undefined) prologue.push(openFilterStatement(filter, seccompFd));
     const policy = { writableDirs, readOnlyPaths, network: options.network ?? false, tmpSizeBytes };
-    argv = [options.bwrapPath, ...bubblewrapArgs(policy, plan, bubblewrapFeatures(options.bwrapPath)), "--chdir", options.cwd, "--", ...plan.dropArgv, ...options.command];
+    argv = [options.bwrapPath, ...bubblewrapArgs(policy, plan, bubblewrapFeatures(options.bwrapPath), seccompFd), "--chdir", options.cwd, "--", ...plan.dropArgv, ...options.command];
   }
-  const [file, ...args] = withPrologue(limits.prologue, argv);
+  const [file, ...args] = withPrologue(prologue.filter(Boolean).join("; "), argv);
   return {
     file: file!,
     args,
     env: { ...options.env },
     cwd: options.cwd,
     identity: plan.identity,
-    isolates: options.bwrapPath !== undefined,
+    isolates: isolated,
     pidLimit: limits.pidLimit,
     memoryLimit: limits.memoryLimit,
     dispose: limits.dispose,

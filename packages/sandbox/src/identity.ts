@@ -30,8 +30,47 @@ function isRoot(): boolean {
   return typeof process.getuid === "function" && process.getuid() === 0;
 }
 
-/** Decides who the sandboxed command runs as. Root never runs sandboxed code as itself. */
-export function planIdentity(runAs: SandboxIdentity | undefined): IdentityPlan {
+/** A range of host uids (and the same gids): `first` … `first + count - 1`. */
+export interface IdRange {
+  readonly first: number;
+  readonly count: number;
+}
+
+/**
+ * Where a root host draws the identity of code that runs WITHOUT bubblewrap (the `process` backend, a plugin worker or
+ * loader without bwrap) from, one per writable directory: such code shares the host's PID namespace, so under the
+ * bubblewrap uid it could read every bubblewrap sandbox's and plugin worker's memory and environment through /proc, and
+ * share their key rings (docs/decisions/0245). 0x70000000 + 2^24: above systemd's container range, below 2^31.
+ */
+export const DEFAULT_UNISOLATED_IDS: IdRange = Object.freeze({ first: 0x7000_0000, count: 0x100_0000 });
+
+/**
+ * The uid/gid (equal) of unisolated code for `key` (the real path of its writable directory): a hash of the key into
+ * `range`. Two keys may meet on one id (about k²/2 / count for k directories); a host that needs a guarantee passes
+ * `runAs`.
+ */
+export function unisolatedIdentity(key: string, range: IdRange = DEFAULT_UNISOLATED_IDS): SandboxIdentity {
+  const { first, count } = range;
+  if (!Number.isSafeInteger(first) || !Number.isSafeInteger(count) || first < 1 || count < 1 || first + count - 1 > 0xfffffffe) {
+    throw new SandboxUnavailableError(`the id range for unisolated runs must lie within 1 … 4294967294, got first ${String(first)}, count ${String(count)}`);
+  }
+  // Loaded here, not at start-up: only a root host's unisolated runs need it.
+  const digest = process.getBuiltinModule("node:crypto").createHash("sha256").update(key).digest();
+  const id = first + (digest.readUIntBE(0, 6) % count);
+  return { uid: id, gid: id };
+}
+
+/** Code that runs without bubblewrap: the key (its writable directory's real path) and range of its own identity. */
+export interface Unisolated {
+  key: string;
+  range?: IdRange;
+}
+
+/**
+ * Decides who the sandboxed command runs as. Root never runs sandboxed code as itself. On a root host the identity
+ * is `runAs`, else DEFAULT_RUN_AS for bubblewrap and `unisolatedIdentity` for code that runs without it.
+ */
+export function planIdentity(runAs: SandboxIdentity | undefined, unisolated?: Unisolated): IdentityPlan {
   if (!isRoot()) {
     const identity = { uid: process.getuid?.() ?? -1, gid: process.getgid?.() ?? -1 };
     if (runAs !== undefined && (runAs.uid !== identity.uid || runAs.gid !== identity.gid)) {
@@ -39,7 +78,7 @@ export function planIdentity(runAs: SandboxIdentity | undefined): IdentityPlan {
     }
     return { mode: "host", identity, dropArgv: [] };
   }
-  const identity = runAs ?? DEFAULT_RUN_AS;
+  const identity = runAs ?? (unisolated === undefined ? DEFAULT_RUN_AS : unisolatedIdentity(unisolated.key, unisolated.range));
   for (const [name, id] of [["uid", identity.uid], ["gid", identity.gid]] as const) {
     if (!Number.isInteger(id) || id <= 0 || id >= 0xffffffff) {
       throw new SandboxUnavailableError(`runAs.${name} must be a non-root id (an integer from 1 to 4294967294), got ${String(id)}: sandboxed code never runs as host root`);

@@ -21,7 +21,8 @@ export {
 export { findBubblewrap } from "./bubblewrap.js";
 export { sandboxedCommand, type SandboxedCommand, type SandboxedCommandOptions } from "./command.js";
 export { SandboxUnavailableError } from "./errors.js";
-export { DEFAULT_RUN_AS, handOverTree, type SandboxIdentity } from "./identity.js";
+export { privateDirProblem } from "./state-dir.js";
+export { DEFAULT_RUN_AS, DEFAULT_UNISOLATED_IDS, handOverTree, type IdRange, type SandboxIdentity } from "./identity.js";
 export type { LimitMechanism } from "./limits.js";
 export type { OutputStream } from "./run-process.js";
 export { TailBuffer } from "./tail-buffer.js";

@@ -10,7 +10,7 @@ import { stateDir } from "./state-dir.js";
  * loudly, never make `auto` fall back to the non-isolating backend; bwrap's features are always read from the binary. The key names everything a success depends on:
  * the bwrap binary (device, inode, size, mtime), the kernel boot, the uid, setpriv and the policy revision.
  */
-const POLICY_REVISION = 1;
+const POLICY_REVISION = 2; // 2: the seccomp filter
 
 export function probeKey(bwrapPath: string, setpriv: string | undefined): string | undefined {
   try {

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Writable } from "node:stream";
+import { closeInheritedFds } from "./fds.js";
 import { TailBuffer } from "./tail-buffer.js";
 
 export type OutputStream = "stdout" | "stderr";
@@ -147,23 +148,36 @@ export interface WaitingProcess {
 
 /**
  * Starts `bash` now, lets it run `prologue` (join the run's cgroup, set rlimits), then makes it wait for a
- * NUL-separated argv on fd 3 and exec `head` followed by it. The first word sent is `merge` (stderr joins the stdout
+ * NUL-separated argv on fd 3, close every other inherited descriptor above 2 (fds.ts) but `input`'s, and exec `head`
+ * followed by it. `input`, when given, is a pipe at fd 4 already holding those bytes (the seccomp filter). The first word sent is `merge` (stderr joins the stdout
  * pipe first) or `keep`. bash reads a pipe one byte per system call, so what every run shares (bwrap's policy
  * arguments, ~750 bytes) is passed as `head` at start rather than through the pipe. Joining a cgroup can take several milliseconds on a busy host (an RCU grace
  * period); doing it ahead of time takes that off the path of the next run. The process is unref'd so an unused one
  * never keeps Node alive; if Node exits, the launcher reads EOF and exits without running anything.
  */
-export function startWaiting(prologue: string, cwd: string, env: Record<string, string>, head: readonly string[] = []): WaitingProcess {
+export function startWaiting(prologue: string, cwd: string, env: Record<string, string>, head: readonly string[] = [], input?: Buffer): WaitingProcess {
+  const keep = input === undefined ? [] : [LAUNCHER_INPUT_FD];
   const wait =
-    'mapfile -d "" -t argv <&3; exec 3<&-; [ "${#argv[@]}" -gt 1 ] || exit 125; [ "${argv[0]}" != merge ] || exec 2>&1; exec "$@" "${argv[@]:1}"';
+    `mapfile -d "" -t argv <&3; exec 3<&-; ${closeInheritedFds(keep)}; ` +
+    '[ "${#argv[@]}" -gt 1 ] || exit 125; [ "${argv[0]}" != merge ] || exec 2>&1; exec "$@" "${argv[@]:1}"';
   const script = prologue === "" ? wait : `${prologue}; ${wait}`;
-  const child = spawn("/bin/bash", ["-c", script, "bash", ...head], { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe", "pipe"] });
+  const stdio = ["ignore", "pipe", "pipe", "pipe", ...(input === undefined ? [] : ["pipe" as const])] as const;
+  const child = spawn("/bin/bash", ["-c", script, "bash", ...head], { cwd, env, detached: true, stdio: [...stdio] });
   child.on("error", () => undefined); // reported by the run that uses it (or nobody, if unused)
   child.unref();
   const argvPipe = child.stdio[3] as Writable;
-  for (const stream of [child.stdout, child.stderr, argvPipe] as Array<{ unref?: () => void } | null>) stream?.unref?.();
+  const inputPipe = input === undefined ? undefined : (child.stdio[LAUNCHER_INPUT_FD] as Writable);
+  if (inputPipe !== undefined) {
+    // Smaller than a pipe's buffer: written at once, whether or not the launcher is ever used.
+    inputPipe.on("error", () => undefined);
+    inputPipe.end(input);
+  }
+  for (const stream of [child.stdout, child.stderr, argvPipe, inputPipe] as Array<{ unref?: () => void } | null | undefined>) stream?.unref?.();
   return { child, argvPipe, head };
 }
+
+/** Where a launcher's `input` waits for the command it execs (bwrap's --seccomp reads its filter there). */
+export const LAUNCHER_INPUT_FD = 4;
 
 /** Whether `argv` starts with the words the launcher was given at start (the rest then goes through its pipe). */
 export function fitsLauncher(w: WaitingProcess, argv: readonly string[]): boolean {

@@ -3,11 +3,13 @@ import path from "node:path";
 import os from "node:os";
 import { LimitExceededError, InvalidPathError } from "@skillport/core/errors";
 import { isInside } from "@skillport/fs/floor";
-import { fitsLauncher, isWaiting, runProcess, startWaiting, type OutputStream, type ProcessOutcome, type WaitingProcess } from "./run-process.js";
+import { fitsLauncher, isWaiting, LAUNCHER_INPUT_FD, runProcess, startWaiting, type OutputStream, type ProcessOutcome, type WaitingProcess } from "./run-process.js";
 import { bubblewrapArgs, bubblewrapFeatures, findBubblewrap } from "./bubblewrap.js";
 import { boundSnapshot } from "./etc-snapshot.js";
 import { SandboxUnavailableError } from "./errors.js";
-import { giveDirectory, planIdentity, shareDirectory, type IdentityPlan, type SandboxIdentity } from "./identity.js";
+import { closeInheritedFds } from "./fds.js";
+import { giveDirectory, planIdentity, shareDirectory, type IdRange, type IdentityPlan, type SandboxIdentity } from "./identity.js";
+import { missingFilterWarning, seccompFilter } from "./seccomp.js";
 import { acquireLimits, withPrologue, type AppliedLimits, type LimitMechanism } from "./limits.js";
 
 export type SandboxKind = "bubblewrap" | "process";
@@ -97,8 +99,16 @@ export interface SandboxOptions {
   maxMemoryBytes?: number;
   /** Size of the private /tmp (bubblewrap). Default 256 MiB. */
   tmpSizeBytes?: number;
-  /** Root hosts only: the non-root host uid/gid sandboxed code runs as. Default 65534:65534 (nobody:nogroup). */
+  /**
+   * Root hosts only: the non-root host uid/gid sandboxed code runs as. Default for bubblewrap 65534:65534
+   * (nobody:nogroup); for the process backend one drawn from `unisolatedIds` for the writable directory.
+   */
   runAs?: SandboxIdentity;
+  /**
+   * Root hosts, process backend: the uids/gids its identity is drawn from (a hash of the writable directory), so it
+   * never shares a uid with bubblewrap sandboxes or other workspaces. Default DEFAULT_UNISOLATED_IDS.
+   */
+  unisolatedIds?: IdRange;
   /** Extra host paths mounted read-only (bubblewrap). */
   readOnlyPaths?: readonly string[];
   /** Path of the bwrap binary. Default: found on PATH, /usr/bin/bwrap, /usr/local/bin/bwrap (probed). */
@@ -157,14 +167,15 @@ abstract class BaseSandbox implements Sandbox {
   protected readonly maxMemoryBytes: number;
   protected readonly tmpSizeBytes: number;
 
-  constructor(options: SandboxOptions) {
+  /** `isolated`: bubblewrap (its own PID namespace); false: code that shares the host's, and gets an identity of its own. */
+  constructor(options: SandboxOptions, isolated: boolean) {
     this.writableDir = realDir(options.writableDir, "writableDir");
     this.home = options.home === undefined ? this.writableDir : realDir(options.home, "home");
     if (!isInside(this.writableDir, this.home)) throw new InvalidPathError("home", "must be inside the writable directory");
     this.maxProcesses = limitOption(options.maxProcesses, DEFAULT_MAX_PROCESSES, "maxProcesses", 2);
     this.maxMemoryBytes = limitOption(options.maxMemoryBytes, DEFAULT_MAX_MEMORY_BYTES, "maxMemoryBytes", 16 * 1024 * 1024);
     this.tmpSizeBytes = limitOption(options.tmpSizeBytes, DEFAULT_TMP_SIZE_BYTES, "tmpSizeBytes", 1024 * 1024);
-    this.plan = planIdentity(options.runAs);
+    this.plan = planIdentity(options.runAs, isolated ? undefined : { key: this.writableDir, range: options.unisolatedIds });
     this.identity = this.plan.identity;
     shareDirectory(this.writableDir, this.plan);
     if (this.home !== this.writableDir) giveDirectory(this.home, this.plan);
@@ -260,7 +271,7 @@ export class ProcessSandbox extends BaseSandbox {
   private readonly extraWarnings: readonly string[];
 
   constructor(options: SandboxOptions, extraWarnings: readonly string[] = []) {
-    super(options);
+    super(options, false);
     this.extraWarnings = extraWarnings;
   }
 
@@ -271,8 +282,8 @@ export class ProcessSandbox extends BaseSandbox {
       request.env,
     );
     const limits = this.limits();
-    // No launcher here: the prologue's shell merges the streams before it execs the command.
-    const prologue = request.mergeStderr ? [limits.prologue, "exec 2>&1"].filter(Boolean).join("; ") : limits.prologue;
+    // No launcher here: the prologue's shell closes inherited descriptors and merges the streams before it execs.
+    const prologue = [limits.prologue, closeInheritedFds(), request.mergeStderr ? "exec 2>&1" : ""].filter(Boolean).join("; ");
     const [file, ...args] = withPrologue(prologue, [...this.plan.dropArgv, ...request.command]);
     return { file: file!, args, env, limits };
   }
@@ -299,13 +310,18 @@ export class BubblewrapSandbox extends BaseSandbox {
   private prewarmTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
+  /** The seccomp filter for this host's architecture (seccomp.ts); undefined: none is built for it. */
+  private readonly filter = seccompFilter();
+
   constructor(options: BubblewrapSandboxOptions) {
-    super(options);
+    super(options, true);
     this.bwrapPath = options.bwrapPath;
     this.network = options.network ?? false;
     const readOnlyPaths = (options.readOnlyPaths ?? []).map((p) => realDir(p, "readOnlyPaths"));
     const features = bubblewrapFeatures(this.bwrapPath);
-    this.policy = () => bubblewrapArgs({ writableDirs: [this.writableDir], readOnlyPaths, network: this.network, tmpSizeBytes: this.tmpSizeBytes }, this.plan, features);
+    const seccompFd = this.filter === undefined ? undefined : LAUNCHER_INPUT_FD;
+    this.policy = () =>
+      bubblewrapArgs({ writableDirs: [this.writableDir], readOnlyPaths, network: this.network, tmpSizeBytes: this.tmpSizeBytes }, this.plan, features, seccompFd);
     this.policyArgs = this.policy();
     this.prewarm = options.prewarm ?? true;
     // The first launcher starts now, while the caller still prepares its first run.
@@ -326,7 +342,8 @@ export class BubblewrapSandbox extends BaseSandbox {
     return args;
   }
 
-  protected async prepare(request: RunRequest, cwd: string): Promise<PreparedRun> {
+  protected async prepare(request: RunRequest, cwd: string, warnings: string[]): Promise<PreparedRun> {
+    if (this.filter === undefined) warnings.push(missingFilterWarning());
     const env = allowListEnv({ PATH: "/usr/local/bin:/usr/bin:/bin", HOME: this.home, TMPDIR: "/tmp" }, request.env);
     // The shared /etc snapshot this sandbox binds can be swept by another process once /etc has changed a few times
     // (decision 0221): a long-lived sandbox then takes the current one instead of failing at bwrap's bind.
@@ -383,7 +400,8 @@ export class BubblewrapSandbox extends BaseSandbox {
 
   private async startLauncher(): Promise<Launcher> {
     const limits = this.limits();
-    return { waiting: startWaiting(limits.prologue, "/", {}, [this.bwrapPath, ...this.policyArgs]), limits };
+    // The filter waits in a pipe Node fills when the launcher starts: nothing on the run's path, no extra process.
+    return { waiting: startWaiting(limits.prologue, "/", {}, [this.bwrapPath, ...this.policyArgs], this.filter), limits };
   }
 }
 

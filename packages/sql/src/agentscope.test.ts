@@ -70,6 +70,21 @@ for (const dialect of ["mysql", "postgres"] as const) {
       expect(tables.map((t) => String(t.table_name ?? t.TABLE_NAME)).sort()).toEqual(["agentscope_skill_resources", "agentscope_skills"]);
     });
 
+    it("a row with a blank body is no skill: getSkill says why, getAllSkills leaves it out (AgentScope's constructor rule)", async () => {
+      const p = dialect === "mysql" ? ["?", "?", "?", "?", "?"] : ["$1", "$2", "$3", "$4", "$5"];
+      await rawQuery(database, `INSERT INTO ${table("agentscope_skills")} (name, description, skill_content, source, metadata_json) VALUES (${p.join(", ")})`, ["blank_body", "Has no content. Use when testing.", "  \n", "custom", null]);
+      const repo = await SqlSkillRepository.open({ connection: address });
+      try {
+        const error = await repo.getSkill("blank_body").catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(SkillValidationError);
+        expect((error as SkillValidationError).diagnostics.map((d) => d.code)).toEqual(["body-empty"]);
+        expect((await repo.getAllSkills()).map((s) => s.name)).toEqual(["data_analysis", "legacy_plain"]);
+      } finally {
+        await repo.close();
+        await rawQuery(database, `DELETE FROM ${table("agentscope_skills")} WHERE name = 'blank_body'`);
+      }
+    });
+
     it("writes text skills the way AgentScope reads them, and refuses binary files it would corrupt", async () => {
       const repo = await SqlSkillRepository.open({ connection: address });
       try {

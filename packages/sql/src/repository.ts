@@ -305,7 +305,7 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
 
   // --- whole skills ----------------------------------------------------------------------------------------
 
-  async getSkill(id: string): Promise<Skill> {
+  override async getSkill(id: string): Promise<Skill> {
     requireSafeSkillId(id);
     const ready = await this.#ensureReady();
     const skills = await this.#readWhole(ready, id);
@@ -315,7 +315,7 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
   }
 
   /** Every skill, sorted by name, in two queries (one consistent snapshot); rows that cannot be served are left out. */
-  async getAllSkills(): Promise<Skill[]> {
+  override async getAllSkills(): Promise<Skill[]> {
     return this.#readWhole(await this.#ensureReady(), undefined);
   }
 
@@ -492,7 +492,15 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
     for (const row of rows.sort((a, b) => compareCodeUnits(a.name, b.name))) {
       if ((id !== undefined && row.name !== id) || !isSafeSkillId(row.name)) continue;
       const resources = byRow.get(Number(row.id)) ?? new Map<string, ResourceContent>();
-      const skill = new Skill({ frontmatter: frontmatterOf(row as MetadataColumns), body: this.#bodyOf(ready, row), resources, source: this.name });
+      let skill: Skill;
+      try {
+        skill = new Skill({ frontmatter: frontmatterOf(row as MetadataColumns), body: this.#bodyOf(ready, row), resources, source: this.name });
+      } catch (error) {
+        // A row with a blank name, description or body (written by another tool) is no usable skill: one read says
+        // why; a read of all leaves it out, as with every other source.
+        if (id !== undefined || !(error instanceof SkillValidationError)) throw error;
+        continue;
+      }
       if (!this.#withinLimits(skill, resources)) {
         if (id !== undefined) throw new LimitExceededError("maxFileBytes", `skill ${JSON.stringify(row.name)} has a file larger than ${this.#limits.maxFileBytes} bytes`);
         continue;

@@ -4,6 +4,7 @@ import {
   InMemorySkillRepository,
   ResourceListingNotSupportedError,
   ResourceNotFoundError,
+  Skill,
   type Frontmatter,
   type SkillProvider,
 } from "@skillport/core";
@@ -27,6 +28,8 @@ function broken(overrides: (base: InMemorySkillRepository) => Partial<SkillProvi
       listResources: (id) => base.listResources(id),
       listFiles: (id) => base.listFiles(id),
       readFile: (id, path) => base.readFile(id, path),
+      getSkill: (id) => base.getSkill(id),
+      getAllSkills: () => base.getAllSkills(),
     };
     return { ...delegate, ...overrides(base) };
   };
@@ -48,7 +51,7 @@ describe("the conformance kit", () => {
   it("the in-memory repository passes every case, content limits included", async () => {
     const report = await runConformance(() => healthy(), { contentLimit: { makeProvider: () => healthy({ maxFileBytes: 4 }) } });
     expect(report.failed).toEqual([]);
-    expect(report.passed).toHaveLength(48 + 4 + 7 + 3);
+    expect(report.passed).toHaveLength(48 + 4 + 7 + 4);
   });
 
   it("the content-limit suite fails a provider that ignores its limit", async () => {
@@ -179,10 +182,20 @@ const brokenProviders: Array<{ label: string; make: ProviderFactory; options?: C
     options: { supportsDiscovery: false },
     failing: ["12.discovery"],
   },
+  {
+    label: "a whole-skill read that drops the resources",
+    make: broken((base) => ({
+      getSkill: async (id) => {
+        const whole = await base.getSkill(id);
+        return Skill.builder().name(whole.name).description(whole.description).skillContent(whole.body).build();
+      },
+    })),
+    failing: ["files.whole-skill"],
+  },
 ];
 
 describe("negative meta-tests: the kit catches broken providers", () => {
-  it("there are 13 of them", () => expect(brokenProviders).toHaveLength(13));
+  it("there are 14 of them", () => expect(brokenProviders).toHaveLength(14));
 
   it.each(brokenProviders)("$label", async ({ make, options, failing }) => {
     const report = await runConformance(make, options);

@@ -1,5 +1,6 @@
 import { readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { loadTokenCounter } from "@skillport/core/internal";
 import { runInProcess, skillMd, useTempTrees } from "../test-support.js";
@@ -164,9 +165,34 @@ describe("skillport search", () => {
     expect(results[0].matched).toEqual(expect.arrayContaining(["name", "description"]));
     expect(results[0].confidence).toBeGreaterThan(0.3);
     const none = await runInProcess(["search", "zebra", "team", "user", "--no-cache"], dir);
-    expect(none.stdout).toBe('No skill fits "zebra" (confidence ≥ 0.3; --min-confidence 0 shows weaker matches).\n');
+    expect(none.stdout).toBe('No skill fits "zebra".\n');
+    const asked = await runInProcess(["search", "pdf files", "team", "user", "--no-cache", "--min-confidence", "0.99"], dir);
+    expect(asked.stdout).toBe('No skill fits "pdf files" (confidence ≥ 0.99; --min-confidence 0 shows weaker matches).\n');
     const bad = await runInProcess(["search", "csv", "team", "--min-confidence", "2"], dir);
     expect(bad.code).toBe(2);
+  });
+
+  // Issue 20 item 10 / decision 0265: a threshold calibrated on one corpus hid right answers on another, so by default
+  // every ranked hit is shown with its confidence. The fixture is our own text, modelled on real public skills whose
+  // description is only a title or whose situation words live in the body; each right answer ranks first with a
+  // confidence under the old default threshold (0.3).
+  const unseen = fileURLToPath(new URL("../__fixtures__/search-unseen", import.meta.url));
+  it.each([
+    ["assign a scribe and keep a timeline while prod is broken", "incident-commander"],
+    ["production outage roles and timeline", "incident-commander"],
+    ["customers whose card payment failed", "churn-prevention"],
+  ])("shows a right answer of low confidence by default: %j → %s", async (query, id) => {
+    const dir = await tree({});
+    const json = JSON.parse((await runInProcess(["search", query, unseen, "--json", "--no-cache"], dir)).stdout);
+    expect(json.minConfidence).toBe(0);
+    expect(json.results[0].id).toBe(id);
+    expect(json.results[0].confidence).toBeLessThan(0.3);
+    const text = await runInProcess(["search", query, unseen, "--no-cache"], dir);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(new RegExp(`^${id}  \\d+%\n`));
+    // Abstention is still there when asked for.
+    const strict = await runInProcess(["search", query, unseen, "--no-cache", "--min-confidence", "0.3"], dir);
+    expect(strict.stdout).toBe(`No skill fits ${JSON.stringify(query)} (confidence ≥ 0.3; --min-confidence 0 shows weaker matches).\n`);
   });
 
   it("finds Chinese, accented and symbol-bearing queries", async () => {

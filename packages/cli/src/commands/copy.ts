@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { AgentSkillsError, Skill, SkillValidationError, type ResourceContent, type SkillProvider } from "@skillport/core";
+import { AgentSkillsError, SkillValidationError, type Skill } from "@skillport/core";
 import { compareCodeUnits } from "@skillport/core/internal";
 import { CliError, colors, EXIT_PROBLEMS, printJson, progressLine, warnOn, type CliIO } from "../io.js";
 import { openSource, sourceForms, type OpenedSource } from "../source-uri.js";
@@ -61,7 +61,7 @@ async function copySkills(source: OpenedSource, target: OpenedSource, options: C
     progress.tick();
     let skill: Skill;
     try {
-      skill = await readWhole(source.provider, id);
+      skill = await source.provider.getSkill(id);
     } catch (error) {
       if (!(error instanceof AgentSkillsError)) throw error;
       report.failed.push({ id, message: error.message });
@@ -92,17 +92,6 @@ async function copySkills(source: OpenedSource, target: OpenedSource, options: C
     }
   }
   return report;
-}
-
-/** A whole skill through the narrow source contract, so any source can be copied from. */
-async function readWhole(provider: SkillProvider, id: string): Promise<Skill> {
-  const [frontmatter, body, files] = await Promise.all([provider.getMetadata(id), provider.getBody(id), provider.listFiles(id)]);
-  const resources = new Map<string, ResourceContent>();
-  for (const file of files) {
-    if (file.path.toLowerCase() === "skill.md") continue;
-    resources.set(file.path, await provider.readFile(id, file.path));
-  }
-  return new Skill({ frontmatter, body, resources, source: provider.name });
 }
 
 function printReport(report: CopyReport, io: CliIO): void {

@@ -119,6 +119,19 @@ describe("skillport search with an embeddings endpoint", () => {
     }
   });
 
+  it("abstains only when asked: by default the endpoint ranks what no keyword found (decision 0265)", async () => {
+    const dir = await tree(skills);
+    const url = await embeddingsServer();
+    const args = ["search", "zebra", "s", "--json", "--no-cache", "--embeddings-url", url];
+    const shown = JSON.parse((await runInProcess(args, dir)).stdout);
+    expect(shown.results.length).toBeGreaterThan(0);
+    for (const hit of shown.results) expect(hit).toMatchObject({ confidence: 0, embeddingRank: expect.any(Number) });
+    const calls = seen.length;
+    const asked = JSON.parse((await runInProcess([...args, "--min-confidence", "0.3"], dir)).stdout);
+    expect(asked.results).toEqual([]);
+    expect(seen.length).toBe(calls); // the endpoint is not called when BM25F abstains
+  });
+
   it("off by default: no endpoint, no hybrid field", async () => {
     const dir = await tree(skills);
     delete process.env.SKILLPORT_EMBEDDINGS_URL;

@@ -44,13 +44,14 @@ export function registerSearch(program: Command, io: CliIO, setExit: (code: numb
     .command("search")
     .description(
       "find skills by what they do: name, description, when-to-use, triggers/tags, body headings and the start of each body " +
-        "(BM25F; Unicode words, English stemming). Each hit has a calibrated confidence; hits below --min-confidence are left out, " +
-        "so no output means no skill fits. An index of analysed skills is kept in the cache folder and reused while skills are unchanged.",
+        "(BM25F; Unicode words, English stemming). Hits are ranked best first, each with a calibrated confidence; every hit is shown " +
+        "unless --min-confidence asks to leave out weaker ones (then no output means no skill fits). An index of analysed skills is " +
+        "kept in the cache folder and reused while skills are unchanged.",
     )
     .argument("<query>", "what you are looking for")
     .argument("[roots...]", "folders of skills, skill folders or source addresses (sqlite:./x.db, postgres://…, mysql://…, git+https://…#ref:path, https://…, npm:<package>), highest precedence first")
     .option("-n, --limit <n>", "most results", positiveInteger, 5)
-    .option("--min-confidence <x>", "leave out hits below this confidence (0–1; 0 shows every hit that matches)", confidence, DEFAULT_MIN_CONFIDENCE)
+    .option("--min-confidence <x>", "abstain: leave out hits below this confidence (0–1; default 0, every hit that matches; see docs/search.md)", confidence, DEFAULT_MIN_CONFIDENCE)
     .option("--all", "also find skills hidden from models (disable-model-invocation: true)")
     .option("--json", "print JSON")
     .option("--cache-dir <dir>", "where the search and metadata indexes live (default: $SKILLPORT_CACHE_DIR, $XDG_CACHE_HOME/skillport or ~/.cache/skillport)")
@@ -199,6 +200,11 @@ function print(io: CliIO, query: string, options: SearchCommandOptions, answer: 
     return;
   }
   for (const r of results) {
-    io.stdout(`${c.bold(r.id)}  ${c.dim(`${Math.round(r.confidence * 100)}%`)}\n  ${truncateColumns(r.description.replace(/\s+/g, " ").trim(), 110)}\n`);
+    io.stdout(`${c.bold(r.id)}  ${c.dim(percent(r.confidence))}\n  ${truncateColumns(r.description.replace(/\s+/g, " ").trim(), 110)}\n`);
   }
+}
+
+/** A confidence as a whole percentage; a weak match that rounds to 0 still shows it matched. */
+function percent(confidence: number): string {
+  return confidence > 0 && confidence < 0.005 ? "<1%" : `${Math.round(confidence * 100)}%`;
 }

@@ -52,6 +52,7 @@ export function workerCommand(spec: WorkerSpec): Promise<Command> {
     writableDir: spec.writeDir,
     readOnlyPaths: [...spec.readPaths, ...(spec.nodePath.startsWith("/usr/") ? [] : [spec.nodePath])],
     cwd: spec.writeDir,
+    keepFds: [3], // the framed channel (worker-process.ts); every other inherited descriptor is closed
     // A scrubbed environment: nothing of the host's (tokens, proxies, NODE_OPTIONS) reaches plugin code.
     env: { HOME: spec.writeDir, TMPDIR: spec.writeDir, PATH: "/usr/bin:/bin", LANG: "C.UTF-8" },
     network: spec.allowNetwork,

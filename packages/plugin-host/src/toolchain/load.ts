@@ -138,6 +138,7 @@ async function loaderCommand(bundlePath: string, base: string, providedRoots: re
     bwrapPath,
     readOnlyPaths: [...readable, ...(process.execPath.startsWith("/usr/") ? [] : [process.execPath])],
     cwd,
+    keepFds: [3], // the result channel; every other inherited descriptor is closed
     env: { SKILLPORT_PLUGIN_LOAD: JSON.stringify(request) },
     network: false,
     rlimitMemory: false,

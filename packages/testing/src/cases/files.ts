@@ -1,5 +1,5 @@
-import { check, deepEqual, describeValue, expectError } from "../check.js";
-import { FIXTURE_RESOURCES, MISSING_RESOURCE_NAME, MISSING_SKILL_ID } from "../fixture.js";
+import { bytesEqual, check, deepEqual, describeValue, expectError } from "../check.js";
+import { FIXTURE_BODY, FIXTURE_FRONTMATTER, FIXTURE_RESOURCES, MISSING_RESOURCE_NAME, MISSING_SKILL_ID } from "../fixture.js";
 import { encoder, FILE_ACCESS_NOT_SUPPORTED, id, KINDS, RESOURCE_NOT_FOUND, SKILL_NOT_FOUND, show } from "./shared.js";
 import type { ConformanceCase, ConformanceOptions } from "./types.js";
 
@@ -59,6 +59,30 @@ export function fileCases(options: ConformanceOptions): ConformanceCase[] {
         await expectError(`listFiles(${show(MISSING_SKILL_ID)})`, () => provider.listFiles(MISSING_SKILL_ID), [SKILL_NOT_FOUND]);
         await expectError(`readFile(${show(MISSING_SKILL_ID)}, "SKILL.md")`, () => provider.readFile(MISSING_SKILL_ID, "SKILL.md"), [SKILL_NOT_FOUND]);
         await expectError(`readFile(${show(id)}, ${show(MISSING_RESOURCE_NAME)})`, () => provider.readFile(id, MISSING_RESOURCE_NAME), [RESOURCE_NOT_FOUND]);
+      },
+    },
+    {
+      id: "files.whole-skill",
+      title: "getSkill/getAllSkills (AgentScope's whole-skill reads) give the fixture: frontmatter, body, every resource's bytes",
+      suite: "files",
+      run: async ({ provider }) => {
+        check(typeof provider.getSkill === "function" && typeof provider.getAllSkills === "function", "getSkill/getAllSkills are not functions");
+        const skill = await provider.getSkill(id);
+        check(skill.name === id && skill.description === FIXTURE_FRONTMATTER.description, `getSkill gave name ${show(skill.name)}, description ${show(skill.description)}`);
+        check(skill.body.trim() === FIXTURE_BODY.trim(), "getSkill's body is not the fixture's body");
+        const expected = KINDS.map((k) => `${k}/${FIXTURE_RESOURCES[k].name}`).sort();
+        const paths = [...skill.resources.keys()].sort();
+        check(deepEqual(paths, expected), `getSkill's resources are ${describeValue(paths)}, expected ${describeValue(expected)} (SKILL.md is the skill, not a resource)`);
+        for (const kind of KINDS) {
+          const content = skill.resources.get(`${kind}/${FIXTURE_RESOURCES[kind].name}`);
+          const bytes = typeof content === "string" ? encoder.encode(content) : content;
+          check(bytes !== undefined && bytesEqual(bytes, encoder.encode(FIXTURE_RESOURCES[kind].content)), `getSkill's ${kind} file differs from the fixture`);
+        }
+        if (options.supportsDiscovery ?? true) {
+          const all = await provider.getAllSkills();
+          check(deepEqual(all.map((s) => s.name), [id]), `getAllSkills gave ${describeValue(all.map((s) => s.name))}, expected [${show(id)}]`);
+        }
+        await expectError(`getSkill(${show(MISSING_SKILL_ID)})`, () => provider.getSkill(MISSING_SKILL_ID), [SKILL_NOT_FOUND]);
       },
     },
   ];
