@@ -1,8 +1,8 @@
 // Every TypeScript example in docs/*.md (a ```ts block) is compiled by one tsc run (strict, nodenext) against the
-// built workspace packages and then run, each block as its own child process in its own folder, with the fixture it
-// names (a skills folder, a package, a built plugin, a git repository) prepared there. Its `// → …` comments are what it
-// prints, line by line (`…` stands for any text). A ```ts compile-only block is compiled but not run (decision 0275).
-// Needs `npm run build` first, like the README test.
+// built workspace packages and then run, each block as its own child process in its own folder, with the fixtures it
+// needs (a skills folder, a package, a built plugin, a git repository) prepared there. Its `// → …` comments are what
+// it prints, line by line (`…` stands for any text, a bare `// →` for an empty line); a block without them prints
+// nothing. A ```ts compile-only block is compiled but not run (decision 0275). Needs `npm run build` first.
 import { execFile, execFileSync, spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -26,23 +26,25 @@ interface Block {
 /** The ```ts blocks of one Markdown text; any other TypeScript-looking fence is an error (it would escape the test). */
 function blocksOf(doc: string, text: string): Block[] {
   const blocks: Block[] = [];
-  const fence = /^```([^\n`]*)\n([\s\S]*?)^```$/gm;
+  const fence = /^ *```([^\n`]*)\n([\s\S]*?)^ *```$/gm;
   for (const m of text.matchAll(fence)) {
     const info = (m[1] ?? "").trim();
     const line = text.slice(0, m.index).split("\n").length;
     if (/^(typescript|tsx?|js|javascript|mjs)\b/.test(info) && info !== "ts" && info !== "ts compile-only") {
-      throw new Error(`${doc}:${line}: a code block marked "${info}"; use \`ts\` (or \`ts compile-only\`) so it is tested`);
+      throw new Error(`${doc}:${line}: a block marked "${info}"; mark it \`ts\` or \`ts compile-only\` to test it`);
     }
     if (info !== "ts" && info !== "ts compile-only") continue;
     const index = blocks.length + 1;
-    blocks.push({ doc, index, line, code: m[2] ?? "", compileOnly: info === "ts compile-only", slug: `${doc.replace(/\.md$/, "")}-${index}` });
+    const slug = `${doc.replace(/\.md$/, "")}-${index}`;
+    blocks.push({ doc, index, line, code: m[2] ?? "", compileOnly: info === "ts compile-only", slug });
   }
   return blocks;
 }
 
 /** What a block says it prints: one line per `// → text` comment, in order; `…` matches any text. */
 function expectedOutput(code: string): RegExp | undefined {
-  const lines = [...code.matchAll(/\/\/ →(?: (.*))?$/gm)].map((m) => (m[1] ?? "").trimEnd()); // a bare `// →`: an empty line
+  // A bare `// →` is an empty line.
+  const lines = [...code.matchAll(/\/\/ →(?: (.*))?$/gm)].map((m) => (m[1] ?? "").trimEnd());
   if (lines.length === 0) return undefined;
   const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   return new RegExp(`^${lines.map((l) => l.split("…").map(escape).join("[\\s\\S]*?")).join("\n")}\n$`);
@@ -54,15 +56,18 @@ const write = (file: string, text: string) => {
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, text);
 };
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", ["-c", "user.name=docs", "-c", "user.email=docs@example.com", "-c", "init.defaultBranch=main", ...args], { cwd, stdio: "pipe" });
+const gitConfig = ["-c", "user.name=docs", "-c", "user.email=docs@example.com", "-c", "init.defaultBranch=main"];
+const git = (cwd: string, ...args: string[]) => execFileSync("git", [...gitConfig, ...args], { cwd, stdio: "pipe" });
+const skillMd = (name: string, description: string, body = "") =>
+  `---\nname: ${name}\ndescription: ${description}\n---\n${body}`;
 
 const fixtures = {
   /** ./skills/pdf (with references/forms.md) and ./skills/csv-insights. */
   skills(dir: string) {
-    write(path.join(dir, "skills/pdf/SKILL.md"), "---\nname: pdf\ndescription: Fill and merge PDF forms.\n---\n# PDF\n\nUse references/forms.md.\n");
+    const pdf = skillMd("pdf", "Fill and merge PDF forms.", "# PDF\n\nUse references/forms.md.\n");
+    write(path.join(dir, "skills/pdf/SKILL.md"), pdf);
     write(path.join(dir, "skills/pdf/references/forms.md"), "# Forms\n");
-    write(path.join(dir, "skills/csv-insights/SKILL.md"), "---\nname: csv-insights\ndescription: Summarise a CSV file.\n---\n# CSV\n");
+    write(path.join(dir, "skills/csv-insights/SKILL.md"), skillMd("csv-insights", "Summarise a CSV file.", "# CSV\n"));
   },
   /** ./package: the repository's examples/package. */
   package(dir: string) {
@@ -71,7 +76,7 @@ const fixtures = {
   /** ./skills-repo: a git repository whose `catalog/` folder holds one skill, tagged v2. */
   gitRepo(dir: string) {
     const root = path.join(dir, "skills-repo");
-    write(path.join(root, "catalog/pdf/SKILL.md"), "---\nname: pdf\ndescription: Fill and merge PDF forms.\n---\n# PDF\n");
+    write(path.join(root, "catalog/pdf/SKILL.md"), skillMd("pdf", "Fill and merge PDF forms.", "# PDF\n"));
     git(dir, "init", "-q", root);
     git(root, "add", ".");
     git(root, "commit", "-q", "-m", "skills");
@@ -80,14 +85,14 @@ const fixtures = {
   /** The working folder is a git root with ./.agents/skills; the user's home (./home) has .claude/skills. */
   roots(dir: string) {
     git(dir, "init", "-q", ".");
-    write(path.join(dir, ".agents/skills/pdf/SKILL.md"), "---\nname: pdf\ndescription: Fill PDF forms.\n---\n");
-    write(path.join(dir, "home/.claude/skills/notes/SKILL.md"), "---\nname: notes\ndescription: Take notes.\n---\n");
+    write(path.join(dir, ".agents/skills/pdf/SKILL.md"), skillMd("pdf", "Fill PDF forms."));
+    write(path.join(dir, "home/.claude/skills/notes/SKILL.md"), skillMd("notes", "Take notes."));
   },
   /** ./node_modules/@acme/skills: an npm package with skills/pdf. */
   npm(dir: string) {
     const root = path.join(dir, "node_modules/@acme/skills");
     write(path.join(root, "package.json"), JSON.stringify({ name: "@acme/skills", version: "1.0.0" }));
-    write(path.join(root, "skills/pdf/SKILL.md"), "---\nname: pdf\ndescription: Fill PDF forms.\n---\n");
+    write(path.join(root, "skills/pdf/SKILL.md"), skillMd("pdf", "Fill PDF forms."));
   },
   /** ./my-plugin: the tool-suite template, built to ./my-plugin/dist. */
   async plugin(dir: string) {
@@ -117,6 +122,7 @@ const blocks = docs.flatMap((doc) => blocksOf(doc, readFileSync(path.join(docsDi
 // Inside the repository, so `@skillport/*` resolve to the workspace packages' built dist.
 const work = mkdtempSync(path.join(repo, "packages/cli/test/.docs-examples-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
+const tscBin = path.join(repo, "node_modules/typescript/bin/tsc");
 let diagnostics = "";
 
 beforeAll(() => {
@@ -124,11 +130,17 @@ beforeAll(() => {
   writeFileSync(
     path.join(work, "tsconfig.json"),
     JSON.stringify({
-      compilerOptions: { target: "ES2023", module: "nodenext", moduleResolution: "nodenext", strict: true, rootDir: ".", outDir: "out", skipLibCheck: true, types: ["node"] },
+      compilerOptions: {
+        ...{ target: "ES2023", module: "nodenext", moduleResolution: "nodenext", strict: true },
+        ...{ rootDir: ".", outDir: "out", skipLibCheck: true, types: ["node"] },
+      },
       include: ["*/example.ts"],
     }),
   );
-  const tsc = spawnSync(process.execPath, [path.join(repo, "node_modules/typescript/bin/tsc"), "-p", ".", "--pretty", "false"], { cwd: work, encoding: "utf8" });
+  const tsc = spawnSync(process.execPath, [tscBin, "-p", ".", "--pretty", "false"], {
+    cwd: work,
+    encoding: "utf8",
+  });
   diagnostics = tsc.stdout + tsc.stderr;
 }, 300_000);
 
@@ -137,9 +149,23 @@ const byDoc = new Map<string, Block[]>();
 for (const block of blocks) byDoc.set(block.doc, [...(byDoc.get(block.doc) ?? []), block]);
 
 describe("docs/*.md TypeScript examples compile and run", () => {
-  it("finds the examples", () => {
+  it("finds the examples; every fixture entry names one of them; none is compile-only", () => {
     expect(blocks.length).toBeGreaterThan(20);
+    const ids = new Set(blocks.map((b) => `${b.doc}#${b.index}`));
+    expect(Object.keys(needs).filter((id) => !ids.has(id))).toEqual([]);
     expect(blocks.filter((b) => b.compileOnly).map((b) => `${b.doc}#${b.index}`)).toEqual([]);
+  });
+
+  it("reads a block's // → comments as the lines it prints", () => {
+    const expected = expectedOutput("log(a); // → a is …\n// →\n// → [ 'x' ] (y)\n");
+    expect("a is 1\n\n[ 'x' ] (y)\n").toMatch(expected!);
+    expect("a is 1\nmore\n\n[ 'x' ] (y)\n").toMatch(expected!); // … spans lines
+    expect("a is 1\n[ 'x' ] (y)\n").not.toMatch(expected!);
+    expect("a is 1\n\n[ 'x' ] y\n").not.toMatch(expected!);
+    expect(expectedOutput("log(a); // a comment\n")).toBeUndefined();
+    expect(() => blocksOf("x.md", "```typescript\nlet a = 1;\n```\n")).toThrow(/x\.md:1: a block marked "typescript"/);
+    const marked = blocksOf("x.md", "```ts compile-only\nlet a = 1;\n```\n  ```ts\n  let b;\n  ```\n");
+    expect(marked.map((b) => b.compileOnly)).toEqual([true, false]);
   });
 
   // tsc stops at syntax errors before checking types, so one broken block can hide the others' errors: all must pass.
@@ -158,7 +184,7 @@ describe("docs/*.md TypeScript examples compile and run", () => {
         for (const fixture of needs[`${doc}#${block.index}`] ?? []) await fixtures[fixture](cwd);
         const result = await run(process.execPath, [path.join(work, "out", block.slug, "example.js")], {
           cwd,
-          timeout: 60_000,
+          timeout: 120_000, // a deploy runs entrypoints; the machine may be loaded
           env: { PATH: process.env.PATH ?? "", HOME: path.join(cwd, "home") },
         }).catch((error: { stdout?: string; stderr?: string; message: string }) => {
           throw new Error(`${where} failed: ${error.message}\n${error.stdout ?? ""}${error.stderr ?? ""}`);
