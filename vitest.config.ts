@@ -19,6 +19,7 @@ export default defineConfig({
       { find: /^@skillport\/core\/internal\/source$/, replacement: fileURLToPath(new URL("./packages/core/src/source.ts", import.meta.url)) },
       { find: /^@skillport\/core\/internal\/save-batch$/, replacement: fileURLToPath(new URL("./packages/core/src/save-batch.ts", import.meta.url)) },
       { find: /^@skillport\/core\/internal\/safe-path$/, replacement: fileURLToPath(new URL("./packages/core/src/safe-path.ts", import.meta.url)) },
+      { find: /^@skillport\/core\/internal\/secret-files$/, replacement: fileURLToPath(new URL("./packages/core/src/secret-files.ts", import.meta.url)) },
       { find: /^@skillport\/core\/internal\/compare$/, replacement: fileURLToPath(new URL("./packages/core/src/compare.ts", import.meta.url)) },
       { find: /^@skillport\/core\/internal\/validate$/, replacement: fileURLToPath(new URL("./packages/core/src/validate.ts", import.meta.url)) },
       { find: /^@skillport\/fs\/floor$/, replacement: fileURLToPath(new URL("./packages/fs/src/floor.ts", import.meta.url)) },

@@ -22,7 +22,7 @@ export {
   DEFAULT_ENUM_LIMIT,
   DEFAULT_MAX_CONTENT_CHARS,
   DEFAULT_MAX_LISTED_PATHS,
-  DEFAULT_SESSION,
+  DEFAULT_MAX_TOOL_RESULT_CHARS,
   type BoxSkill,
   type CatalogBudget,
   type RegisterResult,
@@ -30,7 +30,7 @@ export {
   type SkillReader,
   type SkillVersion,
 } from "./skill-box.js";
-export { skillDirName, skillIdOf } from "./skill-id.js";
+export { DEFAULT_SESSION, skillDirName, skillIdOf } from "./skill-id.js";
 export { LOAD_SKILL_TOOL } from "./load-tool.js";
 export { SEARCH_SKILLS_TOOL } from "./search-tool.js";
 export {
@@ -44,6 +44,7 @@ export {
 } from "./code-exec/builder.js";
 export { SHELL_TOOL, type ShellApprovalRequest, type ShellOptions } from "./code-exec/shell-tool.js";
 export { SKILL_SCRIPT_TOOL } from "./code-exec/script-tool.js";
+export type { WorkSpace } from "./code-exec/work-space.js";
 export { checkShellCommand, DEFAULT_ALLOWED_COMMANDS, type ShellPolicy, type ShellVerdict } from "./code-exec/shell-policy.js";
 export { parseShell, ShellSyntaxError, type ShellCommand, type ShellParse, type ShellParseLimits, type ShellRedirect } from "./code-exec/shell-parse.js";
 export {

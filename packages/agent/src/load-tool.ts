@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { InvalidPathError, LOAD_SKILL_TOOL_NAME, normalizeResourcePath, ResourceNotFoundError, SkillNotFoundError } from "@skillport/core";
+import { secretFileContent, secretFilePattern } from "@skillport/core/internal/secret-files";
+import { secretReason } from "./secret-paths.js";
 import type { BoxSkill } from "./skill-box.js";
 import { defineTool, errorResult, messageOf, textResult, type JsonSchema, type Tool } from "./tool.js";
 
@@ -50,6 +52,9 @@ export function createLoadTool(host: LoadHost): Tool {
       } catch (error) {
         return errorResult(`Error: path ${JSON.stringify(path)} is not allowed: ${error instanceof InvalidPathError ? error.reason : messageOf(error)}. Paths are relative to the skill folder, e.g. "SKILL.md" or "references/guide.md".`);
       }
+      // Credential files and VCS folders are never served, whatever the source holds (decision 0255).
+      const secret = path === "SKILL.md" ? undefined : await secretReason(skill.reader, path);
+      if (secret !== undefined) return notServed(skill, path, secret);
       if (path === "SKILL.md") {
         let body: string;
         try {
@@ -77,6 +82,8 @@ export function createLoadTool(host: LoadHost): Tool {
       } catch (error) {
         return readFailure(skill, path, error, host);
       }
+      const shape = secretFileContent(path, bytes);
+      if (shape !== undefined) return notServed(skill, path, `it holds a ${shape}`);
       const note = await host.activate(context.sessionId, skill);
       return textResult([`Successfully loaded resource ${path} of skill ${skill.id}.`, ...(note ? [note] : []), "", cap(decode(bytes), host.box.maxContentChars)].join("\n"));
     },
@@ -99,6 +106,10 @@ function unknownSkill(given: string, suggestions: readonly string[]) {
   return errorResult(`Error: skill ${JSON.stringify(given)} not found.${hint}`);
 }
 
+function notServed(skill: BoxSkill, path: string, why: string) {
+  return errorResult(`Error: ${JSON.stringify(path)} of skill ${skill.id} is not served: ${why}, and credential files are never given to the model.`);
+}
+
 /** A failed read: a missing file lists every path of the skill (SKILL.md first); the skill stays inactive. */
 async function readFailure(skill: BoxSkill, path: string, error: unknown, host: LoadHost) {
   if (error instanceof InvalidPathError) return errorResult(`Error: path ${JSON.stringify(path)} of skill ${skill.id} is not allowed: ${error.reason}.`);
@@ -108,7 +119,7 @@ async function readFailure(skill: BoxSkill, path: string, error: unknown, host: 
   }
   let listing: string;
   try {
-    const files = (await skill.reader.listFiles()).filter((p) => p !== "SKILL.md");
+    const files = (await skill.reader.listFiles()).filter((p) => p !== "SKILL.md" && secretFilePattern(p) === undefined);
     const all = ["SKILL.md", ...files];
     const shown = all.slice(0, host.box.maxListedPaths).map((p, i) => `${i + 1}. ${p}`);
     if (all.length > shown.length) shown.push(`(${all.length - shown.length} more not listed)`);

@@ -4,8 +4,9 @@ import { AgentError } from "./errors.js";
 import { CodeExecutionBuilder, type CodeExecution } from "./code-exec/builder.js";
 import { createLoadTool, LOAD_SKILL_TOOL, type LoadHost } from "./load-tool.js";
 import { createSearchTool, SEARCH_SKILLS_TOOL } from "./search-tool.js";
-import { skillIdOf } from "./skill-id.js";
-import { errorResult, messageOf, TOOL_NAME_PATTERN, type Tool, type ToolContext, type ToolResult } from "./tool.js";
+import { folderLinkTarget } from "./secret-paths.js";
+import { DEFAULT_SESSION, skillIdOf } from "./skill-id.js";
+import { capResult, errorResult, messageOf, TOOL_NAME_PATTERN, type Tool, type ToolContext, type ToolResult } from "./tool.js";
 
 /** Reads one skill's content on demand: nothing is read until the model loads the skill. */
 export interface SkillReader {
@@ -14,6 +15,8 @@ export interface SkillReader {
   listFiles(): Promise<string[]>;
   /** Original bytes; the source confines the path to the skill. */
   readFile(path: string): Promise<Uint8Array>;
+  /** Where a file that is a link inside the skill folder leads (skill-relative), for skills served from folders. */
+  linkTarget?(path: string): Promise<string | undefined>;
 }
 
 /** One skill as the box holds it. */
@@ -87,6 +90,11 @@ export interface SkillBoxOptions {
   maxContentChars?: number;
   /** Most paths listed after a missing resource. Default 1,000. */
   maxListedPaths?: number;
+  /**
+   * Longest result any tool call returns to the model, in characters (text and JSON parts together); past it the
+   * result is cut and says so. Default 256,000.
+   */
+  maxToolResultChars?: number;
   /** Watch the `sources` for changes (hot reload). Default false. */
   watch?: boolean;
 }
@@ -94,7 +102,7 @@ export interface SkillBoxOptions {
 export const DEFAULT_ENUM_LIMIT = 64;
 export const DEFAULT_MAX_CONTENT_CHARS = 200_000;
 export const DEFAULT_MAX_LISTED_PATHS = 1_000;
-export const DEFAULT_SESSION = "default";
+export const DEFAULT_MAX_TOOL_RESULT_CHARS = 256_000;
 
 interface ToolEntry {
   readonly tool: Tool;
@@ -135,6 +143,7 @@ export class SkillBox {
   readonly #searchMode: "auto" | "always" | "never";
   readonly maxContentChars: number;
   readonly maxListedPaths: number;
+  readonly maxToolResultChars: number;
   #skills: BoxSkill[] | undefined;
   #byId: Map<string, BoxSkill> | undefined;
   #prompt: { text: string; truncated: boolean } | undefined;
@@ -151,6 +160,7 @@ export class SkillBox {
     this.#searchMode = options.searchTool ?? "auto";
     this.maxContentChars = positive("maxContentChars", options.maxContentChars ?? DEFAULT_MAX_CONTENT_CHARS);
     this.maxListedPaths = positive("maxListedPaths", options.maxListedPaths ?? DEFAULT_MAX_LISTED_PATHS);
+    this.maxToolResultChars = positive("maxToolResultChars", options.maxToolResultChars ?? DEFAULT_MAX_TOOL_RESULT_CHARS);
     this.#registry = options.registry ?? (options.sources ? new SkillRegistry() : undefined);
     const registry = this.#registry;
     if (registry) this.#unsubscribe = registry.on("change", (change) => this.#onRegistryChange([...change.updated, ...change.removed]));
@@ -327,10 +337,11 @@ export class SkillBox {
     return view;
   }
 
-  /** Forgets a session's activations. */
+  /** Forgets a session's activations; its own work dir and sandbox (code execution) are removed in the background. */
   closeSession(id: string): void {
     this.#sessions.delete(id);
     this.#sessionViews.delete(id);
+    this.#codeExec?.closeSession(id).catch(() => undefined);
   }
 
   tools(): Tool[] {
@@ -443,7 +454,7 @@ export class SkillBox {
     }
     const context: ToolContext = signal ? { sessionId, signal } : { sessionId };
     try {
-      return await tool.execute(args, context);
+      return capResult(await tool.execute(args, context), this.maxToolResultChars);
     } catch (error) {
       return errorResult(`Error: ${name} failed: ${messageOf(error)}`);
     }
@@ -769,6 +780,7 @@ function registrySkill(id: string, entry: RegistryEntry, frontmatter: Frontmatte
       body: () => entry.getBody(),
       listFiles: async () => (await entry.listFiles()).map((f) => f.path),
       readFile: (path: string) => entry.readFile(path),
+      linkTarget: async (path: string) => folderLinkTarget(await entry.getLocation().catch(() => undefined), path),
     },
   });
 }

@@ -1,6 +1,9 @@
 import { createHash } from "node:crypto";
 import { isSafeSkillId } from "@skillport/core";
 
+/** The session a box's own methods act on. */
+export const DEFAULT_SESSION = "default";
+
 /** AgentScope's skill id: `<name>_<source>` (e.g. `data_analysis_custom`). It may hold `/` or `:`; never use it as a path. */
 export function skillIdOf(name: string, source: string): string {
   return `${name}_${source}`;

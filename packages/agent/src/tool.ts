@@ -107,6 +107,33 @@ export function errorResult(text: string, details?: Record<string, unknown>): To
   return details ? { content: [{ type: "text", text }], isError: true, details } : { content: [{ type: "text", text }], isError: true };
 }
 
+/**
+ * `result` with its text and JSON parts holding at most `max` characters together: what passes the cap is cut, a
+ * part past it is dropped (an image too), and a last text part says so. Unchanged when it fits.
+ */
+export function capResult(result: ToolResult, max: number): ToolResult {
+  let left = max;
+  let total = 0;
+  let cut = false;
+  const content: ToolContent[] = [];
+  for (const part of result.content) {
+    const text = part.type === "text" ? part.text : part.type === "json" ? (JSON.stringify(part.value) ?? "null") : undefined;
+    const size = text?.length ?? (part.type === "image" ? part.data.length : 0);
+    total += size;
+    if (!cut && size <= left) {
+      content.push(part);
+      left -= size;
+      continue;
+    }
+    if (!cut && text !== undefined && left > 0) content.push({ type: "text", text: text.slice(0, left) });
+    cut = true;
+    left = 0;
+  }
+  if (!cut) return result;
+  content.push({ type: "text", text: `\n[truncated: the result held ${total} characters; only the first ${max} are shown]` });
+  return { ...result, content };
+}
+
 /** A result's text: text parts as they are, JSON as its text, images as a short placeholder. */
 export function resultText(result: ToolResult): string {
   return result.content

@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { parse as yamlParse } from "yaml";
 import { DEFAULT_PARSE_LIMITS, findFrontmatterEnd, parseFrontmatter, parseSkillMd } from "./parse.js";
 import { parseFlatFrontmatter } from "./format/fast-path.js";
+import { yamlPassWork } from "./format/yaml-full.js";
 
 const codes = (text: string | Uint8Array) => parseSkillMd(text).diagnostics.map((d) => d.code);
 const both = [true, false] as const;
@@ -170,15 +171,65 @@ describe("parseSkillMd: bad input never throws and says what is wrong", () => {
     expect(parseSkillMd(md, { limits: { maxDepth: 1 } }).diagnostics.map((d) => d.code)).toEqual(["yaml-too-deep"]);
     expect(parseSkillMd(md, { limits: { maxFrontmatterLines: 3 } }).diagnostics.map((d) => d.code)).toEqual(["frontmatter-too-large"]);
     expect(parseSkillMd(md, { limits: { maxFrontmatterLines: 4 } }).diagnostics).toEqual([]);
-    expect(DEFAULT_PARSE_LIMITS).toEqual({ maxFrontmatterBytes: 262144, maxAliases: 100, maxDepth: 64, maxFrontmatterLines: 2000 });
+    expect(DEFAULT_PARSE_LIMITS).toEqual({ maxFrontmatterBytes: 262144, maxAliases: 100, maxDepth: 64, maxFrontmatterLines: Number.POSITIVE_INFINITY });
+  });
+});
+
+describe("frontmatter size: only the byte limit refuses (issue 20 item 5, decision 0257)", () => {
+  const withMetadataKeys = (n: number) =>
+    `---\nname: many-keys\ndescription: A skill with many metadata keys.\nmetadata:\n${Array.from({ length: n }, (_, i) => `  key${i}: value ${i}`).join("\n")}\n---\n# Body\n`;
+
+  it.each([2_000, 10_000])("%i metadata keys below the byte limit are a valid skill (skills-ref accepts them)", (n) => {
+    const md = withMetadataKeys(n);
+    expect(new TextEncoder().encode(md).byteLength).toBeLessThan(DEFAULT_PARSE_LIMITS.maxFrontmatterBytes);
+    const parsed = parseSkillMd(md);
+    expect(parsed.diagnostics).toEqual([]);
+    expect(Object.keys(parsed.frontmatter?.metadata as object)).toHaveLength(n);
+    expect(parsed.body).toBe("# Body\n");
   });
 
-  it("bounds the parser's work on a hostile frontmatter of thousands of keys (issue 8): refused by line count", () => {
-    // 20,000 tab-indented keys made the YAML library spend seconds (its duplicate-key check is quadratic).
-    const keys = Array.from({ length: 20_000 }, (_, i) => `\tk${i}: v`).join("\n");
-    const result = parseSkillMd(`---\nname: a\ndescription: b\nmetadata:\n${keys}\n---\n`);
-    expect(result.diagnostics.map((d) => d.code)).toEqual(["frontmatter-too-large"]);
-    expect(result.diagnostics[0]?.message).toContain("2000 lines");
+  it("a frontmatter over the byte limit is still refused, before any YAML work", () => {
+    const before = yamlPassWork.steps;
+    const parsed = parseSkillMd(withMetadataKeys(30_000));
+    expect(parsed.diagnostics.map((d) => [d.code, d.message])).toEqual([["frontmatter-too-large", "the frontmatter is larger than the limit of 262144 bytes"]]);
+    expect(yamlPassWork.steps).toBe(before);
+  });
+
+  // Shapes a hostile frontmatter can take: many keys at the top, under one key, sequences, flow maps, comments,
+  // invalid lines (tabs) that send the parser down its error and repair paths.
+  const SHAPES: Array<[string, string, (i: number) => string]> = [
+    ["top-level keys", "", (i) => `k${i}: v`],
+    ["metadata keys", "metadata:", (i) => `  k${i}: v`],
+    ["a sequence of maps", "list:", (i) => `- k${i}: v`],
+    ["flow maps", "metadata:", (i) => `  k${i}: {a: [1, 2], b: c}`],
+    ["comments", "", (i) => `# note ${i}`],
+    ["tab-indented keys (invalid)", "metadata:", (i) => `\tk${i}: v`],
+    ["unquoted colons (repaired)", "", (i) => `k${i}: Use when: x`],
+  ];
+  const frontmatterOf = (head: string, line: (i: number) => string, bytes: number) => {
+    const lines = ["name: a", "description: b", ...(head ? [head] : [])];
+    let size = 0;
+    for (let i = 0; size < bytes; i++) {
+      const next = line(i);
+      lines.push(next);
+      size += next.length + 1;
+    }
+    return `---\n${lines.join("\n")}\n---\n`;
+  };
+  const stepsFor = (md: string) => {
+    const before = yamlPassWork.steps;
+    parseSkillMd(md, { fastPath: false });
+    return yamlPassWork.steps - before;
+  };
+
+  it.each(SHAPES)("the parser's own passes are linear in the input: %s", (_label, head, line) => {
+    const small = frontmatterOf(head, line, 16 * 1024);
+    const large = frontmatterOf(head, line, 64 * 1024);
+    const [a, b] = [stepsFor(small), stepsFor(large)];
+    expect(a).toBeGreaterThan(0);
+    // 4x the input may cost at most ~4x the steps (quadratic would be 16x), and never more than a few per character.
+    expect(b / a).toBeLessThan(4.5);
+    expect(b).toBeLessThan(large.length * 4);
   });
 
   it("finds duplicate keys in nested maps itself (the library's own check is quadratic and turned off)", () => {

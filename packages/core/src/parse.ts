@@ -16,8 +16,9 @@ export interface ParseLimits {
   /** Deepest nesting of maps and sequences. */
   maxDepth: number;
   /**
-   * Most lines in the frontmatter. Real frontmatter has tens; the bound keeps a hostile one (tens of thousands of
-   * keys) from costing seconds of parser time.
+   * Most lines in the frontmatter. Default: no limit — the parse is linear in the frontmatter's size, so the byte
+   * limit bounds the work, and a valid frontmatter below it is never refused for its line count (issue 20, decision
+   * 0257). Set it for a tighter bound of your own.
    */
   maxFrontmatterLines: number;
 }
@@ -26,7 +27,7 @@ export const DEFAULT_PARSE_LIMITS: Readonly<ParseLimits> = Object.freeze({
   maxFrontmatterBytes: 256 * 1024,
   maxAliases: 100,
   maxDepth: 64,
-  maxFrontmatterLines: 2_000,
+  maxFrontmatterLines: Number.POSITIVE_INFINITY,
 });
 
 export interface ParseOptions {

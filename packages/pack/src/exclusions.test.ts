@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { symlink } from "node:fs/promises";
 import path from "node:path";
 import { DEFAULT_PACKAGE_LIMITS, DEFAULT_EXCLUSIONS, ExclusionRules, collectFiles } from "./index.js";
-import { npmrcHasToken } from "./exclusions.js";
+import { NOT_SECRET_FILES, SECRET_FILE_CASES, SERVICE_ACCOUNT_KEY } from "../../core/src/__fixtures__/secret-files.js";
 import { skillMd, tempDir, writeTree } from "./__fixtures__/archives.js";
 
 let dir: string;
@@ -82,77 +82,45 @@ describe("default exclusions (FastGPT's list)", () => {
   });
 });
 
-describe("secrets", () => {
-  const SECRET_TABLE: [string, string][] = [
-    [".env", ".env"],
-    ["skills/a/.env", ".env"],
-    [".env.local", ".env.*"],
-    [".env.production", ".env.*"],
-    ["server.key", "*.key"],
-    ["skills/a/cert.pem", "*.pem"],
-    ["id_rsa", "id_rsa*"],
-    ["id_rsa.pub", "id_rsa*"],
-    ["keys/id_ed25519", "id_ed25519*"],
-    ["credentials.json", "credentials.json"],
-    [".envrc", ".envrc"],
-    ["skills/a/.aws/credentials", "**/.aws/credentials"],
-    [".aws/config", "**/.aws/config"],
-    ["home/.docker/config.json", "**/.docker/config.json"],
-    [".kube/config", "**/.kube/config"],
-    [".git-credentials", ".git-credentials"],
-    ["skills/a/.netrc", ".netrc"],
-    [".pypirc", ".pypirc"],
-    [".pgpass", ".pgpass"],
-    ["site/.htpasswd", ".htpasswd"],
-    ["certs/client.p12", "*.p12"],
-    ["client.pfx", "*.pfx"],
-    ["java/keys.jks", "*.jks"],
-    ["android.keystore", "*.keystore"],
-    ["putty.ppk", "*.ppk"],
-    ["infra/terraform.tfstate", "*.tfstate"],
-    ["terraform.tfstate.backup", "*.tfstate.*"],
-    [".terraformrc", ".terraformrc"],
-  ];
-
-  it.each(SECRET_TABLE)("%s is excluded as a secret (%s)", async (file, pattern) => {
-    await writeTree(dir, { "skills/a/SKILL.md": skillMd("a"), [file]: "TOKEN=hunter2" });
+describe("secrets (core's one list, decision 0255)", () => {
+  it.each(SECRET_FILE_CASES)("%s is excluded as a secret (%s), also inside a skill folder", async (file, pattern, shown) => {
+    await writeTree(dir, { "skills/a/SKILL.md": skillMd("a"), [file]: "TOKEN=hunter2", [`skills/a/${file}`]: "TOKEN=hunter2" });
     const { files, excluded } = await collect();
     expect(files.map((f) => f.path)).toEqual(["skills/a/SKILL.md"]);
-    expect(excluded).toEqual([{ path: file, reason: `secret (${pattern})` }]);
+    expect(excluded).toHaveLength(2);
+    expect(excluded).toEqual(
+      expect.arrayContaining([
+        { path: shown, reason: `secret (${pattern})` },
+        { path: `skills/a/${shown}`, reason: `secret (${pattern})` },
+      ]),
+    );
   });
 
-  it("excludes .git/ and an .npmrc with a token, but keeps .env.example and a token-free .npmrc", async () => {
-    await writeTree(dir, {
-      "skills/a/SKILL.md": skillMd("a"),
-      ".git/config": "[remote]\nurl = https://user:token@example.com/x.git\n",
-      ".npmrc": "//registry.npmjs.org/:_authToken=npm_abc\n",
-      "skills/a/.npmrc": "save-exact=true\n",
-      ".env.example": "TOKEN=\n",
-      "skills/a/.env.local.example": "TOKEN=\n",
-    });
+  it("keeps the look-alikes and templates", async () => {
+    await writeTree(dir, Object.fromEntries([["skills/a/SKILL.md", skillMd("a")], ...NOT_SECRET_FILES.map((f) => [`skills/a/${f}`, "x"])]));
     const { files, excluded } = await collect();
-    expect(files.map((f) => f.path)).toEqual([".env.example", "skills/a/.env.local.example", "skills/a/.npmrc", "skills/a/SKILL.md"]);
-    expect(excluded).toEqual([
-      { path: ".git/", reason: "secret (.git)" },
-      { path: ".npmrc", reason: "secret (.npmrc with a token)" },
-    ]);
+    expect(excluded).toEqual([]);
+    expect(files).toHaveLength(NOT_SECRET_FILES.length + 1);
+  });
+
+  it("excludes a service-account key by its content, whatever its name", async () => {
+    await writeTree(dir, { "skills/a/SKILL.md": skillMd("a"), "skills/a/data/project.json": SERVICE_ACCOUNT_KEY, "skills/a/data/other.json": "{}" });
+    const { files, excluded } = await collect();
+    expect(files.map((f) => f.path)).toEqual(["skills/a/SKILL.md", "skills/a/data/other.json"]);
+    expect(excluded).toEqual([{ path: "skills/a/data/project.json", reason: "secret (service-account key)" }]);
+  });
+
+  it("a .gitignore negation does not bring a secret back", async () => {
+    await writeTree(dir, { "skills/a/SKILL.md": skillMd("a"), ".gitignore": "!.npmrc\n!secrets.yaml\n", ".npmrc": "save-exact=true\n", "secrets.yaml": "a: b\n" });
+    const { files } = await collect();
+    expect(files.map((f) => f.path)).toEqual([".gitignore", "skills/a/SKILL.md"]);
   });
 
   it("includeSecrets brings them back", async () => {
-    await writeTree(dir, { "skills/a/SKILL.md": skillMd("a"), ".env": "A=1", "x.pem": "k", ".npmrc": "_auth=abc\n" });
+    await writeTree(dir, { "skills/a/SKILL.md": skillMd("a"), ".env": "A=1", "x.pem": "k", ".npmrc": "_auth=abc\n", "k.json": SERVICE_ACCOUNT_KEY });
     const { files, excluded } = await collect({ includeSecrets: true });
-    expect(files.map((f) => f.path)).toEqual([".env", ".npmrc", "skills/a/SKILL.md", "x.pem"]);
+    expect(files.map((f) => f.path)).toEqual([".env", ".npmrc", "k.json", "skills/a/SKILL.md", "x.pem"]);
     expect(excluded).toEqual([]);
-  });
-
-  it.each([
-    ["//registry.npmjs.org/:_authToken=abc", true],
-    ["_auth = dXNlcjpwYXNz", true],
-    ["//host/:_password=cGFzcw==", true],
-    ["registry=https://registry.npmjs.org/\nsave-exact=true", false],
-    ["# _authToken=commented out", false],
-  ])("npmrcHasToken(%j) is %s", (content, expected) => {
-    expect(npmrcHasToken(content)).toBe(expected);
   });
 });
 

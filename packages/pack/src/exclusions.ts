@@ -1,4 +1,5 @@
 import ignore, { type Ignore, type PatternParams } from "ignore";
+import { SECRET_FILE_PATTERNS, secretFilePattern } from "@skillport/core/internal/secret-files";
 
 /**
  * FastGPT's built-in DEFAULT_GITIGNORE_CONTENT, entry for entry (docs/packages.md). Always loaded; a `.gitignore`
@@ -16,22 +17,10 @@ export const DEFAULT_EXCLUSIONS: readonly string[] = Object.freeze([
 ]);
 
 /**
- * Files that look like credentials. Excluded even without a `.gitignore` line, and no negation brings them back;
- * only `includeSecrets` does. `.npmrc` is a secret only when it holds a token (see `npmrcHasToken`).
+ * Files that look like credentials, and version-control folders: core's one list (decision 0255). Excluded even
+ * without a `.gitignore` line, and no negation brings them back; only `includeSecrets` does.
  */
-export const SECRET_PATTERNS: readonly string[] = Object.freeze([
-  // Environment files and private keys.
-  ".env", ".env.*", ".envrc", "!*.example",
-  "*.key", "*.pem", "*.ppk", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
-  // Key stores and certificates with private keys.
-  "*.p12", "*.pfx", "*.jks", "*.keystore",
-  // Tool credentials, at any depth.
-  "credentials.json", "**/.aws/credentials", "**/.aws/config", "**/.docker/config.json", "**/.kube/config",
-  ".git-credentials", ".netrc", "_netrc", ".pypirc", ".pgpass", ".htpasswd", "**/.gnupg/", "**/.ssh/",
-  // Terraform state holds every secret of the infrastructure it describes.
-  "*.tfstate", "*.tfstate.*", ".terraformrc", "terraform.rc",
-  ".git",
-]);
+export const SECRET_PATTERNS: readonly string[] = SECRET_FILE_PATTERNS;
 
 /** Dependency and cache directories: never shipped, and no negation can re-include them. */
 export const PROTECTED_PATTERNS: readonly string[] = Object.freeze([
@@ -57,7 +46,7 @@ const sourceMark = (source: string, line: string): string => JSON.stringify([sou
  * winning, exactly as git layers them (docs/decisions/0040-package-exclusion-layers.md).
  */
 export class ExclusionRules {
-  readonly #secrets: Ignore | undefined;
+  readonly #includeSecrets: boolean;
   readonly #protected = ignore().add([...PROTECTED_PATTERNS]);
   readonly #rootRules: PatternParams[];
   /** Directory (POSIX, relative to the root) → its `.gitignore` rules, rewritten relative to the root. */
@@ -66,7 +55,7 @@ export class ExclusionRules {
   readonly #stacks = new Map<string, Ignore>();
 
   constructor(options: { includeSecrets?: boolean; rootGitignore?: string } = {}) {
-    this.#secrets = options.includeSecrets ? undefined : ignore().add([...SECRET_PATTERNS]);
+    this.#includeSecrets = options.includeSecrets ?? false;
     this.#rootRules = DEFAULT_EXCLUSIONS.map((pattern) => ({ pattern, mark: sourceMark(DEFAULTS_SOURCE, pattern) }));
     for (const line of gitignoreLines(options.rootGitignore ?? "")) this.#rootRules.push({ pattern: line, mark: sourceMark(".gitignore", line) });
   }
@@ -86,8 +75,8 @@ export class ExclusionRules {
   /** `relPath` is POSIX and relative to the root; directories are tested with `isDir` true. */
   check(relPath: string, isDir: boolean): ExclusionVerdict | undefined {
     const probe = isDir ? `${relPath}/` : relPath;
-    const secret = this.#secrets?.test(probe);
-    if (secret?.ignored) return { kind: "secret", reason: `secret (${secret.rule?.pattern ?? "credential"})` };
+    const secret = this.#includeSecrets ? undefined : secretFilePattern(relPath, isDir);
+    if (secret !== undefined) return { kind: "secret", reason: `secret (${secret})` };
     const dependency = this.#protected.test(probe);
     if (dependency.ignored) return { kind: "protected", reason: `dependency or cache (${dependency.rule?.pattern ?? ""})` };
     const result = this.#stackFor(relPath).test(probe);
@@ -141,9 +130,4 @@ function escapeGlob(dir: string): string {
 /** Lines of a `.gitignore`; the `ignore` package handles comments, escapes and trailing spaces itself. */
 function gitignoreLines(content: string): string[] {
   return content.replace(/^\uFEFF/, "").split(/\r?\n/);
-}
-
-/** True when an `.npmrc` carries an auth token, password or basic-auth value. */
-export function npmrcHasToken(content: string): boolean {
-  return /^[ \t]*(?![#;])[^=\n]*?(_authToken|_auth|_password|password)[ \t]*=/im.test(content);
 }

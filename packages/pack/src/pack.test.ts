@@ -350,9 +350,9 @@ describe("untrusted package trees (issue 8)", () => {
     const result = await packDirectory(dir, { followLinks: true });
     expect(result.manifest.files.map((f) => f.path)).toEqual(["skills/a/SKILL.md"]);
     expect(result.manifest.excluded).toEqual([
-      { path: "config/.aws/credentials", reason: "secret (**/.aws/credentials)" },
+      { path: "config/.aws/", reason: "secret (.aws/)" },
       { path: "skills/a/.env", reason: "secret (.env)" },
-      { path: "skills/a/aws.ini", reason: "link to config/.aws/credentials: secret (**/.aws/credentials)" },
+      { path: "skills/a/aws.ini", reason: "link to config/.aws/credentials: secret (.aws/)" },
       { path: "skills/a/settings.txt", reason: "link to skills/a/.env: secret (.env)" },
     ]);
   });

@@ -5,6 +5,7 @@ import path from "node:path";
 import { InvalidPathError, SkillExistsError, SkillValidationError } from "@skillport/core";
 import { ArchiveError, exportSkill, exportSkillToFile, importSkill, readArchive } from "./index.js";
 import { buildZip, skillMd, systemDependency, tempDir, writeTree } from "./__fixtures__/archives.js";
+import { NOT_SECRET_FILES, SECRET_FILE_CASES, SERVICE_ACCOUNT_KEY } from "../../core/src/__fixtures__/secret-files.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -43,6 +44,22 @@ describe(".skill export", () => {
       ["word-stats/references/notes.md", 0o644],
       ["word-stats/scripts/stats.sh", 0o755],
     ]);
+  });
+
+  it("leaves out every name of core's secret list (decision 0255), and keeps the look-alikes", async () => {
+    const skill = path.join(dir, "secrets");
+    await writeTree(skill, {
+      "SKILL.md": skillMd("secrets"),
+      ...Object.fromEntries(SECRET_FILE_CASES.map(([file]) => [file, "TOKEN=hunter2"])),
+      ...Object.fromEntries(NOT_SECRET_FILES.map((file) => [file, "ok"])),
+      "data/project.json": SERVICE_ACCOUNT_KEY,
+    });
+    const result = await exportSkill(skill);
+    const packed = (await readArchive(result.archive, { stripWrapper: false })).files.map((f) => f.path.slice("secrets/".length));
+    expect(packed.sort()).toEqual(["SKILL.md", ...NOT_SECRET_FILES].sort());
+    const shown = new Set(result.excluded.map((e) => e.path));
+    for (const [file, , excluded] of SECRET_FILE_CASES) expect(shown.has(excluded), file).toBe(true);
+    expect(result.excluded).toContainEqual({ path: "data/project.json", reason: "secret (service-account key)" });
   });
 
   it("names the folder after the frontmatter name, not the directory", async () => {

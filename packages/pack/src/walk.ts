@@ -1,9 +1,10 @@
-import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { InvalidPathError, LimitExceededError, SkillUnavailableError } from "@skillport/core/errors";
 import { isInside } from "@skillport/fs/floor";
 import { DEFAULT_MAX_FILE_BYTES, walkTree, type WalkProblem } from "@skillport/fs/tree";
-import { ExclusionRules, npmrcHasToken } from "./exclusions.js";
+import { SECRET_CONTENT_HEAD_BYTES, secretFileContent } from "@skillport/core/internal/secret-files";
+import { ExclusionRules } from "./exclusions.js";
 import { formatBytes, type PackageLimits } from "./limits.js";
 import { comparePaths, normalizedMode, pathDepth } from "./paths.js";
 
@@ -81,8 +82,9 @@ export async function collectFiles(rootDir: string, options: CollectOptions): Pr
       // A link is judged by the rules first: a link inside node_modules/ or named .env is simply left out.
       const verdict = rules.check(rel, isDir) ?? (link ? rules.check(rel, !isDir) : undefined);
       if (verdict) return verdict.reason;
-      if (!isDir && !link && rel.split("/").at(-1) === ".npmrc" && !options.includeSecrets && npmrcHasToken(readFileSync(path.join(rootReal, rel), "utf8"))) {
-        return "secret (.npmrc with a token)";
+      if (!isDir && !link && !options.includeSecrets && /\.json$/i.test(rel)) {
+        const shape = secretFileContent(rel, readHead(path.join(rootReal, rel)));
+        if (shape !== undefined) return `secret (${shape})`;
       }
       return undefined;
     },
@@ -202,6 +204,26 @@ function readGitignore(file: string): string | undefined {
     return lstatSync(file).isFile() ? readFileSync(file, "utf8") : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * The first bytes of a regular file, for the content rule (a service-account key is a few KB). Never follows a link
+ * or waits on a FIFO; anything else (or a file gone meanwhile) reads as empty and is judged by the walk as usual.
+ */
+function readHead(file: string): Uint8Array {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return new Uint8Array(0);
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return new Uint8Array(0);
+    const buffer = Buffer.alloc(SECRET_CONTENT_HEAD_BYTES);
+    return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0));
+  } finally {
+    closeSync(fd);
   }
 }
 

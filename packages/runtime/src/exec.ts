@@ -10,7 +10,7 @@ import {
   formatObservation,
   type TruncatedTail,
 } from "./observation.js";
-import { openPinnedDir, type PinnedDir } from "./dir-fd.js";
+import { openPinnedDir, type PinnedDir } from "@skillport/fs/floor";
 
 export interface ExecOptions {
   /** Directory relative to the sandbox's writable directory (the workspace). Default: its root. */

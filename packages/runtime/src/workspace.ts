@@ -16,7 +16,7 @@ import type { ScanOptions, ScanResult } from "./scan.js";
 import { execCommand, type ExecOptions, type ExecResult } from "./exec.js";
 import { ENTRYPOINT_FILE } from "./entrypoints.js";
 import { HostState, assertOutside, defaultStateDir, type VersionManifest } from "./host-state.js";
-import { openPinnedDir, type PinnedDir } from "./dir-fd.js";
+import { openPinnedDir, type PinnedDir } from "@skillport/fs/floor";
 import type { VersionCheck } from "./verify-version.js";
 
 /** A package to deploy: a path to an archive (zip, tar, tar.gz, .skill) or a package directory, or archive bytes. */

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { AgentSkillsError, LimitExceededError, ProviderUnavailableError, RepositoryReadOnlyError, ResourceNotFoundError, Skill, SkillExistsError, SkillNotFoundError, SkillSourceProvider, SkillValidationError, isSafeResourcePath, isSafeSkillId, requireSafeResourcePath, requireSafeSkillId, type Diagnostic, type Frontmatter, type ResourceContent, type SaveOptions, type SaveResult, type SkillFile, type SkillRepository, type SkillRepositoryInfo } from "@skillport/core";
-import { compareCodeUnits, prepareSaveBatch, type PreparedSkill } from "@skillport/core/internal";
+import { compareCodeUnits, DEFAULT_MEMORY_MAX_FILE_BYTES, DEFAULT_PARSE_LIMITS, prepareSaveBatch, type PreparedSkill } from "@skillport/core/internal";
 import { bodyOf, decodeResource, encodeResource, frontmatterJson, frontmatterOf, skillMdOf, type MetadataColumns } from "./codec.js";
 import { parseSqlAddress, SqlDatabase, type SqlConnectionOptions, type SqlDialectName } from "./connection.js";
 import { isUniqueViolation, SqlRepositoryError, wrapDriverError } from "./errors.js";
@@ -27,8 +27,14 @@ export interface SqlSkillRepositoryOptions {
   migrate?: boolean;
   /** Whether save and delete are allowed (AgentScope's `writeable`). Default true. */
   writeable?: boolean;
-  /** Largest file served or saved (SKILL.md included), in bytes. Default 10 MiB. */
+  /** Largest file served or saved (SKILL.md included), in bytes. Default 10 MiB, fs's one skill-file limit. */
   maxFileBytes?: number;
+  /**
+   * Largest frontmatter a listing reads (description and metadata columns together), in bytes. Default core's
+   * `maxFrontmatterBytes` (256 KiB), as the filesystem source: a 50 MB description is refused by its length, in SQL,
+   * without being transferred (`frontmatter-too-large`).
+   */
+  maxFrontmatterBytes?: number;
   /** Most files in one skill (SKILL.md included). Default 1000. */
   maxFilesPerSkill?: number;
   /** Most bytes in one skill, all files together. Default 50 MiB. */
@@ -38,7 +44,8 @@ export interface SqlSkillRepositoryOptions {
 }
 
 export const SQL_DEFAULT_LIMITS = Object.freeze({
-  maxFileBytes: 10 * 1024 * 1024,
+  maxFileBytes: DEFAULT_MEMORY_MAX_FILE_BYTES, // core's and fs's one skill-file limit (10 MiB)
+  maxFrontmatterBytes: DEFAULT_PARSE_LIMITS.maxFrontmatterBytes,
   maxFilesPerSkill: 1000,
   maxSkillBytes: 50 * 1024 * 1024,
   pollIntervalMs: 2000,
@@ -51,12 +58,15 @@ export const MAX_RESOURCE_PATH_LENGTH = 500;
 interface SkillRow {
   id: number;
   name: string;
-  description: string;
+  /** Null when the frontmatter's columns are over maxFrontmatterBytes (not selected). */
+  description: string | null;
   metadata_json?: string | null;
   skill_content?: string | null;
   version?: number;
   digest?: string;
   size?: number | string | null;
+  /** Bytes of the description and metadata columns, measured in SQL. */
+  meta_size?: number | string | null;
 }
 
 interface Ready {
@@ -84,7 +94,7 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
   readonly #connection: string | SqlConnectionOptions | SqlDatabase;
   readonly #dialect: SqlDialectName | undefined;
   readonly #display: string;
-  readonly #limits: { maxFileBytes: number; maxFilesPerSkill: number; maxSkillBytes: number; pollIntervalMs: number };
+  readonly #limits: { maxFileBytes: number; maxFrontmatterBytes: number; maxFilesPerSkill: number; maxSkillBytes: number; pollIntervalMs: number };
   #ready: Promise<Ready> | undefined;
   #ownsDatabase: boolean;
   #writeable: boolean;
@@ -124,6 +134,7 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
     this.#writeable = options.writeable ?? true;
     this.#limits = {
       maxFileBytes: limit("maxFileBytes", options.maxFileBytes, SQL_DEFAULT_LIMITS.maxFileBytes),
+      maxFrontmatterBytes: limit("maxFrontmatterBytes", options.maxFrontmatterBytes, SQL_DEFAULT_LIMITS.maxFrontmatterBytes),
       maxFilesPerSkill: limit("maxFilesPerSkill", options.maxFilesPerSkill, SQL_DEFAULT_LIMITS.maxFilesPerSkill),
       maxSkillBytes: limit("maxSkillBytes", options.maxSkillBytes, SQL_DEFAULT_LIMITS.maxSkillBytes),
       pollIntervalMs: limit("pollIntervalMs", options.pollIntervalMs, SQL_DEFAULT_LIMITS.pollIntervalMs),
@@ -205,7 +216,7 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
     if (row) this.#primed.delete(id);
     else row = exact(id, await this.#run("read metadata", () => this.#metadataQuery(ready).where("name", "=", id).execute()));
     if (!row) throw new SkillNotFoundError(id);
-    this.#checkSize(id, SKILL_MD, row.size);
+    this.#checkSize(id, SKILL_MD, row);
     return frontmatterOf(row as MetadataColumns);
   }
 
@@ -219,15 +230,16 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
   async listFiles(id: string): Promise<SkillFile[]> {
     requireSafeSkillId(id);
     const ready = await this.#ensureReady();
-    const { db, native, database } = ready;
+    const { db, native } = ready;
     const row = await this.#readSkillRow(ready, id, "list files", { withinLimit: false });
-    const skillMdSize = native ? Number(row.size) : skillMdOf(frontmatterOf(row as MetadataColumns), this.#bodyOf(ready, row)).byteLength;
+    // The size readFile would serve; a SKILL.md over the limits is listed with its stored size and never read.
+    const skillMdSize = native || row.skill_content === null || row.skill_content === undefined ? Number(row.size) : skillMdOf(frontmatterOf(row as MetadataColumns), this.#bodyOf(ready, row)).byteLength;
     const files: SkillFile[] = [{ path: SKILL_MD, size: skillMdSize }];
     const resources = await this.#run("list files", () =>
       db
         .selectFrom("resources")
         .select(["resource_path"])
-        .select(resourceSize(database.dialect, native).as("size"))
+        .select(resourceSize(native).as("size"))
         .where("id", "=", row.id)
         .execute(),
     );
@@ -244,8 +256,8 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
       return skillMdOf(frontmatterOf(row as MetadataColumns), this.#bodyOf(ready, row));
     }
     if (!servable(rel)) throw new ResourceNotFoundError(id, rel);
-    const { db, native, database } = ready;
-    const size = resourceSize(database.dialect, native);
+    const { db, native } = ready;
+    const size = resourceSize(native);
     const max = this.#limits.maxFileBytes;
     const rows = await this.#run("read a file", () => {
       let query = db
@@ -267,7 +279,7 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
       if (!(await this.skillExists(id))) throw new SkillNotFoundError(id);
       throw new ResourceNotFoundError(id, rel);
     }
-    this.#checkSize(id, rel, row.size);
+    this.#checkSize(id, rel, row);
     return decodeResource(row.text, row.bytes);
   }
 
@@ -433,28 +445,40 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
     }
   }
 
-  /** The listing query: name, description, metadata and SKILL.md size; never skill_content itself. */
-  #metadataQuery({ db, native, schema, database }: Ready) {
-    let query = db.selectFrom("skills").select(["id", "name", "description"]);
-    if (schema.hasMetadataJson) query = query.select(["metadata_json"]);
-    if (native) return query.select(["version", "skill_md_bytes as size"]).where("namespace", "=", this.namespace);
-    return query.select(byteLength(database.dialect, "skill_content").as("size"));
-  }
-
-  /** One skill row with its body (only when SKILL.md is within the limit, unless told otherwise). */
-  async #readSkillRow(ready: Ready, id: string, operation: string, options: { withinLimit?: boolean } = {}): Promise<SkillRow> {
-    const { db, native, schema, database } = ready;
-    const size = native ? sql<number>`skill_md_bytes` : byteLength(database.dialect, "skill_content");
+  /**
+   * The listing query: name, description, metadata and the sizes; never skill_content itself. Description and metadata
+   * come back only when within maxFrontmatterBytes (measured in SQL first), so an oversized row costs its sizes only.
+   */
+  #metadataQuery(ready: Ready, db: Kysely<SkillDatabase> = ready.db, size = storedSkillMdBytes(ready)) {
+    const { native, schema } = ready;
+    const meta = metadataBytes(schema.hasMetadataJson);
+    const within = (column: string) => sql<string | null>`case when ${meta} <= ${this.#limits.maxFrontmatterBytes} then ${sql.ref(column)} end`;
     let query = db
       .selectFrom("skills")
-      .select(["id", "name", "description", "skill_content"])
+      .select(["id", "name"])
+      .select(within("description").as("description"))
+      .select(meta.as("meta_size"))
       .select(size.as("size"));
-    if (schema.hasMetadataJson) query = query.select(["metadata_json"]);
-    if (native) query = query.select(["version", "digest"]).where("namespace", "=", this.namespace);
-    const row = exact(id, await this.#run(operation, () => query.where("name", "=", id).execute()));
+    if (schema.hasMetadataJson) query = query.select(within("metadata_json").as("metadata_json"));
+    if (native) return query.select(["version"]).where("namespace", "=", this.namespace);
+    return query;
+  }
+
+  /** One skill row with its body (only when SKILL.md is within the limits, unless told otherwise). */
+  async #readSkillRow(ready: Ready, id: string, operation: string, options: { withinLimit?: boolean } = {}): Promise<SkillRow> {
+    let query = this.#skillQuery(ready).where("name", "=", id);
+    if (ready.native) query = query.select(["digest"]);
+    const row = exact(id, (await this.#run(operation, () => query.execute())) as SkillRow[]);
     if (!row) throw new SkillNotFoundError(id);
-    if (options.withinLimit ?? true) this.#checkSize(id, SKILL_MD, row.size);
+    if (options.withinLimit ?? true) this.#checkSize(id, SKILL_MD, row);
     return row;
+  }
+
+  /** The listing query plus skill_content, which comes back only when the row is within both limits. */
+  #skillQuery(ready: Ready, db: Kysely<SkillDatabase> = ready.db) {
+    const size = skillMdBytes(ready);
+    const fits = sql<boolean>`${size} <= ${this.#limits.maxFileBytes} and ${metadataBytes(ready.schema.hasMetadataJson)} <= ${this.#limits.maxFrontmatterBytes}`;
+    return this.#metadataQuery(ready, db, size).select(sql<string | null>`case when ${fits} then skill_content end`.as("skill_content"));
   }
 
   #bodyOf(ready: Ready, row: SkillRow): string {
@@ -462,28 +486,35 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
     return ready.native ? content : bodyOf(row.name, content);
   }
 
-  /** Whole skills (one, or all in the namespace) from one consistent snapshot. */
+  /**
+   * Whole skills (one, or all in the namespace) from one consistent snapshot. Sizes are measured in SQL and content
+   * selected only within the limits; a skill with anything over them is left out (one asked for by id: an error).
+   */
   async #readWhole(ready: Ready, id: string | undefined): Promise<Skill[]> {
-    const { db, native, schema, database } = ready;
+    const { db, native, database } = ready;
+    const max = this.#limits.maxFileBytes;
     const read = async (trx: Kysely<SkillDatabase>) => {
-      let skills = trx.selectFrom("skills").select(["id", "name", "description", "skill_content"]);
-      if (schema.hasMetadataJson) skills = skills.select(["metadata_json"]);
-      if (native) skills = skills.where("namespace", "=", this.namespace);
+      let skills = this.#skillQuery(ready, trx);
       if (id !== undefined) skills = skills.where("name", "=", id);
       const rows = (await skills.execute()) as SkillRow[];
+      const size = resourceSize(native, "r.");
       let resources = trx
         .selectFrom("resources as r")
         .innerJoin("skills as s", "s.id", "r.id")
-        .select(["r.id as id", "r.resource_path as resource_path", "r.resource_content as resource_content"]);
-      if (native) resources = resources.select(["r.resource_bytes as resource_bytes"]).where("s.namespace", "=", this.namespace);
+        .select(["r.id as id", "r.resource_path as resource_path"])
+        .select(size.as("size"))
+        .select(sql<string | null>`case when ${size} <= ${max} then r.resource_content end`.as("resource_content"));
+      if (native) resources = resources.select(sql<Uint8Array | null>`case when ${size} <= ${max} then r.resource_bytes end`.as("resource_bytes")).where("s.namespace", "=", this.namespace);
       if (id !== undefined) resources = resources.where("s.name", "=", id);
-      const files = (await resources.execute()) as Array<{ id: number; resource_path: string; resource_content: string; resource_bytes?: Uint8Array | null }>;
+      const files = (await resources.execute()) as Array<{ id: number; resource_path: string; size: number | string; resource_content: string | null; resource_bytes?: Uint8Array | null }>;
       return { rows, files };
     };
     const { rows, files } = await this.#run("read skills", () => this.#readTransaction(database.dialect, db, read));
     const byRow = new Map<number, Map<string, ResourceContent>>();
+    const oversized = new Map<number, string>();
     for (const file of files) {
       if (!servable(file.resource_path)) continue;
+      if (Number(file.size) > max) oversized.set(Number(file.id), file.resource_path);
       let map = byRow.get(Number(file.id));
       if (!map) byRow.set(Number(file.id), (map = new Map()));
       map.set(file.resource_path, decodeResource(file.resource_content, file.resource_bytes));
@@ -491,6 +522,14 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
     const out: Skill[] = [];
     for (const row of rows.sort((a, b) => compareCodeUnits(a.name, b.name))) {
       if ((id !== undefined && row.name !== id) || !isSafeSkillId(row.name)) continue;
+      try {
+        this.#checkSize(row.name, SKILL_MD, row);
+        const big = oversized.get(Number(row.id));
+        if (big !== undefined) this.#checkSize(row.name, big, { size: max + 1 });
+      } catch (error) {
+        if (id !== undefined) throw error;
+        continue;
+      }
       const resources = byRow.get(Number(row.id)) ?? new Map<string, ResourceContent>();
       let skill: Skill;
       try {
@@ -622,8 +661,15 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
     return wrapDriverError(error, this.#display, operation);
   }
 
-  #checkSize(id: string, path: string, size: number | string | null | undefined): void {
-    if (size !== null && size !== undefined && Number(size) > this.#limits.maxFileBytes) {
+  /** The one size policy, on sizes measured in SQL before any content was selected (docs/sql.md, decision 0256). */
+  #checkSize(id: string, path: string, row: { size?: number | string | null; meta_size?: number | string | null }): void {
+    if (row.meta_size !== null && row.meta_size !== undefined && Number(row.meta_size) > this.#limits.maxFrontmatterBytes) {
+      const message = `the frontmatter is larger than the limit of ${this.#limits.maxFrontmatterBytes} bytes (description and metadata columns)`;
+      throw new SkillValidationError(`skill ${JSON.stringify(id)}: ${message}`, [
+        { code: "frontmatter-too-large", severity: "error", message, file: `${id}/${SKILL_MD}`, line: 2, column: 1 },
+      ]);
+    }
+    if (row.size !== null && row.size !== undefined && Number(row.size) > this.#limits.maxFileBytes) {
       throw new LimitExceededError("maxFileBytes", `${path} of skill ${JSON.stringify(id)} is larger than ${this.#limits.maxFileBytes} bytes`);
     }
   }
@@ -665,15 +711,37 @@ function servable(path: string): boolean {
   return isSafeResourcePath(path) && path.toLowerCase() !== "skill.md";
 }
 
-function byteLength(dialect: SqlDialectName, column: string): RawBuilder<number> {
-  return dialect === "sqlite" ? sql<number>`length(cast(${sql.ref(column)} as blob))` : sql<number>`octet_length(${sql.ref(column)})`;
+/**
+ * Bytes of a column as the database measures them, without reading the value: SQLite's octet_length on a column reads
+ * only the record header (length() of a cast or a coalesce loads the whole value first), PostgreSQL's reads the
+ * TOAST header, MySQL's is computed on the server. NULL counts as 0.
+ */
+function octets(column: string): RawBuilder<number> {
+  return sql<number>`coalesce(octet_length(${sql.ref(column)}), 0)`;
 }
 
-function resourceSize(dialect: SqlDialectName, native: boolean): RawBuilder<number> {
-  if (!native) return byteLength(dialect, "resource_content");
-  return dialect === "sqlite"
-    ? sql<number>`length(coalesce(resource_bytes, cast(resource_content as blob)))`
-    : sql<number>`coalesce(octet_length(resource_bytes), octet_length(resource_content))`;
+/** Bytes of the frontmatter's columns. */
+function metadataBytes(hasMetadataJson: boolean): RawBuilder<number> {
+  return hasMetadataJson ? sql<number>`(${octets("description")} + ${octets("metadata_json")})` : octets("description");
+}
+
+/** SKILL.md's size as a listing reads it: Skillport's rows store it, so listing never touches skill_content there. */
+function storedSkillMdBytes({ native }: Ready): RawBuilder<number> {
+  return native ? sql<number>`skill_md_bytes` : octets("skill_content");
+}
+
+/**
+ * SKILL.md's size before the body is read. Skillport's rows store it (skill_md_bytes), but a row written by hand could
+ * understate it: the stored body's own size is the floor.
+ */
+function skillMdBytes({ native, database }: Ready): RawBuilder<number> {
+  if (!native) return octets("skill_content");
+  const larger = database.dialect === "sqlite" ? sql.raw("max") : sql.raw("greatest");
+  return sql<number>`${larger}(skill_md_bytes, ${octets("skill_content")})`;
+}
+
+function resourceSize(native: boolean, alias = ""): RawBuilder<number> {
+  return native ? sql<number>`(${octets(`${alias}resource_bytes`)} + ${octets(`${alias}resource_content`)})` : octets(`${alias}resource_content`);
 }
 
 function toBuffer(bytes: Uint8Array): Buffer {

@@ -1,19 +1,23 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { normalizeResourcePath } from "@skillport/core";
-import { isInside, resolveConfined, writeFileAtomic } from "@skillport/fs";
+import { secretFileContent } from "@skillport/core/internal/secret-files";
+import { isInside, removePinnedTree, resolveConfined, writeFileAtomic } from "@skillport/fs";
 import { createSandbox, findBubblewrap, SandboxUnavailableError, type Sandbox } from "@skillport/sandbox";
 import { AgentError } from "../errors.js";
 import type { BoxSkill } from "../skill-box.js";
-import { skillDirName } from "../skill-id.js";
+import { secretReason } from "../secret-paths.js";
+import { DEFAULT_SESSION, skillDirName } from "../skill-id.js";
 import type { Tool } from "../tool.js";
 import { messageOf } from "../tool.js";
 import { createFileTools } from "./file-tools.js";
 import { createScriptTool, SKILL_SCRIPT_TOOL } from "./script-tool.js";
 import { DEFAULT_ALLOWED_COMMANDS } from "./shell-policy.js";
 import { createShellTool, type ShellOptions } from "./shell-tool.js";
+import { WorkSpace } from "./work-space.js";
 
 export const DEFAULT_INCLUDE_FOLDERS: readonly string[] = Object.freeze(["scripts/", "assets/"]);
 export const DEFAULT_INCLUDE_EXTENSIONS: readonly string[] = Object.freeze([".py", ".js", ".sh"]);
@@ -21,6 +25,7 @@ export const DEFAULT_INCLUDE_EXTENSIONS: readonly string[] = Object.freeze([".py
 export const DEFAULT_SHELL_TIMEOUT_SECONDS = 300;
 const DEFAULT_MAX_UPLOAD_FILES = 1_000;
 const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
+const DEFAULT_MAX_LISTED_ENTRIES = 1_000;
 
 export interface SandboxChoice {
   /** Default `bubblewrap`; `process` isolates nothing and says so in every result. */
@@ -36,6 +41,7 @@ export interface SandboxChoice {
 export interface CodeExecutionSettings {
   workDir: string | undefined;
   uploadDir: string | undefined;
+  sessionsDir: string | undefined;
   filter: (path: string) => boolean;
   shell: ShellOptions | undefined;
   read: boolean;
@@ -45,18 +51,22 @@ export interface CodeExecutionSettings {
   sandbox: SandboxChoice;
   maxFileBytes: number;
   maxUploadFiles: number;
+  maxListedEntries: number;
 }
 
 /**
  * `codeExecution().workDir(dir).uploadDir(dir).includeFolders(set).includeExtensions(set).fileFilter(fn)
- * .withShell(options?).withRead().withWrite().enable()`, with upstream's defaults: uploadDir `<workDir>/skills`,
- * skill files under `<uploadDir>/<skill>/`, scripts/ + assets/ + .py/.js/.sh uploaded; a temporary workDir created
- * on first use and removed at exit. Only the tools asked for are registered; enabling again replaces them.
+ * .withShell(options?).withRead().withWrite().enable()`, with upstream's defaults except where skill files go: skill
+ * files under `<uploadDir>/<skill>/` (uploadDir outside every work dir, read-only to the model: decision 0231),
+ * scripts/ + assets/ + .py/.js/.sh uploaded; a temporary workDir created on first use and removed at exit. The default
+ * session works in the workDir; every other session in a work dir and sandbox of its own (decision 0232). Only the
+ * tools asked for are registered; enabling again replaces them.
  */
 export class CodeExecutionBuilder {
   readonly #apply: (exec: CodeExecution) => void;
   #workDir: string | undefined;
   #uploadDir: string | undefined;
+  #sessionsDir: string | undefined;
   #folders: readonly string[] | undefined;
   #extensions: readonly string[] | undefined;
   #filter: ((path: string) => boolean) | undefined;
@@ -68,6 +78,7 @@ export class CodeExecutionBuilder {
   #sandbox: SandboxChoice = {};
   #maxFileBytes = DEFAULT_MAX_FILE_BYTES;
   #maxUploadFiles = DEFAULT_MAX_UPLOAD_FILES;
+  #maxListedEntries = DEFAULT_MAX_LISTED_ENTRIES;
 
   constructor(apply: (exec: CodeExecution) => void) {
     this.#apply = apply;
@@ -79,9 +90,18 @@ export class CodeExecutionBuilder {
     return this;
   }
 
-  /** Where skill files are copied (default `<workDir>/skills`); a relative path is taken from the workDir. */
+  /**
+   * Where skill files are copied (default: a temporary folder, removed at exit). It must lie outside the work dir and
+   * the sessions folder: the model may write those, and it must not rewrite a skill's scripts (decision 0231).
+   */
   uploadDir(dir: string): this {
     this.#uploadDir = dir;
+    return this;
+  }
+
+  /** Where sessions other than the default one get their own work dirs (default: a temporary folder). */
+  sessionsDir(dir: string): this {
+    this.#sessionsDir = dir;
     return this;
   }
 
@@ -151,12 +171,19 @@ export class CodeExecutionBuilder {
     return this;
   }
 
+  /** Most entries one `list_directory` result names (the rest are counted). Default 1,000. */
+  maxListedEntries(count: number): this {
+    this.#maxListedEntries = count;
+    return this;
+  }
+
   /** Checks the settings and registers the tools; throws AgentError (or SandboxUnavailableError) when they cannot work. */
   enable(): CodeExecution {
     if (this.#filter && (this.#folders || this.#extensions)) {
       throw new AgentError("AGENT_CONFIG", "fileFilter() cannot be combined with includeFolders()/includeExtensions(); use one or the other");
     }
-    for (const [name, value] of [["maxFileBytes", this.#maxFileBytes], ["maxUploadFiles", this.#maxUploadFiles]] as const) {
+    const limits = [["maxFileBytes", this.#maxFileBytes], ["maxUploadFiles", this.#maxUploadFiles], ["maxListedEntries", this.#maxListedEntries]] as const;
+    for (const [name, value] of limits) {
       if (!Number.isInteger(value) || value < 1) throw new AgentError("AGENT_CONFIG", `${name} must be a positive integer, got ${value}`);
     }
     const runs = this.#shell !== undefined || this.#scripts;
@@ -167,14 +194,23 @@ export class CodeExecutionBuilder {
     const folders = this.#folders ?? DEFAULT_INCLUDE_FOLDERS;
     const extensions = this.#extensions ?? DEFAULT_INCLUDE_EXTENSIONS;
     const filter = this.#filter ?? ((p: string) => folders.some((f) => p.startsWith(f)) || extensions.some((e) => p.endsWith(e)));
-    let workDir: string | undefined;
-    if (this.#workDir !== undefined) {
-      mkdirSync(this.#workDir, { recursive: true });
-      workDir = realpathSync(this.#workDir);
+    const real = (dir: string | undefined) => {
+      if (dir === undefined) return undefined;
+      mkdirSync(dir, { recursive: true });
+      return realpathSync(dir);
+    };
+    const workDir = real(this.#workDir);
+    const sessionsDir = real(this.#sessionsDir);
+    const uploadDir = real(this.#uploadDir === undefined ? undefined : path.resolve(workDir ?? ".", this.#uploadDir));
+    const overlap = (a: string | undefined, b: string | undefined) => a !== undefined && b !== undefined && (isInside(a, b) || isInside(b, a));
+    if (overlap(uploadDir, workDir) || overlap(uploadDir, sessionsDir)) {
+      throw new AgentError("AGENT_CONFIG", `uploadDir ${uploadDir} must lie outside the work dir and the sessions folder: the model can write those, and skill scripts must stay read-only to it`);
     }
+    if (overlap(workDir, sessionsDir)) throw new AgentError("AGENT_CONFIG", `sessionsDir ${sessionsDir} and the work dir ${workDir} must not contain one another: each is one session's only writable folder`);
     const exec = new CodeExecution({
       workDir,
-      uploadDir: this.#uploadDir,
+      uploadDir,
+      sessionsDir,
       filter,
       shell: this.#shell,
       read: this.#read,
@@ -184,13 +220,17 @@ export class CodeExecutionBuilder {
       sandbox: { ...this.#sandbox, kind },
       maxFileBytes: this.#maxFileBytes,
       maxUploadFiles: this.#maxUploadFiles,
+      maxListedEntries: this.#maxListedEntries,
     });
     this.#apply(exec);
     return exec;
   }
 }
 
-/** Temporary work dirs still to remove at exit. */
+/**
+ * Temporary folders still to remove at exit. A sandboxed command may still run then (its sandbox dies with this
+ * process, after the hook), so the removal never follows a link (a folder swapped for one mid-removal).
+ */
 const temporary = new Set<string>();
 let exitHook = false;
 function removeAtExit(dir: string): void {
@@ -198,17 +238,34 @@ function removeAtExit(dir: string): void {
   if (exitHook) return;
   exitHook = true;
   process.once("exit", () => {
-    for (const d of temporary) rmSync(d, { recursive: true, force: true });
+    for (const d of temporary) removeQuietly(d);
   });
 }
 
-/** Enabled code execution: the directories, the sandbox, the tools, uploads and the prompt section. */
+function removeQuietly(dir: string): void {
+  try {
+    removePinnedTree(dir);
+  } catch {
+    // Left in place: a tree nested too deep, or still changing; nothing outside it was touched.
+  }
+}
+
+/** A fresh private folder (real path) the host owns, removed at exit; `mode` lets the sandbox's user in or not. */
+function temporaryDir(prefix: string, mode: number): string {
+  const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), prefix)));
+  chmodSync(dir, mode);
+  removeAtExit(dir);
+  return dir;
+}
+
+/** Enabled code execution: the directories, the sandboxes, the tools, uploads and the prompt section. */
 export class CodeExecution {
   readonly settings: CodeExecutionSettings;
-  #workDir: string | undefined;
-  #temporary = false;
+  readonly #spaces = new Map<string, WorkSpace>();
+  readonly #closing = new Set<Promise<void>>();
+  #sessionsDir: string | undefined;
   #uploadDir: string | undefined;
-  #sandbox: Sandbox | undefined;
+  readonly #temporary = new Set<string>();
   #tools: Tool[] | undefined;
   readonly scriptTool: Tool | undefined;
   readonly #uploaded = new WeakMap<BoxSkill, string>();
@@ -217,27 +274,43 @@ export class CodeExecution {
 
   constructor(settings: CodeExecutionSettings) {
     this.settings = settings;
-    this.#workDir = settings.workDir;
     this.scriptTool = settings.skillScripts ? createScriptTool(this) : undefined;
   }
 
-  /** The work directory's real path (a temporary one is created on first use). */
+  /** The default session's work directory (real path; a temporary one is created on first use). */
   get workDir(): string {
-    if (this.#workDir === undefined) {
-      this.#workDir = realpathSync(mkdtempSync(path.join(os.tmpdir(), "skillport-code-execution-")));
-      this.#temporary = true;
-      removeAtExit(this.#workDir);
-    }
-    return this.#workDir;
+    return this.space(DEFAULT_SESSION).workDir;
   }
 
-  /** Where skill files are uploaded (real path, created on first use). */
-  get uploadDir(): string {
-    if (this.#uploadDir === undefined) {
-      const wanted = this.settings.uploadDir === undefined ? path.join(this.workDir, "skills") : path.resolve(this.workDir, this.settings.uploadDir);
-      mkdirSync(wanted, { recursive: true });
-      this.#uploadDir = realpathSync(wanted);
+  /**
+   * A session's work dir and sandbox: the default session's is the configured work dir, every other session's is a
+   * folder of its own under the sessions folder, with a sandbox of its own (decision 0232).
+   */
+  space(sessionId: string): WorkSpace {
+    let space = this.#spaces.get(sessionId);
+    if (!space) {
+      let dir: string;
+      let temporary = false;
+      if (sessionId === DEFAULT_SESSION && this.settings.workDir !== undefined) dir = this.settings.workDir;
+      else if (sessionId === DEFAULT_SESSION) {
+        dir = this.#temp(temporaryDir("skillport-code-execution-", 0o700));
+        temporary = true;
+      } else {
+        // A digest, not the id: any string is a session id, and the name must be one safe folder name.
+        dir = path.join(this.#sessions(), `s-${createHash("sha256").update(sessionId).digest("hex").slice(0, 32)}`);
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
+        temporary = true;
+      }
+      const runs = this.settings.shell !== undefined || this.settings.skillScripts;
+      space = new WorkSpace(dir, { makeSandbox: (workDir) => this.#makeSandbox(workDir), runs, temporary });
+      this.#spaces.set(sessionId, space);
     }
+    return space;
+  }
+
+  /** Where skill files are uploaded (real path, outside every work dir; a temporary folder unless configured). */
+  get uploadDir(): string {
+    this.#uploadDir ??= this.settings.uploadDir ?? this.#temp(temporaryDir("skillport-skills-", 0o755));
     return this.#uploadDir;
   }
 
@@ -259,33 +332,46 @@ export class CodeExecution {
     return this.#tools;
   }
 
-  /** The sandbox commands run in (created on first use). */
+  /** The default session's sandbox (created on first use). */
   sandbox(): Sandbox {
-    if (!this.#sandbox) {
-      const upload = this.uploadDir;
-      const readOnly = [...(this.settings.sandbox.readOnlyPaths ?? [])];
-      if (!isInside(this.workDir, upload)) readOnly.push(upload);
-      this.#sandbox = createSandbox({
-        kind: this.settings.sandbox.kind ?? "bubblewrap",
-        writableDir: this.workDir,
-        network: this.settings.sandbox.network ?? false,
-        ...(this.settings.sandbox.maxProcesses !== undefined && { maxProcesses: this.settings.sandbox.maxProcesses }),
-        readOnlyPaths: readOnly,
-      });
-    }
-    return this.#sandbox;
+    return this.space(DEFAULT_SESSION).sandbox();
+  }
+
+  #makeSandbox(workDir: string): Sandbox {
+    return createSandbox({
+      kind: this.settings.sandbox.kind ?? "bubblewrap",
+      writableDir: workDir,
+      network: this.settings.sandbox.network ?? false,
+      ...(this.settings.sandbox.maxProcesses !== undefined && { maxProcesses: this.settings.sandbox.maxProcesses }),
+      readOnlyPaths: [...(this.settings.sandbox.readOnlyPaths ?? []), this.uploadDir],
+    });
+  }
+
+  /** The folder the other sessions' work dirs are made in: host-owned, searchable but not listable by the sandbox. */
+  #sessions(): string {
+    this.#sessionsDir ??= this.settings.sessionsDir ?? this.#temp(temporaryDir("skillport-sessions-", 0o711));
+    return this.#sessionsDir;
+  }
+
+  #temp(dir: string): string {
+    this.#temporary.add(dir);
+    return dir;
   }
 
   /**
    * Copies a freshly activated skill's files that pass the filter to `<uploadDir>/<skill>/` (once per skill version),
-   * every write confined by real path. Returns the line the load result adds, or undefined when nothing was uploaded.
+   * every write confined by real path. The upload dir lies outside every sandbox-writable tree, so these are plain
+   * host writes. Returns the line the load result adds, or undefined when nothing was uploaded.
    */
   async prepareSkill(skill: BoxSkill): Promise<string | undefined> {
     const known = this.#uploaded.get(skill);
     if (known !== undefined) return known || undefined;
     let note = "";
     try {
-      const files = (await skill.reader.listFiles()).filter((p) => p !== "SKILL.md" && this.settings.filter(p));
+      // Credential files and VCS folders (and links to them) never reach the work dir, whatever the filter says.
+      const listed = (await skill.reader.listFiles()).filter((p) => p !== "SKILL.md" && this.settings.filter(p));
+      const files: string[] = [];
+      for (const p of listed) if ((await secretReason(skill.reader, p)) === undefined) files.push(p);
       if (files.length > 0) {
         const dirName = skillDirName(skill.id);
         const target = path.join(this.uploadDir, dirName);
@@ -294,7 +380,7 @@ export class CodeExecution {
         for (const rel of kept) {
           normalizeResourcePath(rel);
           const bytes = await skill.reader.readFile(rel);
-          if (bytes.byteLength > this.settings.maxFileBytes) continue;
+          if (bytes.byteLength > this.settings.maxFileBytes || secretFileContent(rel, bytes) !== undefined) continue;
           const destination = await resolveConfined(this.uploadDir, `${dirName}/${rel}`, { allowMissing: true });
           await mkdir(path.dirname(destination), { recursive: true });
           await writeFileAtomic(destination, bytes, { mode: rel.startsWith("scripts/") || /\.(sh|py|js)$/.test(rel) ? 0o755 : 0o644 });
@@ -317,16 +403,27 @@ export class CodeExecution {
     return defaultSection(this);
   }
 
-  /** Stops the sandbox's launcher and removes a temporary work dir. */
+  /** Stops a session's sandbox and removes its work dir (not the default session's configured one). */
+  closeSession(sessionId: string): Promise<void> {
+    const space = this.#spaces.get(sessionId);
+    if (!space) return Promise.resolve();
+    this.#spaces.delete(sessionId);
+    const closing: Promise<void> = space.close().finally(() => this.#closing.delete(closing));
+    this.#closing.add(closing);
+    return closing;
+  }
+
+  /** Stops every sandbox and removes the temporary folders (after every session being closed is). */
   async close(): Promise<void> {
-    await this.#sandbox?.close();
-    this.#sandbox = undefined;
-    if (this.#temporary && this.#workDir !== undefined) {
-      await rm(this.#workDir, { recursive: true, force: true });
-      temporary.delete(this.#workDir);
-      this.#workDir = undefined;
-      this.#uploadDir = undefined;
+    for (const id of [...this.#spaces.keys()]) void this.closeSession(id);
+    await Promise.allSettled([...this.#closing]);
+    for (const dir of this.#temporary) {
+      removeQuietly(dir);
+      temporary.delete(dir);
     }
+    this.#temporary.clear();
+    this.#sessionsDir = undefined;
+    this.#uploadDir = undefined;
   }
 }
 
@@ -345,7 +442,7 @@ function defaultSection(exec: CodeExecution): string {
   const lines = ["## Code Execution", "", `When a skill is loaded, its scripts and assets are copied to a folder under ${upload}; the load result names the folder.`];
   if (shell) {
     const allowed = shell.allowedCommands ?? DEFAULT_ALLOWED_COMMANDS;
-    lines.push(`Run commands with execute_shell_command. They run in a sandbox where only ${exec.workDir} is writable${exec.settings.sandbox.network ? "" : " and there is no network"}.`);
+    lines.push(`Run commands with execute_shell_command. They run in a sandbox where only the work directory (their current directory) is writable${exec.settings.sandbox.network ? "" : " and there is no network"}.`);
     if (allowed === "any") lines.push("Any command may be run.");
     else if (allowed.length === 0) lines.push("No command is allowed without approval.");
     else {

@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Skill } from "@skillport/core";
 import { findBubblewrap } from "@skillport/sandbox";
+import { isInside } from "@skillport/fs";
 import { makeTempDir, removeDir } from "@skillport/fs/testing";
 import { checkShellCommand, DEFAULT_ALLOWED_COMMANDS, resultText, SkillBox } from "../index.js";
 
@@ -53,7 +54,8 @@ describe("the builder", () => {
   it("uploads scripts/, assets/ and .py/.js/.sh on load, under <uploadDir>/<skill-id>/", async () => {
     const loaded = await call("load_skill_through_path", { skillId: "tool_custom", path: "SKILL.md" });
     const dir = path.join(box.codeExecutionConfig!.uploadDir, "tool_custom");
-    expect(box.codeExecutionConfig!.uploadDir).toBe(path.join(box.codeExecutionConfig!.workDir, "skills"));
+    // Outside the work dir (decision 0231): the model writes there and must not rewrite a skill's scripts.
+    expect(isInside(box.codeExecutionConfig!.workDir, box.codeExecutionConfig!.uploadDir)).toBe(false);
     expect(loaded.text).toContain(`Its scripts and assets are in ${dir}/ (2 files).`);
     expect([existsSync(path.join(dir, "scripts/hi.py")), existsSync(path.join(dir, "lib/x.js")), existsSync(path.join(dir, "references/doc.md"))]).toEqual([true, true, false]);
   });

@@ -1,18 +1,21 @@
-import { readdirSync, realpathSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { readdirSync, realpathSync, type Dirent } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { InvalidPathError, ResourceNotFoundError } from "@skillport/core";
-import { isInside, isMissing, openConfined, resolveConfined, writeFileAtomic } from "@skillport/fs";
+import { isInside, isMissing, openConfined, resolveConfined } from "@skillport/fs";
 import { defineTool, errorResult, messageOf, type Tool, type ToolResult } from "../tool.js";
 import type { CodeExecution } from "./builder.js";
+import type { WorkSpace } from "./work-space.js";
 
 const ranges = z
   .union([z.string(), z.array(z.number().int()).length(2)])
   .optional()
   .describe("Lines to act on, inclusive and 1-based, as 'start,end' or [start, end]; negative numbers count from the end (view only)");
 
-/** `view_text_file`, `list_directory`, `write_text_file`, `insert_text_file`: confined to the work dir by real path. */
+/**
+ * `view_text_file`, `list_directory`, `write_text_file`, `insert_text_file`: confined to the session's work dir by real
+ * path; writes go through descriptors and wait for the work dir's running commands (decision 0230).
+ */
 export function createFileTools(exec: CodeExecution): { view: Tool; list: Tool; write: Tool; insert: Tool } {
   const max = () => exec.settings.maxFileBytes;
 
@@ -20,12 +23,13 @@ export function createFileTools(exec: CodeExecution): { view: Tool; list: Tool; 
     name: "view_text_file",
     description: "View the file content in the specified range with line numbers. If ranges is not provided, the entire file is returned. Negative numbers count from the end ('-100,-1' is the last 100 lines).",
     input: z.object({ file_path: z.string().describe("The target file path"), ranges }),
-    handler: async ({ file_path, ranges: wanted }) => {
-      const rel = relativePath(exec, file_path);
+    handler: async ({ file_path, ranges: wanted }, context) => {
+      const space = exec.space(context.sessionId);
+      const rel = relativePath(space, file_path);
       if (typeof rel !== "string") return rel;
       let bytes: Uint8Array | undefined;
       try {
-        const file = openConfined(exec.workDir, rel, { followLinksInside: true });
+        const file = openConfined(space.workDir, rel, { followLinksInside: true });
         try {
           bytes = file.readAllSync(max());
         } finally {
@@ -57,13 +61,14 @@ export function createFileTools(exec: CodeExecution): { view: Tool; list: Tool; 
     name: "list_directory",
     description: "List the files and folders in a directory of the work directory (default: the work directory itself), with their full paths.",
     input: z.object({ dir_path: z.string().optional().describe("The target directory path to list files and folders") }),
-    handler: async ({ dir_path }) => {
+    handler: async ({ dir_path }, context) => {
+      const space = exec.space(context.sessionId);
       const shown = dir_path ?? ".";
-      const rel = relativePath(exec, shown, true);
+      const rel = relativePath(space, shown, true);
       if (typeof rel !== "string") return rel;
       let real: string;
       try {
-        real = rel === "" ? exec.workDir : await resolveConfined(exec.workDir, rel);
+        real = rel === "" ? space.workDir : await resolveConfined(space.workDir, rel);
       } catch (error) {
         return fileError(shown, error);
       }
@@ -76,18 +81,7 @@ export function createFileTools(exec: CodeExecution): { view: Tool; list: Tool; 
         if (error instanceof InvalidPathError) return fileError(shown, error);
         return errorResult(`Error: ${shown} is not a directory that can be listed (${messageOf(error)}).`);
       }
-      const dirs: string[] = [];
-      const files: string[] = [];
-      for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-        const full = path.join(real, entry.name);
-        if (entry.isDirectory()) dirs.push(full);
-        else files.push(entry.isSymbolicLink() ? `${full} (link)` : full);
-      }
-      const out = [`Contents of directory ${shown}:`, ""];
-      if (dirs.length > 0) out.push("Directories:", ...dirs.map((d) => `  ${d}`), "");
-      if (files.length > 0) out.push("Files:", ...files.map((f) => `  ${f}`), "");
-      out.push(dirs.length + files.length === 0 ? "(empty directory)" : `Total: ${dirs.length} directories, ${files.length} files`);
-      return out.join("\n");
+      return listing(shown, real, entries, exec.settings.maxListedEntries);
     },
   });
 
@@ -95,25 +89,27 @@ export function createFileTools(exec: CodeExecution): { view: Tool; list: Tool; 
     name: "write_text_file",
     description: "Create or overwrite a text file in the work directory. With ranges, only those lines are replaced by the content.",
     input: z.object({ file_path: z.string().describe("The target file path"), content: z.string().describe("The content to be written"), ranges }),
-    handler: async ({ file_path, content, ranges: wanted }) => {
+    handler: async ({ file_path, content, ranges: wanted }, context) => {
       if (Buffer.byteLength(content) > max()) return errorResult(`Error: the content is larger than ${max()} bytes.`);
-      const target = await writableTarget(exec, file_path);
-      if (typeof target !== "string") return target;
-      const existing = readExisting(exec, file_path);
-      if (typeof existing === "object") return existing;
-      if (existing === undefined || wanted === undefined || (typeof wanted === "string" && wanted.trim() === "")) {
-        await mkdir(path.dirname(target), { recursive: true });
-        await writeFileAtomic(target, content);
-        const ignored = existing === undefined && wanted !== undefined ? ` The ranges ${JSON.stringify(wanted)} were ignored: the file did not exist.` : "";
-        return `${existing === undefined ? "Created and wrote" : "Wrote"} ${file_path} successfully.${ignored}`;
-      }
-      const range = parseRange(wanted);
-      if (!range || range[0] < 1 || range[1] < range[0]) return errorResult(`Error: invalid ranges ${JSON.stringify(wanted)}; expected 'start,end' with 1 <= start <= end.`);
-      const lines = splitLines(existing);
-      if (range[0] > lines.length + 1) return errorResult(`Error: start line ${range[0]} is past the end of ${file_path} (${lines.length} lines).`);
-      const next = [...lines.slice(0, range[0] - 1), ...splitLines(content), ...lines.slice(range[1])];
-      await writeFileAtomic(target, joinLines(next, existing.endsWith("\n")));
-      return `Wrote ${file_path} successfully: lines ${range[0]}-${range[1]} replaced.`;
+      const space = exec.space(context.sessionId);
+      return space.lock.write(async () => {
+        const target = await writableTarget(space, file_path);
+        if (typeof target !== "string") return target;
+        const existing = readExisting(space, file_path, max());
+        if (typeof existing === "object") return existing;
+        if (existing === undefined || wanted === undefined || (typeof wanted === "string" && wanted.trim() === "")) {
+          const failed = writeInside(space, target, file_path, content);
+          if (failed) return failed;
+          const ignored = existing === undefined && wanted !== undefined ? ` The ranges ${JSON.stringify(wanted)} were ignored: the file did not exist.` : "";
+          return `${existing === undefined ? "Created and wrote" : "Wrote"} ${file_path} successfully.${ignored}`;
+        }
+        const range = parseRange(wanted);
+        if (!range || range[0] < 1 || range[1] < range[0]) return errorResult(`Error: invalid ranges ${JSON.stringify(wanted)}; expected 'start,end' with 1 <= start <= end.`);
+        const lines = splitLines(existing);
+        if (range[0] > lines.length + 1) return errorResult(`Error: start line ${range[0]} is past the end of ${file_path} (${lines.length} lines).`);
+        const next = lines.slice(0, range[0] - 1).concat(splitLines(content), lines.slice(range[1]));
+        return writeInside(space, target, file_path, joinLines(next, existing.endsWith("\n"))) ?? `Wrote ${file_path} successfully: lines ${range[0]}-${range[1]} replaced.`;
+      });
     },
   });
 
@@ -125,19 +121,22 @@ export function createFileTools(exec: CodeExecution): { view: Tool; list: Tool; 
       content: z.string().describe("The content to be inserted"),
       line_number: z.number().int().describe("The line number at which the content is inserted, starting from 1; one past the last line appends"),
     }),
-    handler: async ({ file_path, content, line_number }) => {
+    handler: async ({ file_path, content, line_number }, context) => {
       if (line_number < 1) return errorResult(`Error: invalid argument 'line_number': ${line_number} is not a line number (they start at 1).`);
-      const target = await writableTarget(exec, file_path);
-      if (typeof target !== "string") return target;
-      const existing = readExisting(exec, file_path);
-      if (typeof existing === "object") return existing;
-      if (existing === undefined) return errorResult(`Error: the file ${file_path} does not exist.`);
-      const lines = splitLines(existing);
-      if (line_number > lines.length + 1) return errorResult(`Error: line_number ${line_number} is not in the valid range [1, ${lines.length + 1}].`);
-      const next = [...lines.slice(0, line_number - 1), ...splitLines(content), ...lines.slice(line_number - 1)];
-      if (Buffer.byteLength(next.join("\n")) > max()) return errorResult(`Error: the result would be larger than ${max()} bytes.`);
-      await writeFileAtomic(target, joinLines(next, existing.endsWith("\n") || lines.length === 0));
-      return `Inserted into ${file_path} at line ${line_number} successfully.`;
+      const space = exec.space(context.sessionId);
+      return space.lock.write(async () => {
+        const target = await writableTarget(space, file_path);
+        if (typeof target !== "string") return target;
+        const existing = readExisting(space, file_path, max());
+        if (typeof existing === "object") return existing;
+        if (existing === undefined) return errorResult(`Error: the file ${file_path} does not exist.`);
+        const lines = splitLines(existing);
+        if (line_number > lines.length + 1) return errorResult(`Error: line_number ${line_number} is not in the valid range [1, ${lines.length + 1}].`);
+        const next = lines.slice(0, line_number - 1).concat(splitLines(content), lines.slice(line_number - 1));
+        const text = joinLines(next, existing.endsWith("\n") || lines.length === 0);
+        if (Buffer.byteLength(text) > max()) return errorResult(`Error: the result would be larger than ${max()} bytes.`);
+        return writeInside(space, target, file_path, text) ?? `Inserted into ${file_path} at line ${line_number} successfully.`;
+      });
     },
   });
 
@@ -148,10 +147,10 @@ export function createFileTools(exec: CodeExecution): { view: Tool; list: Tool; 
  * The path relative to the work dir, or an error result. Absolute paths must be inside the work dir; `..` is
  * resolved as text, and a result outside is refused. Real-path confinement comes after, on the opened file.
  */
-function relativePath(exec: CodeExecution, given: string, allowRoot = false): string | ToolResult {
+function relativePath(space: WorkSpace, given: string, allowRoot = false): string | ToolResult {
   if (given.trim() === "" && !allowRoot) return errorResult("Error: missing required argument 'file_path' (it must not be blank)");
   if (given.includes("\0")) return errorResult(`Error: path ${JSON.stringify(given)} contains NUL.`);
-  const root = exec.workDir;
+  const root = space.workDir;
   const rel = path.relative(root, path.resolve(root, given.trim() === "" ? "." : given));
   if (rel === "" && allowRoot) return "";
   if (rel === "" || rel === ".." || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) {
@@ -161,12 +160,12 @@ function relativePath(exec: CodeExecution, given: string, allowRoot = false): st
 }
 
 /** Where a write lands (real path inside the work dir; missing parents may not be dangling links), or an error. */
-async function writableTarget(exec: CodeExecution, given: string): Promise<string | ToolResult> {
-  const rel = relativePath(exec, given);
+async function writableTarget(space: WorkSpace, given: string): Promise<string | ToolResult> {
+  const rel = relativePath(space, given);
   if (typeof rel !== "string") return rel;
   try {
-    const target = await resolveConfined(exec.workDir, rel, { allowMissing: true });
-    if (!isInside(exec.workDir, target) || target === exec.workDir) return errorResult(`Error: ${given} is outside the work directory.`);
+    const target = await resolveConfined(space.workDir, rel, { allowMissing: true });
+    if (!isInside(space.workDir, target) || target === space.workDir) return errorResult(`Error: ${given} is outside the work directory.`);
     return target;
   } catch (error) {
     return fileError(given, error);
@@ -174,14 +173,14 @@ async function writableTarget(exec: CodeExecution, given: string): Promise<strin
 }
 
 /** The current text of a file (undefined when missing), read through the confined open; an error result otherwise. */
-function readExisting(exec: CodeExecution, given: string): string | undefined | ToolResult {
-  const rel = relativePath(exec, given);
+function readExisting(space: WorkSpace, given: string, maxBytes: number): string | undefined | ToolResult {
+  const rel = relativePath(space, given);
   if (typeof rel !== "string") return rel;
   try {
-    const file = openConfined(exec.workDir, rel, { followLinksInside: true });
+    const file = openConfined(space.workDir, rel, { followLinksInside: true });
     try {
-      const bytes = file.readAllSync(exec.settings.maxFileBytes);
-      if (bytes === undefined) return errorResult(`Error: ${given} is larger than ${exec.settings.maxFileBytes} bytes.`);
+      const bytes = file.readAllSync(maxBytes);
+      if (bytes === undefined) return errorResult(`Error: ${given} is larger than ${maxBytes} bytes.`);
       const text = decodeText(bytes);
       return text === undefined ? errorResult(`Error: ${given} is not a text file.`) : text;
     } finally {
@@ -192,6 +191,39 @@ function readExisting(exec: CodeExecution, given: string): string | undefined | 
     if (isMissing(error)) return undefined;
     return fileError(given, error);
   }
+}
+
+/** Writes `data` at `target` (a real path inside the work dir) through the work space; an error result, or undefined. */
+function writeInside(space: WorkSpace, target: string, given: string, data: string): ToolResult | undefined {
+  try {
+    space.write(path.relative(space.workDir, target).split(path.sep).join("/"), data);
+    return undefined;
+  } catch (error) {
+    return fileError(given, error);
+  }
+}
+
+/** list_directory's text: folders then files, sorted, at most `max` named (the rest counted); no spread of the entries. */
+function listing(shown: string, real: string, entries: Dirent[], max: number): string {
+  const dirs: string[] = [];
+  const files: string[] = [];
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const full = path.join(real, entry.name);
+    if (entry.isDirectory()) dirs.push(full);
+    else files.push(entry.isSymbolicLink() ? `${full} (link)` : full);
+  }
+  let left = max;
+  let out = `Contents of directory ${shown}:\n\n`;
+  for (const [title, names] of [["Directories:", dirs], ["Files:", files]] as const) {
+    if (names.length === 0) continue;
+    out += `${title}\n`;
+    const shownNames = names.slice(0, Math.max(left, 0));
+    for (const name of shownNames) out += `  ${name}\n`;
+    if (shownNames.length < names.length) out += `  [truncated: ${names.length - shownNames.length} more not listed (limit ${max} entries)]\n`;
+    left -= shownNames.length;
+    out += "\n";
+  }
+  return out + (dirs.length + files.length === 0 ? "(empty directory)" : `Total: ${dirs.length} directories, ${files.length} files`);
 }
 
 function fileError(given: string, error: unknown): ToolResult {

@@ -53,7 +53,7 @@ export function createScriptTool(exec: CodeExecution): Tool {
         return errorResult(`Error: script ${JSON.stringify(rel)} of skill ${skill.id} is not available to run (${messageOf(error)}).`);
       }
       const seconds = Math.min(timeout ?? 300, 600);
-      return runInSandbox(exec, [interpreter, file, ...(args ?? [])], seconds, 64 * 1024, context.signal, undefined);
+      return runInSandbox(exec.space(context.sessionId), [interpreter, file, ...(args ?? [])], seconds, 64 * 1024, context.signal, undefined);
     },
   });
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { MAX_RUN_TIMEOUT_MS, type RunResult } from "@skillport/sandbox";
 import { defineTool, messageOf, type Tool, type ToolResult } from "../tool.js";
 import type { CodeExecution } from "./builder.js";
+import type { WorkSpace } from "./work-space.js";
 import { checkShellCommand, DEFAULT_ALLOWED_COMMANDS } from "./shell-policy.js";
 
 export const SHELL_TOOL = "execute_shell_command";
@@ -49,7 +50,8 @@ export function createShellTool(exec: CodeExecution, options: ShellOptions): Too
     input,
     handler: async ({ command, timeout }, context) => {
       if (command.trim() === "") return shellResult(-1, "", "Error: missing required argument 'command' (it must not be blank)", true);
-      const verdict = checkShellCommand(command, { allowedCommands: allowed, workDir: exec.workDir });
+      const space = exec.space(context.sessionId);
+      const verdict = checkShellCommand(command, { allowedCommands: allowed, workDir: space.workDir });
       if (!verdict.ok) {
         const approved = options.approve ? await options.approve({ command, problems: verdict.problems, syntaxError: verdict.syntax, sessionId: context.sessionId }) : false;
         if (!approved) {
@@ -58,14 +60,17 @@ export function createShellTool(exec: CodeExecution, options: ShellOptions): Too
         }
       }
       const seconds = Math.min(timeout ?? defaultTimeout, maxTimeout);
-      return runInSandbox(exec, ["bash", "-c", command], seconds, maxBytes, context.signal, options.env);
+      return runInSandbox(space, ["bash", "-c", command], seconds, maxBytes, context.signal, options.env);
     },
   });
 }
 
-/** Runs argv in the code-execution sandbox and formats upstream's result; never throws. */
+/**
+ * Runs argv in the session's sandbox, in its work dir, and formats upstream's result; never throws. No host write into
+ * that work dir runs meanwhile (decision 0230).
+ */
 export async function runInSandbox(
-  exec: CodeExecution,
+  space: WorkSpace,
   argv: string[],
   seconds: number,
   maxBytes: number,
@@ -74,15 +79,15 @@ export async function runInSandbox(
 ): Promise<ToolResult> {
   let result: RunResult;
   try {
-    result = await exec.sandbox().run({
+    result = await space.run((sandbox) => sandbox.run({
       command: argv,
-      cwd: exec.workDir,
+      cwd: space.workDir,
       timeoutMs: seconds * 1000,
       maxStdoutBytes: maxBytes,
       maxStderrBytes: maxBytes,
       ...(signal && { signal }),
       ...(env && { env }),
-    });
+    }));
   } catch (error) {
     return shellResult(-1, "", `Error: the command could not be run: ${messageOf(error)}`, true);
   }

@@ -41,6 +41,12 @@ const MAX_YAML_ERRORS = 5;
 const PRESCAN_FLOOR = 256;
 const START: Position = { line: 1, column: 1 };
 
+/**
+ * Steps taken by this module's own passes over a frontmatter (characters pre-scanned, nodes visited, keys hashed),
+ * summed over every call. Tests read it to show those passes stay linear in the input (decision 0257).
+ */
+export const yamlPassWork = { steps: 0 };
+
 export function parseYamlFull(yamlText: string, limits: FullYamlLimits): FullYamlResult {
   const result: FullYamlResult = { frontmatter: undefined, keyPositions: new Map(), scalarSources: new Map(), findings: [], strictViolations: [] };
   const bound = nestingUpperBound(yamlText);
@@ -159,6 +165,7 @@ function inspect(root: Node, maxDepth: number, index: LineIndex, result: FullYam
   const openAnchors: string[] = [];
   const { isAlias, isCollection, isMap, isPair } = yamlLibrary();
   const visit = (node: unknown, depth: number): void => {
+    yamlPassWork.steps++;
     if (tooDeep !== undefined || cycle !== undefined || duplicate !== undefined || node === null || typeof node !== "object") return;
     if (isPair(node)) {
       visit(node.key, depth);
@@ -197,6 +204,7 @@ function firstDuplicateKey(pairs: readonly unknown[]): { key: string; offset: nu
   const { isPair, isScalar } = yamlLibrary();
   const seen = new Set<string>();
   for (const pair of pairs) {
+    yamlPassWork.steps++;
     if (!isPair(pair)) continue;
     const key = pair.key as ParsedNode | null;
     const name = key === null ? "" : isScalar(key) ? `s:${typeof key.value}:${String(key.value)}` : `n:${String(key)}`;
@@ -213,6 +221,7 @@ function firstDuplicateKey(pairs: readonly unknown[]): { key: string; offset: nu
 function contentAfterDocumentEnd(text: string): number | undefined {
   if (!text.includes("...")) return undefined;
   const lines = text.split("\n");
+  yamlPassWork.steps += lines.length;
   const end = lines.findIndex((line) => /^\.\.\.(?:[ \t]|\r?$)/.test(line));
   if (end < 0) return undefined;
   for (let i = end + 1; i < lines.length; i++) {
@@ -231,6 +240,7 @@ function nestingUpperBound(text: string): number {
   let max = 0;
   let lineStart = true;
   let indent = 0;
+  yamlPassWork.steps += text.length;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 10) {

@@ -1,10 +1,11 @@
 import fs, { constants } from "node:fs";
 import path from "node:path";
 import { InvalidPathError } from "@skillport/core/errors";
-import { errorCode, tempName } from "@skillport/fs/floor";
+import { tempName } from "./atomic.js";
+import { errorCode } from "./errno.js";
 
 /**
- * Host writes into the sandbox-writable workspace, pinned by directory descriptors.
+ * Host writes into a sandbox-writable tree (a runtime workspace, an agent's work dir), pinned by directory descriptors.
  *
  * Node has no openat/mkdirat/renameat, but on Linux `/proc/self/fd/N/<name>` names `<name>` inside the directory the
  * descriptor N holds, whatever happens to its path afterwards. Each folder is opened with O_DIRECTORY | O_NOFOLLOW
@@ -21,6 +22,17 @@ export interface OpenDirOptions {
    * For folders the host owns by convention (`.home`, `.skillport/outputs`). Default false: refuse.
    */
   repair?: boolean;
+  /**
+   * Hand every folder this call creates to this uid/gid (through its descriptor), so what the host makes in a
+   * sandbox-writable tree belongs to the sandbox's identity like what the sandbox makes itself. Default: the host's.
+   */
+  owner?: FileOwner;
+}
+
+/** A host uid/gid to give created entries to. */
+export interface FileOwner {
+  readonly uid: number;
+  readonly gid: number;
 }
 
 /** A folder opened without following links; `at(name)` names an entry inside it through the descriptor. */
@@ -58,11 +70,15 @@ export class PinnedDir {
     return fs.openSync(this.at(name), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
   }
 
-  /** Replaces `name` with `data` atomically: a new temp file inside this folder, then a rename within it. */
-  replaceFile(name: string, data: string | Uint8Array, mode = 0o600): void {
+  /**
+   * Replaces `name` with `data` atomically: a new temp file inside this folder, then a rename within it. A link at
+   * `name` is replaced, never followed. With `owner`, the file is given to that uid/gid before it takes the name.
+   */
+  replaceFile(name: string, data: string | Uint8Array, mode = 0o600, owner?: FileOwner): void {
     const temp = tempName(name);
     const fd = this.createFile(temp, mode);
     try {
+      if (owner) fs.fchownSync(fd, owner.uid, owner.gid);
       fs.writeFileSync(fd, data);
     } finally {
       fs.closeSync(fd);
@@ -75,10 +91,79 @@ export class PinnedDir {
     }
   }
 
+  /**
+   * Removes the entry `name` and, for a folder, everything below it, never following a link: each folder is opened
+   * with O_NOFOLLOW and emptied through its descriptor, links and files are unlinked (which never follows them). A
+   * folder swapped for a link meanwhile loses only the link. Folders nested deeper than `MAX_REMOVE_DEPTH` are refused
+   * (each level holds a descriptor). Missing is fine.
+   */
+  removeTree(name: string): void {
+    removeEntry(this, name, 0);
+  }
+
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
     fs.closeSync(this.fd);
+  }
+}
+
+/** Deepest folder `removeTree` descends into (one open descriptor per level). */
+export const MAX_REMOVE_DEPTH = 400;
+
+/** Removes a whole tree whose own path the host chose (a work dir) without following any link below it. */
+export function removePinnedTree(dir: string): void {
+  const parent = openPinnedDir(path.dirname(dir), "");
+  try {
+    parent.removeTree(path.basename(dir));
+  } finally {
+    parent.close();
+  }
+}
+
+function removeEntry(parent: PinnedDir, name: string, depth: number): void {
+  const where = path.posix.join(parent.rel, name);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    let fd: number;
+    try {
+      fd = fs.openSync(parent.at(name), DIR_FLAGS);
+    } catch (error) {
+      const code = errorCode(error);
+      if (code === "ENOENT") return;
+      if (code !== "ELOOP" && code !== "ENOTDIR") throw error;
+      if (unlinkIn(parent, name)) return;
+      continue; // it became a folder meanwhile
+    }
+    const dir = new PinnedDir(fd, where);
+    try {
+      if (depth >= MAX_REMOVE_DEPTH) throw new InvalidPathError(where, `is nested deeper than ${MAX_REMOVE_DEPTH} folders; not removed`);
+      for (const entry of fs.readdirSync(dir.self())) removeEntry(dir, entry, depth + 1);
+    } finally {
+      dir.close();
+    }
+    try {
+      fs.rmdirSync(parent.at(name));
+      return;
+    } catch (error) {
+      const code = errorCode(error);
+      if (code === "ENOENT") return;
+      // Refilled, or swapped for a link or a file since it was emptied: look again.
+      if (code !== "ENOTEMPTY" && code !== "EEXIST" && code !== "ENOTDIR") throw error;
+    }
+  }
+  throw new InvalidPathError(where, "kept changing while it was removed");
+}
+
+/** Unlinks a link or file; false when it is a folder (now). */
+function unlinkIn(parent: PinnedDir, name: string): boolean {
+  try {
+    fs.unlinkSync(parent.at(name));
+    return true;
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === "ENOENT") return true;
+    if (code === "EISDIR" || code === "EPERM") return false;
+    throw error;
   }
 }
 
@@ -104,32 +189,46 @@ export function openPinnedDir(root: string, rel: string, options: OpenDirOptions
 
 function openStep(parent: PinnedDir, name: string, options: OpenDirOptions): number {
   const where = path.posix.join(parent.rel, name);
+  let created = false;
   for (let attempt = 0; attempt < 3; attempt++) {
+    let fd: number;
     try {
-      return fs.openSync(parent.at(name), DIR_FLAGS);
+      fd = fs.openSync(parent.at(name), DIR_FLAGS);
     } catch (error) {
       const code = errorCode(error);
       if (code === "ENOENT" && options.create) {
-        mkdirIn(parent, name);
+        created = mkdirIn(parent, name) || created;
         continue;
       }
       // ELOOP: a link (O_NOFOLLOW); ENOTDIR: a file or a link to one.
       if (code === "ELOOP" || code === "ENOTDIR") {
         if (!options.repair) throw new InvalidPathError(where, "is a symbolic link or not a folder; refusing to write through it");
         fs.rmSync(parent.at(name), { force: true }); // unlinks the link or file itself
-        mkdirIn(parent, name);
+        created = mkdirIn(parent, name) || created;
         continue;
       }
       throw error;
     }
+    if (created && options.owner) {
+      try {
+        fs.fchownSync(fd, options.owner.uid, options.owner.gid);
+      } catch (error) {
+        fs.closeSync(fd);
+        throw error;
+      }
+    }
+    return fd;
   }
   throw new InvalidPathError(where, "kept changing while it was opened");
 }
 
-function mkdirIn(parent: PinnedDir, name: string): void {
+/** True when this call made the folder (false: something else did meanwhile). */
+function mkdirIn(parent: PinnedDir, name: string): boolean {
   try {
     fs.mkdirSync(parent.at(name), { mode: 0o755 });
+    return true;
   } catch (error) {
     if (errorCode(error) !== "EEXIST") throw error;
+    return false;
   }
 }

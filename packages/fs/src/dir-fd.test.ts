@@ -1,10 +1,18 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { openPinnedDir } from "./dir-fd.js";
-import { useTempDirs } from "./__fixtures__/helpers.js";
+import { MAX_REMOVE_DEPTH, openPinnedDir, removePinnedTree } from "./dir-fd.js";
+import { makeTempDir, removeDir } from "./testing.js";
 
-const { tmp } = useTempDirs();
+const made: string[] = [];
+afterEach(async () => {
+  for (const dir of made.splice(0)) await removeDir(dir);
+});
+const tmp = async (): Promise<string> => {
+  const dir = await makeTempDir();
+  made.push(dir);
+  return dir;
+};
 
 describe("openPinnedDir", () => {
   // What sits at a/b before the call → what each mode does. `outside` must stay empty in every case.
@@ -70,5 +78,57 @@ describe("openPinnedDir", () => {
     for (const bad of ["", ".", "..", "a/b", "x\0"]) expect(() => dir.at(bad)).toThrow(/not a single file name/);
     dir.close();
     expect(readdirSync(outside)).toEqual([]);
+  });
+});
+
+describe("removeTree / removePinnedTree: removal that never follows a link", () => {
+  const keep = (outside: string) => {
+    mkdirSync(path.join(outside, "deep"));
+    writeFileSync(path.join(outside, "deep/keep.txt"), "keep");
+    writeFileSync(path.join(outside, "keep.txt"), "keep");
+  };
+  const kept = (outside: string) => readdirSync(outside, { recursive: true, encoding: "utf8" }).sort();
+
+  it.each([
+    ["files and folders", (tree: string) => {
+      mkdirSync(path.join(tree, "a/b"), { recursive: true });
+      writeFileSync(path.join(tree, "a/b/f.txt"), "x");
+    }],
+    ["a link to a folder outside", (tree: string, outside: string) => symlinkSync(outside, path.join(tree, "out"))],
+    ["a link to a file outside", (tree: string, outside: string) => symlinkSync(path.join(outside, "keep.txt"), path.join(tree, "f"))],
+    ["a dangling link", (tree: string, outside: string) => symlinkSync(path.join(outside, "nothing/x"), path.join(tree, "dangling"))],
+  ])("removes a tree holding %s, and nothing outside", async (_name, plant) => {
+    const root = await tmp();
+    const outside = await tmp();
+    keep(outside);
+    const tree = path.join(root, "tree");
+    mkdirSync(tree);
+    plant(tree, outside);
+    removePinnedTree(tree);
+    expect(readdirSync(root)).toEqual([]);
+    expect(kept(outside)).toEqual(["deep", "deep/keep.txt", "keep.txt"]);
+  });
+
+  it("a folder swapped for a link after its parent was pinned loses only the link", async () => {
+    const root = await tmp();
+    const outside = await tmp();
+    keep(outside);
+    mkdirSync(path.join(root, "work/sub"), { recursive: true });
+    writeFileSync(path.join(root, "work/sub/f.txt"), "x");
+    const work = openPinnedDir(root, "work");
+    renameSync(path.join(root, "work/sub"), path.join(root, "moved"));
+    symlinkSync(outside, path.join(root, "work/sub"));
+    work.removeTree("sub");
+    work.close();
+    expect(readdirSync(path.join(root, "work"))).toEqual([]);
+    expect(kept(outside)).toEqual(["deep", "deep/keep.txt", "keep.txt"]);
+  });
+
+  it(`refuses to descend past ${MAX_REMOVE_DEPTH} folders (one descriptor each) and leaves the rest`, async () => {
+    const root = await tmp();
+    const deep = path.join(root, "tree", ...Array.from({ length: MAX_REMOVE_DEPTH + 2 }, () => "d"));
+    mkdirSync(deep, { recursive: true });
+    expect(() => removePinnedTree(path.join(root, "tree"))).toThrow(/is nested deeper than 400 folders; not removed/);
+    expect(lstatSync(deep).isDirectory()).toBe(true);
   });
 });
