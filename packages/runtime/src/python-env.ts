@@ -56,12 +56,24 @@ export function usesPip(versionDir: string, entrypointFile: string): boolean {
 }
 
 /**
- * Makes the version's environment inside the sandbox unless it already has a python3. Returns undefined on success,
- * or the reason it could not be made (the entrypoint then runs without it and says why it failed).
+ * Makes the version's environment inside the sandbox unless it already has a python3. Fast path (a third of a
+ * second): an environment without its own pip whose `pip`/`pip3` run the system's pip module inside it — pip installs
+ * into the environment it runs in, and PEP 668 does not apply there. Without a system pip, `ensurepip` copies one in
+ * (tens of seconds). Returns undefined on success, or the reason it could not be made (the entrypoint then runs
+ * without it and its outcome says why it failed).
  */
 export async function ensureVenv(sandbox: Sandbox, versionId: string, timeoutMs: number): Promise<string | undefined> {
   const dir = venvPath(sandbox.writableDir, versionId);
-  const script = '[ -x "$1/bin/python3" ] && exit 0; command -v python3 >/dev/null || { echo "python3 is not installed" >&2; exit 3; }; exec python3 -m venv --system-site-packages "$1"';
+  const script = [
+    '[ -x "$1/bin/python3" ] && exit 0',
+    'command -v python3 >/dev/null || { echo "python3 is not installed" >&2; exit 3; }',
+    'if python3 -c "import pip" 2>/dev/null; then',
+    '  python3 -m venv --without-pip --system-site-packages "$1" || exit',
+    '  for p in pip pip3; do printf \'#!/bin/sh\\nexec "$(dirname "$0")/python3" -m pip "$@"\\n\' > "$1/bin/$p" && chmod 755 "$1/bin/$p" || exit; done',
+    "else",
+    '  exec python3 -m venv --system-site-packages "$1"',
+    "fi",
+  ].join("\n");
   try {
     const r = await sandbox.run({ command: ["/bin/sh", "-c", script, "sh", dir], cwd: sandbox.writableDir, timeoutMs, maxStdoutBytes: 4096, maxStderrBytes: 4096 });
     if (r.timedOut) return `making the Python environment timed out after ${timeoutMs / 1000} s`;

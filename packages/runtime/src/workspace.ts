@@ -266,6 +266,17 @@ export class Workspace {
     }
   }
 
+  /**
+   * What an agent's code execution needs to work in one deployed version (`@skillport/agent`'s
+   * `codeExecution().deployedVersion(…)`, decision 0272): this workspace's sandbox, the version's folder, and the
+   * variables `exec` gives a command there (the version's Python environment first on PATH).
+   */
+  async codeTarget(versionId: string): Promise<{ sandbox: Sandbox; workDir: string; env: Record<string, string> }> {
+    if (!VERSION_DIR.test(versionId)) throw new InvalidPathError(versionId, "is not a versionId (24 hex digits)");
+    const sandbox = await this.sandbox();
+    return { sandbox, workDir: path.join(sandbox.writableDir, "projects", versionId), env: versionEnv(sandbox.writableDir, versionId, this.options.env) };
+  }
+
   /** Runs a shell command for an agent in the workspace sandbox; returns FastGPT's observation shape. */
   async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
     const sandbox = await this.sandbox();

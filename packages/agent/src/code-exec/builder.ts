@@ -37,9 +37,23 @@ export interface SandboxChoice {
   readOnlyPaths?: readonly string[];
 }
 
+/**
+ * A package version deployed by `@skillport/runtime` (FastGPT's layout), as `Workspace.codeTarget(versionId)` gives
+ * it: commands run in the workspace's own sandbox, in the version's folder, with the version's environment.
+ */
+export interface DeployedVersionTarget {
+  /** The workspace's sandbox (its writable folder is the workspace root); used, never closed, by the agent. */
+  sandbox: Sandbox;
+  /** `<workspace>/projects/<versionId>`: the work dir of every tool. */
+  workDir: string;
+  /** Variables for every command (the version's Python environment first on PATH). */
+  env?: Record<string, string>;
+}
+
 /** The settings `enable()` fixes. */
 export interface CodeExecutionSettings {
   workDir: string | undefined;
+  deployed: DeployedVersionTarget | undefined;
   uploadDir: string | undefined;
   sessionsDir: string | undefined;
   filter: (path: string) => boolean;
@@ -79,6 +93,7 @@ export class CodeExecutionBuilder {
   #maxFileBytes = DEFAULT_MAX_FILE_BYTES;
   #maxUploadFiles = DEFAULT_MAX_UPLOAD_FILES;
   #maxListedEntries = DEFAULT_MAX_LISTED_ENTRIES;
+  #deployed: DeployedVersionTarget | undefined;
 
   constructor(apply: (exec: CodeExecution) => void) {
     this.#apply = apply;
@@ -96,6 +111,18 @@ export class CodeExecutionBuilder {
    */
   uploadDir(dir: string): this {
     this.#uploadDir = dir;
+    return this;
+  }
+
+  /**
+   * Work in a package version deployed the FastGPT way (decision 0272): the tools' work dir is the version's folder,
+   * commands run in the workspace's sandbox with the version's environment, as `skillport exec --cwd
+   * projects/<versionId>` does, so the seed's `python3 skills/<skill>/<script>.py …` runs as written. Not with
+   * `workDir()`, `withSkillScripts()` (the version's own scripts are run by command) or sessions other than the default
+   * (a deployed workspace is one sandbox: give each user a workspace of their own).
+   */
+  deployedVersion(target: DeployedVersionTarget): this {
+    this.#deployed = target;
     return this;
   }
 
@@ -186,9 +213,10 @@ export class CodeExecutionBuilder {
     for (const [name, value] of limits) {
       if (!Number.isInteger(value) || value < 1) throw new AgentError("AGENT_CONFIG", `${name} must be a positive integer, got ${value}`);
     }
+    const deployed = this.#deployed === undefined ? undefined : this.#checkDeployed(this.#deployed);
     const runs = this.#shell !== undefined || this.#scripts;
     const kind = this.#sandbox.kind ?? "bubblewrap";
-    if (runs && kind === "bubblewrap" && findBubblewrap() === undefined) {
+    if (runs && deployed === undefined && kind === "bubblewrap" && findBubblewrap() === undefined) {
       throw new SandboxUnavailableError("code execution runs commands in bubblewrap, which is not installed (install bubblewrap, or choose sandbox 'process' knowingly: it isolates nothing)");
     }
     const folders = this.#folders ?? DEFAULT_INCLUDE_FOLDERS;
@@ -207,8 +235,12 @@ export class CodeExecutionBuilder {
       throw new AgentError("AGENT_CONFIG", `uploadDir ${uploadDir} must lie outside the work dir and the sessions folder: the model can write those, and skill scripts must stay read-only to it`);
     }
     if (overlap(workDir, sessionsDir)) throw new AgentError("AGENT_CONFIG", `sessionsDir ${sessionsDir} and the work dir ${workDir} must not contain one another: each is one session's only writable folder`);
+    if (deployed !== undefined && overlap(uploadDir, deployed.sandbox.writableDir)) {
+      throw new AgentError("AGENT_CONFIG", `uploadDir ${uploadDir} must lie outside the deployed workspace: sandboxed code can write all of it`);
+    }
     const exec = new CodeExecution({
-      workDir,
+      workDir: deployed?.workDir ?? workDir,
+      deployed,
       uploadDir,
       sessionsDir,
       filter,
@@ -224,6 +256,20 @@ export class CodeExecutionBuilder {
     });
     this.#apply(exec);
     return exec;
+  }
+
+  #checkDeployed(target: DeployedVersionTarget): DeployedVersionTarget {
+    if (this.#workDir !== undefined) throw new AgentError("AGENT_CONFIG", "workDir() and deployedVersion() cannot be combined: the deployed version's folder is the work dir");
+    if (this.#scripts) throw new AgentError("AGENT_CONFIG", "withSkillScripts() is not offered in a deployed version: its skills' scripts are files of the workspace, run them with the shell tool");
+    let workDir: string;
+    try {
+      workDir = realpathSync(target.workDir);
+    } catch {
+      throw new AgentError("AGENT_CONFIG", `the deployed version folder ${target.workDir} does not exist (deploy the package first)`);
+    }
+    const root = target.sandbox.writableDir;
+    if (workDir === root || !isInside(root, workDir)) throw new AgentError("AGENT_CONFIG", `the deployed version folder ${workDir} is not inside the workspace sandbox's folder ${root}`);
+    return { ...target, workDir };
   }
 }
 
@@ -291,6 +337,15 @@ export class CodeExecution {
     if (!space) {
       let dir: string;
       let temporary = false;
+      const deployed = this.settings.deployed;
+      if (deployed !== undefined) {
+        if (sessionId !== DEFAULT_SESSION) {
+          throw new AgentError("AGENT_CONFIG", "a deployed workspace is one sandbox for one session; give each user a box with a workspace of their own");
+        }
+        space = new WorkSpace(deployed.workDir, { makeSandbox: () => deployed.sandbox, runs: true, temporary: false, sandbox: deployed.sandbox, env: deployed.env });
+        this.#spaces.set(sessionId, space);
+        return space;
+      }
       if (sessionId === DEFAULT_SESSION && this.settings.workDir !== undefined) dir = this.settings.workDir;
       else if (sessionId === DEFAULT_SESSION) {
         dir = this.#temp(temporaryDir("skillport-code-execution-", 0o700));

@@ -86,7 +86,7 @@ export async function runInSandbox(
       maxStdoutBytes: maxBytes,
       maxStderrBytes: maxBytes,
       ...(signal && { signal }),
-      ...(env && { env }),
+      ...((env || space.env) && { env: { ...space.env, ...env } }),
     }));
   } catch (error) {
     return shellResult(-1, "", `Error: the command could not be run: ${messageOf(error)}`, true);

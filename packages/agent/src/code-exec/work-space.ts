@@ -11,17 +11,27 @@ export class WorkSpace {
   /** Real path. */
   readonly workDir: string;
   readonly lock: RunLock;
+  /** Variables every command here gets under the caller's (a deployed version's PATH). */
+  readonly env: Readonly<Record<string, string>> | undefined;
   readonly #makeSandbox: (workDir: string) => Sandbox;
   readonly #runs: boolean;
   readonly #temporary: boolean;
+  /** A sandbox this work space uses but does not own (a deployed workspace's): never closed here. */
+  readonly #borrowed: boolean;
   #sandbox: Sandbox | undefined;
 
-  constructor(workDir: string, options: { makeSandbox: (workDir: string) => Sandbox; runs: boolean; temporary: boolean }) {
+  constructor(
+    workDir: string,
+    options: { makeSandbox: (workDir: string) => Sandbox; runs: boolean; temporary: boolean; sandbox?: Sandbox; env?: Record<string, string> },
+  ) {
     this.workDir = workDir;
     this.lock = lockFor(workDir);
+    this.env = options.env;
     this.#makeSandbox = options.makeSandbox;
     this.#runs = options.runs;
     this.#temporary = options.temporary;
+    this.#sandbox = options.sandbox;
+    this.#borrowed = options.sandbox !== undefined;
   }
 
   /** The sandbox commands of this work dir run in (created on first use). */
@@ -55,7 +65,7 @@ export class WorkSpace {
   async close(): Promise<void> {
     const sandbox = this.#sandbox;
     this.#sandbox = undefined;
-    await sandbox?.close();
+    if (!this.#borrowed) await sandbox?.close();
     if (this.#temporary) await this.lock.write(async () => removePinnedTree(this.workDir));
   }
 
