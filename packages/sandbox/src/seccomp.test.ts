@@ -5,33 +5,20 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { chmod, chown, mkdir, writeFile } from "node:fs/promises";
+import { chown, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createSandbox, type Sandbox } from "./sandbox.js";
 import { SECCOMP_LIBSECCOMP_VERSION } from "./seccomp-filter.js";
 import { missingFilterWarning, seccompFilter } from "./seccomp.js";
-import { bundleSandbox, haveBubblewrap, tempDir } from "./__fixtures__/helpers.js";
+import { bundleSandbox, haveBubblewrap, useWorkspaces } from "./__fixtures__/helpers.js";
 
 const hasBwrap = haveBubblewrap(console.warn);
 const hostIsRoot = process.getuid?.() === 0;
 const x64 = process.arch === "x64";
 const repo = fileURLToPath(new URL("../../../", import.meta.url));
 
-let base: { dir: string; cleanup: () => Promise<void> };
-beforeAll(async () => {
-  base = await tempDir();
-  await chmod(base.dir, 0o755);
-});
-afterAll(async () => {
-  await base.cleanup();
-});
-
-async function workspace(name: string): Promise<string> {
-  const dir = path.join(base.dir, name);
-  await mkdir(dir, { recursive: true });
-  return dir;
-}
+const workspace = useWorkspaces();
 
 // x86_64 numbers; aarch64 (generic table) where they differ. Arguments are harmless: a call that got through fails with
 // EFAULT/EINVAL/EBADF, never EPERM, so EPERM is the filter's answer.

@@ -2,32 +2,17 @@
 // namespace: it read another workspace's environment and memory through /proc/<pid>/environ and /proc/<pid>/mem. On a
 // root host code that runs without bubblewrap now gets a uid of its own, drawn per writable directory. Before the fix
 // the process-backend run below printed the bubblewrap sandbox's secret and opened its memory.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chmod, mkdir } from "node:fs/promises";
-import path from "node:path";
+import { describe, expect, it } from "vitest";
 import { createSandbox } from "./sandbox.js";
 import { sandboxedCommand } from "./command.js";
 import { DEFAULT_RUN_AS, DEFAULT_UNISOLATED_IDS, unisolatedIdentity } from "./identity.js";
-import { haveBubblewrap, tempDir } from "./__fixtures__/helpers.js";
+import { haveBubblewrap, useWorkspaces } from "./__fixtures__/helpers.js";
 
 const hasBwrap = haveBubblewrap(console.warn);
 const hostIsRoot = process.getuid?.() === 0;
 if (!hostIsRoot) console.warn("host is not root: unisolated runs keep the host's uid; the cross-sandbox checks are skipped");
 
-let base: { dir: string; cleanup: () => Promise<void> };
-beforeAll(async () => {
-  base = await tempDir();
-  await chmod(base.dir, 0o755); // unisolated code walks the real path to its writable directory
-});
-afterAll(async () => {
-  await base.cleanup();
-});
-
-async function workspace(name: string): Promise<string> {
-  const dir = path.join(base.dir, name);
-  await mkdir(dir, { recursive: true });
-  return dir;
-}
+const workspace = useWorkspaces();
 
 describe("the identity of unisolated code", () => {
   it("is drawn from the range by the writable directory: stable for one, different for others, never the bubblewrap uid", () => {

@@ -92,11 +92,7 @@ export function createFileTools(exec: CodeExecution): { view: Tool; list: Tool; 
     handler: async ({ file_path, content, ranges: wanted }, context) => {
       if (Buffer.byteLength(content) > max()) return errorResult(`Error: the content is larger than ${max()} bytes.`);
       const space = exec.space(context.sessionId);
-      return space.lock.write(async () => {
-        const target = await writableTarget(space, file_path);
-        if (typeof target !== "string") return target;
-        const existing = readExisting(space, file_path, max());
-        if (typeof existing === "object") return existing;
+      return editUnderLock(space, file_path, max(), (target, existing) => {
         if (existing === undefined || wanted === undefined || (typeof wanted === "string" && wanted.trim() === "")) {
           const failed = writeInside(space, target, file_path, content);
           if (failed) return failed;
@@ -124,11 +120,7 @@ export function createFileTools(exec: CodeExecution): { view: Tool; list: Tool; 
     handler: async ({ file_path, content, line_number }, context) => {
       if (line_number < 1) return errorResult(`Error: invalid argument 'line_number': ${line_number} is not a line number (they start at 1).`);
       const space = exec.space(context.sessionId);
-      return space.lock.write(async () => {
-        const target = await writableTarget(space, file_path);
-        if (typeof target !== "string") return target;
-        const existing = readExisting(space, file_path, max());
-        if (typeof existing === "object") return existing;
+      return editUnderLock(space, file_path, max(), (target, existing) => {
         if (existing === undefined) return errorResult(`Error: the file ${file_path} does not exist.`);
         const lines = splitLines(existing);
         if (line_number > lines.length + 1) return errorResult(`Error: line_number ${line_number} is not in the valid range [1, ${lines.length + 1}].`);
@@ -141,6 +133,25 @@ export function createFileTools(exec: CodeExecution): { view: Tool; list: Tool; 
   });
 
   return { view, list, write, insert };
+}
+
+/**
+ * Runs an edit under the work dir's write lock (no sandboxed command of it runs meanwhile; decision 0230) with the
+ * writable target and the file's current text (undefined when it does not exist yet), or answers their error.
+ */
+function editUnderLock(
+  space: WorkSpace,
+  given: string,
+  maxBytes: number,
+  edit: (target: string, existing: string | undefined) => ToolResult | string,
+): Promise<ToolResult | string> {
+  return space.lock.write(async () => {
+    const target = await writableTarget(space, given);
+    if (typeof target !== "string") return target;
+    const existing = readExisting(space, given, maxBytes);
+    if (typeof existing === "object") return existing;
+    return edit(target, existing);
+  });
 }
 
 /**

@@ -1,14 +1,36 @@
 // Shared by this package's tests only (not exported from index.ts).
-import { mkdtemp, rm, realpath } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, rm, realpath } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { afterAll, beforeAll } from "vitest";
 import { findBubblewrap } from "../bubblewrap.js";
 
 export async function tempDir(prefix = "skillport-sandbox-"): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await realpath(await mkdtemp(path.join(os.tmpdir(), prefix)));
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Named workspaces under one temporary folder for the whole test file, world-searchable (0755): code that runs as
+ * another uid walks the real path down to its writable directory. Removed after the file's tests.
+ */
+export function useWorkspaces(): (name: string) => Promise<string> {
+  let base: { dir: string; cleanup: () => Promise<void> } | undefined;
+  beforeAll(async () => {
+    base = await tempDir();
+    await chmod(base.dir, 0o755);
+  });
+  afterAll(async () => {
+    await base?.cleanup();
+  });
+  return async (name) => {
+    if (!base) throw new Error("useWorkspaces: called outside a test");
+    const dir = path.join(base.dir, name);
+    await mkdir(dir, { recursive: true });
+    return dir;
+  };
 }
 
 /**
