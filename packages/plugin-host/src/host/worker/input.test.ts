@@ -20,7 +20,7 @@ describe("legacyKeysStandingIn", () => {
           if (parsed.success) return;
           const result = legacyKeysStandingIn(schema, raw, parsed.error.issues);
           const presentAllValid = declared.every((key) => raw[key] === undefined || typeof raw[key] === "string");
-          const undeclared = Object.keys(raw).filter((key) => !declared.includes(key));
+          const undeclared = Object.keys(raw).filter((key) => !(declared as string[]).includes(key));
           expect(result).toEqual(presentAllValid && undeclared.length > 0 ? undeclared : undefined);
         },
       ),
