@@ -343,3 +343,20 @@ describe("an import that resolves nowhere keeps esbuild's behaviour", () => {
     expect(error.diagnostics[0]?.message).toMatch(/^Could not resolve "missing-entirely"/);
   }, TIMEOUT);
 });
+
+// Found running the official tools (dbops' clickhouse child): the hook handed esbuild its own resolve result, which
+// drops what esbuild knows beyond the path — the `type` of the importer's package. A `type: module` plugin's default
+// import of a CommonJS package compiled from TypeScript (`__esModule` set, no `default`) then read
+// `exports.default` (undefined) instead of `module.exports`, as Node and esbuild alone give.
+describe("the hook does not change how what it allows is bundled", () => {
+  it("a type: module plugin's default import of an __esModule CommonJS package is module.exports, as in Node", async () => {
+    await writeFiles(plugin, {
+      "package.json": JSON.stringify({ name: "probe", version: "1.0.0", type: "module" }),
+      "node_modules/ts-compiled/package.json": JSON.stringify({ name: "ts-compiled", version: "1.0.0", main: "index.js" }),
+      "node_modules/ts-compiled/index.js": 'Object.defineProperty(exports, "__esModule", { value: true });\nexports.createClient = () => "client";\n',
+      "index.ts": leakingTool(`import compiled from "ts-compiled";`, "compiled.createClient()"),
+    });
+    const result = await buildPlugin({ entry: plugin, output: join(plugin, "dist") });
+    expect(result.manifest.description.en).toBe("Probe tool client");
+  }, TIMEOUT);
+});

@@ -52,17 +52,20 @@ export function confineImports(pluginDir: string): esbuild.Plugin {
           with: args.with,
           pluginData: NESTED_RESOLVE,
         });
-        // Nothing resolved, so nothing is read: esbuild's own handling applies (a `require` inside `try` becomes a
+        // The hook only judges; esbuild then resolves the import itself (`undefined`), as it would without the hook.
+        // Handing back the nested result instead loses what esbuild's resolver knows beyond the path: the `type` of
+        // the package a file belongs to, so a `type: module` plugin's default import of a CommonJS package marked
+        // `__esModule` (@clickhouse/client) got `exports.default` instead of `module.exports`, undefined at run time.
+        // Nothing resolved means nothing is read: esbuild's own handling applies (a `require` inside `try` becomes a
         // warning and throws at run time, where the package's catch expects it: debug's supports-color, pg-native).
-        if (result.errors.length > 0) return undefined;
-        if (result.external || result.namespace !== "file" || result.path === "") return result;
+        if (result.errors.length > 0 || result.external || result.namespace !== "file" || result.path === "") return undefined;
         let real: string;
         try {
           real = realpathSync.native(result.path);
         } catch {
           real = result.path;
         }
-        if (roots.some((root) => isInside(root, real))) return result;
+        if (roots.some((root) => isInside(root, real))) return undefined;
         const from = args.importer === "" ? "the entry" : relative(pluginReal, realOr(args.importer)) || args.importer;
         return {
           errors: [
