@@ -3,12 +3,18 @@
 // unchanged, and prints one table. On demand only (not part of `npm test`): it installs each tool's npm
 // dependencies from the registry.
 //
-//   node scripts/fastgpt-official-plugins.mjs <checkout> [--work <dir>] [--only a,b] [--no-install] [--out file.md]
+//   node scripts/fastgpt-official-plugins.mjs <checkout> [--layout per-tool|flat] [--work <dir>] [--only a,b]
+//                                            [--no-install] [--own-tests] [--out file.md]
 //
 // <checkout> is the repository root (with packages/tools/*). Each tool is copied into the work dir (default: a
 // temp dir) so the checkout is never written; its dependencies are installed there with `npm install`, the
 // pnpm `catalog:` versions resolved from pnpm-workspace.yaml. zod and the SDK are not installed: the host
 // provides them (a dependency that needs another zod major gets its own, see docs/plugins.md).
+//
+// --layout per-tool (default): each tool gets its own node_modules (`npm install` in the tool's folder).
+// --layout flat: the tools are npm workspaces of one root (<work>/tools/<name>) and one `npm install` there hoists
+// their dependencies into <work>/node_modules, above the tools, as npm, pnpm (hoisted) and bun leave a monorepo;
+// optional packages nobody depends on (pg-native, supports-color, aws4, …) are absent.
 //
 // Run: every tool (each child of a tool set) is called once with an input and secrets made up from its JSON
 // Schemas, network isolated. Outcomes: "ok" (a response), "network" (the tool failed because it could not reach
@@ -24,7 +30,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const cli = path.join(here, "..", "packages", "cli", "dist", "main.js");
 
 function parseArgs(argv) {
-  const args = { checkout: undefined, work: undefined, only: undefined, install: true, out: undefined, timeout: 30, ownTests: false };
+  const args = { checkout: undefined, work: undefined, only: undefined, install: true, out: undefined, timeout: 30, ownTests: false, layout: "per-tool" };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--work") args.work = argv[++i];
@@ -33,10 +39,13 @@ function parseArgs(argv) {
     else if (arg === "--own-tests") args.ownTests = true;
     else if (arg === "--out") args.out = argv[++i];
     else if (arg === "--timeout") args.timeout = Number(argv[++i]);
+    else if (arg === "--layout") args.layout = argv[++i];
     else if (!arg.startsWith("--") && args.checkout === undefined) args.checkout = arg;
     else throw new Error(`unknown argument ${arg}`);
   }
-  if (args.checkout === undefined) throw new Error("usage: fastgpt-official-plugins.mjs <checkout> [--work dir] [--only a,b] [--no-install] [--out file.md]");
+  if (args.checkout === undefined || !["per-tool", "flat"].includes(args.layout)) {
+    throw new Error("usage: fastgpt-official-plugins.mjs <checkout> [--layout per-tool|flat] [--work dir] [--only a,b] [--no-install] [--own-tests] [--out file.md]");
+  }
   return args;
 }
 
@@ -85,33 +94,91 @@ function readLocked(checkout, name) {
 /** Modules the host provides (never installed per tool). */
 const PROVIDED = new Set(["zod", "@fastgpt-plugin/sdk-factory", "@fastgpt-plugin/cli"]);
 
-/** Installs a tool's runtime dependencies (not its dev tools). Returns a short status. */
-function install(dir, catalog, locked) {
+/**
+ * Rewrites a tool's package.json to its runtime dependencies (not its dev tools), at the versions upstream locked.
+ * Returns them, or undefined when the tool has none. `name` renames the package (workspaces need npm-valid names).
+ */
+function pinDependencies(dir, catalog, locked, name) {
   const pkgFile = path.join(dir, "package.json");
   const pkg = JSON.parse(readFileSync(pkgFile, "utf8"));
-  const deps = Object.entries(pkg.dependencies ?? {}).filter(([name]) => !PROVIDED.has(name));
-  if (deps.length === 0) return { status: "none" };
+  const deps = Object.entries(pkg.dependencies ?? {}).filter(([dep]) => !PROVIDED.has(dep));
   const resolved = Object.fromEntries(
-    deps.map(([name, version]) => [name, /^\d/.test(locked[name] ?? "") ? locked[name] : version.startsWith("catalog:") ? (catalog[name] ?? "*") : version]),
+    deps.map(([dep, version]) => [dep, /^\d/.test(locked[dep] ?? "") ? locked[dep] : version.startsWith("catalog:") ? (catalog[dep] ?? "*") : version]),
   );
-  writeFileSync(pkgFile, JSON.stringify({ name: pkg.name, version: pkg.version, private: true, type: pkg.type, dependencies: resolved }, null, 2));
+  writePackage(pkgFile, { name: name ?? pkg.name, version: pkg.version, private: true, type: pkg.type, dependencies: resolved });
+  return deps.length === 0 ? undefined : resolved;
+}
+
+function writePackage(file, pkg) {
+  writeFileSync(file, JSON.stringify(pkg, null, 2));
+}
+
+/**
+ * `npm install` in `cwd`. A registry may lack the pinned version of a direct dependency: `substitute(name)` then
+ * moves the packages that pin it to the lowest version it has at or above the pin, and the install is retried.
+ */
+function npmInstall(cwd, substitute) {
   // --ignore-scripts: no dependency's install script runs on this machine (the tools need none at run time).
-  const npmInstall = () => spawnSync("npm", ["install", "--omit=dev", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"], { cwd: dir, encoding: "utf8", timeout: 600_000 });
-  let result = npmInstall();
-  let note = "";
-  // A registry may lack the pinned version of a direct dependency: take the lowest one it has at or above it.
-  const missing = /No matching version found for (@?[^@\s]+)@/.exec(result.stderr ?? "")?.[1];
-  if (result.status !== 0 && missing !== undefined && Object.hasOwn(resolved, missing)) {
-    const substitute = lowestAtLeast(missing, resolved[missing]);
-    if (substitute !== undefined) {
-      resolved[missing] = substitute;
-      note = `${missing}@${substitute} substituted`;
-      writeFileSync(pkgFile, JSON.stringify({ name: pkg.name, version: pkg.version, private: true, type: pkg.type, dependencies: resolved }, null, 2));
-      result = npmInstall();
-    }
+  const run = () => spawnSync("npm", ["install", "--omit=dev", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"], { cwd, encoding: "utf8", timeout: 1_200_000 });
+  let result = run();
+  const notes = [];
+  for (let attempt = 0; attempt < 5 && result.status !== 0; attempt++) {
+    const missing = /No matching version found for (@?[^@\s]+)@/.exec(result.stderr ?? "")?.[1];
+    const note = missing === undefined ? undefined : substitute(missing);
+    if (note === undefined) break;
+    notes.push(note);
+    result = run();
   }
-  if (result.status === 0) return { status: `${deps.length} deps`, ...(note ? { detail: note } : {}) };
-  return { status: "install failed", detail: (result.stderr || result.stdout).trim().split("\n").slice(-2).join(" ") };
+  if (result.status === 0) return { ok: true, notes };
+  return { ok: false, notes, detail: (result.stderr || result.stdout).trim().split("\n").slice(-2).join(" ") };
+}
+
+/** Pins `name` in the package.json files given to the lowest published version at or above their pin. */
+function substituteIn(pkgFiles, name) {
+  const pinned = pkgFiles.map((file) => [file, JSON.parse(readFileSync(file, "utf8"))]).filter(([, pkg]) => Object.hasOwn(pkg.dependencies ?? {}, name));
+  if (pinned.length === 0) return undefined;
+  const version = lowestAtLeast(name, pinned[0][1].dependencies[name]);
+  if (version === undefined) return undefined;
+  for (const [file, pkg] of pinned) writePackage(file, { ...pkg, dependencies: { ...pkg.dependencies, [name]: version } });
+  return `${name}@${version} substituted`;
+}
+
+/** Per-tool layout: installs a tool's runtime dependencies into its own node_modules. Returns a short status. */
+function install(dir, catalog, locked) {
+  const resolved = pinDependencies(dir, catalog, locked);
+  if (resolved === undefined) return { status: "none" };
+  const pkgFile = path.join(dir, "package.json");
+  const result = npmInstall(dir, (name) => substituteIn([pkgFile], name));
+  const note = result.notes.join("; ");
+  if (result.ok) return { status: `${Object.keys(resolved).length} deps`, ...(note ? { detail: note } : {}) };
+  return { status: "install failed", detail: result.detail };
+}
+
+/**
+ * Flat layout: every tool becomes a workspace of `<work>` and one install hoists all dependencies into
+ * `<work>/node_modules` (a version two tools disagree on stays nested in the tool that needs the other one).
+ * Returns each tool's status by name.
+ */
+function installFlat(work, tools, checkout, catalog) {
+  const statuses = new Map();
+  const pkgFiles = [];
+  for (const { name, dir } of tools) {
+    // Workspace names must be valid npm names (several upstream names have capitals) and unique.
+    const resolved = pinDependencies(dir, catalog, readLocked(checkout, name), `fastgpt-official-${name.toLowerCase()}`);
+    statuses.set(name, resolved === undefined ? "none" : `${Object.keys(resolved).length} deps`);
+    pkgFiles.push(path.join(dir, "package.json"));
+  }
+  writePackage(path.join(work, "package.json"), { name: "fastgpt-official-flat", private: true, workspaces: tools.map(({ dir }) => path.relative(work, dir)) });
+  const result = npmInstall(work, (name) => substituteIn(pkgFiles, name));
+  console.error(`flat install in ${work}: ${result.ok ? "ok" : `failed: ${result.detail}`}${result.notes.length ? ` (${result.notes.join("; ")})` : ""}`);
+  const substituted = new Map(result.notes.map((note) => [note.replace(/@[^@]*$/, ""), note]));
+  return new Map(
+    tools.map(({ name, dir }) => {
+      const deps = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")).dependencies ?? {};
+      const notes = Object.keys(deps).flatMap((dep) => (substituted.has(dep) ? [substituted.get(dep)] : []));
+      return [name, result.ok ? { status: statuses.get(name), ...(notes.length ? { detail: notes.join("; ") } : {}) } : { status: "install failed", detail: result.detail }];
+    }),
+  );
 }
 
 /** The lowest published version of `name` at or above the (exact or ^/~) version given, from `npm view`. */
@@ -308,12 +375,15 @@ function main() {
     .map((e) => e.name)
     .filter((name) => !args.only || args.only.has(name))
     .sort((a, b) => a.localeCompare(b));
+  const checkout = path.resolve(args.checkout);
+  const dirOf = (name) => (args.layout === "flat" ? path.join(work, "tools", name) : path.join(work, name));
+  for (const name of names) cpSync(path.join(toolsDir, name), dirOf(name), { recursive: true, filter: (src) => !/[\\/](node_modules|dist)$/.test(src) });
+  const flat = args.layout === "flat" && args.install ? installFlat(work, names.map((name) => ({ name, dir: dirOf(name) })), checkout, catalog) : undefined;
   const rows = [];
   for (const name of names) {
-    const dir = path.join(work, name);
-    cpSync(path.join(toolsDir, name), dir, { recursive: true, filter: (src) => !/[\\/](node_modules|dist)$/.test(src) });
+    const dir = dirOf(name);
     const started = Date.now();
-    const deps = args.install ? install(dir, catalog, readLocked(path.resolve(args.checkout), name)) : { status: "skipped" };
+    const deps = !args.install ? { status: "skipped" } : (flat?.get(name) ?? install(dir, catalog, readLocked(checkout, name)));
     const build = skillport(["plugin", "build", "--entry", dir, "--json"]);
     const built = parseJson(build.out);
     const row = { name, deps: deps.status, build: build.code === 0 ? "ok" : "FAIL", check: "-", errors: 0, warnings: 0, runs: [], notes: [], tests: "-" };
@@ -337,7 +407,7 @@ function main() {
     const runs = row.runs.map((r) => `${r.id}=${r.outcome}`).join(" ");
     console.error(`${name}: deps ${row.deps}, build ${row.build}, check ${row.check} (${row.errors}E/${row.warnings}W), run ${runs} [${row.seconds}s]`);
   }
-  const report = render(rows);
+  const report = `Layout: ${args.layout}.\n\n${render(rows)}`;
   if (args.out) writeFileSync(args.out, report);
   console.log(report);
   process.exitCode = rows.some((r) => r.build !== "ok" || r.check !== "ok" || r.runs.some((x) => x.outcome === "crash")) ? 1 : 0;

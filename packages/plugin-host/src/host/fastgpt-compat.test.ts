@@ -239,3 +239,73 @@ describe.skipIf(fixtures === undefined)("upstream's .pkg fixtures", () => {
     check((events.at(-1) as { data: unknown }).data);
   });
 });
+
+// Issue 20, item 2: a tool modelled on the official mathExprVal. Its manifest declares `expr` required, but its
+// handler re-parses the input with its own schema, which also takes the legacy key `数学表达式` and maps it onto
+// `expr`. FastGPT lets that schema decide; the host refused `{"数学表达式":"1+1"}` with PLUGIN_INPUT_INVALID.
+const MATH_EXPR = `
+import { createToolHandler, defineTool } from "@fastgpt-plugin/sdk-factory";
+import { z } from "zod";
+const ownInput = z
+  .object({ 数学表达式: z.string().optional(), expr: z.string().optional() })
+  .refine((data) => data.数学表达式 || data.expr, { message: '必须传入 "数学表达式" 或 "expr" 中的一个' })
+  .transform((data) => ({ expr: data.expr || data.数学表达式 }));
+const sum = (expr) => String(expr.split("+").reduce((total, term) => total + Number(term), 0));
+export default defineTool({
+  manifest: { pluginId: "mathExpr", version: "0.1.1", name: { en: "M", "zh-CN": "M" }, description: { en: "M", "zh-CN": "M" } },
+  handler: createToolHandler({
+    inputSchema: z.object({ expr: z.string().meta({ title: "数学表达式" }) }),
+    outputSchema: z.object({ result: z.string() }),
+    handler: async (input) => ({ result: sum((await ownInput.parseAsync(input)).expr) }),
+  }),
+});
+`;
+
+describe("legacy input keys the tool's own schema maps (mathExprVal)", () => {
+  const mathDist = () =>
+    writeUpstreamDist("mathExpr", MATH_EXPR, {
+      version: "0.1.1",
+      inputSchema: { ...objectSchema({ expr: { type: "string", title: "数学表达式" } }), required: ["expr"] },
+      outputSchema: objectSchema({ result: { type: "string" } }),
+    });
+
+  it.each([
+    [
+      "the legacy key alone: the tool decides, after a warning",
+      { 数学表达式: "1+1" },
+      [
+        {
+          type: "warning",
+          code: "PLUGIN_INPUT_INVALID",
+          data: 'tool "tool" of plugin "mathExpr": input field "expr": is required; the input carries keys inputSchema does not declare ("数学表达式"), so the tool\'s own code decides',
+        },
+        { type: "response", data: { result: "2" } },
+      ],
+    ],
+    ["the declared key: no warning", { expr: "1+2" }, [{ type: "response", data: { result: "3" } }]],
+    ["nothing that could stand in: refused", {}, [{ type: "error", code: "PLUGIN_INPUT_INVALID", data: 'tool "tool" of plugin "mathExpr": input field "expr": is required' }]],
+    [
+      "a declared field present but wrong: refused, whatever else is there",
+      { expr: 5, 数学表达式: "1+1" },
+      [{ type: "error", code: "PLUGIN_INPUT_INVALID", data: 'tool "tool" of plugin "mathExpr": input field "expr": Invalid input: expected string, received number' }],
+    ],
+  ])("%s", async (_name, input, events) => {
+    const host = await open(await mathDist());
+    expect(await collect(host.run("tool", input))).toEqual(events);
+  });
+
+  it("the tool's own schema refusing the legacy input is the tool's error", async () => {
+    const host = await open(await mathDist());
+    const events = await collect(host.run("tool", { 数学表达式: "" }));
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ type: "error", code: "PLUGIN_HANDLER_ERROR" });
+    expect((events[0] as { data: string }).data).toContain('必须传入 \\"数学表达式\\" 或 \\"expr\\" 中的一个');
+  });
+
+  it("strictInput keeps the declared schema's verdict", async () => {
+    const host = await open(await mathDist(), { strictInput: true });
+    expect(await collect(host.run("tool", { 数学表达式: "1+1" }))).toEqual([
+      { type: "error", code: "PLUGIN_INPUT_INVALID", data: 'tool "tool" of plugin "mathExpr": input field "expr": is required' },
+    ]);
+  });
+});

@@ -55,6 +55,13 @@ export interface PluginHostOptions {
    * Default false: as upstream, the output is returned as the handler gave it, after a `warning` event.
    */
   strictOutput?: boolean;
+  /**
+   * Input the tool's inputSchema rejects fails the call with PLUGIN_INPUT_INVALID, always. Default false: when the
+   * only problems are declared fields that are absent and the input carries keys the schema does not declare (a
+   * legacy key the tool maps itself, mathExprVal's `数学表达式` for `expr`), the handler gets the input as given
+   * after a `warning` event, as FastGPT lets the tool's own schema decide.
+   */
+  strictInput?: boolean;
 }
 
 export const DEFAULT_MAX_RESULT_BYTES = 32 * 1024 * 1024;
@@ -119,6 +126,7 @@ export class PluginHost {
   /** Keyed hash of a call's secrets: workers are never shared between different secret sets. */
   readonly #partition: Partitioner = createPartitioner();
   readonly #strictOutput: boolean;
+  readonly #strictInput: boolean;
   /** Every worker process from spawn to exit, so close() can stop them all before deleting the work dir. */
   readonly #workers: Set<WorkerProcess>;
   #nextCallId = 1;
@@ -143,6 +151,7 @@ export class PluginHost {
     this.#invokeLimits = { ...DEFAULT_INVOKE_LIMITS, ...options.invokeLimits };
     this.#outputChecks = new Map(staged.tools.map((tool) => [tool.id, compileOutputCheck(tool.outputSchema)]));
     this.#strictOutput = options.strictOutput === true;
+    this.#strictInput = options.strictInput === true;
   }
 
   /** Loads a built plugin (`dist/`, a folder containing `dist/`, or a `.pkg`). Workers start on the first call. */
@@ -247,7 +256,7 @@ export class PluginHost {
     const systemVar = this.#systemVar(callId, options.systemVar);
     const serviceCall = { pluginId: this.identity.pluginId, version: this.identity.version, toolId, systemVar };
     this.#pool.submit(
-      { kind: "call", callId, toolId, input, secrets: options.secrets, systemVar, strictOutput: this.#strictOutput },
+      { kind: "call", callId, toolId, input, secrets: options.secrets, systemVar, strictOutput: this.#strictOutput, strictInput: this.#strictInput },
       {
         onStream: (data) => {
           // Only the two known fields cross: nothing else the worker put in the event reaches callers.
@@ -273,9 +282,9 @@ export class PluginHost {
           const invalid = this.#outputChecks.get(toolId)?.(output);
           if (invalid && this.#strictOutput) return fail(invalid);
           for (const warning of outcome.warnings) {
-            channel.push({ type: "warning", code: "PLUGIN_OUTPUT_INVALID", data: redact(`${this.#toolLabel(toolId)}: ${warning}`) });
+            channel.push({ type: "warning", code: warning.code, data: redact(`${this.#toolLabel(toolId)}: ${warning.message}`) });
           }
-          if (invalid && outcome.warnings.length === 0) {
+          if (invalid && !outcome.warnings.some((warning) => warning.code === "PLUGIN_OUTPUT_INVALID")) {
             channel.push({ type: "warning", code: "PLUGIN_OUTPUT_INVALID", data: redact(`${this.#toolLabel(toolId)}: ${invalid.message}`) });
           }
           channel.push({ type: "response", data: redact(output) });

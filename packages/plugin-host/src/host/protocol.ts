@@ -31,6 +31,11 @@ export interface CallMessage {
   systemVar: SystemVar;
   /** An output that breaks outputSchema fails the call (else it is returned with a warning). */
   strictOutput?: boolean;
+  /**
+   * Input the declared inputSchema rejects always fails the call. Else, when only declared fields are missing and
+   * the input carries undeclared (legacy) keys, the handler gets the input as given, after a warning.
+   */
+  strictInput?: boolean;
 }
 
 interface InvokeResultMessage {
@@ -63,8 +68,14 @@ export interface WorkerError {
   detail?: unknown;
 }
 
+/** Something the call got past that the caller should know of: input or output the declared schema rejected. */
+export interface WorkerWarning {
+  code: "PLUGIN_INPUT_INVALID" | "PLUGIN_OUTPUT_INVALID";
+  message: string;
+}
+
 type ResultMessage =
-  | { kind: "result"; callId: number; ok: true; output: unknown; warnings?: string[] }
+  | { kind: "result"; callId: number; ok: true; output: unknown; warnings?: WorkerWarning[] }
   | { kind: "result"; callId: number; ok: false; error: WorkerError };
 
 interface InvokeMessage {

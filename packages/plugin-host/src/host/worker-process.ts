@@ -6,11 +6,11 @@ import { spawn, type ChildProcess } from "node:child_process";
 import type { Socket } from "node:net";
 import type { InvokeCapability } from "@skillport/plugin";
 import { isPluginHostErrorCode, PluginHostError } from "./errors.js";
-import type { CallMessage, HostToWorker, InvokeTuple, WorkerError, WorkerToHost } from "./protocol.js";
+import type { CallMessage, HostToWorker, InvokeTuple, WorkerError, WorkerToHost, WorkerWarning } from "./protocol.js";
 import type { Command } from "./sandbox.js";
 import { encodeFrame, FrameReader, type FrameEvent } from "./worker/frames.js";
 
-type CallOutcome = { ok: true; output: unknown; warnings: string[] } | { ok: false; error: PluginHostError };
+type CallOutcome = { ok: true; output: unknown; warnings: WorkerWarning[] } | { ok: false; error: PluginHostError };
 
 export interface CallHandlers {
   onStream(data: unknown): void;
@@ -269,7 +269,12 @@ function fromWorker(error: WorkerError | undefined): PluginHostError {
   return new PluginHostError(code, String(error?.message ?? "the tool failed without a message"), detail === undefined ? undefined : { detail });
 }
 
-/** Worker messages are untrusted: keep only string warnings, and not too many. */
-function warningsOf(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string").slice(0, 20).map((text) => text.slice(0, 4000)) : [];
+/** Worker messages are untrusted: keep only well-formed warnings of the two known codes, and not too many. */
+function warningsOf(value: unknown): WorkerWarning[] {
+  if (!Array.isArray(value)) return [];
+  const known = new Set<unknown>(["PLUGIN_INPUT_INVALID", "PLUGIN_OUTPUT_INVALID"]);
+  return value
+    .filter((item): item is WorkerWarning => typeof item === "object" && item !== null && known.has(item.code) && typeof item.message === "string")
+    .slice(0, 20)
+    .map((item) => ({ code: item.code, message: item.message.slice(0, 4000) }));
 }

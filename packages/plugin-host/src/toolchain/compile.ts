@@ -1,4 +1,4 @@
-import { chmod, lstat, writeFile } from "node:fs/promises";
+import { chmod, lstat, realpath, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { InvalidPathError, ResourceNotFoundError } from "@skillport/core";
 import { BUILT_BUNDLE_FILE, BUILT_MANIFEST_FILE, type BuiltManifest, type PluginDescription } from "@skillport/plugin";
@@ -36,10 +36,14 @@ export interface CompileResult {
  * Builds a plugin into `stageDir` (which must exist and be empty): bundle, read the definition, apply the
  * logo rules, write manifest.json, copy logos, README.md and assets/. Never throws for problems in the plugin.
  */
-export async function compilePlugin(entryDir: string, stageDir: string, options: CompileOptions = {}): Promise<CompileResult> {
+export async function compilePlugin(givenEntryDir: string, givenStageDir: string, options: CompileOptions = {}): Promise<CompileResult> {
   const diagnostics: PluginDiagnostic[] = [];
-  const entryStat = await lstat(entryDir).catch(() => undefined);
+  const entryStat = await lstat(givenEntryDir).catch(() => undefined);
   if (!entryStat?.isDirectory()) return { diagnostics: [errorOf("PLUGIN_ENTRY_MISSING", "the entry directory does not exist")] };
+  // Real paths from here on: the bundler judges imports, and the sandboxed loader is granted folders, by real path
+  // (a plugin addressed through a linked ancestor, `/home -> /data/home`, would otherwise load nothing).
+  const entryDir = await realpath(givenEntryDir);
+  const stageDir = await realpath(givenStageDir);
   if (!(await exists(join(entryDir, ENTRY_FILE)))) {
     return { diagnostics: [errorOf("PLUGIN_ENTRY_FILE_MISSING", `${ENTRY_FILE} is missing; it must default-export defineTool(...) or defineToolSet(...)`, { file: ENTRY_FILE })] };
   }

@@ -5,7 +5,7 @@
  * is resolved first and judged by the real path of what it resolves to (for a message naming the import), and every
  * file esbuild loads is judged again (glob-style dynamic imports skip the resolve step).
  */
-import { existsSync, realpathSync } from "node:fs";
+import { lstatSync, realpathSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import type * as esbuild from "esbuild";
 import { isInside } from "@skillport/fs";
@@ -17,14 +17,20 @@ import { isInside } from "@skillport/fs";
 export const NESTED_RESOLVE = Symbol("skillport-nested-resolve");
 
 /**
- * The real paths an import may resolve into: the plugin folder, and every node_modules folder on its way up to the
- * file system root (where Node and esbuild look for its dependencies, hoisted or not).
+ * The real paths an import may resolve into: the plugin folder, and every `node_modules` on the way from it up to the
+ * file system root (where Node and esbuild look for its dependencies, hoisted or not) that is a real directory with
+ * no link anywhere on its path (issue 19, hole 2). The walk follows the plugin folder's real path, whose ancestors
+ * hold no link by construction, and takes a `node_modules` only when lstat says directory: a `node_modules -> /`
+ * shipped with the plugin or planted above it (`/tmp/node_modules`) would otherwise make `/` a dependency folder.
+ * Links inside an accepted folder (pnpm's `node_modules/x -> .pnpm/…`, a tool's link into a hoisted store) are
+ * judged per file by where they lead.
  */
 function allowedImportRoots(pluginDir: string): string[] {
-  const roots = [realpathSync.native(pluginDir)];
-  for (let dir = pluginDir; ; dir = dirname(dir)) {
+  const pluginReal = realpathSync.native(pluginDir);
+  const roots = [pluginReal];
+  for (let dir = pluginReal; ; dir = dirname(dir)) {
     const modules = join(dir, "node_modules");
-    if (existsSync(modules)) roots.push(realpathSync.native(modules));
+    if (lstatSync(modules, { throwIfNoEntry: false })?.isDirectory() === true) roots.push(modules);
     if (dirname(dir) === dir) break;
   }
   return roots;
@@ -46,15 +52,20 @@ export function confineImports(pluginDir: string): esbuild.Plugin {
           with: args.with,
           pluginData: NESTED_RESOLVE,
         });
-        if (result.errors.length > 0) return { errors: result.errors, warnings: result.warnings };
-        if (result.external || result.namespace !== "file" || result.path === "") return result;
+        // The hook only judges; esbuild then resolves the import itself (`undefined`), as it would without the hook.
+        // Handing back the nested result instead loses what esbuild's resolver knows beyond the path: the `type` of
+        // the package a file belongs to, so a `type: module` plugin's default import of a CommonJS package marked
+        // `__esModule` (@clickhouse/client) got `exports.default` instead of `module.exports`, undefined at run time.
+        // Nothing resolved means nothing is read: esbuild's own handling applies (a `require` inside `try` becomes a
+        // warning and throws at run time, where the package's catch expects it: debug's supports-color, pg-native).
+        if (result.errors.length > 0 || result.external || result.namespace !== "file" || result.path === "") return undefined;
         let real: string;
         try {
           real = realpathSync.native(result.path);
         } catch {
           real = result.path;
         }
-        if (roots.some((root) => isInside(root, real))) return result;
+        if (roots.some((root) => isInside(root, real))) return undefined;
         const from = args.importer === "" ? "the entry" : relative(pluginReal, realOr(args.importer)) || args.importer;
         return {
           errors: [

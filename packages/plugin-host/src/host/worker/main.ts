@@ -15,12 +15,13 @@ import type {
   StreamResponseEvent,
   WorkerError,
   WorkerToHost,
+  WorkerWarning,
 } from "../protocol.js";
 import { readDefinition, type RunnablePlugin } from "./definition.js";
 import { encodeFrame, FrameReader, MAX_FRAME_BYTES } from "./frames.js";
 import { errorDetail, renderError } from "./error-text.js";
 import { formatIssues } from "./issues.js";
-import { withUndeclaredKeys } from "./input.js";
+import { legacyKeysStandingIn, withUndeclaredKeys } from "./input.js";
 
 let plugin: RunnablePlugin | undefined;
 let pluginDir = "";
@@ -102,7 +103,7 @@ async function init(entry: string, expectedPluginId: string, toolIds: readonly s
 
 async function runCall(call: CallMessage): Promise<void> {
   activeCalls.add(call.callId);
-  let outcome: { ok: true; output: unknown; warnings?: string[] } | { ok: false; error: WorkerError };
+  let outcome: { ok: true; output: unknown; warnings: WorkerWarning[] } | { ok: false; error: WorkerError };
   try {
     outcome = { ok: true, ...(await execute(call)) };
   } catch (error) {
@@ -128,7 +129,7 @@ class ToolFailure extends Error {
   }
 }
 
-async function execute(call: CallMessage): Promise<{ output: unknown; warnings?: string[] }> {
+async function execute(call: CallMessage): Promise<{ output: unknown; warnings: WorkerWarning[] }> {
   const tool = plugin?.tools.get(call.toolId);
   if (!tool) throw new ToolFailure("PLUGIN_TOOL_NOT_FOUND", `no tool "${call.toolId}" in this plugin`);
 
@@ -139,19 +140,31 @@ async function execute(call: CallMessage): Promise<{ output: unknown; warnings?:
     // As with input: upstream hands secrets over unparsed, and tool sets read keys their shared schema lacks.
     secrets = withUndeclaredKeys(call.secrets ?? {}, parsed.data);
   }
+  const warnings: WorkerWarning[] = [];
   const input = tool.inputSchema.safeParse(call.input);
-  if (!input.success) throw new ToolFailure("PLUGIN_INPUT_INVALID", formatIssues("input", input.error.issues));
-
-  // Declared fields are validated; undeclared ones (legacy keys plugins still read) pass through, as upstream
-  // hands the handler its input unparsed.
-  const output = await tool.handler(withUndeclaredKeys(call.input, input.data), makeContext(call, secrets));
+  let handlerInput: unknown;
+  if (input.success) {
+    // Declared fields are validated; undeclared ones (legacy keys plugins still read) pass through, as upstream
+    // hands the handler its input unparsed.
+    handlerInput = withUndeclaredKeys(call.input, input.data);
+  } else {
+    const problem = formatIssues("input", input.error.issues);
+    const standIns = call.strictInput === true ? undefined : legacyKeysStandingIn(tool.inputSchema, call.input, input.error.issues);
+    if (standIns === undefined) throw new ToolFailure("PLUGIN_INPUT_INVALID", problem);
+    // Declared fields are missing and undeclared keys may stand in for them: the tool's own code decides, on the
+    // input as given, as in FastGPT.
+    const keys = standIns.slice(0, 5).map((key) => JSON.stringify(key)).join(", ");
+    warnings.push({ code: "PLUGIN_INPUT_INVALID", message: `${problem}; the input carries keys inputSchema does not declare (${keys}), so the tool's own code decides` });
+    handlerInput = call.input;
+  }
+  const output = await tool.handler(handlerInput, makeContext(call, secrets));
 
   const checked = tool.outputSchema.safeParse(output);
-  if (checked.success) return { output: checked.data };
+  if (checked.success) return { output: checked.data, warnings };
   const problem = formatIssues("output", checked.error.issues);
   // Upstream returns whatever the handler returned: a mismatch is a warning unless the host asks for strictness.
   if (call.strictOutput === true) throw new ToolFailure("PLUGIN_OUTPUT_INVALID", problem);
-  return { output, warnings: [`the output does not match outputSchema: ${problem}`] };
+  return { output, warnings: [...warnings, { code: "PLUGIN_OUTPUT_INVALID", message: `the output does not match outputSchema: ${problem}` }] };
 }
 
 function makeContext(call: CallMessage, secrets: unknown) {
