@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTempDir, removeDir } from "@skillport/fs/testing";
 import { GitSkillSource } from "./git/source.js";
 import { parseGitAddress } from "./git/address.js";
+import { stateFile } from "./test-support/cache.js";
 import { commitAndPush, git, makeRepo, startGitDaemon, startHttpBackend, type RunningServer } from "./test-support/git-servers.js";
 
 const skill = (name: string, body = "Body.") => `---\nname: ${name}\ndescription: The ${name} skill.\n---\n\n${body}\n`;
@@ -197,7 +198,7 @@ describe("GitSkillSource over git http-backend", () => {
     expect(source.name).toContain("reader:***@");
     expect(await source.discover()).toEqual(["alpha"]);
     expect(server.requests.some((line) => line.includes("git-upload-pack"))).toBe(true);
-    const state = await import("node:fs/promises").then((fs) => fs.readFile(path.join(r.cacheDir, "state.json"), "utf8"));
+    const state = await import("node:fs/promises").then((fs) => fs.readFile(stateFile(r.cacheDir), "utf8"));
     expect(state).not.toContain("s3cret");
 
     const wrong = GitSkillSource.fromAddress(address.replace("s3cret-token", "wrong-secret"), { cacheDir: `${r.cacheDir}-wrong` });

@@ -5,6 +5,7 @@ import { exportSkill } from "@skillport/pack";
 import { makeTempDir, removeDir, writeTree } from "@skillport/fs/testing";
 import { HttpSkillSource, type HttpSkillSourceOptions } from "./http/source.js";
 import { RemoteSourceError } from "./errors.js";
+import { stateFile } from "./test-support/cache.js";
 import { publish, startHttpServer, type PublishedSkill, type TestHttpServer } from "./test-support/http-server.js";
 
 const skillMd = (name: string, body = "Body.") => `---\nname: ${name}\ndescription: The ${name} skill.\n---\n\n${body}\n`;
@@ -182,6 +183,6 @@ describe("HttpSkillSource", () => {
     const source = open();
     const location = await source.getLocation("alpha");
     expect(location.startsWith(cacheDir)).toBe(true);
-    expect(existsSync(path.join(cacheDir, "state.json"))).toBe(true);
+    expect(existsSync(stateFile(cacheDir))).toBe(true);
   });
 });

@@ -42,6 +42,9 @@ export function gitEnvironment(config: Readonly<Record<string, string>> = {}, ba
   return env;
 }
 
+/** What git prints when the remote refused the credentials (HTTP 401/403, an ssh key refused): not an outage. */
+const ACCESS_DENIED = /could not read (?:Username|Password)|Authentication failed|terminal prompts disabled|returned error: 40[13]\b|Permission denied \((?:publickey|password)/i;
+
 /** Runs the system `git` (no shell) and returns its stdout; a failure names the command and git's last words, redacted. */
 export function runGit(args: readonly string[], options: GitRunOptions): Promise<string> {
   const maxOutput = options.maxOutputBytes ?? 64 * 1024 * 1024;
@@ -79,8 +82,9 @@ export function runGit(args: readonly string[], options: GitRunOptions): Promise
       if (overflow) return reject(new RemoteSourceError(`git ${options.what} printed more than ${maxOutput} bytes`, "REMOTE_FETCH"));
       if (code !== 0) {
         const last = err.split("\n").map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("hint:")).slice(-2).join("; ");
-        const auth = /could not read (?:Username|Password)|Authentication failed|terminal prompts disabled/i.test(err) ? " (credentials missing or refused)" : "";
-        return reject(new RemoteSourceError(`git ${options.what} failed: ${safeText(last || `exit code ${String(code)}`, options.secrets)}${auth}`, "REMOTE_FETCH"));
+        const denied = ACCESS_DENIED.test(err);
+        const text = `git ${options.what} failed: ${safeText(last || `exit code ${String(code)}`, options.secrets)}${denied ? " (credentials missing or refused)" : ""}`;
+        return reject(new RemoteSourceError(text, denied ? "REMOTE_ACCESS_DENIED" : "REMOTE_FETCH"));
       }
       resolve(Buffer.concat(out).toString("utf8"));
     });

@@ -64,7 +64,8 @@ export async function fetchBounded(url: string, options: HttpFetchOptions): Prom
 function checkStatus(result: HttpResult, options: HttpFetchOptions): HttpResult {
   if (result.status === 304 || (result.status >= 200 && result.status < 300)) return result;
   const what = result.status === 401 || result.status === 403 ? " (credentials missing or refused)" : result.status === 404 || result.status === 410 ? " (not found)" : "";
-  throw new RemoteSourceError(`GET ${display(result.url, options)} answered ${result.status}${what}`, result.status === 404 || result.status === 410 ? "REMOTE_CONFIG" : "REMOTE_REFUSED");
+  const code = result.status === 404 || result.status === 410 ? "REMOTE_CONFIG" : result.status === 401 || result.status === 403 ? "REMOTE_ACCESS_DENIED" : "REMOTE_REFUSED";
+  throw new RemoteSourceError(`GET ${display(result.url, options)} answered ${result.status}${what}`, code);
 }
 
 async function fetchOnce(start: string, options: HttpFetchOptions): Promise<HttpResult> {

@@ -3,7 +3,7 @@ import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { redactUri } from "@skillport/core/internal";
 import { DEFAULT_MAX_FILE_BYTES, randomHex, writeFileAtomic } from "@skillport/fs";
-import { cacheKey, defaultCacheRoot, ensurePrivateDir } from "../cache-dir.js";
+import { cacheKey, defaultCacheRoot, ensurePrivateDir, identityDir } from "../cache-dir.js";
 import { RemoteSourceError } from "../errors.js";
 import { SnapshotSource, type RemoteSkipped, type Snapshot, type SnapshotSourceOptions } from "../snapshot-source.js";
 import { fetchBounded, type HttpFetchOptions } from "./fetch-bounded.js";
@@ -16,7 +16,10 @@ export interface HttpSkillSourceOptions extends SnapshotSourceOptions {
   url: string;
   /** Name in qualified ids and messages. Default: the index URL with credentials hidden. */
   name?: string;
-  /** Where downloads are kept. Default `<cache root>/http/<hash of the index URL>`. */
+  /**
+   * Where downloads are kept, one folder per set of credentials (the address's user and password and every `headers`
+   * entry) inside it (decision 0240). Default `<cache root>/http/<hash of the index URL>`.
+   */
   cacheDir?: string;
   /** Other origins (`https://cdn.example.com`) that redirects and artifact URLs may lead to. Default none. */
   allowedOrigins?: readonly string[];
@@ -36,7 +39,7 @@ export interface HttpSkillSourceOptions extends SnapshotSourceOptions {
   retryBaseMs?: number;
   /** Longest wait between attempts, Retry-After included (ms). Default 30,000. */
   maxRetryDelayMs?: number;
-  /** Extra request headers. */
+  /** Extra request headers. Each one counts as a credential for the cache: other headers, another copy. */
   headers?: Record<string, string>;
   /** A `fetch` implementation, for tests. */
   fetch?: typeof fetch;
@@ -74,6 +77,8 @@ export class HttpSkillSource extends SnapshotSource {
   readonly #maxFileBytes: number;
   readonly #maxArchiveBytes: number;
   readonly #maxArchiveFiles: number;
+  readonly #identity: [string, string][];
+  #home: string | undefined;
   #state: HttpState | undefined;
   #stalePrevious: string | undefined;
 
@@ -103,6 +108,8 @@ export class HttpSkillSource extends SnapshotSource {
     this.#display = redactUri(this.indexUrl);
     this.name = options.name ?? this.#display;
     this.cacheDir = path.resolve(options.cacheDir ?? path.join(defaultCacheRoot(), "http", cacheKey(this.indexUrl)));
+    this.#identity = [["authorization", authorization?.value ?? ""], ...Object.entries(options.headers ?? {}).map(([k, v]): [string, string] => [k.toLowerCase(), v])];
+    this.#identity.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     this.#maxIndexBytes = options.maxIndexBytes ?? 1024 * 1024;
     this.#maxSkills = options.maxSkills ?? 1000;
     this.#maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
@@ -124,7 +131,7 @@ export class HttpSkillSource extends SnapshotSource {
   protected async loadSnapshot(): Promise<Snapshot | undefined> {
     let state: HttpState;
     try {
-      state = JSON.parse(await readFile(path.join(this.cacheDir, STATE_FILE), "utf8")) as HttpState;
+      state = JSON.parse(await readFile(path.join(await this.#dir(), STATE_FILE), "utf8")) as HttpState;
     } catch {
       return undefined;
     }
@@ -135,7 +142,7 @@ export class HttpSkillSource extends SnapshotSource {
   }
 
   protected async fetchSnapshot(last: Snapshot | undefined): Promise<Snapshot> {
-    await ensurePrivateDir(this.cacheDir);
+    await ensurePrivateDir(await this.#dir());
     const now = this.clock();
     const state = last === undefined ? undefined : this.#state;
     const conditional: Record<string, string> = state?.etag ? { "if-none-match": state.etag } : {};
@@ -159,10 +166,22 @@ export class HttpSkillSource extends SnapshotSource {
     if (stale !== undefined) await rm(this.#treeDir(stale), { recursive: true, force: true });
   }
 
+  protected async discardSnapshots(): Promise<void> {
+    this.#state = undefined;
+    this.#stalePrevious = undefined;
+    await rm(await this.#dir(), { recursive: true, force: true });
+  }
+
+  /** The folder of this source's credential identity (`<cacheDir>/id-<keyed hash>`). */
+  async #dir(): Promise<string> {
+    this.#home ??= await identityDir(this.cacheDir, this.#identity);
+    return this.#home;
+  }
+
   async #keep(state: HttpState): Promise<Snapshot> {
     const old = this.#state;
     if (old !== undefined && old.tree !== state.tree && old.previousTree !== null && old.previousTree !== state.tree) this.#stalePrevious = old.previousTree;
-    await writeFileAtomic(path.join(this.cacheDir, STATE_FILE), `${JSON.stringify(state, null, 2)}\n`);
+    await writeFileAtomic(path.join(this.#home!, STATE_FILE), `${JSON.stringify(state, null, 2)}\n`);
     this.#state = state;
     return this.#snapshotOf(state);
   }
@@ -172,13 +191,13 @@ export class HttpSkillSource extends SnapshotSource {
   }
 
   #treeDir(tree: string): string {
-    return path.join(this.cacheDir, "trees", tree);
+    return path.join(this.#home!, "trees", tree);
   }
 
   /** Every artifact verified (fetched only when not already kept by digest), then laid out as a folder of skills. */
   async #build(entries: readonly IndexEntry[], indexUrl: string): Promise<string> {
-    const trees = await ensurePrivateDir(path.join(this.cacheDir, "trees"));
-    await ensurePrivateDir(path.join(this.cacheDir, "blobs"));
+    const trees = await ensurePrivateDir(path.join(this.#home!, "trees"));
+    await ensurePrivateDir(path.join(this.#home!, "blobs"));
     const name = `${Date.now().toString(36)}-${randomHex(4)}`;
     const tmp = path.join(trees, `.tmp-${name}`);
     await mkdir(tmp, { mode: 0o700 });
@@ -203,7 +222,7 @@ export class HttpSkillSource extends SnapshotSource {
 
   /** The artifact's bytes, from the digest-keyed store or the network; the digest and size are checked either way. */
   async #artifact(entry: IndexEntry, indexUrl: string): Promise<Uint8Array> {
-    const blob = path.join(this.cacheDir, "blobs", entry.sha256);
+    const blob = path.join(this.#home!, "blobs", entry.sha256);
     const kept = await readFile(blob).catch(() => undefined);
     if (kept !== undefined && sha256Hex(kept) === entry.sha256) return kept;
     const target = new URL(entry.url);
