@@ -92,6 +92,24 @@ describe.each(layouts)("git over smart HTTP, %s", (_label, cacheOptions) => {
     }
   }, 60_000);
 
+  it("credentials git takes from the environment (a GIT_CONFIG_* header) are an identity too", async () => {
+    const { server, open } = await setUp();
+    const saved = { ...process.env };
+    try {
+      Object.assign(process.env, { GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: `http.${server.url}/.extraHeader`, GIT_CONFIG_VALUE_0: `Authorization: ${basic("alice:pw")}` });
+      const alice = open({});
+      expect(await alice.discover()).toEqual(["private"]);
+      for (const name of ["GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0"]) delete process.env[name];
+      // The source keeps the environment it was made with.
+      expect((await alice.sync()).offline).toBe(false);
+      await expectNothing(open({}, { syncIntervalMs: 3_600_000 }), /REMOTE_ACCESS_DENIED/);
+    } finally {
+      for (const name of ["GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0"]) delete process.env[name];
+      Object.assign(process.env, saved);
+      await server.stop();
+    }
+  }, 60_000);
+
   it("down: alice is served her copy; anonymous and mallory get an outage, not her copy", async () => {
     const { server, open } = await setUp();
     expect(await open({ username: "alice", password: "pw" }).discover()).toEqual(["private"]);

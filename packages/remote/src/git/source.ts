@@ -6,7 +6,7 @@ import { cacheKey, defaultCacheRoot, ensurePrivateDir, identityDir } from "../ca
 import { RemoteSourceError } from "../errors.js";
 import { SnapshotSource, type RemoteSkipped, type Snapshot, type SnapshotSourceOptions } from "../snapshot-source.js";
 import { checkRef, isCommitId, normalizeRepoPath, parseGitAddress } from "./address.js";
-import { runGit } from "./run-git.js";
+import { ambientCredentials, runGit } from "./run-git.js";
 
 export interface GitSkillSourceOptions extends SnapshotSourceOptions {
   /** The repository URL git is given (`https://…`, `ssh://…`, `git://…`, `file:///…`), without credentials. */
@@ -65,8 +65,10 @@ export class GitSkillSource extends SnapshotSource {
   readonly #config: Record<string, string>;
   readonly #secrets: string[];
   readonly #display: string;
-  /** What grants access, for the cache identity: the user and password given (ambient git credentials are the OS user's). */
+  /** What grants access, for the cache identity: the user and password given, the OS user and git's credential environment. */
   readonly #identity: [string, string][];
+  /** The environment every git command of this source runs in, taken once, so the identity describes what git gets. */
+  readonly #env: NodeJS.ProcessEnv;
   /** This identity's folder inside `cacheDir`, once known. */
   #home: string | undefined;
   #state: GitState | undefined;
@@ -85,7 +87,8 @@ export class GitSkillSource extends SnapshotSource {
     this.#limit = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.#secrets = [options.password ?? "", options.username ?? ""].filter((s) => s !== "");
     this.#config = {};
-    this.#identity = [["username", options.username ?? ""], ["password", options.password ?? ""]];
+    this.#env = { ...process.env };
+    this.#identity = [["username", options.username ?? ""], ["password", options.password ?? ""], ["uid", String(process.getuid?.() ?? "")], ...ambientCredentials(this.#env)];
     if (options.username !== undefined || options.password !== undefined) {
       const token = Buffer.from(`${options.username ?? ""}:${options.password ?? ""}`).toString("base64");
       this.#secrets.push(token);
@@ -193,7 +196,7 @@ export class GitSkillSource extends SnapshotSource {
   }
 
   #git(args: readonly string[], what: string, options: { cwd?: string; input?: string } = {}): Promise<string> {
-    return runGit(args, { ...options, config: this.#config, timeoutMs: this.#timeoutMs, secrets: this.#secrets, what: `${what} ${this.#display}` });
+    return runGit(args, { ...options, config: this.#config, env: this.#env, timeoutMs: this.#timeoutMs, secrets: this.#secrets, what: `${what} ${this.#display}` });
   }
 
   /** The commit the ref names on the remote now: a branch, else a tag (peeled to its commit), else the remote's HEAD. */
