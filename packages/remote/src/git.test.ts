@@ -232,6 +232,14 @@ describe("GitSkillSource: a path that is one skill folder (issue 20, item 8)", (
     const r = await repo({ "pdf/SKILL.md": skill("pdf"), "README.md": "readme\n" });
     expect(await new GitSkillSource({ url: r.url, path: "pdf", cacheDir: r.cacheDir }).discover()).toEqual(["pdf"]);
   });
+
+  it("a repository that is itself one skill is served as that skill, named after the repository", async () => {
+    const r = await repo({ "SKILL.md": skill(`r${n + 1}`), "scripts/run.sh": "echo\n" });
+    const source = new GitSkillSource({ url: r.url, cacheDir: r.cacheDir });
+    expect(await source.discover()).toEqual([r.name]);
+    expect((await source.listFiles(r.name)).map((f) => f.path)).toEqual(["SKILL.md", "scripts/run.sh"]);
+    expect(source.status().skipped).toEqual([]);
+  });
 });
 
 describe("GitSkillSource over git http-backend", () => {

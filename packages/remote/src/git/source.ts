@@ -1,5 +1,6 @@
 import { mkdir, readFile, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
+import { isSafeSkillId } from "@skillport/core";
 import { redactUri } from "@skillport/core/internal";
 import { DEFAULT_MAX_FILE_BYTES, SKILL_FILE_NAMES, randomHex, writeFileAtomic } from "@skillport/fs";
 import { cacheKey, defaultCacheRoot, ensurePrivateDir, identityDir } from "../cache-dir.js";
@@ -247,7 +248,8 @@ export class GitSkillSource extends SnapshotSource {
       // The index holds the whole commit (trees only are read); the work tree gets exactly the files named.
       await this.#git(["read-tree", commit], "read-tree", { cwd: tmp });
       if (wanted.length > 0) {
-        await this.#git(["-c", "core.symlinks=true", "checkout-index", "-z", "--stdin"], "checkout", { cwd: tmp, input: `${wanted.join("\0")}\0` });
+        const prefix = layout.prefix === "" ? [] : [`--prefix=${layout.prefix}/`];
+        await this.#git(["-c", "core.symlinks=true", "checkout-index", "-z", "--stdin", ...prefix], "checkout", { cwd: tmp, input: `${wanted.join("\0")}\0` });
       }
       await mkdir(path.join(tmp, ...layout.serve.split("/").filter(Boolean)), { recursive: true });
       await rm(path.join(tmp, ".git"), { recursive: true, force: true });
@@ -262,19 +264,25 @@ export class GitSkillSource extends SnapshotSource {
   /**
    * What to check out and which folder of it to serve. A configured path that is one skill folder (it holds SKILL.md)
    * is served from its parent, as the only skill there, like a local skill folder (decision 0242); any other path is
-   * a folder of skills. Without a path: `skills/` when the repository has one, else the root.
+   * a folder of skills. Without a path: `skills/` when the repository has one; else the root, which when it holds
+   * SKILL.md is one skill, written into a folder named after the repository (`prefix`).
    */
-  #layout(entries: readonly TreeEntry[]): { checkout: string; serve: string } {
+  #layout(entries: readonly TreeEntry[]): { checkout: string; serve: string; prefix: string } {
     const sub = this.repoPath;
     if (sub !== undefined) {
       if (!entries.some((e) => e.path.startsWith(`${sub}/`))) {
         throw new RemoteSourceError(`${this.#display}: the repository has no folder ${JSON.stringify(sub)}`, "REMOTE_CONFIG");
       }
       const isSkill = entries.some((e) => e.type === "blob" && SKILL_FILE_NAMES.some((f) => e.path === `${sub}/${f}`));
-      return { checkout: sub, serve: isSkill ? path.posix.dirname(sub).replace(/^\.$/, "") : sub };
+      return { checkout: sub, serve: isSkill ? path.posix.dirname(sub).replace(/^\.$/, "") : sub, prefix: "" };
     }
-    const skills = entries.some((e) => e.path.startsWith("skills/")) ? "skills" : "";
-    return { checkout: skills, serve: skills };
+    if (entries.some((e) => e.path.startsWith("skills/"))) return { checkout: "skills", serve: "skills", prefix: "" };
+    if (!entries.some((e) => e.type === "blob" && (SKILL_FILE_NAMES as readonly string[]).includes(e.path))) return { checkout: "", serve: "", prefix: "" };
+    const name = this.url.replace(/[?#].*$/, "").replace(/\/+$/, "").split("/").pop()?.replace(/\.git$/, "") ?? "";
+    if (!isSafeSkillId(name)) {
+      throw new RemoteSourceError(`${this.#display}: the repository is one skill, but its name ${JSON.stringify(name)} is not a usable skill folder name`, "REMOTE_CONFIG");
+    }
+    return { checkout: "", serve: "", prefix: name };
   }
 
   /** Every entry of the commit with blob sizes; a blob left out by the filter has no size (so it is over the limit). */
