@@ -56,14 +56,27 @@ describe.each(layouts)("git over smart HTTP, %s", (_label, cacheOptions) => {
     const base = path.join(root, `git-${++n}`);
     await mkdir(base, { recursive: true });
     const { work } = await makeRepo(base, "team");
-    await commitAndPush(work, { "skills/private/SKILL.md": skill("private") });
+    const commit = await commitAndPush(work, { "skills/private/SKILL.md": skill("private") });
     const server = await startHttpBackend(base);
     server.guard = usersGuard;
     const cache = cacheOptions(path.join(root, `cache-${n}`));
     const url = `${server.url}/team.git`;
     const open = (who: { username?: string; password?: string }, extra = {}) => new GitSkillSource({ url, ...who, ...cache, syncIntervalMs: 0, timeoutMs: 20_000, ...extra });
-    return { server, open };
+    return { server, open, commit };
   }
+
+  it("a pinned commit with credentials is still checked, so refused access ends it too", async () => {
+    const { server, open, commit } = await setUp();
+    try {
+      const alice = open({ username: "alice", password: "pw" }, { ref: commit });
+      expect(await alice.discover()).toEqual(["private"]);
+      server.guard = () => 403;
+      await expect(alice.sync()).rejects.toMatchObject({ code: "REMOTE_ACCESS_DENIED" });
+      await expectNothing(open({ username: "alice", password: "pw" }, { ref: commit, syncIntervalMs: 3_600_000 }), /REMOTE_ACCESS_DENIED/);
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
 
   it("online: anonymous and mallory get nothing; alice's access refused later ends her copy too", async () => {
     const { server, open } = await setUp();

@@ -187,7 +187,8 @@ export abstract class SnapshotSource extends SkillSourceProvider {
         this.#provider = undefined;
         this.#offline = false;
         this.#error = message;
-        await this.discardSnapshots();
+        // Deleting may fail (a read-only cache); the copy is out of service in this process either way.
+        await this.discardSnapshots().catch(() => undefined);
         throw error;
       }
       if (last === undefined) {

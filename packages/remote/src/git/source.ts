@@ -135,7 +135,7 @@ export class GitSkillSource extends SnapshotSource {
     const now = this.clock();
     const commit = isCommitId(this.ref) ? (this.ref as string) : await this.#resolveRef();
     // A pinned commit is never asked about, so a copy of it would outlive revoked access: ask the remote anyway.
-    if (isCommitId(this.ref) && this.#identity.some(([, value]) => value !== "")) await this.#git(["ls-remote", "--", this.url, "HEAD"], "ls-remote", { cwd: this.#home! });
+    if (isCommitId(this.ref) && this.#secrets.length > 0) await this.#git(["ls-remote", "--", this.url, "HEAD"], "ls-remote", { cwd: this.#home! });
     const state = this.#state;
     if (last !== undefined && state !== undefined && state.revision === commit) {
       const next = { ...state, checkedAt: now };
