@@ -96,10 +96,11 @@ describe.runIf(existsSync(bin))("the built binary reads git, HTTP and npm addres
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toMatch(/git ls-remote http:\/\/127\.0\.0\.1:\d+\/team\.git#main:skills failed: .*\(credentials missing or refused\)/);
     expect(wrong.stdout + wrong.stderr).not.toContain("wrong-and-secret");
-    // With a copy from an earlier run, the copy is served and the failure is a warning (still without the password).
+    // A copy made with the right token is not served to a wrong one (issue 19, decision 0240): the same error.
     const cached = await skillport(["list", address.replace(SECRET, "wrong-and-secret")]);
-    expect(cached.code).toBe(0);
-    expect(cached.stderr).toContain("could not be reached");
+    expect(cached.code).toBe(2);
+    expect(cached.stderr).toMatch(/\(credentials missing or refused\)/);
+    expect(cached.stdout).not.toContain("pdf-forms");
     expect(cached.stdout + cached.stderr).not.toContain("wrong-and-secret");
   }, 120_000);
 

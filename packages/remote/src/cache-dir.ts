@@ -1,7 +1,10 @@
-import { createHash } from "node:crypto";
-import { mkdir } from "node:fs/promises";
+import { createHash, createHmac, randomBytes } from "node:crypto";
+import { constants } from "node:fs";
+import { link, mkdir, open, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { errorCode, tempName } from "@skillport/fs";
+import { RemoteSourceError } from "./errors.js";
 
 /**
  * The folder under which remote sources keep what they fetched: `$SKILLPORT_CACHE_DIR`, else
@@ -22,4 +25,63 @@ export function cacheKey(...parts: string[]): string {
 export async function ensurePrivateDir(dir: string): Promise<string> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   return dir;
+}
+
+const KEY_FILE = "identity.key";
+const KEY_BYTES = 32;
+
+/**
+ * The folder inside a source's cache folder that holds the copies made with one set of credentials (decision 0240):
+ * `<cacheDir>/id-<HMAC-SHA256(key, credentials)>`. Anonymous access is an identity too. The key is 32 random bytes
+ * kept in `<cacheDir>/identity.key` (0600, created once), so a folder name tells nothing about a password and cannot
+ * be tested against guesses without the key. `credentials` is every value that may grant access (user, password,
+ * token, request headers), in a fixed order.
+ */
+export async function identityDir(cacheDir: string, credentials: readonly (readonly [string, string])[]): Promise<string> {
+  await ensurePrivateDir(cacheDir);
+  const key = await readOrCreateKey(path.join(cacheDir, KEY_FILE));
+  const digest = createHmac("sha256", key).update(JSON.stringify(credentials)).digest("hex").slice(0, 32);
+  return path.join(cacheDir, `id-${digest}`);
+}
+
+/** Reads the key; creates it first when missing (a temp file linked into place, so two processes agree on one key). */
+async function readOrCreateKey(file: string): Promise<Buffer> {
+  const kept = await readKey(file);
+  if (kept !== undefined) return kept;
+  const temp = path.join(path.dirname(file), tempName(KEY_FILE));
+  try {
+    await writeFile(temp, randomBytes(KEY_BYTES), { flag: "wx", mode: 0o600 });
+    await link(temp, file).catch((error: unknown) => {
+      if (errorCode(error) !== "EEXIST") throw error;
+    });
+  } finally {
+    await rm(temp, { force: true });
+  }
+  const key = await readKey(file);
+  if (key === undefined) throw new RemoteSourceError(`the cache key ${file} could not be created`, "REMOTE_CONFIG");
+  return key;
+}
+
+/** The key, or undefined when there is none; a key that is a link, not ours, readable by others or short is refused. */
+async function readKey(file: string): Promise<Buffer | undefined> {
+  let handle;
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return undefined;
+    throw new RemoteSourceError(`the cache key ${file} cannot be opened (${errorCode(error) ?? "error"}); remove it`, "REMOTE_CONFIG", { cause: error });
+  }
+  try {
+    const info = await handle.stat();
+    const uid = process.getuid?.();
+    if (!info.isFile() || info.size !== KEY_BYTES || (info.mode & 0o077) !== 0 || (uid !== undefined && info.uid !== uid)) {
+      throw new RemoteSourceError(`the cache key ${file} is not a private ${KEY_BYTES}-byte file of this user; remove it`, "REMOTE_CONFIG");
+    }
+    const key = Buffer.alloc(KEY_BYTES);
+    const { bytesRead } = await handle.read(key, 0, KEY_BYTES, 0);
+    if (bytesRead !== KEY_BYTES) throw new RemoteSourceError(`the cache key ${file} could not be read whole; remove it`, "REMOTE_CONFIG");
+    return key;
+  } finally {
+    await handle.close();
+  }
 }

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTempDir, removeDir } from "@skillport/fs/testing";
 import { GitSkillSource } from "./git/source.js";
 import { parseGitAddress } from "./git/address.js";
+import { stateFile } from "./test-support/cache.js";
 import { commitAndPush, git, makeRepo, startGitDaemon, startHttpBackend, type RunningServer } from "./test-support/git-servers.js";
 
 const skill = (name: string, body = "Body.") => `---\nname: ${name}\ndescription: The ${name} skill.\n---\n\n${body}\n`;
@@ -182,6 +183,65 @@ describe("GitSkillSource attacks", () => {
   });
 });
 
+describe("GitSkillSource: names git's pattern language would misread (issue 19)", () => {
+  // Before, the checkout was chosen by sparse-checkout patterns built from repository paths: a folder name ending in a
+  // newline split one pattern into two, so a top-level file was checked out and the file over the limit was not left
+  // out. Now files are named to git literally; every name below must leave the tree holding only skills/.
+  const names = ["a\n", "a\r", "a\n!b", "a\t", "*", "a?", "[ab]", "!a", "#a", "a\\", "\\!a", " a", "a ", "a  ", "**"];
+  it.each(names)("folder %j: nothing outside skills/, nothing over the limit", async (name) => {
+    const r = await repo({
+      "big.bin": "top-level file, not a skill\n",
+      "notes.txt": "top-level\n",
+      "skills/ok/SKILL.md": skill("ok"),
+      [`skills/${name}/SKILL.md`]: skill("odd"),
+      [`skills/${name}/big.bin`]: new Uint8Array(5000),
+      [`skills/${name}/notes.txt`]: "inside\n",
+    });
+    const source = new GitSkillSource({ url: `file://${r.bare}`, cacheDir: r.cacheDir, maxFileBytes: 2000 });
+    expect(await source.discover()).toContain("ok");
+    const tree = path.resolve(path.dirname(await source.getLocation("ok")), "..", "..");
+    const files = (await import("node:fs/promises").then((fs) => fs.readdir(tree, { recursive: true, withFileTypes: true })))
+      .filter((e) => !e.isDirectory())
+      .map((e) => path.relative(tree, path.join(e.parentPath, e.name)));
+    expect(files.filter((f) => !f.startsWith(`skills${path.sep}`))).toEqual([]);
+    expect(files.sort()).toEqual(["skills/ok/SKILL.md", `skills/${name}/SKILL.md`, `skills/${name}/notes.txt`].sort());
+    expect(source.status().skipped).toContainEqual({ where: `skills/${name}/big.bin`, reason: expect.stringContaining("larger than the limit") });
+  });
+});
+
+describe("GitSkillSource: a path that is one skill folder (issue 20, item 8)", () => {
+  it("serves that skill alone, from its parent, and nothing beside it", async () => {
+    const r = await repo({
+      "skills/pdf/SKILL.md": skill("pdf"),
+      "skills/pdf/scripts/fill.py": "print('fill')\n",
+      "skills/other/SKILL.md": skill("other"),
+      "skills/notes.md": "not a skill\n",
+    });
+    const folder = new GitSkillSource({ url: r.url, path: "skills/pdf", cacheDir: r.cacheDir });
+    expect(await folder.discover()).toEqual(["pdf"]);
+    expect((await folder.listFiles("pdf")).map((f) => f.path)).toEqual(["SKILL.md", "scripts/fill.py"]);
+    expect(folder.status().skipped).toEqual([]);
+    const address = GitSkillSource.fromAddress(`git://127.0.0.1:${daemon.port}/${r.name}.git#main:skills/pdf`, { cacheDir: `${r.cacheDir}-address` });
+    expect(await address.discover()).toEqual(["pdf"]);
+    expect(await address.getBody("pdf")).toContain("Body.");
+    // A folder of skills is still one.
+    expect(await new GitSkillSource({ url: r.url, path: "skills", cacheDir: `${r.cacheDir}-all` }).discover()).toEqual(["other", "pdf"]);
+  });
+
+  it("a top-level skill folder is served the same way", async () => {
+    const r = await repo({ "pdf/SKILL.md": skill("pdf"), "README.md": "readme\n" });
+    expect(await new GitSkillSource({ url: r.url, path: "pdf", cacheDir: r.cacheDir }).discover()).toEqual(["pdf"]);
+  });
+
+  it("a repository that is itself one skill is served as that skill, named after the repository", async () => {
+    const r = await repo({ "SKILL.md": skill(`r${n + 1}`), "scripts/run.sh": "echo\n" });
+    const source = new GitSkillSource({ url: r.url, cacheDir: r.cacheDir });
+    expect(await source.discover()).toEqual([r.name]);
+    expect((await source.listFiles(r.name)).map((f) => f.path)).toEqual(["SKILL.md", "scripts/run.sh"]);
+    expect(source.status().skipped).toEqual([]);
+  });
+});
+
 describe("GitSkillSource over git http-backend", () => {
   let server: RunningServer & { requests: string[] };
   beforeAll(async () => {
@@ -197,7 +257,7 @@ describe("GitSkillSource over git http-backend", () => {
     expect(source.name).toContain("reader:***@");
     expect(await source.discover()).toEqual(["alpha"]);
     expect(server.requests.some((line) => line.includes("git-upload-pack"))).toBe(true);
-    const state = await import("node:fs/promises").then((fs) => fs.readFile(path.join(r.cacheDir, "state.json"), "utf8"));
+    const state = await import("node:fs/promises").then((fs) => fs.readFile(stateFile(r.cacheDir), "utf8"));
     expect(state).not.toContain("s3cret");
 
     const wrong = GitSkillSource.fromAddress(address.replace("s3cret-token", "wrong-secret"), { cacheDir: `${r.cacheDir}-wrong` });

@@ -5,6 +5,7 @@ import { exportSkill } from "@skillport/pack";
 import { makeTempDir, removeDir, writeTree } from "@skillport/fs/testing";
 import { HttpSkillSource, type HttpSkillSourceOptions } from "./http/source.js";
 import { RemoteSourceError } from "./errors.js";
+import { stateFile } from "./test-support/cache.js";
 import { publish, startHttpServer, type PublishedSkill, type TestHttpServer } from "./test-support/http-server.js";
 
 const skillMd = (name: string, body = "Body.") => `---\nname: ${name}\ndescription: The ${name} skill.\n---\n\n${body}\n`;
@@ -177,11 +178,58 @@ describe("HttpSkillSource", () => {
     await expect(open({ cacheDir: `${cacheDir}-2` }).discover()).rejects.toThrow(/not valid UTF-8 JSON/);
   });
 
+  describe("deadlines against a server that trickles one byte at a time (issue 19)", () => {
+    const INDEX = "/.well-known/agent-skills/index.json";
+    const trickle = (p: string, ms = 10) => {
+      const route = server.routes.get(p);
+      if (route === undefined) throw new Error(`no route ${p}`);
+      server.routes.set(p, { ...route, etag: undefined, trickleMs: ms });
+    };
+
+    it("the sync deadline stops a trickling index mid-stream, is not retried, and the last good copy stays", async () => {
+      publish(server, [alpha()]);
+      expect(await open().getBody("alpha")).toContain("Body.");
+      // The same cache, restarted with a short deadline: it has a copy to fall back on.
+      const source = open({ syncDeadlineMs: 300, retries: 3 });
+      expect(await source.getBody("alpha")).toContain("Body.");
+      publish(server, [alpha("Changed.")]);
+      trickle(INDEX);
+      const before = fetched("index.json");
+      const result = await source.sync();
+      expect(result).toMatchObject({ offline: true, changed: false });
+      expect(result.error).toMatch(/deadline of 300 ms \(syncDeadlineMs\) passed; stopped/);
+      expect(fetched("index.json") - before).toBe(1);
+      expect(await source.getBody("alpha")).toContain("Body.");
+      // No copy yet: the same failure is the error.
+      await expect(open({ syncDeadlineMs: 300, cacheDir: `${cacheDir}-fresh` }).discover()).rejects.toThrow(/syncDeadlineMs/);
+    });
+
+    it("the file deadline stops one trickling artifact", async () => {
+      publish(server, [alpha(), packed()]);
+      trickle("/.well-known/agent-skills/alpha/SKILL.md");
+      await expect(open({ fileDeadlineMs: 300, retries: 2 }).discover()).rejects.toThrow(/alpha\/SKILL\.md: the file's deadline of 300 ms \(fileDeadlineMs\) passed/);
+      expect(fetched("alpha/SKILL.md")).toBe(1);
+    });
+
+    it("the sync deadline covers every file of the sync together", async () => {
+      const skills = ["a1", "a2", "a3", "a4"].map((name): PublishedSkill => ({ name, type: "skill-md", file: `${name}/SKILL.md`, bytes: skillMd(name) }));
+      publish(server, skills);
+      for (const s of skills) trickle(`/.well-known/agent-skills/${s.file}`, 5);
+      // Each file alone is far inside its own deadline; together they pass the sync's.
+      await expect(open({ syncDeadlineMs: 400, fileDeadlineMs: 120_000 }).discover()).rejects.toThrow(/syncDeadlineMs/);
+    });
+
+    it.each([0, -1, Number.NaN])("refuses a deadline of %s", (ms) => {
+      expect(() => open({ syncDeadlineMs: ms })).toThrow(/syncDeadlineMs must be a number of milliseconds above 0/);
+      expect(() => open({ fileDeadlineMs: ms })).toThrow(/fileDeadlineMs must be/);
+    });
+  });
+
   it("keeps everything under its cache folder", async () => {
     publish(server, [alpha()]);
     const source = open();
     const location = await source.getLocation("alpha");
     expect(location.startsWith(cacheDir)).toBe(true);
-    expect(existsSync(path.join(cacheDir, "state.json"))).toBe(true);
+    expect(existsSync(stateFile(cacheDir))).toBe(true);
   });
 });

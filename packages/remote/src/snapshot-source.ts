@@ -53,7 +53,9 @@ export interface SnapshotStatus {
  * A read-only source that serves a local copy of something remote. The subclass fetches (`fetchSnapshot`); every read
  * goes through the filesystem provider on the copy, so the one skill-directory policy (links, names, size limit)
  * applies unchanged (docs/decisions/0165). When the remote is unreachable the last good copy is served and the
- * failure is reported in `status()`, never thrown at a reader that has a copy.
+ * failure is reported in `status()`, never thrown at a reader that has a copy. When the remote refuses the credentials
+ * (`REMOTE_ACCESS_DENIED`) the copy is dropped and the error thrown: copies are kept per credential identity, and a
+ * refused identity keeps nothing (decision 0240).
  */
 export abstract class SnapshotSource extends SkillSourceProvider {
   abstract override readonly name: string;
@@ -90,6 +92,8 @@ export abstract class SnapshotSource extends SkillSourceProvider {
   protected abstract fetchSnapshot(last: Snapshot | undefined): Promise<Snapshot>;
   /** Called after a new copy is installed, to remove copies older than `keep`. */
   protected abstract pruneSnapshots(keep: Snapshot): Promise<void>;
+  /** Removes every copy made with this source's credentials (the remote refused them). */
+  protected abstract discardSnapshots(): Promise<void>;
 
   /** Asks the remote now (whatever the interval) and installs what changed. Throws only when there is no copy at all. */
   sync(): Promise<SyncResult> {
@@ -177,6 +181,16 @@ export abstract class SnapshotSource extends SkillSourceProvider {
       next = await this.fetchSnapshot(last);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
+      if (error instanceof RemoteSourceError && error.code === "REMOTE_ACCESS_DENIED") {
+        // Refused credentials are not an outage: what they fetched before is no longer theirs to read (decision 0240).
+        this.#snapshot = undefined;
+        this.#provider = undefined;
+        this.#offline = false;
+        this.#error = message;
+        // Deleting may fail (a read-only cache); the copy is out of service in this process either way.
+        await this.discardSnapshots().catch(() => undefined);
+        throw error;
+      }
       if (last === undefined) {
         // No copy to fall back on: a transport failure is the provider being unavailable (config and integrity
         // errors keep their own codes).

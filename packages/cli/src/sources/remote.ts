@@ -6,8 +6,9 @@ import type { OpenedSource, OpenSourceOptions } from "../source-uri.js";
 /**
  * A remote address: a git repository, a well-known skills index, or an installed npm package. All read-only (`copy`
  * cannot write to them). Git and HTTP copies live in the user's cache folder (`$SKILLPORT_CACHE_DIR`, else
- * `$XDG_CACHE_HOME/skillport`, else `~/.cache/skillport`); a CLI run syncs once when opened, and an unreachable remote
- * with a copy from an earlier run is served from that copy with a warning on stderr.
+ * `$XDG_CACHE_HOME/skillport`, else `~/.cache/skillport`), one per credential identity; a CLI run syncs once when
+ * opened, and an unreachable remote with a copy from an earlier run is served from that copy with a warning on stderr.
+ * Refused credentials are an error, never a warning (decision 0240).
  */
 export async function openRemoteSource(address: string, options: OpenSourceOptions): Promise<OpenedSource> {
   if (options.write) throw new CliError(`${readOnlyLabel(address)} is read-only; copy into a folder or a database instead`);

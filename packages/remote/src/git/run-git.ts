@@ -5,6 +5,8 @@ export interface GitRunOptions {
   cwd?: string;
   /** Git configuration passed through the environment (an auth header, say); never on the command line, never logged. */
   config?: Record<string, string>;
+  /** The environment git starts from. Default `process.env`. */
+  env?: NodeJS.ProcessEnv;
   /** Kill git after this long (ms). */
   timeoutMs: number;
   /** Most stdout bytes kept; more is an error. */
@@ -42,11 +44,26 @@ export function gitEnvironment(config: Readonly<Record<string, string>> = {}, ba
   return env;
 }
 
+/**
+ * The parts of an environment through which git may be given credentials: askpass programs, ssh keys and agents, the
+ * configuration files it reads (credential helpers, `~/.git-credentials`) and `GIT_CONFIG_*` entries (an extra
+ * header). Two callers that differ here may have different rights, so they do not share a cache (decision 0240).
+ */
+export function ambientCredentials(env: NodeJS.ProcessEnv): [string, string][] {
+  const names = ["HOME", "XDG_CONFIG_HOME", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_SSH", "GIT_SSH_COMMAND", "SSH_AUTH_SOCK", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT"];
+  const count = /^\d+$/.test(env.GIT_CONFIG_COUNT ?? "") ? Number(env.GIT_CONFIG_COUNT) : 0;
+  for (let i = 0; i < count; i++) names.push(`GIT_CONFIG_KEY_${i}`, `GIT_CONFIG_VALUE_${i}`);
+  return names.map((name): [string, string] => [`env:${name}`, env[name] ?? ""]);
+}
+
+/** What git prints when the remote refused the credentials (HTTP 401/403, an ssh key refused): not an outage. */
+const ACCESS_DENIED = /could not read (?:Username|Password)|Authentication failed|terminal prompts disabled|returned error: 40[13]\b|Permission denied \((?:publickey|password)/i;
+
 /** Runs the system `git` (no shell) and returns its stdout; a failure names the command and git's last words, redacted. */
 export function runGit(args: readonly string[], options: GitRunOptions): Promise<string> {
   const maxOutput = options.maxOutputBytes ?? 64 * 1024 * 1024;
   return new Promise((resolve, reject) => {
-    const child = spawn("git", args, { cwd: options.cwd, env: gitEnvironment(options.config), stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn("git", args, { cwd: options.cwd, env: gitEnvironment(options.config, options.env), stdio: ["pipe", "pipe", "pipe"] });
     const out: Buffer[] = [];
     let outBytes = 0;
     let err = "";
@@ -79,8 +96,9 @@ export function runGit(args: readonly string[], options: GitRunOptions): Promise
       if (overflow) return reject(new RemoteSourceError(`git ${options.what} printed more than ${maxOutput} bytes`, "REMOTE_FETCH"));
       if (code !== 0) {
         const last = err.split("\n").map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("hint:")).slice(-2).join("; ");
-        const auth = /could not read (?:Username|Password)|Authentication failed|terminal prompts disabled/i.test(err) ? " (credentials missing or refused)" : "";
-        return reject(new RemoteSourceError(`git ${options.what} failed: ${safeText(last || `exit code ${String(code)}`, options.secrets)}${auth}`, "REMOTE_FETCH"));
+        const denied = ACCESS_DENIED.test(err);
+        const text = `git ${options.what} failed: ${safeText(last || `exit code ${String(code)}`, options.secrets)}${denied ? " (credentials missing or refused)" : ""}`;
+        return reject(new RemoteSourceError(text, denied ? "REMOTE_ACCESS_DENIED" : "REMOTE_FETCH"));
       }
       resolve(Buffer.concat(out).toString("utf8"));
     });

@@ -1,12 +1,13 @@
-import { readFile, rename, rm, stat } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
+import { isSafeSkillId } from "@skillport/core";
 import { redactUri } from "@skillport/core/internal";
-import { DEFAULT_MAX_FILE_BYTES, randomHex, writeFileAtomic } from "@skillport/fs";
-import { cacheKey, defaultCacheRoot, ensurePrivateDir } from "../cache-dir.js";
+import { DEFAULT_MAX_FILE_BYTES, SKILL_FILE_NAMES, randomHex, writeFileAtomic } from "@skillport/fs";
+import { cacheKey, defaultCacheRoot, ensurePrivateDir, identityDir } from "../cache-dir.js";
 import { RemoteSourceError } from "../errors.js";
 import { SnapshotSource, type RemoteSkipped, type Snapshot, type SnapshotSourceOptions } from "../snapshot-source.js";
 import { checkRef, isCommitId, normalizeRepoPath, parseGitAddress } from "./address.js";
-import { runGit } from "./run-git.js";
+import { ambientCredentials, runGit } from "./run-git.js";
 
 export interface GitSkillSourceOptions extends SnapshotSourceOptions {
   /** The repository URL git is given (`https://…`, `ssh://…`, `git://…`, `file:///…`), without credentials. */
@@ -20,7 +21,10 @@ export interface GitSkillSourceOptions extends SnapshotSourceOptions {
   password?: string;
   /** Name in qualified ids and messages. Default: the URL with credentials hidden, plus `#ref:path`. */
   name?: string;
-  /** Where clones are kept. Default `<cache root>/git/<hash of url, ref and path>` (see `defaultCacheRoot`). */
+  /**
+   * Where clones are kept, one folder per set of credentials inside it (decision 0240). Default
+   * `<cache root>/git/<hash of url, ref and path>` (see `defaultCacheRoot`).
+   */
   cacheDir?: string;
   /** Longest any one git command may run (ms). Default 120,000. */
   timeoutMs?: number;
@@ -45,10 +49,11 @@ interface GitState {
 const STATE_FILE = "state.json";
 
 /**
- * Skills in a git repository, read-only. A shallow clone of one commit, checked out sparsely (only the skills folder,
+ * Skills in a git repository, read-only. A shallow clone of one commit, checked out in part (only the skills folder,
  * without files over the size limit), lives in a cache folder; reads come from it through the filesystem provider. A
- * sync asks `git ls-remote` (at most every `syncIntervalMs`) and fetches only when the ref moved; a commit id is never
- * asked about again. An unreachable remote leaves the last good copy in service (docs/sources.md).
+ * sync asks `git ls-remote` (at most every `syncIntervalMs`) and fetches only when the ref moved; a commit id is
+ * fetched once (and, with credentials, the remote is still asked whether they are accepted). An unreachable remote
+ * leaves the last good copy in service; refused credentials end it (docs/sources.md).
  */
 export class GitSkillSource extends SnapshotSource {
   readonly name: string;
@@ -61,6 +66,12 @@ export class GitSkillSource extends SnapshotSource {
   readonly #config: Record<string, string>;
   readonly #secrets: string[];
   readonly #display: string;
+  /** What grants access, for the cache identity: the user and password given, the OS user and git's credential environment. */
+  readonly #identity: [string, string][];
+  /** The environment every git command of this source runs in, taken once, so the identity describes what git gets. */
+  readonly #env: NodeJS.ProcessEnv;
+  /** This identity's folder inside `cacheDir`, once known. */
+  #home: string | undefined;
   #state: GitState | undefined;
 
   constructor(options: GitSkillSourceOptions) {
@@ -77,6 +88,8 @@ export class GitSkillSource extends SnapshotSource {
     this.#limit = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.#secrets = [options.password ?? "", options.username ?? ""].filter((s) => s !== "");
     this.#config = {};
+    this.#env = { ...process.env };
+    this.#identity = [["username", options.username ?? ""], ["password", options.password ?? ""], ["uid", String(process.getuid?.() ?? "")], ...ambientCredentials(this.#env)];
     if (options.username !== undefined || options.password !== undefined) {
       const token = Buffer.from(`${options.username ?? ""}:${options.password ?? ""}`).toString("base64");
       this.#secrets.push(token);
@@ -107,7 +120,7 @@ export class GitSkillSource extends SnapshotSource {
   protected async loadSnapshot(): Promise<Snapshot | undefined> {
     let state: GitState;
     try {
-      state = JSON.parse(await readFile(path.join(this.cacheDir, STATE_FILE), "utf8")) as GitState;
+      state = JSON.parse(await readFile(path.join(await this.#dir(), STATE_FILE), "utf8")) as GitState;
     } catch {
       return undefined;
     }
@@ -118,9 +131,11 @@ export class GitSkillSource extends SnapshotSource {
   }
 
   protected async fetchSnapshot(last: Snapshot | undefined): Promise<Snapshot> {
-    await ensurePrivateDir(this.cacheDir);
+    await ensurePrivateDir(await this.#dir());
     const now = this.clock();
     const commit = isCommitId(this.ref) ? (this.ref as string) : await this.#resolveRef();
+    // A pinned commit is never asked about, so a copy of it would outlive revoked access: ask the remote anyway.
+    if (isCommitId(this.ref) && this.#secrets.length > 0) await this.#git(["ls-remote", "--", this.url, "HEAD"], "ls-remote", { cwd: this.#home! });
     const state = this.#state;
     if (last !== undefined && state !== undefined && state.revision === commit) {
       const next = { ...state, checkedAt: now };
@@ -153,11 +168,23 @@ export class GitSkillSource extends SnapshotSource {
 
   #stalePrevious: string | undefined;
 
+  protected async discardSnapshots(): Promise<void> {
+    this.#state = undefined;
+    this.#stalePrevious = undefined;
+    await rm(await this.#dir(), { recursive: true, force: true });
+  }
+
+  /** The folder of this source's credential identity (`<cacheDir>/id-<keyed hash>`). */
+  async #dir(): Promise<string> {
+    this.#home ??= await identityDir(this.cacheDir, this.#identity);
+    return this.#home;
+  }
+
   async #saveState(state: GitState): Promise<void> {
     if (this.#state !== undefined && this.#state.tree !== state.tree && this.#state.previousTree !== null && this.#state.previousTree !== state.tree) {
       this.#stalePrevious = this.#state.previousTree;
     }
-    await writeFileAtomic(path.join(this.cacheDir, STATE_FILE), `${JSON.stringify(state, null, 2)}\n`);
+    await writeFileAtomic(path.join(this.#home!, STATE_FILE), `${JSON.stringify(state, null, 2)}\n`);
     this.#state = state;
   }
 
@@ -166,18 +193,18 @@ export class GitSkillSource extends SnapshotSource {
   }
 
   #treeDir(tree: string): string {
-    return path.join(this.cacheDir, "trees", tree);
+    return path.join(this.#home!, "trees", tree);
   }
 
   #git(args: readonly string[], what: string, options: { cwd?: string; input?: string } = {}): Promise<string> {
-    return runGit(args, { ...options, config: this.#config, timeoutMs: this.#timeoutMs, secrets: this.#secrets, what: `${what} ${this.#display}` });
+    return runGit(args, { ...options, config: this.#config, env: this.#env, timeoutMs: this.#timeoutMs, secrets: this.#secrets, what: `${what} ${this.#display}` });
   }
 
   /** The commit the ref names on the remote now: a branch, else a tag (peeled to its commit), else the remote's HEAD. */
   async #resolveRef(): Promise<string> {
     const ref = this.ref;
     const patterns = ref === undefined ? ["HEAD"] : [ref, `${ref}^{}`];
-    const out = await this.#git(["ls-remote", "--", this.url, ...patterns], "ls-remote", { cwd: this.cacheDir });
+    const out = await this.#git(["ls-remote", "--", this.url, ...patterns], "ls-remote", { cwd: this.#home! });
     const refs = new Map<string, string>();
     for (const line of out.split("\n")) {
       const [sha, name] = line.split("\t");
@@ -191,9 +218,14 @@ export class GitSkillSource extends SnapshotSource {
     throw new RemoteSourceError(`${this.#display}: the remote has no ${ref === undefined ? "HEAD" : `branch or tag ${JSON.stringify(ref)}`}`, "REMOTE_CONFIG");
   }
 
-  /** A shallow, sparse checkout of one commit into a new folder under trees/; files over the limit are never written. */
+  /**
+   * A shallow checkout of one commit into a new folder under trees/, of the skills folder only and without files over
+   * the limit (never written, and with a filtering server never downloaded). The files are named to git one by one,
+   * NUL-separated and literal (`checkout-index -z --stdin`): no pattern language, so no name in the repository (a
+   * newline, `*`, `!`, `#`, a backslash, spaces) can widen or narrow what is written (decision 0241).
+   */
   async #checkout(commit: string): Promise<{ tree: string; skillsPath: string; skipped: RemoteSkipped[] }> {
-    const trees = await ensurePrivateDir(path.join(this.cacheDir, "trees"));
+    const trees = await ensurePrivateDir(path.join(this.#home!, "trees"));
     const name = `${commit.slice(0, 12)}-${randomHex(4)}`;
     const tmp = path.join(trees, `.tmp-${name}`);
     try {
@@ -202,39 +234,55 @@ export class GitSkillSource extends SnapshotSource {
       // Blobs over the limit are not even downloaded when the server allows filters; otherwise git ignores the filter.
       await this.#git(["-c", "fetch.recurseSubmodules=false", "fetch", "-q", "--depth", "1", "--no-tags", `--filter=blob:limit=${this.#limit + 1}`, "origin", commit], "fetch", { cwd: tmp });
       const entries = await this.#listTree(tmp, commit);
-      const skillsPath = this.#skillsPath(entries);
-      const inside = (p: string) => skillsPath === "" || p.startsWith(`${skillsPath}/`);
+      const layout = this.#layout(entries);
+      const inside = (p: string) => layout.checkout === "" || p.startsWith(`${layout.checkout}/`);
       const skipped: RemoteSkipped[] = [];
-      const excluded: string[] = [];
+      const wanted: string[] = [];
       for (const entry of entries) {
         if (!inside(entry.path)) continue;
         if (entry.type === "commit") skipped.push({ where: entry.path, reason: "a submodule; submodules are not fetched" });
-        else if (entry.type === "blob" && (entry.size === undefined || entry.size > this.#limit)) {
-          excluded.push(entry.path);
-          skipped.push({ where: entry.path, reason: `larger than the limit of ${this.#limit} bytes; not checked out` });
-        }
+        else if (entry.type !== "blob") continue;
+        else if (entry.size === undefined || entry.size > this.#limit) skipped.push({ where: entry.path, reason: `larger than the limit of ${this.#limit} bytes; not checked out` });
+        else wanted.push(entry.path);
       }
-      const patterns = [skillsPath === "" ? "/*" : `/${escapePattern(skillsPath)}/`, ...excluded.map((p) => `!/${escapePattern(p)}`)];
-      await writeFileAtomic(path.join(tmp, ".git", "info", "sparse-checkout"), `${patterns.join("\n")}\n`);
-      await this.#git(["config", "core.sparseCheckout", "true"], "config", { cwd: tmp });
-      await this.#git(["-c", "core.symlinks=true", "-c", "submodule.recurse=false", "checkout", "-q", "--detach", commit], "checkout", { cwd: tmp });
+      // The index holds the whole commit (trees only are read); the work tree gets exactly the files named.
+      await this.#git(["read-tree", commit], "read-tree", { cwd: tmp });
+      if (wanted.length > 0) {
+        const prefix = layout.prefix === "" ? [] : [`--prefix=${layout.prefix}/`];
+        await this.#git(["-c", "core.symlinks=true", "checkout-index", "-z", "--stdin", ...prefix], "checkout", { cwd: tmp, input: `${wanted.join("\0")}\0` });
+      }
+      await mkdir(path.join(tmp, ...layout.serve.split("/").filter(Boolean)), { recursive: true });
       await rm(path.join(tmp, ".git"), { recursive: true, force: true });
       await rename(tmp, path.join(trees, name));
-      return { tree: name, skillsPath, skipped };
+      return { tree: name, skillsPath: layout.serve, skipped };
     } catch (error) {
       await rm(tmp, { recursive: true, force: true });
       throw error;
     }
   }
 
-  #skillsPath(entries: readonly TreeEntry[]): string {
-    if (this.repoPath !== undefined) {
-      if (!entries.some((e) => e.path.startsWith(`${this.repoPath}/`))) {
-        throw new RemoteSourceError(`${this.#display}: the repository has no folder ${JSON.stringify(this.repoPath)}`, "REMOTE_CONFIG");
+  /**
+   * What to check out and which folder of it to serve. A configured path that is one skill folder (it holds SKILL.md)
+   * is served from its parent, as the only skill there, like a local skill folder (decision 0242); any other path is
+   * a folder of skills. Without a path: `skills/` when the repository has one; else the root, which when it holds
+   * SKILL.md is one skill, written into a folder named after the repository (`prefix`).
+   */
+  #layout(entries: readonly TreeEntry[]): { checkout: string; serve: string; prefix: string } {
+    const sub = this.repoPath;
+    if (sub !== undefined) {
+      if (!entries.some((e) => e.path.startsWith(`${sub}/`))) {
+        throw new RemoteSourceError(`${this.#display}: the repository has no folder ${JSON.stringify(sub)}`, "REMOTE_CONFIG");
       }
-      return this.repoPath;
+      const isSkill = entries.some((e) => e.type === "blob" && SKILL_FILE_NAMES.some((f) => e.path === `${sub}/${f}`));
+      return { checkout: sub, serve: isSkill ? path.posix.dirname(sub).replace(/^\.$/, "") : sub, prefix: "" };
     }
-    return entries.some((e) => e.path.startsWith("skills/")) ? "skills" : "";
+    if (entries.some((e) => e.path.startsWith("skills/"))) return { checkout: "skills", serve: "skills", prefix: "" };
+    if (!entries.some((e) => e.type === "blob" && (SKILL_FILE_NAMES as readonly string[]).includes(e.path))) return { checkout: "", serve: "", prefix: "" };
+    const name = this.url.replace(/[?#].*$/, "").replace(/\/+$/, "").split("/").pop()?.replace(/\.git$/, "") ?? "";
+    if (!isSafeSkillId(name)) {
+      throw new RemoteSourceError(`${this.#display}: the repository is one skill, but its name ${JSON.stringify(name)} is not a usable skill folder name`, "REMOTE_CONFIG");
+    }
+    return { checkout: "", serve: "", prefix: name };
   }
 
   /** Every entry of the commit with blob sizes; a blob left out by the filter has no size (so it is over the limit). */
@@ -269,9 +317,4 @@ interface TreeEntry {
   type: string;
   oid: string;
   size?: number;
-}
-
-/** A path as a sparse-checkout pattern that matches only itself (glob characters escaped). */
-function escapePattern(p: string): string {
-  return p.replace(/[\\*?[\]!#]/g, (c) => `\\${c}`).replace(/ $/, "\\ ");
 }

@@ -1,5 +1,17 @@
 import { RemoteSourceError, safeText } from "../errors.js";
 
+/** A time by which a whole piece of work must be done (a sync, one file), retries and streaming included. */
+export interface Deadline {
+  signal: AbortSignal;
+  /** Why it ended, for the message ("the sync's deadline of 600000 ms (syncDeadlineMs) passed"). */
+  what: string;
+}
+
+/** A deadline `ms` from now; its timer never keeps the process alive. */
+export function deadlineIn(ms: number, what: string): Deadline {
+  return { signal: AbortSignal.timeout(ms), what };
+}
+
 export interface HttpFetchOptions {
   /** Request headers (an Authorization header is sent only to `credentialOrigin`). */
   headers?: Record<string, string>;
@@ -7,8 +19,10 @@ export interface HttpFetchOptions {
   authorization?: { origin: string; value: string };
   /** Largest body accepted, in bytes; more is refused while it streams. */
   maxBytes: number;
-  /** Per attempt (ms). */
+  /** Per attempt (ms), the body included. */
   timeoutMs: number;
+  /** Ends the request wherever it is (connecting, streaming the body, waiting to retry); never retried. */
+  deadlines?: readonly Deadline[];
   /** Further attempts after a 408, 425, 429, 5xx or network failure. */
   retries: number;
   /** First backoff delay (ms); doubled each attempt, with jitter; a Retry-After header is honoured up to `maxRetryDelayMs`. */
@@ -42,17 +56,20 @@ export async function fetchBounded(url: string, options: HttpFetchOptions): Prom
   for (let attempt = 0; attempt <= options.retries; attempt++) {
     let retryAfterMs: number | undefined;
     try {
+      checkDeadlines(url, options);
       const result = await fetchOnce(url, options);
       if (!RETRY_STATUS.has(result.status)) return checkStatus(result, options);
       retryAfterMs = retryAfter(result.headers.get("retry-after"));
       lastError = new RemoteSourceError(`GET ${display(url, options)} answered ${result.status}`, "REMOTE_FETCH");
     } catch (error) {
+      checkDeadlines(url, options, error);
       if (error instanceof RemoteSourceError && error.code !== "REMOTE_FETCH") throw error;
       lastError = error;
     }
     if (attempt === options.retries) break;
     const backoff = Math.min(options.maxRetryDelayMs, options.retryBaseMs * 2 ** attempt) * (0.5 + Math.random() / 2);
-    await new Promise((resolve) => setTimeout(resolve, Math.min(options.maxRetryDelayMs, retryAfterMs ?? backoff)));
+    await sleep(Math.min(options.maxRetryDelayMs, retryAfterMs ?? backoff), options.deadlines ?? []);
+    checkDeadlines(url, options);
   }
   if (lastError instanceof RemoteSourceError) {
     throw new RemoteSourceError(`${lastError.message} (after ${options.retries + 1} attempts)`, "REMOTE_FETCH", { cause: lastError });
@@ -61,10 +78,31 @@ export async function fetchBounded(url: string, options: HttpFetchOptions): Prom
   throw new RemoteSourceError(`GET ${display(url, options)} failed after ${options.retries + 1} attempts: ${safeText(why, options.secrets)}`, "REMOTE_FETCH");
 }
 
+/** Throws the deadline error when a deadline has passed (whatever else went wrong meanwhile). */
+function checkDeadlines(url: string, options: HttpFetchOptions, cause?: unknown): void {
+  const passed = options.deadlines?.find((d) => d.signal.aborted);
+  if (passed !== undefined) throw new RemoteSourceError(`GET ${display(url, options)}: ${passed.what}; stopped`, "REMOTE_FETCH", { cause });
+}
+
+/** Waits `ms`, or less when a deadline passes first. */
+function sleep(ms: number, deadlines: readonly Deadline[]): Promise<void> {
+  return new Promise((resolve) => {
+    const signal = AbortSignal.any(deadlines.map((d) => d.signal));
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
 function checkStatus(result: HttpResult, options: HttpFetchOptions): HttpResult {
   if (result.status === 304 || (result.status >= 200 && result.status < 300)) return result;
   const what = result.status === 401 || result.status === 403 ? " (credentials missing or refused)" : result.status === 404 || result.status === 410 ? " (not found)" : "";
-  throw new RemoteSourceError(`GET ${display(result.url, options)} answered ${result.status}${what}`, result.status === 404 || result.status === 410 ? "REMOTE_CONFIG" : "REMOTE_REFUSED");
+  const code = result.status === 404 || result.status === 410 ? "REMOTE_CONFIG" : result.status === 401 || result.status === 403 ? "REMOTE_ACCESS_DENIED" : "REMOTE_REFUSED";
+  throw new RemoteSourceError(`GET ${display(result.url, options)} answered ${result.status}${what}`, code);
 }
 
 async function fetchOnce(start: string, options: HttpFetchOptions): Promise<HttpResult> {
@@ -74,7 +112,9 @@ async function fetchOnce(start: string, options: HttpFetchOptions): Promise<Http
   for (let hop = 0; ; hop++) {
     const headers: Record<string, string> = { ...options.headers };
     if (options.authorization !== undefined && options.authorization.origin === url.origin) headers.authorization = options.authorization.value;
-    const response = await doFetch(url, { headers, redirect: "manual", signal: AbortSignal.timeout(options.timeoutMs) });
+    // One signal for connecting and for every chunk of the body: a trickling server is cut off mid-stream.
+    const signal = AbortSignal.any([AbortSignal.timeout(options.timeoutMs), ...(options.deadlines ?? []).map((d) => d.signal)]);
+    const response = await doFetch(url, { headers, redirect: "manual", signal });
     if (response.status >= 300 && response.status < 400 && response.status !== 304) {
       await response.body?.cancel();
       const location = response.headers.get("location");

@@ -3,10 +3,10 @@ import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { redactUri } from "@skillport/core/internal";
 import { DEFAULT_MAX_FILE_BYTES, randomHex, writeFileAtomic } from "@skillport/fs";
-import { cacheKey, defaultCacheRoot, ensurePrivateDir } from "../cache-dir.js";
+import { cacheKey, defaultCacheRoot, ensurePrivateDir, identityDir } from "../cache-dir.js";
 import { RemoteSourceError } from "../errors.js";
 import { SnapshotSource, type RemoteSkipped, type Snapshot, type SnapshotSourceOptions } from "../snapshot-source.js";
-import { fetchBounded, type HttpFetchOptions } from "./fetch-bounded.js";
+import { deadlineIn, fetchBounded, type Deadline, type HttpFetchOptions } from "./fetch-bounded.js";
 import { parseDiscoveryIndex, type IndexEntry } from "./index-format.js";
 
 export const WELL_KNOWN_INDEX_PATH = ".well-known/agent-skills/index.json";
@@ -16,7 +16,10 @@ export interface HttpSkillSourceOptions extends SnapshotSourceOptions {
   url: string;
   /** Name in qualified ids and messages. Default: the index URL with credentials hidden. */
   name?: string;
-  /** Where downloads are kept. Default `<cache root>/http/<hash of the index URL>`. */
+  /**
+   * Where downloads are kept, one folder per set of credentials (the address's user and password and every `headers`
+   * entry) inside it (decision 0240). Default `<cache root>/http/<hash of the index URL>`.
+   */
   cacheDir?: string;
   /** Other origins (`https://cdn.example.com`) that redirects and artifact URLs may lead to. Default none. */
   allowedOrigins?: readonly string[];
@@ -28,15 +31,22 @@ export interface HttpSkillSourceOptions extends SnapshotSourceOptions {
   maxArchiveBytes?: number;
   /** Most files in one archive artifact. Default 1,000. */
   maxArchiveFiles?: number;
-  /** Per request (ms). Default 30,000. */
+  /** Per request attempt, the body included (ms). Default 30,000. */
   timeoutMs?: number;
+  /**
+   * One whole sync: the index and every artifact, retries, backoff and streaming included (ms). A server that
+   * trickles is stopped here; the sync fails and the last good copy stays in service. Default 600,000 (10 minutes).
+   */
+  syncDeadlineMs?: number;
+  /** One file (the index or an artifact), all its attempts included (ms). Default 120,000. */
+  fileDeadlineMs?: number;
   /** Further attempts after a 429, 5xx or network failure. Default 3. */
   retries?: number;
   /** First backoff delay (ms). Default 500. */
   retryBaseMs?: number;
   /** Longest wait between attempts, Retry-After included (ms). Default 30,000. */
   maxRetryDelayMs?: number;
-  /** Extra request headers. */
+  /** Extra request headers. Each one counts as a credential for the cache: other headers, another copy. */
   headers?: Record<string, string>;
   /** A `fetch` implementation, for tests. */
   fetch?: typeof fetch;
@@ -74,6 +84,10 @@ export class HttpSkillSource extends SnapshotSource {
   readonly #maxFileBytes: number;
   readonly #maxArchiveBytes: number;
   readonly #maxArchiveFiles: number;
+  readonly #syncDeadlineMs: number;
+  readonly #fileDeadlineMs: number;
+  readonly #identity: [string, string][];
+  #home: string | undefined;
   #state: HttpState | undefined;
   #stalePrevious: string | undefined;
 
@@ -103,11 +117,15 @@ export class HttpSkillSource extends SnapshotSource {
     this.#display = redactUri(this.indexUrl);
     this.name = options.name ?? this.#display;
     this.cacheDir = path.resolve(options.cacheDir ?? path.join(defaultCacheRoot(), "http", cacheKey(this.indexUrl)));
+    this.#identity = [["authorization", authorization?.value ?? ""], ...Object.entries(options.headers ?? {}).map(([k, v]): [string, string] => [k.toLowerCase(), v])];
+    this.#identity.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     this.#maxIndexBytes = options.maxIndexBytes ?? 1024 * 1024;
     this.#maxSkills = options.maxSkills ?? 1000;
     this.#maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.#maxArchiveBytes = options.maxArchiveBytes ?? 50 * 1024 * 1024;
     this.#maxArchiveFiles = options.maxArchiveFiles ?? 1000;
+    this.#syncDeadlineMs = positiveMs("syncDeadlineMs", options.syncDeadlineMs ?? 600_000);
+    this.#fileDeadlineMs = positiveMs("fileDeadlineMs", options.fileDeadlineMs ?? 120_000);
     this.#fetch = {
       headers: { accept: "application/json, */*;q=0.5", ...options.headers },
       ...(authorization !== undefined && { authorization }),
@@ -124,7 +142,7 @@ export class HttpSkillSource extends SnapshotSource {
   protected async loadSnapshot(): Promise<Snapshot | undefined> {
     let state: HttpState;
     try {
-      state = JSON.parse(await readFile(path.join(this.cacheDir, STATE_FILE), "utf8")) as HttpState;
+      state = JSON.parse(await readFile(path.join(await this.#dir(), STATE_FILE), "utf8")) as HttpState;
     } catch {
       return undefined;
     }
@@ -135,11 +153,12 @@ export class HttpSkillSource extends SnapshotSource {
   }
 
   protected async fetchSnapshot(last: Snapshot | undefined): Promise<Snapshot> {
-    await ensurePrivateDir(this.cacheDir);
+    await ensurePrivateDir(await this.#dir());
     const now = this.clock();
     const state = last === undefined ? undefined : this.#state;
     const conditional: Record<string, string> = state?.etag ? { "if-none-match": state.etag } : {};
-    const response = await fetchBounded(this.indexUrl, { ...this.#fetch, headers: { ...this.#fetch.headers, ...conditional }, maxBytes: this.#maxIndexBytes });
+    const sync = deadlineIn(this.#syncDeadlineMs, `the sync's deadline of ${this.#syncDeadlineMs} ms (syncDeadlineMs) passed`);
+    const response = await fetchBounded(this.indexUrl, { ...this.#fetch, headers: { ...this.#fetch.headers, ...conditional }, maxBytes: this.#maxIndexBytes, deadlines: [sync, this.#fileDeadline()] });
     const etag = response.headers.get("etag");
     if (response.status === 304) {
       if (state === undefined) throw new RemoteSourceError(`GET ${this.#display} answered 304 to an unconditional request`, "REMOTE_FETCH");
@@ -148,7 +167,7 @@ export class HttpSkillSource extends SnapshotSource {
     const revision = sha256Hex(response.bytes);
     if (state !== undefined && state.revision === revision) return this.#keep({ ...state, etag, checkedAt: now });
     const index = parseDiscoveryIndex(response.bytes, response.url, this.#maxSkills, this.#display);
-    const tree = await this.#build(index.entries, response.url);
+    const tree = await this.#build(index.entries, response.url, sync);
     const next: HttpState = { version: 1, indexUrl: this.indexUrl, etag, revision, tree, checkedAt: now, skipped: index.skipped, previousTree: this.#state?.tree ?? null };
     return this.#keep(next);
   }
@@ -159,10 +178,22 @@ export class HttpSkillSource extends SnapshotSource {
     if (stale !== undefined) await rm(this.#treeDir(stale), { recursive: true, force: true });
   }
 
+  protected async discardSnapshots(): Promise<void> {
+    this.#state = undefined;
+    this.#stalePrevious = undefined;
+    await rm(await this.#dir(), { recursive: true, force: true });
+  }
+
+  /** The folder of this source's credential identity (`<cacheDir>/id-<keyed hash>`). */
+  async #dir(): Promise<string> {
+    this.#home ??= await identityDir(this.cacheDir, this.#identity);
+    return this.#home;
+  }
+
   async #keep(state: HttpState): Promise<Snapshot> {
     const old = this.#state;
     if (old !== undefined && old.tree !== state.tree && old.previousTree !== null && old.previousTree !== state.tree) this.#stalePrevious = old.previousTree;
-    await writeFileAtomic(path.join(this.cacheDir, STATE_FILE), `${JSON.stringify(state, null, 2)}\n`);
+    await writeFileAtomic(path.join(this.#home!, STATE_FILE), `${JSON.stringify(state, null, 2)}\n`);
     this.#state = state;
     return this.#snapshotOf(state);
   }
@@ -172,19 +203,19 @@ export class HttpSkillSource extends SnapshotSource {
   }
 
   #treeDir(tree: string): string {
-    return path.join(this.cacheDir, "trees", tree);
+    return path.join(this.#home!, "trees", tree);
   }
 
   /** Every artifact verified (fetched only when not already kept by digest), then laid out as a folder of skills. */
-  async #build(entries: readonly IndexEntry[], indexUrl: string): Promise<string> {
-    const trees = await ensurePrivateDir(path.join(this.cacheDir, "trees"));
-    await ensurePrivateDir(path.join(this.cacheDir, "blobs"));
+  async #build(entries: readonly IndexEntry[], indexUrl: string, sync: Deadline): Promise<string> {
+    const trees = await ensurePrivateDir(path.join(this.#home!, "trees"));
+    await ensurePrivateDir(path.join(this.#home!, "blobs"));
     const name = `${Date.now().toString(36)}-${randomHex(4)}`;
     const tmp = path.join(trees, `.tmp-${name}`);
     await mkdir(tmp, { mode: 0o700 });
     try {
       for (const entry of entries) {
-        const bytes = await this.#artifact(entry, indexUrl);
+        const bytes = await this.#artifact(entry, indexUrl, sync);
         const dir = path.join(tmp, entry.name);
         if (entry.type === "skill-md") {
           await mkdir(dir);
@@ -202,8 +233,8 @@ export class HttpSkillSource extends SnapshotSource {
   }
 
   /** The artifact's bytes, from the digest-keyed store or the network; the digest and size are checked either way. */
-  async #artifact(entry: IndexEntry, indexUrl: string): Promise<Uint8Array> {
-    const blob = path.join(this.cacheDir, "blobs", entry.sha256);
+  async #artifact(entry: IndexEntry, indexUrl: string, sync: Deadline): Promise<Uint8Array> {
+    const blob = path.join(this.#home!, "blobs", entry.sha256);
     const kept = await readFile(blob).catch(() => undefined);
     if (kept !== undefined && sha256Hex(kept) === entry.sha256) return kept;
     const target = new URL(entry.url);
@@ -211,7 +242,7 @@ export class HttpSkillSource extends SnapshotSource {
       throw new RemoteSourceError(`${this.#display}: skill ${JSON.stringify(entry.name)} is served from another host (${target.origin}); refused unless that origin is allowed`, "REMOTE_REFUSED");
     }
     const limit = entry.type === "skill-md" ? this.#maxFileBytes : this.#maxArchiveBytes;
-    const { bytes } = await fetchBounded(entry.url, { ...this.#fetch, maxBytes: limit });
+    const { bytes } = await fetchBounded(entry.url, { ...this.#fetch, maxBytes: limit, deadlines: [sync, this.#fileDeadline()] });
     if (entry.size !== undefined && bytes.byteLength !== entry.size) {
       throw new RemoteSourceError(`${this.#display}: skill ${JSON.stringify(entry.name)}: ${bytes.byteLength} bytes received, the index says ${entry.size}; refused`, "REMOTE_INTEGRITY");
     }
@@ -221,6 +252,10 @@ export class HttpSkillSource extends SnapshotSource {
     }
     await writeFileAtomic(blob, bytes);
     return bytes;
+  }
+
+  #fileDeadline(): Deadline {
+    return deadlineIn(this.#fileDeadlineMs, `the file's deadline of ${this.#fileDeadlineMs} ms (fileDeadlineMs) passed`);
   }
 
   /** An archive of one skill folder: SKILL.md at its top, or inside one wrapper folder. Unpacked with pack's safety rules. */
@@ -246,6 +281,11 @@ function wrapperOf(files: readonly string[]): string | undefined {
   const first = files[0]?.split("/")[0];
   if (first === undefined || !files.every((f) => f.startsWith(`${first}/`))) return undefined;
   return files.includes(`${first}/SKILL.md`) || files.includes(`${first}/skill.md`) ? first : undefined;
+}
+
+function positiveMs(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0) throw new RemoteSourceError(`${name} must be a number of milliseconds above 0, got ${String(value)}`, "REMOTE_CONFIG");
+  return value;
 }
 
 function sha256Hex(bytes: Uint8Array): string {

@@ -88,19 +88,30 @@ export interface HttpBackendOptions {
   credentials?: string;
 }
 
+/** Decides a request before git sees it: a status to answer (401, 403, …), or undefined to serve it. */
+export type RequestGuard = (authorization: string | undefined) => number | undefined;
+
+/** Basic credentials (`user:password`) as the Authorization header value. */
+export function basic(credentials: string): string {
+  return `Basic ${Buffer.from(credentials).toString("base64")}`;
+}
+
 /** A node HTTP server running `git http-backend` as CGI for repositories under `base`. */
-export async function startHttpBackend(base: string, options: HttpBackendOptions = {}): Promise<RunningServer & { requests: string[] }> {
+export async function startHttpBackend(base: string, options: HttpBackendOptions = {}): Promise<RunningServer & { requests: string[]; guard: RequestGuard | undefined }> {
   const requests: string[] = [];
+  const state: { guard: RequestGuard | undefined } = { guard: undefined };
+  if (options.credentials !== undefined) {
+    const expected = basic(options.credentials);
+    state.guard = (authorization) => (authorization === expected ? undefined : 401);
+  }
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     requests.push(`${req.method ?? "GET"} ${url.pathname}`);
-    if (options.credentials !== undefined) {
-      const expected = `Basic ${Buffer.from(options.credentials).toString("base64")}`;
-      if (req.headers.authorization !== expected) {
-        res.writeHead(401, { "WWW-Authenticate": 'Basic realm="git"' });
-        res.end("authentication required\n");
-        return;
-      }
+    const status = state.guard?.(req.headers.authorization);
+    if (status !== undefined) {
+      res.writeHead(status, status === 401 ? { "WWW-Authenticate": 'Basic realm="git"' } : {});
+      res.end(status === 401 ? "authentication required\n" : "refused\n");
+      return;
     }
     const child = spawn("git", ["http-backend"], {
       env: {
@@ -145,6 +156,16 @@ export async function startHttpBackend(base: string, options: HttpBackendOptions
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    stop: () => new Promise((resolve) => server.close(() => resolve())),
+    get guard() {
+      return state.guard;
+    },
+    set guard(guard: RequestGuard | undefined) {
+      state.guard = guard;
+    },
+    stop: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -6,6 +6,8 @@ export interface Route {
   body: string | Uint8Array;
   etag?: string;
   headers?: Record<string, string>;
+  /** Send the body one byte every this many ms (a trickling server); the connection stays open until it is done. */
+  trickleMs?: number;
 }
 
 export interface RecordedRequest {
@@ -22,6 +24,8 @@ export interface TestHttpServer {
   /** Paths answered with a redirect to the given absolute URL. */
   redirects: Map<string, string>;
   requests: RecordedRequest[];
+  /** Decides each request first: a status to answer (401, 403, …), or undefined to go on. */
+  guard: ((headers: http.IncomingHttpHeaders) => number | undefined) | undefined;
   stop(): Promise<void>;
 }
 
@@ -30,9 +34,15 @@ export async function startHttpServer(): Promise<TestHttpServer> {
   const failures = new Map<string, { status: number; headers?: Record<string, string> }[]>();
   const redirects = new Map<string, string>();
   const requests: RecordedRequest[] = [];
+  const timers = new Set<NodeJS.Timeout>();
   const server = http.createServer((req, res) => {
     const pathname = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
     requests.push({ path: pathname, headers: req.headers });
+    const denied = result.guard?.(req.headers);
+    if (denied !== undefined) {
+      res.writeHead(denied);
+      return void res.end("refused\n");
+    }
     const failure = failures.get(pathname)?.shift();
     if (failure) {
       res.writeHead(failure.status, failure.headers);
@@ -53,24 +63,38 @@ export async function startHttpServer(): Promise<TestHttpServer> {
       return void res.end();
     }
     res.writeHead(200, { ...(route.etag !== undefined && { etag: route.etag }), ...route.headers });
-    res.end(route.body);
+    if (route.trickleMs === undefined) return void res.end(route.body);
+    const bytes = Buffer.from(route.body);
+    let sent = 0;
+    const timer = setInterval(() => {
+      if (sent >= bytes.byteLength || res.destroyed) {
+        clearInterval(timer);
+        timers.delete(timer);
+        return void res.end();
+      }
+      res.write(bytes.subarray(sent, ++sent));
+    }, route.trickleMs);
+    timers.add(timer);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : 0;
-  return {
+  const result: TestHttpServer = {
     url: `http://127.0.0.1:${port}`,
     origin: `http://127.0.0.1:${port}`,
     routes,
     failures,
     redirects,
     requests,
+    guard: undefined,
     stop: () =>
       new Promise((resolve) => {
+        for (const timer of timers) clearInterval(timer);
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+  return result;
 }
 
 export function sha256(bytes: string | Uint8Array): string {
