@@ -290,3 +290,36 @@ describe("the system prompt", () => {
 });
 
 afterAll(() => undefined);
+
+describe("skills the box leaves out are reported (issue 20, item 9)", () => {
+  let tree: TempTree;
+  beforeAll(async () => {
+    tree = await tempTree({
+      "good/SKILL.md": "---\nname: good\ndescription: Say good things. Use when asked.\n---\n# Good\n",
+      "nodesc/SKILL.md": "---\nname: nodesc\n---\n# No description\n",
+      "blank/SKILL.md": '---\nname: blank\ndescription: "  "\n---\n# Blank\n',
+    });
+  });
+  afterAll(() => tree.cleanup());
+
+  it("a skill with no (or a blank) description is in `failures`, named with the reason, and nowhere else", async () => {
+    const box = await SkillBox.create({ sources: [new LocalFileSystemSkillProvider(tree.dir, { name: "fs-test" })] });
+    expect(box.listSkills().map((s) => s.name)).toEqual(["good"]);
+    expect(box.getSkillPrompt()).not.toMatch(/nodesc|blank/);
+    expect(box.failures.map((f) => [f.source, f.id, f.message])).toEqual([
+      ["fs-test", "blank", "skill \"blank\": 'description' must be a non-empty string"],
+      ["fs-test", "nodesc", "skill \"nodesc\": required field 'description' is missing"],
+    ]);
+    expect(box.failures.flatMap((f) => f.diagnostics.map((d) => d.code)).sort()).toEqual(["description-empty", "description-missing"]);
+    await box.close();
+  });
+
+  it("a box over a given registry reports the registry's failures; a box with no sources reports none", async () => {
+    const registry = new SkillRegistry();
+    await registry.addProvider(new LocalFileSystemSkillProvider(tree.dir, { name: "given" }), { watch: false });
+    const box = new SkillBox({ registry });
+    expect(box.failures.map((f) => f.id)).toEqual(["blank", "nodesc"]);
+    expect(new SkillBox().failures).toEqual([]);
+    await box.close();
+  });
+});

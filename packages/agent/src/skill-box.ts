@@ -1,4 +1,19 @@
-import { renderCatalog, ResourceNotFoundError, skillFields, SkillRegistry, SkillSearchIndex, toSkillProvider, type CatalogEntry, type Frontmatter, type RegistryEntry, type SearchHit, type Skill, type SkillSource, type TokenCounter } from "@skillport/core";
+import {
+  renderCatalog,
+  ResourceNotFoundError,
+  skillFields,
+  SkillRegistry,
+  SkillSearchIndex,
+  toSkillProvider,
+  type CatalogEntry,
+  type Frontmatter,
+  type RegistrationFailure,
+  type RegistryEntry,
+  type SearchHit,
+  type Skill,
+  type SkillSource,
+  type TokenCounter,
+} from "@skillport/core";
 import { catalogPriority, DEFAULT_MIN_CONFIDENCE, isHiddenFromModel, suggestClosest } from "@skillport/core/internal";
 import { AgentError } from "./errors.js";
 import { CodeExecutionBuilder, type CodeExecution } from "./code-exec/builder.js";
@@ -191,6 +206,15 @@ export class SkillBox {
   /** The registry behind provider skills, if any. */
   get registry(): SkillRegistry | undefined {
     return this.#registry;
+  }
+
+  /**
+   * Skills the box's sources (or registry) hold but leave out of the prompt, the load tool and search — no description,
+   * broken YAML, an unsafe name… — each with its source, id and reason. Check it after `create()`/`ready()`: a skill
+   * is never left out silently (docs/decisions/0282).
+   */
+  get failures(): readonly RegistrationFailure[] {
+    return this.#registry?.failures ?? [];
   }
 
   // ── skills ────────────────────────────────────────────────────────────────────────────────────────────────────

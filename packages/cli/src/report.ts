@@ -9,6 +9,8 @@ export interface SkillReport {
   name: string | undefined;
   valid: boolean;
   diagnostics: Diagnostic[];
+  /** A folder looked at that is not a skill (no SKILL.md): reported, but not counted as a skill checked. */
+  notSkill?: boolean;
 }
 
 function summarize(reports: readonly SkillReport[]) {
@@ -20,7 +22,8 @@ function summarize(reports: readonly SkillReport[]) {
       else if (d.severity === "warning") warnings++;
     }
   }
-  return { skills: reports.length, errors, warnings };
+  const notSkills = reports.filter((r) => r.notSkill === true).length;
+  return { skills: reports.length - notSkills, errors, warnings, ...(notSkills > 0 && { notSkills }) };
 }
 
 /** tsc/eslint style: `path:line:col  severity  code  message`, then a summary line. */
@@ -35,16 +38,21 @@ export function formatText(reports: readonly SkillReport[], io: CliIO): string {
       lines.push(`${c.cyan(where)}  ${severity}  ${c.dim(d.code)}  ${d.message}`);
     }
   }
-  const { skills, errors, warnings } = summarize(reports);
+  const { skills, errors, warnings, notSkills } = summarize(reports);
   const verdict = errors > 0 ? c.red("✖") : c.green("✔");
+  const others = notSkills === undefined ? "" : `; ${notSkills} folder${notSkills === 1 ? " is" : "s are"} not a skill`;
   lines.push(
     `${lines.length > 0 ? "\n" : ""}${verdict} ${skills} skill${skills === 1 ? "" : "s"} checked: ` +
-      `${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${warnings === 1 ? "" : "s"}`,
+      `${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${warnings === 1 ? "" : "s"}${others}`,
   );
   return lines.join("\n") + "\n";
 }
 
-/** The documented JSON shape: skills[{path, name, valid, diagnostics[{code, severity, message, line, column}]}], summary. */
+/**
+ * The documented JSON shape: skills[{path, name, valid, diagnostics[{code, severity, message, line, column}]}], summary
+ * {skills, errors, warnings, notSkills?}. Folders that are not skills stay in `skills` (nothing is dropped silently)
+ * but count in `summary.notSkills`, not in `summary.skills`.
+ */
 export function formatJson(reports: readonly SkillReport[]): string {
   const value = {
     skills: reports.map((r) => ({

@@ -13,8 +13,11 @@ export interface OpenedSource {
   only?: string;
   /** Present when the source was opened for writing. */
   repository?: SkillRepository;
-  /** What the source looked at and does not serve (a remote file over the limit, a folder without SKILL.md), as notes. */
-  skipped?: () => { folder: string; code: string; message: string }[];
+  /**
+   * What the source looked at and does not serve (a remote file over the limit, a folder without SKILL.md), as notes;
+   * `severity: "error"` marks a skill that is there but refused (a SKILL.md link leaving it, a name not UTF-8).
+   */
+  skipped?: () => { folder: string; code: string; message: string; severity?: "error" | "warning" | "info" }[];
   close(): Promise<void>;
 }
 

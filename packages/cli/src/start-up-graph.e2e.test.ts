@@ -51,7 +51,7 @@ const fromNodeModules = (modules: readonly string[], name: string) => modules.fi
 const CORE_LEAVES = ["packages/core/dist/compare.js", "packages/core/dist/errors.js", "packages/core/dist/redact-uri.js", "packages/core/dist/safe-path.js"];
 // dir-fd: writes pinned by folder descriptors (decision 0230), one small module on node:fs and core's errors.
 const FS_FLOOR = ["packages/fs/dist/atomic.js", "packages/fs/dist/confine.js", "packages/fs/dist/dir-fd.js", "packages/fs/dist/errno.js", "packages/fs/dist/floor.js"];
-const FS_TREE = [...FS_FLOOR, "packages/fs/dist/file-limits.js", "packages/fs/dist/open-confined.js", "packages/fs/dist/tree.js", "packages/fs/dist/walk.js"];
+const FS_TREE = [...FS_FLOOR, "packages/fs/dist/dir-entries.js", "packages/fs/dist/file-limits.js", "packages/fs/dist/open-confined.js", "packages/fs/dist/tree.js", "packages/fs/dist/walk.js"];
 const beyond = (modules: readonly string[], pkg: string, allowed: readonly string[]) => inPackage(modules, pkg).filter((m) => !allowed.includes(m));
 // What packing must never load: the package barrels, the skill provider and discovery, the registry, catalog and search.
 // `@skillport/fs`'s main entry is one bundled module (decision 0215); dist/index.js is what it was bundled from.

@@ -10,9 +10,15 @@ import { CliError } from "./io.js";
  */
 export type SkillTarget = { dir: string; dirName: string } & ({ skill: SkillDirectory } | { problem: SkillProblem });
 
+/** A folder that simply is not a skill (no SKILL.md, a name that cannot be an id): a note, not a skill checked. */
+export function isNotSkill(target: SkillTarget): boolean {
+  return "problem" in target && target.problem.severity !== "error";
+}
+
 /**
  * Resolves command-line paths to skills. A path may be a skill folder, its SKILL.md (or skill.md), or a folder of
- * skills (every immediate subdirectory; hidden ones are skipped, as documented). A missing path is a usage error.
+ * skills (every immediate subdirectory; hidden ones are skipped, as documented). A missing path, or a file that is not
+ * a skill file, is a usage error (docs/decisions/0280).
  */
 export async function resolveSkillTargets(paths: readonly string[], cwd: string, options: SkillDirectoryOptions = {}): Promise<SkillTarget[]> {
   const targets: SkillTarget[] = [];
@@ -21,6 +27,9 @@ export async function resolveSkillTargets(paths: readonly string[], cwd: string,
     const info = statOrUndefined(absolute);
     if (!info) throw new CliError(`no such file or directory: ${given}`);
     if (info.isFile()) {
+      if (!(SKILL_FILE_NAMES as readonly string[]).includes(path.basename(absolute))) {
+        throw new CliError(`${given} is a file, not a skill: give a skill folder, its SKILL.md, or a folder of skills`);
+      }
       // A skill file names its folder; the folder is judged whole (a SKILL.md link leaving it is refused).
       targets.push(probeFolder(path.dirname(absolute), options));
       continue;

@@ -1,11 +1,12 @@
 import fs, { type Dirent } from "node:fs";
-import { lstat, readdir, realpath, stat } from "node:fs/promises";
+import { lstat, realpath, stat } from "node:fs/promises";
 import { isSafeSkillId } from "@skillport/core/internal/safe-path";
 import { compareCodeUnits } from "@skillport/core/internal/compare";
 import { isInside, joinReal } from "./confine.js";
 import { errorCode, isMissing } from "./errno.js";
 import { SKILL_FILE_NAMES, SkillDirectory, fileProblem, type SkillDirectoryOptions, type SkillProbe, type SkillProblem } from "./skill-directory.js";
 import { walkTree } from "./walk.js";
+import { readDirectory, readDirectorySync, type UndecodableEntry } from "./dir-entries.js";
 
 /**
  * A folder a locator looked at and did not serve as a skill, and why. Nothing is dropped silently: every skipped
@@ -52,7 +53,8 @@ export class FlatRootLocator implements SkillLocator {
   /** With blocking calls (the default) the walk is synchronous: no promise per folder (docs/decisions/0037). */
   locate(): LocatedSkills | Promise<LocatedSkills> {
     if (this.#sync) {
-      const candidates = candidateFolders(fs.readdirSync(this.root, { withFileTypes: true }));
+      const listed = readDirectorySync(this.root);
+      const candidates = candidateFolders(listed.entries);
       // A plain loop, not a closure per folder: thousands of folders, most of them probed before this code is optimised.
       const probes: Array<SkillProbe | Failed | Promise<SkillProbe>> = new Array(candidates.length);
       let pending = false;
@@ -67,11 +69,14 @@ export class FlatRootLocator implements SkillLocator {
         }
       }
       // Only a folder link is probed through a promise (settled already, with blocking calls): wait for those alone.
-      if (!pending) return collect(candidates, probes as Array<SkillProbe | Failed>);
-      return Promise.all(probes.map((p) => (p instanceof Promise ? p.catch((error: unknown) => new Failed(error)) : p))).then((settled) => collect(candidates, settled));
+      if (!pending) return withUndecodable(collect(candidates, probes as Array<SkillProbe | Failed>), this.root, listed.undecodable);
+      return Promise.all(probes.map((p) => (p instanceof Promise ? p.catch((error: unknown) => new Failed(error)) : p))).then((settled) =>
+        withUndecodable(collect(candidates, settled), this.root, listed.undecodable),
+      );
     }
     return (async () => {
-      const candidates = candidateFolders(await readdir(this.root, { withFileTypes: true }));
+      const listed = await readDirectory(this.root);
+      const candidates = candidateFolders(listed.entries);
       const probes: Array<SkillProbe | Failed> = [];
       for (const entry of candidates) {
         try {
@@ -80,7 +85,7 @@ export class FlatRootLocator implements SkillLocator {
           probes.push(new Failed(error));
         }
       }
-      return collect(candidates, probes);
+      return withUndecodable(collect(candidates, probes), this.root, listed.undecodable);
     })();
   }
 
@@ -153,6 +158,23 @@ function collect(candidates: readonly Dirent[], probes: ReadonlyArray<SkillProbe
     else if (probe.problem.code !== "skill-dir-not-directory") skips.push(skipped(entry.name, probe.problem));
   });
   return { skills: found, skipped: skips };
+}
+
+/**
+ * Folders whose names are not UTF-8 (no string path reaches them, so no skill id can name them): reported by their
+ * escaped bytes — an error when the folder holds a skill file (a skill left out), a warning otherwise (not a skill).
+ */
+function withUndecodable(located: LocatedSkills, root: string, undecodable: readonly UndecodableEntry[]): LocatedSkills {
+  const folders = undecodable.filter((e) => e.bytes[0] !== 0x2e && (e.isDirectory || e.isSymbolicLink));
+  if (folders.length === 0) return located;
+  for (const folder of folders) {
+    const dir = Buffer.concat([Buffer.from(`${root}/`), folder.bytes]);
+    const holdsSkill = SKILL_FILE_NAMES.some((name) => fs.lstatSync(Buffer.concat([dir, Buffer.from(`/${name}`)]), { throwIfNoEntry: false }) !== undefined);
+    const message = `the folder name "${folder.escaped}" is not valid UTF-8 (bad bytes shown as \\xHH)${holdsSkill ? "; rename it to serve the skill" : ", and it has no SKILL.md"}`;
+    located.skipped.push(skipped(folder.escaped, { code: "skill-id-not-utf8", severity: holdsSkill ? "error" : "warning", path: "", message }));
+  }
+  located.skipped.sort((a, b) => compareCodeUnits(a.where, b.where));
+  return located;
 }
 
 function notDirectory(): SkillProbe {

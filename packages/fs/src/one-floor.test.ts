@@ -46,11 +46,10 @@ interface Rule {
 
 const RULES: readonly Rule[] = [
   {
-    what: "a directory listing (readdir/opendir) outside the one walker, walkTree",
+    what: "a directory listing (readdir/opendir) outside the one walker, walkTree, and its listing (names not UTF-8 apart)",
     pattern: /\b(?:readdir|readdirSync|opendir|opendirSync)\s*\(/,
-    home: ["fs/src/walk.ts"],
+    home: ["fs/src/dir-entries.ts"],
     allowed: {
-      "fs/src/locators.ts": "one level: the immediate folders of a flat skills root",
       "fs/src/dir-fd.ts": "one level at a time: removing a sandbox-writable tree through pinned descriptors (the walker lists by path)",
       "runtime/src/workspace.ts": "one level: the version folders under projects/ (owned by the workspace work)",
       "sandbox/src/etc-snapshot.ts": "one level: the entries of an /etc snapshot checked before use, and old snapshots in the state folder",

@@ -41,12 +41,14 @@ export type SkillProblemCode =
   | "skill-dir-link-outside"
   | "skill-dir-not-directory"
   | "skill-id-unsafe"
+  | "skill-id-not-utf8"
   | "skill-unreadable"
   | "file-link-outside"
   | "file-link-dangling"
   | "file-link-loop"
   | "file-not-regular"
   | "file-name-unsafe"
+  | "file-name-not-utf8"
   | "file-too-large"
   | "file-unreadable"
   | "files-limit";
@@ -294,6 +296,7 @@ const FILE_PROBLEM: Record<WalkProblem["kind"], { code: SkillProblemCode; text: 
   "link-loop": { code: "file-link-loop", text: "is a symbolic link loop" },
   special: { code: "file-not-regular", text: "is not a regular file or directory (a device, socket or FIFO)" },
   "unsafe-name": { code: "file-name-unsafe", text: "is not a portable, safe path; rename it" },
+  "name-not-utf8": { code: "file-name-not-utf8", text: "is not valid UTF-8 (bad bytes shown as \\xHH); rename it" },
   unreadable: { code: "file-unreadable", text: "cannot be read" },
   limit: { code: "files-limit", text: "" },
 };

@@ -1,8 +1,9 @@
-import { lstatSync, readdirSync, realpathSync, statSync, type Dirent, type Stats } from "node:fs";
+import { lstatSync, realpathSync, statSync, type Dirent, type Stats } from "node:fs";
 import { InvalidPathError, LimitExceededError, SkillUnavailableError } from "@skillport/core/errors";
 import { isSafeResourcePath, normalizeResourcePath } from "@skillport/core/internal/safe-path";
 import { compareCodeUnits } from "@skillport/core/internal/compare";
 import { isInside, joinReal } from "./confine.js";
+import { readDirectorySync, type DirectoryEntries } from "./dir-entries.js";
 import { errorCode, isMissing } from "./errno.js";
 
 /**
@@ -14,7 +15,8 @@ import { errorCode, isMissing } from "./errno.js";
  */
 export type WalkLinkPolicy = "refuse" | "follow-inside" | "exclude";
 
-export type WalkProblemKind = "link" | "link-outside" | "link-dangling" | "link-loop" | "special" | "unsafe-name" | "unreadable" | "limit";
+/** `name-not-utf8`: the entry's name is not valid UTF-8; `path` writes the bad bytes as `\xHH` (docs/decisions/0281). */
+export type WalkProblemKind = "link" | "link-outside" | "link-dangling" | "link-loop" | "special" | "unsafe-name" | "name-not-utf8" | "unreadable" | "limit";
 
 export interface WalkProblem {
   /** POSIX path relative to the root (`""` for the root itself). */
@@ -183,13 +185,21 @@ export function walkTree(root: string, options: WalkOptions = {}): WalkResult {
       const dir = queue[next]!;
       queue[next] = undefined as unknown as PendingDir; // let walked directories be collected
       if (++directories > maxDirs) countLimit(dir.rel, "maxDirs", `more than ${maxDirs} directories`);
-      let dirents: Dirent[];
+      let listed: DirectoryEntries;
       try {
-        dirents = readdirSync(dir.real, { withFileTypes: true });
+        listed = readDirectorySync(dir.real);
       } catch (error) {
         problem(dir.rel, "unreadable", `${describeDir(dir.rel)} cannot be read (${errorCode(error) ?? "unknown error"})`, undefined, error);
         continue;
       }
+      // A name that is not UTF-8 cannot be reached through a string path: excluded by the caller's rule, or a problem.
+      for (const bad of listed.undecodable) {
+        const rel = dir.rel === "" ? bad.escaped : `${dir.rel}/${bad.escaped}`;
+        const reason = options.exclude?.(rel, bad.isDirectory, { link: bad.isSymbolicLink });
+        if (reason !== undefined) excluded.push({ path: bad.isDirectory ? `${rel}/` : rel, reason });
+        else problem(rel, "name-not-utf8", "is not valid UTF-8; rename it");
+      }
+      const dirents = listed.entries;
       dirents.sort((a, b) => compareCodeUnits(a.name, b.name));
       if (options.onDirectory?.({ path: dir.rel, realPath: dir.real, depth: dir.depth, entries: dirents }) === false) continue;
 

@@ -101,6 +101,25 @@ describe("scanDeployedSkills: the nested locator", () => {
     expect(meta.name).toBe("low");
   });
 
+  it("says which deployed skills catalogs will leave out, and why (issue 20, item 9)", async () => {
+    const ws = await workspace({
+      "skills/good/SKILL.md": skillMd("good"),
+      "skills/nodesc/SKILL.md": "---\nname: nodesc\n---\n# No description\n",
+    });
+    const result = await scanDeployedSkills(path.join(ws, "projects"), [V]);
+    expect(result.skills.map((s) => s.id)).toEqual(["good", "nodesc"]);
+    expect(result.diagnostics).toEqual([
+      {
+        code: "skill-left-out",
+        severity: "warning",
+        message: "catalogs (list, prompt, tools, SkillBox) leave this skill out: required field 'description' is missing",
+        file: `${V}/skills/nodesc/SKILL.md`,
+        line: 0,
+        column: 0,
+      },
+    ]);
+  });
+
   it("metadata is cached: getMetadata does not re-read SKILL.md until invalidate", async () => {
     const ws = await workspace({ "skills/a/SKILL.md": skillMd("a", "first") });
     const { provider } = await scanDeployedSkills(path.join(ws, "projects"), [V]);

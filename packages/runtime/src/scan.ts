@@ -1,6 +1,6 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
-import { isSafeSkillId, type Diagnostic } from "@skillport/core";
+import { isSafeSkillId, validateFrontmatter, type Diagnostic, type Frontmatter } from "@skillport/core";
 import { compareCodeUnits } from "@skillport/core/internal";
 import {
   DEFAULT_MAX_FILE_BYTES,
@@ -94,6 +94,13 @@ export async function scanDeployedSkills(projectsDir: string, versionIds: readon
       const name = typeof frontmatter?.name === "string" && isSafeSkillId(frontmatter.name) ? frontmatter.name : dirName;
       const description = typeof frontmatter?.description === "string" ? frontmatter.description : "";
       if (!frontmatter) diagnostics.push(warn("skill-unparsed", "frontmatter unusable; listed under its directory name", file));
+      else {
+        // The registry's own rule (lenient, no lint): what it refuses, catalogs leave out — said here, at deploy time.
+        const refused = validateFrontmatter(frontmatter as Frontmatter, { profile: "lenient", dirName, lint: false, file }).filter((d) => d.severity === "error");
+        if (refused.length > 0) {
+          diagnostics.push(warn("skill-left-out", `catalogs (list, prompt, tools, SkillBox) leave this skill out: ${refused.map((d) => d.message).join("; ")}`, file));
+        }
+      }
       found.push({ name, description, versionId, directory: skill.dir, skillMdPath: skill.skillMdPath, relativeDir: where, skill });
       if (found.length >= maxSkills) {
         diagnostics.push(warn("scan-limit", `stopped after ${maxSkills} skills`, file));

@@ -17,8 +17,8 @@ export function boxOptions(command: Command): Command {
 
 /** A SkillBox over the roots (or the agent folders found around the working directory). */
 export async function buildBox(roots: readonly string[], options: BoxOptions, io: CliOutput, setExit: (code: number) => void): Promise<SkillBox> {
-  const { registry, failures } = await loadSkills(roots, io);
-  reportLoadProblems(io, failures, registry.shadowed);
+  const { registry, failures, skipped } = await loadSkills(roots, io);
+  reportLoadProblems(io, failures, registry.shadowed, skipped);
   if (failures.length > 0) setExit(EXIT_PROBLEMS);
   const box = new SkillBox({ registry });
   if (options.codeExec) {

@@ -55,6 +55,10 @@ async function copySkills(source: OpenedSource, target: OpenedSource, options: C
   if (!repository) throw new CliError(`${target.label} cannot be written to`);
   const report: CopyReport = { from: source.label, to: target.label, dryRun: Boolean(options.dryRun), copied: [], replaced: [], unchanged: [], skipped: [], failed: [] };
   const ids = source.only !== undefined ? [source.only] : (await source.provider.discover()).sort(compareCodeUnits);
+  // A skill the source holds but refuses to serve (a name not UTF-8, a SKILL.md link leaving it) is a failure, not 0.
+  for (const s of source.only === undefined ? (source.skipped?.() ?? []) : []) {
+    if (s.severity === "error") report.failed.push({ id: s.folder, message: s.message });
+  }
   const batch: Skill[] = [];
   const progress = progressLine(io, "reading", ids.length);
   for (const id of ids) {

@@ -31,6 +31,8 @@ interface Answer {
   /** An embeddings endpoint was configured (its warning, when it failed). */
   hybrid?: boolean;
   warning?: string;
+  /** Skills the sources hold but the search left out, and why (for --json; text output warns on stderr). */
+  failures?: Array<{ source: string; id: string | null; message: string }>;
 }
 
 function confidence(value: string): number {
@@ -149,7 +151,8 @@ async function answerFromSources(query: string, roots: string[], absoluteRoots: 
       }
     }
     if (!options.json) reportLoadProblems(io, failures, registry.shadowed, skipped);
-    return { hits, describe, warning, hybrid: embeddingsUrl !== undefined, index: { skills: registry.list().length, reused: cache?.reused ?? 0, analysed: cache?.analysed ?? 0, cached: cacheDir !== undefined } };
+    const left = failures.map((f) => ({ source: f.source, id: f.id ?? null, message: f.message }));
+    return { hits, describe, warning, failures: left, hybrid: embeddingsUrl !== undefined, index: { skills: registry.list().length, reused: cache?.reused ?? 0, analysed: cache?.analysed ?? 0, cached: cacheDir !== undefined } };
   } finally {
     await loaded.close();
   }
@@ -192,7 +195,7 @@ function print(io: CliOutput, query: string, options: SearchCommandOptions, answ
     description: answer.describe(hit.id),
   }));
   if (options.json) {
-    printJson(io, { query, minConfidence: options.minConfidence, results, index: answer.index, ...(answer.hybrid === true && { hybrid: true }), ...(answer.warning !== undefined && { warning: answer.warning }) });
+    printJson(io, { query, minConfidence: options.minConfidence, results, index: answer.index, ...(answer.hybrid === true && { hybrid: true }), ...(answer.warning !== undefined && { warning: answer.warning }), ...(answer.failures !== undefined && answer.failures.length > 0 && { failures: answer.failures }) });
     return;
   }
   const c = colors(io);

@@ -1,11 +1,13 @@
 import { Option, type Command } from "commander";
 import { existsSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { AgentSkillsError, LimitExceededError, PROFILE_NAMES, validateSkillMd, type ProfileName, type SkillProvider } from "@skillport/core";
+import { discoverSkillRoots } from "@skillport/fs";
 import { CliError, EXIT_PROBLEMS, progressLine, warnOn, type CliOutput } from "../io.js";
 import { formatJson, formatSarif, formatText, type SkillReport } from "../report.js";
 import { DEFAULT_MAX_SKILL_MD_BYTES, inspectSkillFiles, problemDiagnostic, readSkillMd, readSkillText } from "../skill-files.js";
-import { displayPath, resolveSkillTargets } from "../targets.js";
+import { displayPath, isNotSkill, resolveSkillTargets } from "../targets.js";
 import { positiveInteger } from "../options.js";
 import { openSource, rootScheme } from "../source-uri.js";
 import { VERSION } from "../version.js";
@@ -22,7 +24,11 @@ export function registerValidate(program: Command, io: CliOutput, setExit: (code
   program
     .command("validate")
     .description("check SKILL.md files against a rule profile (exit 1 when any has errors)")
-    .argument("[paths...]", "skill directories, SKILL.md files, folders of skills, or source addresses (sqlite:./x.db, postgres://…, git+https://…, https://…, npm:…)", ["."])
+    .argument(
+      "[paths...]",
+      "skill directories, SKILL.md files, folders of skills, or source addresses (sqlite:./x.db, postgres://…, git+https://…, https://…, npm:…); " +
+        "default: the .agents/skills and .claude/skills folders `list` finds",
+    )
     .addOption(new Option("-p, --profile <profile>", "rule profile").choices(PROFILE_NAMES).default("spec"))
     .addOption(new Option("-f, --format <format>", "output format").choices(["text", "json", "sarif"]).default("text"))
     .option("--no-lint", "skip best-practice warnings, reference checks and the file-tree policy check (SKILL.md only)")
@@ -33,8 +39,7 @@ export function registerValidate(program: Command, io: CliOutput, setExit: (code
       "\nExamples:\n  skillport validate examples/skills\n  skillport validate my-skill/SKILL.md --profile lenient --format json\n  skillport validate sqlite:./skills.db",
     )
     .action(async (paths: string[], options: ValidateOptions) => {
-      const reports = await validatePaths(paths, options, io.cwd, io);
-      if (reports.length === 0) throw new CliError(`no skills found in ${paths.join(", ")}`, EXIT_PROBLEMS);
+      const reports = paths.length > 0 ? await validatePaths(paths, options, io.cwd, io) : await validateDiscovered(options, io);
       const output =
         options.format === "json" ? formatJson(reports) : options.format === "sarif" ? formatSarif(reports, VERSION) : formatText(reports, io);
       io.stdout(output);
@@ -50,15 +55,42 @@ export async function validatePaths(
 ): Promise<SkillReport[]> {
   const reports: SkillReport[] = [];
   for (const given of paths) {
-    if (rootScheme(given) !== undefined && !existsSync(path.resolve(cwd, given))) reports.push(...(await validateSource(given, options, cwd, io)));
-    else reports.push(...(await validateFiles(given, options, cwd, io)));
+    if (rootScheme(given) !== undefined && !existsSync(path.resolve(cwd, given))) {
+      const found = await validateSource(given, options, cwd, io);
+      if (found.length === 0) throw new CliError(`no skills found in ${given}`);
+      reports.push(...found);
+    } else reports.push(...(await validateFiles(given, options, cwd, io, true)));
   }
   return reports;
 }
 
-async function validateFiles(given: string, options: Omit<ValidateOptions, "format">, cwd: string, io?: CliOutput): Promise<SkillReport[]> {
+/**
+ * No path: the folders of skills `list` reads (`.agents/skills`, `.claude/skills` from the working directory up to the
+ * git root, then in the home folder), or a usage error saying none were found (docs/decisions/0280).
+ */
+async function validateDiscovered(options: Omit<ValidateOptions, "format">, io: CliOutput, home = os.homedir()): Promise<SkillReport[]> {
+  const roots = await discoverSkillRoots({ cwd: io.cwd, home });
+  const hint = "pass a path: skillport validate ./my-skill, or a folder of skills";
+  if (roots.length === 0) throw new CliError(`no skills to validate: no .agents/skills or .claude/skills folder here, up to the git root, or in your home; ${hint}`);
+  const reports: SkillReport[] = [];
+  for (const root of roots) reports.push(...(await validateFiles(root.path, options, io.cwd, io, false)));
+  if (!reports.some((r) => r.notSkill !== true)) {
+    throw new CliError(`no skills found in ${roots.map((r) => displayPath(r.path, io.cwd)).join(", ")}; ${hint}`);
+  }
+  return reports;
+}
+
+/** One path; with `requireSkills`, a folder holding no skill at all is a usage error rather than an empty report. */
+async function validateFiles(given: string, options: Omit<ValidateOptions, "format">, cwd: string, io: CliOutput | undefined, requireSkills: boolean): Promise<SkillReport[]> {
   const reports: SkillReport[] = [];
   const targets = await resolveSkillTargets([given], cwd, { maxFileBytes: options.maxFileBytes });
+  if (requireSkills && targets.every(isNotSkill)) {
+    const looked =
+      targets.length === 0 ? "it has no SKILL.md and no folders"
+      : targets.length === 1 ? "it has no SKILL.md, nor has its one folder"
+      : `it has no SKILL.md, nor has any of its ${targets.length} folders`;
+    throw new CliError(`no skills in ${given}: ${looked}; give a skill folder, its SKILL.md, or a folder of skills`);
+  }
   const progress = io ? progressLine(io, "validating", targets.length) : undefined;
   for (const target of targets) {
     progress?.tick();
@@ -66,7 +98,7 @@ async function validateFiles(given: string, options: Omit<ValidateOptions, "form
     if ("problem" in target) {
       // Not a skill under the one policy (no SKILL.md, a SKILL.md link leaving the skill, …): reported, never read.
       const diagnostic = problemDiagnostic(target.problem, folder);
-      reports.push({ path: diagnostic.file ?? folder, name: undefined, valid: diagnostic.severity !== "error", diagnostics: [diagnostic] });
+      reports.push({ path: diagnostic.file ?? folder, name: undefined, valid: diagnostic.severity !== "error", diagnostics: [diagnostic], notSkill: isNotSkill(target) });
       continue;
     }
     const file = `${folder}/${target.skill.file}`;

@@ -24,7 +24,9 @@ export async function openPathSource(root: string, options: OpenSourceOptions): 
   if (await isSkillDir(absolute)) {
     return { label, provider: new LocalFileSystemSkillProvider(path.dirname(absolute), { name: label }), only: path.basename(absolute), close };
   }
-  return { label, provider: new LocalFileSystemSkillProvider(absolute, { name: label }), close };
+  const provider = new LocalFileSystemSkillProvider(absolute, { name: label });
+  const skipped = () => provider.skipped().map((s) => ({ folder: s.where, code: s.code, message: s.message, severity: s.severity }));
+  return { label, provider, skipped, close };
 }
 
 export async function isSkillDir(dir: string): Promise<boolean> {
