@@ -155,7 +155,7 @@ export async function runEntrypoints(options: EntrypointRunOptions): Promise<Ini
     }
     options.onStart?.(versionId);
     const python = options.pythonEnv ?? true;
-    const venvProblem = python && usesPip(dir, ENTRYPOINT_FILE) ? await ensureVenv(options.sandbox, versionId, timeoutMs) : undefined;
+    const venvProblem = python && (await usesPip(dir, ENTRYPOINT_FILE)) ? await ensureVenv(options.sandbox, versionId, timeoutMs) : undefined;
     const env = python ? versionEnv(options.sandbox.writableDir, versionId, options.env) : options.env;
     const outcome = await runOne(options, versionId, ["/bin/bash", ENTRYPOINT_FILE], dir, timeoutMs, env);
     if (venvProblem !== undefined && outcome.status !== "ran") outcome.reason = `${outcome.reason ?? "failed"}; ${venvProblem}`;

@@ -1,6 +1,5 @@
 import path from "node:path";
 import type { Sandbox } from "@skillport/sandbox";
-import { openConfined } from "@skillport/fs";
 
 /** The most of an entrypoint read to look for pip (FastGPT's app script limit; a version's script is no longer). */
 const MAX_SCAN_BYTES = 16 * 1024;
@@ -36,7 +35,9 @@ export function versionOfCwd(cwdRel: string | undefined): string | undefined {
 }
 
 /** Whether a version's entrypoint installs Python packages: a root requirements.txt, or pip named in the script. */
-export function usesPip(versionDir: string, entrypointFile: string): boolean {
+export async function usesPip(versionDir: string, entrypointFile: string): Promise<boolean> {
+  // Loaded here: `exec` imports this module and must not load the tree reader (decision 0202).
+  const { openConfined } = await import("@skillport/fs/tree");
   // The version folder is sandbox-writable: files are opened without following links, as regular files only.
   const read = (name: string): Uint8Array | undefined => {
     try {
