@@ -74,6 +74,20 @@ describe.runIf(built)("built skillport deploy / exec", () => {
     expect(run.stdout).toMatch(/^lines \d+\nwords \d+\nchars \d+\ntop words:\n/);
   });
 
+  // Issue 20 item 9: a skill with no description is deployed but left out of every catalog; deploy says so.
+  it("says which deployed skill catalogs will leave out, and why (text on stderr, diagnostics in --json)", async () => {
+    const pkg = path.join(work, "pkg-no-description");
+    const { mkdir } = await import("node:fs/promises");
+    await mkdir(path.join(pkg, "skills", "quiet"), { recursive: true });
+    await writeFile(path.join(pkg, "skills", "quiet", "SKILL.md"), "---\nname: quiet\n---\n# Quiet\n\nNo description.\n");
+    const ws = path.join(work, "ws-left-out");
+    const text = skillport(["deploy", pkg, "--workspace", ws, "--no-entrypoints"]);
+    expect(text.code).toBe(0);
+    expect(text.stderr).toMatch(/skills\/quiet\/SKILL\.md: catalogs \(list, prompt, tools, SkillBox\) leave this skill out: .*description.* \(skill-left-out\)/);
+    const json = JSON.parse(skillport(["deploy", pkg, "--workspace", ws, "--no-entrypoints", "--json"]).stdout);
+    expect(json.diagnostics.map((d: { code: string }) => d.code)).toContain("skill-left-out");
+  });
+
   it("exec: exit 1 with the FastGPT notice on failure; the parent's secrets are not visible", () => {
     const ws = path.join(work, "ws2");
     expect(skillport(["deploy", "examples/package", "--workspace", ws, "--no-entrypoints"]).code).toBe(0);

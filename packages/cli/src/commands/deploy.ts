@@ -73,6 +73,7 @@ export function registerDeploy(program: Command, io: CliOutput, setExit: (code: 
           entrypoints: report.outcomes,
           stateProblems: report.stateProblems,
           skills,
+          diagnostics: scan.diagnostics,
           sandbox: sandbox ? { kind: sandbox.kind, isolates: sandbox.isolates } : null,
         });
       } else {
@@ -88,6 +89,8 @@ export function registerDeploy(program: Command, io: CliOutput, setExit: (code: 
         if (skills.length === 0) lines.push(`skills   ${c.dim("(none found)")}`);
         skills.forEach((s, i) => lines.push(`${i === 0 ? "skills   " : " ".repeat(9)}${c.bold(padEndColumns(s.id, idWidth))}  ${c.dim(s.skillMd)}`));
         io.stdout(lines.join("\n") + "\n");
+        // What the scan of the deployed skills found (a skill catalogs will leave out, an unreadable SKILL.md…).
+        for (const d of scan.diagnostics) io.stderr(`${c.yellow(d.severity)}  ${d.file ?? ""}: ${d.message} (${d.code})\n`);
       }
       if (report.failed) setExit(EXIT_PROBLEMS);
     });
