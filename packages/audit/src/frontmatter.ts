@@ -11,13 +11,16 @@ const BROAD_TRIGGER = [
   /\bmust\s+be\s+(?:used|loaded|invoked)\s+(?:first|for\s+everything|at\s+the\s+start\s+of\s+every)\b/i,
 ];
 
+const SCOPED = /^\s*(?:skill\s+)?(?:when|whenever|if|for|to|before|on|in|involving|related|that|which|where|about|with|using|touching|\()/i;
+
 /** The description claims every request (trigger hijacking), or stuffs dozens of unrelated trigger words. */
 export function triggerFindings(description: string, index: TextIndex): Finding[] {
   const where = locateKey(index, "description");
-  const hit = BROAD_TRIGGER.map((re) => re.exec(description)).find((m) => m !== null);
+  // "Always use this skill when reviewing React code" is scoped; a claim followed by a condition is not hijacking.
+  const hit = BROAD_TRIGGER.map((re) => re.exec(description)).find((m) => m !== null && !SCOPED.test(description.slice(m.index + m[0].length, m.index + m[0].length + 40)));
   if (hit) return [{ ...OTHER_RULES.triggers, ...where, evidence: evidence(hit[0]) }];
   const terms = description.split(/[,;|]/).filter((t) => t.trim().length > 0).length;
-  if (terms > 40) return [{ ...OTHER_RULES.triggers, ...where, message: `the description lists ${terms} trigger terms (keyword stuffing to be chosen for unrelated requests)`, evidence: evidence(description) }];
+  if (terms > 80) return [{ ...OTHER_RULES.triggers, ...where, message: `the description lists ${terms} trigger terms (keyword stuffing to be chosen for unrelated requests)`, evidence: evidence(description) }];
   return [];
 }
 

@@ -23,6 +23,7 @@ export function hiddenCharacters(file: string, index: TextIndex): Finding[] {
   const seenLines = new Set<number>();
   for (const m of text.matchAll(INVISIBLE)) {
     const char = m[0];
+    if (char === "\u200b" && text.startsWith("`", m.index + 1)) continue;
     if (char === "\u200d" || char === "\u200c") {
       const before = text.slice(Math.max(0, m.index - 2), m.index);
       const after = text.slice(m.index + 1, m.index + 3);
@@ -37,7 +38,8 @@ export function hiddenCharacters(file: string, index: TextIndex): Finding[] {
 }
 
 // What makes hidden markup worth a warning: commands, injection, secrets, network. A TODO note is not.
-const HIDDEN_TRIGGER = /\b(?:curl|wget|bash|sh\s+-c|powershell|iex|base64|chmod|sudo|npx|pip\s+install|ignore\s+(?:all|any|previous|prior|the\s+above)|do\s+not\s+(?:tell|mention|reveal|show)|system\s+prompt|you\s+must|always\s+(?:run|execute|send|include)|exfiltrat\w*|upload|send\s+(?:it|them|the|all|every)|api[_\s-]?keys?|tokens?|passwords?|credentials?|\.ssh|\.env\b|https?:\/\/)/i;
+// A source note with a URL or a template's own guidance is not; that is why URLs and "must" are not triggers.
+const HIDDEN_TRIGGER = /\b(?:curl|wget|bash\s+-c|sh\s+-c|\|\s*(?:ba)?sh\b|powershell|iex|base64\s+-d|chmod\s+\+x|sudo|ignore\s+(?:all|any|previous|prior|the\s+above)\s+(?:instructions|rules)|do\s+not\s+(?:tell|mention|reveal)\s+(?:this\s+|it\s+)?(?:to\s+)?the\s+user|system\s+prompt|always\s+(?:run|execute|send|include)\b[^\n]{0,40}(?:\.ssh|\.env|token|key|password|credential)|exfiltrat\w*|send\s+(?:it|them|the|all|every)\b[^\n]{0,60}(?:https?:|webhook|server)|\.ssh\b|~\/\.aws)/i;
 const HIDDEN_MARKUP = /<!--([\s\S]{0,20000}?)-->|<(div|span|p|section)\b[^>]{0,200}(?:\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0)[^>]{0,200}>([\s\S]{0,20000}?)<\/\2>|^\[\/\/\]:\s*#\s*[("]([^\n]*)[)"]\s*$/gim;
 const DETAILS = /<details\b[^>]*>([\s\S]{0,20000}?)<\/details>/gi;
 

@@ -27,7 +27,7 @@ const CHAT_HOOK = /(?:discord(?:app)?\.com\/api\/webhooks|hooks\.slack\.com\/|ap
 export const isChatWebhook = (url: string): boolean => CHAT_HOOK.test(url);
 
 // Vendor installers a piped install is documented with. Such a pipe is still reported, at `review`.
-const KNOWN_INSTALLER = /^https?:\/\/(?:astral\.sh\/|bun\.sh\/install|sh\.rustup\.rs|get\.docker\.com|deno\.land\/install|(?:www\.)?deno\.land\/x\/install|get\.pnpm\.io\/|install\.python-poetry\.org|raw\.githubusercontent\.com\/(?:Homebrew|nvm-sh)\/|fnm\.vercel\.app\/install|cli\.github\.com\/|claude\.ai\/install|ollama\.com\/install|get\.helm\.sh\/|sdk\.cloud\.google\.com)/i;
+const KNOWN_INSTALLER = /^https?:\/\/(?:astral\.sh\/|aka\.ms\/|bun\.sh\/install|sh\.rustup\.rs|get\.docker\.com|deno\.land\/install|(?:www\.)?deno\.land\/x\/install|get\.pnpm\.io\/|install\.python-poetry\.org|raw\.githubusercontent\.com\/(?:Homebrew|nvm-sh)\/|fnm\.vercel\.app\/install|cli\.github\.com\/|claude\.ai\/install|ollama\.com\/install|get\.helm\.sh\/|sdk\.cloud\.google\.com)/i;
 export const isKnownInstaller = (url: string): boolean => KNOWN_INSTALLER.test(url);
 
 /** `http(s)://…` URLs with their host, from one line of text. */

@@ -4,11 +4,22 @@ export class TextIndex {
   readonly #lineStarts: number[];
   readonly #cautionLines: Set<number>;
 
+  #lower: string | undefined;
+
   constructor(text: string) {
     this.text = text;
     this.#lineStarts = [0];
-    for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) this.#lineStarts.push(i + 1);
+    for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) this.#lineStarts.push(i + 1);
     this.#cautionLines = cautionLines(text);
+  }
+
+  /** Hint words present in the text (set once by the scanner, read by the rules and the inventory). */
+  words: ReadonlySet<string> = new Set();
+
+  /** The text in lower case, made once (the rules' word hints search it). */
+  get lower(): string {
+    this.#lower ??= this.text.toLowerCase();
+    return this.#lower;
   }
 
   position(offset: number): { line: number; column: number } {
@@ -46,8 +57,8 @@ function cautionLines(text: string): Set<number> {
   let cautionLevel = 0;
   let inFence = false;
   lines.forEach((line, i) => {
-    if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
-    const heading = inFence ? null : /^(#{1,6})\s+(.*)$/.exec(line);
+    if ((line.includes("```") || line.includes("~~~")) && /^\s*(```|~~~)/.test(line)) inFence = !inFence;
+    const heading = inFence || line.charCodeAt(0) !== 35 ? null : /^(#{1,6})\s+(.*)$/.exec(line);
     if (heading) {
       const level = heading[1]?.length ?? 1;
       if (cautionLevel > 0 && level <= cautionLevel) cautionLevel = 0;
