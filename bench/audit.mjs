@@ -125,3 +125,12 @@ for (let round = 0; round < 3; round++) {
   best = Math.min(best, Number(process.hrtime.bigint() - started) / 1e9);
 }
 console.log(`\nthroughput (one core, files in memory, best of 3): ${all.length} skills (${(bytes / 1048576).toFixed(1)} MiB) in ${best.toFixed(2)} s = ${Math.round(all.length / best)} skills/s (goal >= 200)`);
+// The same with SKILL.md alone (what a catalog-time check of the instructions costs).
+const mdOnly = all.map((files) => files.filter((f) => /^skill\.md$/i.test(f.path)));
+let bestMd = Infinity;
+for (let round = 0; round < 3; round++) {
+  const started = process.hrtime.bigint();
+  for (const files of mdOnly) auditSkill(files);
+  bestMd = Math.min(bestMd, Number(process.hrtime.bigint() - started) / 1e9);
+}
+console.log(`throughput, SKILL.md only: ${Math.round(mdOnly.length / bestMd)} skills/s; whole skills: ${(bytes / 1048576 / best).toFixed(1)} MiB/s`);
