@@ -97,7 +97,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   },
   {
     code: "malicious.reverse_shell",
-    hint: ["/dev/tcp", "/dev/udp", "nc", "socat", "bash"],
+    hint: ["/dev/tcp", "/dev/udp", "nc ", "ncat", "netcat", "socat", "bash -i"],
     level: "malicious",
     message: "opens a shell for a remote host (reverse shell)",
     fix: "remove it; a skill never hands a shell to a network peer",
@@ -111,7 +111,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   },
   {
     code: "suspicious.download_and_execute",
-    hint: ["curl", "wget", "fetch", "aria2c", "iwr", "irm", "invoke-", "chmod", "download", "get", "grab"],
+    hint: ["curl", "wget", "fetch", "aria2c", "iwr", "irm", "invoke-", "chmod", "and run", "then run", "and execute", "then execute", "and launch", "then launch", "and open", "then open", "double-click"],
     level: "warn",
     message: "downloads a program and runs it",
     fix: "ship the tool as a pinned package or a checksummed release the user installs, not a download-and-run step",
@@ -129,7 +129,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   },
   {
     code: "suspicious.terminal_paste_prompt",
-    hint: ["terminal", "shell", "command", "console", "powershell", "cmd"],
+    hint: ["terminal", "your shell", "the shell", "a shell", "command line", "console", "powershell", "cmd"],
     level: "review",
     message: "asks the user to paste a command into a terminal",
     fix: "describe what the command does and let the agent run it through its own (approved) tools",
@@ -160,7 +160,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   },
   {
     code: "suspicious.credential_store_access",
-    hint: ["ssh", "id_", "aws", "kube", "docker", "netrc", "credentials", "gh/", "npmrc", "pypirc", "gcloud", "azure", "keychain", "security", "login", "local", "cookies", "logins", "key3", "key4", "wallet", "keystore", "exodus", "electrum", "seed phrase", "mnemonic", "shadow"],
+    hint: [".ssh/", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".aws/", ".kube/", ".docker/config", ".netrc", ".git-credentials", "gh/hosts", ".npmrc", ".pypirc", "gcloud/", ".azure/", "keychain", "find-generic", "find-internet", "login data", "logindata", "login\\ data", "local state", "localstate", "local\\ state", "/cookies", "cookies.sqlite", "logins.json", "key3.db", "key4.db", "wallet.dat", "keystore/", "exodus/", "electrum/", "seed phrase", "mnemonic", "/etc/shadow"],
     level: "review",
     message: "refers to a credential store (SSH keys, cloud credentials, keychains, browser profiles, wallets)",
     fix: "do not read credential stores; ask the user for the one value needed, through the agent's secret mechanism",
@@ -195,7 +195,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   },
   {
     code: "malicious.credential_exfiltration",
-    hint: ["curl", "wget", "fetch", "aria2c", "iwr", "irm", "invoke-", "nc", "socat", "scp", "rsync", "ftp", "requests.", "axios.", "http.request", "urllib", "mail"],
+    hint: ["curl", "wget", "fetch", "aria2c", "iwr", "irm", "invoke-", "nc ", "ncat", "netcat", "socat", "scp", "rsync", "ftp", "requests.", "axios.", "http.request", "urllib", "mail"],
     level: "malicious",
     message: "sends credentials or the environment to a network destination",
     fix: "remove it",
@@ -264,7 +264,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   },
   {
     code: "suspicious.prompt_injection_instructions",
-    hint: ["ignore", "disregard", "forget", "override", "bypass", "no longer", "dan", "developer", "jailbreak", "other", "skill"],
+    hint: ["ignore", "disregard", "forget", "override", "bypass", "no longer", "dan mode", "developer mode", "jailbreak", "other skill"],
     level: "warn",
     message: "tells the agent to drop its instructions or take on a new identity (prompt injection)",
     fix: "state what the skill does; never address the agent's other instructions",
@@ -291,7 +291,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   },
   {
     code: "suspicious.fake_system_prompt",
-    hint: ["system", "admin", "developer", "<|"],
+    hint: ["<|", "system:", "system]", "system**", "system prompt", "system override", "system message", "admin", "developer message", "system-reminder", "system_prompt", "system-prompt", "begin system", "begin developer"],
     refine: (hit) => (/^<\/?(?:system-reminder|system_prompt|system-prompt)>$/i.test(hit.trim()) ? { level: "review" } : {}),
     level: "warn",
     message: "imitates a system or developer message to gain authority",
@@ -306,7 +306,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   },
   {
     code: "suspicious.agent_config_tampering",
-    hint: [".claude/", ".codex/", ".cursor/", ".gemini/", ".agents/", ".openclaw/", ".clawdbot/", ".windsurf/", "skill", "claude.md", "agents.md", "gemini.md"],
+    hint: [".claude/", ".codex/", ".cursor/", ".gemini/", ".agents/", ".openclaw/", ".clawdbot/", ".windsurf/", "other skill", "installed skill", "claude.md", "agents.md", "gemini.md"],
     refine: (hit) => (/(?:CLAUDE|AGENTS|GEMINI)\.md$/i.test(hit) ? { level: "review" } : {}),
     level: "warn",
     message: "changes other skills or the agent's own settings, hooks or memory files",
@@ -335,7 +335,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   },
   {
     code: "suspicious.destructive_command",
-    hint: ["rm", "mkfs", "dd", "chmod", "format", ":("],
+    hint: ["rm -", "mkfs", "dd ", "chmod -r", ":()", "format "],
     level: "warn",
     message: "runs a command that destroys the home directory, the system or a disk",
     fix: "remove it; scope deletions to the skill's own working folder",
@@ -351,7 +351,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   },
   {
     code: "suspicious.persistence_mechanism",
-    hint: ["cron", "@reboot", "launch", "currentversion", "schtasks", "startup", "systemctl", "systemd", "hooks"],
+    hint: ["crontab", "@reboot", "/etc/cron", "/var/spool/cron", "launchagents", "launchdaemons", "launchctl", "currentversion", "schtasks", "start menu", "systemctl", "systemd", "git/hooks", "hookspath"],
     level: "warn",
     message: "installs something that runs again later on its own (cron, launch agents, services, Run keys)",
     fix: "let the user schedule recurring work; a skill runs when it is invoked",
@@ -384,7 +384,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   },
   {
     code: "suspicious.security_disable",
-    hint: ["xattr", "spctl", "csrutil", "setenforce", "ufw", "netsh", "mppreference", "disable", "turn", "deactivate", "whitelist"],
+    hint: ["xattr", "spctl", "csrutil", "setenforce", "ufw", "netsh", "mppreference", "antivirus", "anti-virus", "defender", "firewall", "gatekeeper", "edr", "xprotect"],
     refine: (hit) => (/^xattr\b/i.test(hit) && /com\.apple\.quarantine/.test(hit) && !/\s-\w*c/.test(hit) ? { level: "review" } : {}),
     level: "warn",
     message: "turns off an operating-system protection (quarantine, Gatekeeper, antivirus, SELinux, firewall)",
@@ -399,7 +399,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   },
   {
     code: "suspicious.encrypted_archive",
-    hint: ["unzip", "7z", "unrar", "password", "passcode", "pass"],
+    hint: ["unzip", "7z", "unrar", "password", "passcode"],
     level: "warn",
     message: "tells the user to open a password-protected archive (a way around malware scanners)",
     fix: "ship files in the skill or as a pinned package; never as a password-protected download",
