@@ -62,6 +62,15 @@ describe("skillport audit (built CLI)", () => {
     expect(results.find((x) => x.ruleId === "suspicious.unpinned_package_runner")?.level).toBe("note");
   });
 
+  it("a database source is audited like a folder (sqlite:), named <source>:<id>", () => {
+    expect(run(["copy", "skills", "sqlite:./skills.db"], dir).status).toBe(0);
+    const r = run(["audit", "sqlite:./skills.db", "--format", "json"], dir);
+    expect(r.status).toBe(1);
+    const out = JSON.parse(r.stdout);
+    expect(out.summary).toEqual({ skills: 3, pass: 1, review: 1, warn: 0, malicious: 1 });
+    expect(out.skills.find((s: { id: string }) => s.id === "prereq").path).toBe("sqlite:./skills.db:prereq");
+  });
+
   it("--inventory lists what each skill fetches and runs", () => {
     const r = run(["audit", "skills/npx", "--inventory"], dir);
     expect(r.stdout).toMatch(/package-runner +npx -y csv-tool {2}\(SKILL\.md:5\)/);
