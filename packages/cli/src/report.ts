@@ -26,18 +26,23 @@ function summarize(reports: readonly SkillReport[]) {
   return { skills: reports.length - notSkills, errors, warnings, ...(notSkills > 0 && { notSkills }) };
 }
 
+/**
+ * One finding, tsc/eslint style: `path:line:col  severity  code  message`. `label` names the severity in the
+ * command's own words (audit's `malicious`/`warn`/`review`); the colour still follows the severity.
+ */
+export function diagnosticLine(d: Diagnostic, fallbackFile: string, io: CliIO, label?: string): string {
+  const c = colors(io);
+  const file = d.file ?? fallbackFile;
+  const where = d.line > 0 ? `${file}:${d.line}:${d.column}` : file;
+  const paint = d.severity === "error" ? c.red : d.severity === "warning" ? c.yellow : c.blue;
+  return `${c.cyan(where)}  ${paint(label ?? d.severity)}  ${c.dim(d.code)}  ${d.message}`;
+}
+
 /** tsc/eslint style: `path:line:col  severity  code  message`, then a summary line. */
 export function formatText(reports: readonly SkillReport[], io: CliIO): string {
   const c = colors(io);
   const lines: string[] = [];
-  for (const report of reports) {
-    for (const d of report.diagnostics) {
-      const file = d.file ?? report.path;
-      const where = d.line > 0 ? `${file}:${d.line}:${d.column}` : file;
-      const severity = d.severity === "error" ? c.red("error") : d.severity === "warning" ? c.yellow("warning") : c.blue("info");
-      lines.push(`${c.cyan(where)}  ${severity}  ${c.dim(d.code)}  ${d.message}`);
-    }
-  }
+  for (const report of reports) for (const d of report.diagnostics) lines.push(diagnosticLine(d, report.path, io));
   const { skills, errors, warnings, notSkills } = summarize(reports);
   const verdict = errors > 0 ? c.red("✖") : c.green("✔");
   const others = notSkills === undefined ? "" : `; ${notSkills} folder${notSkills === 1 ? " is" : "s are"} not a skill`;
@@ -75,7 +80,7 @@ export function formatJson(reports: readonly SkillReport[]): string {
 }
 
 /** SARIF 2.1.0, for code-scanning UIs. */
-export function formatSarif(reports: readonly SkillReport[], version: string): string {
+export function formatSarif(reports: readonly SkillReport[], version: string, docsPage = "docs/diagnostics.md"): string {
   const ruleIds = [...new Set(reports.flatMap((r) => r.diagnostics.map((d) => d.code)))].sort();
   const level = (d: Diagnostic) => (d.severity === "error" ? "error" : d.severity === "warning" ? "warning" : "note");
   const sarif = {
@@ -87,7 +92,7 @@ export function formatSarif(reports: readonly SkillReport[], version: string): s
           driver: {
             name: "skillport",
             version,
-            rules: ruleIds.map((id) => ({ id, shortDescription: { text: `skillport diagnostic ${id} (docs/diagnostics.md)` } })),
+            rules: ruleIds.map((id) => ({ id, shortDescription: { text: `skillport diagnostic ${id} (${docsPage})` } })),
           },
         },
         results: reports.flatMap((r) =>

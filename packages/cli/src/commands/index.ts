@@ -18,6 +18,7 @@ export interface CommandEntry {
 // One file per command, in help order: skills, then packages and runtime, then plugins.
 export const commands: readonly CommandEntry[] = [
   { name: "validate", summary: "check SKILL.md files against a rule profile", load: async () => (await import("./validate.js")).registerValidate },
+  { name: "audit", summary: "audit what skills ask an agent to do (findings, verdict, inventory, --diff)", load: async () => (await import("./audit.js")).registerAudit },
   { name: "list", summary: "list the skills in folders of skills or databases", load: async () => (await import("./list.js")).registerList },
   { name: "show", summary: "show a skill's metadata, instructions and files, or one file", load: async () => (await import("./show.js")).registerShow },
   { name: "prompt", summary: "print the skills catalog a model sees", load: async () => (await import("./prompt.js")).registerPrompt },

@@ -1,0 +1,33 @@
+import { AgentSkillsError, type SkillProvider } from "@skillport/core";
+import { auditSkill, DEFAULT_AUDIT_LIMITS } from "./audit.js";
+import type { AuditOptions, AuditReport, SkillFileInput } from "./types.js";
+import { OTHER_RULES } from "./rules.js";
+
+/**
+ * Audits the skill `id` as `provider` serves it (any source: a folder, a database, git, HTTP, npm). Files over the
+ * size limit are not read (their size comes from the listing) and are reported, as are files the source refuses.
+ */
+export async function auditProviderSkill(provider: SkillProvider, id: string, options: AuditOptions = {}): Promise<AuditReport> {
+  const maxFileBytes = options.maxFileBytes ?? DEFAULT_AUDIT_LIMITS.maxFileBytes;
+  const maxFiles = options.maxFiles ?? DEFAULT_AUDIT_LIMITS.maxFiles;
+  const listed = await provider.listFiles(id);
+  const files: SkillFileInput[] = [];
+  const unread: { path: string; why: string }[] = [];
+  for (const [i, file] of listed.entries()) {
+    if (i >= maxFiles) unread.push({ path: file.path, why: `over --max-files ${maxFiles}` });
+    else if (file.size > maxFileBytes) unread.push({ path: file.path, why: `${file.size} bytes, over --max-file-bytes ${maxFileBytes}` });
+    else {
+      try {
+        files.push({ path: file.path, bytes: await provider.readFile(id, file.path) });
+      } catch (error) {
+        if (!(error instanceof AgentSkillsError)) throw error;
+        unread.push({ path: file.path, why: error.message });
+      }
+    }
+  }
+  const report = auditSkill(files, options);
+  if (unread.length === 0) return report;
+  const extra = unread.map((u) => ({ ...OTHER_RULES.notScanned, file: u.path, line: 0, column: 0, evidence: u.why }));
+  const findings = [...report.findings, ...extra];
+  return { ...report, findings, verdict: report.verdict === "pass" ? "review" : report.verdict };
+}

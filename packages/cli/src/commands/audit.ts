@@ -1,0 +1,185 @@
+import { Option, type Command } from "commander";
+import type { Diagnostic } from "@skillport/core";
+import { atOrAbove, auditProviderSkill, DEFAULT_AUDIT_LIMITS, diffAudits, VERDICTS, type AuditOptions, type AuditReport, type Finding, type SecurityDiff, type Verdict } from "@skillport/audit";
+import { CliError, colors, EXIT_PROBLEMS, progressLine, warnOn, type CliIO } from "../io.js";
+import { diagnosticLine, formatSarif, type SkillReport } from "../report.js";
+import { positiveInteger } from "../options.js";
+import { openSource, sourceForms } from "../source-uri.js";
+import { VERSION } from "../version.js";
+
+interface AuditCommandOptions {
+  format: "text" | "json" | "sarif";
+  failOn: Exclude<Verdict, "pass">;
+  inventory?: boolean;
+  diff?: boolean;
+  maxFileBytes: number;
+  maxFiles: number;
+}
+
+/** One audited skill, named as the user can find it. */
+interface AuditedSkill {
+  /** `skills/foo` for a folder, `git+file:…:foo` for another source. */
+  path: string;
+  id: string;
+  report: AuditReport;
+}
+
+export function registerAudit(program: Command, io: CliIO, setExit: (code: number) => void): void {
+  program
+    .command("audit")
+    .description("audit what skills ask an agent to do: findings, a verdict per skill, an inventory; --diff compares two versions")
+    .argument("[sources...]", `skills to audit (${sourceForms()})`, ["."])
+    .addOption(new Option("-f, --format <format>", "output format").choices(["text", "json", "sarif"]).default("text"))
+    .addOption(new Option("--fail-on <verdict>", "exit 1 when a skill's verdict is at or above this").choices(["review", "warn", "malicious"]).default("warn"))
+    .option("--inventory", "text output: list what each skill fetches and runs (URLs, domains, package runners, MCP servers, programs)")
+    .option("--diff", "compare two sources (old new): how the risk surface grew; exit 1 when it did")
+    .option("--max-file-bytes <n>", "largest file scanned (bytes)", positiveInteger, DEFAULT_AUDIT_LIMITS.maxFileBytes)
+    .option("--max-files <n>", "most files scanned per skill", positiveInteger, DEFAULT_AUDIT_LIMITS.maxFiles)
+    .addHelpText(
+      "after",
+      "\nVerdicts: pass < review < warn < malicious (docs/audit.md lists every rule).\nExamples:\n  skillport audit ./skills\n  skillport audit git+https://github.com/o/r.git --format sarif\n  skillport audit --diff git+file://$PWD#v1 git+file://$PWD#v2",
+    )
+    .action(async (sources: string[], options: AuditCommandOptions) => {
+      const limits: AuditOptions = { maxFileBytes: options.maxFileBytes, maxFiles: options.maxFiles };
+      if (options.diff) {
+        if (sources.length !== 2) throw new CliError(`--diff takes exactly two sources (old new), got ${sources.length}`);
+        const [before, after] = [await auditSources([sources[0] ?? ""], limits, io), await auditSources([sources[1] ?? ""], limits, io)];
+        const diffs = pairUp(before, after);
+        io.stdout(options.format === "text" ? formatDiffText(diffs, io) : JSON.stringify({ skills: diffs.map(diffJson) }, null, 2) + "\n");
+        if (diffs.some((d) => d.diff === undefined ? d.after !== undefined : d.diff.grew)) setExit(EXIT_PROBLEMS);
+        return;
+      }
+      const audited = await auditSources(sources, limits, io);
+      if (audited.length === 0) throw new CliError(`no skills found in ${sources.join(", ")}`);
+      io.stdout(
+        options.format === "json"
+          ? JSON.stringify(auditJson(audited), null, 2) + "\n"
+          : options.format === "sarif"
+            ? formatSarif(audited.map(asSkillReport), VERSION, "docs/audit.md")
+            : options.inventory
+              ? formatInventory(audited)
+              : formatAuditText(audited, io),
+      );
+      if (audited.some((a) => atOrAbove(a.report.verdict, options.failOn))) setExit(EXIT_PROBLEMS);
+    });
+}
+
+/** Every skill of every source, opened the one way the CLI opens a root (a path or an address). */
+async function auditSources(sources: readonly string[], limits: AuditOptions, io: CliIO): Promise<AuditedSkill[]> {
+  const audited: AuditedSkill[] = [];
+  for (const given of sources) {
+    const source = await openSource(given, { cwd: io.cwd, warn: warnOn(io) });
+    try {
+      const ids = source.only !== undefined ? [source.only] : await source.provider.discover();
+      const progress = progressLine(io, "auditing", ids.length);
+      const base = source.label.startsWith("fs:") ? source.label.slice(3) : `${source.label}:`;
+      for (const id of ids) {
+        progress.tick();
+        const path = source.only !== undefined && base !== `${source.label}:` ? base : base.endsWith(":") ? `${base}${id}` : `${base}/${id}`;
+        audited.push({ path, id, report: await auditProviderSkill(source.provider, id, limits) });
+      }
+      progress.done();
+    } finally {
+      await source.close();
+    }
+  }
+  return audited;
+}
+
+const SEVERITY: Record<Finding["level"], Diagnostic["severity"]> = { malicious: "error", warn: "warning", review: "info" };
+
+function asDiagnostic(skill: AuditedSkill, f: Finding): Diagnostic {
+  return { code: f.code, severity: SEVERITY[f.level], message: `${f.message}: ${f.evidence}`, file: `${skill.path}/${f.file}`, line: f.line, column: f.column };
+}
+
+function asSkillReport(skill: AuditedSkill): SkillReport {
+  return { path: `${skill.path}/SKILL.md`, name: skill.report.name, valid: !atOrAbove(skill.report.verdict, "warn"), diagnostics: skill.report.findings.map((f) => asDiagnostic(skill, f)) };
+}
+
+function formatAuditText(audited: readonly AuditedSkill[], io: CliIO): string {
+  const c = colors(io);
+  const paint: Record<Verdict, (s: string) => string> = { pass: c.green, review: c.blue, warn: c.yellow, malicious: c.red };
+  const lines: string[] = [];
+  for (const skill of audited) {
+    for (const f of skill.report.findings) {
+      lines.push(diagnosticLine(asDiagnostic(skill, f), skill.path, io, f.level));
+      lines.push(`    fix: ${f.fix}${f.downgraded ? " (lowered: under a \"do not\" heading)" : ""}`);
+    }
+    lines.push(`${paint[skill.report.verdict](skill.report.verdict.padEnd(9))} ${skill.path}`);
+  }
+  const counts = VERDICTS.map((v) => `${audited.filter((a) => a.report.verdict === v).length} ${v}`).join(", ");
+  lines.push(`\n${audited.length} skill${audited.length === 1 ? "" : "s"} audited: ${counts}`);
+  return lines.join("\n") + "\n";
+}
+
+function formatInventory(audited: readonly AuditedSkill[]): string {
+  const lines: string[] = [];
+  for (const skill of audited) {
+    lines.push(`${skill.path}  (${skill.report.verdict})`);
+    if (skill.report.inventory.length === 0) lines.push("  nothing fetched or run");
+    for (const item of skill.report.inventory) {
+      const where = item.locations.slice(0, 3).map((l) => (l.line > 0 ? `${l.file}:${l.line}` : l.file));
+      lines.push(`  ${item.kind.padEnd(15)} ${item.value}  (${where.join(", ")}${item.locations.length > 3 ? ", …" : ""})`);
+    }
+  }
+  return lines.join("\n") + "\n";
+}
+
+function auditJson(audited: readonly AuditedSkill[]) {
+  return {
+    skills: audited.map((a) => ({ path: a.path, id: a.id, name: a.report.name ?? null, verdict: a.report.verdict, findings: a.report.findings, inventory: a.report.inventory })),
+    summary: Object.fromEntries([["skills", audited.length], ...VERDICTS.map((v) => [v, audited.filter((a) => a.report.verdict === v).length])]),
+  };
+}
+
+interface PairedDiff {
+  id: string;
+  before?: AuditedSkill;
+  after?: AuditedSkill;
+  diff?: SecurityDiff;
+}
+
+/** Skills paired by id; two sources of one skill each are paired whatever their ids. */
+function pairUp(before: readonly AuditedSkill[], after: readonly AuditedSkill[]): PairedDiff[] {
+  if (before.length === 1 && after.length === 1 && before[0] && after[0]) {
+    return [{ id: after[0].id, before: before[0], after: after[0], diff: diffAudits(before[0].report, after[0].report) }];
+  }
+  const old = new Map(before.map((s) => [s.id, s]));
+  const paired: PairedDiff[] = after.map((s) => {
+    const was = old.get(s.id);
+    return was ? { id: s.id, before: was, after: s, diff: diffAudits(was.report, s.report) } : { id: s.id, after: s };
+  });
+  const now = new Set(after.map((s) => s.id));
+  for (const s of before) if (!now.has(s.id)) paired.push({ id: s.id, before: s });
+  return paired.sort((a, b) => (a.id < b.id ? -1 : 1));
+}
+
+function formatDiffText(diffs: readonly PairedDiff[], io: CliIO): string {
+  const c = colors(io);
+  const lines: string[] = [];
+  for (const d of diffs) {
+    if (!d.before) {
+      lines.push(`${c.yellow("new skill")} ${d.id} (${d.after?.report.verdict}): everything it fetches and runs is new`);
+      for (const item of d.after?.report.inventory ?? []) lines.push(`  - ${item.kind}: ${item.value}`);
+    } else if (!d.after) lines.push(`skill ${d.id} removed`);
+    else if (!d.diff?.grew) lines.push(`${c.green("no change to the risk surface")}: ${d.id} (${d.diff?.verdict.before} → ${d.diff?.verdict.after})`);
+    else {
+      lines.push(`${c.yellow("risk surface grew")}: ${d.id} (${d.diff.verdict.before} → ${d.diff.verdict.after})`);
+      for (const change of d.diff.changes) {
+        const where = change.where ? ` (${change.where.file}${change.where.line > 0 ? `:${change.where.line}` : ""})` : "";
+        lines.push(`  - ${change.statement}${where}`);
+      }
+    }
+  }
+  return lines.join("\n") + "\n";
+}
+
+function diffJson(d: PairedDiff) {
+  return {
+    id: d.id,
+    before: d.before ? { path: d.before.path, verdict: d.before.report.verdict } : null,
+    after: d.after ? { path: d.after.path, verdict: d.after.report.verdict } : null,
+    grew: d.diff ? d.diff.grew : d.after !== undefined,
+    changes: d.diff?.changes ?? [],
+  };
+}
