@@ -1,7 +1,7 @@
 import { Option, type Command } from "commander";
 import type { Diagnostic } from "@skillport/core";
 import { atOrAbove, auditProviderSkill, DEFAULT_AUDIT_LIMITS, diffAudits, VERDICTS, type AuditOptions, type AuditReport, type Finding, type SecurityDiff, type Verdict } from "@skillport/audit";
-import { CliError, colors, EXIT_PROBLEMS, progressLine, warnOn, type CliIO } from "../io.js";
+import { CliError, colors, EXIT_PROBLEMS, progressLine, warnOn, type CliOutput } from "../io.js";
 import { diagnosticLine, formatSarif, type SkillReport } from "../report.js";
 import { positiveInteger } from "../options.js";
 import { openSource, sourceForms } from "../source-uri.js";
@@ -24,7 +24,7 @@ interface AuditedSkill {
   report: AuditReport;
 }
 
-export function registerAudit(program: Command, io: CliIO, setExit: (code: number) => void): void {
+export function registerAudit(program: Command, io: CliOutput, setExit: (code: number) => void): void {
   program
     .command("audit")
     .description("audit what skills ask an agent to do: findings, a verdict per skill, an inventory; --diff compares two versions")
@@ -65,7 +65,7 @@ export function registerAudit(program: Command, io: CliIO, setExit: (code: numbe
 }
 
 /** Every skill of every source, opened the one way the CLI opens a root (a path or an address). */
-async function auditSources(sources: readonly string[], limits: AuditOptions, io: CliIO): Promise<AuditedSkill[]> {
+async function auditSources(sources: readonly string[], limits: AuditOptions, io: CliOutput): Promise<AuditedSkill[]> {
   const audited: AuditedSkill[] = [];
   for (const given of sources) {
     const source = await openSource(given, { cwd: io.cwd, warn: warnOn(io) });
@@ -96,7 +96,7 @@ function asSkillReport(skill: AuditedSkill): SkillReport {
   return { path: `${skill.path}/SKILL.md`, name: skill.report.name, valid: !atOrAbove(skill.report.verdict, "warn"), diagnostics: skill.report.findings.map((f) => asDiagnostic(skill, f)) };
 }
 
-function formatAuditText(audited: readonly AuditedSkill[], io: CliIO): string {
+function formatAuditText(audited: readonly AuditedSkill[], io: CliOutput): string {
   const c = colors(io);
   const paint: Record<Verdict, (s: string) => string> = { pass: c.green, review: c.blue, warn: c.yellow, malicious: c.red };
   const lines: string[] = [];
@@ -154,7 +154,7 @@ function pairUp(before: readonly AuditedSkill[], after: readonly AuditedSkill[])
   return paired.sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 
-function formatDiffText(diffs: readonly PairedDiff[], io: CliIO): string {
+function formatDiffText(diffs: readonly PairedDiff[], io: CliOutput): string {
   const c = colors(io);
   const lines: string[] = [];
   for (const d of diffs) {
