@@ -30,8 +30,9 @@ const SEQUENCES = [
 const ALL_RAW = SEQUENCES.map(([name, raw]) => `<${name}:${raw}>`).join(" ");
 // What a terminal must never receive: C0 but tab/LF (CR only as the pty's own line end), DEL, C1, bidi controls.
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
-// The CLI's own colours, the one kind of sequence allowed through.
-const OWN_STYLE = /\u001b\[(?:1|2|22|3[1-6]|39)m/gu;
+// The CLI's own sequences, the only kind allowed through: its colours, and the status line's erase-line (`io.status`,
+// chat's waiting indicator).
+const OWN_STYLE = /\u001b\[(?:1|2|22|3[1-6]|39)m|\u001b\[2?K/gu;
 
 const onTerminal = async (args: readonly string[], cwd: string, env: Record<string, string> = {}) => (await runOnTerminal(args, cwd, env)).output;
 
