@@ -36,9 +36,9 @@ export function registerInstall(program: Command, io: CliOutput): void {
         for (const name of names) {
           const entry = lock.skills[name] as LockEntry;
           const side = sidecar[name];
-          if (options.frozen && side === undefined) throw new InstallError(`${name}: skillport-lock.json has no record for it (run skillport install without --frozen once)`, "INSTALL_DRIFT");
           const fetched = await fetchLocked(io, name, entry, side?.commit);
           verifyAgainstLock(name, fetched.files, entry, side);
+          if (options.frozen && side === undefined) throw new InstallError(`${name}: skillport-lock.json has no record of its files (run skillport install without --frozen once)`, "INSTALL_DRIFT");
           const { computedHash: _hash, ...rest } = entry;
           const skill: SkillToInstall = { name, files: fetched.files, origin: rest as SkillToInstall["origin"] };
           if (side?.commit !== undefined) skill.commit = side.commit;
