@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeTempDir, removeDir } from "@skillport/fs/testing";
 import { AGENTS, agentEnvironment, agentSkillsDir, detectAgents } from "./agents.js";
 import { computedHash, type SkillFileBytes } from "./digest.js";
+import { installSkills } from "./installer.js";
 import { InstallError } from "./errors.js";
 import { LOCK_FILE, readLock, readSidecar, writeLock } from "./lock.js";
 import { openTarget, writeFolder } from "./place.js";
@@ -111,5 +112,19 @@ describe("writeFolder (atomic skill folder)", () => {
     } finally {
       parent.close();
     }
+  });
+});
+
+describe("installSkills", () => {
+  it("the audit seam runs after validation and before the first write: a refusal writes nothing", async () => {
+    const env = agentEnvironment({ HOME: path.join(dir, "home") }, dir);
+    const skill = { name: "s", files: [{ path: "SKILL.md", bytes: bytes("x") }], origin: { source: "./x", sourceType: "local" } };
+    const target = { env, global: false, agents: AGENTS.filter((a) => a.id === "cursor"), copy: false, force: false };
+    const refused = installSkills([skill], { ...target, auditGate: () => Promise.reject(new InstallError("s: verdict malicious", "INSTALL_REFUSED")) });
+    await expect(refused).rejects.toThrow("s: verdict malicious");
+    expect(readdirSync(dir)).toEqual([]);
+    const [installed] = await installSkills([skill], target);
+    expect(installed?.agents).toEqual({ cursor: "link" });
+    expect(readdirSync(dir).sort()).toEqual([".agents", ".cursor", "skillport-lock.json", "skills-lock.json"]);
   });
 });

@@ -33,6 +33,11 @@ export interface InstallTarget {
   force: boolean;
   /** Write the lock and its sidecar (project scope). Default true; `install --frozen` passes false. */
   record?: boolean;
+  /**
+   * The audit seam (issue 23, "Safety at install"; `@skillport/audit` plugs in here): called once with every skill
+   * after validation and before the first write. Throwing refuses the whole install; nothing is written.
+   */
+  auditGate?: (skills: readonly SkillToInstall[]) => Promise<void>;
 }
 
 export interface InstalledSkill {
@@ -53,6 +58,7 @@ export async function installSkills(skills: readonly SkillToInstall[], target: I
   const { lock } = target.global ? { lock: emptyLock() } : await readLock(base);
   const sidecar = target.global ? {} : await readSidecar(base, lock);
   for (const skill of skills) checkNotShadowing(skill.name, canonical, target, lock);
+  await target.auditGate?.(skills);
   const results: InstalledSkill[] = [];
   for (const skill of skills) {
     const dir = openTarget(base, canonical);
