@@ -6,7 +6,7 @@ import { CliError, EXIT_ERROR, EXIT_PROBLEMS } from "./io.js";
 import { rootScheme } from "./source-uri.js";
 
 /** The setting that says where GitHub shorthand (`owner/repo`) is fetched from (docs/install.md). */
-export const GITHUB_BASE_ENV = "SKILLPORT_GITHUB_BASE_URL";
+const GITHUB_BASE_ENV = "SKILLPORT_GITHUB_BASE_URL";
 const DEFAULT_GITHUB_BASE = "https://github.com";
 
 /** A `skillport add` source: the address `openSource` opens, and what the lock records about it. */
