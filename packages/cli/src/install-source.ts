@@ -32,7 +32,9 @@ export function resolveInstallSource(input: string, cwd: string, env: Readonly<R
     const sourceType = scheme.startsWith("git") ? "git" : scheme === "http" || scheme === "https" ? "well-known" : scheme;
     const fragment = input.includes("#") ? input.slice(input.indexOf("#") + 1) : "";
     const [ref, repoPath] = fragment.includes(":") ? [fragment.slice(0, fragment.indexOf(":")), fragment.slice(fragment.indexOf(":") + 1)] : [fragment, ""];
-    const origin: LockOrigin = { source: redactUri(input), sourceType };
+    // Vercel's CLI records a git source as the clone URL without `#…` (the ref apart) and without the `git+` prefix.
+    const source = sourceType === "git" ? redactUri(input.split("#")[0] ?? input).replace(/^git\+(?=https?:|file:)/i, "") : redactUri(input);
+    const origin: LockOrigin = { source, sourceType };
     if (sourceType === "git" && ref) origin.ref = ref;
     return { address: input, origin, repoPath: sourceType === "git" ? repoPath.replace(/^\/+|\/+$/g, "") : "" };
   }
@@ -51,7 +53,8 @@ export function lockEntrySource(entry: LockEntry, ref: string | undefined, env: 
     return { address: github(owner, repo, parent, ref ?? entry.ref, env).address, id: path.posix.basename(skillDir) };
   }
   if (entry.sourceType === "git") {
-    const base = entry.source.includes("#") ? entry.source.slice(0, entry.source.indexOf("#")) : entry.source;
+    const url = entry.source.includes("#") ? entry.source.slice(0, entry.source.indexOf("#")) : entry.source;
+    const base = /^(https?|file):/i.test(url) ? `git+${url}` : url;
     const parent = skillDir.includes("/") ? path.posix.dirname(skillDir) : "";
     return { address: `${base}#${ref ?? entry.ref ?? ""}${parent ? `:${parent}` : ""}`, id: path.posix.basename(skillDir) };
   }

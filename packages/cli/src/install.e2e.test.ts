@@ -62,16 +62,17 @@ beforeEach(async () => {
 });
 
 describe.skipIf(!existsSync(bin))("skillport add/remove/install (built CLI, git daemon)", () => {
-  it("adds from GitHub shorthand: one canonical copy, links from two agents, a Vercel-shaped lock and the sidecar", async () => {
-    const run = await skillport(["add", "acme/skills/skills", "--skill", "alpha", "beta", "--agent", "claude-code", "cursor"]);
+  it("adds from GitHub shorthand: one canonical copy, links from two agents (and none for Cursor, which reads .agents/skills), a Vercel-shaped lock and the sidecar", async () => {
+    const run = await skillport(["add", "acme/skills/skills", "--skill", "alpha", "beta", "--agent", "claude-code", "roo", "cursor"]);
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
-    for (const agent of [".claude/skills", ".cursor/skills"]) {
+    for (const agent of [".claude/skills", ".roo/skills"]) {
       const link = path.join(project, agent, "beta");
       expect(lstatSync(link).isSymbolicLink()).toBe(true);
       expect(readlinkSync(link)).toBe("../../.agents/skills/beta");
       expect(realpathSync(link)).toBe(realpathSync(path.join(project, ".agents/skills/beta")));
     }
+    expect(existsSync(path.join(project, ".cursor"))).toBe(false);
     expect(readFileSync(path.join(project, ".agents/skills/beta/scripts/run.sh"), "utf8")).toBe("echo beta\n");
     expect(existsSync(path.join(project, ".agents/skills/gamma"))).toBe(false);
     const lock = readJson(path.join(project, "skills-lock.json"));
@@ -84,7 +85,7 @@ describe.skipIf(!existsSync(bin))("skillport add/remove/install (built CLI, git 
     });
     const sidecar = readJson(path.join(project, "skillport-lock.json"));
     expect(sidecar.skills.beta?.commit).toBe(firstCommit);
-    expect(sidecar.skills.beta?.agents).toEqual({ "claude-code": "link", cursor: "link" });
+    expect(sidecar.skills.beta?.agents).toEqual({ "claude-code": "link", roo: "link" });
   });
 
   it("--copy writes real folders into the agent's folder; list --installed shows source, commit, digest and agents", async () => {

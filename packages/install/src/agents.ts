@@ -32,9 +32,10 @@ export interface AgentSpec {
 /** The folder every agent that follows the shared convention reads, and where the canonical copy lives. */
 export const CANONICAL_DIR = ".agents/skills";
 
-// Facts from Vercel's table (vercel-labs/skills, src/agents.ts at commit 82dd76b, 2026-02-14), which its maintainers
-// keep from the agents' own docs; a row checked against an agent's docs names that page instead.
-const VERCEL = "vercel-labs/skills@82dd76b src/agents.ts";
+// Facts from Vercel's table as the `skills` CLI 1.5.18 on npm ships it (source: vercel-labs/skills src/agents.ts),
+// which its maintainers keep from the agents' own docs; a row checked against an agent's docs names that page instead.
+// Since their commit 82dd76b (2026-02-14) Antigravity, Cline and Cursor moved to `.agents/skills` in a project.
+const VERCEL = "skills@1.5.18 (npm), vercel-labs/skills src/agents.ts";
 
 type Row = [id: string, displayName: string, projectDir: string, globalDir: (e: AgentEnvironment) => string, markers: (e: AgentEnvironment) => string[]];
 
@@ -43,14 +44,14 @@ const homes = (...dirs: string[]) => (e: AgentEnvironment) => dirs.map((d) => pa
 
 const ROWS: readonly Row[] = [
   ["amp", "Amp", CANONICAL_DIR, (e) => path.join(e.configHome, "agents/skills"), (e) => [path.join(e.configHome, "amp")]],
-  ["antigravity", "Antigravity", ".agent/skills", home(".gemini/antigravity/skills"), (e) => [path.join(e.cwd, ".agent"), path.join(e.home, ".gemini/antigravity")]],
+  ["antigravity", "Antigravity", CANONICAL_DIR, home(".gemini/antigravity/skills"), homes(".gemini/antigravity")],
   ["augment", "Augment", ".augment/skills", home(".augment/skills"), homes(".augment")],
   ["claude-code", "Claude Code", ".claude/skills", (e) => path.join(e.claudeHome, "skills"), (e) => [e.claudeHome]],
-  ["cline", "Cline", ".cline/skills", home(".cline/skills"), homes(".cline")],
+  ["cline", "Cline", CANONICAL_DIR, home(".agents/skills"), homes(".cline")],
   ["codex", "Codex", CANONICAL_DIR, (e) => path.join(e.codexHome, "skills"), (e) => [e.codexHome, "/etc/codex"]],
   ["continue", "Continue", ".continue/skills", home(".continue/skills"), (e) => [path.join(e.cwd, ".continue"), path.join(e.home, ".continue")]],
   ["crush", "Crush", ".crush/skills", home(".config/crush/skills"), homes(".config/crush")],
-  ["cursor", "Cursor", ".cursor/skills", home(".cursor/skills"), homes(".cursor")],
+  ["cursor", "Cursor", CANONICAL_DIR, home(".cursor/skills"), homes(".cursor")],
   ["droid", "Factory Droid", ".factory/skills", home(".factory/skills"), homes(".factory")],
   ["gemini-cli", "Gemini CLI", CANONICAL_DIR, home(".gemini/skills"), homes(".gemini")],
   ["github-copilot", "GitHub Copilot", CANONICAL_DIR, home(".copilot/skills"), (e) => [path.join(e.cwd, ".github"), path.join(e.home, ".copilot")]],

@@ -119,12 +119,12 @@ describe("installSkills", () => {
   it("the audit seam runs after validation and before the first write: a refusal writes nothing", async () => {
     const env = agentEnvironment({ HOME: path.join(dir, "home") }, dir);
     const skill = { name: "s", files: [{ path: "SKILL.md", bytes: bytes("x") }], origin: { source: "./x", sourceType: "local" } };
-    const target = { env, global: false, agents: AGENTS.filter((a) => a.id === "cursor"), copy: false, force: false };
+    const target = { env, global: false, agents: AGENTS.filter((a) => a.id === "roo"), copy: false, force: false };
     const refused = installSkills([skill], { ...target, auditGate: () => Promise.reject(new InstallError("s: verdict malicious", "INSTALL_REFUSED")) });
     await expect(refused).rejects.toThrow("s: verdict malicious");
     expect(readdirSync(dir)).toEqual([]);
     const [installed] = await installSkills([skill], target);
-    expect(installed?.agents).toEqual({ cursor: "link" });
-    expect(readdirSync(dir).sort()).toEqual([".agents", ".cursor", "skillport-lock.json", "skills-lock.json"]);
+    expect(installed?.agents).toEqual({ roo: "link" });
+    expect(readdirSync(dir).sort()).toEqual([".agents", ".roo", "skillport-lock.json", "skills-lock.json"]);
   });
 });

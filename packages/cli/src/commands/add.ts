@@ -51,9 +51,11 @@ export function registerAdd(program: Command, io: CliOutput): void {
           if (options.list) return listSource(io, opened.provider, ids, options.json === true);
           const collected = await collectAll(opened.provider, chooseIds(ids, options));
           const revision = revisionOf(opened.provider);
+          // A git source without a path serves `skills/` when the repository has one: the lock's skillPath is from the repository root.
+          const served = (opened.provider as { servedPath?: string }).servedPath ?? source.repoPath;
           const skills: SkillToInstall[] = collected.map((c) => {
             const origin = { ...source.origin };
-            if (origin.sourceType === "github" || origin.sourceType === "git") origin.skillPath = [source.repoPath, c.id, "SKILL.md"].filter((s) => s !== "").join("/");
+            if (origin.sourceType === "github" || origin.sourceType === "git") origin.skillPath = [served, c.id, "SKILL.md"].filter((s) => s !== "").join("/");
             const skill: SkillToInstall = { name: c.name, files: c.files, origin };
             if (revision !== undefined) skill.commit = revision;
             return skill;
