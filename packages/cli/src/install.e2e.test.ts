@@ -114,6 +114,12 @@ describe.skipIf(!existsSync(bin))("skillport add/remove/install (built CLI, git 
     expect(lstatSync(path.join(project, ".claude/skills/alpha"), { throwIfNoEntry: false })).toBeUndefined();
     expect(Object.keys(readJson(path.join(project, "skills-lock.json")).skills)).toEqual(["beta", "gamma"]);
     expect(Object.keys(readJson(path.join(project, "skillport-lock.json")).skills)).toEqual(["beta", "gamma"]);
+    for (const hostile of ["../skills-lock.json", "..", "a/../../x"]) {
+      const climbed = await skillport(["remove", hostile]);
+      expect(climbed.code).toBe(2);
+      expect(climbed.stderr).toBe(`skillport: ${JSON.stringify(hostile)} is not a skill name\n`);
+    }
+    expect(existsSync(path.join(project, "skills-lock.json"))).toBe(true);
     const unknown = await skillport(["remove", "nope"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toBe("skillport: nope: not installed here\n");

@@ -81,6 +81,8 @@ describe("skills-lock.json", () => {
   it.each([
     ["not JSON", "{", /^skills-lock\.json: not valid JSON/],
     ["no skills map", '{"version":1}', /^skills-lock\.json: not a skills lockfile/],
+    ["a name that climbs out of the skills folder", '{"version":1,"skills":{"../../evil":{"source":"x","sourceType":"local","computedHash":"1"}}}', /^skills-lock\.json: "\.\.\/\.\.\/evil" is not a skill name$/],
+    ["a name with a folder in it", '{"version":1,"skills":{"a/b":{"source":"x","sourceType":"local","computedHash":"1"}}}', /^skills-lock\.json: "a\/b" is not a skill name$/],
     ["an entry without computedHash", '{"version":1,"skills":{"a":{"source":"x","sourceType":"local"}}}', /^skills-lock\.json: skill "a" needs string source, sourceType and computedHash$/],
   ])("refuses %s with one line naming the file", async (_what, text, message) => {
     writeFileSync(path.join(dir, LOCK_FILE), text);

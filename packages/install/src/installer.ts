@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { isSafeSkillId } from "@skillport/core";
 import { walkTree } from "@skillport/fs";
 import { agentSkillsDir, AGENTS, canonicalSkillsDir, type AgentEnvironment, type AgentSpec } from "./agents.js";
 import { computedHash, fileDigests, type SkillFileBytes } from "./digest.js";
@@ -104,6 +105,7 @@ export async function removeSkills(names: readonly string[], target: Omit<Instal
   const { lock } = target.global ? { lock: emptyLock() } : await readLock(base);
   const sidecar = target.global ? {} : await readSidecar(base, lock);
   for (const name of names) {
+    if (!isSafeSkillId(name) || name.includes("/")) throw new InstallError(`${JSON.stringify(name)} is not a skill name`, "INSTALL_USAGE");
     if (!(name in lock.skills) && !fs.existsSync(path.join(canonical, name))) throw new InstallError(`${name}: not installed here`, "INSTALL_USAGE");
   }
   for (const name of names) {

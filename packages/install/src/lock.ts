@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { isSafeSkillId } from "@skillport/core";
 import { isMissing, writeFileAtomic } from "@skillport/fs";
 import { InstallError } from "./errors.js";
 import { sha256 } from "./digest.js";
@@ -60,6 +61,8 @@ export async function readLock(dir: string): Promise<{ lock: LockFile; bytes: st
   }
   const skills: Record<string, LockEntry> = {};
   for (const [name, entry] of Object.entries(parsed.skills)) {
+    // A name becomes a folder name in every agent's folder: one safe segment, or the lock is refused.
+    if (!isSafeSkillId(name) || name.includes("/")) throw new InvalidLockError(`${LOCK_FILE}: ${JSON.stringify(name)} is not a skill name`);
     if (!isRecord(entry) || typeof entry.source !== "string" || typeof entry.sourceType !== "string" || typeof entry.computedHash !== "string") {
       throw new InvalidLockError(`${LOCK_FILE}: skill ${JSON.stringify(name)} needs string source, sourceType and computedHash`);
     }

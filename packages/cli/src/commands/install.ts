@@ -37,6 +37,7 @@ export function registerInstall(program: Command, io: CliOutput): void {
           const entry = lock.skills[name] as LockEntry;
           const side = sidecar[name];
           const fetched = await fetchLocked(io, name, entry, side?.commit);
+          if (fetched.name !== name) throw new InstallError(`${name}: the source's skill is now named ${JSON.stringify(fetched.name)}`, "INSTALL_DRIFT");
           verifyAgainstLock(name, fetched.files, entry, side);
           if (options.frozen && side === undefined) throw new InstallError(`${name}: skillport-lock.json has no record of its files (run skillport install without --frozen once)`, "INSTALL_DRIFT");
           const { computedHash: _hash, ...rest } = entry;
