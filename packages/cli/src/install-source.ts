@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { redactUri } from "@skillport/core/internal";
-import { InstallError, type LockEntry, type LockOrigin } from "@skillport/install";
-import { CliError, EXIT_ERROR, EXIT_PROBLEMS } from "./io.js";
-import { rootScheme } from "./source-uri.js";
+import { collectSkill, InstallError, type CollectedSkill, type LockEntry, type LockOrigin } from "@skillport/install";
+import { CliError, EXIT_ERROR, EXIT_PROBLEMS, warnOn, type CliOutput } from "./io.js";
+import { openSource, rootScheme } from "./source-uri.js";
 
 /** The setting that says where GitHub shorthand (`owner/repo`) is fetched from (docs/install.md). */
 const GITHUB_BASE_ENV = "SKILLPORT_GITHUB_BASE_URL";
@@ -45,7 +45,7 @@ export function resolveInstallSource(input: string, cwd: string, env: Readonly<R
 }
 
 /** The address that re-opens a lock entry's source at `ref` (the recorded commit, when known). */
-export function lockEntrySource(entry: LockEntry, ref: string | undefined, env: Readonly<Record<string, string | undefined>>): { address: string; id: string } {
+function lockEntrySource(entry: LockEntry, ref: string | undefined, env: Readonly<Record<string, string | undefined>>): { address: string; id: string } {
   const skillDir = entry.skillPath ? path.posix.dirname(entry.skillPath) : "";
   if (entry.sourceType === "github") {
     const [owner = "", repo = ""] = entry.source.split("/");
@@ -80,4 +80,30 @@ export async function asCliErrors<T>(fn: () => Promise<T>): Promise<T> {
     if (error instanceof InstallError) throw new CliError(error.message, error.code === "INSTALL_USAGE" ? EXIT_ERROR : EXIT_PROBLEMS);
     throw error;
   }
+}
+
+/**
+ * Opens the entry's source at `commit` (else the lock's ref) and reads the one skill it names, with the revision the
+ * source served (git) for the sidecar.
+ */
+export async function fetchLocked(io: CliOutput, name: string, entry: LockEntry, commit: string | undefined): Promise<CollectedSkill & { revision?: string }> {
+  const { address, id } = lockEntrySource(entry, commit, process.env);
+  const opened = await openSource(address, { cwd: io.cwd, warn: warnOn(io) });
+  try {
+    const ids = opened.only !== undefined ? [opened.only] : await opened.provider.discover();
+    const wanted = id !== "" ? ids.find((i) => i === id) : ids.find((i) => i === name || i.split("/").pop() === name);
+    if (wanted === undefined) throw new InstallError(`${name}: not found in ${opened.label}`, "INSTALL_DRIFT");
+    const skill = await collectSkill(opened.provider, wanted);
+    if (skill.name !== name) throw new InstallError(`${name}: the source's skill is now named ${JSON.stringify(skill.name)}`, "INSTALL_DRIFT");
+    const revision = revisionOf(opened.provider);
+    return revision === undefined ? skill : { ...skill, revision };
+  } finally {
+    await opened.close();
+  }
+}
+
+/** The commit a remote snapshot source serves (git), for the sidecar; undefined for other sources. */
+export function revisionOf(provider: object): string | undefined {
+  const status = (provider as { status?: () => { revision?: string } }).status;
+  return typeof status === "function" ? status.call(provider).revision : undefined;
 }

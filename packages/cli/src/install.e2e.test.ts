@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { makeTempDir, removeDir } from "@skillport/fs/testing";
 import { computedHash, readFolder } from "@skillport/install";
-import { commitAndPush, makeRepo, startGitDaemon, type RunningServer } from "../../remote/src/test-support/git-servers.js";
+import { commitAndPush, git, makeRepo, startGitDaemon, type RunningServer } from "../../remote/src/test-support/git-servers.js";
 
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/cli.js");
 const skillMd = (name: string, body = "Steps.") => `---\nname: ${name}\ndescription: Does ${name} things. Use when asked for ${name}.\n---\n\n# ${name}\n\n${body}\n`;
@@ -205,5 +205,29 @@ describe.skipIf(!existsSync(bin))("skillport add/remove/install (built CLI, git 
     expect(existsSync(path.join(project, ".agents"))).toBe(false);
     expect(existsSync(path.join(project, "skills-lock.json"))).toBe(false);
     await rm(path.join(home, ".agents"), { recursive: true });
+  });
+
+  it("outdated names what moved upstream (exit 1); update re-installs it for the same agents and prints the file changes", async () => {
+    expect((await skillport(["add", "acme/skills/skills", "--skill", "alpha", "beta", "--agent", "claude-code"])).code).toBe(0);
+    const moved = await commitAndPush(work, { "skills/beta/SKILL.md": skillMd("beta", "Better steps."), "skills/beta/references/new.md": "New.\n" }, "improve beta");
+    try {
+      const outdated = await skillport(["outdated"]);
+      expect(outdated.code).toBe(1);
+      expect(outdated.stdout).toMatch(/^beta {2}[0-9a-f]{12} → [0-9a-f]{12} {2}acme\/skills @ [0-9a-f]{12}\n$/);
+      const update = await skillport(["update"]);
+      expect(update.stderr).toBe("");
+      expect(update.code).toBe(0);
+      expect(update.stdout).toMatch(/^updated beta {2}[0-9a-f]{12} → [0-9a-f]{12} {2}\+references\/new\.md ~SKILL\.md\n$/);
+      expect(readFileSync(path.join(project, ".claude/skills/beta/references/new.md"), "utf8")).toBe("New.\n");
+      expect(readJson(path.join(project, "skills-lock.json")).skills.beta?.computedHash).toBe(computedHash(readFolder(path.join(project, ".agents/skills/beta"))));
+      expect(readJson(path.join(project, "skillport-lock.json")).skills.beta?.commit).toBe(moved);
+      const after = await skillport(["outdated"]);
+      expect(after.code).toBe(0);
+      expect(after.stdout).toBe("All 2 locked skills are up to date.\n");
+      expect((await skillport(["update", "nope"])).stderr).toBe("skillport: nope: not in skills-lock.json\n");
+    } finally {
+      git(work, "rm", "-q", "-r", "skills/beta/references");
+      await commitAndPush(work, { "skills/beta/SKILL.md": skillMd("beta") }, "back");
+    }
   });
 });

@@ -31,3 +31,12 @@ export function fileDigests(files: readonly SkillFileBytes[]): Record<string, st
 export function sha256(data: string | Uint8Array): string {
   return createHash("sha256").update(data).digest("hex");
 }
+
+/** What changed between a recorded per-file digest map and new files: paths added, removed and modified (sorted). */
+export function changedFiles(before: Readonly<Record<string, string>>, files: readonly SkillFileBytes[]): { added: string[]; removed: string[]; modified: string[] } {
+  const after = fileDigests(files);
+  const added = Object.keys(after).filter((p) => !(p in before));
+  const removed = Object.keys(before).filter((p) => !(p in after)).sort();
+  const modified = Object.keys(after).filter((p) => p in before && before[p] !== after[p]);
+  return { added, removed, modified };
+}

@@ -2,7 +2,7 @@
 // agent's folder, a skills-lock.json Vercel's CLI reads too, and a sidecar with what that lock cannot hold.
 export { AGENTS, CANONICAL_DIR, agentEnvironment, agentSkillsDir, canonicalSkillsDir, detectAgents, findAgent, type AgentEnvironment, type AgentSpec } from "./agents.js";
 export { collectSkill, type CollectedSkill } from "./collect.js";
-export { computedHash, fileDigests, type SkillFileBytes } from "./digest.js";
+export { changedFiles, computedHash, fileDigests, type SkillFileBytes } from "./digest.js";
 export { InstallError, type InstallErrorCode } from "./errors.js";
 export { installSkills, listInstalled, readFolder, removeSkills, type InstalledRow, type InstalledSkill, type InstallTarget, type LockOrigin, type SkillToInstall } from "./installer.js";
 export { LOCK_FILE, SIDECAR_FILE, readLock, readSidecar, type LockEntry, type LockFile, type Sidecar, type SidecarEntry } from "./lock.js";

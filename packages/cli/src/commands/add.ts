@@ -11,7 +11,7 @@ import {
   type CollectedSkill,
   type SkillToInstall,
 } from "@skillport/install";
-import { asCliErrors, resolveInstallSource } from "../install-source.js";
+import { asCliErrors, resolveInstallSource, revisionOf } from "../install-source.js";
 import { CliError, printJson, warnOn, type CliOutput } from "../io.js";
 import { openSource } from "../source-uri.js";
 
@@ -117,10 +117,4 @@ async function listSource(io: CliOutput, provider: Parameters<typeof collectSkil
   const rows = await Promise.all(ids.map(async (id) => ({ id, description: String((await provider.getMetadata(id)).description ?? "") })));
   if (json) return printJson(io, { skills: rows });
   for (const r of rows) io.stdout(`${r.id}  ${r.description.replace(/\s+/g, " ").trim()}\n`);
-}
-
-/** The commit a remote snapshot source serves (git), for the sidecar; undefined for other sources. */
-function revisionOf(provider: object): string | undefined {
-  const status = (provider as { status?: () => { revision?: string } }).status;
-  return typeof status === "function" ? status.call(provider).revision : undefined;
 }

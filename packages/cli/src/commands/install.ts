@@ -1,7 +1,6 @@
 import type { Command } from "commander";
 import {
   agentEnvironment,
-  collectSkill,
   detectAgents,
   findAgent,
   installSkills,
@@ -10,13 +9,11 @@ import {
   readSidecar,
   verifyAgainstLock,
   type AgentSpec,
-  type CollectedSkill,
   type LockEntry,
   type SkillToInstall,
 } from "@skillport/install";
-import { asCliErrors, lockEntrySource } from "../install-source.js";
-import { CliError, printJson, warnOn, type CliOutput } from "../io.js";
-import { openSource } from "../source-uri.js";
+import { asCliErrors, fetchLocked } from "../install-source.js";
+import { CliError, printJson, type CliOutput } from "../io.js";
 
 export function registerInstall(program: Command, io: CliOutput): void {
   program
@@ -37,7 +34,6 @@ export function registerInstall(program: Command, io: CliOutput): void {
           const entry = lock.skills[name] as LockEntry;
           const side = sidecar[name];
           const fetched = await fetchLocked(io, name, entry, side?.commit);
-          if (fetched.name !== name) throw new InstallError(`${name}: the source's skill is now named ${JSON.stringify(fetched.name)}`, "INSTALL_DRIFT");
           verifyAgainstLock(name, fetched.files, entry, side);
           if (options.frozen && side === undefined) throw new InstallError(`${name}: skillport-lock.json has no record of its files (run skillport install without --frozen once)`, "INSTALL_DRIFT");
           const { computedHash: _hash, ...rest } = entry;
@@ -53,18 +49,4 @@ export function registerInstall(program: Command, io: CliOutput): void {
         for (const s of installed) io.stdout(`installed ${s.name} (${s.computedHash.slice(0, 12)})\n`);
       });
     });
-}
-
-/** Opens the entry's source (at the recorded commit when known) and reads the one skill it names. */
-async function fetchLocked(io: CliOutput, name: string, entry: LockEntry, commit: string | undefined): Promise<CollectedSkill> {
-  const { address, id } = lockEntrySource(entry, commit, process.env);
-  const opened = await openSource(address, { cwd: io.cwd, warn: warnOn(io) });
-  try {
-    const ids = opened.only !== undefined ? [opened.only] : await opened.provider.discover();
-    const wanted = id !== "" ? ids.find((i) => i === id) : ids.find((i) => i === name || i.split("/").pop() === name);
-    if (wanted === undefined) throw new InstallError(`${name}: not found in ${opened.label}`, "INSTALL_DRIFT");
-    return await collectSkill(opened.provider, wanted);
-  } finally {
-    await opened.close();
-  }
 }
