@@ -77,7 +77,7 @@ export async function asCliErrors<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
-    if (error instanceof InstallError) throw new CliError(error.message, error.code === "INSTALL_USAGE" ? EXIT_ERROR : EXIT_PROBLEMS);
+    if (error instanceof InstallError) throw new CliError(error.message, error.code === "INSTALL_USAGE" || error.code === "INSTALL_IO" ? EXIT_ERROR : EXIT_PROBLEMS);
     throw error;
   }
 }

@@ -1,7 +1,7 @@
 // `skillport add / remove / install / list --installed` through the BUILT binary against a real git daemon on
 // 127.0.0.1: GitHub shorthand is pointed at it with SKILLPORT_GITHUB_BASE_URL, HOME is a temp folder.
-import { spawn } from "node:child_process";
-import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from "node:fs";
 import { copyFile, mkdir, rm, symlink } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,10 +21,13 @@ let project: string;
 let home: string;
 let n = 0;
 
-function skillport(args: string[], cwd = project): Promise<{ code: number | null; stdout: string; stderr: string }> {
+const hasStrace = spawnSync("strace", ["-V"]).status === 0;
+
+function skillport(args: string[], cwd = project, wrap: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const env = { PATH: process.env.PATH ?? "", HOME: home, SKILLPORT_CACHE_DIR: path.join(root, "cache"), SKILLPORT_GITHUB_BASE_URL: `git://127.0.0.1:${daemon.port}`, NO_COLOR: "1" };
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd, env });
+    const [command, ...rest] = [...wrap, process.execPath, bin, ...args];
+    const child = spawn(command ?? process.execPath, rest, { cwd, env });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -229,5 +232,26 @@ describe.skipIf(!existsSync(bin))("skillport add/remove/install (built CLI, git 
       git(work, "rm", "-q", "-r", "skills/beta/references");
       await commitAndPush(work, { "skills/beta/SKILL.md": skillMd("beta") }, "back");
     }
+  });
+
+  // Fault injection with strace: the Nth rename of the process fails with EIO (a full disk, a yanked volume).
+  it.skipIf(!hasStrace)("a write that fails at either rename leaves the installed skill as it was and nothing half-written", async () => {
+    const source = path.join(project, "src/solo");
+    await mkdir(source, { recursive: true });
+    writeFileSync(path.join(source, "SKILL.md"), skillMd("solo", "Old."));
+    expect((await skillport(["add", "./src/solo", "--agent", "claude-code"])).code).toBe(0);
+    writeFileSync(path.join(source, "SKILL.md"), skillMd("solo", "New."));
+    const lockBefore = readFileSync(path.join(project, "skills-lock.json"));
+    for (const when of [1, 2]) {
+      const inject = ["strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=rename,renameat,renameat2", "-e", `inject=rename,renameat,renameat2:error=EIO:when=${when}`];
+      const run = await skillport(["add", "./src/solo", "--agent", "claude-code"], project, inject);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toBe("skillport: could not write .agents/skills/solo (EIO); what was there before is unchanged\n");
+      expect(readFileSync(path.join(project, ".claude/skills/solo/SKILL.md"), "utf8")).toBe(skillMd("solo", "Old."));
+      expect(readdirSync(path.join(project, ".agents/skills"))).toEqual(["solo"]);
+      expect(readFileSync(path.join(project, "skills-lock.json"))).toEqual(lockBefore);
+    }
+    expect((await skillport(["add", "./src/solo", "--agent", "claude-code"])).code).toBe(0);
+    expect(readFileSync(path.join(project, ".claude/skills/solo/SKILL.md"), "utf8")).toBe(skillMd("solo", "New."));
   });
 });

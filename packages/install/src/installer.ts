@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import { isSafeSkillId } from "@skillport/core";
-import { walkTree } from "@skillport/fs";
+import { AgentSkillsError, isSafeSkillId } from "@skillport/core";
+import { errorCode, walkTree } from "@skillport/fs";
 import { agentSkillsDir, AGENTS, canonicalSkillsDir, type AgentEnvironment, type AgentSpec } from "./agents.js";
 import { computedHash, fileDigests, type SkillFileBytes } from "./digest.js";
 import { InstallError } from "./errors.js";
@@ -62,12 +62,15 @@ export async function installSkills(skills: readonly SkillToInstall[], target: I
   await target.auditGate?.(skills);
   const results: InstalledSkill[] = [];
   for (const skill of skills) {
-    const dir = openTarget(base, canonical);
-    try {
-      writeFolder(dir, skill.name, skill.files);
-    } finally {
-      dir.close();
-    }
+    const shown = path.relative(base, path.join(canonical, skill.name)) || skill.name;
+    writeOrExplain(shown, () => {
+      const dir = openTarget(base, canonical);
+      try {
+        writeFolder(dir, skill.name, skill.files);
+      } finally {
+        dir.close();
+      }
+    });
     const agents: InstalledSkill["agents"] = {};
     for (const agent of target.agents) {
       const agentDir = agentSkillsDir(agent, target.env, target.global);
@@ -75,13 +78,15 @@ export async function installSkills(skills: readonly SkillToInstall[], target: I
         agents[agent.id] = "canonical";
         continue;
       }
-      const pinned = openTarget(base, agentDir);
-      try {
-        if (target.copy) writeFolder(pinned, skill.name, skill.files);
-        else writeLink(pinned, skill.name, path.relative(agentDir, path.join(canonical, skill.name)));
-      } finally {
-        pinned.close();
-      }
+      writeOrExplain(path.relative(base, path.join(agentDir, skill.name)) || skill.name, () => {
+        const pinned = openTarget(base, agentDir);
+        try {
+          if (target.copy) writeFolder(pinned, skill.name, skill.files);
+          else writeLink(pinned, skill.name, path.relative(agentDir, path.join(canonical, skill.name)));
+        } finally {
+          pinned.close();
+        }
+      });
       agents[agent.id] = target.copy ? "copy" : "link";
     }
     const hash = computedHash(skill.files);
@@ -192,6 +197,17 @@ function checkNotShadowing(name: string, canonical: string, target: InstallTarge
     if (st.isSymbolicLink() && path.resolve(path.dirname(place), fs.readlinkSync(place)) === path.join(canonical, name)) continue;
     const shown = path.relative(scopeRoot(target), place) || place;
     throw new InstallError(`${shown} already exists and was not installed by skillport; remove it or pass --force`, "INSTALL_REFUSED");
+  }
+}
+
+/** Runs one write; an errno failure becomes one line naming the entry (never a temp name) and saying the old one stays. */
+function writeOrExplain(shown: string, write: () => void): void {
+  try {
+    write();
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === undefined || error instanceof AgentSkillsError) throw error;
+    throw new InstallError(`could not write ${shown} (${code}); what was there before is unchanged`, "INSTALL_IO");
   }
 }
 

@@ -56,21 +56,25 @@ export function removeEntry(dir: PinnedDir, name: string): void {
 }
 
 function swapInto(dir: PinnedDir, temp: string, name: string): void {
-  const existing = entryKind(dir, name);
-  if (existing.kind === "none") {
-    fs.renameSync(dir.at(temp), dir.at(name));
-    return;
-  }
-  const aside = tempName(`${name}-old`);
-  fs.renameSync(dir.at(name), dir.at(aside));
   try {
-    fs.renameSync(dir.at(temp), dir.at(name));
+    if (entryKind(dir, name).kind === "none") {
+      fs.renameSync(dir.at(temp), dir.at(name));
+      return;
+    }
+    const aside = tempName(`${name}-old`);
+    fs.renameSync(dir.at(name), dir.at(aside));
+    try {
+      fs.renameSync(dir.at(temp), dir.at(name));
+    } catch (error) {
+      fs.renameSync(dir.at(aside), dir.at(name));
+      throw error;
+    }
+    dir.removeTree(aside);
   } catch (error) {
-    fs.renameSync(dir.at(aside), dir.at(name));
+    // Whatever failed, the staged copy goes: the old entry is what stays.
     dir.removeTree(temp);
     throw error;
   }
-  dir.removeTree(aside);
 }
 
 function writeInto(dir: PinnedDir, segments: string[], bytes: Uint8Array): void {
