@@ -171,6 +171,19 @@ describe.skipIf(!existsSync(bin))("skillport add/remove/install (built CLI, git 
     expect(existsSync(path.join(project, "skills-lock.json"))).toBe(false);
   });
 
+  it("--list shows the source's skills and writes nothing; --json prints one object", async () => {
+    const list = await skillport(["add", "acme/skills/skills", "--list", "--json"]);
+    expect(list.code).toBe(0);
+    expect((JSON.parse(list.stdout) as { skills: { id: string }[] }).skills.map((s) => s.id)).toEqual(["alpha", "beta", "gamma"]);
+    expect(readdirSync(project)).toEqual([]);
+    const several = await skillport(["add", "acme/skills/skills", "--agent", "claude-code"]);
+    expect(several.code).toBe(2);
+    expect(several.stderr).toBe("skillport: the source has 3 skills (alpha, beta, gamma); pass --skill NAME, --skill '*' or --yes\n");
+    const added = await skillport(["add", "acme/skills/skills", "--skill", "alpha", "--agent", "claude-code", "--json"]);
+    expect(added.code).toBe(0);
+    expect(JSON.parse(added.stdout)).toEqual({ installed: [{ name: "alpha", computedHash: expect.stringMatching(/^[0-9a-f]{64}$/), path: ".agents/skills/alpha", agents: { "claude-code": "link" } }] });
+  });
+
   it("an unknown agent is a usage error (exit 2) before anything is fetched or written", async () => {
     const run = await skillport(["add", "acme/skills/skills", "--yes", "--agent", "claude-code", "no-such-agent"]);
     expect(run.code).toBe(2);
