@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { AGENTS } from "@skillport/install";
 import { commands } from "./commands/index.js";
 
 const repo = fileURLToPath(new URL("../../../", import.meta.url));
@@ -45,6 +46,11 @@ describe("docs tables agree with the code", () => {
       if (manifest.name === "skillport") expect(cell).toMatch(/^all of the above/);
       else expect(named, `${manifest.name}'s Skillport dependencies`).toEqual(siblings);
     }
+  });
+
+  it("docs/install.md's agents table lists every agent of the code's table with its project folder", () => {
+    const rows = tableRows(read("docs/install.md"), "id");
+    expect(rows.map(([id, name, project]) => [id, name, project])).toEqual(AGENTS.map((a) => [a.id, a.displayName, `\`${a.projectDir}\``]));
   });
 
   it("docs/decisions/README.md indexes every decision note, in number order", () => {

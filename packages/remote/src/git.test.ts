@@ -46,6 +46,7 @@ describe("GitSkillSource over git daemon", () => {
     expect((await source.getMetadata("alpha")).description).toBe("The alpha skill.");
     expect((await source.listFiles("alpha")).map((f) => f.path)).toEqual(["SKILL.md", "references/notes.md"]);
     expect(source.revision).toBe(r.commit);
+    expect(source.servedPath).toBe("skills");
     expect(source.status().skipped).toContainEqual({ where: "skills/alpha/assets/huge.bin", reason: expect.stringContaining("larger than the limit of 2000 bytes") });
     const location = await source.getLocation("alpha");
     expect(existsSync(path.join(path.dirname(location), "assets", "huge.bin"))).toBe(false);
@@ -58,6 +59,7 @@ describe("GitSkillSource over git daemon", () => {
     expect(await new GitSkillSource({ url: r.url, cacheDir: r.cacheDir }).discover()).toEqual(["alpha"]);
     const sub = new GitSkillSource({ url: r.url, path: "nested/set", cacheDir: `${r.cacheDir}-sub` });
     expect(await sub.discover()).toEqual(["beta"]);
+    expect(sub.servedPath).toBe("nested/set");
     const missing = new GitSkillSource({ url: r.url, path: "nowhere", cacheDir: `${r.cacheDir}-none` });
     await expect(missing.discover()).rejects.toThrow(/has no folder "nowhere"/);
   });

@@ -11,7 +11,10 @@ export function registerList(program: Command, io: CliOutput, setExit: (code: nu
     .argument("[roots...]", "folders of skills, skill folders or source addresses (sqlite:./x.db, postgres://…, mysql://…, git+https://…#ref:path, https://…, npm:<package>), highest precedence first")
     .option("--json", "print JSON")
     .option("--all", "include skills shadowed by a higher-precedence source")
-    .action(async (roots: string[], options: { json?: boolean; all?: boolean }) => {
+    .option("--installed", "list the skills installed here (skills-lock.json and .agents/skills): source, ref, commit, digest, agents")
+    .option("-g, --global", "with --installed: the user's scope (under $HOME)")
+    .action(async (roots: string[], options: { json?: boolean; all?: boolean; installed?: boolean; global?: boolean }) => {
+      if (options.installed) return (await import("./list-installed.js")).listInstalledSkills(io, options.global === true, options.json === true, setExit);
       await withSkills(roots, io, async ({ registry, failures, skipped }) => {
         if (failures.length > 0) setExit(EXIT_PROBLEMS);
         const entries = registry.list({ includeShadowed: options.all });

@@ -117,6 +117,11 @@ export class GitSkillSource extends SnapshotSource {
     return this.#state?.revision;
   }
 
+  /** The folder inside the repository the copy serves (the configured path, else `skills` or the root), once synced. */
+  get servedPath(): string | undefined {
+    return this.#state?.skillsPath;
+  }
+
   protected async loadSnapshot(): Promise<Snapshot | undefined> {
     let state: GitState;
     try {

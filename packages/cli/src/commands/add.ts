@@ -1,0 +1,120 @@
+import type { Command } from "commander";
+import {
+  AGENTS,
+  agentEnvironment,
+  collectSkill,
+  detectAgents,
+  findAgent,
+  installSkills,
+  type AgentEnvironment,
+  type AgentSpec,
+  type CollectedSkill,
+  type SkillToInstall,
+} from "@skillport/install";
+import { asCliErrors, resolveInstallSource, revisionOf } from "../install-source.js";
+import { CliError, printJson, warnOn, type CliOutput } from "../io.js";
+import { openSource } from "../source-uri.js";
+
+interface AddOptions {
+  skill?: string[];
+  agent?: string[];
+  global?: boolean;
+  copy?: boolean;
+  yes?: boolean;
+  force?: boolean;
+  json?: boolean;
+  list?: boolean;
+}
+
+export function registerAdd(program: Command, io: CliOutput): void {
+  program
+    .command("add")
+    .description("install skills from a source into the folders your agents read (one copy under .agents/skills, links from each agent's folder)")
+    .argument("<source>", "owner/repo[/path][#ref] (GitHub, see SKILLPORT_GITHUB_BASE_URL), a GitHub tree URL, a path, or any source address (git+https://…#ref:path, https://…, npm:<package>)")
+    .option("-s, --skill <names...>", "skills to install by name ('*' for all)")
+    .option("-a, --agent <ids...>", "agents to install for ('*' for all; default: the agents detected here)")
+    .option("-g, --global", "install for the user (under $HOME) instead of this project")
+    .option("--copy", "copy into each agent's folder instead of linking")
+    .option("-y, --yes", "install every skill of the source without asking")
+    .option("--force", "replace a same-named skill skillport did not install")
+    .option("--json", "print one JSON object")
+    .option("-l, --list", "list the source's skills, install nothing")
+    .action(async (input: string, options: AddOptions) => {
+      await asCliErrors(async () => {
+        const env = agentEnvironment(process.env, io.cwd);
+        const agents = options.list ? [] : chooseAgents(options.agent, env);
+        const source = resolveInstallSource(input, io.cwd, process.env);
+        const opened = await openSource(source.address, { cwd: io.cwd, warn: warnOn(io) });
+        try {
+          const ids = opened.only !== undefined ? [opened.only] : await opened.provider.discover();
+          if (ids.length === 0) throw new CliError(`${opened.label}: no skills found`, 1);
+          if (options.list) return listSource(io, opened.provider, ids, options.json === true);
+          const collected = await collectAll(opened.provider, chooseIds(ids, options));
+          const revision = revisionOf(opened.provider);
+          // A git source without a path serves `skills/` when the repository has one: the lock's skillPath is from the repository root.
+          const served = (opened.provider as { servedPath?: string }).servedPath ?? source.repoPath;
+          const skills: SkillToInstall[] = collected.map((c) => {
+            const origin = { ...source.origin };
+            if (origin.sourceType === "github" || origin.sourceType === "git") origin.skillPath = [served, c.id, "SKILL.md"].filter((s) => s !== "").join("/");
+            const skill: SkillToInstall = { name: c.name, files: c.files, origin };
+            if (revision !== undefined) skill.commit = revision;
+            return skill;
+          });
+          const installed = await installSkills(skills, { env, global: options.global === true, agents, copy: options.copy === true, force: options.force === true });
+          if (options.json) return printJson(io, { installed });
+          for (const s of installed) {
+            const where = Object.entries(s.agents).map(([id, how]) => `${id} (${how})`).join(", ");
+            io.stdout(`installed ${s.name} → ${s.path}${where ? ` for ${where}` : ""}\n`);
+          }
+        } finally {
+          await opened.close();
+        }
+      });
+    });
+}
+
+/** `--agent` ids (comma lists allowed, `*` for all), else the detected agents; an unknown id is a usage error. */
+function chooseAgents(requested: string[] | undefined, env: AgentEnvironment): AgentSpec[] {
+  const ids = (requested ?? []).flatMap((a) => a.split(",")).map((a) => a.trim()).filter((a) => a !== "");
+  if (ids.includes("*")) return [...AGENTS];
+  if (ids.length === 0) {
+    const found = detectAgents(env);
+    if (found.length === 0) throw new CliError(`no agent detected here; pass --agent ID (${AGENTS.map((a) => a.id).join(", ")})`);
+    return found;
+  }
+  return ids.map((id) => {
+    const agent = findAgent(id);
+    if (!agent) throw new CliError(`unknown agent ${JSON.stringify(id)}; known agents: ${AGENTS.map((a) => a.id).join(", ")}`);
+    return agent;
+  });
+}
+
+/** The ids `--skill` names (by id or its last folder), all with `*` or `--yes`, or the only one. */
+function chooseIds(ids: readonly string[], options: AddOptions): string[] {
+  const wanted = (options.skill ?? []).flatMap((s) => s.split(",")).map((s) => s.trim()).filter((s) => s !== "");
+  if (wanted.includes("*") || (wanted.length === 0 && (options.yes || ids.length === 1))) return [...ids];
+  if (wanted.length === 0) throw new CliError(`the source has ${ids.length} skills (${ids.join(", ")}); pass --skill NAME, --skill '*' or --yes`);
+  return wanted.map((w) => {
+    const id = ids.find((i) => i === w || i.split("/").pop() === w);
+    if (id === undefined) throw new CliError(`no skill ${JSON.stringify(w)} in the source (it has ${ids.join(", ")})`);
+    return id;
+  });
+}
+
+/** Reads and validates every chosen skill before anything is written; two skills of one name are refused. */
+async function collectAll(provider: Parameters<typeof collectSkill>[0], ids: readonly string[]): Promise<CollectedSkill[]> {
+  const out: CollectedSkill[] = [];
+  for (const id of ids) {
+    const skill = await collectSkill(provider, id);
+    const clash = out.find((o) => o.name === skill.name);
+    if (clash) throw new CliError(`${clash.id} and ${id} are both named ${JSON.stringify(skill.name)}; install one with --skill`, 1);
+    out.push(skill);
+  }
+  return out;
+}
+
+async function listSource(io: CliOutput, provider: Parameters<typeof collectSkill>[0], ids: readonly string[], json: boolean): Promise<void> {
+  const rows = await Promise.all(ids.map(async (id) => ({ id, description: String((await provider.getMetadata(id)).description ?? "") })));
+  if (json) return printJson(io, { skills: rows });
+  for (const r of rows) io.stdout(`${r.id}  ${r.description.replace(/\s+/g, " ").trim()}\n`);
+}

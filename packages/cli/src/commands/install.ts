@@ -1,0 +1,52 @@
+import type { Command } from "commander";
+import {
+  agentEnvironment,
+  detectAgents,
+  findAgent,
+  installSkills,
+  InstallError,
+  readLock,
+  readSidecar,
+  verifyAgainstLock,
+  type AgentSpec,
+  type LockEntry,
+  type SkillToInstall,
+} from "@skillport/install";
+import { asCliErrors, fetchLocked } from "../install-source.js";
+import { CliError, printJson, type CliOutput } from "../io.js";
+
+export function registerInstall(program: Command, io: CliOutput): void {
+  program
+    .command("install")
+    .description("restore exactly the skills skills-lock.json names (at the commits skillport-lock.json recorded), verifying every digest")
+    .option("--frozen", "fail on any difference from the lockfiles and never rewrite them (for CI)")
+    .option("--json", "print one JSON object")
+    .action(async (options: { frozen?: boolean; json?: boolean }) => {
+      await asCliErrors(async () => {
+        const env = agentEnvironment(process.env, io.cwd);
+        const { lock } = await readLock(io.cwd);
+        const sidecar = await readSidecar(io.cwd, lock);
+        const names = Object.keys(lock.skills).sort();
+        if (names.length === 0) throw new CliError("skills-lock.json names no skills", 1);
+        const skills: SkillToInstall[] = [];
+        const agentIds = new Set<string>();
+        for (const name of names) {
+          const entry = lock.skills[name] as LockEntry;
+          const side = sidecar[name];
+          const fetched = await fetchLocked(io, name, entry, side?.commit);
+          verifyAgainstLock(name, fetched.files, entry, side);
+          if (options.frozen && side === undefined) throw new InstallError(`${name}: skillport-lock.json has no record of its files (run skillport install without --frozen once)`, "INSTALL_DRIFT");
+          const { computedHash: _hash, ...rest } = entry;
+          const skill: SkillToInstall = { name, files: fetched.files, origin: rest as SkillToInstall["origin"] };
+          if (side?.commit !== undefined) skill.commit = side.commit;
+          skills.push(skill);
+          for (const id of Object.keys(side?.agents ?? {})) agentIds.add(id);
+        }
+        const agents: AgentSpec[] = agentIds.size > 0 ? [...agentIds].flatMap((id) => findAgent(id) ?? []) : detectAgents(env);
+        const copy = names.some((n) => Object.values(sidecar[n]?.agents ?? {}).includes("copy"));
+        const installed = await installSkills(skills, { env, global: false, agents, copy, force: true, record: !options.frozen });
+        if (options.json) return printJson(io, { installed });
+        for (const s of installed) io.stdout(`installed ${s.name} (${s.computedHash.slice(0, 12)})\n`);
+      });
+    });
+}

@@ -1,0 +1,108 @@
+// The oracle (issue 23): Vercel's `skills` CLI and skillport install the same repository from a git daemon on
+// 127.0.0.1 and must produce the same folders, links and skills-lock.json, and each must restore the other's lock.
+// The `skills` CLI needs Node >= 22 and comes from npm, so the test runs only when both are named (docs/install.md):
+//   SKILLPORT_ORACLE_NODE=/path/to/node22  SKILLPORT_ORACLE_SKILLS=/path/to/node_modules/skills/dist/cli.mjs
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync, readdirSync, readlinkSync, lstatSync } from "node:fs";
+import { copyFile, mkdir } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeTempDir, removeDir } from "@skillport/fs/testing";
+import { commitAndPush, makeRepo, startGitDaemon, type RunningServer } from "../../remote/src/test-support/git-servers.js";
+
+const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/cli.js");
+const oracleNode = process.env.SKILLPORT_ORACLE_NODE ?? "";
+const oracleCli = process.env.SKILLPORT_ORACLE_SKILLS ?? "";
+const ready = existsSync(bin) && existsSync(oracleNode) && existsSync(oracleCli);
+const skillMd = (name: string) => `---\nname: ${name}\ndescription: Does ${name} things. Use when asked for ${name}.\n---\n\n# ${name}\n\nSteps.\n`;
+
+let root: string;
+let daemon: RunningServer & { port: number };
+let address: string;
+
+function run(tool: "skillport" | "skills", args: string[], cwd: string): Promise<{ code: number | null; out: string }> {
+  const env = { PATH: process.env.PATH ?? "", HOME: path.join(root, "home"), SKILLPORT_CACHE_DIR: path.join(root, "cache"), DO_NOT_TRACK: "1", DISABLE_TELEMETRY: "1", NO_COLOR: "1", CI: "1" };
+  const argv = tool === "skillport" ? [bin, ...args] : [oracleCli, ...args];
+  return new Promise((resolve) => {
+    const child = spawn(tool === "skillport" ? process.execPath : oracleNode, argv, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+    child.on("close", (code) => resolve({ code, out }));
+  });
+}
+
+/** Every entry below `dir` except the lockfiles: path → file bytes (base64) or `-> link target`. */
+function tree(dir: string, rel = ""): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of readdirSync(path.join(dir, rel)).sort()) {
+    const sub = path.posix.join(rel, name);
+    if (rel === "" && /^(skills-lock|skillport-lock)\.json$/.test(name)) continue;
+    const st = lstatSync(path.join(dir, sub));
+    if (st.isSymbolicLink()) out[sub] = `-> ${readlinkSync(path.join(dir, sub))}`;
+    else if (st.isDirectory()) Object.assign(out, tree(dir, sub));
+    else out[sub] = readFileSync(path.join(dir, sub)).toString("base64");
+  }
+  return out;
+}
+
+const lockWithout = (dir: string, field: string) => {
+  const lock = JSON.parse(readFileSync(path.join(dir, "skills-lock.json"), "utf8")) as { skills: Record<string, Record<string, unknown>> };
+  for (const entry of Object.values(lock.skills)) delete entry[field];
+  return lock;
+};
+
+async function folder(name: string): Promise<string> {
+  const dir = path.join(root, name);
+  await mkdir(dir, { recursive: true });
+  return dir;
+}
+
+describe.skipIf(!ready)("oracle: Vercel's skills CLI and skillport agree", () => {
+  beforeAll(async () => {
+    root = await makeTempDir("skillport-oracle-");
+    await mkdir(path.join(root, "srv/acme"), { recursive: true });
+    await mkdir(path.join(root, "home"));
+    daemon = await startGitDaemon(path.join(root, "srv"));
+    const { work } = await makeRepo(path.join(root, "srv/acme"), "skills");
+    await commitAndPush(work, {
+      "skills/alpha/SKILL.md": skillMd("alpha"),
+      "skills/beta/SKILL.md": skillMd("beta"),
+      "skills/beta/scripts/run.sh": "echo beta\n",
+      "skills/beta/references/deep/notes.md": "Notes.\n",
+    });
+    address = `git://127.0.0.1:${daemon.port}/acme/skills.git`;
+  });
+  afterAll(async () => {
+    await daemon?.stop();
+    if (root) await removeDir(root);
+  });
+
+  it("the same repository added by both gives the same folders, links and lock; each restores the other's lock", async () => {
+    const theirs = await folder("theirs");
+    const ours = await folder("ours");
+    // Theirs links a project agent other than Claude Code only when the agent's folder (`.roo`) exists already.
+    await mkdir(path.join(theirs, ".roo"));
+    await mkdir(path.join(ours, ".roo"));
+    const args = ["add", address, "--skill", "alpha", "beta", "--agent", "claude-code", "roo", "codex"];
+    expect((await run("skills", [...args, "-y"], theirs)).code).toBe(0);
+    const added = await run("skillport", args, ours);
+    expect(added.out).not.toContain("skillport:");
+    expect(added.code).toBe(0);
+    expect(tree(ours)).toEqual(tree(theirs));
+    // Theirs also writes `sourceUrl` (a copy of `source`); every other field is equal, computedHash included.
+    expect(lockWithout(ours, "sourceUrl")).toEqual(lockWithout(theirs, "sourceUrl"));
+
+    // Their lock restored by skillport, our lock restored by them.
+    const byUs = await folder("restored-by-skillport");
+    await copyFile(path.join(theirs, "skills-lock.json"), path.join(byUs, "skills-lock.json"));
+    const install = await run("skillport", ["install"], byUs);
+    expect(install.code, install.out).toBe(0);
+    expect(tree(byUs, ".agents")).toEqual(tree(theirs, ".agents"));
+    const byThem = await folder("restored-by-skills");
+    await copyFile(path.join(ours, "skills-lock.json"), path.join(byThem, "skills-lock.json"));
+    expect((await run("skills", ["experimental_install", "-y"], byThem)).code).toBe(0);
+    expect(tree(byThem, ".agents")).toEqual(tree(ours, ".agents"));
+  });
+});

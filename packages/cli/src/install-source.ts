@@ -1,0 +1,109 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { redactUri } from "@skillport/core/internal";
+import { collectSkill, InstallError, type CollectedSkill, type LockEntry, type LockOrigin } from "@skillport/install";
+import { CliError, EXIT_ERROR, EXIT_PROBLEMS, warnOn, type CliOutput } from "./io.js";
+import { openSource, rootScheme } from "./source-uri.js";
+
+/** The setting that says where GitHub shorthand (`owner/repo`) is fetched from (docs/install.md). */
+const GITHUB_BASE_ENV = "SKILLPORT_GITHUB_BASE_URL";
+const DEFAULT_GITHUB_BASE = "https://github.com";
+
+/** A `skillport add` source: the address `openSource` opens, and what the lock records about it. */
+export interface InstallSource {
+  address: string;
+  origin: LockOrigin;
+  /** Folder inside the repository the address points at (GitHub shorthand and git `#ref:path`), for `skillPath`. */
+  repoPath: string;
+}
+
+const SHORTHAND = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)((?:\/[^#]*)?)(?:#(.+))?$/;
+const GITHUB_TREE = /^https:\/\/github\.com\/([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+?)(?:\.git)?\/tree\/([^/]+)((?:\/.*)?)$/;
+
+/**
+ * What a source argument means: an address with a scheme (every source the CLI opens), a GitHub tree URL, a path that
+ * exists or starts with `.`, `/` or `~`, else GitHub shorthand `owner/repo[/path][#ref]`.
+ */
+export function resolveInstallSource(input: string, cwd: string, env: Readonly<Record<string, string | undefined>>): InstallSource {
+  const tree = GITHUB_TREE.exec(input);
+  if (tree) return github(tree[1] ?? "", tree[2] ?? "", tree[4] ?? "", tree[3], env);
+  const scheme = rootScheme(input);
+  if (scheme !== undefined && !existsSync(path.resolve(cwd, input))) {
+    const sourceType = scheme.startsWith("git") ? "git" : scheme === "http" || scheme === "https" ? "well-known" : scheme;
+    const fragment = input.includes("#") ? input.slice(input.indexOf("#") + 1) : "";
+    const [ref, repoPath] = fragment.includes(":") ? [fragment.slice(0, fragment.indexOf(":")), fragment.slice(fragment.indexOf(":") + 1)] : [fragment, ""];
+    // Vercel's CLI records a git source as the clone URL without `#…` (the ref apart) and without the `git+` prefix.
+    const source = sourceType === "git" ? redactUri(input.split("#")[0] ?? input).replace(/^git\+(?=https?:|file:)/i, "") : redactUri(input);
+    const origin: LockOrigin = { source, sourceType };
+    if (sourceType === "git" && ref) origin.ref = ref;
+    return { address: input, origin, repoPath: sourceType === "git" ? repoPath.replace(/^\/+|\/+$/g, "") : "" };
+  }
+  if (/^[./~]/.test(input) || existsSync(path.resolve(cwd, input))) return { address: input, origin: { source: input, sourceType: "local" }, repoPath: "" };
+  const short = SHORTHAND.exec(input);
+  if (short) return github(short[1] ?? "", short[2] ?? "", short[3] ?? "", short[4], env);
+  throw new CliError(`not a source: ${JSON.stringify(input)} (owner/repo[/path], a path, or an address such as git+https://host/repo.git#ref:path)`);
+}
+
+/** The address that re-opens a lock entry's source at `ref` (the recorded commit, when known). */
+function lockEntrySource(entry: LockEntry, ref: string | undefined, env: Readonly<Record<string, string | undefined>>): { address: string; id: string } {
+  const skillDir = entry.skillPath ? path.posix.dirname(entry.skillPath) : "";
+  if (entry.sourceType === "github") {
+    const [owner = "", repo = ""] = entry.source.split("/");
+    const parent = skillDir.includes("/") ? path.posix.dirname(skillDir) : "";
+    return { address: github(owner, repo, parent, ref ?? entry.ref, env).address, id: path.posix.basename(skillDir) };
+  }
+  if (entry.sourceType === "git") {
+    const url = entry.source.includes("#") ? entry.source.slice(0, entry.source.indexOf("#")) : entry.source;
+    const base = /^(https?|file):/i.test(url) ? `git+${url}` : url;
+    const parent = skillDir.includes("/") ? path.posix.dirname(skillDir) : "";
+    return { address: `${base}#${ref ?? entry.ref ?? ""}${parent ? `:${parent}` : ""}`, id: path.posix.basename(skillDir) };
+  }
+  return { address: entry.source, id: "" };
+}
+
+function github(owner: string, repo: string, sub: string, ref: string | undefined, env: Readonly<Record<string, string | undefined>>): InstallSource {
+  const base = (env[GITHUB_BASE_ENV]?.trim() || DEFAULT_GITHUB_BASE).replace(/\/+$/, "");
+  const scheme = rootScheme(base);
+  if (scheme === undefined || !["https", "http", "git", "file"].includes(scheme)) throw new CliError(`${GITHUB_BASE_ENV} must be an https://, http://, git:// or file:// URL`);
+  const repoPath = sub.replace(/^\/+|\/+$/g, "");
+  const fragment = repoPath ? `#${ref ?? ""}:${repoPath}` : ref ? `#${ref}` : "";
+  const origin: LockOrigin = { source: `${owner}/${repo}`, sourceType: "github" };
+  if (ref) origin.ref = ref;
+  return { address: `${scheme === "git" ? "" : "git+"}${base}/${owner}/${repo.replace(/\.git$/, "")}.git${fragment}`, origin, repoPath };
+}
+
+/** Runs `fn`, turning the installer's errors into the CLI's one-line errors with their exit codes. */
+export async function asCliErrors<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof InstallError) throw new CliError(error.message, error.code === "INSTALL_USAGE" || error.code === "INSTALL_IO" ? EXIT_ERROR : EXIT_PROBLEMS);
+    throw error;
+  }
+}
+
+/**
+ * Opens the entry's source at `commit` (else the lock's ref) and reads the one skill it names, with the revision the
+ * source served (git) for the sidecar.
+ */
+export async function fetchLocked(io: CliOutput, name: string, entry: LockEntry, commit: string | undefined): Promise<CollectedSkill & { revision?: string }> {
+  const { address, id } = lockEntrySource(entry, commit, process.env);
+  const opened = await openSource(address, { cwd: io.cwd, warn: warnOn(io) });
+  try {
+    const ids = opened.only !== undefined ? [opened.only] : await opened.provider.discover();
+    const wanted = id !== "" ? ids.find((i) => i === id) : ids.find((i) => i === name || i.split("/").pop() === name);
+    if (wanted === undefined) throw new InstallError(`${name}: not found in ${opened.label}`, "INSTALL_DRIFT");
+    const skill = await collectSkill(opened.provider, wanted);
+    if (skill.name !== name) throw new InstallError(`${name}: the source's skill is now named ${JSON.stringify(skill.name)}`, "INSTALL_DRIFT");
+    const revision = revisionOf(opened.provider);
+    return revision === undefined ? skill : { ...skill, revision };
+  } finally {
+    await opened.close();
+  }
+}
+
+/** The commit a remote snapshot source serves (git), for the sidecar; undefined for other sources. */
+export function revisionOf(provider: object): string | undefined {
+  const status = (provider as { status?: () => { revision?: string } }).status;
+  return typeof status === "function" ? status.call(provider).revision : undefined;
+}

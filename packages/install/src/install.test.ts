@@ -1,0 +1,132 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import fc from "fast-check";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { makeTempDir, removeDir } from "@skillport/fs/testing";
+import { AGENTS, agentEnvironment, agentSkillsDir, detectAgents } from "./agents.js";
+import { computedHash, type SkillFileBytes } from "./digest.js";
+import { installSkills } from "./installer.js";
+import { InstallError } from "./errors.js";
+import { LOCK_FILE, readLock, readSidecar, writeLock } from "./lock.js";
+import { openTarget, writeFolder } from "./place.js";
+
+let dir: string;
+beforeEach(async () => {
+  dir = await makeTempDir("skillport-install-unit-");
+});
+afterEach(async () => {
+  await removeDir(dir);
+});
+
+const bytes = (s: string) => new TextEncoder().encode(s);
+
+describe("agents table", () => {
+  it("covers the most used agents with unique ids and relative project folders", () => {
+    const ids = AGENTS.map((a) => a.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.length).toBeGreaterThanOrEqual(20);
+    for (const id of ["claude-code", "codex", "cursor", "github-copilot", "gemini-cli", "opencode", "windsurf", "cline", "roo", "goose", "amp", "kiro-cli", "junie", "qwen-code", "trae", "continue", "augment", "crush", "openhands", "droid"]) {
+      expect(ids).toContain(id);
+    }
+    for (const a of AGENTS) {
+      expect(a.projectDir).toMatch(/^\.?[a-z]+(\/[a-z]+)*$/);
+      expect(a.source).not.toBe("");
+    }
+  });
+
+  it("detects agents by their markers in HOME and the project, and reads HOME and XDG from the environment", () => {
+    const home = path.join(dir, "home");
+    mkdirSync(path.join(home, ".cursor"), { recursive: true });
+    mkdirSync(path.join(dir, "xdg/goose"), { recursive: true });
+    mkdirSync(path.join(dir, "proj/.continue"), { recursive: true });
+    const env = agentEnvironment({ HOME: home, XDG_CONFIG_HOME: path.join(dir, "xdg") }, path.join(dir, "proj"));
+    expect(detectAgents(env).map((a) => a.id)).toEqual(["continue", "cursor", "goose"]);
+    const goose = AGENTS.find((a) => a.id === "goose");
+    expect(goose && agentSkillsDir(goose, env, true)).toBe(path.join(dir, "xdg/goose/skills"));
+  });
+});
+
+describe("computedHash (Vercel's skills-lock.json digest)", () => {
+  const fileArb = fc.record({ path: fc.stringMatching(/^[a-z]{1,6}(\/[a-z]{1,6}){0,2}$/), text: fc.string() });
+  it("does not depend on the order files are listed in, and changes with a path or a byte", () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fileArb, { selector: (f) => f.path, minLength: 1, maxLength: 8 }), (list) => {
+        const files: SkillFileBytes[] = list.map((f) => ({ path: f.path, bytes: bytes(f.text) }));
+        expect(computedHash([...files].reverse())).toBe(computedHash(files));
+        const [first, ...rest] = files;
+        if (first === undefined) return;
+        expect(computedHash([{ path: `${first.path}x`, bytes: first.bytes }, ...rest])).not.toBe(computedHash(files));
+        expect(computedHash([{ path: first.path, bytes: bytes(`${new TextDecoder().decode(first.bytes)}!`) }, ...rest])).not.toBe(computedHash(files));
+      }),
+    );
+  });
+
+  it("skips .git and node_modules folders, as the skills CLI does", () => {
+    const base = [{ path: "SKILL.md", bytes: bytes("x") }];
+    expect(computedHash([...base, { path: ".git/HEAD", bytes: bytes("y") }, { path: "a/node_modules/p.js", bytes: bytes("z") }])).toBe(computedHash(base));
+  });
+});
+
+describe("skills-lock.json", () => {
+  it("keeps fields it does not know, sorts skills by name and ends with a newline", async () => {
+    writeFileSync(path.join(dir, LOCK_FILE), JSON.stringify({ version: 1, skills: { zed: { source: "a/b", sourceType: "github", computedHash: "1", extra: [1] }, abc: { source: "./x", sourceType: "local", computedHash: "2" } } }));
+    const { lock } = await readLock(dir);
+    await writeLock(dir, lock);
+    const text = readFileSync(path.join(dir, LOCK_FILE), "utf8");
+    expect(text.endsWith("}\n")).toBe(true);
+    expect(Object.keys((JSON.parse(text) as { skills: object }).skills)).toEqual(["abc", "zed"]);
+    expect(text).toContain('"extra": [\n        1\n      ]');
+  });
+
+  it.each([
+    ["not JSON", "{", /^skills-lock\.json: not valid JSON/],
+    ["no skills map", '{"version":1}', /^skills-lock\.json: not a skills lockfile/],
+    ["a name that climbs out of the skills folder", '{"version":1,"skills":{"../../evil":{"source":"x","sourceType":"local","computedHash":"1"}}}', /^skills-lock\.json: "\.\.\/\.\.\/evil" is not a skill name$/],
+    ["a name with a folder in it", '{"version":1,"skills":{"a/b":{"source":"x","sourceType":"local","computedHash":"1"}}}', /^skills-lock\.json: "a\/b" is not a skill name$/],
+    ["an entry without computedHash", '{"version":1,"skills":{"a":{"source":"x","sourceType":"local"}}}', /^skills-lock\.json: skill "a" needs string source, sourceType and computedHash$/],
+  ])("refuses %s with one line naming the file", async (_what, text, message) => {
+    writeFileSync(path.join(dir, LOCK_FILE), text);
+    const error = await readLock(dir).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InstallError);
+    expect((error as Error).message).toMatch(message);
+    expect((error as Error).message).not.toContain("\n");
+  });
+
+  it("drops sidecar entries whose computedHash no longer matches the lock (another tool rewrote it)", async () => {
+    writeFileSync(path.join(dir, "skillport-lock.json"), JSON.stringify({ version: 1, skills: { a: { computedHash: "old", files: {}, agents: {} }, b: { computedHash: "same", files: {}, agents: {} } } }));
+    const lock = { version: 1, skills: { a: { source: "x", sourceType: "local", computedHash: "new" }, b: { source: "x", sourceType: "local", computedHash: "same" } } };
+    expect(Object.keys(await readSidecar(dir, lock))).toEqual(["b"]);
+  });
+});
+
+describe("writeFolder (atomic skill folder)", () => {
+  it("a write that fails half-way leaves the previous folder whole and no temp folder behind", () => {
+    const parent = openTarget(dir, path.join(dir, ".agents/skills"));
+    try {
+      writeFolder(parent, "s", [{ path: "SKILL.md", bytes: bytes("old") }]);
+      expect(() => writeFolder(parent, "s", [{ path: "SKILL.md", bytes: bytes("new") }, { path: "../escape", bytes: bytes("x") }])).toThrow();
+      expect(readFileSync(path.join(dir, ".agents/skills/s/SKILL.md"), "utf8")).toBe("old");
+      expect(readdirSync(path.join(dir, ".agents/skills"))).toEqual(["s"]);
+      expect(existsSync(path.join(dir, ".agents/escape"))).toBe(false);
+      writeFolder(parent, "s", [{ path: "SKILL.md", bytes: bytes("new") }, { path: "a/b/c.txt", bytes: bytes("c") }]);
+      expect(readFileSync(path.join(dir, ".agents/skills/s/a/b/c.txt"), "utf8")).toBe("c");
+      expect(readdirSync(path.join(dir, ".agents/skills"))).toEqual(["s"]);
+    } finally {
+      parent.close();
+    }
+  });
+});
+
+describe("installSkills", () => {
+  it("the audit seam runs after validation and before the first write: a refusal writes nothing", async () => {
+    const env = agentEnvironment({ HOME: path.join(dir, "home") }, dir);
+    const skill = { name: "s", files: [{ path: "SKILL.md", bytes: bytes("x") }], origin: { source: "./x", sourceType: "local" } };
+    const target = { env, global: false, agents: AGENTS.filter((a) => a.id === "roo"), copy: false, force: false };
+    const refused = installSkills([skill], { ...target, auditGate: () => Promise.reject(new InstallError("s: verdict malicious", "INSTALL_REFUSED")) });
+    await expect(refused).rejects.toThrow("s: verdict malicious");
+    expect(readdirSync(dir)).toEqual([]);
+    const [installed] = await installSkills([skill], target);
+    expect(installed?.agents).toEqual({ roo: "link" });
+    expect(readdirSync(dir).sort()).toEqual([".agents", ".roo", "skillport-lock.json", "skills-lock.json"]);
+  });
+});
