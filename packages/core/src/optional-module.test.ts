@@ -6,7 +6,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { MissingDependencyError } from "./errors.js";
-import { importOptional } from "./optional-module.js";
+import { importOptional, installCommand } from "./optional-module.js";
 
 // A real project folder, imported through Node's own resolver (not the test runner's).
 const project = mkdtempSync(path.join(os.tmpdir(), "skillport-optional-"));
@@ -50,5 +50,15 @@ describe("importOptional", () => {
   it("a package of a similar name missing is not this package missing", async () => {
     const error = await importOptional("absent", "a feature", () => load("absent-other")).catch((e: unknown) => e);
     expect(error).not.toBeInstanceOf(MissingDependencyError);
+  });
+
+  it.each([
+    ["a global CLI (POSIX prefix)", "/usr/local/lib/node_modules/skillport/dist/cli.js", "/usr/local/bin/node", "npm install --global pg"],
+    ["a global CLI (nvm)", "/home/u/.nvm/versions/node/v20/lib/node_modules/skillport/dist/cli.js", "/home/u/.nvm/versions/node/v20/bin/node", "npm install --global pg"],
+    ["a global CLI (Windows layout)", "/opt/node/node_modules/skillport/dist/cli.js", "/opt/node/node.exe", "npm install --global pg"],
+    ["a project install", "/home/u/app/node_modules/skillport/dist/cli.js", "/usr/local/bin/node", "npm install pg"],
+    ["a folder merely named like the global one", "/usr/local/lib/node_modules-old/skillport/dist/cli.js", "/usr/local/bin/node", "npm install pg"],
+  ])("install line for %s", (_case, here, execPath, expected) => {
+    expect(installCommand("pg", path.normalize(here), path.normalize(execPath))).toBe(expected);
   });
 });

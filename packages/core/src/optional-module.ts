@@ -25,13 +25,13 @@ function isNotInstalled(error: unknown, packageName: string): boolean {
 }
 
 /**
- * The line that makes `packageName` resolvable from this code: a globally installed CLI resolves from npm's global
- * folder (found by walking up), so it needs `--global`; anywhere else the project's own install.
+ * The line that makes `packageName` resolvable from code at `here`: a globally installed CLI resolves from npm's
+ * global folder (found by walking up), so it needs `--global`; anywhere else the project's own install.
  */
-function installCommand(packageName: string): string {
-  const prefix = path.dirname(path.dirname(process.execPath));
-  // npm's default global folders: <prefix>/lib/node_modules (POSIX) and <prefix>/node_modules (Windows).
-  const globalRoots = [path.join(prefix, "lib", "node_modules"), path.join(path.dirname(process.execPath), "node_modules")];
-  const here = fileURLToPath(import.meta.url);
+export function installCommand(packageName: string, here = fileURLToPath(import.meta.url), execPath = process.execPath): string {
+  const bin = path.dirname(execPath);
+  // npm's default global folders: <prefix>/lib/node_modules (POSIX, node in <prefix>/bin) and <prefix>/node_modules
+  // (Windows, node.exe in <prefix>).
+  const globalRoots = [path.join(path.dirname(bin), "lib", "node_modules"), path.join(bin, "node_modules")];
   return globalRoots.some((root) => here.startsWith(root + path.sep)) ? `npm install --global ${packageName}` : `npm install ${packageName}`;
 }
