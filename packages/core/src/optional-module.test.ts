@@ -56,9 +56,15 @@ describe("importOptional", () => {
     ["a global CLI (POSIX prefix)", "/usr/local/lib/node_modules/skillport/dist/cli.js", "/usr/local/bin/node", "npm install --global pg"],
     ["a global CLI (nvm)", "/home/u/.nvm/versions/node/v20/lib/node_modules/skillport/dist/cli.js", "/home/u/.nvm/versions/node/v20/bin/node", "npm install --global pg"],
     ["a global CLI (Windows layout)", "/opt/node/node_modules/skillport/dist/cli.js", "/opt/node/node.exe", "npm install --global pg"],
+    ["a global CLI (Windows paths)", "C:/Program Files/nodejs/node_modules/skillport/dist/cli.js", "C:\\Program Files\\nodejs\\node.exe", "npm install --global pg"],
     ["a project install", "/home/u/app/node_modules/skillport/dist/cli.js", "/usr/local/bin/node", "npm install pg"],
     ["a folder merely named like the global one", "/usr/local/lib/node_modules-old/skillport/dist/cli.js", "/usr/local/bin/node", "npm install pg"],
+    ["a project next to a node binary in bin/", "/home/u/app/node_modules/skillport/dist/cli.js", "/home/u/app/bin/node", "npm install pg"],
   ])("install line for %s", (_case, here, execPath, expected) => {
-    expect(installCommand("pg", path.normalize(here), path.normalize(execPath))).toBe(expected);
+    expect(installCommand("pg", here, execPath)).toBe(expected);
+  });
+
+  it("this module, in the checkout, is no global install", () => {
+    expect(installCommand("pg")).toBe("npm install pg");
   });
 });

@@ -1,5 +1,3 @@
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { MissingDependencyError } from "./errors.js";
 
 /**
@@ -25,13 +23,21 @@ function isNotInstalled(error: unknown, packageName: string): boolean {
 }
 
 /**
- * The line that makes `packageName` resolvable from code at `here`: a globally installed CLI resolves from npm's
- * global folder (found by walking up), so it needs `--global`; anywhere else the project's own install.
+ * The line that makes `packageName` resolvable from code at `here` (a path): a globally installed CLI resolves from
+ * npm's global folder (found by walking up), so it needs `--global`; anywhere else the project's own install.
+ * Plain string work on `/`-separated paths: core imports no Node module (docs/architecture.md).
  */
-export function installCommand(packageName: string, here = fileURLToPath(import.meta.url), execPath = process.execPath): string {
-  const bin = path.dirname(execPath);
+export function installCommand(packageName: string, here = modulePath(), execPath = globalThis.process?.execPath ?? ""): string {
+  const slashes = (p: string) => p.replace(/\\/g, "/");
+  const bin = slashes(execPath).replace(/\/[^/]*$/, "");
   // npm's default global folders: <prefix>/lib/node_modules (POSIX, node in <prefix>/bin) and <prefix>/node_modules
   // (Windows, node.exe in <prefix>).
-  const globalRoots = [path.join(path.dirname(bin), "lib", "node_modules"), path.join(bin, "node_modules")];
-  return globalRoots.some((root) => here.startsWith(root + path.sep)) ? `npm install --global ${packageName}` : `npm install ${packageName}`;
+  const globalRoots = [`${bin.replace(/\/[^/]*$/, "")}/lib/node_modules/`, `${bin}/node_modules/`];
+  const at = slashes(here);
+  return execPath !== "" && globalRoots.some((root) => at.startsWith(root)) ? `npm install --global ${packageName}` : `npm install ${packageName}`;
+}
+
+/** This module's own path, from its file URL (`/C:/…` becomes `C:/…`). */
+function modulePath(): string {
+  return decodeURIComponent(new URL(import.meta.url).pathname).replace(/^\/([A-Za-z]:)/, "$1");
 }
