@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { DEFAULT_SEARCH_TOOL } from "@skillport/core";
 import { DEFAULT_MIN_CONFIDENCE } from "@skillport/core/internal";
-import type { BoxSkill } from "./skill-box.js";
+import type { BoxSkill } from "./box-skill.js";
 import { defineTool, type Tool } from "./tool.js";
 
 export const SEARCH_SKILLS_TOOL = DEFAULT_SEARCH_TOOL;

@@ -1,7 +1,7 @@
 import { realpath } from "node:fs/promises";
 import path from "node:path";
 import { secretFilePattern } from "@skillport/core/internal/secret-files";
-import type { SkillReader } from "./skill-box.js";
+import type { SkillReader } from "./box-skill.js";
 
 /**
  * Why a skill file is never handed to the model or copied for running, or undefined: its name is on core's one

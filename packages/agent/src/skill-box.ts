@@ -16,6 +16,7 @@ import {
 } from "@skillport/core";
 import { catalogPriority, DEFAULT_MIN_CONFIDENCE, isHiddenFromModel, suggestClosest } from "@skillport/core/internal";
 import { AgentError } from "./errors.js";
+import type { BoxSkill } from "./box-skill.js";
 import { CodeExecutionBuilder, type CodeExecution } from "./code-exec/builder.js";
 import { createLoadTool, LOAD_SKILL_TOOL, type LoadHost } from "./load-tool.js";
 import { createSearchTool, SEARCH_SKILLS_TOOL } from "./search-tool.js";
@@ -23,38 +24,8 @@ import { folderLinkTarget } from "./secret-paths.js";
 import { DEFAULT_SESSION, skillIdOf } from "./skill-id.js";
 import { capResult, errorResult, messageOf, TOOL_NAME_PATTERN, type Tool, type ToolContext, type ToolResult } from "./tool.js";
 
-/** Reads one skill's content on demand: nothing is read until the model loads the skill. */
-export interface SkillReader {
-  body(): Promise<string>;
-  /** Every file of the skill, SKILL.md included, as POSIX paths relative to the skill. */
-  listFiles(): Promise<string[]>;
-  /** Original bytes; the source confines the path to the skill. */
-  readFile(path: string): Promise<Uint8Array>;
-  /** Where a file that is a link inside the skill folder leads (skill-relative), for skills served from folders. */
-  linkTarget?(path: string): Promise<string | undefined>;
-}
-
-/** One skill as the box holds it. */
-export interface BoxSkill {
-  /** `<name>_<source>`: what the model passes as `skillId`. */
-  readonly id: string;
-  readonly name: string;
-  readonly description: string;
-  readonly source: string;
-  /** The frontmatter (name and description included), in insertion order. Do not mutate. */
-  readonly frontmatter: Frontmatter;
-  /** `registered` = given to `registerSkill`; `registry` = served by a SkillRegistry (a provider). */
-  readonly origin: "registered" | "registry";
-  /** 1 for the first registration, +1 for each new content digest (registered skills; registry skills: 1). */
-  readonly version: number;
-  /** Content digest (registered skills). */
-  readonly digest: string | undefined;
-  /** Hidden from the model's catalog, enum and search (`disable-model-invocation: true`). */
-  readonly hidden: boolean;
-  /** The registry id (directory name) of a registry skill. */
-  readonly registryId: string | undefined;
-  readonly reader: SkillReader;
-}
+// SkillReader and BoxSkill live in box-skill.ts, which the tools import without reaching back here (no cycle).
+export type { BoxSkill, SkillReader } from "./box-skill.js";
 
 export interface SkillVersion {
   version: number;

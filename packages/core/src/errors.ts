@@ -140,3 +140,20 @@ export class RepositoryReadOnlyError extends AgentSkillsError {
     this.repository = repository;
   }
 }
+
+/**
+ * A feature needs a package the user has not installed: a database driver, the exact tokenizer or the plugin
+ * toolchain are optional peers (decision 0295). The message ends with the one command that installs it.
+ */
+export class MissingDependencyError extends AgentSkillsError<"MISSING_DEPENDENCY"> {
+  /** The package to install, e.g. `better-sqlite3`. */
+  readonly packageName: string;
+  /** The exact command, e.g. `npm install better-sqlite3` (`npm install --global …` beside a global install). */
+  readonly install: string;
+  constructor(packageName: string, feature: string, options?: { install?: string; cause?: unknown }) {
+    const install = options?.install ?? `npm install ${packageName}`;
+    super(`${feature} needs the package ${packageName}, which is not installed: ${install}`, { code: "MISSING_DEPENDENCY", cause: options?.cause });
+    this.packageName = packageName;
+    this.install = install;
+  }
+}

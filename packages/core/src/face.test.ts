@@ -7,7 +7,7 @@ import * as internal from "./internal.js";
 
 const PUBLIC_VALUES = [
   // errors
-  "AgentSkillsError", "DiscoveryNotSupportedError", "FileAccessNotSupportedError", "InvalidPathError", "LimitExceededError",
+  "AgentSkillsError", "DiscoveryNotSupportedError", "FileAccessNotSupportedError", "InvalidPathError", "LimitExceededError", "MissingDependencyError",
   "ProviderUnavailableError", "RepositoryReadOnlyError", "ResourceListingNotSupportedError", "ResourceNotFoundError",
   "SkillExistsError", "SkillNotFoundError", "SkillUnavailableError", "SkillValidationError", "TokenizerUnavailableError",
   // the model

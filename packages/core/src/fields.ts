@@ -1,4 +1,4 @@
-import type { Frontmatter, FrontmatterValue } from "./types.js";
+import type { Frontmatter, FrontmatterValue } from "./skill-data.js";
 import { pyStrip } from "./names.js";
 
 /**

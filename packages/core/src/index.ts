@@ -25,6 +25,7 @@ export {
   FileAccessNotSupportedError,
   InvalidPathError,
   LimitExceededError,
+  MissingDependencyError,
   ProviderUnavailableError,
   RepositoryReadOnlyError,
   ResourceListingNotSupportedError,

@@ -27,6 +27,7 @@ export { confidenceOf, DEFAULT_CONFIDENCE_MODEL, DEFAULT_MIN_CONFIDENCE } from "
 export { SEARCH_STOPWORDS, searchTokens } from "./search/tokenize.js";
 export { prepareSaveBatch, type PreparedSkill, type PrepareSaveOptions } from "./save-batch.js";
 export { compareCodeUnits } from "./compare.js";
+export { importOptional } from "./optional-module.js";
 export { suggestClosest } from "./suggest.js";
 export { REDACTED_CREDENTIAL, redactUri, redactUriCredentials } from "./redact-uri.js";
 export { EmbeddingsClient, EmbeddingsError, fuseWithEmbeddings, reciprocalRankFusion } from "./search/hybrid.js";

@@ -1,5 +1,5 @@
 import { InvalidPathError, ResourceNotFoundError, SkillNotFoundError } from "./errors.js";
-import type { ResourceKind } from "./types.js";
+import type { ResourceKind } from "./skill-data.js";
 
 /**
  * The one set of rules for identifiers that come from outside: skill ids and resource paths.

@@ -1,5 +1,5 @@
 import { yamlLibrary } from "#yaml-library";
-import type { Frontmatter } from "./types.js";
+import type { Frontmatter } from "./skill-data.js";
 
 /**
  * Frontmatter → YAML text (ending in a newline): keys in order, nothing folded (`lineWidth: 0`), no anchors,

@@ -1,6 +1,6 @@
 import type { Diagnostic } from "./diagnostics.js";
 import { SkillValidationError } from "./errors.js";
-import type { Frontmatter, FrontmatterValue } from "./types.js";
+import type { Frontmatter, FrontmatterValue } from "./skill-data.js";
 import { problem, resourcePathProblems } from "./resource-problems.js";
 import { serializeSkillMd } from "./serialize.js";
 import { copyValue, defineKey } from "./format/object.js";

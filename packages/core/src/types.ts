@@ -1,14 +1,9 @@
 import type { Skill } from "./skill.js";
+import type { Frontmatter } from "./skill-data.js";
 
-/** A YAML value as Skillport keeps it: JSON-shaped, key order preserved. */
-export type FrontmatterValue = string | number | boolean | null | FrontmatterValue[] | { [key: string]: FrontmatterValue };
+// The plain values live in skill-data.ts, which the Skill model imports without reaching back here (no cycle).
+export { RESOURCE_KINDS, type Frontmatter, type FrontmatterValue, type ResourceKind } from "./skill-data.js";
 
-/** SKILL.md frontmatter: keys, order and nesting exactly as written. */
-export type Frontmatter = { [key: string]: FrontmatterValue };
-
-/** The three conventional resource folders of a skill. */
-export type ResourceKind = "references" | "scripts" | "assets";
-export const RESOURCE_KINDS: readonly ResourceKind[] = ["references", "scripts", "assets"];
 
 /** Regular files directly inside each resource folder, sorted; every key present. */
 export interface ResourceListing {

@@ -8,15 +8,10 @@ import { readCollected } from "./read-files.js";
 import { canonicalSkillFiles, collectFiles, type ExcludedEntry } from "./walk.js";
 import { computeVersionId } from "./version.js";
 import { DeterministicZip } from "./zip-writer.js";
+import type { ManifestFile } from "./manifest-file.js";
 
-/** One packaged file as the manifest lists it. */
-export interface ManifestFile {
-  path: string;
-  size: number;
-  /** Lowercase hex sha256 of the bytes. */
-  sha256: string;
-  mode: 0o755 | 0o644;
-}
+// ManifestFile lives in its own module so read-files.ts can use it without importing this one (no cycle).
+export type { ManifestFile } from "./manifest-file.js";
 
 /** What a package holds: the same shape whether it came from a directory or an archive. */
 export interface PackageManifest {

@@ -1,6 +1,6 @@
 import { LimitExceededError } from "@skillport/core/errors";
 import { openConfined } from "@skillport/fs/tree";
-import type { ManifestFile } from "./pack.js";
+import type { ManifestFile } from "./manifest-file.js";
 import { sha256Hex } from "./version.js";
 import type { Collected } from "./walk.js";
 

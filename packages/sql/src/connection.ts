@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql, type Dialect, type KyselyConfig } from "kysely";
-import { redactUri } from "@skillport/core/internal";
+import { importOptional, redactUri } from "@skillport/core/internal";
 import { rememberSecret, SqlRepositoryError, wrapDriverError } from "./errors.js";
 import type { SqlTableNames } from "./tables.js";
 
@@ -215,7 +215,7 @@ async function sqliteDialect(options: SqlConnectionOptions, display: string, tim
   if (!memory && options.mustExist && !existsSync(filename)) {
     throw new SqlRepositoryError(`${display}: no such database file`, "SQL_CONFIG");
   }
-  const { default: Database } = await import("better-sqlite3");
+  const { default: Database } = await importOptional("better-sqlite3", `the SQL source ${display}`, () => import("better-sqlite3"));
   const database = new Database(filename, { timeout: timeoutMs, fileMustExist: Boolean(options.mustExist) && !memory });
   database.pragma("foreign_keys = ON");
   // WAL: readers never wait for a writer, and a writer in another process never sees a reader's half-read state.
@@ -229,7 +229,7 @@ async function postgresDialect(
   poolSize: number,
   timeoutMs: number,
 ): Promise<{ dialect: Dialect; notifications: () => Promise<NotificationClient> }> {
-  const { default: pg } = await import("pg");
+  const { default: pg } = await importOptional("pg", `the SQL source ${display}`, () => import("pg"));
   if (!options.url) throw new SqlRepositoryError(`${display}: no connection URL`, "SQL_CONFIG");
   // bigint (int8) as a JS number for this pool only: ids and counters stay far below 2^53.
   const types = {
@@ -269,7 +269,7 @@ async function postgresDialect(
 }
 
 async function mysqlDialect(options: SqlConnectionOptions, display: string, poolSize: number, timeoutMs: number): Promise<Dialect> {
-  const mysql = await import("mysql2");
+  const mysql = await importOptional("mysql2", `the SQL source ${display}`, () => import("mysql2"));
   if (!options.url) throw new SqlRepositoryError(`${display}: no connection URL`, "SQL_CONFIG");
   const pool = mysql.createPool({
     uri: options.url,

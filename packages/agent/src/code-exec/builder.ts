@@ -8,7 +8,8 @@ import { secretFileContent } from "@skillport/core/internal/secret-files";
 import { isInside, removePinnedTree, resolveConfined, writeFileAtomic } from "@skillport/fs";
 import { createSandbox, findBubblewrap, SandboxUnavailableError, type Sandbox } from "@skillport/sandbox";
 import { AgentError } from "../errors.js";
-import type { BoxSkill } from "../skill-box.js";
+import type { BoxSkill } from "../box-skill.js";
+import type { CodeExecutionHost } from "./tool-host.js";
 import { secretReason } from "../secret-paths.js";
 import { DEFAULT_SESSION, skillDirName } from "../skill-id.js";
 import type { Tool } from "../tool.js";
@@ -305,7 +306,7 @@ function temporaryDir(prefix: string, mode: number): string {
 }
 
 /** Enabled code execution: the directories, the sandboxes, the tools, uploads and the prompt section. */
-export class CodeExecution {
+export class CodeExecution implements CodeExecutionHost {
   readonly settings: CodeExecutionSettings;
   readonly #spaces = new Map<string, WorkSpace>();
   readonly #closing = new Set<Promise<void>>();

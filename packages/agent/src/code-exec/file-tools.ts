@@ -4,7 +4,7 @@ import { z } from "zod";
 import { InvalidPathError, ResourceNotFoundError } from "@skillport/core";
 import { isInside, isMissing, openConfined, resolveConfined } from "@skillport/fs";
 import { defineTool, errorResult, messageOf, type Tool, type ToolResult } from "../tool.js";
-import type { CodeExecution } from "./builder.js";
+import type { CodeExecutionHost } from "./tool-host.js";
 import type { WorkSpace } from "./work-space.js";
 
 const ranges = z
@@ -16,7 +16,7 @@ const ranges = z
  * `view_text_file`, `list_directory`, `write_text_file`, `insert_text_file`: confined to the session's work dir by real
  * path; writes go through descriptors and wait for the work dir's running commands (decision 0230).
  */
-export function createFileTools(exec: CodeExecution): { view: Tool; list: Tool; write: Tool; insert: Tool } {
+export function createFileTools(exec: CodeExecutionHost): { view: Tool; list: Tool; write: Tool; insert: Tool } {
   const max = () => exec.settings.maxFileBytes;
 
   const view = defineTool({

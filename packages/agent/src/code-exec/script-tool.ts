@@ -3,7 +3,7 @@ import { z } from "zod";
 import { InvalidPathError, normalizeResourcePath } from "@skillport/core";
 import { resolveConfined } from "@skillport/fs";
 import { defineTool, errorResult, messageOf, type Tool } from "../tool.js";
-import type { CodeExecution } from "./builder.js";
+import type { CodeExecutionHost } from "./tool-host.js";
 import { runInSandbox } from "./shell-tool.js";
 
 export const SKILL_SCRIPT_TOOL = "run_skill_script";
@@ -27,7 +27,7 @@ const input = z.object({
  * sandbox, with an exact argv (nothing for a shell to interpret). Bound to every skill's tool group, so it appears
  * once the model has loaded a skill.
  */
-export function createScriptTool(exec: CodeExecution): Tool {
+export function createScriptTool(exec: CodeExecutionHost): Tool {
   return defineTool({
     name: SKILL_SCRIPT_TOOL,
     description: "Run a script of a loaded skill (Python, JavaScript or shell) in the sandbox and return its return code, standard output and standard error.",

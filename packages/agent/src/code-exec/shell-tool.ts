@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { MAX_RUN_TIMEOUT_MS, type RunResult } from "@skillport/sandbox";
 import { defineTool, messageOf, type Tool, type ToolResult } from "../tool.js";
-import type { CodeExecution } from "./builder.js";
+import type { CodeExecutionHost } from "./tool-host.js";
 import type { WorkSpace } from "./work-space.js";
 import { checkShellCommand, DEFAULT_ALLOWED_COMMANDS } from "./shell-policy.js";
 
@@ -37,7 +37,7 @@ const input = z.object({
 });
 
 /** `execute_shell_command(command, timeout?)`: bash in the sandbox, after the parsed command passes the policy. */
-export function createShellTool(exec: CodeExecution, options: ShellOptions): Tool {
+export function createShellTool(exec: CodeExecutionHost, options: ShellOptions): Tool {
   const allowed = options.allowedCommands ?? DEFAULT_ALLOWED_COMMANDS;
   const maxTimeout = Math.min(options.maxTimeoutSeconds ?? MAX_RUN_TIMEOUT_MS / 1000, MAX_RUN_TIMEOUT_MS / 1000);
   const defaultTimeout = Math.min(options.timeoutSeconds ?? 300, maxTimeout);

@@ -1,6 +1,6 @@
 import { Argument, type Command } from "commander";
 import type { CliOutput } from "../io.js";
-import { commands } from "./index.js";
+import type { CommandEntry, RegisterCommand } from "./command-entry.js";
 
 const SHELLS = ["bash", "zsh", "fish"] as const;
 type Shell = (typeof SHELLS)[number];
@@ -13,8 +13,15 @@ interface Node {
   subcommands: Node[];
 }
 
-/** `skillport completion bash|zsh|fish`: a completion script generated from the program itself, so it never drifts. */
-export function registerCompletion(program: Command, io: CliOutput): void {
+/**
+ * `skillport completion bash|zsh|fish`: a completion script generated from the program itself, so it never drifts.
+ * The command table is passed in (commands/index.ts lists this module), so neither module imports the other.
+ */
+export function completionCommand(commands: readonly CommandEntry[]): RegisterCommand {
+  return (program, io) => registerCompletion(program, io, commands);
+}
+
+function registerCompletion(program: Command, io: CliOutput, commands: readonly CommandEntry[]): void {
   program
     .command("completion")
     .description("print a shell completion script: commands, subcommands and options (file names where a path goes)")
@@ -26,12 +33,12 @@ export function registerCompletion(program: Command, io: CliOutput): void {
         "  fish  skillport completion fish > ~/.config/fish/completions/skillport.fish",
     )
     .action(async (shell: Shell) => {
-      io.stdout(script(shell, await commandTree(program.name(), program)));
+      io.stdout(script(shell, await commandTree(program.name(), program, commands)));
     });
 }
 
 /** Every command registered on a fresh program (each module loaded), walked into a tree. */
-async function commandTree(name: string, running: Command): Promise<Node> {
+async function commandTree(name: string, running: Command, commands: readonly CommandEntry[]): Promise<Node> {
   const { Command: CommandClass } = await import("commander");
   const full = new CommandClass(name);
   for (const option of running.options) full.addOption(option);

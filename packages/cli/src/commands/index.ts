@@ -1,19 +1,6 @@
-import type { Command } from "commander";
-import type { CliOutput } from "../io.js";
+import type { CommandEntry } from "./command-entry.js";
 
-/**
- * A command module adds one command (or a group) to the program.
- * `setExit` raises the process exit code (0 ok, 1 problems found, 2 error); thrown errors become exit 2.
- */
-type RegisterCommand = (program: Command, io: CliOutput, setExit: (code: number) => void) => void;
-
-export interface CommandEntry {
-  name: string;
-  /** One line for the top-level help; the module's own description is what `<command> --help` shows. */
-  summary: string;
-  /** Loaded only when this command runs (or its help is asked for), so start-up stays small. */
-  load: () => Promise<RegisterCommand>;
-}
+export type { CommandEntry } from "./command-entry.js";
 
 // One file per command, in help order: skills, then packages and runtime, then plugins.
 export const commands: readonly CommandEntry[] = [
@@ -40,6 +27,6 @@ export const commands: readonly CommandEntry[] = [
   { name: "chat", summary: "talk to a model that has your skills (OpenAI-compatible or Anthropic)", load: async () => (await import("./chat.js")).registerChat },
   { name: "tools", summary: "print the tool definitions a model gets for your skills", load: async () => (await import("./tools.js")).registerTools },
   { name: "plugin", summary: "create, build, check, pack and run system-tool plugins", load: async () => (await import("./plugin.js")).registerPlugin },
-  { name: "completion", summary: "print a shell completion script (bash, zsh or fish)", load: async () => (await import("./completion.js")).registerCompletion },
+  { name: "completion", summary: "print a shell completion script (bash, zsh or fish)", load: async () => (await import("./completion.js")).completionCommand(commands) },
   { name: "demo", summary: "run the main job on the bundled examples (npm start)", load: async () => (await import("./demo.js")).registerDemo },
 ];

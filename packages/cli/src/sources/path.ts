@@ -2,7 +2,7 @@ import { stat } from "node:fs/promises";
 import path from "node:path";
 import { FileSystemSkillRepository, LocalFileSystemSkillProvider } from "@skillport/fs";
 import { CliError } from "../io.js";
-import type { OpenedSource, OpenSourceOptions } from "../source-uri.js";
+import type { OpenedSource, OpenSourceOptions } from "./opened-source.js";
 import { displayPath } from "../targets.js";
 
 /**

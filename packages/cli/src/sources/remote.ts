@@ -1,7 +1,7 @@
 import { GitSkillSource, HttpSkillSource, NpmSkillSource, type SnapshotSource } from "@skillport/remote";
 import { redactUri } from "@skillport/core/internal";
 import { CliError } from "../io.js";
-import type { OpenedSource, OpenSourceOptions } from "../source-uri.js";
+import type { OpenedSource, OpenSourceOptions } from "./opened-source.js";
 
 /**
  * A remote address: a git repository, a well-known skills index, or an installed npm package. All read-only (`copy`

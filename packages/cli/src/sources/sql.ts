@@ -1,6 +1,6 @@
 import { parseSqlAddress, SqlRepositoryError, SqlSkillRepository } from "@skillport/sql";
 import { CliError } from "../io.js";
-import type { OpenedSource, OpenSourceOptions } from "../source-uri.js";
+import type { OpenedSource, OpenSourceOptions } from "./opened-source.js";
 
 /**
  * A SQL address. Reading never creates anything: a SQLite file must exist and the tables must be there (an in-memory

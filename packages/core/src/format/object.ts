@@ -1,4 +1,4 @@
-import type { FrontmatterValue } from "../types.js";
+import type { FrontmatterValue } from "../skill-data.js";
 
 /** Adds a key as data. Plain assignment of `__proto__` would change the prototype instead of adding a key. */
 export function defineKey(target: { [key: string]: FrontmatterValue }, key: string, value: FrontmatterValue): void {

@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { copyFile, mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { importOptional } from "@skillport/core/internal";
 
 export async function installWorkerScript(runtimeDir: string): Promise<string> {
   await mkdir(runtimeDir, { recursive: true });
@@ -27,7 +28,7 @@ let bundle: Promise<string> | undefined;
 
 function bundledSource(entry: string): Promise<string> {
   bundle ??= (async () => {
-    const { build } = await import("esbuild");
+    const { build } = await importOptional("esbuild", "running a plugin from the source checkout", () => import("esbuild"));
     const result = await build({ entryPoints: [entry], bundle: true, platform: "node", format: "esm", target: "node20", write: false });
     const output = result.outputFiles[0];
     if (!output) throw new Error("esbuild produced no worker bundle");

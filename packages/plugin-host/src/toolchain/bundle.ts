@@ -1,4 +1,5 @@
-import * as esbuild from "esbuild";
+import type * as esbuild from "esbuild";
+import { importOptional } from "@skillport/core/internal";
 import { confineImports, NESTED_RESOLVE } from "./confine-imports.js";
 import { needsOwnZod } from "./dependency-zod.js";
 import { errorOf, type PluginDiagnostic } from "./diagnostics.js";
@@ -54,10 +55,15 @@ export interface BundleOptions {
 
 export type BundleResult = { ok: true; code: string; inputs: string[] } | { ok: false; diagnostics: PluginDiagnostic[] };
 
-/** Bundles a plugin into one ESM file for Node >= 20. Deterministic: the same sources give the same bytes. */
+/**
+ * Bundles a plugin into one ESM file for Node >= 20. Deterministic: the same sources give the same bytes. Throws
+ * MissingDependencyError when esbuild (an optional peer) is not installed.
+ */
 export async function bundlePlugin(options: BundleOptions): Promise<BundleResult> {
+  // esbuild is an optional peer (decision 0295): without it, building says which command installs it (throws).
+  const { build } = await importOptional("esbuild", "building a plugin", () => import("esbuild"));
   try {
-    const result = await esbuild.build({
+    const result = await build({
       absWorkingDir: options.entryDir,
       entryPoints: [options.entryFile],
       bundle: true,

@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 import { mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { createPlugin } from "./create.js";
 import { fastgptTool, fastgptToolSet, seedTool, seedToolSet, tempPlugins } from "./__fixtures__/plugins.js";
 
@@ -67,4 +67,16 @@ describe("a created plugin's own tests inside another vitest project (this repos
     expect(tests.status, tests.output).toBe(0);
     expect(tests.output).toMatch(type === "tool" ? /Tests\s+2 passed/ : /Tests\s+3 passed/);
   }, 120_000);
+});
+
+describe("a created plugin's build dependencies", () => {
+  // esbuild is an optional peer of the CLI and of this package (decision 0295): the plugin's own build script needs
+  // it, in the range the toolchain declares.
+  it("lists esbuild in devDependencies, in plugin-host's peer range", async () => {
+    const { dir } = await createPlugin({ name: "needs-esbuild", type: "tool", cwd: await temp.make({}) });
+    const created = JSON.parse(await readFile(join(dir, "package.json"), "utf8")) as { devDependencies?: Record<string, string> };
+    const host = JSON.parse(await readFile(fileURLToPath(new URL("../../package.json", import.meta.url)), "utf8")) as { peerDependencies?: Record<string, string> };
+    expect(host.peerDependencies?.esbuild).toBeDefined();
+    expect(created.devDependencies?.esbuild).toBe(host.peerDependencies?.esbuild);
+  });
 });

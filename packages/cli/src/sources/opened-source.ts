@@ -1,0 +1,26 @@
+import type { SkillProvider, SkillRepository } from "@skillport/core";
+
+/** A source the CLI opened from one root argument. */
+export interface OpenedSource {
+  /** Names it in messages, JSON and qualified ids; never holds a password. */
+  label: string;
+  provider: SkillProvider;
+  /** Serve only this skill of the provider (the argument named one skill folder). */
+  only?: string;
+  /** Present when the source was opened for writing. */
+  repository?: SkillRepository;
+  /**
+   * What the source looked at and does not serve (a remote file over the limit, a folder without SKILL.md), as notes;
+   * `severity: "error"` marks a skill that is there but refused (a SKILL.md link leaving it, a name not UTF-8).
+   */
+  skipped?: () => { folder: string; code: string; message: string; severity?: "error" | "warning" | "info" }[];
+  close(): Promise<void>;
+}
+
+export interface OpenSourceOptions {
+  cwd: string;
+  /** Open for writing (`copy`'s target): create the folder or the tables when missing. Default false. */
+  write?: boolean;
+  /** Where a source says something the user should know (a remote served from an earlier copy). Default: nowhere. */
+  warn?: (message: string) => void;
+}
