@@ -12,6 +12,7 @@ import {
   type SkillToInstall,
 } from "@skillport/install";
 import { asCliErrors, resolveInstallSource, revisionOf } from "../install-source.js";
+import { installAuditGate } from "../install-audit.js";
 import { CliError, printJson, warnOn, type CliOutput } from "../io.js";
 import { openSource } from "../source-uri.js";
 
@@ -35,8 +36,8 @@ export function registerAdd(program: Command, io: CliOutput): void {
     .option("-a, --agent <ids...>", "agents to install for ('*' for all; default: the agents detected here)")
     .option("-g, --global", "install for the user (under $HOME) instead of this project")
     .option("--copy", "copy into each agent's folder instead of linking")
-    .option("-y, --yes", "install every skill of the source without asking")
-    .option("--force", "replace a same-named skill skillport did not install")
+    .option("-y, --yes", "install every skill of the source without asking; accept skills the audit rates warn")
+    .option("--force", "replace a same-named skill skillport did not install; accept skills the audit rates malicious")
     .option("--json", "print one JSON object")
     .option("-l, --list", "list the source's skills, install nothing")
     .action(async (input: string, options: AddOptions) => {
@@ -60,7 +61,8 @@ export function registerAdd(program: Command, io: CliOutput): void {
             if (revision !== undefined) skill.commit = revision;
             return skill;
           });
-          const installed = await installSkills(skills, { env, global: options.global === true, agents, copy: options.copy === true, force: options.force === true });
+          const auditGate = installAuditGate(io, { yes: options.yes === true, force: options.force === true });
+          const installed = await installSkills(skills, { env, global: options.global === true, agents, copy: options.copy === true, force: options.force === true, auditGate });
           if (options.json) return printJson(io, { installed });
           for (const s of installed) {
             const where = Object.entries(s.agents).map(([id, how]) => `${id} (${how})`).join(", ");
