@@ -192,7 +192,7 @@ describe.skipIf(!existsSync(bin))("skillport add/remove/install (built CLI, git 
     const refused = await skillport(["add", source, "--yes", "--agent", "claude-code"]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("audit  fetcher: malicious\n");
-    expect(refused.stderr).toMatch(/fetcher\/SKILL\.md:\d+:\d+  malicious  malicious\.install_terminal_payload  /);
+    expect(refused.stderr).toMatch(/fetcher\/SKILL\.md:\d+:\d+ {2}malicious {2}malicious\.install_terminal_payload {2}/);
     expect(refused.stderr).toMatch(/skillport: nothing was installed: the audit found risks in fetcher \(malicious; --force installs it anyway\)\n$/);
     expect(existsSync(path.join(project, ".agents"))).toBe(false);
     expect(existsSync(path.join(project, "skills-lock.json"))).toBe(false);
