@@ -234,7 +234,8 @@ describe.skipIf(bash === undefined)("the parser never misses a program bash star
         if (ran.length > 0) ranSome++;
         for (const name of ran) expect(reported.has(name) || reported.has("?"), `${JSON.stringify(command)} ran ${name}; parser saw ${[...reported].join(",")}`).toBe(true);
       }),
-      { numRuns: 400 },
+      // Enough runs that the soups the (strict) policy accepts reliably number well over 50 (about 12% are accepted).
+      { numRuns: 1000 },
     );
     expect(accepted).toBeGreaterThan(50);
     expect(ranSome).toBeGreaterThan(5);
