@@ -1,4 +1,5 @@
 import path from "node:path";
+import { errorCode } from "@skillport/fs/floor";
 
 // Node's file-system errors (`EEXIST: file already exists, mkdir '/abs/x'`) as one line in words: the operation, the
 // path as the user wrote it relative to the working directory, and the reason. The CLI never prints a raw errno.
@@ -30,8 +31,8 @@ interface NodeFsError {
 }
 
 function isFsError(error: unknown): error is NodeFsError {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && /^E[A-Z]+$/.test(code) && typeof (error as { syscall?: unknown }).syscall === "string";
+  const code = errorCode(error);
+  return code !== undefined && /^E[A-Z]+$/.test(code) && typeof (error as { syscall?: unknown }).syscall === "string";
 }
 
 /** One line for a Node file-system error, or undefined when `error` is not one. */

@@ -2,7 +2,7 @@ import { chmodSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, st
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { InvalidPathError } from "@skillport/core/errors";
-import { siblingTemp } from "@skillport/fs/floor";
+import { errorCode, siblingTemp } from "@skillport/fs/floor";
 import { listArchive, type ArchiveFormat, type ReadArchiveOptions } from "./archive/read.js";
 import type { ManifestFile } from "./pack.js";
 import { computeVersionId, sha256Hex } from "./version.js";
@@ -125,7 +125,7 @@ function assertEmptyOrMissing(dir: string): void {
   try {
     isDir = lstatSync(dir).isDirectory();
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    if (errorCode(error) === "ENOENT") return;
     throw error;
   }
   if (!isDir || readdirSync(dir).length > 0) {

@@ -5,6 +5,7 @@ import { LimitExceededError } from "@skillport/core/errors";
 import type { Sandbox } from "@skillport/sandbox";
 import { ensureVenv, usesPip, versionEnv } from "./python-env.js";
 import { SANDBOX_ENTRYPOINT_KEY, SKILL_ENTRYPOINTS_KEY, listValue, readState, writeState, type RuntimeState } from "./state.js";
+import { errorCode } from "@skillport/fs/floor";
 
 /** FastGPT's numbers: 30 s default, 1–600 s accepted, last 8 KiB of each stream kept, app script ≤ 16 KiB. */
 export const DEFAULT_ENTRYPOINT_TIMEOUT_S = 30;
@@ -106,7 +107,7 @@ export async function runEntrypoints(options: EntrypointRunOptions): Promise<Ini
   const recorded = new Set(listValue(loaded, SKILL_ENTRYPOINTS_KEY).filter((v) => selected.has(v) && !options.fresh.has(v)));
   const state: RuntimeState = { values: { ...loaded.values } };
   const writeProblem = (what: string, error: unknown) => {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errorCode(error);
     const problem = `${what} not written: ${code ?? (error instanceof Error ? error.message : "error")}`;
     if (!stateProblems.includes(problem)) stateProblems.push(problem);
   };

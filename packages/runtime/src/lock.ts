@@ -1,6 +1,7 @@
 import { mkdir, readFile, rename, rm, writeFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { SkillUnavailableError } from "@skillport/core/errors";
+import { errorCode } from "@skillport/fs/floor";
 
 export interface LockOptions {
   /** Give up after this long. Default 60 s. */
@@ -28,7 +29,7 @@ export async function acquireLock(lockDir: string, options: LockOptions = {}): P
         await rm(lockDir, { recursive: true, force: true });
       };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      if (errorCode(error) !== "EEXIST") throw error;
     }
     if (await isStale(lockDir, staleMs)) {
       // Break it by renaming first so two waiters cannot both delete a fresh lock taken in between.
@@ -69,7 +70,7 @@ async function isStale(lockDir: string, staleMs: number): Promise<boolean> {
     try {
       process.kill(owner.pid, 0);
     } catch (error) {
-      return (error as NodeJS.ErrnoException).code === "ESRCH";
+      return errorCode(error) === "ESRCH";
     }
   }
   return typeof owner?.since === "number" && Date.now() - owner.since > staleMs;

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { InvalidPathError } from "@skillport/core/errors";
 import { writeJsonAtomic } from "./json-file.js";
-import { openPinnedDir } from "@skillport/fs/floor";
+import { errorCode, openPinnedDir } from "@skillport/fs/floor";
 
 /**
  * FastGPT's runtime state file (`~/.fastgpt/runtime/state.json`):
@@ -31,8 +31,8 @@ export async function readState(file: string): Promise<ReadStateResult> {
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { state: { values: {} }, problem: undefined };
-    return { state: { values: {} }, problem: `state file unreadable: ${(error as NodeJS.ErrnoException).code ?? "error"}` };
+    if (errorCode(error) === "ENOENT") return { state: { values: {} }, problem: undefined };
+    return { state: { values: {} }, problem: `state file unreadable: ${errorCode(error) ?? "error"}` };
   }
   if (text.trim() === "") return { state: { values: {} }, problem: undefined };
   let parsed: unknown;

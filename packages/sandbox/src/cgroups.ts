@@ -156,8 +156,8 @@ function removeLater(dir: string, attempt = 0): void {
   const timer = setTimeout(() => {
     rmdir(dir).then(
       () => pendingRemoval.delete(dir),
-      (error: NodeJS.ErrnoException) => {
-        if (error.code === "ENOENT" || attempt >= 200) pendingRemoval.delete(dir);
+      (error: unknown) => {
+        if (errorCode(error) === "ENOENT" || attempt >= 200) pendingRemoval.delete(dir);
         else {
           killMembers(dir, false);
           removeLater(dir, attempt + 1);
@@ -230,7 +230,7 @@ function isAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    return errorCode(error) === "EPERM";
   }
 }
 

@@ -3,6 +3,7 @@ import { accessSync, chmodSync, chownSync, closeSync, constants, fchownSync, fst
 import { InvalidPathError } from "@skillport/core/errors";
 import path from "node:path";
 import { SandboxUnavailableError } from "./errors.js";
+import { errorCode } from "@skillport/fs/floor";
 
 /** A host user and group id. */
 export interface SandboxIdentity {
@@ -148,7 +149,7 @@ export function giveDirectory(dir: string, plan: IdentityPlan): void {
   try {
     fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
   } catch (error) {
-    throw new InvalidPathError("home", `cannot be opened as a folder without following links (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+    throw new InvalidPathError("home", `cannot be opened as a folder without following links (${errorCode(error) ?? "error"})`);
   }
   try {
     const info = fstatSync(fd);

@@ -1,6 +1,7 @@
 import { closeSync, constants, fchmodSync, fstatSync, mkdirSync, openSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { errorCode } from "@skillport/fs/floor";
 
 /**
  * The one rule for a host-only folder (this package's state directory, a workspace's deploy state folder): a real
@@ -16,7 +17,7 @@ export function privateDirProblem(dir: string, options: { fixMode: boolean }): s
   try {
     fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errorCode(error);
     return code === "ELOOP" || code === "ENOTDIR" ? "is a symbolic link or not a folder" : `cannot be opened (${code ?? "error"})`;
   }
   try {

@@ -4,6 +4,7 @@ import path from "node:path";
 import { validateFrontmatter } from "@skillport/core";
 import { CliError, type CliOutput } from "../io.js";
 import { displayPath } from "../targets.js";
+import { errorCode } from "@skillport/fs";
 
 export function registerInit(program: Command, io: CliOutput): void {
   program
@@ -24,7 +25,7 @@ export function registerInit(program: Command, io: CliOutput): void {
       try {
         await mkdir(dir, { recursive: false });
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "EEXIST") throw new CliError(`${displayPath(dir, io.cwd)} already exists; not overwriting it`);
+        if (errorCode(error) === "EEXIST") throw new CliError(`${displayPath(dir, io.cwd)} already exists; not overwriting it`);
         throw error;
       }
       await Promise.all(["scripts", "references", "assets"].map((sub) => mkdir(path.join(dir, sub))));

@@ -4,6 +4,7 @@ import { Parser, type ReadEntry } from "tar";
 import { ArchiveError } from "../errors.js";
 import { formatBytes, RATIO_EXEMPT_BYTES, type PackageLimits } from "../limits.js";
 import type { EntryKind, RawEntry } from "./entries.js";
+import { errorCode } from "@skillport/fs/floor";
 
 export interface TarEntry {
   raw: RawEntry;
@@ -51,7 +52,7 @@ function gunzipBounded(bytes: Buffer, limits: PackageLimits): Buffer {
   try {
     out = gunzipSync(bytes, { maxOutputLength: cap });
   } catch (error) {
-    if (error instanceof RangeError || (error as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") {
+    if (error instanceof RangeError || errorCode(error) === "ERR_BUFFER_TOO_LARGE") {
       throw new LimitExceededError("maxTotalBytes", `the archive expands to more than ${formatBytes(limits.maxTotalBytes)}`);
     }
     throw new ArchiveError("corrupt", `the archive is not valid gzip: ${(error as Error).message}`);

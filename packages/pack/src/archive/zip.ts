@@ -2,6 +2,7 @@ import { constants, crc32, inflateRawSync } from "node:zlib";
 import { LimitExceededError } from "@skillport/core/errors";
 import { ArchiveError } from "../errors.js";
 import type { EntryKind, RawEntry } from "./entries.js";
+import { errorCode } from "@skillport/fs/floor";
 
 const UTF8_FLAG = 0x800;
 /** Traditional (bit 0) or strong (bit 6) encryption. */
@@ -220,7 +221,7 @@ export function readZipEntry(archive: Buffer, entry: ZipEntry, name: string, dec
       // (a copy and twice the memory); the extra byte lets zlib finish without a second chunk.
       bytes = inflateRawSync(stored, { maxOutputLength: Math.max(declared, 1), chunkSize: Math.max(declared + 1, constants.Z_MIN_CHUNK) });
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
+      const code = errorCode(error);
       if (error instanceof RangeError || code === "ERR_BUFFER_TOO_LARGE") {
         throw new ArchiveError("size-mismatch", `archive entry ${name} holds more data than its header declares (${declared} bytes)`, name);
       }

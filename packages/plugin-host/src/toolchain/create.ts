@@ -5,6 +5,7 @@ import { PluginBuildError } from "./diagnostics.js";
 import { CHILD_LOGO_SVG, LOGO_SVG, TSCONFIG, VITEST_CONFIG, packageJson } from "./templates/shared.js";
 import { TOOL_INDEX, TOOL_README, TOOL_TEST } from "./templates/tool.js";
 import { SUITE_INDEX, SUITE_README, SUITE_TEST } from "./templates/tool-suite.js";
+import { errorCode } from "@skillport/fs";
 
 export const PLUGIN_TEMPLATES = ["tool", "tool-suite"] as const;
 export type PluginTemplate = (typeof PLUGIN_TEMPLATES)[number];
@@ -80,7 +81,7 @@ export async function createPlugin(options: CreateOptions): Promise<CreateResult
   try {
     await mkdir(dir);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") {
+    if (errorCode(error) === "EEXIST") {
       throw new PluginBuildError(`${options.name} already exists; refusing to overwrite it`, [], "PLUGIN_CREATE_EXISTS");
     }
     throw error;

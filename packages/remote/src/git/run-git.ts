@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { RemoteSourceError, safeText } from "../errors.js";
+import { errorCode } from "@skillport/fs";
 
 export interface GitRunOptions {
   cwd?: string;
@@ -87,7 +88,7 @@ export function runGit(args: readonly string[], options: GitRunOptions): Promise
     child.stdin.end(options.input ?? "");
     child.on("error", (error) => {
       clearTimeout(timer);
-      const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
+      const missing = errorCode(error) === "ENOENT";
       reject(new RemoteSourceError(missing ? "git is not installed (no `git` on PATH)" : `git ${options.what} could not start`, "REMOTE_FETCH", { cause: error }));
     });
     child.on("close", (code) => {
