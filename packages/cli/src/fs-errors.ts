@@ -1,5 +1,5 @@
-import path from "node:path";
 import { errorCode } from "@skillport/fs/floor";
+import { displayPath } from "./io.js";
 
 // Node's file-system errors (`EEXIST: file already exists, mkdir '/abs/x'`) as one line in words: the operation, the
 // path as the user wrote it relative to the working directory, and the reason. The CLI never prints a raw errno.
@@ -43,7 +43,5 @@ export function describeFsError(error: unknown, cwd: string): string | undefined
   // A rename writes the destination: that is the path the user named (the source is a temp file of ours).
   const target = error.syscall === "rename" ? (error.dest ?? error.path) : error.path;
   if (target === undefined) return `file system error: ${reason}`;
-  const rel = path.relative(cwd, target);
-  const shown = rel === "" ? "." : rel.startsWith("..") || path.isAbsolute(rel) ? path.basename(target) : rel;
-  return `cannot ${verb} ${shown}: ${reason}`;
+  return `cannot ${verb} ${displayPath(target, cwd)}: ${reason}`;
 }

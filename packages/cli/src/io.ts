@@ -1,6 +1,17 @@
+import path from "node:path";
 import { AgentSkillsError } from "@skillport/core/errors";
 import pc from "picocolors";
 import { neutralise, safeJson } from "./terminal-text.js";
+
+/**
+ * A path as people see it in every message and report: relative to the working directory with forward slashes
+ * (`.` for the directory itself, `../x` beside it); a path on another drive stays absolute.
+ */
+export function displayPath(target: string, cwd: string): string {
+  const rel = path.relative(cwd, target);
+  if (rel === "") return ".";
+  return path.isAbsolute(rel) ? target : rel.split(path.sep).join("/");
+}
 
 /**
  * Where the CLI writes: the process streams (`processIO`) or a caller's buffers. These are raw sinks; commands never

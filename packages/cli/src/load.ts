@@ -4,9 +4,8 @@ import path from "node:path";
 import { SkillRegistry, SkillValidationError, type RegistrationFailure, type Shadowing } from "@skillport/core";
 import { createRootProviders, discoverSkillRoots, LocalFileSystemSkillProvider, SKILL_FILE_NAMES } from "@skillport/fs";
 import { cacheFileName } from "./cache-dir.js";
-import { CliError, colors, warnOn, type CliIO } from "./io.js";
+import { displayPath, CliError, colors, warnOn, type CliIO } from "./io.js";
 import { openSource, rootScheme, type OpenedSource } from "./source-uri.js";
-import { displayPath } from "./targets.js";
 
 export interface LoadedSkills {
   registry: SkillRegistry;

@@ -1,4 +1,3 @@
-import path from "node:path";
 import { stat } from "node:fs/promises";
 import type { Diagnostic } from "@skillport/core";
 import { describeFsError } from "./fs-errors.js";
@@ -22,12 +21,6 @@ export function size(bytes: number): string {
   if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
   if (bytes >= 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
   return `${bytes} B`;
-}
-
-/** A path as users should see it: relative to the working directory when inside it. */
-export function displayPath(target: string, cwd: string): string {
-  const rel = path.relative(cwd, target);
-  return rel === "" ? "." : rel.startsWith("..") || path.isAbsolute(rel) ? target : rel.split(path.sep).join("/");
 }
 
 export async function requireDirectory(absolute: string, shown: string): Promise<void> {

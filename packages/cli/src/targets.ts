@@ -76,8 +76,3 @@ function statOrUndefined(file: string): Stats | undefined {
   }
 }
 
-/** A path for people: relative to the working directory, with forward slashes. */
-export function displayPath(file: string, cwd: string): string {
-  const relative = path.relative(cwd, file) || ".";
-  return relative.split(path.sep).join("/");
-}

@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { FSWatcher } from "chokidar";
+import { isInside } from "./confine.js";
 
 export interface WatchOptions {
   /** Quiet time before a batch of changes is reported. Default 100 ms. */
@@ -56,7 +57,7 @@ export function watchSkillRoot(rootReal: string, onIds: (ids: string[]) => void,
 
   const topSegment = (abs: string): { name: string; nested: boolean } | undefined => {
     const rel = path.relative(rootReal, abs);
-    if (rel === "" || path.isAbsolute(rel) || rel === ".." || rel.startsWith(`..${path.sep}`)) return undefined;
+    if (rel === "" || !isInside(rootReal, abs)) return undefined;
     const [name = "", ...rest] = rel.split(path.sep);
     return { name, nested: rest.length > 0 };
   };

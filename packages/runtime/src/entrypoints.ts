@@ -5,7 +5,7 @@ import { LimitExceededError } from "@skillport/core/errors";
 import type { Sandbox } from "@skillport/sandbox";
 import { ensureVenv, usesPip, versionEnv } from "./python-env.js";
 import { SANDBOX_ENTRYPOINT_KEY, SKILL_ENTRYPOINTS_KEY, listValue, readState, writeState, type RuntimeState } from "./state.js";
-import { errorCode } from "@skillport/fs/floor";
+import { errorCode, isInside } from "@skillport/fs/floor";
 
 /** FastGPT's numbers: 30 s default, 1–600 s accepted, last 8 KiB of each stream kept, app script ≤ 16 KiB. */
 export const DEFAULT_ENTRYPOINT_TIMEOUT_S = 30;
@@ -201,8 +201,8 @@ async function runOne(
  * directory it is written through pinned folders (a planted link is refused, never followed).
  */
 async function writeCompatState(file: string, state: RuntimeState, writableDir: string): Promise<void> {
-  const rel = path.relative(writableDir, file);
-  const inside = rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
+  // Strictly below: the file's own folder is the writable one or inside it.
+  const inside = isInside(writableDir, path.dirname(path.resolve(file)));
   await writeState(file, state, inside ? writableDir : undefined);
 }
 

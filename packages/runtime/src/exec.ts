@@ -1,7 +1,7 @@
 import { closeSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import { InvalidPathError, LimitExceededError } from "@skillport/core/errors";
-import { randomHex } from "@skillport/fs/floor";
+import { isInside, randomHex } from "@skillport/fs/floor";
 import { DEFAULT_MAX_OUTPUT_BYTES, MAX_RUN_TIMEOUT_MS, type RunResult, type Sandbox } from "@skillport/sandbox";
 import {
   DEFAULT_OBSERVATION_MAX_BYTES,
@@ -149,7 +149,6 @@ export async function execCommand(sandbox: Sandbox, command: string, options: Ex
 function confined(root: string, rel: string, what: string): string {
   if (path.isAbsolute(rel) || rel.includes("\0")) throw new InvalidPathError(rel, `${what} must be relative to the workspace`);
   const full = path.resolve(root, rel);
-  const back = path.relative(root, full);
-  if (back.startsWith("..") || path.isAbsolute(back)) throw new InvalidPathError(rel, `${what} escapes the workspace`);
+  if (!isInside(root, full)) throw new InvalidPathError(rel, `${what} escapes the workspace`);
   return full;
 }

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { InvalidPathError } from "@skillport/core/errors";
 import { writeJsonAtomic } from "./json-file.js";
-import { errorCode, openPinnedDir } from "@skillport/fs/floor";
+import { errorCode, isInside, openPinnedDir } from "@skillport/fs/floor";
 
 /**
  * FastGPT's runtime state file (`~/.fastgpt/runtime/state.json`):
@@ -61,8 +61,9 @@ export async function readState(file: string): Promise<ReadStateResult> {
  */
 export async function writeState(file: string, state: RuntimeState, confineTo?: string): Promise<void> {
   if (confineTo === undefined) return writeJsonAtomic(file, stateBody(state));
+  // Strictly below: the file's own folder is the confining one or inside it.
+  if (!isInside(confineTo, path.dirname(path.resolve(file)))) throw new InvalidPathError(path.basename(file), "the state file is not inside the folder it is confined to");
   const rel = path.relative(confineTo, file);
-  if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) throw new InvalidPathError(path.basename(file), "the state file is not inside the folder it is confined to");
   const dir = openPinnedDir(confineTo, path.dirname(rel).split(path.sep).join("/"), { create: true });
   try {
     dir.replaceFile(path.basename(rel), stateText(state), 0o644);

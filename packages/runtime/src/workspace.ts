@@ -133,9 +133,8 @@ export class Workspace {
     this.root = path.resolve(root);
     this.projectsDir = path.join(this.root, "projects");
     this.home = options.home ?? path.join(this.root, ".home");
-    const rel = path.relative(this.root, this.home);
-    if (rel.startsWith("..") || path.isAbsolute(rel)) throw new InvalidPathError("home", "the home directory must be inside the workspace");
-    this.homeRel = rel.split(path.sep).join("/");
+    if (!isInside(this.root, path.resolve(this.home))) throw new InvalidPathError("home", "the home directory must be inside the workspace");
+    this.homeRel = path.relative(this.root, this.home).split(path.sep).join("/");
     this.stateFile = options.stateFile ?? path.join(this.home, DEFAULT_STATE_PATH);
     this.stateDir = path.resolve(options.stateDir ?? defaultStateDir(this.root));
     assertOutside(this.root, this.stateDir);
@@ -291,8 +290,9 @@ export class Workspace {
     try {
       const sandbox = await this.sandbox();
       // Rebased onto the sandbox's real root, so it is written through pinned folders when it lies in the workspace.
-      const rel = path.relative(this.root, this.stateFile);
-      const compatStateFile = rel.startsWith("..") || path.isAbsolute(rel) ? this.stateFile : path.join(sandbox.writableDir, rel);
+      const compatStateFile = isInside(this.root, path.resolve(this.stateFile))
+        ? path.join(sandbox.writableDir, path.relative(this.root, this.stateFile))
+        : this.stateFile;
       report = await runEntrypoints({
         sandbox,
         projectsDir: this.projectsDir,

@@ -162,9 +162,10 @@ function relativePath(space: WorkSpace, given: string, allowRoot = false): strin
   if (given.trim() === "" && !allowRoot) return errorResult("Error: missing required argument 'file_path' (it must not be blank)");
   if (given.includes("\0")) return errorResult(`Error: path ${JSON.stringify(given)} contains NUL.`);
   const root = space.workDir;
-  const rel = path.relative(root, path.resolve(root, given.trim() === "" ? "." : given));
+  const full = path.resolve(root, given.trim() === "" ? "." : given);
+  const rel = path.relative(root, full);
   if (rel === "" && allowRoot) return "";
-  if (rel === "" || rel === ".." || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) {
+  if (rel === "" || !isInside(root, full)) {
     return errorResult(`Error: ${given} is outside the work directory ${root}.`);
   }
   return rel.split(path.sep).join("/");

@@ -4,10 +4,9 @@ import os from "node:os";
 import path from "node:path";
 import { packDirectoryToFile } from "@skillport/pack";
 import { Workspace } from "@skillport/runtime";
-import { CliError, colors, EXIT_PROBLEMS, type CliOutput } from "../io.js";
+import { displayPath, CliError, colors, EXIT_PROBLEMS, type CliOutput } from "../io.js";
 import { loadSkills, reportLoadProblems } from "../load.js";
 import { formatText } from "../report.js";
-import { displayPath } from "../targets.js";
 import { truncateColumns } from "../text-width.js";
 import { validatePaths } from "./validate.js";
 

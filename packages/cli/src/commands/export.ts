@@ -3,8 +3,8 @@ import type { Command } from "commander";
 import { SkillValidationError } from "@skillport/core";
 import { exportSkill } from "@skillport/pack";
 import { writeFileAtomic } from "@skillport/fs";
-import { CliError, colors, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
-import { displayPath, formatDiagnostics, requireDirectory, size, requireNotDirectory, withFsErrors } from "../package-io.js";
+import { displayPath, CliError, colors, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
+import { formatDiagnostics, requireDirectory, size, requireNotDirectory, withFsErrors } from "../package-io.js";
 
 interface ExportCommandOptions {
   output?: string;

@@ -2,8 +2,8 @@ import path from "node:path";
 import type { Command } from "commander";
 import { SkillExistsError, SkillValidationError } from "@skillport/core";
 import { importSkill } from "@skillport/pack";
-import { CliError, colors, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
-import { displayPath, formatDiagnostics, requireDirectoryOrAbsent, requireFile, withFsErrors } from "../package-io.js";
+import { displayPath, CliError, colors, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
+import { formatDiagnostics, requireDirectoryOrAbsent, requireFile, withFsErrors } from "../package-io.js";
 
 interface ImportCommandOptions {
   into: string;

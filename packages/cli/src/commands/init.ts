@@ -2,8 +2,7 @@ import type { Command } from "commander";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { validateFrontmatter } from "@skillport/core";
-import { CliError, type CliOutput } from "../io.js";
-import { displayPath } from "../targets.js";
+import { displayPath, CliError, type CliOutput } from "../io.js";
 import { errorCode } from "@skillport/fs";
 
 export function registerInit(program: Command, io: CliOutput): void {

@@ -5,8 +5,8 @@ import type { ProfileName } from "@skillport/core";
 import { PROFILE_NAMES } from "@skillport/core/internal/validate";
 import { ExclusionRules, packDirectory, DEFAULT_PACKAGE_PROFILE, type PackResult } from "@skillport/pack/directory";
 import { writeFileAtomic } from "@skillport/fs/floor";
-import { colors, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
-import { displayPath, formatDiagnostics, requireDirectory, requireNotDirectory, size, withFsErrors } from "../package-io.js";
+import { displayPath, colors, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
+import { formatDiagnostics, requireDirectory, requireNotDirectory, size, withFsErrors } from "../package-io.js";
 
 interface PackCommandOptions {
   output?: string;

@@ -1,8 +1,8 @@
 import path from "node:path";
 import type { Command } from "commander";
 import { unpackArchive } from "@skillport/pack/unpack";
-import { colors, printJson, type CliOutput } from "../io.js";
-import { displayPath, requireFile, size, withFsErrors } from "../package-io.js";
+import { displayPath, colors, printJson, type CliOutput } from "../io.js";
+import { requireFile, size, withFsErrors } from "../package-io.js";
 
 interface UnpackCommandOptions {
   json?: boolean;

@@ -1,9 +1,8 @@
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { FileSystemSkillRepository, LocalFileSystemSkillProvider } from "@skillport/fs";
-import { CliError } from "../io.js";
+import { displayPath, CliError } from "../io.js";
 import type { OpenedSource, OpenSourceOptions } from "./opened-source.js";
-import { displayPath } from "../targets.js";
 
 /**
  * A path root. Reading: a folder of skills, or one skill folder (served from its parent, only that skill). Writing:
