@@ -1,3 +1,4 @@
+import { lstatSync, renameSync } from "node:fs";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 
@@ -18,6 +19,28 @@ export function tempName(label: string): string {
  */
 export function randomHex(bytes: number): string {
   return process.getBuiltinModule("node:crypto").randomBytes(bytes).toString("hex");
+}
+
+/**
+ * Puts the entry `staged` (a folder or link built beside `target`) at `target` by rename, replacing whatever is there
+ * without a moment where neither is: an old entry is first renamed to `aside`, and renamed back when the move fails.
+ * True when an old entry was set aside: the caller removes `aside` (slow, out of sight) once it no longer needs it.
+ * All three paths must be on one file system (siblings, or `PinnedDir.at` names in one folder). The only routine that
+ * swaps a folder into place (decision 0316).
+ */
+export function swapIntoPlace(staged: string, target: string, aside: string): boolean {
+  if (lstatSync(target, { throwIfNoEntry: false }) === undefined) {
+    renameSync(staged, target);
+    return false;
+  }
+  renameSync(target, aside);
+  try {
+    renameSync(staged, target);
+  } catch (error) {
+    renameSync(aside, target);
+    throw error;
+  }
+  return true;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { SaveOptions, SaveResult, SkillRepository } from "@skillport/core";
 import { AgentSkillsError, SkillExistsError, SkillNotFoundError } from "@skillport/core/errors";
 import { isSafeSkillId } from "@skillport/core/internal/safe-path";
 import type { Skill } from "@skillport/core/internal/skill";
-import { randomHex } from "./atomic.js";
+import { randomHex, swapIntoPlace } from "./atomic.js";
 import { errorCode, isMissing } from "./errno.js";
 import { LocalFileSystemSkillProvider, type LocalFileSystemProviderOptions } from "./provider.js";
 
@@ -104,17 +104,17 @@ export class FileSystemSkillRepository extends LocalFileSystemSkillProvider impl
         const target = path.join(this.root, id);
         const placement: Placement = { id, aside: undefined, placed: false };
         placements.push(placement);
-        if (existing.has(id)) {
-          const aside = path.join(this.root, `.old-${shortId(id)}-${randomHex(6)}`);
-          await rename(target, aside);
-          placement.aside = aside;
-        }
         try {
-          await rename(staged.get(id) ?? "", target);
+          if (existing.has(id)) {
+            const aside = path.join(this.root, `.old-${shortId(id)}-${randomHex(6)}`);
+            if (swapIntoPlace(staged.get(id) ?? "", target, aside)) placement.aside = aside;
+          } else {
+            await rename(staged.get(id) ?? "", target);
+          }
         } catch (error) {
           // Someone created the target after our existence check: the same answer the check would have given.
           const code = errorCode(error);
-          if (placement.aside === undefined && (code === "ENOTEMPTY" || code === "EEXIST")) throw new SkillExistsError([id]);
+          if (!existing.has(id) && (code === "ENOTEMPTY" || code === "EEXIST")) throw new SkillExistsError([id]);
           throw error;
         }
         staged.delete(id);

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { isInside, openPinnedDir, tempName, type PinnedDir } from "@skillport/fs";
+import { isInside, openPinnedDir, swapIntoPlace, tempName, type PinnedDir } from "@skillport/fs";
 import type { SkillFileBytes } from "./digest.js";
 
 /**
@@ -56,20 +56,9 @@ export function removeEntry(dir: PinnedDir, name: string): void {
 }
 
 function swapInto(dir: PinnedDir, temp: string, name: string): void {
+  const aside = tempName(`${name}-old`);
   try {
-    if (entryKind(dir, name).kind === "none") {
-      fs.renameSync(dir.at(temp), dir.at(name));
-      return;
-    }
-    const aside = tempName(`${name}-old`);
-    fs.renameSync(dir.at(name), dir.at(aside));
-    try {
-      fs.renameSync(dir.at(temp), dir.at(name));
-    } catch (error) {
-      fs.renameSync(dir.at(aside), dir.at(name));
-      throw error;
-    }
-    dir.removeTree(aside);
+    if (swapIntoPlace(dir.at(temp), dir.at(name), dir.at(aside))) dir.removeTree(aside);
   } catch (error) {
     // Whatever failed, the staged copy goes: the old entry is what stays.
     dir.removeTree(temp);

@@ -4,7 +4,7 @@ import { SkillExistsError, SkillValidationError } from "@skillport/core/errors";
 import { validateSkillMd } from "@skillport/core/internal/validate";
 import type { Diagnostic, ProfileName } from "@skillport/core";
 import { assertSafeSkillId } from "@skillport/core/internal/safe-path";
-import { siblingTemp, writeFileAtomic } from "@skillport/fs/floor";
+import { siblingTemp, swapIntoPlace, writeFileAtomic } from "@skillport/fs/floor";
 import { readArchive, type ArchiveFile } from "./archive/read.js";
 import { ArchiveError } from "./errors.js";
 import { resolveLimits, type PackageLimits } from "./limits.js";
@@ -111,19 +111,14 @@ export async function importSkill(input: string | Uint8Array, skillsDir: string,
   const directories = archive.directories.filter((d) => d.startsWith(prefix) && d.length > prefix.length).map((d) => d.slice(prefix.length));
   const staged = siblingTemp(target, `import-${name}`);
   const written = await writeTree({ files: files.map((f) => ({ path: f.path, mode: f.mode, read: () => f.bytes })), directories }, staged);
-  if (exists) {
-    const old = siblingTemp(target, `old-${name}`);
-    await rename(target, old);
-    try {
-      await rename(staged, target);
-    } catch (error) {
-      await rename(old, target);
-      await rm(staged, { recursive: true, force: true });
-      throw error;
-    }
-    await rm(old, { recursive: true, force: true });
-  } else {
-    await rename(staged, target);
+  const old = siblingTemp(target, `old-${name}`);
+  try {
+    // Without `force` nothing is replaced, not even a folder made meanwhile: the plain rename then fails.
+    if (!exists) await rename(staged, target);
+    else if (swapIntoPlace(staged, target, old)) await rm(old, { recursive: true, force: true });
+  } catch (error) {
+    await rm(staged, { recursive: true, force: true });
+    throw error;
   }
   return {
     name,

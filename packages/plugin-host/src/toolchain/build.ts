@@ -3,7 +3,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { BUILT_BUNDLE_FILE, BUILT_MANIFEST_FILE, type BuiltManifest } from "@skillport/plugin";
 import { compilePlugin, type CompileOptions } from "./compile.js";
 import { hasErrorDiagnostics, PluginBuildError, type PluginDiagnostic } from "./diagnostics.js";
-import { isInside, walkTree } from "@skillport/fs";
+import { isInside, swapIntoPlace, walkTree } from "@skillport/fs";
 import { exists } from "./files.js";
 
 export interface BuildOptions extends CompileOptions {
@@ -65,14 +65,8 @@ async function assertReplaceableOutput(entry: string, output: string): Promise<v
 async function swapInto(stage: string, output: string): Promise<void> {
   const fresh = `${stage}.ready`;
   await rename(stage, fresh);
-  if (await exists(output)) {
-    const old = `${stage}.old`;
-    await rename(output, old);
-    await rename(fresh, output);
-    await rm(old, { recursive: true, force: true });
-  } else {
-    await rename(fresh, output);
-  }
+  const old = `${stage}.old`;
+  if (swapIntoPlace(fresh, output, old)) await rm(old, { recursive: true, force: true });
 }
 
 /** Regular files under `dir` (a build output), relative POSIX paths, sorted by code unit; links are left out. */
