@@ -123,18 +123,14 @@ export function removePinnedTree(dir: string): void {
 
 function removeEntry(parent: PinnedDir, name: string, depth: number): void {
   const where = path.posix.join(parent.rel, name);
-  for (let attempt = 0; attempt < 3; attempt++) {
-    let fd: number;
-    try {
-      fd = fs.openSync(parent.at(name), DIR_FLAGS);
-    } catch (error) {
-      const code = errorCode(error);
-      if (code === "ENOENT") return;
-      if (code !== "ELOOP" && code !== "ENOTDIR") throw error;
-      if (unlinkIn(parent, name)) return;
-      continue; // it became a folder meanwhile
+  untilSettled(where, "removed", () => {
+    const opened = openDirIn(parent, name);
+    if (typeof opened !== "number") {
+      if (opened.code === "ENOENT") return;
+      if (opened.code !== "ELOOP" && opened.code !== "ENOTDIR") throw opened.error;
+      return unlinkIn(parent, name) ? undefined : AGAIN; // it became a folder meanwhile
     }
-    const dir = new PinnedDir(fd, where);
+    const dir = new PinnedDir(opened, where);
     try {
       if (depth >= MAX_REMOVE_DEPTH) throw new InvalidPathError(where, `is nested deeper than ${MAX_REMOVE_DEPTH} folders; not removed`);
       for (const entry of fs.readdirSync(dir.self())) removeEntry(dir, entry, depth + 1);
@@ -149,9 +145,35 @@ function removeEntry(parent: PinnedDir, name: string, depth: number): void {
       if (code === "ENOENT") return;
       // Refilled, or swapped for a link or a file since it was emptied: look again.
       if (code !== "ENOTEMPTY" && code !== "EEXIST" && code !== "ENOTDIR") throw error;
+      return AGAIN;
     }
+  });
+}
+
+const AGAIN = Symbol("again");
+
+/**
+ * Runs `attempt` until it settles (returns anything but AGAIN), at most three times: sandboxed code may keep swapping
+ * the entry between a look and the next step, and after three changes the step is refused rather than retried forever.
+ */
+function untilSettled<T>(where: string, verb: string, attempt: () => T | typeof AGAIN): T {
+  for (let round = 0; round < 3; round++) {
+    const result = attempt();
+    if (result !== AGAIN) return result;
   }
-  throw new InvalidPathError(where, "kept changing while it was removed");
+  throw new InvalidPathError(where, `kept changing while it was ${verb}`);
+}
+
+/**
+ * Opens `name` inside `parent` as a folder without following a link: its descriptor, or the refusal (ENOENT: missing;
+ * ELOOP: a link, refused by O_NOFOLLOW; ENOTDIR: a file or a link to one).
+ */
+function openDirIn(parent: PinnedDir, name: string): number | { code: string | undefined; error: unknown } {
+  try {
+    return fs.openSync(parent.at(name), DIR_FLAGS);
+  } catch (error) {
+    return { code: errorCode(error), error };
+  }
 }
 
 /** Unlinks a link or file; false when it is a folder (now). */
@@ -190,36 +212,28 @@ export function openPinnedDir(root: string, rel: string, options: OpenDirOptions
 function openStep(parent: PinnedDir, name: string, options: OpenDirOptions): number {
   const where = path.posix.join(parent.rel, name);
   let created = false;
-  for (let attempt = 0; attempt < 3; attempt++) {
-    let fd: number;
+  const fd = untilSettled(where, "opened", () => {
+    const opened = openDirIn(parent, name);
+    if (typeof opened === "number") return opened;
+    if (opened.code === "ENOENT" && options.create) {
+      created = mkdirIn(parent, name) || created;
+      return AGAIN;
+    }
+    if (opened.code !== "ELOOP" && opened.code !== "ENOTDIR") throw opened.error;
+    if (!options.repair) throw new InvalidPathError(where, "is a symbolic link or not a folder; refusing to write through it");
+    fs.rmSync(parent.at(name), { force: true }); // unlinks the link or file itself
+    created = mkdirIn(parent, name) || created;
+    return AGAIN;
+  });
+  if (created && options.owner) {
     try {
-      fd = fs.openSync(parent.at(name), DIR_FLAGS);
+      fs.fchownSync(fd, options.owner.uid, options.owner.gid);
     } catch (error) {
-      const code = errorCode(error);
-      if (code === "ENOENT" && options.create) {
-        created = mkdirIn(parent, name) || created;
-        continue;
-      }
-      // ELOOP: a link (O_NOFOLLOW); ENOTDIR: a file or a link to one.
-      if (code === "ELOOP" || code === "ENOTDIR") {
-        if (!options.repair) throw new InvalidPathError(where, "is a symbolic link or not a folder; refusing to write through it");
-        fs.rmSync(parent.at(name), { force: true }); // unlinks the link or file itself
-        created = mkdirIn(parent, name) || created;
-        continue;
-      }
+      fs.closeSync(fd);
       throw error;
     }
-    if (created && options.owner) {
-      try {
-        fs.fchownSync(fd, options.owner.uid, options.owner.gid);
-      } catch (error) {
-        fs.closeSync(fd);
-        throw error;
-      }
-    }
-    return fd;
   }
-  throw new InvalidPathError(where, "kept changing while it was opened");
+  return fd;
 }
 
 /** True when this call made the folder (false: something else did meanwhile). */
