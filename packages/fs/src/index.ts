@@ -50,3 +50,4 @@ export {
 export * from "./floor.js";
 export * from "./tree.js";
 export { resolveConfined, type ResolveConfinedOptions } from "./confine.js";
+export { readDirectorySync, type DirectoryEntries, type UndecodableEntry } from "./dir-entries.js";

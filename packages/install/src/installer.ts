@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { AgentSkillsError, isSafeSkillId } from "@skillport/core";
-import { errorCode, walkTree } from "@skillport/fs";
+import { errorCode, readDirectorySync, walkTree } from "@skillport/fs";
 import { agentSkillsDir, AGENTS, canonicalSkillsDir, type AgentEnvironment, type AgentSpec } from "./agents.js";
 import { computedHash, fileDigests, type SkillFileBytes } from "./digest.js";
 import { InstallError } from "./errors.js";
@@ -161,7 +161,8 @@ export async function listInstalled(env: AgentEnvironment, global: boolean): Pro
   const canonical = canonicalSkillsDir(env, global);
   const { lock } = global ? { lock: emptyLock() } : await readLock(base);
   const sidecar = global ? {} : await readSidecar(base, lock);
-  const onDisk = fs.existsSync(canonical) ? fs.readdirSync(canonical).filter((n) => !n.startsWith(".")) : [];
+  // Names that are not UTF-8 are left out: they cannot be a skill's name, nor be opened by a string path.
+  const onDisk = fs.existsSync(canonical) ? readDirectorySync(canonical).entries.map((e) => e.name).filter((n) => !n.startsWith(".")) : [];
   const names = [...new Set([...Object.keys(lock.skills), ...onDisk])].sort();
   return names.map((name) => {
     const entry = lock.skills[name];
