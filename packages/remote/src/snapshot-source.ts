@@ -1,5 +1,8 @@
+import { readFile, rm, stat } from "node:fs/promises";
+import path from "node:path";
 import { ProviderUnavailableError, SkillSourceProvider, type Frontmatter, type SkillFile } from "@skillport/core";
-import { LocalFileSystemSkillProvider, type SkippedSkill } from "@skillport/fs";
+import { LocalFileSystemSkillProvider, writeFileAtomic, type SkippedSkill } from "@skillport/fs";
+import { identityDir } from "./cache-dir.js";
 import { RemoteSourceError } from "./errors.js";
 
 /** Something a remote source left out of its local copy (a file over the size limit, an index entry it cannot read). */
@@ -241,6 +244,96 @@ export abstract class SnapshotSource extends SkillSourceProvider {
     const provider = this.#provider;
     if (provider === undefined) throw new ProviderUnavailableError(`${this.name}: no local copy could be made`);
     return provider;
+  }
+}
+
+/** What a source that keeps each copy as a folder under `trees/` persists in its identity folder's `state.json`. */
+export interface KeptState {
+  version: 1;
+  revision: string;
+  /** Folder name under trees/ holding the copy. */
+  tree: string;
+  /** The copy before this one, kept while readers may still use it; removed at the next change. */
+  previousTree: string | null;
+  checkedAt: number;
+  skipped: RemoteSkipped[];
+}
+
+const STATE_FILE = "state.json";
+
+/**
+ * The copies a snapshot source keeps for one credential identity (decision 0240): `<cacheDir>/id-<keyed hash>/`,
+ * holding `state.json` and one folder per copy under `trees/`. The one home of the identity folder, the state file,
+ * and the rule that a copy is removed two changes later (the previous one may still be read by a call that started
+ * before the swap), for the git and HTTP sources.
+ */
+export class KeptCopies<S extends KeptState> {
+  readonly #cacheDir: string;
+  readonly #identity: readonly (readonly [string, string])[];
+  #home: string | undefined;
+  #state: S | undefined;
+  #stalePrevious: string | undefined;
+
+  constructor(cacheDir: string, identity: readonly (readonly [string, string])[]) {
+    this.#cacheDir = cacheDir;
+    this.#identity = identity;
+  }
+
+  /** The last state saved or loaded in this process. */
+  get state(): S | undefined {
+    return this.#state;
+  }
+
+  /** The identity folder (`<cacheDir>/id-<keyed hash>`), found on first use. */
+  async dir(): Promise<string> {
+    this.#home ??= await identityDir(this.#cacheDir, this.#identity);
+    return this.#home;
+  }
+
+  /** The identity folder, once `dir()` found it. */
+  get home(): string {
+    if (this.#home === undefined) throw new Error("the identity folder is not known yet: call dir() first");
+    return this.#home;
+  }
+
+  treeDir(tree: string): string {
+    return path.join(this.home, "trees", tree);
+  }
+
+  /** The state kept from an earlier run when it is for this source (`matches`) and its copy is still there. */
+  async load(matches: (state: S) => boolean): Promise<S | undefined> {
+    let state: S;
+    try {
+      state = JSON.parse(await readFile(path.join(await this.dir(), STATE_FILE), "utf8")) as S;
+    } catch {
+      return undefined;
+    }
+    if (state.version !== 1 || !matches(state) || !/^[\w.-]+$/.test(state.tree)) return undefined;
+    if (!(await stat(this.treeDir(state.tree)).catch(() => undefined))?.isDirectory()) return undefined;
+    this.#state = state;
+    return state;
+  }
+
+  /** Persists `state`; the copy it makes two changes old is removed at the next `prune()`. */
+  async save(state: S): Promise<void> {
+    const old = this.#state;
+    if (old !== undefined && old.tree !== state.tree && old.previousTree !== null && old.previousTree !== state.tree) this.#stalePrevious = old.previousTree;
+    await writeFileAtomic(path.join(this.home, STATE_FILE), `${JSON.stringify(state, null, 2)}\n`);
+    this.#state = state;
+  }
+
+  /** Removes the copy two changes back, if a change made one stale. */
+  async prune(): Promise<void> {
+    const stale = this.#stalePrevious;
+    this.#stalePrevious = undefined;
+    if (stale !== undefined) await rm(this.treeDir(stale), { recursive: true, force: true });
+  }
+
+  /** Forgets and removes every copy of this identity (the remote refused its credentials). */
+  async discard(): Promise<void> {
+    this.#state = undefined;
+    this.#stalePrevious = undefined;
+    await rm(await this.dir(), { recursive: true, force: true });
   }
 }
 

@@ -1,11 +1,11 @@
-import { mkdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { mkdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { isSafeSkillId } from "@skillport/core";
 import { redactUri } from "@skillport/core/internal";
-import { DEFAULT_MAX_FILE_BYTES, SKILL_FILE_NAMES, randomHex, writeFileAtomic } from "@skillport/fs";
-import { cacheKey, defaultCacheRoot, ensurePrivateDir, identityDir } from "../cache-dir.js";
+import { DEFAULT_MAX_FILE_BYTES, SKILL_FILE_NAMES, randomHex } from "@skillport/fs";
+import { cacheKey, defaultCacheRoot, ensurePrivateDir } from "../cache-dir.js";
 import { RemoteSourceError } from "../errors.js";
-import { SnapshotSource, type RemoteSkipped, type Snapshot, type SnapshotSourceOptions } from "../snapshot-source.js";
+import { KeptCopies, SnapshotSource, type KeptState, type RemoteSkipped, type Snapshot, type SnapshotSourceOptions } from "../snapshot-source.js";
 import { checkRef, isCommitId, normalizeRepoPath, parseGitAddress } from "./address.js";
 import { ambientCredentials, runGit } from "./run-git.js";
 
@@ -30,23 +30,13 @@ export interface GitSkillSourceOptions extends SnapshotSourceOptions {
   timeoutMs?: number;
 }
 
-interface GitState {
-  version: 1;
+interface GitState extends KeptState {
   url: string;
   ref: string | null;
   path: string | null;
-  revision: string;
-  /** Folder name under trees/ holding the checkout. */
-  tree: string;
   /** Skills folder inside the checkout ("" for the root). */
   skillsPath: string;
-  checkedAt: number;
-  skipped: RemoteSkipped[];
-  /** The copy before this one, kept while readers may still use it; removed at the next change. */
-  previousTree: string | null;
 }
-
-const STATE_FILE = "state.json";
 
 /**
  * Skills in a git repository, read-only. A shallow clone of one commit, checked out in part (only the skills folder,
@@ -66,13 +56,10 @@ export class GitSkillSource extends SnapshotSource {
   readonly #config: Record<string, string>;
   readonly #secrets: string[];
   readonly #display: string;
-  /** What grants access, for the cache identity: the user and password given, the OS user and git's credential environment. */
-  readonly #identity: [string, string][];
   /** The environment every git command of this source runs in, taken once, so the identity describes what git gets. */
   readonly #env: NodeJS.ProcessEnv;
-  /** This identity's folder inside `cacheDir`, once known. */
-  #home: string | undefined;
-  #state: GitState | undefined;
+  /** The copies of this source's credential identity (its folder inside `cacheDir`). */
+  readonly #kept: KeptCopies<GitState>;
 
   constructor(options: GitSkillSourceOptions) {
     super(options);
@@ -89,7 +76,9 @@ export class GitSkillSource extends SnapshotSource {
     this.#secrets = [options.password ?? "", options.username ?? ""].filter((s) => s !== "");
     this.#config = {};
     this.#env = { ...process.env };
-    this.#identity = [["username", options.username ?? ""], ["password", options.password ?? ""], ["uid", String(process.getuid?.() ?? "")], ...ambientCredentials(this.#env)];
+    // What grants access, for the cache identity: the user and password given, the OS user and git's credential environment.
+    const identity: [string, string][] = [["username", options.username ?? ""], ["password", options.password ?? ""], ["uid", String(process.getuid?.() ?? "")], ...ambientCredentials(this.#env)];
+    this.#kept = new KeptCopies(this.cacheDir, identity);
     if (options.username !== undefined || options.password !== undefined) {
       const token = Buffer.from(`${options.username ?? ""}:${options.password ?? ""}`).toString("base64");
       this.#secrets.push(token);
@@ -114,37 +103,29 @@ export class GitSkillSource extends SnapshotSource {
 
   /** The commit the copy was made from, if there is a copy. */
   get revision(): string | undefined {
-    return this.#state?.revision;
+    return this.#kept.state?.revision;
   }
 
   /** The folder inside the repository the copy serves (the configured path, else `skills` or the root), once synced. */
   get servedPath(): string | undefined {
-    return this.#state?.skillsPath;
+    return this.#kept.state?.skillsPath;
   }
 
   protected async loadSnapshot(): Promise<Snapshot | undefined> {
-    let state: GitState;
-    try {
-      state = JSON.parse(await readFile(path.join(await this.#dir(), STATE_FILE), "utf8")) as GitState;
-    } catch {
-      return undefined;
-    }
-    if (state.version !== 1 || state.url !== this.url || state.ref !== (this.ref ?? null) || state.path !== (this.repoPath ?? null)) return undefined;
-    if (!/^[\w.-]+$/.test(state.tree) || !(await stat(this.#treeDir(state.tree)).catch(() => undefined))?.isDirectory()) return undefined;
-    this.#state = state;
-    return this.#snapshotOf(state);
+    const state = await this.#kept.load((s) => s.url === this.url && s.ref === (this.ref ?? null) && s.path === (this.repoPath ?? null));
+    return state === undefined ? undefined : this.#snapshotOf(state);
   }
 
   protected async fetchSnapshot(last: Snapshot | undefined): Promise<Snapshot> {
-    await ensurePrivateDir(await this.#dir());
+    await ensurePrivateDir(await this.#kept.dir());
     const now = this.clock();
     const commit = isCommitId(this.ref) ? (this.ref as string) : await this.#resolveRef();
     // A pinned commit is never asked about, so a copy of it would outlive revoked access: ask the remote anyway.
-    if (isCommitId(this.ref) && this.#secrets.length > 0) await this.#git(["ls-remote", "--", this.url, "HEAD"], "ls-remote", { cwd: this.#home! });
-    const state = this.#state;
+    if (isCommitId(this.ref) && this.#secrets.length > 0) await this.#git(["ls-remote", "--", this.url, "HEAD"], "ls-remote", { cwd: this.#kept.home });
+    const state = this.#kept.state;
     if (last !== undefined && state !== undefined && state.revision === commit) {
       const next = { ...state, checkedAt: now };
-      await this.#saveState(next);
+      await this.#kept.save(next);
       return this.#snapshotOf(next);
     }
     const built = await this.#checkout(commit);
@@ -160,45 +141,20 @@ export class GitSkillSource extends SnapshotSource {
       skipped: built.skipped,
       previousTree: state?.tree ?? null,
     };
-    await this.#saveState(next);
+    await this.#kept.save(next);
     return this.#snapshotOf(next);
   }
 
-  protected async pruneSnapshots(): Promise<void> {
-    // Only the copy two changes back: the previous one may still be read by a call that started before the swap.
-    const stale = this.#stalePrevious;
-    this.#stalePrevious = undefined;
-    if (stale !== undefined) await rm(this.#treeDir(stale), { recursive: true, force: true });
+  protected pruneSnapshots(): Promise<void> {
+    return this.#kept.prune();
   }
 
-  #stalePrevious: string | undefined;
-
-  protected async discardSnapshots(): Promise<void> {
-    this.#state = undefined;
-    this.#stalePrevious = undefined;
-    await rm(await this.#dir(), { recursive: true, force: true });
-  }
-
-  /** The folder of this source's credential identity (`<cacheDir>/id-<keyed hash>`). */
-  async #dir(): Promise<string> {
-    this.#home ??= await identityDir(this.cacheDir, this.#identity);
-    return this.#home;
-  }
-
-  async #saveState(state: GitState): Promise<void> {
-    if (this.#state !== undefined && this.#state.tree !== state.tree && this.#state.previousTree !== null && this.#state.previousTree !== state.tree) {
-      this.#stalePrevious = this.#state.previousTree;
-    }
-    await writeFileAtomic(path.join(this.#home!, STATE_FILE), `${JSON.stringify(state, null, 2)}\n`);
-    this.#state = state;
+  protected discardSnapshots(): Promise<void> {
+    return this.#kept.discard();
   }
 
   #snapshotOf(state: GitState): Snapshot {
-    return { revision: state.revision, root: path.join(this.#treeDir(state.tree), ...state.skillsPath.split("/").filter(Boolean)), checkedAt: state.checkedAt, skipped: state.skipped };
-  }
-
-  #treeDir(tree: string): string {
-    return path.join(this.#home!, "trees", tree);
+    return { revision: state.revision, root: path.join(this.#kept.treeDir(state.tree), ...state.skillsPath.split("/").filter(Boolean)), checkedAt: state.checkedAt, skipped: state.skipped };
   }
 
   #git(args: readonly string[], what: string, options: { cwd?: string; input?: string } = {}): Promise<string> {
@@ -209,7 +165,7 @@ export class GitSkillSource extends SnapshotSource {
   async #resolveRef(): Promise<string> {
     const ref = this.ref;
     const patterns = ref === undefined ? ["HEAD"] : [ref, `${ref}^{}`];
-    const out = await this.#git(["ls-remote", "--", this.url, ...patterns], "ls-remote", { cwd: this.#home! });
+    const out = await this.#git(["ls-remote", "--", this.url, ...patterns], "ls-remote", { cwd: this.#kept.home });
     const refs = new Map<string, string>();
     for (const line of out.split("\n")) {
       const [sha, name] = line.split("\t");
@@ -230,7 +186,7 @@ export class GitSkillSource extends SnapshotSource {
    * newline, `*`, `!`, `#`, a backslash, spaces) can widen or narrow what is written (decision 0241).
    */
   async #checkout(commit: string): Promise<{ tree: string; skillsPath: string; skipped: RemoteSkipped[] }> {
-    const trees = await ensurePrivateDir(path.join(this.#home!, "trees"));
+    const trees = await ensurePrivateDir(path.join(this.#kept.home, "trees"));
     const name = `${commit.slice(0, 12)}-${randomHex(4)}`;
     const tmp = path.join(trees, `.tmp-${name}`);
     try {

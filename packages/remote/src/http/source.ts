@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
-import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { redactUri } from "@skillport/core/internal";
 import { DEFAULT_MAX_FILE_BYTES, randomHex, writeFileAtomic } from "@skillport/fs";
-import { cacheKey, defaultCacheRoot, ensurePrivateDir, identityDir } from "../cache-dir.js";
+import { cacheKey, defaultCacheRoot, ensurePrivateDir } from "../cache-dir.js";
 import { RemoteSourceError } from "../errors.js";
-import { SnapshotSource, type RemoteSkipped, type Snapshot, type SnapshotSourceOptions } from "../snapshot-source.js";
+import { KeptCopies, SnapshotSource, type KeptState, type Snapshot, type SnapshotSourceOptions } from "../snapshot-source.js";
 import { deadlineIn, fetchBounded, type Deadline, type HttpFetchOptions } from "./fetch-bounded.js";
 import { parseDiscoveryIndex, type IndexEntry } from "./index-format.js";
 
@@ -52,19 +52,11 @@ export interface HttpSkillSourceOptions extends SnapshotSourceOptions {
   fetch?: typeof fetch;
 }
 
-interface HttpState {
-  version: 1;
+/** `revision` is the sha256 of the index document. */
+interface HttpState extends KeptState {
   indexUrl: string;
   etag: string | null;
-  /** sha256 of the index document. */
-  revision: string;
-  tree: string;
-  checkedAt: number;
-  skipped: RemoteSkipped[];
-  previousTree: string | null;
 }
-
-const STATE_FILE = "state.json";
 
 /**
  * Skills published through the Agent Skills discovery index (`/.well-known/agent-skills/index.json`, v0.2.0), read-only.
@@ -86,10 +78,8 @@ export class HttpSkillSource extends SnapshotSource {
   readonly #maxArchiveFiles: number;
   readonly #syncDeadlineMs: number;
   readonly #fileDeadlineMs: number;
-  readonly #identity: [string, string][];
-  #home: string | undefined;
-  #state: HttpState | undefined;
-  #stalePrevious: string | undefined;
+  /** The copies of this source's credential identity (its folder inside `cacheDir`). */
+  readonly #kept: KeptCopies<HttpState>;
 
   constructor(options: HttpSkillSourceOptions) {
     super(options);
@@ -117,8 +107,9 @@ export class HttpSkillSource extends SnapshotSource {
     this.#display = redactUri(this.indexUrl);
     this.name = options.name ?? this.#display;
     this.cacheDir = path.resolve(options.cacheDir ?? path.join(defaultCacheRoot(), "http", cacheKey(this.indexUrl)));
-    this.#identity = [["authorization", authorization?.value ?? ""], ...Object.entries(options.headers ?? {}).map(([k, v]): [string, string] => [k.toLowerCase(), v])];
-    this.#identity.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const identity: [string, string][] = [["authorization", authorization?.value ?? ""], ...Object.entries(options.headers ?? {}).map(([k, v]): [string, string] => [k.toLowerCase(), v])];
+    identity.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    this.#kept = new KeptCopies(this.cacheDir, identity);
     this.#maxIndexBytes = options.maxIndexBytes ?? 1024 * 1024;
     this.#maxSkills = options.maxSkills ?? 1000;
     this.#maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
@@ -140,22 +131,14 @@ export class HttpSkillSource extends SnapshotSource {
   }
 
   protected async loadSnapshot(): Promise<Snapshot | undefined> {
-    let state: HttpState;
-    try {
-      state = JSON.parse(await readFile(path.join(await this.#dir(), STATE_FILE), "utf8")) as HttpState;
-    } catch {
-      return undefined;
-    }
-    if (state.version !== 1 || state.indexUrl !== this.indexUrl || !/^[\w.-]+$/.test(state.tree)) return undefined;
-    if (!(await stat(this.#treeDir(state.tree)).catch(() => undefined))?.isDirectory()) return undefined;
-    this.#state = state;
-    return this.#snapshotOf(state);
+    const state = await this.#kept.load((s) => s.indexUrl === this.indexUrl);
+    return state === undefined ? undefined : this.#snapshotOf(state);
   }
 
   protected async fetchSnapshot(last: Snapshot | undefined): Promise<Snapshot> {
-    await ensurePrivateDir(await this.#dir());
+    await ensurePrivateDir(await this.#kept.dir());
     const now = this.clock();
-    const state = last === undefined ? undefined : this.#state;
+    const state = last === undefined ? undefined : this.#kept.state;
     const conditional: Record<string, string> = state?.etag ? { "if-none-match": state.etag } : {};
     const sync = deadlineIn(this.#syncDeadlineMs, `the sync's deadline of ${this.#syncDeadlineMs} ms (syncDeadlineMs) passed`);
     const response = await fetchBounded(this.indexUrl, { ...this.#fetch, headers: { ...this.#fetch.headers, ...conditional }, maxBytes: this.#maxIndexBytes, deadlines: [sync, this.#fileDeadline()] });
@@ -168,48 +151,31 @@ export class HttpSkillSource extends SnapshotSource {
     if (state !== undefined && state.revision === revision) return this.#keep({ ...state, etag, checkedAt: now });
     const index = parseDiscoveryIndex(response.bytes, response.url, this.#maxSkills, this.#display);
     const tree = await this.#build(index.entries, response.url, sync);
-    const next: HttpState = { version: 1, indexUrl: this.indexUrl, etag, revision, tree, checkedAt: now, skipped: index.skipped, previousTree: this.#state?.tree ?? null };
+    const next: HttpState = { version: 1, indexUrl: this.indexUrl, etag, revision, tree, checkedAt: now, skipped: index.skipped, previousTree: this.#kept.state?.tree ?? null };
     return this.#keep(next);
   }
 
-  protected async pruneSnapshots(): Promise<void> {
-    const stale = this.#stalePrevious;
-    this.#stalePrevious = undefined;
-    if (stale !== undefined) await rm(this.#treeDir(stale), { recursive: true, force: true });
+  protected pruneSnapshots(): Promise<void> {
+    return this.#kept.prune();
   }
 
-  protected async discardSnapshots(): Promise<void> {
-    this.#state = undefined;
-    this.#stalePrevious = undefined;
-    await rm(await this.#dir(), { recursive: true, force: true });
-  }
-
-  /** The folder of this source's credential identity (`<cacheDir>/id-<keyed hash>`). */
-  async #dir(): Promise<string> {
-    this.#home ??= await identityDir(this.cacheDir, this.#identity);
-    return this.#home;
+  protected discardSnapshots(): Promise<void> {
+    return this.#kept.discard();
   }
 
   async #keep(state: HttpState): Promise<Snapshot> {
-    const old = this.#state;
-    if (old !== undefined && old.tree !== state.tree && old.previousTree !== null && old.previousTree !== state.tree) this.#stalePrevious = old.previousTree;
-    await writeFileAtomic(path.join(this.#home!, STATE_FILE), `${JSON.stringify(state, null, 2)}\n`);
-    this.#state = state;
+    await this.#kept.save(state);
     return this.#snapshotOf(state);
   }
 
   #snapshotOf(state: HttpState): Snapshot {
-    return { revision: state.revision, root: this.#treeDir(state.tree), checkedAt: state.checkedAt, skipped: state.skipped };
-  }
-
-  #treeDir(tree: string): string {
-    return path.join(this.#home!, "trees", tree);
+    return { revision: state.revision, root: this.#kept.treeDir(state.tree), checkedAt: state.checkedAt, skipped: state.skipped };
   }
 
   /** Every artifact verified (fetched only when not already kept by digest), then laid out as a folder of skills. */
   async #build(entries: readonly IndexEntry[], indexUrl: string, sync: Deadline): Promise<string> {
-    const trees = await ensurePrivateDir(path.join(this.#home!, "trees"));
-    await ensurePrivateDir(path.join(this.#home!, "blobs"));
+    const trees = await ensurePrivateDir(path.join(this.#kept.home, "trees"));
+    await ensurePrivateDir(path.join(this.#kept.home, "blobs"));
     const name = `${Date.now().toString(36)}-${randomHex(4)}`;
     const tmp = path.join(trees, `.tmp-${name}`);
     await mkdir(tmp, { mode: 0o700 });
@@ -234,7 +200,7 @@ export class HttpSkillSource extends SnapshotSource {
 
   /** The artifact's bytes, from the digest-keyed store or the network; the digest and size are checked either way. */
   async #artifact(entry: IndexEntry, indexUrl: string, sync: Deadline): Promise<Uint8Array> {
-    const blob = path.join(this.#home!, "blobs", entry.sha256);
+    const blob = path.join(this.#kept.home, "blobs", entry.sha256);
     const kept = await readFile(blob).catch(() => undefined);
     if (kept !== undefined && sha256Hex(kept) === entry.sha256) return kept;
     const target = new URL(entry.url);
