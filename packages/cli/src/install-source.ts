@@ -1,9 +1,45 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { redactUri } from "@skillport/core/internal";
-import { collectSkill, InstallError, type CollectedSkill, type LockEntry, type LockOrigin } from "@skillport/install";
+import {
+  AGENTS,
+  collectSkill,
+  detectAgents,
+  findAgent,
+  InstallError,
+  type AgentEnvironment,
+  type AgentSpec,
+  type CollectedSkill,
+  type LockEntry,
+  type LockOrigin,
+} from "@skillport/install";
 import { CliError, EXIT_ERROR, EXIT_PROBLEMS, warnOn, type CliOutput } from "./io.js";
 import { openSource, rootScheme } from "./source-uri.js";
+
+/**
+ * The agents a command installs for, the one rule of add, install and update. `asked`: `--agent` ids (comma lists
+ * allowed, `*` for all; an unknown id is a usage error), else the agents detected here (none is an error).
+ * `recorded`: the agents skillport-lock.json recorded for the skills (ids no longer known are dropped), else the agents
+ * detected here (none: only the canonical copy is written).
+ */
+export function chooseAgents(env: AgentEnvironment, choice: { asked: readonly string[] } | { recorded: Iterable<string> }): AgentSpec[] {
+  if ("recorded" in choice) {
+    const known = [...new Set(choice.recorded)].flatMap((id) => findAgent(id) ?? []);
+    return known.length > 0 ? known : detectAgents(env);
+  }
+  const ids = choice.asked.flatMap((a) => a.split(",")).map((a) => a.trim()).filter((a) => a !== "");
+  if (ids.includes("*")) return [...AGENTS];
+  if (ids.length === 0) {
+    const found = detectAgents(env);
+    if (found.length === 0) throw new CliError(`no agent detected here; pass --agent ID (${AGENTS.map((a) => a.id).join(", ")})`);
+    return found;
+  }
+  return ids.map((id) => {
+    const agent = findAgent(id);
+    if (!agent) throw new CliError(`unknown agent ${JSON.stringify(id)}; known agents: ${AGENTS.map((a) => a.id).join(", ")}`);
+    return agent;
+  });
+}
 
 /** The setting that says where GitHub shorthand (`owner/repo`) is fetched from (docs/install.md). */
 const GITHUB_BASE_ENV = "SKILLPORT_GITHUB_BASE_URL";

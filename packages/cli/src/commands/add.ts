@@ -1,17 +1,12 @@
 import type { Command } from "commander";
 import {
-  AGENTS,
   agentEnvironment,
   collectSkill,
-  detectAgents,
-  findAgent,
   installSkills,
-  type AgentEnvironment,
-  type AgentSpec,
   type CollectedSkill,
   type SkillToInstall,
 } from "@skillport/install";
-import { asCliErrors, resolveInstallSource, revisionOf } from "../install-source.js";
+import { asCliErrors, chooseAgents, resolveInstallSource, revisionOf } from "../install-source.js";
 import { installAuditGate } from "../install-audit.js";
 import { CliError, printJson, warnOn, type CliOutput } from "../io.js";
 import { openSource } from "../source-uri.js";
@@ -43,7 +38,7 @@ export function registerAdd(program: Command, io: CliOutput): void {
     .action(async (input: string, options: AddOptions) => {
       await asCliErrors(async () => {
         const env = agentEnvironment(process.env, io.cwd);
-        const agents = options.list ? [] : chooseAgents(options.agent, env);
+        const agents = options.list ? [] : chooseAgents(env, { asked: options.agent ?? [] });
         const source = resolveInstallSource(input, io.cwd, process.env);
         const opened = await openSource(source.address, { cwd: io.cwd, warn: warnOn(io) });
         try {
@@ -73,22 +68,6 @@ export function registerAdd(program: Command, io: CliOutput): void {
         }
       });
     });
-}
-
-/** `--agent` ids (comma lists allowed, `*` for all), else the detected agents; an unknown id is a usage error. */
-function chooseAgents(requested: string[] | undefined, env: AgentEnvironment): AgentSpec[] {
-  const ids = (requested ?? []).flatMap((a) => a.split(",")).map((a) => a.trim()).filter((a) => a !== "");
-  if (ids.includes("*")) return [...AGENTS];
-  if (ids.length === 0) {
-    const found = detectAgents(env);
-    if (found.length === 0) throw new CliError(`no agent detected here; pass --agent ID (${AGENTS.map((a) => a.id).join(", ")})`);
-    return found;
-  }
-  return ids.map((id) => {
-    const agent = findAgent(id);
-    if (!agent) throw new CliError(`unknown agent ${JSON.stringify(id)}; known agents: ${AGENTS.map((a) => a.id).join(", ")}`);
-    return agent;
-  });
 }
 
 /** The ids `--skill` names (by id or its last folder), all with `*` or `--yes`, or the only one. */

@@ -1,18 +1,15 @@
 import type { Command } from "commander";
 import {
   agentEnvironment,
-  detectAgents,
-  findAgent,
   installSkills,
   InstallError,
   readLock,
   readSidecar,
   verifyAgainstLock,
-  type AgentSpec,
   type LockEntry,
   type SkillToInstall,
 } from "@skillport/install";
-import { asCliErrors, fetchLocked } from "../install-source.js";
+import { asCliErrors, chooseAgents, fetchLocked } from "../install-source.js";
 import { CliError, printJson, type CliOutput } from "../io.js";
 
 export function registerInstall(program: Command, io: CliOutput): void {
@@ -42,7 +39,7 @@ export function registerInstall(program: Command, io: CliOutput): void {
           skills.push(skill);
           for (const id of Object.keys(side?.agents ?? {})) agentIds.add(id);
         }
-        const agents: AgentSpec[] = agentIds.size > 0 ? [...agentIds].flatMap((id) => findAgent(id) ?? []) : detectAgents(env);
+        const agents = chooseAgents(env, { recorded: agentIds });
         const copy = names.some((n) => Object.values(sidecar[n]?.agents ?? {}).includes("copy"));
         const installed = await installSkills(skills, { env, global: false, agents, copy, force: true, record: !options.frozen });
         if (options.json) return printJson(io, { installed });

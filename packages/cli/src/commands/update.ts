@@ -3,17 +3,14 @@ import {
   agentEnvironment,
   changedFiles,
   computedHash,
-  detectAgents,
-  findAgent,
   installSkills,
   InstallError,
   readLock,
   readSidecar,
-  type AgentSpec,
   type LockEntry,
   type SkillToInstall,
 } from "@skillport/install";
-import { asCliErrors, fetchLocked } from "../install-source.js";
+import { asCliErrors, chooseAgents, fetchLocked } from "../install-source.js";
 import { printJson, type CliOutput } from "../io.js";
 
 export function registerUpdate(program: Command, io: CliOutput): void {
@@ -39,8 +36,7 @@ export function registerUpdate(program: Command, io: CliOutput): void {
           const { computedHash: previous, ...origin } = entry;
           const skill: SkillToInstall = { name, files: latest.files, origin: origin as SkillToInstall["origin"] };
           if (latest.revision !== undefined) skill.commit = latest.revision;
-          const recorded = Object.keys(side?.agents ?? {}).flatMap((id) => findAgent(id) ?? []);
-          const agents: AgentSpec[] = recorded.length > 0 ? recorded : detectAgents(env);
+          const agents = chooseAgents(env, { recorded: Object.keys(side?.agents ?? {}) });
           const copy = Object.values(side?.agents ?? {}).includes("copy");
           await installSkills([skill], { env, global: false, agents, copy, force: false });
           const changes = side ? changedFiles(side.files, latest.files) : undefined;
