@@ -1,11 +1,11 @@
-import { lstat, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { SkillRegistry, SkillValidationError, type RegistrationFailure, type Shadowing } from "@skillport/core";
-import { createRootProviders, discoverSkillRoots, LocalFileSystemSkillProvider, SKILL_FILE_NAMES } from "@skillport/fs";
+import { createRootProviders, discoverSkillRoots, LocalFileSystemSkillProvider } from "@skillport/fs";
 import { cacheFileName } from "./cache-dir.js";
-import { displayPath, CliError, colors, warnOn, type CliIO } from "./io.js";
-import { openSource, rootScheme, type OpenedSource } from "./source-uri.js";
+import { displayPath, colors, warnOn, type CliIO } from "./io.js";
+import { skippedOf } from "./sources/path.js";
+import { openSource, type OpenedSource } from "./source-uri.js";
 
 export interface LoadedSkills {
   registry: SkillRegistry;
@@ -64,13 +64,13 @@ export async function loadSkills(roots: readonly string[], io: CliIO, home = os.
     await Promise.all(opened.map((source) => source.close().catch(() => undefined)));
   };
   const skipped: SkippedFolder[] = [];
-  const collectSkipped = (provider: LocalFileSystemSkillProvider, source: string): void => {
-    for (const s of provider.skipped()) {
+  const collectSkipped = (found: ReturnType<NonNullable<OpenedSource["skipped"]>>, source: string): void => {
+    for (const s of found) {
       if (s.severity === "error") {
-        const diagnostic = { code: s.code, severity: s.severity, message: s.message, file: `${s.where}/${s.path}`, line: 0, column: 0 };
-        singleFailures.push({ source, id: s.where, message: `skipped: ${s.message}`, diagnostics: [diagnostic] });
+        const diagnostic = { code: s.code, severity: s.severity, message: s.message, file: `${s.folder}/${s.path ?? ""}`, line: 0, column: 0 };
+        singleFailures.push({ source, id: s.folder, message: `skipped: ${s.message}`, diagnostics: [diagnostic] });
       } else {
-        skipped.push({ source, folder: s.where, code: s.code, message: s.message });
+        skipped.push({ source, folder: s.folder, code: s.code, message: s.message });
       }
     }
   };
@@ -83,7 +83,7 @@ export async function loadSkills(roots: readonly string[], io: CliIO, home = os.
       providers.push(provider);
       rootPaths.push(provider.root);
       await registry.addProvider(provider, { watch: false });
-      collectSkipped(provider, provider.name);
+      collectSkipped(skippedOf(provider), provider.name);
     }
     return loaded(found.map((f) => displayPath(f.root.path, io.cwd)));
   }
@@ -96,49 +96,27 @@ export async function loadSkills(roots: readonly string[], io: CliIO, home = os.
   }
   return loaded(shown);
 
-  /** One root: an address through the source resolver, a path as a filesystem provider (with its metadata index). */
+  /** One root, opened by the one opener (openSource): an address, a folder of skills or one skill folder. */
   async function addRoot(given: string): Promise<string> {
-    const absolute = path.resolve(io.cwd, given);
-    const info = await stat(absolute).catch(() => undefined);
-    if (!info && rootScheme(given) !== undefined) {
-      const source = await openSource(given, { cwd: io.cwd, warn: warnOn(io) });
-      opened.push(source);
-      rootPaths.push(source.label);
-      await registry.addProvider(source.provider, { source: source.label, watch: false });
-      for (const s of source.skipped?.() ?? []) skipped.push({ source: source.label, ...s });
-      return source.label;
-    }
-    if (!info) throw new CliError(`no such folder: ${given}${gitHint(given)}`);
-    if (!info.isDirectory()) throw new CliError(`not a directory: ${given}`);
-    const source = `fs:${displayPath(absolute, io.cwd).replace(/\s/g, "_")}`;
-    if (await isSkillDir(absolute)) {
-      // A single skill folder: serve it from its parent, but register only this skill.
-      const provider = new LocalFileSystemSkillProvider(path.dirname(absolute), { name: source });
-      const id = path.basename(absolute);
-      rootPaths.push(path.join(provider.root, id));
+    const source = await openSource(given, { cwd: io.cwd, warn: warnOn(io), ...(options.cacheDir !== undefined && { metadataIndex: indexFor }) });
+    opened.push(source);
+    rootPaths.push(source.rootPath ?? source.label);
+    if (source.only !== undefined) {
+      // A single skill folder: served from its parent, only this skill registered.
       try {
-        await registry.register(id, provider, { source });
+        await registry.register(source.only, source.provider, { source: source.label });
       } catch (error) {
         // Reported like a failing skill in a folder of skills; the other roots still load.
         if (!(error instanceof SkillValidationError)) throw error;
-        singleFailures.push({ source, id, message: error.message, diagnostics: [...error.diagnostics] });
+        singleFailures.push({ source: source.label, id: source.only, message: error.message, diagnostics: [...error.diagnostics] });
       }
     } else {
-      const probe = new LocalFileSystemSkillProvider(absolute, { name: source });
-      const provider = options.cacheDir === undefined ? probe : new LocalFileSystemSkillProvider(absolute, { name: source, metadataIndex: indexFor(probe.root) });
-      providers.push(provider);
-      rootPaths.push(provider.root);
-      await registry.addProvider(provider, { source, watch: false });
-      collectSkipped(provider, source);
+      if (source.provider instanceof LocalFileSystemSkillProvider) providers.push(source.provider);
+      await registry.addProvider(source.provider, { source: source.label, watch: false });
+      collectSkipped(source.skipped?.() ?? [], source.label);
     }
-    return displayPath(absolute, io.cwd);
+    return source.rootPath === undefined ? source.label : displayPath(path.resolve(io.cwd, given), io.cwd);
   }
-}
-
-/** `owner/repo` that is not a folder here is most likely a GitHub repository: say how to write one. */
-function gitHint(given: string): string {
-  const parts = /^([\w.-]+)\/([\w.-]+?)(?:\.git)?$/.exec(given);
-  return parts ? ` (a git repository? write its address: git+https://github.com/${parts[1]}/${parts[2]}.git, with #<ref>:<folder> for a folder in it)` : "";
 }
 
 /** Loads the roots, runs `use`, and always closes what was opened (a database pool would keep the process alive). */
@@ -149,14 +127,6 @@ export async function withSkills<T>(roots: readonly string[], io: CliIO, use: (l
   } finally {
     await loaded.close();
   }
-}
-
-/** The folder has an entry named like a skill file (of any type: the provider's probe judges it). */
-async function isSkillDir(dir: string): Promise<boolean> {
-  for (const name of SKILL_FILE_NAMES) {
-    if ((await lstat(path.join(dir, name)).catch(() => undefined)) !== undefined) return true;
-  }
-  return false;
 }
 
 /** Problems found while loading, as warnings on stderr (data commands keep stdout clean). */

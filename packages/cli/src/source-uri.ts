@@ -50,15 +50,21 @@ export function sourceForms(): string {
  */
 export async function openSource(root: string, options: OpenSourceOptions): Promise<OpenedSource> {
   const scheme = rootScheme(root);
-  if (scheme !== undefined) {
+  if (scheme !== undefined && (await isAddress(root, options.cwd))) {
     const entry = SOURCE_SCHEMES.find((s) => s.schemes.includes(scheme));
     if (entry?.open) return entry.open(root, options);
     if (entry) throw new CliError(`${scheme}: addresses (${entry.form}) are reserved for ${entry.reservedFor}, which is not available yet`);
-    if (!(await stat(path.resolve(options.cwd, root)).catch(() => undefined))) {
-      throw new CliError(`unknown source scheme ${JSON.stringify(`${scheme}:`)} in ${JSON.stringify(displayRoot(root))}; a root is ${sourceForms()} (write ./${root} for a path)`);
-    }
+    throw new CliError(`unknown source scheme ${JSON.stringify(`${scheme}:`)} in ${JSON.stringify(displayRoot(root))}; a root is ${sourceForms()} (write ./${root} for a path)`);
   }
   return (await import("./sources/path.js")).openPathSource(root, options);
+}
+
+/**
+ * Whether a root argument is an address: written with a scheme, and no file or folder of that exact name exists (an
+ * existing path always stays a path). The one rule of every command that takes roots.
+ */
+export async function isAddress(root: string, cwd: string): Promise<boolean> {
+  return rootScheme(root) !== undefined && !(await stat(path.resolve(cwd, root)).catch(() => undefined));
 }
 
 /** A root for messages: any password hidden. */

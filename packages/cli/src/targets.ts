@@ -1,6 +1,6 @@
-import { lstatSync, realpathSync, statSync, type Stats } from "node:fs";
+import { realpathSync, statSync, type Stats } from "node:fs";
 import path from "node:path";
-import { FlatRootLocator, SKILL_FILE_NAMES, SkillDirectory, type SkillDirectoryOptions, type SkillProblem } from "@skillport/fs";
+import { FlatRootLocator, SKILL_FILE_NAMES, SkillDirectory, type SkillDirectoryOptions, type SkillProbe, type SkillProblem } from "@skillport/fs";
 import { CliError } from "./io.js";
 
 /**
@@ -34,8 +34,9 @@ export async function resolveSkillTargets(paths: readonly string[], cwd: string,
       targets.push(probeFolder(path.dirname(absolute), options));
       continue;
     }
-    if (hasSkillFileEntry(absolute)) {
-      targets.push(probeFolder(absolute, options));
+    const probe = probeSkillFolder(absolute, options);
+    if (probe !== undefined) {
+      targets.push(targetOf(absolute, probe));
       continue;
     }
     const rootReal = realpathSync(absolute);
@@ -49,20 +50,22 @@ export async function resolveSkillTargets(paths: readonly string[], cwd: string,
 }
 
 function probeFolder(dir: string, options: SkillDirectoryOptions): SkillTarget {
+  return targetOf(dir, SkillDirectory.probe(realpathSync(dir), options));
+}
+
+function targetOf(dir: string, probe: SkillProbe): SkillTarget {
   const dirName = path.basename(dir);
-  const probe = SkillDirectory.probe(realpathSync(dir), options);
   return probe.ok ? { dir, dirName, skill: probe.skill } : { dir, dirName, problem: probe.problem };
 }
 
-/** The folder has an entry named like a skill file, of any type (the probe then judges it: a link, a directory…). */
-function hasSkillFileEntry(dir: string): boolean {
-  return SKILL_FILE_NAMES.some((name) => {
-    try {
-      return lstatSync(path.join(dir, name), { throwIfNoEntry: false }) !== undefined;
-    } catch {
-      return true; // present but unreadable: the probe reports it
-    }
-  });
+/**
+ * The CLI's one "is this a skill folder" check, by fs's one probe: a folder holding an entry named like a skill file,
+ * of any type, is a skill folder, and the probe's answer is returned (the skill, or what is wrong with its skill file:
+ * a link leaving it, a folder, unreadable…). A folder with no such entry is not one (undefined): a folder of skills.
+ */
+export function probeSkillFolder(dir: string, options: SkillDirectoryOptions = {}): SkillProbe | undefined {
+  const probe = SkillDirectory.probe(realpathSync(dir), options);
+  return !probe.ok && probe.problem.code === "skill-md-missing" ? undefined : probe;
 }
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -1,7 +1,5 @@
 import { Option, type Command } from "commander";
-import { existsSync } from "node:fs";
 import os from "node:os";
-import path from "node:path";
 import { AgentSkillsError, LimitExceededError, PROFILE_NAMES, validateSkillMd, type ProfileName, type SkillProvider } from "@skillport/core";
 import { discoverSkillRoots } from "@skillport/fs";
 import { displayPath, CliError, EXIT_PROBLEMS, progressLine, warnOn, type CliOutput } from "../io.js";
@@ -9,7 +7,7 @@ import { formatJson, formatSarif, formatText, type SkillReport } from "../report
 import { DEFAULT_MAX_SKILL_MD_BYTES, inspectSkillFiles, problemDiagnostic, readSkillMd, readSkillText } from "../skill-files.js";
 import { isNotSkill, resolveSkillTargets } from "../targets.js";
 import { positiveInteger } from "../options.js";
-import { openSource, rootScheme } from "../source-uri.js";
+import { isAddress, openSource } from "../source-uri.js";
 import { VERSION } from "../version.js";
 
 interface ValidateOptions {
@@ -55,7 +53,9 @@ export async function validatePaths(
 ): Promise<SkillReport[]> {
   const reports: SkillReport[] = [];
   for (const given of paths) {
-    if (rootScheme(given) !== undefined && !existsSync(path.resolve(cwd, given))) {
+    // An address is opened by the one opener; a path is read file by file (a SKILL.md, a skill folder, a folder of
+    // skills), so that every folder looked at is reported.
+    if (await isAddress(given, cwd)) {
       const found = await validateSource(given, options, cwd, io);
       if (found.length === 0) throw new CliError(`no skills found in ${given}`);
       reports.push(...found);

@@ -7,13 +7,15 @@ export interface OpenedSource {
   provider: SkillProvider;
   /** Serve only this skill of the provider (the argument named one skill folder). */
   only?: string;
+  /** A path root: the real path of the folder of skills served (of the one skill folder, with `only`); caches key by it. */
+  rootPath?: string;
   /** Present when the source was opened for writing. */
   repository?: SkillRepository;
   /**
    * What the source looked at and does not serve (a remote file over the limit, a folder without SKILL.md), as notes;
    * `severity: "error"` marks a skill that is there but refused (a SKILL.md link leaving it, a name not UTF-8).
    */
-  skipped?: () => { folder: string; code: string; message: string; severity?: "error" | "warning" | "info" }[];
+  skipped?: () => { folder: string; path?: string; code: string; message: string; severity?: "error" | "warning" | "info" }[];
   close(): Promise<void>;
 }
 
@@ -23,4 +25,6 @@ export interface OpenSourceOptions {
   write?: boolean;
   /** Where a source says something the user should know (a remote served from an earlier copy). Default: nowhere. */
   warn?: (message: string) => void;
+  /** A path root read as a folder of skills keeps its metadata index in this file (by the folder's real path). */
+  metadataIndex?: (rootReal: string) => string | undefined;
 }
