@@ -1,6 +1,7 @@
-import { auditSkill, type Finding } from "@skillport/audit";
+import { auditSkill } from "@skillport/audit";
 import type { SkillToInstall } from "@skillport/install";
 import { CliError, colors, EXIT_PROBLEMS, type CliOutput } from "./io.js";
+import { diagnosticLine, findingDiagnostic } from "./report.js";
 
 /**
  * The audit at install (issue 23, "Safety at install"; decision 0303): every skill is audited before anything is
@@ -15,14 +16,10 @@ export function installAuditGate(io: CliOutput, accept: { yes: boolean; force: b
       const report = auditSkill(skill.files);
       if (report.verdict === "pass") continue;
       io.stderr(`${c.yellow("audit")}  ${skill.name}: ${report.verdict}\n`);
-      for (const f of report.findings) io.stderr(`  ${findingLine(skill.name, f)}\n`);
+      for (const f of report.findings) io.stderr(`  ${diagnosticLine(findingDiagnostic(skill.name, f, false), "", io, f.level)}\n`);
       if (report.verdict === "malicious" && !accept.force) refused.push(`${skill.name} (malicious; --force installs it anyway)`);
       else if (report.verdict === "warn" && !accept.yes && !accept.force) refused.push(`${skill.name} (warn; --yes accepts it)`);
     }
     if (refused.length > 0) throw new CliError(`nothing was installed: the audit found risks in ${refused.join(", ")}`, EXIT_PROBLEMS);
   };
-}
-
-function findingLine(skill: string, f: Finding): string {
-  return `${skill}/${f.file}:${f.line}:${f.column}  ${f.level}  ${f.code}  ${f.message}`;
 }

@@ -1,20 +1,15 @@
 import { stat } from "node:fs/promises";
 import type { Diagnostic } from "@skillport/core";
 import { describeFsError } from "./fs-errors.js";
-import { CliError, colors, type CliIO } from "./io.js";
+import { CliError, type CliIO } from "./io.js";
+import { diagnosticLine } from "./report.js";
 
 // Helpers shared by the package commands (pack, inspect, unpack, export, import), kept apart from any one command
 // so that `unpack` does not load the packer through `pack`'s module (decision 0202).
 
+/** Each finding on its line, in the CLI's one diagnostic format (report.ts `diagnosticLine`). */
 export function formatDiagnostics(diagnostics: readonly Diagnostic[], io: CliIO): string {
-  const c = colors(io);
-  return diagnostics
-    .map((d) => {
-      const where = d.line > 0 ? `${d.file ?? ""}:${d.line}:${d.column}` : (d.file ?? "");
-      const severity = d.severity === "error" ? c.red("error") : d.severity === "warning" ? c.yellow("warning") : "info";
-      return `${where}: ${severity} ${d.code}: ${d.message}\n`;
-    })
-    .join("");
+  return diagnostics.map((d) => `${diagnosticLine(d, "", io)}\n`).join("");
 }
 
 export function size(bytes: number): string {

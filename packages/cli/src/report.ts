@@ -1,3 +1,4 @@
+import type { Finding } from "@skillport/audit";
 import type { Diagnostic } from "@skillport/core";
 import { colors, type CliIO } from "./io.js";
 import { safeJson } from "./terminal-text.js";
@@ -36,6 +37,14 @@ export function diagnosticLine(d: Diagnostic, fallbackFile: string, io: CliIO, l
   const where = d.line > 0 ? `${file}:${d.line}:${d.column}` : file;
   const paint = d.severity === "error" ? c.red : d.severity === "warning" ? c.yellow : c.blue;
   return `${c.cyan(where)}  ${paint(label ?? d.severity)}  ${c.dim(d.code)}  ${d.message}`;
+}
+
+const FINDING_SEVERITY: Record<Finding["level"], Diagnostic["severity"]> = { malicious: "error", warn: "warning", review: "info" };
+
+/** An audit finding in the skill folder `folder` as a diagnostic (its evidence appended to the message, or not). */
+export function findingDiagnostic(folder: string, f: Finding, withEvidence: boolean): Diagnostic {
+  const message = withEvidence ? `${f.message}: ${f.evidence}` : f.message;
+  return { code: f.code, severity: FINDING_SEVERITY[f.level], message, file: `${folder}/${f.file}`, line: f.line, column: f.column };
 }
 
 /** tsc/eslint style: `path:line:col  severity  code  message`, then a summary line. */

@@ -2,7 +2,7 @@ import { Option, type Command } from "commander";
 import type { Diagnostic } from "@skillport/core";
 import { atOrAbove, auditProviderSkill, DEFAULT_AUDIT_LIMITS, diffAudits, VERDICTS, type AuditOptions, type AuditReport, type Finding, type SecurityDiff, type Verdict } from "@skillport/audit";
 import { CliError, colors, EXIT_PROBLEMS, progressLine, warnOn, type CliOutput } from "../io.js";
-import { diagnosticLine, formatSarif, type SkillReport } from "../report.js";
+import { diagnosticLine, findingDiagnostic, formatSarif, type SkillReport } from "../report.js";
 import { positiveInteger } from "../options.js";
 import { openSource, sourceForms } from "../source-uri.js";
 import { VERSION } from "../version.js";
@@ -86,10 +86,9 @@ async function auditSources(sources: readonly string[], limits: AuditOptions, io
   return audited;
 }
 
-const SEVERITY: Record<Finding["level"], Diagnostic["severity"]> = { malicious: "error", warn: "warning", review: "info" };
 
 function asDiagnostic(skill: AuditedSkill, f: Finding): Diagnostic {
-  return { code: f.code, severity: SEVERITY[f.level], message: `${f.message}: ${f.evidence}`, file: `${skill.path}/${f.file}`, line: f.line, column: f.column };
+  return findingDiagnostic(skill.path, f, true);
 }
 
 function asSkillReport(skill: AuditedSkill): SkillReport {

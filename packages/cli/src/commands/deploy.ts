@@ -8,7 +8,7 @@ import type { SandboxKind } from "@skillport/sandbox";
 import { CliError, colors, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
 import { parseSeconds } from "../options.js";
 import { displayWidth, padEndColumns } from "../text-width.js";
-import { requireDirectoryOrAbsent } from "../package-io.js";
+import { formatDiagnostics, requireDirectoryOrAbsent } from "../package-io.js";
 
 interface DeployCommandOptions {
   workspace: string;
@@ -57,7 +57,7 @@ export function registerDeploy(program: Command, io: CliOutput, setExit: (code: 
       } catch (error) {
         if (!(error instanceof SkillValidationError)) throw error;
         // A package directory that does not pass the layout check: show every finding, deploy nothing.
-        for (const d of error.diagnostics) io.stderr(`${d.file ?? ""}${d.line > 0 ? `:${d.line}:${d.column}` : ""}  ${d.severity}  ${d.code}  ${d.message}\n`);
+        io.stderr(formatDiagnostics(error.diagnostics, io));
         throw new CliError(`${error.message}; nothing deployed`, EXIT_PROBLEMS);
       }
       const report = await result.initialization;

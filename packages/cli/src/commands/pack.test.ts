@@ -94,7 +94,7 @@ describe("skillport pack", () => {
     await writeFile(path.join(dir, "bad/skills/b/notes.md"), "x");
     const run = await cli(["pack", "bad", "-o", "bad.zip"], dir);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain("skills/b/: error package-skill-md-missing:");
+    expect(run.stderr).toContain("skills/b/  error  package-skill-md-missing  ");
     expect(run.stderr).toMatch(/\d+ errors?; nothing written/);
     expect(existsSync(path.join(dir, "bad.zip"))).toBe(false);
     const json = JSON.parse((await cli(["pack", "bad", "--json"], dir)).stdout) as { valid: boolean; diagnostics: { code: string }[] };
@@ -191,7 +191,7 @@ describe("skillport export / import", () => {
     await writeFile(path.join(dir, "broken/SKILL.md"), "---\nname: [oops\n---\n");
     const run = await cli(["export", "broken"], dir);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/SKILL\.md:\d+:\d+: error yaml-invalid:/);
+    expect(run.stderr).toMatch(/SKILL\.md:\d+:\d+ {2}error {2}yaml-invalid {2}/);
     expect(run.stderr).toMatch(/skillport: broken: SKILL.md failed validation with \d+ errors?; nothing written/);
     expect(existsSync(path.join(dir, "broken.skill"))).toBe(false);
   });
