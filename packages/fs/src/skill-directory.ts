@@ -3,7 +3,7 @@ import { lstat, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Diagnostic, Frontmatter, ParseLimits, SkillFile } from "@skillport/core";
 import { DEFAULT_PARSE_LIMITS, parseFrontmatter } from "@skillport/core/internal/parse";
-import { DEFAULT_MAX_FILE_BYTES } from "./file-limits.js";
+import { DEFAULT_MAX_FILE_BYTES, SKILL_FILE_NAMES, type SkillFileName } from "./file-limits.js";
 import { descriptorReader } from "./files.js";
 import { readHead } from "./frontmatter-head.js";
 import { isInside, joinReal } from "./confine.js";
@@ -11,16 +11,9 @@ import { errorCode, isMissing } from "./errno.js";
 import { openConfined, openVerified, type ConfinedFile } from "./open-confined.js";
 import { walkTree, type WalkProblem } from "./walk.js";
 
-/**
- * The skill file's names, in order: `SKILL.md`, and `skill.md` when SKILL.md is absent (the reference validator
- * accepts it). One rule for every reader: providers, validate, list, show, export, pack and deploy
- * (docs/decisions/0124).
- */
-export const SKILL_FILE_NAMES = ["SKILL.md", "skill.md"] as const;
-export type SkillFileName = (typeof SKILL_FILE_NAMES)[number];
-
-// Defined on the floor (file-limits.ts) so the packer can apply the same limit without loading this module.
-export { DEFAULT_MAX_FILE_BYTES };
+// The skill file's names and the size limit are defined on the floor (file-limits.ts), so the packer applies the same
+// rules without loading this module.
+export { DEFAULT_MAX_FILE_BYTES, SKILL_FILE_NAMES, type SkillFileName };
 export const DEFAULT_MAX_LIST_FILES = 10_000;
 export const DEFAULT_MAX_LIST_DEPTH = 32;
 

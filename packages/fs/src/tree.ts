@@ -1,7 +1,7 @@
 // `@skillport/fs/tree`: the one bounded walker, confinement by the opened file and the one skill-file size limit,
 // without the skill provider or discovery — for the packer and unpacker (decision 0202). Everything here is also
 // exported by `@skillport/fs`.
-export { DEFAULT_MAX_FILE_BYTES } from "./file-limits.js";
+export { DEFAULT_MAX_FILE_BYTES, SKILL_FILE_NAMES, skillFileAmong, type SkillFileName } from "./file-limits.js";
 export {
   walkTree,
   DEFAULT_WALK_MAX_DEPTH,

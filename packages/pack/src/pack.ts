@@ -70,10 +70,7 @@ async function loadPackage(dir: string, options: CollectPackageOptions, onFile: 
   });
   // `skills/<x>/skill.md` is the skill file when SKILL.md is absent (fs's one file-name rule); it is packed under its
   // canonical name, so every runtime finds it (decision 0124).
-  canonicalSkillFiles(collected.files, (rel) => {
-    const parts = rel.split("/");
-    return parts.length === 3 && parts[0] === "skills" ? `skills/${parts[1]}/` : undefined;
-  });
+  canonicalSkillFiles(collected.files, "package");
   // Only SKILL.md files are kept for the layout check; everything else streams through.
   const skillMds = new Map<string, Uint8Array>();
   const files = await readCollected(collected, { followLinks: options.followLinks, maxFileBytes: limits.maxFileBytes, transient: true }, (file, bytes) => {

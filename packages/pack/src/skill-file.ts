@@ -50,7 +50,7 @@ export async function exportSkill(skillDir: string, options: ExportSkillOptions 
     skipAbsolute: options.skipAbsolute,
     skillFolders: "root",
   });
-  canonicalSkillFiles(collected.files, (rel) => (rel.includes("/") ? undefined : ""));
+  canonicalSkillFiles(collected.files, "root");
   const skillMd = collected.files.find((f) => f.path === "SKILL.md");
   if (!skillMd) {
     throw new SkillValidationError("the directory has no SKILL.md at its root, so it is not a skill", [

@@ -2,7 +2,7 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, rea
 import path from "node:path";
 import { InvalidPathError, LimitExceededError, SkillUnavailableError } from "@skillport/core/errors";
 import { isInside } from "@skillport/fs/floor";
-import { DEFAULT_MAX_FILE_BYTES, walkTree, type WalkProblem } from "@skillport/fs/tree";
+import { DEFAULT_MAX_FILE_BYTES, SKILL_FILE_NAMES, skillFileAmong, walkTree, type WalkProblem } from "@skillport/fs/tree";
 import { SECRET_CONTENT_HEAD_BYTES, secretFileContent } from "@skillport/core/internal/secret-files";
 import { ExclusionRules } from "./exclusions.js";
 import { formatBytes, type PackageLimits } from "./limits.js";
@@ -171,18 +171,21 @@ function problemError(p: WalkProblem): Error {
 }
 
 /**
- * Renames `<folder>skill.md` to `<folder>SKILL.md` where the folder has no SKILL.md (fs's one file-name rule, decision
- * 0124), keeping the name on disk in `source`; `folderOf` says which folder a path is the skill file of (undefined:
- * none). Keeps the list sorted.
+ * Renames each skill folder's skill file to `SKILL.md` where fs's one file-name rule picks another (`skill.md` when the
+ * folder has no SKILL.md; decision 0124), keeping the name on disk in `source`. `layout` says where skill folders are,
+ * as for `collectFiles`. Keeps the list sorted.
  */
-export function canonicalSkillFiles(files: CollectedFile[], folderOf: (rel: string) => string | undefined): void {
+export function canonicalSkillFiles(files: CollectedFile[], layout: NonNullable<CollectOptions["skillFolders"]>): void {
   const present = new Set(files.map((f) => f.path));
+  const canonical = SKILL_FILE_NAMES[0];
   let renamed = false;
   for (const file of files) {
-    const folder = folderOf(file.path);
-    if (folder !== undefined && file.path === `${folder}skill.md` && !present.has(`${folder}SKILL.md`)) {
+    const found = skillFolderOf(file.path, layout);
+    const folder = found === undefined || found === "" ? found : `${found}/`;
+    if (folder === undefined || file.path === `${folder}${canonical}`) continue;
+    if (file.path === `${folder}${skillFileAmong((name) => present.has(`${folder}${name}`))}`) {
       file.source = file.path;
-      file.path = `${folder}SKILL.md`;
+      file.path = `${folder}${canonical}`;
       renamed = true;
     }
   }
