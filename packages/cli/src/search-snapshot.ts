@@ -71,18 +71,28 @@ function view<T>(make: (b: ArrayBuffer, offset: number, length: number) => T, bu
   return make(buffer.buffer.slice(at, at + length * width) as ArrayBuffer, 0, length);
 }
 
-/** The header's shape (zod v4 mini, loaded when a snapshot is read). */
+/**
+ * The header's shape (zod v4 mini, loaded when a snapshot is read). Its bulk — one entry per skill, term and stamp — is
+ * checked by one loop each inside the schema (`z.custom`): zod's per-element parse of a 1,000-skill header costs
+ * ~20 ms of CPU in a fresh process, more than the rest of a warm search's reading (measured; decision 0321).
+ */
 async function headerSchema() {
   const z = await import("zod/mini");
-  const doc = z.object({ id: z.string(), hidden: z.boolean(), negative: z.optional(z.string()) });
+  const all = <T>(message: string, item: (value: unknown) => boolean) =>
+    z.custom<T[]>((value) => Array.isArray(value) && value.every(item), { message });
+  const isString = (value: unknown) => typeof value === "string";
+  const isDoc = (value: unknown) => {
+    const doc = value as { id?: unknown; hidden?: unknown; negative?: unknown } | null;
+    return typeof doc === "object" && doc !== null && typeof doc.id === "string" && typeof doc.hidden === "boolean" && (doc.negative === undefined || typeof doc.negative === "string");
+  };
   return z.object({
     format: z.number(),
     scope: z.string(),
-    stamps: z.record(z.string(), z.string()),
+    stamps: z.custom<Record<string, string>>((value) => typeof value === "object" && value !== null && !Array.isArray(value) && Object.values(value).every(isString), { message: "expected a record of strings" }),
     fields: z.string(),
-    docs: z.array(doc),
-    descriptions: z.array(z.string()),
-    terms: z.array(z.string()),
+    docs: all<Header["docs"][number]>("expected skill entries ({ id, hidden, negative? })", isDoc),
+    descriptions: all<string>("expected a list of strings", isString),
+    terms: all<string>("expected a list of strings", isString),
     postings: z.number().check(z.int(), z.nonnegative()),
   });
 }
