@@ -102,7 +102,7 @@ describe("the index file is read through its schema (decision 0321)", () => {
   it.each([
     ["truncated", () => readFile(indexFile, "utf8").then((t) => t.slice(0, Math.floor(t.length / 2))), /is not JSON/],
     ["foreign (valid JSON, not an index)", async () => JSON.stringify({ hello: "world" }), /not the expected shape: at format, expected number/],
-    ["an entry of the wrong type", async () => JSON.stringify({ format: 1, scope: "x", entries: { a: { key: 1, json: "{}" } } }), /at entries\.a\.key, expected string/],
+    ["an entry of the wrong type", async () => JSON.stringify({ format: 1, scope: "x", entries: { a: { key: 1, json: "{}" } } }), /at entries, expected index entries \(\{ key, json \} per skill\)/],
     ["an array", async () => "[]", /at the top, expected object/],
   ])("%s: said once, every skill parsed again, and the file replaced at the next save", async (_kind, content, pattern) => {
     const first = new LocalFileSystemSkillProvider(root, { metadataIndex: indexFile });

@@ -30,11 +30,21 @@ interface IndexFile {
   entries: Record<string, IndexEntry>;
 }
 
-/** The file's shape (zod v4 mini, loaded with the first index: a provider without one never loads zod). */
+/**
+ * The file's shape (zod v4 mini, loaded with the first index: a provider without one never loads zod). The entries —
+ * one per skill — are checked by one loop inside the schema: zod's per-entry parse costs ~10 ms of CPU per 1,000
+ * skills in a fresh process, on every listing (measured; decision 0321).
+ */
 async function indexSchema() {
   const z = await import("zod/mini");
-  const entry = z.object({ key: z.string(), json: z.string() });
-  return z.object({ format: z.number(), scope: z.string(), entries: z.record(z.string(), entry) });
+  const isEntry = (value: unknown) => {
+    const entry = value as { key?: unknown; json?: unknown } | null;
+    return typeof entry === "object" && entry !== null && typeof entry.key === "string" && typeof entry.json === "string";
+  };
+  const entries = z.custom<Record<string, IndexEntry>>((value) => typeof value === "object" && value !== null && !Array.isArray(value) && Object.values(value).every(isEntry), {
+    message: "expected index entries ({ key, json } per skill)",
+  });
+  return z.object({ format: z.number(), scope: z.string(), entries });
 }
 
 /**
