@@ -1,4 +1,4 @@
-import type { Frontmatter } from "@skillport/core";
+import type { Frontmatter, Skill } from "@skillport/core";
 
 /** Reads one skill's content on demand: nothing is read until the model loads the skill. */
 export interface SkillReader {
@@ -31,4 +31,18 @@ export interface BoxSkill {
   /** The registry id (directory name) of a registry skill. */
   readonly registryId: string | undefined;
   readonly reader: SkillReader;
+}
+
+/** One version of a skill registered in code. */
+export interface SkillVersion {
+  version: number;
+  digest: string;
+  skill: Skill;
+}
+
+export interface RegisterResult {
+  skillId: string;
+  /** `added`: first version; `updated`: a new content digest (a new version); `unchanged`: same digest, nothing done. */
+  status: "added" | "updated" | "unchanged";
+  version: number;
 }

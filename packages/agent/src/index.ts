@@ -18,18 +18,15 @@ export {
 export {
   SkillBox,
   SkillBoxSession,
-  SkillRegistration,
   DEFAULT_ENUM_LIMIT,
   DEFAULT_MAX_CONTENT_CHARS,
   DEFAULT_MAX_LISTED_PATHS,
   DEFAULT_MAX_TOOL_RESULT_CHARS,
-  type BoxSkill,
-  type CatalogBudget,
-  type RegisterResult,
   type SkillBoxOptions,
-  type SkillReader,
-  type SkillVersion,
 } from "./skill-box.js";
+export { SkillRegistration } from "./registration.js";
+export type { BoxSkill, RegisterResult, SkillReader, SkillVersion } from "./box-skill.js";
+export type { CatalogBudget } from "./box-prompt.js";
 export { DEFAULT_SESSION, skillDirName, skillIdOf } from "./skill-id.js";
 export { LOAD_SKILL_TOOL } from "./load-tool.js";
 export { SEARCH_SKILLS_TOOL } from "./search-tool.js";

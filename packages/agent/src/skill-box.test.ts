@@ -3,7 +3,7 @@ import { InMemorySkillRepository, Skill, SkillRegistry, type SkillSource } from 
 import { LocalFileSystemSkillProvider } from "@skillport/fs";
 import { tempTree, type TempTree } from "@skillport/fs/testing";
 import { z } from "zod";
-import { defineTool, resultText, SkillBox, skillDirName, skillIdOf, type Tool } from "./index.js";
+import { defineTool, resultText, SkillBox, SkillBoxSession, skillDirName, skillIdOf, type Tool } from "./index.js";
 
 const skill = (name: string, body = `# ${name}\n`, extra: Record<string, string | Uint8Array> = {}, source?: string) => {
   const b = Skill.builder().name(name).description(`Does ${name} things. Use when the user asks for ${name}.`).skillContent(body);
@@ -321,5 +321,96 @@ describe("skills the box leaves out are reported (issue 20, item 9)", () => {
     expect(box.failures.map((f) => f.id)).toEqual(["blank", "nodesc"]);
     expect(new SkillBox().failures).toEqual([]);
     await box.close();
+  });
+});
+
+describe("one store: code skills are an in-memory source of the box's registry (issue 21 §2)", () => {
+  it("a registered skill is in the registry, found by the registry's search, and read through it", async () => {
+    const box = new SkillBox();
+    await box.registerSkill(skill("invoice", "# Invoice\nHow to total an invoice with VAT.\n", { "references/vat.md": "VAT rules\n" }));
+    expect(box.registry.list().map((e) => e.qualifiedId)).toEqual(["custom:invoice"]);
+    expect((await box.registry.search("VAT invoice")).map((h) => h.id)).toEqual(["invoice"]);
+    expect((await box.searchSkills("VAT invoice")).map((h) => h.skill.id)).toEqual(["invoice_custom"]);
+    expect((await load(box, "invoice_custom", "references/vat.md")).text).toContain("\n\nVAT rules\n");
+    await box.registerSkill(skill("invoice", "# Invoice v2\nNow with discounts.\n"));
+    expect((await box.registry.search("discounts")).map((h) => h.id)).toEqual(["invoice"]); // the same store, updated
+  });
+
+  it("skills of another source name get a source of their own; code skills are listed first, in registration order", async () => {
+    const tree = await tempTree({ "hello/SKILL.md": "---\nname: hello\ndescription: Say hello. Use when greeted.\n---\n# Hello\n" });
+    try {
+      const box = await SkillBox.create({ sources: [new LocalFileSystemSkillProvider(tree.dir, { name: "fs-test" })] });
+      await box.registerSkill(skill("zulu"));
+      await box.registerSkill(skill("alpha", "# a\n", {}, "git-owner/repo"));
+      expect(box.listSkills().map((s) => s.id)).toEqual(["zulu_custom", "alpha_git-owner/repo", "hello_fs-test"]);
+      expect(box.registry.sources).toEqual(["fs-test", "custom", "git-owner/repo"]);
+      expect(box.listSkills().map((s) => s.origin)).toEqual(["registered", "registered", "registry"]);
+      await box.close();
+    } finally {
+      await tree.cleanup();
+    }
+  });
+
+  it("a name another source already serves is refused, never shadowed silently", async () => {
+    const tree = await tempTree({ "hello/SKILL.md": "---\nname: hello\ndescription: Say hello. Use when greeted.\n---\n# Hello\n" });
+    try {
+      const box = await SkillBox.create({ sources: [new LocalFileSystemSkillProvider(tree.dir, { name: "fs-test" })] });
+      await expect(box.registerSkill(skill("hello"))).rejects.toThrow(/cannot register hello_custom: the name "hello" is already served by source "fs-test"/);
+      expect(box.listSkills().map((s) => s.id)).toEqual(["hello_fs-test"]);
+      expect(box.registry.shadowed).toEqual([]);
+      await box.close();
+    } finally {
+      await tree.cleanup();
+    }
+  });
+
+  it("a skill the registry refuses is an error at registration, and leaves nothing behind", async () => {
+    const box = new SkillBox();
+    const unsafe = new Skill({ frontmatter: { name: "../up", description: "Climbs." }, body: "# x\n" });
+    await expect(box.registerSkill(unsafe)).rejects.toThrow(/cannot be used as a skill id/);
+    expect(box.listSkills()).toEqual([]);
+    expect(box.failures).toEqual([]);
+  });
+
+  it("a removed code skill leaves the registry too, and can come back", async () => {
+    const box = new SkillBox();
+    await box.registerSkill(skill("gone"));
+    expect(box.removeSkill("gone_custom")).toBe(true);
+    expect(box.listSkills()).toEqual([]);
+    await box.registry.refresh();
+    expect(box.registry.list()).toEqual([]);
+    expect(await box.registerSkill(skill("gone"))).toEqual({ skillId: "gone_custom", status: "added", version: 1 });
+    expect(box.listSkills().map((s) => s.id)).toEqual(["gone_custom"]);
+  });
+});
+
+describe("the box reads its own catalog's counts, never its text", () => {
+  it("an instruction that contains the truncation marker does not turn search on", async () => {
+    const box = new SkillBox({ instruction: 'Skills below. <available_skills truncated="true" shown="0" total="9">' });
+    await box.registerSkill(skill("alpha"));
+    expect(box.getSkillPrompt()).toContain('truncated="true"');
+    expect(box.tools().map((t) => t.name)).toEqual(["load_skill_through_path"]);
+  });
+});
+
+describe("sessions own their activations", () => {
+  it("a closed session's view holds nothing; other sessions keep theirs; a new view starts empty", async () => {
+    const box = new SkillBox();
+    await box.registerSkill(skill("a"));
+    const kept = box.session("kept");
+    const other = box.session("other");
+    kept.activate("a_custom");
+    other.activate("a_custom");
+    box.closeSession("kept");
+    expect(kept.isActive("a_custom")).toBe(false);
+    expect(box.session("kept").activeSkills()).toEqual([]);
+    expect(other.activeSkills()).toEqual(["a_custom"]);
+    expect(() => other.activate("nope_custom")).toThrow(/no skill "nope_custom"/);
+  });
+
+  it("the box has no public internals: no `_` methods, and a session is made by its box", () => {
+    const names = Object.getOwnPropertyNames(SkillBox.prototype);
+    expect(names.filter((n) => n.startsWith("_"))).toEqual([]);
+    expect(() => new SkillBoxSession({} as SkillBox, "x")).toThrow(/use box.session/);
   });
 });

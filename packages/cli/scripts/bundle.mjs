@@ -17,7 +17,9 @@ const dist = path.join(cliDir, "dist");
 // - native or platform binaries (better-sqlite3, esbuild) and optional ones (js-tiktoken);
 // - what plugins share with the host, which must be ONE copy for both (the plugin SDK and zod: decision 0185);
 // - SQL drivers, loaded only by SQL sources and large.
-const EXTERNAL = ["better-sqlite3", "esbuild", "js-tiktoken", "js-tiktoken/*", "pg", "mysql2", "zod", "zod/*", "@skillport/plugin"];
+// `zod/mini` is bundled: the state and cache files' schemas (decision 0321) are never shared with plugins, and from
+// node_modules its ~80 modules cost ~100 ms of CPU on every run that reads a cache; bundled, a few.
+const EXTERNAL = ["better-sqlite3", "esbuild", "js-tiktoken", "js-tiktoken/*", "pg", "mysql2", "zod", "zod/v4", "zod/v4/*", "zod/v3", "@skillport/plugin"];
 
 // `--clean` (npm run clean): tsc's --clean does not know the bundle's files.
 if (process.argv.includes("--clean")) {

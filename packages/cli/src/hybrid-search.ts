@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { SkillRegistry } from "@skillport/core";
 import { EmbeddingsClient, fuseWithEmbeddings, isHiddenFromModel, skillEmbeddingText, type HybridResult } from "@skillport/core/internal";
-import { writeFileAtomic } from "@skillport/fs";
+import { errorCode, isMissing, parseStateText, writeFileAtomic } from "@skillport/fs";
 import { cacheFileName } from "./cache-dir.js";
 
 export interface HybridSearchOptions {
@@ -20,14 +20,23 @@ export interface HybridSearchOptions {
 // Bump when the vectors file's shape changes.
 const VECTORS_FORMAT = 1;
 
-async function loadVectors(file: string): Promise<Map<string, number[]>> {
+/** The vectors file's shape (zod v4 mini, loaded with the file). */
+async function vectorsSchema() {
+  const z = await import("zod/mini");
+  return z.object({ format: z.number(), vectors: z.record(z.string(), z.array(z.number())) });
+}
+
+/** Cached skill vectors: none when missing or of another format; a bad file is `problem` (said, then rebuilt; 0321). */
+async function loadVectors(file: string): Promise<{ vectors: Map<string, number[]>; problem?: string }> {
+  let text: string;
   try {
-    const data = JSON.parse(await readFile(file, "utf8")) as { format?: unknown; vectors?: Record<string, unknown> };
-    if (data.format !== VECTORS_FORMAT || typeof data.vectors !== "object" || data.vectors === null) return new Map();
-    return new Map(Object.entries(data.vectors).filter((e): e is [string, number[]] => Array.isArray(e[1]) && e[1].every((x) => typeof x === "number")));
-  } catch {
-    return new Map(); // missing or unreadable: embed again
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    return { vectors: new Map(), ...(!isMissing(error) && { problem: `embeddings cache ${file} cannot be read (${errorCode(error) ?? String(error)}); rebuilding it` }) };
   }
+  const parsed = parseStateText<{ format: number; vectors: Record<string, number[]> }>(text, await vectorsSchema());
+  if ("problem" in parsed) return { vectors: new Map(), problem: `embeddings cache ${file} is ${parsed.problem}; rebuilding it` };
+  return { vectors: parsed.value.format === VECTORS_FORMAT ? new Map(Object.entries(parsed.value.vectors)) : new Map() };
 }
 
 /**
@@ -45,10 +54,12 @@ export async function hybridSearch(registry: SkillRegistry, query: string, optio
     .map((entry) => ({ id: entry.id, text: skillEmbeddingText({ id: entry.id, metadata: entry.getMetadata() }) }));
   // The file name hides the URL (it may name an internal host); the model is part of each key anyway.
   const file = options.cacheDir === undefined ? undefined : path.join(options.cacheDir, cacheFileName("embeddings", [options.url, client.model]));
-  const vectors = file === undefined ? new Map<string, number[]>() : await loadVectors(file);
+  const loaded = file === undefined ? { vectors: new Map<string, number[]>() } : await loadVectors(file);
+  const { vectors } = loaded;
   const before = vectors.size;
   const result = await fuseWithEmbeddings(client, query, bm25, skills, { limit: options.limit, vectors, abstained });
-  if (file !== undefined && vectors.size !== before) {
+  if (loaded.problem !== undefined) result.warning = result.warning === undefined ? loaded.problem : `${loaded.problem}; ${result.warning}`;
+  if (file !== undefined && (vectors.size !== before || loaded.problem !== undefined)) {
     const live = new Set(skills.map((s) => `${client.model}\0${s.text}`));
     const kept = Object.fromEntries([...vectors].filter(([key]) => live.has(key)));
     await writeFileAtomic(file, JSON.stringify({ format: VECTORS_FORMAT, vectors: kept })).catch(() => undefined); // a cache is optional

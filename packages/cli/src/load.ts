@@ -79,7 +79,7 @@ export async function loadSkills(roots: readonly string[], io: CliIO, home = os.
     const found = createRootProviders(await discoverSkillRoots({ cwd: io.cwd, home }));
     for (const { root, provider: named } of found) {
       // Re-created with a metadata index of its own when caching: one index file per root.
-      const provider = options.cacheDir === undefined ? named : new LocalFileSystemSkillProvider(root.path, { name: named.name, metadataIndex: indexFor(named.root) });
+      const provider = options.cacheDir === undefined ? named : new LocalFileSystemSkillProvider(root.path, { name: named.name, metadataIndex: indexFor(named.root), warn: warnOn(io) });
       providers.push(provider);
       rootPaths.push(provider.root);
       await registry.addProvider(provider, { watch: false });

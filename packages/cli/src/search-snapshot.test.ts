@@ -103,4 +103,32 @@ describe("skillport search's warm snapshot", () => {
     expect(recovered.index.snapshot).toBeUndefined();
     expect(recovered.results[0]?.id).toBe("alpha");
   });
+
+  // Decision 0321: every cache file is read through its schema; a bad one is said once, and rebuilt.
+  it.each([
+    ["metadata index", "metadata-", (t: string) => t.slice(0, Math.floor(t.length / 2)), /metadata index .* is not JSON/],
+    ["search cache", "search-", () => JSON.stringify({ format: 1, scope: "x", entries: { a: { key: "k", meta: "m", doc: { id: 7 } } } }), /search cache .* is not the expected shape: at entries\.a\.doc\.id, expected string/],
+    ["search snapshot (foreign)", "search-snapshot-", () => "not a snapshot at all", /search snapshot .* is not a search snapshot/],
+    ["search snapshot (bad header)", "search-snapshot-", () => `SPSI${String.fromCharCode(2, 0, 0, 0)}{}`, /search snapshot .* has a header that is not the expected shape: at format, expected number/],
+  ])("a damaged %s: one warning, the right answer, and a quiet run after", async (_what, prefix, damage, warning) => {
+    const dir = await tree(skills);
+    await age(path.join(dir, "s"));
+    const cold = await search(dir, "tls certificates");
+    const cache = path.join(dir, "cache");
+    const files = await readdir(cache);
+    const target = files.find((f) => f.startsWith(prefix) && (prefix === "search-snapshot-" || !f.startsWith("search-snapshot-")));
+    if (target === undefined) throw new Error(`no ${prefix} file in ${files.join(", ")}`);
+    const { readFile } = await import("node:fs/promises");
+    await writeFile(path.join(cache, target), damage(await readFile(path.join(cache, target), "utf8")));
+    // The warm snapshot answers before the other caches are read: take it away to reach them.
+    if (prefix !== "search-snapshot-") for (const f of files) if (f.startsWith("search-snapshot-")) await rm(path.join(cache, f));
+    const run = await runInProcess(["search", "tls certificates", "s", "--json", "--cache-dir", "cache", "--min-confidence", "0"], dir);
+    expect(run.code).toBe(0);
+    expect(run.stderr.trim().split("\n")).toHaveLength(1);
+    expect(run.stderr).toMatch(warning);
+    expect(run.stderr).toContain("rebuilding it");
+    expect((JSON.parse(run.stdout) as SearchJson).results).toEqual(cold.results);
+    const after = await runInProcess(["search", "tls certificates", "s", "--json", "--cache-dir", "cache", "--min-confidence", "0"], dir);
+    expect(after.stderr).toBe("");
+  });
 });

@@ -1,5 +1,6 @@
 import { lstatSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { errorCode, isMissing, parseStateText } from "@skillport/fs/floor";
 import { SEARCH_ANALYSIS_VERSION, SkillSearchIndex, type AnalysedSkill, type SearchIndexExport } from "@skillport/core/internal/search";
 import { cacheFileName } from "./cache-dir.js";
 import { VERSION } from "./version.js";
@@ -70,36 +71,78 @@ function view<T>(make: (b: ArrayBuffer, offset: number, length: number) => T, bu
   return make(buffer.buffer.slice(at, at + length * width) as ArrayBuffer, 0, length);
 }
 
-/** The warm index when the snapshot exists and every recorded stamp still holds; otherwise undefined. */
-export function readSnapshot(file: string, scope: string): WarmIndex | undefined {
+/**
+ * The header's shape (zod v4 mini, loaded when a snapshot is read). Its bulk — one entry per skill, term and stamp — is
+ * checked by one loop each inside the schema (`z.custom`): zod's per-element parse of a 1,000-skill header costs
+ * ~20 ms of CPU in a fresh process, more than the rest of a warm search's reading (measured; decision 0321).
+ */
+async function headerSchema() {
+  const z = await import("zod/mini");
+  const all = <T>(message: string, item: (value: unknown) => boolean) =>
+    z.custom<T[]>((value) => Array.isArray(value) && value.every(item), { message });
+  const isString = (value: unknown) => typeof value === "string";
+  const isDoc = (value: unknown) => {
+    const doc = value as { id?: unknown; hidden?: unknown; negative?: unknown } | null;
+    return typeof doc === "object" && doc !== null && typeof doc.id === "string" && typeof doc.hidden === "boolean" && (doc.negative === undefined || typeof doc.negative === "string");
+  };
+  return z.object({
+    format: z.number(),
+    scope: z.string(),
+    stamps: z.custom<Record<string, string>>((value) => typeof value === "object" && value !== null && !Array.isArray(value) && Object.values(value).every(isString), { message: "expected a record of strings" }),
+    fields: z.string(),
+    docs: all<Header["docs"][number]>("expected skill entries ({ id, hidden, negative? })", isDoc),
+    descriptions: all<string>("expected a list of strings", isString),
+    terms: all<string>("expected a list of strings", isString),
+    postings: z.number().check(z.int(), z.nonnegative()),
+  });
+}
+
+/**
+ * The warm index when the snapshot exists and every recorded stamp still holds. Undefined, quietly, when there is no
+ * snapshot or it no longer vouches for the skills (another format, scope or stamp: the normal path runs and writes a
+ * new one). `{ problem }` when the file is not a snapshot, is truncated or does not fit its header (decision 0321): the
+ * command says so, and the normal path replaces it.
+ */
+export async function readSnapshot(file: string, scope: string): Promise<WarmIndex | { problem: string } | undefined> {
+  let buffer: Buffer;
   try {
-    const buffer = readFileSync(file);
-    if (buffer.length < 8 || buffer.toString("latin1", 0, 4) !== MAGIC) return undefined;
-    const headerLength = buffer.readUInt32LE(4);
-    const header = JSON.parse(buffer.toString("utf8", 8, 8 + headerLength)) as Partial<Header>;
-    if (header.format !== SNAPSHOT_FORMAT || header.scope !== scope || !header.stamps || !Array.isArray(header.docs) || !Array.isArray(header.terms)) return undefined;
-    const stamps = Object.entries(header.stamps);
-    if (stamps.length === 0) return undefined;
-    for (const [where, key] of stamps) if (stamp(where)?.key !== key) return undefined;
-    const terms = header.terms.length;
-    const postings = Number(header.postings);
-    let offset = 8 + headerLength;
-    offset += (4 - (offset % 4)) % 4;
-    if (buffer.length !== offset + (terms + 1) * 4 + postings * 9) return undefined;
-    const starts = view((b, o, n) => new Int32Array(b, o, n), buffer, offset, terms + 1, 4);
-    offset += (terms + 1) * 4;
-    const postingDocs = view((b, o, n) => new Int32Array(b, o, n), buffer, offset, postings, 4);
-    offset += postings * 4;
-    const postingTf = view((b, o, n) => new Float32Array(b, o, n), buffer, offset, postings, 4);
-    offset += postings * 4;
-    const postingMask = view((b, o, n) => new Uint8Array(b, o, n), buffer, offset, postings, 1);
-    const data: SearchIndexExport = { fields: String(header.fields), docs: header.docs, terms: header.terms, starts, postingDocs, postingTf, postingMask };
-    const index = SkillSearchIndex.load(data);
-    const descriptions = new Map(header.docs.map((d, i) => [d.id, header.descriptions?.[i] ?? ""]));
-    return { index, descriptions, skills: header.docs.length };
-  } catch {
-    return undefined; // missing, unreadable, corrupt or from other weights: the normal path rebuilds it
+    buffer = readFileSync(file);
+  } catch (error) {
+    return isMissing(error) ? undefined : { problem: `search snapshot ${file} cannot be read (${errorCode(error) ?? String(error)}); rebuilding it` };
   }
+  const bad = (why: string) => ({ problem: `search snapshot ${file} ${why}; rebuilding it` });
+  if (buffer.length < 8 || buffer.toString("latin1", 0, 4) !== MAGIC) return bad("is not a search snapshot");
+  const headerLength = buffer.readUInt32LE(4);
+  if (8 + headerLength > buffer.length) return bad("is truncated");
+  const parsed = parseStateText<Header>(buffer.toString("utf8", 8, 8 + headerLength), await headerSchema());
+  if ("problem" in parsed) return bad(`has a header that is ${parsed.problem}`);
+  const header = parsed.value;
+  if (header.format !== SNAPSHOT_FORMAT || header.scope !== scope) return undefined;
+  const stamps = Object.entries(header.stamps);
+  if (stamps.length === 0) return bad("vouches for nothing");
+  for (const [where, key] of stamps) if (stamp(where)?.key !== key) return undefined;
+  const terms = header.terms.length;
+  const postings = header.postings;
+  let offset = 8 + headerLength;
+  offset += (4 - (offset % 4)) % 4;
+  if (buffer.length !== offset + (terms + 1) * 4 + postings * 9) return bad("does not have the size its header says (truncated or damaged)");
+  if (header.descriptions.length !== header.docs.length) return bad("has a description count that does not match its skills");
+  const starts = view((b, o, n) => new Int32Array(b, o, n), buffer, offset, terms + 1, 4);
+  offset += (terms + 1) * 4;
+  const postingDocs = view((b, o, n) => new Int32Array(b, o, n), buffer, offset, postings, 4);
+  offset += postings * 4;
+  const postingTf = view((b, o, n) => new Float32Array(b, o, n), buffer, offset, postings, 4);
+  offset += postings * 4;
+  const postingMask = view((b, o, n) => new Uint8Array(b, o, n), buffer, offset, postings, 1);
+  const data: SearchIndexExport = { fields: header.fields, docs: header.docs, terms: header.terms, starts, postingDocs, postingTf, postingMask };
+  let index: SkillSearchIndex;
+  try {
+    index = SkillSearchIndex.load(data);
+  } catch (error) {
+    return bad(`cannot be loaded (${error instanceof Error ? error.message : String(error)})`);
+  }
+  const descriptions = new Map(header.docs.map((d, i) => [d.id, header.descriptions[i] ?? ""]));
+  return { index, descriptions, skills: header.docs.length };
 }
 
 export interface LoadedSkillForSnapshot {

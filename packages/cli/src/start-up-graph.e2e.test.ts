@@ -50,7 +50,8 @@ const fromNodeModules = (modules: readonly string[], name: string) => modules.fi
 // version id. Nothing else of core (parser, lint, registry, catalog, search) or fs (provider, discovery, watcher).
 const CORE_LEAVES = ["packages/core/dist/compare.js", "packages/core/dist/errors.js", "packages/core/dist/redact-uri.js", "packages/core/dist/safe-path.js"];
 // dir-fd: writes pinned by folder descriptors (decision 0230), one small module on node:fs and core's errors.
-const FS_FLOOR = ["packages/fs/dist/atomic.js", "packages/fs/dist/confine.js", "packages/fs/dist/dir-fd.js", "packages/fs/dist/errno.js", "packages/fs/dist/floor.js"];
+// state-file: parseStateText, the one reading of a state file through its schema (decision 0321; no imports, no zod).
+const FS_FLOOR = ["packages/fs/dist/atomic.js", "packages/fs/dist/confine.js", "packages/fs/dist/dir-fd.js", "packages/fs/dist/errno.js", "packages/fs/dist/floor.js", "packages/fs/dist/state-file.js"];
 const FS_TREE = [...FS_FLOOR, "packages/fs/dist/dir-entries.js", "packages/fs/dist/file-limits.js", "packages/fs/dist/open-confined.js", "packages/fs/dist/tree.js", "packages/fs/dist/walk.js"];
 const beyond = (modules: readonly string[], pkg: string, allowed: readonly string[]) => inPackage(modules, pkg).filter((m) => !allowed.includes(m));
 // What packing must never load: the package barrels, the skill provider and discovery, the registry, catalog and search.

@@ -19,7 +19,7 @@ const PUBLIC_VALUES = [
   "isSafeResourcePath", "isSafeSkillId", "normalizeResourcePath", "requireSafeResourcePath", "requireSafeSkillId",
   // sources, registry, catalog, search
   "RESOURCE_KINDS", "SkillSourceProvider", "toSkillProvider", "InMemorySkillRepository", "SkillRegistry",
-  "CATALOG_FORMATS", "DEFAULT_AGENTSCOPE_COMPACT_INSTRUCTION", "DEFAULT_AGENTSCOPE_INSTRUCTION", "DEFAULT_SEARCH_TOOL", "LOAD_SKILL_TOOL_NAME", "renderCatalog",
+  "CATALOG_FORMATS", "DEFAULT_AGENTSCOPE_COMPACT_INSTRUCTION", "DEFAULT_AGENTSCOPE_INSTRUCTION", "DEFAULT_SEARCH_TOOL", "LOAD_SKILL_TOOL_NAME", "renderCatalog", "renderCatalogWithCounts",
   "SkillSearchIndex",
 ];
 

@@ -57,5 +57,5 @@ export { RESOURCE_KINDS } from "./types.js";
 export { SkillSourceProvider, toSkillProvider } from "./source.js";
 export { InMemorySkillRepository } from "./memory.js";
 export { SkillRegistry } from "./registry.js";
-export { CATALOG_FORMATS, DEFAULT_AGENTSCOPE_COMPACT_INSTRUCTION, DEFAULT_AGENTSCOPE_INSTRUCTION, DEFAULT_SEARCH_TOOL, LOAD_SKILL_TOOL_NAME, renderCatalog } from "./catalog/index.js";
+export { CATALOG_FORMATS, DEFAULT_AGENTSCOPE_COMPACT_INSTRUCTION, DEFAULT_AGENTSCOPE_INSTRUCTION, DEFAULT_SEARCH_TOOL, LOAD_SKILL_TOOL_NAME, renderCatalog, renderCatalogWithCounts } from "./catalog/index.js";
 export { SkillSearchIndex } from "./search/index.js";

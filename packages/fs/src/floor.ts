@@ -6,3 +6,4 @@ export { isInside } from "./confine.js";
 export { randomHex, siblingTemp, swapIntoPlace, tempName, writeFileAtomic } from "./atomic.js";
 export { errorCode, isMissing } from "./errno.js";
 export { MAX_REMOVE_DEPTH, openPinnedDir, PinnedDir, removePinnedTree, type FileOwner, type OpenDirOptions } from "./dir-fd.js";
+export { parseStateText, type StateSchema } from "./state-file.js";

@@ -1,4 +1,4 @@
-import { readFile, utimes, writeFile } from "node:fs/promises";
+import { mkdir, readFile, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LocalFileSystemSkillProvider } from "./provider.js";
@@ -90,5 +90,55 @@ describe("persistent metadata index", () => {
     const small = new LocalFileSystemSkillProvider(root, { metadataIndex: indexFile, maxFileBytes: 10 });
     await small.discover();
     await expect(small.getMetadata("a")).rejects.toMatchObject({ code: "LIMIT_EXCEEDED" });
+  });
+});
+
+describe("the index file is read through its schema (decision 0321)", () => {
+  const warned = () => {
+    const messages: string[] = [];
+    return { messages, warn: (m: string) => messages.push(m) };
+  };
+
+  it.each([
+    ["truncated", () => readFile(indexFile, "utf8").then((t) => t.slice(0, Math.floor(t.length / 2))), /is not JSON/],
+    ["foreign (valid JSON, not an index)", async () => JSON.stringify({ hello: "world" }), /not the expected shape: at format, expected number/],
+    ["an entry of the wrong type", async () => JSON.stringify({ format: 1, scope: "x", entries: { a: { key: 1, json: "{}" } } }), /at entries, expected index entries \(\{ key, json \} per skill\)/],
+    ["an array", async () => "[]", /at the top, expected object/],
+  ])("%s: said once, every skill parsed again, and the file replaced at the next save", async (_kind, content, pattern) => {
+    const first = new LocalFileSystemSkillProvider(root, { metadataIndex: indexFile });
+    await listAll(first);
+    await first.saveMetadataIndex();
+    await writeFile(indexFile, await content());
+    const { messages, warn } = warned();
+    const second = new LocalFileSystemSkillProvider(root, { metadataIndex: indexFile, warn });
+    expect(await listAll(second)).toEqual([["a", "first"], ["b", "second"]]);
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toMatch(pattern);
+    expect(messages[0]).toContain("rebuilding it");
+    expect(await second.saveMetadataIndex()).toBe(true);
+    const { messages: after, warn: warnAfter } = warned();
+    expect(await listAll(new LocalFileSystemSkillProvider(root, { metadataIndex: indexFile, warn: warnAfter }))).toEqual([["a", "first"], ["b", "second"]]);
+    expect(after).toEqual([]);
+  });
+
+  it("a missing file, or one of another format, starts quietly", async () => {
+    const { messages, warn } = warned();
+    await listAll(new LocalFileSystemSkillProvider(root, { metadataIndex: indexFile, warn }));
+    await mkdir(path.dirname(indexFile), { recursive: true });
+    await writeFile(indexFile, JSON.stringify({ format: 999, scope: "other", entries: {} }));
+    await listAll(new LocalFileSystemSkillProvider(root, { metadataIndex: indexFile, warn }));
+    expect(messages).toEqual([]);
+  });
+
+  it("an entry whose frontmatter JSON is damaged is a miss, not a crash", async () => {
+    const first = new LocalFileSystemSkillProvider(root, { metadataIndex: indexFile });
+    await listAll(first);
+    await first.saveMetadataIndex();
+    const data = JSON.parse(await readFile(indexFile, "utf8")) as { entries: Record<string, { json: string }> };
+    for (const entry of Object.values(data.entries)) entry.json = "{ broken";
+    await writeFile(indexFile, JSON.stringify(data));
+    const second = new LocalFileSystemSkillProvider(root, { metadataIndex: indexFile, warn: () => undefined });
+    expect(await listAll(second)).toEqual([["a", "first"], ["b", "second"]]);
+    expect(await second.saveMetadataIndex()).toBe(true);
   });
 });

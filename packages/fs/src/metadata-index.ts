@@ -1,6 +1,8 @@
 import { readFile } from "node:fs/promises";
 import type { Frontmatter } from "@skillport/core";
 import { writeFileAtomic } from "./atomic.js";
+import { errorCode, isMissing } from "./errno.js";
+import { parseStateText } from "./state-file.js";
 /** What an index entry is keyed by: the located skill file (SkillDirectory). */
 interface SkillLocation {
   dir: string;
@@ -29,41 +31,76 @@ interface IndexFile {
 }
 
 /**
+ * The file's shape (zod v4 mini, loaded with the first index: a provider without one never loads zod). The entries —
+ * one per skill — are checked by one loop inside the schema: zod's per-entry parse costs ~10 ms of CPU per 1,000
+ * skills in a fresh process, on every listing (measured; decision 0321).
+ */
+async function indexSchema() {
+  const z = await import("zod/mini");
+  const isEntry = (value: unknown) => {
+    const entry = value as { key?: unknown; json?: unknown } | null;
+    return typeof entry === "object" && entry !== null && typeof entry.key === "string" && typeof entry.json === "string";
+  };
+  const entries = z.custom<Record<string, IndexEntry>>((value) => typeof value === "object" && value !== null && !Array.isArray(value) && Object.values(value).every(isEntry), {
+    message: "expected index entries ({ key, json } per skill)",
+  });
+  return z.object({ format: z.number(), scope: z.string(), entries });
+}
+
+/**
  * A persistent cache of parsed frontmatter, keyed by the SKILL.md stamp that discovery's lstat already yields: a hit
- * costs no open, no read and no YAML parse. Unreadable, corrupt or foreign files are ignored (the index is only ever
- * an optimisation); saving writes a temp file and renames it.
+ * costs no open, no read and no YAML parse. The file is read through a schema (decision 0321): a missing file, or one
+ * of another format or parse scope, starts an empty index quietly; an unreadable, truncated or foreign one starts an
+ * empty index, is named in `problem` (the provider passes it to its `warn`), and is replaced at the next save. Saving
+ * writes a temp file and renames it.
  */
 export class MetadataIndex {
   readonly #file: string;
   readonly #scope: string;
   readonly #entries: Map<string, IndexEntry>;
-  #dirty = false;
+  /** Why the file on disk could not be used (it is being rebuilt), or undefined. */
+  readonly problem: string | undefined;
+  #dirty: boolean;
 
-  private constructor(file: string, scope: string, entries: Map<string, IndexEntry>) {
+  private constructor(file: string, scope: string, entries: Map<string, IndexEntry>, problem: string | undefined) {
     this.#file = file;
     this.#scope = scope;
     this.#entries = entries;
+    this.problem = problem;
+    this.#dirty = problem !== undefined; // a bad file is replaced at the next save, even with nothing new in it
   }
 
   static async load(file: string, scope: string): Promise<MetadataIndex> {
     const entries = new Map<string, IndexEntry>();
+    let text: string;
     try {
-      const data = JSON.parse(await readFile(file, "utf8")) as Partial<IndexFile>;
-      if (data.format === INDEX_FORMAT && data.scope === scope && typeof data.entries === "object" && data.entries !== null) {
-        for (const [id, entry] of Object.entries(data.entries)) {
-          if (typeof entry?.key === "string" && typeof entry.json === "string") entries.set(id, { key: entry.key, json: entry.json });
-        }
-      }
-    } catch {
-      // missing or unreadable: start empty
+      text = await readFile(file, "utf8");
+    } catch (error) {
+      const problem = isMissing(error) ? undefined : `metadata index ${file} cannot be read (${errorCode(error) ?? String(error)}); rebuilding it`;
+      return new MetadataIndex(file, scope, entries, problem);
     }
-    return new MetadataIndex(file, scope, entries);
+    const parsed = parseStateText<IndexFile>(text, await indexSchema());
+    if ("problem" in parsed) return new MetadataIndex(file, scope, entries, `metadata index ${file} is ${parsed.problem}; rebuilding it`);
+    const data = parsed.value;
+    // Another format or parse scope is an index of other settings: not ours to use, nothing to warn about.
+    if (data.format === INDEX_FORMAT && data.scope === scope) for (const [id, entry] of Object.entries(data.entries)) entries.set(id, entry);
+    return new MetadataIndex(file, scope, entries, undefined);
   }
 
   get(id: string, location: SkillLocation): Frontmatter | undefined {
     const entry = this.#entries.get(id);
     if (entry === undefined || entry.key !== keyOf(location)) return undefined;
-    return JSON.parse(entry.json) as Frontmatter;
+    let frontmatter: unknown;
+    try {
+      frontmatter = JSON.parse(entry.json);
+    } catch {
+      frontmatter = undefined;
+    }
+    if (typeof frontmatter === "object" && frontmatter !== null && !Array.isArray(frontmatter)) return frontmatter as Frontmatter;
+    // A damaged entry is a miss: the SKILL.md is parsed again and the entry replaced.
+    this.#entries.delete(id);
+    this.#dirty = true;
+    return undefined;
   }
 
   set(id: string, location: SkillLocation, frontmatter: Frontmatter): void {

@@ -36,6 +36,11 @@ export interface SkillDirectorySourceOptions {
   refuseHardLinks?: boolean;
   /** A persistent metadata index file (docs/decisions/0036). Default none. */
   metadataIndex?: string;
+  /**
+   * Told when the metadata index file cannot be used (unreadable, truncated, not an index) and is being rebuilt
+   * (decision 0321). Default: a process warning.
+   */
+  warn?: (message: string) => void;
 }
 
 interface CachedText {
@@ -58,6 +63,7 @@ export abstract class SkillDirectorySource extends SkillSourceProvider {
   readonly #parseLimits: Partial<ParseLimits> | undefined;
   readonly #maxFrontmatterBytes: number;
   readonly #indexFile: string | undefined;
+  readonly #warn: (message: string) => void;
   #skills = new Map<string, SkillDirectory>();
   #skipped: SkippedSkill[] = [];
   // Values when read with blocking calls, promises while an asynchronous read is under way.
@@ -77,6 +83,7 @@ export abstract class SkillDirectorySource extends SkillSourceProvider {
     this.#parseLimits = options.parseLimits;
     this.#maxFrontmatterBytes = options.parseLimits?.maxFrontmatterBytes ?? DEFAULT_PARSE_LIMITS.maxFrontmatterBytes;
     this.#indexFile = options.metadataIndex;
+    this.#warn = options.warn ?? ((message) => process.emitWarning(message, "SkillportWarning"));
     this.locator = locator;
   }
 
@@ -224,7 +231,10 @@ export abstract class SkillDirectorySource extends SkillSourceProvider {
 
   #loadIndex(): Promise<MetadataIndex | undefined> {
     if (this.#indexFile === undefined) return Promise.resolve(undefined);
-    this.#index ??= MetadataIndex.load(this.#indexFile, JSON.stringify({ parseLimits: this.#parseLimits ?? null }));
+    this.#index ??= MetadataIndex.load(this.#indexFile, JSON.stringify({ parseLimits: this.#parseLimits ?? null })).then((index) => {
+      if (index.problem !== undefined) this.#warn(index.problem);
+      return index;
+    });
     return this.#index;
   }
 

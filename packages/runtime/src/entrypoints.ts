@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { lstat } from "node:fs/promises";
 import path from "node:path";
-import { LimitExceededError } from "@skillport/core/errors";
+import { AgentSkillsError, LimitExceededError } from "@skillport/core/errors";
 import type { Sandbox } from "@skillport/sandbox";
 import { ensureVenv, usesPip, versionEnv } from "./python-env.js";
 import { SANDBOX_ENTRYPOINT_KEY, SKILL_ENTRYPOINTS_KEY, listValue, readState, writeState, type RuntimeState } from "./state.js";
@@ -102,7 +102,12 @@ export async function runEntrypoints(options: EntrypointRunOptions): Promise<Ini
   const appScript = validateAppEntrypoint(options.appEntrypoint);
   const stateProblems: string[] = [];
   const { state: loaded, problem } = await readState(options.stateFile);
-  if (problem) stateProblems.push(problem);
+  // The records decide what runs again: records that cannot be read stop everything, and are kept as they are for
+  // whoever looks into it (decision 0322). Removing the file is the way to run every entrypoint again.
+  if (problem) {
+    const file = path.basename(options.stateFile);
+    throw new AgentSkillsError<"STATE_MALFORMED">(`the entrypoint records (${file}): ${problem}; no entrypoint runs until ${file} is fixed or removed (removing it runs every entrypoint again)`, { code: "STATE_MALFORMED" });
+  }
   const selected = new Set(options.versions);
   const recorded = new Set(listValue(loaded, SKILL_ENTRYPOINTS_KEY).filter((v) => selected.has(v) && !options.fresh.has(v)));
   const state: RuntimeState = { values: { ...loaded.values } };

@@ -1,10 +1,11 @@
 import { mkdirSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { InvalidPathError } from "@skillport/core/errors";
-import { errorCode, isInside } from "@skillport/fs/floor";
+import { readFile } from "node:fs/promises";
+import { errorCode, isInside, isMissing, parseStateText, type StateSchema } from "@skillport/fs/floor";
 import { privateDirProblem } from "@skillport/sandbox";
 import { isVersionId } from "@skillport/pack/version";
-import { readJsonRecord, writeJsonAtomic } from "./json-file.js";
+import { writeJsonAtomic } from "./json-file.js";
 
 /**
  * The host-only state folder of a workspace (decision 0140): everything the host TRUSTS about a workspace lives here,
@@ -59,21 +60,33 @@ export class HostState {
     }
   }
 
-  async readManifest(versionId: string): Promise<VersionManifest | undefined> {
+  /**
+   * The manifest of a deployed version; undefined when there is none, `{ problem }` when it cannot be read or is not a
+   * manifest of that version (decision 0321: the version is then verified as failing, and unpacked again).
+   */
+  async readManifest(versionId: string): Promise<VersionManifest | { problem: string } | undefined> {
     if (!isVersionId(versionId)) return undefined;
-    const raw = await readJsonRecord(path.join(this.versionsDir, `${versionId}.json`));
-    return parseManifest(raw, versionId);
+    const z = await import("zod/mini");
+    const file = z.object({ path: z.string(), size: z.number(), sha256: z.string() });
+    const read = await readStateFile(path.join(this.versionsDir, `${versionId}.json`), z.object({ versionId: z.literal(versionId), files: z.array(file) }));
+    if (read === undefined || "problem" in read) return read === undefined ? undefined : { problem: `its manifest in the state folder is ${read.problem}` };
+    return { versionId, files: read.value.files };
   }
 
   async writeManifest(manifest: VersionManifest): Promise<void> {
     await writeJsonAtomic(path.join(this.versionsDir, `${manifest.versionId}.json`), manifest);
   }
 
-  async readIndex(): Promise<Record<string, unknown>> {
-    return readJsonRecord(this.indexFile);
+  /** Archive sha256 → versionId, a cache whose every hit is verified; a malformed file is empty, with `problem` (0321). */
+  async readIndex(): Promise<{ index: Record<string, string>; problem?: string }> {
+    const z = await import("zod/mini");
+    const read = await readStateFile(this.indexFile, z.record(z.string(), z.string()));
+    if (read === undefined) return { index: {} };
+    if ("problem" in read) return { index: {}, problem: `the archive index (archives.json) is ${read.problem}; rebuilding it` };
+    return { index: read.value };
   }
 
-  async writeIndex(index: Record<string, unknown>): Promise<void> {
+  async writeIndex(index: Record<string, string>): Promise<void> {
     await writeJsonAtomic(this.indexFile, index);
   }
 }
@@ -84,16 +97,15 @@ export interface VersionManifest {
   files: Array<{ path: string; size: number; sha256: string }>;
 }
 
-function parseManifest(raw: Record<string, unknown>, versionId: string): VersionManifest | undefined {
-  if (raw.versionId !== versionId || !Array.isArray(raw.files)) return undefined;
-  const files: VersionManifest["files"] = [];
-  for (const f of raw.files as unknown[]) {
-    if (typeof f !== "object" || f === null) return undefined;
-    const { path: p, size, sha256 } = f as Record<string, unknown>;
-    if (typeof p !== "string" || typeof size !== "number" || typeof sha256 !== "string") return undefined;
-    files.push({ path: p, size, sha256 });
+/** A host-only JSON file through its schema: undefined when missing, `{ problem }` when unreadable or malformed. */
+async function readStateFile<T>(file: string, schema: StateSchema<T>): Promise<{ value: T } | { problem: string } | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    return isMissing(error) ? undefined : { problem: `unreadable (${errorCode(error) ?? String(error)})` };
   }
-  return { versionId, files };
+  return parseStateText(text, schema);
 }
 
 /**

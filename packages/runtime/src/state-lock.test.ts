@@ -13,11 +13,13 @@ describe("state.json", () => {
     ["missing file", undefined, {}, undefined],
     ["empty file", "", {}, undefined],
     ["whitespace", "  \n", {}, undefined],
-    ["not JSON", "{", {}, "state file is not valid JSON; treating it as empty"],
-    ["an array", "[1]", {}, "state file is not a JSON object; treating it as empty"],
+    ["not JSON", "{", {}, expect.stringMatching(/^state file is not JSON \(.+\)$/)],
+    ["truncated", '{"values":{"skillEntrypoints":["a"', {}, expect.stringMatching(/^state file is not JSON/)],
+    ["an array", "[1]", {}, "state file is not the expected shape: at the top, expected object"],
+    ["a foreign shape", '{"values":[1,2]}', {}, "state file is not the expected shape: at values, expected record"],
     ["current shape", '{"values":{"skillEntrypoints":["a"],"sandboxEntrypoint":"sha256:x"}}', { skillEntrypoints: ["a"], sandboxEntrypoint: "sha256:x" }, undefined],
     ["legacy keys merged", '{"hashes":{"sandboxEntrypoint":"sha256:y"},"lists":{"skillEntrypoints":["b"]}}', { sandboxEntrypoint: "sha256:y", skillEntrypoints: ["b"] }, undefined],
-    ["non-string entries dropped", '{"values":{"skillEntrypoints":["a",1,null],"n":5}}', { skillEntrypoints: ["a"] }, undefined],
+    ["non-string entries: malformed, never dropped quietly", '{"values":{"skillEntrypoints":["a",1,null],"n":5}}', {}, expect.stringMatching(/^state file is not the expected shape: at values\.skillEntrypoints/)],
     ["unknown keys kept", '{"values":{"builtinSkill:pdf":"sha256:z"}}', { "builtinSkill:pdf": "sha256:z" }, undefined],
   ])("reads %s", async (_name, content, values, problem) => {
     const file = path.join(await tmp(), "state.json");

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { InvalidPathError } from "@skillport/core/errors";
 import { writeJsonAtomic } from "./json-file.js";
-import { errorCode, isInside, openPinnedDir } from "@skillport/fs/floor";
+import { errorCode, isInside, isMissing, openPinnedDir, parseStateText } from "@skillport/fs/floor";
 
 /**
  * FastGPT's runtime state file (`~/.fastgpt/runtime/state.json`):
@@ -25,33 +25,35 @@ export interface ReadStateResult {
   problem: string | undefined;
 }
 
-/** Reads the state; a missing, empty or corrupt file reads as empty (and says why when it was corrupt). */
+/** The file's shape (zod v4 mini, loaded when state is read): FastGPT's `values`, and its legacy `hashes`/`lists`. */
+async function stateSchema() {
+  const z = await import("zod/mini");
+  const values = z.optional(z.record(z.string(), z.union([z.string(), z.array(z.string())])));
+  return z.looseObject({ hashes: values, lists: values, values });
+}
+
+type StateFile = Partial<Record<"hashes" | "lists" | "values", Record<string, StateValue>>>;
+
+/**
+ * Reads the state through its schema (decision 0322). A missing or empty file is empty state. An unreadable, truncated
+ * or malformed one (not JSON, not an object, a value that is neither a string nor a list of strings) is empty state
+ * with `problem` saying what is wrong; what that means is the caller's: `runEntrypoints` refuses to run on records it
+ * cannot read.
+ */
 export async function readState(file: string): Promise<ReadStateResult> {
+  const empty = (problem: string | undefined): ReadStateResult => ({ state: { values: {} }, problem });
   let text: string;
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    if (errorCode(error) === "ENOENT") return { state: { values: {} }, problem: undefined };
-    return { state: { values: {} }, problem: `state file unreadable: ${errorCode(error) ?? "error"}` };
+    return empty(isMissing(error) ? undefined : `state file cannot be read (${errorCode(error) ?? String(error)})`);
   }
-  if (text.trim() === "") return { state: { values: {} }, problem: undefined };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return { state: { values: {} }, problem: "state file is not valid JSON; treating it as empty" };
-  }
-  if (!isRecord(parsed)) return { state: { values: {} }, problem: "state file is not a JSON object; treating it as empty" };
-  const values: Record<string, StateValue> = {};
+  if (text.trim() === "") return empty(undefined);
+  const parsed = parseStateText<StateFile>(text, await stateSchema());
+  if ("problem" in parsed) return empty(`state file is ${parsed.problem}`);
   // Upstream merges legacy `hashes` / `lists` keys into `values` on read; so do we.
-  for (const source of [parsed.hashes, parsed.lists, parsed.values]) {
-    if (!isRecord(source)) continue;
-    for (const [key, value] of Object.entries(source)) {
-      if (typeof value === "string") values[key] = value;
-      else if (Array.isArray(value)) values[key] = value.filter((v): v is string => typeof v === "string");
-    }
-  }
-  return { state: { values }, problem: undefined };
+  const { hashes, lists, values } = parsed.value;
+  return { state: { values: { ...hashes, ...lists, ...values } }, problem: undefined };
 }
 
 /**
@@ -88,8 +90,4 @@ function stateBody(state: RuntimeState): object {
 export function listValue(state: RuntimeState, key: string): string[] {
   const value = state.values[key];
   return Array.isArray(value) ? [...value] : [];
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

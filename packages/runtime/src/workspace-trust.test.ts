@@ -175,6 +175,32 @@ describe("hole 4: the deploy cache and records live where sandboxed code cannot 
     expect(existsSync(path.join(ws.home, "planted-ran"))).toBe(false);
   });
 
+  // Decision 0321: host-only state files are read through schemas; a damaged one is said and rebuilt, never trusted.
+  it.each([
+    ["the archive index, truncated", "archives.json", (t: string) => t.slice(0, 5), /the archive index \(archives\.json\) is not JSON/],
+    ["the archive index, foreign", "archives.json", () => JSON.stringify({ abc: 42 }), /archives\.json\) is not the expected shape: at abc, expected string/],
+    ["a version manifest, of another version", "versions/V.json", () => JSON.stringify({ versionId: "other", files: [] }), /version \w+: its manifest in the state folder is not the expected shape: at versionId/],
+    ["a version manifest, truncated", "versions/V.json", (t: string) => t.slice(0, t.length - 3), /its manifest in the state folder is not JSON .*; unpacking it again/],
+  ])("%s: said, and rebuilt", async (_name, file, damage, message) => {
+    const ws = await workspace();
+    const archive = (await packDirectory(await pkg("state"))).archive; // bytes: the archive index is consulted
+    const r1 = await ws.deploy([archive]);
+    await r1.initialization;
+    const v = r1.versions[0]!.versionId;
+    const target = path.join(ws.stateDir, file.replace("V", v));
+    const before = await readFile(target, "utf8");
+    await writeFile(target, damage(before));
+    const events: DeployEvent[] = [];
+    const r2 = await ws.deploy([archive], { onEvent: (e) => events.push(e) });
+    await r2.initialization;
+    expect(r2.versions).toMatchObject([{ versionId: v, status: "present" }]); // the folder itself was never touched
+    expect(events.filter((e) => e.type === "state-problem").map((e) => (e as { message: string }).message)).toEqual([expect.stringMatching(message)]);
+    expect(JSON.parse(await readFile(target, "utf8"))).toEqual(JSON.parse(before));
+    const quiet: DeployEvent[] = [];
+    await (await ws.deploy([archive], { onEvent: (e) => quiet.push(e) })).initialization;
+    expect(quiet.filter((e) => e.type === "state-problem")).toEqual([]);
+  });
+
   it("an entrypoint.sh added to a deployed version never runs (extra files are allowed: an entrypoint installs)", async () => {
     const ws = await workspace();
     const source = await pkg("added");

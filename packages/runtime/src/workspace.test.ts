@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
-import { mkdir, readdir, readFile, writeFile, stat } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, writeFile, stat } from "node:fs/promises";
 import { createHash, randomBytes } from "node:crypto";
 import path from "node:path";
 import { packDirectory } from "@skillport/pack";
@@ -139,18 +139,31 @@ describe("Workspace.deploy", () => {
     expect(() => new Workspace("relative")).toThrow(/absolute/);
   });
 
-  it("reads corrupt entrypoint records as empty, runs again and rewrites them (and the FastGPT copy)", async () => {
+  // Decision 0322: the records decide what runs again, so records that cannot be read stop initialization, are kept
+  // as they are, and say how to recover; removing them runs every entrypoint once more.
+  it.each([
+    ["not JSON", "{ not json", /is not JSON/],
+    ["truncated", '{\n  "values": {\n    "skillEntrypoints": ["', /is not JSON/],
+    ["a foreign shape", '{"values":{"skillEntrypoints":[1]}}', /is not the expected shape: at values\.skillEntrypoints/],
+  ])("entrypoint records that are %s: a clear failure, nothing runs, the file is kept", async (_kind, content, problem) => {
     const ws = new Workspace(await tmp());
     const r1 = await ws.deploy([await pkg("c", COUNT_RUNS)]);
     await r1.initialization;
     const v = r1.versions[0]!.versionId;
-    await writeFile(ws.entrypointRecordFile, "{ not json");
+    await writeFile(ws.entrypointRecordFile, content);
     const r2 = await ws.deploy([await pkgSame(v, ws)]);
     const rep = await r2.initialization;
-    expect(rep.stateProblems).toEqual(["state file is not valid JSON; treating it as empty"]);
-    expect(rep.outcomes).toMatchObject([{ status: "ran" }]);
-    expect(JSON.parse(await readFile(ws.entrypointRecordFile, "utf8"))).toEqual({ values: { skillEntrypoints: [v] } });
-    expect(JSON.parse(await readFile(ws.stateFile, "utf8"))).toEqual({ values: { skillEntrypoints: [v] } });
+    expect(rep.failed).toBe(true);
+    expect(rep.outcomes).toEqual([]);
+    expect(rep.stateProblems).toHaveLength(1);
+    expect(rep.stateProblems[0]).toMatch(problem);
+    expect(rep.stateProblems[0]).toContain("the entrypoint records (entrypoints.json)");
+    expect(rep.stateProblems[0]).toContain("removing it runs every entrypoint again");
+    expect(await readFile(ws.entrypointRecordFile, "utf8")).toBe(content);
+    expect(await runs(ws, v)).toBe(1);
+    await rm(ws.entrypointRecordFile);
+    const r3 = await ws.deploy([await pkgSame(v, ws)]);
+    expect((await r3.initialization).outcomes).toMatchObject([{ status: "ran" }]);
     expect(await runs(ws, v)).toBe(2);
   });
 

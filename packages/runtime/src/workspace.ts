@@ -76,6 +76,8 @@ export type DeployEvent =
   /** A version folder that failed verification against its manifest (or has none) was deleted to be unpacked again. */
   | { type: "version-replaced"; versionId: string; reason: string }
   | { type: "temp-removed"; name: string }
+  /** A host-only cache file could not be used (malformed, unreadable) and is being rebuilt (decision 0321). */
+  | { type: "state-problem"; message: string }
   | { type: "entrypoint-start"; target: string }
   | { type: "entrypoint-done"; outcome: EntrypointOutcome }
   | { type: "initialized"; report: InitializationReport };
@@ -324,7 +326,7 @@ export class Workspace {
       const opened = readPackageSource(source, label, maxBytes);
       if (opened.kind === "directory") {
         const packed = await packDirectory(source, this.options.pack);
-        if ((await this.checkVersion(packed.versionId, target)).ok) {
+        if ((await this.checkVersion(packed.versionId, target, emit)).ok) {
           emit({ type: "version-present", versionId: packed.versionId, label });
           return { versionId: packed.versionId, status: "present", label };
         }
@@ -338,9 +340,10 @@ export class Workspace {
     }
     // Same archive bytes as before → same version: skip unpacking, once the version is verified.
     const archiveHash = createHash("sha256").update(bytes).digest("hex");
-    const index = await this.state.readIndex();
+    const { index, problem } = await this.state.readIndex();
+    if (problem !== undefined) emit({ type: "state-problem", message: problem });
     const cached = knownVersion ?? (typeof index[archiveHash] === "string" ? (index[archiveHash] as string) : undefined);
-    if (cached !== undefined && knownVersion === undefined && (await this.checkVersion(cached, target)).ok) {
+    if (cached !== undefined && knownVersion === undefined && (await this.checkVersion(cached, target, emit)).ok) {
       emit({ type: "version-present", versionId: cached, label });
       return { versionId: cached, status: "present", label };
     }
@@ -387,7 +390,8 @@ export class Workspace {
    * "Present" means verified: a manifest recorded by the host when it unpacked the version, and every file of it
    * in projects/<id>, unchanged, with no link on the way. `absent` when there is no folder at all.
    */
-  private async checkVersion(versionId: string, target: DeployTarget): Promise<VersionCheck> {
+  /** `emit` is told when the version's manifest cannot be read (it is then unpacked again and the manifest rewritten). */
+  private async checkVersion(versionId: string, target: DeployTarget, emit?: (e: DeployEvent) => void): Promise<VersionCheck> {
     let info;
     try {
       info = await lstat(target.projects.at(versionId));
@@ -397,6 +401,10 @@ export class Workspace {
     if (!info.isDirectory()) return { ok: false, reason: "not a folder" };
     const manifest = await this.state.readManifest(versionId);
     if (manifest === undefined) return { ok: false, reason: "no manifest in the state folder (not deployed by this host)" };
+    if ("problem" in manifest) {
+      emit?.({ type: "state-problem", message: `version ${versionId}: ${manifest.problem}; unpacking it again` });
+      return { ok: false, reason: manifest.problem };
+    }
     const { verifyVersion } = await import("./verify-version.js");
     const check = verifyVersion(target.projectsReal, manifest);
     if (check.ok) target.manifests.set(versionId, manifest);
@@ -445,7 +453,7 @@ function emptyReport(): InitializationReport {
 }
 
 /** The archive index is only a cache: keep it small. */
-function pruneIndex(index: Record<string, unknown>): Record<string, unknown> {
+function pruneIndex(index: Record<string, string>): Record<string, string> {
   const entries = Object.entries(index);
   return Object.fromEntries(entries.slice(Math.max(0, entries.length - 256)));
 }

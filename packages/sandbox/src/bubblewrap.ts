@@ -232,7 +232,7 @@ function cacheKey(bwrapPath: string): string | undefined {
 
 /** Whether a probe of this exact bwrap succeeded in an earlier process (the cache holds successes only). */
 function remembered(key: string | undefined): boolean {
-  return key !== undefined && cachedProbe<boolean>(key) === true;
+  return key !== undefined && cachedProbe(key);
 }
 
 function probeSync(bwrapPath: string): Probed | null {
@@ -244,7 +244,7 @@ function probeSync(bwrapPath: string): Probed | null {
   if (!args) return null;
   const result = spawnSync("/bin/bash", args, { timeout: 5_000, env: {}, stdio: "ignore" });
   if (result.status !== 0) return null;
-  if (key !== undefined) rememberProbe(key, true);
+  if (key !== undefined) rememberProbe(key);
   return { path: bwrapPath, features };
 }
 

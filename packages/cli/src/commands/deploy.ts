@@ -119,6 +119,7 @@ function progressPrinter(io: CliOutput): (event: DeployEvent) => void {
   return (event) => {
     if (event.type === "version-unpacking") io.stderr(c.dim(`unpacking ${event.label}...\n`));
     else if (event.type === "entrypoint-start") io.stderr(c.dim(`running ${event.target === "app" ? "app startup script" : `entrypoint ${event.target}`}...\n`));
+    else if (event.type === "state-problem") io.stderr(c.yellow(`warning: ${event.message}\n`));
   };
 }
 

@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -73,6 +73,14 @@ describe("skillport search with an embeddings endpoint", () => {
       // The skills' vectors are cached: the second run embeds only the query.
       await runInProcess(args, dir);
       expect(seen[1]?.inputs).toBe(1);
+      // A damaged vectors file (decision 0321): said in the warning, every skill embedded again, the file rewritten.
+      const vectorsFile = path.join(cacheDir, (await readdir(cacheDir)).find((f) => f.startsWith("embeddings-")) ?? "");
+      await writeFile(vectorsFile, JSON.stringify({ format: 1, vectors: { k: ["not a number"] } }));
+      const damaged = JSON.parse((await runInProcess(args, dir)).stdout);
+      expect(damaged.warning).toMatch(/embeddings cache .* is not the expected shape: at vectors\.k\.0, expected number; rebuilding it/);
+      expect(seen[2]?.inputs).toBe(4);
+      expect(JSON.parse((await runInProcess(args, dir)).stdout).warning).toBeUndefined();
+      expect(seen[3]?.inputs).toBe(1);
     } finally {
       await rm(cacheDir, { recursive: true, force: true });
     }

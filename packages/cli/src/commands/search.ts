@@ -2,7 +2,7 @@ import path from "node:path";
 import { InvalidArgumentError, type Command } from "commander";
 import { DEFAULT_MIN_CONFIDENCE, type SearchHit } from "@skillport/core/internal/search";
 import { defaultCacheDir } from "../cache-dir.js";
-import { CliError, colors, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
+import { CliError, colors, EXIT_PROBLEMS, printJson, warnOn, type CliOutput } from "../io.js";
 import { atLeastOne } from "../options.js";
 import type { DiskSearchCache } from "../search-cache.js";
 import { readSnapshot, snapshotLocation, type LoadedSkillForSnapshot, type SnapshotSkill, type WarmIndex } from "../search-snapshot.js";
@@ -70,7 +70,9 @@ export function registerSearch(program: Command, io: CliOutput, setExit: (code: 
       const embeddingsUrl = options.embeddingsUrl ?? (process.env.SKILLPORT_EMBEDDINGS_URL || undefined);
       const absoluteRoots = roots.map((r) => path.resolve(io.cwd, r));
       const snapshot = cacheDir !== undefined && roots.length > 0 ? snapshotLocation(cacheDir, absoluteRoots) : undefined;
-      const warm = snapshot !== undefined && embeddingsUrl === undefined ? readSnapshot(snapshot.file, snapshot.scope) : undefined;
+      const read = snapshot !== undefined && embeddingsUrl === undefined ? await readSnapshot(snapshot.file, snapshot.scope) : undefined;
+      if (read !== undefined && "problem" in read) warnOn(io)(read.problem);
+      const warm = read !== undefined && "index" in read ? read : undefined;
       const answer = warm ? answerFromSnapshot(warm, query, options) : await answerFromSources(query, roots, absoluteRoots, options, { io, setExit, cacheDir, embeddingsUrl, snapshot });
       print(io, query, options, answer);
     });
@@ -125,6 +127,7 @@ async function answerFromSources(query: string, roots: string[], absoluteRoots: 
   try {
     if (failures.length > 0) setExit(EXIT_PROBLEMS);
     if (cacheDir !== undefined) cache = await SearchCache.open(path.join(cacheDir, cacheFileName("search", rootPaths)), rootPaths.join("\0"));
+    if (cache?.problem !== undefined) warnOn(io)(cache.problem);
     let hits: Hit[];
     let warning: string | undefined;
     if (embeddingsUrl === undefined) hits = await registry.search(query, { limit: options.limit, minConfidence: options.minConfidence, includeHidden: options.all });

@@ -29,7 +29,7 @@ export async function openPathSource(root: string, options: OpenSourceOptions): 
   }
   const probe = new LocalFileSystemSkillProvider(absolute, { name: label });
   const index = options.metadataIndex?.(probe.root);
-  const provider = index === undefined ? probe : new LocalFileSystemSkillProvider(absolute, { name: label, metadataIndex: index });
+  const provider = index === undefined ? probe : new LocalFileSystemSkillProvider(absolute, { name: label, metadataIndex: index, ...(options.warn !== undefined && { warn: options.warn }) });
   return { label, provider, skipped: () => skippedOf(provider), rootPath: provider.root, close };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { approximateTokenCounter, DEFAULT_AGENTSCOPE_COMPACT_INSTRUCTION, catalogKeepOrder, renderCatalog, selectCatalogEntries, type CatalogEntry, type CatalogOptions } from "./index.js";
+import { approximateTokenCounter, DEFAULT_AGENTSCOPE_COMPACT_INSTRUCTION, catalogKeepOrder, renderCatalog, renderCatalogWithCounts, selectCatalogEntries, type CatalogEntry, type CatalogOptions } from "./index.js";
 
 const pdf: CatalogEntry = {
   id: "pdf",
@@ -298,6 +298,12 @@ describe("budgets", () => {
     expect(text.startsWith("<available_skills>\n")).toBe(true);
   });
 
+  it("the counts leave hidden skills out of the total", () => {
+    const hidden: CatalogEntry = { id: "h", name: "h", description: "Hidden.", metadata: { "disable-model-invocation": true }, source: "m" };
+    expect(renderCatalogWithCounts([...many, hidden], { layout: "indented" })).toMatchObject({ shown: 10, total: 10 });
+    expect(renderCatalogWithCounts([hidden])).toEqual({ text: "", shown: 0, total: 0 });
+  });
+
   it("rejects nonsense limits", () => {
     expect(() => renderCatalog(many, { maxChars: -1 })).toThrow(RangeError);
     expect(() => renderCatalog(many, { format: "yaml" as never })).toThrow(/unknown catalog format/);
@@ -312,6 +318,8 @@ describe("budgets", () => {
         if (shownCount > 0) expect(text.length).toBeLessThanOrEqual(maxChars);
         if (format === "json") expect((JSON.parse(text) as { shown: number }).shown).toBe(shownCount);
         expect(renderCatalog(many, options)).toBe(text);
+        // The counts come with the text: nobody reads them back out of it.
+        expect(renderCatalogWithCounts(many, options)).toEqual({ text, shown: shownCount, total: many.length });
       }),
       { numRuns: 300 },
     );

@@ -3,10 +3,10 @@ import { jsonRenderer } from "./json.js";
 import { markdownRenderer } from "./markdown.js";
 import { isHiddenFromModel, isPinned, skillTags, truncate } from "./text.js";
 import { approximateTokenCounter } from "./tokens.js";
-import type { CatalogEntry, CatalogOptions, Renderer } from "./types.js";
+import type { CatalogEntry, CatalogOptions, RenderedCatalog, Renderer } from "./types.js";
 import { indentedXml, skillsRefXml } from "./xml.js";
 
-export type { CatalogCounts, CatalogEntry, CatalogFormat, CatalogOptions } from "./types.js";
+export type { CatalogCounts, CatalogEntry, CatalogFormat, CatalogOptions, RenderedCatalog } from "./types.js";
 export { DEFAULT_AGENTSCOPE_COMPACT_INSTRUCTION, DEFAULT_AGENTSCOPE_INSTRUCTION, LOAD_SKILL_TOOL_NAME } from "./agentscope.js";
 export { catalogPriority, escapeHtml, escapeXml, isHiddenFromModel, isPinned, omittedNotice, skillTags } from "./text.js";
 export { approximateTokenCounter, loadTokenCounter, TOKEN_ENCODINGS, TokenizerUnavailableError, type TokenCounter, type TokenEncoding } from "./tokens.js";
@@ -113,6 +113,14 @@ function checkBudget(name: string, value: number | undefined): void {
  * never dropped, even when the budget is smaller than it.
  */
 export function renderCatalog(entries: readonly CatalogEntry[], options: CatalogOptions = {}): string {
+  return renderCatalogWithCounts(entries, options).text;
+}
+
+/**
+ * `renderCatalog` with what the budget decided: how many entries the text shows of how many it could show (hidden and
+ * filtered-out skills not counted), so a caller knows whether skills were left out without reading the text back.
+ */
+export function renderCatalogWithCounts(entries: readonly CatalogEntry[], options: CatalogOptions = {}): RenderedCatalog {
   checkBudget("maxChars", options.maxChars);
   checkBudget("maxTokens", options.maxTokens);
   checkBudget("maxEntryChars", options.maxEntryChars);
@@ -132,7 +140,7 @@ export function renderCatalog(entries: readonly CatalogEntry[], options: Catalog
   const fits = (text: string) => text.length <= maxChars && (maxTokens === Infinity || counter.count(text) <= maxTokens);
   const all = chunks.map(() => true);
   const whole = render(all, total);
-  if (fits(whole)) return whole;
+  if (fits(whole)) return { text: whole, shown: total, total };
 
   // Greedy choice by estimate (parts counted separately), then exact trimming of the real text.
   const tokens = maxTokens === Infinity ? undefined : chunks.map((c) => counter.count(c));
@@ -161,5 +169,5 @@ export function renderCatalog(entries: readonly CatalogEntry[], options: Catalog
     kept[order.pop() as number] = false; // the estimate missed by a few tokens: drop the last one chosen
     text = render(kept, order.length);
   }
-  return text;
+  return { text, shown: order.length, total };
 }

@@ -76,6 +76,15 @@ export interface CatalogCounts {
   searchTool: string | false;
 }
 
+/** A rendered catalog and what its budget decided: `shown < total` when skills were left out. */
+export interface RenderedCatalog {
+  text: string;
+  /** Entries the text lists. */
+  shown: number;
+  /** Entries the catalog could list (hidden and filtered-out skills not counted). */
+  total: number;
+}
+
 /** The fixed text around the entries, so budgets are computed without re-rendering. */
 export interface Frame {
   prefix: string;
