@@ -5,7 +5,7 @@ import { errorCode, walkTree } from "@skillport/fs";
 import { agentSkillsDir, AGENTS, canonicalSkillsDir, type AgentEnvironment, type AgentSpec } from "./agents.js";
 import { computedHash, fileDigests, type SkillFileBytes } from "./digest.js";
 import { InstallError } from "./errors.js";
-import { readLock, readSidecar, writeLock, writeSidecar, type LockEntry, type LockFile, type SidecarEntry } from "./lock.js";
+import { readLock, readSidecar, writeLock, writeSidecar, type AuditRecord, type LockEntry, type LockFile, type SidecarEntry } from "./lock.js";
 import { entryKind, openTarget, removeEntry, writeFolder, writeLink } from "./place.js";
 
 /** Where a skill came from, as the lock records it. */
@@ -36,9 +36,10 @@ export interface InstallTarget {
   record?: boolean;
   /**
    * The audit seam (issue 23, "Safety at install"; `@skillport/audit` plugs in here): called once with every skill
-   * after validation and before the first write. Throwing refuses the whole install; nothing is written.
+   * after validation and before the first write. Throwing refuses the whole install; nothing is written. What it
+   * returns per skill name is recorded in the sidecar (the verdict and the consent given; decision 0350).
    */
-  auditGate?: (skills: readonly SkillToInstall[]) => Promise<void>;
+  auditGate?: (skills: readonly SkillToInstall[]) => Promise<Readonly<Record<string, AuditRecord>> | undefined>;
 }
 
 export interface InstalledSkill {
@@ -59,7 +60,7 @@ export async function installSkills(skills: readonly SkillToInstall[], target: I
   const { lock } = target.global ? { lock: emptyLock() } : await readLock(base);
   const sidecar = target.global ? {} : await readSidecar(base, lock);
   for (const skill of skills) checkNotShadowing(skill.name, canonical, target, lock);
-  await target.auditGate?.(skills);
+  const audits = (await target.auditGate?.(skills)) ?? {};
   const results: InstalledSkill[] = [];
   for (const skill of skills) {
     const shown = path.relative(base, path.join(canonical, skill.name)) || skill.name;
@@ -93,6 +94,8 @@ export async function installSkills(skills: readonly SkillToInstall[], target: I
     lock.skills[skill.name] = { ...skill.origin, computedHash: hash };
     const entry: SidecarEntry = { computedHash: hash, files: fileDigests(skill.files), agents: placedAgents(agents) };
     if (skill.commit !== undefined) entry.commit = skill.commit;
+    const audit = audits[skill.name];
+    if (audit !== undefined) entry.audit = audit;
     sidecar[skill.name] = entry;
     results.push({ name: skill.name, computedHash: hash, path: path.relative(base, path.join(canonical, skill.name)), agents });
   }

@@ -6,13 +6,15 @@ import {
   detectAgents,
   findAgent,
   installSkills,
+  readLock,
+  readSidecar,
   type AgentEnvironment,
   type AgentSpec,
   type CollectedSkill,
   type SkillToInstall,
 } from "@skillport/install";
 import { asCliErrors, resolveInstallSource, revisionOf } from "../install-source.js";
-import { installAuditGate } from "../install-audit.js";
+import { installAuditGate, recordedAudits } from "../install-audit.js";
 import { CliError, printJson, warnOn, type CliOutput } from "../io.js";
 import { openSource } from "../source-uri.js";
 
@@ -61,7 +63,9 @@ export function registerAdd(program: Command, io: CliOutput): void {
             if (revision !== undefined) skill.commit = revision;
             return skill;
           });
-          const auditGate = installAuditGate(io, { yes: options.yes === true, force: options.force === true });
+          // Re-adding bytes whose consent is on record asks nothing again (decision 0350).
+          const priors = options.global ? {} : recordedAudits(await readSidecar(io.cwd, (await readLock(io.cwd)).lock));
+          const auditGate = installAuditGate(io, { yes: options.yes === true, force: options.force === true }, { priors });
           const installed = await installSkills(skills, { env, global: options.global === true, agents, copy: options.copy === true, force: options.force === true, auditGate });
           if (options.json) return printJson(io, { installed });
           for (const s of installed) {

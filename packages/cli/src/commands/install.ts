@@ -13,6 +13,7 @@ import {
   type SkillToInstall,
 } from "@skillport/install";
 import { asCliErrors, fetchLocked } from "../install-source.js";
+import { installAuditGate, recordedAudits } from "../install-audit.js";
 import { CliError, printJson, type CliOutput } from "../io.js";
 
 export function registerInstall(program: Command, io: CliOutput): void {
@@ -20,8 +21,10 @@ export function registerInstall(program: Command, io: CliOutput): void {
     .command("install")
     .description("restore exactly the skills skills-lock.json names (at the commits skillport-lock.json recorded), verifying every digest")
     .option("--frozen", "fail on any difference from the lockfiles and never rewrite them (for CI)")
+    .option("-y, --yes", "accept skills the audit rates warn that skillport-lock.json records no consent for")
+    .option("--force", "accept skills the audit rates malicious that skillport-lock.json records no consent for")
     .option("--json", "print one JSON object")
-    .action(async (options: { frozen?: boolean; json?: boolean }) => {
+    .action(async (options: { frozen?: boolean; yes?: boolean; force?: boolean; json?: boolean }) => {
       await asCliErrors(async () => {
         const env = agentEnvironment(process.env, io.cwd);
         const { lock } = await readLock(io.cwd);
@@ -44,7 +47,10 @@ export function registerInstall(program: Command, io: CliOutput): void {
         }
         const agents: AgentSpec[] = agentIds.size > 0 ? [...agentIds].flatMap((id) => findAgent(id) ?? []) : detectAgents(env);
         const copy = names.some((n) => Object.values(sidecar[n]?.agents ?? {}).includes("copy"));
-        const installed = await installSkills(skills, { env, global: false, agents, copy, force: true, record: !options.frozen });
+        // Consent recorded at add counts only for the bytes it was given for; --frozen never gives new consent (decision 0350).
+        const consent = { yes: options.yes === true, force: options.force === true, frozen: options.frozen === true };
+        const auditGate = installAuditGate(io, consent, { priors: recordedAudits(sidecar) });
+        const installed = await installSkills(skills, { env, global: false, agents, copy, force: true, record: !options.frozen, auditGate });
         if (options.json) return printJson(io, { installed });
         for (const s of installed) io.stdout(`installed ${s.name} (${s.computedHash.slice(0, 12)})\n`);
       });
