@@ -1,5 +1,18 @@
-import { atOrAbove, auditSkill, VERDICTS, type AuditReport, type Finding, type SecurityDiff, type Verdict } from "@skillport/audit";
-import { computedHash, type AuditRecord, type SidecarEntry, type SkillToInstall } from "@skillport/install";
+import path from "node:path";
+import { atOrAbove, auditSkill, diffAudits, VERDICTS, type AuditReport, type Finding, type SecurityDiff, type Verdict } from "@skillport/audit";
+import {
+  canonicalSkillsDir,
+  computedHash,
+  readFolder,
+  verifyAgainstLock,
+  type AgentEnvironment,
+  type AuditRecord,
+  type LockEntry,
+  type SidecarEntry,
+  type SkillFileBytes,
+  type SkillToInstall,
+} from "@skillport/install";
+import { fetchLocked } from "./install-source.js";
 import { CliError, colors, EXIT_PROBLEMS, type CliOutput } from "./io.js";
 
 /** The flags that give consent: `--yes` accepts `warn`, `--force` accepts `malicious` (decision 0303). */
@@ -89,6 +102,36 @@ export function inventoryLines(report: AuditReport): string[] {
 
 export function isVerdict(value: string): value is Verdict {
   return (VERDICTS as readonly string[]).includes(value);
+}
+
+/**
+ * The installed version's audit, to diff an update against: the canonical copy when it still matches the lock, else
+ * the locked bytes fetched again (at the recorded commit) and verified; undefined when neither can be had.
+ */
+export async function installedReport(io: CliOutput, env: AgentEnvironment, name: string, entry: LockEntry, side: SidecarEntry | undefined): Promise<AuditReport | undefined> {
+  let files: SkillFileBytes[] | undefined;
+  try {
+    files = readFolder(path.join(canonicalSkillsDir(env, false), name));
+  } catch {
+    files = undefined;
+  }
+  if (files === undefined || computedHash(files) !== entry.computedHash) {
+    try {
+      const locked = await fetchLocked(io, name, entry, side?.commit);
+      verifyAgainstLock(name, locked.files, entry, side);
+      files = locked.files;
+    } catch {
+      return undefined;
+    }
+  }
+  return auditSkill(files);
+}
+
+/** How an update changes a skill's risk: the security diff against the installed version (none without one). */
+export function riskOf(before: AuditReport | undefined, after: AuditReport): { verdict: { before: Verdict | null; after: Verdict }; grew: boolean; changes: SecurityDiff["changes"]; diff?: SecurityDiff } {
+  if (before === undefined) return { verdict: { before: null, after: after.verdict }, grew: atOrAbove(after.verdict, "warn"), changes: [] };
+  const diff = diffAudits(before, after);
+  return { verdict: diff.verdict, grew: diff.grew, changes: diff.changes, diff };
 }
 
 function findingLine(skill: string, f: Finding): string {
