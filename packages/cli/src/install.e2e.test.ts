@@ -365,6 +365,56 @@ describe.skipIf(!existsSync(bin))("skillport add/remove/install (built CLI, git 
     }
   });
 
+  // Decision 0352: doctor compares the lockfile with the disk, per agent, and repairs only what loses nothing.
+  it("doctor finds missing, modified, extra, broken links, entries not ours and a global twin (exit 1); --fix repairs what is safe", async () => {
+    expect((await skillport(["add", "acme/skills/skills", "--skill", "alpha", "beta", "--agent", "claude-code", "roo"])).code).toBe(0);
+    expect((await skillport(["add", "acme/skills/skills", "--skill", "gamma", "--agent", "windsurf", "--copy"])).code).toBe(0);
+    const healthy = await skillport(["doctor"]);
+    expect([healthy.code, healthy.stdout]).toEqual([0, "Every installed skill is where the lockfile says, and every agent's link leads to it.\n"]);
+    await rm(path.join(project, ".claude/skills/alpha"));
+    writeFileSync(path.join(project, ".agents/skills/alpha/SKILL.md"), skillMd("alpha", "Edited in place."));
+    await rm(path.join(project, ".agents/skills/beta"), { recursive: true });
+    writeFileSync(path.join(project, ".windsurf/skills/gamma/SKILL.md"), skillMd("gamma", "Edited here."));
+    await mkdir(path.join(project, ".agents/skills/stray"));
+    writeFileSync(path.join(project, ".agents/skills/stray/SKILL.md"), skillMd("stray"));
+    await symlink("../../.agents/skills/old", path.join(project, ".roo/skills/old"));
+    await rm(path.join(project, ".roo/skills/alpha"));
+    await mkdir(path.join(project, ".roo/skills/alpha"));
+    await mkdir(path.join(home, ".claude/skills/alpha"), { recursive: true });
+    writeFileSync(path.join(home, ".claude/skills/alpha/SKILL.md"), skillMd("alpha", "A global one."));
+    type Found = { code: string; skill: string; agent?: string; fixable: boolean };
+    const codes = (out: string) => (JSON.parse(out) as { findings: Found[] }).findings.map((f) => `${f.code} ${f.skill}${f.agent ? ` ${f.agent}` : ""}${f.fixable ? " fixable" : ""}`).sort();
+    const sick = await skillport(["doctor", "--json"]);
+    expect(sick.code).toBe(1);
+    expect(codes(sick.stdout)).toEqual([
+      "broken-link beta claude-code fixable",
+      "broken-link beta roo fixable",
+      "broken-link old fixable",
+      "extra stray",
+      "missing beta fixable",
+      "missing-link alpha claude-code fixable",
+      "modified alpha",
+      "modified-copy gamma windsurf",
+      "not-ours alpha roo",
+      "shadowed alpha claude-code",
+    ]);
+    const text = await skillport(["doctor"]);
+    expect(text.stdout).toContain(".claude/skills/alpha  missing-link  Claude Code will not see alpha: .claude/skills/alpha is missing\n  fix: doctor --fix puts the link back\n");
+    expect(text.stdout).toMatch(/5 of these can be repaired with skillport doctor --fix\.\n$/);
+    const fixed = await skillport(["doctor", "--fix", "--json"]);
+    expect(fixed.code).toBe(1);
+    expect(codes(fixed.stdout)).toEqual(["extra stray", "modified alpha", "modified-copy gamma windsurf", "not-ours alpha roo", "shadowed alpha claude-code"]);
+    expect(readFileSync(path.join(project, ".claude/skills/beta/scripts/run.sh"), "utf8")).toBe("echo beta\n");
+    expect(realpathSync(path.join(project, ".claude/skills/alpha"))).toBe(realpathSync(path.join(project, ".agents/skills/alpha")));
+    expect(lstatSync(path.join(project, ".roo/skills/old"), { throwIfNoEntry: false })).toBeUndefined();
+    // What --fix must not touch: the user's edits, the stray folder, their own folder, the global skill.
+    expect(readFileSync(path.join(project, ".agents/skills/alpha/SKILL.md"), "utf8")).toBe(skillMd("alpha", "Edited in place."));
+    expect(readFileSync(path.join(project, ".windsurf/skills/gamma/SKILL.md"), "utf8")).toBe(skillMd("gamma", "Edited here."));
+    expect(existsSync(path.join(project, ".agents/skills/stray/SKILL.md"))).toBe(true);
+    expect(lstatSync(path.join(project, ".roo/skills/alpha")).isDirectory()).toBe(true);
+    expect(existsSync(path.join(home, ".claude/skills/alpha/SKILL.md"))).toBe(true);
+  });
+
   // Fault injection with strace: the Nth rename of the process fails with EIO (a full disk, a yanked volume).
   it.skipIf(!hasStrace)("a write that fails at either rename leaves the installed skill as it was and nothing half-written", async () => {
     const source = path.join(project, "src/solo");

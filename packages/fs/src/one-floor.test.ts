@@ -52,7 +52,7 @@ const RULES: readonly Rule[] = [
     allowed: {
       "fs/src/dir-fd.ts": "one level at a time: removing a sandbox-writable tree through pinned descriptors (the walker lists by path)",
       "runtime/src/workspace.ts": "one level: the version folders under projects/ (owned by the workspace work)",
-      "install/src/installer.ts": "one level: the folder names under an agents' skills folder, for list --installed",
+      "install/src/installer.ts": "one level: the folder names under an agents' skills folder, for list --installed and doctor (entryNames)",
       "remote/src/test-support/cache.ts": "test support: lists a cache folder so tests can assert on what it holds",
       "sandbox/src/etc-snapshot.ts": "one level: the entries of an /etc snapshot checked before use, and old snapshots in the state folder",
       "sandbox/src/cgroups.ts": "one level: stale cgroups left by killed runs",

@@ -3,6 +3,7 @@
 export { AGENTS, CANONICAL_DIR, agentEnvironment, agentSkillsDir, canonicalSkillsDir, detectAgents, findAgent, type AgentEnvironment, type AgentSpec } from "./agents.js";
 export { collectSkill, type CollectedSkill } from "./collect.js";
 export { changedFiles, computedHash, fileDigests, type SkillFileBytes } from "./digest.js";
+export { diagnoseInstalls, repairInstalls, type DoctorCode, type DoctorFinding } from "./doctor.js";
 export { InstallError, type InstallErrorCode } from "./errors.js";
 export { installSkills, listInstalled, readFolder, removeSkills, type InstalledRow, type InstalledSkill, type InstallTarget, type LockOrigin, type SkillToInstall } from "./installer.js";
 export { LOCK_FILE, SIDECAR_FILE, readLock, readSidecar, type AcceptedRisk, type AuditRecord, type LockEntry, type LockFile, type Sidecar, type SidecarEntry } from "./lock.js";

@@ -164,7 +164,7 @@ export async function listInstalled(env: AgentEnvironment, global: boolean): Pro
   const canonical = canonicalSkillsDir(env, global);
   const { lock } = global ? { lock: emptyLock() } : await readLock(base);
   const sidecar = global ? {} : await readSidecar(base, lock);
-  const onDisk = fs.existsSync(canonical) ? fs.readdirSync(canonical).filter((n) => !n.startsWith(".")) : [];
+  const onDisk = entryNames(canonical);
   const names = [...new Set([...Object.keys(lock.skills), ...onDisk])].sort();
   return names.map((name) => {
     const entry = lock.skills[name];
@@ -184,6 +184,11 @@ export async function listInstalled(env: AgentEnvironment, global: boolean): Pro
       agents,
     };
   });
+}
+
+/** The entry names of one skills folder (one level; `.tmp-` and other dot entries are never skills); none when absent. */
+export function entryNames(dir: string): string[] {
+  return fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => !n.startsWith(".")) : [];
 }
 
 /** Every file of an installed folder (links refused: an installed skill holds none). */
