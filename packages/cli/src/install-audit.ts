@@ -77,7 +77,7 @@ export function recordedAudits(sidecar: Readonly<Record<string, SidecarEntry>>):
 }
 
 /** The consent rule of decision 0350, for one skill whose bytes hash to `hash`. */
-export function judgeSkill(name: string, hash: string, report: AuditReport, consent: Consent, prior: PriorAudit = {}): Judgement {
+function judgeSkill(name: string, hash: string, report: AuditReport, consent: Consent, prior: PriorAudit = {}): Judgement {
   const record: AuditRecord = { verdict: report.verdict, inventory: inventoryLines(report) };
   if (!atOrAbove(report.verdict, "warn")) return { record, covered: false };
   const before = prior.audit?.accepted;
@@ -96,11 +96,11 @@ export function judgeSkill(name: string, hash: string, report: AuditReport, cons
 }
 
 /** The inventory as the sidecar keeps it: `<kind> <value>`, sorted, without locations (they move with every edit). */
-export function inventoryLines(report: AuditReport): string[] {
+function inventoryLines(report: AuditReport): string[] {
   return [...new Set(report.inventory.map((i) => `${i.kind} ${i.value}`))].sort();
 }
 
-export function isVerdict(value: string): value is Verdict {
+function isVerdict(value: string): value is Verdict {
   return (VERDICTS as readonly string[]).includes(value);
 }
 
