@@ -54,8 +54,10 @@ export function installAuditGate(
     const c = colors(io);
     const refused: string[] = [];
     const records: Record<string, AuditRecord> = {};
-    for (const skill of skills) {
+    for (const [i, skill] of skills.entries()) {
+      io.status(`auditing ${skill.name} (${i + 1}/${skills.length})…`);
       const report = auditSkill(skill.files);
+      io.status("");
       const judged = judgeSkill(skill.name, computedHash(skill.files), report, consent, options.priors?.[skill.name]);
       records[skill.name] = judged.record;
       if (report.verdict !== "pass" && !judged.covered) {
@@ -65,6 +67,7 @@ export function installAuditGate(
       if (judged.refusal !== undefined) refused.push(judged.refusal);
     }
     if (refused.length > 0) return Promise.reject(new CliError(`nothing was ${options.verb ?? "installed"}: the audit found risks in ${refused.join(", ")}`, EXIT_PROBLEMS));
+    if (skills.length > 0) io.status(`writing ${skills.length} skill${skills.length === 1 ? "" : "s"}…`);
     return Promise.resolve(records);
   };
 }

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { makeTempDir, removeDir } from "@skillport/fs/testing";
 import { computedHash, fileDigests, readFolder } from "@skillport/install";
 import { commitAndPush, git, makeRepo, startGitDaemon, type RunningServer } from "../../remote/src/test-support/git-servers.js";
+import { hasScript, runOnTerminal } from "./test-support.js";
 
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/cli.js");
 const skillMd = (name: string, body = "Steps.") => `---\nname: ${name}\ndescription: Does ${name} things. Use when asked for ${name}.\n---\n\n# ${name}\n\n${body}\n`;
@@ -413,6 +414,20 @@ describe.skipIf(!existsSync(bin))("skillport add/remove/install (built CLI, git 
     expect(existsSync(path.join(project, ".agents/skills/stray/SKILL.md"))).toBe(true);
     expect(lstatSync(path.join(project, ".roo/skills/alpha")).isDirectory()).toBe(true);
     expect(existsSync(path.join(home, ".claude/skills/alpha/SKILL.md"))).toBe(true);
+  });
+
+  it.skipIf(!hasScript)("on a terminal, add and install draw a status line (fetching, validating, auditing, writing) and clear it; piped, nothing", async () => {
+    const env = { HOME: home, SKILLPORT_CACHE_DIR: path.join(root, "cache"), SKILLPORT_GITHUB_BASE_URL: `git://127.0.0.1:${daemon.port}`, NO_COLOR: "1" };
+    const added = await runOnTerminal(["add", "acme/skills/skills", "--skill", "alpha", "beta", "--agent", "claude-code"], project, env);
+    expect(added.code).toBe(0);
+    for (const step of ["fetching acme/skills…", "reading and validating alpha (1/2)…", "auditing beta (2/2)…", "writing 2 skills…"]) expect(added.output).toContain(`\r${step}\u001b[K`);
+    expect(added.output).toMatch(/\r\u001b\[2Kinstalled alpha → /);
+    const fresh = await freshCopyOfLocks();
+    const restored = await runOnTerminal(["install", "--frozen"], fresh, env);
+    expect(restored.code).toBe(0);
+    expect(restored.output).toContain("\rfetching and verifying beta (2/2)…\u001b[K");
+    const piped = await skillport(["install", "--frozen"], await freshCopyOfLocks());
+    expect([piped.code, piped.stderr]).toEqual([0, ""]);
   });
 
   // Fault injection with strace: the Nth rename of the process fails with EIO (a full disk, a yanked volume).

@@ -27,6 +27,7 @@ export function registerDoctor(program: Command, io: CliOutput, setExit: (code: 
           const sidecar = await readSidecar(io.cwd, lock);
           // Only the locked bytes are ever restored: fetched at the recorded commit and checked against both lockfiles.
           fixed = await repairInstalls(env, global, findings, async (name) => {
+            io.status(`restoring ${name}…`);
             const entry = lock.skills[name] as LockEntry;
             const fetched = await fetchLocked(io, name, entry, sidecar[name]?.commit);
             verifyAgainstLock(name, fetched.files, entry, sidecar[name]);
@@ -41,6 +42,6 @@ export function registerDoctor(program: Command, io: CliOutput, setExit: (code: 
         for (const f of findings) io.stdout(`${f.path}  ${c.red(f.code)}  ${f.message}\n  fix: ${f.fix}\n`);
         if (findings.length === 0) io.stdout(fixed.length > 0 ? "Everything else is as the lockfile says.\n" : "Every installed skill is where the lockfile says, and every agent's link leads to it.\n");
         else if (!options.fix && findings.some((f) => f.fixable)) io.stdout(`${findings.filter((f) => f.fixable).length} of these can be repaired with skillport doctor --fix.\n`);
-      });
+      }).finally(() => io.status(""));
     });
 }

@@ -33,7 +33,8 @@ export function registerInstall(program: Command, io: CliOutput): void {
         if (names.length === 0) throw new CliError("skills-lock.json names no skills", 1);
         const skills: SkillToInstall[] = [];
         const agentIds = new Set<string>();
-        for (const name of names) {
+        for (const [i, name] of names.entries()) {
+          io.status(`fetching and verifying ${name} (${i + 1}/${names.length})…`);
           const entry = lock.skills[name] as LockEntry;
           const side = sidecar[name];
           const fetched = await fetchLocked(io, name, entry, side?.commit);
@@ -50,9 +51,9 @@ export function registerInstall(program: Command, io: CliOutput): void {
         // Consent recorded at add counts only for the bytes it was given for; --frozen never gives new consent (decision 0350).
         const consent = { yes: options.yes === true, force: options.force === true, frozen: options.frozen === true };
         const auditGate = installAuditGate(io, consent, { priors: recordedAudits(sidecar) });
-        const installed = await installSkills(skills, { env, global: false, agents, copy, force: true, record: !options.frozen, auditGate });
+        const installed = await installSkills(skills, { env, global: false, agents, copy, force: true, record: !options.frozen, auditGate }).finally(() => io.status(""));
         if (options.json) return printJson(io, { installed });
         for (const s of installed) io.stdout(`installed ${s.name} (${s.computedHash.slice(0, 12)})\n`);
-      });
+      }).finally(() => io.status(""));
     });
 }

@@ -29,7 +29,9 @@ export function registerOutdated(program: Command, io: CliOutput, setExit: (code
         const { lock } = await readLock(io.cwd);
         const sidecar = await readSidecar(io.cwd, lock);
         const rows: OutdatedRow[] = [];
-        for (const name of Object.keys(lock.skills).sort()) {
+        const names = Object.keys(lock.skills).sort();
+        for (const [i, name] of names.entries()) {
+          io.status(`fetching ${name} (${i + 1}/${names.length})…`);
           const entry = lock.skills[name] as LockEntry;
           const latest = await fetchLocked(io, name, entry, undefined);
           const hash = computedHash(latest.files);
@@ -42,6 +44,7 @@ export function registerOutdated(program: Command, io: CliOutput, setExit: (code
           const risk = riskOf(await installedReport(io, env, name, entry, sidecar[name]), auditSkill(latest.files));
           rows.push({ ...row, verdict: risk.verdict, riskGrew: risk.grew, riskChanges: risk.changes.map((c) => c.statement) });
         }
+        io.status("");
         if (rows.some((r) => r.outdated)) setExit(EXIT_PROBLEMS);
         if (options.json) return printJson(io, { skills: rows });
         const outdated = rows.filter((r) => r.outdated);
@@ -52,6 +55,6 @@ export function registerOutdated(program: Command, io: CliOutput, setExit: (code
           const grew = r.riskGrew ? `  risk grew (${r.riskChanges?.length ?? 0} new)` : "";
           io.stdout(`${r.name}  ${r.locked.slice(0, 12)} → ${r.latest.slice(0, 12)}  ${r.source}${r.commit ? ` @ ${r.commit.slice(0, 12)}` : ""}${verdict}${grew}\n`);
         }
-      });
+      }).finally(() => io.status(""));
     });
 }

@@ -42,7 +42,8 @@ export function registerUpdate(program: Command, io: CliOutput): void {
         // Everything is fetched, audited and diffed before anything is written: a refusal updates nothing.
         const pending = [];
         const priors: Record<string, PriorAudit> = {};
-        for (const name of wanted) {
+        for (const [i, name] of wanted.entries()) {
+          io.status(`fetching ${name} (${i + 1}/${wanted.length})…`);
           const entry = lock.skills[name] as LockEntry;
           const latest = await fetchLocked(io, name, entry, undefined);
           const hash = computedHash(latest.files);
@@ -55,6 +56,7 @@ export function registerUpdate(program: Command, io: CliOutput): void {
           if (latest.revision !== undefined) skill.commit = latest.revision;
           pending.push({ skill, side, previous, hash, risk, revision: latest.revision ?? null });
         }
+        io.status("");
         if (!options.json) for (const p of pending) if (p.risk.grew) showGrowth(io, p.skill.name, p.risk);
         const records = await installAuditGate(io, { yes: options.yes === true, force: options.force === true }, { priors, verb: "updated" })(pending.map((p) => p.skill));
         const updated = [];
@@ -63,7 +65,7 @@ export function registerUpdate(program: Command, io: CliOutput): void {
           const agents: AgentSpec[] = recorded.length > 0 ? recorded : detectAgents(env);
           const copy = Object.values(side?.agents ?? {}).includes("copy");
           const record = records[skill.name];
-          await installSkills([skill], { env, global: false, agents, copy, force: false, auditGate: () => Promise.resolve(record ? { [skill.name]: record } : {}) });
+          await installSkills([skill], { env, global: false, agents, copy, force: false, auditGate: () => Promise.resolve(record ? { [skill.name]: record } : {}) }).finally(() => io.status(""));
           const changes = side ? changedFiles(side.files, skill.files) : null;
           updated.push({ name: skill.name, from: previous, to: hash, commit: revision, changes, risk: { verdict: risk.verdict, grew: risk.grew, changes: risk.changes } });
         }
@@ -76,7 +78,7 @@ export function registerUpdate(program: Command, io: CliOutput): void {
           const risk = u.risk.grew ? `  risk grew (${u.risk.verdict.before ?? "unknown"} → ${u.risk.verdict.after}${u.risk.changes.length > 0 ? `, ${u.risk.changes.length} new` : ""})` : "";
           io.stdout(`updated ${u.name}  ${u.from.slice(0, 12)} → ${u.to.slice(0, 12)}  ${what}${risk}\n`);
         }
-      });
+      }).finally(() => io.status(""));
     });
 }
 
