@@ -1,6 +1,6 @@
 // @skillport/install: put skills where agents read them. One canonical copy per scope, links (or copies) from each
 // agent's folder, a skills-lock.json Vercel's CLI reads too, and a sidecar with what that lock cannot hold.
-export { AGENTS, CANONICAL_DIR, agentEnvironment, agentSkillsDir, canonicalSkillsDir, detectAgents, findAgent, type AgentEnvironment, type AgentSpec } from "./agents.js";
+export { AGENTS, CANONICAL_DIR, agentEnvironment, agentsMarkdownTable, agentSkillsDir, canonicalSkillsDir, detectAgents, findAgent, type AgentEnvironment, type AgentSpec } from "./agents.js";
 export { collectSkill, type CollectedSkill } from "./collect.js";
 export { changedFiles, computedHash, fileDigests, type SkillFileBytes } from "./digest.js";
 export { diagnoseInstalls, repairInstalls, type DoctorCode, type DoctorFinding } from "./doctor.js";
