@@ -2,8 +2,9 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { redactUri } from "@skillport/core/internal";
 import { collectSkill, InstallError, type CollectedSkill, type LockEntry, type LockOrigin } from "@skillport/install";
-import { CliError, EXIT_ERROR, EXIT_PROBLEMS, warnOn, type CliOutput } from "./io.js";
-import { openSource, rootScheme } from "./source-uri.js";
+import { CliError, EXIT_ERROR, EXIT_PROBLEMS, type CliOutput } from "./io.js";
+import { rootScheme } from "./source-uri.js";
+import { openInstallSource, SKILL_ARCHIVE } from "./install-archive.js";
 
 /** The setting that says where GitHub shorthand (`owner/repo`) is fetched from (docs/install.md). */
 const GITHUB_BASE_ENV = "SKILLPORT_GITHUB_BASE_URL";
@@ -29,7 +30,8 @@ export function resolveInstallSource(input: string, cwd: string, env: Readonly<R
   if (tree) return github(tree[1] ?? "", tree[2] ?? "", tree[4] ?? "", tree[3], env);
   const scheme = rootScheme(input);
   if (scheme !== undefined && !existsSync(path.resolve(cwd, input))) {
-    const sourceType = scheme.startsWith("git") ? "git" : scheme === "http" || scheme === "https" ? "well-known" : scheme;
+    const web = scheme === "http" || scheme === "https";
+    const sourceType = scheme.startsWith("git") ? "git" : web ? (SKILL_ARCHIVE.test(new URL(input).pathname) ? "archive" : "well-known") : scheme;
     const fragment = input.includes("#") ? input.slice(input.indexOf("#") + 1) : "";
     const [ref, repoPath] = fragment.includes(":") ? [fragment.slice(0, fragment.indexOf(":")), fragment.slice(fragment.indexOf(":") + 1)] : [fragment, ""];
     // Vercel's CLI records a git source as the clone URL without `#…` (the ref apart) and without the `git+` prefix.
@@ -88,7 +90,7 @@ export async function asCliErrors<T>(fn: () => Promise<T>): Promise<T> {
  */
 export async function fetchLocked(io: CliOutput, name: string, entry: LockEntry, commit: string | undefined): Promise<CollectedSkill & { revision?: string }> {
   const { address, id } = lockEntrySource(entry, commit, process.env);
-  const opened = await openSource(address, { cwd: io.cwd, warn: warnOn(io) });
+  const opened = await openInstallSource(address, io);
   try {
     const ids = opened.only !== undefined ? [opened.only] : await opened.provider.discover();
     const wanted = id !== "" ? ids.find((i) => i === id) : ids.find((i) => i === name || i.split("/").pop() === name);

@@ -3,6 +3,8 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from "node:fs";
 import { copyFile, mkdir, rm, symlink } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -428,6 +430,43 @@ describe.skipIf(!existsSync(bin))("skillport add/remove/install (built CLI, git 
     expect(restored.output).toContain("\rfetching and verifying beta (2/2)…\u001b[K");
     const piped = await skillport(["install", "--frozen"], await freshCopyOfLocks());
     expect([piped.code, piped.stderr]).toEqual([0, ""]);
+  });
+
+  it(".skill and zip files, by path or http URL: unpacked by the hardened reader, installed, locked, restored; a hostile archive is one line", async () => {
+    const { writeDeterministicZip } = await import("@skillport/pack");
+    const entry = (p: string, text: string) => ({ path: p, bytes: new TextEncoder().encode(text), mode: 0o644 as const });
+    const dir = path.join(root, `archives${n}`);
+    await mkdir(dir);
+    writeFileSync(path.join(dir, "wrapped.skill"), await writeDeterministicZip([entry("wrapped/SKILL.md", skillMd("wrapped")), entry("wrapped/references/a.md", "A.\n")]));
+    writeFileSync(path.join(dir, "flat.zip"), await writeDeterministicZip([entry("SKILL.md", skillMd("flat"))]));
+    writeFileSync(path.join(dir, "evil.zip"), await writeDeterministicZip([entry("../evil/SKILL.md", skillMd("evil"))]));
+    const server = createServer((req, res) => {
+      const file = path.join(dir, path.basename(req.url ?? ""));
+      if (!existsSync(file)) return res.writeHead(404).end();
+      res.writeHead(200, { "content-type": "application/zip" }).end(readFileSync(file));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      expect((await skillport(["add", path.join(dir, "wrapped.skill"), "--agent", "claude-code"])).code).toBe(0);
+      expect(readFileSync(path.join(project, ".claude/skills/wrapped/references/a.md"), "utf8")).toBe("A.\n");
+      const fromUrl = await skillport(["add", `${url}/flat.zip`, "--agent", "claude-code"]);
+      expect([fromUrl.code, fromUrl.stderr]).toEqual([0, ""]);
+      expect(readJson(path.join(project, "skills-lock.json")).skills.flat).toMatchObject({ source: `${url}/flat.zip`, sourceType: "archive" });
+      const fresh = await freshCopyOfLocks();
+      const restored = await skillport(["install", "--frozen"], fresh);
+      expect([restored.code, restored.stderr]).toEqual([0, ""]);
+      expect(readFileSync(path.join(fresh, ".agents/skills/flat/SKILL.md"), "utf8")).toBe(skillMd("flat"));
+      const evil = await skillport(["add", path.join(dir, "evil.zip"), "--agent", "claude-code"]);
+      expect(evil.code).toBe(1);
+      expect(evil.stderr.split("\n")).toHaveLength(2);
+      expect(evil.stderr).toMatch(/^skillport: .*evil\.zip: /);
+      expect(existsSync(path.join(project, ".agents/skills/evil"))).toBe(false);
+      const missing = await skillport(["add", `${url}/gone.skill`, "--agent", "claude-code"]);
+      expect([missing.code, missing.stderr]).toEqual([2, `skillport: ${url}/gone.skill: the server answered 404\n`]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   // Fault injection with strace: the Nth rename of the process fails with EIO (a full disk, a yanked volume).

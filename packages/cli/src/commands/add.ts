@@ -15,8 +15,8 @@ import {
 } from "@skillport/install";
 import { asCliErrors, resolveInstallSource, revisionOf } from "../install-source.js";
 import { installAuditGate, recordedAudits } from "../install-audit.js";
-import { CliError, printJson, warnOn, type CliOutput } from "../io.js";
-import { openSource } from "../source-uri.js";
+import { CliError, printJson, type CliOutput } from "../io.js";
+import { openInstallSource } from "../install-archive.js";
 
 interface AddOptions {
   skill?: string[];
@@ -49,7 +49,7 @@ export function registerAdd(program: Command, io: CliOutput): void {
         const source = resolveInstallSource(input, io.cwd, process.env);
         // A status line on a terminal for the slow parts (clone or download, read, audit, write); nothing when piped.
         io.status(`fetching ${source.origin.source}…`);
-        const opened = await openSource(source.address, { cwd: io.cwd, warn: warnOn(io) });
+        const opened = await openInstallSource(source.address, io);
         try {
           const ids = opened.only !== undefined ? [opened.only] : await opened.provider.discover();
           if (ids.length === 0) throw new CliError(`${opened.label}: no skills found`, 1);
