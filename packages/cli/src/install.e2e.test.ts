@@ -289,6 +289,21 @@ describe.skipIf(!existsSync(bin))("skillport add/remove/install (built CLI, git 
     expect(lstatSync(path.join(project, ".claude/skills/alpha")).isSymbolicLink()).toBe(true);
   });
 
+  it("never replaces an installed skill with another source's skill of the same name; --force does", async () => {
+    expect((await skillport(["add", "acme/skills/skills", "--skill", "alpha", "--agent", "claude-code"])).code).toBe(0);
+    const other = path.join(root, `other${n}/alpha`);
+    await mkdir(other, { recursive: true });
+    writeFileSync(path.join(other, "SKILL.md"), skillMd("alpha", "Someone else's alpha."));
+    const refused = await skillport(["add", other, "--agent", "claude-code"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(`skillport: alpha is already installed from acme/skills (skills/alpha/SKILL.md); --force replaces it with the one from ${other}\n`);
+    expect(readFileSync(path.join(project, ".agents/skills/alpha/SKILL.md"), "utf8")).toBe(skillMd("alpha"));
+    // The same source again is an ordinary re-install.
+    expect((await skillport(["add", "acme/skills/skills", "--skill", "alpha", "--agent", "claude-code"])).code).toBe(0);
+    expect((await skillport(["add", other, "--agent", "claude-code", "--force"])).code).toBe(0);
+    expect(readJson(path.join(project, "skills-lock.json")).skills.alpha?.source).toBe(other);
+  });
+
   it("does not write through an agent folder that is a link leaving the project", async () => {
     const outside = path.join(root, `outside${n}`);
     await mkdir(outside);

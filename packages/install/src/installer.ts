@@ -59,7 +59,7 @@ export async function installSkills(skills: readonly SkillToInstall[], target: I
   const canonical = canonicalSkillsDir(target.env, target.global);
   const { lock } = target.global ? { lock: emptyLock() } : await readLock(base);
   const sidecar = target.global ? {} : await readSidecar(base, lock);
-  for (const skill of skills) checkNotShadowing(skill.name, canonical, target, lock);
+  for (const skill of skills) checkNotShadowing(skill, canonical, target, lock);
   const audits = (await target.auditGate?.(skills)) ?? {};
   const results: InstalledSkill[] = [];
   for (const skill of skills) {
@@ -196,8 +196,17 @@ export function readFolder(folder: string): SkillFileBytes[] {
   return walkTree(folder, { checkNames: false }).entries.map((e) => ({ path: e.path, bytes: fs.readFileSync(e.realPath) }));
 }
 
-function checkNotShadowing(name: string, canonical: string, target: InstallTarget, lock: LockFile): void {
-  if (target.force || name in lock.skills) return;
+function checkNotShadowing(skill: SkillToInstall, canonical: string, target: InstallTarget, lock: LockFile): void {
+  const name = skill.name;
+  const locked = lock.skills[name];
+  if (target.force) return;
+  if (locked !== undefined) {
+    // One name, two sources: the installed skill is never replaced silently by another source's skill of that name.
+    const same = locked.source === skill.origin.source && (locked.skillPath ?? "") === (skill.origin.skillPath ?? "");
+    if (same) return;
+    const from = (e: { source: string; skillPath?: string | undefined }) => `${e.source}${e.skillPath ? ` (${e.skillPath})` : ""}`;
+    throw new InstallError(`${name} is already installed from ${from(locked)}; --force replaces it with the one from ${from(skill.origin)}`, "INSTALL_REFUSED");
+  }
   const places = [path.join(canonical, name), ...target.agents.map((a) => path.join(agentSkillsDir(a, target.env, target.global), name))];
   for (const place of places) {
     const st = fs.lstatSync(place, { throwIfNoEntry: false });
