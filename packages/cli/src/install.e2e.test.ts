@@ -484,6 +484,35 @@ describe.skipIf(!existsSync(bin))("skillport add/remove/install (built CLI, git 
     }
   });
 
+  it("reads a Claude Code plugin marketplace and an Agent Plugins plugin folder; a plugin outside the folder is left out", async () => {
+    const market = path.join(root, `market${n}`);
+    const put = async (rel: string, text: string) => {
+      await mkdir(path.dirname(path.join(market, rel)), { recursive: true });
+      writeFileSync(path.join(market, rel), text);
+    };
+    const outside = path.join(root, `outside-plugin${n}`);
+    await mkdir(path.join(outside, "skills/stolen"), { recursive: true });
+    writeFileSync(path.join(outside, "skills/stolen/SKILL.md"), skillMd("stolen"));
+    const plugins = [{ name: "docs", source: "./plugins/docs" }, { name: "code", source: "./plugins/code" }, { name: "far", source: path.relative(market, outside) }, { name: "hosted", source: { source: "github", repo: "o/r" } }];
+    await put(".claude-plugin/marketplace.json", JSON.stringify({ name: "m", plugins }));
+    await put("plugins/docs/skills/pdf/SKILL.md", skillMd("pdf"));
+    await put("plugins/code/.claude-plugin/plugin.json", JSON.stringify({ name: "code", skills: ["tools"] }));
+    await put("plugins/code/tools/review/SKILL.md", skillMd("review"));
+    const list = await skillport(["add", market, "--list", "--json"]);
+    expect((JSON.parse(list.stdout) as { skills: { id: string }[] }).skills.map((s) => s.id)).toEqual(["code/review", "docs/pdf"]);
+    expect(list.stderr).toBe('warning: plugin "far" of the marketplace is not a folder inside it; left out\nwarning: plugin "hosted" of the marketplace is not a folder inside it; left out\n');
+    const added = await skillport(["add", market, "--skill", "review", "--agent", "claude-code"]);
+    expect(added.code).toBe(0);
+    expect(readFileSync(path.join(project, ".claude/skills/review/SKILL.md"), "utf8")).toBe(skillMd("review"));
+    const restored = await skillport(["install", "--frozen"], await freshCopyOfLocks());
+    expect(restored.code).toBe(0);
+    // One plugin (plugin.json at its root, skills/ beside it) is read the same way.
+    const one = await skillport(["add", path.join(market, "plugins/docs"), "--list"]);
+    expect(one.stdout).toBe("");
+    await put("plugins/docs/plugin.json", JSON.stringify({ name: "docs" }));
+    expect((await skillport(["add", path.join(market, "plugins/docs"), "--list"])).stdout).toBe("docs/pdf  Does pdf things. Use when asked for pdf.\n");
+  });
+
   // Fault injection with strace: the Nth rename of the process fails with EIO (a full disk, a yanked volume).
   it.skipIf(!hasStrace)("a write that fails at either rename leaves the installed skill as it was and nothing half-written", async () => {
     const source = path.join(project, "src/solo");
