@@ -3,6 +3,18 @@ export type { SecurityDiff, SurfaceChange } from "./diff.js";
 export type { PatternRule, RuleInfo, RuleScope } from "./rules.js";
 export { VERDICTS } from "./types.js";
 export { atOrAbove, auditSkill, DEFAULT_AUDIT_LIMITS, verdictOf } from "./audit.js";
-export { auditProviderSkill } from "./provider.js";
+export { auditProviderSkill, readAuditFiles } from "./provider.js";
 export { diffAudits } from "./diff.js";
 export { OTHER_RULES, PATTERN_RULES } from "./rules.js";
+export {
+  applySecondOpinion,
+  CONCERN_CATEGORIES,
+  opinionPrompt,
+  parseOpinion,
+  secondOpinion,
+  type ConcernCategory,
+  type ModelConcern,
+  type OpinionModel,
+  type SecondOpinion,
+  type SecondOpinionOptions,
+} from "./opinion.js";

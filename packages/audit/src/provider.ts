@@ -8,6 +8,16 @@ import { OTHER_RULES } from "./rules.js";
  * size limit are not read (their size comes from the listing) and are reported, as are files the source refuses.
  */
 export async function auditProviderSkill(provider: SkillProvider, id: string, options: AuditOptions = {}): Promise<AuditReport> {
+  const { files, unread } = await readAuditFiles(provider, id, options);
+  const report = auditSkill(files, options);
+  if (unread.length === 0) return report;
+  const extra = unread.map((u) => ({ ...OTHER_RULES.notScanned, file: u.path, line: 0, column: 0, evidence: u.why }));
+  const findings = [...report.findings, ...extra];
+  return { ...report, findings, verdict: report.verdict === "pass" ? "review" : report.verdict };
+}
+
+/** The files of skill `id` within the audit's limits, and those left unread with why (for a second opinion too). */
+export async function readAuditFiles(provider: SkillProvider, id: string, options: AuditOptions = {}): Promise<{ files: SkillFileInput[]; unread: { path: string; why: string }[] }> {
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_AUDIT_LIMITS.maxFileBytes;
   const maxFiles = options.maxFiles ?? DEFAULT_AUDIT_LIMITS.maxFiles;
   const listed = await provider.listFiles(id);
@@ -25,9 +35,5 @@ export async function auditProviderSkill(provider: SkillProvider, id: string, op
       }
     }
   }
-  const report = auditSkill(files, options);
-  if (unread.length === 0) return report;
-  const extra = unread.map((u) => ({ ...OTHER_RULES.notScanned, file: u.path, line: 0, column: 0, evidence: u.why }));
-  const findings = [...report.findings, ...extra];
-  return { ...report, findings, verdict: report.verdict === "pass" ? "review" : report.verdict };
+  return { files, unread };
 }

@@ -1,11 +1,12 @@
 // `skillport audit` through the BUILT binary (packages/cli/dist/cli.js): text, JSON, SARIF, exit codes, every root
 // form (a folder of skills, one skill folder, a git ref), and --diff between two refs of a local repository.
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { startScriptedServer, type ScriptedTurn } from "../../agent/test/scripted-server.js";
 
 const bin = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
 const work = mkdtempSync(path.join(os.tmpdir(), "skillport-audit-e2e-"));
@@ -113,5 +114,69 @@ describe("skillport audit (built CLI)", () => {
     }
     const json = JSON.parse(run(["audit", "--diff", `git+file://${repo}#v2`, `git+file://${repo}#v3`, "--format", "json"], work).stdout);
     expect(json.skills[0]).toMatchObject({ id: "demo", grew: true });
+  });
+});
+
+// Decision 0353: the optional second opinion, against a scripted OpenAI-compatible server on 127.0.0.1.
+describe("skillport audit --second-opinion (built CLI, scripted model server)", () => {
+  type Out = { status: number | null; stdout: string; stderr: string };
+  const runAsync = (args: string[], env: Record<string, string>): Promise<Out> =>
+    new Promise((resolve) => {
+      const child = spawn(process.execPath, [bin, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? "", SKILLPORT_CACHE_DIR: path.join(work, "cache"), NO_COLOR: "1", ...env } });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+      child.on("close", (status) => resolve({ status, stdout, stderr }));
+    });
+  async function withModel(turns: ScriptedTurn[], args: string[] = []) {
+    const server = await startScriptedServer(turns);
+    try {
+      const out = await runAsync(["audit", "skills", "--format", "json", "--second-opinion", "reviewer-1", ...args], { OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: "sk-test" });
+      return { out, requests: server.requests, json: out.stdout ? (JSON.parse(out.stdout) as { skills: { id: string; verdict: string; findings: { code: string; level: string; line: number }[]; secondOpinion?: { status: string } }[] }) : undefined };
+    } finally {
+      await server.close();
+    }
+  }
+  const staticCodes = () => (JSON.parse(run(["audit", "skills", "--format", "json"], dir).stdout) as { skills: { id: string; findings: { code: string }[] }[] }).skills.find((s) => s.id === "npx")?.findings.map((f) => f.code) ?? [];
+  const concern = JSON.stringify({ concerns: [{ file: "SKILL.md", line: 5, category: "remote-execution", reason: "runs an unpinned package from npm" }] });
+
+  it("asks only about review verdicts, over the real protocol, with the skill fenced as data; its concerns are review flags", async () => {
+    const { out, requests, json } = await withModel([{ text: concern }]);
+    expect(out.status).toBe(1); // prereq is malicious whatever the model says
+    expect(requests).toHaveLength(1);
+    const [request] = requests;
+    expect(request?.stream).toBe(false);
+    expect(request?.headers.authorization).toBe("Bearer sk-test");
+    expect(request?.body.model).toBe("reviewer-1");
+    expect(request?.system).toContain("untrusted data");
+    const user = String((request?.body.messages as { role: string; content: string }[])[1]?.content);
+    expect(user).toMatch(/BEGIN-SKILL-DATA-[0-9a-f]{24}\n\{.*npx -y csv-tool.*\}\nEND-SKILL-DATA-/);
+    const npx = json?.skills.find((s) => s.id === "npx");
+    expect(npx?.verdict).toBe("review");
+    expect(npx?.secondOpinion).toEqual({ status: "ok" });
+    expect(npx?.findings.map((f) => f.code)).toEqual([...staticCodes(), "audit.model_concern"]);
+    expect(npx?.findings.at(-1)).toMatchObject({ level: "review", line: 5 });
+    expect(json?.skills.find((s) => s.id === "prereq")?.secondOpinion).toBeUndefined();
+  });
+
+  it("an answer that tries to clear the skill, prose, or a server error changes nothing and is said on stderr", async () => {
+    const cleared = await withModel([{ text: '{"concerns":[],"verdict":"pass","remove":["suspicious.unpinned_package_runner"]}' }]);
+    expect(cleared.json?.skills.find((s) => s.id === "npx")?.findings.map((f) => f.code)).toEqual(staticCodes());
+    expect(cleared.json?.skills.find((s) => s.id === "npx")?.verdict).toBe("review");
+    const prose = await withModel([{ text: "I have reviewed it. Everything is fine, approve it." }]);
+    expect(prose.out.stderr).toBe("skillport: the second opinion on npx was ignored: the answer is not one JSON object\n");
+    expect(prose.json?.skills.find((s) => s.id === "npx")?.secondOpinion).toEqual({ status: "invalid", problem: "the answer is not one JSON object" });
+    const down = await withModel([{ status: 400, body: '{"error":{"message":"bad model"}}' }]);
+    expect(down.out.stderr).toMatch(/^skillport: no second opinion on npx: .*400.*\n$/);
+    expect(down.json?.skills.find((s) => s.id === "npx")?.findings.map((f) => f.code)).toEqual(staticCodes());
+  });
+
+  it("off by default; without a key it is one line, exit 2", async () => {
+    const none = await runAsync(["audit", "skills", "--format", "json"], {});
+    expect(none.stdout).not.toContain("secondOpinion");
+    const noKey = await runAsync(["audit", "skills", "--second-opinion", "reviewer-1"], {});
+    expect(noKey.status).toBe(2);
+    expect(noKey.stderr).toBe("skillport: OPENAI_API_KEY is not set (export it, or pass apiKey)\n");
   });
 });

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { AGENTS } from "@skillport/install";
+import { AGENTS, agentsMarkdownTable } from "@skillport/install";
 import { commands } from "./commands/index.js";
 
 const repo = fileURLToPath(new URL("../../../", import.meta.url));
@@ -51,6 +51,13 @@ describe("docs tables agree with the code", () => {
   it("docs/install.md's agents table lists every agent of the code's table with its project folder", () => {
     const rows = tableRows(read("docs/install.md"), "id");
     expect(rows.map(([id, name, project]) => [id, name, project])).toEqual(AGENTS.map((a) => [a.id, a.displayName, `\`${a.projectDir}\``]));
+  });
+
+  it("README.md and docs/install.md hold the agents table exactly as the code generates it (npm run docs:agents)", () => {
+    for (const file of ["README.md", "docs/install.md"]) {
+      const block = /<!-- agents-table -->\n([\s\S]*?)<!-- \/agents-table -->/.exec(read(file))?.[1];
+      expect(block, `${file}: run npm run docs:agents`).toBe(agentsMarkdownTable());
+    }
   });
 
   it("docs/decisions/README.md indexes every decision note, in number order", () => {

@@ -15,6 +15,7 @@ import {
 } from "@skillport/install";
 import { CliError, EXIT_ERROR, EXIT_PROBLEMS, warnOn, type CliOutput } from "./io.js";
 import { openSource, rootScheme } from "./source-uri.js";
+import { openInstallSource, SKILL_ARCHIVE } from "./install-archive.js";
 
 /**
  * The agents a command installs for, the one rule of add, install and update. `asked`: `--agent` ids (comma lists
@@ -65,7 +66,8 @@ export function resolveInstallSource(input: string, cwd: string, env: Readonly<R
   if (tree) return github(tree[1] ?? "", tree[2] ?? "", tree[4] ?? "", tree[3], env);
   const scheme = rootScheme(input);
   if (scheme !== undefined && !existsSync(path.resolve(cwd, input))) {
-    const sourceType = scheme.startsWith("git") ? "git" : scheme === "http" || scheme === "https" ? "well-known" : scheme;
+    const web = scheme === "http" || scheme === "https";
+    const sourceType = scheme.startsWith("git") ? "git" : web ? (SKILL_ARCHIVE.test(new URL(input).pathname) ? "archive" : "well-known") : scheme;
     const fragment = input.includes("#") ? input.slice(input.indexOf("#") + 1) : "";
     const [ref, repoPath] = fragment.includes(":") ? [fragment.slice(0, fragment.indexOf(":")), fragment.slice(fragment.indexOf(":") + 1)] : [fragment, ""];
     // Vercel's CLI records a git source as the clone URL without `#…` (the ref apart) and without the `git+` prefix.
@@ -124,7 +126,7 @@ export async function asCliErrors<T>(fn: () => Promise<T>): Promise<T> {
  */
 export async function fetchLocked(io: CliOutput, name: string, entry: LockEntry, commit: string | undefined): Promise<CollectedSkill & { revision?: string }> {
   const { address, id } = lockEntrySource(entry, commit, process.env);
-  const opened = await openSource(address, { cwd: io.cwd, warn: warnOn(io) });
+  const opened = await openInstallSource(address, io);
   try {
     const ids = opened.only !== undefined ? [opened.only] : await opened.provider.discover();
     const wanted = id !== "" ? ids.find((i) => i === id) : ids.find((i) => i === name || i.split("/").pop() === name);

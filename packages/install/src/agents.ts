@@ -106,3 +106,21 @@ export function agentSkillsDir(agent: AgentSpec, env: AgentEnvironment, global: 
 export function canonicalSkillsDir(env: AgentEnvironment, global: boolean): string {
   return path.join(global ? env.home : env.cwd, CANONICAL_DIR);
 }
+
+// The settings a global folder is read from, by name, and the default each takes when unset.
+const SYMBOLIC: AgentEnvironment = { home: "~", cwd: ".", configHome: "$XDG_CONFIG_HOME", codexHome: "$CODEX_HOME", claudeHome: "$CLAUDE_CONFIG_DIR" };
+const DEFAULTED: AgentEnvironment = { home: "~", cwd: ".", configHome: "~/.config", codexHome: "~/.codex", claudeHome: "~/.claude" };
+
+/**
+ * The agents table as Markdown (id, agent, project folder, global folder): generated into the README and
+ * docs/install.md by `npm run docs:agents`, and compared with them by a test, so the docs never drift from `AGENTS`.
+ */
+export function agentsMarkdownTable(): string {
+  const rows = AGENTS.map((a) => {
+    const named = a.globalDir(SYMBOLIC);
+    const fallback = a.globalDir(DEFAULTED);
+    const global = named === fallback ? `\`${named}\`` : `\`${named}\` (\`${fallback}\`)`;
+    return `| ${a.id} | ${a.displayName} | \`${a.projectDir}\` | ${global} |`;
+  });
+  return ["| id | agent | project folder | global folder |", "|---|---|---|---|", ...rows].join("\n") + "\n";
+}

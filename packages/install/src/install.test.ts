@@ -129,4 +129,20 @@ describe("installSkills", () => {
     expect(installed?.agents).toEqual({ roo: "link" });
     expect(readdirSync(dir).sort()).toEqual([".agents", ".roo", "skillport-lock.json", "skills-lock.json"]);
   });
+
+  it("records what the audit gate returns in the sidecar, and reads back only a well-formed consent", async () => {
+    const env = agentEnvironment({ HOME: path.join(dir, "home") }, dir);
+    const files = [{ path: "SKILL.md", bytes: bytes("x") }];
+    const hash = computedHash(files);
+    const record = { verdict: "warn", accepted: { verdict: "warn", by: "--yes", computedHash: hash }, inventory: ["domain example.com"] };
+    const skill = { name: "s", files, origin: { source: "./x", sourceType: "local" } };
+    await installSkills([skill], { env, global: false, agents: [], copy: false, force: false, auditGate: () => Promise.resolve({ s: record }) });
+    const { lock } = await readLock(dir);
+    expect((await readSidecar(dir, lock)).s?.audit).toEqual(record);
+    const file = path.join(dir, "skillport-lock.json");
+    const raw = JSON.parse(readFileSync(file, "utf8")) as { skills: { s: { audit: { accepted: unknown } } } };
+    raw.skills.s.audit.accepted = { verdict: "warn", by: 1 };
+    writeFileSync(file, JSON.stringify(raw));
+    expect((await readSidecar(dir, lock)).s?.audit).toEqual({ verdict: "warn", inventory: ["domain example.com"] });
+  });
 });

@@ -5,7 +5,7 @@ import { errorCode, readDirectorySync, walkTree } from "@skillport/fs";
 import { agentSkillsDir, AGENTS, canonicalSkillsDir, type AgentEnvironment, type AgentSpec } from "./agents.js";
 import { computedHash, fileDigests, type SkillFileBytes } from "./digest.js";
 import { InstallError } from "./errors.js";
-import { readLock, readSidecar, writeLock, writeSidecar, type LockEntry, type LockFile, type SidecarEntry } from "./lock.js";
+import { readLock, readSidecar, writeLock, writeSidecar, type AuditRecord, type LockEntry, type LockFile, type SidecarEntry } from "./lock.js";
 import { entryKind, openTarget, removeEntry, writeFolder, writeLink } from "./place.js";
 
 /** Where a skill came from, as the lock records it. */
@@ -36,9 +36,10 @@ export interface InstallTarget {
   record?: boolean;
   /**
    * The audit seam (issue 23, "Safety at install"; `@skillport/audit` plugs in here): called once with every skill
-   * after validation and before the first write. Throwing refuses the whole install; nothing is written.
+   * after validation and before the first write. Throwing refuses the whole install; nothing is written. What it
+   * returns per skill name is recorded in the sidecar (the verdict and the consent given; decision 0350).
    */
-  auditGate?: (skills: readonly SkillToInstall[]) => Promise<void>;
+  auditGate?: (skills: readonly SkillToInstall[]) => Promise<Readonly<Record<string, AuditRecord>> | undefined>;
 }
 
 export interface InstalledSkill {
@@ -58,8 +59,8 @@ export async function installSkills(skills: readonly SkillToInstall[], target: I
   const canonical = canonicalSkillsDir(target.env, target.global);
   const { lock } = target.global ? { lock: emptyLock() } : await readLock(base);
   const sidecar = target.global ? {} : await readSidecar(base, lock);
-  for (const skill of skills) checkNotShadowing(skill.name, canonical, target, lock);
-  await target.auditGate?.(skills);
+  for (const skill of skills) checkNotShadowing(skill, canonical, target, lock);
+  const audits = (await target.auditGate?.(skills)) ?? {};
   const results: InstalledSkill[] = [];
   for (const skill of skills) {
     const shown = path.relative(base, path.join(canonical, skill.name)) || skill.name;
@@ -93,6 +94,8 @@ export async function installSkills(skills: readonly SkillToInstall[], target: I
     lock.skills[skill.name] = { ...skill.origin, computedHash: hash };
     const entry: SidecarEntry = { computedHash: hash, files: fileDigests(skill.files), agents: placedAgents(agents) };
     if (skill.commit !== undefined) entry.commit = skill.commit;
+    const audit = audits[skill.name];
+    if (audit !== undefined) entry.audit = audit;
     sidecar[skill.name] = entry;
     results.push({ name: skill.name, computedHash: hash, path: path.relative(base, path.join(canonical, skill.name)), agents });
   }
@@ -161,8 +164,7 @@ export async function listInstalled(env: AgentEnvironment, global: boolean): Pro
   const canonical = canonicalSkillsDir(env, global);
   const { lock } = global ? { lock: emptyLock() } : await readLock(base);
   const sidecar = global ? {} : await readSidecar(base, lock);
-  // Names that are not UTF-8 are left out: they cannot be a skill's name, nor be opened by a string path.
-  const onDisk = fs.existsSync(canonical) ? readDirectorySync(canonical).entries.map((e) => e.name).filter((n) => !n.startsWith(".")) : [];
+  const onDisk = entryNames(canonical);
   const names = [...new Set([...Object.keys(lock.skills), ...onDisk])].sort();
   return names.map((name) => {
     const entry = lock.skills[name];
@@ -184,13 +186,28 @@ export async function listInstalled(env: AgentEnvironment, global: boolean): Pro
   });
 }
 
+/** The entry names of one skills folder (one level; `.tmp-` and other dot entries are never skills); none when absent. */
+export function entryNames(dir: string): string[] {
+  // Names that are not UTF-8 are left out: they cannot be a skill's name, nor be opened by a string path.
+  return fs.existsSync(dir) ? readDirectorySync(dir).entries.map((e) => e.name).filter((n) => !n.startsWith(".")) : [];
+}
+
 /** Every file of an installed folder (links refused: an installed skill holds none). */
 export function readFolder(folder: string): SkillFileBytes[] {
   return walkTree(folder, { checkNames: false }).entries.map((e) => ({ path: e.path, bytes: fs.readFileSync(e.realPath) }));
 }
 
-function checkNotShadowing(name: string, canonical: string, target: InstallTarget, lock: LockFile): void {
-  if (target.force || name in lock.skills) return;
+function checkNotShadowing(skill: SkillToInstall, canonical: string, target: InstallTarget, lock: LockFile): void {
+  const name = skill.name;
+  const locked = lock.skills[name];
+  if (target.force) return;
+  if (locked !== undefined) {
+    // One name, two sources: the installed skill is never replaced silently by another source's skill of that name.
+    const same = locked.source === skill.origin.source && (locked.skillPath ?? "") === (skill.origin.skillPath ?? "");
+    if (same) return;
+    const from = (e: { source: string; skillPath?: string | undefined }) => `${e.source}${e.skillPath ? ` (${e.skillPath})` : ""}`;
+    throw new InstallError(`${name} is already installed from ${from(locked)}; --force replaces it with the one from ${from(skill.origin)}`, "INSTALL_REFUSED");
+  }
   const places = [path.join(canonical, name), ...target.agents.map((a) => path.join(agentSkillsDir(a, target.env, target.global), name))];
   for (const place of places) {
     const st = fs.lstatSync(place, { throwIfNoEntry: false });

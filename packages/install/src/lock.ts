@@ -39,6 +39,29 @@ export interface SidecarEntry {
   files: Record<string, string>;
   /** Agents the skill was linked or copied into, and how. */
   agents: Record<string, "link" | "copy">;
+  /** What the audit said about these bytes at install, and the consent given for them (decision 0350). */
+  audit?: AuditRecord;
+}
+
+/**
+ * The audit of one installed skill as the sidecar keeps it. The install library stores it and never judges it; the
+ * verdict scale (`pass` < `review` < `warn` < `malicious`) belongs to `@skillport/audit`.
+ */
+export interface AuditRecord {
+  /** The verdict the audit gave the installed bytes. */
+  verdict: string;
+  /** Consent for a `warn` or `malicious` verdict: the verdict accepted, how, and the exact bytes it covers. */
+  accepted?: AcceptedRisk;
+  /** What the skill points the agent at, `<kind> <value>` sorted (its bill of materials), so a change shows in review. */
+  inventory: string[];
+}
+
+export interface AcceptedRisk {
+  verdict: string;
+  /** `--yes`, `--force`, or `update` (carried from an earlier consent because the risk surface did not grow). */
+  by: string;
+  /** The `computedHash` of the bytes the consent covers; the sidecar's `files` holds their per-file sha256. */
+  computedHash: string;
 }
 
 export interface Sidecar {
@@ -88,7 +111,13 @@ export async function readSidecar(dir: string, lock: LockFile): Promise<Sidecar[
   if (!isRecord(parsed) || !isRecord(parsed.skills)) throw new InvalidLockError(`${SIDECAR_FILE}: not a skillport sidecar lock`);
   const out: Sidecar["skills"] = {};
   for (const [name, entry] of Object.entries(parsed.skills)) {
-    if (isRecord(entry) && entry.computedHash === lock.skills[name]?.computedHash && isRecord(entry.files)) out[name] = entry as unknown as SidecarEntry;
+    if (!isRecord(entry) || entry.computedHash !== lock.skills[name]?.computedHash || !isRecord(entry.files)) continue;
+    const { audit, ...rest } = entry;
+    const kept = rest as unknown as SidecarEntry;
+    // A malformed audit record is no record: consent is never read from something that does not parse as consent.
+    const record = auditRecordOf(audit);
+    if (record !== undefined) kept.audit = record;
+    out[name] = kept;
   }
   return out;
 }
@@ -98,6 +127,17 @@ export async function writeSidecar(dir: string, lockBytes: string, skills: Sidec
   for (const name of Object.keys(skills).sort()) sorted[name] = skills[name] as SidecarEntry;
   const sidecar: Sidecar = { version: 1, lockSha256: sha256(lockBytes), skills: sorted };
   await writeFileAtomic(path.join(dir, SIDECAR_FILE), `${JSON.stringify(sidecar, null, 2)}\n`);
+}
+
+function auditRecordOf(value: unknown): AuditRecord | undefined {
+  if (!isRecord(value) || typeof value.verdict !== "string") return undefined;
+  const inventory = Array.isArray(value.inventory) ? value.inventory.filter((v): v is string => typeof v === "string") : [];
+  const record: AuditRecord = { verdict: value.verdict, inventory };
+  const a = value.accepted;
+  if (isRecord(a) && typeof a.verdict === "string" && typeof a.by === "string" && typeof a.computedHash === "string") {
+    record.accepted = { verdict: a.verdict, by: a.by, computedHash: a.computedHash };
+  }
+  return record;
 }
 
 class InvalidLockError extends InstallError {

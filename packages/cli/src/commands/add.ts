@@ -3,13 +3,15 @@ import {
   agentEnvironment,
   collectSkill,
   installSkills,
+  readLock,
+  readSidecar,
   type CollectedSkill,
   type SkillToInstall,
 } from "@skillport/install";
 import { asCliErrors, chooseAgents, resolveInstallSource, revisionOf } from "../install-source.js";
-import { installAuditGate } from "../install-audit.js";
-import { CliError, printJson, warnOn, type CliOutput } from "../io.js";
-import { openSource } from "../source-uri.js";
+import { installAuditGate, recordedAudits } from "../install-audit.js";
+import { CliError, printJson, type CliOutput } from "../io.js";
+import { openInstallSource } from "../install-archive.js";
 
 interface AddOptions {
   skill?: string[];
@@ -40,12 +42,14 @@ export function registerAdd(program: Command, io: CliOutput): void {
         const env = agentEnvironment(process.env, io.cwd);
         const agents = options.list ? [] : chooseAgents(env, { asked: options.agent ?? [] });
         const source = resolveInstallSource(input, io.cwd, process.env);
-        const opened = await openSource(source.address, { cwd: io.cwd, warn: warnOn(io) });
+        // A status line on a terminal for the slow parts (clone or download, read, audit, write); nothing when piped.
+        io.status(`fetching ${source.origin.source}…`);
+        const opened = await openInstallSource(source.address, io);
         try {
           const ids = opened.only !== undefined ? [opened.only] : await opened.provider.discover();
           if (ids.length === 0) throw new CliError(`${opened.label}: no skills found`, 1);
           if (options.list) return listSource(io, opened.provider, ids, options.json === true);
-          const collected = await collectAll(opened.provider, chooseIds(ids, options));
+          const collected = await collectAll(io, opened.provider, chooseIds(ids, options));
           const revision = revisionOf(opened.provider);
           // A git source without a path serves `skills/` when the repository has one: the lock's skillPath is from the repository root.
           const served = (opened.provider as { servedPath?: string }).servedPath ?? source.repoPath;
@@ -56,17 +60,21 @@ export function registerAdd(program: Command, io: CliOutput): void {
             if (revision !== undefined) skill.commit = revision;
             return skill;
           });
-          const auditGate = installAuditGate(io, { yes: options.yes === true, force: options.force === true });
+          // Re-adding bytes whose consent is on record asks nothing again (decision 0350).
+          const priors = options.global ? {} : recordedAudits(await readSidecar(io.cwd, (await readLock(io.cwd)).lock));
+          const auditGate = installAuditGate(io, { yes: options.yes === true, force: options.force === true }, { priors });
           const installed = await installSkills(skills, { env, global: options.global === true, agents, copy: options.copy === true, force: options.force === true, auditGate });
+          io.status("");
           if (options.json) return printJson(io, { installed });
           for (const s of installed) {
             const where = Object.entries(s.agents).map(([id, how]) => `${id} (${how})`).join(", ");
             io.stdout(`installed ${s.name} → ${s.path}${where ? ` for ${where}` : ""}\n`);
           }
         } finally {
+          io.status("");
           await opened.close();
         }
-      });
+      }).finally(() => io.status(""));
     });
 }
 
@@ -83,9 +91,10 @@ function chooseIds(ids: readonly string[], options: AddOptions): string[] {
 }
 
 /** Reads and validates every chosen skill before anything is written; two skills of one name are refused. */
-async function collectAll(provider: Parameters<typeof collectSkill>[0], ids: readonly string[]): Promise<CollectedSkill[]> {
+async function collectAll(io: CliOutput, provider: Parameters<typeof collectSkill>[0], ids: readonly string[]): Promise<CollectedSkill[]> {
   const out: CollectedSkill[] = [];
-  for (const id of ids) {
+  for (const [i, id] of ids.entries()) {
+    io.status(`reading and validating ${id} (${i + 1}/${ids.length})…`);
     const skill = await collectSkill(provider, id);
     const clash = out.find((o) => o.name === skill.name);
     if (clash) throw new CliError(`${clash.id} and ${id} are both named ${JSON.stringify(skill.name)}; install one with --skill`, 1);

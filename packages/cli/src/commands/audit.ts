@@ -1,6 +1,21 @@
 import { Option, type Command } from "commander";
-import type { Diagnostic } from "@skillport/core";
-import { atOrAbove, auditProviderSkill, DEFAULT_AUDIT_LIMITS, diffAudits, VERDICTS, type AuditOptions, type AuditReport, type Finding, type SecurityDiff, type Verdict } from "@skillport/audit";
+import { AgentSkillsError, type Diagnostic, type SkillProvider } from "@skillport/core";
+import {
+  applySecondOpinion,
+  atOrAbove,
+  auditProviderSkill,
+  DEFAULT_AUDIT_LIMITS,
+  diffAudits,
+  readAuditFiles,
+  secondOpinion,
+  VERDICTS,
+  type AuditOptions,
+  type AuditReport,
+  type Finding,
+  type OpinionModel,
+  type SecurityDiff,
+  type Verdict,
+} from "@skillport/audit";
 import { CliError, colors, EXIT_PROBLEMS, progressLine, warnOn, type CliOutput } from "../io.js";
 import { diagnosticLine, findingDiagnostic, formatSarif, type SkillReport } from "../report.js";
 import { positiveInteger } from "../options.js";
@@ -14,6 +29,8 @@ interface AuditCommandOptions {
   diff?: boolean;
   maxFileBytes: number;
   maxFiles: number;
+  secondOpinion?: string;
+  secondOpinionMaxChars: number;
 }
 
 /** One audited skill, named as the user can find it. */
@@ -22,7 +39,12 @@ interface AuditedSkill {
   path: string;
   id: string;
   report: AuditReport;
+  /** Set when a second opinion was asked (review verdicts with --second-opinion). */
+  opinion?: { status: "ok" | "invalid" | "unavailable"; problem?: string };
 }
+
+/** Asks a model about one `review` skill; returns the report with its concerns added (never lowered). */
+type Opinion = (provider: SkillProvider, id: string, report: AuditReport) => Promise<Pick<AuditedSkill, "report" | "opinion">>;
 
 export function registerAudit(program: Command, io: CliOutput, setExit: (code: number) => void): void {
   program
@@ -35,6 +57,8 @@ export function registerAudit(program: Command, io: CliOutput, setExit: (code: n
     .option("--diff", "compare two sources (old new): how the risk surface grew; exit 1 when it did")
     .option("--max-file-bytes <n>", "largest file scanned (bytes)", positiveInteger, DEFAULT_AUDIT_LIMITS.maxFileBytes)
     .option("--max-files <n>", "most files scanned per skill", positiveInteger, DEFAULT_AUDIT_LIMITS.maxFiles)
+    .option("--second-opinion <model>", "ask a model on an OpenAI-compatible server (OPENAI_BASE_URL, key in OPENAI_API_KEY) about skills rated review; it can only add review flags")
+    .option("--second-opinion-max-chars <n>", "characters of skill text sent to the model per skill", positiveInteger, 48_000)
     .addHelpText(
       "after",
       "\nVerdicts: pass < review < warn < malicious (docs/audit.md lists every rule).\nExamples:\n  skillport audit ./skills\n  skillport audit git+https://github.com/o/r.git --format sarif\n  skillport audit --diff git+file://$PWD#v1 git+file://$PWD#v2",
@@ -49,7 +73,8 @@ export function registerAudit(program: Command, io: CliOutput, setExit: (code: n
         if (diffs.some((d) => d.diff === undefined ? d.after !== undefined : d.diff.grew)) setExit(EXIT_PROBLEMS);
         return;
       }
-      const audited = await auditSources(sources, limits, io);
+      const opinion = options.secondOpinion !== undefined ? await opinionOf(options.secondOpinion, options.secondOpinionMaxChars, limits, io) : undefined;
+      const audited = await auditSources(sources, limits, io, opinion);
       if (audited.length === 0) throw new CliError(`no skills found in ${sources.join(", ")}`);
       io.stdout(
         options.format === "json"
@@ -65,7 +90,7 @@ export function registerAudit(program: Command, io: CliOutput, setExit: (code: n
 }
 
 /** Every skill of every source, opened the one way the CLI opens a root (a path or an address). */
-async function auditSources(sources: readonly string[], limits: AuditOptions, io: CliOutput): Promise<AuditedSkill[]> {
+async function auditSources(sources: readonly string[], limits: AuditOptions, io: CliOutput, opinion?: Opinion): Promise<AuditedSkill[]> {
   const audited: AuditedSkill[] = [];
   for (const given of sources) {
     const source = await openSource(given, { cwd: io.cwd, warn: warnOn(io) });
@@ -76,7 +101,8 @@ async function auditSources(sources: readonly string[], limits: AuditOptions, io
       for (const id of ids) {
         progress.tick();
         const path = source.only !== undefined && base !== `${source.label}:` ? base : base.endsWith(":") ? `${base}${id}` : `${base}/${id}`;
-        audited.push({ path, id, report: await auditProviderSkill(source.provider, id, limits) });
+        const report = await auditProviderSkill(source.provider, id, limits);
+        audited.push({ path, id, ...(opinion && report.verdict === "review" ? await opinion(source.provider, id, report) : { report }) });
       }
       progress.done();
     } finally {
@@ -84,6 +110,28 @@ async function auditSources(sources: readonly string[], limits: AuditOptions, io
     }
   }
   return audited;
+}
+
+/**
+ * The second opinion (decision 0353): the agent package's OpenAI-compatible client, not streamed, temperature 0, one
+ * retry. Its answer is schema-checked in `@skillport/audit`; a failed or invalid answer leaves the static report and
+ * says so on stderr.
+ */
+async function opinionOf(modelName: string, maxInputChars: number, limits: AuditOptions, io: CliOutput): Promise<Opinion> {
+  const { createOpenAIChatModel } = await import("@skillport/agent");
+  const model: OpinionModel = createOpenAIChatModel({ model: modelName, stream: false, temperature: 0, maxTokens: 1200, maxRetries: 1, timeoutMs: 60_000 });
+  return async (provider, id, report) => {
+    const { files } = await readAuditFiles(provider, id, limits);
+    try {
+      const answer = await secondOpinion(files, report, model, { maxInputChars });
+      if (answer.status === "invalid") io.stderr(`skillport: the second opinion on ${id} was ignored: ${answer.problem ?? "invalid"}\n`);
+      return { report: applySecondOpinion(report, answer), opinion: answer.problem === undefined ? { status: answer.status } : { status: answer.status, problem: answer.problem } };
+    } catch (error) {
+      if (!(error instanceof AgentSkillsError)) throw error;
+      io.stderr(`skillport: no second opinion on ${id}: ${error.message}\n`);
+      return { report, opinion: { status: "unavailable", problem: error.message } };
+    }
+  };
 }
 
 
@@ -126,7 +174,15 @@ function formatInventory(audited: readonly AuditedSkill[]): string {
 
 function auditJson(audited: readonly AuditedSkill[]) {
   return {
-    skills: audited.map((a) => ({ path: a.path, id: a.id, name: a.report.name ?? null, verdict: a.report.verdict, findings: a.report.findings, inventory: a.report.inventory })),
+    skills: audited.map((a) => ({
+      path: a.path,
+      id: a.id,
+      name: a.report.name ?? null,
+      verdict: a.report.verdict,
+      findings: a.report.findings,
+      inventory: a.report.inventory,
+      ...(a.opinion ? { secondOpinion: a.opinion } : {}),
+    })),
     summary: Object.fromEntries([["skills", audited.length], ...VERDICTS.map((v) => [v, audited.filter((a) => a.report.verdict === v).length])]),
   };
 }

@@ -10,6 +10,7 @@ import {
   type SkillToInstall,
 } from "@skillport/install";
 import { asCliErrors, chooseAgents, fetchLocked } from "../install-source.js";
+import { installAuditGate, recordedAudits } from "../install-audit.js";
 import { CliError, printJson, type CliOutput } from "../io.js";
 
 export function registerInstall(program: Command, io: CliOutput): void {
@@ -17,8 +18,10 @@ export function registerInstall(program: Command, io: CliOutput): void {
     .command("install")
     .description("restore exactly the skills skills-lock.json names (at the commits skillport-lock.json recorded), verifying every digest")
     .option("--frozen", "fail on any difference from the lockfiles and never rewrite them (for CI)")
+    .option("-y, --yes", "accept skills the audit rates warn that skillport-lock.json records no consent for")
+    .option("--force", "accept skills the audit rates malicious that skillport-lock.json records no consent for")
     .option("--json", "print one JSON object")
-    .action(async (options: { frozen?: boolean; json?: boolean }) => {
+    .action(async (options: { frozen?: boolean; yes?: boolean; force?: boolean; json?: boolean }) => {
       await asCliErrors(async () => {
         const env = agentEnvironment(process.env, io.cwd);
         const { lock } = await readLock(io.cwd);
@@ -27,7 +30,8 @@ export function registerInstall(program: Command, io: CliOutput): void {
         if (names.length === 0) throw new CliError("skills-lock.json names no skills", 1);
         const skills: SkillToInstall[] = [];
         const agentIds = new Set<string>();
-        for (const name of names) {
+        for (const [i, name] of names.entries()) {
+          io.status(`fetching and verifying ${name} (${i + 1}/${names.length})…`);
           const entry = lock.skills[name] as LockEntry;
           const side = sidecar[name];
           const fetched = await fetchLocked(io, name, entry, side?.commit);
@@ -41,9 +45,12 @@ export function registerInstall(program: Command, io: CliOutput): void {
         }
         const agents = chooseAgents(env, { recorded: agentIds });
         const copy = names.some((n) => Object.values(sidecar[n]?.agents ?? {}).includes("copy"));
-        const installed = await installSkills(skills, { env, global: false, agents, copy, force: true, record: !options.frozen });
+        // Consent recorded at add counts only for the bytes it was given for; --frozen never gives new consent (decision 0350).
+        const consent = { yes: options.yes === true, force: options.force === true, frozen: options.frozen === true };
+        const auditGate = installAuditGate(io, consent, { priors: recordedAudits(sidecar) });
+        const installed = await installSkills(skills, { env, global: false, agents, copy, force: true, record: !options.frozen, auditGate }).finally(() => io.status(""));
         if (options.json) return printJson(io, { installed });
         for (const s of installed) io.stdout(`installed ${s.name} (${s.computedHash.slice(0, 12)})\n`);
-      });
+      }).finally(() => io.status(""));
     });
 }
