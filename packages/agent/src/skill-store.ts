@@ -45,6 +45,8 @@ export class SkillStore {
   readonly #removed = new Set<string>();
   readonly #generation = new Map<string, number>();
   readonly #metadata = new WeakMap<RegistryEntry, Frontmatter>();
+  /** Registry id → the box ids it was listed under (kept as lists are built), to bump them when it changes. */
+  readonly #boxIdsOf = new Map<string, Set<string>>();
   readonly #changed: () => void;
   #rows: Row[] | undefined;
   #byId: Map<string, Row> | undefined;
@@ -115,17 +117,20 @@ export class SkillStore {
       const problems = error instanceof SkillValidationError ? error.diagnostics.map((d) => d.message).join("; ") : messageOf(error);
       throw new AgentError("AGENT_CONFIG", `cannot register ${id}: ${problems}`, { cause: error });
     }
-    await this.registry.refresh();
+    // Only this skill is read again: registering n skills costs n reads, not n refreshes of everything.
+    const only = { source, ids: [name] };
+    await this.registry.refresh(only);
     if (!this.registry.has(`${source}:${name}`)) {
       const failure = this.registry.failures.find((f) => f.source === source && f.id === name);
       await repo.delete(name);
-      await this.registry.refresh();
+      await this.registry.refresh(only);
       throw new AgentError("AGENT_CONFIG", `cannot register ${id}: ${failure?.message ?? "the registry did not take it"}`);
     }
     const versions = this.#versions.get(id) ?? [];
     const previous = versions.at(-1);
     const version = (previous?.version ?? 0) + 1;
     this.#versions.set(id, [...versions, { version, digest, skill }]);
+    this.#boxIdsOf.set(name, new Set([...(this.#boxIdsOf.get(name) ?? []), id]));
     this.#removed.delete(id);
     this.#bump(id);
     return { skillId: id, status: previous ? "updated" : "added", version };
@@ -141,7 +146,7 @@ export class SkillStore {
       if (repo) {
         void repo
           .delete(row.entry.id)
-          .then(() => this.registry.refresh())
+          .then(() => this.registry.refresh({ source: row.entry.source, ids: [row.entry.id] }))
           .catch(() => undefined);
       }
     }
@@ -203,11 +208,13 @@ export class SkillStore {
     this.#changed();
   }
 
+  /** Bumps the skills a registry change touched (as they were and as they are), without rebuilding the list. */
   #onRegistryChange(change: RegistryChange): void {
-    const affected = new Set([...change.updated, ...change.removed]);
-    const before = this.#table();
+    for (const id of [...change.updated, ...change.removed]) {
+      for (const boxId of this.#boxIdsOf.get(id) ?? []) this.#bump(boxId);
+      if (this.registry.has(id)) this.#bump(this.#boxId(this.registry.get(id)));
+    }
     this.#drop();
-    for (const row of [...before, ...this.#table()]) if (affected.has(row.entry.id)) this.#bump(row.skill.id);
   }
 
   #table(): Row[] {
@@ -221,6 +228,9 @@ export class SkillStore {
       const id = this.#boxId(entry, frontmatter);
       if (seen.has(id) || this.#removed.has(id)) continue;
       seen.add(id);
+      let boxIds = this.#boxIdsOf.get(entry.id);
+      if (!boxIds) this.#boxIdsOf.set(entry.id, (boxIds = new Set()));
+      boxIds.add(id);
       const current = memory.has(entry.provider) ? this.#versions.get(id)?.at(-1) : undefined;
       const row = { entry, skill: boxSkill(id, entry, frontmatter, current) };
       if (current) code.set(id, row);

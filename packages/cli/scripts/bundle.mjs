@@ -17,9 +17,34 @@ const dist = path.join(cliDir, "dist");
 // - native or platform binaries (better-sqlite3, esbuild) and optional ones (js-tiktoken);
 // - what plugins share with the host, which must be ONE copy for both (the plugin SDK and zod: decision 0185);
 // - SQL drivers, loaded only by SQL sources and large.
-// `zod/mini` is bundled: the state and cache files' schemas (decision 0321) are never shared with plugins, and from
-// node_modules its ~80 modules cost ~100 ms of CPU on every run that reads a cache; bundled, a few.
-const EXTERNAL = ["better-sqlite3", "esbuild", "js-tiktoken", "js-tiktoken/*", "pg", "mysql2", "zod", "zod/v4", "zod/v4/*", "zod/v3", "@skillport/plugin"];
+const EXTERNAL = ["better-sqlite3", "esbuild", "js-tiktoken", "js-tiktoken/*", "pg", "mysql2", "zod", "zod/*", "@skillport/plugin"];
+
+// `zod/mini` is bundled all the same (an external package name covers its subpaths, so a plugin resolves it first):
+// the state and cache files' schemas (decision 0321) are never shared with plugins, and from node_modules its modules
+// cost ~100 ms of CPU on every run that reads a cache or probes bubblewrap; bundled, a few.
+const zodMiniUsed = path.join(cliDir, "scripts", "zod-mini-used.mjs");
+const zodMiniBundled = {
+  name: "zod-mini-bundled",
+  setup(b) {
+    b.onResolve({ filter: /^zod\/mini$/ }, (args) => ({ path: args.importer === zodMiniUsed ? fileURLToPath(import.meta.resolve("zod/mini")) : zodMiniUsed }));
+  },
+};
+{
+  // Every `z.<name>` a reader of zod/mini uses must be in zod-mini-used.mjs, or the bundle would fail at run time only.
+  const exported = new Set((await import(zodMiniUsed).then((m) => Object.keys(m))));
+  for (const pkg of readdirSync(path.join(repo, "packages"))) {
+    const src = path.join(repo, "packages", pkg, "src");
+    if (!existsSync(src)) continue;
+    for (const file of readdirSync(src, { recursive: true })) {
+      if (!String(file).endsWith(".ts") || String(file).endsWith(".test.ts")) continue;
+      const text = readFileSync(path.join(src, String(file)), "utf8");
+      if (!text.includes('"zod/mini"')) continue;
+      for (const [, name] of text.matchAll(/\bz\.([A-Za-z]+)\(/g)) {
+        if (!exported.has(name)) throw new Error(`packages/${pkg}/src/${file} uses z.${name}: add it to ${path.relative(repo, zodMiniUsed)}`);
+      }
+    }
+  }
+}
 
 // `--clean` (npm run clean): tsc's --clean does not know the bundle's files.
 if (process.argv.includes("--clean")) {
@@ -59,7 +84,7 @@ const result = await build({
   platform: "node",
   target: "node20",
   external: EXTERNAL,
-  plugins: [yamlOnFirstUse],
+  plugins: [yamlOnFirstUse, zodMiniBundled],
   // CommonJS dependencies (commander) call require() for Node's built-ins.
   banner: { js: 'import { createRequire as __skillportRequire } from "node:module"; const require = __skillportRequire(import.meta.url);' },
   metafile: true,

@@ -337,3 +337,40 @@ describe("precedence property", () => {
     );
   });
 });
+
+describe("refresh({ source, ids }): one source's ids read again, nothing else", () => {
+  it("adds, updates and removes just those ids; other skills are not read; the change event names them", async () => {
+    const other = new InMemorySkillRepository({ name: "other", skills: [skill("keep")] });
+    let otherReads = 0;
+    const counting: SkillProvider = toSkillProvider({
+      name: "other",
+      discover: () => other.discover(),
+      getMetadata: (id) => (otherReads++, other.getMetadata(id)),
+      getBody: (id) => other.getBody(id),
+      listFiles: (id) => other.listFiles(id),
+      readFile: (id, p) => other.readFile(id, p),
+    });
+    const mem = new InMemorySkillRepository({ name: "mem", skills: [skill("first")] });
+    const registry = new SkillRegistry();
+    await registry.addProvider(counting, { watch: false });
+    await registry.addProvider(mem, { watch: false });
+    const changes: RegistryChange[] = [];
+    registry.on("change", (c) => changes.push(c));
+    const before = otherReads;
+    await mem.save([skill("second")]);
+    await registry.refresh({ source: "mem", ids: ["second"] });
+    expect(registry.list().map((e) => e.qualifiedId)).toEqual(["mem:first", "other:keep", "mem:second"]);
+    await mem.save([skill("second", "Changed.")], { force: true });
+    await registry.refresh({ source: "mem", ids: ["second"] });
+    expect(registry.get("second").getMetadata().description).toBe("Changed.");
+    await mem.delete("first");
+    await registry.refresh({ source: "mem", ids: ["first"] });
+    expect(registry.has("first")).toBe(false);
+    expect(otherReads).toBe(before); // the other source was never read again
+    expect(changes).toEqual([
+      { added: ["second"], removed: [], updated: [] },
+      { added: [], removed: [], updated: ["second"] },
+      { added: [], removed: ["first"], updated: [] },
+    ]);
+  });
+});

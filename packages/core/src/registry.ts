@@ -220,10 +220,14 @@ export class SkillRegistry {
   /**
    * Re-reads every source and swaps in the new snapshot. Calls made while a refresh runs share ONE follow-up refresh
    * (so changes that arrived mid-way are never missed, and a burst of changes costs at most two passes).
+   *
+   * `only`: re-read just these ids of one source (a skill saved or deleted through its provider, as SkillBox does for
+   * skills registered in code); every other skill keeps what the last refresh read. A partial call made while a refresh
+   * runs joins the full follow-up.
    */
-  refresh(): Promise<void> {
+  refresh(only?: { source: string; ids: readonly string[] }): Promise<void> {
     if (!this.#running) {
-      this.#running = this.#doRefresh().finally(() => {
+      this.#running = this.#doRefresh(only).finally(() => {
         this.#running = undefined;
       });
       return this.#running;
@@ -376,16 +380,22 @@ export class SkillRegistry {
     });
   }
 
-  async #doRefresh(): Promise<void> {
+  async #doRefresh(only?: { source: string; ids: readonly string[] }): Promise<void> {
     const previous = this.#snapshot;
     const sources = this.#sources;
-    // Taken now: a report arriving while this pass runs belongs to the follow-up pass it triggers.
-    const reported = this.#reported;
-    this.#reported = new Set();
+    // Taken now: a report arriving while this pass runs belongs to the follow-up pass it triggers. A partial pass
+    // leaves reports to the full pass they trigger.
+    const reported = only ? new Set<string>() : this.#reported;
+    if (!only) this.#reported = new Set();
     const perSource = new Map<string, Loaded>();
-    for (const source of sources) perSource.set(source.name, await this.#loadSource(source, previous.perSource.get(source.name)));
+    for (const source of sources) {
+      const before = previous.perSource.get(source.name);
+      if (only && before) perSource.set(source.name, source.name === only.source ? await this.#reloadIds(source, before, only.ids) : before);
+      else perSource.set(source.name, await this.#loadSource(source, before));
+    }
     const next = buildSnapshot(sources, perSource);
-    this.#forgetAnalysed(sources, reported);
+    if (only) for (const id of only.ids) this.#analysed.delete(`${only.source}:${id}`);
+    else this.#forgetAnalysed(sources, reported);
     this.#snapshot = next;
     const change = diff(previous, next, reported);
     const known = new Set(previous.shadowed.map((s) => s.shadowed));
@@ -409,6 +419,26 @@ export class SkillRegistry {
     const results = await mapLimit(ids, this.#concurrency, (id) => loadOne(source.provider, source.name, id));
     const loaded: Loaded = { entries: new Map(), failures: [] };
     for (const result of results) {
+      if ("failure" in result) loaded.failures.push(result.failure);
+      else loaded.entries.set(result.entry.qualifiedId, result.entry);
+    }
+    return loaded;
+  }
+
+  /** What `before` held, with `ids` read again (an id the provider no longer discovers is gone). */
+  async #reloadIds(source: Source, before: Loaded, ids: readonly string[]): Promise<Loaded> {
+    const wanted = ids.filter((id) => source.ids === "all" || source.ids.has(id));
+    const loaded: Loaded = { entries: new Map(before.entries), failures: before.failures.filter((f) => f.id === undefined || !wanted.includes(f.id)) };
+    let present: ReadonlySet<string>;
+    try {
+      present = new Set(await source.provider.discover());
+    } catch (error) {
+      return { entries: before.entries, failures: [...before.failures, { source: source.name, id: undefined, message: `discovery failed: ${messageOf(error)}`, diagnostics: [] }] };
+    }
+    for (const id of wanted) {
+      loaded.entries.delete(`${source.name}:${id}`);
+      if (!present.has(id)) continue;
+      const result = await loadOne(source.provider, source.name, id);
       if ("failure" in result) loaded.failures.push(result.failure);
       else loaded.entries.set(result.entry.qualifiedId, result.entry);
     }
@@ -510,6 +540,7 @@ function diff(previous: Snapshot, next: Snapshot, reported: ReadonlySet<string>)
   for (const [id, entry] of next.byId) {
     const before = previous.byId.get(id);
     if (!before) added.push(id);
+    else if (before === entry) continue; // kept from the last refresh (a partial one): unchanged
     else if (before.qualifiedId !== entry.qualifiedId || reported.has(entry.qualifiedId) || !sameJson(before.getMetadata(), entry.getMetadata())) {
       updated.push(id);
     }

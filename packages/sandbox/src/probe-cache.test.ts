@@ -27,22 +27,34 @@ async function until(check: () => boolean): Promise<void> {
 }
 
 describe("the bubblewrap probe cache is read through its schema (decision 0321)", () => {
-  it("a malformed file is said once, counts as no probe, and is rewritten whole by the next success", async () => {
+  it("a malformed file is a miss, said once when the next success rewrites it, and then holds that success", async () => {
     const dir = stateDir(true);
     if (dir === undefined) throw new Error("no state dir");
     expect(dir.startsWith(tmp)).toBe(true);
     const file = path.join(dir, "bwrap-probe.json");
-    for (const bad of ['{"key": "yes"}', "[true]", '{"key": tr']) {
+    for (const bad of ['{"key": "yes"}', "[true]", '{"key": tr', '{"key": 1}']) {
       writeFileSync(file, bad);
       expect(cachedProbe("key")).toBe(false);
     }
-    await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
-    expect(warnings).toHaveLength(1); // once per process, however often it is read
-    expect(warnings[0]).toMatch(/bubblewrap probe cache .*bwrap-probe\.json is not the expected shape: at key, expected boolean; probing again/);
+    writeFileSync(file, '{"other": "x", "key": tr');
     rememberProbe("key");
     await until(() => readFileSync(file, "utf8") === '{"key":true}');
     expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ key: true });
+    writeFileSync(file, '{"key": "yes"}');
+    rememberProbe("key");
+    await until(() => readFileSync(file, "utf8") === '{"key":true}');
+    await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
+    expect(warnings).toHaveLength(1); // once per process
+    expect(warnings[0]).toMatch(/bubblewrap probe cache .*bwrap-probe\.json is not JSON .*; rewriting it/);
     expect(cachedProbe("key")).toBe(true);
     expect(cachedProbe("other")).toBe(false);
+  });
+
+  it("a good file keeps its other entries when a success is added", async () => {
+    const file = path.join(stateDir(true) ?? "", "bwrap-probe.json");
+    writeFileSync(file, '{"a":true,"b":true}');
+    rememberProbe("c");
+    await until(() => readFileSync(file, "utf8").includes('"c"'));
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ a: true, b: true, c: true });
   });
 });

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
-import * as z from "zod/mini";
 import { errorCode, isMissing, parseStateText, writeFileAtomic } from "@skillport/fs/floor";
 import { stateDir } from "./state-dir.js";
 
@@ -10,8 +10,9 @@ import { stateDir } from "./state-dir.js";
  * simply not used. Only successes are stored: a forged entry could make a run fail
  * loudly, never make `auto` fall back to the non-isolating backend; bwrap's features are always read from the binary. The key names everything a success depends on:
  * the bwrap binary (device, inode, size, mtime), the kernel boot, the uid, setpriv and the policy revision.
- * The file is read through a schema (decision 0321): a malformed one is said once (a process warning) and rewritten
- * by the next successful probe; a probe is all it costs.
+ * A hit needs one thing of the file: `true` under this key (anything else is a miss, and a probe). The whole file is
+ * read through its schema on the way to writing it (decision 0321): a malformed one is said once (a process warning)
+ * and rewritten. Only there is zod loaded: `exec`'s start-up never pays for it (a probe costs far more).
  */
 const POLICY_REVISION = 2; // 2: the seccomp filter
 
@@ -25,48 +26,45 @@ export function probeKey(bwrapPath: string, setpriv: string | undefined): string
   }
 }
 
-/** The file: probe key → true (only successes are stored). Static: probing is synchronous (zod v4 mini, small). */
-const PROBE_FILE = z.record(z.string(), z.boolean());
-
 let warned = false;
 
-/** The remembered probes; a missing file is none, a malformed one is none and said once per process. */
-function readProbes(file: string): Record<string, boolean> {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    if (!isMissing(error)) warnOnce(`bubblewrap probe cache ${file} cannot be read (${errorCode(error) ?? String(error)}); probing again`);
-    return {};
-  }
-  const parsed = parseStateText<Record<string, boolean>>(text, PROBE_FILE);
-  if ("problem" in parsed) {
-    warnOnce(`bubblewrap probe cache ${file} is ${parsed.problem}; probing again, and rewriting it`);
-    return {};
-  }
-  return parsed.value;
-}
-
-function warnOnce(message: string): void {
-  if (warned) return;
-  warned = true;
-  process.emitWarning(message, "SkillportWarning");
-}
-
-/** Whether a probe with this key succeeded in an earlier process. */
+/** Whether a probe with this key succeeded in an earlier process: `true` under the key, nothing less. */
 export function cachedProbe(key: string): boolean {
   const file = cacheFile(false);
   if (file === undefined) return false;
-  const entries = readProbes(file);
-  return Object.hasOwn(entries, key) && entries[key] === true;
+  try {
+    const entries: unknown = JSON.parse(readFileSync(file, "utf8"));
+    return typeof entries === "object" && entries !== null && Object.hasOwn(entries, key) && (entries as Record<string, unknown>)[key] === true;
+  } catch {
+    return false; // missing or malformed: a miss (rememberProbe says what was wrong when it rewrites the file)
+  }
 }
 
+/** Records a success; the file is read through its schema first, and a malformed one is said once and replaced. */
 export function rememberProbe(key: string): void {
   const file = cacheFile(true);
   if (file === undefined) return;
-  // A handful of bwrap binaries at most; drop the oldest beyond that. A malformed file starts over.
-  const kept = Object.entries({ ...readProbes(file), [key]: true }).slice(-8);
-  writeFileAtomic(file, JSON.stringify(Object.fromEntries(kept))).catch(() => undefined);
+  remember(file, key).catch(() => undefined);
+}
+
+async function remember(file: string, key: string): Promise<void> {
+  const z = await import("zod/mini");
+  let entries: Record<string, boolean> = {};
+  let problem: string | undefined;
+  try {
+    const parsed = parseStateText<Record<string, boolean>>(await readFile(file, "utf8"), z.record(z.string(), z.boolean()));
+    if ("problem" in parsed) problem = `is ${parsed.problem}`;
+    else entries = parsed.value;
+  } catch (error) {
+    if (!isMissing(error)) problem = `cannot be read (${errorCode(error) ?? String(error)})`;
+  }
+  if (problem !== undefined && !warned) {
+    warned = true;
+    process.emitWarning(`bubblewrap probe cache ${file} ${problem}; rewriting it`, "SkillportWarning");
+  }
+  // A handful of bwrap binaries at most; drop the oldest beyond that.
+  const kept = Object.entries({ ...entries, [key]: true }).slice(-8);
+  await writeFileAtomic(file, JSON.stringify(Object.fromEntries(kept)));
 }
 
 function cacheFile(create: boolean): string | undefined {
