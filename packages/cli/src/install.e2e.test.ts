@@ -242,6 +242,18 @@ describe.skipIf(!existsSync(bin))("skillport add/remove/install (built CLI, git 
     expect(readFileSync(path.join(fresh, ".agents/skills/setup/SKILL.md"), "utf8")).toBe(skillMd("setup", RECIPE));
   });
 
+  it("a review verdict is said at add and installs; a restore of it says nothing", async () => {
+    const source = path.join(root, `review-src${n}`);
+    await mkdir(path.join(source, "runner"), { recursive: true });
+    writeFileSync(path.join(source, "runner", "SKILL.md"), skillMd("runner", "Run npx -y some-tool on the file."));
+    const added = await skillport(["add", source, "--agent", "claude-code"]);
+    expect(added.code).toBe(0);
+    expect(added.stderr).toMatch(/^audit {2}runner: review\n {2}runner\/SKILL\.md:\d+:\d+ {2}review {2}suspicious\.unpinned_package_runner/);
+    expect(readJson(path.join(project, "skillport-lock.json")).skills.runner?.audit).toEqual({ verdict: "review", inventory: ["package-runner npx -y some-tool"] });
+    const restored = await skillport(["install", "--frozen"], await freshCopyOfLocks());
+    expect([restored.code, restored.stderr]).toEqual([0, ""]);
+  });
+
   it("install --frozen refuses bytes that no longer match the accepted digest, even when lock and sidecar agree on them", async () => {
     const source = path.join(root, `drift-src${n}`);
     await mkdir(path.join(source, "tool"), { recursive: true });
