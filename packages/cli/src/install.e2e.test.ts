@@ -505,13 +505,20 @@ describe.skipIf(!existsSync(bin))("skillport add/remove/install (built CLI, git 
     const outside = path.join(root, `outside-plugin${n}`);
     await mkdir(path.join(outside, "skills/stolen"), { recursive: true });
     writeFileSync(path.join(outside, "skills/stolen/SKILL.md"), skillMd("stolen"));
-    const plugins = [{ name: "docs", source: "./plugins/docs" }, { name: "code", source: "./plugins/code" }, { name: "far", source: path.relative(market, outside) }, { name: "hosted", source: { source: "github", repo: "o/r" } }];
+    const plugins = [
+      { name: "docs", source: "./plugins/docs" },
+      { name: "code", source: "./plugins/code" },
+      { name: "inline", source: "./", skills: ["./extra/xlsx"] },
+      { name: "far", source: path.relative(market, outside) },
+      { name: "hosted", source: { source: "github", repo: "o/r" } },
+    ];
     await put(".claude-plugin/marketplace.json", JSON.stringify({ name: "m", plugins }));
     await put("plugins/docs/skills/pdf/SKILL.md", skillMd("pdf"));
     await put("plugins/code/.claude-plugin/plugin.json", JSON.stringify({ name: "code", skills: ["tools"] }));
     await put("plugins/code/tools/review/SKILL.md", skillMd("review"));
+    await put("extra/xlsx/SKILL.md", skillMd("xlsx"));
     const list = await skillport(["add", market, "--list", "--json"]);
-    expect((JSON.parse(list.stdout) as { skills: { id: string }[] }).skills.map((s) => s.id)).toEqual(["code/review", "docs/pdf"]);
+    expect((JSON.parse(list.stdout) as { skills: { id: string }[] }).skills.map((s) => s.id)).toEqual(["code/review", "docs/pdf", "inline/xlsx"]);
     expect(list.stderr).toBe('warning: plugin "far" of the marketplace is not a folder inside it; left out\nwarning: plugin "hosted" of the marketplace is not a folder inside it; left out\n');
     const added = await skillport(["add", market, "--skill", "review", "--agent", "claude-code"]);
     expect(added.code).toBe(0);
