@@ -149,7 +149,8 @@ const MAX_MANIFEST_BYTES = 1024 * 1024;
 /**
  * The skills folders of a Claude Code plugin marketplace (`.claude-plugin/marketplace.json`, each plugin's `source`
  * a folder inside the repository) or of one plugin (`plugin.json` or `.claude-plugin/plugin.json`, Agent Plugins
- * 1.0): each plugin's `skills` field (a path or a list of paths), else its `skills/` folder. Only folders that exist
+ * 1.0): each plugin's `skills` field (a path or a list of paths: folders of skills or single skill folders; in the
+ * marketplace entry or the plugin's manifest), else its `skills/` folder. Only folders that exist
  * and resolve inside `root` (links resolved) count; a plugin hosted elsewhere is left out with a warning.
  * Undefined when `root` has neither manifest.
  */
@@ -174,8 +175,9 @@ function pluginSkillDirs(root: string, warn: (message: string) => void): { plugi
     }
     return undefined;
   };
-  const skillsOf = (plugin: string, dir: string): { plugin: string; dir: string }[] => {
-    const declared = manifest(dir, [".claude-plugin/plugin.json", "plugin.json"])?.skills;
+  const skillsOf = (plugin: string, dir: string, inline?: unknown): { plugin: string; dir: string }[] => {
+    // A marketplace entry may carry the plugin's fields itself (`skills` among them); else the plugin's manifest says.
+    const declared = inline ?? manifest(dir, [".claude-plugin/plugin.json", "plugin.json"])?.skills;
     const wanted = typeof declared === "string" ? [declared] : Array.isArray(declared) ? declared.filter((d): d is string => typeof d === "string") : ["skills"];
     return wanted.flatMap((rel) => {
       const real = inside(path.join(dir, rel));
@@ -186,13 +188,13 @@ function pluginSkillDirs(root: string, warn: (message: string) => void): { plugi
   if (market !== undefined) {
     const plugins = Array.isArray(market.plugins) ? market.plugins : [];
     return plugins.flatMap((p: unknown) => {
-      const entry = (typeof p === "object" && p !== null ? p : {}) as { name?: unknown; source?: unknown };
+      const entry = (typeof p === "object" && p !== null ? p : {}) as { name?: unknown; source?: unknown; skills?: unknown };
       const name = typeof entry.name === "string" ? entry.name : "?";
       if (typeof entry.source !== "string" || inside(entry.source) === undefined) {
         warn(`plugin ${JSON.stringify(name)} of the marketplace is not a folder inside it; left out`);
         return [];
       }
-      return skillsOf(name, entry.source);
+      return skillsOf(name, entry.source, entry.skills);
     });
   }
   const plugin = manifest(".", [".claude-plugin/plugin.json", "plugin.json"]);

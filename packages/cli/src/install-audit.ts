@@ -49,7 +49,7 @@ interface Judgement {
 export function installAuditGate(
   io: CliOutput,
   consent: Consent,
-  options: { priors?: Readonly<Record<string, PriorAudit>>; verb?: string } = {},
+  options: { priors?: Readonly<Record<string, PriorAudit>>; verb?: string; quietReview?: boolean } = {},
 ): (skills: readonly SkillToInstall[]) => Promise<Record<string, AuditRecord>> {
   return (skills) => {
     const c = colors(io);
@@ -61,7 +61,9 @@ export function installAuditGate(
       io.status("");
       const judged = judgeSkill(skill.name, computedHash(skill.files), report, consent, options.priors?.[skill.name]);
       records[skill.name] = judged.record;
-      if (report.verdict !== "pass" && !judged.covered) {
+      // `review` is said when a user adds or updates; a restore (`install`) speaks only when consent is in question.
+      const shown = options.quietReview === true ? atOrAbove(report.verdict, "warn") : report.verdict !== "pass";
+      if (shown && !judged.covered) {
         io.stderr(`${c.yellow("audit")}  ${skill.name}: ${report.verdict}\n`);
         for (const f of report.findings) io.stderr(`  ${diagnosticLine(findingDiagnostic(skill.name, f, false), "", io, f.level)}\n`);
       }

@@ -242,6 +242,18 @@ describe.skipIf(!existsSync(bin))("skillport add/remove/install (built CLI, git 
     expect(readFileSync(path.join(fresh, ".agents/skills/setup/SKILL.md"), "utf8")).toBe(skillMd("setup", RECIPE));
   });
 
+  it("a review verdict is said at add and installs; a restore of it says nothing", async () => {
+    const source = path.join(root, `review-src${n}`);
+    await mkdir(path.join(source, "runner"), { recursive: true });
+    writeFileSync(path.join(source, "runner", "SKILL.md"), skillMd("runner", "Run npx -y some-tool on the file."));
+    const added = await skillport(["add", source, "--agent", "claude-code"]);
+    expect(added.code).toBe(0);
+    expect(added.stderr).toMatch(/^audit {2}runner: review\n {2}runner\/SKILL\.md:\d+:\d+ {2}review {2}suspicious\.unpinned_package_runner/);
+    expect(readJson(path.join(project, "skillport-lock.json")).skills.runner?.audit).toEqual({ verdict: "review", inventory: ["package-runner npx -y some-tool"] });
+    const restored = await skillport(["install", "--frozen"], await freshCopyOfLocks());
+    expect([restored.code, restored.stderr]).toEqual([0, ""]);
+  });
+
   it("install --frozen refuses bytes that no longer match the accepted digest, even when lock and sidecar agree on them", async () => {
     const source = path.join(root, `drift-src${n}`);
     await mkdir(path.join(source, "tool"), { recursive: true });
@@ -493,13 +505,20 @@ describe.skipIf(!existsSync(bin))("skillport add/remove/install (built CLI, git 
     const outside = path.join(root, `outside-plugin${n}`);
     await mkdir(path.join(outside, "skills/stolen"), { recursive: true });
     writeFileSync(path.join(outside, "skills/stolen/SKILL.md"), skillMd("stolen"));
-    const plugins = [{ name: "docs", source: "./plugins/docs" }, { name: "code", source: "./plugins/code" }, { name: "far", source: path.relative(market, outside) }, { name: "hosted", source: { source: "github", repo: "o/r" } }];
+    const plugins = [
+      { name: "docs", source: "./plugins/docs" },
+      { name: "code", source: "./plugins/code" },
+      { name: "inline", source: "./", skills: ["./extra/xlsx"] },
+      { name: "far", source: path.relative(market, outside) },
+      { name: "hosted", source: { source: "github", repo: "o/r" } },
+    ];
     await put(".claude-plugin/marketplace.json", JSON.stringify({ name: "m", plugins }));
     await put("plugins/docs/skills/pdf/SKILL.md", skillMd("pdf"));
     await put("plugins/code/.claude-plugin/plugin.json", JSON.stringify({ name: "code", skills: ["tools"] }));
     await put("plugins/code/tools/review/SKILL.md", skillMd("review"));
+    await put("extra/xlsx/SKILL.md", skillMd("xlsx"));
     const list = await skillport(["add", market, "--list", "--json"]);
-    expect((JSON.parse(list.stdout) as { skills: { id: string }[] }).skills.map((s) => s.id)).toEqual(["code/review", "docs/pdf"]);
+    expect((JSON.parse(list.stdout) as { skills: { id: string }[] }).skills.map((s) => s.id)).toEqual(["code/review", "docs/pdf", "inline/xlsx"]);
     expect(list.stderr).toBe('warning: plugin "far" of the marketplace is not a folder inside it; left out\nwarning: plugin "hosted" of the marketplace is not a folder inside it; left out\n');
     const added = await skillport(["add", market, "--skill", "review", "--agent", "claude-code"]);
     expect(added.code).toBe(0);

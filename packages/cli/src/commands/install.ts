@@ -47,7 +47,7 @@ export function registerInstall(program: Command, io: CliOutput): void {
         const copy = names.some((n) => Object.values(sidecar[n]?.agents ?? {}).includes("copy"));
         // Consent recorded at add counts only for the bytes it was given for; --frozen never gives new consent (decision 0350).
         const consent = { yes: options.yes === true, force: options.force === true, frozen: options.frozen === true };
-        const auditGate = installAuditGate(io, consent, { priors: recordedAudits(sidecar) });
+        const auditGate = installAuditGate(io, consent, { priors: recordedAudits(sidecar), quietReview: true });
         const installed = await installSkills(skills, { env, global: false, agents, copy, force: true, record: !options.frozen, auditGate }).finally(() => io.status(""));
         if (options.json) return printJson(io, { installed });
         for (const s of installed) io.stdout(`installed ${s.name} (${s.computedHash.slice(0, 12)})\n`);
