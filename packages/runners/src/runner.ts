@@ -28,7 +28,7 @@ export interface RunnerOptions extends QueueOptions {
 export type RunnerEvent =
   | { type: "started"; id: string; attempt: number; tenant: string }
   | { type: "finished"; id: string; attempt: number; status: JobResult["status"]; recorded: boolean; ms: number }
-  | { type: "skipped"; id: string; attempt: number; why: "already-recorded" | "cancelled" }
+  | { type: "skipped"; id: string; attempt: number; why: "already-recorded" | "cancelled" | "claimed" }
   | { type: "retry"; id: string; attempt: number; reason: string; message: string }
   | { type: "dead-letter"; id: string; attempt: number; reason: string }
   | { type: "cleaned"; paths: string[] }
@@ -222,8 +222,53 @@ export class Runner {
       await this.record(emptyResult(job, this.id, attempt, "cancelled", "cancelled", "cancelled before it started"), reply);
       return;
     }
+    if (!(await this.claim(job.id, attempt))) {
+      // Another live runner holds it (a server that lost its delivery state after a crash delivers it again).
+      this.emit({ type: "skipped", id: job.id, attempt, why: "claimed" });
+      queue.nc.publish(reply, `-NAK ${JSON.stringify({ delay: Math.ceil(this.options.ackWaitMs / 2) * 1_000_000 })}`);
+      return;
+    }
+    const lease = setInterval(() => void this.renewClaim(job.id, attempt), Math.max(250, Math.floor(this.options.ackWaitMs / 3)));
     this.emit({ type: "started", id: job.id, attempt, tenant: job.tenant });
     const started = Date.now();
+    try {
+      await this.execute(job, attempt, controller, reply, started);
+    } finally {
+      clearInterval(lease);
+    }
+  }
+
+  /**
+   * A lease on the job in the results bucket, renewed with every heartbeat: the server's delivery state is not
+   * enough on its own (a server killed and restarted can deliver an in-flight job again), so a runner runs a job only
+   * when no other runner's lease on it is live. A dead runner's lease runs out after one ack deadline.
+   */
+  private async claim(id: string, attempt: number): Promise<boolean> {
+    const results = this.queue!.results;
+    const value = () => JSON.stringify({ runner: this.id, attempt, until: Date.now() + this.options.ackWaitMs });
+    try {
+      await results.create(`claim.${id}`, value());
+      return true;
+    } catch {
+      const entry = await results.get(`claim.${id}`).catch(() => null);
+      if (entry === null) return false;
+      const held = entry.operation === "PUT" ? (JSON.parse(entry.string()) as { runner: string; until: number }) : undefined;
+      if (held !== undefined && held.runner !== this.id && held.until > Date.now()) return false;
+      try {
+        await results.update(`claim.${id}`, value(), entry.revision);
+        return true;
+      } catch {
+        return false; // someone else took it over first
+      }
+    }
+  }
+
+  private async renewClaim(id: string, attempt: number): Promise<void> {
+    await this.queue?.results.put(`claim.${id}`, JSON.stringify({ runner: this.id, attempt, until: Date.now() + this.options.ackWaitMs })).catch(() => undefined);
+  }
+
+  private async execute(job: JobSpec, attempt: number, controller: AbortController, reply: string, started: number): Promise<void> {
+    const queue = this.queue!;
     let result: JobResult;
     try {
       result = await this.options.executor.run(job, { runner: this.id, attempt, signal: controller.signal });
