@@ -36,21 +36,43 @@ export class QueueClient {
     return job;
   }
 
-  /** The job's result, once recorded. */
+  /** The job's result, once recorded: a core notice wakes the wait, the results bucket is the record. */
   async result(id: string, options: WaitOptions = {}): Promise<JobResult> {
-    const watch = await this.queue.results.watch({ key: `r.${id}` });
-    const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => watch.stop(), options.timeoutMs);
-    const onAbort = () => watch.stop();
-    options.signal?.addEventListener("abort", onAbort);
+    const q = this.queue;
+    // Subscribed before the first look, so a result recorded in between is not missed; the bucket is looked at
+    // again every second in case a notice was lost (a reconnect).
+    const notices = q.nc.subscribe(q.names.doneSubject(id), { max: 1 });
+    let notified = false;
+    let wake: () => void = () => undefined;
+    void (async () => {
+      for await (const _ of notices) {
+        notified = true;
+        wake();
+      }
+    })();
+    const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
     try {
-      for await (const entry of watch) {
-        if (entry.operation !== "PUT") continue;
-        return jobResultSchema.parse(JSON.parse(entry.string()));
+      for (;;) {
+        const entry = await q.results.get(`r.${id}`).catch(() => null);
+        if (entry !== null && entry.operation === "PUT") return jobResultSchema.parse(JSON.parse(entry.string()));
+        if (options.signal?.aborted || Date.now() >= deadline) break;
+        if (notified) {
+          notified = false; // recorded meanwhile: look again at once
+          continue;
+        }
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.min(1_000, Math.max(0, deadline - Date.now())));
+          const abort = () => resolve();
+          options.signal?.addEventListener("abort", abort, { once: true });
+          wake = () => {
+            clearTimeout(timer);
+            options.signal?.removeEventListener("abort", abort);
+            resolve();
+          };
+        });
       }
     } finally {
-      if (timer) clearTimeout(timer);
-      options.signal?.removeEventListener("abort", onAbort);
-      watch.stop();
+      notices.unsubscribe();
     }
     throw new RunnerError("QUEUE_UNAVAILABLE", `no result for job ${id} ${options.signal?.aborted ? "(waiting was cancelled)" : `within ${options.timeoutMs} ms`}`);
   }

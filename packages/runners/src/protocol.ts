@@ -101,6 +101,8 @@ export interface QueueNames {
   deadSubject(tenant: string): string;
   cancelSubject(id: string): string;
   cancelWildcard: string;
+  /** Core NATS notice that a job's result was recorded (the record itself is in the results bucket). */
+  doneSubject(id: string): string;
   resultsBucket: string;
   runnersBucket: string;
   consumer(tenant: string): string;
@@ -117,6 +119,7 @@ export function queueNames(prefix = "skillport"): QueueNames {
     deadSubject: (tenant) => `${prefix}.dead.${tenant}`,
     cancelSubject: (id) => `${prefix}.cancel.${id}`,
     cancelWildcard: `${prefix}.cancel.*`,
+    doneSubject: (id) => `${prefix}.done.${id}`,
     resultsBucket: `${prefix}-results`,
     runnersBucket: `${prefix}-runners`,
     consumer: (tenant) => `${prefix}-t-${tenant}`,

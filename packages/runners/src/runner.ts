@@ -3,7 +3,7 @@
 import { createServer, type Server } from "node:http";
 import { hostname } from "node:os";
 import { randomHex } from "@skillport/fs/floor";
-import type { Msg, Subscription } from "@nats-io/transport-node";
+import { createInbox, type Msg, type Subscription } from "@nats-io/transport-node";
 import { RunnerError } from "./errors.js";
 import type { JobExecutor } from "./executor.js";
 import { cancelSchema, jobSpecSchema, type JobResult, type JobSpec } from "./protocol.js";
@@ -59,6 +59,9 @@ export class Runner {
   private readonly knownConsumers = new Set<string>();
   private metricsServer: Server | undefined;
   private idle: (() => void) | undefined;
+  /** One reply subject for every pull request (pulls are one at a time); a per-request subscription costs a round trip. */
+  private readonly pullInbox = createInbox();
+  private pullWaiter: ((msg: Msg | undefined) => void) | undefined;
 
   constructor(options: RunnerOptions) {
     const concurrency = options.concurrency ?? 1;
@@ -75,6 +78,17 @@ export class Runner {
     if (cleaned.length > 0) this.emit({ type: "cleaned", paths: cleaned });
     const queue = await openQueue({ ...this.options, name: this.id });
     this.queue = queue;
+    this.subscriptions.push(
+      queue.nc.subscribe(this.pullInbox, {
+        callback: (_e, msg) => {
+          const waiter = this.pullWaiter;
+          this.pullWaiter = undefined;
+          if (waiter) waiter(msg);
+          // A job arriving after its pull gave up waiting goes back at once rather than at its ack deadline.
+          else if (msg.reply && !(msg.headers?.code !== undefined && msg.headers.code >= 400)) queue.nc.publish(msg.reply, "-NAK");
+        },
+      }),
+    );
     // Woken by every submitted job (a core subscription sees JetStream's subjects too) and by cancellations.
     this.subscriptions.push(queue.nc.subscribe(queue.names.jobWildcard, { callback: () => this.pump() }));
     this.subscriptions.push(
@@ -164,15 +178,29 @@ export class Runner {
         await ensureConsumer(queue, tenant, this.options.ackWaitMs);
         this.knownConsumers.add(tenant);
       }
-      // One message, no waiting: an empty answer (404/408) means this tenant's jobs are all in flight. Not the shared
-      // reply subscription: a delivered job arrives under its own subject, which the shared one cannot match.
-      const msg = await queue.nc.request(`$JS.API.CONSUMER.MSG.NEXT.${queue.names.stream}.${queue.names.consumer(tenant)}`, JSON.stringify({ batch: 1, no_wait: true }), { timeout: 5_000, noMux: true });
+      // One message, no waiting: an empty answer (404/408) means this tenant's jobs are all in flight.
+      const msg = await this.pullOne(`$JS.API.CONSUMER.MSG.NEXT.${queue.names.stream}.${queue.names.consumer(tenant)}`);
+      if (msg === undefined) continue;
       if (msg.headers?.code !== undefined && msg.headers.code >= 400) continue;
       if (msg.reply === undefined || msg.reply === "") continue;
       this.lastTenant = tenant;
       return msg;
     }
     return undefined;
+  }
+
+  private pullOne(subject: string): Promise<Msg | undefined> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.pullWaiter = undefined;
+        resolve(undefined);
+      }, 5_000);
+      this.pullWaiter = (msg) => {
+        clearTimeout(timer);
+        resolve(msg);
+      };
+      this.queue!.nc.publish(subject, JSON.stringify({ batch: 1, no_wait: true }), { reply: this.pullInbox });
+    });
   }
 
   private handle(msg: Msg): void {
@@ -206,26 +234,27 @@ export class Runner {
       queue.nc.publish(reply, "+TERM");
       return;
     }
-    if (await this.recorded(job.id)) {
+    // The lease and the cancellation record in one round trip; a job claimed for the first time has no result yet.
+    const [claim, cancelled] = await Promise.all([this.claim(job.id, attempt), this.queue!.results.get(`c.${job.id}`).catch(() => null)]);
+    if (claim !== "first" && (await this.recorded(job.id))) {
       // Finished before (its acknowledgement was lost): never run again.
       this.emit({ type: "skipped", id: job.id, attempt, why: "already-recorded" });
       queue.nc.publish(reply, "+ACK");
+      return;
+    }
+    if (claim === "held") {
+      // Another live runner holds it (a server that lost its delivery state after a crash delivers it again).
+      this.emit({ type: "skipped", id: job.id, attempt, why: "claimed" });
+      queue.nc.publish(reply, `-NAK ${JSON.stringify({ delay: Math.ceil(this.options.ackWaitMs / 2) * 1_000_000 })}`);
       return;
     }
     if (attempt > this.options.maxAttempts) {
       await this.deadLetter(job, attempt, "max-attempts", `delivered ${attempt} times (the limit is ${this.options.maxAttempts})`, reply);
       return;
     }
-    const cancelled = await queue.results.get(`c.${job.id}`).catch(() => null);
     if (cancelled !== null && cancelled.operation === "PUT") {
       this.emit({ type: "skipped", id: job.id, attempt, why: "cancelled" });
       await this.record(emptyResult(job, this.id, attempt, "cancelled", "cancelled", "cancelled before it started"), reply);
-      return;
-    }
-    if (!(await this.claim(job.id, attempt))) {
-      // Another live runner holds it (a server that lost its delivery state after a crash delivers it again).
-      this.emit({ type: "skipped", id: job.id, attempt, why: "claimed" });
-      queue.nc.publish(reply, `-NAK ${JSON.stringify({ delay: Math.ceil(this.options.ackWaitMs / 2) * 1_000_000 })}`);
       return;
     }
     const lease = setInterval(() => void this.renewClaim(job.id, attempt), Math.max(250, Math.floor(this.options.ackWaitMs / 3)));
@@ -243,22 +272,22 @@ export class Runner {
    * enough on its own (a server killed and restarted can deliver an in-flight job again), so a runner runs a job only
    * when no other runner's lease on it is live. A dead runner's lease runs out after one ack deadline.
    */
-  private async claim(id: string, attempt: number): Promise<boolean> {
+  private async claim(id: string, attempt: number): Promise<"first" | "taken-over" | "held"> {
     const results = this.queue!.results;
     const value = () => JSON.stringify({ runner: this.id, attempt, until: Date.now() + this.options.ackWaitMs });
     try {
       await results.create(`claim.${id}`, value());
-      return true;
+      return "first";
     } catch {
       const entry = await results.get(`claim.${id}`).catch(() => null);
-      if (entry === null) return false;
+      if (entry === null) return "held";
       const held = entry.operation === "PUT" ? (JSON.parse(entry.string()) as { runner: string; until: number }) : undefined;
-      if (held !== undefined && held.runner !== this.id && held.until > Date.now()) return false;
+      if (held !== undefined && held.runner !== this.id && held.until > Date.now()) return "held";
       try {
         await results.update(`claim.${id}`, value(), entry.revision);
-        return true;
+        return "taken-over";
       } catch {
-        return false; // someone else took it over first
+        return "held"; // someone else took it over first
       }
     }
   }
@@ -314,6 +343,7 @@ export class Runner {
       }
     }
     if (recorded) {
+      queue.nc.publish(queue.names.doneSubject(result.id));
       this.stats.completed += 1;
       this.stats.latencies.push(result.timing.totalMs);
       if (this.stats.latencies.length > LATENCY_SAMPLES) this.stats.latencies.splice(0, this.stats.latencies.length - LATENCY_SAMPLES);
