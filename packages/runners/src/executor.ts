@@ -3,11 +3,11 @@
 import { createHash } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import { isMissing, openPinnedDir, removePinnedTree, type PinnedDir } from "@skillport/fs/floor";
+import { isMissing, openPinnedDir, removePinnedTree, type FileOwner, type PinnedDir } from "@skillport/fs/floor";
 import { openConfined, walkTree } from "@skillport/fs/tree";
 import { TailCollector, formatObservation, type TruncatedTail } from "@skillport/runtime";
 import { Workspace } from "@skillport/runtime/workspace";
-import { handOverTree, type Sandbox, type SandboxKind } from "@skillport/sandbox";
+import type { Sandbox, SandboxKind } from "@skillport/sandbox";
 import { RunnerError } from "./errors.js";
 import type { PackageStore } from "./package-store.js";
 import type { JobResult, JobSpec, OutputFile } from "./protocol.js";
@@ -127,15 +127,21 @@ export class JobExecutor {
       if (!isMissing(error)) throw error;
     }
     const session = job.session === undefined || this.options.sessions === undefined ? undefined : await this.options.sessions.load(job.session, job.id);
-    let work: PinnedDir | undefined;
+    // The job folder and everything in it belong to the sandbox's identity (given through each descriptor as it is
+    // made: no `chown -R` process per job); `jobs/` itself stays the host's.
+    const owner = process.getuid?.() === 0 && prepared.sandbox.identity.uid !== 0 ? prepared.sandbox.identity : undefined;
+    const jobs = openPinnedDir(prepared.root, "jobs", { create: true });
+    const opened: PinnedDir[] = [jobs];
     try {
-      work = openPinnedDir(prepared.root, `${jobRel}/work`, { create: true });
-      openPinnedDir(prepared.root, `${jobRel}/outputs`, { create: true }).close();
-      for (const file of session?.files ?? []) restoreFile(work, file);
+      const dir = jobs.child(job.id, { create: true, owner });
+      opened.push(dir);
+      const work = dir.child("work", { create: true, owner });
+      opened.push(work);
+      dir.child("outputs", { create: true, owner }).close();
+      for (const file of session?.files ?? []) restoreFile(work, file, owner);
     } finally {
-      work?.close();
+      for (const d of opened.reverse()) d.close();
     }
-    await handOverTree(jobDir, prepared.sandbox.identity);
 
     const argv = job.run.kind === "command" ? ["/bin/bash", "-c", job.run.command] : this.scriptArgv(prepared, job.run);
     const collector = new TailCollector();
@@ -301,7 +307,7 @@ export class JobExecutor {
 }
 
 /** Writes one session file under the pinned working folder, creating its folders one at a time (no link followed). */
-function restoreFile(work: PinnedDir, file: SessionFile): void {
+function restoreFile(work: PinnedDir, file: SessionFile, owner: FileOwner | undefined): void {
   const parts = file.path.split("/");
   if (parts.some((p) => p === "" || p === "." || p === "..") || parts.length > 32) return; // never written outside
   const name = parts.pop()!;
@@ -309,10 +315,10 @@ function restoreFile(work: PinnedDir, file: SessionFile): void {
   const opened: PinnedDir[] = [];
   try {
     for (const part of parts) {
-      dir = dir.child(part, { create: true });
+      dir = dir.child(part, { create: true, owner });
       opened.push(dir);
     }
-    dir.replaceFile(name, file.bytes, file.mode & 0o755);
+    dir.replaceFile(name, file.bytes, file.mode & 0o755, owner);
   } finally {
     for (const d of opened) d.close();
   }
