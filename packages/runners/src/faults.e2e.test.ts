@@ -171,7 +171,7 @@ describe.skipIf(!existsSync(CLI))("runner pool faults (real processes)", () => {
         expect(result.stdoutTail).toBe("ok\n");
       }
       const twice = ids.filter((id) => started(runners, id) !== 1);
-      expect(twice.map((id) => runners.map((r) => r.events.filter((e) => e.id === id)))).toEqual([]);
+      expect(twice, JSON.stringify(twice.map((id) => runners.map((r) => r.events.filter((e) => e.id === id))))).toEqual([]);
     } finally {
       await after.close();
     }

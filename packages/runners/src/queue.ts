@@ -126,6 +126,13 @@ export async function tenantCounts(queue: Queue): Promise<Map<string, number>> {
   return counts;
 }
 
-export async function closeQueue(queue: Queue): Promise<void> {
-  await queue.nc.drain().catch(() => queue.nc.close());
+/** Drains (pending publishes and acks go out) but never waits long: with the server away a drain would wait forever. */
+export async function closeQueue(queue: Queue, waitMs = 2_000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const drained = await Promise.race([
+    queue.nc.drain().then(() => true, () => false),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), waitMs))),
+  ]);
+  clearTimeout(timer);
+  if (!drained) await queue.nc.close().catch(() => undefined);
 }

@@ -32,6 +32,7 @@ export type RunnerEvent =
   | { type: "retry"; id: string; attempt: number; reason: string; message: string }
   | { type: "dead-letter"; id: string; attempt: number; reason: string }
   | { type: "cleaned"; paths: string[] }
+  | { type: "reconnected" }
   | { type: "error"; message: string };
 
 /** JetStream's ack protocol, sent to a delivered message's reply subject. */
@@ -52,6 +53,8 @@ export class Runner {
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly subscriptions: Subscription[] = [];
   private stopping = false;
+  /** False while the server is away: no pulls (they would only time out), one event per outage. */
+  private connected = true;
   private pumping = false;
   private pumpAgain = false;
   private lastTenant = "";
@@ -99,6 +102,18 @@ export class Runner {
         },
       }),
     );
+    void (async () => {
+      for await (const status of queue.nc.status()) {
+        if (status.type === "disconnect") {
+          this.connected = false;
+          this.emit({ type: "error", message: `disconnected from the queue; reconnecting` });
+        } else if (status.type === "reconnect") {
+          this.connected = true;
+          this.emit({ type: "reconnected" });
+          this.pump();
+        }
+      }
+    })();
     // Redeliveries (ack deadline passed, delayed retries) are not announced: look every half second.
     this.timers.push(setInterval(() => this.pump(), 500));
     this.timers.push(setInterval(() => void this.publishStats(), 2_000));
@@ -123,7 +138,7 @@ export class Runner {
     await new Promise<void>((resolve) => (this.metricsServer ? this.metricsServer.close(() => resolve()) : resolve()));
     await this.options.executor.close();
     if (this.queue) {
-      await this.queue.runners.delete(this.id).catch(() => undefined);
+      if (this.connected) await Promise.race([this.queue.runners.delete(this.id).catch(() => undefined), new Promise((r) => setTimeout(r, 1_000))]);
       await closeQueue(this.queue);
     }
   }
@@ -137,7 +152,7 @@ export class Runner {
   }
 
   private pump(): void {
-    if (this.stopping || this.queue === undefined) return;
+    if (this.stopping || this.queue === undefined || !this.connected) return;
     if (this.pumping) {
       this.pumpAgain = true;
       return;
@@ -209,6 +224,12 @@ export class Runner {
     const attempt = deliveryCount(reply);
     const parsed = jobSpecSchema.safeParse(safeJson(msg.data));
     const key = parsed.success ? parsed.data.id : `invalid-${randomHex(6)}`;
+    if (this.running.has(key)) {
+      // This runner runs it already (a restarted server delivered it again): put this copy back for later.
+      this.emit({ type: "skipped", id: key, attempt, why: "claimed" });
+      this.queue?.nc.publish(reply, `-NAK ${JSON.stringify({ delay: Math.ceil(this.options.ackWaitMs / 2) * 1_000_000 })}`);
+      return;
+    }
     this.running.set(key, controller);
     this.stats.running = this.running.size;
     const heartbeat = setInterval(() => this.queue?.nc.publish(reply, "+WPI"), Math.max(250, Math.floor(this.options.ackWaitMs / 3)));

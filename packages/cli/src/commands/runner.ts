@@ -19,6 +19,7 @@ interface RunnerCommandOptions {
   prefix: string;
   id?: string;
   events?: boolean;
+  pidFile?: string;
 }
 
 /** `skillport runner --queue nats://…`: a runner process of the pool; `skillport runner status`: the pool's state. */
@@ -39,6 +40,7 @@ export function registerRunner(program: Command, io: CliOutput): void {
     .option("--prefix <name>", "subject and stream prefix (several pools on one server)", "skillport")
     .option("--id <name>", "this runner's name in status and metrics")
     .option("--events", "print one JSON line per job event on stderr")
+    .option("--pid-file <file>", "write this process's id there once it takes jobs (for `kill $(cat file)`)")
     .action(async (options: RunnerCommandOptions) => {
       const queue = options.queue;
       if (queue === undefined) throw new CliError("runner needs --queue <url> (nats://host:port)");
@@ -64,10 +66,14 @@ export function registerRunner(program: Command, io: CliOutput): void {
         metricsPort: options.metricsPort,
         id: options.id,
         onEvent: (event) => {
-          if (options.events || event.type === "error") io.stderr(`${JSON.stringify({ ...event, at: Date.now() })}\n`);
+          if (options.events || event.type === "error" || event.type === "reconnected") io.stderr(`${JSON.stringify({ ...event, at: Date.now() })}\n`);
         },
       });
       const { metricsPort } = await pool.start();
+      if (options.pidFile !== undefined) {
+        const { writeFileAtomic } = await import("@skillport/fs/floor");
+        await writeFileAtomic(path.resolve(io.cwd, options.pidFile), `${process.pid}\n`);
+      }
       io.stderr(`runner ${pool.id} taking jobs from ${queue} (concurrency ${options.concurrency}${metricsPort === undefined ? "" : `, metrics http://127.0.0.1:${metricsPort}/metrics`})\n`);
       await new Promise<void>((resolve) => {
         process.once("SIGINT", resolve);
