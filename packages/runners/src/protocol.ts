@@ -3,9 +3,9 @@
 import { z } from "zod";
 
 /** Job ids are chosen by the submitter (idempotency key) or drawn at random; they become subject tokens and folder names. */
-export const JOB_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const JOB_ID = /^[A-Za-z0-9_-]{1,64}$/;
 /** Tenants become subject tokens and consumer names. */
-export const TENANT = /^[a-z0-9_-]{1,32}$/;
+const TENANT = /^[a-z0-9_-]{1,32}$/;
 const VERSION_ID = /^[a-f0-9]{24}$/;
 const NAME = /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,128}$/;
 
@@ -41,7 +41,7 @@ export type JobSpec = z.infer<typeof jobSpecSchema>;
 /** What callers pass to `submit`: the id, timestamps and defaults are filled in. */
 export type JobInput = z.input<typeof jobSpecSchema> extends infer T ? Omit<T, "id" | "submittedAt" | "v"> & { id?: string } : never;
 
-export const outputFileSchema = z.object({
+const outputFileSchema = z.object({
   path: z.string(),
   size: z.number().int().nonnegative(),
   sha256: z.string(),

@@ -26,11 +26,11 @@ export interface SessionStore {
   close(): Promise<void>;
 }
 
-export function encodeSnapshot(files: readonly SessionFile[]): Buffer {
+function encodeSnapshot(files: readonly SessionFile[]): Buffer {
   return gzipSync(JSON.stringify(files.map((f) => ({ path: f.path, mode: f.mode, base64: Buffer.from(f.bytes).toString("base64") }))));
 }
 
-export function decodeSnapshot(data: Uint8Array, maxBytes: number): SessionFile[] {
+function decodeSnapshot(data: Uint8Array, maxBytes: number): SessionFile[] {
   const text = gunzipSync(data, { maxOutputLength: Math.ceil(maxBytes * 1.4) + 1024 }).toString("utf8");
   const raw = JSON.parse(text) as { path: string; mode: number; base64: string }[];
   return raw.map((f) => ({ path: f.path, mode: f.mode, bytes: Buffer.from(f.base64, "base64") }));
