@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect } from "@nats-io/transport-node";
+import { jetstreamManager } from "@nats-io/jetstream";
 import { packDirectory } from "@skillport/pack";
 import { BlobDirPackageStore, JobExecutor, PostgresSessionStore, QueueClient, Runner, RunnerError, jobSpecSchema, type JobResult, type RunnerEvent } from "@skillport/runners";
 
@@ -22,13 +24,13 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-async function pool(options: { concurrency?: number; maxQueuedPerTenant?: number; runners?: number; sessions?: PostgresSessionStore; maxAttempts?: number } = {}) {
+async function pool(options: { concurrency?: number; maxQueuedPerTenant?: number; runners?: number; sessions?: PostgresSessionStore; maxAttempts?: number; metricsPort?: number } = {}) {
   const prefix = `rt${Date.now().toString(36)}${n++}`;
   const events: RunnerEvent[] = [];
   const runners: Runner[] = [];
   for (let i = 0; i < (options.runners ?? 1); i++) {
     const executor = new JobExecutor({ cacheDir: path.join(tmp, `${prefix}-${i}`), packages: store, sessions: options.sessions });
-    const runner = new Runner({ queue: QUEUE, prefix, executor, concurrency: options.concurrency ?? 1, maxAttempts: options.maxAttempts ?? 3, onEvent: (e) => events.push(e) });
+    const runner = new Runner({ queue: QUEUE, prefix, executor, concurrency: options.concurrency ?? 1, maxAttempts: options.maxAttempts ?? 3, metricsPort: options.metricsPort, onEvent: (e) => events.push(e) });
     runners.push(runner);
   }
   const client = await QueueClient.connect({ queue: QUEUE, prefix, maxQueuedPerTenant: options.maxQueuedPerTenant });
@@ -41,8 +43,18 @@ async function pool(options: { concurrency?: number; maxQueuedPerTenant?: number
     close: async () => {
       await Promise.all(runners.map((r) => r.stop(1_000)));
       await client.close();
+      await dropStreams(prefix);
     },
   };
+}
+
+/** The shared server keeps nothing of a test: its prefix's streams and buckets go. */
+async function dropStreams(prefix: string): Promise<void> {
+  const nc = await connect({ servers: QUEUE });
+  const jsm = await jetstreamManager(nc);
+  const upper = prefix.toUpperCase();
+  for (const name of [`${upper}_JOBS`, `${upper}_DEAD`, `KV_${prefix}-results`, `KV_${prefix}-runners`]) await jsm.streams.delete(name).catch(() => undefined);
+  await nc.close();
 }
 
 describe("job protocol", () => {
@@ -84,6 +96,27 @@ describe("runner pool", () => {
       expect(again.exitCode).toBe(0);
       expect(again.stdoutTail).toMatch(/^lines \d+/);
       expect(again.entrypoint).toBe("ran"); // the outcome of this runner's one run, not a second run
+    } finally {
+      await p.close();
+    }
+  });
+
+  it("reports status and Prometheus metrics: completed, failures by reason, latency quantiles", async () => {
+    const p = await pool({ metricsPort: 0 });
+    const [{ metricsPort }] = await p.start();
+    try {
+      await p.client.run({ tenant: "a", run: { kind: "command", command: "true" } }, { timeoutMs: 30_000 });
+      await p.client.run({ tenant: "a", run: { kind: "command", command: "exit 1" } }, { timeoutMs: 30_000 });
+      const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      expect(text).toMatch(/^skillport_runner_jobs_completed_total\{runner="[^"]+"\} 2$/m);
+      expect(text).toMatch(/^skillport_runner_failures_total\{runner="[^"]+",reason="exit-nonzero"\} 1$/m);
+      expect(text).toMatch(/^skillport_runner_job_latency_seconds\{runner="[^"]+",quantile="0.99"\} \d+\.\d+$/m);
+      await new Promise((r) => setTimeout(r, 2_500)); // the runner publishes its statistics every 2 s
+      const status = await p.client.status();
+      expect(status).toMatchObject({ completed: 2, failures: { "exit-nonzero": 1 }, queued: 0, deadLetters: 0 });
+      expect(status.runners).toHaveLength(1);
+      expect(status.latencyMs.samples).toBe(2);
+      expect(status.latencyMs.p99).toBeGreaterThanOrEqual(status.latencyMs.p50!);
     } finally {
       await p.close();
     }
