@@ -45,6 +45,7 @@ export class QueueClient {
     let notified = false;
     let wake: () => void = () => undefined;
     void (async () => {
+      // A notice only wakes the wait: anyone who may publish could send one, the bucket holds what was recorded.
       for await (const _ of notices) {
         notified = true;
         wake();

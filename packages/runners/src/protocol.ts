@@ -125,3 +125,12 @@ export function queueNames(prefix = "skillport"): QueueNames {
     consumer: (tenant) => `${prefix}-t-${tenant}`,
   };
 }
+
+/** A message's JSON, or undefined when it is not JSON (the schema then refuses it). */
+export function safeJson(data: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(data));
+  } catch {
+    return undefined;
+  }
+}

@@ -6,7 +6,7 @@ import { randomHex } from "@skillport/fs/floor";
 import { createInbox, type Msg, type Subscription } from "@nats-io/transport-node";
 import { RunnerError } from "./errors.js";
 import type { JobExecutor } from "./executor.js";
-import { cancelSchema, jobSpecSchema, type JobResult, type JobSpec } from "./protocol.js";
+import { cancelSchema, jobSpecSchema, safeJson, type JobResult, type JobSpec } from "./protocol.js";
 import { closeQueue, ensureConsumer, openQueue, tenantCounts, type Queue, type QueueOptions } from "./queue.js";
 import { LATENCY_SAMPLES, prometheusText, type RunnerStats } from "./stats.js";
 
@@ -408,14 +408,6 @@ export class Runner {
     });
     const address = server.address();
     return typeof address === "object" && address !== null ? address.port : undefined;
-  }
-}
-
-function safeJson(data: Uint8Array): unknown {
-  try {
-    return JSON.parse(new TextDecoder().decode(data));
-  } catch {
-    return undefined;
   }
 }
 
