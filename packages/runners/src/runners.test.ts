@@ -99,6 +99,15 @@ describe("runner pool", () => {
     } finally {
       await p.close();
     }
+    // The runner restarted on its cache: the version is present and its entrypoint is not run again.
+    const restarted = new JobExecutor({ cacheDir: path.join(tmp, `${p.prefix}-0`), packages: store });
+    try {
+      const third = await restarted.run({ v: 1, id: "after-restart", tenant: "a", package: pkg, run: { kind: "command", command: "true" }, timeoutS: 30, env: {}, submittedAt: Date.now() }, { runner: "r", attempt: 1 });
+      expect(third.entrypoint).toBe("skipped");
+      expect(third.exitCode).toBe(0);
+    } finally {
+      await restarted.close();
+    }
   });
 
   it("reports status and Prometheus metrics: completed, failures by reason, latency quantiles", async () => {
