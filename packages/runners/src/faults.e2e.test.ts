@@ -115,7 +115,10 @@ async function until(check: () => boolean, ms = 30_000): Promise<void> {
 
 const started = (rs: RunnerProcess[], id: string) => rs.flatMap((r) => r.events).filter((e) => e.type === "started" && e.id === id).length;
 
-describe.skipIf(!existsSync(CLI))("runner pool faults (real processes)", () => {
+const built = existsSync(CLI);
+if (!built && process.env.SKILLPORT_REQUIRE_SYSTEM_DEPS) throw new Error(`${CLI} is missing: run npm run build first`);
+
+describe.skipIf(!built)("runner pool faults (real processes)", () => {
   it("kill -9 a runner mid-job: redelivered, completes once on the other; the restart leaves nothing behind", async () => {
     const nats = await privateNats();
     const cacheA = path.join(temp(), "a");
