@@ -8,7 +8,12 @@ import { CliError, colors, EXIT_PROBLEMS, printJson, type CliOutput } from "../i
 import { parseSeconds } from "../options.js";
 
 interface ExecCommandOptions {
-  workspace: string;
+  workspace?: string;
+  queue?: string;
+  tenant: string;
+  package?: string;
+  packages?: string;
+  prefix: string;
   sandbox: SandboxKind | "auto";
   timeout?: string;
   cwd?: string;
@@ -22,7 +27,12 @@ export function registerExec(program: Command, io: CliOutput, setExit: (code: nu
     .command("exec")
     .description("run a shell command in a workspace sandbox and print the agent observation (merged, tail-truncated output)")
     .argument("<command...>", "one argument: a shell command string (as an agent sends it); several: an argv, run as given")
-    .requiredOption("-w, --workspace <dir>", "workspace directory (must exist)")
+    .option("-w, --workspace <dir>", "workspace directory (must exist); or --queue")
+    .option("--queue <url>", "run on the runner pool at this NATS address instead (nats://127.0.0.1:4222)")
+    .option("--tenant <name>", "with --queue: whose job it is (fair share per tenant)", "default")
+    .option("--package <dir|archive>", "with --queue: run in this package's version (put into --packages first)")
+    .option("--packages <dir>", "with --queue: the package store the runners read (a folder of <versionId>.zip)")
+    .option("--prefix <name>", "with --queue: subject and stream prefix", "skillport")
     .addOption(new Option("--sandbox <kind>", "sandbox backend").choices(["auto", "bubblewrap", "process"]).default("auto"))
     .option("--timeout <seconds>", "1-600 seconds (default 30)")
     .option("--cwd <dir>", "working directory relative to the workspace")
@@ -43,12 +53,20 @@ export function registerExec(program: Command, io: CliOutput, setExit: (code: nu
     )
     .action(async (words: string[], options: ExecCommandOptions) => {
       const timeout = parseSeconds(options.timeout, "--timeout");
+      const command = words.length === 1 ? words[0]! : words.map(shellQuote).join(" ");
+      if (options.queue !== undefined) {
+        if (options.workspace !== undefined) throw new CliError("--workspace and --queue exclude each other: a queued job runs in a runner's workspace");
+        const { execOnQueue } = await import("./exec-queue.js");
+        setExit(await execOnQueue(io, command, { ...options, queue: options.queue, timeout }));
+        return;
+      }
+      if (options.workspace === undefined) throw new CliError("exec needs --workspace <dir> (or --queue <url>)");
       const root = path.resolve(io.cwd, options.workspace);
       const info = await stat(root).catch(() => undefined);
       if (!info?.isDirectory()) throw new CliError(`workspace ${JSON.stringify(options.workspace)} is not a directory`);
       // One command, then exit: no launcher is prepared for a next run that never comes.
       const ws = new Workspace(root, { sandbox: options.sandbox, network: options.network ?? false, prewarm: "first" });
-      const result = await ws.exec(words.length === 1 ? words[0]! : words.map(shellQuote).join(" "), { timeout, cwd: options.cwd });
+      const result = await ws.exec(command, { timeout, cwd: options.cwd });
       if (options.json) {
         const { tail: _tail, ...rest } = result;
         printJson(io, rest);

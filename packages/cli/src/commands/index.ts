@@ -25,6 +25,7 @@ export const commands: readonly CommandEntry[] = [
   { name: "import", summary: "import a .skill file or zipped skill into a skills directory", load: async () => (await import("./import.js")).registerImport },
   { name: "deploy", summary: "deploy packages into a workspace and run their entrypoints", load: async () => (await import("./deploy.js")).registerDeploy },
   { name: "exec", summary: "run a command in a workspace sandbox, print the observation", load: async () => (await import("./exec.js")).registerExec },
+  { name: "runner", summary: "run jobs from a NATS JetStream queue (a runner of the pool); runner status", load: async () => (await import("./runner.js")).registerRunner },
   { name: "chat", summary: "talk to a model that has your skills (OpenAI-compatible or Anthropic)", load: async () => (await import("./chat.js")).registerChat },
   { name: "tools", summary: "print the tool definitions a model gets for your skills", load: async () => (await import("./tools.js")).registerTools },
   { name: "plugin", summary: "create, build, check, pack and run system-tool plugins", load: async () => (await import("./plugin.js")).registerPlugin },

@@ -1,0 +1,123 @@
+// Runner pool scale and queueing overhead (issue 27): 1 → 2 → 4 runner processes of the built CLI, each with
+// concurrency 1, on a private NATS JetStream server on 127.0.0.1; a sleep-bound job (`sleep 0.2` in the sandbox).
+//  - throughput: `jobs` jobs submitted at once, time from the first submit to the last result, per pool size;
+//  - queueing overhead: one job at a time on an idle one-runner pool (submit → result), against the same job run
+//    locally through the same executor (no queue) and through Workspace.exec; medians.
+// Standalone: imports the built packages (run `npm run build` first).
+// Usage: node bench/runners.mjs [jobs=40] [latencyRuns=30]
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, connect } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { median } from "./lib.mjs";
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const jobs = Number(process.argv[2] ?? 40);
+const latencyRuns = Number(process.argv[3] ?? 30);
+const { QueueClient, JobExecutor, BlobDirPackageStore, quantile } = await import(pathToFileURL(path.join(repo, "packages/runners/dist/index.js")).href);
+const { Workspace } = await import(pathToFileURL(path.join(repo, "packages/runtime/dist/index.js")).href);
+const cli = path.join(repo, "packages/cli/dist/cli.js");
+const tmp = mkdtempSync(path.join(os.tmpdir(), "skillport-bench-runners-"));
+const children = [];
+const JOB = { kind: "command", command: "sleep 0.2" };
+
+const port = await new Promise((resolve) => {
+  const s = createServer();
+  s.listen(0, "127.0.0.1", () => {
+    const p = s.address().port;
+    s.close(() => resolve(p));
+  });
+});
+const url = `nats://127.0.0.1:${port}`;
+children.push(spawn("nats-server", ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", path.join(tmp, "nats")], { stdio: "ignore" }));
+for (let i = 0; i < 100 && !(await canConnect()); i++) await sleep(100);
+
+function sleep(ms) {
+  return new Promise((r) => setTimeout(r, ms));
+}
+function canConnect() {
+  return new Promise((resolve) => {
+    const s = connect(port, "127.0.0.1");
+    s.once("connect", () => (s.destroy(), resolve(true)));
+    s.once("error", () => resolve(false));
+  });
+}
+
+async function startRunners(n, prefix) {
+  const started = [];
+  for (let i = 0; i < n; i++) {
+    const child = spawn(process.execPath, [cli, "runner", "--queue", url, "--prefix", prefix, "--cache", path.join(tmp, `${prefix}-${i}`)], { stdio: ["ignore", "ignore", "pipe"] });
+    children.push(child);
+    started.push(new Promise((resolve) => child.stderr.on("data", (d) => String(d).includes("taking jobs") && resolve(child))));
+  }
+  return Promise.all(started);
+}
+
+async function stopAll(list) {
+  for (const c of list) c.kill("SIGTERM");
+  await Promise.all(list.map((c) => new Promise((r) => (c.exitCode !== null ? r() : c.once("exit", r)))));
+}
+
+const rows = [];
+for (const n of [1, 2, 4]) {
+  const prefix = `bench${n}`;
+  const runners = await startRunners(n, prefix);
+  const client = await QueueClient.connect({ queue: url, prefix });
+  // Warm-up: each runner prepares its scratch workspace (sandbox probe, launcher).
+  await Promise.all(Array.from({ length: n * 2 }, () => client.run({ tenant: "w", run: JOB })));
+  const t0 = performance.now();
+  const submitted = [];
+  for (let i = 0; i < jobs; i++) submitted.push(await client.submit({ tenant: `t${i % 4}`, run: JOB }));
+  const results = await Promise.all(submitted.map((j) => client.result(j.id)));
+  const seconds = (performance.now() - t0) / 1000;
+  const failed = results.filter((r) => r.status !== "completed" || r.exitCode !== 0).length;
+  rows.push({ n, seconds, perSecond: jobs / seconds, failed, p50: quantile(results.map((r) => r.timing.totalMs), 0.5), p99: quantile(results.map((r) => r.timing.totalMs), 0.99) });
+  await client.close();
+  await stopAll(runners);
+}
+
+// Queueing overhead: sequential jobs on an idle one-runner pool vs the same job run locally.
+const runners = await startRunners(1, "lat");
+const client = await QueueClient.connect({ queue: url, prefix: "lat" });
+await client.run({ tenant: "w", run: JOB });
+const executor = new JobExecutor({ cacheDir: path.join(tmp, "local"), packages: new BlobDirPackageStore(path.join(tmp, "blobs")) });
+const ws = new Workspace(path.join(tmp, "ws"));
+await executor.run({ v: 1, id: "warm", tenant: "w", run: JOB, timeoutS: 30, env: {}, submittedAt: Date.now() }, { runner: "local", attempt: 1 });
+await ws.exec("sleep 0.2");
+const queued = [];
+const waited = [];
+const local = [];
+const plain = [];
+for (let i = 0; i < latencyRuns; i++) {
+  let t = performance.now();
+  const r = await client.run({ tenant: "w", run: JOB });
+  queued.push(performance.now() - t);
+  waited.push(r.timing.queuedMs);
+  t = performance.now();
+  await executor.run({ v: 1, id: `l${i}`, tenant: "w", run: JOB, timeoutS: 30, env: {}, submittedAt: Date.now() }, { runner: "local", attempt: 1 });
+  local.push(performance.now() - t);
+  t = performance.now();
+  await ws.exec("sleep 0.2");
+  plain.push(performance.now() - t);
+}
+await client.close();
+await executor.close();
+await ws.close();
+await stopAll(runners);
+for (const c of children) c.kill("SIGTERM");
+await sleep(300);
+rmSync(tmp, { recursive: true, force: true });
+
+const base = rows[0].perSecond;
+console.log(`load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}, ${os.cpus().length} cores; ${jobs} jobs of \`sleep 0.2\` per pool size`);
+console.log("| runners | seconds | jobs/s | vs 1 runner | job latency p50 / p99 ms | failed |");
+console.log("|---|---|---|---|---|---|");
+for (const r of rows) console.log(`| ${r.n} | ${r.seconds.toFixed(2)} | ${r.perSecond.toFixed(2)} | ${(r.perSecond / base).toFixed(2)}× | ${r.p50} / ${r.p99} | ${r.failed} |`);
+const mq = median(queued);
+const ml = median(local);
+const mp = median(plain);
+console.log(`\nOne job at a time, ${latencyRuns} runs, medians: through the queue ${mq.toFixed(1)} ms; the executor locally ${ml.toFixed(1)} ms; Workspace.exec ${mp.toFixed(1)} ms.`);
+console.log(`Submit → runner start (queuedMs) p50: ${median(waited).toFixed(1)} ms.`);
+console.log(`Queueing overhead p50: ${(mq - ml).toFixed(1)} ms over the executor's local run, ${(mq - mp).toFixed(1)} ms over Workspace.exec.`);

@@ -1,0 +1,432 @@
+// A runner process: pulls jobs fairly across tenants, runs them through the executor, records each result once,
+// heartbeats long jobs, retries a bounded number of times, dead-letters the rest (docs/runners.md, decision 0373).
+import { createServer, type Server } from "node:http";
+import { hostname } from "node:os";
+import { randomHex } from "@skillport/fs/floor";
+import { createInbox, type Msg, type Subscription } from "@nats-io/transport-node";
+import { RunnerError } from "./errors.js";
+import type { JobExecutor } from "./executor.js";
+import { cancelSchema, jobSpecSchema, safeJson, type JobResult, type JobSpec } from "./protocol.js";
+import { closeQueue, ensureConsumer, openQueue, tenantCounts, type Queue, type QueueOptions } from "./queue.js";
+import { LATENCY_SAMPLES, prometheusText, type RunnerStats } from "./stats.js";
+
+export interface RunnerOptions extends QueueOptions {
+  executor: JobExecutor;
+  /** Jobs run at once. Default 1. */
+  concurrency?: number;
+  /** Stable name in status and metrics. Default `<host>-<pid>-<random>`. */
+  id?: string;
+  /** The server redelivers a job not acknowledged (nor heartbeated) within this. Default 30 s; heartbeats every third. */
+  ackWaitMs?: number;
+  /** Deliveries of one job at most (the first run included); one more goes to the dead-letter subject. Default 3. */
+  maxAttempts?: number;
+  /** Serve Prometheus metrics on 127.0.0.1:<port> (0: any free port). */
+  metricsPort?: number;
+  onEvent?: (event: RunnerEvent) => void;
+}
+
+export type RunnerEvent =
+  | { type: "started"; id: string; attempt: number; tenant: string }
+  | { type: "finished"; id: string; attempt: number; status: JobResult["status"]; recorded: boolean; ms: number }
+  | { type: "skipped"; id: string; attempt: number; why: "already-recorded" | "cancelled" | "claimed" }
+  | { type: "retry"; id: string; attempt: number; reason: string; message: string }
+  | { type: "dead-letter"; id: string; attempt: number; reason: string }
+  | { type: "cleaned"; paths: string[] }
+  | { type: "reconnected" }
+  | { type: "error"; message: string };
+
+/** JetStream's ack protocol, sent to a delivered message's reply subject. */
+function deliveryCount(reply: string): number {
+  // $JS.ACK.<stream>.<consumer>.<delivered>.… (9 tokens) or $JS.ACK.<domain>.<hash>.<stream>.<consumer>.<delivered>.…
+  const t = reply.split(".");
+  return Number(t.length === 9 ? t[4] : t[6]) || 1;
+}
+
+const FAILURE_REASON: Record<string, string> = { PACKAGE_NOT_FOUND: "package", PACKAGE_DIGEST: "package", ENTRYPOINT_FAILED: "entrypoint", JOB_INVALID: "invalid" };
+
+export class Runner {
+  readonly id: string;
+  private queue: Queue | undefined;
+  private readonly running = new Map<string, AbortController>();
+  private readonly options: RunnerOptions & { concurrency: number; ackWaitMs: number; maxAttempts: number };
+  private readonly stats: RunnerStats;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly subscriptions: Subscription[] = [];
+  private stopping = false;
+  /** False while the server is away: no pulls (they would only time out), one event per outage. */
+  private connected = true;
+  private pumping = false;
+  private pumpAgain = false;
+  private lastTenant = "";
+  private queued: number | undefined;
+  private readonly knownConsumers = new Set<string>();
+  private metricsServer: Server | undefined;
+  private idle: (() => void) | undefined;
+  /** One reply subject for every pull request (pulls are one at a time); a per-request subscription costs a round trip. */
+  private readonly pullInbox = createInbox();
+  private pullWaiter: ((msg: Msg | undefined) => void) | undefined;
+
+  constructor(options: RunnerOptions) {
+    const concurrency = options.concurrency ?? 1;
+    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) throw new RunnerError("JOB_INVALID", `concurrency must be 1-256, got ${concurrency}`);
+    this.options = { ...options, concurrency, ackWaitMs: options.ackWaitMs ?? 30_000, maxAttempts: options.maxAttempts ?? 3 };
+    this.id = options.id ?? `${hostname()}-${process.pid}-${randomHex(3)}`;
+    const now = Date.now();
+    this.stats = { id: this.id, pid: process.pid, host: hostname(), concurrency, running: 0, completed: 0, failures: {}, latencies: [], startedAt: now, updatedAt: now };
+  }
+
+  /** Connects, cleans what a killed predecessor left, and starts taking jobs. Resolves with the metrics port, if any. */
+  async start(): Promise<{ metricsPort: number | undefined }> {
+    const cleaned = await this.options.executor.cleanUp();
+    if (cleaned.length > 0) this.emit({ type: "cleaned", paths: cleaned });
+    const queue = await openQueue({ ...this.options, name: this.id });
+    this.queue = queue;
+    this.subscriptions.push(
+      queue.nc.subscribe(this.pullInbox, {
+        callback: (_e, msg) => {
+          const waiter = this.pullWaiter;
+          this.pullWaiter = undefined;
+          if (waiter) waiter(msg);
+          // A job arriving after its pull gave up waiting goes back at once rather than at its ack deadline.
+          else if (msg.reply && !(msg.headers?.code !== undefined && msg.headers.code >= 400)) queue.nc.publish(msg.reply, "-NAK");
+        },
+      }),
+    );
+    // Woken by every submitted job (a core subscription sees JetStream's subjects too) and by cancellations.
+    this.subscriptions.push(queue.nc.subscribe(queue.names.jobWildcard, { callback: () => this.pump() }));
+    this.subscriptions.push(
+      queue.nc.subscribe(queue.names.cancelWildcard, {
+        callback: (_e, msg) => {
+          const parsed = cancelSchema.safeParse(safeJson(msg.data));
+          if (parsed.success) this.running.get(parsed.data.id)?.abort(parsed.data.reason);
+        },
+      }),
+    );
+    void (async () => {
+      for await (const status of queue.nc.status()) {
+        if (status.type === "disconnect") {
+          this.connected = false;
+          this.emit({ type: "error", message: `disconnected from the queue; reconnecting` });
+        } else if (status.type === "reconnect") {
+          this.connected = true;
+          this.emit({ type: "reconnected" });
+          this.pump();
+        }
+      }
+    })();
+    // Redeliveries (ack deadline passed, delayed retries) are not announced: look every half second.
+    this.timers.push(setInterval(() => this.pump(), 500));
+    this.timers.push(setInterval(() => void this.publishStats(), 2_000));
+    void this.publishStats();
+    this.pump();
+    return { metricsPort: await this.serveMetrics() };
+  }
+
+  /** Stops taking jobs; waits for the running ones (or aborts them after `graceMs`), then disconnects. */
+  async stop(graceMs = 30_000): Promise<void> {
+    this.stopping = true;
+    for (const t of this.timers) clearInterval(t);
+    for (const s of this.subscriptions) s.unsubscribe();
+    if (this.running.size > 0) {
+      const idle = new Promise<void>((resolve) => (this.idle = resolve));
+      const timer = setTimeout(() => {
+        for (const c of this.running.values()) c.abort("runner stopping");
+      }, graceMs);
+      await idle;
+      clearTimeout(timer);
+    }
+    await new Promise<void>((resolve) => (this.metricsServer ? this.metricsServer.close(() => resolve()) : resolve()));
+    await this.options.executor.close();
+    if (this.queue) {
+      if (this.connected) await Promise.race([this.queue.runners.delete(this.id).catch(() => undefined), new Promise((r) => setTimeout(r, 1_000))]);
+      await closeQueue(this.queue);
+    }
+  }
+
+  snapshot(): RunnerStats {
+    return { ...this.stats, running: this.running.size, failures: { ...this.stats.failures }, latencies: [...this.stats.latencies], updatedAt: Date.now() };
+  }
+
+  private emit(event: RunnerEvent): void {
+    this.options.onEvent?.(event);
+  }
+
+  private pump(): void {
+    if (this.stopping || this.queue === undefined || !this.connected) return;
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = true;
+    void (async () => {
+      try {
+        do {
+          this.pumpAgain = false;
+          while (!this.stopping && this.running.size < this.options.concurrency) {
+            const msg = await this.pullFair();
+            if (msg === undefined) break;
+            this.handle(msg);
+          }
+        } while (this.pumpAgain && !this.stopping && this.running.size < this.options.concurrency);
+      } catch (error) {
+        this.emit({ type: "error", message: error instanceof Error ? error.message : String(error) });
+      } finally {
+        this.pumping = false;
+      }
+    })();
+  }
+
+  /**
+   * One job, taken round-robin across the tenants that have work: the tenant after the one served last goes first,
+   * so one tenant's thousand jobs wait behind another's one (decision 0374).
+   */
+  private async pullFair(): Promise<Msg | undefined> {
+    const queue = this.queue!;
+    const counts = await tenantCounts(queue);
+    this.queued = [...counts.values()].reduce((a, b) => a + b, 0);
+    const tenants = [...counts.keys()].sort();
+    const start = tenants.findIndex((t) => t > this.lastTenant);
+    const order = start < 0 ? tenants : [...tenants.slice(start), ...tenants.slice(0, start)];
+    for (const tenant of order) {
+      if (this.running.size >= this.options.concurrency) return undefined;
+      if (!this.knownConsumers.has(tenant)) {
+        await ensureConsumer(queue, tenant, this.options.ackWaitMs);
+        this.knownConsumers.add(tenant);
+      }
+      // One message, no waiting: an empty answer (404/408) means this tenant's jobs are all in flight.
+      const msg = await this.pullOne(`$JS.API.CONSUMER.MSG.NEXT.${queue.names.stream}.${queue.names.consumer(tenant)}`);
+      if (msg === undefined) continue;
+      if (msg.headers?.code !== undefined && msg.headers.code >= 400) continue;
+      if (msg.reply === undefined || msg.reply === "") continue;
+      this.lastTenant = tenant;
+      return msg;
+    }
+    return undefined;
+  }
+
+  private pullOne(subject: string): Promise<Msg | undefined> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.pullWaiter = undefined;
+        resolve(undefined);
+      }, 5_000);
+      this.pullWaiter = (msg) => {
+        clearTimeout(timer);
+        resolve(msg);
+      };
+      this.queue!.nc.publish(subject, JSON.stringify({ batch: 1, no_wait: true }), { reply: this.pullInbox });
+    });
+  }
+
+  private handle(msg: Msg): void {
+    const controller = new AbortController();
+    const reply = msg.reply!;
+    const attempt = deliveryCount(reply);
+    const parsed = jobSpecSchema.safeParse(safeJson(msg.data));
+    const key = parsed.success ? parsed.data.id : `invalid-${randomHex(6)}`;
+    if (this.running.has(key)) {
+      // This runner runs it already (a restarted server delivered it again): put this copy back for later.
+      this.emit({ type: "skipped", id: key, attempt, why: "claimed" });
+      this.queue?.nc.publish(reply, `-NAK ${JSON.stringify({ delay: Math.ceil(this.options.ackWaitMs / 2) * 1_000_000 })}`);
+      return;
+    }
+    this.running.set(key, controller);
+    this.stats.running = this.running.size;
+    const heartbeat = setInterval(() => this.queue?.nc.publish(reply, "+WPI"), Math.max(250, Math.floor(this.options.ackWaitMs / 3)));
+    void this.process(msg, parsed.success ? parsed.data : undefined, parsed.success ? undefined : parsed.error.message, attempt, controller)
+      .catch((error: unknown) => this.emit({ type: "error", message: error instanceof Error ? error.message : String(error) }))
+      .finally(() => {
+        clearInterval(heartbeat);
+        this.running.delete(key);
+        this.stats.running = this.running.size;
+        if (this.running.size === 0) this.idle?.();
+        this.pump();
+      });
+  }
+
+  private async process(msg: Msg, job: JobSpec | undefined, invalid: string | undefined, attempt: number, controller: AbortController): Promise<void> {
+    const queue = this.queue!;
+    const reply = msg.reply!;
+    if (job === undefined) {
+      // Never run; kept for a human in the dead letters.
+      await queue.js.publish(queue.names.deadSubject("invalid"), msg.data).catch(() => undefined);
+      this.fail("invalid");
+      this.emit({ type: "dead-letter", id: "(invalid)", attempt, reason: `invalid job: ${invalid ?? ""}`.slice(0, 300) });
+      queue.nc.publish(reply, "+TERM");
+      return;
+    }
+    // The lease and the cancellation record in one round trip; a job claimed for the first time has no result yet.
+    const [claim, cancelled] = await Promise.all([this.claim(job.id, attempt), this.queue!.results.get(`c.${job.id}`).catch(() => null)]);
+    if (claim !== "first" && (await this.recorded(job.id))) {
+      // Finished before (its acknowledgement was lost): never run again.
+      this.emit({ type: "skipped", id: job.id, attempt, why: "already-recorded" });
+      queue.nc.publish(reply, "+ACK");
+      return;
+    }
+    if (claim === "held") {
+      // Another live runner holds it (a server that lost its delivery state after a crash delivers it again).
+      this.emit({ type: "skipped", id: job.id, attempt, why: "claimed" });
+      queue.nc.publish(reply, `-NAK ${JSON.stringify({ delay: Math.ceil(this.options.ackWaitMs / 2) * 1_000_000 })}`);
+      return;
+    }
+    if (attempt > this.options.maxAttempts) {
+      await this.deadLetter(job, attempt, "max-attempts", `delivered ${attempt} times (the limit is ${this.options.maxAttempts})`, reply);
+      return;
+    }
+    if (cancelled !== null && cancelled.operation === "PUT") {
+      this.emit({ type: "skipped", id: job.id, attempt, why: "cancelled" });
+      await this.record(emptyResult(job, this.id, attempt, "cancelled", "cancelled", "cancelled before it started"), reply);
+      return;
+    }
+    const lease = setInterval(() => void this.renewClaim(job.id, attempt), Math.max(250, Math.floor(this.options.ackWaitMs / 3)));
+    this.emit({ type: "started", id: job.id, attempt, tenant: job.tenant });
+    const started = Date.now();
+    try {
+      await this.execute(job, attempt, controller, reply, started);
+    } finally {
+      clearInterval(lease);
+    }
+  }
+
+  /**
+   * A lease on the job in the results bucket, renewed with every heartbeat: the server's delivery state is not
+   * enough on its own (a server killed and restarted can deliver an in-flight job again), so a runner runs a job only
+   * when no other runner's lease on it is live. A dead runner's lease runs out after one ack deadline.
+   */
+  private async claim(id: string, attempt: number): Promise<"first" | "taken-over" | "held"> {
+    const results = this.queue!.results;
+    const value = () => JSON.stringify({ runner: this.id, attempt, until: Date.now() + this.options.ackWaitMs });
+    try {
+      await results.create(`claim.${id}`, value());
+      return "first";
+    } catch {
+      const entry = await results.get(`claim.${id}`).catch(() => null);
+      if (entry === null) return "held";
+      const held = entry.operation === "PUT" ? (JSON.parse(entry.string()) as { runner: string; until: number }) : undefined;
+      if (held !== undefined && held.runner !== this.id && held.until > Date.now()) return "held";
+      try {
+        await results.update(`claim.${id}`, value(), entry.revision);
+        return "taken-over";
+      } catch {
+        return "held"; // someone else took it over first
+      }
+    }
+  }
+
+  private async renewClaim(id: string, attempt: number): Promise<void> {
+    await this.queue?.results.put(`claim.${id}`, JSON.stringify({ runner: this.id, attempt, until: Date.now() + this.options.ackWaitMs })).catch(() => undefined);
+  }
+
+  private async execute(job: JobSpec, attempt: number, controller: AbortController, reply: string, started: number): Promise<void> {
+    const queue = this.queue!;
+    let result: JobResult;
+    try {
+      result = await this.options.executor.run(job, { runner: this.id, attempt, signal: controller.signal });
+    } catch (error) {
+      const code = error instanceof RunnerError ? error.code : "RUNNER_ERROR";
+      const reason = FAILURE_REASON[code] ?? "runner-error";
+      const message = error instanceof Error ? error.message : String(error);
+      if (attempt >= this.options.maxAttempts) {
+        await this.deadLetter(job, attempt, reason, message, reply);
+        return;
+      }
+      this.emit({ type: "retry", id: job.id, attempt, reason, message });
+      this.fail(`retry-${reason}`);
+      // Back off before the next delivery (any runner may take it).
+      queue.nc.publish(reply, `-NAK ${JSON.stringify({ delay: Math.min(30_000, 500 * 2 ** (attempt - 1)) * 1_000_000 })}`);
+      return;
+    }
+    const recorded = await this.record(result, reply);
+    this.emit({ type: "finished", id: job.id, attempt, status: result.status, recorded, ms: Date.now() - started });
+  }
+
+  private async recorded(id: string): Promise<boolean> {
+    const entry = await this.queue!.results.get(`r.${id}`).catch(() => null);
+    return entry !== null && entry.operation === "PUT";
+  }
+
+  /**
+   * Records the result unless one is there already (the first one wins: a job's result is recorded once), then
+   * acknowledges. While the server is away the write is retried, up to the ack deadline's worth of tries.
+   */
+  private async record(result: JobResult, reply: string): Promise<boolean> {
+    const queue = this.queue!;
+    let recorded = false;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await queue.results.create(`r.${result.id}`, JSON.stringify(result));
+        recorded = true;
+        break;
+      } catch (error) {
+        if (await this.recorded(result.id).catch(() => false)) break; // someone (or our lost write) recorded it
+        if (attempt >= 120) throw error;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+    if (recorded) {
+      queue.nc.publish(queue.names.doneSubject(result.id));
+      this.stats.completed += 1;
+      this.stats.latencies.push(result.timing.totalMs);
+      if (this.stats.latencies.length > LATENCY_SAMPLES) this.stats.latencies.splice(0, this.stats.latencies.length - LATENCY_SAMPLES);
+      if (result.reason) this.fail(result.reason);
+    }
+    queue.nc.publish(reply, "+ACK");
+    await queue.nc.flush().catch(() => undefined);
+    return recorded;
+  }
+
+  private async deadLetter(job: JobSpec, attempt: number, reason: string, message: string, reply: string): Promise<void> {
+    const queue = this.queue!;
+    await queue.js.publish(queue.names.deadSubject(job.tenant), JSON.stringify({ job, reason, message, attempts: attempt, runner: this.id, at: Date.now() }), { msgID: `dead-${job.id}` });
+    this.emit({ type: "dead-letter", id: job.id, attempt, reason });
+    this.fail("dead-letter");
+    await this.record({ ...emptyResult(job, this.id, attempt, "dead-letter", reason, message) }, reply).catch(() => undefined);
+    queue.nc.publish(reply, "+TERM");
+  }
+
+  private fail(reason: string): void {
+    this.stats.failures[reason] = (this.stats.failures[reason] ?? 0) + 1;
+  }
+
+  private async publishStats(): Promise<void> {
+    await this.queue?.runners.put(this.id, JSON.stringify(this.snapshot())).catch(() => undefined);
+  }
+
+  private async serveMetrics(): Promise<number | undefined> {
+    if (this.options.metricsPort === undefined) return undefined;
+    const server = createServer((req, res) => {
+      if (req.url !== "/metrics") {
+        res.writeHead(404).end("not found\n");
+        return;
+      }
+      res.writeHead(200, { "content-type": "text/plain; version=0.0.4" }).end(prometheusText(this.snapshot(), this.queued));
+    });
+    this.metricsServer = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(this.options.metricsPort, "127.0.0.1", () => resolve());
+    });
+    const address = server.address();
+    return typeof address === "object" && address !== null ? address.port : undefined;
+  }
+}
+
+function emptyResult(job: JobSpec, runner: string, attempt: number, status: JobResult["status"], reason: string, message: string): JobResult {
+  return {
+    id: job.id,
+    tenant: job.tenant,
+    status,
+    reason,
+    message,
+    observation: "",
+    stdoutTail: "",
+    stderrTail: "",
+    exitCode: null,
+    signal: null,
+    timedOut: false,
+    outputs: [],
+    runner,
+    attempt,
+    timing: { queuedMs: Math.max(0, Date.now() - job.submittedAt), deployMs: 0, runMs: 0, totalMs: Math.max(0, Date.now() - job.submittedAt) },
+  };
+}
