@@ -6,3 +6,4 @@ export { atOrAbove, auditSkill, DEFAULT_AUDIT_LIMITS, verdictOf } from "./audit.
 export { auditProviderSkill } from "./provider.js";
 export { diffAudits } from "./diff.js";
 export { OTHER_RULES, PATTERN_RULES } from "./rules.js";
+export { DYNAMIC_RULES, observeRun, type Canary, type ObservationRecord, type ObserveOptions, type ObservedEgress, type ObservedTrace, type RunFacts } from "./observation.js";

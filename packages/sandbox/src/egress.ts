@@ -31,6 +31,8 @@ export interface EgressEvent {
   address?: string;
   /** Bytes sent to the destination (allowed attempts). */
   bytesOut?: number;
+  /** `keepSamples`, plain HTTP: the request head and the start of its body (what would have been sent). */
+  sample?: string;
 }
 
 export interface EgressProxyOptions {
@@ -48,6 +50,11 @@ export interface EgressProxyOptions {
   headTimeoutMs?: number;
   /** Bytes allowed in a request head. Default 16 KiB. */
   maxHeadBytes?: number;
+  /**
+   * Keep each plain-HTTP request's head and the first 4 KiB of its body in the event (`sample`); a denied request's
+   * body is awaited up to 300 ms. For detonation (`audit --dynamic` looks for planted credentials in what was sent).
+   */
+  keepSamples?: boolean;
 }
 
 /** Where the proxy's socket appears inside the sandbox, and the loopback port the in-sandbox forwarder listens on. */
@@ -193,6 +200,7 @@ export class EgressProxy {
     const pathAsked = url.pathname + url.search;
     const event: EgressEvent = { at: Date.now(), kind: "http", host, port, path: pathAsked, method, allowed: false };
     const decision = await this.decide(host, port, url.pathname);
+    if (this.options.keepSamples) event.sample = `${headText}\r\n\r\n${(decision.allowed ? rest : await bodyStart(client, rest, headerLines)).subarray(0, SAMPLE_BYTES).toString("latin1")}`;
     return this.finish(client, event, decision, (upstream) => {
       // Origin-form request line, our Host (never the client's: no virtual-host switch), one request per connection.
       const headers = headerLines.filter((l) => !/^(host|proxy-[a-z-]*|connection|keep-alive)\s*:/i.test(l));
@@ -273,6 +281,31 @@ export class EgressProxy {
     const phrase = status === 403 ? "Forbidden by Skillport: destination not declared" : status === 400 ? "Bad Request" : status === 431 ? "Request Header Fields Too Large" : "Bad Gateway";
     client.end(`HTTP/1.1 ${status} ${phrase}\r\nContent-Type: text/plain; charset=utf-8\r\nX-Skillport-Egress: denied\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
   }
+}
+
+const SAMPLE_BYTES = 4096;
+
+/** The first bytes of a denied request's body: what arrived with the head, plus what follows within 300 ms. */
+function bodyStart(client: net.Socket, rest: Buffer, headerLines: readonly string[]): Promise<Buffer> {
+  const length = Number(/^content-length\s*:\s*(\d+)/im.exec(headerLines.join("\n"))?.[1] ?? 0);
+  const want = Math.min(length, SAMPLE_BYTES);
+  if (rest.length >= want) return Promise.resolve(rest);
+  return new Promise((resolve) => {
+    let body = rest;
+    const done = (): void => {
+      clearTimeout(timer);
+      client.off("data", onData);
+      client.pause();
+      resolve(body);
+    };
+    const onData = (chunk: Buffer): void => {
+      body = Buffer.concat([body, chunk]);
+      if (body.length >= want) done();
+    };
+    const timer = setTimeout(done, 300);
+    client.on("data", onData);
+    client.resume();
+  });
 }
 
 function normaliseHost(host: string): string {

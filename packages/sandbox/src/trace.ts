@@ -10,6 +10,8 @@ export interface TraceRecord {
   processes: string[];
   /** Files opened for writing, created, renamed to/from, removed, or folders made (absolute paths in the sandbox). */
   filesWritten: string[];
+  /** Writes refused (EROFS, EACCES, EPERM): the path asked for. */
+  writesDenied: string[];
   /** Files opened for reading, outside /usr, /lib*, /proc, /sys, /dev and the loader's /etc files. */
   filesRead: string[];
   /** connect() calls to IP addresses (not the in-sandbox forwarder): "connected", "in progress" or the error name. */
@@ -50,6 +52,7 @@ export interface TraceFilter {
 export function parseTrace(text: string, filter: TraceFilter): TraceRecord {
   const processes = new Set<string>();
   const written = new Set<string>();
+  const denied = new Set<string>();
   const read = new Set<string>();
   const connects: TraceRecord["connects"] = [];
   let truncated = false;
@@ -86,10 +89,15 @@ export function parseTrace(text: string, filter: TraceFilter): TraceRecord {
       case "open":
       case "openat":
       case "creat": {
-        if (!ok) break;
+        const writing = name === "creat" || WRITE_FLAGS.test(args);
+        if (!ok) {
+          const target = resolveAt(fdPaths[0], strings[0]);
+          if (writing && target !== undefined && /= -1 (EROFS|EACCES|EPERM)/.test(line)) add(denied, target);
+          break;
+        }
         const target = retPath ?? resolveAt(fdPaths[0], strings[0]);
         if (target === undefined) break;
-        if (name === "creat" || WRITE_FLAGS.test(args)) add(written, target);
+        if (writing) add(written, target);
         else if (!SYSTEM_READ.test(target)) add(read, target);
         break;
       }
@@ -104,9 +112,10 @@ export function parseTrace(text: string, filter: TraceFilter): TraceRecord {
       case "unlinkat":
       case "mkdir":
       case "mkdirat": {
-        if (!ok) break;
-        const targets = name.startsWith("unlink") || name.startsWith("mkdir") ? [resolveAt(fdPaths[0], strings[0])] : [resolveAt(fdPaths[1] ?? fdPaths[0], strings[1])];
-        for (const t of targets) if (t !== undefined) add(written, t);
+        const target = name.startsWith("unlink") || name.startsWith("mkdir") ? resolveAt(fdPaths[0], strings[0]) : resolveAt(fdPaths[1] ?? fdPaths[0], strings[1]);
+        if (target === undefined) break;
+        if (ok) add(written, target);
+        else if (/= -1 (EROFS|EACCES|EPERM)/.test(line)) add(denied, target);
         break;
       }
       case "connect": {
@@ -124,7 +133,7 @@ export function parseTrace(text: string, filter: TraceFilter): TraceRecord {
       }
     }
   }
-  return { processes: [...processes], filesWritten: [...written], filesRead: [...read], connects, truncated };
+  return { processes: [...processes], filesWritten: [...written], writesDenied: [...denied], filesRead: [...read], connects, truncated };
 }
 
 /** A path argument made absolute with the directory strace printed for the `*at` call's descriptor (`AT_FDCWD</x>`). */
