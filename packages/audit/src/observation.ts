@@ -94,6 +94,26 @@ const RUNNER_PROGRAMS = new Set(["bash", "sh", "dash", "env", "timeout"]);
 const SHELL_PROFILE = /(^|\/)\.(bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zprofile|zshenv|zlogin)$|(^|\/)\.config\/fish\/config\.fish$/;
 const PERSISTENCE = /(^|\/)\.config\/systemd\/user\/|(^|\/)\.config\/autostart\/|(^|\/)\.git\/hooks\/|(^|\/)\.ssh\/authorized_keys|^\/var\/spool\/cron|^\/etc\/cron|(^|\/)\.local\/share\/systemd\/user\//;
 
+/**
+ * Whether `text` carries the honeytoken or a piece of it (16 characters or more, so a value cut into a DNS label or
+ * a query still counts); percent-encoding is undone first. Honeytokens are random, so a 16-character piece is not a
+ * coincidence.
+ */
+function leaks(text: string, value: string): boolean {
+  let decoded = text;
+  try {
+    decoded = decodeURIComponent(text.replace(/\+/g, " "));
+  } catch {
+    // Keep the raw text.
+  }
+  const piece = Math.min(16, value.length);
+  for (let i = 0; i + piece <= value.length; i++) {
+    const part = value.slice(i, i + piece);
+    if (text.includes(part) || decoded.includes(part)) return true;
+  }
+  return false;
+}
+
 const shorten = (s: string): string => (s.length > 120 ? `${s.slice(0, 117)}…` : s);
 
 export function observeRun(declared: EffectivePolicy, run: RunFacts, options: ObserveOptions): ObservationRecord {
@@ -138,7 +158,7 @@ export function observeRun(declared: EffectivePolicy, run: RunFacts, options: Ob
     }
     for (const e of egress) {
       const text = `${e.host} ${e.path ?? ""} ${e.sample ?? ""}`;
-      if (text.includes(canary.value) || text.includes(encodeURIComponent(canary.value))) {
+      if (leaks(text, canary.value)) {
         add(DYNAMIC_RULES.canarySent, `sent the planted credential from ${canary.where} to ${e.host}:${e.port}`, `${canary.where} → ${e.host}`);
       }
     }

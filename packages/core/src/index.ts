@@ -47,7 +47,7 @@ export { skillFields } from "./fields.js";
 export { parseFrontmatter, parseSkillMd } from "./parse.js";
 export { PROFILE_NAMES, validateFrontmatter, validateSkillMd } from "./validate.js";
 export { lintSkill } from "./lint.js";
-export { DECLARATION_KEYS, DECLARATION_PREFIX, destinationText, effectivePolicy, readDeclaration } from "./declaration.js";
+export { DECLARATION_KEYS, DECLARATION_PREFIX, destinationText, effectivePolicy, parseDestination, readDeclaration } from "./declaration.js";
 export { hasErrors } from "./diagnostics.js";
 export { serializeFrontmatter, serializeSkillMd } from "./serialize.js";
 

@@ -32,4 +32,3 @@ export { suggestClosest } from "./suggest.js";
 export { REDACTED_CREDENTIAL, redactUri, redactUriCredentials } from "./redact-uri.js";
 export { EmbeddingsClient, EmbeddingsError, fuseWithEmbeddings, reciprocalRankFusion } from "./search/hybrid.js";
 export type { EmbeddableSkill, EmbeddingsClientOptions, HybridHit, HybridOptions, HybridResult } from "./search/hybrid.js";
-export { parseDestination } from "./declaration.js";

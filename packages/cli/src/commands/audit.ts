@@ -1,9 +1,9 @@
 import { Option, type Command } from "commander";
 import type { Diagnostic } from "@skillport/core";
-import { atOrAbove, auditProviderSkill, DEFAULT_AUDIT_LIMITS, diffAudits, VERDICTS, type AuditOptions, type AuditReport, type Finding, type SecurityDiff, type Verdict } from "@skillport/audit";
+import { atOrAbove, auditProviderSkillFiles, DEFAULT_AUDIT_LIMITS, diffAudits, verdictOf, VERDICTS, type AuditOptions, type AuditReport, type Finding, type SecurityDiff, type Verdict } from "@skillport/audit";
 import { CliError, colors, EXIT_PROBLEMS, progressLine, warnOn, type CliOutput } from "../io.js";
 import { diagnosticLine, formatSarif, type SkillReport } from "../report.js";
-import { positiveInteger } from "../options.js";
+import { parseSeconds, positiveInteger } from "../options.js";
 import { openSource, sourceForms } from "../source-uri.js";
 import { VERSION } from "../version.js";
 
@@ -14,6 +14,18 @@ interface AuditCommandOptions {
   diff?: boolean;
   maxFileBytes: number;
   maxFiles: number;
+  dynamic?: boolean;
+  dynamicTimeout?: string;
+  sandbox: "auto" | "bubblewrap" | "process";
+}
+
+/** `--dynamic`: what the detonation ran and saw, per skill (decision 0365). */
+interface DynamicSummary {
+  runs: { label: string; command: string; exit: number | null; timedOut: boolean; durationMs: number; destinations: number; denied: number; findings: number }[];
+  skipped: string[];
+  durationMs: number;
+  findings: number;
+  warnings: string[];
 }
 
 /** One audited skill, named as the user can find it. */
@@ -22,6 +34,7 @@ interface AuditedSkill {
   path: string;
   id: string;
   report: AuditReport;
+  dynamic?: DynamicSummary;
 }
 
 export function registerAudit(program: Command, io: CliOutput, setExit: (code: number) => void): void {
@@ -35,6 +48,9 @@ export function registerAudit(program: Command, io: CliOutput, setExit: (code: n
     .option("--diff", "compare two sources (old new): how the risk surface grew; exit 1 when it did")
     .option("--max-file-bytes <n>", "largest file scanned (bytes)", positiveInteger, DEFAULT_AUDIT_LIMITS.maxFileBytes)
     .option("--max-files <n>", "most files scanned per skill", positiveInteger, DEFAULT_AUDIT_LIMITS.maxFiles)
+    .option("--dynamic", "also run each skill's entrypoint, scripts and instructed shell commands in the sandbox with canary credentials and a deny-and-log egress proxy; its findings join the verdict")
+    .option("--dynamic-timeout <seconds>", "time per skill for --dynamic, 1-600 (default 10)")
+    .addOption(new Option("--sandbox <kind>", "sandbox backend for --dynamic").choices(["auto", "bubblewrap", "process"]).default("bubblewrap"))
     .addHelpText(
       "after",
       "\nVerdicts: pass < review < warn < malicious (docs/audit.md lists every rule).\nExamples:\n  skillport audit ./skills\n  skillport audit git+https://github.com/o/r.git --format sarif\n  skillport audit --diff git+file://$PWD#v1 git+file://$PWD#v2",
@@ -49,7 +65,8 @@ export function registerAudit(program: Command, io: CliOutput, setExit: (code: n
         if (diffs.some((d) => d.diff === undefined ? d.after !== undefined : d.diff.grew)) setExit(EXIT_PROBLEMS);
         return;
       }
-      const audited = await auditSources(sources, limits, io);
+      const dynamicTimeout = parseSeconds(options.dynamicTimeout, "--dynamic-timeout");
+      const audited = await auditSources(sources, limits, io, options.dynamic ? { timeoutMs: (dynamicTimeout ?? 10) * 1000, sandbox: options.sandbox } : undefined);
       if (audited.length === 0) throw new CliError(`no skills found in ${sources.join(", ")}`);
       io.stdout(
         options.format === "json"
@@ -65,7 +82,7 @@ export function registerAudit(program: Command, io: CliOutput, setExit: (code: n
 }
 
 /** Every skill of every source, opened the one way the CLI opens a root (a path or an address). */
-async function auditSources(sources: readonly string[], limits: AuditOptions, io: CliOutput): Promise<AuditedSkill[]> {
+async function auditSources(sources: readonly string[], limits: AuditOptions, io: CliOutput, dynamic?: DynamicOptions): Promise<AuditedSkill[]> {
   const audited: AuditedSkill[] = [];
   for (const given of sources) {
     const source = await openSource(given, { cwd: io.cwd, warn: warnOn(io) });
@@ -76,7 +93,8 @@ async function auditSources(sources: readonly string[], limits: AuditOptions, io
       for (const id of ids) {
         progress.tick();
         const path = source.only !== undefined && base !== `${source.label}:` ? base : base.endsWith(":") ? `${base}${id}` : `${base}/${id}`;
-        audited.push({ path, id, report: await auditProviderSkill(source.provider, id, limits) });
+        const { report, files } = await auditProviderSkillFiles(source.provider, id, limits);
+        audited.push(dynamic === undefined ? { path, id, report } : await withDynamic({ path, id, report }, files, dynamic));
       }
       progress.done();
     } finally {
@@ -84,6 +102,33 @@ async function auditSources(sources: readonly string[], limits: AuditOptions, io
     }
   }
   return audited;
+}
+
+interface DynamicOptions {
+  timeoutMs: number;
+  sandbox: "auto" | "bubblewrap" | "process";
+}
+
+/** Runs the skill (runtime's detonateSkill) and joins its findings to the static ones. */
+async function withDynamic(skill: AuditedSkill, files: readonly { path: string; bytes: Uint8Array }[], options: DynamicOptions): Promise<AuditedSkill> {
+  // Loaded on demand: the sandbox and runtime are not part of a static audit.
+  const { detonateSkill } = await import("@skillport/runtime");
+  const d = await detonateSkill(files, { timeoutMs: options.timeoutMs, sandbox: options.sandbox });
+  const findings = [...skill.report.findings, ...d.findings];
+  return {
+    ...skill,
+    report: { ...skill.report, findings, verdict: verdictOf(findings) },
+    dynamic: {
+      runs: d.runs.map((r) => ({
+        label: r.label, command: r.command, exit: r.record.exit.code, timedOut: r.record.exit.timedOut, durationMs: r.record.resources.durationMs,
+        destinations: r.record.observed.destinations.length, denied: r.record.observed.denied, findings: r.record.findings.length,
+      })),
+      skipped: d.skipped,
+      durationMs: d.durationMs,
+      findings: d.findings.length,
+      warnings: d.warnings,
+    },
+  };
 }
 
 const SEVERITY: Record<Finding["level"], Diagnostic["severity"]> = { malicious: "error", warn: "warning", review: "info" };
@@ -106,6 +151,10 @@ function formatAuditText(audited: readonly AuditedSkill[], io: CliOutput): strin
       lines.push(`    fix: ${f.fix}${f.downgraded ? " (lowered: under a \"do not\" heading)" : ""}`);
     }
     lines.push(`${paint[skill.report.verdict](skill.report.verdict.padEnd(9))} ${skill.path}`);
+    if (skill.dynamic !== undefined) {
+      const d = skill.dynamic;
+      lines.push(`          dynamic: ${d.runs.length} run${d.runs.length === 1 ? "" : "s"} in ${(d.durationMs / 1000).toFixed(1)} s, ${d.findings} finding${d.findings === 1 ? "" : "s"}${d.skipped.length > 0 ? `, ${d.skipped.length} not run (time or count limit)` : ""}`);
+    }
   }
   const counts = VERDICTS.map((v) => `${audited.filter((a) => a.report.verdict === v).length} ${v}`).join(", ");
   lines.push(`\n${audited.length} skill${audited.length === 1 ? "" : "s"} audited: ${counts}`);
@@ -127,7 +176,10 @@ function formatInventory(audited: readonly AuditedSkill[]): string {
 
 function auditJson(audited: readonly AuditedSkill[]) {
   return {
-    skills: audited.map((a) => ({ path: a.path, id: a.id, name: a.report.name ?? null, verdict: a.report.verdict, findings: a.report.findings, inventory: a.report.inventory })),
+    skills: audited.map((a) => ({
+      path: a.path, id: a.id, name: a.report.name ?? null, verdict: a.report.verdict, findings: a.report.findings, inventory: a.report.inventory,
+      ...(a.dynamic !== undefined && { dynamic: a.dynamic }),
+    })),
     summary: Object.fromEntries([["skills", audited.length], ...VERDICTS.map((v) => [v, audited.filter((a) => a.report.verdict === v).length])]),
   };
 }
