@@ -9,7 +9,8 @@ import { effectivePolicy, readDeclaration } from "@skillport/core";
 import { createSandbox } from "@skillport/sandbox";
 import { execCommand } from "./exec.js";
 import { policyEnv } from "./least-privilege.js";
-import { tempDir, haveBubblewrap } from "./__fixtures__/helpers.js";
+import { Workspace } from "./workspace.js";
+import { tempDir, haveBubblewrap, useTempDirs, writePackage } from "./__fixtures__/helpers.js";
 
 const hasBwrap = haveBubblewrap(console.warn);
 const hasCurl = existsSync("/usr/bin/curl");
@@ -104,5 +105,36 @@ run("exec under the intersection", () => {
     } finally {
       await sandbox.close();
     }
+  });
+});
+
+run("a workspace with an operator policy", () => {
+  const { tmp, defer } = useTempDirs();
+
+  it("runs a version's entrypoint and commands in its folder under intersection(operator, its skills' declarations)", async () => {
+    const dir = await writePackage(await tmp(), {
+      skills: [],
+      entrypoint: `curl -sS http://localhost:${port}/from-entrypoint; curl -sS http://elsewhere.example/\n`,
+      files: {
+        "skills/caller/SKILL.md": `---\nname: caller\ndescription: Calls the local service. Use it in tests.\nmetadata:\n  skillport.network-private: localhost:${port}\n---\n\n# Caller\n`,
+      },
+    });
+    const ws = new Workspace(await tmp(), { leastPrivilege: { network: [{ host: "localhost", port, private: true }] } });
+    defer(() => ws.close());
+    const before = received.length;
+    const deployed = await ws.deploy([dir]);
+    const report = await deployed.initialization;
+    const [outcome] = report.outcomes;
+    expect(outcome).toMatchObject({ status: "ran" });
+    expect(outcome!.stdoutTail).toContain("pong");
+    expect(outcome!.stdoutTail).toContain("destination not declared: elsewhere.example:80");
+    expect(outcome!.record?.findings.map((f) => f.evidence)).toEqual(["elsewhere.example:80/"]);
+    expect(received.slice(before)).toEqual(["/from-entrypoint "]);
+    const versionId = deployed.versions[0]!.versionId;
+    const r = await ws.exec(`curl -sS http://localhost:${port}/from-exec`, { cwd: `projects/${versionId}` });
+    expect(r.observation).toContain("pong");
+    expect(r.record?.observed.destinations).toMatchObject([{ host: "localhost", allowed: true }]);
+    const target = await ws.codeTarget(versionId);
+    expect(target.policy?.network).toEqual([{ host: "localhost", port, private: true }]);
   });
 });
