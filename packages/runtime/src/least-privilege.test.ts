@@ -6,9 +6,8 @@ import { chmod, mkdir, writeFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { effectivePolicy, readDeclaration } from "@skillport/core";
-import { createSandbox } from "@skillport/sandbox";
+import { createSandbox, policyEnv } from "@skillport/sandbox";
 import { execCommand } from "./exec.js";
-import { policyEnv } from "./least-privilege.js";
 import { Workspace } from "./workspace.js";
 import { tempDir, haveBubblewrap, useTempDirs, writePackage } from "./__fixtures__/helpers.js";
 
