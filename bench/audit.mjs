@@ -7,7 +7,6 @@
 // --snapshots: where the public repositories' git snapshots are (DIR/<owner>+<name>/repo, as `fetch` leaves them;
 // default /work/.mirror, or $SKILLPORT_SNAPSHOTS). A repository that is absent is skipped with the reason printed.
 // The rules were tuned on the "main" and "copilot" sets; "heldout" is reported as the untouched set.
-import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { readSet, SETS } from "./retrieval/make-corpus.mjs";

@@ -33,7 +33,7 @@ export async function versionPolicy(projectsDir: string, versionId: string, oper
 }
 
 /** What any of the skills declares: destinations, variables, programs and folders of all, the longest budgets. */
-export function unionOf(declarations: readonly SkillDeclaration[]): SkillDeclaration {
+function unionOf(declarations: readonly SkillDeclaration[]): SkillDeclaration {
   const union: SkillDeclaration = { network: [], env: [], bins: [], writes: [] };
   for (const d of declarations) {
     union.network.push(...d.network);

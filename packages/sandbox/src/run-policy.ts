@@ -46,12 +46,13 @@ const SOCAT_CANDIDATES = ["/usr/bin/socat", "/usr/local/bin/socat"];
 const VISIBLE = ["/usr/", "/opt/node/", "/nix/store/"];
 
 /**
- * Waits until the forwarder listens on 127.0.0.1:3128 (read from /proc/net/tcp by bash itself, no process per
- * look; at most ~5,000 looks), runs the command, stops the forwarder (a tracer would otherwise wait for it) and exits
- * with the command's status. Port 3128 = 0C38, 127.0.0.1 = 0100007F.
+ * Waits until the forwarder accepts on 127.0.0.1:3128 (bash's own /dev/tcp connect, no process per look; reading
+ * /proc/net/tcp instead walks the kernel's whole connection table, ~100 ms on a large host), gives up if the forwarder
+ * died, runs the command, stops the forwarder (a tracer would otherwise wait for it) and exits with the command's status.
  */
 const WAIT_FOR_FORWARDER =
-  'f=$!; i=0; while [ $i -lt 5000 ]; do while read -r _ a _ s _; do [ "$a" = 0100007F:0C38 ] && [ "$s" = 0A ] && break 2; done </proc/net/tcp; i=$((i+1)); done; "$@"; c=$?; kill $f 2>/dev/null; exit $c';
+  'f=$!; i=0; until exec 3<>/dev/tcp/127.0.0.1/' + String(EGRESS_PORT_IN_SANDBOX) +
+  '; do kill -0 $f || break; i=$((i+1)); [ $i -gt 200000 ] && break; done 2>/dev/null; exec 3>&-; "$@"; c=$?; kill $f 2>/dev/null; exit $c';
 
 /** The in-sandbox forwarder: socat where the host has it (starts in ~2 ms), else Node (slower; said in a warning). */
 function forwarderCommand(warnings: string[]): string {
