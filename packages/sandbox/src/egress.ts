@@ -221,6 +221,7 @@ export class EgressProxy {
     }
     this.record(event);
     const upstream = net.connect({ host: decision.address, port: event.port });
+    let connected = false;
     this.sockets.add(upstream);
     upstream.on("close", () => {
       this.sockets.delete(upstream);
@@ -228,10 +229,12 @@ export class EgressProxy {
       client.destroy();
     });
     upstream.on("error", () => {
+      if (!connected) event.reason = "the destination did not accept the connection";
       if (!client.destroyed && client.bytesWritten === 0) this.refuse(client, 502, `cannot connect to ${event.host}:${event.port}`);
       upstream.destroy();
     });
     upstream.once("connect", () => {
+      connected = true;
       start(upstream);
       client.pipe(upstream);
       upstream.pipe(client);
