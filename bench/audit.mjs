@@ -7,11 +7,10 @@
 // --snapshots: where the public repositories' git snapshots are (DIR/<owner>+<name>/repo, as `fetch` leaves them;
 // default /work/.mirror, or $SKILLPORT_SNAPSHOTS). A repository that is absent is skipped with the reason printed.
 // The rules were tuned on the "main" and "copilot" sets; "heldout" is reported as the untouched set.
-import { execFileSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { findSnapshot, readSet, SETS } from "./retrieval/make-corpus.mjs";
+import { readSet, SETS } from "./retrieval/make-corpus.mjs";
+import { materialiser } from "./skill-corpus.mjs";
 import { SAMPLES } from "./audit/malicious.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -25,40 +24,7 @@ const flag = (name, fallback) => {
 };
 const snapshots = flag("--snapshots", process.env.SKILLPORT_SNAPSHOTS ?? "/work/.mirror");
 const cache = flag("--cache", path.join(repo, ".bench-tmp/audit-benign"));
-
-/** Every file under a skill folder (links are not followed), as audit input. */
-function readSkillFolder(dir) {
-  const files = [];
-  const walk = (rel) => {
-    for (const name of readdirSync(path.join(dir, rel)).sort()) {
-      const relPath = rel ? `${rel}/${name}` : name;
-      const info = lstatSync(path.join(dir, relPath));
-      if (info.isDirectory()) walk(relPath);
-      else if (info.isFile()) files.push({ path: relPath, bytes: readFileSync(path.join(dir, relPath)) });
-    }
-  };
-  walk("");
-  return files;
-}
-
-/** The skill folders of one manifest source, extracted at its commit with `git archive` (cached). */
-function materialise(set, source) {
-  const snapshot = findSnapshot(snapshots, source.repo);
-  if (!snapshot) return { skipped: `no snapshot of ${source.repo} under ${snapshots} (fetch it, or pass --snapshots)` };
-  const dest = path.join(cache, set, `${source.repo.replace("/", "__")}@${source.commit.slice(0, 12)}`);
-  const folders = [...new Set(source.paths.map((p) => path.posix.dirname(p)))];
-  if (!existsSync(path.join(dest, ".done"))) {
-    mkdirSync(dest, { recursive: true });
-    try {
-      const tar = execFileSync("git", ["--git-dir", snapshot.endsWith("/repo") || !existsSync(path.join(snapshot, ".git")) ? snapshot : path.join(snapshot, ".git"), "archive", "--format=tar", source.commit, "--", ...folders], { maxBuffer: 1 << 30 });
-      execFileSync("tar", ["-x", "-C", dest], { input: tar });
-    } catch (error) {
-      return { skipped: `${source.repo}@${source.commit.slice(0, 12)}: ${String(error.message).split("\n")[0]}` };
-    }
-    writeFileSync(path.join(dest, ".done"), "");
-  }
-  return { skills: folders.filter((f) => existsSync(path.join(dest, f))).map((f) => ({ id: `${source.repo}:${f}`, files: readSkillFolder(path.join(dest, f)) })) };
-}
+const materialise = materialiser(snapshots, cache);
 
 // --- malicious set ---
 const malicious = SAMPLES.map((s) => ({ id: s.id, rules: s.rules, files: Object.entries(s.files).map(([p, v]) => ({ path: p, bytes: typeof v === "string" ? Buffer.from(v) : v })) }));

@@ -3,7 +3,7 @@ export type { SecurityDiff, SurfaceChange } from "./diff.js";
 export type { PatternRule, RuleInfo, RuleScope } from "./rules.js";
 export { VERDICTS } from "./types.js";
 export { atOrAbove, auditSkill, DEFAULT_AUDIT_LIMITS, verdictOf } from "./audit.js";
-export { auditProviderSkill, readAuditFiles } from "./provider.js";
+export { auditProviderSkill, auditProviderSkillFiles, readAuditFiles } from "./provider.js";
 export { diffAudits } from "./diff.js";
 export { OTHER_RULES, PATTERN_RULES } from "./rules.js";
 export {
@@ -18,3 +18,4 @@ export {
   type SecondOpinion,
   type SecondOpinionOptions,
 } from "./opinion.js";
+export { DYNAMIC_RULES, observeRun, type Canary, type ObservationRecord, type ObserveOptions, type ObservedEgress, type ObservedTrace, type RunFacts } from "./observation.js";

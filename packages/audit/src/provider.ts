@@ -8,12 +8,17 @@ import { OTHER_RULES } from "./rules.js";
  * size limit are not read (their size comes from the listing) and are reported, as are files the source refuses.
  */
 export async function auditProviderSkill(provider: SkillProvider, id: string, options: AuditOptions = {}): Promise<AuditReport> {
+  return (await auditProviderSkillFiles(provider, id, options)).report;
+}
+
+/** `auditProviderSkill`, also returning the files it read (for `audit --dynamic`, which runs them). */
+export async function auditProviderSkillFiles(provider: SkillProvider, id: string, options: AuditOptions = {}): Promise<{ report: AuditReport; files: SkillFileInput[] }> {
   const { files, unread } = await readAuditFiles(provider, id, options);
   const report = auditSkill(files, options);
-  if (unread.length === 0) return report;
+  if (unread.length === 0) return { report, files };
   const extra = unread.map((u) => ({ ...OTHER_RULES.notScanned, file: u.path, line: 0, column: 0, evidence: u.why }));
   const findings = [...report.findings, ...extra];
-  return { ...report, findings, verdict: report.verdict === "pass" ? "review" : report.verdict };
+  return { report: { ...report, findings, verdict: report.verdict === "pass" ? "review" : report.verdict }, files };
 }
 
 /** The files of skill `id` within the audit's limits, and those left unread with why (for a second opinion too). */

@@ -15,6 +15,8 @@ const PUBLIC_VALUES = [
   // SKILL.md
   "parseFrontmatter", "parseSkillMd", "PROFILE_NAMES", "validateFrontmatter", "validateSkillMd", "lintSkill", "hasErrors",
   "serializeFrontmatter", "serializeSkillMd",
+  // least-privilege declarations (issue 26)
+  "DECLARATION_KEYS", "DECLARATION_PREFIX", "destinationText", "effectivePolicy", "parseDestination", "readDeclaration",
   // safe ids and paths
   "isSafeResourcePath", "isSafeSkillId", "normalizeResourcePath", "requireSafeResourcePath", "requireSafeSkillId",
   // sources, registry, catalog, search

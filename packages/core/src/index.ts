@@ -12,6 +12,7 @@ export type * from "./fields.js";
 export type * from "./parse.js";
 export type * from "./validate.js";
 export type * from "./lint.js";
+export type * from "./declaration.js";
 export type * from "./safe-path.js";
 export type * from "./memory.js";
 export type * from "./registry.js";
@@ -46,6 +47,7 @@ export { skillFields } from "./fields.js";
 export { parseFrontmatter, parseSkillMd } from "./parse.js";
 export { PROFILE_NAMES, validateFrontmatter, validateSkillMd } from "./validate.js";
 export { lintSkill } from "./lint.js";
+export { DECLARATION_KEYS, DECLARATION_PREFIX, destinationText, effectivePolicy, parseDestination, readDeclaration } from "./declaration.js";
 export { hasErrors } from "./diagnostics.js";
 export { serializeFrontmatter, serializeSkillMd } from "./serialize.js";
 

@@ -2,6 +2,7 @@ import type { Diagnostic } from "./diagnostics.js";
 import type { Frontmatter } from "./types.js";
 import { parseSkillMd, type ParseOptions, type ParsedSkillMd } from "./parse.js";
 import { lintSkill, type LintLimits } from "./lint.js";
+import { metadataKeyLines, readDeclaration } from "./declaration.js";
 import { agentscopeRules, fastgptRules, lenientRules, makeContext, specRules, type ProfileRules } from "./format/profiles.js";
 
 /** Named rule sets. `lenient` is the default for loading. */
@@ -32,6 +33,8 @@ export interface ValidateOptions {
   scalarSources?: ReadonlyMap<string, string>;
   /** 1-based file line of the first body line, for body findings. */
   bodyLine?: number;
+  /** 1-based file line of each `metadata` sub-key, so declaration findings point at their line. */
+  metadataLines?: ReadonlyMap<string, { line: number; column: number }>;
 }
 
 export interface ValidationResult {
@@ -55,6 +58,7 @@ export function validateFrontmatter(frontmatter: Frontmatter, options: ValidateO
   if (rules === undefined) throw new TypeError(`unknown validation profile ${JSON.stringify(profile)}; use one of ${PROFILE_NAMES.join(", ")}`);
   const out: Diagnostic[] = [];
   rules(makeContext(frontmatter, options, out));
+  declarationRules(frontmatter, options, out);
   if (options.lint !== false) {
     out.push(
       ...lintSkill({
@@ -103,6 +107,7 @@ export function validateSkillMd(input: string | Uint8Array, options: ValidateOpt
         body: parsed.body,
         bodyLine: parsed.bodyLine,
         scalarSources: parsed.scalarSources,
+        metadataLines: metadataLinesOf(input, parsed),
       }),
     );
   }
@@ -113,4 +118,29 @@ export function validateSkillMd(input: string | Uint8Array, options: ValidateOpt
 function adjustForProfile(d: Diagnostic, profile: ProfileName): Diagnostic {
   if (profile === "spec" && d.code === "yaml-unquoted-colon") return { ...d, severity: "error" };
   return d;
+}
+
+/** Least-privilege declarations (`metadata` keys `skillport.*`, decision 0360): every profile checks them. */
+function declarationRules(frontmatter: Frontmatter, options: ValidateOptions, out: Diagnostic[]): void {
+  const { problems } = readDeclaration(frontmatter.metadata);
+  const metadataAt = options.positions?.get("metadata") ?? { line: 1, column: 1 };
+  for (const p of problems) {
+    const at = options.metadataLines?.get(p.key) ?? metadataAt;
+    const d: Diagnostic = {
+      code: p.severity === "error" ? "declaration-invalid" : "declaration-unknown-key",
+      severity: p.severity,
+      message: p.message,
+      line: at.line,
+      column: at.column,
+    };
+    if (options.file !== undefined) d.file = options.file;
+    out.push(d);
+  }
+}
+
+function metadataLinesOf(input: string | Uint8Array, parsed: ParsedSkillMd): Map<string, { line: number; column: number }> | undefined {
+  const at = parsed.positions.get("metadata");
+  if (at === undefined) return undefined;
+  const text = typeof input === "string" ? input : new TextDecoder().decode(input);
+  return metadataKeyLines(text, at.line);
 }

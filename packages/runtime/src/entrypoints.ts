@@ -2,7 +2,9 @@ import { createHash } from "node:crypto";
 import { lstat } from "node:fs/promises";
 import path from "node:path";
 import { AgentSkillsError, LimitExceededError } from "@skillport/core/errors";
-import type { Sandbox } from "@skillport/sandbox";
+import type { RunResult, Sandbox } from "@skillport/sandbox";
+import type { ObservationRecord } from "@skillport/audit";
+import type { LeastPrivilege } from "./least-privilege.js";
 import { ensureVenv, usesPip, versionEnv } from "./python-env.js";
 import { SANDBOX_ENTRYPOINT_KEY, SKILL_ENTRYPOINTS_KEY, listValue, readState, writeState, type RuntimeState } from "./state.js";
 import { errorCode, isInside } from "@skillport/fs/floor";
@@ -28,6 +30,8 @@ export interface EntrypointOutcome {
   stdoutTail?: string;
   stderrTail?: string;
   durationMs?: number;
+  /** Under a least-privilege policy: declared vs observed, and findings (decision 0363). */
+  record?: ObservationRecord;
 }
 
 export interface InitializationReport {
@@ -68,6 +72,8 @@ export interface EntrypointRunOptions {
    * Default true.
    */
   pythonEnv?: boolean;
+  /** The least-privilege policy of a version's entrypoint (Workspace's `leastPrivilege`); undefined: today's rights. */
+  policyFor?: (versionId: string) => Promise<LeastPrivilege | undefined>;
   onOutcome?: (outcome: EntrypointOutcome) => void;
   onStart?: (target: string) => void;
 }
@@ -163,7 +169,7 @@ export async function runEntrypoints(options: EntrypointRunOptions): Promise<Ini
     const python = options.pythonEnv ?? true;
     const venvProblem = python && (await usesPip(dir, ENTRYPOINT_FILE)) ? await ensureVenv(options.sandbox, versionId, timeoutMs) : undefined;
     const env = python ? versionEnv(options.sandbox.writableDir, versionId, options.env) : options.env;
-    const outcome = await runOne(options, versionId, ["/bin/bash", ENTRYPOINT_FILE], dir, timeoutMs, env);
+    const outcome = await runOne(options, versionId, ["/bin/bash", ENTRYPOINT_FILE], dir, timeoutMs, env, await options.policyFor?.(versionId));
     if (venvProblem !== undefined && outcome.status !== "ran") outcome.reason = `${outcome.reason ?? "failed"}; ${venvProblem}`;
     if (outcome.status === "ran") recorded.add(versionId);
     report(outcome);
@@ -180,17 +186,21 @@ async function runOne(
   cwd: string,
   timeoutMs: number,
   env: Record<string, string> | undefined,
+  leastPrivilege?: LeastPrivilege,
 ): Promise<EntrypointOutcome> {
   try {
-    const r = await options.sandbox.run({
-      command,
-      cwd,
-      env,
-      timeoutMs,
-      maxStdoutBytes: ENTRYPOINT_TAIL_BYTES,
-      maxStderrBytes: ENTRYPOINT_TAIL_BYTES,
-    });
-    const base = { target, exitCode: r.exitCode, signal: r.signal, stdoutTail: r.stdout, stderrTail: r.stderr, durationMs: r.durationMs };
+    const request = { command, cwd, env, timeoutMs, maxStdoutBytes: ENTRYPOINT_TAIL_BYTES, maxStderrBytes: ENTRYPOINT_TAIL_BYTES };
+    let r: RunResult;
+    let record: ObservationRecord | undefined;
+    if (leastPrivilege === undefined) r = await options.sandbox.run(request);
+    else {
+      const { runWithPolicy } = await import("./least-privilege.js");
+      ({ result: r, observation: record } = await runWithPolicy(options.sandbox, request, leastPrivilege));
+    }
+    const base = {
+      target, exitCode: r.exitCode, signal: r.signal, stdoutTail: r.stdout, stderrTail: r.stderr, durationMs: r.durationMs,
+      ...(record !== undefined && { record }),
+    };
     if (r.timedOut) return { ...base, status: "timed-out", reason: `timed out after ${timeoutMs / 1000} s` };
     if (r.exitCode !== 0) {
       return { ...base, status: "failed", reason: r.exitCode === null ? `killed by ${r.signal ?? "a signal"}` : `exited with code ${r.exitCode}` };

@@ -2,7 +2,7 @@ import { closeSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import { InvalidPathError, LimitExceededError } from "@skillport/core/errors";
 import { isInside, randomHex } from "@skillport/fs/floor";
-import { DEFAULT_MAX_OUTPUT_BYTES, MAX_RUN_TIMEOUT_MS, type RunResult, type Sandbox } from "@skillport/sandbox";
+import { DEFAULT_MAX_OUTPUT_BYTES, MAX_RUN_TIMEOUT_MS, type RunRequest, type RunResult, type Sandbox } from "@skillport/sandbox";
 import {
   DEFAULT_OBSERVATION_MAX_BYTES,
   DEFAULT_OBSERVATION_MAX_LINES,
@@ -11,6 +11,8 @@ import {
   type TruncatedTail,
 } from "./observation.js";
 import { openPinnedDir, type PinnedDir } from "@skillport/fs/floor";
+import type { ObservationRecord } from "@skillport/audit";
+import type { LeastPrivilege } from "./least-privilege.js";
 
 export interface ExecOptions {
   /** Directory relative to the sandbox's writable directory (the workspace). Default: its root. */
@@ -28,6 +30,8 @@ export interface ExecOptions {
   /** Where full outputs go, relative to the workspace. Default `.skillport/outputs`. */
   outputDir?: string;
   signal?: AbortSignal;
+  /** Run under a skill's least-privilege policy (egress proxy, declared variables and writes); see least-privilege.ts. */
+  leastPrivilege?: LeastPrivilege;
 }
 
 export interface ExecResult {
@@ -46,6 +50,8 @@ export interface ExecResult {
   sandbox: RunResult["sandbox"];
   isolates: boolean;
   warnings: string[];
+  /** With `leastPrivilege`: declared vs observed, exit, resource use and findings. */
+  record?: ObservationRecord;
 }
 
 export const DEFAULT_EXEC_TIMEOUT_S = 30;
@@ -60,6 +66,9 @@ export async function execCommand(sandbox: Sandbox, command: string, options: Ex
   if (!Number.isFinite(timeout) || timeout <= 0 || timeout * 1000 > MAX_RUN_TIMEOUT_MS) {
     throw new LimitExceededError("timeout", `timeout must be between 1 and ${MAX_RUN_TIMEOUT_MS / 1000} seconds, got ${timeout}`);
   }
+  // A declared time budget narrows the run's (never widens it).
+  const declaredMs = options.leastPrivilege?.policy.timeoutMs;
+  const timeoutMs = declaredMs === undefined ? Math.round(timeout * 1000) : Math.min(declaredMs, Math.round(timeout * 1000));
   const root = sandbox.writableDir;
   const cwd = options.cwd === undefined ? root : confined(root, options.cwd, "cwd");
   const outputRel = options.outputDir ?? ".skillport/outputs";
@@ -85,14 +94,15 @@ export async function execCommand(sandbox: Sandbox, command: string, options: Ex
     maxBytes: options.maxBytes ?? DEFAULT_OBSERVATION_MAX_BYTES,
   });
   let result: RunResult;
+  let record: ObservationRecord | undefined;
   try {
-    result = await sandbox.run({
+    const request = {
       command: ["/bin/bash", "-c", command],
       // One pipe for both streams, set up before bash starts: the merged order is exact, not a race of two pipes.
       mergeStderr: true,
       cwd,
       env: options.env,
-      timeoutMs: Math.round(timeout * 1000),
+      timeoutMs,
       maxStdoutBytes: 0,
       maxStderrBytes: 0,
       maxOutputBytes: maxOutput,
@@ -105,7 +115,12 @@ export async function execCommand(sandbox: Sandbox, command: string, options: Ex
           written += piece.byteLength;
         }
       },
-    });
+    } satisfies RunRequest;
+    if (options.leastPrivilege === undefined) result = await sandbox.run(request);
+    else {
+      const { runWithPolicy } = await import("./least-privilege.js");
+      ({ result, observation: record } = await runWithPolicy(sandbox, request, options.leastPrivilege));
+    }
   } catch (error) {
     dir?.close();
     throw error;
@@ -124,7 +139,7 @@ export async function execCommand(sandbox: Sandbox, command: string, options: Ex
     exitCode: result.exitCode,
     signal: result.signal,
     timedOut: result.timedOut,
-    timeoutMs: Math.round(timeout * 1000),
+    timeoutMs,
     fullOutputPath,
     fullOutputComplete: written === tail.totalBytes,
     outputLimitBytes: result.outputLimitExceeded ? maxOutput : undefined,
@@ -142,6 +157,7 @@ export async function execCommand(sandbox: Sandbox, command: string, options: Ex
     sandbox: result.sandbox,
     isolates: result.isolates,
     warnings: [...warnings, ...result.warnings],
+    ...(record !== undefined && { record }),
   };
 }
 

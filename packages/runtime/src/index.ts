@@ -1,4 +1,6 @@
 // Sandboxes, workspace deploy, entrypoint initialization and command execution (docs/runtime.md).
+export { detonateSkill, detonationCommands, DEFAULT_DETONATION_TIMEOUT_MS, type DetonationOptions, type DetonationReport, type DetonationRun, type SkillFile } from "./detonate.js";
+export { runWithPolicy, type LeastPrivilege } from "./least-privilege.js";
 export { execCommand, DEFAULT_EXEC_TIMEOUT_S, DEFAULT_MAX_FULL_OUTPUT_BYTES, type ExecOptions, type ExecResult } from "./exec.js";
 export {
   TailCollector,

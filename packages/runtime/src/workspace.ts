@@ -18,6 +18,7 @@ import { ENTRYPOINT_FILE } from "./entrypoints.js";
 import { HostState, assertOutside, defaultStateDir, type VersionManifest } from "./host-state.js";
 import { openPinnedDir, type PinnedDir } from "@skillport/fs/floor";
 import type { VersionCheck } from "./verify-version.js";
+import type { EffectivePolicy, OperatorPolicy } from "@skillport/core";
 
 /** A package to deploy: a path to an archive (zip, tar, tar.gz, .skill) or a package directory, or archive bytes. */
 export type PackageSource = string | Uint8Array;
@@ -46,6 +47,12 @@ export interface WorkspaceOptions {
   network?: boolean;
   /** Variables given to entrypoints and commands (on top of PATH, HOME, LANG, TMPDIR). */
   env?: Record<string, string>;
+  /**
+   * The operator's policy for skills (decision 0364): entrypoints, commands run in a version's folder and
+   * `codeTarget` run under intersection(this, the version's skills' declarations) — an egress proxy for declared
+   * destinations, declared variables only, declared folders only. Undefined: today's behaviour.
+   */
+  leastPrivilege?: OperatorPolicy;
   maxProcesses?: number;
   /** Memory for one command or entrypoint. Default 1 GiB (see docs/sandbox.md). */
   maxMemoryBytes?: number;
@@ -272,10 +279,22 @@ export class Workspace {
    * `codeExecution().deployedVersion(…)`, decision 0272): this workspace's sandbox, the version's folder, and the
    * variables `exec` gives a command there (the version's Python environment first on PATH).
    */
-  async codeTarget(versionId: string): Promise<{ sandbox: Sandbox; workDir: string; env: Record<string, string> }> {
+  async codeTarget(versionId: string): Promise<{ sandbox: Sandbox; workDir: string; env: Record<string, string>; policy?: EffectivePolicy }> {
     if (!VERSION_DIR.test(versionId)) throw new InvalidPathError(versionId, "is not a versionId (24 hex digits)");
     const sandbox = await this.sandbox();
-    return { sandbox, workDir: path.join(sandbox.writableDir, "projects", versionId), env: versionEnv(sandbox.writableDir, versionId, this.options.env) };
+    const policy = await this.versionPolicy(versionId);
+    return {
+      sandbox, workDir: path.join(sandbox.writableDir, "projects", versionId), env: versionEnv(sandbox.writableDir, versionId, this.options.env),
+      ...(policy !== undefined && { policy }),
+    };
+  }
+
+  /** intersection(operator, the version's declarations), when the workspace has an operator policy. */
+  private async versionPolicy(versionId: string): Promise<EffectivePolicy | undefined> {
+    if (this.options.leastPrivilege === undefined) return undefined;
+    // Loaded here: it reads SKILL.md files, which a plain `exec` never parses (decision 0202).
+    const { versionPolicy } = await import("./version-policy.js");
+    return versionPolicy(this.projectsDir, versionId, this.options.leastPrivilege);
   }
 
   /** Runs a shell command for an agent in the workspace sandbox; returns FastGPT's observation shape. */
@@ -284,7 +303,12 @@ export class Workspace {
     const env = { ...this.options.env, ...options.env };
     // A command run in a version's folder finds that version's Python environment first (decision 0271).
     const version = options.cwd === undefined ? undefined : versionOfCwd(path.relative(this.root, path.resolve(this.root, options.cwd)));
-    return execCommand(sandbox, command, { ...options, env: version === undefined ? env : versionEnv(sandbox.writableDir, version, env) });
+    const policy = version === undefined || options.leastPrivilege !== undefined ? undefined : await this.versionPolicy(version);
+    return execCommand(sandbox, command, {
+      ...options,
+      env: version === undefined ? env : versionEnv(sandbox.writableDir, version, env),
+      ...(policy !== undefined && { leastPrivilege: { policy, label: `projects/${version}` } }),
+    });
   }
 
   private async initialize(versions: readonly DeployedVersion[], withEntrypoint: ReadonlySet<string>, emit: (e: DeployEvent) => void): Promise<InitializationReport> {
@@ -306,6 +330,12 @@ export class Workspace {
         appEntrypoint: this.options.appEntrypoint,
         timeout: this.options.entrypointTimeout,
         env: this.options.env,
+        ...(this.options.leastPrivilege !== undefined && {
+          policyFor: async (versionId: string) => {
+            const policy = await this.versionPolicy(versionId);
+            return policy === undefined ? undefined : { policy, label: `projects/${versionId}/${ENTRYPOINT_FILE}` };
+          },
+        }),
         onStart: (target) => emit({ type: "entrypoint-start", target }),
         onOutcome: (outcome) => emit({ type: "entrypoint-done", outcome }),
       });

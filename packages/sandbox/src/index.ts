@@ -27,3 +27,6 @@ export type { LimitMechanism } from "./limits.js";
 export type { OutputStream } from "./run-process.js";
 export { TailBuffer } from "./tail-buffer.js";
 export { shellQuote } from "./limits.js";
+export { EgressProxy, isNonPublicAddress, EGRESS_PORT_IN_SANDBOX, EGRESS_SOCKET_IN_SANDBOX, type EgressEvent, type EgressProxyOptions } from "./egress.js";
+export type { TraceRecord } from "./trace.js";
+export { policyEnv, runUnderPolicy, type PolicyRunOptions } from "./policy-run.js";

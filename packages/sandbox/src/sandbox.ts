@@ -11,6 +11,9 @@ import { closeInheritedFds } from "./fds.js";
 import { giveDirectory, planIdentity, shareDirectory, type IdRange, type IdentityPlan, type SandboxIdentity } from "./identity.js";
 import { missingFilterWarning, seccompFilter } from "./seccomp.js";
 import { acquireLimits, withPrologue, type AppliedLimits, type LimitMechanism } from "./limits.js";
+import type { EgressEvent, EgressProxy } from "./egress.js";
+import { runPolicy, type RunPolicyPlan } from "./run-policy.js";
+import type { TraceRecord } from "./trace.js";
 
 export type SandboxKind = "bubblewrap" | "process";
 
@@ -37,6 +40,19 @@ export interface RunRequest {
    * Everything then arrives as `stdout`, including the sandbox's own error messages (bwrap, setpriv); `stderr` is empty.
    */
   mergeStderr?: boolean;
+  /**
+   * bubblewrap: network only through this egress proxy (its socket is bound in; a loopback forwarder inside serves
+   * `HTTP_PROXY`/`HTTPS_PROXY` = http://127.0.0.1:3128). The network namespace stays unshared. The result lists the
+   * attempts made during this run (`egress`).
+   */
+  egress?: EgressProxy;
+  /**
+   * bubblewrap: the only folders (relative to the writable directory) this run may write; the rest of the writable
+   * directory is read-only for it (HOME, when a separate folder, and /tmp stay writable). Created when missing.
+   */
+  writes?: readonly string[];
+  /** bubblewrap: record what the run did with `strace -f` (result `trace`); a warning when strace is missing. */
+  trace?: boolean;
 }
 
 export interface RunResult {
@@ -66,6 +82,10 @@ export interface RunResult {
   identity: SandboxIdentity;
   /** Things the caller should know, e.g. that nothing was isolated. */
   warnings: string[];
+  /** With `egress`: every attempt through the proxy during this run. */
+  egress?: EgressEvent[];
+  /** With `trace`: what the run did, from the syscall trace. */
+  trace?: TraceRecord;
 }
 
 export interface Sandbox {
@@ -192,7 +212,8 @@ abstract class BaseSandbox implements Sandbox {
       throw new InvalidPathError(path.relative(this.writableDir, cwd), "the working directory must be inside the workspace");
     }
     const warnings: string[] = [];
-    const { file, args, env, limits, waiting } = await this.prepare(request, cwd, warnings);
+    const eventsFrom = request.egress?.events.length ?? 0;
+    const { file, args, env, limits, waiting, policy } = await this.prepare(request, cwd, warnings);
     let outcome: ProcessOutcome;
     let oomKills = 0;
     try {
@@ -213,6 +234,7 @@ abstract class BaseSandbox implements Sandbox {
     } finally {
       await limits.dispose();
     }
+    const observed = policy?.finish();
     return {
       stdout: outcome.stdout.text(),
       stderr: outcome.stderr.text(),
@@ -233,6 +255,8 @@ abstract class BaseSandbox implements Sandbox {
       memoryLimit: limits.memoryLimit,
       identity: this.identity,
       warnings,
+      ...(request.egress !== undefined && { egress: request.egress.since(eventsFrom) }),
+      ...(observed?.trace !== undefined && { trace: observed.trace }),
     };
   }
 
@@ -257,6 +281,8 @@ interface PreparedRun {
   limits: AppliedLimits;
   /** A launcher started earlier that will exec file+args. */
   waiting?: WaitingProcess;
+  /** The run's egress/writes/trace set-up, finished after the run. */
+  policy?: RunPolicyPlan;
 }
 
 interface Launcher {
@@ -277,6 +303,9 @@ export class ProcessSandbox extends BaseSandbox {
 
   protected async prepare(request: RunRequest, _cwd: string, warnings: string[]): Promise<PreparedRun> {
     warnings.push(...this.extraWarnings, PROCESS_SANDBOX_WARNING);
+    if (request.egress !== undefined || request.writes !== undefined || request.trace === true) {
+      warnings.push("the process backend enforces no egress proxy, write narrowing or trace: the command has the host's network and files");
+    }
     const env = allowListEnv(
       { PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin", HOME: this.home, TMPDIR: process.env.TMPDIR ?? os.tmpdir() },
       request.env,
@@ -335,10 +364,10 @@ export class BubblewrapSandbox extends BaseSandbox {
   }
 
   /** The bwrap arguments for a command (exposed for tests and `--explain` style tooling). */
-  bwrapArgs(command: readonly string[], cwd: string, env: Record<string, string>): string[] {
-    const args = [...this.policyArgs, "--clearenv"];
-    for (const [key, value] of Object.entries(env)) args.push("--setenv", key, value);
-    args.push("--chdir", cwd, "--", ...this.plan.dropArgv, ...command);
+  bwrapArgs(command: readonly string[], cwd: string, env: Record<string, string>, policy?: RunPolicyPlan): string[] {
+    const args = [...this.policyArgs, ...(policy?.bwrapArgs ?? []), "--clearenv"];
+    for (const [key, value] of Object.entries({ ...env, ...policy?.env })) args.push("--setenv", key, value);
+    args.push("--chdir", cwd, "--", ...(policy?.outer ?? []), ...this.plan.dropArgv, ...(policy?.inner ?? []), ...command);
     return args;
   }
 
@@ -349,15 +378,29 @@ export class BubblewrapSandbox extends BaseSandbox {
     // (decision 0221): a long-lived sandbox then takes the current one instead of failing at bwrap's bind.
     const snapshot = boundSnapshot(this.policyArgs);
     if (snapshot !== undefined && !existsSync(snapshot)) this.policyArgs = this.policy();
-    const launcher = await this.takeLauncher();
+    const policy = runPolicy(request, {
+      writableDir: this.writableDir,
+      home: this.home,
+      network: this.network,
+      dropArgv: this.plan.dropArgv,
+      ...(this.plan.mode === "drop" && { owner: this.identity }),
+    }, warnings);
+    let launcher: Launcher;
+    try {
+      launcher = await this.takeLauncher();
+    } catch (error) {
+      policy?.finish();
+      throw error;
+    }
     if (this.prewarm === true) this.prewarmSoon();
     return {
       file: this.bwrapPath,
       // bwrap itself gets an empty environment too: nothing of the parent's leaks through it.
-      args: this.bwrapArgs(request.command, cwd, env),
+      args: this.bwrapArgs(request.command, cwd, env, policy),
       env: {},
       limits: launcher.limits,
       waiting: launcher.waiting,
+      ...(policy !== undefined && { policy }),
     };
   }
 

@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, mkdtempSync, realpathSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { normalizeResourcePath } from "@skillport/core";
+import { normalizeResourcePath, type EffectivePolicy, type OperatorPolicy } from "@skillport/core";
 import { secretFileContent } from "@skillport/core/internal/secret-files";
 import { isInside, removePinnedTree, resolveConfined, writeFileAtomic } from "@skillport/fs";
 import { createSandbox, findBubblewrap, SandboxUnavailableError, type Sandbox } from "@skillport/sandbox";
@@ -36,6 +36,12 @@ export interface SandboxChoice {
   maxProcesses?: number;
   /** Extra host paths mounted read-only. */
   readOnlyPaths?: readonly string[];
+  /**
+   * The operator's policy for skills (decision 0364): `run_skill_script` runs a skill's scripts under
+   * intersection(this, the skill's `metadata` declaration) — an egress proxy for its declared destinations, its
+   * declared variables and folders only. Undefined: today's rights.
+   */
+  leastPrivilege?: OperatorPolicy;
 }
 
 /**
@@ -49,6 +55,8 @@ export interface DeployedVersionTarget {
   workDir: string;
   /** Variables for every command (the version's Python environment first on PATH). */
   env?: Record<string, string>;
+  /** Every command runs under this policy (`Workspace.codeTarget` gives it when the workspace has an operator policy). */
+  policy?: EffectivePolicy;
 }
 
 /** The settings `enable()` fixes. */
@@ -343,7 +351,7 @@ export class CodeExecution implements CodeExecutionHost {
         if (sessionId !== DEFAULT_SESSION) {
           throw new AgentError("AGENT_CONFIG", "a deployed workspace is one sandbox for one session; give each user a box with a workspace of their own");
         }
-        space = new WorkSpace(deployed.workDir, { makeSandbox: () => deployed.sandbox, runs: true, temporary: false, sandbox: deployed.sandbox, env: deployed.env });
+        space = new WorkSpace(deployed.workDir, { makeSandbox: () => deployed.sandbox, runs: true, temporary: false, sandbox: deployed.sandbox, env: deployed.env, ...(deployed.policy !== undefined && { policy: deployed.policy }) });
         this.#spaces.set(sessionId, space);
         return space;
       }

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { z } from "zod";
-import { InvalidPathError, normalizeResourcePath } from "@skillport/core";
+import { effectivePolicy, InvalidPathError, normalizeResourcePath, readDeclaration, type EffectivePolicy } from "@skillport/core";
+import type { BoxSkill } from "../box-skill.js";
 import { resolveConfined } from "@skillport/fs";
 import { defineTool, errorResult, messageOf, type Tool } from "../tool.js";
 import type { CodeExecutionHost } from "./tool-host.js";
@@ -53,9 +54,16 @@ export function createScriptTool(exec: CodeExecutionHost): Tool {
         return errorResult(`Error: script ${JSON.stringify(rel)} of skill ${skill.id} is not available to run (${messageOf(error)}).`);
       }
       const seconds = Math.min(timeout ?? 300, 600);
-      return runInSandbox(exec.space(context.sessionId), [interpreter, file, ...(args ?? [])], seconds, 64 * 1024, context.signal, undefined);
+      const space = exec.space(context.sessionId);
+      return runInSandbox(space, [interpreter, file, ...(args ?? [])], seconds, 64 * 1024, context.signal, undefined, scriptPolicy(exec, skill) ?? space.policy);
     },
   });
 }
 
 
+
+/** intersection(operator, the skill's declaration) when the operator set a policy (decision 0364). */
+function scriptPolicy(exec: CodeExecutionHost, skill: BoxSkill): EffectivePolicy | undefined {
+  const operator = exec.settings.sandbox.leastPrivilege;
+  return operator === undefined ? undefined : effectivePolicy(operator, readDeclaration(skill.frontmatter.metadata).declaration);
+}

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { MAX_RUN_TIMEOUT_MS, type RunResult } from "@skillport/sandbox";
+import { MAX_RUN_TIMEOUT_MS, runUnderPolicy, type RunRequest, type RunResult } from "@skillport/sandbox";
+import type { EffectivePolicy } from "@skillport/core";
 import { defineTool, messageOf, type Tool, type ToolResult } from "../tool.js";
 import type { CodeExecutionHost } from "./tool-host.js";
 import type { WorkSpace } from "./work-space.js";
@@ -76,18 +77,23 @@ export async function runInSandbox(
   maxBytes: number,
   signal: AbortSignal | undefined,
   env: Record<string, string> | undefined,
+  policy: EffectivePolicy | undefined = space.policy,
 ): Promise<ToolResult> {
   let result: RunResult;
   try {
-    result = await space.run((sandbox) => sandbox.run({
-      command: argv,
-      cwd: space.workDir,
-      timeoutMs: seconds * 1000,
-      maxStdoutBytes: maxBytes,
-      maxStderrBytes: maxBytes,
-      ...(signal && { signal }),
-      ...((env || space.env) && { env: { ...space.env, ...env } }),
-    }));
+    result = await space.run((sandbox) => {
+      const request: RunRequest = {
+        command: argv,
+        cwd: space.workDir,
+        timeoutMs: seconds * 1000,
+        maxStdoutBytes: maxBytes,
+        maxStderrBytes: maxBytes,
+        ...(signal && { signal }),
+        ...((env || space.env) && { env: { ...space.env, ...env } }),
+      };
+      // Under a skill's (or a deployed version's) least-privilege policy: proxy, declared variables and folders.
+      return policy === undefined ? sandbox.run(request) : runUnderPolicy(sandbox, request, policy);
+    });
   } catch (error) {
     return shellResult(-1, "", `Error: the command could not be run: ${messageOf(error)}`, true);
   }
@@ -108,6 +114,7 @@ export async function runInSandbox(
     exitCode: result.exitCode,
     signal: result.signal,
     durationMs: result.durationMs,
+    ...(result.egress !== undefined && { egress: result.egress }),
   });
 }
 

@@ -1,3 +1,4 @@
+import type { OperatorPolicy } from "@skillport/core";
 import type { BoxSkill } from "../box-skill.js";
 import type { WorkSpace } from "./work-space.js";
 
@@ -6,7 +7,7 @@ import type { WorkSpace } from "./work-space.js";
  * face, not on the class, so neither module imports the other.
  */
 export interface CodeExecutionHost {
-  readonly settings: { readonly maxFileBytes: number; readonly maxListedEntries: number };
+  readonly settings: { readonly maxFileBytes: number; readonly maxListedEntries: number; readonly sandbox: { readonly leastPrivilege?: OperatorPolicy } };
   /** Set by the box: which skill a session has loaded. */
   host: { activeSkill(sessionId: string, skillId: string): BoxSkill | undefined } | undefined;
   space(sessionId: string): WorkSpace;

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { openPinnedDir, removePinnedTree, type FileOwner } from "@skillport/fs";
 import type { Sandbox } from "@skillport/sandbox";
+import type { EffectivePolicy } from "@skillport/core";
 import { lockFor, type RunLock } from "./run-lock.js";
 
 /**
@@ -13,6 +14,8 @@ export class WorkSpace {
   readonly lock: RunLock;
   /** Variables every command here gets under the caller's (a deployed version's PATH). */
   readonly env: Readonly<Record<string, string>> | undefined;
+  /** Every command here runs under this least-privilege policy (a deployed version's). */
+  readonly policy: EffectivePolicy | undefined;
   readonly #makeSandbox: (workDir: string) => Sandbox;
   readonly #runs: boolean;
   readonly #temporary: boolean;
@@ -22,11 +25,12 @@ export class WorkSpace {
 
   constructor(
     workDir: string,
-    options: { makeSandbox: (workDir: string) => Sandbox; runs: boolean; temporary: boolean; sandbox?: Sandbox; env?: Record<string, string> },
+    options: { makeSandbox: (workDir: string) => Sandbox; runs: boolean; temporary: boolean; sandbox?: Sandbox; env?: Record<string, string>; policy?: EffectivePolicy },
   ) {
     this.workDir = workDir;
     this.lock = lockFor(workDir);
     this.env = options.env;
+    this.policy = options.policy;
     this.#makeSandbox = options.makeSandbox;
     this.#runs = options.runs;
     this.#temporary = options.temporary;

@@ -3,11 +3,12 @@ import { AgentSkillsError, type Diagnostic, type SkillProvider } from "@skillpor
 import {
   applySecondOpinion,
   atOrAbove,
-  auditProviderSkill,
+  auditProviderSkillFiles,
   DEFAULT_AUDIT_LIMITS,
   diffAudits,
   readAuditFiles,
   secondOpinion,
+  verdictOf,
   VERDICTS,
   type AuditOptions,
   type AuditReport,
@@ -18,7 +19,7 @@ import {
 } from "@skillport/audit";
 import { CliError, colors, EXIT_PROBLEMS, progressLine, warnOn, type CliOutput } from "../io.js";
 import { diagnosticLine, findingDiagnostic, formatSarif, type SkillReport } from "../report.js";
-import { positiveInteger } from "../options.js";
+import { parseSeconds, positiveInteger } from "../options.js";
 import { openSource, sourceForms } from "../source-uri.js";
 import { VERSION } from "../version.js";
 
@@ -31,6 +32,18 @@ interface AuditCommandOptions {
   maxFiles: number;
   secondOpinion?: string;
   secondOpinionMaxChars: number;
+  dynamic?: boolean;
+  dynamicTimeout?: string;
+  sandbox: "auto" | "bubblewrap" | "process";
+}
+
+/** `--dynamic`: what the detonation ran and saw, per skill (decision 0365). */
+interface DynamicSummary {
+  runs: { label: string; command: string; exit: number | null; timedOut: boolean; durationMs: number; destinations: number; denied: number; findings: number }[];
+  skipped: string[];
+  durationMs: number;
+  findings: number;
+  warnings: string[];
 }
 
 /** One audited skill, named as the user can find it. */
@@ -41,6 +54,7 @@ interface AuditedSkill {
   report: AuditReport;
   /** Set when a second opinion was asked (review verdicts with --second-opinion). */
   opinion?: { status: "ok" | "invalid" | "unavailable"; problem?: string };
+  dynamic?: DynamicSummary;
 }
 
 /** Asks a model about one `review` skill; returns the report with its concerns added (never lowered). */
@@ -59,6 +73,9 @@ export function registerAudit(program: Command, io: CliOutput, setExit: (code: n
     .option("--max-files <n>", "most files scanned per skill", positiveInteger, DEFAULT_AUDIT_LIMITS.maxFiles)
     .option("--second-opinion <model>", "ask a model on an OpenAI-compatible server (OPENAI_BASE_URL, key in OPENAI_API_KEY) about skills rated review; it can only add review flags")
     .option("--second-opinion-max-chars <n>", "characters of skill text sent to the model per skill", positiveInteger, 48_000)
+    .option("--dynamic", "also run each skill's entrypoint, scripts and instructed shell commands in the sandbox with canary credentials and a deny-and-log egress proxy; its findings join the verdict")
+    .option("--dynamic-timeout <seconds>", "time per skill for --dynamic, 1-600 (default 10)")
+    .addOption(new Option("--sandbox <kind>", "sandbox backend for --dynamic").choices(["auto", "bubblewrap", "process"]).default("bubblewrap"))
     .addHelpText(
       "after",
       "\nVerdicts: pass < review < warn < malicious (docs/audit.md lists every rule).\nExamples:\n  skillport audit ./skills\n  skillport audit git+https://github.com/o/r.git --format sarif\n  skillport audit --diff git+file://$PWD#v1 git+file://$PWD#v2",
@@ -74,7 +91,9 @@ export function registerAudit(program: Command, io: CliOutput, setExit: (code: n
         return;
       }
       const opinion = options.secondOpinion !== undefined ? await opinionOf(options.secondOpinion, options.secondOpinionMaxChars, limits, io) : undefined;
-      const audited = await auditSources(sources, limits, io, opinion);
+      const dynamicTimeout = parseSeconds(options.dynamicTimeout, "--dynamic-timeout");
+      const dynamic = options.dynamic ? { timeoutMs: (dynamicTimeout ?? 10) * 1000, sandbox: options.sandbox } : undefined;
+      const audited = await auditSources(sources, limits, io, { opinion, dynamic });
       if (audited.length === 0) throw new CliError(`no skills found in ${sources.join(", ")}`);
       io.stdout(
         options.format === "json"
@@ -90,7 +109,7 @@ export function registerAudit(program: Command, io: CliOutput, setExit: (code: n
 }
 
 /** Every skill of every source, opened the one way the CLI opens a root (a path or an address). */
-async function auditSources(sources: readonly string[], limits: AuditOptions, io: CliOutput, opinion?: Opinion): Promise<AuditedSkill[]> {
+async function auditSources(sources: readonly string[], limits: AuditOptions, io: CliOutput, extra: { opinion?: Opinion; dynamic?: DynamicOptions } = {}): Promise<AuditedSkill[]> {
   const audited: AuditedSkill[] = [];
   for (const given of sources) {
     const source = await openSource(given, { cwd: io.cwd, warn: warnOn(io) });
@@ -101,8 +120,9 @@ async function auditSources(sources: readonly string[], limits: AuditOptions, io
       for (const id of ids) {
         progress.tick();
         const path = source.only !== undefined && base !== `${source.label}:` ? base : base.endsWith(":") ? `${base}${id}` : `${base}/${id}`;
-        const report = await auditProviderSkill(source.provider, id, limits);
-        audited.push({ path, id, ...(opinion && report.verdict === "review" ? await opinion(source.provider, id, report) : { report }) });
+        const { report, files } = await auditProviderSkillFiles(source.provider, id, limits);
+        const joined = extra.dynamic === undefined ? { path, id, report } : await withDynamic({ path, id, report }, files, extra.dynamic);
+        audited.push(extra.opinion && joined.report.verdict === "review" ? { ...joined, ...(await extra.opinion(source.provider, id, joined.report)) } : joined);
       }
       progress.done();
     } finally {
@@ -134,6 +154,33 @@ async function opinionOf(modelName: string, maxInputChars: number, limits: Audit
   };
 }
 
+interface DynamicOptions {
+  timeoutMs: number;
+  sandbox: "auto" | "bubblewrap" | "process";
+}
+
+/** Runs the skill (runtime's detonateSkill) and joins its findings to the static ones. */
+async function withDynamic(skill: AuditedSkill, files: readonly { path: string; bytes: Uint8Array }[], options: DynamicOptions): Promise<AuditedSkill> {
+  // Loaded on demand: the sandbox and runtime are not part of a static audit.
+  const { detonateSkill } = await import("@skillport/runtime");
+  const d = await detonateSkill(files, { timeoutMs: options.timeoutMs, sandbox: options.sandbox });
+  const findings = [...skill.report.findings, ...d.findings];
+  return {
+    ...skill,
+    report: { ...skill.report, findings, verdict: verdictOf(findings) },
+    dynamic: {
+      runs: d.runs.map((r) => ({
+        label: r.label, command: r.command, exit: r.record.exit.code, timedOut: r.record.exit.timedOut, durationMs: r.record.resources.durationMs,
+        destinations: r.record.observed.destinations.length, denied: r.record.observed.denied, findings: r.record.findings.length,
+      })),
+      skipped: d.skipped,
+      durationMs: d.durationMs,
+      findings: d.findings.length,
+      warnings: d.warnings,
+    },
+  };
+}
+
 
 function asDiagnostic(skill: AuditedSkill, f: Finding): Diagnostic {
   return findingDiagnostic(skill.path, f, true);
@@ -153,6 +200,10 @@ function formatAuditText(audited: readonly AuditedSkill[], io: CliOutput): strin
       lines.push(`    fix: ${f.fix}${f.downgraded ? " (lowered: under a \"do not\" heading)" : ""}`);
     }
     lines.push(`${paint[skill.report.verdict](skill.report.verdict.padEnd(9))} ${skill.path}`);
+    if (skill.dynamic !== undefined) {
+      const d = skill.dynamic;
+      lines.push(`          dynamic: ${d.runs.length} run${d.runs.length === 1 ? "" : "s"} in ${(d.durationMs / 1000).toFixed(1)} s, ${d.findings} finding${d.findings === 1 ? "" : "s"}${d.skipped.length > 0 ? `, ${d.skipped.length} not run (time or count limit)` : ""}`);
+    }
   }
   const counts = VERDICTS.map((v) => `${audited.filter((a) => a.report.verdict === v).length} ${v}`).join(", ");
   lines.push(`\n${audited.length} skill${audited.length === 1 ? "" : "s"} audited: ${counts}`);
@@ -182,6 +233,7 @@ function auditJson(audited: readonly AuditedSkill[]) {
       findings: a.report.findings,
       inventory: a.report.inventory,
       ...(a.opinion ? { secondOpinion: a.opinion } : {}),
+      ...(a.dynamic !== undefined && { dynamic: a.dynamic }),
     })),
     summary: Object.fromEntries([["skills", audited.length], ...VERDICTS.map((v) => [v, audited.filter((a) => a.report.verdict === v).length])]),
   };

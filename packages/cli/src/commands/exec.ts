@@ -19,6 +19,10 @@ interface ExecCommandOptions {
   cwd?: string;
   network?: boolean;
   json?: boolean;
+  skill?: string;
+  allowNet?: string;
+  allowEnv?: string;
+  trace?: boolean;
 }
 
 /** `skillport exec --workspace <dir> -- <command…>`: run a command the way an agent's shell tool does. */
@@ -37,6 +41,10 @@ export function registerExec(program: Command, io: CliOutput, setExit: (code: nu
     .option("--timeout <seconds>", "1-600 seconds (default 30)")
     .option("--cwd <dir>", "working directory relative to the workspace")
     .option("--network", "allow network access")
+    .option("--skill <dir>", "run under this skill's least-privilege declaration (metadata skillport.*) intersected with --allow-net/--allow-env")
+    .option("--allow-net <destinations>", "with --skill: destinations a skill may declare (host[:port][/path], comma-separated), or 'public'; default none")
+    .option("--allow-env <names>", "with --skill: variables of this process a skill may receive when it declares them (comma-separated); default none")
+    .option("--trace", "record what the command did (strace -f): processes, files written, direct connection attempts")
     .option("--json", "print the result as JSON")
     // `exec -w ws ls -la`: the command's own options need `--` before the command; say so where commander stops.
     .configureOutput({ outputError: (text, write) => write(text.replace(/^(error: unknown option '([^']*)')\n$/, "$1 (a command with options of its own goes after --: skillport exec -w <dir> -- <command> $2)\n")) })
@@ -64,14 +72,27 @@ export function registerExec(program: Command, io: CliOutput, setExit: (code: nu
       const root = path.resolve(io.cwd, options.workspace);
       const info = await stat(root).catch(() => undefined);
       if (!info?.isDirectory()) throw new CliError(`workspace ${JSON.stringify(options.workspace)} is not a directory`);
+      if (options.skill === undefined && (options.allowNet !== undefined || options.allowEnv !== undefined)) throw new CliError("--allow-net and --allow-env apply to a --skill run");
+      if (options.skill !== undefined && options.network) throw new CliError("--network gives the whole network; with --skill use --allow-net");
+      // Loaded only for a --skill run: the plain exec path must not load the parser (decision 0202).
+      const skillRun = options.skill === undefined ? undefined : await (await import("./exec-policy.js")).skillLeastPrivilege(path.resolve(io.cwd, options.skill), options);
       // One command, then exit: no launcher is prepared for a next run that never comes.
-      const ws = new Workspace(root, { sandbox: options.sandbox, network: options.network ?? false, prewarm: "first" });
-      const result = await ws.exec(command, { timeout, cwd: options.cwd });
+      const ws = new Workspace(root, {
+        sandbox: options.sandbox, network: options.network ?? false, prewarm: "first",
+        ...(skillRun?.policy.maxMemoryBytes !== undefined && { maxMemoryBytes: skillRun.policy.maxMemoryBytes }),
+      });
+      const leastPrivilege = skillRun === undefined ? (options.trace ? { policy: { declared: false, network: [], env: [], bins: "any" as const, writes: "workspace" as const, narrowed: [] }, trace: true } : undefined) : { ...skillRun, trace: options.trace ?? false };
+      const result = await ws.exec(command, {
+        timeout, cwd: options.cwd,
+        ...(skillRun !== undefined && { env: skillRun.env }),
+        ...(leastPrivilege !== undefined && { leastPrivilege }),
+      });
       if (options.json) {
         const { tail: _tail, ...rest } = result;
         printJson(io, rest);
       } else {
         for (const w of result.warnings) io.stderr(colors(io).yellow(`warning: ${w}\n`));
+        for (const f of result.record?.findings ?? []) io.stderr(colors(io).yellow(`finding: ${f.code} ${f.message}\n`));
         io.data(result.observation.endsWith("\n") || result.observation === "" ? result.observation : result.observation + "\n");
       }
       if (result.timedOut || result.exitCode !== 0) setExit(EXIT_PROBLEMS);
