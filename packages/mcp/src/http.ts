@@ -21,7 +21,7 @@ export interface HttpServeOptions {
   allowedHosts?: readonly string[];
   /** Largest request body, in bytes. Default 1 MiB. */
   maxBodyBytes?: number;
-  /** Requests per client address per `rateWindowMs`. Default 1,200. */
+  /** Requests per client address per `rateWindowMs`. Default 10,000 (an agent reading a large catalog file by file). */
   rateLimit?: number;
   /** Default 60,000 ms. */
   rateWindowMs?: number;
@@ -90,11 +90,16 @@ async function writeResponse(res: ServerResponse, response: Response): Promise<v
   response.headers.forEach((value, key) => {
     headers[key] = value;
   });
-  res.writeHead(response.status, headers);
-  if (response.body === null) {
-    res.end();
+  if (response.body === null || !(response.headers.get("content-type") ?? "").includes("text/event-stream")) {
+    // A whole answer goes out in one write (headers and body together: no small-packet delay).
+    const body = Buffer.from(await response.arrayBuffer());
+    headers["content-length"] = String(body.byteLength);
+    res.writeHead(response.status, headers);
+    res.end(body);
     return;
   }
+  res.writeHead(response.status, headers);
+  res.flushHeaders();
   const body = Readable.fromWeb(response.body as import("node:stream/web").ReadableStream<Uint8Array>);
   res.on("close", () => body.destroy());
   body.pipe(res);
@@ -112,7 +117,7 @@ export async function serveHttp(skills: SkillServer, options: HttpServeOptions =
     throw new McpServeError("serving over HTTP needs a bearer token of at least 16 characters (an environment variable or a token file), or --no-auth on a loopback address");
   }
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;
-  const rateLimit = options.rateLimit ?? 1200;
+  const rateLimit = options.rateLimit ?? 10_000;
   const rateWindow = options.rateWindowMs ?? 60_000;
   const maxSessions = options.maxSessions ?? 256;
   const idle = options.sessionIdleMs ?? 30 * 60_000;
@@ -154,6 +159,7 @@ export async function serveHttp(skills: SkillServer, options: HttpServeOptions =
         sessions.delete(sid);
       },
       maxRequestBodySize: maxBody,
+      enableJsonResponse: true,
     });
     transport.onclose = () => {
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
@@ -206,7 +212,7 @@ export async function serveHttp(skills: SkillServer, options: HttpServeOptions =
     await writeResponse(res, response);
   };
 
-  const server: Server = createServer((req, res) => {
+  const server: Server = createServer({ noDelay: true, keepAliveTimeout: 65_000 }, (req, res) => {
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) plain(res, 500, `internal error: ${error instanceof Error ? error.message : String(error)}`);
       else res.destroy();
