@@ -39,6 +39,8 @@ export interface SkippedFolder {
 }
 
 export interface LoadOptions {
+  /** Follow the sources that can report changes (folders, SQL); default false: a CLI run is a snapshot. */
+  watch?: boolean;
   /** Keep a persistent metadata index per root in this folder (docs/decisions/0036). */
   cacheDir?: string;
   /** Passed to the registry (search options and cache). */
@@ -83,7 +85,7 @@ export async function loadSkills(roots: readonly string[], io: CliIO, home = os.
       const provider = options.cacheDir === undefined ? named : new LocalFileSystemSkillProvider(root.path, { name: named.name, metadataIndex: indexFor(named.root) });
       providers.push(provider);
       rootPaths.push(provider.root);
-      await registry.addProvider(provider, { watch: false });
+      await registry.addProvider(provider, { watch: options.watch ?? false });
       collectSkipped(provider, provider.name);
     }
     return loaded(found.map((f) => displayPath(f.root.path, io.cwd)));
@@ -105,7 +107,7 @@ export async function loadSkills(roots: readonly string[], io: CliIO, home = os.
       const source = await openSource(given, { cwd: io.cwd, warn: warnOn(io) });
       opened.push(source);
       rootPaths.push(source.label);
-      await registry.addProvider(source.provider, { source: source.label, watch: false });
+      await registry.addProvider(source.provider, { source: source.label, watch: options.watch ?? false });
       for (const s of source.skipped?.() ?? []) skipped.push({ source: source.label, ...s });
       return source.label;
     }
@@ -129,7 +131,7 @@ export async function loadSkills(roots: readonly string[], io: CliIO, home = os.
       const provider = options.cacheDir === undefined ? probe : new LocalFileSystemSkillProvider(absolute, { name: source, metadataIndex: indexFor(probe.root) });
       providers.push(provider);
       rootPaths.push(provider.root);
-      await registry.addProvider(provider, { source, watch: false });
+      await registry.addProvider(provider, { source, watch: options.watch ?? false });
       collectSkipped(provider, source);
     }
     return displayPath(absolute, io.cwd);
