@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
 import { SkillServer } from "./server.js";
 import { serveHttp, McpServeError } from "./http.js";
-import { folderRegistry, generateCorpus, httpClient, readEverything } from "./test-support/clients.js";
+import { folderRegistry, httpClient, readEverything } from "./test-support/clients.js";
 
 const examples = fileURLToPath(new URL("../../../examples/skills", import.meta.url));
 const TOKEN = "test-token-0123456789abcdef";
@@ -61,16 +61,6 @@ describe("SkillServer over Streamable HTTP", () => {
       expect(logs.some((l) => l.startsWith("not served: fs:test:数据清洗: frontmatter name"))).toBe(true);
     });
   }
-
-  it("a generated 1,000-skill corpus: listed over pages, every file verified (2026-07-28 over HTTP; stdio in the CLI's e2e test)", { timeout: 300_000 }, async () => {
-    const root = path.join(tmp, "corpus");
-    generateCorpus(root, 1000);
-    const { http } = await serve(root);
-    const { skills: client } = await connect(http.url, "modern");
-    const listing = await client.list();
-    expect(listing.skills).toHaveLength(1000);
-    expect(await readEverything(client, listing.skills, 8)).toBe(3000);
-  });
 
   it("skills/list pages with a cursor, whole entries; skills/get answers listed URIs and −32602 for unknown ones; directories read", async () => {
     const root = path.join(tmp, "paged");
