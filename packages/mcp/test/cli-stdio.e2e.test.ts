@@ -1,6 +1,6 @@
 // `skillport mcp` end to end: the built CLI serves over stdio and over HTTP; the SDK's verifying skills client reads
 // every skill and every file (the examples and a generated 1,000-skill corpus). Needs the build (npm run build).
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -10,9 +10,9 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { afterAll, describe, expect, it } from "vitest";
 import { generateCorpus, httpClient, readEverything } from "../src/test-support/clients.js";
+import { cli, startHttp } from "./cli-process.js";
 
 const repo = fileURLToPath(new URL("../../../", import.meta.url));
-const cli = path.join(repo, "packages/cli/dist/cli.js");
 const examples = path.join(repo, "examples/skills");
 const tmp = mkdtempSync(path.join(os.tmpdir(), "skillport-mcp-e2e-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -24,20 +24,6 @@ async function stdioClient(roots: string[]) {
   transport.stderr?.on("data", (c: Buffer) => (stderr += c.toString()));
   await client.connect(transport);
   return { client, skills: new SkillsClient(client), stderr: () => stderr };
-}
-
-/** Starts `skillport mcp --http 127.0.0.1:0`; resolves with the URL it prints on stderr. */
-export function startHttp(roots: string[], env: Record<string, string>, extra: string[] = []): Promise<{ url: string; child: ChildProcess; stderr: () => string }> {
-  const child = spawn(process.execPath, [cli, "mcp", ...roots, "--http", "127.0.0.1:0", ...extra], { cwd: repo, env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"] });
-  let stderr = "";
-  return new Promise((resolve, reject) => {
-    child.stderr?.on("data", (c: Buffer) => {
-      stderr += c.toString();
-      const match = / at (http:\/\/\S+\/mcp)/.exec(stderr);
-      if (match?.[1] !== undefined) resolve({ url: match[1], child, stderr: () => stderr });
-    });
-    child.on("exit", (code) => reject(new Error(`skillport mcp exited ${code}: ${stderr}`)));
-  });
 }
 
 describe("skillport mcp", () => {
