@@ -3,3 +3,4 @@ export type { Refusal, ServedFile, ServedSkill, Snapshot, SnapshotLimits } from 
 export { CATALOG_URI, SEARCH_TOOL_NAME } from "./fallback.js";
 export { isLoopback, McpServeError, serveHttp, type HttpServeHandle, type HttpServeOptions } from "./http.js";
 export { serveStdioSkills } from "./stdio.js";
+export { McpSkillSource, McpSourceError, type McpSkillSourceOptions } from "./client-source.js";

@@ -65,6 +65,32 @@ describe("skillport mcp", () => {
     }
   });
 
+  it("the MCP source: `skillport list` and `copy` read from `skillport mcp` through mcp+stdio: and mcp+http://", { timeout: 120_000 }, async () => {
+    const run = (args: string[], env: Record<string, string> = {}) =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [cli, ...args], { cwd: repo, env: { ...process.env, ...env } });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+        child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+        child.on("exit", (code) => resolve({ code, stdout, stderr }));
+      });
+    const viaStdio = await run(["list", `mcp+stdio:${process.execPath} ${cli} mcp ${examples}`, "--json"]);
+    expect(viaStdio.code, viaStdio.stderr).toBe(0);
+    expect((JSON.parse(viaStdio.stdout) as { skills: { id: string }[] }).skills.map((s) => s.id)).toEqual(["api-healthcheck", "csv-insights", "git-changelog"]);
+    const token = "e2e-token-abcdefghijklmnop";
+    const http = await startHttp([examples], { SKILLPORT_MCP_TOKEN: token });
+    try {
+      const target = path.join(tmp, "copied");
+      const copied = await run(["copy", `mcp+${http.url}`, target], { SKILLPORT_MCP_TOKEN: token });
+      expect([copied.code, copied.stdout], copied.stderr).toEqual([0, expect.stringContaining("3 copied")]);
+      const shown = await run(["show", "csv-insights", "--root", target, "--file", "SKILL.md"]);
+      expect(shown.stdout).toContain("name: csv-insights");
+    } finally {
+      http.child.kill("SIGTERM");
+    }
+  });
+
   it("HTTP: refuses to start without a token, and --no-auth off loopback, with one line and exit 2", async () => {
     const run = (args: string[], env: Record<string, string> = {}) =>
       new Promise<{ code: number | null; stderr: string }>((resolve) => {
