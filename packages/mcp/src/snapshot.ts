@@ -73,7 +73,7 @@ const EXTENSIONS: Readonly<Record<string, string>> = {
 };
 
 /** MIME type by extension; `SKILL.md` is `text/markdown`; unknown → `application/octet-stream`. */
-export function mimeTypeOf(path: string): string {
+function mimeTypeOf(path: string): string {
   const base = path.slice(path.lastIndexOf("/") + 1);
   const dot = base.lastIndexOf(".");
   if (dot <= 0) return "application/octet-stream";
