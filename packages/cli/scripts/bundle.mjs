@@ -16,8 +16,9 @@ const dist = path.join(cliDir, "dist");
 // Left to Node's resolver, from the installed packages:
 // - native or platform binaries (better-sqlite3, esbuild) and optional ones (js-tiktoken);
 // - what plugins share with the host, which must be ONE copy for both (the plugin SDK and zod: decision 0185);
-// - SQL drivers, loaded only by SQL sources and large.
-const EXTERNAL = ["better-sqlite3", "esbuild", "js-tiktoken", "js-tiktoken/*", "pg", "mysql2", "zod", "zod/*", "@skillport/plugin"];
+// - SQL drivers, loaded only by SQL sources and large;
+// - @skillport/mcp, an optional peer (the MCP SDK is 16 MB): `skillport mcp` loads it when installed.
+const EXTERNAL = ["better-sqlite3", "esbuild", "js-tiktoken", "js-tiktoken/*", "pg", "mysql2", "zod", "zod/*", "@skillport/plugin", "@skillport/mcp"];
 
 // `zod/mini` is bundled all the same (an external package name covers its subpaths, so a plugin resolves it first):
 // the state and cache files' schemas (decision 0321) are never shared with plugins, and from node_modules its modules

@@ -38,6 +38,8 @@ export interface SkippedFolder {
 }
 
 export interface LoadOptions {
+  /** Follow the sources that can report changes (folders, SQL); default false: a CLI run is a snapshot. */
+  watch?: boolean;
   /** Keep a persistent metadata index per root in this folder (docs/decisions/0036). */
   cacheDir?: string;
   /** Passed to the registry (search options and cache). */
@@ -82,7 +84,7 @@ export async function loadSkills(roots: readonly string[], io: CliIO, home = os.
       const provider = options.cacheDir === undefined ? named : new LocalFileSystemSkillProvider(root.path, { name: named.name, metadataIndex: indexFor(named.root), warn: warnOn(io) });
       providers.push(provider);
       rootPaths.push(provider.root);
-      await registry.addProvider(provider, { watch: false });
+      await registry.addProvider(provider, { watch: options.watch ?? false });
       collectSkipped(skippedOf(provider), provider.name);
     }
     return loaded(found.map((f) => displayPath(f.root.path, io.cwd)));
@@ -112,7 +114,7 @@ export async function loadSkills(roots: readonly string[], io: CliIO, home = os.
       }
     } else {
       if (source.provider instanceof LocalFileSystemSkillProvider) providers.push(source.provider);
-      await registry.addProvider(source.provider, { source: source.label, watch: false });
+      await registry.addProvider(source.provider, { source: source.label, watch: options.watch ?? false });
       collectSkipped(source.skipped?.() ?? [], source.label);
     }
     return source.rootPath === undefined ? source.label : displayPath(path.resolve(io.cwd, given), io.cwd);

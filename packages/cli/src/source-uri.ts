@@ -21,6 +21,7 @@ interface SourceScheme {
 }
 
 const openSql = async (address: string, options: OpenSourceOptions) => (await import("./sources/sql.js")).openSqlSource(address, options);
+const openMcp = async (address: string, options: OpenSourceOptions) => (await import("./sources/mcp.js")).openMcpSource(address, options);
 const openRemote = async (address: string, options: OpenSourceOptions) => (await import("./sources/remote.js")).openRemoteSource(address, options);
 
 /** Every scheme a root may use; a plain path needs none (docs/sources.md). One entry per source. */
@@ -31,6 +32,7 @@ const SOURCE_SCHEMES: readonly SourceScheme[] = [
   { schemes: ["git+https", "git+http", "git+ssh", "git+file", "git"], form: "git+https://host/repo.git#ref:path, git+file:///path/repo.git", open: openRemote },
   { schemes: ["https", "http"], form: "https://host/ (a well-known skills index)", open: openRemote },
   { schemes: ["npm"], form: "npm:<package>", open: openRemote },
+  { schemes: ["mcp+http", "mcp+https", "mcp+stdio"], form: "mcp+http://host:port/mcp, mcp+stdio:<command> (an MCP server with the Skills extension)", open: openMcp },
 ];
 
 /** `scheme` when `root` is written as an address (`x:` with a scheme of two or more characters, so `C:\` is a path). */

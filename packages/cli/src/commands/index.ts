@@ -16,6 +16,7 @@ export const commands: readonly CommandEntry[] = [
   { name: "outdated", summary: "show the installed skills whose source changed since they were locked", load: async () => (await import("./outdated.js")).registerOutdated },
   { name: "install", summary: "restore the skills skills-lock.json names, verifying every digest", load: async () => (await import("./install.js")).registerInstall },
   { name: "doctor", summary: "check installed skills against the lockfile and each agent's folder (--fix repairs what is safe)", load: async () => (await import("./doctor.js")).registerDoctor },
+  { name: "mcp", summary: "serve skills over MCP (Skills extension + tool fallback) on stdio or Streamable HTTP", load: async () => (await import("./mcp.js")).registerMcp },
   { name: "copy", summary: "copy skills between folders and databases (SQLite, PostgreSQL, MySQL)", load: async () => (await import("./copy.js")).registerCopy },
   { name: "init", summary: "create a new skill folder from a template", load: async () => (await import("./init.js")).registerInit },
   { name: "pack", summary: "pack a skill package workspace into a deterministic zip", load: async () => (await import("./pack.js")).registerPack },

@@ -1,0 +1,274 @@
+import { McpServer, ProtocolError, ProtocolErrorCode, type CacheHint, type Resource } from "@modelcontextprotocol/server";
+import { SkillsExtension, type DirectoryResource, type Skill, type SkillReadResult, type SkillSource } from "@modelcontextprotocol/server/ext/skills";
+import type { SkillRegistry } from "@skillport/core";
+import { buildSnapshot, textOf, type Refusal, type ServedFile, type ServedSkill, type Snapshot, type SnapshotLimits } from "./snapshot.js";
+import { registerFallback } from "./fallback.js";
+
+export interface SkillServerOptions extends SnapshotLimits {
+  /** The server's name in `initialize` / `server/discover` and in the catalog. Default `skillport`. */
+  name?: string;
+  version?: string;
+  /** Entries per `skills/list` page and per directory page. Default 100. */
+  pageSize?: number;
+  /** The tool fallback (`load_skill_through_path`, `search_skills`) and the catalog resource. Default true. */
+  tools?: boolean;
+  /** How long a replaced version of a skill stays readable by its URIs, in ms. Default 600,000 (10 minutes). */
+  retainMs?: number;
+  /** `ttlMs` / `cacheScope` sent on 2026-07-28 connections. Default the SDK's (0, private). */
+  cacheHint?: CacheHint;
+  /** Where the server says what it does not serve and why. Default: nowhere. */
+  log?: (message: string) => void;
+  /** Follow the registry's changes (providers that watch). Default true. */
+  watch?: boolean;
+}
+
+export interface SnapshotChange {
+  generation: number;
+  added: string[];
+  removed: string[];
+  changed: string[];
+  /** A skill was added or removed, or a name or description changed: `notifications/resources/list_changed` went out. */
+  listChanged: boolean;
+}
+
+interface Retired {
+  skill: ServedSkill;
+  until: number;
+}
+
+const CURSOR_PREFIX = "after:";
+
+function encodeCursor(uri: string): string {
+  return Buffer.from(CURSOR_PREFIX + uri, "utf8").toString("base64url");
+}
+
+function decodeCursor(cursor: string): string {
+  const text = Buffer.from(cursor, "base64url").toString("utf8");
+  if (!text.startsWith(CURSOR_PREFIX)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, "Invalid cursor");
+  return text.slice(CURSOR_PREFIX.length);
+}
+
+/** Items after the cursor's URI, one page; entries are whole (never split across pages). */
+function paginate<T extends { uri: string }>(items: readonly T[], cursor: string | undefined, pageSize: number): { items: T[]; nextCursor?: string } {
+  let start = 0;
+  if (cursor !== undefined) {
+    const after = decodeCursor(cursor);
+    // Binary search: the items are sorted by URI.
+    let lo = 0;
+    let hi = items.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((items[mid] as T).uri <= after) lo = mid + 1;
+      else hi = mid;
+    }
+    start = lo;
+  }
+  const end = Math.min(items.length, start + pageSize);
+  const page = items.slice(start, end);
+  const last = page.at(-1);
+  return end < items.length && last !== undefined ? { items: page, nextCursor: encodeCursor(last.uri) } : { items: page };
+}
+
+/** `skill://<version>/<name>` of any URI inside a served skill, or undefined. */
+function rootOf(uri: string): { root: string; canonical: string } | undefined {
+  let canonical: string;
+  try {
+    const url = new URL(uri);
+    url.hash = "";
+    canonical = url.href;
+  } catch {
+    return undefined;
+  }
+  if (!canonical.startsWith("skill://")) return undefined;
+  const parts = canonical.slice("skill://".length).split("/");
+  if (parts.length < 2) return undefined;
+  return { root: `skill://${parts[0]}/${parts[1]}`, canonical };
+}
+
+/**
+ * Serves the winning skills of a Skillport registry over MCP, through the SDK's Skills extension (SEP-2640), from
+ * immutable snapshots: each skill's bytes, digests and frontmatter are captured together, and a change swaps the whole
+ * snapshot at once. Every URI carries the skill's content version (`skill://<version>/<name>/…`), so a URI with its
+ * digest never names other bytes: a replaced version stays readable for `retainMs`, then reads of it fail as unknown.
+ */
+export class SkillServer {
+  readonly #registry: SkillRegistry;
+  readonly #options: SkillServerOptions;
+  #snapshot: Snapshot;
+  readonly #retired = new Map<string, Retired>();
+  #pending: Set<string> | "all" | undefined;
+  readonly #servers = new Set<WeakRef<McpServer>>();
+  readonly #listeners = new Set<(change: SnapshotChange) => void>();
+  readonly #unsubscribe: (() => void) | undefined;
+  readonly #extension: SkillsExtension;
+
+  private constructor(registry: SkillRegistry, options: SkillServerOptions, snapshot: Snapshot) {
+    this.#registry = registry;
+    this.#options = options;
+    this.#snapshot = snapshot;
+    this.#extension = new SkillsExtension({
+      source: this.#source(),
+      ...(options.cacheHint !== undefined && { cacheHint: options.cacheHint }),
+      onWarning: (w) => options.log?.(`${w.path}: ${w.message}`),
+    });
+    if (options.watch ?? true) {
+      this.#unsubscribe = registry.on("change", (change) => {
+        void this.refresh([...change.added, ...change.removed, ...change.updated]).catch((error: unknown) => options.log?.(`refresh failed, the previous snapshot keeps serving: ${error instanceof Error ? error.message : String(error)}`));
+      });
+    }
+    this.#logRefusals(snapshot.refused);
+  }
+
+  /** Builds the first snapshot (reading every winning skill whole) and returns a server ready to be connected. */
+  static async create(registry: SkillRegistry, options: SkillServerOptions = {}): Promise<SkillServer> {
+    return new SkillServer(registry, options, await buildSnapshot(registry, options));
+  }
+
+  /** The snapshot being served now. */
+  get snapshot(): Snapshot {
+    return this.#snapshot;
+  }
+
+  /** Told after every swap (the HTTP layer forwards list changes to `subscriptions/listen` streams). */
+  onChange(listener: (change: SnapshotChange) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Re-reads the given skills (by registry id; all when omitted), builds the next snapshot and swaps it in at once.
+   * Calls during a rebuild share one follow-up rebuild. On failure the current snapshot keeps serving.
+   */
+  refresh(ids?: readonly string[]): Promise<SnapshotChange> {
+    if (ids === undefined) this.#pending = "all";
+    else if (this.#pending !== "all") this.#pending = new Set([...(this.#pending ?? []), ...ids]);
+    const run = this.#queue.then(() => {
+      const pending = this.#pending;
+      this.#pending = undefined;
+      return pending === undefined ? this.#last : this.#swap(pending);
+    });
+    this.#queue = run.catch(() => this.#last);
+    return run;
+  }
+
+  #queue: Promise<SnapshotChange> = Promise.resolve({ generation: 1, added: [], removed: [], changed: [], listChanged: false });
+  #last: SnapshotChange = { generation: 1, added: [], removed: [], changed: [], listChanged: false };
+
+  async #swap(pending: Set<string> | "all"): Promise<SnapshotChange> {
+    const previous = this.#snapshot;
+    const next = await buildSnapshot(this.#registry, this.#options, previous, pending === "all" ? undefined : pending);
+    this.#snapshot = next;
+    const until = Date.now() + (this.#options.retainMs ?? 600_000);
+    for (const [root, skill] of previous.byRoot) if (!next.byRoot.has(root)) this.#retired.set(root, { skill, until });
+    this.#prune();
+    const before = new Map(previous.skills.map((s) => [s.id, s]));
+    const after = new Map(next.skills.map((s) => [s.id, s]));
+    const added = [...after.keys()].filter((id) => !before.has(id));
+    const removed = [...before.keys()].filter((id) => !after.has(id));
+    const changed = [...after.keys()].filter((id) => before.has(id) && before.get(id)?.root !== after.get(id)?.root);
+    // Every version change moves the SKILL.md URI, so resources/list changes whenever any skill does.
+    const listChanged = added.length + removed.length + changed.length > 0;
+    this.#last = { generation: next.generation, added, removed, changed, listChanged };
+    this.#logRefusals(next.refused.filter((r) => !previous.refused.some((p) => p.id === r.id && p.source === r.source && p.reason === r.reason)));
+    if (listChanged) this.#notify();
+    for (const listener of this.#listeners) listener(this.#last);
+    return this.#last;
+  }
+
+  #logRefusals(refused: readonly Refusal[]): void {
+    for (const r of refused) this.#options.log?.(`not served: ${r.source}:${r.id}: ${r.reason}`);
+  }
+
+  #prune(): void {
+    const now = Date.now();
+    for (const [root, r] of this.#retired) if (r.until <= now) this.#retired.delete(root);
+  }
+
+  #notify(): void {
+    for (const ref of this.#servers) {
+      const mcp = ref.deref();
+      if (mcp === undefined) {
+        this.#servers.delete(ref);
+        continue;
+      }
+      if (!mcp.isConnected()) continue;
+      Promise.resolve()
+        .then(() => mcp.server.sendResourceListChanged())
+        .catch((error: unknown) => this.#options.log?.(`resources/list_changed could not be sent: ${error instanceof Error ? error.message : String(error)}`));
+    }
+  }
+
+  /** The skill a URI belongs to: the current snapshot first, then a retained earlier version. */
+  #skillAt(uri: string): { skill: ServedSkill; canonical: string } | undefined {
+    const at = rootOf(uri);
+    if (at === undefined) return undefined;
+    const current = this.#snapshot.byRoot.get(at.root);
+    if (current !== undefined) return { skill: current, canonical: at.canonical };
+    const retired = this.#retired.get(at.root);
+    if (retired === undefined) return undefined;
+    if (retired.until <= Date.now()) {
+      this.#retired.delete(at.root);
+      return undefined;
+    }
+    return { skill: retired.skill, canonical: at.canonical };
+  }
+
+  #source(): SkillSource {
+    const pageSize = this.#options.pageSize ?? 100;
+    return {
+      list: async ({ cursor }) => {
+        const page = paginate(this.#snapshot.entries, cursor, pageSize);
+        return page.nextCursor === undefined ? { skills: page.items } : { skills: page.items, nextCursor: page.nextCursor };
+      },
+      get: async (uri): Promise<Skill | undefined> => {
+        const found = this.#skillAt(uri);
+        return found !== undefined && found.canonical === found.skill.entry.uri ? found.skill.entry : undefined;
+      },
+      read: async (uri): Promise<SkillReadResult | undefined> => {
+        const found = this.#skillAt(uri);
+        const file: ServedFile | undefined = found?.skill.files.get(found.canonical);
+        if (file === undefined) return undefined;
+        const text = file.isText ? textOf(file.bytes) : undefined;
+        return text === undefined ? { bytes: file.bytes, mimeType: file.mimeType } : { text, mimeType: file.mimeType };
+      },
+      readDirectory: async (uri, { cursor }): Promise<{ resources: DirectoryResource[]; nextCursor?: string } | undefined> => {
+        const found = this.#skillAt(uri);
+        const children = found?.skill.dirs.get(found.canonical.replace(/\/+$/, ""));
+        if (children === undefined) return undefined;
+        const page = paginate(children, cursor, pageSize);
+        return page.nextCursor === undefined ? { resources: page.items } : { resources: page.items, nextCursor: page.nextCursor };
+      },
+      listResources: async (): Promise<Resource[]> =>
+        this.#snapshot.skills.map((s) => ({
+          uri: s.entry.uri,
+          name: s.name,
+          description: s.description,
+          mimeType: "text/markdown",
+          size: s.files.get(s.entry.uri)?.bytes.byteLength ?? 0,
+        })),
+    };
+  }
+
+  /**
+   * A new MCP server instance over these skills: the extension attached, the tool fallback and the catalog resource
+   * registered unless `tools: false`. One per connection (stdio, a 2025 HTTP session) or per request (2026-07-28 HTTP).
+   */
+  createServer(): McpServer {
+    const tools = this.#options.tools ?? true;
+    const mcp = new McpServer(
+      { name: this.#options.name ?? "skillport", version: this.#options.version ?? "0.1.0" },
+      { capabilities: { resources: { listChanged: true }, ...(tools && { tools: {} }) } },
+    );
+    this.#extension.attach(mcp);
+    if (tools) registerFallback(mcp, () => this.#snapshot, this.#registry, this.#options.name ?? "skillport");
+    this.#servers.add(new WeakRef(mcp));
+    if (this.#servers.size > 4096) for (const ref of this.#servers) if (ref.deref()?.isConnected() !== true) this.#servers.delete(ref);
+    return mcp;
+  }
+
+  /** Stops following the registry. Connected clients keep the last snapshot until they disconnect. */
+  close(): void {
+    this.#unsubscribe?.();
+    this.#listeners.clear();
+  }
+}

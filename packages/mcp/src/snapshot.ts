@@ -1,0 +1,274 @@
+import { createHash } from "node:crypto";
+import { skillFields, type RegistryEntry, type SkillRegistry } from "@skillport/core";
+import { auditSkill } from "@skillport/audit";
+import { SKILL_LIMITS, SkillCatalogError, skillEntry, type DirectoryResource, type Skill } from "@modelcontextprotocol/server/ext/skills";
+
+/** One file of a served skill: its bytes, captured once with the digest and size the entry advertises. */
+export interface ServedFile {
+  readonly uri: string;
+  /** Path inside the skill, `/`-separated. */
+  readonly path: string;
+  readonly bytes: Uint8Array;
+  readonly mimeType: string;
+  /** True when the bytes are UTF-8 without NUL (sent as text; otherwise a base64 blob). */
+  readonly isText: boolean;
+}
+
+/** One skill as served: the SDK-built entry and the bytes it describes, never changed after capture. */
+export interface ServedSkill {
+  /** The registry id (what the tool fallback names it by). */
+  readonly id: string;
+  readonly name: string;
+  readonly description: string;
+  /** 12 hex characters over the skill's files: the first segment of every URI of this version. */
+  readonly version: string;
+  /** `skill://<version>/<name>`, no trailing slash. */
+  readonly root: string;
+  readonly entry: Skill;
+  readonly files: ReadonlyMap<string, ServedFile>;
+  /** Directory URI (the root included) → direct children, sorted by URI. */
+  readonly dirs: ReadonlyMap<string, readonly DirectoryResource[]>;
+  readonly bytes: number;
+  readonly source: string;
+}
+
+/** A skill that is not served, and why (logged by the server, shown by the CLI). */
+export interface Refusal {
+  id: string;
+  source: string;
+  reason: string;
+}
+
+/** One immutable generation: what every request between two swaps is answered from. */
+export interface Snapshot {
+  readonly generation: number;
+  /** Sorted by entry URI. */
+  readonly skills: readonly ServedSkill[];
+  /** The entries of `skills`, same order: what `skills/list` pages through. */
+  readonly entries: readonly Skill[];
+  readonly byRoot: ReadonlyMap<string, ServedSkill>;
+  readonly byId: ReadonlyMap<string, ServedSkill>;
+  readonly refused: readonly Refusal[];
+  readonly bytes: number;
+}
+
+export interface SnapshotLimits {
+  /** Files per skill. Default 512 (the extension's interoperability limit). */
+  maxFiles?: number;
+  /** Bytes per skill. Default 16 MiB (16,777,216, the extension's limit). */
+  maxSkillBytes?: number;
+  /** Bytes of all served skills together. Default 2 GiB. */
+  maxTotalBytes?: number;
+  /** Skills read at once while building. Default 8. */
+  concurrency?: number;
+  /** Refuse skills the audit judges `malicious`. Default true. */
+  audit?: boolean;
+}
+
+const EXTENSIONS: Readonly<Record<string, string>> = {
+  md: "text/markdown", markdown: "text/markdown", txt: "text/plain", json: "application/json", yaml: "application/yaml",
+  yml: "application/yaml", py: "text/x-python", sh: "application/x-sh", js: "text/javascript", mjs: "text/javascript",
+  ts: "text/typescript", html: "text/html", css: "text/css", csv: "text/csv", xml: "application/xml", svg: "image/svg+xml",
+  png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", gif: "image/gif", webp: "image/webp", pdf: "application/pdf",
+};
+
+/** MIME type by extension; `SKILL.md` is `text/markdown`; unknown → `application/octet-stream`. */
+function mimeTypeOf(path: string): string {
+  const base = path.slice(path.lastIndexOf("/") + 1);
+  const dot = base.lastIndexOf(".");
+  if (dot <= 0) return "application/octet-stream";
+  return EXTENSIONS[base.slice(dot + 1).toLowerCase()] ?? "application/octet-stream";
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** UTF-8 text without NUL, or undefined (then the bytes go as a base64 blob). */
+export function textOf(bytes: Uint8Array): string | undefined {
+  if (bytes.includes(0)) return undefined;
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** What building one skill produced. */
+type Built = { skill: ServedSkill } | { refusal: Refusal };
+
+function refuse(entry: RegistryEntry, reason: string): Built {
+  return { refusal: { id: entry.id, source: entry.source, reason } };
+}
+
+/** The version segment: sha256 over `path NUL digest LF` of every file, sorted by path; 12 hex characters. */
+function versionOf(files: readonly { path: string; digest: string }[]): string {
+  const hash = createHash("sha256");
+  for (const f of [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) hash.update(`${f.path}\0${f.digest}\n`);
+  return hash.digest("hex").slice(0, 12);
+}
+
+function sha256(bytes: Uint8Array): string {
+  return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+}
+
+/**
+ * Reads one registry entry whole (after checking the listing against the limits), audits exactly those bytes, and
+ * has the SDK build and check its entry (digests, frontmatter, name rule). Anything wrong → a refusal with the reason.
+ */
+async function buildSkill(entry: RegistryEntry, limits: Required<SnapshotLimits>): Promise<Built> {
+  const name = skillFields(entry.getMetadata()).name ?? "";
+  let listed;
+  try {
+    listed = await entry.listFiles();
+  } catch (error) {
+    return refuse(entry, `its files could not be listed: ${messageOf(error)}`);
+  }
+  if (listed.length > limits.maxFiles) return refuse(entry, `${listed.length} files, over the limit of ${limits.maxFiles} files per skill`);
+  const listedBytes = listed.reduce((sum, f) => sum + f.size, 0);
+  if (listedBytes > limits.maxSkillBytes) return refuse(entry, `${listedBytes} bytes, over the limit of ${limits.maxSkillBytes} bytes per skill`);
+  const record: Record<string, Uint8Array> = {};
+  let total = 0;
+  for (const file of listed) {
+    try {
+      const bytes = await entry.readFile(file.path);
+      total += bytes.byteLength;
+      // The listing may be stale: the bytes read are what counts.
+      if (total > limits.maxSkillBytes) return refuse(entry, `over the limit of ${limits.maxSkillBytes} bytes per skill`);
+      record[file.path] = bytes;
+    } catch (error) {
+      return refuse(entry, `${file.path} could not be read: ${messageOf(error)}`);
+    }
+  }
+  if (!Object.hasOwn(record, "SKILL.md")) return refuse(entry, "no SKILL.md among its files (the name is case-sensitive)");
+  if (limits.audit) {
+    const report = auditSkill(Object.entries(record).map(([path, bytes]) => ({ path, bytes })));
+    if (report.verdict === "malicious") {
+      const why = report.findings.filter((f) => f.level === "malicious").slice(0, 3).map((f) => `${f.code} in ${f.file}`);
+      return refuse(entry, `the audit's verdict is malicious (${why.join(", ")})`);
+    }
+  }
+  const digests = Object.entries(record).map(([path, bytes]) => ({ path, digest: sha256(bytes) }));
+  const version = versionOf(digests);
+  let built: Skill;
+  try {
+    built = await skillEntry(`${version}/${name || entry.id}`, record);
+  } catch (error) {
+    if (error instanceof SkillCatalogError) return refuse(entry, error.problems.map((p) => p.message).join("; "));
+    return refuse(entry, messageOf(error));
+  }
+  const root = built.uri.slice(0, -"/SKILL.md".length);
+  const files = new Map<string, ServedFile>();
+  if (built.resources === "dynamic") return refuse(entry, "the SDK built a dynamic entry");
+  const byPath = new Map(Object.entries(record));
+  for (const resource of built.resources) {
+    const path = decodeURIComponent(resource.uri.slice(root.length + 1));
+    const bytes = byPath.get(path);
+    if (bytes === undefined) return refuse(entry, `${resource.uri} does not map back to a file`);
+    files.set(resource.uri, { uri: resource.uri, path, bytes, mimeType: mimeTypeOf(path), isText: textOf(bytes) !== undefined });
+  }
+  deepFreeze(built);
+  return {
+    skill: {
+      id: entry.id,
+      name: built.frontmatter.name,
+      description: built.frontmatter.description,
+      version,
+      root,
+      entry: built,
+      files,
+      dirs: directoriesOf(root, files),
+      bytes: total,
+      source: entry.source,
+    },
+  };
+}
+
+/** Every directory of a skill (its root included) with its direct children: files with size, folders as inode/directory. */
+function directoriesOf(root: string, files: ReadonlyMap<string, ServedFile>): Map<string, DirectoryResource[]> {
+  const dirs = new Map<string, Map<string, DirectoryResource>>([[root, new Map()]]);
+  for (const file of files.values()) {
+    const relative = file.uri.slice(root.length + 1).split("/");
+    let dir = root;
+    for (const [i, segment] of relative.entries()) {
+      const uri = `${dir}/${segment}`;
+      const children = dirs.get(dir) ?? new Map<string, DirectoryResource>();
+      dirs.set(dir, children);
+      const name = decodeURIComponent(segment);
+      if (i === relative.length - 1) children.set(uri, { uri, name, mimeType: file.mimeType, size: file.bytes.byteLength });
+      else children.set(uri, { uri, name, mimeType: "inode/directory" });
+      dir = uri;
+    }
+  }
+  return new Map([...dirs].map(([uri, children]) => [uri, [...children.values()].sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0))]));
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Builds the next snapshot from a registry's winning skills. Skills whose ids are not in `changed` are taken from
+ * `previous` as they are (same bytes, same entry): a refresh after one edit reads one skill. Registry failures (skills
+ * that did not validate) are refusals too.
+ */
+export async function buildSnapshot(registry: SkillRegistry, options: SnapshotLimits = {}, previous?: Snapshot, changed?: ReadonlySet<string>): Promise<Snapshot> {
+  const limits: Required<SnapshotLimits> = {
+    maxFiles: options.maxFiles ?? SKILL_LIMITS.files,
+    maxSkillBytes: options.maxSkillBytes ?? SKILL_LIMITS.bytes,
+    maxTotalBytes: options.maxTotalBytes ?? 2 * 1024 ** 3,
+    concurrency: options.concurrency ?? 8,
+    audit: options.audit ?? true,
+  };
+  const entries = registry.list();
+  const results: Built[] = new Array(entries.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < entries.length) {
+      const i = next++;
+      const entry = entries[i] as RegistryEntry;
+      const kept = changed === undefined ? undefined : previous?.byId.get(entry.id);
+      results[i] = kept !== undefined && kept.source === entry.source && !changed?.has(entry.id) ? { skill: kept } : await buildSkill(entry, limits);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limits.concurrency, entries.length)) }, worker));
+  const refused: Refusal[] = registry.failures.map((f) => ({ id: f.id ?? "(source)", source: f.source, reason: f.message }));
+  const skills: ServedSkill[] = [];
+  const names = new Map<string, string>();
+  let bytes = 0;
+  for (const result of results) {
+    if ("refusal" in result) {
+      refused.push(result.refusal);
+      continue;
+    }
+    const { skill } = result;
+    const holder = names.get(skill.name);
+    if (holder !== undefined) {
+      refused.push({ id: skill.id, source: skill.source, reason: `its name "${skill.name}" is already served by ${holder}` });
+      continue;
+    }
+    if (bytes + skill.bytes > limits.maxTotalBytes) {
+      refused.push({ id: skill.id, source: skill.source, reason: `serving it would pass the limit of ${limits.maxTotalBytes} bytes for all skills` });
+      continue;
+    }
+    names.set(skill.name, `${skill.source}:${skill.id}`);
+    bytes += skill.bytes;
+    skills.push(skill);
+  }
+  skills.sort((a, b) => (a.entry.uri < b.entry.uri ? -1 : a.entry.uri > b.entry.uri ? 1 : 0));
+  return {
+    generation: (previous?.generation ?? 0) + 1,
+    skills,
+    entries: skills.map((s) => s.entry),
+    byRoot: new Map(skills.map((s) => [s.root, s])),
+    byId: new Map(skills.map((s) => [s.id, s])),
+    refused,
+    bytes,
+  };
+}
