@@ -43,6 +43,8 @@ export interface RegistryStoreOptions {
   limits?: Partial<RegistryLimits>;
   /** An upload unfinished for this long is a crash's leftover: its row goes and its blob too, unless used. Default 15 min. */
   sweepAfterMs?: number;
+  /** Sweep unfinished uploads when opening. Default true (false: a tool that only touches metadata, like token create). */
+  sweepOnOpen?: boolean;
 }
 
 export interface PublishRequest {
@@ -114,7 +116,7 @@ export class RegistryStore {
       await migrateRegistry(database);
       const blobs = typeof options.blobs === "string" ? new FileBlobStore(options.blobs) : options.blobs;
       const store = new RegistryStore(database, owns, blobs, options);
-      await store.sweep();
+      if (options.sweepOnOpen !== false) await store.sweep();
       return store;
     } catch (error) {
       if (owns) await database.close();
