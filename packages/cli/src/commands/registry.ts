@@ -1,4 +1,6 @@
+import { rm } from "node:fs/promises";
 import path from "node:path";
+import { writeFileAtomic } from "@skillport/fs";
 import type { Command } from "commander";
 import { CliError, EXIT_ERROR, printJson, type CliOutput } from "../io.js";
 import { positiveInteger } from "../options.js";
@@ -11,6 +13,7 @@ interface ServeOptions {
   publicUrl?: string;
   readAccess: string;
   maxUploadBytes?: number;
+  pidFile?: string;
 }
 
 /** `skillport registry serve` and `skillport registry token create`. */
@@ -26,6 +29,7 @@ export function registerRegistry(program: Command, io: CliOutput): void {
     .option("--public-url <url>", "the URL clients reach it by (for absolute links in the index)")
     .option("--read-access <mode>", "public (anyone reads) or token (reads need a read token)", "public")
     .option("--max-upload-bytes <n>", "largest upload (default 16 MiB)", positiveInteger)
+    .option("--pid-file <file>", "write the process id here once it listens (removed on stop): for scripts that start it in the background")
     .addHelpText("after", "\nExamples:\n  skillport registry serve --db sqlite:./registry.db --blobs ./blobs --port 8787\n  skillport registry serve --db postgres://user@127.0.0.1/skills")
     .action(async (options: ServeOptions) => {
       if (options.readAccess !== "public" && options.readAccess !== "token") throw new CliError("--read-access must be public or token", EXIT_ERROR);
@@ -41,12 +45,15 @@ export function registerRegistry(program: Command, io: CliOutput): void {
       });
       io.stdout(`registry: ${running.url} (OpenAPI: ${running.url}/openapi.json)\n`);
       io.stdout(`install from it: skillport add ${running.url}\n`);
+      const pidFile = options.pidFile === undefined ? undefined : path.resolve(io.cwd, options.pidFile);
+      if (pidFile !== undefined) await writeFileAtomic(pidFile, `${process.pid}\n`);
       await new Promise<void>((resolve) => {
         const stop = () => resolve();
         process.once("SIGINT", stop);
         process.once("SIGTERM", stop);
       });
       await running.close();
+      if (pidFile !== undefined) await rm(pidFile, { force: true });
       io.stdout("registry stopped\n");
     });
   const token = registry.command("token").description("registry tokens, made on the server side (no HTTP)");
