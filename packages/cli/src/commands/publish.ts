@@ -10,7 +10,7 @@ interface PublishOptions {
   registry?: string;
   tag?: string[];
   namespace?: string;
-  version?: string;
+  semver?: string;
   changelog?: string;
   json?: boolean;
 }
@@ -36,7 +36,7 @@ export function registerPublish(program: Command, io: CliOutput, setExit: (code:
     .option("--registry <url>", "the registry (default: $SKILLPORT_REGISTRY, else the last one logged in to)")
     .option("--tag <tag>", "point this tag at the version (repeatable; default latest)", (v: string, all: string[] = []) => [...all, v])
     .option("--namespace <name>", "publish as @<name>/<skill> (you must be a member)")
-    .option("--version <semver>", "the version (default: the frontmatter's, else the next patch)")
+    .option("--semver <version>", "the version to publish as (default: the frontmatter's version, else the next patch); --version is the CLI's own")
     .option("--changelog <text>", "what changed in this version")
     .option("--json", "print the registry's answer as JSON")
     .addHelpText("after", "\nExamples:\n  skillport publish ./skills/pdf --registry http://127.0.0.1:8787 --tag beta")
@@ -47,7 +47,7 @@ export function registerPublish(program: Command, io: CliOutput, setExit: (code:
       const form = new FormData();
       form.set("archive", new Blob([archive]), "skill.zip");
       if (options.namespace) form.set("namespace", options.namespace.replace(/^@/, ""));
-      if (options.version) form.set("version", options.version);
+      if (options.semver) form.set("version", options.semver);
       if (options.tag) form.set("tags", options.tag.join(","));
       if (options.changelog !== undefined) form.set("changelog", options.changelog);
       const answer = await callRegistry<PublishAnswer>(url, "/api/v1/skills", { method: "POST", token, body: form });
