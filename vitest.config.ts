@@ -1,7 +1,7 @@
 import { defineConfig } from "vitest/config";
 import { fileURLToPath } from "node:url";
 
-const workspaces = ["core", "fs", "testing", "sql", "pack", "remote", "sandbox", "audit", "runtime", "plugin", "plugin-host", "agent", "install"];
+const workspaces = ["core", "fs", "testing", "sql", "pack", "remote", "sandbox", "audit", "runtime", "plugin", "plugin-host", "agent", "registry", "install"];
 const source = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url));
 
 // Unit tests run against sources; end-to-end tests run the built CLI in packages/cli/dist.

@@ -15,7 +15,7 @@ interface Credentials {
 }
 
 /** `$SKILLPORT_CONFIG_DIR`, else `$XDG_CONFIG_HOME/skillport`, else `~/.config/skillport`. */
-export function configDir(env: NodeJS.ProcessEnv = process.env): string {
+function configDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.SKILLPORT_CONFIG_DIR) return path.resolve(env.SKILLPORT_CONFIG_DIR);
   const base = env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : path.join(os.homedir(), ".config");
   return path.join(base, "skillport");

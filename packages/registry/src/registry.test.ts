@@ -33,7 +33,7 @@ describe.each(dialects)("registry on %s", (dialect) => {
   const call = async (method: string, url: string, options: { token?: string; body?: unknown; form?: FormData } = {}) => {
     const headers: Record<string, string> = {};
     if (options.token) headers.authorization = `Bearer ${options.token}`;
-    let body: BodyInit | undefined;
+    let body: FormData | string | undefined;
     if (options.form) body = options.form;
     else if (options.body !== undefined) {
       headers["content-type"] = "application/json";

@@ -24,7 +24,7 @@ export function requireSemVer(text: string): SemVer {
 }
 
 /** Semantic Versioning precedence: negative when a < b. */
-export function compareSemVer(a: SemVer, b: SemVer): number {
+function compareSemVer(a: SemVer, b: SemVer): number {
   if (a.major !== b.major) return a.major - b.major;
   if (a.minor !== b.minor) return a.minor - b.minor;
   if (a.patch !== b.patch) return a.patch - b.patch;

@@ -62,7 +62,7 @@ export function route<P, Q, B>(def: RouteDef<P, Q, B>): RouteDef<unknown, unknow
 }
 
 export const SCOPE_PARAM = "scope";
-export const SKILL_SEGMENT = "/skills/{name}";
+const SKILL_SEGMENT = "/skills/{name}";
 
 /** The paths a route is served at: a skill path twice (unscoped and `@scope/`). */
 export function expandPath(path: string): string[] {

@@ -12,11 +12,11 @@ const Finding = z.object({
   evidence: z.string(),
 });
 
-export const Audit = z.object({ verdict: z.enum(["pass", "review", "warn", "malicious"]), findings: z.array(Finding) }).describe("the audit at publish; findings are listed for every verdict but pass");
+const Audit = z.object({ verdict: z.enum(["pass", "review", "warn", "malicious"]), findings: z.array(Finding) }).describe("the audit at publish; findings are listed for every verdict but pass");
 
 const Hold = z.enum(["held", "rejected"]).nullable();
 
-export const FileEntry = z.object({ path: z.string(), size: z.number().int(), sha256: z.string().regex(/^[0-9a-f]{64}$/), mode: z.number().int() });
+const FileEntry = z.object({ path: z.string(), size: z.number().int(), sha256: z.string().regex(/^[0-9a-f]{64}$/), mode: z.number().int() });
 
 export const SkillSummary = z.object({
   skill: z.string().describe("`@namespace/name` or `name`"),
