@@ -1,6 +1,6 @@
 import { AgentSkillsError, validateSkillMd } from "@skillport/core";
 import { auditSkill } from "@skillport/audit";
-import { computeVersionId, DEFAULT_SKILL_FILE_PROFILE, DeterministicZip, readArchive, type ArchiveFile, type PackageLimits } from "@skillport/pack";
+import { computeVersionId, DEFAULT_SKILL_FILE_PROFILE, DeterministicZip, readArchive, skillArchiveRoot, type ArchiveFile, type PackageLimits } from "@skillport/pack";
 import { sha256Hex as sha256 } from "./blobs.js";
 import { RegistryError } from "./errors.js";
 import type { AuditSummary, FileEntry } from "./types.js";
@@ -37,13 +37,15 @@ export interface CheckedPackage {
  */
 export async function checkPackage(bytes: Uint8Array, limits: Partial<PackageLimits>): Promise<CheckedPackage> {
   let files: ArchiveFile[];
+  let root: { prefix: string; folder: string | undefined };
   try {
     files = (await readArchive(bytes, { limits, stripWrapper: false })).files;
+    root = skillArchiveRoot(files);
   } catch (error) {
     if (error instanceof AgentSkillsError) throw new RegistryError("REGISTRY_INVALID_PACKAGE", `the upload was refused: ${error.message}`);
     throw error;
   }
-  const { prefix, folder } = skillRoot(files);
+  const { prefix, folder } = root;
   const inner = files.map((f) => ({ ...f, path: f.path.slice(prefix.length) }));
   const skillMd = inner.find((f) => f.path === "SKILL.md");
   const result = validateSkillMd(skillMd?.bytes ?? new Uint8Array(), { profile: DEFAULT_SKILL_FILE_PROFILE, dirName: folder, file: "SKILL.md", lint: false });
@@ -75,14 +77,5 @@ export async function checkPackage(bytes: Uint8Array, limits: Partial<PackageLim
     archive,
     blob: sha256(archive),
   };
-}
-
-/** Where the skill sits: `""` when SKILL.md is at the top, else its one folder. */
-function skillRoot(files: readonly ArchiveFile[]): { prefix: string; folder: string | undefined } {
-  if (files.some((f) => f.path === "SKILL.md")) return { prefix: "", folder: undefined };
-  const tops = new Set(files.map((f) => f.path.split("/")[0]));
-  const [only] = tops;
-  if (tops.size === 1 && only !== undefined && files.some((f) => f.path === `${only}/SKILL.md`)) return { prefix: `${only}/`, folder: only };
-  throw new RegistryError("REGISTRY_INVALID_PACKAGE", "the upload must hold one skill: SKILL.md at its top, or one folder with SKILL.md in it");
 }
 
