@@ -197,6 +197,10 @@ describe.each(dialects)("registry on %s", (dialect) => {
       const { createHash } = await import("node:crypto");
       expect(`sha256:${createHash("sha256").update(bytes).digest("hex")}`).toBe(s.digest);
     }
+    // Revalidation: the same index again is a 304 for a client that sends its ETag.
+    const etag = root.headers.get("etag") ?? "";
+    expect(etag).toMatch(/^"[0-9a-f]{64}"$/);
+    expect((await t.app.request("/.well-known/agent-skills/index.json", { headers: { "if-none-match": etag } })).status).toBe(304);
     const acme = (await call("GET", "/@acme/.well-known/agent-skills/index.json")).json as { skills: Array<{ name: string; url: string }> };
     expect(acme.skills).toMatchObject([{ name: "pdf-tools" }]);
     expect(acme.skills[0]?.url).toContain("/api/v1/skills/@acme/pdf-tools/versions/1.0.0/download");

@@ -81,6 +81,8 @@ export interface IndexEntrySource {
   blob: string;
 }
 
+/** Bytes of unpacked archives kept in memory for file reads (estimated at 4× the archive's size). */
+const ARCHIVE_CACHE_BYTES = 64 * 1024 * 1024;
 const USER = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
 const TAG = /^(?=.{1,64}$)[a-z][a-z0-9._-]*$/;
 
@@ -99,6 +101,7 @@ export class RegistryStore {
   readonly #sweepAfterMs: number;
   #snapshot: Promise<CatalogSnapshot> | undefined;
   readonly #archives = new Map<string, Promise<Map<string, Uint8Array>>>();
+  #archivedBytes = 0;
 
   private constructor(database: SqlDatabase, ownsDatabase: boolean, blobs: BlobStore, options: RegistryStoreOptions) {
     this.database = database;
@@ -478,9 +481,15 @@ export class RegistryStore {
     let files = this.#archives.get(row.blob);
     if (!files) {
       files = this.#loadArchive(row.blob, name);
-      this.#archives.set(row.blob, files);
-      files.catch(() => this.#archives.delete(row.blob));
-      if (this.#archives.size > 64) this.#archives.delete(this.#archives.keys().next().value as string);
+      // Kept while the unpacked bytes of the kept archives stay under 64 MiB (oldest dropped first): blobs never change.
+      if (this.#archivedBytes + Number(row.size) * 4 <= ARCHIVE_CACHE_BYTES) {
+        this.#archives.set(row.blob, files);
+        this.#archivedBytes += Number(row.size) * 4;
+        files.catch(() => this.#archives.delete(row.blob));
+      } else {
+        this.#archives.clear();
+        this.#archivedBytes = 0;
+      }
     }
     const bytes = (await files).get(filePath);
     if (!bytes) throw new RegistryError("REGISTRY_NOT_FOUND", `the archive of ${skillKey(namespace, name)}@${row.version} lacks ${filePath}`);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { sha256Hex } from "../blobs.js";
 import { skillKey } from "../catalog.js";
 import { SPEC_NAME } from "../package.js";
 import type { IndexEntrySource } from "../store.js";
@@ -26,7 +27,7 @@ export const wellKnownModule: RouteModule = {
       tag: "discovery",
       scope: "read",
       responses: { 200: { description: "discovery index v0.2.0", schema: DiscoveryIndex } },
-      handler: async ({ store, origin }) => indexResponse(rootEntries(await store.indexEntries(undefined)), origin),
+      handler: async ({ c, store, origin }) => indexResponse(rootEntries(await store.indexEntries(undefined)), origin, c.req.header("if-none-match")),
     }),
     route({
       method: "get",
@@ -36,7 +37,7 @@ export const wellKnownModule: RouteModule = {
       scope: "read",
       params: z.object({ scope: z.string().regex(/^@[a-z0-9-]+$/) }),
       responses: { 200: { description: "discovery index v0.2.0", schema: DiscoveryIndex } },
-      handler: async ({ store, origin, params }) => indexResponse(await store.indexEntries(params.scope.slice(1)), origin),
+      handler: async ({ c, store, origin, params }) => indexResponse(await store.indexEntries(params.scope.slice(1)), origin, c.req.header("if-none-match")),
     }),
   ],
 };
@@ -49,7 +50,8 @@ function rootEntries(entries: readonly IndexEntrySource[]): IndexEntrySource[] {
   return entries.filter((e) => (e.skill === e.name ? true : !unscoped.has(e.name) && count.get(e.name) === 1));
 }
 
-function indexResponse(entries: readonly IndexEntrySource[], origin: string): Response {
+/** The index with a strong ETag (its bytes' sha256), so a client that has it revalidates with a 304. */
+function indexResponse(entries: readonly IndexEntrySource[], origin: string, ifNoneMatch: string | undefined): Response {
   const skills = entries
     .filter((e) => SPEC_NAME.test(e.name) && e.description.trim() !== "" && e.description.length <= MAX_DESCRIPTION)
     .map((e) => ({
@@ -59,7 +61,11 @@ function indexResponse(entries: readonly IndexEntrySource[], origin: string): Re
       url: `${origin}/api/v1/skills/${skillPath(e)}/versions/${e.version}/download`,
       digest: `sha256:${e.blob}`,
     }));
-  return Response.json({ $schema: DISCOVERY_SCHEMA, skills }, { headers: { "cache-control": "no-cache" } });
+  const body = JSON.stringify({ $schema: DISCOVERY_SCHEMA, skills });
+  const etag = `"${sha256Hex(new TextEncoder().encode(body))}"`;
+  const headers = { "cache-control": "no-cache", etag };
+  if (ifNoneMatch !== undefined && ifNoneMatch.split(",").some((t) => t.trim() === etag)) return new Response(null, { status: 304, headers });
+  return new Response(body, { headers: { ...headers, "content-type": "application/json" } });
 }
 
 function skillPath(e: IndexEntrySource): string {
