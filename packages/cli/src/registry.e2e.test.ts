@@ -49,7 +49,7 @@ describe.skipIf(!isBuilt)("skillport registry, publish, login, add (built CLI, a
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("serves, makes a token, logs in (0600), publishes, refuses, holds, installs from the index, logs out", () => {
+  it("serves, makes a token, logs in (0600), publishes, refuses, holds, installs from the index, logs out", async () => {
     expect(run(["publish", "skills/greet", "--registry", url]).stderr).toMatch(/^skillport: no token for http:\/\/127\.0\.0\.1:\d+: run skillport login/);
     const token = run(["registry", "token", "create", "--user", "alice", "--scope", "publish,read", "--db", "sqlite:./r.db"]);
     expect(token.code).toBe(0);
@@ -88,6 +88,12 @@ describe.skipIf(!isBuilt)("skillport registry, publish, login, add (built CLI, a
     const added = run(["add", url, "--skill", "greet", "--agent", "claude-code"]);
     expect(added.code, added.stderr).toBe(0);
     expect(readFileSync(path.join(dir, ".agents", "skills", "greet", "scripts", "greet.sh"), "utf8")).toBe("#!/bin/sh\necho hello\n");
+
+    // A namespace's own index: `add <registry>/@team`.
+    const made = await fetch(`${url}/api/v1/namespaces`, { method: "POST", headers: { authorization: `Bearer ${token.stdout.trim()}`, "content-type": "application/json" }, body: '{"name":"team"}' });
+    expect(made.status).toBe(201);
+    expect(run(["publish", "skills/greet", "--namespace", "@team"]).stdout).toContain("published @team/greet@1.0.0");
+    expect(run(["add", `${url}/@team`, "--list"]).stdout).toMatch(/^greet\s+Greets people by name/m);
 
     expect(run(["logout"]).stdout).toBe(`logged out of ${url}\n`);
     expect(readFileSync(file, "utf8")).not.toContain("skp_");
