@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { CliError, EXIT_ERROR, type CliOutput } from "../io.js";
 import { callRegistry, normaliseRegistryUrl, readCredentials, writeCredentials } from "../registry-client.js";
 
-/** `skillport login` and `skillport logout`: a registry token kept 0600 under the user's config folder. */
+/** `skillport login`: a registry token, checked with the registry, kept 0600 under the user's config folder. */
 export function registerLogin(program: Command, io: CliOutput): void {
   program
     .command("login")
@@ -21,6 +21,10 @@ export function registerLogin(program: Command, io: CliOutput): void {
       const file = await writeCredentials(credentials);
       io.stdout(`logged in to ${url} as ${who.user} (${who.scopes.join(", ")}); token kept in ${file}\n`);
     });
+}
+
+/** `skillport logout`: forgets a registry's token. */
+export function registerLogout(program: Command, io: CliOutput): void {
   program
     .command("logout")
     .description("forget the token of a registry (default: the last one logged in to)")
