@@ -381,7 +381,7 @@ export class RegistryStore {
     if (query.q !== undefined && query.q.trim() !== "") {
       const byKey = new Map(snap.skills.map((s) => [skillKey(s.namespace, s.name), s]));
       rows = [];
-      for (const hit of snap.search(query.q, Math.min(snap.skills.length, offset + limit + 200))) {
+      for (const hit of snap.search(query.q, Math.max(1, Math.min(snap.skills.length, offset + limit + 200)))) {
         const skill = byKey.get(hit.key);
         const summary = skill && keep(skill);
         if (summary) rows.push({ ...summary, confidence: Number(hit.confidence.toFixed(3)) });
