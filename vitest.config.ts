@@ -1,7 +1,7 @@
 import { defineConfig } from "vitest/config";
 import { fileURLToPath } from "node:url";
 
-const workspaces = ["core", "fs", "testing", "sql", "pack", "remote", "sandbox", "audit", "runtime", "runners", "plugin", "plugin-host", "agent", "install", "mcp"];
+const workspaces = ["core", "fs", "testing", "sql", "pack", "remote", "sandbox", "audit", "runtime", "runners", "plugin", "plugin-host", "agent", "registry", "install", "mcp"];
 const source = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url));
 
 // Unit tests run against sources; end-to-end tests run the built CLI in packages/cli/dist.

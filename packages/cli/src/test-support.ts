@@ -48,7 +48,7 @@ export function useTempTrees(): (files: TreeSpec) => Promise<string> {
 }
 
 /** The BUILT binary (`npm run build`); tests of it skip when it is missing. */
-const builtCli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/cli.js");
+export const builtCli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/cli.js");
 export const isBuilt = existsSync(builtCli);
 /** `script` from util-linux, to run the CLI on a real pseudo-terminal. */
 export const hasScript = spawnSync("script", ["--version"]).status === 0;

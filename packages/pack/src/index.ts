@@ -24,6 +24,7 @@ export {
   exportSkill,
   exportSkillToFile,
   importSkill,
+  skillArchiveRoot,
   DEFAULT_SKILL_FILE_PROFILE,
   type ExportSkillOptions,
   type ExportSkillResult,

@@ -100,7 +100,7 @@ export interface ImportSkillResult {
  */
 export async function importSkill(input: string | Uint8Array, skillsDir: string, options: ImportSkillOptions = {}): Promise<ImportSkillResult> {
   const archive = await readArchive(input, { limits: options.limits, stripWrapper: false });
-  const { prefix, folder } = skillRoot(archive.files);
+  const { prefix, folder } = skillArchiveRoot(archive.files);
   const files = archive.files.map((f) => ({ ...f, path: f.path.slice(prefix.length) }));
   const skillMd = files.find((f) => f.path === "SKILL.md");
   const { name, diagnostics } = validateSkill(skillMd?.bytes ?? new Uint8Array(), folder, options.profile);
@@ -130,8 +130,11 @@ export async function importSkill(input: string | Uint8Array, skillsDir: string,
   };
 }
 
-/** Where the skill sits in the archive: `""` when SKILL.md is at the root, else `<folder>/`. */
-function skillRoot(files: readonly ArchiveFile[]): { prefix: string; folder: string | undefined } {
+/**
+ * Where the one skill of a `.skill` (or zipped skill folder) sits: `""` when SKILL.md is at the root, else `<folder>/`.
+ * Anything else is an ArchiveError (`layout`).
+ */
+export function skillArchiveRoot(files: readonly Pick<ArchiveFile, "path">[]): { prefix: string; folder: string | undefined } {
   if (files.some((f) => f.path === "SKILL.md")) return { prefix: "", folder: undefined };
   const tops = new Set(files.map((f) => f.path.split("/")[0]));
   const [only] = tops;

@@ -92,7 +92,7 @@ async function migrateOrCheck(database: SqlDatabase, tables: SqlTableNames, opti
     }
     return { layout: "skillport", hasMetadataJson: true, version: current, applied: [] };
   }
-  const applied = await withMigrationLock(database, tables, async (db) => {
+  const applied = await withMigrationLock(database, `skillport-migrate:${tables.skills}`, async (db) => {
     await sql`create table if not exists ${sql.table(tables.migrations)} (
       version integer not null primary key,
       name varchar(255) not null,
@@ -124,8 +124,12 @@ async function appliedVersions(db: Kysely<unknown>, tables: SqlTableNames): Prom
   return rows.map((r) => Number(r.version));
 }
 
-async function withMigrationLock<T>(database: SqlDatabase, tables: SqlTableNames, run: (db: Kysely<unknown>) => Promise<T>): Promise<T> {
-  const lockName = `skillport-migrate:${tables.skills}`;
+/**
+ * Runs `run` under the one schema lock of the dialect (named `lockName`), for any package keeping its own tables and
+ * migrations in a database (the registry does): SQLite `BEGIN IMMEDIATE`, a PostgreSQL transaction-scoped advisory
+ * lock, a MySQL named lock. On SQLite and PostgreSQL `run` is inside the transaction, so its DDL commits with it.
+ */
+export async function withMigrationLock<T>(database: SqlDatabase, lockName: string, run: (db: Kysely<unknown>) => Promise<T>): Promise<T> {
   switch (database.dialect) {
     case "sqlite":
       return database.kysely.connection().execute(async (db) => {

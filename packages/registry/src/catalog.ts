@@ -1,0 +1,135 @@
+import { sql, type Kysely } from "kysely";
+import { SkillSearchIndex, type Frontmatter } from "@skillport/core";
+import type { Finding, Verdict } from "@skillport/audit";
+import { compareVersions, parseSemVer } from "./semver.js";
+import type { HoldState, SkillSummary } from "./types.js";
+
+/** One version as listings need it (no file list, no SKILL.md beyond its head). */
+export interface CatalogVersion {
+  version: string;
+  description: string;
+  verdict: Verdict;
+  findings: Finding[];
+  hold: HoldState;
+  yanked: boolean;
+  createdAt: string;
+  frontmatter: Record<string, unknown>;
+  bodyHead: string;
+  blob: string;
+}
+
+export interface CatalogSkill {
+  id: string;
+  namespace: string;
+  name: string;
+  owner: string;
+  updatedAt: string;
+  /** Newest first. */
+  versions: CatalogVersion[];
+  tags: Map<string, string>;
+}
+
+/** A version anyone may list or fetch: not yanked, not held, not rejected. */
+export function isVisible(v: CatalogVersion): boolean {
+  return !v.yanked && v.hold === null;
+}
+
+export function skillKey(namespace: string, name: string): string {
+  return namespace === "" ? name : `@${namespace}/${name}`;
+}
+
+/** `latest` when it points at a visible version, else the highest visible release, else the highest visible version. */
+export function currentVersion(skill: CatalogSkill): CatalogVersion | undefined {
+  const tagged = skill.tags.get("latest");
+  const visible = skill.versions.filter(isVisible);
+  const byTag = tagged === undefined ? undefined : visible.find((v) => v.version === tagged);
+  return byTag ?? visible.find((v) => (parseSemVer(v.version)?.prerelease.length ?? 1) === 0) ?? visible[0];
+}
+
+export function summaryOf(skill: CatalogSkill, v: CatalogVersion): SkillSummary {
+  return {
+    skill: skillKey(skill.namespace, skill.name),
+    namespace: skill.namespace === "" ? null : skill.namespace,
+    name: skill.name,
+    description: v.description,
+    version: v.version,
+    tags: Object.fromEntries([...skill.tags].sort(([a], [b]) => (a < b ? -1 : 1))),
+    updatedAt: skill.updatedAt,
+    audit: { verdict: v.verdict, findings: v.verdict === "pass" ? [] : v.findings },
+  };
+}
+
+/**
+ * Every skill with its versions' listing columns, read in one go and kept until the registry's change counter moves
+ * (a counter in the database, so every server process sees the same moment). The search index over the current
+ * versions is built from it on first use.
+ */
+export class CatalogSnapshot {
+  readonly changes: number;
+  readonly skills: CatalogSkill[];
+  #index: SkillSearchIndex | undefined;
+
+  constructor(changes: number, skills: CatalogSkill[]) {
+    this.changes = changes;
+    this.skills = skills;
+  }
+
+  static async load(db: Kysely<unknown>, changes: number): Promise<CatalogSnapshot> {
+    const { rows } = await sql<VersionRow>`select s.id, s.namespace, s.name, s.owner, s.updated_at, v.version, v.description, v.verdict, v.findings, v.hold, v.yanked, v.created_at, v.frontmatter, v.body_head, v.blob from registry_skills s join registry_versions v on v.skill_id = s.id`.execute(db);
+    const tags = await sql<{ skill_id: string; tag: string; version: string }>`select skill_id, tag, version from registry_tags`.execute(db);
+    const byId = new Map<string, CatalogSkill>();
+    for (const r of rows) {
+      let skill = byId.get(r.id);
+      if (!skill) byId.set(r.id, (skill = { id: r.id, namespace: r.namespace, name: r.name, owner: r.owner, updatedAt: r.updated_at, versions: [], tags: new Map() }));
+      skill.versions.push({
+        version: r.version,
+        description: r.description,
+        verdict: r.verdict as Verdict,
+        findings: JSON.parse(r.findings) as Finding[],
+        hold: (r.hold ?? null) as HoldState,
+        yanked: Number(r.yanked) === 1,
+        createdAt: r.created_at,
+        frontmatter: JSON.parse(r.frontmatter) as Record<string, unknown>,
+        bodyHead: r.body_head,
+        blob: r.blob,
+      });
+    }
+    for (const t of tags.rows) byId.get(t.skill_id)?.tags.set(t.tag, t.version);
+    const skills = [...byId.values()];
+    for (const s of skills) s.versions.sort((a, b) => compareVersions(b.version, a.version));
+    skills.sort((a, b) => (skillKey(a.namespace, a.name) < skillKey(b.namespace, b.name) ? -1 : 1));
+    return new CatalogSnapshot(changes, skills);
+  }
+
+  /** Core's ranking (BM25F with calibrated confidence) over each skill's current version. */
+  search(query: string, limit: number): Array<{ key: string; confidence: number }> {
+    if (!this.#index) {
+      const index = new SkillSearchIndex([], { mode: "postings" });
+      for (const skill of this.skills) {
+        const v = currentVersion(skill);
+        if (!v) continue;
+        index.add({ id: skillKey(skill.namespace, skill.name), name: skill.name, description: v.description, metadata: v.frontmatter as Frontmatter, body: v.bodyHead });
+      }
+      this.#index = index;
+    }
+    return this.#index.search(query, { limit, includeHidden: true }).map((h) => ({ key: h.id, confidence: h.confidence }));
+  }
+}
+
+interface VersionRow {
+  id: string;
+  namespace: string;
+  name: string;
+  owner: string;
+  updated_at: string;
+  version: string;
+  description: string;
+  verdict: string;
+  findings: string;
+  hold: string | null;
+  yanked: number | string;
+  created_at: string;
+  frontmatter: string;
+  body_head: string;
+  blob: string;
+}

@@ -1,0 +1,183 @@
+import { Hono, type Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { z } from "zod";
+import { AgentSkillsError } from "@skillport/core";
+import { RegistryError } from "../errors.js";
+import type { RegistryStore } from "../store.js";
+import type { Actor } from "../types.js";
+import { accountsModule, skillsModule } from "./api.js";
+import { expandPath, honoPath, SCOPE_PARAM, type RouteDef, type RouteModule } from "./route.js";
+import { openApiDocument } from "./openapi.js";
+import { wellKnownModule } from "./well-known.js";
+
+export interface RateLimit {
+  /** Window length in ms. Default 60,000. */
+  windowMs: number;
+  /** Requests per window per token (or per client address without one). Default 1,200. */
+  requests: number;
+  /** Publishes per window per token. Default 60. */
+  publishes: number;
+}
+
+export interface RegistryAppOptions {
+  /** "public" (default): anyone may read; "token": every read needs a token with the read scope. */
+  readAccess?: "public" | "token";
+  rateLimit?: Partial<RateLimit>;
+  /** Largest JSON body, in bytes. Default 64 KiB. */
+  maxJsonBytes?: number;
+  /** The origin absolute URLs use (`https://skills.example.com`); default: the request's own. */
+  publicUrl?: string;
+  /** Route modules after the built-in ones (a web UI, another client's API, /mcp). */
+  modules?: readonly RouteModule[];
+}
+
+export const DEFAULT_RATE_LIMIT: Readonly<RateLimit> = Object.freeze({ windowMs: 60_000, requests: 1200, publishes: 60 });
+
+export const BUILT_IN_MODULES: readonly RouteModule[] = [skillsModule, accountsModule, wellKnownModule];
+
+/**
+ * The registry as a Hono app: every route module mounted, each route's params, query and body checked against its
+ * zod schema, errors answered as `{error: {code, message, details?}}` with the status their code implies, never a
+ * stack. `GET /openapi.json` is generated from the same route definitions.
+ */
+export function createRegistryApp(store: RegistryStore, options: RegistryAppOptions = {}): Hono {
+  const app = new Hono();
+  const modules = [...BUILT_IN_MODULES, ...(options.modules ?? [])];
+  const limits = { ...DEFAULT_RATE_LIMIT, ...options.rateLimit };
+  const limiter = new WindowCounter(limits.windowMs);
+  const maxJson = options.maxJsonBytes ?? 64 * 1024;
+
+  app.onError((error, c) => errorResponse(c, error));
+  app.notFound((c) => c.json({ error: { code: "REGISTRY_NOT_FOUND", message: `no route ${c.req.method} ${new URL(c.req.url).pathname}` } }, 404));
+  app.use("*", async (c, next) => {
+    await next();
+    c.res.headers.set("x-content-type-options", "nosniff");
+    c.res.headers.set("referrer-policy", "no-referrer");
+  });
+
+  for (const module of modules) {
+    for (const def of module.routes) {
+      const limit = def.maxBodyBytes?.(store) ?? maxJson;
+      for (const path of expandPath(def.path)) {
+        app.on(
+          def.method.toUpperCase(),
+          honoPath(path),
+          bodyLimit({ maxSize: limit, onError: () => { throw new RegistryError("REGISTRY_TOO_LARGE", `the request body is over ${limit} bytes`); } }),
+          async (c) => {
+            const actor = await authenticate(c, store);
+            const key = actor ? `t:${actor.tokenId}` : `a:${clientAddress(c)}`;
+            const publish = def.method === "post" && def.multipartFile !== undefined;
+            const retry = limiter.hit(key, limits.requests) ?? (publish ? limiter.hit(`p:${key}`, limits.publishes) : undefined);
+            if (retry !== undefined) {
+              c.header("retry-after", String(Math.ceil(retry / 1000)));
+              throw new RegistryError("REGISTRY_RATE_LIMITED", `too many requests; try again in ${Math.ceil(retry / 1000)} s`);
+            }
+            if (def.method === "get" && options.readAccess === "token" && !actor) throw new RegistryError("REGISTRY_UNAUTHORIZED", "this registry needs a token to read (Authorization: Bearer <token>)");
+            const raw = c.req.param() as Record<string, string>;
+            const scope = raw[SCOPE_PARAM];
+            const { [SCOPE_PARAM]: _scope, ...rest } = raw;
+            void _scope;
+            const params = parse(def.params, path.startsWith(`/{${SCOPE_PARAM}}`) ? raw : rest, "path");
+            const query = parse(def.query, c.req.query(), "query");
+            const body = await readBody(c, def);
+            return def.handler({
+              c,
+              params,
+              query,
+              body,
+              actor,
+              store,
+              namespace: scope !== undefined && !path.startsWith(`/{${SCOPE_PARAM}}`) ? scope.slice(1) : "",
+              origin: options.publicUrl?.replace(/\/+$/, "") ?? new URL(c.req.url).origin,
+            });
+          },
+        );
+      }
+    }
+  }
+  const document = openApiDocument(modules);
+  app.get("/openapi.json", (c) => c.json(document));
+  app.get("/healthz", (c) => c.json({ ok: true }));
+  return app;
+}
+
+async function readBody(c: Context, def: RouteDef<unknown, unknown, unknown>): Promise<unknown> {
+  if (!def.body) return undefined;
+  if (def.multipartFile !== undefined) {
+    const type = c.req.header("content-type") ?? "";
+    if (!type.startsWith("multipart/form-data")) throw new RegistryError("REGISTRY_BAD_REQUEST", "publish takes multipart/form-data with the package in the field `archive`");
+    const form = await c.req.formData();
+    const fields: Record<string, string> = {};
+    for (const [k, v] of form) if (typeof v === "string") fields[k] = v;
+    return parse(def.body, fields, "form");
+  }
+  let data: unknown;
+  try {
+    data = await c.req.json();
+  } catch {
+    throw new RegistryError("REGISTRY_BAD_REQUEST", "the request body is not JSON");
+  }
+  return parse(def.body, data, "body");
+}
+
+function parse<T>(schema: z.ZodType<T> | undefined, data: unknown, where: string): T {
+  if (!schema) return undefined as T;
+  const result = schema.safeParse(data);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const at = issue && issue.path.length > 0 ? `${where}.${issue.path.join(".")}` : where;
+    throw new RegistryError("REGISTRY_BAD_REQUEST", `${at}: ${issue?.message ?? "invalid"}`, { details: result.error.issues.map((i) => ({ path: i.path, message: i.message })) });
+  }
+  return result.data;
+}
+
+async function authenticate(c: Context, store: RegistryStore): Promise<Actor | undefined> {
+  const header = c.req.header("authorization");
+  if (header === undefined) return undefined;
+  const match = /^Bearer\s+(\S+)$/i.exec(header);
+  // A token that is wrong is an error, never a quiet downgrade to anonymous.
+  const actor = match?.[1] === undefined ? undefined : await store.authenticate(match[1]);
+  if (!actor) throw new RegistryError("REGISTRY_UNAUTHORIZED", "the token is not valid (unknown, revoked or malformed)");
+  return actor;
+}
+
+function clientAddress(c: Context): string {
+  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
+  return env?.incoming?.socket?.remoteAddress ?? "unknown";
+}
+
+function errorResponse(c: Context, error: unknown): Response {
+  if (error instanceof RegistryError) {
+    return c.json({ error: { code: error.code, message: error.message, ...(error.details !== undefined && { details: error.details }) } }, error.status as 400);
+  }
+  if (error instanceof AgentSkillsError) return c.json({ error: { code: error.code, message: error.message } }, 400);
+  // Anything else is ours: say so without a stack or a path.
+  return c.json({ error: { code: "REGISTRY_INTERNAL", message: "internal error" } }, 500);
+}
+
+/**
+ * Fixed-window request counters, per process. Limits protect one server from one client; with several servers each
+ * counts its own share (decision 0345). Old windows are dropped as time moves.
+ */
+class WindowCounter {
+  readonly #windowMs: number;
+  #window = 0;
+  #counts = new Map<string, number>();
+
+  constructor(windowMs: number) {
+    this.#windowMs = windowMs;
+  }
+
+  /** Counts one hit; the ms until the window ends when over `max`, else undefined. */
+  hit(key: string, max: number): number | undefined {
+    const now = Date.now();
+    const window = Math.floor(now / this.#windowMs);
+    if (window !== this.#window) {
+      this.#window = window;
+      this.#counts = new Map();
+    }
+    const n = (this.#counts.get(key) ?? 0) + 1;
+    this.#counts.set(key, n);
+    return n > max ? (window + 1) * this.#windowMs - now : undefined;
+  }
+}

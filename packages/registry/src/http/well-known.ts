@@ -1,0 +1,73 @@
+import { z } from "zod";
+import { sha256Hex } from "../blobs.js";
+import { skillKey } from "../catalog.js";
+import { SPEC_NAME } from "../package.js";
+import type { IndexEntrySource } from "../store.js";
+import { route, type RouteModule } from "./route.js";
+import { DiscoveryIndex } from "./schemas.js";
+
+export const DISCOVERY_SCHEMA = "https://schemas.agentskills.io/discovery/0.2.0/schema.json";
+/** The spec's description limit: a longer one would make a strict client refuse the entry (or the index). */
+const MAX_DESCRIPTION = 1024;
+
+/**
+ * The Agent Skills discovery index v0.2.0. `/.well-known/agent-skills/index.json` lists the unscoped skills and every
+ * scoped skill whose bare name no other visible skill has; `/@team/.well-known/agent-skills/index.json` lists one
+ * namespace. Entries are `archive`s (the `.skill` download) with the archive's sha256. Only names the spec allows are
+ * listed, descriptions must be 1–1,024 characters, and a name is listed once: one entry a client finds invalid can make
+ * it reject the whole index (decision 0343).
+ */
+export const wellKnownModule: RouteModule = {
+  name: "well-known",
+  routes: [
+    route({
+      method: "get",
+      path: "/.well-known/agent-skills/index.json",
+      summary: "The discovery index of the unscoped skills (and scoped names no other skill has)",
+      tag: "discovery",
+      scope: "read",
+      responses: { 200: { description: "discovery index v0.2.0", schema: DiscoveryIndex } },
+      handler: async ({ c, store, origin }) => indexResponse(rootEntries(await store.indexEntries(undefined)), origin, c.req.header("if-none-match")),
+    }),
+    route({
+      method: "get",
+      path: "/{scope}/.well-known/agent-skills/index.json",
+      summary: "The discovery index of one namespace (`/@team/…`)",
+      tag: "discovery",
+      scope: "read",
+      params: z.object({ scope: z.string().regex(/^@[a-z0-9-]+$/) }),
+      responses: { 200: { description: "discovery index v0.2.0", schema: DiscoveryIndex } },
+      handler: async ({ c, store, origin, params }) => indexResponse(await store.indexEntries(params.scope.slice(1)), origin, c.req.header("if-none-match")),
+    }),
+  ],
+};
+
+/** Unscoped names win; a bare name two scoped skills share is left out of the root index (each namespace lists it). */
+function rootEntries(entries: readonly IndexEntrySource[]): IndexEntrySource[] {
+  const count = new Map<string, number>();
+  for (const e of entries) if (e.skill !== e.name) count.set(e.name, (count.get(e.name) ?? 0) + 1);
+  const unscoped = new Set(entries.filter((e) => e.skill === e.name).map((e) => e.name));
+  return entries.filter((e) => (e.skill === e.name ? true : !unscoped.has(e.name) && count.get(e.name) === 1));
+}
+
+/** The index with a strong ETag (its bytes' sha256), so a client that has it revalidates with a 304. */
+function indexResponse(entries: readonly IndexEntrySource[], origin: string, ifNoneMatch: string | undefined): Response {
+  const skills = entries
+    .filter((e) => SPEC_NAME.test(e.name) && e.description.trim() !== "" && e.description.length <= MAX_DESCRIPTION)
+    .map((e) => ({
+      name: e.name,
+      type: "archive" as const,
+      description: e.description,
+      url: `${origin}/api/v1/skills/${skillPath(e)}/versions/${e.version}/download`,
+      digest: `sha256:${e.blob}`,
+    }));
+  const body = JSON.stringify({ $schema: DISCOVERY_SCHEMA, skills });
+  const etag = `"${sha256Hex(new TextEncoder().encode(body))}"`;
+  const headers = { "cache-control": "no-cache", etag };
+  if (ifNoneMatch !== undefined && ifNoneMatch.split(",").some((t) => t.trim() === etag)) return new Response(null, { status: 304, headers });
+  return new Response(body, { headers: { ...headers, "content-type": "application/json" } });
+}
+
+function skillPath(e: IndexEntrySource): string {
+  return e.skill === skillKey("", e.name) ? e.name : e.skill;
+}
