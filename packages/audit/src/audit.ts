@@ -1,4 +1,4 @@
-import { parseSkillMd } from "@skillport/core";
+import { parseSkillMd, readDeclaration } from "@skillport/core";
 import type { AuditOptions, AuditReport, Finding, FindingLevel, SkillFileInput, Verdict } from "./types.js";
 import { VERDICTS } from "./types.js";
 import { OTHER_RULES, PATTERN_RULES, type PatternRule } from "./rules.js";
@@ -32,6 +32,7 @@ export function auditSkill(files: readonly SkillFileInput[], options: AuditOptio
   let name: string | undefined;
   let description = "";
   let allowedTools: string[] = [];
+  let metadata: unknown;
   const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   sorted.forEach((file, i) => {
     if (i >= limits.maxFiles) {
@@ -56,10 +57,12 @@ export function auditSkill(files: readonly SkillFileInput[], options: AuditOptio
       name = typeof fm.name === "string" ? fm.name : undefined;
       description = typeof fm.description === "string" ? fm.description : "";
       allowedTools = toolList(fm["allowed-tools"]);
+      metadata = fm.metadata;
       findings.push(...triggerFindings(description, index), ...allowedToolsFindings(allowedTools, parsed.body, index));
     }
   });
   ownVendorInstallers(findings, `${name ?? ""} ${description}`);
+  findings.push(...undeclaredDestinations(metadata, inventory));
   const ordered = dedupe(findings).sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column || (a.code < b.code ? -1 : 1)));
   return {
     verdict: verdictOf(ordered),
@@ -68,6 +71,19 @@ export function auditSkill(files: readonly SkillFileInput[], options: AuditOptio
     inventory: inventory.items(),
     surface: { description, allowedTools, files: sorted.map((f) => f.path) },
   };
+}
+
+/**
+ * A skill that declares its network (metadata skillport.*, decision 0360) but whose files name a host it does not
+ * declare: worth a look (a run would be refused there). Skills without a declaration are not compared.
+ */
+function undeclaredDestinations(metadata: unknown, inventory: InventoryBuilder): Finding[] {
+  const declaration = readDeclaration(metadata).declaration;
+  if (declaration === undefined) return [];
+  const hosts = new Set(declaration.network.map((d) => d.host));
+  return inventory.items()
+    .filter((item) => item.kind === "domain" && !hosts.has(item.value.toLowerCase()))
+    .map((item) => ({ ...OTHER_RULES.undeclaredDestination, ...item.locations[0]!, evidence: item.value }));
 }
 
 /** The heaviest level among the findings; `pass` when there are none. */

@@ -62,12 +62,19 @@ describe("every pattern rule: a malicious line fires, a benign look-alike does n
   it("the table covers every pattern rule and every other rule's code (frontmatter and file rules below)", () => {
     const covered = new Set(TABLE.map(([code]) => code));
     for (const rule of PATTERN_RULES) expect(covered, rule.code).toContain(rule.code);
-    const elsewhere = new Set(["suspicious.minified_script", "suspicious.bundled_executable", "suspicious.bundled_archive", "suspicious.allowed_tools_overbroad", "suspicious.trigger_hijacking", "audit.file_not_scanned", "audit.model_concern"]);
+    const elsewhere = new Set(["suspicious.minified_script", "suspicious.bundled_executable", "suspicious.bundled_archive", "suspicious.allowed_tools_overbroad", "suspicious.trigger_hijacking", "audit.file_not_scanned", "audit.model_concern", "suspicious.undeclared_destination"]);
     for (const rule of Object.values(OTHER_RULES)) expect(covered.has(rule.code) || elsewhere.has(rule.code), rule.code).toBe(true);
   });
 });
 
 describe("file and frontmatter rules", () => {
+  it("a declaring skill that names a host it does not declare gets a review finding at the mention; one that declares nothing is not compared", () => {
+    const declared = "name: t\ndescription: Formats CSV files for reports.\nmetadata:\n  skillport.network: api.example.invalid";
+    const r = skill("Fetch https://api.example.invalid/v1 then https://other.example.invalid/x.", declared);
+    expect(r.findings.filter((f) => f.code === "suspicious.undeclared_destination")).toMatchObject([{ level: "review", evidence: "other.example.invalid", file: "SKILL.md", line: 7 }]);
+    expect(codes(skill("Fetch https://other.example.invalid/x."))).not.toContain("suspicious.undeclared_destination");
+  });
+
   it("a bundled ELF, PE or Mach-O is an executable; a PNG is not", () => {
     for (const magic of [[0x7f, 0x45, 0x4c, 0x46], [0xcf, 0xfa, 0xed, 0xfe]]) {
       expect(codes(skill("Use it.", undefined, { "bin/tool": new Uint8Array([...magic, 0, 0, 0, 0]) }))).toContain("suspicious.bundled_executable");

@@ -427,5 +427,6 @@ export const OTHER_RULES = {
   allowedTools: { code: "suspicious.allowed_tools_overbroad", level: "review", message: "allowed-tools grants more than the instructions use", fix: "list only the tools the instructions need, narrowed (Bash(git:*) rather than Bash)" },
   triggers: { code: "suspicious.trigger_hijacking", level: "warn", message: "the description claims to apply to everything, which hijacks the agent's choice of skill", fix: "describe the specific tasks the skill is for" },
   modelConcern: { code: "audit.model_concern", level: "review", message: "a model's second opinion flags this", fix: "read the flagged lines yourself: the model's opinion is advice, never a verdict" },
+  undeclaredDestination: { code: "suspicious.undeclared_destination", level: "review", message: "names a host its least-privilege declaration does not list (a run would be refused there)", fix: "add the host to metadata skillport.network, or remove the reference" },
   notScanned: { code: "audit.file_not_scanned", level: "review", message: "a file was not scanned (over a size or count limit)", fix: "raise --max-file-bytes/--max-files, or keep skill files small" },
 } as const satisfies Record<string, RuleInfo>;

@@ -4,6 +4,8 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { existsSync } from "node:fs";
+import { effectivePolicy, readDeclaration } from "@skillport/core";
 import { Workspace } from "@skillport/runtime";
 import { findBubblewrap } from "@skillport/sandbox";
 import { makeTempDir, removeDir } from "@skillport/fs/testing";
@@ -63,6 +65,20 @@ describe.runIf(hasBwrap)("code execution in a deployed version", () => {
       expect(() => box.codeExecution().workDir(path.join(root, "w")).deployedVersion(target).enable()).toThrow(/cannot be combined/);
       expect(() => box.codeExecution().deployedVersion({ ...target, workDir: path.join(path.dirname(target.workDir), "0".repeat(24)) }).enable()).toThrow(/does not exist/);
       await expect(ws.codeTarget("../etc")).rejects.toThrow(/not a versionId/);
+    } finally {
+      await box.close();
+    }
+  });
+
+  it.runIf(existsSync("/usr/bin/curl"))("runs every command under the version's policy when the target carries one (issue 26)", async () => {
+    const policy = effectivePolicy({}, readDeclaration({ "skillport.network": "wanted.example" }).declaration);
+    const box = new SkillBox();
+    try {
+      box.codeExecution().withShell({ allowedCommands: "any" }).deployedVersion({ ...(await ws.codeTarget(versionId)), policy }).enable();
+      const run = await box.callTool("execute_shell_command", { command: "curl -sS http://wanted.example/" });
+      expect(resultText(run)).toContain("skillport egress proxy: destination not declared: wanted.example:80");
+      expect((run.details as { egress: unknown[]; warnings: string[] }).egress).toMatchObject([{ host: "wanted.example", allowed: false }]);
+      expect((run.details as { warnings: string[] }).warnings).toContainEqual(expect.stringContaining("declaration narrowed: network wanted.example"));
     } finally {
       await box.close();
     }
