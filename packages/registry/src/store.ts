@@ -11,15 +11,13 @@ import { migrateRegistry } from "./schema.js";
 import { bumpPatch, compareVersions, parseSemVer, requireSemVer } from "./semver.js";
 import { SCOPES, type Actor, type FileEntry, type HoldState, type LogEntry, type Scope, type SkillSummary, type SkillView, type VersionView } from "./types.js";
 
-export interface RegistryLimits {
+/**
+ * The registry's limits: pack's limits for what an upload may hold (`maxFiles`, `maxFileBytes` — one skill file,
+ * default 10 MiB here —, `maxTotalBytes`), and its own.
+ */
+export interface RegistryLimits extends Pick<PackageLimits, "maxFiles" | "maxFileBytes" | "maxTotalBytes"> {
   /** Largest upload, in bytes. Default 16 MiB. */
   maxUploadBytes: number;
-  /** Most files in one skill. Default 1,000. */
-  maxFiles: number;
-  /** Largest file in a skill. Default 10 MiB. */
-  maxFileBytes: number;
-  /** Most bytes in one skill, all files together. Default 50 MiB. */
-  maxTotalBytes: number;
   /** Longest changelog, in characters. Default 20,000. */
   maxChangelogChars: number;
   /** Most results one listing returns. Default 100. */
