@@ -233,7 +233,7 @@ export class SkillServer {
       },
       readDirectory: async (uri, { cursor }): Promise<{ resources: DirectoryResource[]; nextCursor?: string } | undefined> => {
         const found = this.#skillAt(uri);
-        const children = found?.skill.dirs.get(found.canonical.replace(/\/+$/, ""));
+        const children = found?.skill.dirs().get(found.canonical.replace(/\/+$/, ""));
         if (children === undefined) return undefined;
         const page = paginate(children, cursor, pageSize);
         return page.nextCursor === undefined ? { resources: page.items } : { resources: page.items, nextCursor: page.nextCursor };

@@ -26,8 +26,8 @@ export interface ServedSkill {
   readonly root: string;
   readonly entry: Skill;
   readonly files: ReadonlyMap<string, ServedFile>;
-  /** Directory URI (the root included) → direct children, sorted by URI. */
-  readonly dirs: ReadonlyMap<string, readonly DirectoryResource[]>;
+  /** Directory URI (the root included) → direct children, sorted by URI; built on the first directory read. */
+  dirs(): ReadonlyMap<string, readonly DirectoryResource[]>;
   readonly bytes: number;
   readonly source: string;
 }
@@ -175,7 +175,7 @@ async function buildSkill(entry: RegistryEntry, limits: Required<SnapshotLimits>
       root,
       entry: built,
       files,
-      dirs: directoriesOf(root, files),
+      dirs: lazily(() => directoriesOf(root, files)),
       bytes: total,
       source: entry.source,
     },
@@ -199,6 +199,11 @@ function directoriesOf(root: string, files: ReadonlyMap<string, ServedFile>): Ma
     }
   }
   return new Map([...dirs].map(([uri, children]) => [uri, [...children.values()].sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0))]));
+}
+
+function lazily<T>(make: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= make());
 }
 
 function deepFreeze<T>(value: T): T {
