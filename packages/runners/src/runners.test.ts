@@ -112,7 +112,8 @@ describe("runner pool", () => {
 
   it("reports status and Prometheus metrics: completed, failures by reason, latency quantiles", async () => {
     const p = await pool({ metricsPort: 0 });
-    const [{ metricsPort }] = await p.start();
+    const [started] = await p.start();
+    const metricsPort = started?.metricsPort;
     try {
       await p.client.run({ tenant: "a", run: { kind: "command", command: "true" } }, { timeoutMs: 30_000 });
       await p.client.run({ tenant: "a", run: { kind: "command", command: "exit 1" } }, { timeoutMs: 30_000 });
