@@ -6,7 +6,7 @@ import { copyFile, mkdir, rm, symlink } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { makeTempDir, removeDir } from "@skillport/fs/testing";
+import { makeTempDir, removeDir } from "@skillport/testing";
 import { computedHash, readFolder } from "@skillport/install";
 import { commitAndPush, git, makeRepo, startGitDaemon, type RunningServer } from "../../remote/src/test-support/git-servers.js";
 

@@ -4,7 +4,7 @@ import { SkillExistsError, SkillValidationError } from "@skillport/core/errors";
 import { validateSkillMd } from "@skillport/core/internal/validate";
 import type { Diagnostic, ProfileName } from "@skillport/core";
 import { assertSafeSkillId } from "@skillport/core/internal/safe-path";
-import { siblingTemp, writeFileAtomic } from "@skillport/fs/floor";
+import { siblingTemp, writeFileAtomic } from "@skillport/fs";
 import { readArchive, type ArchiveFile } from "./archive/read.js";
 import { ArchiveError } from "./errors.js";
 import { resolveLimits, type PackageLimits } from "./limits.js";

@@ -2,7 +2,7 @@ import { chmodSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, st
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { InvalidPathError } from "@skillport/core/errors";
-import { siblingTemp } from "@skillport/fs/floor";
+import { siblingTemp } from "@skillport/fs";
 import { listArchive, type ArchiveFormat, type ReadArchiveOptions } from "./archive/read.js";
 import type { ManifestFile } from "./pack.js";
 import { computeVersionId, sha256Hex } from "./version.js";

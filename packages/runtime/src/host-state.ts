@@ -1,7 +1,7 @@
 import { mkdirSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { InvalidPathError } from "@skillport/core/errors";
-import { errorCode, isInside } from "@skillport/fs/floor";
+import { errorCode, isInside } from "@skillport/fs";
 import { privateDirProblem } from "@skillport/sandbox";
 import { isVersionId } from "@skillport/pack/version";
 import { readJsonRecord, writeJsonAtomic } from "./json-file.js";

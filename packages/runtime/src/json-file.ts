@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { writeFileAtomic } from "@skillport/fs/floor";
+import { writeFileAtomic } from "@skillport/fs";
 
 /** Reads a JSON object; anything missing or malformed reads as `{}` (the files this is used for are caches). */
 export async function readJsonRecord(file: string): Promise<Record<string, unknown>> {

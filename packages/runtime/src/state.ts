@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { InvalidPathError } from "@skillport/core/errors";
 import { writeJsonAtomic } from "./json-file.js";
-import { openPinnedDir } from "@skillport/fs/floor";
+import { openPinnedDir } from "@skillport/fs";
 
 /**
  * FastGPT's runtime state file (`~/.fastgpt/runtime/state.json`):

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { writeFileAtomic } from "@skillport/fs/floor";
+import { writeFileAtomic } from "@skillport/fs";
 import { stateDir } from "./state-dir.js";
 
 /**

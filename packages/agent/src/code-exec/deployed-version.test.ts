@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Workspace } from "@skillport/runtime";
 import { findBubblewrap } from "@skillport/sandbox";
-import { makeTempDir, removeDir } from "@skillport/fs/testing";
+import { makeTempDir, removeDir } from "@skillport/testing";
 import { AgentError, resultText, SkillBox } from "../index.js";
 
 const examplePackage = fileURLToPath(new URL("../../../../examples/package", import.meta.url));

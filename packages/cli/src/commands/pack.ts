@@ -4,7 +4,7 @@ import type { ProfileName } from "@skillport/core";
 // Leaf entries only: packing must not load the skill provider, the registry or search (decision 0202).
 import { PROFILE_NAMES } from "@skillport/core/internal/validate";
 import { ExclusionRules, packDirectory, DEFAULT_PACKAGE_PROFILE, type PackResult } from "@skillport/pack/directory";
-import { writeFileAtomic } from "@skillport/fs/floor";
+import { writeFileAtomic } from "@skillport/fs";
 import { colors, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
 import { displayPath, formatDiagnostics, requireDirectory, requireNotDirectory, size, withFsErrors } from "../package-io.js";
 

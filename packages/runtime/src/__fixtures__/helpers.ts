@@ -1,7 +1,7 @@
 // Shared by this package's tests only (not exported from index.ts).
 import path from "node:path";
 import { afterEach } from "vitest";
-import { tempTree, type TempTree } from "@skillport/fs/testing";
+import { tempTree, type TempTree } from "@skillport/testing";
 import { findBubblewrap } from "@skillport/sandbox";
 
 /**

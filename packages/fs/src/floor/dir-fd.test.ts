@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { MAX_REMOVE_DEPTH, openPinnedDir, removePinnedTree } from "./dir-fd.js";
-import { makeTempDir, removeDir } from "./testing.js";
+import { makeTempDir, removeDir } from "@skillport/testing";
 
 const made: string[] = [];
 afterEach(async () => {

@@ -3,7 +3,7 @@ import { realpath } from "node:fs/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SkillRegistry } from "@skillport/core";
 import { createRootProviders, discoverSkillProviders, discoverSkillRoots } from "./roots.js";
-import { makeTempDir, removeDir, skillMd, writeTree } from "@skillport/fs/testing";
+import { makeTempDir, removeDir, skillMd, writeTree } from "@skillport/testing";
 
 let tmp: string;
 beforeEach(async () => {

@@ -2,7 +2,7 @@ import { lstat, realpath, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { LocalFileSystemSkillProvider, type LocalFileSystemProviderOptions } from "./provider.js";
-import { walkTree } from "./walk.js";
+import { walkTree } from "../floor/walk.js";
 
 export type SkillRootScope = "project" | "user";
 

@@ -3,7 +3,7 @@ import { execFileSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import path from "node:path";
 import { InvalidPathError, ResourceNotFoundError } from "@skillport/core";
-import { startFolderSwapper, tempTree, type TempTree } from "@skillport/fs/testing";
+import { startFolderSwapper, tempTree, type TempTree } from "@skillport/testing";
 import { openConfined, type OpenConfinedOptions } from "./open-confined.js";
 
 let t: TempTree;

@@ -2,7 +2,7 @@ import { readFile, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LocalFileSystemSkillProvider } from "./provider.js";
-import { makeTempDir, removeDir, skillMd, writeTree } from "@skillport/fs/testing";
+import { makeTempDir, removeDir, skillMd, writeTree } from "@skillport/testing";
 
 let root: string;
 let cache: string;

@@ -2,11 +2,11 @@ import fs, { type Dirent } from "node:fs";
 import { lstat, realpath, stat } from "node:fs/promises";
 import { isSafeSkillId } from "@skillport/core/internal/safe-path";
 import { compareCodeUnits } from "@skillport/core/internal/compare";
-import { isInside, joinReal } from "./confine.js";
-import { errorCode, isMissing } from "./errno.js";
+import { isInside, joinReal } from "../floor/confine.js";
+import { errorCode, isMissing } from "../floor/errno.js";
 import { SKILL_FILE_NAMES, SkillDirectory, fileProblem, type SkillDirectoryOptions, type SkillProbe, type SkillProblem } from "./skill-directory.js";
-import { walkTree } from "./walk.js";
-import { readDirectory, readDirectorySync, type UndecodableEntry } from "./dir-entries.js";
+import { walkTree } from "../floor/walk.js";
+import { readDirectory, readDirectorySync, type UndecodableEntry } from "../floor/dir-entries.js";
 
 /**
  * A folder a locator looked at and did not serve as a skill, and why. Nothing is dropped silently: every skipped

@@ -6,7 +6,7 @@ import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { ReadAt } from "./files.js";
+import type { ReadAt } from "../floor/files.js";
 import { readHead, readHeadSync, scanFrontmatterBytes, type HeadResult } from "./frontmatter-head.js";
 
 function decode(bytes: Buffer, start: number, end: number, stream: boolean): string | undefined {

@@ -1,6 +1,6 @@
 import { isUtf8 } from "node:buffer";
 import { readSync } from "node:fs";
-import type { ReadAt } from "./files.js";
+import type { ReadAt } from "../floor/files.js";
 
 export type HeadResult =
   /**

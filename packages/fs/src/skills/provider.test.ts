@@ -16,7 +16,7 @@ import {
 } from "@skillport/core";
 import { LocalFileSystemSkillProvider } from "./provider.js";
 import { ResourceTooLargeError, SkillFileTooLargeError, SkillsRootError } from "./errors.js";
-import { makeTempDir, removeDir, skillMd, writeTree } from "@skillport/fs/testing";
+import { makeTempDir, removeDir, skillMd, writeTree } from "@skillport/testing";
 
 let root: string;
 beforeEach(async () => {

@@ -7,7 +7,7 @@ import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import path from "node:path";
 import { AgentSkillsError } from "@skillport/core";
-import { skillMd, startFolderSwapper, tempTree, type TempTree } from "@skillport/fs/testing";
+import { skillMd, startFolderSwapper, tempTree, type TempTree } from "@skillport/testing";
 import { LocalFileSystemSkillProvider } from "./provider.js";
 
 let t: TempTree | undefined;

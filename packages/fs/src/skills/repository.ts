@@ -5,8 +5,8 @@ import type { SaveOptions, SaveResult, SkillRepository } from "@skillport/core";
 import { AgentSkillsError, SkillExistsError, SkillNotFoundError } from "@skillport/core/errors";
 import { isSafeSkillId } from "@skillport/core/internal/safe-path";
 import type { Skill } from "@skillport/core/internal/skill";
-import { randomHex } from "./atomic.js";
-import { errorCode, isMissing } from "./errno.js";
+import { randomHex } from "../floor/atomic.js";
+import { errorCode, isMissing } from "../floor/errno.js";
 import { LocalFileSystemSkillProvider, type LocalFileSystemProviderOptions } from "./provider.js";
 
 export interface FileSystemRepositoryOptions extends LocalFileSystemProviderOptions {

@@ -14,7 +14,7 @@ import {
 } from "@skillport/testing";
 import { LocalFileSystemSkillProvider } from "./provider.js";
 import { FileSystemSkillRepository } from "./repository.js";
-import { removeDir } from "@skillport/fs/testing";
+import { removeDir } from "@skillport/testing";
 
 // Roots are made synchronously because the kit's filesystem cases need the root when tests are declared.
 const providerRoot = mkdtempSync(path.join(os.tmpdir(), "skillport-fs-conformance-"));

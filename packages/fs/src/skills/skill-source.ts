@@ -5,13 +5,13 @@ import { DEFAULT_PARSE_LIMITS, findFrontmatterEnd } from "@skillport/core/intern
 import { requireSafeResourcePath, requireSafeSkillId } from "@skillport/core/internal/safe-path";
 import { SkillSourceProvider } from "@skillport/core/internal/source";
 import { ResourceTooLargeError, SkillFileTooLargeError } from "./errors.js";
-import { errorCode, isMissing } from "./errno.js";
-import { descriptorReader, readBounded, type ReadAt } from "./files.js";
+import { errorCode, isMissing } from "../floor/errno.js";
+import { descriptorReader, readBounded, type ReadAt } from "../floor/files.js";
 import { readHead, readHeadSync, type HeadResult } from "./frontmatter-head.js";
 import type { SkippedSkill, SkillLocator } from "./locators.js";
 import { parseMetadata } from "./metadata.js";
 import { MetadataIndex } from "./metadata-index.js";
-import type { ConfinedFile } from "./open-confined.js";
+import type { ConfinedFile } from "../floor/open-confined.js";
 import { DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_LIST_DEPTH, DEFAULT_MAX_LIST_FILES, type SkillDirectory } from "./skill-directory.js";
 
 export const DEFAULT_HEAD_CHUNK_BYTES = 8 * 1024;

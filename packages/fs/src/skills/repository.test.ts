@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Skill, SkillExistsError, SkillNotFoundError, SkillValidationError, parseSkillMd, type ResourceContent } from "@skillport/core";
 import { FileSystemSkillRepository } from "./repository.js";
-import { makeTempDir, removeDir, skillMd, writeTree } from "@skillport/fs/testing";
+import { makeTempDir, removeDir, skillMd, writeTree } from "@skillport/testing";
 
 let root: string;
 beforeEach(async () => {

@@ -3,13 +3,13 @@ import { lstat, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Diagnostic, Frontmatter, ParseLimits, SkillFile } from "@skillport/core";
 import { DEFAULT_PARSE_LIMITS, parseFrontmatter } from "@skillport/core/internal/parse";
-import { DEFAULT_MAX_FILE_BYTES } from "./file-limits.js";
-import { descriptorReader } from "./files.js";
+import { DEFAULT_MAX_FILE_BYTES } from "../floor/file-limits.js";
+import { descriptorReader } from "../floor/files.js";
 import { readHead } from "./frontmatter-head.js";
-import { isInside, joinReal } from "./confine.js";
-import { errorCode, isMissing } from "./errno.js";
-import { openConfined, openVerified, type ConfinedFile } from "./open-confined.js";
-import { walkTree, type WalkProblem } from "./walk.js";
+import { isInside, joinReal } from "../floor/confine.js";
+import { errorCode, isMissing } from "../floor/errno.js";
+import { openConfined, openVerified, type ConfinedFile } from "../floor/open-confined.js";
+import { walkTree, type WalkProblem } from "../floor/walk.js";
 
 /**
  * The skill file's names, in order: `SKILL.md`, and `skill.md` when SKILL.md is absent (the reference validator

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SkillRegistry, type RegistryChange } from "@skillport/core";
 import { LocalFileSystemSkillProvider } from "./provider.js";
-import { makeTempDir, removeDir, skillMd, writeTree } from "@skillport/fs/testing";
+import { makeTempDir, removeDir, skillMd, writeTree } from "@skillport/testing";
 
 let root: string;
 let registry: SkillRegistry | undefined;

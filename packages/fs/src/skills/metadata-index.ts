@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import type { Frontmatter } from "@skillport/core";
-import { writeFileAtomic } from "./atomic.js";
+import { writeFileAtomic } from "../floor/atomic.js";
 /** What an index entry is keyed by: the located skill file (SkillDirectory). */
 interface SkillLocation {
   dir: string;

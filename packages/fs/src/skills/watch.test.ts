@@ -3,7 +3,7 @@ import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LocalFileSystemSkillProvider } from "./provider.js";
-import { makeTempDir, removeDir, skillMd, writeTree } from "@skillport/fs/testing";
+import { makeTempDir, removeDir, skillMd, writeTree } from "@skillport/testing";
 
 let root: string;
 const stops: (() => void)[] = [];
@@ -84,7 +84,7 @@ describe("watch", () => {
 });
 
 describe("a watcher never keeps the process alive unless asked (issue 9)", () => {
-  const dist = (pkg: string) => path.resolve(import.meta.dirname, `../../${pkg}/dist/index.js`);
+  const dist = (pkg: string) => path.resolve(import.meta.dirname, `../../../${pkg}/dist/index.js`);
   const script = (persistent: boolean) => `
     import { SkillRegistry } from ${JSON.stringify(dist("core"))};
     import { LocalFileSystemSkillProvider } from ${JSON.stringify(dist("fs"))};

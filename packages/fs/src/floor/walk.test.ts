@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { InvalidPathError, LimitExceededError } from "@skillport/core";
-import { tempTree, type TreeSpec } from "@skillport/fs/testing";
+import { tempTree, type TreeSpec } from "@skillport/testing";
 import { walkTree, type WalkOptions, type WalkProblemKind } from "./walk.js";
 
 let cleanups: Array<() => Promise<void>> = [];

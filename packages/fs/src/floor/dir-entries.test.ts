@@ -7,8 +7,8 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { InvalidPathError } from "@skillport/core";
 import { escapeUndecodable, readDirectorySync } from "./dir-entries.js";
-import { FlatRootLocator, scanNestedSkills } from "./locators.js";
-import { tempTree, skillMd, type TempTree } from "./testing.js";
+import { FlatRootLocator, scanNestedSkills } from "../skills/locators.js";
+import { tempTree, skillMd, type TempTree } from "@skillport/testing";
 import { walkTree } from "./walk.js";
 
 let trees: TempTree[] = [];

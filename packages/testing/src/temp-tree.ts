@@ -1,4 +1,4 @@
-// `@skillport/fs/testing`: real temp trees for tests, in ONE place for every package (files, directories, links).
+// Real temp trees for tests, in ONE place for every package (files, directories, links).
 // No test-runner dependency: each package wraps `tempTree` in its runner's hooks if it wants automatic cleanup.
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
