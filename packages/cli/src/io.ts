@@ -1,4 +1,4 @@
-import { AgentSkillsError } from "@skillport/core/errors";
+import { AgentSkillsError } from "@skillport/core";
 import pc from "picocolors";
 import { neutralise, safeJson } from "./terminal-text.js";
 

@@ -1,6 +1,5 @@
 import path from "node:path";
-import { LimitExceededError, SkillValidationError } from "@skillport/core/errors";
-import type { Diagnostic } from "@skillport/core";
+import { LimitExceededError, SkillValidationError, type Diagnostic } from "@skillport/core";
 import { writeFileAtomic } from "@skillport/fs";
 import { checkLayout, type LayoutOptions, type LayoutReport, type PackageSkill } from "./layout.js";
 import { formatBytes, resolveLimits, type PackageLimits } from "./limits.js";

@@ -1,4 +1,4 @@
-import { LimitExceededError } from "@skillport/core/errors";
+import { LimitExceededError } from "@skillport/core";
 import { openConfined } from "@skillport/fs";
 import type { ManifestFile } from "./manifest-file.js";
 import { sha256Hex } from "./version.js";

@@ -1,7 +1,7 @@
 import { chmodSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, statSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import path from "node:path";
-import { InvalidPathError } from "@skillport/core/errors";
+import { InvalidPathError } from "@skillport/core";
 import { siblingTemp } from "@skillport/fs";
 import { listArchive, type ArchiveFormat, type ReadArchiveOptions } from "./archive/read.js";
 import type { ManifestFile } from "./pack.js";

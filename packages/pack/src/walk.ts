@@ -1,8 +1,8 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
-import { InvalidPathError, LimitExceededError, SkillUnavailableError } from "@skillport/core/errors";
+import { InvalidPathError, LimitExceededError, SkillUnavailableError } from "@skillport/core";
+import { SECRET_CONTENT_HEAD_BYTES, secretFileContent } from "@skillport/core/internal";
 import { DEFAULT_MAX_FILE_BYTES, isInside, walkTree, type WalkProblem } from "@skillport/fs";
-import { SECRET_CONTENT_HEAD_BYTES, secretFileContent } from "@skillport/core/internal/secret-files";
 import { ExclusionRules } from "./exclusions.js";
 import { formatBytes, type PackageLimits } from "./limits.js";
 import { comparePaths, normalizedMode, pathDepth } from "./paths.js";

@@ -1,5 +1,5 @@
 import fs, { constants } from "node:fs";
-import { InvalidPathError, LimitExceededError } from "@skillport/core/errors";
+import { InvalidPathError, LimitExceededError } from "@skillport/core";
 import { errorCode } from "@skillport/fs";
 
 export type OpenedSource = { kind: "directory" } | { kind: "archive"; bytes: Uint8Array };

@@ -1,6 +1,6 @@
 import { closeSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
-import { InvalidPathError, LimitExceededError } from "@skillport/core/errors";
+import { InvalidPathError, LimitExceededError } from "@skillport/core";
 import { openPinnedDir, randomHex, type PinnedDir } from "@skillport/fs";
 import { DEFAULT_MAX_OUTPUT_BYTES, MAX_RUN_TIMEOUT_MS, type RunResult, type Sandbox } from "@skillport/sandbox";
 import {

@@ -1,9 +1,9 @@
 import { mkdirSync, realpathSync } from "node:fs";
 import path from "node:path";
-import { InvalidPathError } from "@skillport/core/errors";
+import { InvalidPathError } from "@skillport/core";
 import { errorCode, isInside } from "@skillport/fs";
 import { privateDirProblem } from "@skillport/sandbox";
-import { isVersionId } from "@skillport/pack/version";
+import { isVersionId } from "@skillport/pack";
 import { readJsonRecord, writeJsonAtomic } from "./json-file.js";
 
 /**

@@ -1,6 +1,6 @@
 import { mkdir, readFile, rename, rm, writeFile, stat } from "node:fs/promises";
 import path from "node:path";
-import { SkillUnavailableError } from "@skillport/core/errors";
+import { SkillUnavailableError } from "@skillport/core";
 
 export interface LockOptions {
   /** Give up after this long. Default 60 s. */

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { InvalidPathError } from "@skillport/core/errors";
+import { InvalidPathError } from "@skillport/core";
 import { writeJsonAtomic } from "./json-file.js";
 import { openPinnedDir } from "@skillport/fs";
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import path from "node:path";
-import { AgentSkillsError } from "@skillport/core/errors";
+import { AgentSkillsError } from "@skillport/core";
 import { openConfined } from "@skillport/fs";
 import type { VersionManifest } from "./host-state.js";
 

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { readlinkSync, realpathSync } from "node:fs";
 import { lstat, mkdir, readdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
-import { InvalidPathError } from "@skillport/core/errors";
+import { InvalidPathError } from "@skillport/core";
 import { errorCode, isInside, openPinnedDir, randomHex, type PinnedDir } from "@skillport/fs";
 import type { PackOptions, UnpackOptions } from "@skillport/pack";
 import type { LockOptions } from "./lock.js";

@@ -1,7 +1,6 @@
 import { lstat, realpath } from "node:fs/promises";
 import path from "node:path";
-import { InvalidPathError, ResourceNotFoundError } from "@skillport/core/errors";
-import { normalizeResourcePath, type SafePathLimits } from "@skillport/core/internal/safe-path";
+import { InvalidPathError, normalizeResourcePath, ResourceNotFoundError, type SafePathLimits } from "@skillport/core";
 import { isMissing } from "./errno.js";
 
 export interface ResolveConfinedOptions {

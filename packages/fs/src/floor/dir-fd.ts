@@ -1,6 +1,6 @@
 import fs, { constants } from "node:fs";
 import path from "node:path";
-import { InvalidPathError } from "@skillport/core/errors";
+import { InvalidPathError } from "@skillport/core";
 import { tempName } from "./atomic.js";
 import { errorCode } from "./errno.js";
 

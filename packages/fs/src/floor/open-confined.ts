@@ -1,7 +1,6 @@
 import fs, { constants, type Stats } from "node:fs";
 import path from "node:path";
-import { InvalidPathError, ResourceNotFoundError, SkillUnavailableError } from "@skillport/core/errors";
-import { normalizeResourcePath, type SafePathLimits } from "@skillport/core/internal/safe-path";
+import { InvalidPathError, normalizeResourcePath, ResourceNotFoundError, SkillUnavailableError, type SafePathLimits } from "@skillport/core";
 import { isInside, joinReal } from "./confine.js";
 import { errorCode, isMissing } from "./errno.js";
 

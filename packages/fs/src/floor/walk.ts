@@ -1,7 +1,6 @@
 import { lstatSync, realpathSync, statSync, type Dirent, type Stats } from "node:fs";
-import { InvalidPathError, LimitExceededError, SkillUnavailableError } from "@skillport/core/errors";
-import { isSafeResourcePath, normalizeResourcePath } from "@skillport/core/internal/safe-path";
-import { compareCodeUnits } from "@skillport/core/internal/compare";
+import { InvalidPathError, isSafeResourcePath, LimitExceededError, normalizeResourcePath, SkillUnavailableError } from "@skillport/core";
+import { compareCodeUnits } from "@skillport/core/internal";
 import { isInside, joinReal } from "./confine.js";
 import { readDirectorySync, type DirectoryEntries } from "./dir-entries.js";
 import { errorCode, isMissing } from "./errno.js";

@@ -1,4 +1,4 @@
-import { AgentSkillsError, ResourceNotFoundError, SkillNotFoundError, type AgentSkillsErrorCode } from "@skillport/core/errors";
+import { AgentSkillsError, ResourceNotFoundError, SkillNotFoundError, type AgentSkillsErrorCode } from "@skillport/core";
 
 /** The provider root is missing or not a directory. Raised by constructors, so misconfiguration fails early. */
 export class SkillsRootError extends AgentSkillsError {

@@ -1,7 +1,7 @@
 import fs, { type Dirent } from "node:fs";
 import { lstat, realpath, stat } from "node:fs/promises";
-import { isSafeSkillId } from "@skillport/core/internal/safe-path";
-import { compareCodeUnits } from "@skillport/core/internal/compare";
+import { isSafeSkillId } from "@skillport/core";
+import { compareCodeUnits } from "@skillport/core/internal";
 import { isInside, joinReal } from "../floor/confine.js";
 import { errorCode, isMissing } from "../floor/errno.js";
 import { SKILL_FILE_NAMES, SkillDirectory, fileProblem, type SkillDirectoryOptions, type SkillProbe, type SkillProblem } from "./skill-directory.js";

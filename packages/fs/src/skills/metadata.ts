@@ -1,6 +1,4 @@
-import type { Frontmatter, ParseLimits } from "@skillport/core";
-import { SkillValidationError } from "@skillport/core/errors";
-import { parseFrontmatter } from "@skillport/core/internal/parse";
+import { parseFrontmatter, SkillValidationError, type Frontmatter, type ParseLimits } from "@skillport/core";
 
 /**
  * Parses the frontmatter at the start of `head` (the SKILL.md text up to at least the closing `---`) with core's

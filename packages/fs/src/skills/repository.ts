@@ -1,10 +1,16 @@
 import { mkdirSync } from "node:fs";
 import { chmod, lstat, mkdir, mkdtemp, rename, rm, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { SaveOptions, SaveResult, SkillRepository } from "@skillport/core";
-import { AgentSkillsError, SkillExistsError, SkillNotFoundError } from "@skillport/core/errors";
-import { isSafeSkillId } from "@skillport/core/internal/safe-path";
-import type { Skill } from "@skillport/core/internal/skill";
+import {
+  AgentSkillsError,
+  isSafeSkillId,
+  SkillExistsError,
+  SkillNotFoundError,
+  type SaveOptions,
+  type SaveResult,
+  type Skill,
+  type SkillRepository,
+} from "@skillport/core";
 import { randomHex } from "../floor/atomic.js";
 import { errorCode, isMissing } from "../floor/errno.js";
 import { LocalFileSystemSkillProvider, type LocalFileSystemProviderOptions } from "./provider.js";
@@ -148,7 +154,7 @@ export class FileSystemSkillRepository extends LocalFileSystemSkillProvider impl
    * (decision 0215).
    */
   async #prepare(skills: readonly Skill[]): Promise<PreparedSkill[]> {
-    const { prepareSaveBatch } = await import("@skillport/core/internal/save-batch");
+    const { prepareSaveBatch } = await import("@skillport/core/internal");
     return prepareSaveBatch(skills, { target: this.name, maxFileBytes: this.maxFileBytes }).map(({ id, skillMd, resources }) => ({
       id,
       files: new Map([["SKILL.md", skillMd], ...resources]),

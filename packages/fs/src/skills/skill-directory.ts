@@ -1,8 +1,8 @@
 import fs, { type Stats } from "node:fs";
 import { lstat, realpath, stat } from "node:fs/promises";
 import path from "node:path";
-import type { Diagnostic, Frontmatter, ParseLimits, SkillFile } from "@skillport/core";
-import { DEFAULT_PARSE_LIMITS, parseFrontmatter } from "@skillport/core/internal/parse";
+import { parseFrontmatter, type Diagnostic, type Frontmatter, type ParseLimits, type SkillFile } from "@skillport/core";
+import { DEFAULT_PARSE_LIMITS } from "@skillport/core/internal";
 import { DEFAULT_MAX_FILE_BYTES } from "../floor/file-limits.js";
 import { descriptorReader } from "../floor/files.js";
 import { readHead } from "./frontmatter-head.js";

@@ -1,9 +1,21 @@
 import { realpath } from "node:fs/promises";
-import type { Frontmatter, ParseLimits, SkillFile } from "@skillport/core";
-import { AgentSkillsError, InvalidPathError, LimitExceededError, ProviderUnavailableError, ResourceNotFoundError, SkillNotFoundError, SkillUnavailableError, SkillValidationError } from "@skillport/core/errors";
-import { DEFAULT_PARSE_LIMITS, findFrontmatterEnd } from "@skillport/core/internal/parse";
-import { requireSafeResourcePath, requireSafeSkillId } from "@skillport/core/internal/safe-path";
-import { SkillSourceProvider } from "@skillport/core/internal/source";
+import {
+  AgentSkillsError,
+  InvalidPathError,
+  LimitExceededError,
+  ProviderUnavailableError,
+  requireSafeResourcePath,
+  requireSafeSkillId,
+  ResourceNotFoundError,
+  SkillNotFoundError,
+  SkillSourceProvider,
+  SkillUnavailableError,
+  SkillValidationError,
+  type Frontmatter,
+  type ParseLimits,
+  type SkillFile,
+} from "@skillport/core";
+import { DEFAULT_PARSE_LIMITS, findFrontmatterEnd } from "@skillport/core/internal";
 import { ResourceTooLargeError, SkillFileTooLargeError } from "./errors.js";
 import { errorCode, isMissing } from "../floor/errno.js";
 import { descriptorReader, readBounded, type ReadAt } from "../floor/files.js";

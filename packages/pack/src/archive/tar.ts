@@ -1,5 +1,5 @@
 import { gunzipSync } from "node:zlib";
-import { LimitExceededError } from "@skillport/core/errors";
+import { LimitExceededError } from "@skillport/core";
 import { Parser, type ReadEntry } from "tar";
 import { ArchiveError } from "../errors.js";
 import { formatBytes, RATIO_EXEMPT_BYTES, type PackageLimits } from "../limits.js";

@@ -1,5 +1,5 @@
 import { constants, crc32, inflateRawSync } from "node:zlib";
-import { LimitExceededError } from "@skillport/core/errors";
+import { LimitExceededError } from "@skillport/core";
 import { ArchiveError } from "../errors.js";
 import type { EntryKind, RawEntry } from "./entries.js";
 
