@@ -1,17 +1,12 @@
 // `@skillport/fs`, the one door: skills on a local disk (src/skills/: SkillDirectory, the source and provider, locators,
 // the head reader, metadata, repository, roots, watch) over the Node floor (src/floor/, below).
-export {
-  LocalFileSystemSkillProvider,
-  DEFAULT_MAX_FILE_BYTES,
-  DEFAULT_HEAD_CHUNK_BYTES,
-  DEFAULT_MAX_LIST_FILES,
-  DEFAULT_MAX_LIST_DEPTH,
-  type LocalFileSystemProviderOptions,
-} from "./skills/provider.js";
-export { SkillDirectorySource, type SkillDirectorySourceOptions } from "./skills/skill-source.js";
+export { LocalFileSystemSkillProvider, type LocalFileSystemProviderOptions } from "./skills/provider.js";
+export { SkillDirectorySource, DEFAULT_HEAD_CHUNK_BYTES, type SkillDirectorySourceOptions } from "./skills/skill-source.js";
 export {
   SkillDirectory,
   SKILL_FILE_NAMES,
+  DEFAULT_MAX_LIST_FILES,
+  DEFAULT_MAX_LIST_DEPTH,
   type SkillFileName,
   type SkillDirectoryOptions,
   type SkillProbe,
@@ -70,3 +65,4 @@ export {
   type WalkLinkPolicy,
 } from "./floor/walk.js";
 export { openConfined, type OpenConfinedOptions, type ConfinedFile } from "./floor/open-confined.js";
+export { DEFAULT_MAX_FILE_BYTES } from "./floor/file-limits.js";
