@@ -6,8 +6,6 @@ import { DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_LIST_DEPTH, DEFAULT_MAX_LIST_FILES 
 import { DEFAULT_HEAD_CHUNK_BYTES, SkillDirectorySource, checkCount, type SkillDirectorySourceOptions } from "./skill-source.js";
 import { watchSkillRoot, type WatchOptions } from "./watch.js";
 
-export { DEFAULT_MAX_FILE_BYTES, DEFAULT_HEAD_CHUNK_BYTES, DEFAULT_MAX_LIST_FILES, DEFAULT_MAX_LIST_DEPTH };
-
 export interface LocalFileSystemProviderOptions extends SkillDirectorySourceOptions {
   /** Provider name used in qualified ids and messages. Default `fs:<root directory name>`. */
   name?: string;
