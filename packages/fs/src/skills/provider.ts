@@ -3,7 +3,7 @@ import path from "node:path";
 import { SkillsRootError } from "./errors.js";
 import { FlatRootLocator } from "./locators.js";
 import { DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_LIST_DEPTH, DEFAULT_MAX_LIST_FILES } from "./skill-directory.js";
-import { DEFAULT_HEAD_CHUNK_BYTES, SkillDirectorySource, checkCount, type SkillDirectorySourceOptions } from "./skill-source.js";
+import { SkillDirectorySource, checkCount, type SkillDirectorySourceOptions } from "./skill-source.js";
 import { watchSkillRoot, type WatchOptions } from "./watch.js";
 
 export interface LocalFileSystemProviderOptions extends SkillDirectorySourceOptions {
