@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Skill, SkillRegistry } from "@skillport/core";
 import { LocalFileSystemSkillProvider } from "@skillport/fs";
-import { makeTempDir, removeDir, writeTree } from "@skillport/fs/testing";
+import { makeTempDir, removeDir, writeTree } from "@skillport/testing";
 import { NOT_SECRET_FILES, SECRET_FILE_CASES, SERVICE_ACCOUNT_KEY } from "../../core/src/__fixtures__/secret-files.js";
 import { resultText, SkillBox } from "./index.js";
 

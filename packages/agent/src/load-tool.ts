@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { InvalidPathError, LOAD_SKILL_TOOL_NAME, normalizeResourcePath, ResourceNotFoundError, SkillNotFoundError } from "@skillport/core";
-import { secretFileContent, secretFilePattern } from "@skillport/core/internal/secret-files";
+import { secretFileContent, secretFilePattern } from "@skillport/core/internal";
 import { secretReason } from "./secret-paths.js";
 import type { BoxSkill } from "./box-skill.js";
 import { defineTool, errorResult, messageOf, textResult, type JsonSchema, type Tool } from "./tool.js";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SkillRegistry } from "@skillport/core";
 import { LocalFileSystemSkillProvider } from "@skillport/fs";
 import { findBubblewrap } from "@skillport/sandbox";
-import { tempTree, type TempTree } from "@skillport/fs/testing";
+import { tempTree, type TempTree } from "@skillport/testing";
 import { startScriptedServer, type RecordedRequest, type ScriptedServer } from "../test/scripted-server.js";
 import { AgentError, createAnthropicModel, createOpenAIChatModel, resultText, runAgent, SkillBox, type AgentEvent, type AgentMessage, type ModelClient } from "./index.js";
 

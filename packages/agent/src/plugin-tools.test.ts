@@ -3,7 +3,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Skill } from "@skillport/core";
-import { makeTempDir, removeDir } from "@skillport/fs/testing";
+import { makeTempDir, removeDir } from "@skillport/testing";
 import { PluginHost } from "@skillport/plugin-host";
 import { pluginTools, resultText, SkillBox } from "./index.js";
 

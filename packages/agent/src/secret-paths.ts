@@ -1,6 +1,6 @@
 import { realpath } from "node:fs/promises";
 import path from "node:path";
-import { secretFilePattern } from "@skillport/core/internal/secret-files";
+import { secretFilePattern } from "@skillport/core/internal";
 import type { SkillReader } from "./box-skill.js";
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InMemorySkillRepository, Skill, SkillRegistry, type SkillSource } from "@skillport/core";
 import { LocalFileSystemSkillProvider } from "@skillport/fs";
-import { tempTree, type TempTree } from "@skillport/fs/testing";
+import { tempTree, type TempTree } from "@skillport/testing";
 import { z } from "zod";
 import { defineTool, resultText, SkillBox, SkillBoxSession, skillDirName, skillIdOf, type Tool } from "./index.js";
 

@@ -74,6 +74,61 @@ const yamlOnFirstUse = {
   },
 };
 
+// Each package has one door (decision 0310), and a door is a list of re-exports. esbuild's tree shaking drops the
+// unused ones, but with code splitting a command's chunks still import every module a door names that some OTHER
+// command uses: `exec` importing one error class from "@skillport/core" would statically load the chunk holding the
+// parser, because `validate` uses it. So the bundle reads each door's `export { … } from "./m.js"` lists and turns
+// an import of names from a workspace door into imports from the modules that define them (what a subpath import
+// once did by hand): start-up speed bought once, here. Guarded by packages/cli/src/start-up-graph.e2e.test.ts (0311).
+const EXPORT_FROM = /export\s*\{([^}]*)\}\s*from\s*"(\.{1,2}\/[^"]+)";/g;
+const IMPORT_FROM_DOOR = /import\s*\{([^}]*)\}\s*from\s*"(@skillport\/[\w-]+(?:\/internal)?)";/g;
+const specifiers = (list) => list.split(",").map((part) => part.trim()).filter(Boolean).map((part) => {
+  const [name, alias = name] = part.split(/\s+as\s+/);
+  return { name, alias };
+});
+const definitions = new Map(); // module file → Map(exported name → { file, name }), re-export chains followed
+function defining(file, name, depth = 0) {
+  if (depth > 20) return { file, name };
+  let exported = definitions.get(file);
+  if (!exported) {
+    exported = new Map();
+    definitions.set(file, exported);
+    const text = existsSync(file) ? readFileSync(file, "utf8") : "";
+    for (const [, list, from] of text.matchAll(EXPORT_FROM)) for (const { name: source, alias } of specifiers(list)) exported.set(alias, { file: path.resolve(path.dirname(file), from), name: source });
+  }
+  const next = exported.get(name);
+  return next ? defining(next.file, next.name, depth + 1) : { file, name };
+}
+function doorFile(specifier) {
+  const [, pkg, sub] = /^@skillport\/([\w-]+)(\/internal)?$/.exec(specifier);
+  const manifest = JSON.parse(readFileSync(path.join(repo, "packages", pkg, "package.json"), "utf8"));
+  const target = manifest.exports?.[sub ? "./internal" : "."]?.default;
+  return target && path.join(repo, "packages", pkg, target);
+}
+const throughDoors = {
+  name: "imports-through-doors",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]packages[\\/][\w-]+[\\/]dist[\\/].*\.js$/ }, (args) => {
+      const text = readFileSync(args.path, "utf8");
+      if (!text.includes('"@skillport/')) return undefined;
+      const contents = text.replace(IMPORT_FROM_DOOR, (statement, list, specifier) => {
+        if (specifier === "@skillport/plugin") return statement; // left to Node (EXTERNAL)
+        const door = doorFile(specifier);
+        if (!door) return statement;
+        const byFile = new Map();
+        for (const { name, alias } of specifiers(list)) {
+          const found = defining(door, name);
+          const parts = byFile.get(found.file) ?? [];
+          parts.push(found.name === alias ? alias : `${found.name} as ${alias}`);
+          byFile.set(found.file, parts);
+        }
+        return [...byFile].map(([file, parts]) => `import { ${parts.join(", ")} } from ${JSON.stringify(file)};`).join(" ");
+      });
+      return { contents, loader: "js", resolveDir: path.dirname(args.path) };
+    });
+  },
+};
+
 const result = await build({
   absWorkingDir: repo,
   entryPoints: { cli: path.join(dist, "main.js") },
@@ -85,7 +140,7 @@ const result = await build({
   platform: "node",
   target: "node20",
   external: EXTERNAL,
-  plugins: [yamlOnFirstUse, zodMiniBundled],
+  plugins: [yamlOnFirstUse, zodMiniBundled, throughDoors],
   // CommonJS dependencies (commander) call require() for Node's built-ins.
   banner: { js: 'import { createRequire as __skillportRequire } from "node:module"; const require = __skillportRequire(import.meta.url);' },
   metafile: true,

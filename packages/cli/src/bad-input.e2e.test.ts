@@ -3,7 +3,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tempTree, type TempTree } from "@skillport/fs/testing";
+import { tempTree, type TempTree } from "@skillport/testing";
 import { availableDialects, createTestDatabase, type TestDatabase } from "../../sql/src/test-support/databases.js";
 import { isBuilt, runBuilt, skillMd } from "./test-support.js";
 

@@ -1,7 +1,7 @@
 // Issue 20 item 17: colours follow the usual conventions (decision 0264). The BUILT CLI, into a pipe and on a
 // pseudo-terminal; `list` draws its ids in bold when colours are on.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tempTree, type TempTree } from "@skillport/fs/testing";
+import { tempTree, type TempTree } from "@skillport/testing";
 import { hasScript, isBuilt, runBuilt, runOnTerminal, skillMd } from "./test-support.js";
 
 let work: TempTree;

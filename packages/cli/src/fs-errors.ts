@@ -1,4 +1,4 @@
-import { errorCode } from "@skillport/fs/floor";
+import { errorCode } from "@skillport/fs";
 import { displayPath } from "./io.js";
 
 // Node's file-system errors (`EEXIST: file already exists, mkdir '/abs/x'`) as one line in words: the operation, the

@@ -3,7 +3,7 @@ import { mkdtemp, rename, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { SkillSourceProvider } from "@skillport/core";
-import { AgentSkillsError } from "@skillport/core/errors";
+import { AgentSkillsError } from "@skillport/core";
 import { isInside } from "@skillport/fs";
 import { redactUri } from "@skillport/core/internal";
 import { CliError, EXIT_PROBLEMS, warnOn, type CliOutput } from "./io.js";

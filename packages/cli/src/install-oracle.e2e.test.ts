@@ -8,7 +8,7 @@ import { copyFile, mkdir } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeTempDir, removeDir } from "@skillport/fs/testing";
+import { makeTempDir, removeDir } from "@skillport/testing";
 import { commitAndPush, makeRepo, startGitDaemon, type RunningServer } from "../../remote/src/test-support/git-servers.js";
 
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/cli.js");

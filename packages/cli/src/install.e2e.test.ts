@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { makeTempDir, removeDir } from "@skillport/fs/testing";
+import { makeTempDir, removeDir } from "@skillport/testing";
 import { computedHash, fileDigests, readFolder } from "@skillport/install";
 import { commitAndPush, git, makeRepo, startGitDaemon, type RunningServer } from "../../remote/src/test-support/git-servers.js";
 import { hasScript, runOnTerminal } from "./test-support.js";

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { AgentSkillsError } from "@skillport/core/errors";
+import { AgentSkillsError } from "@skillport/core";
 import pc from "picocolors";
 import { neutralise, safeJson } from "./terminal-text.js";
 

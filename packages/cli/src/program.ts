@@ -1,6 +1,6 @@
 import { Command, CommanderError } from "commander";
-import { AgentSkillsError } from "@skillport/core/errors";
-import { redactUriCredentials } from "@skillport/core/redact-uri";
+import { AgentSkillsError } from "@skillport/core";
+import { redactUriCredentials } from "@skillport/core/internal";
 import { CliError, EXIT_ERROR, outputFor, type CliIO, type CliOutput } from "./io.js";
 import { commands } from "./commands/index.js";
 import { describeFsError } from "./fs-errors.js";

@@ -6,7 +6,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeTempDir, removeDir } from "@skillport/fs/testing";
+import { makeTempDir, removeDir } from "@skillport/testing";
 import { commitAndPush, makeRepo, startGitDaemon, startHttpBackend, type RunningServer } from "../../remote/src/test-support/git-servers.js";
 import { publish, startHttpServer, type TestHttpServer } from "../../remote/src/test-support/http-server.js";
 

@@ -1,7 +1,8 @@
 import { lstatSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { errorCode, isMissing, parseStateText } from "@skillport/fs/floor";
-import { SEARCH_ANALYSIS_VERSION, SkillSearchIndex, type AnalysedSkill, type SearchIndexExport } from "@skillport/core/internal/search";
+import { errorCode, isMissing, parseStateText } from "@skillport/fs";
+import { SEARCH_ANALYSIS_VERSION } from "@skillport/core/internal";
+import { SkillSearchIndex, type AnalysedSkill, type SearchIndexExport } from "@skillport/core";
 import { cacheFileName } from "./cache-dir.js";
 import { VERSION } from "./version.js";
 

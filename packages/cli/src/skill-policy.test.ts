@@ -6,7 +6,7 @@ import { mkdir, rename, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { AgentSkillsError } from "@skillport/core";
 import { DEFAULT_MAX_FILE_BYTES, LocalFileSystemSkillProvider } from "@skillport/fs";
-import { tempTree, type TempTree } from "@skillport/fs/testing";
+import { tempTree, type TempTree } from "@skillport/testing";
 import { readArchive } from "@skillport/pack";
 import { runInProcess, skillMd } from "./test-support.js";
 

@@ -6,7 +6,7 @@ import { chmod, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findBubblewrap } from "@skillport/sandbox";
-import { tempTree, type TempTree } from "@skillport/fs/testing";
+import { tempTree, type TempTree } from "@skillport/testing";
 import { startScriptedServer, type ScriptedServer } from "../../agent/test/scripted-server.js";
 import { hasScript, isBuilt as built, runBuilt, runOnTerminal } from "./test-support.js";
 

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach } from "vitest";
-import { tempTree as sharedTempTree, type TempTree, type TreeSpec } from "@skillport/fs/testing";
+import { tempTree as sharedTempTree, type TempTree, type TreeSpec } from "@skillport/testing";
 import { runCli } from "./program.js";
 
 // Commands that keep caches (search) write them here, never into the user's own cache folder.

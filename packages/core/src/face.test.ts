@@ -1,6 +1,7 @@
-// The public face of @skillport/core (issue 7): every value exported from the main entry is a semver promise, so
-// the list is written down here. Adding a name means adding it below on purpose; a helper only Skillport's own
-// packages need goes to `@skillport/core/internal` instead.
+// The public face of @skillport/core (issue 7, issue 21): every value and type exported from the main entry is a semver
+// promise, so both lists are written down here. Adding a name means adding it below on purpose; a helper only
+// Skillport's own packages need goes to `@skillport/core/internal` instead (decision 0310).
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import * as core from "./index.js";
 import * as internal from "./internal.js";
@@ -25,9 +26,34 @@ const PUBLIC_VALUES = [
   "SkillSearchIndex",
 ];
 
+// The type-only names (classes count as values above): options, results and the source contracts.
+const PUBLIC_TYPES = [
+  "AddProviderOptions", "AgentSkillsErrorCode", "AnalyseOptions", "AnalysedSkill", "CatalogCounts", "CatalogEntry",
+  "CatalogFormat", "CatalogOptions", "ConfidenceFeatures", "ConfidenceModel", "Diagnostic", "FieldWeights",
+  "Frontmatter", "FrontmatterValue", "InMemorySkillRepositoryOptions", "LintInput", "LintLimits", "ParseLimits",
+  "ParseOptions", "ParsedFrontmatter", "ParsedSkillMd", "ProfileName", "RegistrationFailure", "RegistrationReport",
+  "RegistryChange", "RegistryEntry", "RegistrySearchOptions", "ResourceContent", "ResourceKind", "ResourceListing",
+  "SafePathLimits", "SaveOptions", "SaveResult", "SearchDocument", "SearchDocumentCache", "SearchField", "SearchHit",
+  "SearchIndexExport", "SearchIndexOptions", "SearchOptions", "Severity", "Shadowing", "SkillFields", "SkillFile",
+  "SkillProvider", "SkillRegistryEvents", "SkillRegistryOptions", "SkillRepository", "SkillRepositoryInfo",
+  "SkillSource", "StrictYamlFinding", "TokenCounter", "TokenEncoding", "ValidateOptions", "ValidationResult",
+];
+
+/** The names in index.ts's `export type { … }` lists: every type is listed by name (no `export *`, no `export type *`). */
+function listedTypes(source: string): string[] {
+  return [...source.matchAll(/export type \{([^}]*)\}/g)].flatMap((match) => (match[1] as string).split(",").map((name) => name.trim()).filter(Boolean));
+}
+
 describe("@skillport/core's public face", () => {
   it("exports exactly the listed values", () => {
     expect(Object.keys(core).sort()).toEqual([...PUBLIC_VALUES].sort());
+  });
+
+  it("lists exactly the listed types, by name, about a hundred names in all", () => {
+    const source = readFileSync(new URL("./index.ts", import.meta.url), "utf8");
+    expect(source).not.toMatch(/export (?:type )?\*/);
+    expect(listedTypes(source).sort()).toEqual([...PUBLIC_TYPES].sort());
+    expect(PUBLIC_VALUES.length + PUBLIC_TYPES.length).toBeLessThanOrEqual(100);
   });
 
   it("keeps sibling helpers out of the main entry, in the internal subpath", () => {

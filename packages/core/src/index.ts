@@ -1,23 +1,48 @@
 // The public face of @skillport/core: the model, parse / validate / serialise, the source contracts, the registry,
-// the catalog, search and errors. Helpers that only Skillport's own packages use live in `./internal.ts`
-// (`@skillport/core/internal`), which carries no semver promise. `face.test.ts` keeps this list from growing back.
+// the catalog, search and errors — every name listed here, values and types, is a semver promise (decision 0310).
+// Helpers that only Skillport's own packages use live in `./internal.ts` (`@skillport/core/internal`, the one other
+// door), which carries no semver promise. `face.test.ts` keeps both lists from growing back.
 
-// Types: every public type of the modules below.
-export type * from "./types.js";
-export type * from "./diagnostics.js";
-export type * from "./errors.js";
-export type * from "./skill.js";
-export type * from "./source.js";
-export type * from "./fields.js";
-export type * from "./parse.js";
-export type * from "./validate.js";
-export type * from "./lint.js";
-export type * from "./declaration.js";
-export type * from "./safe-path.js";
-export type * from "./memory.js";
-export type * from "./registry.js";
-export type * from "./catalog/index.js";
-export type * from "./search/index.js";
+// Types: the model, sources and diagnostics.
+export type { Frontmatter, FrontmatterValue, ResourceKind, ResourceListing, SaveOptions, SaveResult, SkillFile, SkillProvider, SkillRepository, SkillRepositoryInfo, SkillSource } from "./types.js";
+export type { Diagnostic, Severity } from "./diagnostics.js";
+export type { AgentSkillsErrorCode } from "./errors.js";
+export type { ResourceContent } from "./skill.js";
+export type { SkillFields } from "./fields.js";
+// Types: SKILL.md and safe paths.
+export type { ParseLimits, ParseOptions, ParsedFrontmatter, ParsedSkillMd, StrictYamlFinding } from "./parse.js";
+export type { ProfileName, ValidateOptions, ValidationResult } from "./validate.js";
+export type { LintInput, LintLimits } from "./lint.js";
+export type { SafePathLimits } from "./safe-path.js";
+// Types: memory, registry, catalog, search.
+export type { InMemorySkillRepositoryOptions } from "./memory.js";
+export type {
+  AddProviderOptions,
+  RegistrationFailure,
+  RegistrationReport,
+  RegistryChange,
+  RegistryEntry,
+  RegistrySearchOptions,
+  SearchDocumentCache,
+  Shadowing,
+  SkillRegistryEvents,
+  SkillRegistryOptions,
+} from "./registry.js";
+export type { CatalogCounts, CatalogEntry, CatalogFormat, CatalogOptions, TokenCounter, TokenEncoding } from "./catalog/index.js";
+export type {
+  AnalyseOptions,
+  AnalysedSkill,
+  ConfidenceFeatures,
+  ConfidenceModel,
+  FieldWeights,
+  SearchDocument,
+  SearchField,
+  SearchHit,
+  SearchIndexExport,
+  SearchIndexOptions,
+  SearchOptions,
+} from "./search/index.js";
+export type { DeclarationKey, DeclarationProblem, DeclarationResult, EffectivePolicy, Narrowing, NetworkDestination, OperatorPolicy, SkillDeclaration } from "./declaration.js";
 
 // Errors: one root, stable codes.
 export {

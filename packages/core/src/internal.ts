@@ -1,6 +1,6 @@
-// Helpers Skillport's own packages share (`@skillport/core/internal`). Not part of the public API: names here may
-// change in any release. Applications use `@skillport/core`.
-export { DEFAULT_PARSE_LIMITS, findFrontmatterEnd } from "./parse.js";
+// Helpers Skillport's own packages share (`@skillport/core/internal`, the one door besides the main entry; decision
+// 0310). Not part of the public API: names here may change in any release. Applications use `@skillport/core`.
+export { DEFAULT_PARSE_LIMITS, findFrontmatterEnd, type FindFrontmatterOptions, type FrontmatterBounds } from "./parse.js";
 export { DEFAULT_LINT_LIMITS } from "./lint.js";
 export { DEFAULT_SAFE_PATH_LIMITS, MAX_SKILL_ID_LENGTH, assertSafeSkillId, resourceKindPath } from "./safe-path.js";
 export { DEFAULT_MEMORY_MAX_FILE_BYTES } from "./memory.js";
@@ -32,3 +32,4 @@ export { suggestClosest } from "./suggest.js";
 export { REDACTED_CREDENTIAL, redactUri, redactUriCredentials } from "./redact-uri.js";
 export { EmbeddingsClient, EmbeddingsError, fuseWithEmbeddings, reciprocalRankFusion } from "./search/hybrid.js";
 export type { EmbeddableSkill, EmbeddingsClientOptions, HybridHit, HybridOptions, HybridResult } from "./search/hybrid.js";
+export { SECRET_CONTENT_HEAD_BYTES, SECRET_FILE_PATTERNS, secretFileContent, secretFilePattern } from "./secret-files.js";

@@ -34,7 +34,7 @@ export const SECRET_FILE_PATTERNS: readonly string[] = Object.freeze([
 ]);
 
 /** Templates of the files above, meant to be shared: `.env.example`, `secrets.yaml.sample`. */
-export const SECRET_FILE_TEMPLATES: readonly string[] = Object.freeze(["*.example", "*.sample", "*.template"]);
+const SECRET_FILE_TEMPLATES: readonly string[] = Object.freeze(["*.example", "*.sample", "*.template"]);
 
 interface Rule {
   pattern: string;

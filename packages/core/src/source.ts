@@ -8,7 +8,7 @@ import { RESOURCE_KINDS, type ResourceKind, type ResourceListing, type SkillProv
  * Reads `<kind>/<name>` of a skill through the source's `readFile`: `name` must be one safe segment, and anything
  * `readFile` refuses as a path (a link leaving the skill, say) names no resource, so it is "not found" here.
  */
-export async function readKindFile(source: SkillSource, id: string, kind: ResourceKind, name: string): Promise<Uint8Array> {
+async function readKindFile(source: SkillSource, id: string, kind: ResourceKind, name: string): Promise<Uint8Array> {
   const rel = resourceKindPath(id, kind, name);
   try {
     return await source.readFile(id, rel);
@@ -19,7 +19,7 @@ export async function readKindFile(source: SkillSource, id: string, kind: Resour
 }
 
 /** The files directly inside references/, scripts/ and assets/ (dotfiles skipped), from one `listFiles` call. */
-export async function listKindFiles(source: SkillSource, id: string): Promise<ResourceListing> {
+async function listKindFiles(source: SkillSource, id: string): Promise<ResourceListing> {
   const listing: ResourceListing = { references: [], scripts: [], assets: [] };
   for (const file of await source.listFiles(id)) {
     const slash = file.path.indexOf("/");

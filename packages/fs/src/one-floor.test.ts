@@ -48,9 +48,9 @@ const RULES: readonly Rule[] = [
   {
     what: "a directory listing (readdir/opendir) outside the one walker, walkTree, and its listing (names not UTF-8 apart)",
     pattern: /\b(?:readdir|readdirSync|opendir|opendirSync)\s*\(/,
-    home: ["fs/src/dir-entries.ts"],
+    home: ["fs/src/floor/dir-entries.ts"],
     allowed: {
-      "fs/src/dir-fd.ts": "one level at a time: removing a sandbox-writable tree through pinned descriptors (the walker lists by path)",
+      "fs/src/floor/dir-fd.ts": "one level at a time: removing a sandbox-writable tree through pinned descriptors (the walker lists by path)",
       "runtime/src/workspace.ts": "one level: the version folders under projects/ (owned by the workspace work)",
       "remote/src/test-support/cache.ts": "test support: lists a cache folder so tests can assert on what it holds",
       "sandbox/src/etc-snapshot.ts": "one level: the entries of an /etc snapshot checked before use, and old snapshots in the state folder",
@@ -65,7 +65,7 @@ const RULES: readonly Rule[] = [
   {
     what: "a second isInside",
     pattern: /(?:function|const|let)\s+isInside\b/,
-    home: ["fs/src/confine.ts"],
+    home: ["fs/src/floor/confine.ts"],
     allowed: {},
   },
   {
@@ -95,7 +95,7 @@ const RULES: readonly Rule[] = [
   {
     what: "a second atomic write",
     pattern: /(?:function|const|let)\s+\w*(?:writeFileAtomic|writeAtomic|atomicWrite)\w*\s*[=(]/,
-    home: ["fs/src/atomic.ts"],
+    home: ["fs/src/floor/atomic.ts"],
     allowed: {},
   },
 ];
@@ -105,7 +105,7 @@ describe("one Node floor: no second copies", () => {
 
   it("reads the sources of every package", () => {
     expect(files.size).toBeGreaterThan(50);
-    expect(files.has("fs/src/walk.ts")).toBe(true);
+    expect(files.has("fs/src/floor/walk.ts")).toBe(true);
   });
 
   for (const rule of RULES) {
@@ -117,4 +117,18 @@ describe("one Node floor: no second copies", () => {
       expect(stale, "allowed exceptions that no longer match: remove them from the list").toEqual([]);
     });
   }
+
+  // The ground floor (fs/src/floor/) stands on Node and core alone: nothing of the skill layer above it (src/skills/),
+  // no third-party module, so whatever reaches the floor never drags the provider, chokidar or core's parser along.
+  it("the floor imports only Node, @skillport/core and its own modules", () => {
+    const floor = [...files].filter(([file]) => file.startsWith("fs/src/floor/"));
+    expect(floor.length).toBeGreaterThanOrEqual(7);
+    const outside = floor.flatMap(([file, text]) =>
+      [...text.matchAll(/(?:from|import)\s*\(?\s*"([^"]+)"/g)]
+        .map((match) => match[1] as string)
+        .filter((specifier) => !/^node:|^@skillport\/core(?:\/internal)?$|^\.\/[\w-]+\.js$/.test(specifier))
+        .map((specifier) => `${file} → ${specifier}`),
+    );
+    expect(outside).toEqual([]);
+  });
 });

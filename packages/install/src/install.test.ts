@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import path from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { makeTempDir, removeDir } from "@skillport/fs/testing";
+import { makeTempDir, removeDir } from "@skillport/testing";
 import { AGENTS, agentEnvironment, agentSkillsDir, detectAgents } from "./agents.js";
 import { computedHash, type SkillFileBytes } from "./digest.js";
 import { installSkills } from "./installer.js";

@@ -2,7 +2,7 @@ import path from "node:path";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeConformance, runConformance, writeConformanceFixture, CONFORMANCE_SKILL_ID } from "@skillport/testing";
-import { makeTempDir, removeDir } from "@skillport/fs/testing";
+import { makeTempDir, removeDir } from "@skillport/testing";
 import { SkillRegistry } from "@skillport/core";
 import { SkillServer } from "./server.js";
 import { serveHttp, type HttpServeHandle } from "./http.js";

@@ -1,4 +1,4 @@
-import { AgentSkillsError } from "@skillport/core/errors";
+import { AgentSkillsError } from "@skillport/core";
 
 /** Why an archive was refused. Stable: tests and callers branch on it. */
 export type ArchiveRejection =

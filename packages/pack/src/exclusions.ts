@@ -1,5 +1,5 @@
 import ignore, { type Ignore, type PatternParams } from "ignore";
-import { SECRET_FILE_PATTERNS, secretFilePattern } from "@skillport/core/internal/secret-files";
+import { SECRET_FILE_PATTERNS, secretFilePattern } from "@skillport/core/internal";
 
 /**
  * FastGPT's built-in DEFAULT_GITIGNORE_CONTENT, entry for entry (docs/packages.md). Always loaded; a `.gitignore`

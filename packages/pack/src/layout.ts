@@ -1,5 +1,4 @@
-import { validateSkillMd } from "@skillport/core/internal/validate";
-import type { Diagnostic, ProfileName } from "@skillport/core";
+import { validateSkillMd, type Diagnostic, type ProfileName } from "@skillport/core";
 import { comparePaths } from "./paths.js";
 
 /** A skill found in a package. */

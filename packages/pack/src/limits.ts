@@ -1,4 +1,4 @@
-import { LimitExceededError } from "@skillport/core/errors";
+import { LimitExceededError } from "@skillport/core";
 
 /**
  * Every bound the packer and the unpacker enforce. Defaults follow FastGPT (50 MB upload, 200 MB uncompressed) and

@@ -1,7 +1,6 @@
 import path from "node:path";
-import { LimitExceededError, SkillValidationError } from "@skillport/core/errors";
-import type { Diagnostic } from "@skillport/core";
-import { writeFileAtomic } from "@skillport/fs/floor";
+import { LimitExceededError, SkillValidationError, type Diagnostic } from "@skillport/core";
+import { writeFileAtomic } from "@skillport/fs";
 import { checkLayout, type LayoutOptions, type LayoutReport, type PackageSkill } from "./layout.js";
 import { formatBytes, resolveLimits, type PackageLimits } from "./limits.js";
 import { readCollected } from "./read-files.js";

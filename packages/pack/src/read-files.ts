@@ -1,5 +1,5 @@
-import { LimitExceededError } from "@skillport/core/errors";
-import { openConfined } from "@skillport/fs/tree";
+import { LimitExceededError } from "@skillport/core";
+import { openConfined } from "@skillport/fs";
 import type { ManifestFile } from "./manifest-file.js";
 import { sha256Hex } from "./version.js";
 import type { Collected } from "./walk.js";

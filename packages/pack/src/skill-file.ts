@@ -1,10 +1,8 @@
 import { rename, rm, lstat } from "node:fs/promises";
 import path from "node:path";
-import { SkillExistsError, SkillValidationError } from "@skillport/core/errors";
-import { validateSkillMd } from "@skillport/core/internal/validate";
-import type { Diagnostic, ProfileName } from "@skillport/core";
-import { assertSafeSkillId } from "@skillport/core/internal/safe-path";
-import { siblingTemp, swapIntoPlace, writeFileAtomic } from "@skillport/fs/floor";
+import { SkillExistsError, SkillValidationError, validateSkillMd, type Diagnostic, type ProfileName } from "@skillport/core";
+import { assertSafeSkillId } from "@skillport/core/internal";
+import { siblingTemp, swapIntoPlace, writeFileAtomic } from "@skillport/fs";
 import { readArchive, type ArchiveFile } from "./archive/read.js";
 import { ArchiveError } from "./errors.js";
 import { resolveLimits, type PackageLimits } from "./limits.js";

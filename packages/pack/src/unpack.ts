@@ -1,8 +1,8 @@
 import { chmodSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, statSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import path from "node:path";
-import { InvalidPathError } from "@skillport/core/errors";
-import { errorCode, siblingTemp } from "@skillport/fs/floor";
+import { InvalidPathError } from "@skillport/core";
+import { errorCode, siblingTemp } from "@skillport/fs";
 import { listArchive, type ArchiveFormat, type ReadArchiveOptions } from "./archive/read.js";
 import type { ManifestFile } from "./pack.js";
 import { computeVersionId, sha256Hex } from "./version.js";

@@ -1,9 +1,8 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
-import { InvalidPathError, LimitExceededError, SkillUnavailableError } from "@skillport/core/errors";
-import { isInside } from "@skillport/fs/floor";
-import { DEFAULT_MAX_FILE_BYTES, SKILL_FILE_NAMES, skillFileAmong, walkTree, type WalkProblem } from "@skillport/fs/tree";
-import { SECRET_CONTENT_HEAD_BYTES, secretFileContent } from "@skillport/core/internal/secret-files";
+import { InvalidPathError, LimitExceededError, SkillUnavailableError } from "@skillport/core";
+import { SECRET_CONTENT_HEAD_BYTES, secretFileContent } from "@skillport/core/internal";
+import { DEFAULT_MAX_FILE_BYTES, isInside, SKILL_FILE_NAMES, skillFileAmong, walkTree, type WalkProblem } from "@skillport/fs";
 import { ExclusionRules } from "./exclusions.js";
 import { formatBytes, type PackageLimits } from "./limits.js";
 import { comparePaths, normalizedMode, pathDepth } from "./paths.js";

@@ -5,7 +5,7 @@ import { existsSync, statSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { makeTempDir, removeDir } from "@skillport/fs/testing";
+import { makeTempDir, removeDir } from "@skillport/testing";
 import { GitSkillSource } from "./git/source.js";
 import { HttpSkillSource } from "./http/source.js";
 import { RemoteSourceError } from "./errors.js";

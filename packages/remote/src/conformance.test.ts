@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeConformance, runConformance, writeConformanceFixture, CONFORMANCE_SKILL_ID } from "@skillport/testing";
 import { exportSkill } from "@skillport/pack";
-import { makeTempDir, removeDir } from "@skillport/fs/testing";
+import { makeTempDir, removeDir } from "@skillport/testing";
 import { GitSkillSource } from "./git/source.js";
 import { HttpSkillSource } from "./http/source.js";
 import { NpmSkillSource } from "./npm/source.js";

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeTempDir, removeDir } from "@skillport/fs/testing";
+import { makeTempDir, removeDir } from "@skillport/testing";
 import { GitSkillSource } from "./git/source.js";
 import { parseGitAddress } from "./git/address.js";
 import { stateFile } from "./test-support/cache.js";

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { exportSkill } from "@skillport/pack";
-import { makeTempDir, removeDir, writeTree } from "@skillport/fs/testing";
+import { makeTempDir, removeDir, writeTree } from "@skillport/testing";
 import { HttpSkillSource, type HttpSkillSourceOptions } from "./http/source.js";
 import { RemoteSourceError } from "./errors.js";
 import { stateFile } from "./test-support/cache.js";

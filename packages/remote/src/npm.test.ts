@@ -1,6 +1,6 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeTempDir, removeDir, writeTree } from "@skillport/fs/testing";
+import { makeTempDir, removeDir, writeTree } from "@skillport/testing";
 import { NpmSkillSource } from "./npm/source.js";
 
 const skillMd = (name: string) => `---\nname: ${name}\ndescription: The ${name} skill.\n---\n\nBody.\n`;

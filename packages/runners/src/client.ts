@@ -1,5 +1,5 @@
 // Submitting work to the pool and reading results: the same results API for every caller (`exec --queue`, SDKs).
-import { randomHex } from "@skillport/fs/floor";
+import { randomHex } from "@skillport/fs";
 import { RunnerError } from "./errors.js";
 import { jobResultSchema, jobSpecSchema, type JobInput, type JobResult, type JobSpec } from "./protocol.js";
 import { closeQueue, openQueue, tenantCounts, type Queue, type QueueOptions } from "./queue.js";

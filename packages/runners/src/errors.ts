@@ -1,4 +1,4 @@
-import { AgentSkillsError } from "@skillport/core/errors";
+import { AgentSkillsError } from "@skillport/core";
 
 /** Stable codes of the runner pool's errors (callers branch on `code`). */
 export type RunnerErrorCode =

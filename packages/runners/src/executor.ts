@@ -3,10 +3,10 @@
 import { createHash } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import { isMissing, openPinnedDir, removePinnedTree, type FileOwner, type PinnedDir } from "@skillport/fs/floor";
-import { openConfined, walkTree } from "@skillport/fs/tree";
+import { isMissing, openPinnedDir, removePinnedTree, type FileOwner, type PinnedDir } from "@skillport/fs";
+import { openConfined, walkTree } from "@skillport/fs";
 import { TailCollector, formatObservation, type TruncatedTail } from "@skillport/runtime";
-import { Workspace } from "@skillport/runtime/workspace";
+import { Workspace } from "@skillport/runtime";
 import type { Sandbox, SandboxKind } from "@skillport/sandbox";
 import { RunnerError } from "./errors.js";
 import type { PackageStore } from "./package-store.js";

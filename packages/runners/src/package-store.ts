@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import { open } from "node:fs/promises";
 import path from "node:path";
-import { isMissing, writeFileAtomic } from "@skillport/fs/floor";
+import { isMissing, writeFileAtomic } from "@skillport/fs";
 import { RunnerError } from "./errors.js";
 
 /** Archives by versionId. `get` must return exactly the bytes whose sha256 is `digest`, or throw `RunnerError`. */

@@ -2,7 +2,7 @@
 // heartbeats long jobs, retries a bounded number of times, dead-letters the rest (docs/runners.md, decision 0373).
 import { createServer, type Server } from "node:http";
 import { hostname } from "node:os";
-import { randomHex } from "@skillport/fs/floor";
+import { randomHex } from "@skillport/fs";
 import { createInbox, type Msg, type Subscription } from "@nats-io/transport-node";
 import { RunnerError } from "./errors.js";
 import type { JobExecutor } from "./executor.js";

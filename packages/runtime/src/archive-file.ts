@@ -1,6 +1,6 @@
 import fs, { constants } from "node:fs";
-import { InvalidPathError, LimitExceededError } from "@skillport/core/errors";
-import { errorCode } from "@skillport/fs/floor";
+import { InvalidPathError, LimitExceededError } from "@skillport/core";
+import { errorCode } from "@skillport/fs";
 
 export type OpenedSource = { kind: "directory" } | { kind: "archive"; bytes: Uint8Array };
 

@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, realpathSync, rmSync, statSync } from "node:fs"
 import os from "node:os";
 import path from "node:path";
 import { effectivePolicy, isSafeResourcePath, parseFrontmatter, readDeclaration, type OperatorPolicy } from "@skillport/core";
-import { openPinnedDir } from "@skillport/fs/floor";
+import { openPinnedDir } from "@skillport/fs";
 import type { Canary, Finding, ObservationRecord } from "@skillport/audit";
 import { createSandbox, type SandboxKind } from "@skillport/sandbox";
 import { runWithPolicy } from "./least-privilege.js";

@@ -1,13 +1,13 @@
 import { createHash } from "node:crypto";
 import { lstat } from "node:fs/promises";
 import path from "node:path";
-import { AgentSkillsError, LimitExceededError } from "@skillport/core/errors";
+import { AgentSkillsError, LimitExceededError } from "@skillport/core";
 import type { RunResult, Sandbox } from "@skillport/sandbox";
 import type { ObservationRecord } from "@skillport/audit";
 import type { LeastPrivilege } from "./least-privilege.js";
 import { ensureVenv, usesPip, versionEnv } from "./python-env.js";
 import { SANDBOX_ENTRYPOINT_KEY, SKILL_ENTRYPOINTS_KEY, listValue, readState, writeState, type RuntimeState } from "./state.js";
-import { errorCode, isInside } from "@skillport/fs/floor";
+import { errorCode, isInside } from "@skillport/fs";
 
 /** FastGPT's numbers: 30 s default, 1–600 s accepted, last 8 KiB of each stream kept, app script ≤ 16 KiB. */
 export const DEFAULT_ENTRYPOINT_TIMEOUT_S = 30;

@@ -1,7 +1,7 @@
 import { closeSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
-import { InvalidPathError, LimitExceededError } from "@skillport/core/errors";
-import { isInside, randomHex } from "@skillport/fs/floor";
+import { InvalidPathError, LimitExceededError } from "@skillport/core";
+import { isInside, openPinnedDir, randomHex, type PinnedDir } from "@skillport/fs";
 import { DEFAULT_MAX_OUTPUT_BYTES, MAX_RUN_TIMEOUT_MS, type RunRequest, type RunResult, type Sandbox } from "@skillport/sandbox";
 import {
   DEFAULT_OBSERVATION_MAX_BYTES,
@@ -10,7 +10,6 @@ import {
   formatObservation,
   type TruncatedTail,
 } from "./observation.js";
-import { openPinnedDir, type PinnedDir } from "@skillport/fs/floor";
 import type { ObservationRecord } from "@skillport/audit";
 import type { LeastPrivilege } from "./least-privilege.js";
 

@@ -1,10 +1,10 @@
 import { mkdirSync, realpathSync } from "node:fs";
 import path from "node:path";
-import { InvalidPathError } from "@skillport/core/errors";
+import { InvalidPathError } from "@skillport/core";
 import { readFile } from "node:fs/promises";
-import { errorCode, isInside, isMissing, parseStateText, type StateSchema } from "@skillport/fs/floor";
+import { errorCode, isInside, isMissing, parseStateText, type StateSchema } from "@skillport/fs";
 import { privateDirProblem } from "@skillport/sandbox";
-import { isVersionId } from "@skillport/pack/version";
+import { isVersionId } from "@skillport/pack";
 import { writeJsonAtomic } from "./json-file.js";
 
 /**

@@ -1,7 +1,7 @@
 import { mkdir, readFile, rename, rm, writeFile, stat } from "node:fs/promises";
 import path from "node:path";
-import { SkillUnavailableError } from "@skillport/core/errors";
-import { errorCode } from "@skillport/fs/floor";
+import { SkillUnavailableError } from "@skillport/core";
+import { errorCode } from "@skillport/fs";
 
 export interface LockOptions {
   /** Give up after this long. Default 60 s. */

@@ -37,7 +37,7 @@ export function versionOfCwd(cwdRel: string | undefined): string | undefined {
 /** Whether a version's entrypoint installs Python packages: a root requirements.txt, or pip named in the script. */
 export async function usesPip(versionDir: string, entrypointFile: string): Promise<boolean> {
   // Loaded here: `exec` imports this module and must not load the tree reader (decision 0202).
-  const { openConfined } = await import("@skillport/fs/tree");
+  const { openConfined } = await import("@skillport/fs");
   // The version folder is sandbox-writable: files are opened without following links, as regular files only.
   const read = (name: string): Uint8Array | undefined => {
     try {

@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import { rename, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { AgentSkillsError, InvalidPathError, SkillNotFoundError } from "@skillport/core";
-import { skillMd, tempTree, type TempTree } from "@skillport/fs/testing";
+import { skillMd, tempTree, type TempTree } from "@skillport/testing";
 import { scanDeployedSkills } from "./scan.js";
 
 const V = "0123456789abcdef01234567";

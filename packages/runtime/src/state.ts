@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { InvalidPathError } from "@skillport/core/errors";
+import { InvalidPathError } from "@skillport/core";
 import { writeJsonAtomic } from "./json-file.js";
-import { errorCode, isInside, isMissing, openPinnedDir, parseStateText } from "@skillport/fs/floor";
+import { errorCode, isInside, isMissing, openPinnedDir, parseStateText } from "@skillport/fs";
 
 /**
  * FastGPT's runtime state file (`~/.fastgpt/runtime/state.json`):

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import path from "node:path";
-import { AgentSkillsError } from "@skillport/core/errors";
-import { openConfined } from "@skillport/fs/tree";
+import { AgentSkillsError } from "@skillport/core";
+import { openConfined } from "@skillport/fs";
 import type { VersionManifest } from "./host-state.js";
 
 export type VersionCheck = { ok: true } | { ok: false; reason: string };

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { effectivePolicy, parseFrontmatter, readDeclaration, type EffectivePolicy, type OperatorPolicy, type SkillDeclaration } from "@skillport/core";
-import { openConfined } from "@skillport/fs/tree";
+import { openConfined } from "@skillport/fs";
 import { scanDeployedSkills } from "./scan.js";
 
 const MAX_SKILL_MD_BYTES = 1024 * 1024;

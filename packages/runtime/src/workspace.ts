@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import { readlinkSync, realpathSync } from "node:fs";
 import { lstat, mkdir, readdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
-import { InvalidPathError } from "@skillport/core/errors";
-import { errorCode, isInside, randomHex } from "@skillport/fs/floor";
+import { InvalidPathError } from "@skillport/core";
+import { errorCode, isInside, openPinnedDir, randomHex, type PinnedDir } from "@skillport/fs";
 import type { PackOptions, UnpackOptions } from "@skillport/pack";
 import type { LockOptions } from "./lock.js";
 import { createSandbox, handOverTree, type IdRange, type Sandbox, type SandboxIdentity, type SandboxKind } from "@skillport/sandbox";
@@ -16,7 +16,6 @@ import type { ScanOptions, ScanResult } from "./scan.js";
 import { execCommand, type ExecOptions, type ExecResult } from "./exec.js";
 import { ENTRYPOINT_FILE } from "./entrypoints.js";
 import { HostState, assertOutside, defaultStateDir, type VersionManifest } from "./host-state.js";
-import { openPinnedDir, type PinnedDir } from "@skillport/fs/floor";
 import type { VersionCheck } from "./verify-version.js";
 import type { EffectivePolicy, OperatorPolicy } from "@skillport/core";
 

@@ -2,7 +2,7 @@ import { rmdir } from "node:fs/promises";
 import { accessSync, constants, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { errorCode, randomHex } from "@skillport/fs/floor";
+import { errorCode, randomHex } from "@skillport/fs";
 
 /** The controllers a run's cgroup uses. */
 type Controller = "pids" | "memory";

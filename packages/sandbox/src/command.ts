@@ -1,6 +1,6 @@
 import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
-import { InvalidPathError } from "@skillport/core/errors";
+import { InvalidPathError } from "@skillport/core";
 import { bubblewrapArgs, bubblewrapFeatures } from "./bubblewrap.js";
 import { SandboxUnavailableError } from "./errors.js";
 import { closeInheritedFds } from "./fds.js";

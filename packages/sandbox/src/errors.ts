@@ -1,4 +1,4 @@
-import { AgentSkillsError } from "@skillport/core/errors";
+import { AgentSkillsError } from "@skillport/core";
 
 /** Raised when a sandbox backend is asked for but cannot work here (never silently replaced). */
 export class SandboxUnavailableError extends AgentSkillsError {

@@ -1,6 +1,6 @@
 import { accessSync, chmodSync, constants, copyFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, utimesSync } from "node:fs";
 import path from "node:path";
-import { isInside } from "@skillport/fs/floor";
+import { isInside } from "@skillport/fs";
 import { stateDir } from "./state-dir.js";
 
 /**

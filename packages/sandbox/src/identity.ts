@@ -1,9 +1,9 @@
 import { execFile } from "node:child_process";
 import { accessSync, chmodSync, chownSync, closeSync, constants, fchownSync, fstatSync, openSync, statSync } from "node:fs";
-import { InvalidPathError } from "@skillport/core/errors";
+import { InvalidPathError } from "@skillport/core";
 import path from "node:path";
 import { SandboxUnavailableError } from "./errors.js";
-import { errorCode } from "@skillport/fs/floor";
+import { errorCode } from "@skillport/fs";
 
 /** A host user and group id. */
 export interface SandboxIdentity {

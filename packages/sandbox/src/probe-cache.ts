@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { errorCode, isMissing, parseStateText, writeFileAtomic } from "@skillport/fs/floor";
+import { errorCode, isMissing, parseStateText, writeFileAtomic } from "@skillport/fs";
 import { stateDir } from "./state-dir.js";
 
 /**

@@ -1,8 +1,8 @@
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { InvalidPathError } from "@skillport/core/errors";
-import { isInside, openPinnedDir, type FileOwner } from "@skillport/fs/floor";
+import { InvalidPathError } from "@skillport/core";
+import { isInside, openPinnedDir, type FileOwner } from "@skillport/fs";
 import { EGRESS_PORT_IN_SANDBOX, EGRESS_SOCKET_IN_SANDBOX, type EgressProxy } from "./egress.js";
 import { SandboxUnavailableError } from "./errors.js";
 import { findStrace, parseTrace, straceArgv, TRACE_FILE_IN_SANDBOX, type TraceRecord } from "./trace.js";

@@ -1,7 +1,7 @@
 import { closeSync, constants, fchmodSync, fstatSync, mkdirSync, openSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { errorCode } from "@skillport/fs/floor";
+import { errorCode } from "@skillport/fs";
 
 /**
  * The one rule for a host-only folder (this package's state directory, a workspace's deploy state folder): a real

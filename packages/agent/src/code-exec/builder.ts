@@ -4,7 +4,7 @@ import { mkdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { normalizeResourcePath, type EffectivePolicy, type OperatorPolicy } from "@skillport/core";
-import { secretFileContent } from "@skillport/core/internal/secret-files";
+import { secretFileContent } from "@skillport/core/internal";
 import { isInside, removePinnedTree, resolveConfined, writeFileAtomic } from "@skillport/fs";
 import { createSandbox, findBubblewrap, SandboxUnavailableError, type Sandbox } from "@skillport/sandbox";
 import { AgentError } from "../errors.js";

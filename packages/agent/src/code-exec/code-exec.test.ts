@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Skill } from "@skillport/core";
 import { findBubblewrap } from "@skillport/sandbox";
 import { isInside } from "@skillport/fs";
-import { makeTempDir, removeDir } from "@skillport/fs/testing";
+import { makeTempDir, removeDir } from "@skillport/testing";
 import { checkShellCommand, DEFAULT_ALLOWED_COMMANDS, resultText, SkillBox } from "../index.js";
 
 const hasBwrap = findBubblewrap() !== undefined;

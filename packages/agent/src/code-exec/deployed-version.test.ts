@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { effectivePolicy, readDeclaration } from "@skillport/core";
 import { Workspace } from "@skillport/runtime";
 import { findBubblewrap } from "@skillport/sandbox";
-import { makeTempDir, removeDir } from "@skillport/fs/testing";
+import { makeTempDir, removeDir } from "@skillport/testing";
 import { AgentError, resultText, SkillBox } from "../index.js";
 
 const examplePackage = fileURLToPath(new URL("../../../../examples/package", import.meta.url));

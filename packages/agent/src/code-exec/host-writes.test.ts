@@ -6,7 +6,7 @@ import { lstatSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { findBubblewrap } from "@skillport/sandbox";
-import { makeTempDir, removeDir } from "@skillport/fs/testing";
+import { makeTempDir, removeDir } from "@skillport/testing";
 import { resultText, SkillBox } from "../index.js";
 
 const hasBwrap = findBubblewrap() !== undefined;

@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Skill } from "@skillport/core";
 import { findBubblewrap } from "@skillport/sandbox";
-import { makeTempDir, removeDir } from "@skillport/fs/testing";
+import { makeTempDir, removeDir } from "@skillport/testing";
 import { resultText, SkillBox } from "../index.js";
 
 const run = findBubblewrap() !== undefined && existsSync("/usr/bin/curl") ? describe : describe.skip;

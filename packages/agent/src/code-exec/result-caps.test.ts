@@ -4,7 +4,7 @@ import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, realpathSync, 
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { makeTempDir, removeDir } from "@skillport/fs/testing";
+import { makeTempDir, removeDir } from "@skillport/testing";
 import { defineTool, DEFAULT_MAX_TOOL_RESULT_CHARS, resultText, SkillBox, type ToolResult } from "../index.js";
 
 const ENTRIES = 200_000;

@@ -4,7 +4,7 @@ import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { findBubblewrap } from "@skillport/sandbox";
-import { makeTempDir, removeDir } from "@skillport/fs/testing";
+import { makeTempDir, removeDir } from "@skillport/testing";
 import { resultText, SkillBox } from "../index.js";
 
 const hasBwrap = findBubblewrap() !== undefined;

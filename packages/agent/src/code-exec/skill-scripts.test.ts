@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Skill } from "@skillport/core";
 import { findBubblewrap } from "@skillport/sandbox";
-import { makeTempDir, removeDir } from "@skillport/fs/testing";
+import { makeTempDir, removeDir } from "@skillport/testing";
 import { AgentError, resultText, SkillBox } from "../index.js";
 
 const hasBwrap = findBubblewrap() !== undefined;

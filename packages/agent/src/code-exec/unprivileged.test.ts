@@ -7,7 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findBubblewrap } from "@skillport/sandbox";
-import { makeTempDir, removeDir } from "@skillport/fs/testing";
+import { makeTempDir, removeDir } from "@skillport/testing";
 
 const hostIsRoot = process.getuid?.() === 0;
 const dist = fileURLToPath(new URL("../../dist/index.js", import.meta.url));

@@ -1,5 +1,6 @@
 // The CLI bundle's metafile (written by packages/cli/scripts/bundle.mjs, decision 0220): which source modules each
-// output chunk holds, so tests that record what a run of the built CLI loads can speak of modules, not chunks.
+// output chunk holds, so tests that record what a run of the built CLI loads can speak of modules, not chunks. A
+// module counts only where it has bytes in the output: esbuild lists every module it reached, tree-shaken or not.
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -7,18 +8,28 @@ import { fileURLToPath } from "node:url";
 export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 const metafile = path.join(repo, "packages/cli/dist/cli-meta.json");
 
-interface Metafile {
-  outputs: Record<string, { inputs: Record<string, unknown> }>;
+export interface Metafile {
+  outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }>;
 }
 
 let meta: Metafile | undefined;
 
+/** The bundle's metafile (empty before the first bundle). */
+export function bundleMeta(): Metafile {
+  meta ??= existsSync(metafile) ? (JSON.parse(readFileSync(metafile, "utf8")) as Metafile) : { outputs: {} };
+  return meta;
+}
+
+/** The modules with bytes in one output of `metafile`. */
+export function modulesIn(metafile: Metafile, output: string): string[] | undefined {
+  const found = metafile.outputs[output];
+  return found && Object.entries(found.inputs).flatMap(([input, { bytesInOutput }]) => (bytesInOutput > 0 ? [input] : []));
+}
+
 /**
- * A loaded file (repository-relative), or for a chunk of the bundle, the repository-relative modules it holds: all of
- * them are compiled when the chunk loads.
+ * A loaded file (repository-relative), or for a chunk of the bundle, the repository-relative modules with bytes in it:
+ * all of them are compiled when the chunk loads.
  */
 export function modulesOf(file: string): string[] {
-  meta ??= existsSync(metafile) ? (JSON.parse(readFileSync(metafile, "utf8")) as Metafile) : { outputs: {} };
-  const output = meta.outputs[file];
-  return output ? Object.keys(output.inputs) : [file];
+  return modulesIn(bundleMeta(), file) ?? [file];
 }

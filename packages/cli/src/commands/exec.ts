@@ -2,7 +2,7 @@ import path from "node:path";
 import { stat } from "node:fs/promises";
 import { Option, type Command } from "commander";
 // The light entries: a command in a sandbox must not load the deploy, provider or parser modules (decision 0202).
-import { Workspace } from "@skillport/runtime/workspace";
+import { Workspace } from "@skillport/runtime";
 import { shellQuote, type SandboxKind } from "@skillport/sandbox";
 import { CliError, colors, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
 import { parseSeconds } from "../options.js";

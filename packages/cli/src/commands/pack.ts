@@ -1,10 +1,9 @@
 import path from "node:path";
 import { Option, type Command } from "commander";
-import type { ProfileName } from "@skillport/core";
+import { PROFILE_NAMES, type ProfileName } from "@skillport/core";
 // Leaf entries only: packing must not load the skill provider, the registry or search (decision 0202).
-import { PROFILE_NAMES } from "@skillport/core/internal/validate";
-import { ExclusionRules, packDirectory, DEFAULT_PACKAGE_PROFILE, type PackResult } from "@skillport/pack/directory";
-import { writeFileAtomic } from "@skillport/fs/floor";
+import { ExclusionRules, packDirectory, DEFAULT_PACKAGE_PROFILE, type PackResult } from "@skillport/pack";
+import { writeFileAtomic } from "@skillport/fs";
 import { displayPath, colors, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
 import { formatDiagnostics, requireDirectory, requireNotDirectory, size, withFsErrors } from "../package-io.js";
 

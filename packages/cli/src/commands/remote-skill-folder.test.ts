@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeTempDir, removeDir } from "@skillport/fs/testing";
+import { makeTempDir, removeDir } from "@skillport/testing";
 import { commitAndPush, makeRepo, startGitDaemon, type RunningServer } from "../../../remote/src/test-support/git-servers.js";
 import { runInProcess, skillMd } from "../test-support.js";
 

@@ -71,7 +71,7 @@ export function registerRunner(program: Command, io: CliOutput): void {
       });
       const { metricsPort } = await pool.start();
       if (options.pidFile !== undefined) {
-        const { writeFileAtomic } = await import("@skillport/fs/floor");
+        const { writeFileAtomic } = await import("@skillport/fs");
         await writeFileAtomic(path.resolve(io.cwd, options.pidFile), `${process.pid}\n`);
       }
       io.stderr(`runner ${pool.id} taking jobs from ${queue} (concurrency ${options.concurrency}${metricsPort === undefined ? "" : `, metrics http://127.0.0.1:${metricsPort}/metrics`})\n`);

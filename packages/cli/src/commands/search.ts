@@ -1,6 +1,7 @@
 import path from "node:path";
 import { InvalidArgumentError, type Command } from "commander";
-import { DEFAULT_MIN_CONFIDENCE, type SearchHit } from "@skillport/core/internal/search";
+import { DEFAULT_MIN_CONFIDENCE } from "@skillport/core/internal";
+import { type SearchHit } from "@skillport/core";
 import { defaultCacheDir } from "../cache-dir.js";
 import { CliError, colors, EXIT_PROBLEMS, printJson, warnOn, type CliOutput } from "../io.js";
 import { atLeastOne } from "../options.js";

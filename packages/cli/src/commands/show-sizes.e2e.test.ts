@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Database from "better-sqlite3";
 import { Skill } from "@skillport/core";
 import { SqlSkillRepository } from "@skillport/sql";
-import { writeTree } from "@skillport/fs/testing";
+import { writeTree } from "@skillport/testing";
 import { skillMd } from "../test-support.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));

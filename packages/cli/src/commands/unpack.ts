@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { Command } from "commander";
-import { unpackArchive } from "@skillport/pack/unpack";
+import { unpackArchive } from "@skillport/pack";
 import { displayPath, colors, printJson, type CliOutput } from "../io.js";
 import { requireFile, size, withFsErrors } from "../package-io.js";
 

@@ -8,8 +8,8 @@ import { indentedXml, skillsRefXml } from "./xml.js";
 
 export type { CatalogCounts, CatalogEntry, CatalogFormat, CatalogOptions, RenderedCatalog } from "./types.js";
 export { DEFAULT_AGENTSCOPE_COMPACT_INSTRUCTION, DEFAULT_AGENTSCOPE_INSTRUCTION, LOAD_SKILL_TOOL_NAME } from "./agentscope.js";
-export { catalogPriority, escapeHtml, escapeXml, isHiddenFromModel, isPinned, omittedNotice, skillTags } from "./text.js";
-export { approximateTokenCounter, loadTokenCounter, TOKEN_ENCODINGS, TokenizerUnavailableError, type TokenCounter, type TokenEncoding } from "./tokens.js";
+export { catalogPriority } from "./text.js";
+export { approximateTokenCounter, loadTokenCounter, TOKEN_ENCODINGS, type TokenCounter, type TokenEncoding } from "./tokens.js";
 
 /** The search tool a budgeted catalog points the model to when it leaves skills out. */
 export const DEFAULT_SEARCH_TOOL = "search_skills";

@@ -3,11 +3,11 @@ import { confidenceOf, DEFAULT_CONFIDENCE_MODEL, type ConfidenceFeatures, type C
 import { analyseSkill, SEARCH_FIELDS, type AnalysedSkill, type AnalyseOptions, type SearchDocument, type SearchField } from "./document.js";
 import { searchTokens } from "./tokenize.js";
 
-export { analyseSkill, DEFAULT_BODY_CHARS, SEARCH_FIELDS } from "./document.js";
+export { analyseSkill } from "./document.js";
 export type { AnalysedSkill, AnalyseOptions, SearchDocument, SearchField } from "./document.js";
-export { confidenceOf, DEFAULT_CONFIDENCE_MODEL, DEFAULT_MIN_CONFIDENCE } from "./confidence.js";
+export { DEFAULT_MIN_CONFIDENCE } from "./confidence.js";
 export type { ConfidenceFeatures, ConfidenceModel } from "./confidence.js";
-export { SEARCH_STOPWORDS, searchTokens } from "./tokenize.js";
+export { searchTokens } from "./tokenize.js";
 
 /** Bumped whenever tokenising or field extraction changes: caches of analysed skills from older versions are void. */
 export const SEARCH_ANALYSIS_VERSION = 1;

@@ -1,6 +1,6 @@
 // Hand-built archives for tests: real zip and tar bytes with whatever (malicious) headers a test needs.
 import { crc32, deflateRawSync, gzipSync } from "node:zlib";
-import { writeTree as sharedWriteTree, type TreeSpec } from "@skillport/fs/testing";
+import { writeTree as sharedWriteTree, type TreeSpec } from "@skillport/testing";
 import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";

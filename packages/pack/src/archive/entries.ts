@@ -1,5 +1,4 @@
-import { InvalidPathError, LimitExceededError } from "@skillport/core/errors";
-import { normalizeResourcePath } from "@skillport/core/internal/safe-path";
+import { InvalidPathError, LimitExceededError, normalizeResourcePath } from "@skillport/core";
 import { ArchiveError } from "../errors.js";
 import { formatBytes, RATIO_EXEMPT_BYTES, type PackageLimits } from "../limits.js";
 import { comparePaths, pathDepth } from "../paths.js";

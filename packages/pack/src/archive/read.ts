@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from "node:fs";
-import { LimitExceededError } from "@skillport/core/errors";
+import { LimitExceededError } from "@skillport/core";
 import { ArchiveError } from "../errors.js";
 import { formatBytes, resolveLimits, type PackageLimits } from "../limits.js";
 import { comparePaths } from "../paths.js";

@@ -1,10 +1,10 @@
 import { gunzipSync } from "node:zlib";
-import { LimitExceededError } from "@skillport/core/errors";
+import { LimitExceededError } from "@skillport/core";
 import { Parser, type ReadEntry } from "tar";
 import { ArchiveError } from "../errors.js";
 import { formatBytes, RATIO_EXEMPT_BYTES, type PackageLimits } from "../limits.js";
 import type { EntryKind, RawEntry } from "./entries.js";
-import { errorCode } from "@skillport/fs/floor";
+import { errorCode } from "@skillport/fs";
 
 export interface TarEntry {
   raw: RawEntry;

@@ -1,8 +1,8 @@
 import { constants, crc32, inflateRawSync } from "node:zlib";
-import { LimitExceededError } from "@skillport/core/errors";
+import { LimitExceededError } from "@skillport/core";
 import { ArchiveError } from "../errors.js";
 import type { EntryKind, RawEntry } from "./entries.js";
-import { errorCode } from "@skillport/fs/floor";
+import { errorCode } from "@skillport/fs";
 
 const UTF8_FLAG = 0x800;
 /** Traditional (bit 0) or strong (bit 6) encryption. */

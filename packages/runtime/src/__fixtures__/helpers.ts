@@ -1,7 +1,7 @@
 // Shared by this package's tests only (not exported from index.ts).
 import path from "node:path";
 import { afterEach } from "vitest";
-import { tempTree, type TempTree } from "@skillport/fs/testing";
+import { tempTree, type TempTree } from "@skillport/testing";
 import { findBubblewrap } from "@skillport/sandbox";
 
 /**
@@ -75,7 +75,7 @@ export async function writePackage(dir: string, spec: PackageSpec): Promise<stri
   return dir;
 }
 
-/** Bundles this package's sources for child processes (vitest's aliases do not reach them). */
+/** Bundles this package's sources for child processes (vitest's source condition does not reach them). */
 export async function bundleRuntime(outDir: string): Promise<string> {
   const src = (pkg: string, file = "index.ts") => fileURLToPath(new URL(`../../../${pkg}/src/${file}`, import.meta.url));
   const outfile = path.join(outDir, "runtime-bundle.mjs");
@@ -86,7 +86,9 @@ export async function bundleRuntime(outDir: string): Promise<string> {
     format: "esm",
     outfile,
     logLevel: "silent",
-    alias: { "#yaml-library": src("core", "format/yaml-library.ts"), "@skillport/core/internal/safe-path": src("core", "safe-path.ts"), "@skillport/core/internal/secret-files": src("core", "secret-files.ts"), "@skillport/core/internal/parse": src("core", "parse.ts"), "@skillport/core/internal/skill": src("core", "skill.ts"), "@skillport/core/internal/source": src("core", "source.ts"), "@skillport/core/internal/save-batch": src("core", "save-batch.ts"), "@skillport/core/internal/compare": src("core", "compare.ts"), "@skillport/core/internal/validate": src("core", "validate.ts"), "@skillport/core/internal": src("core", "internal.ts"), "@skillport/core/errors": src("core", "errors.ts"), "@skillport/fs/floor": src("fs", "floor.ts"), "@skillport/fs/tree": src("fs", "tree.ts"), "@skillport/core": src("core"), "@skillport/fs": src("fs"), "@skillport/pack/version": src("pack", "version.ts"), "@skillport/pack": src("pack"), "@skillport/sandbox": src("sandbox") },
+    // Each package's "@skillport/source" export condition leads to its src/*.ts (decision 0310); without "node",
+    // core's "#yaml-library" is the plain import, bundled.
+    conditions: ["@skillport/source"],
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
     nodePaths: [fileURLToPath(new URL("../../../../node_modules", import.meta.url))],
   });

@@ -44,7 +44,7 @@ export function haveBubblewrap(onSkip: (reason: string) => void): boolean {
   return false;
 }
 
-/** Bundles this package's sources for child processes (vitest's aliases do not reach them). */
+/** Bundles this package's sources for child processes (vitest's source condition does not reach them). */
 export async function bundleSandbox(outDir: string): Promise<string> {
   const src = (pkg: string, file = "index.ts") => fileURLToPath(new URL(`../../../${pkg}/src/${file}`, import.meta.url));
   const outfile = path.join(outDir, "sandbox-bundle.mjs");
@@ -55,7 +55,9 @@ export async function bundleSandbox(outDir: string): Promise<string> {
     format: "esm",
     outfile,
     logLevel: "silent",
-    alias: { "#yaml-library": src("core", "format/yaml-library.ts"), "@skillport/core/internal/safe-path": src("core", "safe-path.ts"), "@skillport/core/internal/secret-files": src("core", "secret-files.ts"), "@skillport/core/internal/parse": src("core", "parse.ts"), "@skillport/core/internal/skill": src("core", "skill.ts"), "@skillport/core/internal/source": src("core", "source.ts"), "@skillport/core/internal/save-batch": src("core", "save-batch.ts"), "@skillport/core/internal/compare": src("core", "compare.ts"), "@skillport/core/internal/validate": src("core", "validate.ts"), "@skillport/core/internal": src("core", "internal.ts"), "@skillport/core/errors": src("core", "errors.ts"), "@skillport/fs/floor": src("fs", "floor.ts"), "@skillport/fs/tree": src("fs", "tree.ts"), "@skillport/core": src("core"), "@skillport/fs": src("fs") },
+    // Each package's "@skillport/source" export condition leads to its src/*.ts (decision 0310); without "node",
+    // core's "#yaml-library" is the plain import, bundled.
+    conditions: ["@skillport/source"],
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
     nodePaths: [fileURLToPath(new URL("../../../../node_modules", import.meta.url))],
   });
