@@ -28,7 +28,7 @@ export type {
   SkillRegistryEvents,
   SkillRegistryOptions,
 } from "./registry.js";
-export type { CatalogCounts, CatalogEntry, CatalogFormat, CatalogOptions, TokenCounter, TokenEncoding } from "./catalog/index.js";
+export type { CatalogCounts, CatalogEntry, CatalogFormat, CatalogOptions, RenderedCatalog, TokenCounter, TokenEncoding } from "./catalog/index.js";
 export type {
   AnalyseOptions,
   AnalysedSkill,

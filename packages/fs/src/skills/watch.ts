@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { FSWatcher } from "chokidar";
-import { isInside } from "./confine.js";
+import { isInside } from "../floor/confine.js";
 
 export interface WatchOptions {
   /** Quiet time before a batch of changes is reported. Default 100 ms. */
