@@ -13,8 +13,8 @@ import {
   type LockEntry,
   type LockOrigin,
 } from "@skillport/install";
-import { CliError, EXIT_ERROR, EXIT_PROBLEMS, warnOn, type CliOutput } from "./io.js";
-import { openSource, rootScheme } from "./source-uri.js";
+import { CliError, EXIT_ERROR, EXIT_PROBLEMS, type CliOutput } from "./io.js";
+import { rootScheme } from "./source-uri.js";
 import { openInstallSource, SKILL_ARCHIVE } from "./install-archive.js";
 
 /**
