@@ -1,16 +1,20 @@
 import path from "node:path";
 import { AgentSkillsError } from "@skillport/core";
+import { isInside } from "@skillport/fs";
 import pc from "picocolors";
 import { neutralise, safeJson } from "./terminal-text.js";
 
 /**
- * A path as people see it in every message and report: relative to the working directory with forward slashes
- * (`.` for the directory itself, `../x` beside it); a path on another drive stays absolute.
+ * A path as people see it in every message and report (decision 0315): inside the working directory, relative to it
+ * with forward slashes (`.` for the directory itself); outside it, the shorter of the relative form (`../x` beside it)
+ * and the absolute path (`/tmp/out.zip` rather than `../../../tmp/out.zip`); another drive stays absolute.
  */
 export function displayPath(target: string, cwd: string): string {
   const rel = path.relative(cwd, target);
   if (rel === "") return ".";
-  return path.isAbsolute(rel) ? target : rel.split(path.sep).join("/");
+  if (path.isAbsolute(rel)) return target;
+  const shown = rel.split(path.sep).join("/");
+  return isInside(cwd, target) || shown.length <= target.length ? shown : target;
 }
 
 /**

@@ -93,6 +93,29 @@ const RULES: readonly Rule[] = [
     },
   },
   {
+    what: "a hand read of a Node error's code (use errorCode)",
+    pattern: /NodeJS\.ErrnoException/,
+    home: ["fs/src/errno.ts"],
+    allowed: {
+      "cli/src/main.ts": "the EPIPE handler on the --version path, which loads no package module",
+    },
+  },
+  {
+    what: "a hand-written 'inside' test on path.relative (use isInside)",
+    pattern: /rel(?:ative)?\.startsWith\(\s*(?:"\.\."|`\.\.)/,
+    home: ["fs/src/confine.ts"],
+    allowed: {},
+  },
+  {
+    what: "a second routine that swaps a folder into place (use swapIntoPlace)",
+    pattern: /(?:function|const|let)\s+\w*(?:swapIn|swapInto|replaceFolder|replaceDir)\w*\s*[=(]/,
+    home: ["fs/src/atomic.ts"],
+    allowed: {
+      "install/src/place.ts": "a thin wrapper: swapIntoPlace through a pinned folder, then removeTree of the aside",
+      "plugin-host/src/toolchain/build.ts": "a thin wrapper: marks the build ready, swapIntoPlace, then removes the aside",
+    },
+  },
+  {
     what: "a second atomic write",
     pattern: /(?:function|const|let)\s+\w*(?:writeFileAtomic|writeAtomic|atomicWrite)\w*\s*[=(]/,
     home: ["fs/src/floor/atomic.ts"],
