@@ -1,5 +1,6 @@
 import { ProviderUnavailableError, SkillSourceProvider, type Frontmatter, type SkillFile } from "@skillport/core";
-import { LocalFileSystemSkillProvider, type SkippedSkill } from "@skillport/fs";
+import { errorCode, isMissing, LocalFileSystemSkillProvider, parseStateText, type SkippedSkill, type StateSchema } from "@skillport/fs";
+import { readFile } from "node:fs/promises";
 import { RemoteSourceError } from "./errors.js";
 
 /** Something a remote source left out of its local copy (a file over the size limit, an index entry it cannot read). */
@@ -28,6 +29,11 @@ export interface SnapshotSourceOptions {
   autoSync?: boolean;
   /** A clock, for tests. */
   now?: () => number;
+  /**
+   * Told when the copy's state file cannot be used (unreadable, truncated, not the expected shape): the copy is then
+   * fetched again and the file replaced (decision 0321). Default: nowhere.
+   */
+  warn?: (message: string) => void;
 }
 
 export interface SyncResult {
@@ -63,6 +69,7 @@ export abstract class SnapshotSource extends SkillSourceProvider {
   readonly #intervalMs: number;
   readonly #autoSync: boolean;
   readonly #now: () => number;
+  readonly #warn: (message: string) => void;
   #snapshot: Snapshot | undefined;
   #provider: LocalFileSystemSkillProvider | undefined;
   #loaded = false;
@@ -79,6 +86,25 @@ export abstract class SnapshotSource extends SkillSourceProvider {
     if (!Number.isFinite(this.#intervalMs) || this.#intervalMs < 0) throw new RangeError(`syncIntervalMs must be a number of at least 0, got ${String(this.#intervalMs)}`);
     this.#autoSync = options.autoSync ?? true;
     this.#now = options.now ?? Date.now;
+    this.#warn = options.warn ?? (() => undefined);
+  }
+
+  /**
+   * The copy's state file through its schema: undefined when there is none, and when it cannot be read or is not the
+   * expected shape, which the `warn` option is told (never "malformed read as no copy" in silence).
+   */
+  protected async readState<T>(file: string, schema: () => Promise<StateSchema<T>>): Promise<T | undefined> {
+    let text: string;
+    try {
+      text = await readFile(file, "utf8");
+    } catch (error) {
+      if (!isMissing(error)) this.#warn(`${this.name}: state file ${file} is unreadable (${errorCode(error) ?? String(error)}); fetching a new copy`);
+      return undefined;
+    }
+    const parsed = parseStateText(text, await schema());
+    if ("value" in parsed) return parsed.value;
+    this.#warn(`${this.name}: state file ${file} is ${parsed.problem}; fetching a new copy`);
+    return undefined;
   }
 
   /** The source's clock (ms since the epoch; the `now` option in tests). */

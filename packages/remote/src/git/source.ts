@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { mkdir, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { isSafeSkillId } from "@skillport/core";
 import { redactUri } from "@skillport/core/internal";
@@ -47,6 +47,25 @@ interface GitState {
 }
 
 const STATE_FILE = "state.json";
+
+/** state.json's shape (zod v4 mini, loaded only when a copy's state is read; decision 0321). */
+async function gitStateSchema() {
+  const z = await import("zod/mini");
+  const skipped = z.array(z.object({ where: z.string(), reason: z.string() }));
+  const nullable = z.union([z.string(), z.null()]);
+  return z.object({
+    version: z.literal(1),
+    url: z.string(),
+    ref: nullable,
+    path: nullable,
+    revision: z.string(),
+    tree: z.string(),
+    skillsPath: z.string(),
+    checkedAt: z.number(),
+    skipped,
+    previousTree: nullable,
+  });
+}
 
 /**
  * Skills in a git repository, read-only. A shallow clone of one commit, checked out in part (only the skills folder,
@@ -123,12 +142,8 @@ export class GitSkillSource extends SnapshotSource {
   }
 
   protected async loadSnapshot(): Promise<Snapshot | undefined> {
-    let state: GitState;
-    try {
-      state = JSON.parse(await readFile(path.join(await this.#dir(), STATE_FILE), "utf8")) as GitState;
-    } catch {
-      return undefined;
-    }
+    const state = await this.readState(path.join(await this.#dir(), STATE_FILE), gitStateSchema);
+    if (state === undefined) return undefined;
     if (state.version !== 1 || state.url !== this.url || state.ref !== (this.ref ?? null) || state.path !== (this.repoPath ?? null)) return undefined;
     if (!/^[\w.-]+$/.test(state.tree) || !(await stat(this.#treeDir(state.tree)).catch(() => undefined))?.isDirectory()) return undefined;
     this.#state = state;

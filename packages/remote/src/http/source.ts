@@ -66,6 +66,22 @@ interface HttpState {
 
 const STATE_FILE = "state.json";
 
+/** state.json's shape (zod v4 mini, loaded only when a copy's state is read; decision 0321). */
+async function httpStateSchema() {
+  const z = await import("zod/mini");
+  const nullable = z.union([z.string(), z.null()]);
+  return z.object({
+    version: z.literal(1),
+    indexUrl: z.string(),
+    etag: nullable,
+    revision: z.string(),
+    tree: z.string(),
+    checkedAt: z.number(),
+    skipped: z.array(z.object({ where: z.string(), reason: z.string() })),
+    previousTree: nullable,
+  });
+}
+
 /**
  * Skills published through the Agent Skills discovery index (`/.well-known/agent-skills/index.json`, v0.2.0), read-only.
  * The index is revalidated with If-None-Match; each artifact (a SKILL.md or an archive of the skill folder) is fetched
@@ -140,12 +156,8 @@ export class HttpSkillSource extends SnapshotSource {
   }
 
   protected async loadSnapshot(): Promise<Snapshot | undefined> {
-    let state: HttpState;
-    try {
-      state = JSON.parse(await readFile(path.join(await this.#dir(), STATE_FILE), "utf8")) as HttpState;
-    } catch {
-      return undefined;
-    }
+    const state = await this.readState(path.join(await this.#dir(), STATE_FILE), httpStateSchema);
+    if (state === undefined) return undefined;
     if (state.version !== 1 || state.indexUrl !== this.indexUrl || !/^[\w.-]+$/.test(state.tree)) return undefined;
     if (!(await stat(this.#treeDir(state.tree)).catch(() => undefined))?.isDirectory()) return undefined;
     this.#state = state;
