@@ -170,7 +170,8 @@ export function patchSnapshot(snapshot: Snapshot, order: readonly string[], patc
   const stale = (f: RegistrationFailure) => f.id !== undefined && results.has(f.id);
   if (failures.length === 0 && !loaded.failures.some(stale)) return { change, shadowings, failures: [] };
   const knownKeys = new Set(loaded.failures.map(failureKey));
-  loaded.failures = [...loaded.failures.filter((f) => !stale(f)), ...failures];
+  // In id order, as a full pass lists them (discovery's order); a whole-source failure stays first.
+  loaded.failures = [...loaded.failures.filter((f) => !stale(f)), ...failures].sort((a, b) => (a.id === undefined ? -1 : b.id === undefined ? 1 : compareCodeUnits(a.id, b.id)));
   snapshot.failures = order.flatMap((name) => snapshot.perSource.get(name)?.failures ?? []);
   return { change, shadowings, failures: failures.filter((f) => !knownKeys.has(failureKey(f))) };
 }
