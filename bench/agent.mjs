@@ -1,17 +1,20 @@
-// The agent layer, in process (the box lives for a whole conversation): a warm `callTool('load_skill_through_path')`
-// against reading the body directly, the system prompt at 1k and 10k skills against core's agentscope renderer and a
-// plain "name: description" join, and catalog tokens per skill on the bundled examples against the name+description
-// floor (goal ≤ 1.1×). ≥ 5 paired runs; ratios are within one run.
+// The agent layer, in process (the box lives for a whole conversation): registering 1k and 10k code skills (each run
+// in a fresh process, paired with another checkout's build when given: `node bench/agent.mjs --baseline <root>`), a
+// warm `callTool('load_skill_through_path')` against reading the body directly, the system prompt at 1k and 10k skills
+// against core's agentscope renderer and a plain "name: description" join, and catalog tokens per skill on the
+// bundled examples against the name+description floor (goal ≤ 1.1×). ≥ 5 paired runs; ratios are within one run.
 import path from "node:path";
+import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { LocalFileSystemSkillProvider } from "../packages/fs/dist/index.js";
 import { DEFAULT_AGENTSCOPE_COMPACT_INSTRUCTION, DEFAULT_AGENTSCOPE_INSTRUCTION, renderCatalog, Skill } from "../packages/core/dist/index.js";
 import { approximateTokenCounter, loadTokenCounter } from "../packages/core/dist/internal.js";
 import { SkillBox } from "../packages/agent/dist/index.js";
-import { median, printTable } from "./lib.mjs";
+import { median, printTable, timeNode } from "./lib.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const RUNS = 7;
+const { values: args } = parseArgs({ options: { baseline: { type: "string" }, "register-runs": { type: "string" }, "register-only": { type: "boolean" } } });
 
 function makeSkill(i) {
   return Skill.builder()
@@ -30,6 +33,29 @@ async function boxOf(n) {
 
 const pct = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
 const us = (ms) => `${(ms * 1000).toFixed(1)} µs`;
+
+// 0. Registration: n `registerSkill` calls in a row, each tree in its own process (bench/agent-register.mjs), the two
+// trees alternating (which goes first alternates too) so drift on a shared machine hits both alike. Wall time and the
+// process's CPU time (user + sys, every thread: WebCrypto's digest runs off the main thread).
+{
+  const trees = [["this tree", path.join(here, "..")], ...(args.baseline ? [["baseline " + args.baseline, path.resolve(args.baseline)]] : [])];
+  const runs = Number(args["register-runs"] ?? RUNS);
+  for (const n of [1000, 10000]) {
+    const samples = new Map(trees.map(([name]) => [name, []]));
+    for (let run = 0; run < runs; run++) {
+      const order = run % 2 === 0 ? trees : [...trees].reverse();
+      for (const [name, root] of order) samples.get(name).push(timeNode([path.join(here, "agent-register.mjs"), root, String(n)]).report);
+    }
+    const base = samples.get(trees.at(-1)[0]);
+    const rows = trees.map(([name]) => {
+      const s = samples.get(name);
+      const ratios = s.map((r, i) => (r.ms / base[i].ms).toFixed(2));
+      return [name, median(s.map((r) => r.ms)).toFixed(0), median(s.map((r) => r.cpuMs)).toFixed(0), s.map((r) => r.ms.toFixed(0)).join(" "), ratios.join(" ")];
+    });
+    printTable(`registerSkill × ${n.toLocaleString("en")} in a fresh box (${runs} paired runs)`, ["", "wall ms (median)", "CPU ms (median)", "wall ms per run", `÷ ${trees.length > 1 ? "baseline" : "itself"}, per run`], rows);
+  }
+  if (args["register-only"]) process.exit(0);
+}
 
 // 1. Warm load calls.
 {

@@ -4,49 +4,27 @@ import type { Diagnostic } from "./diagnostics.js";
 import { hasErrors } from "./diagnostics.js";
 import { AgentSkillsError, SkillNotFoundError, SkillValidationError } from "./errors.js";
 import { isSafeSkillId } from "./safe-path.js";
-import type { Frontmatter, ResourceListing, SkillFile, SkillProvider } from "./types.js";
+import type { Frontmatter, SkillProvider } from "./types.js";
 import { validateFrontmatter } from "./validate.js";
+import {
+  buildSnapshot,
+  copySnapshot,
+  diffSnapshots,
+  emptySnapshot,
+  failureKey,
+  patchSnapshot,
+  type Loaded,
+  type RegistrationFailure,
+  type RegistryChange,
+  type RegistryEntry,
+  type Shadowing,
+  type Snapshot,
+  type SourcePatch,
+} from "./registry-snapshot.js";
 import { catalogPriority, renderCatalog, type CatalogEntry, type CatalogOptions } from "./catalog/index.js";
 import { analyseSkill, SkillSearchIndex, type AnalysedSkill, type SearchHit, type SearchIndexOptions, type SearchOptions } from "./search/index.js";
 
-/** One skill as the registry serves it. Content is read lazily from the provider; metadata is cached per refresh. */
-export interface RegistryEntry {
-  readonly id: string;
-  /** `<source>:<id>`: reaches this skill even when another source's skill of the same id wins. */
-  readonly qualifiedId: string;
-  readonly source: string;
-  readonly provider: SkillProvider;
-  /** Warnings found when the skill was registered (errors keep a skill out). */
-  readonly diagnostics: readonly Diagnostic[];
-  /** A fresh copy of the metadata read at the last refresh (no provider call). */
-  getMetadata(): Frontmatter;
-  getBody(): Promise<string>;
-  getReference(name: string): Promise<Uint8Array>;
-  getScript(name: string): Promise<Uint8Array>;
-  getAsset(name: string): Promise<Uint8Array>;
-  listResources(): Promise<ResourceListing>;
-  listFiles(): Promise<SkillFile[]>;
-  readFile(path: string): Promise<Uint8Array>;
-  getLocation(): Promise<string | undefined>;
-}
-
-/** A skill that another source's skill of the same id hides. */
-export interface Shadowing {
-  id: string;
-  /** Qualified id of the skill that wins. */
-  winner: string;
-  /** Qualified id of the hidden skill (still reachable by it). */
-  shadowed: string;
-}
-
-/** A skill (or a whole source) that could not be registered, and why. */
-export interface RegistrationFailure {
-  source: string;
-  /** Undefined when the whole source failed (e.g. discovery raised). */
-  id: string | undefined;
-  message: string;
-  diagnostics: readonly Diagnostic[];
-}
+export type { RegistrationFailure, RegistryChange, RegistryEntry, Shadowing } from "./registry-snapshot.js";
 
 export interface RegistrationReport {
   /** Qualified ids registered from this call's provider, sorted. */
@@ -54,16 +32,6 @@ export interface RegistrationReport {
   failed: RegistrationFailure[];
   /** Every shadowing in the registry after the call. */
   shadowed: Shadowing[];
-}
-
-export interface RegistryChange {
-  added: string[];
-  removed: string[];
-  /**
-   * Ids whose winning skill or metadata changed, or whose provider reported a change through `watch` (a body or a
-   * resource may have changed without the metadata changing).
-   */
-  updated: string[];
 }
 
 export interface SkillRegistryEvents {
@@ -109,35 +77,20 @@ interface Source {
   unwatch?: () => void;
 }
 
-interface Loaded {
-  entries: Map<string, RegistryEntry>; // by qualified id
-  failures: RegistrationFailure[];
-}
-
-interface Snapshot {
-  /** Winners by id. */
-  readonly byId: ReadonlyMap<string, RegistryEntry>;
-  /** Every registered skill by qualified id, shadowed ones included. */
-  readonly byQualified: ReadonlyMap<string, RegistryEntry>;
-  readonly shadowed: readonly Shadowing[];
-  readonly failures: readonly RegistrationFailure[];
-  /** Per source, what the last successful load produced (kept when a later discovery fails). */
-  readonly perSource: ReadonlyMap<string, Loaded>;
-}
-
-const EMPTY: Snapshot = { byId: new Map(), byQualified: new Map(), shadowed: [], failures: [], perSource: new Map() };
-
 type Listener<T> = (event: T) => void;
 
 /**
  * Skills from several providers under one namespace. Earlier sources win on id collisions; every collision is
- * reported and the hidden skill stays reachable by its qualified id. State is an immutable snapshot swapped whole at
- * the end of a refresh, so readers never see a half-refreshed registry.
+ * reported and the hidden skill stays reachable by its qualified id. State is a snapshot swapped whole at the end of
+ * a refresh, so readers never see a half-refreshed registry; a partial refresh patches it in one synchronous step
+ * (copying it first when the search index holds it), so what anyone holds never changes under them.
  */
 export class SkillRegistry {
   readonly #concurrency: number;
   #sources: Source[] = [];
-  #snapshot: Snapshot = EMPTY;
+  #snapshot: Snapshot = emptySnapshot();
+  /** Whether something besides `#snapshot` holds the snapshot (a patch must then copy it first). */
+  #shared = false;
   readonly #searchOptions: RegistrySearchOptions;
   #index: { snapshot: Snapshot; index: Promise<SkillSearchIndex> } | undefined;
   /** Analysed skills by qualified id, with the metadata they were analysed from; dropped when a skill may have changed. */
@@ -316,7 +269,10 @@ export class SkillRegistry {
    */
   async search(query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
     const snapshot = this.#snapshot;
-    if (this.#index?.snapshot !== snapshot) this.#index = { snapshot, index: this.#buildIndex(snapshot) };
+    if (this.#index?.snapshot !== snapshot) {
+      this.#shared = true;
+      this.#index = { snapshot, index: this.#buildIndex(snapshot) };
+    }
     return (await this.#index.index).search(query, options);
   }
 
@@ -383,25 +339,52 @@ export class SkillRegistry {
   async #doRefresh(only?: { source: string; ids: readonly string[] }): Promise<void> {
     const previous = this.#snapshot;
     const sources = this.#sources;
-    // Taken now: a report arriving while this pass runs belongs to the follow-up pass it triggers. A partial pass
-    // leaves reports to the full pass they trigger.
-    const reported = only ? new Set<string>() : this.#reported;
-    if (!only) this.#reported = new Set();
-    const perSource = new Map<string, Loaded>();
-    for (const source of sources) {
-      const before = previous.perSource.get(source.name);
-      if (only && before) perSource.set(source.name, source.name === only.source ? await this.#reloadIds(source, before, only.ids) : before);
-      else perSource.set(source.name, await this.#loadSource(source, before));
+    if (only && sources.every((s) => previous.perSource.has(s.name))) {
+      const source = sources.find((s) => s.name === only.source);
+      if (source) await this.#patch(source, only.ids);
+      return;
     }
-    const next = buildSnapshot(sources, perSource);
-    if (only) for (const id of only.ids) this.#analysed.delete(`${only.source}:${id}`);
-    else this.#forgetAnalysed(sources, reported);
+    // Taken now: a report arriving while this pass runs belongs to the follow-up pass it triggers.
+    const reported = this.#reported;
+    this.#reported = new Set();
+    const perSource = new Map<string, Loaded>();
+    for (const source of sources) perSource.set(source.name, await this.#loadSource(source, previous.perSource.get(source.name)));
+    const next = buildSnapshot(sources.map((s) => s.name), perSource);
+    this.#forgetAnalysed(sources, reported);
     this.#snapshot = next;
-    const change = diff(previous, next, reported);
+    this.#shared = false;
+    const change = diffSnapshots(previous, next, reported);
     const known = new Set(previous.shadowed.map((s) => s.shadowed));
     for (const shadowing of next.shadowed) if (!known.has(shadowing.shadowed)) this.#emit("shadow", shadowing);
     const knownFailures = new Set(previous.failures.map(failureKey));
     for (const failure of next.failures) if (!knownFailures.has(failureKey(failure))) this.#emit("failure", failure);
+    if (change.added.length + change.removed.length + change.updated.length > 0) this.#emit("change", change);
+  }
+
+  /**
+   * Reads `ids` of one source again and patches the snapshot with what it found: O(ids), whatever the registry holds.
+   * An id whose metadata read raises SkillNotFoundError (the source contract's answer for an unknown skill) is gone.
+   */
+  async #patch(source: Source, ids: readonly string[]): Promise<void> {
+    const wanted = [...new Set(ids)].filter((id) => isSafeSkillId(id) && (source.ids === "all" || source.ids.has(id)));
+    const read = await mapLimit(wanted, this.#concurrency, (id) => loadOne(source.provider, source.name, id));
+    const results: Array<SourcePatch["results"][number]> = [];
+    for (const [i, result] of read.entries()) {
+      const id = wanted[i] as string;
+      if ("entry" in result) results.push({ id, entry: result.entry });
+      else if (result.notFound) results.push({ id });
+      else results.push({ id, failure: result.failure });
+    }
+    // From here to the end nothing awaits: readers see the registry before or after the patch, never half of it.
+    if (this.#shared) {
+      this.#snapshot = copySnapshot(this.#snapshot);
+      this.#shared = false;
+    }
+    const outcome = patchSnapshot(this.#snapshot, this.#sources.map((s) => s.name), { source: source.name, results });
+    for (const id of wanted) this.#analysed.delete(`${source.name}:${id}`);
+    for (const shadowing of outcome.shadowings) this.#emit("shadow", shadowing);
+    for (const failure of outcome.failures) this.#emit("failure", failure);
+    const { change } = outcome;
     if (change.added.length + change.removed.length + change.updated.length > 0) this.#emit("change", change);
   }
 
@@ -413,36 +396,17 @@ export class SkillRegistry {
       } catch (error) {
         // An outage must not empty the catalog: keep what this source served before, and say why.
         const failure: RegistrationFailure = { source: source.name, id: undefined, message: `discovery failed: ${messageOf(error)}`, diagnostics: [] };
-        return { entries: previous?.entries ?? new Map(), failures: [failure] };
+        return { entries: new Map(previous?.entries), failures: [failure] };
       }
     } else ids = [...source.ids];
     const results = await mapLimit(ids, this.#concurrency, (id) => loadOne(source.provider, source.name, id));
-    const loaded: Loaded = { entries: new Map(), failures: [] };
+    const entries = new Map<string, RegistryEntry>();
+    const failures: RegistrationFailure[] = [];
     for (const result of results) {
-      if ("failure" in result) loaded.failures.push(result.failure);
-      else loaded.entries.set(result.entry.qualifiedId, result.entry);
+      if ("failure" in result) failures.push(result.failure);
+      else entries.set(result.entry.qualifiedId, result.entry);
     }
-    return loaded;
-  }
-
-  /** What `before` held, with `ids` read again (an id the provider no longer discovers is gone). */
-  async #reloadIds(source: Source, before: Loaded, ids: readonly string[]): Promise<Loaded> {
-    const wanted = ids.filter((id) => source.ids === "all" || source.ids.has(id));
-    const loaded: Loaded = { entries: new Map(before.entries), failures: before.failures.filter((f) => f.id === undefined || !wanted.includes(f.id)) };
-    let present: ReadonlySet<string>;
-    try {
-      present = new Set(await source.provider.discover());
-    } catch (error) {
-      return { entries: before.entries, failures: [...before.failures, { source: source.name, id: undefined, message: `discovery failed: ${messageOf(error)}`, diagnostics: [] }] };
-    }
-    for (const id of wanted) {
-      loaded.entries.delete(`${source.name}:${id}`);
-      if (!present.has(id)) continue;
-      const result = await loadOne(source.provider, source.name, id);
-      if ("failure" in result) loaded.failures.push(result.failure);
-      else loaded.entries.set(result.entry.qualifiedId, result.entry);
-    }
-    return loaded;
+    return { entries, failures };
   }
 
   /** Analysed bodies may be stale: for ids a watched provider reported, and for every skill of an unwatched source. */
@@ -474,8 +438,12 @@ export class SkillRegistry {
   }
 }
 
-/** Reads and validates one skill's metadata; never throws. */
-async function loadOne(provider: SkillProvider, source: string, id: string): Promise<{ entry: RegistryEntry } | { failure: RegistrationFailure }> {
+/** Reads and validates one skill's metadata; never throws. `notFound`: the provider says it has no such skill. */
+async function loadOne(
+  provider: SkillProvider,
+  source: string,
+  id: string,
+): Promise<{ entry: RegistryEntry } | { failure: RegistrationFailure; notFound?: boolean }> {
   const fail = (message: string, diagnostics: Diagnostic[] = [diagnostic("registry-load-failed", message)]) => ({
     failure: { source, id, message, diagnostics },
   });
@@ -484,7 +452,7 @@ async function loadOne(provider: SkillProvider, source: string, id: string): Pro
   try {
     metadata = await provider.getMetadata(id);
   } catch (error) {
-    return fail(`skill ${JSON.stringify(id)}: metadata unreadable: ${messageOf(error)}`);
+    return { ...fail(`skill ${JSON.stringify(id)}: metadata unreadable: ${messageOf(error)}`), notFound: error instanceof SkillNotFoundError };
   }
   if (metadata === null || typeof metadata !== "object" || Array.isArray(metadata)) return fail(`skill ${JSON.stringify(id)}: metadata is not a mapping`);
   const diagnostics = validateFrontmatter(metadata, { profile: "lenient", dirName: id, lint: false, file: `${id}/SKILL.md` });
@@ -512,49 +480,6 @@ function makeEntry(provider: SkillProvider, source: string, id: string, metadata
     readFile: (path: string) => provider.readFile(id, path),
     getLocation: async () => (provider.getLocation ? provider.getLocation(id) : undefined),
   });
-}
-
-function buildSnapshot(sources: readonly Source[], perSource: Map<string, Loaded>): Snapshot {
-  const byId = new Map<string, RegistryEntry>();
-  const byQualified = new Map<string, RegistryEntry>();
-  const shadowed: Shadowing[] = [];
-  const failures: RegistrationFailure[] = [];
-  for (const source of sources) {
-    const loaded = perSource.get(source.name);
-    if (!loaded) continue;
-    failures.push(...loaded.failures);
-    for (const entry of [...loaded.entries.values()].sort((a, b) => compareCodeUnits(a.id, b.id))) {
-      byQualified.set(entry.qualifiedId, entry);
-      const winner = byId.get(entry.id);
-      if (winner) shadowed.push({ id: entry.id, winner: winner.qualifiedId, shadowed: entry.qualifiedId });
-      else byId.set(entry.id, entry);
-    }
-  }
-  return { byId, byQualified, shadowed, failures, perSource };
-}
-
-/** What changed between two snapshots; `reported` holds qualified ids a provider said changed (content may differ). */
-function diff(previous: Snapshot, next: Snapshot, reported: ReadonlySet<string>): RegistryChange {
-  const added: string[] = [];
-  const updated: string[] = [];
-  for (const [id, entry] of next.byId) {
-    const before = previous.byId.get(id);
-    if (!before) added.push(id);
-    else if (before === entry) continue; // kept from the last refresh (a partial one): unchanged
-    else if (before.qualifiedId !== entry.qualifiedId || reported.has(entry.qualifiedId) || !sameJson(before.getMetadata(), entry.getMetadata())) {
-      updated.push(id);
-    }
-  }
-  const removed = [...previous.byId.keys()].filter((id) => !next.byId.has(id));
-  return { added: added.sort(compareCodeUnits), removed: removed.sort(compareCodeUnits), updated: updated.sort(compareCodeUnits) };
-}
-
-function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
-function failureKey(f: RegistrationFailure): string {
-  return `${f.source}\0${f.id ?? ""}\0${f.message}`;
 }
 
 function diagnostic(code: string, message: string): Diagnostic {

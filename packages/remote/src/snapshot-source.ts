@@ -1,7 +1,7 @@
 import { readFile, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { ProviderUnavailableError, SkillSourceProvider, type Frontmatter, type SkillFile } from "@skillport/core";
-import { LocalFileSystemSkillProvider, writeFileAtomic, type SkippedSkill } from "@skillport/fs";
+import { errorCode, isMissing, LocalFileSystemSkillProvider, parseStateText, writeFileAtomic, type SkippedSkill, type StateSchema } from "@skillport/fs";
 import { identityDir } from "./cache-dir.js";
 import { RemoteSourceError } from "./errors.js";
 
@@ -31,6 +31,11 @@ export interface SnapshotSourceOptions {
   autoSync?: boolean;
   /** A clock, for tests. */
   now?: () => number;
+  /**
+   * Told when the copy's state file cannot be used (unreadable, truncated, not the expected shape): the copy is then
+   * fetched again and the file replaced (decision 0321). Default: nowhere.
+   */
+  warn?: (message: string) => void;
 }
 
 export interface SyncResult {
@@ -66,6 +71,7 @@ export abstract class SnapshotSource extends SkillSourceProvider {
   readonly #intervalMs: number;
   readonly #autoSync: boolean;
   readonly #now: () => number;
+  readonly #warn: (message: string) => void;
   #snapshot: Snapshot | undefined;
   #provider: LocalFileSystemSkillProvider | undefined;
   #loaded = false;
@@ -82,6 +88,25 @@ export abstract class SnapshotSource extends SkillSourceProvider {
     if (!Number.isFinite(this.#intervalMs) || this.#intervalMs < 0) throw new RangeError(`syncIntervalMs must be a number of at least 0, got ${String(this.#intervalMs)}`);
     this.#autoSync = options.autoSync ?? true;
     this.#now = options.now ?? Date.now;
+    this.#warn = options.warn ?? (() => undefined);
+  }
+
+  /**
+   * The copy's state file through its schema: undefined when there is none, and when it cannot be read or is not the
+   * expected shape, which the `warn` option is told (never "malformed read as no copy" in silence).
+   */
+  protected async readState<T>(file: string, schema: () => Promise<StateSchema<T>>): Promise<T | undefined> {
+    let text: string;
+    try {
+      text = await readFile(file, "utf8");
+    } catch (error) {
+      if (!isMissing(error)) this.#warn(`${this.name}: state file ${file} is unreadable (${errorCode(error) ?? String(error)}); fetching a new copy`);
+      return undefined;
+    }
+    const parsed = parseStateText(text, await schema());
+    if ("value" in parsed) return parsed.value;
+    this.#warn(`${this.name}: state file ${file} is ${parsed.problem}; fetching a new copy`);
+    return undefined;
   }
 
   /** The source's clock (ms since the epoch; the `now` option in tests). */
@@ -300,14 +325,11 @@ export class KeptCopies<S extends KeptState> {
     return path.join(this.home, "trees", tree);
   }
 
-  /** The state kept from an earlier run when it is for this source (`matches`) and its copy is still there. */
-  async load(matches: (state: S) => boolean): Promise<S | undefined> {
-    let state: S;
-    try {
-      state = JSON.parse(await readFile(path.join(await this.dir(), STATE_FILE), "utf8")) as S;
-    } catch {
-      return undefined;
-    }
+  /** The state kept from an earlier run (`read` through the source's schema) when it is for this source (`matches`) and
+   * its copy is still there. */
+  async load(read: (file: string) => Promise<S | undefined>, matches: (state: S) => boolean): Promise<S | undefined> {
+    const state = await read(path.join(await this.dir(), STATE_FILE));
+    if (state === undefined) return undefined;
     if (state.version !== 1 || !matches(state) || !/^[\w.-]+$/.test(state.tree)) return undefined;
     if (!(await stat(this.treeDir(state.tree)).catch(() => undefined))?.isDirectory()) return undefined;
     this.#state = state;

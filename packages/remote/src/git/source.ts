@@ -38,6 +38,25 @@ interface GitState extends KeptState {
   skillsPath: string;
 }
 
+/** state.json's shape (zod v4 mini, loaded only when a copy's state is read; decision 0321). */
+async function gitStateSchema() {
+  const z = await import("zod/mini");
+  const skipped = z.array(z.object({ where: z.string(), reason: z.string() }));
+  const nullable = z.union([z.string(), z.null()]);
+  return z.object({
+    version: z.literal(1),
+    url: z.string(),
+    ref: nullable,
+    path: nullable,
+    revision: z.string(),
+    tree: z.string(),
+    skillsPath: z.string(),
+    checkedAt: z.number(),
+    skipped,
+    previousTree: nullable,
+  });
+}
+
 /**
  * Skills in a git repository, read-only. A shallow clone of one commit, checked out in part (only the skills folder,
  * without files over the size limit), lives in a cache folder; reads come from it through the filesystem provider. A
@@ -112,7 +131,7 @@ export class GitSkillSource extends SnapshotSource {
   }
 
   protected async loadSnapshot(): Promise<Snapshot | undefined> {
-    const state = await this.#kept.load((s) => s.url === this.url && s.ref === (this.ref ?? null) && s.path === (this.repoPath ?? null));
+    const state = await this.#kept.load((file) => this.readState(file, gitStateSchema), (s) => s.url === this.url && s.ref === (this.ref ?? null) && s.path === (this.repoPath ?? null));
     return state === undefined ? undefined : this.#snapshotOf(state);
   }
 

@@ -58,6 +58,22 @@ interface HttpState extends KeptState {
   etag: string | null;
 }
 
+/** state.json's shape (zod v4 mini, loaded only when a copy's state is read; decision 0321). */
+async function httpStateSchema() {
+  const z = await import("zod/mini");
+  const nullable = z.union([z.string(), z.null()]);
+  return z.object({
+    version: z.literal(1),
+    indexUrl: z.string(),
+    etag: nullable,
+    revision: z.string(),
+    tree: z.string(),
+    checkedAt: z.number(),
+    skipped: z.array(z.object({ where: z.string(), reason: z.string() })),
+    previousTree: nullable,
+  });
+}
+
 /**
  * Skills published through the Agent Skills discovery index (`/.well-known/agent-skills/index.json`, v0.2.0), read-only.
  * The index is revalidated with If-None-Match; each artifact (a SKILL.md or an archive of the skill folder) is fetched
@@ -131,7 +147,7 @@ export class HttpSkillSource extends SnapshotSource {
   }
 
   protected async loadSnapshot(): Promise<Snapshot | undefined> {
-    const state = await this.#kept.load((s) => s.indexUrl === this.indexUrl);
+    const state = await this.#kept.load((file) => this.readState(file, httpStateSchema), (s) => s.indexUrl === this.indexUrl);
     return state === undefined ? undefined : this.#snapshotOf(state);
   }
 
