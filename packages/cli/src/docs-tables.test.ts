@@ -65,4 +65,28 @@ describe("docs tables agree with the code", () => {
     const linked = [...read("docs/decisions/README.md").matchAll(/^\| \[(\d{4})\]\((\d{4}-[^)]+\.md)\)/gm)].map((m) => m[2]!);
     expect(linked).toEqual(notes);
   });
+
+  it("every decision's status is accepted, or names later notes that amend or supersede it, as the notes say", () => {
+    const notes = new Set(readdirSync(path.join(repo, "docs/decisions")).filter((name) => /^\d{4}-.*\.md$/.test(name)));
+    for (const row of tableRows(read("docs/decisions/README.md"), "note")) {
+      const [note, , status] = row;
+      const file = /\((\d{4}-[^)]+\.md)\)/.exec(note!)![1]!;
+      expect(status, `${file} has a status`).toMatch(/^(accepted|(amended|superseded) by \[\d{4}\]\(\d{4}-[^)]+\.md\)(, \[\d{4}\]\(\d{4}-[^)]+\.md\))*)$/);
+      const later = [...status!.matchAll(/\((\d{4}-[^)]+\.md)\)/g)].map((m) => m[1]!);
+      for (const other of later) {
+        expect(notes.has(other), `${file}'s status names an existing note`).toBe(true);
+        expect(other > file, `${file} is amended by a later note`).toBe(true);
+      }
+      // A note that says it was superseded (in part) by another must have that note in its status.
+      const said = [...read(`docs/decisions/${file}`).matchAll(/Superseded[^.]*?\bby \[?(\d{4})/g)].map((m) => m[1]!);
+      for (const number of said) expect(later.map((name) => name.slice(0, 4)), `${file} says it is superseded by ${number}`).toContain(number);
+    }
+  });
+
+  it("every decision note is linked from a docs page of its area", () => {
+    const pages = readdirSync(path.join(repo, "docs")).filter((name) => name.endsWith(".md"));
+    const text = pages.map((page) => read(`docs/${page}`)).join("\n");
+    const notes = readdirSync(path.join(repo, "docs/decisions")).filter((name) => /^\d{4}-.*\.md$/.test(name));
+    expect(notes.filter((note) => !text.includes(`](decisions/${note})`))).toEqual([]);
+  });
 });
