@@ -4,10 +4,8 @@ export { LocalFileSystemSkillProvider, type LocalFileSystemProviderOptions } fro
 export { SkillDirectorySource, DEFAULT_HEAD_CHUNK_BYTES, type SkillDirectorySourceOptions } from "./skills/skill-source.js";
 export {
   SkillDirectory,
-  SKILL_FILE_NAMES,
   DEFAULT_MAX_LIST_FILES,
   DEFAULT_MAX_LIST_DEPTH,
-  type SkillFileName,
   type SkillDirectoryOptions,
   type SkillProbe,
   type SkillProblem,
@@ -65,6 +63,6 @@ export {
   type WalkLinkPolicy,
 } from "./floor/walk.js";
 export { openConfined, type OpenConfinedOptions, type ConfinedFile } from "./floor/open-confined.js";
-export { DEFAULT_MAX_FILE_BYTES, skillFileAmong } from "./floor/file-limits.js";
+export { DEFAULT_MAX_FILE_BYTES, SKILL_FILE_NAMES, skillFileAmong, type SkillFileName } from "./floor/file-limits.js";
 export { readDirectorySync, type DirectoryEntries, type UndecodableEntry } from "./floor/dir-entries.js";
 export { parseStateText, type StateSchema } from "./floor/state-file.js";
