@@ -47,6 +47,8 @@ export interface RouteDef<P = unknown, Q = unknown, B = unknown> {
   /** Bytes this route accepts in its body. Default: the app's JSON limit. */
   maxBodyBytes?: (store: RegistryStore) => number;
   responses: Record<number, ResponseDoc>;
+  /** False: served but left out of the OpenAPI document (the web UI's pages). Default true. */
+  document?: boolean;
   handler: (input: RouteInput<P, Q, B>) => Promise<Response> | Response;
 }
 
