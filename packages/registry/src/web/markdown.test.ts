@@ -34,7 +34,7 @@ describe("renderMarkdown", () => {
 
   it("keeps ordinary Markdown and marks links nofollow", () => {
     const { html } = renderMarkdown("# Hi\n\nSome *text* and [a link](https://example.com/x).\n\n```sh\necho hi\n```\n");
-    expect(html).toContain("<h1>Hi</h1>");
+    expect(html).toContain("<h3>Hi</h3>");
     expect(html).toContain("<em>text</em>");
     expect(html).toContain('<a href="https://example.com/x" rel="nofollow noopener noreferrer">a link</a>');
     expect(html).toContain("echo hi");

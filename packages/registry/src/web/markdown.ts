@@ -13,7 +13,7 @@ const ALLOWED_TAGS = [
 
 /**
  * A SKILL.md body as HTML that cannot run or restyle anything: markdown-it with raw HTML off (tags come out as text),
- * then an allow-list sanitiser (sanitize-html): only the tags above, only `href`/`src`/`alt`/`title`/`start`, only
+ * then an allow-list sanitiser (sanitize-html): only the tags above (headings moved down two levels), only `href`/`src`/`alt`/`title`/`start`, only
  * http, https and mailto URLs (relative links are rewritten to the skill's file view under `fileBase`), no `style`,
  * no `class`, no event handler. Input over `maxBytes` is cut at a line end before rendering.
  */
@@ -40,7 +40,13 @@ export function sanitize(html: string, fileBase?: string): string {
     allowProtocolRelative: false,
     disallowedTagsMode: "discard",
     nestingLimit: 64,
+    // The page has its own h1 and h2s: the readme's headings start at h3 (one outline for screen readers).
     transformTags: {
+      h1: "h3",
+      h2: "h4",
+      h3: "h5",
+      h4: "h6",
+      h5: "h6",
       a: (tagName, attribs) => {
         const href = attribs.href;
         const out: Record<string, string> = { ...attribs, rel: "nofollow noopener noreferrer" };

@@ -33,7 +33,8 @@ function page<P, Q>(handler: Handler<P, Q>) {
     let actor = input.actor;
     try {
       actor ??= await sessionActor(c, store, origin);
-      return await handler({ ...input, actor, csrf: () => csrfToken(c, origin) });
+      let token: string | undefined;
+      return await handler({ ...input, actor, csrf: () => (token ??= csrfToken(c, origin)) });
     } catch (error) {
       const status = error instanceof RegistryError ? error.status : 500;
       const message = error instanceof RegistryError ? error.message : "internal error";
