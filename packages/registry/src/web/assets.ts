@@ -5,7 +5,7 @@ export const STYLESHEET = `
 *{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,sans-serif;color:var(--fg);background:var(--bg)}
 header{display:flex;gap:1rem;align-items:center;flex-wrap:wrap;padding:.6rem 1.2rem;border-bottom:1px solid var(--line)}
 header .brand{font-weight:700;color:var(--fg);text-decoration:none;margin-right:auto}
-nav a,header form button{margin-left:.8rem}
+nav{display:flex;align-items:center;flex-wrap:wrap;gap:.8rem}nav form{margin:0}
 main{max-width:64rem;margin:0 auto;padding:1rem 1.2rem 3rem}
 a{color:var(--accent)}a:focus-visible,button:focus-visible,input:focus-visible,textarea:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
 .skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:.5rem;background:#fff;padding:.3rem}

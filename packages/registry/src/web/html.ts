@@ -8,7 +8,7 @@ export class Html {
 
 type Part = Html | string | number | null | undefined | false | readonly Part[];
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 
