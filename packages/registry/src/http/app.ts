@@ -75,7 +75,7 @@ export function createRegistryApp(store: RegistryStore, options: RegistryAppOpti
               c.header("retry-after", String(Math.ceil(retry / 1000)));
               throw new RegistryError("REGISTRY_RATE_LIMITED", `too many requests; try again in ${Math.ceil(retry / 1000)} s`);
             }
-            if (def.method === "get" && options.readAccess === "token" && !actor) throw new RegistryError("REGISTRY_UNAUTHORIZED", "this registry needs a token to read (Authorization: Bearer <token>)");
+            if (def.method === "get" && options.readAccess === "token" && !actor && !def.sessionAuth) throw new RegistryError("REGISTRY_UNAUTHORIZED", "this registry needs a token to read (Authorization: Bearer <token>)");
             const raw = c.req.param() as Record<string, string>;
             const scope = raw[SCOPE_PARAM];
             const { [SCOPE_PARAM]: _scope, ...rest } = raw;
@@ -90,6 +90,7 @@ export function createRegistryApp(store: RegistryStore, options: RegistryAppOpti
               body,
               actor,
               store,
+              readAccess: options.readAccess ?? "public",
               namespace: scope !== undefined && !path.startsWith(`/{${SCOPE_PARAM}}`) ? scope.slice(1) : "",
               origin: options.publicUrl?.replace(/\/+$/, "") ?? new URL(c.req.url).origin,
             });

@@ -24,6 +24,9 @@ interface PageInput {
   csrf: () => string;
 }
 
+/** Pages a signed-out visitor reaches on a registry whose reads need a token. */
+const OPEN_PATHS = new Set(["/ui/signin", "/ui/assets/app.css", "/ui/assets/app.js"]);
+
 type Handler<P, Q> = (input: RouteInput<P, Q, unknown> & PageInput) => Promise<Response> | Response;
 
 /** A page handler: the session's actor, the CSRF value on demand, errors as an HTML page (never JSON, never a stack). */
@@ -33,6 +36,9 @@ function page<P, Q>(handler: Handler<P, Q>) {
     let actor = input.actor;
     try {
       actor ??= await sessionActor(c, store, origin);
+      if (input.readAccess === "token" && !actor && !OPEN_PATHS.has(new URL(c.req.url).pathname)) {
+        return respond(c, layout("Sign in", actor, html`<p class="notice" role="alert">This registry needs a token to read.</p>${signInForm(csrfToken(c, origin))}`), 401);
+      }
       let token: string | undefined;
       return await handler({ ...input, actor, csrf: () => (token ??= csrfToken(c, origin)) });
     } catch (error) {
@@ -82,6 +88,7 @@ export const webModule: RouteModule = {
       summary: "The web UI's stylesheet",
       tag: "web",
       document: false,
+      sessionAuth: true,
       responses: { 200: { description: "CSS", contentType: "text/css" } },
       handler: () => new Response(STYLESHEET, { headers: { "content-type": "text/css; charset=utf-8", "cache-control": "public, max-age=3600" } }),
     }),
@@ -91,6 +98,7 @@ export const webModule: RouteModule = {
       summary: "The web UI's script (copy buttons)",
       tag: "web",
       document: false,
+      sessionAuth: true,
       responses: { 200: { description: "JavaScript", contentType: "text/javascript" } },
       handler: () => new Response(SCRIPT, { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=3600" } }),
     }),
@@ -100,6 +108,7 @@ export const webModule: RouteModule = {
       summary: "Browse and search",
       tag: "web",
       document: false,
+      sessionAuth: true,
       query: z.object({ q: z.string().max(500).optional(), offset: z.coerce.number().int().min(0).max(1_000_000).optional() }),
       responses: { 200: { description: "HTML", contentType: "text/html" } },
       handler: page<unknown, { q?: string; offset?: number }>(async ({ c, store, query, actor, csrf }) => {
@@ -123,6 +132,7 @@ ${next}`;
       summary: "A skill's page",
       tag: "web",
       document: false,
+      sessionAuth: true,
       params: SkillParams,
       query: VersionQuery,
       responses: { 200: { description: "HTML", contentType: "text/html" } },
@@ -153,6 +163,7 @@ ${skill.versions.map((x) => html`<tr><td><a href="${skillUrl(v.skill)}?version=$
       summary: "One file of a version",
       tag: "web",
       document: false,
+      sessionAuth: true,
       params: SkillParams.extend({ path: z.string().max(4096) }),
       query: VersionQuery,
       responses: { 200: { description: "HTML", contentType: "text/html" } },
@@ -179,6 +190,7 @@ ${skill.versions.map((x) => html`<tr><td><a href="${skillUrl(v.skill)}?version=$
       summary: "Sign in with a token",
       tag: "web",
       document: false,
+      sessionAuth: true,
       responses: { 200: { description: "HTML", contentType: "text/html" } },
       handler: page(({ c, actor, csrf }) => respond(c, layout("Sign in", actor, signInForm(csrf()), csrf()))),
     }),
@@ -188,6 +200,7 @@ ${skill.versions.map((x) => html`<tr><td><a href="${skillUrl(v.skill)}?version=$
       summary: "Sign in with a token",
       tag: "web",
       document: false,
+      sessionAuth: true,
       responses: { 303: { description: "to the publish page" } },
       handler: page(async ({ c, store, origin, csrf }) => {
         const f = await form(c);
@@ -205,6 +218,7 @@ ${skill.versions.map((x) => html`<tr><td><a href="${skillUrl(v.skill)}?version=$
       summary: "Sign out",
       tag: "web",
       document: false,
+      sessionAuth: true,
       responses: { 303: { description: "home" } },
       handler: page(async ({ c, origin }) => {
         checkCsrf(c, (await form(c)).csrf, origin);
@@ -218,6 +232,7 @@ ${skill.versions.map((x) => html`<tr><td><a href="${skillUrl(v.skill)}?version=$
       summary: "The publish form",
       tag: "web",
       document: false,
+      sessionAuth: true,
       responses: { 200: { description: "HTML", contentType: "text/html" } },
       handler: page(({ c, actor, csrf }) => respond(c, layout("Publish", actor, publishForm(actor, csrf()), csrf()), actor ? 200 : 401)),
     }),
@@ -227,6 +242,7 @@ ${skill.versions.map((x) => html`<tr><td><a href="${skillUrl(v.skill)}?version=$
       summary: "Publish from the form",
       tag: "web",
       document: false,
+      sessionAuth: true,
       maxBodyBytes: (store) => store.limits.maxUploadBytes + 256 * 1024,
       responses: { 303: { description: "to the skill page" } },
       handler: page(async ({ c, store, actor, origin, csrf }) => {
@@ -251,6 +267,7 @@ ${skill.versions.map((x) => html`<tr><td><a href="${skillUrl(v.skill)}?version=$
       summary: "Create and revoke tokens",
       tag: "web",
       document: false,
+      sessionAuth: true,
       responses: { 200: { description: "HTML", contentType: "text/html" } },
       handler: page(({ c, actor, csrf }) => respond(c, layout("Tokens", actor, tokensPage(actor, csrf()), csrf()), actor ? 200 : 401)),
     }),
@@ -260,6 +277,7 @@ ${skill.versions.map((x) => html`<tr><td><a href="${skillUrl(v.skill)}?version=$
       summary: "Create or revoke a token",
       tag: "web",
       document: false,
+      sessionAuth: true,
       responses: { 200: { description: "HTML", contentType: "text/html" } },
       handler: page(async ({ c, store, actor, origin, csrf }) => {
         const f = await form(c);
@@ -284,6 +302,7 @@ ${skill.versions.map((x) => html`<tr><td><a href="${skillUrl(v.skill)}?version=$
       summary: "Held versions (admins)",
       tag: "web",
       document: false,
+      sessionAuth: true,
       responses: { 200: { description: "HTML", contentType: "text/html" } },
       handler: page(async ({ c, store, actor, csrf }) => {
         const held = await store.held(actor);
@@ -302,6 +321,7 @@ ${findingsList(h.findings)}
       summary: "Decide on a held version",
       tag: "web",
       document: false,
+      sessionAuth: true,
       responses: { 303: { description: "back to the list" } },
       handler: page(async ({ c, store, actor, origin }) => {
         const f = await form(c);
