@@ -34,17 +34,17 @@ function page<P, Q>(handler: Handler<P, Q>) {
   return async (input: RouteInput<P, Q, unknown>): Promise<Response> => {
     const { c, store, origin } = input;
     let actor = input.actor;
+    let token: string | undefined;
     try {
       actor ??= await sessionActor(c, store, origin);
       if (input.readAccess === "token" && !actor && !OPEN_PATHS.has(new URL(c.req.url).pathname)) {
         return respond(c, layout("Sign in", actor, html`<p class="notice" role="alert">This registry needs a token to read.</p>${signInForm(csrfToken(c, origin))}`), 401);
       }
-      let token: string | undefined;
       return await handler({ ...input, actor, csrf: () => (token ??= csrfToken(c, origin)) });
     } catch (error) {
       const status = error instanceof RegistryError ? error.status : 500;
       const message = error instanceof RegistryError ? error.message : "internal error";
-      return respond(c, layout("Error", actor, html`<h1>Something went wrong</h1><p class="notice error" role="alert">${message}</p><p><a href="/">Back to all skills</a></p>`), status);
+      return respond(c, layout("Error", actor, html`<h1>Something went wrong</h1><p class="notice error" role="alert">${message}</p><p><a href="/">Back to all skills</a></p>`, actor ? (token ??= csrfToken(c, origin)) : undefined), status);
     }
   };
 }
