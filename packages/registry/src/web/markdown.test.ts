@@ -12,6 +12,8 @@ const ATTACKS: Array<[string, string]> = [
   ["data: link", "[x](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)"],
   ["data: image", "![x](data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+)"],
   ["vbscript link", "[x](vbscript:msgbox(1))"],
+  ["raw anchor with a javascript href", '<a href="javascript:alert(1)">x</a>'],
+  ["raw image with a data src", '<img src="data:image/svg+xml,<svg onload=alert(1)>">'],
   ["style injection", "<style>body{display:none}</style>"],
   ["inline style attribute", '<p style="position:fixed;inset:0">x</p>'],
   ["iframe", '<iframe src="https://evil.example"></iframe>'],
