@@ -25,8 +25,8 @@ const ATTACKS: Array<[string, string]> = [
 ];
 
 describe("renderMarkdown", () => {
-  it.each(ATTACKS)("%s renders inert", (_, source) => {
-    const { html } = renderMarkdown(`# Title\n\n${source}\n`);
+  it.each(ATTACKS)("%s renders inert", async (_, source) => {
+    const { html } = await renderMarkdown(`# Title\n\n${source}\n`);
     expect(html).not.toMatch(/<script|<style|<iframe|<form|<svg|<meta|<input/i);
     expect(html).not.toMatch(/<[^>]+\son[a-z]+\s*=/i);
     expect(html).not.toMatch(/<[^>]+\sstyle\s*=/i);
@@ -34,33 +34,33 @@ describe("renderMarkdown", () => {
     expect(html).not.toMatch(/<[^>]*\s(href|src)\s*=\s*"[^"]*script:/i);
   });
 
-  it("keeps ordinary Markdown and marks links nofollow", () => {
-    const { html } = renderMarkdown("# Hi\n\nSome *text* and [a link](https://example.com/x).\n\n```sh\necho hi\n```\n");
+  it("keeps ordinary Markdown and marks links nofollow", async () => {
+    const { html } = await renderMarkdown("# Hi\n\nSome *text* and [a link](https://example.com/x).\n\n```sh\necho hi\n```\n");
     expect(html).toContain("<h3>Hi</h3>");
     expect(html).toContain("<em>text</em>");
     expect(html).toContain('<a href="https://example.com/x" rel="nofollow noopener noreferrer">a link</a>');
     expect(html).toContain("echo hi");
   });
 
-  it("shows raw HTML as text instead of dropping what the author wrote", () => {
-    expect(renderMarkdown("<b>bold</b>").html).toContain("&lt;b&gt;bold&lt;/b&gt;");
+  it("shows raw HTML as text instead of dropping what the author wrote", async () => {
+    expect((await renderMarkdown("<b>bold</b>")).html).toContain("&lt;b&gt;bold&lt;/b&gt;");
   });
 
-  it("points relative links at the skill's file view and leaves ../ alone", () => {
-    expect(renderMarkdown("[ref](references/a.md)", { fileBase: "/ui/skills/s/files" }).html).toContain('href="/ui/skills/s/files/references/a.md"');
-    expect(renderMarkdown("[up](../../admin)", { fileBase: "/ui/skills/s/files" }).html).not.toContain("/ui/skills/s/files/../");
+  it("points relative links at the skill's file view and leaves ../ alone", async () => {
+    expect((await renderMarkdown("[ref](references/a.md)", { fileBase: "/ui/skills/s/files" })).html).toContain('href="/ui/skills/s/files/references/a.md"');
+    expect((await renderMarkdown("[up](../../admin)", { fileBase: "/ui/skills/s/files" })).html).not.toContain("/ui/skills/s/files/../");
   });
 
-  it("cuts input over the cap at a line end", () => {
+  it("cuts input over the cap at a line end", async () => {
     const big = "para line\n".repeat(50_000);
-    const { html, truncated } = renderMarkdown(big, { maxBytes: 10_000 });
+    const { html, truncated } = await renderMarkdown(big, { maxBytes: 10_000 });
     expect(truncated).toBe(true);
     expect(html.length).toBeLessThan(20_000);
-    expect(renderMarkdown("small").truncated).toBe(false);
+    expect((await renderMarkdown("small")).truncated).toBe(false);
   });
 
-  it("sanitises HTML given directly (the allow-list on its own)", () => {
-    const out = sanitize('<a href="javascript:x" onclick="y">a</a><img src="https://x/y.png" onerror="z"><div class="c" style="s">d</div>');
+  it("sanitises HTML given directly (the allow-list on its own)", async () => {
+    const out = await sanitize('<a href="javascript:x" onclick="y">a</a><img src="https://x/y.png" onerror="z"><div class="c" style="s">d</div>');
     expect(out).toBe('<a rel="nofollow noopener noreferrer">a</a><img src="https://x/y.png" />d');
   });
 });

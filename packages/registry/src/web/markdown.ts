@@ -1,10 +1,28 @@
-import MarkdownIt from "markdown-it";
-import sanitizeHtml from "sanitize-html";
+import type { default as MarkdownItClass } from "markdown-it";
+import type sanitizeHtml from "sanitize-html";
+import { importOptional } from "@skillport/core/internal";
 
 /** Bytes of Markdown rendered; the rest is cut and the page says so. Default 256 KiB. */
 export const DEFAULT_MAX_MARKDOWN_BYTES = 256 * 1024;
 
-const md = new MarkdownIt({ html: false, linkify: false, typographer: false });
+interface Renderer {
+  md: InstanceType<typeof MarkdownItClass>;
+  sanitizeHtml: typeof sanitizeHtml;
+}
+
+let renderer: Promise<Renderer> | undefined;
+
+/** markdown-it and sanitize-html are optional peers (decision 0295): loaded on the first page that renders. */
+function loadRenderer(): Promise<Renderer> {
+  renderer ??= (async () => {
+    const feature = "rendering SKILL.md in the registry's web UI";
+    const { default: MarkdownIt } = await importOptional("markdown-it", feature, () => import("markdown-it"));
+    const { default: sanitizeHtml } = await importOptional("sanitize-html", feature, () => import("sanitize-html"));
+    return { md: new MarkdownIt({ html: false, linkify: false, typographer: false }), sanitizeHtml };
+  })();
+  renderer.catch(() => (renderer = undefined));
+  return renderer;
+}
 
 const ALLOWED_TAGS = [
   "h1", "h2", "h3", "h4", "h5", "h6", "p", "br", "hr", "blockquote", "pre", "code", "em", "strong", "s", "del",
@@ -17,7 +35,7 @@ const ALLOWED_TAGS = [
  * http, https and mailto URLs (relative links are rewritten to the skill's file view under `fileBase`), no `style`,
  * no `class`, no event handler. Input over `maxBytes` is cut at a line end before rendering.
  */
-export function renderMarkdown(text: string, options: { fileBase?: string; maxBytes?: number } = {}): { html: string; truncated: boolean } {
+export async function renderMarkdown(text: string, options: { fileBase?: string; maxBytes?: number } = {}): Promise<{ html: string; truncated: boolean }> {
   const max = options.maxBytes ?? DEFAULT_MAX_MARKDOWN_BYTES;
   const bytes = Buffer.from(text, "utf8");
   let source = text;
@@ -27,11 +45,13 @@ export function renderMarkdown(text: string, options: { fileBase?: string; maxBy
     const cut = source.lastIndexOf("\n");
     if (cut > 0) source = source.slice(0, cut);
   }
-  return { html: sanitize(md.render(source), options.fileBase), truncated };
+  const { md } = await loadRenderer();
+  return { html: await sanitize(md.render(source), options.fileBase), truncated };
 }
 
 /** The allow-list sanitiser on its own (exported for its table of attacks). */
-export function sanitize(html: string, fileBase?: string): string {
+export async function sanitize(html: string, fileBase?: string): Promise<string> {
+  const { sanitizeHtml } = await loadRenderer();
   return sanitizeHtml(html, {
     allowedTags: ALLOWED_TAGS,
     allowedAttributes: { a: ["href", "title", "rel"], img: ["src", "alt", "title"], ol: ["start"] },

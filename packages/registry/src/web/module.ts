@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Context } from "hono";
+import { MissingDependencyError } from "@skillport/core";
 import { RegistryError } from "../errors.js";
 import type { Actor, VersionView } from "../types.js";
 import { route, type RouteInput, type RouteModule } from "../http/route.js";
@@ -141,7 +142,11 @@ ${next}`;
         const v = await store.getVersion(namespace, params.name, query.version ?? skill.version, actor);
         const readme = await store.readFile(namespace, params.name, v.version, "SKILL.md", actor).catch(() => undefined);
         const body = readme ? new TextDecoder().decode(readme.bytes).replace(/^\uFEFF?---\r?\n[\s\S]*?\r?\n---[ \t]*(\r?\n|$)/, "") : "";
-        const rendered = renderMarkdown(body, { fileBase: `${skillUrl(v.skill)}/files` });
+        const rendered = await renderMarkdown(body, { fileBase: `${skillUrl(v.skill)}/files` }).catch((error: unknown) => {
+          // Without the optional renderer the text is shown escaped, never as HTML.
+          if (!(error instanceof MissingDependencyError)) throw error;
+          return { html: html`<p class="notice">${error.message}</p><pre>${body}</pre>`.value, truncated: false };
+        });
         const content = html`<h1>${v.skill} <span class="muted">${v.version}</span></h1><p>${v.description}</p>
 <div class="cols"><div>
 <section aria-labelledby="readme-h"><h2 id="readme-h">SKILL.md</h2>${rendered.truncated ? html`<p class="notice">SKILL.md is large: only its beginning is shown. <a href="${fileUrl(v, "SKILL.md")}">View the whole file</a>.</p>` : ""}<div class="readme">${trusted(rendered.html)}</div></section>
