@@ -9,3 +9,5 @@ export { openApiDocument } from "./http/openapi.js";
 export { route, type RouteDef, type RouteModule, type RouteInput, type ResponseDoc, type Method } from "./http/route.js";
 export { DISCOVERY_SCHEMA } from "./http/well-known.js";
 export { serveRegistry, type ServeRegistryOptions, type RunningRegistry } from "./serve.js";
+export { renderMarkdown, DEFAULT_MAX_MARKDOWN_BYTES } from "./web/markdown.js";
+export { WEB_CSP } from "./web/module.js";

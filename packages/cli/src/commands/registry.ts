@@ -14,6 +14,7 @@ interface ServeOptions {
   readAccess: string;
   maxUploadBytes?: number;
   pidFile?: string;
+  webUi: boolean;
 }
 
 /** `skillport registry serve` and `skillport registry token create`. */
@@ -29,6 +30,7 @@ export function registerRegistry(program: Command, io: CliOutput): void {
     .option("--public-url <url>", "the URL clients reach it by (for absolute links in the index)")
     .option("--read-access <mode>", "public (anyone reads) or token (reads need a read token)", "public")
     .option("--max-upload-bytes <n>", "largest upload (default 16 MiB)", positiveInteger)
+    .option("--no-web-ui", "serve only the API and the index, without the web UI at /")
     .option("--pid-file <file>", "write the process id here once it listens (removed on stop): for scripts that start it in the background")
     .addHelpText("after", "\nExamples:\n  skillport registry serve --db sqlite:./registry.db --blobs ./blobs --port 8787\n  skillport registry serve --db postgres://user@127.0.0.1/skills")
     .action(async (options: ServeOptions) => {
@@ -41,9 +43,10 @@ export function registerRegistry(program: Command, io: CliOutput): void {
         host: options.host,
         publicUrl: options.publicUrl,
         readAccess: options.readAccess,
+        webUi: options.webUi,
         limits: options.maxUploadBytes === undefined ? undefined : { maxUploadBytes: options.maxUploadBytes },
       });
-      io.stdout(`registry: ${running.url} (OpenAPI: ${running.url}/openapi.json)\n`);
+      io.stdout(`registry: ${running.url} (OpenAPI: ${running.url}/openapi.json${options.webUi ? `; web UI: ${running.url}/` : ""})\n`);
       io.stdout(`install from it: skillport add ${running.url}\n`);
       const pidFile = options.pidFile === undefined ? undefined : path.resolve(io.cwd, options.pidFile);
       if (pidFile !== undefined) await writeFileAtomic(pidFile, `${process.pid}\n`);

@@ -9,6 +9,7 @@ import { accountsModule, skillsModule } from "./api.js";
 import { expandPath, honoPath, SCOPE_PARAM, type RouteDef, type RouteModule } from "./route.js";
 import { openApiDocument } from "./openapi.js";
 import { wellKnownModule } from "./well-known.js";
+import { webModule } from "../web/module.js";
 
 export interface RateLimit {
   /** Window length in ms. Default 60,000. */
@@ -27,7 +28,9 @@ export interface RegistryAppOptions {
   maxJsonBytes?: number;
   /** The origin absolute URLs use (`https://skills.example.com`); default: the request's own. */
   publicUrl?: string;
-  /** Route modules after the built-in ones (a web UI, another client's API, /mcp). */
+  /** The web UI (browse, skill pages, publish, tokens, held versions) at `/` and `/ui/…`. Default true. */
+  webUi?: boolean;
+  /** Route modules after the built-in ones (another client's API, /mcp). */
   modules?: readonly RouteModule[];
 }
 
@@ -42,7 +45,7 @@ export const BUILT_IN_MODULES: readonly RouteModule[] = [skillsModule, accountsM
  */
 export function createRegistryApp(store: RegistryStore, options: RegistryAppOptions = {}): Hono {
   const app = new Hono();
-  const modules = [...BUILT_IN_MODULES, ...(options.modules ?? [])];
+  const modules = [...BUILT_IN_MODULES, ...(options.webUi === false ? [] : [webModule]), ...(options.modules ?? [])];
   const limits = { ...DEFAULT_RATE_LIMIT, ...options.rateLimit };
   const limiter = new WindowCounter(limits.windowMs);
   const maxJson = options.maxJsonBytes ?? 64 * 1024;
@@ -72,7 +75,7 @@ export function createRegistryApp(store: RegistryStore, options: RegistryAppOpti
               c.header("retry-after", String(Math.ceil(retry / 1000)));
               throw new RegistryError("REGISTRY_RATE_LIMITED", `too many requests; try again in ${Math.ceil(retry / 1000)} s`);
             }
-            if (def.method === "get" && options.readAccess === "token" && !actor) throw new RegistryError("REGISTRY_UNAUTHORIZED", "this registry needs a token to read (Authorization: Bearer <token>)");
+            if (def.method === "get" && options.readAccess === "token" && !actor && !def.sessionAuth) throw new RegistryError("REGISTRY_UNAUTHORIZED", "this registry needs a token to read (Authorization: Bearer <token>)");
             const raw = c.req.param() as Record<string, string>;
             const scope = raw[SCOPE_PARAM];
             const { [SCOPE_PARAM]: _scope, ...rest } = raw;
@@ -87,6 +90,7 @@ export function createRegistryApp(store: RegistryStore, options: RegistryAppOpti
               body,
               actor,
               store,
+              readAccess: options.readAccess ?? "public",
               namespace: scope !== undefined && !path.startsWith(`/{${SCOPE_PARAM}}`) ? scope.slice(1) : "",
               origin: options.publicUrl?.replace(/\/+$/, "") ?? new URL(c.req.url).origin,
             });

@@ -8,6 +8,7 @@ export function openApiDocument(modules: readonly RouteModule[]): Json {
   const paths: Record<string, Json> = {};
   for (const module of modules) {
     for (const def of module.routes) {
+      if (def.document === false) continue;
       for (const path of expandPath(def.path)) {
         const item = (paths[path] ??= {});
         item[def.method] = operation(def, path);

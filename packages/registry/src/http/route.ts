@@ -22,6 +22,8 @@ export interface RouteInput<P, Q, B> {
   store: RegistryStore;
   /** The skill's namespace from a `/skills/@ns/name` path ("" for an unscoped skill). */
   namespace: string;
+  /** Whether reads need a token (the app's `readAccess`); routes that sign in by session check it themselves. */
+  readAccess: "public" | "token";
   /** This server's public origin (`http://host:port`), for absolute URLs in answers. */
   origin: string;
 }
@@ -47,6 +49,10 @@ export interface RouteDef<P = unknown, Q = unknown, B = unknown> {
   /** Bytes this route accepts in its body. Default: the app's JSON limit. */
   maxBodyBytes?: (store: RegistryStore) => number;
   responses: Record<number, ResponseDoc>;
+  /** False: served but left out of the OpenAPI document (the web UI's pages). Default true. */
+  document?: boolean;
+  /** True: the route signs in by the web session cookie and enforces `readAccess` itself (the web UI). */
+  sessionAuth?: boolean;
   handler: (input: RouteInput<P, Q, B>) => Promise<Response> | Response;
 }
 
