@@ -3,7 +3,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeTempDir, removeDir } from "@skillport/fs/testing";
+import { makeTempDir, removeDir } from "@skillport/testing";
 import { GitSkillSource } from "./git/source.js";
 import { HttpSkillSource } from "./http/source.js";
 import type { SnapshotSource } from "./snapshot-source.js";
