@@ -18,7 +18,9 @@ const { SkillBox } = await import(dist("agent"));
 const makeSkill = (i) =>
   Skill.builder()
     .name(`skill-${i}`)
-    .description(`Handle task family ${i}: parse, transform and report on ${i % 7 === 0 ? "CSV" : "JSON"} inputs. Use when the user asks about family ${i}.`)
+    .description(
+      `Handle task family ${i}: parse, transform and report on ${i % 7 === 0 ? "CSV" : "JSON"} inputs. Use when the user asks about family ${i}.`,
+    )
     .skillContent(`# Skill ${i}\n\n${"Step details. ".repeat(40)}\n`)
     .putMetadata("license", "MIT")
     .build();

@@ -19,11 +19,22 @@ function sentence(random, words) {
 // Real public skills mix plain descriptions with double-quoted ones holding escapes (anthropics' pptx and xlsx) and
 // folded block scalars; some teams write Chinese. The mix follows issue 14: 30% quoted with escapes, 20% folded `>-`,
 // 50% plain; one skill in eight has a Chinese description.
-const CJK = ["整理表格数据", "生成周报", "清洗重复行", "统一日期格式", "汇总销售额", "翻译技术文档", "检查合同条款", "分析日志告警"];
+const CJK = [
+  "整理表格数据",
+  "生成周报",
+  "清洗重复行",
+  "统一日期格式",
+  "汇总销售额",
+  "翻译技术文档",
+  "检查合同条款",
+  "分析日志告警",
+];
 
 function description(random) {
   const cjk = random() < 0.125;
-  const what = cjk ? `${CJK[Math.floor(random() * CJK.length)]}，${CJK[Math.floor(random() * CJK.length)]}。` : sentence(random, 12);
+  const what = cjk
+    ? `${CJK[Math.floor(random() * CJK.length)]}，${CJK[Math.floor(random() * CJK.length)]}。`
+    : sentence(random, 12);
   const when = `Use when the user asks to ${sentence(random, 8).toLowerCase()}`;
   const style = random();
   if (style < 0.3) {

@@ -35,14 +35,19 @@ async function mapLimit(items, limit, fn) {
 const steps = {
   async floorAsync(dir) {
     const entries = await readdir(dir, { withFileTypes: true });
-    const texts = await mapLimit(entries.filter((e) => e.isDirectory()), 64, (e) => readFile(path.join(dir, e.name, "SKILL.md"), "utf8"));
+    const texts = await mapLimit(
+      entries.filter((e) => e.isDirectory()),
+      64,
+      (e) => readFile(path.join(dir, e.name, "SKILL.md"), "utf8"),
+    );
     report({ skills: texts.length });
   },
   async floor(dir) {
     // The floor: blocking calls, bytes only (no decoding, no parsing).
     const { readdirSync, readFileSync } = await import("node:fs");
     let bytes = 0;
-    for (const e of readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) bytes += readFileSync(path.join(dir, e.name, "SKILL.md")).byteLength;
+    for (const e of readdirSync(dir, { withFileTypes: true }))
+      if (e.isDirectory()) bytes += readFileSync(path.join(dir, e.name, "SKILL.md")).byteLength;
     report({ bytes });
   },
   async floorHead(dir) {
@@ -96,11 +101,15 @@ const steps = {
     // The common approach of peers: read the file, cut the frontmatter, full YAML parse.
     const { parse } = await import("yaml");
     const entries = await readdir(dir, { withFileTypes: true });
-    const metas = await mapLimit(entries.filter((e) => e.isDirectory()), 64, async (e) => {
-      const text = await readFile(path.join(dir, e.name, "SKILL.md"), "utf8");
-      const end = text.indexOf("\n---", 3);
-      return parse(text.slice(4, end));
-    });
+    const metas = await mapLimit(
+      entries.filter((e) => e.isDirectory()),
+      64,
+      async (e) => {
+        const text = await readFile(path.join(dir, e.name, "SKILL.md"), "utf8");
+        const end = text.indexOf("\n---", 3);
+        return parse(text.slice(4, end));
+      },
+    );
     report({ skills: metas.length });
   },
   async metadata(dir) {
@@ -144,7 +153,10 @@ async function main() {
           step("yamlValidate"),
           step("lintFloor"),
           { name: "validate", run: () => timeNode([cli, "validate", dir, "--profile", "spec", "--format", "json"]) },
-          { name: "validateNoLint", run: () => timeNode([cli, "validate", dir, "--profile", "lenient", "--format", "json", "--no-lint"]) },
+          {
+            name: "validateNoLint",
+            run: () => timeNode([cli, "validate", dir, "--profile", "lenient", "--format", "json", "--no-lint"]),
+          },
         ],
         runs,
       );
@@ -195,7 +207,15 @@ async function main() {
   printTable(
     "start-up (medians of paired runs)",
     ["step", "ms", "× node -e 0"],
-    startup.map((r) => [{ node: "node -e 0", version: "skillport --version (answered before the parser loads)", help: "skillport --help (loads the parser)" }[r.name], r.ms.toFixed(0), (r.ms / startup[0].ms).toFixed(2)]),
+    startup.map((r) => [
+      {
+        node: "node -e 0",
+        version: "skillport --version (answered before the parser loads)",
+        help: "skillport --help (loads the parser)",
+      }[r.name],
+      r.ms.toFixed(0),
+      (r.ms / startup[0].ms).toFixed(2),
+    ]),
   );
 }
 await main();

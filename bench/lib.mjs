@@ -13,7 +13,11 @@ export function median(values) {
  */
 export function timeNode(args, { env } = {}) {
   const started = process.hrtime.bigint();
-  const result = spawnSync(process.execPath, args, { encoding: "utf8", env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 });
+  const result = spawnSync(process.execPath, args, {
+    encoding: "utf8",
+    env: { ...process.env, ...env },
+    maxBuffer: 64 * 1024 * 1024,
+  });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (result.status !== 0 && result.status !== 1) {
     throw new Error(`node ${args.join(" ")} failed (${result.status}): ${result.stderr.slice(0, 2000)}`);
@@ -67,7 +71,8 @@ export function prng(seed) {
 }
 
 /** One line of JSON for the parent process: this process's peak RSS plus `extra`. */
-export const report = (extra = {}) => console.log(JSON.stringify({ rssMiB: Math.round(process.resourceUsage().maxRSS / 1024), ...extra }));
+export const report = (extra = {}) =>
+  console.log(JSON.stringify({ rssMiB: Math.round(process.resourceUsage().maxRSS / 1024), ...extra }));
 
 /** discover + getMetadata for every skill, as the registry does on refresh. */
 export async function listWithMetadata(provider) {

@@ -30,20 +30,36 @@ async function child(mode, target) {
       req.resume();
       req.on("end", () => {
         const body = byPath.get(req.url);
-        res.writeHead(body ? 200 : 404, { "content-type": "application/json", "content-length": String(body?.byteLength ?? 0) });
+        res.writeHead(body ? 200 : 404, {
+          "content-type": "application/json",
+          "content-length": String(body?.byteLength ?? 0),
+        });
         res.end(body);
       });
     });
-    server.listen(0, "127.0.0.1", () => console.log(JSON.stringify({ url: `http://127.0.0.1:${server.address().port}` })));
+    server.listen(0, "127.0.0.1", () =>
+      console.log(JSON.stringify({ url: `http://127.0.0.1:${server.address().port}` })),
+    );
     return;
   }
-  const [{ SkillRegistry }, { LocalFileSystemSkillProvider }, { SkillServer, serveHttp }] = await Promise.all([import(dist("core")), import(dist("fs")), import(dist("mcp"))]);
+  const [{ SkillRegistry }, { LocalFileSystemSkillProvider }, { SkillServer, serveHttp }] = await Promise.all([
+    import(dist("core")),
+    import(dist("fs")),
+    import(dist("mcp")),
+  ]);
   const registry = new SkillRegistry();
   await registry.addProvider(new LocalFileSystemSkillProvider(target, { name: "fs:bench" }), { watch: false });
   const skills = await SkillServer.create(registry, { watch: false });
   if (mode === "rss") {
     globalThis.gc?.();
-    console.log(JSON.stringify({ rss: process.memoryUsage().rss, heapUsed: process.memoryUsage().heapUsed, bytes: skills.snapshot.bytes, skills: skills.snapshot.skills.length }));
+    console.log(
+      JSON.stringify({
+        rss: process.memoryUsage().rss,
+        heapUsed: process.memoryUsage().heapUsed,
+        bytes: skills.snapshot.bytes,
+        skills: skills.snapshot.skills.length,
+      }),
+    );
     return;
   }
   const http = await serveHttp(skills, { noAuth: true, rateLimit: 1e9 });
@@ -51,7 +67,9 @@ async function child(mode, target) {
 }
 
 function startChild(args) {
-  const proc = spawn(process.execPath, ["--expose-gc", self, "--child", ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  const proc = spawn(process.execPath, ["--expose-gc", self, "--child", ...args], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   return new Promise((resolve, reject) => {
     let out = "";
     proc.stdout.on("data", (c) => {
@@ -66,7 +84,11 @@ function startChild(args) {
 async function rpc(url, session, body) {
   const res = await fetch(url, {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...(session && { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" }) },
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...(session && { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" }),
+    },
     body: JSON.stringify(body),
   });
   return { session: res.headers.get("mcp-session-id"), text: await res.text() };
@@ -74,7 +96,10 @@ async function rpc(url, session, body) {
 
 function cannon(url, { body, headers }, seconds, connections) {
   return new Promise((resolve, reject) => {
-    autocannon({ url, method: "POST", body, headers, duration: seconds, connections, pipelining: 1 }, (error, result) => (error ? reject(error) : resolve(result)));
+    autocannon(
+      { url, method: "POST", body, headers, duration: seconds, connections, pipelining: 1 },
+      (error, result) => (error ? reject(error) : resolve(result)),
+    );
   });
 }
 
@@ -90,20 +115,40 @@ async function main() {
     await generateCorpus(root, size);
     // One skill with a 100 KB reference for resources/read.
     mkdirSync(path.join(root, "big-reference", "references"), { recursive: true });
-    writeFileSync(path.join(root, "big-reference", "SKILL.md"), "---\nname: big-reference\ndescription: Has a 100 KB reference. Use when benchmarking.\n---\n# Big\n");
-    writeFileSync(path.join(root, "big-reference", "references", "big.md"), `# Big\n${"All work and no play makes a 100 KB file. ".repeat(2400)}`.slice(0, 100_000));
+    writeFileSync(
+      path.join(root, "big-reference", "SKILL.md"),
+      "---\nname: big-reference\ndescription: Has a 100 KB reference. Use when benchmarking.\n---\n# Big\n",
+    );
+    writeFileSync(
+      path.join(root, "big-reference", "references", "big.md"),
+      `# Big\n${"All work and no play makes a 100 KB file. ".repeat(2400)}`.slice(0, 100_000),
+    );
 
     const mcp = await startChild(["serve", root]);
     children.push(mcp.proc);
     const url = mcp.info.url;
-    const init = await rpc(url, undefined, { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1" } } });
+    const init = await rpc(url, undefined, {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1" } },
+    });
     const session = init.session;
     await rpc(url, session, { jsonrpc: "2.0", method: "notifications/initialized" });
     const listBody = { jsonrpc: "2.0", id: 1, method: "skills/list", params: {} };
     const listed = await rpc(url, session, listBody);
     const entries = [];
     for (let cursor, page = 0; page === 0 || cursor !== undefined; page++) {
-      const result = JSON.parse((await rpc(url, session, { jsonrpc: "2.0", id: 10 + page, method: "skills/list", params: cursor === undefined ? {} : { cursor } })).text).result;
+      const result = JSON.parse(
+        (
+          await rpc(url, session, {
+            jsonrpc: "2.0",
+            id: 10 + page,
+            method: "skills/list",
+            params: cursor === undefined ? {} : { cursor },
+          })
+        ).text,
+      ).result;
       entries.push(...result.skills);
       cursor = result.nextCursor;
     }
@@ -117,29 +162,78 @@ async function main() {
     const floor = await startChild(["static", bodiesFile]);
     children.push(floor.proc);
 
-    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" };
+    const headers = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-session-id": session,
+      "mcp-protocol-version": "2025-11-25",
+    };
     const rows = [];
     const results = {};
-    for (const [name, body, floorPath] of [["skills/list (first page of 100)", listBody, "/list"], ["resources/read 100 KB", readBody, "/read"]]) {
+    for (const [name, body, floorPath] of [
+      ["skills/list (first page of 100)", listBody, "/list"],
+      ["resources/read 100 KB", readBody, "/read"],
+    ]) {
       // Interleaved: floor, server, floor, server — the two see the same machine load.
-      const a = await cannon(`${floor.info.url}${floorPath}`, { body: JSON.stringify(body), headers }, seconds / 2, connections);
+      const a = await cannon(
+        `${floor.info.url}${floorPath}`,
+        { body: JSON.stringify(body), headers },
+        seconds / 2,
+        connections,
+      );
       const b = await cannon(url, { body: JSON.stringify(body), headers }, seconds / 2, connections);
-      const c = await cannon(`${floor.info.url}${floorPath}`, { body: JSON.stringify(body), headers }, seconds / 2, connections);
+      const c = await cannon(
+        `${floor.info.url}${floorPath}`,
+        { body: JSON.stringify(body), headers },
+        seconds / 2,
+        connections,
+      );
       const d = await cannon(url, { body: JSON.stringify(body), headers }, seconds / 2, connections);
       const rps = (x, y) => (x.requests.average + y.requests.average) / 2;
       const p99 = (x, y) => Math.max(x.latency.p99, y.latency.p99);
       const errors = b.errors + d.errors + b.non2xx + d.non2xx;
-      results[name] = { mcpRps: rps(b, d), floorRps: rps(a, c), mcpP99: p99(b, d), floorP99: p99(a, c), errors, bytes: Buffer.byteLength(floorPath === "/list" ? listed.text : read.text) };
+      results[name] = {
+        mcpRps: rps(b, d),
+        floorRps: rps(a, c),
+        mcpP99: p99(b, d),
+        floorP99: p99(a, c),
+        errors,
+        bytes: Buffer.byteLength(floorPath === "/list" ? listed.text : read.text),
+      };
       const r = results[name];
-      rows.push([name, `${r.bytes} B`, `${Math.round(r.mcpRps)} req/s`, `${r.mcpP99} ms`, `${Math.round(r.floorRps)} req/s`, `${r.floorP99} ms`, (r.mcpRps / r.floorRps).toFixed(2), String(errors)]);
+      rows.push([
+        name,
+        `${r.bytes} B`,
+        `${Math.round(r.mcpRps)} req/s`,
+        `${r.mcpP99} ms`,
+        `${Math.round(r.floorRps)} req/s`,
+        `${r.floorP99} ms`,
+        (r.mcpRps / r.floorRps).toFixed(2),
+        String(errors),
+      ]);
     }
-    printTable(`MCP over Streamable HTTP, ${entries.length} skills, ${connections} connections, load ${os.loadavg()[0].toFixed(1)}`, ["request", "answer", "skillport mcp", "p99", "static floor", "p99", "ratio", "errors"], rows);
+    printTable(
+      `MCP over Streamable HTTP, ${entries.length} skills, ${connections} connections, load ${os.loadavg()[0].toFixed(1)}`,
+      ["request", "answer", "skillport mcp", "p99", "static floor", "p99", "ratio", "errors"],
+      rows,
+    );
     for (const p of children.splice(0)) p.kill();
 
     const rssRoot = path.join(work, "rss");
     await generateCorpus(rssRoot, rssSize);
     const rss = (await startChild(["rss", rssRoot])).info;
-    printTable(`MCP server memory at ${rss.skills} skills`, ["RSS", "heap used", "bytes served", "RSS / bytes"], [[`${(rss.rss / 2 ** 20).toFixed(1)} MiB`, `${(rss.heapUsed / 2 ** 20).toFixed(1)} MiB`, `${(rss.bytes / 2 ** 20).toFixed(1)} MiB`, (rss.rss / rss.bytes).toFixed(2)]]);
+    printTable(
+      `MCP server memory at ${rss.skills} skills`,
+      ["RSS", "heap used", "bytes served", "RSS / bytes"],
+      [
+        [
+          `${(rss.rss / 2 ** 20).toFixed(1)} MiB`,
+          `${(rss.heapUsed / 2 ** 20).toFixed(1)} MiB`,
+          `${(rss.bytes / 2 ** 20).toFixed(1)} MiB`,
+          (rss.rss / rss.bytes).toFixed(2),
+        ],
+      ],
+    );
     console.log(JSON.stringify({ results, rss }));
   } finally {
     for (const p of children) p.kill();

@@ -31,7 +31,10 @@ for (const bin of ["zip", "unzip"]) {
 // Deterministic content: a small xorshift PRNG so every run packs the same tree.
 let seed = 0x2545f491;
 const rand = () => ((seed ^= seed << 13), (seed ^= seed >>> 17), (seed ^= seed << 5), (seed >>> 0) / 0x100000000);
-const WORDS = "skill agent package version deploy sandbox script reference asset model tool prompt catalog digest archive".split(" ");
+const WORDS =
+  "skill agent package version deploy sandbox script reference asset model tool prompt catalog digest archive".split(
+    " ",
+  );
 const text = (bytes) => {
   let out = "";
   while (out.length < bytes) out += `${WORDS[Math.floor(rand() * WORDS.length)]}${rand() < 0.1 ? ".\n" : " "}`;
@@ -55,8 +58,12 @@ function generate(root) {
   };
   for (let s = 0; s < 40; s++) {
     const name = `skill-${String(s).padStart(2, "0")}`;
-    put(`skills/${name}/SKILL.md`, `---\nname: ${name}\ndescription: Generated skill ${s} for the packaging benchmark.\n---\n\n${text(6000)}`);
-    for (let i = 0; i < 3; i++) put(`skills/${name}/scripts/tool_${i}.py`, `# generated\n${text(4000 + Math.floor(rand() * 8000))}`);
+    put(
+      `skills/${name}/SKILL.md`,
+      `---\nname: ${name}\ndescription: Generated skill ${s} for the packaging benchmark.\n---\n\n${text(6000)}`,
+    );
+    for (let i = 0; i < 3; i++)
+      put(`skills/${name}/scripts/tool_${i}.py`, `# generated\n${text(4000 + Math.floor(rand() * 8000))}`);
     for (let i = 0; i < 4; i++) put(`skills/${name}/references/ref_${i}.md`, text(8000 + Math.floor(rand() * 30000)));
     put(`skills/${name}/assets/image.bin`, binary(60000 + Math.floor(rand() * 120000)));
     put(`skills/${name}/assets/data.json`, JSON.stringify({ rows: text(20000).split(" ") }));
@@ -86,7 +93,10 @@ const time = async (fn) => {
   const children = childCpu();
   await fn();
   const used = process.cpuUsage(cpu);
-  return { wall: Number(process.hrtime.bigint() - start) / 1e9, cpu: (used.user + used.system) / 1e6 + (childCpu() - children) };
+  return {
+    wall: Number(process.hrtime.bigint() - start) / 1e9,
+    cpu: (used.user + used.system) / 1e6 + (childCpu() - children),
+  };
 };
 
 /** Files and bytes of a given tree (regular files, links not followed). */
@@ -125,30 +135,100 @@ try {
       const file = path.join(dest, name); const dir = path.dirname(file); if (!made.has(dir)) { fs.mkdirSync(dir, { recursive: true }); made.add(dir); }
       fs.writeFileSync(file, method === 8 ? zlib.inflateRawSync(data) : data);
     }`;
-  const samples = { pack: [], packProc: [], packCli: [], packFloor: [], zip: [], unpack: [], unpackProc: [], unpackCli: [], unpackFloor: [], unzip: [], node: [] };
+  const samples = {
+    pack: [],
+    packProc: [],
+    packCli: [],
+    packFloor: [],
+    zip: [],
+    unpack: [],
+    unpackProc: [],
+    unpackCli: [],
+    unpackFloor: [],
+    unzip: [],
+    node: [],
+  };
   let sizes;
   for (let run = 0; run < RUNS; run++) {
     const ours = path.join(work, `ours-${run}.zip`);
     const theirs = path.join(work, `theirs-${run}.zip`);
     const oursProc = path.join(work, `ours-proc-${run}.zip`);
     samples.pack.push(await time(() => packDirectoryToFile(tree, ours, packOptions)));
-    samples.packProc.push(await time(async () => execFileSync(process.execPath, ["--input-type=module", "-e", nodePackScript, tree, oursProc])));
-    samples.packCli.push(await time(async () => execFileSync(process.execPath, [cli, "pack", tree, "-o", path.join(work, `ours-cli-${run}.zip`), ...(givenTree ? ["--profile", "lenient"] : [])])));
-    samples.packFloor.push(await time(async () => execFileSync(process.execPath, ["--input-type=module", "-e", nodeZipFloorScript, tree, path.join(work, `floor-${run}.bin`)])));
+    samples.packProc.push(
+      await time(async () =>
+        execFileSync(process.execPath, ["--input-type=module", "-e", nodePackScript, tree, oursProc]),
+      ),
+    );
+    samples.packCli.push(
+      await time(async () =>
+        execFileSync(process.execPath, [
+          cli,
+          "pack",
+          tree,
+          "-o",
+          path.join(work, `ours-cli-${run}.zip`),
+          ...(givenTree ? ["--profile", "lenient"] : []),
+        ]),
+      ),
+    );
+    samples.packFloor.push(
+      await time(async () =>
+        execFileSync(process.execPath, [
+          "--input-type=module",
+          "-e",
+          nodeZipFloorScript,
+          tree,
+          path.join(work, `floor-${run}.bin`),
+        ]),
+      ),
+    );
     samples.zip.push(await time(async () => execFileSync("zip", ["-r", "-X", "-q", "-6", theirs, "."], { cwd: tree })));
     sizes = { ours: statSync(ours).size, theirs: statSync(theirs).size };
     samples.unpack.push(await time(() => unpackArchive(ours, path.join(work, `u-ours-${run}`))));
-    samples.unpackProc.push(await time(async () => execFileSync(process.execPath, ["--input-type=module", "-e", nodeUnpackScript, ours, path.join(work, `u-proc-${run}`)])));
-    samples.unpackCli.push(await time(async () => execFileSync(process.execPath, [cli, "unpack", ours, path.join(work, `u-cli-${run}`)])));
-    samples.unpackFloor.push(await time(async () => execFileSync(process.execPath, ["--input-type=module", "-e", nodeUnzipFloorScript, ours, path.join(work, `u-floor-${run}`)])));
-    samples.unzip.push(await time(async () => execFileSync("unzip", ["-q", ours, "-d", path.join(work, `u-theirs-${run}`)])));
+    samples.unpackProc.push(
+      await time(async () =>
+        execFileSync(process.execPath, [
+          "--input-type=module",
+          "-e",
+          nodeUnpackScript,
+          ours,
+          path.join(work, `u-proc-${run}`),
+        ]),
+      ),
+    );
+    samples.unpackCli.push(
+      await time(async () => execFileSync(process.execPath, [cli, "unpack", ours, path.join(work, `u-cli-${run}`)])),
+    );
+    samples.unpackFloor.push(
+      await time(async () =>
+        execFileSync(process.execPath, [
+          "--input-type=module",
+          "-e",
+          nodeUnzipFloorScript,
+          ours,
+          path.join(work, `u-floor-${run}`),
+        ]),
+      ),
+    );
+    samples.unzip.push(
+      await time(async () => execFileSync("unzip", ["-q", ours, "-d", path.join(work, `u-theirs-${run}`)])),
+    );
     samples.node.push(await time(async () => execFileSync(process.execPath, ["-e", "0"])));
   }
-  const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, { wall: median(v.map((x) => x.wall)), cpu: median(v.map((x) => x.cpu)) }]));
+  const m = Object.fromEntries(
+    Object.entries(samples).map(([k, v]) => [
+      k,
+      { wall: median(v.map((x) => x.wall)), cpu: median(v.map((x) => x.cpu)) },
+    ]),
+  );
   const row = (label, key, base) =>
     `| ${label.padEnd(44)} | ${m[key].wall.toFixed(3).padStart(7)} s | ${(m[key].wall / m[base].wall).toFixed(2).padStart(5)}x | ${m[key].cpu.toFixed(2).padStart(6)} s | ${(m[key].cpu / m[base].cpu).toFixed(2).padStart(5)}x |`;
-  console.log(`tree: ${givenTree ?? "generated"}: ${files} files, ${(bytes / 1048576).toFixed(1)} MiB; ${RUNS} runs, medians; node ${process.version}; load ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores`);
-  console.log(`archive size: packDirectory ${(sizes.ours / 1048576).toFixed(2)} MiB, zip -6 ${(sizes.theirs / 1048576).toFixed(2)} MiB`);
+  console.log(
+    `tree: ${givenTree ?? "generated"}: ${files} files, ${(bytes / 1048576).toFixed(1)} MiB; ${RUNS} runs, medians; node ${process.version}; load ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores`,
+  );
+  console.log(
+    `archive size: packDirectory ${(sizes.ours / 1048576).toFixed(2)} MiB, zip -6 ${(sizes.theirs / 1048576).toFixed(2)} MiB`,
+  );
   console.log(`| ${"operation".padEnd(44)} | wall      | ratio | CPU      | ratio |`);
   console.log(`|${"-".repeat(46)}|-----------|-------|----------|-------|`);
   console.log(row("zip -r -X -q -6 (baseline)", "zip", "zip"));
@@ -162,7 +242,9 @@ try {
   console.log(row("skillport unpack <zip> <dir> (CLI)", "unpackCli", "unzip"));
   console.log(row("node floor: inflate, write (no checks)", "unpackFloor", "unzip"));
   console.log(row("node -e 0", "node", "unzip"));
-  console.log(`skillport pack CLI / node floor: ${(m.packCli.wall / m.packFloor.wall).toFixed(2)}x wall; skillport unpack CLI / node floor: ${(m.unpackCli.wall / m.unpackFloor.wall).toFixed(2)}x wall`);
+  console.log(
+    `skillport pack CLI / node floor: ${(m.packCli.wall / m.packFloor.wall).toFixed(2)}x wall; skillport unpack CLI / node floor: ${(m.unpackCli.wall / m.unpackFloor.wall).toFixed(2)}x wall`,
+  );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -42,7 +42,12 @@ const MANIFEST = {
   toolDescription: "Echo",
   inputSchema: objectSchema,
   // A real schema: the host checks every output against it (issue 8, hole 8).
-  outputSchema: { type: "object", properties: { text: { type: "string" }, length: { type: "number" } }, required: ["text", "length"], additionalProperties: false },
+  outputSchema: {
+    type: "object",
+    properties: { text: { type: "string" }, length: { type: "number" } },
+    required: ["text", "length"],
+    additionalProperties: false,
+  },
 };
 
 // Inside the repo (.bench-tmp/ is git- and lint-ignored) so the in-process import resolves the SDK and zod.
@@ -124,7 +129,10 @@ const fmt = (ms) => `${ms.toFixed(3)} ms`.padStart(12);
 console.log(`plugin host bench — node ${process.version}, ${COLD_RUNS} cold runs, ${WARM_CALLS} warm calls (medians)`);
 console.log(`in-process handler call (with validation): ${fmt(direct)}`);
 console.log("");
-console.log(`${"sandbox".padEnd(26)} ${"cold first call".padStart(16)} ${"warm call".padStart(12)} ${"warm overhead".padStart(14)} ${"with secrets".padStart(14)}`);
-for (const [label, c, w, o, os] of rows) console.log(`${label.padEnd(26)} ${fmt(c).padStart(16)} ${fmt(w)} ${fmt(o).padStart(14)} ${fmt(os).padStart(14)}`);
+console.log(
+  `${"sandbox".padEnd(26)} ${"cold first call".padStart(16)} ${"warm call".padStart(12)} ${"warm overhead".padStart(14)} ${"with secrets".padStart(14)}`,
+);
+for (const [label, c, w, o, os] of rows)
+  console.log(`${label.padEnd(26)} ${fmt(c).padStart(16)} ${fmt(w)} ${fmt(o).padStart(14)} ${fmt(os).padStart(14)}`);
 console.log("");
 console.log("goals: warm overhead < 2 ms median, cold < 250 ms");

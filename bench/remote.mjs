@@ -34,7 +34,17 @@ const steps = {
 
 function git(cwd, ...args) {
   // No background auto-gc: it would still be writing when the temp folder is removed.
-  execFileSync("git", ["-c", "gc.auto=0", ...args], { cwd, stdio: "ignore", env: { ...process.env, GIT_AUTHOR_NAME: "b", GIT_AUTHOR_EMAIL: "b@example.test", GIT_COMMITTER_NAME: "b", GIT_COMMITTER_EMAIL: "b@example.test" } });
+  execFileSync("git", ["-c", "gc.auto=0", ...args], {
+    cwd,
+    stdio: "ignore",
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: "b",
+      GIT_AUTHOR_EMAIL: "b@example.test",
+      GIT_COMMITTER_NAME: "b",
+      GIT_COMMITTER_EMAIL: "b@example.test",
+    },
+  });
 }
 
 async function main() {
@@ -68,12 +78,22 @@ async function main() {
     printTable(
       `${size} skills, list + metadata (medians of ${runs} interleaved runs, whole processes; ${os.cpus().length} cores, Node ${process.version})`,
       ["step", "ms", "× filesystem", "peak RSS MiB", "skills"],
-      results.map((r) => [r.name === "fs" ? "(a) filesystem provider" : "(b) git source, kept copy (restart, no network)", r.ms.toFixed(0), (r.ms / base).toFixed(2), r.rssMiB || "-", r.extra.skills]),
+      results.map((r) => [
+        r.name === "fs" ? "(a) filesystem provider" : "(b) git source, kept copy (restart, no network)",
+        r.ms.toFixed(0),
+        (r.ms / base).toFixed(2),
+        r.rssMiB || "-",
+        r.extra.skills,
+      ]),
     );
-    printTable(`git sync over file:// (${size} skills)`, ["step", "ms"], [
-      ["first sync: ls-remote + shallow fetch + sparse checkout (in-process)", first.report.syncMs.toFixed(0)],
-      [`sync with the ref unchanged: ls-remote only (median of ${runs})`, median(unchanged).toFixed(0)],
-    ]);
+    printTable(
+      `git sync over file:// (${size} skills)`,
+      ["step", "ms"],
+      [
+        ["first sync: ls-remote + shallow fetch + sparse checkout (in-process)", first.report.syncMs.toFixed(0)],
+        [`sync with the ref unchanged: ls-remote only (median of ${runs})`, median(unchanged).toFixed(0)],
+      ],
+    );
   } finally {
     await rm(dir, { recursive: true, force: true, maxRetries: 5 });
   }

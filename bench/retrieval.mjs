@@ -6,5 +6,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const result = spawnSync(process.execPath, [path.join(here, "retrieval", "calibrate.mjs"), "--report", ...process.argv.slice(2)], { stdio: "inherit" });
+const result = spawnSync(
+  process.execPath,
+  [path.join(here, "retrieval", "calibrate.mjs"), "--report", ...process.argv.slice(2)],
+  { stdio: "inherit" },
+);
 process.exitCode = result.status ?? 1;

@@ -6,7 +6,20 @@ import { fileURLToPath } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const only = process.argv.slice(2);
-const benches = ["discovery", "pack", "sandbox", "plugin", "search", "retrieval", "sql", "remote", "agent", "audit", "dynamic", "mcp"].filter((b) => only.length === 0 || only.includes(b));
+const benches = [
+  "discovery",
+  "pack",
+  "sandbox",
+  "plugin",
+  "search",
+  "retrieval",
+  "sql",
+  "remote",
+  "agent",
+  "audit",
+  "dynamic",
+  "mcp",
+].filter((b) => only.length === 0 || only.includes(b));
 let failed = 0;
 for (const bench of benches) {
   const file = path.join(here, `${bench}.mjs`);

@@ -16,7 +16,9 @@ import { median } from "./lib.mjs";
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const jobs = Number(process.argv[2] ?? 40);
 const latencyRuns = Number(process.argv[3] ?? 30);
-const { QueueClient, JobExecutor, BlobDirPackageStore, quantile } = await import(pathToFileURL(path.join(repo, "packages/runners/dist/index.js")).href);
+const { QueueClient, JobExecutor, BlobDirPackageStore, quantile } = await import(
+  pathToFileURL(path.join(repo, "packages/runners/dist/index.js")).href
+);
 const { Workspace } = await import(pathToFileURL(path.join(repo, "packages/runtime/dist/index.js")).href);
 const cli = path.join(repo, "packages/cli/dist/cli.js");
 const tmp = mkdtempSync(path.join(os.tmpdir(), "skillport-bench-runners-"));
@@ -31,7 +33,11 @@ const port = await new Promise((resolve) => {
   });
 });
 const url = `nats://127.0.0.1:${port}`;
-children.push(spawn("nats-server", ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", path.join(tmp, "nats")], { stdio: "ignore" }));
+children.push(
+  spawn("nats-server", ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", path.join(tmp, "nats")], {
+    stdio: "ignore",
+  }),
+);
 for (let i = 0; i < 100 && !(await canConnect()); i++) await sleep(100);
 
 function sleep(ms) {
@@ -48,9 +54,15 @@ function canConnect() {
 async function startRunners(n, prefix) {
   const started = [];
   for (let i = 0; i < n; i++) {
-    const child = spawn(process.execPath, [cli, "runner", "--queue", url, "--prefix", prefix, "--cache", path.join(tmp, `${prefix}-${i}`)], { stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(
+      process.execPath,
+      [cli, "runner", "--queue", url, "--prefix", prefix, "--cache", path.join(tmp, `${prefix}-${i}`)],
+      { stdio: ["ignore", "ignore", "pipe"] },
+    );
     children.push(child);
-    started.push(new Promise((resolve) => child.stderr.on("data", (d) => String(d).includes("taking jobs") && resolve(child))));
+    started.push(
+      new Promise((resolve) => child.stderr.on("data", (d) => String(d).includes("taking jobs") && resolve(child))),
+    );
   }
   return Promise.all(started);
 }
@@ -73,7 +85,20 @@ for (const n of [1, 2, 4]) {
   const results = await Promise.all(submitted.map((j) => client.result(j.id)));
   const seconds = (performance.now() - t0) / 1000;
   const failed = results.filter((r) => r.status !== "completed" || r.exitCode !== 0).length;
-  rows.push({ n, seconds, perSecond: jobs / seconds, failed, p50: quantile(results.map((r) => r.timing.totalMs), 0.5), p99: quantile(results.map((r) => r.timing.totalMs), 0.99) });
+  rows.push({
+    n,
+    seconds,
+    perSecond: jobs / seconds,
+    failed,
+    p50: quantile(
+      results.map((r) => r.timing.totalMs),
+      0.5,
+    ),
+    p99: quantile(
+      results.map((r) => r.timing.totalMs),
+      0.99,
+    ),
+  });
   await client.close();
   await stopAll(runners);
 }
@@ -82,9 +107,15 @@ for (const n of [1, 2, 4]) {
 const runners = await startRunners(1, "lat");
 const client = await QueueClient.connect({ queue: url, prefix: "lat" });
 await client.run({ tenant: "w", run: JOB });
-const executor = new JobExecutor({ cacheDir: path.join(tmp, "local"), packages: new BlobDirPackageStore(path.join(tmp, "blobs")) });
+const executor = new JobExecutor({
+  cacheDir: path.join(tmp, "local"),
+  packages: new BlobDirPackageStore(path.join(tmp, "blobs")),
+});
 const ws = new Workspace(path.join(tmp, "ws"));
-await executor.run({ v: 1, id: "warm", tenant: "w", run: JOB, timeoutS: 30, env: {}, submittedAt: Date.now() }, { runner: "local", attempt: 1 });
+await executor.run(
+  { v: 1, id: "warm", tenant: "w", run: JOB, timeoutS: 30, env: {}, submittedAt: Date.now() },
+  { runner: "local", attempt: 1 },
+);
 await ws.exec("sleep 0.2");
 const queued = [];
 const waited = [];
@@ -96,7 +127,10 @@ for (let i = 0; i < latencyRuns; i++) {
   queued.push(performance.now() - t);
   waited.push(r.timing.queuedMs);
   t = performance.now();
-  await executor.run({ v: 1, id: `l${i}`, tenant: "w", run: JOB, timeoutS: 30, env: {}, submittedAt: Date.now() }, { runner: "local", attempt: 1 });
+  await executor.run(
+    { v: 1, id: `l${i}`, tenant: "w", run: JOB, timeoutS: 30, env: {}, submittedAt: Date.now() },
+    { runner: "local", attempt: 1 },
+  );
   local.push(performance.now() - t);
   t = performance.now();
   await ws.exec("sleep 0.2");
@@ -111,13 +145,25 @@ await sleep(300);
 rmSync(tmp, { recursive: true, force: true });
 
 const base = rows[0].perSecond;
-console.log(`load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}, ${os.cpus().length} cores; ${jobs} jobs of \`sleep 0.2\` per pool size`);
+console.log(
+  `load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ")}, ${os.cpus().length} cores; ${jobs} jobs of \`sleep 0.2\` per pool size`,
+);
 console.log("| runners | seconds | jobs/s | vs 1 runner | job latency p50 / p99 ms | failed |");
 console.log("|---|---|---|---|---|---|");
-for (const r of rows) console.log(`| ${r.n} | ${r.seconds.toFixed(2)} | ${r.perSecond.toFixed(2)} | ${(r.perSecond / base).toFixed(2)}× | ${r.p50} / ${r.p99} | ${r.failed} |`);
+for (const r of rows)
+  console.log(
+    `| ${r.n} | ${r.seconds.toFixed(2)} | ${r.perSecond.toFixed(2)} | ${(r.perSecond / base).toFixed(2)}× | ${r.p50} / ${r.p99} | ${r.failed} |`,
+  );
 const mq = median(queued);
 const ml = median(local);
 const mp = median(plain);
-console.log(`\nOne job at a time, ${latencyRuns} runs, medians: through the queue ${mq.toFixed(1)} ms; the executor locally ${ml.toFixed(1)} ms; Workspace.exec ${mp.toFixed(1)} ms.`);
+console.log(
+  `\nOne job at a time, ${latencyRuns} runs, medians: through the queue ${mq.toFixed(1)} ms; the executor locally ${ml.toFixed(1)} ms; Workspace.exec ${mp.toFixed(1)} ms.`,
+);
 console.log(`Submit → runner start (queuedMs) p50: ${median(waited).toFixed(1)} ms.`);
-console.log(`Queueing overhead p50: ${(mq - ml).toFixed(1)} ms over the executor's local run, ${(mq - mp).toFixed(1)} ms over Workspace.exec.`);
+console.log(
+  `Queueing overhead p50: ${(mq - ml).toFixed(1)} ms over the executor's local run, ${(mq - mp).toFixed(1)} ms over Workspace.exec.`,
+);

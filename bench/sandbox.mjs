@@ -14,10 +14,15 @@ import { median } from "./lib.mjs";
 
 const argv = process.argv.slice(2);
 const repoFlag = argv.indexOf("--repo");
-const repo = repoFlag >= 0 ? path.resolve(argv.splice(repoFlag, 2)[1]) : path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const repo =
+  repoFlag >= 0
+    ? path.resolve(argv.splice(repoFlag, 2)[1])
+    : path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const runs = Number(argv[0] ?? 50);
 const wholeRuns = Math.max(5, Number(argv[1] ?? 7));
-const { createSandbox, findBubblewrap } = await import(pathToFileURL(path.join(repo, "packages/sandbox/dist/index.js")).href);
+const { createSandbox, findBubblewrap } = await import(
+  pathToFileURL(path.join(repo, "packages/sandbox/dist/index.js")).href
+);
 const cli = path.join(repo, "packages/cli/dist/cli.js");
 const dir = await realpath(await mkdtemp(path.join(os.tmpdir(), "skillport-bench-")));
 
@@ -25,7 +30,9 @@ const dir = await realpath(await mkdtemp(path.join(os.tmpdir(), "skillport-bench
 // rows that start bwrap with that policy directly hand it the same filter on that descriptor.
 let filterFile;
 try {
-  const filter = (await import(pathToFileURL(path.join(repo, "packages/sandbox/dist/seccomp.js")).href)).seccompFilter();
+  const filter = (
+    await import(pathToFileURL(path.join(repo, "packages/sandbox/dist/seccomp.js")).href)
+  ).seccompFilter();
   if (filter) writeFileSync((filterFile = path.join(dir, "seccomp.bpf")), filter);
 } catch {
   // A build without the filter.
@@ -70,7 +77,12 @@ cases.push(["sandbox 'process'", timedRun(processSandbox)]);
 let bubblewrapSandbox;
 if (bwrap) {
   bubblewrapSandbox = createSandbox({ kind: "bubblewrap", writableDir: dir });
-  const flags = bubblewrapSandbox.bwrapArgs(["true"], dir, { PATH: "/usr/bin:/bin", HOME: dir, TMPDIR: "/tmp" }, undefined);
+  const flags = bubblewrapSandbox.bwrapArgs(
+    ["true"],
+    dir,
+    { PATH: "/usr/bin:/bin", HOME: dir, TMPDIR: "/tmp" },
+    undefined,
+  );
   cases.push(["bare bwrap --ro-bind / / true (reference)", () => timedSpawn(bwrap, BARE)]);
   cases.push(["bwrap with the sandbox's mounts and flags (reference)", () => timedSpawn(bwrap, flags)]);
   cases.push(["sandbox 'bubblewrap'", timedRun(bubblewrapSandbox)]);
@@ -98,23 +110,32 @@ console.log("| case | median ms | added vs plain spawn | × bare bwrap |");
 console.log("|---|---|---|---|");
 for (const [index, [name]] of cases.entries()) {
   const m = median(samples[index]);
-  console.log(`| ${name} | ${m.toFixed(2)} | ${index === 0 ? "—" : `+${(m - base).toFixed(2)} ms`} | ${bare ? (m / bare).toFixed(2) : "—"} |`);
+  console.log(
+    `| ${name} | ${m.toFixed(2)} | ${index === 0 ? "—" : `+${(m - base).toFixed(2)} ms`} | ${bare ? (m / bare).toFixed(2) : "—"} |`,
+  );
 }
 const bw = cases.findIndex(([name]) => name === "sandbox 'bubblewrap'");
 if (bw >= 0) {
   const added = median(samples[bw]) - base;
-  console.log(`\ngoal: sandbox 'bubblewrap' adds < 15 ms over a plain spawn (median): ${added < 15 ? "met" : "NOT met"} (+${added.toFixed(2)} ms)`);
+  console.log(
+    `\ngoal: sandbox 'bubblewrap' adds < 15 ms over a plain spawn (median): ${added < 15 ? "met" : "NOT met"} (+${added.toFixed(2)} ms)`,
+  );
 }
 
 // 2. Whole processes, paired: each round runs every command once, in the same order. Two floors show what the goal is
 // up against: the sandbox's own process chain (bwrap with the policy, the identity drop, bash) started directly, and a
 // bare `node` process starting that same chain (what any Node CLI using this policy pays, before loading anything).
-const chain = bubblewrapSandbox?.bwrapArgs(["/bin/bash", "-c", "true"], dir, { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: dir, TMPDIR: "/tmp", LANG: "C.UTF-8" });
+const chain = bubblewrapSandbox?.bwrapArgs(["/bin/bash", "-c", "true"], dir, {
+  PATH: "/usr/local/bin:/usr/bin:/bin",
+  HOME: dir,
+  TMPDIR: "/tmp",
+  LANG: "C.UTF-8",
+});
 const chainStdio = chain && stdioFor(chain, "ignore")[0].map((s) => (typeof s === "number" ? "FILTER" : s));
 const nodeChain =
   chain &&
   `const fs = require("fs"); const stdio = ${JSON.stringify(chainStdio)}.map((s) => (s === "FILTER" ? fs.openSync(${JSON.stringify(filterFile ?? "")}, "r") : s));` +
-  `require("child_process").spawnSync(${JSON.stringify(bwrap)}, ${JSON.stringify(chain)}, { stdio, env: {} })`;
+    `require("child_process").spawnSync(${JSON.stringify(bwrap)}, ${JSON.stringify(chain)}, { stdio, env: {} })`;
 const chainSync = () => {
   const [stdio, fd] = stdioFor(chain);
   const result = spawnSync(bwrap, chain, { env: {}, stdio });
@@ -129,10 +150,16 @@ const whole = [
         ["bare bwrap --ro-bind / / true", () => spawnSync(bwrap, BARE)],
         ["floor: the sandbox's chain (bwrap policy, setpriv, bash -c true), no node", chainSync],
         ["floor: node -e starting that chain", () => spawnSync(process.execPath, ["-e", nodeChain])],
-        ["skillport exec --sandbox bubblewrap -- true", () => spawnSync(process.execPath, [cli, "exec", "-w", dir, "--sandbox", "bubblewrap", "--", "true"])],
+        [
+          "skillport exec --sandbox bubblewrap -- true",
+          () => spawnSync(process.execPath, [cli, "exec", "-w", dir, "--sandbox", "bubblewrap", "--", "true"]),
+        ],
       ]
     : []),
-  ["skillport exec --sandbox process -- true", () => spawnSync(process.execPath, [cli, "exec", "-w", dir, "--sandbox", "process", "--", "true"])],
+  [
+    "skillport exec --sandbox process -- true",
+    () => spawnSync(process.execPath, [cli, "exec", "-w", dir, "--sandbox", "process", "--", "true"]),
+  ],
 ];
 const wall = whole.map(() => []);
 for (const [, fn] of whole) fn(); // warm-up (probe cache, page cache)
@@ -141,7 +168,8 @@ for (let i = 0; i < wholeRuns; i++) {
     const started = performance.now();
     const result = fn();
     wall[index].push(performance.now() - started);
-    if (result.status !== 0) throw new Error(`${name} failed (${result.status}): ${String(result.stderr).slice(0, 500)}`);
+    if (result.status !== 0)
+      throw new Error(`${name} failed (${result.status}): ${String(result.stderr).slice(0, 500)}`);
   }
 }
 await rm(dir, { recursive: true, force: true });
@@ -153,11 +181,17 @@ console.log("| command | median ms | − skillport --version | × bare bwrap |")
 console.log("|---|---|---|---|");
 for (const [index, [name]] of whole.entries()) {
   const v = median(wall[index]);
-  console.log(`| ${name} | ${v.toFixed(1)} | ${(v - version >= 0 ? "+" : "") + (v - version).toFixed(1)} ms | ${bareWhole ? (v / bareWhole).toFixed(1) : "—"} |`);
+  console.log(
+    `| ${name} | ${v.toFixed(1)} | ${(v - version >= 0 ? "+" : "") + (v - version).toFixed(1)} ms | ${bareWhole ? (v / bareWhole).toFixed(1) : "—"} |`,
+  );
 }
 if (bwrap) {
   const gap = m("skillport exec --sandbox bubblewrap -- true") - version;
-  console.log(`\ngoal: skillport exec --sandbox bubblewrap -- true <= skillport --version + 20 ms: ${gap <= 20 ? "met" : "NOT met"} (+${gap.toFixed(1)} ms)`);
+  console.log(
+    `\ngoal: skillport exec --sandbox bubblewrap -- true <= skillport --version + 20 ms: ${gap <= 20 ? "met" : "NOT met"} (+${gap.toFixed(1)} ms)`,
+  );
   const floor = m("floor: node -e starting that chain") - m("node -e 0");
-  console.log(`the floor itself: node -e starting the chain = node -e 0 + ${floor.toFixed(1)} ms; skillport exec = that floor + ${(m("skillport exec --sandbox bubblewrap -- true") - m("floor: node -e starting that chain")).toFixed(1)} ms`);
+  console.log(
+    `the floor itself: node -e starting the chain = node -e 0 + ${floor.toFixed(1)} ms; skillport exec = that floor + ${(m("skillport exec --sandbox bubblewrap -- true") - m("floor: node -e starting that chain")).toFixed(1)} ms`,
+  );
 }

@@ -82,13 +82,17 @@ if (only === undefined || only === "warm") {
   }
   times.sort((a, b) => a - b);
   cpu.sort((a, b) => a - b);
-  printTable(`Warm search, ${skills} skills (generated, Zipf vocabulary of 5,000 words, 4 KB body heads), 2000 queries of 2–6 words, limit 5`, ["measure", "value", "goal"], [
-    ["index build (analyse + postings)", `${Math.round(built)} ms`, "–"],
-    ["p50 per query", `${percentile(times, 50).toFixed(3)} ms`, "< 2 ms"],
-    ["p99 per query", `${percentile(times, 99).toFixed(3)} ms`, "< 10 ms"],
-    ["p50 / p99 CPU time per query", `${percentile(cpu, 50).toFixed(3)} / ${percentile(cpu, 99).toFixed(3)} ms`, "–"],
-    ["max per query", `${times[times.length - 1].toFixed(3)} ms`, "–"],
-  ]);
+  printTable(
+    `Warm search, ${skills} skills (generated, Zipf vocabulary of 5,000 words, 4 KB body heads), 2000 queries of 2–6 words, limit 5`,
+    ["measure", "value", "goal"],
+    [
+      ["index build (analyse + postings)", `${Math.round(built)} ms`, "–"],
+      ["p50 per query", `${percentile(times, 50).toFixed(3)} ms`, "< 2 ms"],
+      ["p99 per query", `${percentile(times, 99).toFixed(3)} ms`, "< 10 ms"],
+      ["p50 / p99 CPU time per query", `${percentile(cpu, 50).toFixed(3)} / ${percentile(cpu, 99).toFixed(3)} ms`, "–"],
+      ["max per query", `${times[times.length - 1].toFixed(3)} ms`, "–"],
+    ],
+  );
 }
 
 // ---- (2) whole CLI processes ----
@@ -106,15 +110,22 @@ if (only === undefined || only === "cli") {
       [
         { name: "skillport --version", run: () => timeNode([cli, "--version"]) },
         { name: "skillport search (warm on-disk index)", run: () => timeNode([cli, ...search]) },
-        { name: "skillport search --no-cache", run: () => timeNode([cli, ...search.filter((a) => a !== "--cache-dir" && a !== cache), "--no-cache"]) },
+        {
+          name: "skillport search --no-cache",
+          run: () => timeNode([cli, ...search.filter((a) => a !== "--cache-dir" && a !== cache), "--no-cache"]),
+        },
       ],
       runs,
     );
     const base = rows[0].ms;
-    printTable(`CLI, ${cliSkills} skills, medians of ${runs} interleaved runs (whole processes)`, ["step", "median ms", "× --version", "goal"], [
-      ["first search (builds the indexes)", Math.round(cold.ms), (cold.ms / base).toFixed(2), "–"],
-      ...rows.map((r, i) => [r.name, Math.round(r.ms), (r.ms / base).toFixed(2), i === 1 ? "< 2×" : "–"]),
-    ]);
+    printTable(
+      `CLI, ${cliSkills} skills, medians of ${runs} interleaved runs (whole processes)`,
+      ["step", "median ms", "× --version", "goal"],
+      [
+        ["first search (builds the indexes)", Math.round(cold.ms), (cold.ms / base).toFixed(2), "–"],
+        ...rows.map((r, i) => [r.name, Math.round(r.ms), (r.ms / base).toFixed(2), i === 1 ? "< 2×" : "–"]),
+      ],
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

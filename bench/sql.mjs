@@ -15,7 +15,6 @@ const dist = (pkg) => path.join(here, "..", "packages", pkg, "dist", "index.js")
 const self = fileURLToPath(import.meta.url);
 const POSTGRES_ADMIN = process.env.SKILLPORT_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
-
 const steps = {
   async fs(dir) {
     const { LocalFileSystemSkillProvider } = await import(dist("fs"));
@@ -108,8 +107,14 @@ async function main() {
     timeNode([self, "--step", "load", sqlite, path.join(dir, "skills")]);
     await withPostgresDatabase(async (postgres) => {
       timeNode([self, "--step", "load", postgres, path.join(dir, "skills")]);
-      const step = (name, target) => ({ name, run: () => timeNode([self, "--step", name === "fs" ? "fs" : "sql", target]) });
-      const results = measureInterleaved([step("fs", path.join(dir, "skills")), step("sqlite", sqlite), step("postgres", postgres)], runs);
+      const step = (name, target) => ({
+        name,
+        run: () => timeNode([self, "--step", name === "fs" ? "fs" : "sql", target]),
+      });
+      const results = measureInterleaved(
+        [step("fs", path.join(dir, "skills")), step("sqlite", sqlite), step("postgres", postgres)],
+        runs,
+      );
       const base = results[0].ms;
       const label = {
         fs: "(a) filesystem provider: discover + getMetadata",
@@ -121,7 +126,8 @@ async function main() {
         ["step", "ms", "× filesystem", "peak RSS MiB", "skills"],
         results.map((r) => [label[r.name], r.ms.toFixed(0), (r.ms / base).toFixed(2), r.rssMiB || "-", r.extra.skills]),
       );
-      const saveIn = (address) => timeNode([self, "--step", "save", address, path.join(dir, "skills"), String(saveCount), String(runs)]).report;
+      const saveIn = (address) =>
+        timeNode([self, "--step", "save", address, path.join(dir, "skills"), String(saveCount), String(runs)]).report;
       const saves = [
         ["SQLite (file, WAL)", saveIn(sqlite)],
         ["PostgreSQL", saveIn(postgres)],
@@ -130,7 +136,13 @@ async function main() {
       printTable(
         `save(${batch.length} skills) in one transaction (in-process, median of ${runs} runs, fresh namespace each)`,
         ["store", "median ms", "min ms", "max ms", "skills/s"],
-        saves.map(([name, t]) => [name, t.ms.toFixed(0), t.min.toFixed(0), t.max.toFixed(0), Math.round((batch.length / t.ms) * 1000)]),
+        saves.map(([name, t]) => [
+          name,
+          t.ms.toFixed(0),
+          t.min.toFixed(0),
+          t.max.toFixed(0),
+          Math.round((batch.length / t.ms) * 1000),
+        ]),
       );
     });
   } finally {

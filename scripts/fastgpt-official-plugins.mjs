@@ -21,7 +21,16 @@
 // the network: a clean error), "error" (any other clean tool error, e.g. the made-up input was refused by the
 // tool's own checks), "crash" (worker crash, start failure, heap limit: a host problem).
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,7 +39,16 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const cli = path.join(here, "..", "packages", "cli", "dist", "main.js");
 
 function parseArgs(argv) {
-  const args = { checkout: undefined, work: undefined, only: undefined, install: true, out: undefined, timeout: 30, ownTests: false, layout: "per-tool" };
+  const args = {
+    checkout: undefined,
+    work: undefined,
+    only: undefined,
+    install: true,
+    out: undefined,
+    timeout: 30,
+    ownTests: false,
+    layout: "per-tool",
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--work") args.work = argv[++i];
@@ -44,7 +62,9 @@ function parseArgs(argv) {
     else throw new Error(`unknown argument ${arg}`);
   }
   if (args.checkout === undefined || !["per-tool", "flat"].includes(args.layout)) {
-    throw new Error("usage: fastgpt-official-plugins.mjs <checkout> [--layout per-tool|flat] [--work dir] [--only a,b] [--no-install] [--own-tests] [--out file.md]");
+    throw new Error(
+      "usage: fastgpt-official-plugins.mjs <checkout> [--layout per-tool|flat] [--work dir] [--only a,b] [--no-install] [--own-tests] [--out file.md]",
+    );
   }
   return args;
 }
@@ -103,9 +123,18 @@ function pinDependencies(dir, catalog, locked, name) {
   const pkg = JSON.parse(readFileSync(pkgFile, "utf8"));
   const deps = Object.entries(pkg.dependencies ?? {}).filter(([dep]) => !PROVIDED.has(dep));
   const resolved = Object.fromEntries(
-    deps.map(([dep, version]) => [dep, /^\d/.test(locked[dep] ?? "") ? locked[dep] : version.startsWith("catalog:") ? (catalog[dep] ?? "*") : version]),
+    deps.map(([dep, version]) => [
+      dep,
+      /^\d/.test(locked[dep] ?? "") ? locked[dep] : version.startsWith("catalog:") ? (catalog[dep] ?? "*") : version,
+    ]),
   );
-  writePackage(pkgFile, { name: name ?? pkg.name, version: pkg.version, private: true, type: pkg.type, dependencies: resolved });
+  writePackage(pkgFile, {
+    name: name ?? pkg.name,
+    version: pkg.version,
+    private: true,
+    type: pkg.type,
+    dependencies: resolved,
+  });
   return deps.length === 0 ? undefined : resolved;
 }
 
@@ -119,7 +148,12 @@ function writePackage(file, pkg) {
  */
 function npmInstall(cwd, substitute) {
   // --ignore-scripts: no dependency's install script runs on this machine (the tools need none at run time).
-  const run = () => spawnSync("npm", ["install", "--omit=dev", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"], { cwd, encoding: "utf8", timeout: 1_200_000 });
+  const run = () =>
+    spawnSync("npm", ["install", "--omit=dev", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"], {
+      cwd,
+      encoding: "utf8",
+      timeout: 1_200_000,
+    });
   let result = run();
   const notes = [];
   for (let attempt = 0; attempt < 5 && result.status !== 0; attempt++) {
@@ -135,11 +169,14 @@ function npmInstall(cwd, substitute) {
 
 /** Pins `name` in the package.json files given to the lowest published version at or above their pin. */
 function substituteIn(pkgFiles, name) {
-  const pinned = pkgFiles.map((file) => [file, JSON.parse(readFileSync(file, "utf8"))]).filter(([, pkg]) => Object.hasOwn(pkg.dependencies ?? {}, name));
+  const pinned = pkgFiles
+    .map((file) => [file, JSON.parse(readFileSync(file, "utf8"))])
+    .filter(([, pkg]) => Object.hasOwn(pkg.dependencies ?? {}, name));
   if (pinned.length === 0) return undefined;
   const version = lowestAtLeast(name, pinned[0][1].dependencies[name]);
   if (version === undefined) return undefined;
-  for (const [file, pkg] of pinned) writePackage(file, { ...pkg, dependencies: { ...pkg.dependencies, [name]: version } });
+  for (const [file, pkg] of pinned)
+    writePackage(file, { ...pkg, dependencies: { ...pkg.dependencies, [name]: version } });
   return `${name}@${version} substituted`;
 }
 
@@ -164,19 +201,35 @@ function installFlat(work, tools, checkout, catalog) {
   const pkgFiles = [];
   for (const { name, dir } of tools) {
     // Workspace names must be valid npm names (several upstream names have capitals) and unique.
-    const resolved = pinDependencies(dir, catalog, readLocked(checkout, name), `fastgpt-official-${name.toLowerCase()}`);
+    const resolved = pinDependencies(
+      dir,
+      catalog,
+      readLocked(checkout, name),
+      `fastgpt-official-${name.toLowerCase()}`,
+    );
     statuses.set(name, resolved === undefined ? "none" : `${Object.keys(resolved).length} deps`);
     pkgFiles.push(path.join(dir, "package.json"));
   }
-  writePackage(path.join(work, "package.json"), { name: "fastgpt-official-flat", private: true, workspaces: tools.map(({ dir }) => path.relative(work, dir)) });
+  writePackage(path.join(work, "package.json"), {
+    name: "fastgpt-official-flat",
+    private: true,
+    workspaces: tools.map(({ dir }) => path.relative(work, dir)),
+  });
   const result = npmInstall(work, (name) => substituteIn(pkgFiles, name));
-  console.error(`flat install in ${work}: ${result.ok ? "ok" : `failed: ${result.detail}`}${result.notes.length ? ` (${result.notes.join("; ")})` : ""}`);
+  console.error(
+    `flat install in ${work}: ${result.ok ? "ok" : `failed: ${result.detail}`}${result.notes.length ? ` (${result.notes.join("; ")})` : ""}`,
+  );
   const substituted = new Map(result.notes.map((note) => [note.replace(/@[^@]*$/, ""), note]));
   return new Map(
     tools.map(({ name, dir }) => {
       const deps = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")).dependencies ?? {};
       const notes = Object.keys(deps).flatMap((dep) => (substituted.has(dep) ? [substituted.get(dep)] : []));
-      return [name, result.ok ? { status: statuses.get(name), ...(notes.length ? { detail: notes.join("; ") } : {}) } : { status: "install failed", detail: result.detail }];
+      return [
+        name,
+        result.ok
+          ? { status: statuses.get(name), ...(notes.length ? { detail: notes.join("; ") } : {}) }
+          : { status: "install failed", detail: result.detail },
+      ];
     }),
   );
 }
@@ -198,7 +251,12 @@ function lowestAtLeast(name, wanted) {
 }
 
 function skillport(args, options = {}) {
-  const result = spawnSync(process.execPath, [cli, ...args], { encoding: "utf8", timeout: 300_000, maxBuffer: 64 * 1024 * 1024, ...options });
+  const result = spawnSync(process.execPath, [cli, ...args], {
+    encoding: "utf8",
+    timeout: 300_000,
+    maxBuffer: 64 * 1024 * 1024,
+    ...options,
+  });
   return { code: result.status ?? -1, out: result.stdout ?? "", err: result.stderr ?? "" };
 }
 
@@ -217,7 +275,8 @@ function sample(schema, key = "") {
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
   if (schema.const !== undefined) return schema.const;
   const variants = schema.anyOf ?? schema.oneOf;
-  if (Array.isArray(variants) && variants.length > 0) return sample(variants.find((v) => v.type !== "null") ?? variants[0], key);
+  if (Array.isArray(variants) && variants.length > 0)
+    return sample(variants.find((v) => v.type !== "null") ?? variants[0], key);
   const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== "null") : schema.type;
   switch (type) {
     case "object": {
@@ -248,23 +307,75 @@ function sample(schema, key = "") {
 const PDF_BASE64 = Buffer.from("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n").toString("base64");
 const PNG_BASE64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 const CURATED = {
-  airtable: { inputs: { createRecord: { baseId: "appA", tableIdOrName: "T", fields: { Name: "x" } }, updateRecord: { baseId: "appA", tableIdOrName: "T", recordId: "rec1", fields: { Name: "x" } } } },
-  base64Decode: { inputs: { toFile: { base64: PDF_BASE64 }, toImage: { base64: PNG_BASE64 }, toText: { base64: Buffer.from("hello").toString("base64") } } },
+  airtable: {
+    inputs: {
+      createRecord: { baseId: "appA", tableIdOrName: "T", fields: { Name: "x" } },
+      updateRecord: { baseId: "appA", tableIdOrName: "T", recordId: "rec1", fields: { Name: "x" } },
+    },
+  },
+  base64Decode: {
+    inputs: {
+      toFile: { base64: PDF_BASE64 },
+      toImage: { base64: PNG_BASE64 },
+      toText: { base64: Buffer.from("hello").toString("base64") },
+    },
+  },
   dailyHot: { inputs: { tool: { sources: ["weibo"] } } },
   // clickhouse reads `url`, a secret the tool set's shared schema does not declare (passed through, as upstream).
-  dbops: { secrets: { host: "db.example.com", port: 1521, username: "user-0000", password: "p-0000", database: "orclpdb1", url: "http://ch.example.com:8123" } },
-  dalle3: { secrets: { url: "https://api.example.com", authorization: "sk-test-0000" }, inputs: { tool: { prompt: "a cat" } } },
+  dbops: {
+    secrets: {
+      host: "db.example.com",
+      port: 1521,
+      username: "user-0000",
+      password: "p-0000",
+      database: "orclpdb1",
+      url: "http://ch.example.com:8123",
+    },
+  },
+  dalle3: {
+    secrets: { url: "https://api.example.com", authorization: "sk-test-0000" },
+    inputs: { tool: { prompt: "a cat" } },
+  },
   excelOperation: { inputs: { tool: { file: "https://files.example.com/a.xlsx", script: "return 1" } } },
   jsonProcessor: {
     inputs: {
       jsonPath: { json: '{"a":{"b":[1,2,3]}}', path: "$.a.b[1]" },
-      structure: { json: '{"a":1,"b":{"c":2}}', fields: [{ name: "a", path: "$.a" }, { name: "c", path: "$.b.c" }] },
+      structure: {
+        json: '{"a":1,"b":{"c":2}}',
+        fields: [
+          { name: "a", path: "$.a" },
+          { name: "c", path: "$.b.c" },
+        ],
+      },
       jsonPatch: { json: '{"a":1}', operations: '[{"op":"replace","path":"/a","value":2}]' },
     },
   },
-  mineru: { secrets: { base_url: "https://mineru.example.com", token: "t-0000" }, inputs: { parseLocal: { files: ["https://files.example.com/a.pdf"] }, parseRemote: { files: ["https://files.example.com/a.pdf"] } } },
-  minimax: { inputs: { tts: { text: "hi", model: "speech-2.5-hd-preview", voice_id: "male-qn-qingse", speed: 1, vol: 1, pitch: 0, emotion: "happy", english_normalization: false } } },
-  mojiWeather: { inputs: { tool: { province: "北京", city: "北京", towns: "朝阳", start_time: "2026-01-01", end_time: "2026-01-02" } } },
+  mineru: {
+    secrets: { base_url: "https://mineru.example.com", token: "t-0000" },
+    inputs: {
+      parseLocal: { files: ["https://files.example.com/a.pdf"] },
+      parseRemote: { files: ["https://files.example.com/a.pdf"] },
+    },
+  },
+  minimax: {
+    inputs: {
+      tts: {
+        text: "hi",
+        model: "speech-2.5-hd-preview",
+        voice_id: "male-qn-qingse",
+        speed: 1,
+        vol: 1,
+        pitch: 0,
+        emotion: "happy",
+        english_normalization: false,
+      },
+    },
+  },
+  mojiWeather: {
+    inputs: {
+      tool: { province: "北京", city: "北京", towns: "朝阳", start_time: "2026-01-01", end_time: "2026-01-02" },
+    },
+  },
   mongodb: {
     secrets: { connectionUri: "mongodb://db.example.com:27017", database: "test" },
     inputs: {
@@ -275,33 +386,84 @@ const CURATED = {
       aggregate: { collection: "c", pipeline: '[{"$match":{}}]' },
     },
   },
-  neo4j: { secrets: { uri: "neo4j://db.example.com:7687", username: "user-0000", password: "p-0000" }, inputs: { read: { cypher: "RETURN 1" }, write: { cypher: "CREATE (n)" } } },
+  neo4j: {
+    secrets: { uri: "neo4j://db.example.com:7687", username: "user-0000", password: "p-0000" },
+    inputs: { read: { cypher: "RETURN 1" }, write: { cypher: "CREATE (n)" } },
+  },
   notion: {
     secrets: { integrationToken: "ntn_0000000000" },
-    inputs: { getPage: { pageId: "p" }, getBlockChildren: { blockId: "b" }, queryDataSource: { dataSourceId: "d" }, createPage: { parentType: "page_id", parentId: "p", propertiesJson: "{}" } },
+    inputs: {
+      getPage: { pageId: "p" },
+      getBlockChildren: { blockId: "b" },
+      queryDataSource: { dataSourceId: "d" },
+      createPage: { parentType: "page_id", parentId: "p", propertiesJson: "{}" },
+    },
   },
   searchInfinity: { secrets: { apiKey: "k-0000" }, inputs: { tool: { query: "zod", searchType: "web" } } },
   // url is an undeclared (legacy) input key the tool reads.
   searchXNG: { inputs: { tool: { query: "zod", url: "https://searx.example.com/search" } } },
-  smtpEmail: { secrets: { smtpHost: "smtp.example.com", smtpPort: "465", SSL: true, smtpUser: "u@example.com", smtpPass: "p-0000" }, inputs: { tool: { fromName: "T", to: "a@example.com", subject: "s", content: "c" } } },
-  SoMarkDocumentParser: { secrets: { baseUrl: "https://somark.example.com", apiKey: "k-0000" }, inputs: { tool: { file: ["https://files.example.com/a.pdf"] } } },
-  tavily: { secrets: { tavilyApiKey: "tvly-00000000000000000000000000" }, inputs: { crawl: { url: "https://example.com" }, extract: { urls: "https://example.com" }, map: { url: "https://example.com" }, search: { query: "zod" } } },
+  smtpEmail: {
+    secrets: {
+      smtpHost: "smtp.example.com",
+      smtpPort: "465",
+      SSL: true,
+      smtpUser: "u@example.com",
+      smtpPass: "p-0000",
+    },
+    inputs: { tool: { fromName: "T", to: "a@example.com", subject: "s", content: "c" } },
+  },
+  SoMarkDocumentParser: {
+    secrets: { baseUrl: "https://somark.example.com", apiKey: "k-0000" },
+    inputs: { tool: { file: ["https://files.example.com/a.pdf"] } },
+  },
+  tavily: {
+    secrets: { tavilyApiKey: "tvly-00000000000000000000000000" },
+    inputs: {
+      crawl: { url: "https://example.com" },
+      extract: { urls: "https://example.com" },
+      map: { url: "https://example.com" },
+      search: { query: "zod" },
+    },
+  },
   wechatOfficialAccount: {
     secrets: { appId: "wx0000000000", secret: "s-0000000000" },
-    inputs: { publishDraft: { accessToken: "t-0000", mediaId: "m" }, uploadMarkdownToDraft: { markdownContent: "# t", coverImage: "https://img.example.com/a.png", title: "t" }, uploadPermanentMaterial: { type: "image", mediaUrl: "https://img.example.com/a.png" } },
+    inputs: {
+      publishDraft: { accessToken: "t-0000", mediaId: "m" },
+      uploadMarkdownToDraft: { markdownContent: "# t", coverImage: "https://img.example.com/a.png", title: "t" },
+      uploadPermanentMaterial: { type: "image", mediaUrl: "https://img.example.com/a.png" },
+    },
   },
   wecomSmartSheet: {
     inputs: Object.fromEntries(
-      ["wecomSmartSheetFieldAdvanced", "wecomSmartSheetFieldSimple", "wecomSmartSheetRecordAdvanced", "wecomSmartSheetRecordSimple", "wecomSmartSheetView"].map((id) => [id, { accessToken: "t", docid: "d", sheet_id: "s", action: "list" }]).concat([["wecomSmartSheetTable", { accessToken: "t", docid: "d", action: "get" }]]),
+      [
+        "wecomSmartSheetFieldAdvanced",
+        "wecomSmartSheetFieldSimple",
+        "wecomSmartSheetRecordAdvanced",
+        "wecomSmartSheetRecordSimple",
+        "wecomSmartSheetView",
+      ]
+        .map((id) => [id, { accessToken: "t", docid: "d", sheet_id: "s", action: "list" }])
+        .concat([["wecomSmartSheetTable", { accessToken: "t", docid: "d", action: "get" }]]),
     ),
   },
-  WeWorkWebhook: { inputs: { tool: { webhookUrl: "https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=k", message: "hi" } } },
+  WeWorkWebhook: {
+    inputs: { tool: { webhookUrl: "https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=k", message: "hi" } },
+  },
   sshConnection: { secrets: { host: "ssh.example.com", port: 22, username: "u", password: "p-0000" } },
   youtube: { inputs: { getSubtitle: { videoUrl: "https://www.youtube.com/watch?v=dQw4w9WgXcQ" } } },
 };
 
 /** What `--services` gives every run: the calls FastGPT's local debug host answers. */
-const SERVICES = { user: { username: "tester", contact: null, memberName: "Tester", orgs: [{ pathId: "o1", name: "Org" }], groups: [{ name: "g" }] }, wecomCorpToken: { access_token: "corp-token-0000", expires_in: 7200 } };
+const SERVICES = {
+  user: {
+    username: "tester",
+    contact: null,
+    memberName: "Tester",
+    orgs: [{ pathId: "o1", name: "Org" }],
+    groups: [{ name: "g" }],
+  },
+  wecomCorpToken: { access_token: "corp-token-0000", expires_in: 7200 },
+};
 
 /** Tools that replace their fetch error with a message of their own (read in their source). */
 const OWN_NETWORK_MESSAGES = { mojiWeather: /No weather data available/ };
@@ -316,23 +478,40 @@ function classifyRun(result, name) {
   if (last?.type === "response") return { outcome: "ok", detail: "" };
   if (last?.type === "error") {
     if (CRASH.has(last.code)) return { outcome: "crash", detail: `${last.code}: ${last.data}` };
-    if (last.code === "PLUGIN_TIMEOUT") return { outcome: "network", detail: `${last.code} (waiting on the isolated network)` };
+    if (last.code === "PLUGIN_TIMEOUT")
+      return { outcome: "network", detail: `${last.code} (waiting on the isolated network)` };
     // Match the tool's message, not the `tool "…" of plugin "…":` prefix (a plugin may be named "sshConnection").
     const message = last.data.replace(/^tool "[^"]*" of plugin "[^"]*": /, "");
-    if (NETWORK.test(message) || OWN_NETWORK_MESSAGES[name]?.test(message)) return { outcome: "network", detail: last.data };
+    if (NETWORK.test(message) || OWN_NETWORK_MESSAGES[name]?.test(message))
+      return { outcome: "network", detail: last.data };
     return { outcome: "error", detail: `${last.code}: ${last.data}` };
   }
   return { outcome: "crash", detail: `no result (exit ${result.code}): ${result.err.trim().split("\n").at(-1) ?? ""}` };
 }
 
 function runTool(name, dir, manifest, timeout) {
-  const tools = manifest.children ? manifest.children.map((c) => ({ id: c.id, inputSchema: c.inputSchema })) : [{ id: "tool", inputSchema: manifest.inputSchema }];
+  const tools = manifest.children
+    ? manifest.children.map((c) => ({ id: c.id, inputSchema: c.inputSchema }))
+    : [{ id: "tool", inputSchema: manifest.inputSchema }];
   const curated = CURATED[name] ?? {};
   const secrets = { ...sample(manifest.secretSchema ?? { type: "object" }), ...curated.secrets };
   const uploads = path.join(dir, "..", `${name}.uploads`);
   return tools.map((tool) => {
     const input = { ...sample(tool.inputSchema), ...curated.inputs?.[tool.id] };
-    const args = ["plugin", "run", dir, "--tool", tool.id, "--json", "--timeout", String(timeout), "--input", JSON.stringify(input), "--secrets", JSON.stringify(secrets)];
+    const args = [
+      "plugin",
+      "run",
+      dir,
+      "--tool",
+      tool.id,
+      "--json",
+      "--timeout",
+      String(timeout),
+      "--input",
+      JSON.stringify(input),
+      "--secrets",
+      JSON.stringify(secrets),
+    ];
     args.push("--upload-dir", uploads, "--services", JSON.stringify(SERVICES));
     return { id: tool.id, ...classifyRun(skillport(args), name) };
   });
@@ -346,16 +525,31 @@ const repoModules = path.join(here, "..", "node_modules");
  * the name the build leaves external), zod and vitest from this repository.
  */
 function ownTests(dir) {
-  const hasTests = (d) => readdirSync(d, { withFileTypes: true }).some((e) => (e.isDirectory() ? e.name !== "node_modules" && e.name !== "dist" && hasTests(path.join(d, e.name)) : /\.(test|spec)\.ts$/.test(e.name)));
+  const hasTests = (d) =>
+    readdirSync(d, { withFileTypes: true }).some((e) =>
+      e.isDirectory()
+        ? e.name !== "node_modules" && e.name !== "dist" && hasTests(path.join(d, e.name))
+        : /\.(test|spec)\.ts$/.test(e.name),
+    );
   if (!hasTests(dir)) return "none";
-  const links = { "@fastgpt-plugin/sdk-factory": path.join(here, "..", "packages", "plugin"), "@skillport/plugin": path.join(here, "..", "packages", "plugin"), zod: path.join(repoModules, "zod"), vitest: path.join(repoModules, "vitest") };
+  const links = {
+    "@fastgpt-plugin/sdk-factory": path.join(here, "..", "packages", "plugin"),
+    "@skillport/plugin": path.join(here, "..", "packages", "plugin"),
+    zod: path.join(repoModules, "zod"),
+    vitest: path.join(repoModules, "vitest"),
+  };
   for (const [name, target] of Object.entries(links)) {
     const link = path.join(dir, "node_modules", ...name.split("/"));
     if (existsSync(link)) continue;
     mkdirSync(path.dirname(link), { recursive: true });
     symlinkSync(target, link, "dir");
   }
-  const result = spawnSync(process.execPath, [path.join(repoModules, "vitest", "vitest.mjs"), "run"], { cwd: dir, encoding: "utf8", timeout: 300_000, env: { ...process.env, NO_COLOR: "1", CI: "1" } });
+  const result = spawnSync(process.execPath, [path.join(repoModules, "vitest", "vitest.mjs"), "run"], {
+    cwd: dir,
+    encoding: "utf8",
+    timeout: 300_000,
+    env: { ...process.env, NO_COLOR: "1", CI: "1" },
+  });
   const text = `${result.stdout}\n${result.stderr}`;
   const passed = /Tests\s+(?:(\d+) failed \| )?(\d+) passed/.exec(text);
   if (passed) return passed[1] ? `${passed[2]} passed, ${passed[1]} failed` : `${passed[2]} passed`;
@@ -377,19 +571,48 @@ function main() {
     .sort((a, b) => a.localeCompare(b));
   const checkout = path.resolve(args.checkout);
   const dirOf = (name) => (args.layout === "flat" ? path.join(work, "tools", name) : path.join(work, name));
-  for (const name of names) cpSync(path.join(toolsDir, name), dirOf(name), { recursive: true, filter: (src) => !/[\\/](node_modules|dist)$/.test(src) });
-  const flat = args.layout === "flat" && args.install ? installFlat(work, names.map((name) => ({ name, dir: dirOf(name) })), checkout, catalog) : undefined;
+  for (const name of names)
+    cpSync(path.join(toolsDir, name), dirOf(name), {
+      recursive: true,
+      filter: (src) => !/[\\/](node_modules|dist)$/.test(src),
+    });
+  const flat =
+    args.layout === "flat" && args.install
+      ? installFlat(
+          work,
+          names.map((name) => ({ name, dir: dirOf(name) })),
+          checkout,
+          catalog,
+        )
+      : undefined;
   const rows = [];
   for (const name of names) {
     const dir = dirOf(name);
     const started = Date.now();
-    const deps = !args.install ? { status: "skipped" } : (flat?.get(name) ?? install(dir, catalog, readLocked(checkout, name)));
+    const deps = !args.install
+      ? { status: "skipped" }
+      : (flat?.get(name) ?? install(dir, catalog, readLocked(checkout, name)));
     const build = skillport(["plugin", "build", "--entry", dir, "--json"]);
     const built = parseJson(build.out);
-    const row = { name, deps: deps.status, build: build.code === 0 ? "ok" : "FAIL", check: "-", errors: 0, warnings: 0, runs: [], notes: [], tests: "-" };
+    const row = {
+      name,
+      deps: deps.status,
+      build: build.code === 0 ? "ok" : "FAIL",
+      check: "-",
+      errors: 0,
+      warnings: 0,
+      runs: [],
+      notes: [],
+      tests: "-",
+    };
     if (deps.detail) row.notes.push(deps.detail);
     if (build.code !== 0) {
-      row.notes.push((built?.diagnostics ?? []).filter((d) => d.severity === "error").map((d) => `${d.code} ${d.message}`).join("; ") || build.err.trim().split("\n").at(-1));
+      row.notes.push(
+        (built?.diagnostics ?? [])
+          .filter((d) => d.severity === "error")
+          .map((d) => `${d.code} ${d.message}`)
+          .join("; ") || build.err.trim().split("\n").at(-1),
+      );
     } else {
       const check = parseJson(skillport(["plugin", "check", "--entry", dir, "--json"]).out);
       const diagnostics = check?.diagnostics ?? [];
@@ -405,18 +628,24 @@ function main() {
     row.seconds = Math.round((Date.now() - started) / 1000);
     rows.push(row);
     const runs = row.runs.map((r) => `${r.id}=${r.outcome}`).join(" ");
-    console.error(`${name}: deps ${row.deps}, build ${row.build}, check ${row.check} (${row.errors}E/${row.warnings}W), run ${runs} [${row.seconds}s]`);
+    console.error(
+      `${name}: deps ${row.deps}, build ${row.build}, check ${row.check} (${row.errors}E/${row.warnings}W), run ${runs} [${row.seconds}s]`,
+    );
   }
   const report = `Layout: ${args.layout}.\n\n${render(rows)}`;
   if (args.out) writeFileSync(args.out, report);
   console.log(report);
-  process.exitCode = rows.some((r) => r.build !== "ok" || r.check !== "ok" || r.runs.some((x) => x.outcome === "crash")) ? 1 : 0;
+  process.exitCode = rows.some((r) => r.build !== "ok" || r.check !== "ok" || r.runs.some((x) => x.outcome === "crash"))
+    ? 1
+    : 0;
 }
 
 function render(rows) {
   const count = (pred) => rows.filter(pred).length;
   const runs = rows.flatMap((r) => r.runs);
-  const outcomes = ["ok", "network", "error", "crash"].map((o) => `${o} ${runs.filter((r) => r.outcome === o).length}`).join(", ");
+  const outcomes = ["ok", "network", "error", "crash"]
+    .map((o) => `${o} ${runs.filter((r) => r.outcome === o).length}`)
+    .join(", ");
   const lines = [
     `Tools: ${rows.length}. Build ok: ${count((r) => r.build === "ok")}. Check ok (no errors): ${count((r) => r.check === "ok")}; ` +
       `warnings in ${count((r) => r.warnings > 0)}. Runs (one per tool or child, ${runs.length}): ${outcomes}.`,
@@ -426,9 +655,13 @@ function render(rows) {
   ];
   for (const r of rows) {
     const run = r.runs.map((x) => (r.runs.length === 1 ? x.outcome : `${x.id}: ${x.outcome}`)).join(", ") || "-";
-    const details = r.runs.filter((x) => x.outcome !== "ok").map((x) => `${r.runs.length === 1 ? "" : `${x.id}: `}${x.detail}`);
+    const details = r.runs
+      .filter((x) => x.outcome !== "ok")
+      .map((x) => `${r.runs.length === 1 ? "" : `${x.id}: `}${x.detail}`);
     const notes = [...r.notes, ...details].join("; ").replace(/\|/g, "\\|").replace(/\s+/g, " ").slice(0, 300);
-    lines.push(`| ${r.name} | ${r.deps} | ${r.build} | ${r.check}${r.warnings ? ` (${r.warnings}W)` : ""} | ${run} | ${r.tests} | ${notes} |`);
+    lines.push(
+      `| ${r.name} | ${r.deps} | ${r.build} | ${r.check}${r.warnings ? ` (${r.warnings}W)` : ""} | ${run} | ${r.tests} | ${notes} |`,
+    );
   }
   return lines.join("\n") + "\n";
 }

@@ -31,13 +31,28 @@ const { SkillSearchIndex } = await import(path.join(here, "..", "..", "packages"
 const { confidenceOf } = await import(path.join(here, "..", "..", "packages", "core", "dist", "internal.js"));
 
 /** The model Skillport shipped before this calibration (fitted on bench/retrieval's train half alone), and its threshold. */
-const OLD_MODEL = { bias: -8.295, weights: { coverage: 0.339, metadataCoverage: 1.358, normalisedScore: 2.827, relativeScore: 6.191, nameCoverage: 1.923 } };
+const OLD_MODEL = {
+  bias: -8.295,
+  weights: {
+    coverage: 0.339,
+    metadataCoverage: 1.358,
+    normalisedScore: 2.827,
+    relativeScore: 6.191,
+    nameCoverage: 1.923,
+  },
+};
 const OLD_THRESHOLD = 0.3;
 const KEEP_GOAL = 0.95;
 const THRESHOLDS = Array.from({ length: 21 }, (_, i) => i / 40); // 0 … 0.5 by 0.025
 
 function parseArgs(argv) {
-  const args = { snapshots: process.env.SKILLPORT_BENCH_SNAPSHOTS || path.join(os.homedir(), ".cache", "skillport-bench", "snapshots"), work: undefined, report: false, json: false };
+  const args = {
+    snapshots:
+      process.env.SKILLPORT_BENCH_SNAPSHOTS || path.join(os.homedir(), ".cache", "skillport-bench", "snapshots"),
+    work: undefined,
+    report: false,
+    json: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--snapshots") args.snapshots = argv[++i];
@@ -62,7 +77,10 @@ async function rankSet(set, snapshots, work) {
   makeCorpus(dir, checkouts, corpus);
   const skills = await loadCorpus(dir, corpus);
   const index = new SkillSearchIndex(skills);
-  const ranked = queries.map((q) => ({ query: q, hits: index.search(q.query, { limit: 20, explain: true }).map((h) => ({ id: h.id, features: h.features })) }));
+  const ranked = queries.map((q) => ({
+    query: q,
+    hits: index.search(q.query, { limit: 20, explain: true }).map((h) => ({ id: h.id, features: h.features })),
+  }));
   return { set, skills: skills.length, ranked };
 }
 
@@ -100,7 +118,16 @@ function fit(sets) {
 
 /** Figures of one set under one model and threshold. */
 function measure({ ranked }, model, threshold) {
-  let fit = 0, r1 = 0, r3 = 0, topRight = 0, kept = 0, shown1 = 0, shown3 = 0, none = 0, abstained = 0, empty = 0;
+  let fit = 0,
+    r1 = 0,
+    r3 = 0,
+    topRight = 0,
+    kept = 0,
+    shown1 = 0,
+    shown3 = 0,
+    none = 0,
+    abstained = 0,
+    empty = 0;
   for (const { query, hits } of ranked) {
     const conf = hits.map((h) => confidenceOf(h.features, model));
     const shown = hits.filter((_, i) => conf[i] >= threshold).map((h) => h.id);
@@ -123,7 +150,18 @@ function measure({ ranked }, model, threshold) {
     if (shownAt === 0) shown1++;
     if (shownAt >= 0 && shownAt < 3) shown3++;
   }
-  return { withFit: fit, noFit: none, r1: r1 / fit, r3: r3 / fit, kept: kept / Math.max(1, topRight), keptOf: `${kept}/${topRight}`, shownR1: shown1 / fit, shownR3: shown3 / fit, emptyWithFit: empty, abstained: abstained / Math.max(1, none) };
+  return {
+    withFit: fit,
+    noFit: none,
+    r1: r1 / fit,
+    r3: r3 / fit,
+    kept: kept / Math.max(1, topRight),
+    keptOf: `${kept}/${topRight}`,
+    shownR1: shown1 / fit,
+    shownR3: shown3 / fit,
+    emptyWithFit: empty,
+    abstained: abstained / Math.max(1, none),
+  };
 }
 
 /** The highest threshold keeping >= KEEP_GOAL of right top hits on every given set (0 when none above 0 does). */
@@ -134,8 +172,10 @@ function highestKeeping(sets, model) {
 }
 
 const f2 = (x) => x.toFixed(2);
-const row = (name, m) => `| ${name} | ${m.withFit} | ${f2(m.r1)} | ${f2(m.r3)} | ${f2(m.kept)} (${m.keptOf}) | ${m.emptyWithFit} | ${f2(m.shownR1)} / ${f2(m.shownR3)} | ${f2(m.abstained)} (${m.noFit}) |`;
-const HEADER = "| set | queries with a fit | R@1 | R@3 | right top hits kept | fit but nothing shown | shown R@1 / R@3 | no-fit abstained (n) |\n|---|---|---|---|---|---|---|---|";
+const row = (name, m) =>
+  `| ${name} | ${m.withFit} | ${f2(m.r1)} | ${f2(m.r3)} | ${f2(m.kept)} (${m.keptOf}) | ${m.emptyWithFit} | ${f2(m.shownR1)} / ${f2(m.shownR3)} | ${f2(m.abstained)} (${m.noFit}) |`;
+const HEADER =
+  "| set | queries with a fit | R@1 | R@3 | right top hits kept | fit but nothing shown | shown R@1 / R@3 | no-fit abstained (n) |\n|---|---|---|---|---|---|---|---|";
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const args = parseArgs(process.argv.slice(2));
@@ -146,7 +186,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     for (const name of tuneNames) {
       const got = await rankSet(name, path.resolve(args.snapshots), work);
       if (got.missing) {
-        console.log(`skipped: no snapshot of ${got.missing} under ${args.snapshots} (set --snapshots or $SKILLPORT_BENCH_SNAPSHOTS; see docs/search.md)`);
+        console.log(
+          `skipped: no snapshot of ${got.missing} under ${args.snapshots} (set --snapshots or $SKILLPORT_BENCH_SNAPSHOTS; see docs/search.md)`,
+        );
         process.exit(0);
       }
       tune.push(got);
@@ -155,7 +197,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const own = Object.fromEntries(tune.map((s) => [s.set, fit([s])]));
     const lines = [];
     const out = { model: pooled, own, sweep: {}, transfer: [], default: undefined };
-    lines.push(`Tuning sets: ${tune.map((s) => `${s.set} (${s.skills} skills, ${s.ranked.length} queries)`).join(", ")}`);
+    lines.push(
+      `Tuning sets: ${tune.map((s) => `${s.set} (${s.skills} skills, ${s.ranked.length} queries)`).join(", ")}`,
+    );
     lines.push(`\nPooled model (each set weighs the same): ${JSON.stringify(pooled)}`);
     for (const s of tune) lines.push(`Model fitted on ${s.set} alone: ${JSON.stringify(own[s.set])}`);
     lines.push(`\nThreshold sweep, pooled model (right top hits kept / no-fit abstained):`);
@@ -168,7 +212,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       });
       lines.push(`| ${t} | ${cells.join(" | ")} |`);
     }
-    lines.push(`\nTransfer: each set's own model and highest threshold keeping >= ${KEEP_GOAL} of its right top hits, on the other set:`);
+    lines.push(
+      `\nTransfer: each set's own model and highest threshold keeping >= ${KEEP_GOAL} of its right top hits, on the other set:`,
+    );
     let transferHolds = true;
     for (const from of tune) {
       const t = highestKeeping([from], own[from.set]);
@@ -177,14 +223,18 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
         const holds = t === 0 || m.kept >= KEEP_GOAL;
         transferHolds &&= holds;
         out.transfer.push({ from: from.set, to: to.set, threshold: t, kept: m.kept, abstained: m.abstained, holds });
-        lines.push(`- ${from.set} → ${to.set}: threshold ${t}; on ${to.set} keeps ${m.kept.toFixed(3)} (${m.keptOf}) of right top hits, abstains on ${f2(m.abstained)} of no-fit queries${holds ? "" : "  ✗ below the goal"}`);
+        lines.push(
+          `- ${from.set} → ${to.set}: threshold ${t}; on ${to.set} keeps ${m.kept.toFixed(3)} (${m.keptOf}) of right top hits, abstains on ${f2(m.abstained)} of no-fit queries${holds ? "" : "  ✗ below the goal"}`,
+        );
       }
     }
     const both = highestKeeping(tune, pooled);
     const chosen = transferHolds ? both : 0;
     out.default = chosen;
     lines.push(`\nHighest threshold keeping >= ${KEEP_GOAL} on every tuning set (pooled model): ${both}`);
-    lines.push(`Default by the rule: ${chosen}${chosen === 0 ? " (no threshold transfers: show ranked hits with their confidence; abstain only when asked)" : ""}`);
+    lines.push(
+      `Default by the rule: ${chosen}${chosen === 0 ? " (no threshold transfers: show ranked hits with their confidence; abstain only when asked)" : ""}`,
+    );
     lines.push(`\nTuning sets at the default ${chosen} (pooled model):\n${HEADER}`);
     for (const s of tune) lines.push(row(s.set, measure(s, pooled, chosen)));
     lines.push(`\nTuning sets at the old default (old model, ${OLD_THRESHOLD}):\n${HEADER}`);
@@ -197,14 +247,18 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
           lines.push(`\nheld-out set skipped: no snapshot of ${got.missing}`);
           continue;
         }
-        lines.push(`\nHELD-OUT set ${name} (${got.skills} skills, ${got.ranked.length} queries; never tuned on):\n${HEADER}`);
+        lines.push(
+          `\nHELD-OUT set ${name} (${got.skills} skills, ${got.ranked.length} queries; never tuned on):\n${HEADER}`,
+        );
         const at = (label, model, t) => {
           const m = measure(got, model, t);
           out[`heldout ${label}`] = m;
           lines.push(row(`${name}, ${label}`, m));
         };
         at(`default ${chosen}, pooled model`, pooled, chosen);
-        for (const t of new Set([0.1, 0.2, both, 0.3])) if (t !== chosen) at(`threshold ${t}${t === both ? " (best on the tuning sets)" : ""}, pooled model`, pooled, t);
+        for (const t of new Set([0.1, 0.2, both, 0.3]))
+          if (t !== chosen)
+            at(`threshold ${t}${t === both ? " (best on the tuning sets)" : ""}, pooled model`, pooled, t);
         at(`old default ${OLD_THRESHOLD}, old model`, OLD_MODEL, OLD_THRESHOLD);
       }
     }

@@ -35,7 +35,11 @@ const MODELS = {
 };
 
 function parseArgs(argv) {
-  const args = { model: "use", port: 8080, cacheDir: process.env.SKILLPORT_BENCH_CACHE || path.join(os.homedir(), ".cache", "skillport-bench") };
+  const args = {
+    model: "use",
+    port: 8080,
+    cacheDir: process.env.SKILLPORT_BENCH_CACHE || path.join(os.homedir(), ".cache", "skillport-bench"),
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--model") args.model = argv[++i];
@@ -59,7 +63,9 @@ function requireFromCache(cacheDir, packages) {
   if (missing.length > 0) {
     console.error(`installing ${missing.join(" ")} into ${cacheDir}`);
     // --prefix keeps them out of this repository; --no-save leaves no manifest to drift.
-    execFileSync("npm", ["install", "--prefix", cacheDir, "--no-save", "--no-audit", "--no-fund", ...missing], { stdio: ["ignore", "inherit", "inherit"] });
+    execFileSync("npm", ["install", "--prefix", cacheDir, "--no-save", "--no-audit", "--no-fund", ...missing], {
+      stdio: ["ignore", "inherit", "inherit"],
+    });
   }
   return createRequire(path.join(cacheDir, "node_modules", "bench.cjs"));
 }
@@ -119,7 +125,8 @@ console.error(`model ${spec.name} loaded in ${Math.round(performance.now() - sta
 const memo = new Map();
 let queue = Promise.resolve();
 const server = createServer((req, res) => {
-  if (req.method !== "POST" || !/^\/(v1\/)?embeddings\/?$/.test(new URL(req.url, "http://x").pathname)) return send(res, 404, { error: { message: "POST /v1/embeddings only" } });
+  if (req.method !== "POST" || !/^\/(v1\/)?embeddings\/?$/.test(new URL(req.url, "http://x").pathname))
+    return send(res, 404, { error: { message: "POST /v1/embeddings only" } });
   queue = queue.then(async () => {
     let input;
     try {
@@ -128,7 +135,8 @@ const server = createServer((req, res) => {
       return send(res, 400, { error: { message: "body is not JSON" } });
     }
     const texts = typeof input === "string" ? [input] : input;
-    if (!Array.isArray(texts) || texts.length === 0 || !texts.every((t) => typeof t === "string")) return send(res, 400, { error: { message: "input must be a string or a non-empty array of strings" } });
+    if (!Array.isArray(texts) || texts.length === 0 || !texts.every((t) => typeof t === "string"))
+      return send(res, 400, { error: { message: "input must be a string or a non-empty array of strings" } });
     try {
       const fresh = [...new Set(texts.filter((t) => !memo.has(t)))];
       if (fresh.length > 0) (await model.embed(fresh)).forEach((v, i) => memo.set(fresh[i], Array.from(v)));
@@ -144,4 +152,6 @@ const server = createServer((req, res) => {
     }
   });
 });
-server.listen(args.port, "127.0.0.1", () => console.log(`listening http://127.0.0.1:${server.address().port}/v1 model ${args.model}`));
+server.listen(args.port, "127.0.0.1", () =>
+  console.log(`listening http://127.0.0.1:${server.address().port}/v1 model ${args.model}`),
+);

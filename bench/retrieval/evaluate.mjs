@@ -18,7 +18,8 @@ import { readSet, sourceRootName } from "./make-corpus.mjs";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dist = (pkg) => path.join(here, "..", "..", "packages", pkg, "dist", "index.js");
 const { SkillRegistry, SkillSearchIndex } = await import(dist("core"));
-const { DEFAULT_MIN_CONFIDENCE, EmbeddingsClient, fuseWithEmbeddings, isHiddenFromModel, skillEmbeddingText } = await import(path.join(here, "..", "..", "packages", "core", "dist", "internal.js"));
+const { DEFAULT_MIN_CONFIDENCE, EmbeddingsClient, fuseWithEmbeddings, isHiddenFromModel, skillEmbeddingText } =
+  await import(path.join(here, "..", "..", "packages", "core", "dist", "internal.js"));
 const { LocalFileSystemSkillProvider } = await import(dist("fs"));
 
 const KINDS = ["direct", "indirect", "ambiguous", "none"];
@@ -48,14 +49,17 @@ export async function loadCorpus(dir, corpus = readSet("main").corpus) {
     await registry.addProvider(new LocalFileSystemSkillProvider(path.join(dir, name), { name }), { watch: false });
   }
   const skills = [];
-  for (const entry of registry.list()) skills.push({ id: entry.id, metadata: entry.getMetadata(), body: await entry.getBody() });
+  for (const entry of registry.list())
+    skills.push({ id: entry.id, metadata: entry.getMetadata(), body: await entry.getBody() });
   return skills;
 }
 
 // ---- plain BM25, as Skillport searched before (decision 0025): name + description + when_to_use + tags ----
 const STOP = new Set(
-  ("a an and are as at be but by can do for from has have how i if in into is it its me my of on or our should so that the their " +
-    "then there these this to use used uses using want was we what when which while who will with you your").split(" "),
+  (
+    "a an and are as at be but by can do for from has have how i if in into is it its me my of on or our should so that the their " +
+    "then there these this to use used uses using want was we what when which while who will with you your"
+  ).split(" "),
 );
 const plainTokens = (text) => (text.toLowerCase().match(/[a-z0-9]+/g) ?? []).filter((t) => !STOP.has(t));
 function plainText(v) {
@@ -65,10 +69,17 @@ export function plainBm25(skills) {
   const docs = skills.map((s) => {
     const m = s.metadata;
     const inner = m.metadata && typeof m.metadata === "object" ? m.metadata : {};
-    const tokens = plainTokens(`${m.name ?? s.id} ${m.description ?? ""} ${plainText(m.when_to_use)} ${plainText(m.tags ?? inner.tags)}`);
+    const tokens = plainTokens(
+      `${m.name ?? s.id} ${m.description ?? ""} ${plainText(m.when_to_use)} ${plainText(m.tags ?? inner.tags)}`,
+    );
     const tf = new Map();
     for (const t of tokens) tf.set(t, (tf.get(t) ?? 0) + 1);
-    return { id: s.id, tf, length: tokens.length, hidden: m["disable-model-invocation"] === true || m["disable-model-invocation"] === "true" };
+    return {
+      id: s.id,
+      tf,
+      length: tokens.length,
+      hidden: m["disable-model-invocation"] === true || m["disable-model-invocation"] === "true",
+    };
   });
   const df = new Map();
   for (const d of docs) for (const t of d.tf.keys()) df.set(t, (df.get(t) ?? 0) + 1);
@@ -98,7 +109,8 @@ export function plainBm25(skills) {
 /** R@k, MRR and abstention for one system's ranked lists. `abstains(q)` says whether the system returned nothing. */
 export function score(queries, rank) {
   const rows = {};
-  for (const kind of [...KINDS, "all (with a fit)"]) rows[kind] = { n: 0, r1: 0, r3: 0, r5: 0, mrr: 0, abstained: 0, topRight: 0, topRightKept: 0 };
+  for (const kind of [...KINDS, "all (with a fit)"])
+    rows[kind] = { n: 0, r1: 0, r3: 0, r5: 0, mrr: 0, abstained: 0, topRight: 0, topRightKept: 0 };
   for (const q of queries) {
     const { ids, kept } = rank(q);
     const row = rows[q.kind];
@@ -130,7 +142,11 @@ function fmt(x) {
 }
 
 function table(title, rows) {
-  const lines = [`\n${title}`, "| kind | n | R@1 | R@3 | R@5 | MRR | abstained | top-right kept |", "|---|---|---|---|---|---|---|---|"];
+  const lines = [
+    `\n${title}`,
+    "| kind | n | R@1 | R@3 | R@5 | MRR | abstained | top-right kept |",
+    "|---|---|---|---|---|---|---|---|",
+  ];
   for (const [kind, r] of Object.entries(rows)) {
     if (r.n === 0) continue;
     const none = kind === "none";
@@ -149,8 +165,17 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const index = new SkillSearchIndex(skills);
   const plain = plainBm25(skills);
   // A cold CPU model can take longer than the CLI's 10 s for a batch of 64 skills.
-  const client = args.embeddingsUrl && new EmbeddingsClient({ url: args.embeddingsUrl, model: args.embeddingsModel, apiKey: process.env.SKILLPORT_EMBEDDINGS_API_KEY || undefined, timeoutMs: 300_000 });
-  const texts = skills.filter((s) => !isHiddenFromModel(s.metadata)).map((s) => ({ id: s.id, text: skillEmbeddingText({ id: s.id, metadata: s.metadata }) }));
+  const client =
+    args.embeddingsUrl &&
+    new EmbeddingsClient({
+      url: args.embeddingsUrl,
+      model: args.embeddingsModel,
+      apiKey: process.env.SKILLPORT_EMBEDDINGS_API_KEY || undefined,
+      timeoutMs: 300_000,
+    });
+  const texts = skills
+    .filter((s) => !isHiddenFromModel(s.metadata))
+    .map((s) => ({ id: s.id, text: skillEmbeddingText({ id: s.id, metadata: s.metadata }) }));
   const vectors = new Map();
   const results = [];
   for (const split of args.split === "both" ? ["train", "test"] : [args.split]) {
@@ -179,14 +204,29 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     }
     results.push({ split, queries: queries.length, skillport: ours, plainBm25: baseline, ...(hybrid && { hybrid }) });
   }
-  if (args.json) console.log(JSON.stringify({ skills: skills.length, minConfidence: args.minConfidence, ...(results.length === 1 ? results[0] : { splits: results }) }));
+  if (args.json)
+    console.log(
+      JSON.stringify({
+        skills: skills.length,
+        minConfidence: args.minConfidence,
+        ...(results.length === 1 ? results[0] : { splits: results }),
+      }),
+    );
   else {
-    console.log(`${skills.length} skills, loaded, indexed and searched in ${Math.round(performance.now() - started)} ms`);
+    console.log(
+      `${skills.length} skills, loaded, indexed and searched in ${Math.round(performance.now() - started)} ms`,
+    );
     for (const r of results) {
       console.log(`\n## split ${r.split}: ${r.queries} queries`);
       console.log(table(`Skillport search (BM25F + body head), minConfidence ${args.minConfidence}`, r.skillport));
       console.log(table("plain BM25 over name + description + when_to_use + tags (no abstention)", r.plainBm25));
-      if (r.hybrid) console.log(table(`hybrid: BM25F fused with ${args.embeddingsUrl}${args.embeddingsModel ? ` (model ${args.embeddingsModel})` : ""} by weighted reciprocal rank fusion (abstention stays BM25F's)`, r.hybrid));
+      if (r.hybrid)
+        console.log(
+          table(
+            `hybrid: BM25F fused with ${args.embeddingsUrl}${args.embeddingsModel ? ` (model ${args.embeddingsModel})` : ""} by weighted reciprocal rank fusion (abstention stays BM25F's)`,
+            r.hybrid,
+          ),
+        );
     }
   }
 }

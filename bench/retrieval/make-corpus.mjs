@@ -41,7 +41,11 @@ export function readSet(set) {
 /** The checkout of `repo` under a folder of snapshots, or undefined. */
 export function findSnapshot(snapshots, repo) {
   const [owner, name] = repo.split("/");
-  for (const dir of [path.join(snapshots, `${owner}+${name}`, "repo"), path.join(snapshots, `${owner}+${name}`), path.join(snapshots, `${owner}__${name}`)]) {
+  for (const dir of [
+    path.join(snapshots, `${owner}+${name}`, "repo"),
+    path.join(snapshots, `${owner}+${name}`),
+    path.join(snapshots, `${owner}__${name}`),
+  ]) {
     if (existsSync(dir)) return dir;
   }
   return undefined;

@@ -27,7 +27,8 @@ for (let i = 2; i < process.argv.length; i++) {
   else throw new Error(`unexpected argument ${a}`);
 }
 if (!args.corpus || !args.url) throw new Error("--corpus DIR and --embeddings-url URL are required");
-if (args.split !== "train" && !args.only) throw new Error("the held-out half is for the chosen settings only: give them with --only");
+if (args.split !== "train" && !args.only)
+  throw new Error("the held-out half is for the chosen settings only: give them with --only");
 
 // BM25F indexes every skill (as evaluate.mjs and the CLI do); only model-visible ones are embedded.
 const corpus = await loadCorpus(path.resolve(args.corpus));
@@ -47,7 +48,9 @@ const TEXTS = {
   headings: (s) => skillEmbeddingText({ id: s.id, metadata: s.metadata, body: s.body }, { headings: true }),
 };
 
-const cosine = (a, b) => a.reduce((s, x, i) => s + x * b[i], 0) / Math.sqrt(a.reduce((s, x) => s + x * x, 0) * b.reduce((s, x) => s + x * x, 0) || 1);
+const cosine = (a, b) =>
+  a.reduce((s, x, i) => s + x * b[i], 0) /
+  Math.sqrt(a.reduce((s, x) => s + x * x, 0) * b.reduce((s, x) => s + x * x, 0) || 1);
 
 async function embeddingRankings(textOf) {
   const vectors = await client.embed(skills.map(textOf));
@@ -62,12 +65,17 @@ async function embeddingRankings(textOf) {
 
 function fuse(lists, weights, k, depth) {
   const scores = new Map();
-  lists.forEach((list, l) => list.slice(0, depth).forEach((id, r) => scores.set(id, (scores.get(id) ?? 0) + weights[l] / (k + r + 1))));
+  lists.forEach((list, l) =>
+    list.slice(0, depth).forEach((id, r) => scores.set(id, (scores.get(id) ?? 0) + weights[l] / (k + r + 1))),
+  );
   return [...scores].sort((a, b) => b[1] - a[1]).map(([id]) => id);
 }
 
 function measure(rankings) {
-  let r1 = 0, r3 = 0, r5 = 0, mrr = 0;
+  let r1 = 0,
+    r3 = 0,
+    r5 = 0,
+    mrr = 0;
   queries.forEach((q, i) => {
     const rel = new Set(q.relevant);
     const at = rankings[i].findIndex((id) => rel.has(id));
@@ -82,14 +90,20 @@ function measure(rankings) {
 
 const bm25Hits = queries.map((q) => index.search(q.query, { limit: 50 }));
 const bm25 = bm25Hits.map((hits) => hits.map((h) => h.id));
-console.log(`${args.split}: ${queries.length} queries with a fit, ${skills.length} model-visible skills; R@1 / R@3 / R@5 / MRR`);
+console.log(
+  `${args.split}: ${queries.length} queries with a fit, ${skills.length} model-visible skills; R@1 / R@3 / R@5 / MRR`,
+);
 console.log(`BM25F alone: ${measure(bm25)}`);
 const grid = args.only
   ? [args.only].flat()
   : [
-      ...Object.keys(TEXTS).flatMap((text) => [60, 20, 10].flatMap((k) => [1, 0.75, 0.5, 0.35, 0.25].map((weight) => ({ text, k, weight })))),
+      ...Object.keys(TEXTS).flatMap((text) =>
+        [60, 20, 10].flatMap((k) => [1, 0.75, 0.5, 0.35, 0.25].map((weight) => ({ text, k, weight }))),
+      ),
       // The embeddings' weight shrinks as BM25F's top hit grows more confident: weight × (1 − top confidence).
-      ...["card"].flatMap((text) => [60, 20, 10].flatMap((k) => [0.5, 1, 1.5, 2, 3].map((weight) => ({ text, k, weight, gate: true })))),
+      ...["card"].flatMap((text) =>
+        [60, 20, 10].flatMap((k) => [0.5, 1, 1.5, 2, 3].map((weight) => ({ text, k, weight, gate: true }))),
+      ),
     ];
 const embedded = new Map();
 for (const g of grid) {

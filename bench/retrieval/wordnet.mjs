@@ -53,9 +53,32 @@ export function loadWordnet(dir = defaultWordnetDir()) {
 
   // Base forms of an inflected word (WordNet's detachment rules, without its exception lists).
   const RULES = {
-    noun: [["s", ""], ["ses", "s"], ["xes", "x"], ["zes", "z"], ["ches", "ch"], ["shes", "sh"], ["men", "man"], ["ies", "y"]],
-    verb: [["s", ""], ["ies", "y"], ["es", "e"], ["es", ""], ["ed", "e"], ["ed", ""], ["ing", "e"], ["ing", ""]],
-    adj: [["er", ""], ["est", ""], ["er", "e"], ["est", "e"]],
+    noun: [
+      ["s", ""],
+      ["ses", "s"],
+      ["xes", "x"],
+      ["zes", "z"],
+      ["ches", "ch"],
+      ["shes", "sh"],
+      ["men", "man"],
+      ["ies", "y"],
+    ],
+    verb: [
+      ["s", ""],
+      ["ies", "y"],
+      ["es", "e"],
+      ["es", ""],
+      ["ed", "e"],
+      ["ed", ""],
+      ["ing", "e"],
+      ["ing", ""],
+    ],
+    adj: [
+      ["er", ""],
+      ["est", ""],
+      ["er", "e"],
+      ["est", "e"],
+    ],
     adv: [],
   };
   function lemmas(word, pos) {
@@ -83,7 +106,9 @@ export function loadWordnet(dir = defaultWordnetDir()) {
           for (const w of s.words) out.add(w);
           if (gloss) out.add(s.gloss.split(";")[0]);
           if (hypernyms) {
-            for (const p of s.pointers) if ((p.symbol === "@" || p.symbol === "@i") && p.pos) for (const w of synset(p.pos, p.offset).words) out.add(w);
+            for (const p of s.pointers)
+              if ((p.symbol === "@" || p.symbol === "@i") && p.pos)
+                for (const w of synset(p.pos, p.offset).words) out.add(w);
           }
         }
       }

@@ -33,7 +33,15 @@ export function renderSkillCatalog(visible: readonly BoxSkill[], settings: Promp
   const entries: CatalogEntry[] = visible.map((skill) => {
     const priority = catalogPriority(skill.frontmatter);
     const label = skill.name !== "" && nameCount.get(skill.name) === 1 ? skill.name : skill.id;
-    return { id: skill.id, name: skill.name, description: skill.description, metadata: skill.frontmatter, source: skill.source, label, ...(priority !== undefined && { priority }) };
+    return {
+      id: skill.id,
+      name: skill.name,
+      description: skill.description,
+      metadata: skill.frontmatter,
+      source: skill.source,
+      label,
+      ...(priority !== undefined && { priority }),
+    };
   });
   const { budget } = settings;
   return renderCatalogWithCounts(entries, {

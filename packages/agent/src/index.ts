@@ -42,8 +42,21 @@ export {
 export { SHELL_TOOL, type ShellApprovalRequest, type ShellOptions } from "./code-exec/shell-tool.js";
 export { SKILL_SCRIPT_TOOL } from "./code-exec/script-tool.js";
 export type { WorkSpace } from "./code-exec/work-space.js";
-export { checkShellCommand, DEFAULT_ALLOWED_COMMANDS, type ShellPolicy, type ShellVerdict } from "./code-exec/shell-policy.js";
-export { parseShell, ShellSyntaxError, type ShellCommand, type ShellParse, type ShellParseLimits, type ShellRedirect, type ShellWord } from "./code-exec/shell-parse.js";
+export {
+  checkShellCommand,
+  DEFAULT_ALLOWED_COMMANDS,
+  type ShellPolicy,
+  type ShellVerdict,
+} from "./code-exec/shell-policy.js";
+export {
+  parseShell,
+  ShellSyntaxError,
+  type ShellCommand,
+  type ShellParse,
+  type ShellParseLimits,
+  type ShellRedirect,
+  type ShellWord,
+} from "./code-exec/shell-parse.js";
 export {
   callMcpTool,
   invalidArguments,
@@ -76,7 +89,12 @@ export {
   type ToolCaller,
 } from "./adapters/index.js";
 export { createOpenAIChatModel, DEFAULT_OPENAI_BASE_URL, type OpenAIChatModelOptions } from "./model/openai-chat.js";
-export { createAnthropicModel, DEFAULT_ANTHROPIC_BASE_URL, toAnthropicMessages, type AnthropicModelOptions } from "./model/anthropic.js";
+export {
+  createAnthropicModel,
+  DEFAULT_ANTHROPIC_BASE_URL,
+  toAnthropicMessages,
+  type AnthropicModelOptions,
+} from "./model/anthropic.js";
 export { createModel, type ModelSpecOptions } from "./model/parse.js";
 export { readSse, retryAfterMs, type HttpOptions, type RetryInfo, type SseEvent } from "./model/http.js";
 export type { AgentMessage, ModelClient, ModelRequest, ModelResponse, ToolCallRequest, Usage } from "./model/types.js";

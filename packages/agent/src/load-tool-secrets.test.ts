@@ -10,7 +10,8 @@ import { NOT_SECRET_FILES, SECRET_FILE_CASES, SERVICE_ACCOUNT_KEY } from "../../
 import { resultText, SkillBox } from "./index.js";
 
 const TOKEN = "ghp_0123456789abcdefTOKEN";
-const SKILL_MD = "---\nname: leaky\ndescription: A skill folder that also holds credentials. Use in tests.\n---\n# Leaky\n";
+const SKILL_MD =
+  "---\nname: leaky\ndescription: A skill folder that also holds credentials. Use in tests.\n---\n# Leaky\n";
 
 let root: string;
 let fsBox: SkillBox;
@@ -26,18 +27,34 @@ beforeAll(async () => {
   root = await makeTempDir("skillport-load-secrets-");
   await writeTree(path.join(root, "skills/leaky"), { "SKILL.md": SKILL_MD, ...filesOf() });
   // Harmless names that lead to secrets inside the skill: judged by their target, as pack judges a followed link.
-  await writeTree(path.join(root, "skills/leaky"), { "notes.txt": { link: ".env" }, "refs/remote.cfg": { link: "../.git/config" } });
+  await writeTree(path.join(root, "skills/leaky"), {
+    "notes.txt": { link: ".env" },
+    "refs/remote.cfg": { link: "../.git/config" },
+  });
   const registry = new SkillRegistry();
-  await registry.addProvider(new LocalFileSystemSkillProvider(path.join(root, "skills"), { name: "fs" }), { watch: false });
+  await registry.addProvider(new LocalFileSystemSkillProvider(path.join(root, "skills"), { name: "fs" }), {
+    watch: false,
+  });
   fsBox = new SkillBox({ registry });
   // Every file passes the upload filter: only the credential rule keeps secrets out of the work dir.
-  fsBox.codeExecution().workDir(path.join(root, "work-fs")).fileFilter(() => true).enable();
+  fsBox
+    .codeExecution()
+    .workDir(path.join(root, "work-fs"))
+    .fileFilter(() => true)
+    .enable();
 
   registeredBox = new SkillBox();
-  const builder = Skill.builder().name("leaky").description("A registered skill that also holds credentials. Use in tests.").skillContent("# Leaky\n");
+  const builder = Skill.builder()
+    .name("leaky")
+    .description("A registered skill that also holds credentials. Use in tests.")
+    .skillContent("# Leaky\n");
   for (const [file, content] of Object.entries(filesOf())) builder.addResource(file, content);
   await registeredBox.registerSkill(builder.build());
-  registeredBox.codeExecution().workDir(path.join(root, "work-registered")).fileFilter(() => true).enable();
+  registeredBox
+    .codeExecution()
+    .workDir(path.join(root, "work-registered"))
+    .fileFilter(() => true)
+    .enable();
 });
 
 afterAll(async () => {
@@ -47,7 +64,10 @@ afterAll(async () => {
 });
 
 // Boxes are made in beforeAll, after describe.each has read this table: each row carries a getter.
-const BOXES = [["fs", () => fsBox, "leaky_fs"], ["registered", () => registeredBox, "leaky_custom"]] as const;
+const BOXES = [
+  ["fs", () => fsBox, "leaky_fs"],
+  ["registered", () => registeredBox, "leaky_custom"],
+] as const;
 const load = async (box: SkillBox, skillId: string, file: string) => {
   const result = await box.callTool("load_skill_through_path", { skillId, path: file });
   return { text: resultText(result), isError: result.isError };
@@ -74,7 +94,12 @@ describe.each(BOXES)("load tool (%s skill)", (_kind, boxOf, skillId) => {
   it("never lists a secret among the available paths", async () => {
     const result = await load(boxOf(), skillId, "missing.md");
     expect(result.text).toContain("Available paths:");
-    const listed = new Set(result.text.split("\n").map((line) => /^\d+\. (.*)$/.exec(line)?.[1]).filter((p) => p !== undefined));
+    const listed = new Set(
+      result.text
+        .split("\n")
+        .map((line) => /^\d+\. (.*)$/.exec(line)?.[1])
+        .filter((p) => p !== undefined),
+    );
     for (const [file] of SECRET_FILE_CASES) expect(listed.has(file), file).toBe(false);
     for (const file of NOT_SECRET_FILES) expect(listed.has(file), file).toBe(true);
   });

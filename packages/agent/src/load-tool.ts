@@ -1,5 +1,11 @@
 import { z } from "zod";
-import { InvalidPathError, LOAD_SKILL_TOOL_NAME, normalizeResourcePath, ResourceNotFoundError, SkillNotFoundError } from "@skillport/core";
+import {
+  InvalidPathError,
+  LOAD_SKILL_TOOL_NAME,
+  normalizeResourcePath,
+  ResourceNotFoundError,
+  SkillNotFoundError,
+} from "@skillport/core";
 import { secretFileContent, secretFilePattern } from "@skillport/core/internal";
 import { secretReason } from "./secret-paths.js";
 import type { BoxSkill } from "./box-skill.js";
@@ -23,13 +29,15 @@ const input = z.object({
   path: z
     .string()
     .optional()
-    .describe('Path relative to the skill folder: "SKILL.md" for the instructions, or a file they name, e.g. "references/guide.md".'),
+    .describe(
+      'Path relative to the skill folder: "SKILL.md" for the instructions, or a file they name, e.g. "references/guide.md".',
+    ),
   /** AgentScope's documented name for `path`; accepted, not advertised. */
   resourcePath: z.string().optional(),
 });
 
 const DESCRIPTION =
-  "Load a skill's instructions (path \"SKILL.md\") or one of its files (e.g. \"references/guide.md\"). " +
+  'Load a skill\'s instructions (path "SKILL.md") or one of its files (e.g. "references/guide.md"). ' +
   "Loading a skill activates it and makes its tools available.";
 
 /** `load_skill_through_path(skillId, path)`: the one entry point to skill content; success activates the skill. */
@@ -42,15 +50,21 @@ export function createLoadTool(host: LoadHost): Tool {
     handler: async (args, context) => {
       const skillId = args.skillId.trim();
       const path = (args.path ?? args.resourcePath ?? "").trim();
-      if (skillId === "") return errorResult(`Error: ${LOAD_SKILL_TOOL}: missing required argument 'skillId' (it must not be blank)`);
-      if (path === "") return errorResult(`Error: ${LOAD_SKILL_TOOL}: missing required argument 'path' (it must not be blank; use "SKILL.md" for the instructions)`);
+      if (skillId === "")
+        return errorResult(`Error: ${LOAD_SKILL_TOOL}: missing required argument 'skillId' (it must not be blank)`);
+      if (path === "")
+        return errorResult(
+          `Error: ${LOAD_SKILL_TOOL}: missing required argument 'path' (it must not be blank; use "SKILL.md" for the instructions)`,
+        );
       const found = host.resolve(skillId);
       if (!("id" in found)) return unknownSkill(skillId, found.suggestions);
       const skill = found;
       try {
         normalizeResourcePath(path);
       } catch (error) {
-        return errorResult(`Error: path ${JSON.stringify(path)} is not allowed: ${error instanceof InvalidPathError ? error.reason : messageOf(error)}. Paths are relative to the skill folder, e.g. "SKILL.md" or "references/guide.md".`);
+        return errorResult(
+          `Error: path ${JSON.stringify(path)} is not allowed: ${error instanceof InvalidPathError ? error.reason : messageOf(error)}. Paths are relative to the skill folder, e.g. "SKILL.md" or "references/guide.md".`,
+        );
       }
       // Credential files and VCS folders are never served, whatever the source holds (decision 0255).
       const secret = path === "SKILL.md" ? undefined : await secretReason(skill.reader, path);
@@ -85,7 +99,14 @@ export function createLoadTool(host: LoadHost): Tool {
       const shape = secretFileContent(path, bytes);
       if (shape !== undefined) return notServed(skill, path, `it holds a ${shape}`);
       const note = await host.activate(context.sessionId, skill);
-      return textResult([`Successfully loaded resource ${path} of skill ${skill.id}.`, ...(note ? [note] : []), "", cap(decode(bytes), host.box.maxContentChars)].join("\n"));
+      return textResult(
+        [
+          `Successfully loaded resource ${path} of skill ${skill.id}.`,
+          ...(note ? [note] : []),
+          "",
+          cap(decode(bytes), host.box.maxContentChars),
+        ].join("\n"),
+      );
     },
   });
 }
@@ -107,19 +128,24 @@ function unknownSkill(given: string, suggestions: readonly string[]) {
 }
 
 function notServed(skill: BoxSkill, path: string, why: string) {
-  return errorResult(`Error: ${JSON.stringify(path)} of skill ${skill.id} is not served: ${why}, and credential files are never given to the model.`);
+  return errorResult(
+    `Error: ${JSON.stringify(path)} of skill ${skill.id} is not served: ${why}, and credential files are never given to the model.`,
+  );
 }
 
 /** A failed read: a missing file lists every path of the skill (SKILL.md first); the skill stays inactive. */
 async function readFailure(skill: BoxSkill, path: string, error: unknown, host: LoadHost) {
-  if (error instanceof InvalidPathError) return errorResult(`Error: path ${JSON.stringify(path)} of skill ${skill.id} is not allowed: ${error.reason}.`);
+  if (error instanceof InvalidPathError)
+    return errorResult(`Error: path ${JSON.stringify(path)} of skill ${skill.id} is not allowed: ${error.reason}.`);
   if (error instanceof SkillNotFoundError) return unknownSkill(skill.id, []);
   if (!(error instanceof ResourceNotFoundError)) {
     return errorResult(`Error: skill ${skill.id} cannot be read right now (${messageOf(error)}); try again later.`);
   }
   let listing: string;
   try {
-    const files = (await skill.reader.listFiles()).filter((p) => p !== "SKILL.md" && secretFilePattern(p) === undefined);
+    const files = (await skill.reader.listFiles()).filter(
+      (p) => p !== "SKILL.md" && secretFilePattern(p) === undefined,
+    );
     const all = ["SKILL.md", ...files];
     const shown = all.slice(0, host.box.maxListedPaths).map((p, i) => `${i + 1}. ${p}`);
     if (all.length > shown.length) shown.push(`(${all.length - shown.length} more not listed)`);

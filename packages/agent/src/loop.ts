@@ -48,7 +48,8 @@ export interface AgentRunResult {
 export async function runAgent(options: RunAgentOptions): Promise<AgentRunResult> {
   const session = options.box instanceof SkillBox ? options.box.session() : options.box;
   const maxSteps = options.maxSteps ?? 20;
-  if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new AgentError("AGENT_CONFIG", `maxSteps must be a positive integer, got ${maxSteps}`);
+  if (!Number.isInteger(maxSteps) || maxSteps < 1)
+    throw new AgentError("AGENT_CONFIG", `maxSteps must be a positive integer, got ${maxSteps}`);
   const emit = (event: AgentEvent) => {
     try {
       options.onEvent?.(event);
@@ -56,12 +57,19 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRunResult
       // a listener's bug must not end the run
     }
   };
-  const messages: AgentMessage[] = typeof options.messages === "string" ? [{ role: "user", content: options.messages }] : [...options.messages];
+  const messages: AgentMessage[] =
+    typeof options.messages === "string" ? [{ role: "user", content: options.messages }] : [...options.messages];
   const skills = session.getSkillPrompt();
   const system = [options.system?.trim(), skills].filter((s): s is string => Boolean(s)).join("\n\n");
   const usage: Usage = { inputTokens: 0, outputTokens: 0 };
   let text = "";
-  const done = (steps: number, stopReason: AgentRunResult["stopReason"]): AgentRunResult => ({ messages, text, steps, usage, stopReason });
+  const done = (steps: number, stopReason: AgentRunResult["stopReason"]): AgentRunResult => ({
+    messages,
+    text,
+    steps,
+    usage,
+    stopReason,
+  });
   for (let step = 1; step <= maxSteps; step++) {
     if (options.signal?.aborted) return done(step - 1, "aborted");
     const tools = session.tools();

@@ -31,7 +31,18 @@ beforeAll(async () => {
   await writeFile(path.join(dist, "logo.svg"), '<svg xmlns="http://www.w3.org/2000/svg"/>');
   await writeFile(
     path.join(dist, "manifest.json"),
-    JSON.stringify({ pluginId: "shout", version: "1.0.0", name: { en: "Shout", "zh-CN": "Shout" }, description: { en: "Upper-cases text", "zh-CN": "x" }, type: "tool", permission: [], icon: "logo.svg", toolDescription: "Upper-cases text", inputSchema: schema({ text: { type: "string" } }, ["text"]), outputSchema: schema({ text: { type: "string" } }, ["text"]) }),
+    JSON.stringify({
+      pluginId: "shout",
+      version: "1.0.0",
+      name: { en: "Shout", "zh-CN": "Shout" },
+      description: { en: "Upper-cases text", "zh-CN": "x" },
+      type: "tool",
+      permission: [],
+      icon: "logo.svg",
+      toolDescription: "Upper-cases text",
+      inputSchema: schema({ text: { type: "string" } }, ["text"]),
+      outputSchema: schema({ text: { type: "string" } }, ["text"]),
+    }),
   );
   host = await PluginHost.load(dist, { maxHeapMb: 64 });
 }, 60_000);
@@ -44,9 +55,17 @@ describe("pluginTools", () => {
   it("wraps each plugin tool; bound to a skill it appears when the skill loads; bad input is an error result", async () => {
     const [shout] = pluginTools(host);
     expect(shout?.name).toBe("shout");
-    expect(shout?.inputSchema).toMatchObject({ $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", required: ["text"] });
+    expect(shout?.inputSchema).toMatchObject({
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      required: ["text"],
+    });
     const box = new SkillBox();
-    await box.registration().skill(Skill.builder().name("loud").description("Shout things.").skillContent("# Loud\n").build()).tool(shout!).apply();
+    await box
+      .registration()
+      .skill(Skill.builder().name("loud").description("Shout things.").skillContent("# Loud\n").build())
+      .tool(shout!)
+      .apply();
     expect(box.tools().map((t) => t.name)).toEqual(["load_skill_through_path"]);
     await box.callTool("load_skill_through_path", { skillId: "loud_custom", path: "SKILL.md" });
     const ok = await box.callTool("shout", { text: "hi" });

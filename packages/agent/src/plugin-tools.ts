@@ -21,19 +21,25 @@ export interface PluginToolSource {
  */
 export function pluginTools(host: PluginToolSource): Tool[] {
   return host.tools().map((plugin) => {
-    if (!TOOL_NAME_PATTERN.test(plugin.name)) throw new TypeError(`plugin tool name ${JSON.stringify(plugin.name)} is not a model-safe name`);
+    if (!TOOL_NAME_PATTERN.test(plugin.name))
+      throw new TypeError(`plugin tool name ${JSON.stringify(plugin.name)} is not a model-safe name`);
     return {
       name: plugin.name,
       description: plugin.description,
       inputSchema: { $schema: "https://json-schema.org/draft/2020-12/schema", ...(plugin.inputSchema as JsonSchema) },
       async execute(args, context): Promise<ToolResult> {
         if (args === null || typeof args !== "object" || Array.isArray(args)) {
-          return { content: [{ type: "text", text: `Error: ${plugin.name}: the arguments must be an object` }], isError: true };
+          return {
+            content: [{ type: "text", text: `Error: ${plugin.name}: the arguments must be an object` }],
+            isError: true,
+          };
         }
         try {
           const output = await plugin.execute(args, {});
           void context;
-          return typeof output === "string" ? { content: [{ type: "text", text: output }], isError: false } : { content: [{ type: "json", value: output }], isError: false };
+          return typeof output === "string"
+            ? { content: [{ type: "text", text: output }], isError: false }
+            : { content: [{ type: "json", value: output }], isError: false };
         } catch (error) {
           return { content: [{ type: "text", text: `Error: ${plugin.name}: ${messageOf(error)}` }], isError: true };
         }

@@ -7,10 +7,14 @@ import { SkillBox } from "./skill-box.js";
 const whole = vi.hoisted(() => ({ builds: 0 }));
 vi.mock("../../core/src/registry-snapshot.js", async (importOriginal) => {
   const real = await importOriginal<typeof import("../../core/src/registry-snapshot.js")>();
-  return { ...real, buildSnapshot: (...args: Parameters<typeof real.buildSnapshot>) => (whole.builds++, real.buildSnapshot(...args)) };
+  return {
+    ...real,
+    buildSnapshot: (...args: Parameters<typeof real.buildSnapshot>) => (whole.builds++, real.buildSnapshot(...args)),
+  };
 });
 
-const skill = (i: number) => Skill.builder().name(`skill-${i}`).description(`Skill number ${i}.`).skillContent(`# Skill ${i}\n`).build();
+const skill = (i: number) =>
+  Skill.builder().name(`skill-${i}`).description(`Skill number ${i}.`).skillContent(`# Skill ${i}\n`).build();
 
 describe("registerSkill × n", () => {
   it("lists no source and builds no whole snapshot per registration; one read after sees all n", async () => {

@@ -34,7 +34,8 @@ export class SkillRegistration {
   /** Registers the skill (a no-op for the same content) and puts each tool in its inactive group. */
   async apply(): Promise<RegisterResult> {
     const skill = this.#skill;
-    if (skill === undefined) throw new AgentError("AGENT_CONFIG", "registration needs a skill: registration().skill(s)");
+    if (skill === undefined)
+      throw new AgentError("AGENT_CONFIG", "registration needs a skill: registration().skill(s)");
     let result: RegisterResult;
     if (typeof skill === "string") {
       const known = this.#box.getSkill(skill);

@@ -14,14 +14,22 @@ const input = z.object({
     .min(0)
     .max(1)
     .optional()
-    .describe("Leave out skills whose confidence is below this (0–1). Default 0: every match, best first, each with its confidence."),
+    .describe(
+      "Leave out skills whose confidence is below this (0–1). Default 0: every match, best first, each with its confidence.",
+    ),
 });
 
 /**
  * `search_skills(query)`: finds skills the prompt had no room to list (core's BM25F search, calibrated confidence).
  * Like `skillport search`, it shows every ranked match with its confidence and abstains only when asked (decision 0265).
  */
-export function createSearchTool(search: (query: string, limit: number, minConfidence: number) => Promise<Array<{ skill: BoxSkill; confidence: number }>>): Tool {
+export function createSearchTool(
+  search: (
+    query: string,
+    limit: number,
+    minConfidence: number,
+  ) => Promise<Array<{ skill: BoxSkill; confidence: number }>>,
+): Tool {
   return defineTool({
     name: SEARCH_SKILLS_TOOL,
     description:
@@ -31,8 +39,11 @@ export function createSearchTool(search: (query: string, limit: number, minConfi
     handler: async ({ query, limit, minConfidence }) => {
       const threshold = minConfidence ?? DEFAULT_MIN_CONFIDENCE;
       const hits = await search(query, limit ?? 5, threshold);
-      if (hits.length === 0) return `No skill matches ${JSON.stringify(query)}${threshold > 0 ? ` with confidence ≥ ${threshold}` : ""}.`;
-      const lines = hits.map(({ skill, confidence }, i) => `${i + 1}. ${skill.id} (${Math.round(confidence * 100)}%): ${skill.description}`);
+      if (hits.length === 0)
+        return `No skill matches ${JSON.stringify(query)}${threshold > 0 ? ` with confidence ≥ ${threshold}` : ""}.`;
+      const lines = hits.map(
+        ({ skill, confidence }, i) => `${i + 1}. ${skill.id} (${Math.round(confidence * 100)}%): ${skill.description}`,
+      );
       return `Skills matching ${JSON.stringify(query)}:\n${lines.join("\n")}`;
     },
   });

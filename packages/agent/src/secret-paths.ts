@@ -25,7 +25,10 @@ export async function folderLinkTarget(skillMd: string | undefined, file: string
   if (skillMd === undefined || !path.isAbsolute(skillMd)) return undefined;
   try {
     const dir = await realpath(path.dirname(skillMd));
-    const target = path.relative(dir, await realpath(path.join(dir, ...file.split("/")))).split(path.sep).join("/");
+    const target = path
+      .relative(dir, await realpath(path.join(dir, ...file.split("/"))))
+      .split(path.sep)
+      .join("/");
     return target === file ? undefined : target;
   } catch {
     return undefined; // missing or unreadable: the read itself reports it

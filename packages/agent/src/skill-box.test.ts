@@ -5,19 +5,34 @@ import { tempTree, type TempTree } from "@skillport/testing";
 import { z } from "zod";
 import { defineTool, resultText, SkillBox, SkillBoxSession, skillDirName, skillIdOf, type Tool } from "./index.js";
 
-const skill = (name: string, body = `# ${name}\n`, extra: Record<string, string | Uint8Array> = {}, source?: string) => {
-  const b = Skill.builder().name(name).description(`Does ${name} things. Use when the user asks for ${name}.`).skillContent(body);
+const skill = (
+  name: string,
+  body = `# ${name}\n`,
+  extra: Record<string, string | Uint8Array> = {},
+  source?: string,
+) => {
+  const b = Skill.builder()
+    .name(name)
+    .description(`Does ${name} things. Use when the user asks for ${name}.`)
+    .skillContent(body);
   for (const [p, c] of Object.entries(extra)) b.addResource(p, c);
   if (source) b.source(source);
   return b.build();
 };
 
-const echo = (name: string): Tool => defineTool({ name, description: `echo ${name}`, input: z.object({ text: z.string() }), handler: ({ text }) => `${name}:${text}` });
+const echo = (name: string): Tool =>
+  defineTool({
+    name,
+    description: `echo ${name}`,
+    input: z.object({ text: z.string() }),
+    handler: ({ text }) => `${name}:${text}`,
+  });
 const text = async (p: Promise<{ content: unknown[]; isError: boolean }>) => {
   const r = (await p) as Parameters<typeof resultText>[0];
   return { text: resultText(r), isError: r.isError };
 };
-const load = (box: SkillBox | ReturnType<SkillBox["session"]>, skillId: string, path: string) => text(box.callTool("load_skill_through_path", { skillId, path }));
+const load = (box: SkillBox | ReturnType<SkillBox["session"]>, skillId: string, path: string) =>
+  text(box.callTool("load_skill_through_path", { skillId, path }));
 
 describe("tools are validated before they run", () => {
   it.each([
@@ -31,23 +46,48 @@ describe("tools are validated before they run", () => {
   });
 
   it("a handler that throws becomes an error result", async () => {
-    const boom = defineTool({ name: "boom", description: "", input: z.object({}), handler: () => {
-      throw new Error("kaput");
-    } });
-    expect(await text(boom.execute({}, { sessionId: "s" }))).toEqual({ text: "Error: boom failed: kaput", isError: true });
+    const boom = defineTool({
+      name: "boom",
+      description: "",
+      input: z.object({}),
+      handler: () => {
+        throw new Error("kaput");
+      },
+    });
+    expect(await text(boom.execute({}, { sessionId: "s" }))).toEqual({
+      text: "Error: boom failed: kaput",
+      isError: true,
+    });
   });
 
   it("schemas are JSON Schema 2020-12 from zod", () => {
-    expect(echo("say").inputSchema).toEqual({ $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { text: { type: "string" } }, required: ["text"] });
+    expect(echo("say").inputSchema).toEqual({
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      properties: { text: { type: "string" } },
+      required: ["text"],
+    });
   });
 });
 
 describe("SkillBox registration, versions and ids", () => {
   it("ids are <name>_<source>; same digest is a no-op, a new digest a new version kept until cleared", async () => {
     const box = new SkillBox();
-    expect(await box.registerSkill(skill("data_analysis"))).toEqual({ skillId: "data_analysis_custom", status: "added", version: 1 });
-    expect(await box.registerSkill(skill("data_analysis"))).toEqual({ skillId: "data_analysis_custom", status: "unchanged", version: 1 });
-    expect(await box.registerSkill(skill("data_analysis", "# v2\n"))).toEqual({ skillId: "data_analysis_custom", status: "updated", version: 2 });
+    expect(await box.registerSkill(skill("data_analysis"))).toEqual({
+      skillId: "data_analysis_custom",
+      status: "added",
+      version: 1,
+    });
+    expect(await box.registerSkill(skill("data_analysis"))).toEqual({
+      skillId: "data_analysis_custom",
+      status: "unchanged",
+      version: 1,
+    });
+    expect(await box.registerSkill(skill("data_analysis", "# v2\n"))).toEqual({
+      skillId: "data_analysis_custom",
+      status: "updated",
+      version: 2,
+    });
     expect(box.getSkillVersions("data_analysis_custom").map((v) => v.version)).toEqual([1, 2]);
     expect(box.getSkill("data_analysis_custom")?.version).toBe(2);
     expect(box.clearSkillOldVersions()).toBe(1);
@@ -123,7 +163,10 @@ describe("tool groups and sessions", () => {
       text: 'Error: tool "pdf_fill" is not available yet: load "pdf_custom" with load_skill_through_path first (it belongs to pdf_custom_skill_tools).',
       isError: true,
     });
-    expect(await text(s.callTool("nope", {}))).toEqual({ text: 'Error: unknown tool "nope". Available tools: load_skill_through_path.', isError: true });
+    expect(await text(s.callTool("nope", {}))).toEqual({
+      text: 'Error: unknown tool "nope". Available tools: load_skill_through_path.',
+      isError: true,
+    });
   });
 
   it("two sessions never see each other's activations", async () => {
@@ -132,7 +175,10 @@ describe("tool groups and sessions", () => {
     expect(box.session("bob").toolNames()).not.toContain("pdf_fill");
     expect(box.session("bob").isActive("pdf_custom")).toBe(false);
     expect((await box.session("bob").callTool("pdf_fill", { text: "x" })).isError).toBe(true);
-    expect(await text(box.session("alice").callTool("pdf_fill", { text: "x" }))).toEqual({ text: "pdf_fill:x", isError: false });
+    expect(await text(box.session("alice").callTool("pdf_fill", { text: "x" }))).toEqual({
+      text: "pdf_fill:x",
+      isError: false,
+    });
   });
 
   it("deactivateAll hides the group tools again (upstream left them on)", async () => {
@@ -156,22 +202,64 @@ describe("load_skill_through_path", () => {
   const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff]);
   beforeAll(async () => {
     box = new SkillBox();
-    await box.registerSkill(skill("report", "# Report\nUse references/style.md.\n", { "references/style.md": "Be brief.\n", "assets/logo.png": png, "scripts/run.py": "print(1)\n" }));
+    await box.registerSkill(
+      skill("report", "# Report\nUse references/style.md.\n", {
+        "references/style.md": "Be brief.\n",
+        "assets/logo.png": png,
+        "scripts/run.py": "print(1)\n",
+      }),
+    );
   });
 
   it.each([
-    [{ skillId: "report_custom", path: "SKILL.md" }, false, "Successfully loaded skill report_custom.\nName: report\nDescription: Does report things. Use when the user asks for report.\nSource: custom\n\n===== SKILL.md =====\n# Report\nUse references/style.md.\n\n===== end of SKILL.md ====="],
-    [{ skillId: "report_custom", path: "references/style.md" }, false, "Successfully loaded resource references/style.md of skill report_custom.\n\nBe brief.\n"],
-    [{ skillId: "report_custom", resourcePath: "references/style.md" }, false, "Successfully loaded resource references/style.md of skill report_custom.\n\nBe brief.\n"],
-    [{ skillId: "report_custom", path: "assets/logo.png" }, false, `Successfully loaded resource assets/logo.png of skill report_custom.\n\nbase64:${Buffer.from(png).toString("base64")}`],
-    [{ skillId: "report_custom", path: "references/missing.md" }, true, 'Error: resource "references/missing.md" not found in skill report_custom. Available paths:\n1. SKILL.md\n2. assets/logo.png\n3. references/style.md\n4. scripts/run.py'],
-    [{ skillId: "reprt_custom", path: "SKILL.md" }, true, 'Error: skill "reprt_custom" not found. Did you mean "report_custom"?'],
+    [
+      { skillId: "report_custom", path: "SKILL.md" },
+      false,
+      "Successfully loaded skill report_custom.\nName: report\nDescription: Does report things. Use when the user asks for report.\nSource: custom\n\n===== SKILL.md =====\n# Report\nUse references/style.md.\n\n===== end of SKILL.md =====",
+    ],
+    [
+      { skillId: "report_custom", path: "references/style.md" },
+      false,
+      "Successfully loaded resource references/style.md of skill report_custom.\n\nBe brief.\n",
+    ],
+    [
+      { skillId: "report_custom", resourcePath: "references/style.md" },
+      false,
+      "Successfully loaded resource references/style.md of skill report_custom.\n\nBe brief.\n",
+    ],
+    [
+      { skillId: "report_custom", path: "assets/logo.png" },
+      false,
+      `Successfully loaded resource assets/logo.png of skill report_custom.\n\nbase64:${Buffer.from(png).toString("base64")}`,
+    ],
+    [
+      { skillId: "report_custom", path: "references/missing.md" },
+      true,
+      'Error: resource "references/missing.md" not found in skill report_custom. Available paths:\n1. SKILL.md\n2. assets/logo.png\n3. references/style.md\n4. scripts/run.py',
+    ],
+    [
+      { skillId: "reprt_custom", path: "SKILL.md" },
+      true,
+      'Error: skill "reprt_custom" not found. Did you mean "report_custom"?',
+    ],
     [{ skillId: "report", path: "SKILL.md" }, false, "Successfully loaded skill report_custom."],
-    [{ skillId: "  ", path: "SKILL.md" }, true, "Error: load_skill_through_path: missing required argument 'skillId' (it must not be blank)"],
+    [
+      { skillId: "  ", path: "SKILL.md" },
+      true,
+      "Error: load_skill_through_path: missing required argument 'skillId' (it must not be blank)",
+    ],
     [{ skillId: "report_custom", path: "" }, true, "Error: load_skill_through_path: missing required argument 'path'"],
     [{ skillId: "report_custom" }, true, "missing required argument 'path'"],
-    [{ skillId: "report_custom", path: "../other/SKILL.md" }, true, 'Error: path "../other/SKILL.md" is not allowed: segment ".." is not allowed.'],
-    [{ skillId: "report_custom", path: "/etc/passwd" }, true, 'Error: path "/etc/passwd" is not allowed: absolute path.'],
+    [
+      { skillId: "report_custom", path: "../other/SKILL.md" },
+      true,
+      'Error: path "../other/SKILL.md" is not allowed: segment ".." is not allowed.',
+    ],
+    [
+      { skillId: "report_custom", path: "/etc/passwd" },
+      true,
+      'Error: path "/etc/passwd" is not allowed: absolute path.',
+    ],
     [{ skillId: "report_custom", path: "%2e%2e/x" }, true, "is not allowed: encoded form is unsafe"],
     [{ skillId: 7, path: "SKILL.md" }, true, "invalid argument 'skillId': expected string, received number"],
   ])("%j", async (args, isError, expected) => {
@@ -190,7 +278,9 @@ describe("load_skill_through_path", () => {
     for (const n of ["alpha", "beta", "gamma", "delta"]) await big.registerSkill(skill(n));
     const bigSchema = big.tools()[0]?.inputSchema as { properties: { skillId: { enum?: string[] } } };
     expect(bigSchema.properties.skillId.enum).toBeUndefined();
-    expect((await load(big, "gama_custom", "SKILL.md")).text).toBe('Error: skill "gama_custom" not found. Did you mean "gamma_custom"?');
+    expect((await load(big, "gama_custom", "SKILL.md")).text).toBe(
+      'Error: skill "gama_custom" not found. Did you mean "gamma_custom"?',
+    );
   });
 });
 
@@ -201,7 +291,13 @@ describe("the system prompt", () => {
 
   it("AgentScope's layout: header, <available_skills> with metadata in order, skill-id last; expose-all switch; custom header", async () => {
     const box = new SkillBox();
-    const s = Skill.builder().name("data_analysis").description("Analyse <data> & report").skillContent("# x\n").putMetadata("homepage", "https://e.x").putMetadata("metadata", { clawdbot: { requires: { env: ["API_KEY"] } } }).build();
+    const s = Skill.builder()
+      .name("data_analysis")
+      .description("Analyse <data> & report")
+      .skillContent("# x\n")
+      .putMetadata("homepage", "https://e.x")
+      .putMetadata("metadata", { clawdbot: { requires: { env: ["API_KEY"] } } })
+      .build();
     await box.registerSkill(s);
     const prompt = box.getSkillPrompt();
     expect(prompt).toContain("load_skill_through_path");
@@ -230,7 +326,9 @@ describe("the system prompt", () => {
     expect(box.getSkillPrompt()).not.toContain("homepage");
     box.setCatalogLayout("compact");
     expect(box.getSkillPrompt()).toMatch(/\n- data_analysis: [^\n]+\n<\/available_skills>$/);
-    expect((await box.callTool("load_skill_through_path", { skillId: "data_analysis", path: "SKILL.md" })).isError).toBeFalsy();
+    expect(
+      (await box.callTool("load_skill_through_path", { skillId: "data_analysis", path: "SKILL.md" })).isError,
+    ).toBeFalsy();
     box.setCatalogLayout("agentscope");
     expect(box.getSkillPrompt()).toContain("<skill-id>data_analysis_custom</skill-id>");
     box.setInstruction("## My skills");
@@ -242,7 +340,9 @@ describe("the system prompt", () => {
   it("past the budget: pinned skills listed, the rest counted, and search_skills offered and working", async () => {
     const box = new SkillBox({ catalog: { maxChars: 1200, pinned: ["zeta_custom"] } });
     for (const n of ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"]) await box.registerSkill(skill(n));
-    await box.registerSkill(Skill.builder().name("tax-forms").description("Fill in tax forms and returns").skillContent("# Tax\n").build());
+    await box.registerSkill(
+      Skill.builder().name("tax-forms").description("Fill in tax forms and returns").skillContent("# Tax\n").build(),
+    );
     const prompt = box.getSkillPrompt();
     expect(prompt).toContain("<skill-id>zeta_custom</skill-id>");
     expect(prompt).toMatch(/\d+ more skills are not listed here \(\d of 7 shown\); call search_skills to find them/);
@@ -258,8 +358,11 @@ describe("the system prompt", () => {
     const box = new SkillBox({ catalog: { maxChars: 300 } });
     for (const n of ["alpha", "beta", "gamma"]) await box.registerSkill(skill(n));
     // Modelled on real skills whose description is only a title: the situation's words are in the body.
-    const body = "# Incident Commander\n\nRuns a production incident: declares severity, assigns roles (commander, scribe), keeps a timeline.\n";
-    await box.registerSkill(Skill.builder().name("incident-commander").description("Incident Commander").skillContent(body).build());
+    const body =
+      "# Incident Commander\n\nRuns a production incident: declares severity, assigns roles (commander, scribe), keeps a timeline.\n";
+    await box.registerSkill(
+      Skill.builder().name("incident-commander").description("Incident Commander").skillContent(body).build(),
+    );
     expect(box.tools().map((t) => t.name)).toContain("search_skills");
     const query = "assign a scribe and keep a timeline while prod is broken";
     const [top] = await box.searchSkills(query);
@@ -275,7 +378,10 @@ describe("the system prompt", () => {
   });
 
   it("serves skills from a registry of real folders (fs provider)", async () => {
-    const tree: TempTree = await tempTree({ "hello/SKILL.md": "---\nname: hello\ndescription: Say hello. Use when greeted.\n---\n# Hello\n", "hello/references/a.md": "A\n" });
+    const tree: TempTree = await tempTree({
+      "hello/SKILL.md": "---\nname: hello\ndescription: Say hello. Use when greeted.\n---\n# Hello\n",
+      "hello/references/a.md": "A\n",
+    });
     try {
       const registry = new SkillRegistry();
       await registry.addProvider(new LocalFileSystemSkillProvider(tree.dir, { name: "fs-test" }), { watch: false });
@@ -310,7 +416,10 @@ describe("skills the box leaves out are reported (issue 20, item 9)", () => {
       ["fs-test", "blank", "skill \"blank\": 'description' must be a non-empty string"],
       ["fs-test", "nodesc", "skill \"nodesc\": required field 'description' is missing"],
     ]);
-    expect(box.failures.flatMap((f) => f.diagnostics.map((d) => d.code)).sort()).toEqual(["description-empty", "description-missing"]);
+    expect(box.failures.flatMap((f) => f.diagnostics.map((d) => d.code)).sort()).toEqual([
+      "description-empty",
+      "description-missing",
+    ]);
     await box.close();
   });
 
@@ -327,7 +436,9 @@ describe("skills the box leaves out are reported (issue 20, item 9)", () => {
 describe("one store: code skills are an in-memory source of the box's registry (issue 21 §2)", () => {
   it("a registered skill is in the registry, found by the registry's search, and read through it", async () => {
     const box = new SkillBox();
-    await box.registerSkill(skill("invoice", "# Invoice\nHow to total an invoice with VAT.\n", { "references/vat.md": "VAT rules\n" }));
+    await box.registerSkill(
+      skill("invoice", "# Invoice\nHow to total an invoice with VAT.\n", { "references/vat.md": "VAT rules\n" }),
+    );
     expect(box.registry.list().map((e) => e.qualifiedId)).toEqual(["custom:invoice"]);
     expect((await box.registry.search("VAT invoice")).map((h) => h.id)).toEqual(["invoice"]);
     expect((await box.searchSkills("VAT invoice")).map((h) => h.skill.id)).toEqual(["invoice_custom"]);
@@ -337,7 +448,9 @@ describe("one store: code skills are an in-memory source of the box's registry (
   });
 
   it("skills of another source name get a source of their own; code skills are listed first, in registration order", async () => {
-    const tree = await tempTree({ "hello/SKILL.md": "---\nname: hello\ndescription: Say hello. Use when greeted.\n---\n# Hello\n" });
+    const tree = await tempTree({
+      "hello/SKILL.md": "---\nname: hello\ndescription: Say hello. Use when greeted.\n---\n# Hello\n",
+    });
     try {
       const box = await SkillBox.create({ sources: [new LocalFileSystemSkillProvider(tree.dir, { name: "fs-test" })] });
       await box.registerSkill(skill("zulu"));
@@ -352,10 +465,14 @@ describe("one store: code skills are an in-memory source of the box's registry (
   });
 
   it("a name another source already serves is refused, never shadowed silently", async () => {
-    const tree = await tempTree({ "hello/SKILL.md": "---\nname: hello\ndescription: Say hello. Use when greeted.\n---\n# Hello\n" });
+    const tree = await tempTree({
+      "hello/SKILL.md": "---\nname: hello\ndescription: Say hello. Use when greeted.\n---\n# Hello\n",
+    });
     try {
       const box = await SkillBox.create({ sources: [new LocalFileSystemSkillProvider(tree.dir, { name: "fs-test" })] });
-      await expect(box.registerSkill(skill("hello"))).rejects.toThrow(/cannot register hello_custom: the name "hello" is already served by source "fs-test"/);
+      await expect(box.registerSkill(skill("hello"))).rejects.toThrow(
+        /cannot register hello_custom: the name "hello" is already served by source "fs-test"/,
+      );
       expect(box.listSkills().map((s) => s.id)).toEqual(["hello_fs-test"]);
       expect(box.registry.shadowed).toEqual([]);
       await box.close();

@@ -62,7 +62,13 @@ interface BoxLink {
   /** The skill's generation, or undefined when the box does not serve it. */
   generation(skillId: string): number | undefined;
   tools(activations: Activations): Tool[];
-  call(activations: Activations, sessionId: string, name: string, args: unknown, signal: AbortSignal | undefined): Promise<ToolResult>;
+  call(
+    activations: Activations,
+    sessionId: string,
+    name: string,
+    args: unknown,
+    signal: AbortSignal | undefined,
+  ): Promise<ToolResult>;
   prompt(): string;
 }
 
@@ -103,10 +109,18 @@ export class SkillBox {
     this.#searchMode = options.searchTool ?? "auto";
     this.maxContentChars = positive("maxContentChars", options.maxContentChars ?? DEFAULT_MAX_CONTENT_CHARS);
     this.maxListedPaths = positive("maxListedPaths", options.maxListedPaths ?? DEFAULT_MAX_LISTED_PATHS);
-    this.maxToolResultChars = positive("maxToolResultChars", options.maxToolResultChars ?? DEFAULT_MAX_TOOL_RESULT_CHARS);
-    this.#store = new SkillStore({ sources: options.sources, registry: options.registry, watch: options.watch }, () => (this.#prompt = undefined));
+    this.maxToolResultChars = positive(
+      "maxToolResultChars",
+      options.maxToolResultChars ?? DEFAULT_MAX_TOOL_RESULT_CHARS,
+    );
+    this.#store = new SkillStore(
+      { sources: options.sources, registry: options.registry, watch: options.watch },
+      () => (this.#prompt = undefined),
+    );
     this.#loadTool = createLoadTool(this.#loadHost());
-    this.#searchTool = createSearchTool((query, limit, minConfidence) => this.searchSkills(query, limit, { minConfidence }));
+    this.#searchTool = createSearchTool((query, limit, minConfidence) =>
+      this.searchSkills(query, limit, { minConfidence }),
+    );
     links.set(this, {
       generation: (id) => (this.#store.has(id) ? this.#store.generation(id) : undefined),
       tools: (activations) => this.#visibleTools(activations),
@@ -190,7 +204,11 @@ export class SkillBox {
    * Skills matching a query (the registry's BM25F search with calibrated confidence), best first; hidden skills never.
    * Every match by default; `minConfidence` leaves out weaker ones (abstention on request, decision 0265).
    */
-  searchSkills(query: string, limit = 5, options: { minConfidence?: number } = {}): Promise<Array<{ skill: BoxSkill; confidence: number }>> {
+  searchSkills(
+    query: string,
+    limit = 5,
+    options: { minConfidence?: number } = {},
+  ): Promise<Array<{ skill: BoxSkill; confidence: number }>> {
     return this.#store.search(query, limit, options.minConfidence ?? DEFAULT_MIN_CONFIDENCE);
   }
 
@@ -203,7 +221,9 @@ export class SkillBox {
 
   /** Puts a tool in the group `<skillId>_skill_tools` of each given skill (a tool may be in several groups). */
   bindTool(tool: Tool, skillIds: readonly string[]): void {
-    for (const id of skillIds) if (!this.#store.has(id)) throw new AgentError("AGENT_CONFIG", `cannot bind tool ${tool.name}: no skill ${JSON.stringify(id)}`);
+    for (const id of skillIds)
+      if (!this.#store.has(id))
+        throw new AgentError("AGENT_CONFIG", `cannot bind tool ${tool.name}: no skill ${JSON.stringify(id)}`);
     this.#groups.put(tool, skillIds, this.#reservedNames());
   }
 
@@ -214,7 +234,12 @@ export class SkillBox {
 
   /** Every tool the box may ever show (hidden group tools included), e.g. for APIs that take `activeTools`. */
   allTools(): Tool[] {
-    return [this.#loadTool, ...(this.#searchMode === "never" ? [] : [this.#searchTool]), ...(this.#codeExec?.tools() ?? []), ...this.#groups.all()];
+    return [
+      this.#loadTool,
+      ...(this.#searchMode === "never" ? [] : [this.#searchTool]),
+      ...(this.#codeExec?.tools() ?? []),
+      ...this.#groups.all(),
+    ];
   }
 
   /** Removes a tool from the box (and every group). */
@@ -236,7 +261,8 @@ export class SkillBox {
 
   /** A session: its own activations, so two sessions (users, agents) never see each other's. */
   session(id: string = DEFAULT_SESSION): SkillBoxSession {
-    if (typeof id !== "string" || id === "") throw new AgentError("AGENT_CONFIG", "a session id must be a non-empty string");
+    if (typeof id !== "string" || id === "")
+      throw new AgentError("AGENT_CONFIG", "a session id must be a non-empty string");
     let session = this.#sessions.get(id);
     if (!session) this.#sessions.set(id, (session = new SkillBoxSession(this, id)));
     return session;
@@ -323,12 +349,21 @@ export class SkillBox {
   }
 
   /** Runs a tool for a session; unknown and hidden tools are error results naming them. Never throws. */
-  async #callTool(activations: Activations, sessionId: string, name: string, args: unknown, signal: AbortSignal | undefined): Promise<ToolResult> {
+  async #callTool(
+    activations: Activations,
+    sessionId: string,
+    name: string,
+    args: unknown,
+    signal: AbortSignal | undefined,
+  ): Promise<ToolResult> {
     const visible = this.#visibleTools(activations);
     const tool = visible.find((t) => t.name === name);
     if (!tool) {
       const hidden = this.#groups.unavailable(name, LOAD_SKILL_TOOL);
-      return errorResult(hidden ?? `Error: unknown tool ${JSON.stringify(name)}. Available tools: ${visible.map((t) => t.name).join(", ")}.`);
+      return errorResult(
+        hidden ??
+          `Error: unknown tool ${JSON.stringify(name)}. Available tools: ${visible.map((t) => t.name).join(", ")}.`,
+      );
     }
     const context: ToolContext = signal ? { sessionId, signal } : { sessionId };
     try {
@@ -340,7 +375,8 @@ export class SkillBox {
 
   #enableCodeExecution(exec: CodeExecution): void {
     for (const tool of exec.tools()) {
-      if (this.#groups.has(tool.name)) throw new AgentError("TOOL_CONFLICT", `tool name ${JSON.stringify(tool.name)} is already used by another tool`);
+      if (this.#groups.has(tool.name))
+        throw new AgentError("TOOL_CONFLICT", `tool name ${JSON.stringify(tool.name)} is already used by another tool`);
     }
     const previous = this.#codeExec;
     if (previous?.scriptTool) this.#groups.remove(previous.scriptTool.name);
@@ -367,7 +403,10 @@ export class SkillBox {
     });
     if (catalog.total === 0) return (this.#prompt = { text: "", truncated: false });
     const section = this.#codeExec?.promptSection();
-    this.#prompt = { text: section ? `${catalog.text}\n\n${section}` : catalog.text, truncated: catalog.shown < catalog.total };
+    this.#prompt = {
+      text: section ? `${catalog.text}\n\n${section}` : catalog.text,
+      truncated: catalog.shown < catalog.total,
+    };
     return this.#prompt;
   }
 
@@ -442,7 +481,8 @@ export class SkillBoxSession {
 
   /** Activates a skill without the model loading it (e.g. the user invoked it). */
   activate(skillId: string): void {
-    if (!this.#activations.activate(skillId)) throw new AgentError("AGENT_CONFIG", `no skill ${JSON.stringify(skillId)}`);
+    if (!this.#activations.activate(skillId))
+      throw new AgentError("AGENT_CONFIG", `no skill ${JSON.stringify(skillId)}`);
   }
 
   deactivate(skillId: string): boolean {
@@ -460,11 +500,13 @@ export class SkillBoxSession {
 }
 
 function positive(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1) throw new AgentError("AGENT_CONFIG", `${name} must be a positive integer, got ${value}`);
+  if (!Number.isInteger(value) || value < 1)
+    throw new AgentError("AGENT_CONFIG", `${name} must be a positive integer, got ${value}`);
   return value;
 }
 
 function nonNegative(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 0) throw new AgentError("AGENT_CONFIG", `${name} must be a non-negative integer, got ${value}`);
+  if (!Number.isInteger(value) || value < 0)
+    throw new AgentError("AGENT_CONFIG", `${name} must be a non-negative integer, got ${value}`);
   return value;
 }

@@ -15,7 +15,11 @@ export function skillIdOf(name: string, source: string): string {
  * of the id's sha256 are appended so two ids never share a directory. The result passes core's `isSafeSkillId`.
  */
 export function skillDirName(id: string): string {
-  let name = id.normalize("NFKC").replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "_").replace(/\.+$/, "_");
+  let name = id
+    .normalize("NFKC")
+    .replace(/[^A-Za-z0-9._-]/g, "_")
+    .replace(/^\.+/, "_")
+    .replace(/\.+$/, "_");
   if (name.length > 200) name = name.slice(0, 200);
   if (name === id && isSafeSkillId(name)) return name;
   const hash = createHash("sha256").update(id).digest("hex").slice(0, 8);

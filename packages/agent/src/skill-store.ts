@@ -54,14 +54,16 @@ export class SkillStore {
 
   /** `changed` is called whenever the list may differ (caches built on it are stale). */
   constructor(options: SkillStoreOptions, changed: () => void) {
-    if (options.sources && options.registry) throw new AgentError("AGENT_CONFIG", "give SkillBox either sources or a registry, not both");
+    if (options.sources && options.registry)
+      throw new AgentError("AGENT_CONFIG", "give SkillBox either sources or a registry, not both");
     this.#own = options.registry === undefined;
     const registry = (this.registry = options.registry ?? new SkillRegistry());
     this.#changed = changed;
     this.#unsubscribe = registry.on("change", (change) => this.#onRegistryChange(change));
     const sources = options.sources ?? [];
     this.ready = (async () => {
-      for (const source of sources) await registry.addProvider(toSkillProvider(source), { watch: options.watch ?? false });
+      for (const source of sources)
+        await registry.addProvider(toSkillProvider(source), { watch: options.watch ?? false });
     })();
     this.ready.catch(() => undefined); // surfaced by ready()
   }
@@ -108,13 +110,17 @@ export class SkillStore {
     await this.ready.catch(() => undefined); // given sources come first in the registry
     const owner = this.registry.has(name) ? this.registry.get(name) : undefined;
     if (owner && owner.source !== source) {
-      throw new AgentError("AGENT_CONFIG", `cannot register ${id}: the name ${JSON.stringify(name)} is already served by source ${JSON.stringify(owner.source)} (skill id ${this.#boxId(owner)}); skill names are one namespace in a box`);
+      throw new AgentError(
+        "AGENT_CONFIG",
+        `cannot register ${id}: the name ${JSON.stringify(name)} is already served by source ${JSON.stringify(owner.source)} (skill id ${this.#boxId(owner)}); skill names are one namespace in a box`,
+      );
     }
     const repo = await this.#memoryFor(source);
     try {
       await repo.save([skill], { force: true });
     } catch (error) {
-      const problems = error instanceof SkillValidationError ? error.diagnostics.map((d) => d.message).join("; ") : messageOf(error);
+      const problems =
+        error instanceof SkillValidationError ? error.diagnostics.map((d) => d.message).join("; ") : messageOf(error);
       throw new AgentError("AGENT_CONFIG", `cannot register ${id}: ${problems}`, { cause: error });
     }
     // Only this skill is read again: registering n skills costs n reads, not n refreshes of everything.
@@ -124,7 +130,10 @@ export class SkillStore {
       const failure = this.registry.failures.find((f) => f.source === source && f.id === name);
       await repo.delete(name);
       await this.registry.refresh(only);
-      throw new AgentError("AGENT_CONFIG", `cannot register ${id}: ${failure?.message ?? "the registry did not take it"}`);
+      throw new AgentError(
+        "AGENT_CONFIG",
+        `cannot register ${id}: ${failure?.message ?? "the registry did not take it"}`,
+      );
     }
     const versions = this.#versions.get(id) ?? [];
     const previous = versions.at(-1);
@@ -166,7 +175,11 @@ export class SkillStore {
   }
 
   /** The registry's search (BM25F, calibrated confidence), as box skills; hidden and removed skills never. */
-  async search(query: string, limit: number, minConfidence: number): Promise<Array<{ skill: BoxSkill; confidence: number }>> {
+  async search(
+    query: string,
+    limit: number,
+    minConfidence: number,
+  ): Promise<Array<{ skill: BoxSkill; confidence: number }>> {
     const hits: Array<{ skill: BoxSkill; confidence: number }> = [];
     for (const hit of await this.registry.search(query, { limit: limit * 2, minConfidence })) {
       const entry = this.registry.has(hit.id) ? this.registry.get(hit.id) : undefined;
@@ -192,7 +205,11 @@ export class SkillStore {
       await this.registry.addProvider(repo, { watch: false });
     } catch (error) {
       this.#memory.delete(source);
-      throw new AgentError("AGENT_CONFIG", `cannot register skills of source ${JSON.stringify(source)}: ${messageOf(error)}`, { cause: error });
+      throw new AgentError(
+        "AGENT_CONFIG",
+        `cannot register skills of source ${JSON.stringify(source)}: ${messageOf(error)}`,
+        { cause: error },
+      );
     }
     return repo;
   }
@@ -258,7 +275,12 @@ export class SkillStore {
 }
 
 /** A registry entry as the box holds it; a code skill (`version` given) carries its version and digest. */
-function boxSkill(id: string, entry: RegistryEntry, frontmatter: Frontmatter, version: SkillVersion | undefined): BoxSkill {
+function boxSkill(
+  id: string,
+  entry: RegistryEntry,
+  frontmatter: Frontmatter,
+  version: SkillVersion | undefined,
+): BoxSkill {
   const fields = skillFields(frontmatter);
   return Object.freeze({
     id,

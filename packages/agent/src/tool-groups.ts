@@ -75,21 +75,31 @@ export class ToolGroups {
   }
 
   #put(tool: Tool, skillIds: readonly string[] | undefined, reserved: readonly string[]): ToolEntry {
-    if (!TOOL_NAME_PATTERN.test(tool.name)) throw new AgentError("AGENT_CONFIG", `tool name ${JSON.stringify(tool.name)} must match ${TOOL_NAME_PATTERN}`);
-    if (reserved.includes(tool.name)) throw new AgentError("TOOL_CONFLICT", `tool name ${JSON.stringify(tool.name)} is reserved by the skill box`);
+    if (!TOOL_NAME_PATTERN.test(tool.name))
+      throw new AgentError("AGENT_CONFIG", `tool name ${JSON.stringify(tool.name)} must match ${TOOL_NAME_PATTERN}`);
+    if (reserved.includes(tool.name))
+      throw new AgentError("TOOL_CONFLICT", `tool name ${JSON.stringify(tool.name)} is reserved by the skill box`);
     const existing = this.#tools.get(tool.name);
-    if (existing && existing.tool !== tool) throw new AgentError("TOOL_CONFLICT", `another tool named ${JSON.stringify(tool.name)} is already registered`);
+    if (existing && existing.tool !== tool)
+      throw new AgentError("TOOL_CONFLICT", `another tool named ${JSON.stringify(tool.name)} is already registered`);
     if (existing) {
       if (skillIds === undefined || existing.skills === undefined) {
         if ((skillIds === undefined) !== (existing.skills === undefined)) {
-          throw new AgentError("TOOL_CONFLICT", `tool ${JSON.stringify(tool.name)} cannot be both always visible and in a skill group`);
+          throw new AgentError(
+            "TOOL_CONFLICT",
+            `tool ${JSON.stringify(tool.name)} cannot be both always visible and in a skill group`,
+          );
         }
         return existing;
       }
       for (const id of skillIds) existing.skills.add(id);
       return existing;
     }
-    const entry: ToolEntry = { tool, skills: skillIds === undefined ? undefined : new Set(skillIds), everySkill: false };
+    const entry: ToolEntry = {
+      tool,
+      skills: skillIds === undefined ? undefined : new Set(skillIds),
+      everySkill: false,
+    };
     this.#tools.set(tool.name, entry);
     return entry;
   }

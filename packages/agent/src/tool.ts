@@ -5,9 +5,7 @@ export type JsonSchema = { [key: string]: unknown };
 
 /** One piece of a tool result. `json` is sent to models as its JSON text; images as base64 where the API allows. */
 export type ToolContent =
-  | { type: "text"; text: string }
-  | { type: "json"; value: unknown }
-  | { type: "image"; mimeType: string; data: string };
+  { type: "text"; text: string } | { type: "json"; value: unknown } | { type: "image"; mimeType: string; data: string };
 
 export interface ToolResult {
   content: ToolContent[];
@@ -47,7 +45,8 @@ export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** A tool whose arguments are checked by a zod v4 schema before the handler runs; its JSON Schema is `z.toJSONSchema`. */
 export function defineTool<S extends z.ZodType>(options: DefineToolOptions<S>): Tool {
-  if (!TOOL_NAME_PATTERN.test(options.name)) throw new TypeError(`tool name ${JSON.stringify(options.name)} must match ${TOOL_NAME_PATTERN}`);
+  if (!TOOL_NAME_PATTERN.test(options.name))
+    throw new TypeError(`tool name ${JSON.stringify(options.name)} must match ${TOOL_NAME_PATTERN}`);
   const base = jsonSchemaOf(options.input);
   const { name, description, input, handler } = options;
   const custom = options.schema;
@@ -81,7 +80,8 @@ function stripSafeIntegerBounds(value: unknown): unknown {
   if (value === null || typeof value !== "object") return value;
   const out: { [key: string]: unknown } = {};
   for (const [key, v] of Object.entries(value)) {
-    if ((key === "maximum" && v === Number.MAX_SAFE_INTEGER) || (key === "minimum" && v === Number.MIN_SAFE_INTEGER)) continue;
+    if ((key === "maximum" && v === Number.MAX_SAFE_INTEGER) || (key === "minimum" && v === Number.MIN_SAFE_INTEGER))
+      continue;
     out[key] = stripSafeIntegerBounds(v);
   }
   return out;
@@ -100,11 +100,15 @@ export function describeIssues(tool: string, issues: readonly z.core.$ZodIssue[]
 }
 
 export function textResult(text: string, details?: Record<string, unknown>): ToolResult {
-  return details ? { content: [{ type: "text", text }], isError: false, details } : { content: [{ type: "text", text }], isError: false };
+  return details
+    ? { content: [{ type: "text", text }], isError: false, details }
+    : { content: [{ type: "text", text }], isError: false };
 }
 
 export function errorResult(text: string, details?: Record<string, unknown>): ToolResult {
-  return details ? { content: [{ type: "text", text }], isError: true, details } : { content: [{ type: "text", text }], isError: true };
+  return details
+    ? { content: [{ type: "text", text }], isError: true, details }
+    : { content: [{ type: "text", text }], isError: true };
 }
 
 /**
@@ -117,7 +121,8 @@ export function capResult(result: ToolResult, max: number): ToolResult {
   let cut = false;
   const content: ToolContent[] = [];
   for (const part of result.content) {
-    const text = part.type === "text" ? part.text : part.type === "json" ? (JSON.stringify(part.value) ?? "null") : undefined;
+    const text =
+      part.type === "text" ? part.text : part.type === "json" ? (JSON.stringify(part.value) ?? "null") : undefined;
     const size = text?.length ?? (part.type === "image" ? part.data.length : 0);
     total += size;
     if (!cut && size <= left) {
@@ -130,14 +135,23 @@ export function capResult(result: ToolResult, max: number): ToolResult {
     left = 0;
   }
   if (!cut) return result;
-  content.push({ type: "text", text: `\n[truncated: the result held ${total} characters; only the first ${max} are shown]` });
+  content.push({
+    type: "text",
+    text: `\n[truncated: the result held ${total} characters; only the first ${max} are shown]`,
+  });
   return { ...result, content };
 }
 
 /** A result's text: text parts as they are, JSON as its text, images as a short placeholder. */
 export function resultText(result: ToolResult): string {
   return result.content
-    .map((part) => (part.type === "text" ? part.text : part.type === "json" ? JSON.stringify(part.value) : `[image ${part.mimeType}, ${Math.floor((part.data.length * 3) / 4)} bytes]`))
+    .map((part) =>
+      part.type === "text"
+        ? part.text
+        : part.type === "json"
+          ? JSON.stringify(part.value)
+          : `[image ${part.mimeType}, ${Math.floor((part.data.length * 3) / 4)} bytes]`,
+    )
     .join("\n");
 }
 

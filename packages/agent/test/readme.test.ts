@@ -10,7 +10,10 @@ import { startScriptedServer } from "./scripted-server.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const readme = readFileSync(path.join(repo, "README.md"), "utf8");
-const section = readme.slice(readme.indexOf("## Give your agent skills"), readme.indexOf("\n## ", readme.indexOf("## Give your agent skills") + 5));
+const section = readme.slice(
+  readme.indexOf("## Give your agent skills"),
+  readme.indexOf("\n## ", readme.indexOf("## Give your agent skills") + 5),
+);
 const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1] as string);
 // Inside the repository, so `@skillport/*` resolve to the workspace packages' built dist.
 const work = mkdtempSync(path.join(repo, "packages/agent/test/.readme-"));
@@ -26,9 +29,23 @@ describe("README: give your agent skills", () => {
     blocks.forEach((block, i) => writeFileSync(path.join(work, `example-${i}.ts`), `${block}\nexport {};\n`));
     writeFileSync(
       path.join(work, "tsconfig.json"),
-      JSON.stringify({ compilerOptions: { target: "ES2023", module: "nodenext", moduleResolution: "nodenext", strict: true, rootDir: ".", outDir: "out", skipLibCheck: true, types: ["node"] }, include: ["*.ts"] }),
+      JSON.stringify({
+        compilerOptions: {
+          target: "ES2023",
+          module: "nodenext",
+          moduleResolution: "nodenext",
+          strict: true,
+          rootDir: ".",
+          outDir: "out",
+          skipLibCheck: true,
+          types: ["node"],
+        },
+        include: ["*.ts"],
+      }),
     );
-    const tsc = spawnSync(process.execPath, [path.join(repo, "node_modules/typescript/bin/tsc"), "-p", work], { encoding: "utf8" });
+    const tsc = spawnSync(process.execPath, [path.join(repo, "node_modules/typescript/bin/tsc"), "-p", work], {
+      encoding: "utf8",
+    });
     expect(tsc.stdout + tsc.stderr).toBe("");
     const server = await startScriptedServer([
       { toolCalls: [{ name: "load_skill_through_path", arguments: { skillId: "csv-insights", path: "SKILL.md" } }] },
@@ -40,7 +57,13 @@ describe("README: give your agent skills", () => {
       const node = (file: string) =>
         promisify(execFile)(process.execPath, [path.join(work, "out", file)], {
           cwd: repo,
-          env: { PATH: process.env.PATH ?? "", OPENAI_API_KEY: "sk-readme", OPENAI_BASE_URL: `${server.url}/v1`, ANTHROPIC_API_KEY: "sk-ant-readme", ANTHROPIC_BASE_URL: server.url },
+          env: {
+            PATH: process.env.PATH ?? "",
+            OPENAI_API_KEY: "sk-readme",
+            OPENAI_BASE_URL: `${server.url}/v1`,
+            ANTHROPIC_API_KEY: "sk-ant-readme",
+            ANTHROPIC_BASE_URL: server.url,
+          },
         });
       expect((await node("example-0.js")).stdout).toBe("→ load_skill_through_path\nColumns with gaps: price.\n");
       expect((await node("example-1.js")).stdout).toBe("## 1.2.0 [ 'git-changelog_fs:skills' ]\n");

@@ -14,7 +14,12 @@ import { INVENTORY_WORDS } from "./inventory.js";
 
 const WORDS = new WordFinder([...PATTERN_RULES.flatMap((r) => r.hint), ...INVENTORY_WORDS]);
 
-export const DEFAULT_AUDIT_LIMITS: Readonly<Required<AuditOptions>> = { maxFileBytes: 1024 * 1024, maxFiles: 2000, maxBlobChars: 65_536, maxDecodeDepth: 2 };
+export const DEFAULT_AUDIT_LIMITS: Readonly<Required<AuditOptions>> = {
+  maxFileBytes: 1024 * 1024,
+  maxFiles: 2000,
+  maxBlobChars: 65_536,
+  maxDecodeDepth: 2,
+};
 
 const INSTRUCTIONS = /\.(?:md|markdown|mdx|txt|rst)$/i;
 const MINIFIABLE = /\.(?:js|mjs|cjs|py|sh|ps1)$/i;
@@ -36,13 +41,26 @@ export function auditSkill(files: readonly SkillFileInput[], options: AuditOptio
   const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   sorted.forEach((file, i) => {
     if (i >= limits.maxFiles) {
-      findings.push({ ...OTHER_RULES.notScanned, file: file.path, line: 0, column: 0, evidence: `over --max-files ${limits.maxFiles}` });
+      findings.push({
+        ...OTHER_RULES.notScanned,
+        file: file.path,
+        line: 0,
+        column: 0,
+        evidence: `over --max-files ${limits.maxFiles}`,
+      });
       return;
     }
-    if (/(?:^|\/)(?:scripts|bin)\/|\.(?:sh|py|js|mjs|cjs|ps1|bat|cmd|rb|pl)$/i.test(file.path) && file !== skillMd) inventory.add("script", file.path, { file: file.path, line: 0, column: 0 });
+    if (/(?:^|\/)(?:scripts|bin)\/|\.(?:sh|py|js|mjs|cjs|ps1|bat|cmd|rb|pl)$/i.test(file.path) && file !== skillMd)
+      inventory.add("script", file.path, { file: file.path, line: 0, column: 0 });
     findings.push(...binaryFindings(file.path, file.bytes));
     if (file.bytes.byteLength > limits.maxFileBytes) {
-      findings.push({ ...OTHER_RULES.notScanned, file: file.path, line: 0, column: 0, evidence: `${file.bytes.byteLength} bytes, over --max-file-bytes ${limits.maxFileBytes}` });
+      findings.push({
+        ...OTHER_RULES.notScanned,
+        file: file.path,
+        line: 0,
+        column: 0,
+        evidence: `${file.bytes.byteLength} bytes, over --max-file-bytes ${limits.maxFileBytes}`,
+      });
       return;
     }
     const text = decodeText(file.bytes);
@@ -50,7 +68,8 @@ export function auditSkill(files: readonly SkillFileInput[], options: AuditOptio
     const index = new TextIndex(text);
     findings.push(...scanText(file.path, index, limits, 0));
     inventoryOf(file.path, index, inventory);
-    if (MINIFIABLE.test(file.path) && minified(text)) findings.push({ ...OTHER_RULES.minified, file: file.path, line: 0, column: 0, evidence: file.path });
+    if (MINIFIABLE.test(file.path) && minified(text))
+      findings.push({ ...OTHER_RULES.minified, file: file.path, line: 0, column: 0, evidence: file.path });
     if (file === skillMd) {
       const parsed = parseSkillMd(text);
       const fm = parsed.frontmatter ?? {};
@@ -63,7 +82,9 @@ export function auditSkill(files: readonly SkillFileInput[], options: AuditOptio
   });
   ownVendorInstallers(findings, `${name ?? ""} ${description}`);
   findings.push(...undeclaredDestinations(metadata, inventory));
-  const ordered = dedupe(findings).sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column || (a.code < b.code ? -1 : 1)));
+  const ordered = dedupe(findings).sort((a, b) =>
+    a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column || (a.code < b.code ? -1 : 1),
+  );
   return {
     verdict: verdictOf(ordered),
     name,
@@ -81,7 +102,8 @@ function undeclaredDestinations(metadata: unknown, inventory: InventoryBuilder):
   const declaration = readDeclaration(metadata).declaration;
   if (declaration === undefined) return [];
   const hosts = new Set(declaration.network.map((d) => d.host));
-  return inventory.items()
+  return inventory
+    .items()
     .filter((item) => item.kind === "domain" && !hosts.has(item.value.toLowerCase()))
     .map((item) => ({ ...OTHER_RULES.undeclaredDestination, ...item.locations[0]!, evidence: item.value }));
 }
@@ -115,17 +137,33 @@ function scanText(file: string, index: TextIndex, limits: typeof DEFAULT_AUDIT_L
       const inner = scanText(file, new TextIndex(blob.decoded), limits, depth + 1);
       const { line, column } = index.position(blob.offset);
       const worst = verdictOf(inner);
-      if (worst === "malicious" || inner.some((f) => /remote_recipe|download_and_execute|exfiltration|raw_ip|tunnel|reverse_shell/.test(f.code))) {
-        findings.push({ ...OTHER_RULES.encodedPayload, file, line, column, evidence: evidence(`decodes to: ${blob.decoded.trim()}`) });
+      if (
+        worst === "malicious" ||
+        inner.some((f) => /remote_recipe|download_and_execute|exfiltration|raw_ip|tunnel|reverse_shell/.test(f.code))
+      ) {
+        findings.push({
+          ...OTHER_RULES.encodedPayload,
+          file,
+          line,
+          column,
+          evidence: evidence(`decodes to: ${blob.decoded.trim()}`),
+        });
       } else if (worst !== "pass" || COMMAND.test(blob.decoded)) {
-        findings.push({ ...OTHER_RULES.encodedCommand, file, line, column, evidence: evidence(`decodes to: ${blob.decoded.trim()}`) });
+        findings.push({
+          ...OTHER_RULES.encodedCommand,
+          file,
+          line,
+          column,
+          evidence: evidence(`decodes to: ${blob.decoded.trim()}`),
+        });
       }
     }
   }
   return findings;
 }
 
-const COMMAND = /(?:^|[\s;|&])(?:curl|wget|bash|sh\s+-c|chmod|rm\s+-|python[0-9.]*\s+-c|powershell|iex|nc|ncat|eval|exec|sudo|base64\s+-d)\b/;
+const COMMAND =
+  /(?:^|[\s;|&])(?:curl|wget|bash|sh\s+-c|chmod|rm\s+-|python[0-9.]*\s+-c|powershell|iex|nc|ncat|eval|exec|sudo|base64\s+-d)\b/;
 
 function applyRule(rule: PatternRule, file: string, index: TextIndex): Finding[] {
   const findings: Finding[] = [];
@@ -191,4 +229,3 @@ function dedupe(findings: Finding[]): Finding[] {
     return true;
   });
 }
-

@@ -7,9 +7,16 @@ const starts = (b: Uint8Array, magic: readonly number[], at = 0) => magic.every(
 function executableFormat(b: Uint8Array): string | undefined {
   if (starts(b, [0x7f, 0x45, 0x4c, 0x46])) return "ELF";
   if (starts(b, [0x4d, 0x5a]) && b.length >= 64) return "PE";
-  for (const m of [[0xfe, 0xed, 0xfa, 0xce], [0xfe, 0xed, 0xfa, 0xcf], [0xce, 0xfa, 0xed, 0xfe], [0xcf, 0xfa, 0xed, 0xfe]]) if (starts(b, m)) return "Mach-O";
+  for (const m of [
+    [0xfe, 0xed, 0xfa, 0xce],
+    [0xfe, 0xed, 0xfa, 0xcf],
+    [0xce, 0xfa, 0xed, 0xfe],
+    [0xcf, 0xfa, 0xed, 0xfe],
+  ])
+    if (starts(b, m)) return "Mach-O";
   // 0xCAFEBABE is also a Java class file; a fat Mach-O has a small architecture count where a class has its version.
-  if (starts(b, [0xca, 0xfe, 0xba, 0xbe]) && (b[7] ?? 0) < 20 && b[4] === 0 && b[5] === 0 && b[6] === 0) return "Mach-O";
+  if (starts(b, [0xca, 0xfe, 0xba, 0xbe]) && (b[7] ?? 0) < 20 && b[4] === 0 && b[5] === 0 && b[6] === 0)
+    return "Mach-O";
   return undefined;
 }
 
@@ -41,7 +48,8 @@ export function binaryFindings(file: string, bytes: Uint8Array): Finding[] {
   }
   const archive = archiveFormat(bytes);
   if (archive === undefined) return [];
-  if (encryptedZip(bytes)) return [{ ...OTHER_RULES.encryptedZip, file, line: 0, column: 0, evidence: "zip (encrypted entries)" }];
+  if (encryptedZip(bytes))
+    return [{ ...OTHER_RULES.encryptedZip, file, line: 0, column: 0, evidence: "zip (encrypted entries)" }];
   if (DOCUMENT.test(file)) return [];
   return [{ ...OTHER_RULES.archive, file, line: 0, column: 0, evidence: archive }];
 }

@@ -49,7 +49,10 @@ export function findBlobs(text: string, maxChars: number): Blob[] {
     for (const m of text.matchAll(ESCAPED)) {
       if (blobs.length >= MAX_BLOBS_PER_TEXT) break;
       if (m[0].length > maxChars) continue;
-      consider(m.index, m[0].replace(/\\x([0-9a-fA-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))));
+      consider(
+        m.index,
+        m[0].replace(/\\x([0-9a-fA-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))),
+      );
     }
   }
   return blobs;

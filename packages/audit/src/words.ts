@@ -9,9 +9,15 @@ export class WordFinder {
   readonly #prefixes = new Map<string, string[]>();
 
   constructor(vocabulary: Iterable<string>) {
-    const words = [...new Set(vocabulary)].filter((w) => w.length > 0).sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+    const words = [...new Set(vocabulary)]
+      .filter((w) => w.length > 0)
+      .sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
     this.#pattern = new RegExp(`(?=(${words.map((w) => w.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")).join("|")}))`, "g");
-    for (const w of words) this.#prefixes.set(w, words.filter((p) => w.startsWith(p)));
+    for (const w of words)
+      this.#prefixes.set(
+        w,
+        words.filter((p) => w.startsWith(p)),
+      );
   }
 
   /** The vocabulary words present in `lower` (already lower-cased). */

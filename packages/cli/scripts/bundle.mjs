@@ -18,7 +18,18 @@ const dist = path.join(cliDir, "dist");
 // - what plugins share with the host, which must be ONE copy for both (the plugin SDK and zod: decision 0185);
 // - SQL drivers, loaded only by SQL sources and large;
 // - @skillport/mcp, an optional peer (the MCP SDK is 16 MB): `skillport mcp` loads it when installed.
-const EXTERNAL = ["better-sqlite3", "esbuild", "js-tiktoken", "js-tiktoken/*", "pg", "mysql2", "zod", "zod/*", "@skillport/plugin", "@skillport/mcp"];
+const EXTERNAL = [
+  "better-sqlite3",
+  "esbuild",
+  "js-tiktoken",
+  "js-tiktoken/*",
+  "pg",
+  "mysql2",
+  "zod",
+  "zod/*",
+  "@skillport/plugin",
+  "@skillport/mcp",
+];
 
 // `zod/mini` is bundled all the same (an external package name covers its subpaths, so a plugin resolves it first):
 // the state and cache files' schemas (decision 0321) are never shared with plugins, and from node_modules its modules
@@ -27,12 +38,14 @@ const zodMiniUsed = path.join(cliDir, "scripts", "zod-mini-used.mjs");
 const zodMiniBundled = {
   name: "zod-mini-bundled",
   setup(b) {
-    b.onResolve({ filter: /^zod\/mini$/ }, (args) => ({ path: args.importer === zodMiniUsed ? fileURLToPath(import.meta.resolve("zod/mini")) : zodMiniUsed }));
+    b.onResolve({ filter: /^zod\/mini$/ }, (args) => ({
+      path: args.importer === zodMiniUsed ? fileURLToPath(import.meta.resolve("zod/mini")) : zodMiniUsed,
+    }));
   },
 };
 {
   // Every `z.<name>` a reader of zod/mini uses must be in zod-mini-used.mjs, or the bundle would fail at run time only.
-  const exported = new Set((await import(zodMiniUsed).then((m) => Object.keys(m))));
+  const exported = new Set(await import(zodMiniUsed).then((m) => Object.keys(m)));
   for (const pkg of readdirSync(path.join(repo, "packages"))) {
     const src = path.join(repo, "packages", pkg, "src");
     if (!existsSync(src)) continue;
@@ -41,7 +54,8 @@ const zodMiniBundled = {
       const text = readFileSync(path.join(src, String(file)), "utf8");
       if (!text.includes('"zod/mini"')) continue;
       for (const [, name] of text.matchAll(/\bz\.([A-Za-z]+)\(/g)) {
-        if (!exported.has(name)) throw new Error(`packages/${pkg}/src/${file} uses z.${name}: add it to ${path.relative(repo, zodMiniUsed)}`);
+        if (!exported.has(name))
+          throw new Error(`packages/${pkg}/src/${file} uses z.${name}: add it to ${path.relative(repo, zodMiniUsed)}`);
       }
     }
   }
@@ -49,7 +63,9 @@ const zodMiniBundled = {
 
 // `--clean` (npm run clean): tsc's --clean does not know the bundle's files.
 if (process.argv.includes("--clean")) {
-  if (existsSync(dist)) for (const name of readdirSync(dist)) if (/^cli(-chunk-.*)?\.js(\.map)?$|^cli-meta\.json$/.test(name)) rmSync(path.join(dist, name));
+  if (existsSync(dist))
+    for (const name of readdirSync(dist))
+      if (/^cli(-chunk-.*)?\.js(\.map)?$|^cli-meta\.json$/.test(name)) rmSync(path.join(dist, name));
   rmSync(path.join(dist, "worker"), { recursive: true, force: true });
   process.exit(0);
 }
@@ -82,10 +98,15 @@ const yamlOnFirstUse = {
 // once did by hand): start-up speed bought once, here. Guarded by packages/cli/src/start-up-graph.e2e.test.ts (0311).
 const EXPORT_FROM = /export\s*\{([^}]*)\}\s*from\s*"(\.{1,2}\/[^"]+)";/g;
 const IMPORT_FROM_DOOR = /import\s*\{([^}]*)\}\s*from\s*"(@skillport\/[\w-]+(?:\/internal)?)";/g;
-const specifiers = (list) => list.split(",").map((part) => part.trim()).filter(Boolean).map((part) => {
-  const [name, alias = name] = part.split(/\s+as\s+/);
-  return { name, alias };
-});
+const specifiers = (list) =>
+  list
+    .split(",")
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => {
+      const [name, alias = name] = part.split(/\s+as\s+/);
+      return { name, alias };
+    });
 const definitions = new Map(); // module file → Map(exported name → { file, name }), re-export chains followed
 function defining(file, name, depth = 0) {
   if (depth > 20) return { file, name };
@@ -94,7 +115,9 @@ function defining(file, name, depth = 0) {
     exported = new Map();
     definitions.set(file, exported);
     const text = existsSync(file) ? readFileSync(file, "utf8") : "";
-    for (const [, list, from] of text.matchAll(EXPORT_FROM)) for (const { name: source, alias } of specifiers(list)) exported.set(alias, { file: path.resolve(path.dirname(file), from), name: source });
+    for (const [, list, from] of text.matchAll(EXPORT_FROM))
+      for (const { name: source, alias } of specifiers(list))
+        exported.set(alias, { file: path.resolve(path.dirname(file), from), name: source });
   }
   const next = exported.get(name);
   return next ? defining(next.file, next.name, depth + 1) : { file, name };
@@ -122,7 +145,9 @@ const throughDoors = {
           parts.push(found.name === alias ? alias : `${found.name} as ${alias}`);
           byFile.set(found.file, parts);
         }
-        return [...byFile].map(([file, parts]) => `import { ${parts.join(", ")} } from ${JSON.stringify(file)};`).join(" ");
+        return [...byFile]
+          .map(([file, parts]) => `import { ${parts.join(", ")} } from ${JSON.stringify(file)};`)
+          .join(" ");
       });
       return { contents, loader: "js", resolveDir: path.dirname(args.path) };
     });
@@ -142,7 +167,9 @@ const result = await build({
   external: EXTERNAL,
   plugins: [yamlOnFirstUse, zodMiniBundled, throughDoors],
   // CommonJS dependencies (commander) call require() for Node's built-ins.
-  banner: { js: 'import { createRequire as __skillportRequire } from "node:module"; const require = __skillportRequire(import.meta.url);' },
+  banner: {
+    js: 'import { createRequire as __skillportRequire } from "node:module"; const require = __skillportRequire(import.meta.url);',
+  },
   metafile: true,
   legalComments: "none",
   // Less source to read and pre-parse on every start (~5 ms of `exec --help` here); names stay, and the source maps
@@ -159,11 +186,13 @@ for (const output of result.outputFiles) replaceFile(output.path, Buffer.from(ou
 // Which source modules each output holds: the start-up graph test reads it to check a command's chunks.
 replaceFile(path.join(dist, "cli-meta.json"), Buffer.from(JSON.stringify(result.metafile)));
 const written = new Set(result.outputFiles.map((output) => path.basename(output.path)));
-for (const name of readdirSync(dist)) if (/^cli(-chunk-.*)?\.js(\.map)?$/.test(name) && !written.has(name)) rmSync(path.join(dist, name));
+for (const name of readdirSync(dist))
+  if (/^cli(-chunk-.*)?\.js(\.map)?$/.test(name) && !written.has(name)) rmSync(path.join(dist, name));
 
 // The plugin host copies its worker's files from "./worker/" beside the module that installs them, which is now a
 // chunk in dist/ (plugin-host/src/host/worker-script.ts).
 const workerFrom = path.join(repo, "packages/plugin-host/dist/host/worker");
 const workerTo = path.join(dist, "worker");
 mkdirSync(workerTo, { recursive: true });
-for (const name of readdirSync(workerFrom)) if (name.endsWith(".js")) replaceFile(path.join(workerTo, name), readFileSync(path.join(workerFrom, name)));
+for (const name of readdirSync(workerFrom))
+  if (name.endsWith(".js")) replaceFile(path.join(workerTo, name), readFileSync(path.join(workerFrom, name)));

@@ -7,7 +7,8 @@ import path from "node:path";
 /** Where the CLI keeps caches: --cache-dir, else $SKILLPORT_CACHE_DIR, else $XDG_CACHE_HOME/skillport, else ~/.cache/skillport. */
 export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env, home = os.homedir()): string {
   if (env.SKILLPORT_CACHE_DIR) return path.resolve(env.SKILLPORT_CACHE_DIR);
-  const base = env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(home, ".cache");
+  const base =
+    env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(home, ".cache");
   return path.join(base, "skillport");
 }
 

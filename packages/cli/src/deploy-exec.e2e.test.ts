@@ -48,7 +48,11 @@ afterAll(() => rm(work, { recursive: true, force: true }));
 
 function skillport(args: string[]) {
   const argv = viaMain ? [bin, ...args] : ["--input-type=module", "-e", launcher, "--", ...args];
-  const r = spawnSync(process.execPath, argv, { cwd: repo, encoding: "utf8", env: { ...process.env, SKILLPORT_E2E_SECRET: "s3cret", FORCE_COLOR: undefined } });
+  const r = spawnSync(process.execPath, argv, {
+    cwd: repo,
+    encoding: "utf8",
+    env: { ...process.env, SKILLPORT_E2E_SECRET: "s3cret", FORCE_COLOR: undefined },
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -69,7 +73,17 @@ describe.runIf(built)("built skillport deploy / exec", () => {
     expect(second.stdout).toContain(`present  ${v}`);
     expect(second.stdout).toContain(`skipped  entrypoint ${v}: already initialized`);
 
-    const run = skillport(["exec", "--workspace", ws, "--cwd", `projects/${v}`, "--", "bash", "skills/word-stats/scripts/stats.sh", "README.md"]);
+    const run = skillport([
+      "exec",
+      "--workspace",
+      ws,
+      "--cwd",
+      `projects/${v}`,
+      "--",
+      "bash",
+      "skills/word-stats/scripts/stats.sh",
+      "README.md",
+    ]);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^lines \d+\nwords \d+\nchars \d+\ntop words:\n/);
   });
@@ -79,11 +93,16 @@ describe.runIf(built)("built skillport deploy / exec", () => {
     const pkg = path.join(work, "pkg-no-description");
     const { mkdir } = await import("node:fs/promises");
     await mkdir(path.join(pkg, "skills", "quiet"), { recursive: true });
-    await writeFile(path.join(pkg, "skills", "quiet", "SKILL.md"), "---\nname: quiet\n---\n# Quiet\n\nNo description.\n");
+    await writeFile(
+      path.join(pkg, "skills", "quiet", "SKILL.md"),
+      "---\nname: quiet\n---\n# Quiet\n\nNo description.\n",
+    );
     const ws = path.join(work, "ws-left-out");
     const text = skillport(["deploy", pkg, "--workspace", ws, "--no-entrypoints"]);
     expect(text.code).toBe(0);
-    expect(text.stderr).toMatch(/skills\/quiet\/SKILL\.md: catalogs \(list, prompt, tools, SkillBox\) leave this skill out: .*description.* \(skill-left-out\)/);
+    expect(text.stderr).toMatch(
+      /skills\/quiet\/SKILL\.md: catalogs \(list, prompt, tools, SkillBox\) leave this skill out: .*description.* \(skill-left-out\)/,
+    );
     const json = JSON.parse(skillport(["deploy", pkg, "--workspace", ws, "--no-entrypoints", "--json"]).stdout);
     expect(json.diagnostics.map((d: { code: string }) => d.code)).toContain("skill-left-out");
   });
@@ -114,20 +133,36 @@ describe.runIf(built)("built skillport deploy --app-entrypoint (FastGPT's sandbo
     const ws = path.join(work, "ws-app");
     const script = path.join(work, "startup.sh");
     await writeFile(script, "echo app started\n");
-    const first = JSON.parse(skillport(["deploy", "examples/package", "--workspace", ws, "--app-entrypoint", script, "--json"]).stdout);
+    const first = JSON.parse(
+      skillport(["deploy", "examples/package", "--workspace", ws, "--app-entrypoint", script, "--json"]).stdout,
+    );
     expect(first.entrypoints[0]).toMatchObject({ target: "app", status: "ran", stdoutTail: "app started\n" });
-    const again = JSON.parse(skillport(["deploy", "examples/package", "--workspace", ws, "--app-entrypoint", script, "--json"]).stdout);
+    const again = JSON.parse(
+      skillport(["deploy", "examples/package", "--workspace", ws, "--app-entrypoint", script, "--json"]).stdout,
+    );
     expect(again.entrypoints[0]).toMatchObject({ target: "app", status: "skipped" });
     await writeFile(script, "echo app changed\n");
-    const changed = JSON.parse(skillport(["deploy", "examples/package", "--workspace", ws, "--app-entrypoint", script, "--json"]).stdout);
+    const changed = JSON.parse(
+      skillport(["deploy", "examples/package", "--workspace", ws, "--app-entrypoint", script, "--json"]).stdout,
+    );
     expect(changed.entrypoints[0]).toMatchObject({ target: "app", status: "ran", stdoutTail: "app changed\n" });
   });
 
   it("refuses a missing or oversized script with one line and exit 2, deploying nothing", async () => {
     const big = path.join(work, "big.sh");
     await writeFile(big, "#".repeat(17 * 1024));
-    for (const [file, message] of [[path.join(work, "nope.sh"), "is not a readable file"], [big, "the limit is 16 KiB"]] as const) {
-      const r = skillport(["deploy", "examples/package", "--workspace", path.join(work, "ws-bad"), "--app-entrypoint", file]);
+    for (const [file, message] of [
+      [path.join(work, "nope.sh"), "is not a readable file"],
+      [big, "the limit is 16 KiB"],
+    ] as const) {
+      const r = skillport([
+        "deploy",
+        "examples/package",
+        "--workspace",
+        path.join(work, "ws-bad"),
+        "--app-entrypoint",
+        file,
+      ]);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(message);
       expect(existsSync(path.join(work, "ws-bad"))).toBe(false);

@@ -19,7 +19,12 @@ function tableRows(markdown: string, header: string): string[][] {
   const rows: string[][] = [];
   for (const line of lines.slice(start + 2)) {
     if (!line.startsWith("|")) break;
-    rows.push(line.slice(1, -1).split(" | ").map((cell) => cell.trim()));
+    rows.push(
+      line
+        .slice(1, -1)
+        .split(" | ")
+        .map((cell) => cell.trim()),
+    );
   }
   return rows;
 }
@@ -34,7 +39,10 @@ describe("docs tables agree with the code", () => {
     const rows = tableRows(read("docs/architecture.md"), "package");
     const documented = new Map(rows.map(([name, , deps]) => [name!.replaceAll("`", ""), deps!]));
     for (const dir of readdirSync(path.join(repo, "packages"))) {
-      const manifest = JSON.parse(read(`packages/${dir}/package.json`)) as { name: string; dependencies?: Record<string, string> };
+      const manifest = JSON.parse(read(`packages/${dir}/package.json`)) as {
+        name: string;
+        dependencies?: Record<string, string>;
+      };
       const siblings = Object.keys(manifest.dependencies ?? {})
         .filter((name) => name.startsWith("@skillport/"))
         .map((name) => name.slice("@skillport/".length))
@@ -42,7 +50,11 @@ describe("docs tables agree with the code", () => {
       const cell = documented.get(manifest.name);
       expect(cell, `docs/architecture.md has a row for ${manifest.name}`).toBeDefined();
       // The cell starts with the sibling short names, comma-separated ("core, fs, …") or "—" for none.
-      const named = cell!.split(/,\s*/).map((part) => part.trim()).filter((part) => /^[a-z-]+$/.test(part) && part !== "all").sort();
+      const named = cell!
+        .split(/,\s*/)
+        .map((part) => part.trim())
+        .filter((part) => /^[a-z-]+$/.test(part) && part !== "all")
+        .sort();
       if (manifest.name === "skillport") expect(cell).toMatch(/^all of the above/);
       else expect(named, `${manifest.name}'s Skillport dependencies`).toEqual(siblings);
     }
@@ -50,7 +62,9 @@ describe("docs tables agree with the code", () => {
 
   it("docs/install.md's agents table lists every agent of the code's table with its project folder", () => {
     const rows = tableRows(read("docs/install.md"), "id");
-    expect(rows.map(([id, name, project]) => [id, name, project])).toEqual(AGENTS.map((a) => [a.id, a.displayName, `\`${a.projectDir}\``]));
+    expect(rows.map(([id, name, project]) => [id, name, project])).toEqual(
+      AGENTS.map((a) => [a.id, a.displayName, `\`${a.projectDir}\``]),
+    );
   });
 
   it("README.md and docs/install.md hold the agents table exactly as the code generates it (npm run docs:agents)", () => {
@@ -61,8 +75,12 @@ describe("docs tables agree with the code", () => {
   });
 
   it("docs/decisions/README.md indexes every decision note, in number order", () => {
-    const notes = readdirSync(path.join(repo, "docs/decisions")).filter((name) => /^\d{4}-.*\.md$/.test(name)).sort();
-    const linked = [...read("docs/decisions/README.md").matchAll(/^\| \[(\d{4})\]\((\d{4}-[^)]+\.md)\)/gm)].map((m) => m[2]!);
+    const notes = readdirSync(path.join(repo, "docs/decisions"))
+      .filter((name) => /^\d{4}-.*\.md$/.test(name))
+      .sort();
+    const linked = [...read("docs/decisions/README.md").matchAll(/^\| \[(\d{4})\]\((\d{4}-[^)]+\.md)\)/gm)].map(
+      (m) => m[2]!,
+    );
     expect(linked).toEqual(notes);
   });
 
@@ -71,7 +89,9 @@ describe("docs tables agree with the code", () => {
     for (const row of tableRows(read("docs/decisions/README.md"), "note")) {
       const [note, , status] = row;
       const file = /\((\d{4}-[^)]+\.md)\)/.exec(note!)![1]!;
-      expect(status, `${file} has a status`).toMatch(/^(accepted|(amended|superseded) by \[\d{4}\]\(\d{4}-[^)]+\.md\)(, \[\d{4}\]\(\d{4}-[^)]+\.md\))*)$/);
+      expect(status, `${file} has a status`).toMatch(
+        /^(accepted|(amended|superseded) by \[\d{4}\]\(\d{4}-[^)]+\.md\)(, \[\d{4}\]\(\d{4}-[^)]+\.md\))*)$/,
+      );
       const later = [...status!.matchAll(/\((\d{4}-[^)]+\.md)\)/g)].map((m) => m[1]!);
       for (const other of later) {
         expect(notes.has(other), `${file}'s status names an existing note`).toBe(true);
@@ -79,7 +99,11 @@ describe("docs tables agree with the code", () => {
       }
       // A note that says it was superseded (in part) by another must have that note in its status.
       const said = [...read(`docs/decisions/${file}`).matchAll(/Superseded[^.]*?\bby \[?(\d{4})/g)].map((m) => m[1]!);
-      for (const number of said) expect(later.map((name) => name.slice(0, 4)), `${file} says it is superseded by ${number}`).toContain(number);
+      for (const number of said)
+        expect(
+          later.map((name) => name.slice(0, 4)),
+          `${file} says it is superseded by ${number}`,
+        ).toContain(number);
     }
   });
 

@@ -21,7 +21,22 @@ const REASONS: Record<string, string> = {
   EXDEV: "it is on another file system",
 };
 
-const VERBS: Record<string, string> = { mkdir: "create", rename: "write", open: "open", unlink: "remove", rmdir: "remove", rm: "remove", copyfile: "copy", symlink: "create", link: "create", scandir: "read", read: "read", write: "write", stat: "reach", lstat: "reach" };
+const VERBS: Record<string, string> = {
+  mkdir: "create",
+  rename: "write",
+  open: "open",
+  unlink: "remove",
+  rmdir: "remove",
+  rm: "remove",
+  copyfile: "copy",
+  symlink: "create",
+  link: "create",
+  scandir: "read",
+  read: "read",
+  write: "write",
+  stat: "reach",
+  lstat: "reach",
+};
 
 interface NodeFsError {
   code: string;

@@ -28,8 +28,13 @@ export async function openInstallSource(address: string, io: CliOutput): Promise
   const isFile = scheme === undefined && existsSync(local) && statSync(local).isFile();
   const isUrl = (scheme === "https" || scheme === "http") && SKILL_ARCHIVE.test(new URL(address).pathname);
   if (!(isFile && SKILL_ARCHIVE.test(local)) && !isUrl) {
-    const layout = scheme === undefined && existsSync(local) && statSync(local).isDirectory() ? pluginSkillDirs(local, warnOn(io)) : undefined;
-    return layout === undefined ? openSource(address, { cwd: io.cwd, warn: warnOn(io) }) : openPlugins(address, layout, io);
+    const layout =
+      scheme === undefined && existsSync(local) && statSync(local).isDirectory()
+        ? pluginSkillDirs(local, warnOn(io))
+        : undefined;
+    return layout === undefined
+      ? openSource(address, { cwd: io.cwd, warn: warnOn(io) })
+      : openPlugins(address, layout, io);
   }
   const { DEFAULT_PACKAGE_LIMITS, unpackArchive } = await import("@skillport/pack");
   const shown = isUrl ? redactUri(address) : address;
@@ -50,7 +55,8 @@ export async function openInstallSource(address: string, io: CliOutput): Promise
     if (paths.includes("SKILL.md")) {
       const fileName = (isUrl ? new URL(address).pathname : local).split("/").pop() ?? "";
       dir = path.join(temp, fileName.replace(SKILL_ARCHIVE, ""));
-      if (path.dirname(dir) !== temp || dir === stage) throw new CliError(`${shown}: the file name does not give a skill folder name`, EXIT_PROBLEMS);
+      if (path.dirname(dir) !== temp || dir === stage)
+        throw new CliError(`${shown}: the file name does not give a skill folder name`, EXIT_PROBLEMS);
       await rename(stage, dir);
     } else if (tops.size === 1 && paths.includes(`${top}/SKILL.md`)) {
       dir = path.join(stage, top);
@@ -58,7 +64,11 @@ export async function openInstallSource(address: string, io: CliOutput): Promise
       throw new CliError(`${shown}: the archive holds no SKILL.md at its root or in its one top folder`, EXIT_PROBLEMS);
     }
     const opened = await openSource(dir, { cwd: io.cwd, warn: warnOn(io) });
-    return { ...opened, label: shown, close: () => opened.close().finally(() => rm(temp, { recursive: true, force: true })) };
+    return {
+      ...opened,
+      label: shown,
+      close: () => opened.close().finally(() => rm(temp, { recursive: true, force: true })),
+    };
   } catch (error) {
     await rm(temp, { recursive: true, force: true });
     throw error;
@@ -69,7 +79,11 @@ export async function openInstallSource(address: string, io: CliOutput): Promise
  * A plugin marketplace or plugin folder as one source: each skills folder opened the one way, its skills served as
  * `<plugin>/<id>` (the folder name, which the skill's name must equal, stays the last segment).
  */
-async function openPlugins(address: string, layout: readonly { plugin: string; dir: string }[], io: CliOutput): Promise<OpenedSource> {
+async function openPlugins(
+  address: string,
+  layout: readonly { plugin: string; dir: string }[],
+  io: CliOutput,
+): Promise<OpenedSource> {
   const parts: OpenedSource[] = [];
   const owner = new Map<string, { source: OpenedSource; id: string }>();
   try {
@@ -83,7 +97,11 @@ async function openPlugins(address: string, layout: readonly { plugin: string; d
     await Promise.all(parts.map((p) => p.close()));
     throw error;
   }
-  return { label: address, provider: new PluginsProvider(address, owner), close: async () => void (await Promise.all(parts.map((p) => p.close()))) };
+  return {
+    label: address,
+    provider: new PluginsProvider(address, owner),
+    close: async () => void (await Promise.all(parts.map((p) => p.close()))),
+  };
 }
 
 class PluginsProvider extends SkillSourceProvider {
@@ -132,7 +150,8 @@ async function download(url: string, shown: string, max: number): Promise<Uint8A
   }
   if (!response.ok) throw new CliError(`${shown}: the server answered ${response.status}`);
   const announced = Number(response.headers.get("content-length") ?? "0");
-  if (announced > max) throw new CliError(`${shown}: ${announced} bytes, over the ${max}-byte archive limit`, EXIT_PROBLEMS);
+  if (announced > max)
+    throw new CliError(`${shown}: ${announced} bytes, over the ${max}-byte archive limit`, EXIT_PROBLEMS);
   const chunks: Uint8Array[] = [];
   let total = 0;
   for await (const chunk of response.body ?? []) {
@@ -168,7 +187,8 @@ function pluginSkillDirs(root: string, warn: (message: string) => void): { plugi
       if (file === undefined || !statSync(file).isFile() || statSync(file).size > MAX_MANIFEST_BYTES) continue;
       try {
         const parsed: unknown = JSON.parse(readFileSync(file, "utf8"));
-        if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+        if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed))
+          return parsed as Record<string, unknown>;
       } catch {
         warn(`${path.join(dir, name)} is not valid JSON; read as no manifest`);
       }
@@ -178,7 +198,12 @@ function pluginSkillDirs(root: string, warn: (message: string) => void): { plugi
   const skillsOf = (plugin: string, dir: string, inline?: unknown): { plugin: string; dir: string }[] => {
     // A marketplace entry may carry the plugin's fields itself (`skills` among them); else the plugin's manifest says.
     const declared = inline ?? manifest(dir, [".claude-plugin/plugin.json", "plugin.json"])?.skills;
-    const wanted = typeof declared === "string" ? [declared] : Array.isArray(declared) ? declared.filter((d): d is string => typeof d === "string") : ["skills"];
+    const wanted =
+      typeof declared === "string"
+        ? [declared]
+        : Array.isArray(declared)
+          ? declared.filter((d): d is string => typeof d === "string")
+          : ["skills"];
     return wanted.flatMap((rel) => {
       const real = inside(path.join(dir, rel));
       return real !== undefined && statSync(real).isDirectory() ? [{ plugin, dir: real }] : [];
@@ -188,7 +213,11 @@ function pluginSkillDirs(root: string, warn: (message: string) => void): { plugi
   if (market !== undefined) {
     const plugins = Array.isArray(market.plugins) ? market.plugins : [];
     return plugins.flatMap((p: unknown) => {
-      const entry = (typeof p === "object" && p !== null ? p : {}) as { name?: unknown; source?: unknown; skills?: unknown };
+      const entry = (typeof p === "object" && p !== null ? p : {}) as {
+        name?: unknown;
+        source?: unknown;
+        skills?: unknown;
+      };
       const name = typeof entry.name === "string" ? entry.name : "?";
       if (typeof entry.source !== "string" || inside(entry.source) === undefined) {
         warn(`plugin ${JSON.stringify(name)} of the marketplace is not a folder inside it; left out`);
@@ -198,5 +227,7 @@ function pluginSkillDirs(root: string, warn: (message: string) => void): { plugi
     });
   }
   const plugin = manifest(".", [".claude-plugin/plugin.json", "plugin.json"]);
-  return plugin === undefined ? undefined : skillsOf(typeof plugin.name === "string" ? plugin.name : path.basename(root), ".");
+  return plugin === undefined
+    ? undefined
+    : skillsOf(typeof plugin.name === "string" ? plugin.name : path.basename(root), ".");
 }

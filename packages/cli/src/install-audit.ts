@@ -1,5 +1,13 @@
 import path from "node:path";
-import { atOrAbove, auditSkill, diffAudits, VERDICTS, type AuditReport, type SecurityDiff, type Verdict } from "@skillport/audit";
+import {
+  atOrAbove,
+  auditSkill,
+  diffAudits,
+  VERDICTS,
+  type AuditReport,
+  type SecurityDiff,
+  type Verdict,
+} from "@skillport/audit";
 import {
   canonicalSkillsDir,
   computedHash,
@@ -65,11 +73,18 @@ export function installAuditGate(
       const shown = options.quietReview === true ? atOrAbove(report.verdict, "warn") : report.verdict !== "pass";
       if (shown && !judged.covered) {
         io.stderr(`${c.yellow("audit")}  ${skill.name}: ${report.verdict}\n`);
-        for (const f of report.findings) io.stderr(`  ${diagnosticLine(findingDiagnostic(skill.name, f, false), "", io, f.level)}\n`);
+        for (const f of report.findings)
+          io.stderr(`  ${diagnosticLine(findingDiagnostic(skill.name, f, false), "", io, f.level)}\n`);
       }
       if (judged.refusal !== undefined) refused.push(judged.refusal);
     }
-    if (refused.length > 0) return Promise.reject(new CliError(`nothing was ${options.verb ?? "installed"}: the audit found risks in ${refused.join(", ")}`, EXIT_PROBLEMS));
+    if (refused.length > 0)
+      return Promise.reject(
+        new CliError(
+          `nothing was ${options.verb ?? "installed"}: the audit found risks in ${refused.join(", ")}`,
+          EXIT_PROBLEMS,
+        ),
+      );
     if (skills.length > 0) io.status(`writing ${skills.length} skill${skills.length === 1 ? "" : "s"}…`);
     return Promise.resolve(records);
   };
@@ -78,25 +93,45 @@ export function installAuditGate(
 /** The sidecar's audit records as priors: consent already given for exactly these bytes is not asked again. */
 export function recordedAudits(sidecar: Readonly<Record<string, SidecarEntry>>): Record<string, PriorAudit> {
   const out: Record<string, PriorAudit> = {};
-  for (const [name, entry] of Object.entries(sidecar)) if (entry.audit !== undefined) out[name] = { audit: entry.audit };
+  for (const [name, entry] of Object.entries(sidecar))
+    if (entry.audit !== undefined) out[name] = { audit: entry.audit };
   return out;
 }
 
 /** The consent rule of decision 0350, for one skill whose bytes hash to `hash`. */
-function judgeSkill(name: string, hash: string, report: AuditReport, consent: Consent, prior: PriorAudit = {}): Judgement {
+function judgeSkill(
+  name: string,
+  hash: string,
+  report: AuditReport,
+  consent: Consent,
+  prior: PriorAudit = {},
+): Judgement {
   const record: AuditRecord = { verdict: report.verdict, inventory: inventoryLines(report) };
   if (!atOrAbove(report.verdict, "warn")) return { record, covered: false };
   const before = prior.audit?.accepted;
   const beforeVerdict = before && isVerdict(before.verdict) ? before.verdict : undefined;
   if (before && beforeVerdict && atOrAbove(beforeVerdict, report.verdict)) {
     if (before.computedHash === hash) return { record: { ...record, accepted: before }, covered: true };
-    if (prior.diff && !prior.diff.grew) return { record: { ...record, accepted: { verdict: beforeVerdict, by: "update", computedHash: hash } }, covered: true };
+    if (prior.diff && !prior.diff.grew)
+      return {
+        record: { ...record, accepted: { verdict: beforeVerdict, by: "update", computedHash: hash } },
+        covered: true,
+      };
   }
   if (consent.frozen) {
-    return { record, covered: false, refusal: `${name} (${report.verdict}; skillport-lock.json records no consent for these bytes — accept it once with skillport install --yes)` };
+    return {
+      record,
+      covered: false,
+      refusal: `${name} (${report.verdict}; skillport-lock.json records no consent for these bytes — accept it once with skillport install --yes)`,
+    };
   }
-  if (consent.force) return { record: { ...record, accepted: { verdict: report.verdict, by: "--force", computedHash: hash } }, covered: false };
-  if (report.verdict === "warn" && consent.yes) return { record: { ...record, accepted: { verdict: "warn", by: "--yes", computedHash: hash } }, covered: false };
+  if (consent.force)
+    return {
+      record: { ...record, accepted: { verdict: report.verdict, by: "--force", computedHash: hash } },
+      covered: false,
+    };
+  if (report.verdict === "warn" && consent.yes)
+    return { record: { ...record, accepted: { verdict: "warn", by: "--yes", computedHash: hash } }, covered: false };
   const flag = report.verdict === "malicious" ? "--force installs it anyway" : "--yes accepts it";
   return { record, covered: false, refusal: `${name} (${report.verdict}; ${flag})` };
 }
@@ -114,7 +149,13 @@ function isVerdict(value: string): value is Verdict {
  * The installed version's audit, to diff an update against: the canonical copy when it still matches the lock, else
  * the locked bytes fetched again (at the recorded commit) and verified; undefined when neither can be had.
  */
-export async function installedReport(io: CliOutput, env: AgentEnvironment, name: string, entry: LockEntry, side: SidecarEntry | undefined): Promise<AuditReport | undefined> {
+export async function installedReport(
+  io: CliOutput,
+  env: AgentEnvironment,
+  name: string,
+  entry: LockEntry,
+  side: SidecarEntry | undefined,
+): Promise<AuditReport | undefined> {
   let files: SkillFileBytes[] | undefined;
   try {
     files = readFolder(path.join(canonicalSkillsDir(env, false), name));
@@ -134,8 +175,17 @@ export async function installedReport(io: CliOutput, env: AgentEnvironment, name
 }
 
 /** How an update changes a skill's risk: the security diff against the installed version (none without one). */
-export function riskOf(before: AuditReport | undefined, after: AuditReport): { verdict: { before: Verdict | null; after: Verdict }; grew: boolean; changes: SecurityDiff["changes"]; diff?: SecurityDiff } {
-  if (before === undefined) return { verdict: { before: null, after: after.verdict }, grew: atOrAbove(after.verdict, "warn"), changes: [] };
+export function riskOf(
+  before: AuditReport | undefined,
+  after: AuditReport,
+): {
+  verdict: { before: Verdict | null; after: Verdict };
+  grew: boolean;
+  changes: SecurityDiff["changes"];
+  diff?: SecurityDiff;
+} {
+  if (before === undefined)
+    return { verdict: { before: null, after: after.verdict }, grew: atOrAbove(after.verdict, "warn"), changes: [] };
   const diff = diffAudits(before, after);
   return { verdict: diff.verdict, grew: diff.grew, changes: diff.changes, diff };
 }

@@ -9,23 +9,41 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTempDir, removeDir } from "@skillport/testing";
-import { commitAndPush, makeRepo, startGitDaemon, type RunningServer } from "../../remote/src/test-support/git-servers.js";
+import {
+  commitAndPush,
+  makeRepo,
+  startGitDaemon,
+  type RunningServer,
+} from "../../remote/src/test-support/git-servers.js";
 
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/cli.js");
 const oracleNode = process.env.SKILLPORT_ORACLE_NODE ?? "";
 const oracleCli = process.env.SKILLPORT_ORACLE_SKILLS ?? "";
 const ready = existsSync(bin) && existsSync(oracleNode) && existsSync(oracleCli);
-const skillMd = (name: string) => `---\nname: ${name}\ndescription: Does ${name} things. Use when asked for ${name}.\n---\n\n# ${name}\n\nSteps.\n`;
+const skillMd = (name: string) =>
+  `---\nname: ${name}\ndescription: Does ${name} things. Use when asked for ${name}.\n---\n\n# ${name}\n\nSteps.\n`;
 
 let root: string;
 let daemon: RunningServer & { port: number };
 let address: string;
 
 function run(tool: "skillport" | "skills", args: string[], cwd: string): Promise<{ code: number | null; out: string }> {
-  const env = { PATH: process.env.PATH ?? "", HOME: path.join(root, "home"), SKILLPORT_CACHE_DIR: path.join(root, "cache"), DO_NOT_TRACK: "1", DISABLE_TELEMETRY: "1", NO_COLOR: "1", CI: "1" };
+  const env = {
+    PATH: process.env.PATH ?? "",
+    HOME: path.join(root, "home"),
+    SKILLPORT_CACHE_DIR: path.join(root, "cache"),
+    DO_NOT_TRACK: "1",
+    DISABLE_TELEMETRY: "1",
+    NO_COLOR: "1",
+    CI: "1",
+  };
   const argv = tool === "skillport" ? [bin, ...args] : [oracleCli, ...args];
   return new Promise((resolve) => {
-    const child = spawn(tool === "skillport" ? process.execPath : oracleNode, argv, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(tool === "skillport" ? process.execPath : oracleNode, argv, {
+      cwd,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
     child.stderr.on("data", (d: Buffer) => (out += d.toString()));
@@ -48,7 +66,9 @@ function tree(dir: string, rel = ""): Record<string, string> {
 }
 
 const lockWithout = (dir: string, field: string) => {
-  const lock = JSON.parse(readFileSync(path.join(dir, "skills-lock.json"), "utf8")) as { skills: Record<string, Record<string, unknown>> };
+  const lock = JSON.parse(readFileSync(path.join(dir, "skills-lock.json"), "utf8")) as {
+    skills: Record<string, Record<string, unknown>>;
+  };
   for (const entry of Object.values(lock.skills)) delete entry[field];
   return lock;
 };

@@ -23,21 +23,29 @@ import { openInstallSource, SKILL_ARCHIVE } from "./install-archive.js";
  * `recorded`: the agents skillport-lock.json recorded for the skills (ids no longer known are dropped), else the agents
  * detected here (none: only the canonical copy is written).
  */
-export function chooseAgents(env: AgentEnvironment, choice: { asked: readonly string[] } | { recorded: Iterable<string> }): AgentSpec[] {
+export function chooseAgents(
+  env: AgentEnvironment,
+  choice: { asked: readonly string[] } | { recorded: Iterable<string> },
+): AgentSpec[] {
   if ("recorded" in choice) {
     const known = [...new Set(choice.recorded)].flatMap((id) => findAgent(id) ?? []);
     return known.length > 0 ? known : detectAgents(env);
   }
-  const ids = choice.asked.flatMap((a) => a.split(",")).map((a) => a.trim()).filter((a) => a !== "");
+  const ids = choice.asked
+    .flatMap((a) => a.split(","))
+    .map((a) => a.trim())
+    .filter((a) => a !== "");
   if (ids.includes("*")) return [...AGENTS];
   if (ids.length === 0) {
     const found = detectAgents(env);
-    if (found.length === 0) throw new CliError(`no agent detected here; pass --agent ID (${AGENTS.map((a) => a.id).join(", ")})`);
+    if (found.length === 0)
+      throw new CliError(`no agent detected here; pass --agent ID (${AGENTS.map((a) => a.id).join(", ")})`);
     return found;
   }
   return ids.map((id) => {
     const agent = findAgent(id);
-    if (!agent) throw new CliError(`unknown agent ${JSON.stringify(id)}; known agents: ${AGENTS.map((a) => a.id).join(", ")}`);
+    if (!agent)
+      throw new CliError(`unknown agent ${JSON.stringify(id)}; known agents: ${AGENTS.map((a) => a.id).join(", ")}`);
     return agent;
   });
 }
@@ -55,35 +63,58 @@ export interface InstallSource {
 }
 
 const SHORTHAND = /^([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)((?:\/[^#]*)?)(?:#(.+))?$/;
-const GITHUB_TREE = /^https:\/\/github\.com\/([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+?)(?:\.git)?\/tree\/([^/]+)((?:\/.*)?)$/;
+const GITHUB_TREE =
+  /^https:\/\/github\.com\/([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+?)(?:\.git)?\/tree\/([^/]+)((?:\/.*)?)$/;
 
 /**
  * What a source argument means: an address with a scheme (every source the CLI opens), a GitHub tree URL, a path that
  * exists or starts with `.`, `/` or `~`, else GitHub shorthand `owner/repo[/path][#ref]`.
  */
-export function resolveInstallSource(input: string, cwd: string, env: Readonly<Record<string, string | undefined>>): InstallSource {
+export function resolveInstallSource(
+  input: string,
+  cwd: string,
+  env: Readonly<Record<string, string | undefined>>,
+): InstallSource {
   const tree = GITHUB_TREE.exec(input);
   if (tree) return github(tree[1] ?? "", tree[2] ?? "", tree[4] ?? "", tree[3], env);
   const scheme = rootScheme(input);
   if (scheme !== undefined && !existsSync(path.resolve(cwd, input))) {
     const web = scheme === "http" || scheme === "https";
-    const sourceType = scheme.startsWith("git") ? "git" : web ? (SKILL_ARCHIVE.test(new URL(input).pathname) ? "archive" : "well-known") : scheme;
+    const sourceType = scheme.startsWith("git")
+      ? "git"
+      : web
+        ? SKILL_ARCHIVE.test(new URL(input).pathname)
+          ? "archive"
+          : "well-known"
+        : scheme;
     const fragment = input.includes("#") ? input.slice(input.indexOf("#") + 1) : "";
-    const [ref, repoPath] = fragment.includes(":") ? [fragment.slice(0, fragment.indexOf(":")), fragment.slice(fragment.indexOf(":") + 1)] : [fragment, ""];
+    const [ref, repoPath] = fragment.includes(":")
+      ? [fragment.slice(0, fragment.indexOf(":")), fragment.slice(fragment.indexOf(":") + 1)]
+      : [fragment, ""];
     // Vercel's CLI records a git source as the clone URL without `#…` (the ref apart) and without the `git+` prefix.
-    const source = sourceType === "git" ? redactUri(input.split("#")[0] ?? input).replace(/^git\+(?=https?:|file:)/i, "") : redactUri(input);
+    const source =
+      sourceType === "git"
+        ? redactUri(input.split("#")[0] ?? input).replace(/^git\+(?=https?:|file:)/i, "")
+        : redactUri(input);
     const origin: LockOrigin = { source, sourceType };
     if (sourceType === "git" && ref) origin.ref = ref;
     return { address: input, origin, repoPath: sourceType === "git" ? repoPath.replace(/^\/+|\/+$/g, "") : "" };
   }
-  if (/^[./~]/.test(input) || existsSync(path.resolve(cwd, input))) return { address: input, origin: { source: input, sourceType: "local" }, repoPath: "" };
+  if (/^[./~]/.test(input) || existsSync(path.resolve(cwd, input)))
+    return { address: input, origin: { source: input, sourceType: "local" }, repoPath: "" };
   const short = SHORTHAND.exec(input);
   if (short) return github(short[1] ?? "", short[2] ?? "", short[3] ?? "", short[4], env);
-  throw new CliError(`not a source: ${JSON.stringify(input)} (owner/repo[/path], a path, or an address such as git+https://host/repo.git#ref:path)`);
+  throw new CliError(
+    `not a source: ${JSON.stringify(input)} (owner/repo[/path], a path, or an address such as git+https://host/repo.git#ref:path)`,
+  );
 }
 
 /** The address that re-opens a lock entry's source at `ref` (the recorded commit, when known). */
-function lockEntrySource(entry: LockEntry, ref: string | undefined, env: Readonly<Record<string, string | undefined>>): { address: string; id: string } {
+function lockEntrySource(
+  entry: LockEntry,
+  ref: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): { address: string; id: string } {
   const skillDir = entry.skillPath ? path.posix.dirname(entry.skillPath) : "";
   if (entry.sourceType === "github") {
     const [owner = "", repo = ""] = entry.source.split("/");
@@ -94,20 +125,34 @@ function lockEntrySource(entry: LockEntry, ref: string | undefined, env: Readonl
     const url = entry.source.includes("#") ? entry.source.slice(0, entry.source.indexOf("#")) : entry.source;
     const base = /^(https?|file):/i.test(url) ? `git+${url}` : url;
     const parent = skillDir.includes("/") ? path.posix.dirname(skillDir) : "";
-    return { address: `${base}#${ref ?? entry.ref ?? ""}${parent ? `:${parent}` : ""}`, id: path.posix.basename(skillDir) };
+    return {
+      address: `${base}#${ref ?? entry.ref ?? ""}${parent ? `:${parent}` : ""}`,
+      id: path.posix.basename(skillDir),
+    };
   }
   return { address: entry.source, id: "" };
 }
 
-function github(owner: string, repo: string, sub: string, ref: string | undefined, env: Readonly<Record<string, string | undefined>>): InstallSource {
+function github(
+  owner: string,
+  repo: string,
+  sub: string,
+  ref: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): InstallSource {
   const base = (env[GITHUB_BASE_ENV]?.trim() || DEFAULT_GITHUB_BASE).replace(/\/+$/, "");
   const scheme = rootScheme(base);
-  if (scheme === undefined || !["https", "http", "git", "file"].includes(scheme)) throw new CliError(`${GITHUB_BASE_ENV} must be an https://, http://, git:// or file:// URL`);
+  if (scheme === undefined || !["https", "http", "git", "file"].includes(scheme))
+    throw new CliError(`${GITHUB_BASE_ENV} must be an https://, http://, git:// or file:// URL`);
   const repoPath = sub.replace(/^\/+|\/+$/g, "");
   const fragment = repoPath ? `#${ref ?? ""}:${repoPath}` : ref ? `#${ref}` : "";
   const origin: LockOrigin = { source: `${owner}/${repo}`, sourceType: "github" };
   if (ref) origin.ref = ref;
-  return { address: `${scheme === "git" ? "" : "git+"}${base}/${owner}/${repo.replace(/\.git$/, "")}.git${fragment}`, origin, repoPath };
+  return {
+    address: `${scheme === "git" ? "" : "git+"}${base}/${owner}/${repo.replace(/\.git$/, "")}.git${fragment}`,
+    origin,
+    repoPath,
+  };
 }
 
 /** Runs `fn`, turning the installer's errors into the CLI's one-line errors with their exit codes. */
@@ -115,7 +160,11 @@ export async function asCliErrors<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
-    if (error instanceof InstallError) throw new CliError(error.message, error.code === "INSTALL_USAGE" || error.code === "INSTALL_IO" ? EXIT_ERROR : EXIT_PROBLEMS);
+    if (error instanceof InstallError)
+      throw new CliError(
+        error.message,
+        error.code === "INSTALL_USAGE" || error.code === "INSTALL_IO" ? EXIT_ERROR : EXIT_PROBLEMS,
+      );
     throw error;
   }
 }
@@ -124,7 +173,12 @@ export async function asCliErrors<T>(fn: () => Promise<T>): Promise<T> {
  * Opens the entry's source at `commit` (else the lock's ref) and reads the one skill it names, with the revision the
  * source served (git) for the sidecar.
  */
-export async function fetchLocked(io: CliOutput, name: string, entry: LockEntry, commit: string | undefined): Promise<CollectedSkill & { revision?: string }> {
+export async function fetchLocked(
+  io: CliOutput,
+  name: string,
+  entry: LockEntry,
+  commit: string | undefined,
+): Promise<CollectedSkill & { revision?: string }> {
   const { address, id } = lockEntrySource(entry, commit, process.env);
   const opened = await openInstallSource(address, io);
   try {
@@ -132,7 +186,8 @@ export async function fetchLocked(io: CliOutput, name: string, entry: LockEntry,
     const wanted = id !== "" ? ids.find((i) => i === id) : ids.find((i) => i === name || i.split("/").pop() === name);
     if (wanted === undefined) throw new InstallError(`${name}: not found in ${opened.label}`, "INSTALL_DRIFT");
     const skill = await collectSkill(opened.provider, wanted);
-    if (skill.name !== name) throw new InstallError(`${name}: the source's skill is now named ${JSON.stringify(skill.name)}`, "INSTALL_DRIFT");
+    if (skill.name !== name)
+      throw new InstallError(`${name}: the source's skill is now named ${JSON.stringify(skill.name)}`, "INSTALL_DRIFT");
     const revision = revisionOf(opened.provider);
     return revision === undefined ? skill : { ...skill, revision };
   } finally {

@@ -57,7 +57,8 @@ export function outputFor(sinks: CliIO): CliOutput {
     stdout: (t) => sinks.stdout(text(t)),
     stderr: (t) => sinks.stderr(text(t)),
     data: (payload) => {
-      if (sinks.terminal === true) sinks.stdout(neutralise(typeof payload === "string" ? payload : Buffer.from(payload).toString("utf8")));
+      if (sinks.terminal === true)
+        sinks.stdout(neutralise(typeof payload === "string" ? payload : Buffer.from(payload).toString("utf8")));
       else if (typeof payload === "string") sinks.stdout(payload);
       else if (sinks.stdoutBytes) sinks.stdoutBytes(payload);
       else sinks.stdout(Buffer.from(payload).toString("utf8"));

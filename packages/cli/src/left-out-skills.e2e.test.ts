@@ -16,7 +16,13 @@ function skillport(args: string[], cwd: string) {
   const result = spawnSync(process.execPath, [bin, ...args], {
     cwd,
     encoding: "utf8",
-    env: { ...process.env, HOME: cwd, SKILLPORT_CACHE_DIR: path.join(cwd, ".cache"), FORCE_COLOR: undefined, NO_COLOR: "1" },
+    env: {
+      ...process.env,
+      HOME: cwd,
+      SKILLPORT_CACHE_DIR: path.join(cwd, ".cache"),
+      FORCE_COLOR: undefined,
+      NO_COLOR: "1",
+    },
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -27,7 +33,11 @@ const SKILLS = {
   "skills/notes/readme.md": "# not a skill\n",
 };
 const WARNING = "warning  skipped fs:skills:nodesc: skill \"nodesc\": required field 'description' is missing\n";
-const FAILURE = { source: "fs:skills", id: "nodesc", message: "skill \"nodesc\": required field 'description' is missing" };
+const FAILURE = {
+  source: "fs:skills",
+  id: "nodesc",
+  message: "skill \"nodesc\": required field 'description' is missing",
+};
 
 describe.runIf(existsSync(bin))("a skill left out of the catalog is reported", () => {
   it.each([
@@ -36,18 +46,23 @@ describe.runIf(existsSync(bin))("a skill left out of the catalog is reported", (
     ["prompt --format json", ["prompt", "skills", "--format", "json"]],
     ["tools", ["tools", "skills"]],
     ["search", ["search", "good things csv", "skills"]],
-  ])("%s: a warning line on stderr naming the skill and why, exit 1, the skill absent from stdout", async (_label, args) => {
-    const dir = await tree(SKILLS);
-    const run = skillport(args, dir);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain(WARNING);
-    expect(run.stdout).toContain("good");
-    expect(run.stdout).not.toContain("nodesc");
-  });
+  ])(
+    "%s: a warning line on stderr naming the skill and why, exit 1, the skill absent from stdout",
+    async (_label, args) => {
+      const dir = await tree(SKILLS);
+      const run = skillport(args, dir);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(WARNING);
+      expect(run.stdout).toContain("good");
+      expect(run.stdout).not.toContain("nodesc");
+    },
+  );
 
   it("tools also notes the folder that is not a skill, as list does", async () => {
     const dir = await tree(SKILLS);
-    expect(skillport(["tools", "skills"], dir).stderr).toContain("note  fs:skills:notes is not a skill: the folder has no SKILL.md, so it is not a skill\n");
+    expect(skillport(["tools", "skills"], dir).stderr).toContain(
+      "note  fs:skills:notes is not a skill: the folder has no SKILL.md, so it is not a skill\n",
+    );
   });
 
   it.each([

@@ -52,12 +52,18 @@ export interface LoadOptions {
  * from the agent folders found around the working directory (`.agents/skills`, `.claude/skills`, at project and user
  * level). Nothing is watched: a CLI run is a snapshot. Call `close()` when done (or use `withSkills`).
  */
-export async function loadSkills(roots: readonly string[], io: CliIO, home = os.homedir(), options: LoadOptions = {}): Promise<LoadedSkills> {
+export async function loadSkills(
+  roots: readonly string[],
+  io: CliIO,
+  home = os.homedir(),
+  options: LoadOptions = {},
+): Promise<LoadedSkills> {
   const registry = new SkillRegistry(options.registry);
   const singleFailures: RegistrationFailure[] = [];
   const providers: LocalFileSystemSkillProvider[] = [];
   const rootPaths: string[] = [];
-  const indexFor = (root: string) => (options.cacheDir === undefined ? undefined : path.join(options.cacheDir, cacheFileName("metadata", [root])));
+  const indexFor = (root: string) =>
+    options.cacheDir === undefined ? undefined : path.join(options.cacheDir, cacheFileName("metadata", [root]));
   const saveCaches = async () => {
     await Promise.all(providers.map((p) => p.saveMetadataIndex().catch(() => false)));
   };
@@ -69,19 +75,41 @@ export async function loadSkills(roots: readonly string[], io: CliIO, home = os.
   const collectSkipped = (found: ReturnType<NonNullable<OpenedSource["skipped"]>>, source: string): void => {
     for (const s of found) {
       if (s.severity === "error") {
-        const diagnostic = { code: s.code, severity: s.severity, message: s.message, file: `${s.folder}/${s.path ?? ""}`, line: 0, column: 0 };
+        const diagnostic = {
+          code: s.code,
+          severity: s.severity,
+          message: s.message,
+          file: `${s.folder}/${s.path ?? ""}`,
+          line: 0,
+          column: 0,
+        };
         singleFailures.push({ source, id: s.folder, message: `skipped: ${s.message}`, diagnostics: [diagnostic] });
       } else {
         skipped.push({ source, folder: s.folder, code: s.code, message: s.message });
       }
     }
   };
-  const loaded = (shown: string[]): LoadedSkills => ({ registry, roots: shown, failures: [...registry.failures, ...singleFailures], skipped, rootPaths, saveCaches, close });
+  const loaded = (shown: string[]): LoadedSkills => ({
+    registry,
+    roots: shown,
+    failures: [...registry.failures, ...singleFailures],
+    skipped,
+    rootPaths,
+    saveCaches,
+    close,
+  });
   if (roots.length === 0) {
     const found = createRootProviders(await discoverSkillRoots({ cwd: io.cwd, home }));
     for (const { root, provider: named } of found) {
       // Re-created with a metadata index of its own when caching: one index file per root.
-      const provider = options.cacheDir === undefined ? named : new LocalFileSystemSkillProvider(root.path, { name: named.name, metadataIndex: indexFor(named.root), warn: warnOn(io) });
+      const provider =
+        options.cacheDir === undefined
+          ? named
+          : new LocalFileSystemSkillProvider(root.path, {
+              name: named.name,
+              metadataIndex: indexFor(named.root),
+              warn: warnOn(io),
+            });
       providers.push(provider);
       rootPaths.push(provider.root);
       await registry.addProvider(provider, { watch: options.watch ?? false });
@@ -100,7 +128,11 @@ export async function loadSkills(roots: readonly string[], io: CliIO, home = os.
 
   /** One root, opened by the one opener (openSource): an address, a folder of skills or one skill folder. */
   async function addRoot(given: string): Promise<string> {
-    const source = await openSource(given, { cwd: io.cwd, warn: warnOn(io), ...(options.cacheDir !== undefined && { metadataIndex: indexFor }) });
+    const source = await openSource(given, {
+      cwd: io.cwd,
+      warn: warnOn(io),
+      ...(options.cacheDir !== undefined && { metadataIndex: indexFor }),
+    });
     opened.push(source);
     rootPaths.push(source.rootPath ?? source.label);
     if (source.only !== undefined) {
@@ -110,7 +142,12 @@ export async function loadSkills(roots: readonly string[], io: CliIO, home = os.
       } catch (error) {
         // Reported like a failing skill in a folder of skills; the other roots still load.
         if (!(error instanceof SkillValidationError)) throw error;
-        singleFailures.push({ source: source.label, id: source.only, message: error.message, diagnostics: [...error.diagnostics] });
+        singleFailures.push({
+          source: source.label,
+          id: source.only,
+          message: error.message,
+          diagnostics: [...error.diagnostics],
+        });
       }
     } else {
       if (source.provider instanceof LocalFileSystemSkillProvider) providers.push(source.provider);
@@ -122,7 +159,12 @@ export async function loadSkills(roots: readonly string[], io: CliIO, home = os.
 }
 
 /** Loads the roots, runs `use`, and always closes what was opened (a database pool would keep the process alive). */
-export async function withSkills<T>(roots: readonly string[], io: CliIO, use: (loaded: LoadedSkills) => Promise<T>, options: LoadOptions = {}): Promise<T> {
+export async function withSkills<T>(
+  roots: readonly string[],
+  io: CliIO,
+  use: (loaded: LoadedSkills) => Promise<T>,
+  options: LoadOptions = {},
+): Promise<T> {
   const loaded = await loadSkills(roots, io, undefined, options);
   try {
     return await use(loaded);
@@ -132,7 +174,12 @@ export async function withSkills<T>(roots: readonly string[], io: CliIO, use: (l
 }
 
 /** Problems found while loading, as warnings on stderr (data commands keep stdout clean). */
-export function reportLoadProblems(io: CliIO, failures: readonly RegistrationFailure[], shadowed: readonly Shadowing[], skipped: readonly SkippedFolder[] = []): void {
+export function reportLoadProblems(
+  io: CliIO,
+  failures: readonly RegistrationFailure[],
+  shadowed: readonly Shadowing[],
+  skipped: readonly SkippedFolder[] = [],
+): void {
   const c = colors(io);
   for (const f of failures) {
     const what = f.id === undefined ? `source ${f.source}` : `${f.source}:${f.id}`;
@@ -140,6 +187,8 @@ export function reportLoadProblems(io: CliIO, failures: readonly RegistrationFai
   }
   for (const s of skipped) io.stderr(`note  ${s.source}:${s.folder} is not a skill: ${s.message}\n`);
   for (const s of shadowed) {
-    io.stderr(`${c.yellow("warning")}  ${s.id}: ${s.shadowed} is shadowed by ${s.winner} (reach it as ${s.shadowed})\n`);
+    io.stderr(
+      `${c.yellow("warning")}  ${s.id}: ${s.shadowed} is shadowed by ${s.winner} (reach it as ${s.shadowed})\n`,
+    );
   }
 }

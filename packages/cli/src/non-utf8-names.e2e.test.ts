@@ -13,7 +13,11 @@ const bin = path.join(repo, "packages/cli/dist/cli.js");
 const tree = useTempTrees();
 
 function skillport(args: string[], cwd: string) {
-  const result = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: "utf8", env: { ...process.env, HOME: cwd, FORCE_COLOR: undefined, NO_COLOR: "1" } });
+  const result = spawnSync(process.execPath, [bin, ...args], {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, HOME: cwd, FORCE_COLOR: undefined, NO_COLOR: "1" },
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -47,9 +51,18 @@ describe.runIf(existsSync(bin))("a skill folder whose name is not UTF-8", () => 
     badSkill(dir, "skills");
     const run = skillport(["list", "skills", "--json"], dir);
     expect(run.code).toBe(1);
-    const report = JSON.parse(run.stdout) as { skills: Array<{ id: string }>; failures: Array<{ id: string; message: string }> };
+    const report = JSON.parse(run.stdout) as {
+      skills: Array<{ id: string }>;
+      failures: Array<{ id: string; message: string }>;
+    };
     expect(report.skills.map((s) => s.id)).toEqual(["good"]);
-    expect(report.failures).toEqual([{ source: "fs:skills", id: "caf\\xFF", message: `skipped: ${SAID} (bad bytes shown as \\xHH); rename it to serve the skill` }]);
+    expect(report.failures).toEqual([
+      {
+        source: "fs:skills",
+        id: "caf\\xFF",
+        message: `skipped: ${SAID} (bad bytes shown as \\xHH); rename it to serve the skill`,
+      },
+    ]);
   });
 
   it("copy of a root holding only that skill copies 0 and says why, exit 1 (not a silent 0)", async () => {
@@ -57,7 +70,10 @@ describe.runIf(existsSync(bin))("a skill folder whose name is not UTF-8", () => 
     badSkill(dir, "skills");
     const run = skillport(["copy", "skills", "out", "--json"], dir);
     expect(run.code).toBe(1);
-    expect(JSON.parse(run.stdout)).toMatchObject({ copied: [], failed: [{ id: "caf\\xFF", message: expect.stringContaining(SAID) }] });
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      copied: [],
+      failed: [{ id: "caf\\xFF", message: expect.stringContaining(SAID) }],
+    });
   });
 
   it("pack refuses the package with one line naming the path, exit 2, no ENOENT", async () => {

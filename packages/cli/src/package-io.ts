@@ -44,11 +44,17 @@ export async function withFsErrors<T>(run: () => Promise<T>, cwd: string): Promi
 /** A path given for something the command creates as a folder (--into, --workspace): absent, or a directory. */
 export async function requireDirectoryOrAbsent(absolute: string, flag: string, shown: string): Promise<void> {
   const info = await stat(absolute).catch(() => undefined);
-  if (info && !info.isDirectory()) throw new CliError(`${flag} ${shown}: not a directory (give a folder, or a path where one can be created)`);
+  if (info && !info.isDirectory())
+    throw new CliError(`${flag} ${shown}: not a directory (give a folder, or a path where one can be created)`);
 }
 
 /** A path given for a file the command writes (--output): absent or a file, never a directory. */
-export async function requireNotDirectory(absolute: string, flag: string, shown: string, example: string): Promise<void> {
+export async function requireNotDirectory(
+  absolute: string,
+  flag: string,
+  shown: string,
+  example: string,
+): Promise<void> {
   const info = await stat(absolute).catch(() => undefined);
   if (info?.isDirectory()) throw new CliError(`${flag} ${shown}: is a directory; give a file name, e.g. ${example}`);
 }

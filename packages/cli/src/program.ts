@@ -56,7 +56,12 @@ export async function runCli(argv: readonly string[], sinks: CliIO): Promise<num
  * Loads only the command being run; for top-level help (or an unknown command) every command is listed by its
  * summary without loading any module.
  */
-async function registerCommands(program: Command, argv: readonly string[], io: CliOutput, setExit: (code: number) => void): Promise<void> {
+async function registerCommands(
+  program: Command,
+  argv: readonly string[],
+  io: CliOutput,
+  setExit: (code: number) => void,
+): Promise<void> {
   const words = argv.filter((a) => !a.startsWith("-"));
   const wanted = words[0] === "help" ? words[1] : words[0];
   const entry = commands.find((c) => c.name === wanted);

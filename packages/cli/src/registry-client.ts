@@ -17,7 +17,10 @@ interface Credentials {
 /** `$SKILLPORT_CONFIG_DIR`, else `$XDG_CONFIG_HOME/skillport`, else `~/.config/skillport`. */
 function configDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.SKILLPORT_CONFIG_DIR) return path.resolve(env.SKILLPORT_CONFIG_DIR);
-  const base = env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : path.join(os.homedir(), ".config");
+  const base =
+    env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME)
+      ? env.XDG_CONFIG_HOME
+      : path.join(os.homedir(), ".config");
   return path.join(base, "skillport");
 }
 
@@ -51,10 +54,15 @@ export function normaliseRegistryUrl(value: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new CliError(`--registry: ${JSON.stringify(value)} is not a URL (http://host:port or https://host)`, EXIT_ERROR);
+    throw new CliError(
+      `--registry: ${JSON.stringify(value)} is not a URL (http://host:port or https://host)`,
+      EXIT_ERROR,
+    );
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new CliError(`--registry: ${JSON.stringify(value)} is not http(s)`, EXIT_ERROR);
-  if (url.username || url.password) throw new CliError("--registry: put no credentials in the URL; use skillport login", EXIT_ERROR);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new CliError(`--registry: ${JSON.stringify(value)} is not http(s)`, EXIT_ERROR);
+  if (url.username || url.password)
+    throw new CliError("--registry: put no credentials in the URL; use skillport login", EXIT_ERROR);
   return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
 }
 
@@ -62,14 +70,22 @@ export function normaliseRegistryUrl(value: string): string {
 export async function resolveRegistry(flag: string | undefined): Promise<{ url: string; token: string | undefined }> {
   const credentials = await readCredentials();
   const chosen = flag ?? process.env.SKILLPORT_REGISTRY ?? credentials.default;
-  if (chosen === undefined) throw new CliError("no registry: pass --registry <url> (or log in to one with skillport login --registry <url>)", EXIT_ERROR);
+  if (chosen === undefined)
+    throw new CliError(
+      "no registry: pass --registry <url> (or log in to one with skillport login --registry <url>)",
+      EXIT_ERROR,
+    );
   const url = normaliseRegistryUrl(chosen);
   const token = process.env.SKILLPORT_REGISTRY_TOKEN || credentials.registries[url]?.token;
   return { url, token };
 }
 
 /** Calls the registry; an error answer becomes one line (exit 1 for a refused package, else 2). */
-export async function callRegistry<T>(url: string, pathname: string, init: { method?: string; token?: string; body?: FormData }): Promise<T> {
+export async function callRegistry<T>(
+  url: string,
+  pathname: string,
+  init: { method?: string; token?: string; body?: FormData },
+): Promise<T> {
   let res: Response;
   try {
     res = await fetch(`${url}${pathname}`, {
@@ -79,7 +95,10 @@ export async function callRegistry<T>(url: string, pathname: string, init: { met
       signal: AbortSignal.timeout(120_000),
     });
   } catch (error) {
-    throw new CliError(`${url}: the registry did not answer (${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message})`, EXIT_ERROR);
+    throw new CliError(
+      `${url}: the registry did not answer (${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message})`,
+      EXIT_ERROR,
+    );
   }
   const text = await res.text();
   let data: unknown;
@@ -91,7 +110,10 @@ export async function callRegistry<T>(url: string, pathname: string, init: { met
   if (!res.ok) {
     const error = (data as { error?: { code?: string; message?: string } }).error;
     const code = error?.code ?? `HTTP ${res.status}`;
-    throw new CliError(`${url}: ${error?.message ?? "refused"} (${code})`, code === "REGISTRY_INVALID_PACKAGE" || code === "REGISTRY_CONFLICT" ? EXIT_PROBLEMS : EXIT_ERROR);
+    throw new CliError(
+      `${url}: ${error?.message ?? "refused"} (${code})`,
+      code === "REGISTRY_INVALID_PACKAGE" || code === "REGISTRY_CONFLICT" ? EXIT_PROBLEMS : EXIT_ERROR,
+    );
   }
   return data as T;
 }

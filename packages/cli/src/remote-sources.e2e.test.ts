@@ -7,13 +7,20 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTempDir, removeDir } from "@skillport/testing";
-import { commitAndPush, makeRepo, startGitDaemon, startHttpBackend, type RunningServer } from "../../remote/src/test-support/git-servers.js";
+import {
+  commitAndPush,
+  makeRepo,
+  startGitDaemon,
+  startHttpBackend,
+  type RunningServer,
+} from "../../remote/src/test-support/git-servers.js";
 import { publish, startHttpServer, type TestHttpServer } from "../../remote/src/test-support/http-server.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const bin = path.join(repo, "packages/cli/dist/cli.js");
 const SECRET = "tok3n-never-printed";
-const skillMd = (name: string, description: string) => `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${name}\n\nSteps.\n`;
+const skillMd = (name: string, description: string) =>
+  `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${name}\n\nSteps.\n`;
 
 let root: string;
 let cache: string;
@@ -24,7 +31,10 @@ let web: TestHttpServer;
 /** Runs the binary asynchronously (the servers live in this process, so a blocking spawn would starve them). */
 function skillport(args: string[], cacheDir = cache): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: { ...process.env, SKILLPORT_CACHE_DIR: cacheDir, FORCE_COLOR: "0", NO_COLOR: "1" } });
+    const child = spawn(process.execPath, [bin, ...args], {
+      cwd: root,
+      env: { ...process.env, SKILLPORT_CACHE_DIR: cacheDir, FORCE_COLOR: "0", NO_COLOR: "1" },
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -44,16 +54,29 @@ beforeAll(async () => {
     "skills/pdf-forms/references/fields.md": "# Fields\n",
     // Over the 10 MiB default: never downloaded (the servers allow filters), never checked out, reported.
     "skills/pdf-forms/assets/scan.bin": new Uint8Array(11 * 1024 * 1024),
-    "skills/release-notes/SKILL.md": skillMd("release-notes", "Write release notes from git history. Use when preparing a release."),
+    "skills/release-notes/SKILL.md": skillMd(
+      "release-notes",
+      "Write release notes from git history. Use when preparing a release.",
+    ),
   });
   daemon = await startGitDaemon(base);
   backend = await startHttpBackend(base, { credentials: `reader:${SECRET}` });
   web = await startHttpServer();
-  publish(web, [{ name: "weather", type: "skill-md", file: "weather/SKILL.md", bytes: skillMd("weather", "Brief the weather. Use when asked about the forecast.") }]);
+  publish(web, [
+    {
+      name: "weather",
+      type: "skill-md",
+      file: "weather/SKILL.md",
+      bytes: skillMd("weather", "Brief the weather. Use when asked about the forecast."),
+    },
+  ]);
   const pkg = path.join(root, "node_modules", "@acme", "skills");
   await mkdir(path.join(pkg, "skills", "csv-tools"), { recursive: true });
   await writeFile(path.join(pkg, "package.json"), JSON.stringify({ name: "@acme/skills", version: "2.0.0" }));
-  await writeFile(path.join(pkg, "skills", "csv-tools", "SKILL.md"), skillMd("csv-tools", "Summarise CSV files. Use when given a CSV."));
+  await writeFile(
+    path.join(pkg, "skills", "csv-tools", "SKILL.md"),
+    skillMd("csv-tools", "Summarise CSV files. Use when given a CSV."),
+  );
 }, 120_000);
 afterAll(async () => {
   await daemon?.stop();
@@ -90,11 +113,18 @@ describe.runIf(existsSync(bin))("the built binary reads git, HTTP and npm addres
     expect(runs[1]?.stdout).toContain("pdf-forms");
     expect(runs[3]?.stdout).toBe("# Fields\n");
     expect(runs[4]?.stdout).toContain("reader:***@");
-    expect(JSON.parse(runs[4]?.stdout ?? "{}").skipped).toContainEqual(expect.objectContaining({ folder: "skills/pdf-forms/assets/scan.bin", code: "remote-skipped" }));
+    expect(JSON.parse(runs[4]?.stdout ?? "{}").skipped).toContainEqual(
+      expect.objectContaining({ folder: "skills/pdf-forms/assets/scan.bin", code: "remote-skipped" }),
+    );
     // Refused credentials and no copy yet: an error that names the address, without the password.
-    const wrong = await skillport(["list", address.replace(SECRET, "wrong-and-secret")], path.join(root, "cache-fresh"));
+    const wrong = await skillport(
+      ["list", address.replace(SECRET, "wrong-and-secret")],
+      path.join(root, "cache-fresh"),
+    );
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toMatch(/git ls-remote http:\/\/127\.0\.0\.1:\d+\/team\.git#main:skills failed: .*\(credentials missing or refused\)/);
+    expect(wrong.stderr).toMatch(
+      /git ls-remote http:\/\/127\.0\.0\.1:\d+\/team\.git#main:skills failed: .*\(credentials missing or refused\)/,
+    );
     expect(wrong.stdout + wrong.stderr).not.toContain("wrong-and-secret");
     // A copy made with the right token is not served to a wrong one (issue 19, decision 0240): the same error.
     const cached = await skillport(["list", address.replace(SECRET, "wrong-and-secret")]);

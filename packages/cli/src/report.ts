@@ -39,12 +39,23 @@ export function diagnosticLine(d: Diagnostic, fallbackFile: string, io: CliIO, l
   return `${c.cyan(where)}  ${paint(label ?? d.severity)}  ${c.dim(d.code)}  ${d.message}`;
 }
 
-const FINDING_SEVERITY: Record<Finding["level"], Diagnostic["severity"]> = { malicious: "error", warn: "warning", review: "info" };
+const FINDING_SEVERITY: Record<Finding["level"], Diagnostic["severity"]> = {
+  malicious: "error",
+  warn: "warning",
+  review: "info",
+};
 
 /** An audit finding in the skill folder `folder` as a diagnostic (its evidence appended to the message, or not). */
 export function findingDiagnostic(folder: string, f: Finding, withEvidence: boolean): Diagnostic {
   const message = withEvidence ? `${f.message}: ${f.evidence}` : f.message;
-  return { code: f.code, severity: FINDING_SEVERITY[f.level], message, file: `${folder}/${f.file}`, line: f.line, column: f.column };
+  return {
+    code: f.code,
+    severity: FINDING_SEVERITY[f.level],
+    message,
+    file: `${folder}/${f.file}`,
+    line: f.line,
+    column: f.column,
+  };
 }
 
 /** tsc/eslint style: `path:line:col  severity  code  message`, then a summary line. */
@@ -89,7 +100,11 @@ export function formatJson(reports: readonly SkillReport[]): string {
 }
 
 /** SARIF 2.1.0, for code-scanning UIs. */
-export function formatSarif(reports: readonly SkillReport[], version: string, docsPage = "docs/diagnostics.md"): string {
+export function formatSarif(
+  reports: readonly SkillReport[],
+  version: string,
+  docsPage = "docs/diagnostics.md",
+): string {
   const ruleIds = [...new Set(reports.flatMap((r) => r.diagnostics.map((d) => d.code)))].sort();
   const level = (d: Diagnostic) => (d.severity === "error" ? "error" : d.severity === "warning" ? "warning" : "note");
   const sarif = {
@@ -101,7 +116,10 @@ export function formatSarif(reports: readonly SkillReport[], version: string, do
           driver: {
             name: "skillport",
             version,
-            rules: ruleIds.map((id) => ({ id, shortDescription: { text: `skillport diagnostic ${id} (${docsPage})` } })),
+            rules: ruleIds.map((id) => ({
+              id,
+              shortDescription: { text: `skillport diagnostic ${id} (${docsPage})` },
+            })),
           },
         },
         results: reports.flatMap((r) =>

@@ -27,7 +27,12 @@ interface CacheFile {
 /** The file's shape (zod v4 mini, loaded when a cache is opened). */
 async function cacheSchema() {
   const z = await import("zod/mini");
-  const doc = z.object({ id: z.string(), hidden: z.boolean(), fields: z.partialRecord(z.enum(SEARCH_FIELDS), z.string()), negative: z.optional(z.string()) });
+  const doc = z.object({
+    id: z.string(),
+    hidden: z.boolean(),
+    fields: z.partialRecord(z.enum(SEARCH_FIELDS), z.string()),
+    negative: z.optional(z.string()),
+  });
   const entry = z.object({ key: z.string(), meta: z.string(), doc });
   return z.object({ format: z.number(), scope: z.string(), entries: z.record(z.string(), entry) });
 }
@@ -81,12 +86,21 @@ export class DiskSearchCache implements SearchDocumentCache {
     try {
       text = await readFile(file, "utf8");
     } catch (error) {
-      return new DiskSearchCache(file, scoped, entries, isMissing(error) ? undefined : `search cache ${file} cannot be read (${errorCode(error) ?? String(error)}); rebuilding it`);
+      return new DiskSearchCache(
+        file,
+        scoped,
+        entries,
+        isMissing(error)
+          ? undefined
+          : `search cache ${file} cannot be read (${errorCode(error) ?? String(error)}); rebuilding it`,
+      );
     }
     const parsed = parseStateText<CacheFile>(text, await cacheSchema());
-    if ("problem" in parsed) return new DiskSearchCache(file, scoped, entries, `search cache ${file} is ${parsed.problem}; rebuilding it`);
+    if ("problem" in parsed)
+      return new DiskSearchCache(file, scoped, entries, `search cache ${file} is ${parsed.problem}; rebuilding it`);
     // Another format, other roots or another analysis: a cache of other settings, not ours to use.
-    if (parsed.value.format === CACHE_FORMAT && parsed.value.scope === scoped) for (const [id, entry] of Object.entries(parsed.value.entries)) entries.set(id, entry);
+    if (parsed.value.format === CACHE_FORMAT && parsed.value.scope === scoped)
+      for (const [id, entry] of Object.entries(parsed.value.entries)) entries.set(id, entry);
     return new DiskSearchCache(file, scoped, entries, undefined);
   }
 
@@ -123,7 +137,10 @@ export class DiskSearchCache implements SearchDocumentCache {
       }
     }
     if (!this.#dirty) return false;
-    await writeFileAtomic(this.file, JSON.stringify({ format: CACHE_FORMAT, scope: this.#scope, entries: Object.fromEntries(this.#entries) }));
+    await writeFileAtomic(
+      this.file,
+      JSON.stringify({ format: CACHE_FORMAT, scope: this.#scope, entries: Object.fromEntries(this.#entries) }),
+    );
     this.#dirty = false;
     return true;
   }

@@ -54,7 +54,10 @@ interface Header {
 function stamp(file: string): { key: string; changedMs: number } | undefined {
   const s = lstatSync(file, { throwIfNoEntry: false });
   if (!s || !(s.isFile() || s.isDirectory())) return undefined;
-  return { key: `${s.isFile() ? "f" : "d"}:${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`, changedMs: s.mtimeMs };
+  return {
+    key: `${s.isFile() ? "f" : "d"}:${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`,
+    changedMs: s.mtimeMs,
+  };
 }
 
 /** The snapshot file for these roots (absolute, as given) in `cacheDir`, and the scope it must carry. */
@@ -66,7 +69,13 @@ export function snapshotLocation(cacheDir: string, roots: readonly string[]): { 
 }
 
 /** A typed array over `length` items at `offset` of `buffer` (copied when the offset is not aligned). */
-function view<T>(make: (b: ArrayBuffer, offset: number, length: number) => T, buffer: Buffer, offset: number, length: number, width: number): T {
+function view<T>(
+  make: (b: ArrayBuffer, offset: number, length: number) => T,
+  buffer: Buffer,
+  offset: number,
+  length: number,
+  width: number,
+): T {
   const at = buffer.byteOffset + offset;
   if (at % width === 0) return make(buffer.buffer as ArrayBuffer, at, length);
   return make(buffer.buffer.slice(at, at + length * width) as ArrayBuffer, 0, length);
@@ -84,12 +93,22 @@ async function headerSchema() {
   const isString = (value: unknown) => typeof value === "string";
   const isDoc = (value: unknown) => {
     const doc = value as { id?: unknown; hidden?: unknown; negative?: unknown } | null;
-    return typeof doc === "object" && doc !== null && typeof doc.id === "string" && typeof doc.hidden === "boolean" && (doc.negative === undefined || typeof doc.negative === "string");
+    return (
+      typeof doc === "object" &&
+      doc !== null &&
+      typeof doc.id === "string" &&
+      typeof doc.hidden === "boolean" &&
+      (doc.negative === undefined || typeof doc.negative === "string")
+    );
   };
   return z.object({
     format: z.number(),
     scope: z.string(),
-    stamps: z.custom<Record<string, string>>((value) => typeof value === "object" && value !== null && !Array.isArray(value) && Object.values(value).every(isString), { message: "expected a record of strings" }),
+    stamps: z.custom<Record<string, string>>(
+      (value) =>
+        typeof value === "object" && value !== null && !Array.isArray(value) && Object.values(value).every(isString),
+      { message: "expected a record of strings" },
+    ),
     fields: z.string(),
     docs: all<Header["docs"][number]>("expected skill entries ({ id, hidden, negative? })", isDoc),
     descriptions: all<string>("expected a list of strings", isString),
@@ -109,7 +128,9 @@ export async function readSnapshot(file: string, scope: string): Promise<WarmInd
   try {
     buffer = readFileSync(file);
   } catch (error) {
-    return isMissing(error) ? undefined : { problem: `search snapshot ${file} cannot be read (${errorCode(error) ?? String(error)}); rebuilding it` };
+    return isMissing(error)
+      ? undefined
+      : { problem: `search snapshot ${file} cannot be read (${errorCode(error) ?? String(error)}); rebuilding it` };
   }
   const bad = (why: string) => ({ problem: `search snapshot ${file} ${why}; rebuilding it` });
   if (buffer.length < 8 || buffer.toString("latin1", 0, 4) !== MAGIC) return bad("is not a search snapshot");
@@ -126,8 +147,10 @@ export async function readSnapshot(file: string, scope: string): Promise<WarmInd
   const postings = header.postings;
   let offset = 8 + headerLength;
   offset += (4 - (offset % 4)) % 4;
-  if (buffer.length !== offset + (terms + 1) * 4 + postings * 9) return bad("does not have the size its header says (truncated or damaged)");
-  if (header.descriptions.length !== header.docs.length) return bad("has a description count that does not match its skills");
+  if (buffer.length !== offset + (terms + 1) * 4 + postings * 9)
+    return bad("does not have the size its header says (truncated or damaged)");
+  if (header.descriptions.length !== header.docs.length)
+    return bad("has a description count that does not match its skills");
   const starts = view((b, o, n) => new Int32Array(b, o, n), buffer, offset, terms + 1, 4);
   offset += (terms + 1) * 4;
   const postingDocs = view((b, o, n) => new Int32Array(b, o, n), buffer, offset, postings, 4);
@@ -135,7 +158,15 @@ export async function readSnapshot(file: string, scope: string): Promise<WarmInd
   const postingTf = view((b, o, n) => new Float32Array(b, o, n), buffer, offset, postings, 4);
   offset += postings * 4;
   const postingMask = view((b, o, n) => new Uint8Array(b, o, n), buffer, offset, postings, 1);
-  const data: SearchIndexExport = { fields: header.fields, docs: header.docs, terms: header.terms, starts, postingDocs, postingTf, postingMask };
+  const data: SearchIndexExport = {
+    fields: header.fields,
+    docs: header.docs,
+    terms: header.terms,
+    starts,
+    postingDocs,
+    postingTf,
+    postingMask,
+  };
   let index: SkillSearchIndex;
   try {
     index = SkillSearchIndex.load(data);
@@ -160,7 +191,11 @@ export interface LoadedSkillForSnapshot {
  * a root or skill folder that is a link or not where the load found it, or anything changed within the racy window
  * of the load's start.
  */
-export function snapshotStamps(roots: readonly string[], skills: readonly LoadedSkillForSnapshot[], loadStartedMs: number): Record<string, string> | undefined {
+export function snapshotStamps(
+  roots: readonly string[],
+  skills: readonly LoadedSkillForSnapshot[],
+  loadStartedMs: number,
+): Record<string, string> | undefined {
   const stamps: Record<string, string> = {};
   const take = (where: string, kind: "d" | "f"): boolean => {
     const s = stamp(where);
@@ -177,7 +212,12 @@ export function snapshotStamps(roots: readonly string[], skills: readonly Loaded
 }
 
 /** Builds the index of `skills` and writes the snapshot atomically; one that cannot be written costs only speed. */
-export async function saveSnapshot(file: string, scope: string, stamps: Record<string, string>, skills: readonly SnapshotSkill[]): Promise<void> {
+export async function saveSnapshot(
+  file: string,
+  scope: string,
+  stamps: Record<string, string>,
+  skills: readonly SnapshotSkill[],
+): Promise<void> {
   const { writeFileAtomic } = await import("@skillport/fs");
   const index = new SkillSearchIndex([]);
   const descriptions = new Map<string, string>();
@@ -202,6 +242,14 @@ export async function saveSnapshot(file: string, scope: string, stamps: Record<s
   lead.writeUInt32LE(json.length, 4);
   const pad = Buffer.alloc((4 - ((8 + json.length) % 4)) % 4);
   const bytes = (a: Int32Array | Float32Array | Uint8Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
-  const content = Buffer.concat([lead, json, pad, bytes(data.starts), bytes(data.postingDocs), bytes(data.postingTf), bytes(data.postingMask)]);
+  const content = Buffer.concat([
+    lead,
+    json,
+    pad,
+    bytes(data.starts),
+    bytes(data.postingDocs),
+    bytes(data.postingTf),
+    bytes(data.postingMask),
+  ]);
   await writeFileAtomic(file, content).catch(() => undefined);
 }

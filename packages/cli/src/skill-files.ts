@@ -11,18 +11,29 @@ const LINT_SKIPPED = new Set([".git", "node_modules"]);
  * readable within the size limit becomes a diagnostic rather than an exception, so one broken skill never stops the
  * others from being checked.
  */
-export function readSkillMd(skill: SkillDirectory, display: string, maxBytes = DEFAULT_MAX_SKILL_MD_BYTES): { bytes: Uint8Array } | { diagnostic: Diagnostic } {
-  const problem = (code: string, message: string) => ({ diagnostic: { code, severity: "error" as const, message, file: display, line: 0, column: 0 } });
+export function readSkillMd(
+  skill: SkillDirectory,
+  display: string,
+  maxBytes = DEFAULT_MAX_SKILL_MD_BYTES,
+): { bytes: Uint8Array } | { diagnostic: Diagnostic } {
+  const problem = (code: string, message: string) => ({
+    diagnostic: { code, severity: "error" as const, message, file: display, line: 0, column: 0 },
+  });
   let file;
   try {
     file = skill.openSkillMd();
   } catch (error) {
-    return problem("skill-md-unreadable", `${skill.file} cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+    return problem(
+      "skill-md-unreadable",
+      `${skill.file} cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   try {
     if (file.size > maxBytes) return problem("skill-md-too-large", `${skill.file} is larger than ${maxBytes} bytes`);
     const bytes = file.readAllSync(maxBytes);
-    return bytes === undefined ? problem("skill-md-too-large", `${skill.file} is larger than ${maxBytes} bytes`) : { bytes };
+    return bytes === undefined
+      ? problem("skill-md-too-large", `${skill.file} is larger than ${maxBytes} bytes`)
+      : { bytes };
   } finally {
     file.close();
   }
@@ -53,8 +64,14 @@ export function readSkillText(skill: SkillDirectory, relPath: string, maxBytes: 
  * A skill's files for resource lint, and every file the policy refuses (links leaving the skill, dangling links,
  * special files, unsafe names, files over the limit) as diagnostics: "report, don't refuse".
  */
-export function inspectSkillFiles(skill: SkillDirectory, display: string): { files: string[]; diagnostics: Diagnostic[] } {
-  const { files, problems } = skill.inspectFiles({ exclude: (rel, isDir) => (isDir && LINT_SKIPPED.has(rel.slice(rel.lastIndexOf("/") + 1)) ? "not linted" : undefined) });
+export function inspectSkillFiles(
+  skill: SkillDirectory,
+  display: string,
+): { files: string[]; diagnostics: Diagnostic[] } {
+  const { files, problems } = skill.inspectFiles({
+    exclude: (rel, isDir) =>
+      isDir && LINT_SKIPPED.has(rel.slice(rel.lastIndexOf("/") + 1)) ? "not linted" : undefined,
+  });
   return { files: files.map((f) => f.path), diagnostics: problems.map((p) => problemDiagnostic(p, display)) };
 }
 

@@ -130,14 +130,21 @@ async function observe(c: PolicyCase, dir: string): Promise<{ observed: Observed
   const run = (args: string[]) => runInProcess(args, dir);
 
   // validate: the folder's report.
-  const validated = JSON.parse((await run(["validate", "skills", "--format", "json"])).stdout) as { skills: Array<{ path: string; valid: boolean; diagnostics: Array<{ code: string; message: string }> }> };
+  const validated = JSON.parse((await run(["validate", "skills", "--format", "json"])).stdout) as {
+    skills: Array<{ path: string; valid: boolean; diagnostics: Array<{ code: string; message: string }> }>;
+  };
   const report = validated.skills.find((s) => s.path.startsWith("skills/s/"));
   const policyCodes = (report?.diagnostics ?? []).filter((d) => /^(skill-md|skill-dir|file)-/.test(d.code));
   const validate: Answer = report !== undefined && report.valid && policyCodes.length === 0 ? "served" : "refused";
-  if (validate === "refused" && (report === undefined || policyCodes.length === 0)) notes.push(`validate refused without a report: ${JSON.stringify(report)}`);
+  if (validate === "refused" && (report === undefined || policyCodes.length === 0))
+    notes.push(`validate refused without a report: ${JSON.stringify(report)}`);
 
   // list --json: lists skills, so a file-level case is answered by the skill being listed.
-  const listed = JSON.parse((await run(["list", "skills", "--json"])).stdout) as { skills: Array<{ id: string }>; failures: Array<{ id: string | null }>; skipped: Array<{ folder: string }> };
+  const listed = JSON.parse((await run(["list", "skills", "--json"])).stdout) as {
+    skills: Array<{ id: string }>;
+    failures: Array<{ id: string | null }>;
+    skipped: Array<{ folder: string }>;
+  };
   const inList = listed.skills.some((s) => s.id === "s");
   const reportedInList = listed.failures.some((f) => f.id === "s") || listed.skipped.some((s) => s.folder === "s");
   let list: Answer = inList ? "served" : "refused";
@@ -145,7 +152,10 @@ async function observe(c: PolicyCase, dir: string): Promise<{ observed: Observed
   if (c.level === "file") list = inList ? c.answer : "refused";
 
   // show: the skill, or (file level) the file.
-  const shown = c.level === "skill" ? await run(["show", "skills/s", "--json"]) : await run(["show", "skills/s", "--file", c.file!, "--json"]);
+  const shown =
+    c.level === "skill"
+      ? await run(["show", "skills/s", "--json"])
+      : await run(["show", "skills/s", "--file", c.file!, "--json"]);
   const show: Answer = shown.code === 0 ? "served" : "refused";
   if (show === "refused" && shown.stderr.trim() === "") notes.push("show refused without saying why");
 
@@ -168,13 +178,23 @@ async function observe(c: PolicyCase, dir: string): Promise<{ observed: Observed
   } else if (packed.stdout + packed.stderr === "") notes.push("pack refused without saying why");
 
   // deploy: the package directory into a workspace; the skill is found and (file level) its file is there.
-  const deployed = await run(["deploy", "pkg", "--workspace", "ws", "--no-entrypoints", "--sandbox", "process", "--json"]);
+  const deployed = await run([
+    "deploy",
+    "pkg",
+    "--workspace",
+    "ws",
+    "--no-entrypoints",
+    "--sandbox",
+    "process",
+    "--json",
+  ]);
   let deploy: Answer = deployed.code === 0 ? "served" : "refused";
   if (deploy === "served") {
     const result = JSON.parse(deployed.stdout) as { skills: Array<{ id: string; directory: string }> }; // directory: relative to the workspace
     const skill = result.skills.find((s) => s.id === "s");
     if (skill === undefined) deploy = "refused";
-    else if (c.file !== undefined && !existsSync(path.join(dir, "ws", skill.directory, ...c.file.split("/")))) deploy = "refused";
+    else if (c.file !== undefined && !existsSync(path.join(dir, "ws", skill.directory, ...c.file.split("/"))))
+      deploy = "refused";
   } else if (deployed.stderr.trim() === "") notes.push("deploy refused without saying why");
 
   // Every provider method.
@@ -193,7 +213,8 @@ async function observe(c: PolicyCase, dir: string): Promise<{ observed: Observed
   };
   if (c.level === "skill") {
     answers.push(ids.includes("s") ? "served" : "refused");
-    if (!ids.includes("s") && !provider.skipped().some((s) => s.where === "s")) notes.push("discover dropped the skill silently");
+    if (!ids.includes("s") && !provider.skipped().some((s) => s.where === "s"))
+      notes.push("discover dropped the skill silently");
     await attempt("getMetadata", () => provider.getMetadata("s"));
     await attempt("getBody", () => provider.getBody("s"));
     await attempt("listFiles", () => provider.listFiles("s"));
@@ -212,10 +233,15 @@ async function observe(c: PolicyCase, dir: string): Promise<{ observed: Observed
     await attempt("listFiles", async () => {
       const files = await provider.listFiles("s");
       const entry = files.find((f) => f.path === c.file);
-      if (entry === undefined || entry.size > provider.maxFileBytes) throw new AgentSkillsError(`listed as ${JSON.stringify(entry)}`);
+      if (entry === undefined || entry.size > provider.maxFileBytes)
+        throw new AgentSkillsError(`listed as ${JSON.stringify(entry)}`);
     });
   }
-  const providerAnswer: Answer = answers.every((a) => a === "served") ? "served" : answers.every((a) => a === "refused") ? "refused" : "refused";
+  const providerAnswer: Answer = answers.every((a) => a === "served")
+    ? "served"
+    : answers.every((a) => a === "refused")
+      ? "refused"
+      : "refused";
   if (new Set(answers).size > 1) notes.push(`provider methods disagree: ${answers.join(", ")}`);
 
   return { observed: { validate, list, show, export: exportAnswer, pack, deploy, provider: providerAnswer }, notes };
@@ -228,7 +254,15 @@ describe("one skill-directory policy: every command and every provider method ag
       try {
         const { observed, notes } = await observe(c, t.dir);
         expect(notes).toEqual([]);
-        expect(observed).toEqual({ validate: c.answer, list: c.answer, show: c.answer, export: c.answer, pack: c.answer, deploy: c.answer, provider: c.answer });
+        expect(observed).toEqual({
+          validate: c.answer,
+          list: c.answer,
+          show: c.answer,
+          export: c.answer,
+          pack: c.answer,
+          deploy: c.answer,
+          provider: c.answer,
+        });
       } finally {
         await t.cleanup();
       }
@@ -248,9 +282,17 @@ describe("the issue's reproductions", () => {
   it("validate and list agree on a symlinked SKILL.md: counted as refused by both, never dropped", async () => {
     const validated = JSON.parse((await runInProcess(["validate", "skills", "--format", "json"], t.dir)).stdout);
     expect(validated.summary.skills).toBe(3);
-    expect(validated.skills.find((s: { path: string }) => s.path === "skills/linked/SKILL.md")).toMatchObject({ valid: false });
+    expect(validated.skills.find((s: { path: string }) => s.path === "skills/linked/SKILL.md")).toMatchObject({
+      valid: false,
+    });
     const listed = JSON.parse((await runInProcess(["list", "skills", "--json"], t.dir)).stdout);
     expect(listed.skills.map((s: { id: string }) => s.id)).toEqual(["a", "other"]);
-    expect(listed.failures).toEqual([{ source: "fs:skills", id: "linked", message: expect.stringContaining("SKILL.md is a symbolic link that leads outside the skill") }]);
+    expect(listed.failures).toEqual([
+      {
+        source: "fs:skills",
+        id: "linked",
+        message: expect.stringContaining("SKILL.md is a symbolic link that leads outside the skill"),
+      },
+    ]);
   });
 });

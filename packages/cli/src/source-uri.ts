@@ -20,19 +20,30 @@ interface SourceScheme {
   reservedFor?: string;
 }
 
-const openSql = async (address: string, options: OpenSourceOptions) => (await import("./sources/sql.js")).openSqlSource(address, options);
-const openMcp = async (address: string, options: OpenSourceOptions) => (await import("./sources/mcp.js")).openMcpSource(address, options);
-const openRemote = async (address: string, options: OpenSourceOptions) => (await import("./sources/remote.js")).openRemoteSource(address, options);
+const openSql = async (address: string, options: OpenSourceOptions) =>
+  (await import("./sources/sql.js")).openSqlSource(address, options);
+const openMcp = async (address: string, options: OpenSourceOptions) =>
+  (await import("./sources/mcp.js")).openMcpSource(address, options);
+const openRemote = async (address: string, options: OpenSourceOptions) =>
+  (await import("./sources/remote.js")).openRemoteSource(address, options);
 
 /** Every scheme a root may use; a plain path needs none (docs/sources.md). One entry per source. */
 const SOURCE_SCHEMES: readonly SourceScheme[] = [
   { schemes: ["sqlite"], form: "sqlite:./skills.db, sqlite:///abs/skills.db, sqlite::memory:", open: openSql },
   { schemes: ["postgres", "postgresql"], form: "postgres://user@host:5432/database", open: openSql },
   { schemes: ["mysql", "mariadb"], form: "mysql://user@host:3306/database", open: openSql },
-  { schemes: ["git+https", "git+http", "git+ssh", "git+file", "git"], form: "git+https://host/repo.git#ref:path, git+file:///path/repo.git", open: openRemote },
+  {
+    schemes: ["git+https", "git+http", "git+ssh", "git+file", "git"],
+    form: "git+https://host/repo.git#ref:path, git+file:///path/repo.git",
+    open: openRemote,
+  },
   { schemes: ["https", "http"], form: "https://host/ (a well-known skills index)", open: openRemote },
   { schemes: ["npm"], form: "npm:<package>", open: openRemote },
-  { schemes: ["mcp+http", "mcp+https", "mcp+stdio"], form: "mcp+http://host:port/mcp, mcp+stdio:<command> (an MCP server with the Skills extension)", open: openMcp },
+  {
+    schemes: ["mcp+http", "mcp+https", "mcp+stdio"],
+    form: "mcp+http://host:port/mcp, mcp+stdio:<command> (an MCP server with the Skills extension)",
+    open: openMcp,
+  },
 ];
 
 /** `scheme` when `root` is written as an address (`x:` with a scheme of two or more characters, so `C:\` is a path). */
@@ -43,7 +54,9 @@ export function rootScheme(root: string): string | undefined {
 
 /** The one-line list of address forms, for help and usage errors. */
 export function sourceForms(): string {
-  return ["a folder of skills or a skill folder", ...SOURCE_SCHEMES.filter((s) => s.open).map((s) => s.form)].join("; ");
+  return ["a folder of skills or a skill folder", ...SOURCE_SCHEMES.filter((s) => s.open).map((s) => s.form)].join(
+    "; ",
+  );
 }
 
 /**
@@ -55,8 +68,13 @@ export async function openSource(root: string, options: OpenSourceOptions): Prom
   if (scheme !== undefined && (await isAddress(root, options.cwd))) {
     const entry = SOURCE_SCHEMES.find((s) => s.schemes.includes(scheme));
     if (entry?.open) return entry.open(root, options);
-    if (entry) throw new CliError(`${scheme}: addresses (${entry.form}) are reserved for ${entry.reservedFor}, which is not available yet`);
-    throw new CliError(`unknown source scheme ${JSON.stringify(`${scheme}:`)} in ${JSON.stringify(displayRoot(root))}; a root is ${sourceForms()} (write ./${root} for a path)`);
+    if (entry)
+      throw new CliError(
+        `${scheme}: addresses (${entry.form}) are reserved for ${entry.reservedFor}, which is not available yet`,
+      );
+    throw new CliError(
+      `unknown source scheme ${JSON.stringify(`${scheme}:`)} in ${JSON.stringify(displayRoot(root))}; a root is ${sourceForms()} (write ./${root} for a path)`,
+    );
   }
   return (await import("./sources/path.js")).openPathSource(root, options);
 }

@@ -15,7 +15,11 @@ const examples = path.join(repo, "examples/skills");
 const EXAMPLE_IDS = ["api-healthcheck", "csv-insights", "git-changelog", "weather-brief", "数据清洗"];
 
 function skillport(args: string[], cwd: string) {
-  const result = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: "utf8", env: { ...process.env, FORCE_COLOR: undefined } });
+  const result = spawnSync(process.execPath, [bin, ...args], {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, FORCE_COLOR: undefined },
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -44,13 +48,24 @@ describe.runIf(existsSync(bin))("the built binary copies skills into databases a
     const hook = path.join(repo, "packages/cli/src/__fixtures__/record-imports.mjs");
     const loaded = (args: string[]) => {
       const record = path.join(cwd, `imports-${args.join("_").replace(/\W/g, "_")}.txt`);
-      const result = spawnSync(process.execPath, ["--import", hook, bin, ...args], { cwd, encoding: "utf8", env: { ...process.env, RECORD_IMPORTS: record } });
+      const result = spawnSync(process.execPath, ["--import", hook, bin, ...args], {
+        cwd,
+        encoding: "utf8",
+        env: { ...process.env, RECORD_IMPORTS: record },
+      });
       expect(result.status, result.stderr).toBe(0);
       // The bundle holds kysely; its chunks are read back as the modules they contain (decision 0220).
-      const files = readFileSync(record, "utf8").split("\n").filter((url) => url.startsWith("file:")).map((url) => path.relative(repo, fileURLToPath(url)));
-      return files.flatMap(modulesOf).map((file) => `/${file}`).join("\n");
+      const files = readFileSync(record, "utf8")
+        .split("\n")
+        .filter((url) => url.startsWith("file:"))
+        .map((url) => path.relative(repo, fileURLToPath(url)));
+      return files
+        .flatMap(modulesOf)
+        .map((file) => `/${file}`)
+        .join("\n");
     };
-    const drivers = (files: string) => ["kysely", "better-sqlite3", "pg", "mysql2"].filter((name) => files.includes(`/node_modules/${name}/`));
+    const drivers = (files: string) =>
+      ["kysely", "better-sqlite3", "pg", "mysql2"].filter((name) => files.includes(`/node_modules/${name}/`));
     expect(drivers(loaded(["list", examples]))).toEqual([]);
     expect(skillport(["copy", examples, "sqlite:./s.db"], cwd).code).toBe(0);
     expect(drivers(loaded(["list", "sqlite:./s.db"]))).toEqual(["kysely", "better-sqlite3"]);

@@ -24,28 +24,43 @@ const REGISTER = `import { createRequire, register } from "node:module"; import 
 
 /** The repository-relative paths of the modules a run of the built CLI loads, and its result. */
 function loadedBy(bin: string, args: readonly string[]) {
-  const run = spawnSync(process.execPath, ["--import", `data:text/javascript,${encodeURIComponent(REGISTER)}`, bin, ...args], {
-    cwd: repo,
-    encoding: "utf8",
-    env: { ...process.env, FORCE_COLOR: undefined },
-  });
-  const files = [...run.stderr.matchAll(/^loaded-module (\S+)$/gm)].map((m) => path.relative(repo, fileURLToPath(m[1]!)));
+  const run = spawnSync(
+    process.execPath,
+    ["--import", `data:text/javascript,${encodeURIComponent(REGISTER)}`, bin, ...args],
+    {
+      cwd: repo,
+      encoding: "utf8",
+      env: { ...process.env, FORCE_COLOR: undefined },
+    },
+  );
+  const files = [...run.stderr.matchAll(/^loaded-module (\S+)$/gm)].map((m) =>
+    path.relative(repo, fileURLToPath(m[1]!)),
+  );
   const modules = [...new Set(files.flatMap(modulesOf))];
-  return { code: run.status, stdout: run.stdout, stderr: run.stderr.replace(/^loaded-module .*\n/gm, ""), files, modules };
+  return {
+    code: run.status,
+    stdout: run.stdout,
+    stderr: run.stderr.replace(/^loaded-module .*\n/gm, ""),
+    files,
+    modules,
+  };
 }
 
-const inPackage = (modules: readonly string[], pkg: string) => modules.filter((m) => m.startsWith(`packages/${pkg}/`)).sort();
-const fromNodeModules = (modules: readonly string[], name: string) => modules.filter((m) => m.includes(`node_modules/${name}/`));
-
+const inPackage = (modules: readonly string[], pkg: string) =>
+  modules.filter((m) => m.startsWith(`packages/${pkg}/`)).sort();
+const fromNodeModules = (modules: readonly string[], name: string) =>
+  modules.filter((m) => m.includes(`node_modules/${name}/`));
 
 // Core's SKILL.md parser (and the YAML layer under it), the skill provider and discovery, the registry, catalog and search.
 const PARSER = /^packages\/core\/dist\/(parse|lint|validate|serialize|format\/.*)\.js$|^skillport:yaml-library$/;
-const PROVIDER_AND_SEARCH = /^packages\/(core\/dist\/(registry|memory|catalog\/.*|search\/.*)|fs\/dist\/skills\/.*)\.js$/;
+const PROVIDER_AND_SEARCH =
+  /^packages\/(core\/dist\/(registry|memory|catalog\/.*|search\/.*)|fs\/dist\/skills\/.*)\.js$/;
 
 /** Modules with bytes in two or more outputs: a second copy (the fs pre-bundle once put the floor in twice). */
 function copies(metafile: Metafile): string[] {
   const seen = new Map<string, number>();
-  for (const output of Object.keys(metafile.outputs)) for (const input of modulesIn(metafile, output) ?? []) seen.set(input, (seen.get(input) ?? 0) + 1);
+  for (const output of Object.keys(metafile.outputs))
+    for (const input of modulesIn(metafile, output) ?? []) seen.set(input, (seen.get(input) ?? 0) + 1);
   return [...seen].filter(([, count]) => count > 1).map(([input]) => input);
 }
 
@@ -58,7 +73,9 @@ describe("the skillport bin", () => {
     expect(run.code).toBe(0);
     expect(run.files).toContain("packages/cli/dist/cli.js");
     const code = run.files.filter((f) => f.startsWith("packages/") && f.endsWith(".js"));
-    expect(code.filter((f) => !f.startsWith("packages/cli/dist/cli") && f !== "packages/cli/bin/skillport.js")).toEqual([]);
+    expect(code.filter((f) => !f.startsWith("packages/cli/dist/cli") && f !== "packages/cli/bin/skillport.js")).toEqual(
+      [],
+    );
     expect(run.modules).toContain("packages/cli/dist/commands/exec.js");
   });
 });
@@ -69,7 +86,8 @@ describe("the CLI bundle (decision 0311)", () => {
 
   it("holds one copy of the floor, and of every other module", () => {
     const floor = all.filter((m) => m.startsWith("packages/fs/dist/floor/"));
-    for (const module of ["walk", "confine", "atomic", "errno", "open-confined", "dir-fd"]) expect(floor).toContain(`packages/fs/dist/floor/${module}.js`);
+    for (const module of ["walk", "confine", "atomic", "errno", "open-confined", "dir-fd"])
+      expect(floor).toContain(`packages/fs/dist/floor/${module}.js`);
     expect(copies(meta)).toEqual([]);
     expect(all.filter((m) => m.includes("index.bundle"))).toEqual([]);
   });
@@ -102,13 +120,19 @@ describe("start-up module graph of the bundle the bin runs (decisions 0202, 0220
   it("yaml loads only when a SKILL.md needs the full YAML parser (decision 0210), and the exit list sees it", () => {
     const skill = path.join(work, "flow-style");
     mkdirSync(skill, { recursive: true });
-    writeFileSync(path.join(skill, "SKILL.md"), "---\nname: flow-style\ndescription: Reads a flow sequence.\nmetadata: {tags: [a, b]}\n---\n# Flow\n");
+    writeFileSync(
+      path.join(skill, "SKILL.md"),
+      "---\nname: flow-style\ndescription: Reads a flow sequence.\nmetadata: {tags: [a, b]}\n---\n# Flow\n",
+    );
     const full = loaded(["validate", skill, "--profile", "lenient"]);
     expect(full.code).toBe(0);
     expect(fromNodeModules(full.modules, "yaml").length).toBeGreaterThan(10);
     const plain = path.join(work, "plain-style");
     mkdirSync(plain, { recursive: true });
-    writeFileSync(path.join(plain, "SKILL.md"), '---\nname: plain-style\ndescription: "Reads \\"quoted\\" text: plain scalars."\nlicense: MIT\n---\n# Plain\n');
+    writeFileSync(
+      path.join(plain, "SKILL.md"),
+      '---\nname: plain-style\ndescription: "Reads \\"quoted\\" text: plain scalars."\nlicense: MIT\n---\n# Plain\n',
+    );
     const fast = loaded(["validate", plain, "--profile", "lenient"]);
     expect(fast.code).toBe(0);
     expect(fromNodeModules(fast.modules, "yaml")).toEqual([]);
@@ -122,15 +146,23 @@ describe("start-up module graph of the bundle the bin runs (decisions 0202, 0220
     expect(run.modules).toContain("packages/sandbox/dist/sandbox.js");
     expect(run.modules.filter((m) => PARSER.test(m) || PROVIDER_AND_SEARCH.test(m))).toEqual([]);
     expect(inPackage(run.modules, "pack")).toEqual(["packages/pack/dist/paths.js", "packages/pack/dist/version.js"]);
-    expect(inPackage(run.modules, "runtime").filter((m) => /\/(index|scan|verify-version|lock|archive-file)\.js$/.test(m))).toEqual([]);
-    expect(inPackage(run.modules, "cli").filter((m) => m.includes("/commands/") && !m.endsWith("/exec.js") && !m.endsWith("/index.js"))).toEqual([]);
-    for (const heavy of ["yaml", "stemmer", "yauzl", "tar", "ignore"]) expect(fromNodeModules(run.modules, heavy), heavy).toEqual([]);
+    expect(
+      inPackage(run.modules, "runtime").filter((m) => /\/(index|scan|verify-version|lock|archive-file)\.js$/.test(m)),
+    ).toEqual([]);
+    expect(
+      inPackage(run.modules, "cli").filter(
+        (m) => m.includes("/commands/") && !m.endsWith("/exec.js") && !m.endsWith("/index.js"),
+      ),
+    ).toEqual([]);
+    for (const heavy of ["yaml", "stemmer", "yauzl", "tar", "ignore"])
+      expect(fromNodeModules(run.modules, heavy), heavy).toEqual([]);
   });
 
   it("exec --help still describes every option", () => {
     const run = loaded(["exec", "--help"]);
     expect(run.code).toBe(0);
-    for (const option of ["--workspace", "--sandbox", "--timeout", "--cwd", "--network", "--json"]) expect(run.stdout).toContain(option);
+    for (const option of ["--workspace", "--sandbox", "--timeout", "--cwd", "--network", "--json"])
+      expect(run.stdout).toContain(option);
     expect(run.modules.filter((m) => PARSER.test(m) || PROVIDER_AND_SEARCH.test(m))).toEqual([]);
   });
 
@@ -140,8 +172,11 @@ describe("start-up module graph of the bundle the bin runs (decisions 0202, 0220
     expect(run.stdout).toMatch(/^\d+\.\d+\.\d+/);
     expect(run.modules).toContain("packages/cli/dist/main.js");
     expect(run.modules.filter((m) => PARSER.test(m) || PROVIDER_AND_SEARCH.test(m))).toEqual([]);
-    for (const pkg of ["pack", "runtime", "sandbox", "agent", "remote", "sql"]) expect(inPackage(run.modules, pkg), pkg).toEqual([]);
-    expect(run.modules.filter((m) => m.includes("node_modules/") && !/node_modules\/(commander|picocolors)\//.test(m))).toEqual([]);
+    for (const pkg of ["pack", "runtime", "sandbox", "agent", "remote", "sql"])
+      expect(inPackage(run.modules, pkg), pkg).toEqual([]);
+    expect(
+      run.modules.filter((m) => m.includes("node_modules/") && !/node_modules\/(commander|picocolors)\//.test(m)),
+    ).toEqual([]);
   });
 
   it("pack loads the packer and the SKILL.md validator, and no barrel, provider, search or archive reader", () => {
@@ -152,8 +187,11 @@ describe("start-up module graph of the bundle the bin runs (decisions 0202, 0220
     expect(run.modules).toContain("packages/core/dist/validate.js");
     // Packing validates each SKILL.md, so the parser is in; the provider, registry, catalog and search are not.
     expect(run.modules.filter((m) => PROVIDER_AND_SEARCH.test(m))).toEqual([]);
-    expect(inPackage(run.modules, "pack").filter((m) => /\/(unpack|inspect|skill-file|archive\/.*)\.js$/.test(m))).toEqual([]);
-    for (const heavy of ["yaml", "stemmer", "yauzl", "tar"]) expect(fromNodeModules(run.modules, heavy), heavy).toEqual([]);
+    expect(
+      inPackage(run.modules, "pack").filter((m) => /\/(unpack|inspect|skill-file|archive\/.*)\.js$/.test(m)),
+    ).toEqual([]);
+    for (const heavy of ["yaml", "stemmer", "yauzl", "tar"])
+      expect(fromNodeModules(run.modules, heavy), heavy).toEqual([]);
   });
 
   it("unpack loads the archive reader (our own central-directory reader, not yauzl), and no packer, validator, provider or yaml", () => {
@@ -163,10 +201,19 @@ describe("start-up module graph of the bundle the bin runs (decisions 0202, 0220
     expect([run.code, run.stderr]).toEqual([0, ""]);
     expect(run.modules).toContain("packages/pack/dist/archive/zip.js");
     expect(run.modules.filter((m) => PARSER.test(m) || PROVIDER_AND_SEARCH.test(m))).toEqual([]);
-    expect(inPackage(run.modules, "pack").filter((m) => /\/(index|pack|layout|walk|exclusions|zip-writer|read-files)\.js$/.test(m))).toEqual([]);
+    expect(
+      inPackage(run.modules, "pack").filter((m) =>
+        /\/(index|pack|layout|walk|exclusions|zip-writer|read-files)\.js$/.test(m),
+      ),
+    ).toEqual([]);
     // Decision 0211: the zip listing is read in place, so no zip library (yauzl, pend) loads either.
-    for (const heavy of ["yaml", "stemmer", "ignore", "tar", "yauzl", "pend"]) expect(fromNodeModules(run.modules, heavy), heavy).toEqual([]);
-    expect(run.modules.filter((m) => m.includes("node_modules/"))).toEqual(expect.arrayContaining([expect.stringContaining("node_modules/commander/")]));
-    expect(run.modules.filter((m) => m.includes("node_modules/") && !/node_modules\/(commander|picocolors)\//.test(m))).toEqual([]);
+    for (const heavy of ["yaml", "stemmer", "ignore", "tar", "yauzl", "pend"])
+      expect(fromNodeModules(run.modules, heavy), heavy).toEqual([]);
+    expect(run.modules.filter((m) => m.includes("node_modules/"))).toEqual(
+      expect.arrayContaining([expect.stringContaining("node_modules/commander/")]),
+    );
+    expect(
+      run.modules.filter((m) => m.includes("node_modules/") && !/node_modules\/(commander|picocolors)\//.test(m)),
+    ).toEqual([]);
   });
 });

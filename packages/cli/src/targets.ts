@@ -1,6 +1,13 @@
 import { realpathSync, statSync, type Stats } from "node:fs";
 import path from "node:path";
-import { FlatRootLocator, SKILL_FILE_NAMES, SkillDirectory, type SkillDirectoryOptions, type SkillProbe, type SkillProblem } from "@skillport/fs";
+import {
+  FlatRootLocator,
+  SKILL_FILE_NAMES,
+  SkillDirectory,
+  type SkillDirectoryOptions,
+  type SkillProbe,
+  type SkillProblem,
+} from "@skillport/fs";
 import { CliError } from "./io.js";
 
 /**
@@ -20,7 +27,11 @@ export function isNotSkill(target: SkillTarget): boolean {
  * skills (every immediate subdirectory; hidden ones are skipped, as documented). A missing path, or a file that is not
  * a skill file, is a usage error (docs/decisions/0280).
  */
-export async function resolveSkillTargets(paths: readonly string[], cwd: string, options: SkillDirectoryOptions = {}): Promise<SkillTarget[]> {
+export async function resolveSkillTargets(
+  paths: readonly string[],
+  cwd: string,
+  options: SkillDirectoryOptions = {},
+): Promise<SkillTarget[]> {
   const targets: SkillTarget[] = [];
   for (const given of paths) {
     const absolute = path.resolve(cwd, given);
@@ -42,8 +53,10 @@ export async function resolveSkillTargets(paths: readonly string[], cwd: string,
     const rootReal = realpathSync(absolute);
     const located = await new FlatRootLocator(rootReal, options).locate();
     const byName = new Map<string, SkillTarget>();
-    for (const [name, skill] of located.skills) byName.set(name, { dir: path.join(absolute, name), dirName: name, skill });
-    for (const skipped of located.skipped) byName.set(skipped.where, { dir: path.join(absolute, skipped.where), dirName: skipped.where, problem: skipped });
+    for (const [name, skill] of located.skills)
+      byName.set(name, { dir: path.join(absolute, name), dirName: name, skill });
+    for (const skipped of located.skipped)
+      byName.set(skipped.where, { dir: path.join(absolute, skipped.where), dirName: skipped.where, problem: skipped });
     targets.push(...[...byName.keys()].sort(compare).map((name) => byName.get(name)!));
   }
   return targets;
@@ -78,4 +91,3 @@ function statOrUndefined(file: string): Stats | undefined {
     return undefined;
   }
 }
-

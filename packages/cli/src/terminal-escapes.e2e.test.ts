@@ -34,7 +34,8 @@ const RAW_CONTROL = /[\u0000-\u0008\u000b-\u000c\u000e-\u001f\u007f-\u009f\u202a
 // chat's waiting indicator).
 const OWN_STYLE = /\u001b\[(?:1|2|22|3[1-6]|39)m|\u001b\[2?K/gu;
 
-const onTerminal = async (args: readonly string[], cwd: string, env: Record<string, string> = {}) => (await runOnTerminal(args, cwd, env)).output;
+const onTerminal = async (args: readonly string[], cwd: string, env: Record<string, string> = {}) =>
+  (await runOnTerminal(args, cwd, env)).output;
 
 function expectInert(output: string, sequences: readonly (typeof SEQUENCES)[number][] = SEQUENCES): void {
   const withoutOwnStyles = output.replace(OWN_STYLE, "");
@@ -44,18 +45,22 @@ function expectInert(output: string, sequences: readonly (typeof SEQUENCES)[numb
 }
 
 /** A YAML double-quoted form of the text: every character outside printable ASCII as a \u escape. */
-const yamlEscaped = (text: string) => text.replace(/[^\x20-\x7e]|["\\]/gu, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`);
+const yamlEscaped = (text: string) =>
+  text.replace(/[^\x20-\x7e]|["\\]/gu, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`);
 
 let work: TempTree;
 let server: ScriptedServer;
 beforeAll(async () => {
   const files: Record<string, string> = {};
   for (const [name, raw] of SEQUENCES) {
-    files[`skills/seq-${name}/SKILL.md`] = `---\nname: seq-${name}\ndescription: "Shows ${yamlEscaped(raw)} here. Use when testing escapes."\n---\n# Body\n\n${ALL_RAW}\n`;
+    files[`skills/seq-${name}/SKILL.md`] =
+      `---\nname: seq-${name}\ndescription: "Shows ${yamlEscaped(raw)} here. Use when testing escapes."\n---\n# Body\n\n${ALL_RAW}\n`;
   }
   files["skills/seq-osc0-title/notes.txt"] = `${ALL_RAW}\n`;
-  files["skills/styled/SKILL.md"] = "---\nname: styled\ndescription: A body that colours itself. Use when testing escapes.\n---\n\u001b[31mRED\u001b[39m \u001b[1mBOLD\u001b[22m\n";
-  files["package/skills/plain/SKILL.md"] = "---\nname: plain\ndescription: A plain skill for the deploy test. Use when testing.\n---\n# Plain\n";
+  files["skills/styled/SKILL.md"] =
+    "---\nname: styled\ndescription: A body that colours itself. Use when testing escapes.\n---\n\u001b[31mRED\u001b[39m \u001b[1mBOLD\u001b[22m\n";
+  files["package/skills/plain/SKILL.md"] =
+    "---\nname: plain\ndescription: A plain skill for the deploy test. Use when testing.\n---\n# Plain\n";
   files["package/entrypoint.sh"] = "#!/usr/bin/env bash\ncat payload.txt\nexit 1\n";
   files["package/payload.txt"] = `${ALL_RAW}\n`;
   files["ws/payload.txt"] = `${ALL_RAW}\n`;
@@ -100,16 +105,30 @@ describe.skipIf(!built || !hasScript)("hostile terminal sequences through the bu
     expectInert(output);
   });
 
-  it.skipIf(!hasBwrap)("exec: sandboxed output", async () => {
-    expectInert(await onTerminal(["exec", "-w", "ws", "--", "cat payload.txt"], work.dir));
-  }, 60_000);
+  it.skipIf(!hasBwrap)(
+    "exec: sandboxed output",
+    async () => {
+      expectInert(await onTerminal(["exec", "-w", "ws", "--", "cat payload.txt"], work.dir));
+    },
+    60_000,
+  );
 
-  it.skipIf(!hasBwrap)("deploy: a failing entrypoint's output", async () => {
-    expectInert(await onTerminal(["deploy", "package", "-w", "deployed"], work.dir));
-  }, 60_000);
+  it.skipIf(!hasBwrap)(
+    "deploy: a failing entrypoint's output",
+    async () => {
+      expectInert(await onTerminal(["deploy", "package", "-w", "deployed"], work.dir));
+    },
+    60_000,
+  );
 
   it("chat -p: the model's answer", async () => {
-    expectInert(await onTerminal(["chat", "-m", "openai:test", "--base-url", `${server.url}/v1`, "-p", "hi", "skills"], work.dir, { OPENAI_API_KEY: "sk-test" }));
+    expectInert(
+      await onTerminal(
+        ["chat", "-m", "openai:test", "--base-url", `${server.url}/v1`, "-p", "hi", "skills"],
+        work.dir,
+        { OPENAI_API_KEY: "sk-test" },
+      ),
+    );
   }, 60_000);
 });
 
@@ -118,7 +137,9 @@ describe.skipIf(!built)("the same text into a pipe", () => {
 
   it("data stays byte-exact: a skill body, a file, the catalog", () => {
     expect(piped(["show", "seq-osc0-title", "-r", "skills"]).stdout.toString("utf8")).toContain(ALL_RAW);
-    expect(piped(["show", "seq-osc0-title", "-r", "skills", "--file", "notes.txt"]).stdout.toString("utf8")).toBe(`${ALL_RAW}\n`);
+    expect(piped(["show", "seq-osc0-title", "-r", "skills", "--file", "notes.txt"]).stdout.toString("utf8")).toBe(
+      `${ALL_RAW}\n`,
+    );
     expect(piped(["prompt", "skills"]).stdout.toString("utf8")).toContain(SEQUENCES[0][1]);
   });
 

@@ -6,13 +6,30 @@ import { neutralise, safeJson } from "./terminal-text.js";
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
 const OWN_STYLE = /\u001b\[(?:1|2|22|3[1-6]|39)m/gu;
 // Strings rich in the characters that matter: controls, ESC-led sequences, bidi, CR LF, and ordinary text.
-const hostile = fc.array(
-  fc.oneof(
-    fc.string(),
-    fc.constantFrom("\u001b", "\u001b]52;c;eA==\u0007", "\u001b[31m", "\u001b[1m", "\u009b", "\u009d", "\r", "\r\n", "\n", "\t", "\u202e", "\u2066", "\u007f", "\u0000"),
-    fc.integer({ min: 0, max: 0x9f }).map((c) => String.fromCharCode(c)),
-  ),
-).map((parts) => parts.join(""));
+const hostile = fc
+  .array(
+    fc.oneof(
+      fc.string(),
+      fc.constantFrom(
+        "\u001b",
+        "\u001b]52;c;eA==\u0007",
+        "\u001b[31m",
+        "\u001b[1m",
+        "\u009b",
+        "\u009d",
+        "\r",
+        "\r\n",
+        "\n",
+        "\t",
+        "\u202e",
+        "\u2066",
+        "\u007f",
+        "\u0000",
+      ),
+      fc.integer({ min: 0, max: 0x9f }).map((c) => String.fromCharCode(c)),
+    ),
+  )
+  .map((parts) => parts.join(""));
 
 describe("neutralise", () => {
   it("leaves no control or bidi character, whatever the input", () => {
@@ -24,7 +41,12 @@ describe("neutralise", () => {
   });
 
   it("changes nothing in text without controls (tab and line feed stay)", () => {
-    fc.assert(fc.property(fc.string().filter((s) => !CONTROL.test(s)), (text) => neutralise(text) === text));
+    fc.assert(
+      fc.property(
+        fc.string().filter((s) => !CONTROL.test(s)),
+        (text) => neutralise(text) === text,
+      ),
+    );
   });
 
   it.each([
@@ -40,7 +62,9 @@ describe("neutralise", () => {
   });
 
   it("keepStyles passes exactly the CLI's styles, not others", () => {
-    expect(neutralise("\u001b[1mbold\u001b[22m \u001b[8mhidden\u001b[0m", true)).toBe("\u001b[1mbold\u001b[22m \\x1b[8mhidden\\x1b[0m");
+    expect(neutralise("\u001b[1mbold\u001b[22m \u001b[8mhidden\u001b[0m", true)).toBe(
+      "\u001b[1mbold\u001b[22m \\x1b[8mhidden\\x1b[0m",
+    );
   });
 });
 

@@ -36,5 +36,8 @@ export function neutralise(text: string, keepStyles = false): string {
 
 /** JSON whose strings carry no raw control or bidi character: those become `\uXXXX` escapes (the same value). */
 export function safeJson(value: unknown, indent?: number): string {
-  return JSON.stringify(value, null, indent).replace(CONTROL, (char) => `\\u${(char.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`);
+  return JSON.stringify(value, null, indent).replace(
+    CONTROL,
+    (char) => `\\u${(char.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`,
+  );
 }

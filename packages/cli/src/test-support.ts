@@ -20,7 +20,13 @@ export interface CliRun {
 export async function runInProcess(args: readonly string[], cwd: string): Promise<CliRun> {
   let stdout = "";
   let stderr = "";
-  const code = await runCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), color: false, progress: false, cwd });
+  const code = await runCli(args, {
+    stdout: (t) => (stdout += t),
+    stderr: (t) => (stderr += t),
+    color: false,
+    progress: false,
+    cwd,
+  });
   return { code, stdout, stderr };
 }
 
@@ -29,7 +35,11 @@ export function tempTree(files: TreeSpec): Promise<TempTree> {
   return sharedTempTree(files, "skillport-cli-");
 }
 
-export function skillMd(name: string, description = `Does ${name} things. Use when the user asks for ${name}.`, body = `# ${name}\n\nSteps.\n`): string {
+export function skillMd(
+  name: string,
+  description = `Does ${name} things. Use when the user asks for ${name}.`,
+  body = `# ${name}\n\nSteps.\n`,
+): string {
   return `---\nname: ${name}\ndescription: ${description}\n---\n${body}`;
 }
 
@@ -53,24 +63,46 @@ export const isBuilt = existsSync(builtCli);
 /** `script` from util-linux, to run the CLI on a real pseudo-terminal. */
 export const hasScript = spawnSync("script", ["--version"]).status === 0;
 
-const baseEnv = (cwd: string) => ({ PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/", SKILLPORT_CACHE_DIR: path.join(cwd, ".cache") });
+const baseEnv = (cwd: string) => ({
+  PATH: process.env.PATH ?? "",
+  HOME: process.env.HOME ?? "/",
+  SKILLPORT_CACHE_DIR: path.join(cwd, ".cache"),
+});
 
 /** Runs the built CLI with stdout and stderr as pipes; output as bytes (a pipe is byte-exact). */
-export function runBuilt(args: readonly string[], cwd: string, env: Record<string, string> = {}): { code: number | null; stdout: Buffer; stderr: Buffer } {
-  const run = spawnSync(process.execPath, [builtCli, ...args], { cwd, env: { ...baseEnv(cwd), ...env }, timeout: 60_000 });
+export function runBuilt(
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): { code: number | null; stdout: Buffer; stderr: Buffer } {
+  const run = spawnSync(process.execPath, [builtCli, ...args], {
+    cwd,
+    env: { ...baseEnv(cwd), ...env },
+    timeout: 60_000,
+  });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
 /** Runs the built CLI on a pseudo-terminal (stdout and stderr both, as a person sees them), TERM=xterm-256color. */
-export function runOnTerminal(args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
+export function runOnTerminal(
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; output: string }> {
   const command = [process.execPath, builtCli, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(" ");
   return new Promise((resolve, reject) => {
-    const child = spawn("script", ["-qfec", command, "/dev/null"], { cwd, env: { ...baseEnv(cwd), TERM: "xterm-256color", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("script", ["-qfec", command, "/dev/null"], {
+      cwd,
+      env: { ...baseEnv(cwd), TERM: "xterm-256color", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const chunks: Buffer[] = [];
     child.stdout.on("data", (c: Buffer) => chunks.push(c));
     child.stderr.on("data", (c: Buffer) => chunks.push(c));
     child.on("error", reject);
     // The terminal turns each line feed into CR LF; undone here so a test sees what the CLI wrote.
-    child.on("close", (code) => resolve({ code, output: Buffer.concat(chunks).toString("utf8").replace(/\r\n/g, "\n") }));
+    child.on("close", (code) =>
+      resolve({ code, output: Buffer.concat(chunks).toString("utf8").replace(/\r\n/g, "\n") }),
+    );
   });
 }

@@ -117,7 +117,9 @@ const needs: Record<string, (keyof typeof fixtures)[]> = {
 
 // ---- the run ------------------------------------------------------------------------------------------------------
 
-const docs = readdirSync(docsDir).filter((name) => name.endsWith(".md")).sort();
+const docs = readdirSync(docsDir)
+  .filter((name) => name.endsWith(".md"))
+  .sort();
 const blocks = docs.flatMap((doc) => blocksOf(doc, readFileSync(path.join(docsDir, doc), "utf8")));
 // Inside the repository, so `@skillport/*` resolve to the workspace packages' built dist.
 const work = mkdtempSync(path.join(repo, "packages/cli/test/.docs-examples-"));

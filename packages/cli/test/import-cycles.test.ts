@@ -31,7 +31,9 @@ function importGraph(srcDir: string): Map<string, string[]> {
 
 function resolveSource(target: string, known: Set<string>): string | undefined {
   const base = target.replace(/\.(?:m?js|tsx?)$/, "");
-  return [`${base}.ts`, `${base}.mts`, `${base}.tsx`, path.join(target, "index.ts")].find((candidate) => known.has(candidate));
+  return [`${base}.ts`, `${base}.mts`, `${base}.tsx`, path.join(target, "index.ts")].find((candidate) =>
+    known.has(candidate),
+  );
 }
 
 /** Groups of two or more modules that reach each other (and modules importing themselves): Tarjan's algorithm. */
@@ -70,35 +72,66 @@ function cycles(graph: Map<string, string[]>): string[][] {
   return found;
 }
 
-const workspaces = (JSON.parse(readFileSync(path.join(repo, "package.json"), "utf8")) as { workspaces: string[] }).workspaces;
+const workspaces = (JSON.parse(readFileSync(path.join(repo, "package.json"), "utf8")) as { workspaces: string[] })
+  .workspaces;
 const scratch = mkdtempSync(path.join(os.tmpdir(), "skillport-cycles-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe("import cycles", () => {
-  it.each(workspaces.filter((ws) => existsSync(path.join(repo, ws, "src"))))("%s: no module imports itself through others", (ws) => {
-    const src = path.join(repo, ws, "src");
-    const found = cycles(importGraph(src)).map((group) => group.map((file) => path.relative(src, file)).join(" ↔ "));
-    expect(found).toEqual([]);
-  });
+  it.each(workspaces.filter((ws) => existsSync(path.join(repo, ws, "src"))))(
+    "%s: no module imports itself through others",
+    (ws) => {
+      const src = path.join(repo, ws, "src");
+      const found = cycles(importGraph(src)).map((group) => group.map((file) => path.relative(src, file)).join(" ↔ "));
+      expect(found).toEqual([]);
+    },
+  );
 
   it("the workspace packages depend on each other without a cycle", () => {
     const names = new Map<string, string>();
-    const manifests = workspaces.map((ws) => JSON.parse(readFileSync(path.join(repo, ws, "package.json"), "utf8")) as { name: string; dependencies?: Record<string, string> });
+    const manifests = workspaces.map(
+      (ws) =>
+        JSON.parse(readFileSync(path.join(repo, ws, "package.json"), "utf8")) as {
+          name: string;
+          dependencies?: Record<string, string>;
+        },
+    );
     for (const manifest of manifests) names.set(manifest.name, manifest.name);
-    const graph = new Map(manifests.map((m) => [m.name, Object.keys(m.dependencies ?? {}).filter((dep) => names.has(dep))]));
+    const graph = new Map(
+      manifests.map((m) => [m.name, Object.keys(m.dependencies ?? {}).filter((dep) => names.has(dep))]),
+    );
     expect(cycles(graph)).toEqual([]);
   });
 
   // The check itself: a type-only cycle, a cycle through a re-export and a dynamic import, and a folder index.
   it.each([
-    ["type-only", { "a.ts": 'import type { B } from "./b.js";\nexport type A = B;', "b.ts": 'import type { A } from "./a.js";\nexport type B = A[];' }, [["a.ts", "b.ts"]]],
+    [
+      "type-only",
+      {
+        "a.ts": 'import type { B } from "./b.js";\nexport type A = B;',
+        "b.ts": 'import type { A } from "./a.js";\nexport type B = A[];',
+      },
+      [["a.ts", "b.ts"]],
+    ],
     [
       "re-export and dynamic import",
-      { "a.ts": 'export * from "./b.js";', "b.ts": 'export const load = () => import("./c.js");', "c.ts": 'export { x } from "./a.js";' },
+      {
+        "a.ts": 'export * from "./b.js";',
+        "b.ts": 'export const load = () => import("./c.js");',
+        "c.ts": 'export { x } from "./a.js";',
+      },
       [["a.ts", "b.ts", "c.ts"]],
     ],
-    ["folder index and self import", { "m/index.ts": 'import "../n.js";', "n.ts": 'import "./m/index.js";', "s.ts": 'import "./s.js";' }, [["m/index.ts", "n.ts"], ["s.ts"]]],
-    ["a chain is no cycle", { "a.ts": 'import "./b.js";', "b.ts": 'import type { C } from "./c.js";', "c.ts": "export type C = 1;" }, []],
+    [
+      "folder index and self import",
+      { "m/index.ts": 'import "../n.js";', "n.ts": 'import "./m/index.js";', "s.ts": 'import "./s.js";' },
+      [["m/index.ts", "n.ts"], ["s.ts"]],
+    ],
+    [
+      "a chain is no cycle",
+      { "a.ts": 'import "./b.js";', "b.ts": 'import type { C } from "./c.js";', "c.ts": "export type C = 1;" },
+      [],
+    ],
   ] as const)("finds %s cycles", (name, tree, expected) => {
     const dir = path.join(scratch, name.replace(/\W+/g, "-"));
     for (const [file, text] of Object.entries(tree)) {

@@ -24,7 +24,11 @@ function tourSteps(markdown: string): TourStep[] {
   let inConsole = false;
   let current: { command: string; output: string[] } | undefined;
   const flush = () => {
-    if (current) steps.push({ command: current.command, expected: current.output.length === 0 ? undefined : current.output.join("\n") });
+    if (current)
+      steps.push({
+        command: current.command,
+        expected: current.output.length === 0 ? undefined : current.output.join("\n"),
+      });
     current = undefined;
   };
   for (const line of markdown.split("\n")) {
@@ -41,7 +45,12 @@ function tourSteps(markdown: string): TourStep[] {
   return steps;
 }
 
-const normalize = (text: string) => text.replace(/\s+/g, " ").replace(/([[{]) /g, "$1").replace(/ ([\]}])/g, "$1").trim();
+const normalize = (text: string) =>
+  text
+    .replace(/\s+/g, " ")
+    .replace(/([[{]) /g, "$1")
+    .replace(/ ([\]}])/g, "$1")
+    .trim();
 
 /** Whether `actual` is what the README shows, with `…` as a wildcard. */
 function matchesShown(actual: string, shown: string): boolean {
@@ -56,7 +65,11 @@ describe("matchesShown", () => {
   it.each([
     ["a  b\n", "a b", true],
     ["x 1\ny 2\nz 3\n", "x 1\n…\nz 3", true],
-    ['{\n  "a": 1,\n  "b": [\n    {\n      "n": "x",\n      "d": "y"\n    }\n  ]\n}', '{ "a": 1, "b": [ { "n": "x", … } ] }', true],
+    [
+      '{\n  "a": 1,\n  "b": [\n    {\n      "n": "x",\n      "d": "y"\n    }\n  ]\n}',
+      '{ "a": 1, "b": [ { "n": "x", … } ] }',
+      true,
+    ],
     ["x 1\n", "x 2", false],
     ["x 1\nextra\n", "x 1", false],
   ])("%j vs %j → %s", (actual, shown, expected) => {
@@ -87,10 +100,19 @@ describe("the README's CLI tour, run as printed on a fresh clone", () => {
   });
 
   it.each(steps.map((step) => [step.command, step] as const))("$ %s", (_command, step) => {
-    const result = spawnSync("sh", ["-c", step.command], { cwd: clone, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" }, timeout: 300_000 });
+    const result = spawnSync("sh", ["-c", step.command], {
+      cwd: clone,
+      encoding: "utf8",
+      env: { ...process.env, NO_COLOR: "1" },
+      timeout: 300_000,
+    });
     const output = `${result.stdout}${result.stderr}`;
     const problems = step.expected?.trimEnd().split("\n").at(-1)?.startsWith("✖") ?? false;
     expect(result.status, output).toBe(problems ? 1 : 0);
-    if (step.expected !== undefined) expect(matchesShown(result.stdout, step.expected) || matchesShown(output, step.expected), `shown:\n${step.expected}\n\ngot:\n${output}`).toBe(true);
+    if (step.expected !== undefined)
+      expect(
+        matchesShown(result.stdout, step.expected) || matchesShown(output, step.expected),
+        `shown:\n${step.expected}\n\ngot:\n${output}`,
+      ).toBe(true);
   });
 });

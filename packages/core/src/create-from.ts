@@ -16,10 +16,14 @@ export function createSkillFrom(
   const { parsed, diagnostics } = validateSkillMd(skillMd, { profile: "lenient", lint: false, file: "SKILL.md" });
   const entries = resources === undefined ? [] : resources instanceof Map ? [...resources] : Object.entries(resources);
   const all = [...diagnostics, ...resourcePathProblems(entries.map(([path]) => path))];
-  if (parsed.body.trim() === "") all.push({ ...problem("body-empty", "the skill needs non-blank content (the SKILL.md body)"), file: "SKILL.md" });
+  if (parsed.body.trim() === "")
+    all.push({ ...problem("body-empty", "the skill needs non-blank content (the SKILL.md body)"), file: "SKILL.md" });
   const firstError = all.find((d) => d.severity === "error");
   if (firstError || parsed.frontmatter === undefined) {
-    throw new SkillValidationError(`cannot create a skill from this SKILL.md: ${firstError?.message ?? "no frontmatter"}`, all);
+    throw new SkillValidationError(
+      `cannot create a skill from this SKILL.md: ${firstError?.message ?? "no frontmatter"}`,
+      all,
+    );
   }
   return new Skill({ frontmatter: parsed.frontmatter, body: parsed.body, resources: new Map(entries), source });
 }

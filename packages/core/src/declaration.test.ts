@@ -49,9 +49,14 @@ describe("least-privilege declarations (metadata skillport.*)", () => {
       "skillport.bins": "rel/path",
     });
     expect(problems.map((p) => [p.key, p.severity])).toEqual([
-      ["skillport.network", "error"], ["skillport.network", "error"], ["skillport.network", "error"], ["skillport.network", "error"], ["skillport.network", "error"],
+      ["skillport.network", "error"],
+      ["skillport.network", "error"],
+      ["skillport.network", "error"],
+      ["skillport.network", "error"],
+      ["skillport.network", "error"],
       ["skillport.env", "error"],
-      ["skillport.writes", "error"], ["skillport.writes", "error"],
+      ["skillport.writes", "error"],
+      ["skillport.writes", "error"],
       ["skillport.timeout", "error"],
       ["skillport.memory", "error"],
       ["skillport.netwrok", "warning"],
@@ -64,7 +69,10 @@ describe("least-privilege declarations (metadata skillport.*)", () => {
     for (const profile of ["spec", "lenient"] as const) {
       const { diagnostics, valid } = validateSkillMd(text, { profile, file: "SKILL.md", lint: false });
       const found = diagnostics.filter((d) => d.code.startsWith("declaration-"));
-      expect(found.map((d) => [d.code, d.line, d.column])).toEqual([["declaration-invalid", 6, 3], ["declaration-invalid", 7, 3]]);
+      expect(found.map((d) => [d.code, d.line, d.column])).toEqual([
+        ["declaration-invalid", 6, 3],
+        ["declaration-invalid", 7, 3],
+      ]);
       expect(found[0]!.file).toBe("SKILL.md");
       expect(valid).toBe(false);
     }
@@ -84,25 +92,41 @@ describe("effective policy = intersection(operator, declaration)", () => {
 
   it("no declaration: today's default (no network, no variables, the workspace)", () => {
     const p = effectivePolicy({ network: "public", env: ["API_TOKEN"], timeoutMs: 30_000 }, undefined);
-    expect(p).toMatchObject({ declared: false, network: [], env: [], writes: "workspace", bins: "any", timeoutMs: 30_000, narrowed: [] });
+    expect(p).toMatchObject({
+      declared: false,
+      network: [],
+      env: [],
+      writes: "workspace",
+      bins: "any",
+      timeoutMs: 30_000,
+      narrowed: [],
+    });
   });
 
   it("a widening attempt is narrowed and reported", () => {
-    const p = effectivePolicy({
-      network: [{ host: "api.example.com", port: 443, paths: ["/v1/"], private: false }],
-      env: ["API_TOKEN"],
-      writes: ["out"],
-      timeoutMs: 30_000,
-      maxMemoryBytes: 512 * 1024 * 1024,
-    }, declared);
+    const p = effectivePolicy(
+      {
+        network: [{ host: "api.example.com", port: 443, paths: ["/v1/"], private: false }],
+        env: ["API_TOKEN"],
+        writes: ["out"],
+        timeoutMs: 30_000,
+        maxMemoryBytes: 512 * 1024 * 1024,
+      },
+      declared,
+    );
     expect(p.network).toEqual([{ host: "api.example.com", port: 443, paths: ["/v1/"], private: false }]);
     expect(p.env).toEqual(["API_TOKEN"]);
     expect(p.writes).toEqual(["out"]);
     expect(p.timeoutMs).toBe(30_000);
     expect(p.maxMemoryBytes).toBe(512 * 1024 * 1024);
     expect(p.narrowed.map((n) => `${n.what}:${n.asked}`)).toEqual([
-      "network:api.example.com", "network:evil.example:443", "network:localhost:9000",
-      "env:AWS_SECRET_ACCESS_KEY", "writes:secrets", "timeout:500000ms", `memory:${4 * 1024 ** 3}`,
+      "network:api.example.com",
+      "network:evil.example:443",
+      "network:localhost:9000",
+      "env:AWS_SECRET_ACCESS_KEY",
+      "writes:secrets",
+      "timeout:500000ms",
+      `memory:${4 * 1024 ** 3}`,
     ]);
     expect(p.narrowed[0]!.granted).toBe("api.example.com:443/v1/");
   });

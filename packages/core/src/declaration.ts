@@ -64,8 +64,11 @@ const MIN_MEMORY_BYTES = 16 * 1024 * 1024;
 /** Reads the declaration from a skill's `metadata` (any value: malformed shapes become problems, never throws). */
 export function readDeclaration(metadata: unknown): DeclarationResult {
   const problems: DeclarationProblem[] = [];
-  if (metadata === null || typeof metadata !== "object" || Array.isArray(metadata)) return { declaration: undefined, problems };
-  const entries = Object.entries(metadata as Record<string, unknown>).filter(([key]) => key.startsWith(DECLARATION_PREFIX));
+  if (metadata === null || typeof metadata !== "object" || Array.isArray(metadata))
+    return { declaration: undefined, problems };
+  const entries = Object.entries(metadata as Record<string, unknown>).filter(([key]) =>
+    key.startsWith(DECLARATION_PREFIX),
+  );
   if (entries.length === 0) return { declaration: undefined, problems };
   const declaration: SkillDeclaration = { network: [], env: [], bins: [], writes: [] };
   for (const [key, raw] of entries) {
@@ -111,13 +114,15 @@ export function readDeclaration(metadata: unknown): DeclarationResult {
       case "skillport.writes":
         for (const word of words) {
           const rel = workspacePath(word);
-          if (rel === undefined) problem(`'${key}': '${word}' must be a folder inside the workspace (relative, no '..')`);
+          if (rel === undefined)
+            problem(`'${key}': '${word}' must be a folder inside the workspace (relative, no '..')`);
           else addOnce(declaration.writes, rel);
         }
         break;
       case "skillport.timeout": {
         const ms = parseDuration(text);
-        if (ms === undefined) problem(`'${key}': '${text}' is not a duration (e.g. 30s, 500ms, 2m) between 1 ms and 600 s`);
+        if (ms === undefined)
+          problem(`'${key}': '${text}' is not a duration (e.g. 30s, 500ms, 2m) between 1 ms and 600 s`);
         else declaration.timeoutMs = ms;
         break;
       }
@@ -172,7 +177,8 @@ export function parseDestination(word: string, isPrivate: boolean): NetworkDesti
     destination.port = port;
   }
   if (pathPart !== undefined && pathPart !== "/") {
-    if (/[\s?#\0]/.test(pathPart) || pathPart.split("/").some((s) => s === ".." || s === ".")) return `'${word}': the path must be a plain prefix (no '..', '?' or '#')`;
+    if (/[\s?#\0]/.test(pathPart) || pathPart.split("/").some((s) => s === ".." || s === "."))
+      return `'${word}': the path must be a plain prefix (no '..', '?' or '#')`;
     destination.paths = [pathPart];
   }
   return destination;
@@ -203,7 +209,12 @@ function isIPv4(host: string): boolean {
 }
 
 function isIPv6(host: string): boolean {
-  return host.includes(":") && /^[0-9a-f:.]+$/i.test(host) && (host.match(/::/g)?.length ?? 0) <= 1 && host.split(":").length <= 8;
+  return (
+    host.includes(":") &&
+    /^[0-9a-f:.]+$/i.test(host) &&
+    (host.match(/::/g)?.length ?? 0) <= 1 &&
+    host.split(":").length <= 8
+  );
 }
 
 /** A workspace-relative folder, normalised (`./out/` → `out`), or undefined when it could leave the workspace. */
@@ -223,7 +234,19 @@ function parseDuration(text: string): number | undefined {
   return ms >= 1 && ms <= MAX_TIMEOUT_MS ? ms : undefined;
 }
 
-const SIZE_UNITS: Record<string, number> = { "": 1, b: 1, k: 1024, kb: 1000, kib: 1024, m: 1024 ** 2, mb: 1000 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gb: 1000 ** 3, gib: 1024 ** 3 };
+const SIZE_UNITS: Record<string, number> = {
+  "": 1,
+  b: 1,
+  k: 1024,
+  kb: 1000,
+  kib: 1024,
+  m: 1024 ** 2,
+  mb: 1000 ** 2,
+  mib: 1024 ** 2,
+  g: 1024 ** 3,
+  gb: 1000 ** 3,
+  gib: 1024 ** 3,
+};
 
 function parseBytes(text: string): number | undefined {
   const m = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(text.trim());
@@ -312,7 +335,14 @@ export function effectivePolicy(operator: OperatorPolicy, declaration: SkillDecl
   const narrowed: Narrowing[] = [];
   const opTimeout = operator.timeoutMs;
   const opMemory = operator.maxMemoryBytes;
-  const base: EffectivePolicy = { declared: declaration !== undefined, network: [], env: [], bins: "any", writes: "workspace", narrowed };
+  const base: EffectivePolicy = {
+    declared: declaration !== undefined,
+    network: [],
+    env: [],
+    bins: "any",
+    writes: "workspace",
+    narrowed,
+  };
   if (opTimeout !== undefined) base.timeoutMs = opTimeout;
   if (opMemory !== undefined) base.maxMemoryBytes = opMemory;
   if (declaration === undefined) return base;
@@ -330,14 +360,22 @@ export function effectivePolicy(operator: OperatorPolicy, declaration: SkillDecl
       else base.network.push(structuredClone(d));
       continue;
     }
-    const grants = opNetwork.map((rule) => grantDestination(d, rule)).filter((g): g is NetworkDestination => g !== undefined);
+    const grants = opNetwork
+      .map((rule) => grantDestination(d, rule))
+      .filter((g): g is NetworkDestination => g !== undefined);
     if (grants.length === 0) {
       narrowed.push({ what: "network", asked, reason: "not in the operator's allowed destinations" });
       continue;
     }
     for (const g of grants) mergeDestination(base.network, g);
     const grantedText = grants.map(destinationText).join(" ");
-    if (grantedText !== asked) narrowed.push({ what: "network", asked, granted: grantedText, reason: "narrowed to the operator's allowed destinations" });
+    if (grantedText !== asked)
+      narrowed.push({
+        what: "network",
+        asked,
+        granted: grantedText,
+        reason: "narrowed to the operator's allowed destinations",
+      });
   }
 
   const opEnv = operator.env ?? [];
@@ -360,12 +398,22 @@ export function effectivePolicy(operator: OperatorPolicy, declaration: SkillDecl
 
   if (declaration.timeoutMs !== undefined) {
     if (opTimeout !== undefined && declaration.timeoutMs > opTimeout) {
-      narrowed.push({ what: "timeout", asked: `${declaration.timeoutMs}ms`, granted: `${opTimeout}ms`, reason: "longer than the operator allows" });
+      narrowed.push({
+        what: "timeout",
+        asked: `${declaration.timeoutMs}ms`,
+        granted: `${opTimeout}ms`,
+        reason: "longer than the operator allows",
+      });
     } else base.timeoutMs = declaration.timeoutMs;
   }
   if (declaration.maxMemoryBytes !== undefined) {
     if (opMemory !== undefined && declaration.maxMemoryBytes > opMemory) {
-      narrowed.push({ what: "memory", asked: `${declaration.maxMemoryBytes}`, granted: `${opMemory}`, reason: "more than the operator allows" });
+      narrowed.push({
+        what: "memory",
+        asked: `${declaration.maxMemoryBytes}`,
+        granted: `${opMemory}`,
+        reason: "more than the operator allows",
+      });
     } else base.maxMemoryBytes = declaration.maxMemoryBytes;
   }
   return base;

@@ -152,7 +152,10 @@ export class MissingDependencyError extends AgentSkillsError<"MISSING_DEPENDENCY
   readonly install: string;
   constructor(packageName: string, feature: string, options?: { install?: string; cause?: unknown }) {
     const install = options?.install ?? `npm install ${packageName}`;
-    super(`${feature} needs the package ${packageName}, which is not installed: ${install}`, { code: "MISSING_DEPENDENCY", cause: options?.cause });
+    super(`${feature} needs the package ${packageName}, which is not installed: ${install}`, {
+      code: "MISSING_DEPENDENCY",
+      cause: options?.cause,
+    });
     this.packageName = packageName;
     this.install = install;
   }

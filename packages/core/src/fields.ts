@@ -29,7 +29,12 @@ export function skillFields(frontmatter: Frontmatter): SkillFields {
   const raw = frontmatter.metadata;
   if (raw !== null && typeof raw === "object" && !Array.isArray(raw)) {
     for (const [key, value] of Object.entries(raw)) {
-      Object.defineProperty(metadata, key, { value: typeof value === "string" ? value : JSON.stringify(value), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(metadata, key, {
+        value: typeof value === "string" ? value : JSON.stringify(value),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
   }
   const tools = frontmatter["allowed-tools"];

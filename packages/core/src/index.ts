@@ -4,7 +4,19 @@
 // door), which carries no semver promise. `face.test.ts` keeps both lists from growing back.
 
 // Types: the model, sources and diagnostics.
-export type { Frontmatter, FrontmatterValue, ResourceKind, ResourceListing, SaveOptions, SaveResult, SkillFile, SkillProvider, SkillRepository, SkillRepositoryInfo, SkillSource } from "./types.js";
+export type {
+  Frontmatter,
+  FrontmatterValue,
+  ResourceKind,
+  ResourceListing,
+  SaveOptions,
+  SaveResult,
+  SkillFile,
+  SkillProvider,
+  SkillRepository,
+  SkillRepositoryInfo,
+  SkillSource,
+} from "./types.js";
 export type { Diagnostic, Severity } from "./diagnostics.js";
 export type { AgentSkillsErrorCode } from "./errors.js";
 export type { ResourceContent } from "./skill.js";
@@ -28,7 +40,15 @@ export type {
   SkillRegistryEvents,
   SkillRegistryOptions,
 } from "./registry.js";
-export type { CatalogCounts, CatalogEntry, CatalogFormat, CatalogOptions, RenderedCatalog, TokenCounter, TokenEncoding } from "./catalog/index.js";
+export type {
+  CatalogCounts,
+  CatalogEntry,
+  CatalogFormat,
+  CatalogOptions,
+  RenderedCatalog,
+  TokenCounter,
+  TokenEncoding,
+} from "./catalog/index.js";
 export type {
   AnalyseOptions,
   AnalysedSkill,
@@ -42,7 +62,16 @@ export type {
   SearchIndexOptions,
   SearchOptions,
 } from "./search/index.js";
-export type { DeclarationKey, DeclarationProblem, DeclarationResult, EffectivePolicy, Narrowing, NetworkDestination, OperatorPolicy, SkillDeclaration } from "./declaration.js";
+export type {
+  DeclarationKey,
+  DeclarationProblem,
+  DeclarationResult,
+  EffectivePolicy,
+  Narrowing,
+  NetworkDestination,
+  OperatorPolicy,
+  SkillDeclaration,
+} from "./declaration.js";
 
 // Errors: one root, stable codes.
 export {
@@ -72,17 +101,38 @@ export { skillFields } from "./fields.js";
 export { parseFrontmatter, parseSkillMd } from "./parse.js";
 export { PROFILE_NAMES, validateFrontmatter, validateSkillMd } from "./validate.js";
 export { lintSkill } from "./lint.js";
-export { DECLARATION_KEYS, DECLARATION_PREFIX, destinationText, effectivePolicy, parseDestination, readDeclaration } from "./declaration.js";
+export {
+  DECLARATION_KEYS,
+  DECLARATION_PREFIX,
+  destinationText,
+  effectivePolicy,
+  parseDestination,
+  readDeclaration,
+} from "./declaration.js";
 export { hasErrors } from "./diagnostics.js";
 export { serializeFrontmatter, serializeSkillMd } from "./serialize.js";
 
 // Safe ids and resource paths.
-export { isSafeResourcePath, isSafeSkillId, normalizeResourcePath, requireSafeResourcePath, requireSafeSkillId } from "./safe-path.js";
+export {
+  isSafeResourcePath,
+  isSafeSkillId,
+  normalizeResourcePath,
+  requireSafeResourcePath,
+  requireSafeSkillId,
+} from "./safe-path.js";
 
 // Sources, registry, catalog, search.
 export { RESOURCE_KINDS } from "./types.js";
 export { SkillSourceProvider, toSkillProvider } from "./source.js";
 export { InMemorySkillRepository } from "./memory.js";
 export { SkillRegistry } from "./registry.js";
-export { CATALOG_FORMATS, DEFAULT_AGENTSCOPE_COMPACT_INSTRUCTION, DEFAULT_AGENTSCOPE_INSTRUCTION, DEFAULT_SEARCH_TOOL, LOAD_SKILL_TOOL_NAME, renderCatalog, renderCatalogWithCounts } from "./catalog/index.js";
+export {
+  CATALOG_FORMATS,
+  DEFAULT_AGENTSCOPE_COMPACT_INSTRUCTION,
+  DEFAULT_AGENTSCOPE_INSTRUCTION,
+  DEFAULT_SEARCH_TOOL,
+  LOAD_SKILL_TOOL_NAME,
+  renderCatalog,
+  renderCatalogWithCounts,
+} from "./catalog/index.js";
 export { SkillSearchIndex } from "./search/index.js";

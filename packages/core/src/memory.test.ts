@@ -1,10 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { InMemorySkillRepository } from "./memory.js";
 import { Skill } from "./skill.js";
-import { LimitExceededError, ResourceNotFoundError, SkillExistsError, SkillNotFoundError, SkillValidationError } from "./errors.js";
+import {
+  LimitExceededError,
+  ResourceNotFoundError,
+  SkillExistsError,
+  SkillNotFoundError,
+  SkillValidationError,
+} from "./errors.js";
 import { parseSkillMd } from "./parse.js";
 
-const make = (name: string, extra: Partial<{ body: string; resources: Map<string, string | Uint8Array>; description: string }> = {}) =>
+const make = (
+  name: string,
+  extra: Partial<{ body: string; resources: Map<string, string | Uint8Array>; description: string }> = {},
+) =>
   new Skill({
     frontmatter: { name, description: extra.description ?? `The ${name} skill.`, metadata: { tags: ["a", "b"] } },
     body: extra.body ?? `\n# ${name}\n`,
@@ -16,7 +25,11 @@ describe("InMemorySkillRepository", () => {
     const repo = new InMemorySkillRepository({ skills: [make("zeta"), make("alpha"), make("Beta")] });
     expect(repo.name).toBe("memory");
     expect(await repo.discover()).toEqual(["Beta", "alpha", "zeta"]);
-    expect(await repo.getMetadata("alpha")).toEqual({ name: "alpha", description: "The alpha skill.", metadata: { tags: ["a", "b"] } });
+    expect(await repo.getMetadata("alpha")).toEqual({
+      name: "alpha",
+      description: "The alpha skill.",
+      metadata: { tags: ["a", "b"] },
+    });
     expect(await repo.getBody("alpha")).toBe("\n# alpha\n");
     const parsed = parseSkillMd(await repo.readFile("alpha", "SKILL.md"));
     expect(parsed.diagnostics).toEqual([]);
@@ -49,7 +62,11 @@ describe("InMemorySkillRepository", () => {
       ["other/readme.txt", "o"],
     ]);
     const repo = new InMemorySkillRepository({ skills: [make("res", { resources })] });
-    expect(await repo.listResources("res")).toEqual({ references: ["a.md", "b.md"], scripts: ["run.sh"], assets: ["x.png"] });
+    expect(await repo.listResources("res")).toEqual({
+      references: ["a.md", "b.md"],
+      scripts: ["run.sh"],
+      assets: ["x.png"],
+    });
     const files = await repo.listFiles("res");
     expect(files.map((f) => f.path)).toEqual([
       "SKILL.md",
@@ -77,7 +94,9 @@ describe("InMemorySkillRepository", () => {
     });
 
     it("with force, replaces whole skills and reports which existed", async () => {
-      const repo = new InMemorySkillRepository({ skills: [make("a", { resources: new Map([["references/old.md", "x"]]) })] });
+      const repo = new InMemorySkillRepository({
+        skills: [make("a", { resources: new Map([["references/old.md", "x"]]) })],
+      });
       const result = await repo.save([make("b"), make("a", { body: "new" })], { force: true });
       expect(result).toEqual({ saved: ["b", "a"], replaced: ["a"] });
       expect(await repo.getBody("a")).toBe("new");
@@ -89,7 +108,18 @@ describe("InMemorySkillRepository", () => {
       ["a duplicate in one batch", [make("d"), make("d")], "name-duplicate"],
       ["a traversal resource path", [make("r", { resources: new Map([["../x", "x"]]) })], "resource-path-invalid"],
       ["SKILL.md as a resource", [make("r", { resources: new Map([["SKILL.md", "x"]]) })], "resource-path-invalid"],
-      ["a path that is file and folder", [make("r", { resources: new Map([["a", "1"], ["a/b", "2"]]) })], "resource-path-invalid"],
+      [
+        "a path that is file and folder",
+        [
+          make("r", {
+            resources: new Map([
+              ["a", "1"],
+              ["a/b", "2"],
+            ]),
+          }),
+        ],
+        "resource-path-invalid",
+      ],
     ])("rejects %s with SkillValidationError and writes nothing", async (_label, skills, code) => {
       const repo = new InMemorySkillRepository();
       const error = await repo.save([make("fine"), ...skills]).catch((e: unknown) => e);
@@ -125,7 +155,17 @@ describe("InMemorySkillRepository", () => {
   });
 
   it("applies maxFileBytes on reads (exactly at the limit passes)", async () => {
-    const repo = new InMemorySkillRepository({ skills: [make("l", { resources: new Map([["assets/four", "1234"], ["assets/five", "12345"]]) })], maxFileBytes: 4 });
+    const repo = new InMemorySkillRepository({
+      skills: [
+        make("l", {
+          resources: new Map([
+            ["assets/four", "1234"],
+            ["assets/five", "12345"],
+          ]),
+        }),
+      ],
+      maxFileBytes: 4,
+    });
     expect(await repo.getAsset("l", "four")).toEqual(new TextEncoder().encode("1234"));
     await expect(repo.getAsset("l", "five")).rejects.toBeInstanceOf(LimitExceededError);
     await expect(repo.getBody("l")).rejects.toThrow(/SKILL\.md of skill "l" is larger than 4 bytes/);
@@ -133,7 +173,10 @@ describe("InMemorySkillRepository", () => {
   });
 
   it("getSkill returns a new Skill equal to what was saved", async () => {
-    const repo = new InMemorySkillRepository({ name: "tenant-a", skills: [make("s", { resources: new Map([["references/r.md", "r"]]) })] });
+    const repo = new InMemorySkillRepository({
+      name: "tenant-a",
+      skills: [make("s", { resources: new Map([["references/r.md", "r"]]) })],
+    });
     const skill = await repo.getSkill("s");
     expect(skill.name).toBe("s");
     expect(skill.source).toBe("tenant-a");

@@ -1,21 +1,10 @@
-import {
-  LimitExceededError,
-  ResourceNotFoundError,
-  SkillExistsError,
-  SkillNotFoundError,
-} from "./errors.js";
+import { LimitExceededError, ResourceNotFoundError, SkillExistsError, SkillNotFoundError } from "./errors.js";
 import { isSafeSkillId, requireSafeResourcePath, requireSafeSkillId } from "./safe-path.js";
 import { SkillSourceProvider } from "./source.js";
 import { compareCodeUnits } from "./compare.js";
 import { prepareSaveBatch } from "./save-batch.js";
 import { Skill, type ResourceContent } from "./skill.js";
-import {
-  type Frontmatter,
-  type SaveOptions,
-  type SaveResult,
-  type SkillFile,
-  type SkillRepository,
-} from "./types.js";
+import { type Frontmatter, type SaveOptions, type SaveResult, type SkillFile, type SkillRepository } from "./types.js";
 
 export interface InMemorySkillRepositoryOptions {
   /** Provider name used in qualified ids and messages. Default `memory`. */
@@ -54,7 +43,8 @@ export class InMemorySkillRepository extends SkillSourceProvider implements Skil
     super();
     this.name = options.name ?? "memory";
     const max = options.maxFileBytes ?? DEFAULT_MEMORY_MAX_FILE_BYTES;
-    if (!Number.isInteger(max) || max < 0) throw new RangeError(`maxFileBytes must be a non-negative integer, got ${max}`);
+    if (!Number.isInteger(max) || max < 0)
+      throw new RangeError(`maxFileBytes must be a non-negative integer, got ${max}`);
     this.#maxFileBytes = max;
     if (options.skills) this.#commit(this.#prepare([...options.skills]));
   }
@@ -85,7 +75,12 @@ export class InMemorySkillRepository extends SkillSourceProvider implements Skil
   override async getSkill(id: string): Promise<Skill> {
     const stored = this.#find(id);
     const resources = new Map<string, ResourceContent>([...stored.resources].map(([p, bytes]) => [p, bytes.slice()]));
-    return new Skill({ frontmatter: structuredClone(stored.frontmatter), body: stored.body, resources, source: this.name });
+    return new Skill({
+      frontmatter: structuredClone(stored.frontmatter),
+      body: stored.body,
+      resources,
+      source: this.name,
+    });
   }
 
   async listFiles(id: string): Promise<SkillFile[]> {
@@ -175,7 +170,10 @@ export class InMemorySkillRepository extends SkillSourceProvider implements Skil
 
   #withinLimit(id: string, path: string, bytes: Uint8Array): Uint8Array {
     if (bytes.byteLength > this.#maxFileBytes) {
-      throw new LimitExceededError("maxFileBytes", `${path} of skill ${JSON.stringify(id)} is larger than ${this.#maxFileBytes} bytes`);
+      throw new LimitExceededError(
+        "maxFileBytes",
+        `${path} of skill ${JSON.stringify(id)} is larger than ${this.#maxFileBytes} bytes`,
+      );
     }
     return bytes;
   }

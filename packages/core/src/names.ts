@@ -13,12 +13,19 @@ export const FASTGPT_DESCRIPTION_MAX_LENGTH = 500;
 export const AGENTSCOPE_NAME_PATTERN = /^[a-z0-9_-]+$/;
 
 export interface NameProblem {
-  code: "name-too-long" | "name-not-lowercase" | "name-hyphen-edge" | "name-consecutive-hyphens" | "name-invalid-chars" | "name-dir-mismatch";
+  code:
+    | "name-too-long"
+    | "name-not-lowercase"
+    | "name-hyphen-edge"
+    | "name-consecutive-hyphens"
+    | "name-invalid-chars"
+    | "name-dir-mismatch";
   message: string;
 }
 
 // Python's str.isspace() set, so strip() here trims exactly what skills-ref trims.
-const PY_SPACE = "\t\n\u000b\f\r\u001c\u001d\u001e\u001f \u0085\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000";
+const PY_SPACE =
+  "\t\n\u000b\f\r\u001c\u001d\u001e\u001f \u0085\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000";
 
 /** Trims the whitespace Python's `str.strip()` trims (JS `trim()` differs: it strips U+FEFF, keeps U+001C–U+001F). */
 export function pyStrip(text: string): string {
@@ -53,7 +60,10 @@ export function specNameProblems(name: string, dirName?: string): NameProblem[] 
   const problems: NameProblem[] = [];
   const length = codePointLength(normalized);
   if (length > SPEC_NAME_MAX_LENGTH) {
-    problems.push({ code: "name-too-long", message: `name ${shown} is ${length} characters; the limit is ${SPEC_NAME_MAX_LENGTH}` });
+    problems.push({
+      code: "name-too-long",
+      message: `name ${shown} is ${length} characters; the limit is ${SPEC_NAME_MAX_LENGTH}`,
+    });
   }
   if (normalized !== normalized.toLowerCase()) {
     problems.push({ code: "name-not-lowercase", message: `name ${shown} must be lowercase` });
@@ -66,11 +76,20 @@ export function specNameProblems(name: string, dirName?: string): NameProblem[] 
   }
   const bad = [...normalized].filter((c) => c !== "-" && !LETTER_OR_DIGIT.test(c));
   if (bad.length > 0) {
-    const shownBad = [...new Set(bad)].slice(0, 5).map((c) => JSON.stringify(c)).join(", ");
-    problems.push({ code: "name-invalid-chars", message: `name ${shown} may hold only letters, digits and '-' (found ${shownBad})` });
+    const shownBad = [...new Set(bad)]
+      .slice(0, 5)
+      .map((c) => JSON.stringify(c))
+      .join(", ");
+    problems.push({
+      code: "name-invalid-chars",
+      message: `name ${shown} may hold only letters, digits and '-' (found ${shownBad})`,
+    });
   }
   if (dirName !== undefined && dirName.normalize("NFKC") !== normalized) {
-    problems.push({ code: "name-dir-mismatch", message: `name ${shown} does not match its directory ${JSON.stringify(dirName)}` });
+    problems.push({
+      code: "name-dir-mismatch",
+      message: `name ${shown} does not match its directory ${JSON.stringify(dirName)}`,
+    });
   }
   return problems;
 }

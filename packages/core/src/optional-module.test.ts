@@ -22,21 +22,34 @@ write("node_modules/broken/index.js", 'import "its-own-missing-dependency";\n');
 write("node_modules/throws/package.json", JSON.stringify({ name: "throws", type: "module", exports: "./index.js" }));
 write("node_modules/throws/index.js", 'throw new Error("native binding failed");\n');
 write("load.mjs", "export const load = (name) => import(name);\n");
-const { load } = (await import(pathToFileURL(path.join(project, "load.mjs")).href)) as { load: (name: string) => Promise<unknown> };
+const { load } = (await import(pathToFileURL(path.join(project, "load.mjs")).href)) as {
+  load: (name: string) => Promise<unknown>;
+};
 
 describe("importOptional", () => {
   it("returns the module when the package is installed", async () => {
     await expect(importOptional("present", "a feature", () => load("present"))).resolves.toMatchObject({ ok: 1 });
   });
 
-  it.each([["absent-driver"], ["absent-driver/sub/path"]])("%s not installed: one line naming the feature and the npm install command", async (specifier) => {
-    const error = await importOptional("absent-driver", "the SQL source sqlite:x.db", () => load(specifier)).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(MissingDependencyError);
-    const missing = error as MissingDependencyError;
-    expect(missing.message).toBe("the SQL source sqlite:x.db needs the package absent-driver, which is not installed: npm install absent-driver");
-    expect([missing.code, missing.packageName, missing.install]).toEqual(["MISSING_DEPENDENCY", "absent-driver", "npm install absent-driver"]);
-    expect(missing.message).not.toContain("\n");
-  });
+  it.each([["absent-driver"], ["absent-driver/sub/path"]])(
+    "%s not installed: one line naming the feature and the npm install command",
+    async (specifier) => {
+      const error = await importOptional("absent-driver", "the SQL source sqlite:x.db", () => load(specifier)).catch(
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(MissingDependencyError);
+      const missing = error as MissingDependencyError;
+      expect(missing.message).toBe(
+        "the SQL source sqlite:x.db needs the package absent-driver, which is not installed: npm install absent-driver",
+      );
+      expect([missing.code, missing.packageName, missing.install]).toEqual([
+        "MISSING_DEPENDENCY",
+        "absent-driver",
+        "npm install absent-driver",
+      ]);
+      expect(missing.message).not.toContain("\n");
+    },
+  );
 
   it.each([
     ["an installed package whose own dependency is missing", "broken", /its-own-missing-dependency/],
@@ -53,13 +66,43 @@ describe("importOptional", () => {
   });
 
   it.each([
-    ["a global CLI (POSIX prefix)", "/usr/local/lib/node_modules/skillport/dist/cli.js", "/usr/local/bin/node", "npm install --global pg"],
-    ["a global CLI (nvm)", "/home/u/.nvm/versions/node/v20/lib/node_modules/skillport/dist/cli.js", "/home/u/.nvm/versions/node/v20/bin/node", "npm install --global pg"],
-    ["a global CLI (Windows layout)", "/opt/node/node_modules/skillport/dist/cli.js", "/opt/node/node.exe", "npm install --global pg"],
-    ["a global CLI (Windows paths)", "C:/Program Files/nodejs/node_modules/skillport/dist/cli.js", "C:\\Program Files\\nodejs\\node.exe", "npm install --global pg"],
+    [
+      "a global CLI (POSIX prefix)",
+      "/usr/local/lib/node_modules/skillport/dist/cli.js",
+      "/usr/local/bin/node",
+      "npm install --global pg",
+    ],
+    [
+      "a global CLI (nvm)",
+      "/home/u/.nvm/versions/node/v20/lib/node_modules/skillport/dist/cli.js",
+      "/home/u/.nvm/versions/node/v20/bin/node",
+      "npm install --global pg",
+    ],
+    [
+      "a global CLI (Windows layout)",
+      "/opt/node/node_modules/skillport/dist/cli.js",
+      "/opt/node/node.exe",
+      "npm install --global pg",
+    ],
+    [
+      "a global CLI (Windows paths)",
+      "C:/Program Files/nodejs/node_modules/skillport/dist/cli.js",
+      "C:\\Program Files\\nodejs\\node.exe",
+      "npm install --global pg",
+    ],
     ["a project install", "/home/u/app/node_modules/skillport/dist/cli.js", "/usr/local/bin/node", "npm install pg"],
-    ["a folder merely named like the global one", "/usr/local/lib/node_modules-old/skillport/dist/cli.js", "/usr/local/bin/node", "npm install pg"],
-    ["a project next to a node binary in bin/", "/home/u/app/node_modules/skillport/dist/cli.js", "/home/u/app/bin/node", "npm install pg"],
+    [
+      "a folder merely named like the global one",
+      "/usr/local/lib/node_modules-old/skillport/dist/cli.js",
+      "/usr/local/bin/node",
+      "npm install pg",
+    ],
+    [
+      "a project next to a node binary in bin/",
+      "/home/u/app/node_modules/skillport/dist/cli.js",
+      "/home/u/app/bin/node",
+      "npm install pg",
+    ],
   ])("install line for %s", (_case, here, execPath, expected) => {
     expect(installCommand("pg", here, execPath)).toBe(expected);
   });

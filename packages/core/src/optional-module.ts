@@ -9,7 +9,8 @@ export async function importOptional<T>(packageName: string, feature: string, lo
   try {
     return await load();
   } catch (error) {
-    if (isNotInstalled(error, packageName)) throw new MissingDependencyError(packageName, feature, { install: installCommand(packageName), cause: error });
+    if (isNotInstalled(error, packageName))
+      throw new MissingDependencyError(packageName, feature, { install: installCommand(packageName), cause: error });
     throw error;
   }
 }
@@ -27,14 +28,20 @@ function isNotInstalled(error: unknown, packageName: string): boolean {
  * npm's global folder (found by walking up), so it needs `--global`; anywhere else the project's own install.
  * Plain string work on `/`-separated paths: core imports no Node module (docs/architecture.md).
  */
-export function installCommand(packageName: string, here = modulePath(), execPath = globalThis.process?.execPath ?? ""): string {
+export function installCommand(
+  packageName: string,
+  here = modulePath(),
+  execPath = globalThis.process?.execPath ?? "",
+): string {
   const slashes = (p: string) => p.replace(/\\/g, "/");
   const bin = slashes(execPath).replace(/\/[^/]*$/, "");
   // npm's default global folders: <prefix>/lib/node_modules (POSIX, node in <prefix>/bin) and <prefix>/node_modules
   // (Windows, node.exe in <prefix>).
   const globalRoots = [`${bin.replace(/\/[^/]*$/, "")}/lib/node_modules/`, `${bin}/node_modules/`];
   const at = slashes(here);
-  return execPath !== "" && globalRoots.some((root) => at.startsWith(root)) ? `npm install --global ${packageName}` : `npm install ${packageName}`;
+  return execPath !== "" && globalRoots.some((root) => at.startsWith(root))
+    ? `npm install --global ${packageName}`
+    : `npm install ${packageName}`;
 }
 
 /** This module's own path, from its file URL (`/C:/…` becomes `C:/…`). */

@@ -14,7 +14,11 @@ describe("parseSkillMd: well-formed input", () => {
   it.each(both)("reads frontmatter, body, body line and key positions (fastPath=%s)", (fastPath) => {
     const parsed = parseSkillMd(text, { fastPath });
     expect(parsed.diagnostics).toEqual([]);
-    expect(parsed.frontmatter).toEqual({ name: "pdf", description: "Use when the user asks about PDFs", license: "MIT" });
+    expect(parsed.frontmatter).toEqual({
+      name: "pdf",
+      description: "Use when the user asks about PDFs",
+      license: "MIT",
+    });
     expect(Object.keys(parsed.frontmatter ?? {})).toEqual(["name", "description", "license"]);
     expect(parsed.body).toBe("# PDF\n\nBody.\n");
     expect(parsed.bodyLine).toBe(6);
@@ -29,7 +33,11 @@ describe("parseSkillMd: well-formed input", () => {
   it.each(both)("tolerates CRLF line endings (fastPath=%s)", (fastPath) => {
     const parsed = parseSkillMd(text.replaceAll("\n", "\r\n"), { fastPath });
     expect(parsed.diagnostics).toEqual([]);
-    expect(parsed.frontmatter).toEqual({ name: "pdf", description: "Use when the user asks about PDFs", license: "MIT" });
+    expect(parsed.frontmatter).toEqual({
+      name: "pdf",
+      description: "Use when the user asks about PDFs",
+      license: "MIT",
+    });
     expect(parsed.body).toBe("# PDF\r\n\r\nBody.\r\n");
   });
 
@@ -52,7 +60,8 @@ describe("parseSkillMd: well-formed input", () => {
   });
 
   it("does not close at '---' inside a value or cut a body horizontal rule", () => {
-    const md = "---\nname: a\ndescription: before --- after\nnote: |\n  ---\n  still note\n---\nintro\n\n---\n\nafter rule\n";
+    const md =
+      "---\nname: a\ndescription: before --- after\nnote: |\n  ---\n  still note\n---\nintro\n\n---\n\nafter rule\n";
     const parsed = parseSkillMd(md);
     expect(parsed.diagnostics).toEqual([]);
     expect(parsed.frontmatter).toEqual({ name: "a", description: "before --- after", note: "---\nstill note\n" });
@@ -92,7 +101,17 @@ describe("parseSkillMd: well-formed input", () => {
       version: "1.0",
       metadata: { z: 1, a: ["x", { y: "z" }] },
     });
-    expect(Object.keys(fm ?? {})).toEqual(["name", "description", "literal", "count", "ratio", "flag", "nothing", "version", "metadata"]);
+    expect(Object.keys(fm ?? {})).toEqual([
+      "name",
+      "description",
+      "literal",
+      "count",
+      "ratio",
+      "flag",
+      "nothing",
+      "version",
+      "metadata",
+    ]);
     expect(Object.keys((fm?.metadata ?? {}) as object)).toEqual(["z", "a"]);
   });
 
@@ -124,7 +143,13 @@ describe("parseSkillMd: well-formed input", () => {
 });
 
 describe("parseSkillMd: bad input never throws and says what is wrong", () => {
-  const aliasBomb = ["---", "a: &a [x,x,x,x,x,x,x,x,x,x]", ..."bcdefghi".split("").map((c, i) => `${c}: &${c} [${Array(10).fill(`*${"abcdefghi"[i]}`).join(",")}]`), "---", ""].join("\n");
+  const aliasBomb = [
+    "---",
+    "a: &a [x,x,x,x,x,x,x,x,x,x]",
+    ..."bcdefghi".split("").map((c, i) => `${c}: &${c} [${Array(10).fill(`*${"abcdefghi"[i]}`).join(",")}]`),
+    "---",
+    "",
+  ].join("\n");
   const huge = `---\nname: a\ndescription: ${"x".repeat(10 * 1024 * 1024)}\n---\nbody`;
   const garbage = Uint8Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 256);
   const cases: Array<[string, string | Uint8Array, string, number, number]> = [
@@ -166,12 +191,23 @@ describe("parseSkillMd: bad input never throws and says what is wrong", () => {
   it("makes every limit an option", () => {
     const md = "---\nname: a\ndescription: b\nlist: &l [1]\nother: *l\n---\n";
     expect(parseSkillMd(md).frontmatter).toEqual({ name: "a", description: "b", list: [1], other: [1] });
-    expect(parseSkillMd(md, { limits: { maxAliases: 0 } }).diagnostics.map((d) => d.code)).toEqual(["yaml-too-many-aliases"]);
-    expect(parseSkillMd(md, { limits: { maxFrontmatterBytes: 10 } }).diagnostics.map((d) => d.code)).toEqual(["frontmatter-too-large"]);
+    expect(parseSkillMd(md, { limits: { maxAliases: 0 } }).diagnostics.map((d) => d.code)).toEqual([
+      "yaml-too-many-aliases",
+    ]);
+    expect(parseSkillMd(md, { limits: { maxFrontmatterBytes: 10 } }).diagnostics.map((d) => d.code)).toEqual([
+      "frontmatter-too-large",
+    ]);
     expect(parseSkillMd(md, { limits: { maxDepth: 1 } }).diagnostics.map((d) => d.code)).toEqual(["yaml-too-deep"]);
-    expect(parseSkillMd(md, { limits: { maxFrontmatterLines: 3 } }).diagnostics.map((d) => d.code)).toEqual(["frontmatter-too-large"]);
+    expect(parseSkillMd(md, { limits: { maxFrontmatterLines: 3 } }).diagnostics.map((d) => d.code)).toEqual([
+      "frontmatter-too-large",
+    ]);
     expect(parseSkillMd(md, { limits: { maxFrontmatterLines: 4 } }).diagnostics).toEqual([]);
-    expect(DEFAULT_PARSE_LIMITS).toEqual({ maxFrontmatterBytes: 262144, maxAliases: 100, maxDepth: 64, maxFrontmatterLines: Number.POSITIVE_INFINITY });
+    expect(DEFAULT_PARSE_LIMITS).toEqual({
+      maxFrontmatterBytes: 262144,
+      maxAliases: 100,
+      maxDepth: 64,
+      maxFrontmatterLines: Number.POSITIVE_INFINITY,
+    });
   });
 });
 
@@ -191,7 +227,9 @@ describe("frontmatter size: only the byte limit refuses (issue 20 item 5, decisi
   it("a frontmatter over the byte limit is still refused, before any YAML work", () => {
     const before = yamlPassWork.steps;
     const parsed = parseSkillMd(withMetadataKeys(30_000));
-    expect(parsed.diagnostics.map((d) => [d.code, d.message])).toEqual([["frontmatter-too-large", "the frontmatter is larger than the limit of 262144 bytes"]]);
+    expect(parsed.diagnostics.map((d) => [d.code, d.message])).toEqual([
+      ["frontmatter-too-large", "the frontmatter is larger than the limit of 262144 bytes"],
+    ]);
     expect(yamlPassWork.steps).toBe(before);
   });
 
@@ -262,7 +300,10 @@ describe("frontmatter size: only the byte limit refuses (issue 20 item 5, decisi
     expect(result.positions.get("description")).toEqual({ line: 3, column: 1 });
     expect(parseSkillMd(md, { fastPath: false }).frontmatter).toEqual(result.frontmatter);
     // Mixed endings: a bare CR among LFs ends its line too.
-    expect(parseSkillMd("---\nname: a\rdescription: b\r\n---\nbody").frontmatter).toEqual({ name: "a", description: "b" });
+    expect(parseSkillMd("---\nname: a\rdescription: b\r\n---\nbody").frontmatter).toEqual({
+      name: "a",
+      description: "b",
+    });
   });
 
   it("gives aliased values as independent copies", () => {
@@ -300,7 +341,42 @@ describe("frontmatter size: only the byte limit refuses (issue 20 item 5, decisi
   });
 
   it("never throws on YAML-shaped soup (anchors, aliases, flows, tags, block scalars)", () => {
-    const token = fc.constantFrom("a", "b", ": ", ":", "&a ", "&b ", "*a", "*b", "[", "]", "{", "}", ", ", "- ", "? ", "!!str ", "!x ", "|", ">-", "'", '"', "#", " ", "  ", "\n", "\n  ", "\n    ", "\t", "<<: ", "~", "1e3", "\\", "k: &a [*a]\n", "x: &b\n  y: *b\n");
+    const token = fc.constantFrom(
+      "a",
+      "b",
+      ": ",
+      ":",
+      "&a ",
+      "&b ",
+      "*a",
+      "*b",
+      "[",
+      "]",
+      "{",
+      "}",
+      ", ",
+      "- ",
+      "? ",
+      "!!str ",
+      "!x ",
+      "|",
+      ">-",
+      "'",
+      '"',
+      "#",
+      " ",
+      "  ",
+      "\n",
+      "\n  ",
+      "\n    ",
+      "\t",
+      "<<: ",
+      "~",
+      "1e3",
+      "\\",
+      "k: &a [*a]\n",
+      "x: &b\n  y: *b\n",
+    );
     fc.assert(
       fc.property(fc.array(token, { maxLength: 40 }), (tokens) => {
         const md = `---\n${tokens.join("")}\n---\nbody`;
@@ -327,11 +403,14 @@ describe("frontmatter size: only the byte limit refuses (issue 20 item 5, decisi
 
   it("preserves any body verbatim", () => {
     fc.assert(
-      fc.property(fc.string({ unit: "grapheme", maxLength: 300 }).filter((s) => !s.includes("\u0000")), (body) => {
-        const parsed = parseSkillMd(`---\nname: a\ndescription: b\n---\n${body}`);
-        expect(parsed.body).toBe(body);
-        expect(parsed.frontmatter).toEqual({ name: "a", description: "b" });
-      }),
+      fc.property(
+        fc.string({ unit: "grapheme", maxLength: 300 }).filter((s) => !s.includes("\u0000")),
+        (body) => {
+          const parsed = parseSkillMd(`---\nname: a\ndescription: b\n---\n${body}`);
+          expect(parsed.body).toBe(body);
+          expect(parsed.frontmatter).toEqual({ name: "a", description: "b" });
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -342,15 +421,27 @@ describe("unquoted ': ' recovery", () => {
     const parsed = parseSkillMd("---\nname: pdf\ndescription: Use when: the user asks\n---\nbody\n");
     expect(parsed.frontmatter).toEqual({ name: "pdf", description: "Use when: the user asks" });
     expect(parsed.diagnostics).toHaveLength(1);
-    expect(parsed.diagnostics[0]).toMatchObject({ code: "yaml-unquoted-colon", severity: "warning", line: 3, column: 22 });
+    expect(parsed.diagnostics[0]).toMatchObject({
+      code: "yaml-unquoted-colon",
+      severity: "warning",
+      line: 3,
+      column: 22,
+    });
     expect(parsed.diagnostics[0]?.message).toContain('description: "Use when: the user asks"');
     expect(parsed.body).toBe("body\n");
   });
 
   it("handles other keys, trailing colons, comments, CRLF and continuation lines without moving positions", () => {
-    const md = "---\r\nname: a\r\ndescription: Note: read\r\n  this first\r\nwhen: always: yes # why\r\nlabel: Ends:\r\nok: plain\r\n---\r\n";
+    const md =
+      "---\r\nname: a\r\ndescription: Note: read\r\n  this first\r\nwhen: always: yes # why\r\nlabel: Ends:\r\nok: plain\r\n---\r\n";
     const parsed = parseSkillMd(md);
-    expect(parsed.frontmatter).toEqual({ name: "a", description: "Note: read this first", when: "always: yes", label: "Ends:", ok: "plain" });
+    expect(parsed.frontmatter).toEqual({
+      name: "a",
+      description: "Note: read this first",
+      when: "always: yes",
+      label: "Ends:",
+      ok: "plain",
+    });
     expect(parsed.diagnostics.map((d) => [d.code, d.line, d.column])).toEqual([
       ["yaml-unquoted-colon", 3, 18],
       ["yaml-unquoted-colon", 5, 13],
@@ -360,15 +451,27 @@ describe("unquoted ': ' recovery", () => {
   });
 
   it("recovers any plain value with ': ' to exactly the text written", () => {
-    const word = fc.string({ unit: fc.constantFrom("a", "Z", "é", "1", ".", ",", "'", '"', "(", ")", "/", "?", "技"), minLength: 1, maxLength: 6 });
-    const value = fc.array(fc.tuple(word, fc.constantFrom(" ", ": ", " - ", "  ")), { minLength: 1, maxLength: 5 })
-      .map((parts) => parts.map(([w, sep]) => w + sep).join("").trim())
+    const word = fc.string({
+      unit: fc.constantFrom("a", "Z", "é", "1", ".", ",", "'", '"', "(", ")", "/", "?", "技"),
+      minLength: 1,
+      maxLength: 6,
+    });
+    const value = fc
+      .array(fc.tuple(word, fc.constantFrom(" ", ": ", " - ", "  ")), { minLength: 1, maxLength: 5 })
+      .map((parts) =>
+        parts
+          .map(([w, sep]) => w + sep)
+          .join("")
+          .trim(),
+      )
       .filter((v) => v.includes(": ") && /^[a-zA-Z0-9é技.(/)]/.test(v) && !v.startsWith("..."));
     fc.assert(
       fc.property(value, (v) => {
         const parsed = parseSkillMd(`---\nname: a\ndescription: ${v}\n---\nbody`);
         expect(parsed.frontmatter).toEqual({ name: "a", description: v });
-        expect(parsed.diagnostics.map((d) => [d.code, d.line, d.column])).toEqual([["yaml-unquoted-colon", 3, 14 + v.indexOf(": ")]]);
+        expect(parsed.diagnostics.map((d) => [d.code, d.line, d.column])).toEqual([
+          ["yaml-unquoted-colon", 3, 14 + v.indexOf(": ")],
+        ]);
       }),
       { numRuns: 300 },
     );
@@ -387,7 +490,11 @@ describe("findFrontmatterEnd", () => {
     ["closed at EOF", "---\na: 1\n---", { status: "closed", yamlStart: 4, yamlEnd: 9, bodyOffset: 12, bodyLine: 4 }],
     ["CRLF", "---\r\na: 1\r\n---\r\nb", { status: "closed", yamlStart: 5, yamlEnd: 11, bodyOffset: 16, bodyLine: 4 }],
     ["BOM", "\uFEFF---\n---\n", { status: "closed", yamlStart: 5, yamlEnd: 5, bodyOffset: 9, bodyLine: 3 }],
-    ["trailing blanks", "--- \t\na\n---  \nb", { status: "closed", yamlStart: 6, yamlEnd: 8, bodyOffset: 14, bodyLine: 4 }],
+    [
+      "trailing blanks",
+      "--- \t\na\n---  \nb",
+      { status: "closed", yamlStart: 6, yamlEnd: 8, bodyOffset: 14, bodyLine: 4 },
+    ],
     ["unclosed", "---\na: 1\n", { status: "unclosed" }],
     ["indented close", "---\na: 1\n ---\n", { status: "unclosed" }],
     ["missing", "a: 1\n---\n", { status: "missing" }],
@@ -399,7 +506,10 @@ describe("findFrontmatterEnd", () => {
 
   it("on a first chunk, trusts only complete lines", () => {
     expect(findFrontmatterEnd("---\na: 1\n---", { complete: false })).toEqual({ status: "unclosed" });
-    expect(findFrontmatterEnd("---\na: 1\n---\n", { complete: false })).toMatchObject({ status: "closed", bodyOffset: 13 });
+    expect(findFrontmatterEnd("---\na: 1\n---\n", { complete: false })).toMatchObject({
+      status: "closed",
+      bodyOffset: 13,
+    });
     expect(findFrontmatterEnd("--", { complete: false })).toEqual({ status: "unclosed" });
     expect(findFrontmatterEnd("# x", { complete: false })).toEqual({ status: "missing" });
   });
@@ -421,7 +531,10 @@ describe("findFrontmatterEnd", () => {
       if (from < text.length || lines.length === 0) lines.push([from, text.length, text.length, false]);
       const delimiter = (f: number, e: number) => /^---[ \t]*$/.test(text.slice(f, e));
       const [oFrom, oEnd, oNext, oTerminated] = lines[0]!;
-      if (!oTerminated && !complete) return "---".startsWith(text.slice(oFrom, oEnd).replace(/[ \t]+$/, "")) ? { status: "unclosed" } : { status: "missing" };
+      if (!oTerminated && !complete)
+        return "---".startsWith(text.slice(oFrom, oEnd).replace(/[ \t]+$/, ""))
+          ? { status: "unclosed" }
+          : { status: "missing" };
       if (!delimiter(oFrom, oEnd)) return { status: "missing" };
       for (let i = 1; i < lines.length; i++) {
         const [f, e, n, terminated] = lines[i]!;
@@ -442,20 +555,28 @@ describe("findFrontmatterEnd", () => {
 
   it("agrees with parseSkillMd on where the body starts", () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom("---", "--- ", "a: 1", "----", "", " ---", "x\r"), { maxLength: 8 }), fc.constantFrom("\n", "\r\n"), (lines, eol) => {
-        const text = lines.join(eol);
-        const bounds = findFrontmatterEnd(text);
-        const parsed = parseSkillMd(text);
-        if (bounds.status === "closed") expect(parsed.body).toBe(text.slice(bounds.bodyOffset));
-        else expect(parsed.diagnostics[0]?.code).toBe(bounds.status === "missing" ? "frontmatter-missing" : "frontmatter-unclosed");
-      }),
+      fc.property(
+        fc.array(fc.constantFrom("---", "--- ", "a: 1", "----", "", " ---", "x\r"), { maxLength: 8 }),
+        fc.constantFrom("\n", "\r\n"),
+        (lines, eol) => {
+          const text = lines.join(eol);
+          const bounds = findFrontmatterEnd(text);
+          const parsed = parseSkillMd(text);
+          if (bounds.status === "closed") expect(parsed.body).toBe(text.slice(bounds.bodyOffset));
+          else
+            expect(parsed.diagnostics[0]?.code).toBe(
+              bounds.status === "missing" ? "frontmatter-missing" : "frontmatter-unclosed",
+            );
+        },
+      ),
     );
   });
 });
 
 describe("parseFrontmatter fast path", () => {
   it("handles the common flat shape, with one level of metadata", () => {
-    const yamlText = "name: pdf\ndescription: 'Use when it''s a PDF'\nlicense: \"MIT\"\nmetadata:\n  author: me\n  version: 2\nempty:\n";
+    const yamlText =
+      "name: pdf\ndescription: 'Use when it''s a PDF'\nlicense: \"MIT\"\nmetadata:\n  author: me\n  version: 2\nempty:\n";
     expect(parseFlatFrontmatter(yamlText)?.frontmatter).toEqual({
       name: "pdf",
       description: "Use when it's a PDF",
@@ -463,7 +584,18 @@ describe("parseFrontmatter fast path", () => {
       metadata: { author: "me", version: 2 },
       empty: null,
     });
-    for (const fallback of ["a:\n \tb: 1\n", "a: yes # c\n", "a: |+\n  x\n", "a: [1]\n", "a: &x 1\n", "a: ~\n", "a: 1e3\n", "a: 'x\n", "  a: 1\n", "a:\n    b: 1\n  c: 2\n"]) {
+    for (const fallback of [
+      "a:\n \tb: 1\n",
+      "a: yes # c\n",
+      "a: |+\n  x\n",
+      "a: [1]\n",
+      "a: &x 1\n",
+      "a: ~\n",
+      "a: 1e3\n",
+      "a: 'x\n",
+      "  a: 1\n",
+      "a:\n    b: 1\n  c: 2\n",
+    ]) {
       expect(parseFlatFrontmatter(fallback)).toBeUndefined();
     }
   });
@@ -481,25 +613,131 @@ describe("parseFrontmatter fast path", () => {
 
   it("returns metadata and the body offset without the body", () => {
     const result = parseFrontmatter("---\nname: a\ndescription: b\n---\nBODY");
-    expect(result).toMatchObject({ frontmatter: { name: "a", description: "b" }, bodyOffset: 31, bodyLine: 5, diagnostics: [] });
+    expect(result).toMatchObject({
+      frontmatter: { name: "a", description: "b" },
+      bodyOffset: 31,
+      bodyLine: 5,
+      diagnostics: [],
+    });
     expect("body" in result).toBe(false);
   });
 
   // Tokens chosen to sit on every edge of the fast path: YAML 1.2 core-schema scalars, quoting, comments, colons.
   const valueToken = fc.constantFrom(
-    "plain", "two words", "Use when the user asks", "C#", "a#b", "x:y", "http://e.com/a?b=c", "yes", "no", "on", "off", "~",
-    "null", "Null", "NULL", "true", "False", "TRUE", "1", "-1", "+1", "007", "-0", "1.5", "1.0", "1.", ".5", "1e3", "0x1F",
-    "0o17", "1_000", ".inf", "-.Inf", ".nan", "2001-12-14", "12:30", "'single'", "'it''s'", "'a' 'b'", "\"double\"",
-    "\"esc\\n\"", "\"a\"b\"", "''", "\"\"", "[a, b]", "{k: v}", "&anchor x", "*alias", "!tag x", "|", ">", "- item",
-    "? q", "% x", "@x", "`x`", "a: b", "end:", "a #c", "trail  ", "tab\there", "ünïcödé", "日本語", "emoji 😀", "x'y",
-    "\"q'\"", "'q\"'", ",lead", "lead,", "a ,b", "-dash", "--", "---x", "...x", "a\u0085b", "9999999999999999999", "1e",
+    "plain",
+    "two words",
+    "Use when the user asks",
+    "C#",
+    "a#b",
+    "x:y",
+    "http://e.com/a?b=c",
+    "yes",
+    "no",
+    "on",
+    "off",
+    "~",
+    "null",
+    "Null",
+    "NULL",
+    "true",
+    "False",
+    "TRUE",
+    "1",
+    "-1",
+    "+1",
+    "007",
+    "-0",
+    "1.5",
+    "1.0",
+    "1.",
+    ".5",
+    "1e3",
+    "0x1F",
+    "0o17",
+    "1_000",
+    ".inf",
+    "-.Inf",
+    ".nan",
+    "2001-12-14",
+    "12:30",
+    "'single'",
+    "'it''s'",
+    "'a' 'b'",
+    '"double"',
+    '"esc\\n"',
+    '"a"b"',
+    "''",
+    '""',
+    "[a, b]",
+    "{k: v}",
+    "&anchor x",
+    "*alias",
+    "!tag x",
+    "|",
+    ">",
+    "- item",
+    "? q",
+    "% x",
+    "@x",
+    "`x`",
+    "a: b",
+    "end:",
+    "a #c",
+    "trail  ",
+    "tab\there",
+    "ünïcödé",
+    "日本語",
+    "emoji 😀",
+    "x'y",
+    '"q\'"',
+    "'q\"'",
+    ",lead",
+    "lead,",
+    "a ,b",
+    "-dash",
+    "--",
+    "---x",
+    "...x",
+    "a\u0085b",
+    "9999999999999999999",
+    "1e",
   );
   // Random short strings over the characters that matter to YAML, to find edges the list above misses.
-  const charSoup = fc.string({ unit: fc.constantFrom("a", "Z", "1", "0", " ", ":", "#", "'", '"', ".", "-", "e", "x", "~", "\\", ",", "é"), maxLength: 8 });
+  const charSoup = fc.string({
+    unit: fc.constantFrom("a", "Z", "1", "0", " ", ":", "#", "'", '"', ".", "-", "e", "x", "~", "\\", ",", "é"),
+    maxLength: 8,
+  });
   // Double-quoted values with escapes, the simple ones the fast path reads and every other kind YAML knows.
-  const escape = fc.constantFrom("\\\"", "\\\\", "\\/", "\\n", "\\t", "\\u00e9", "\\u6280", "\\U0001F600", "\\ud83d", "\\uDC00", "\\u12", "\\x41", "\\0", "\\ ", "\\N", "\\_", "\\r", "\\e", "\\q", "\\");
+  const escape = fc.constantFrom(
+    '\\"',
+    "\\\\",
+    "\\/",
+    "\\n",
+    "\\t",
+    "\\u00e9",
+    "\\u6280",
+    "\\U0001F600",
+    "\\ud83d",
+    "\\uDC00",
+    "\\u12",
+    "\\x41",
+    "\\0",
+    "\\ ",
+    "\\N",
+    "\\_",
+    "\\r",
+    "\\e",
+    "\\q",
+    "\\",
+  );
   const quoted = fc
-    .array(fc.oneof({ arbitrary: fc.constantFrom("a", "Use when", " ", "é", "技", "'", "#", ":", '"'), weight: 3 }, { arbitrary: escape, weight: 2 }), { maxLength: 6 })
+    .array(
+      fc.oneof(
+        { arbitrary: fc.constantFrom("a", "Use when", " ", "é", "技", "'", "#", ":", '"'), weight: 3 },
+        { arbitrary: escape, weight: 2 },
+      ),
+      { maxLength: 6 },
+    )
     .map((parts) => `"${parts.join("")}"`);
   const value = fc.oneof(
     { arbitrary: fc.constantFrom("plain", "Use when x", "1", "2.5", "true", "'q'", '"d"', "a-b c"), weight: 10 },
@@ -508,7 +746,10 @@ describe("parseFrontmatter fast path", () => {
     { arbitrary: quoted, weight: 3 },
   );
   const keyToken = fc.oneof(
-    { arbitrary: fc.constantFrom("name", "description", "license", "allowed-tools", "metadata", "x_y", "a1", "Key"), weight: 5 },
+    {
+      arbitrary: fc.constantFrom("name", "description", "license", "allowed-tools", "metadata", "x_y", "a1", "Key"),
+      weight: 5,
+    },
     { arbitrary: fc.constantFrom("true", "null", "1", "-k", "__proto__", "k k", "k:", "é"), weight: 1 },
   );
   const line = fc.oneof(
@@ -516,7 +757,23 @@ describe("parseFrontmatter fast path", () => {
     { arbitrary: fc.tuple(keyToken, value).map(([k, v]) => `  ${k}: ${v}`), weight: 2 },
     { arbitrary: fc.tuple(keyToken, value).map(([k, v]) => `    ${k}: ${v}`), weight: 1 },
     { arbitrary: keyToken.map((k) => `${k}:`), weight: 2 },
-    { arbitrary: fc.constantFrom("", "# comment", "  ", "\t", "...", " - x", "key:value", "metadata:", "  nested:", " \tk: v", "  k:\tv", "k: v\r"), weight: 1 },
+    {
+      arbitrary: fc.constantFrom(
+        "",
+        "# comment",
+        "  ",
+        "\t",
+        "...",
+        " - x",
+        "key:value",
+        "metadata:",
+        "  nested:",
+        " \tk: v",
+        "  k:\tv",
+        "k: v\r",
+      ),
+      weight: 1,
+    },
   );
 
   // Block scalars: the four headers the fast path reads, and near misses (keep chomping, indentation indicators,
@@ -526,9 +783,32 @@ describe("parseFrontmatter fast path", () => {
     { arbitrary: fc.constantFrom("|+", ">+", ">2", "|1", "|2-", ">-2", "| # c", "|\t", "|x", "> x"), weight: 2 },
   );
   const blockText = fc.oneof(
-    { arbitrary: fc.constantFrom("Summarise a CSV file:", "row and column counts", "x", "Use when the user asks"), weight: 8 },
     {
-      arbitrary: fc.constantFrom("# not a comment", "k: v", "- item", "'q'", "\"d\"", "a  b", "ünïcödé 日本語", "---", "...", "[a]", "{k}", "&a *b", "|", ">", "trailing ", "tab\there", "\ttab", "a\u0085b", "x\ry"),
+      arbitrary: fc.constantFrom("Summarise a CSV file:", "row and column counts", "x", "Use when the user asks"),
+      weight: 8,
+    },
+    {
+      arbitrary: fc.constantFrom(
+        "# not a comment",
+        "k: v",
+        "- item",
+        "'q'",
+        '"d"',
+        "a  b",
+        "ünïcödé 日本語",
+        "---",
+        "...",
+        "[a]",
+        "{k}",
+        "&a *b",
+        "|",
+        ">",
+        "trailing ",
+        "tab\there",
+        "\ttab",
+        "a\u0085b",
+        "x\ry",
+      ),
       weight: 3,
     },
     { arbitrary: charSoup.filter((t) => t !== ""), weight: 2 },
@@ -543,7 +823,9 @@ describe("parseFrontmatter fast path", () => {
   );
   const renderBlock = (key: string, header: string, indent: number, content: readonly BlockLine[]): string[] => [
     `${key}: ${header}`,
-    ...content.map((l) => (l === "empty" ? "" : l === "blank" ? " ".repeat(indent) : " ".repeat(indent + l.shift) + l.text)),
+    ...content.map((l) =>
+      l === "empty" ? "" : l === "blank" ? " ".repeat(indent) : " ".repeat(indent + l.shift) + l.text,
+    ),
   ];
   const block = fc
     .tuple(keyToken, blockHeader, fc.constantFrom(1, 2, 2, 4), fc.array(blockLine, { minLength: 0, maxLength: 5 }))
@@ -581,9 +863,62 @@ describe("parseFrontmatter fast path", () => {
   // the plain-key rule, every separator the colon may meet, values with edge whitespace (Unicode spaces that `trim`
   // removes and YAML does not, long runs of spaces), and the characters that end or comment a plain scalar.
   it("splits `key: value` lines exactly as yaml does, or falls back", () => {
-    const key = fc.constantFrom("name", "a", "Z9", "a-b_c", "description", "k k", "k ", " k", "-k", "_k", "9k", "é", "kë", "k.k", "null", "True", "constructor", "__proto__");
-    const separator = fc.constantFrom(":", ": ", ":  ", ":\t", ": \t", " :", "::", ":\u00a0", ": \u3000", ": \ufeff", ": \u2028", ": " + " ".repeat(40));
-    const valueText = fc.constantFrom("", "x", "two words", "a:b", "a: b", "a:", "a #b", "a#b", "#c", "1", "-2.5", "true", "null", "'q'", '"d"', "\u00a0", "\u3000x", "x\u00a0", "é", "技術");
+    const key = fc.constantFrom(
+      "name",
+      "a",
+      "Z9",
+      "a-b_c",
+      "description",
+      "k k",
+      "k ",
+      " k",
+      "-k",
+      "_k",
+      "9k",
+      "é",
+      "kë",
+      "k.k",
+      "null",
+      "True",
+      "constructor",
+      "__proto__",
+    );
+    const separator = fc.constantFrom(
+      ":",
+      ": ",
+      ":  ",
+      ":\t",
+      ": \t",
+      " :",
+      "::",
+      ":\u00a0",
+      ": \u3000",
+      ": \ufeff",
+      ": \u2028",
+      ": " + " ".repeat(40),
+    );
+    const valueText = fc.constantFrom(
+      "",
+      "x",
+      "two words",
+      "a:b",
+      "a: b",
+      "a:",
+      "a #b",
+      "a#b",
+      "#c",
+      "1",
+      "-2.5",
+      "true",
+      "null",
+      "'q'",
+      '"d"',
+      "\u00a0",
+      "\u3000x",
+      "x\u00a0",
+      "é",
+      "技術",
+    );
     const trailing = fc.constantFrom("", " ", "   ", "\t", "\u00a0", " ".repeat(40));
     const pairLine = fc.tuple(key, separator, valueText, trailing).map(([k, sep, v, t]) => `${k}${sep}${v}${t}`);
     fc.assert(
@@ -599,7 +934,18 @@ describe("parseFrontmatter fast path", () => {
   });
 
   it("takes the fast path for double-quoted values with the simple escapes, with yaml's value", () => {
-    const simple = fc.constantFrom("\\\"", "\\\\", "\\/", "\\n", "\\t", "\\u00e9", "\\u00E9", "\\u6280", "\\u0041", "\\uffff");
+    const simple = fc.constantFrom(
+      '\\"',
+      "\\\\",
+      "\\/",
+      "\\n",
+      "\\t",
+      "\\u00e9",
+      "\\u00E9",
+      "\\u6280",
+      "\\u0041",
+      "\\uffff",
+    );
     const plain = fc.constantFrom("a", "Use when", " ", "é", "技", "'", "#", ":", "[x]");
     fc.assert(
       fc.property(fc.array(fc.oneof(simple, plain), { minLength: 1, maxLength: 8 }), (parts) => {
@@ -615,17 +961,33 @@ describe("parseFrontmatter fast path", () => {
     }
   });
 
-  const clean = fc.string({ unit: fc.constantFrom("a", "Z", "é", "技", " ", ":", "#", "-", "'", '"', "[", "|", ">", "1"), minLength: 1, maxLength: 10 })
+  const clean = fc
+    .string({
+      unit: fc.constantFrom("a", "Z", "é", "技", " ", ":", "#", "-", "'", '"', "[", "|", ">", "1"),
+      minLength: 1,
+      maxLength: 10,
+    })
     .filter((t) => !t.startsWith(" ") && !t.endsWith(" "));
-  const content = fc.array(fc.oneof({ arbitrary: clean, weight: 4 }, { arbitrary: fc.constant(""), weight: 1 }), { minLength: 0, maxLength: 6 });
+  const content = fc.array(fc.oneof({ arbitrary: clean, weight: 4 }, { arbitrary: fc.constant(""), weight: 1 }), {
+    minLength: 0,
+    maxLength: 6,
+  });
 
   it("takes the fast path for every plain top-level block scalar, with yaml's value", () => {
     fc.assert(
       fc.property(
-        fc.constantFrom("|", ">", "|-", ">-"), fc.integer({ min: 1, max: 6 }), clean, content, fc.constantFrom(0, 2), fc.boolean(), fc.constantFrom("\n", "\r\n"),
+        fc.constantFrom("|", ">", "|-", ">-"),
+        fc.integer({ min: 1, max: 6 }),
+        clean,
+        content,
+        fc.constantFrom(0, 2),
+        fc.boolean(),
+        fc.constantFrom("\n", "\r\n"),
         (header, indent, first, rest, deeper, last, eol) => {
           // Literal scalars may hold more-indented lines; folded ones fall back on them, so they get none.
-          const body = [first, ...rest].map((t, i) => (t === "" ? "" : " ".repeat(indent + (header.startsWith("|") && i % 2 === 1 ? deeper : 0)) + t));
+          const body = [first, ...rest].map((t, i) =>
+            t === "" ? "" : " ".repeat(indent + (header.startsWith("|") && i % 2 === 1 ? deeper : 0)) + t,
+          );
           const lines = ["name: a", `description: ${header}`, ...body, ...(last ? [] : ["license: MIT"])];
           const yamlText = lines.join(eol) + eol;
           const flat = parseFlatFrontmatter(yamlText);
@@ -633,7 +995,9 @@ describe("parseFrontmatter fast path", () => {
           expect(flat?.frontmatter).toEqual(yamlParse(yamlText, { version: "1.2", logLevel: "silent" }));
           expect(flat?.keyLines.get("description")).toBe(1);
           if (!last) expect(flat?.keyLines.get("license")).toBe(lines.length - 1);
-          expect(parseFrontmatter(`---\n${yamlText}---\n`, { fastPath: true })).toEqual(parseFrontmatter(`---\n${yamlText}---\n`, { fastPath: false }));
+          expect(parseFrontmatter(`---\n${yamlText}---\n`, { fastPath: true })).toEqual(
+            parseFrontmatter(`---\n${yamlText}---\n`, { fastPath: false }),
+          );
         },
       ),
       { numRuns: 500 },
@@ -642,15 +1006,42 @@ describe("parseFrontmatter fast path", () => {
 
   // One defect in an otherwise plain block scalar. Some of these `yaml` reads to the same value (tabs, trailing
   // spaces), so equality alone cannot pin them down: the fast path must leave every one to the full parser.
-  const defects = ["|+", ">+", ">2", "|1-", "| # c", "|\t", "folded-deeper", "less", "tab", "tab-start", "trailing", "unsafe", "first-empty", "all-empty", "blank", "no-break"] as const;
+  const defects = [
+    "|+",
+    ">+",
+    ">2",
+    "|1-",
+    "| # c",
+    "|\t",
+    "folded-deeper",
+    "less",
+    "tab",
+    "tab-start",
+    "trailing",
+    "unsafe",
+    "first-empty",
+    "all-empty",
+    "blank",
+    "no-break",
+  ] as const;
   it("leaves every near-miss block scalar to the full parser", () => {
     fc.assert(
       fc.property(
-        fc.constantFrom("|", ">", "|-", ">-"), fc.integer({ min: 2, max: 5 }), clean, content, fc.constantFrom(...defects), fc.constantFrom("\u0085", "\u2028", "\ufeff", "\u0001", "\r"), fc.constantFrom("\n", "\r\n"),
+        fc.constantFrom("|", ">", "|-", ">-"),
+        fc.integer({ min: 2, max: 5 }),
+        clean,
+        content,
+        fc.constantFrom(...defects),
+        fc.constantFrom("\u0085", "\u2028", "\ufeff", "\u0001", "\r"),
+        fc.constantFrom("\n", "\r\n"),
         (plainHeader, indent, first, rest, defect, unsafe, eol) => {
           const pad = " ".repeat(indent);
-          const header = defect.startsWith("|") || defect.startsWith(">") ? defect : defect === "folded-deeper" ? ">" : plainHeader;
-          const firstLine = { tab: `${first}\tx`, "tab-start": `\t${first}`, trailing: `${first} `, unsafe: `${first}${unsafe}x` }[defect as string] ?? first;
+          const header =
+            defect.startsWith("|") || defect.startsWith(">") ? defect : defect === "folded-deeper" ? ">" : plainHeader;
+          const firstLine =
+            { tab: `${first}\tx`, "tab-start": `\t${first}`, trailing: `${first} `, unsafe: `${first}${unsafe}x` }[
+              defect as string
+            ] ?? first;
           let body = [firstLine, ...rest].map((t) => (t === "" ? "" : pad + t));
           if (defect === "folded-deeper") body.splice(1, 0, `${pad} deeper`);
           if (defect === "less") body.splice(1, 0, `${" ".repeat(indent - 1)}less`);
@@ -659,7 +1050,9 @@ describe("parseFrontmatter fast path", () => {
           if (defect === "all-empty") body = [];
           const last = defect === "no-break";
           while (last && body[body.length - 1] === "") body.pop();
-          const yamlText = ["name: a", `description: ${header}`, ...body, ...(last ? [] : ["license: MIT"])].join(eol) + (last ? "" : eol);
+          const yamlText =
+            ["name: a", `description: ${header}`, ...body, ...(last ? [] : ["license: MIT"])].join(eol) +
+            (last ? "" : eol);
           expect(parseFlatFrontmatter(yamlText)).toBeUndefined();
           const md = `---\n${yamlText}${last ? eol : ""}---\n`;
           expect(parseFrontmatter(md, { fastPath: true })).toEqual(parseFrontmatter(md, { fastPath: false }));
@@ -681,7 +1074,11 @@ describe("parseFrontmatter fast path", () => {
     ["trailing empty lines clipped to one break", "d: |\n  x\n\n\nb: 1\n", "x\n"],
     ["trailing empty lines stripped", "d: >-\n  x\n\nb: 1\n", "x"],
     ["one-space indentation", "d: >\n x y  z\n", "x y  z\n"],
-    ["content that looks like YAML is text", "d: |\n  # c\n  k: v\n  - i\n  'q'\n  ---\n", "# c\nk: v\n- i\n'q'\n---\n"],
+    [
+      "content that looks like YAML is text",
+      "d: |\n  # c\n  k: v\n  - i\n  'q'\n  ---\n",
+      "# c\nk: v\n- i\n'q'\n---\n",
+    ],
     ["spaces around the header", "d:   >-   \n  x\n", "x"],
     ["CRLF", "d: >\r\n  x\r\n\r\n  y\r\n\r\nb: 1\r\n", "x\ny\n"],
     ["keep chomping", "d: |+\n  x\n\n", undefined],
@@ -707,7 +1104,11 @@ describe("parseFrontmatter fast path", () => {
     else {
       expect(flat?.frontmatter.d).toBe(expected);
       expect(flat?.frontmatter).toEqual(yamlParse(yamlText, { version: "1.2", logLevel: "silent" }));
-      expect([...(flat?.keyLines ?? [])]).toEqual([...yamlText.split("\n").entries()].filter(([, l]) => /^[a-z]+:/.test(l)).map(([i, l]) => [l.slice(0, l.indexOf(":")), i]));
+      expect([...(flat?.keyLines ?? [])]).toEqual(
+        [...yamlText.split("\n").entries()]
+          .filter(([, l]) => /^[a-z]+:/.test(l))
+          .map(([i, l]) => [l.slice(0, l.indexOf(":")), i]),
+      );
       expect(flat?.scalarSources.has("d")).toBe(false);
     }
     const md = `---\n${yamlText}${yamlText.endsWith("\n") ? "" : "\n"}---\n`;

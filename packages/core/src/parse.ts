@@ -83,7 +83,11 @@ export function parseSkillMd(input: string | Uint8Array, options: ParseOptions =
 }
 
 /** `scope` says how much text is checked for binary content: just the frontmatter, or the body too. */
-function parseInternal(input: string | Uint8Array, options: ParseOptions, scope: "frontmatter" | "all"): { parsed: ParsedFrontmatter; text: string; bodyStart: number } {
+function parseInternal(
+  input: string | Uint8Array,
+  options: ParseOptions,
+  scope: "frontmatter" | "all",
+): { parsed: ParsedFrontmatter; text: string; bodyStart: number } {
   if (typeof input !== "string" && !(input instanceof Uint8Array)) {
     throw new TypeError("parseSkillMd expects a string or a Uint8Array");
   }
@@ -97,7 +101,12 @@ function parseInternal(input: string | Uint8Array, options: ParseOptions, scope:
     scalarSources: new Map(),
     strictYaml: [],
   };
-  const report = (code: string, message: string, at: Position = { line: 1, column: 1 }, severity: Diagnostic["severity"] = "error"): void => {
+  const report = (
+    code: string,
+    message: string,
+    at: Position = { line: 1, column: 1 },
+    severity: Diagnostic["severity"] = "error",
+  ): void => {
     const d: Diagnostic = { code, severity, message, line: at.line, column: at.column };
     if (options.file !== undefined) d.file = options.file;
     parsed.diagnostics.push(d);
@@ -118,7 +127,11 @@ function parseInternal(input: string | Uint8Array, options: ParseOptions, scope:
   const bounds = findFrontmatterEnd(text);
   const nul = findNul(text, scope === "frontmatter" && bounds.status === "closed" ? bounds.bodyOffset : text.length);
   if (nul !== -1) {
-    report("content-binary", "SKILL.md contains NUL bytes; it looks like a binary file, not Markdown", new LineIndex(text.slice(0, nul + 1)).at(nul));
+    report(
+      "content-binary",
+      "SKILL.md contains NUL bytes; it looks like a binary file, not Markdown",
+      new LineIndex(text.slice(0, nul + 1)).at(nul),
+    );
     parsed.bodyOffset = inputLength;
     return { parsed, text: "", bodyStart: 0 };
   }
@@ -137,12 +150,21 @@ function parseInternal(input: string | Uint8Array, options: ParseOptions, scope:
 
   let yamlText = text.slice(bounds.yamlStart, bounds.yamlEnd);
   // A UTF-16 unit is at most 3 UTF-8 bytes: only a text near the limit needs its bytes counted.
-  if (yamlText.length > limits.maxFrontmatterBytes || (yamlText.length * 3 > limits.maxFrontmatterBytes && utf8ByteLength(yamlText) > limits.maxFrontmatterBytes)) {
-    report("frontmatter-too-large", `the frontmatter is larger than the limit of ${limits.maxFrontmatterBytes} bytes`, { line: 2, column: 1 });
+  if (
+    yamlText.length > limits.maxFrontmatterBytes ||
+    (yamlText.length * 3 > limits.maxFrontmatterBytes && utf8ByteLength(yamlText) > limits.maxFrontmatterBytes)
+  ) {
+    report("frontmatter-too-large", `the frontmatter is larger than the limit of ${limits.maxFrontmatterBytes} bytes`, {
+      line: 2,
+      column: 1,
+    });
     return result;
   }
   if (bounds.bodyLine - 3 > limits.maxFrontmatterLines) {
-    report("frontmatter-too-large", `the frontmatter has more than the limit of ${limits.maxFrontmatterLines} lines`, { line: 2, column: 1 });
+    report("frontmatter-too-large", `the frontmatter has more than the limit of ${limits.maxFrontmatterLines} lines`, {
+      line: 2,
+      column: 1,
+    });
     return result;
   }
   // Bare CRs end lines for the delimiter scan; YAML parsers want LF. One for one, so every offset still holds.

@@ -22,12 +22,16 @@ describe("redactUri", () => {
   it("never shows a password, whatever characters it holds (property)", () => {
     const passwordChar = fc.constantFrom(..."abcXYZ019@:/#?%!$&'()*+,;=~-._".split(""));
     fc.assert(
-      fc.property(fc.string({ unit: passwordChar, minLength: 1, maxLength: 20 }), fc.constantFrom("postgres", "mysql", "git+https", "mariadb"), (tail, scheme) => {
-        const password = `Zq${tail}`; // a marker that user, host and path below never contain
-        const uri = `${scheme}://user:${password}@db.example:5432/name?x=1`;
-        expect(redactUri(uri)).not.toContain(password);
-        expect(redactUriCredentials(`cannot connect to "${uri}": refused`)).not.toContain(password);
-      }),
+      fc.property(
+        fc.string({ unit: passwordChar, minLength: 1, maxLength: 20 }),
+        fc.constantFrom("postgres", "mysql", "git+https", "mariadb"),
+        (tail, scheme) => {
+          const password = `Zq${tail}`; // a marker that user, host and path below never contain
+          const uri = `${scheme}://user:${password}@db.example:5432/name?x=1`;
+          expect(redactUri(uri)).not.toContain(password);
+          expect(redactUriCredentials(`cannot connect to "${uri}": refused`)).not.toContain(password);
+        },
+      ),
     );
   });
 });
@@ -35,10 +39,12 @@ describe("redactUri", () => {
 describe("redactUriCredentials", () => {
   it("redacts every address in a message and leaves the rest alone", () => {
     const text = "copy postgres://a:one1@h/x to mysql://b:two2@h/y failed (connection refused)";
-    expect(redactUriCredentials(text)).toBe("copy postgres://a:***@h/x to mysql://b:***@h/y failed (connection refused)");
+    expect(redactUriCredentials(text)).toBe(
+      "copy postgres://a:***@h/x to mysql://b:***@h/y failed (connection refused)",
+    );
   });
 
   it("leaves text without addresses unchanged", () => {
-    expect(redactUriCredentials("skill \"x\" not found: a@b c:d")).toBe("skill \"x\" not found: a@b c:d");
+    expect(redactUriCredentials('skill "x" not found: a@b c:d')).toBe('skill "x" not found: a@b c:d');
   });
 });

@@ -8,7 +8,8 @@
 export const REDACTED_CREDENTIAL = "***";
 
 // Query parameters that carry secrets in connection strings and signed URLs.
-const SECRET_PARAM = /([?&;](?:password|passwd|pwd|pass|secret|token|access_token|api_key|apikey|sslpassword|sslkey|x-amz-signature|sig)=)[^&#\s"'<>]*/gi;
+const SECRET_PARAM =
+  /([?&;](?:password|passwd|pwd|pass|secret|token|access_token|api_key|apikey|sslpassword|sslkey|x-amz-signature|sig)=)[^&#\s"'<>]*/gi;
 // Schemes whose user name alone is usually a token (`https://<token>@github.com/…`).
 const TOKEN_USER_SCHEMES = /^(?:https?|git\+https?|git\+ssh|ssh|npm|ftp)$/i;
 const URI_START = /([a-z][a-z0-9+.-]*):\/\//gi;
@@ -57,7 +58,12 @@ function redactAfterScheme(scheme: string, rest: string): string {
     const isUserinfo = slash < 0 || (colon >= 0 && colon < slash);
     if (isUserinfo) {
       const user = colon >= 0 ? userinfo.slice(0, colon) : userinfo;
-      const hidden = colon >= 0 ? `${user}:${REDACTED_CREDENTIAL}` : TOKEN_USER_SCHEMES.test(scheme) && user !== "" ? REDACTED_CREDENTIAL : user;
+      const hidden =
+        colon >= 0
+          ? `${user}:${REDACTED_CREDENTIAL}`
+          : TOKEN_USER_SCHEMES.test(scheme) && user !== ""
+            ? REDACTED_CREDENTIAL
+            : user;
       out = `${hidden}@${rest.slice(at + 1)}`;
     }
   }

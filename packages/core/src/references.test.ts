@@ -17,7 +17,27 @@ describe("findFileMentions", () => {
   });
 
   it("property: never throws, and each path or name mention is found where it says", () => {
-    const piece = fc.constantFrom("scripts/", "references/", "a.md", "B.MD", "[x](", ")", "`", " ", "\n", ".", "/", "..", "#", "*", "<", "é", "技", "https://", "x");
+    const piece = fc.constantFrom(
+      "scripts/",
+      "references/",
+      "a.md",
+      "B.MD",
+      "[x](",
+      ")",
+      "`",
+      " ",
+      "\n",
+      ".",
+      "/",
+      "..",
+      "#",
+      "*",
+      "<",
+      "é",
+      "技",
+      "https://",
+      "x",
+    );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 30 }), (pieces) => {
         const text = pieces.join("");
@@ -73,13 +93,48 @@ function unfilteredMentions(text: string): Array<[string, number, number, string
 describe("findFileMentions shortcuts", () => {
   it("property: finds exactly what the unfiltered scan finds, in every letter case and with the fixed parts split up", () => {
     const piece = fc.constantFrom(
-      "scripts", "references", "assets", "/", "./", "x.md", "GUIDE.MD", "a.Md", "b.mD", ".m", "d", "M", "D", ".", "md",
-      "[t](", "](", "]", "(", ")", "![i](", "#", "?", "<", ">", "*", "...", "`", " ", "\n", "\r\n", "é", "技", "%20", "https://",
+      "scripts",
+      "references",
+      "assets",
+      "/",
+      "./",
+      "x.md",
+      "GUIDE.MD",
+      "a.Md",
+      "b.mD",
+      ".m",
+      "d",
+      "M",
+      "D",
+      ".",
+      "md",
+      "[t](",
+      "](",
+      "]",
+      "(",
+      ")",
+      "![i](",
+      "#",
+      "?",
+      "<",
+      ">",
+      "*",
+      "...",
+      "`",
+      " ",
+      "\n",
+      "\r\n",
+      "é",
+      "技",
+      "%20",
+      "https://",
     );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 40 }), (pieces) => {
         const text = pieces.join("");
-        expect(findFileMentions(text).map((m) => [m.target, m.line, m.column, m.how])).toEqual(unfilteredMentions(text));
+        expect(findFileMentions(text).map((m) => [m.target, m.line, m.column, m.how])).toEqual(
+          unfilteredMentions(text),
+        );
       }),
       { numRuns: 3000 },
     );
@@ -90,16 +145,28 @@ describe("followReferences", () => {
   it("reads each Markdown file once even when files point at each other, and stops at the limit", () => {
     const texts: Record<string, string> = { "a.md": "see b.md", "b.md": "see a.md and c.md", "c.md": "" };
     const reads: string[] = [];
-    const graph = followReferences({ body: "start at a.md", files: ["SKILL.md", "a.md", "b.md", "c.md"], readText: (p) => (reads.push(p), texts[p]) });
+    const graph = followReferences({
+      body: "start at a.md",
+      files: ["SKILL.md", "a.md", "b.md", "c.md"],
+      readText: (p) => (reads.push(p), texts[p]),
+    });
     expect(reads).toEqual(["a.md", "b.md", "c.md"]);
     expect([...graph.reached].sort()).toEqual(["a.md", "b.md", "c.md"]);
     const limited: string[] = [];
-    followReferences({ body: "start at a.md", files: ["SKILL.md", "a.md", "b.md", "c.md"], readText: (p) => (limited.push(p), texts[p]), maxFollowed: 2 });
+    followReferences({
+      body: "start at a.md",
+      files: ["SKILL.md", "a.md", "b.md", "c.md"],
+      readText: (p) => (limited.push(p), texts[p]),
+      maxFollowed: 2,
+    });
     expect(limited).toEqual(["a.md"]);
   });
 
   it("a directory mention reaches every file inside it; a path leaving the skill is not judged", () => {
-    const graph = followReferences({ body: "Schemas live in assets/schemas/. See ../other/x.md.", files: ["SKILL.md", "assets/schemas/a.xsd", "assets/schemas/b.xsd"] });
+    const graph = followReferences({
+      body: "Schemas live in assets/schemas/. See ../other/x.md.",
+      files: ["SKILL.md", "assets/schemas/a.xsd", "assets/schemas/b.xsd"],
+    });
     expect([...graph.reached].sort()).toEqual(["assets/schemas/a.xsd", "assets/schemas/b.xsd"]);
     expect(graph.broken).toEqual([]);
   });

@@ -53,7 +53,8 @@ export function findFileMentions(text: string): FileMention[] {
   for (const match of resourcePaths) {
     const offset = match.index ?? 0;
     // `scripts/<name>.py`, `assets/*.png`, `references/${x}`, `scripts/…`: a pattern, not a file.
-    if (linked.has(offset) || /[<>{}*$…]/.test(text[offset + match[0].length] ?? "") || match[0].includes("...")) continue;
+    if (linked.has(offset) || /[<>{}*$…]/.test(text[offset + match[0].length] ?? "") || match[0].includes("..."))
+      continue;
     const target = match[0].replace(TRAILING, "");
     mentions.push({ target, ...at(offset), how: "path" });
   }
@@ -136,7 +137,8 @@ export function followReferences(options: ReferenceOptions): ReferenceGraph {
   const byLowerCase = new Map<string, string>();
   for (const file of options.files) if (!byLowerCase.has(file.toLowerCase())) byLowerCase.set(file.toLowerCase(), file);
   const dirs = new Set<string>();
-  for (const file of options.files) for (let i = file.indexOf("/"); i !== -1; i = file.indexOf("/", i + 1)) dirs.add(file.slice(0, i));
+  for (const file of options.files)
+    for (let i = file.indexOf("/"); i !== -1; i = file.indexOf("/", i + 1)) dirs.add(file.slice(0, i));
   const maxFollowed = options.maxFollowed ?? 64;
   const reached = new Set<string>();
   const broken: BrokenMention[] = [];
@@ -147,7 +149,9 @@ export function followReferences(options: ReferenceOptions): ReferenceGraph {
     const { path: from, text } = queue.shift()!;
     const baseDir = from.includes("/") ? from.slice(0, from.lastIndexOf("/")) : "";
     for (const mention of findFileMentions(text)) {
-      const candidates = [...new Set([resolve(baseDir, mention.target), resolve("", mention.target)])].filter((c): c is string => c !== undefined);
+      const candidates = [...new Set([resolve(baseDir, mention.target), resolve("", mention.target)])].filter(
+        (c): c is string => c !== undefined,
+      );
       if (candidates.length === 0) continue; // leaves the skill: not this rule's business
       const reach = (file: string): void => {
         reached.add(file);
@@ -169,7 +173,8 @@ export function followReferences(options: ReferenceOptions): ReferenceGraph {
       if (actual !== undefined) {
         broken.push({ ...mention, in: from, problem: "case", actual });
         reach(actual); // what it leads to is still meant to be reached
-      } else if (mention.how !== "name" && !/[<>{}*$]/.test(mention.target)) broken.push({ ...mention, in: from, problem: "missing" });
+      } else if (mention.how !== "name" && !/[<>{}*$]/.test(mention.target))
+        broken.push({ ...mention, in: from, problem: "missing" });
     }
   }
   return { reached, broken };

@@ -25,7 +25,8 @@ class Flaky extends InMemorySkillRepository {
   }
 }
 
-const skill = (name: string, description = `The ${name} skill.`) => new Skill({ frontmatter: { name, description }, body: `\n# ${name}\n` });
+const skill = (name: string, description = `The ${name} skill.`) =>
+  new Skill({ frontmatter: { name, description }, body: `\n# ${name}\n` });
 
 beforeEach(() => {
   whole.builds = 0;
@@ -35,7 +36,9 @@ beforeEach(() => {
 describe("refresh({ source, ids }) costs O(ids), whatever the registry holds", () => {
   it("n registrations then one read: no whole-snapshot build or copy, no discover", async () => {
     const registry = new SkillRegistry();
-    await registry.addProvider(new InMemorySkillRepository({ name: "given", skills: [skill("given-one")] }), { watch: false });
+    await registry.addProvider(new InMemorySkillRepository({ name: "given", skills: [skill("given-one")] }), {
+      watch: false,
+    });
     const mem = new InMemorySkillRepository({ name: "custom" });
     await registry.addProvider(mem, { watch: false });
     const discover = vi.spyOn(mem, "discover");
@@ -71,7 +74,11 @@ describe("a patch reaches the state a full refresh reads", () => {
   it("for any sequence of saves and deletes across sources (precedence, shadowing, failures)", async () => {
     const names = ["a", "b", "c", "d"];
     const seen = { failures: false, shadowed: false };
-    const op = fc.record({ source: fc.integer({ min: 0, max: 2 }), name: fc.constantFrom(...names), kind: fc.constantFrom("save", "delete", "bad") });
+    const op = fc.record({
+      source: fc.integer({ min: 0, max: 2 }),
+      name: fc.constantFrom(...names),
+      kind: fc.constantFrom("save", "delete", "bad"),
+    });
     await fc.assert(
       fc.asyncProperty(fc.array(op, { maxLength: 25 }), async (ops) => {
         const repos = [0, 1, 2].map((i) => new Flaky({ name: `s${i}` }));
@@ -100,6 +107,5 @@ describe("a patch reaches the state a full refresh reads", () => {
       { numRuns: 80 },
     );
     expect(seen).toEqual({ failures: true, shadowed: true }); // the runs did reach both
-
   });
 });

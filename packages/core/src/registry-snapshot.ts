@@ -73,7 +73,13 @@ export interface Snapshot {
   readonly perSource: Map<string, Loaded>;
 }
 
-export const emptySnapshot = (): Snapshot => ({ byId: new Map(), byQualified: new Map(), shadowed: [], failures: [], perSource: new Map() });
+export const emptySnapshot = (): Snapshot => ({
+  byId: new Map(),
+  byQualified: new Map(),
+  shadowed: [],
+  failures: [],
+  perSource: new Map(),
+});
 
 /** The whole snapshot from what each source loaded; `order` is the sources' precedence (earlier wins). O(skills). */
 export function buildSnapshot(order: readonly string[], perSource: Map<string, Loaded>): Snapshot {
@@ -100,14 +106,25 @@ export function buildSnapshot(order: readonly string[], perSource: Map<string, L
 /** A copy the registry may patch while readers keep the original (O(skills), paid once per shared snapshot). */
 export function copySnapshot(snapshot: Snapshot): Snapshot {
   const perSource = new Map<string, Loaded>();
-  for (const [name, loaded] of snapshot.perSource) perSource.set(name, { entries: new Map(loaded.entries), failures: loaded.failures });
-  return { byId: new Map(snapshot.byId), byQualified: new Map(snapshot.byQualified), shadowed: snapshot.shadowed, failures: snapshot.failures, perSource };
+  for (const [name, loaded] of snapshot.perSource)
+    perSource.set(name, { entries: new Map(loaded.entries), failures: loaded.failures });
+  return {
+    byId: new Map(snapshot.byId),
+    byQualified: new Map(snapshot.byQualified),
+    shadowed: snapshot.shadowed,
+    failures: snapshot.failures,
+    perSource,
+  };
 }
 
 /** What a partial pass read of one source: per id, its entry, why it failed, or neither (the skill is gone). */
 export interface SourcePatch {
   readonly source: string;
-  readonly results: ReadonlyArray<{ readonly id: string; readonly entry?: RegistryEntry; readonly failure?: RegistrationFailure }>;
+  readonly results: ReadonlyArray<{
+    readonly id: string;
+    readonly entry?: RegistryEntry;
+    readonly failure?: RegistrationFailure;
+  }>;
 }
 
 export interface PatchOutcome {
@@ -127,7 +144,8 @@ export function patchSnapshot(snapshot: Snapshot, order: readonly string[], patc
   const loaded = snapshot.perSource.get(patch.source);
   if (!loaded) throw new Error(`registry: source ${patch.source} was never loaded`); // the caller checks; a bug otherwise
   const results = new Map(patch.results.map((r) => [r.id, r]));
-  const holders = (id: string) => order.flatMap((name) => snapshot.perSource.get(name)?.entries.get(`${name}:${id}`) ?? []);
+  const holders = (id: string) =>
+    order.flatMap((name) => snapshot.perSource.get(name)?.entries.get(`${name}:${id}`) ?? []);
   const change: RegistryChange = { added: [], removed: [], updated: [] };
   const shadowings: Shadowing[] = [];
   let shadowingChanged = false;
@@ -146,12 +164,19 @@ export function patchSnapshot(snapshot: Snapshot, order: readonly string[], patc
     else snapshot.byId.delete(id);
     if (!was && winner) change.added.push(id);
     else if (was && !winner) change.removed.push(id);
-    else if (was && winner && was !== winner && (was.qualifiedId !== winner.qualifiedId || !sameJson(was.getMetadata(), winner.getMetadata()))) change.updated.push(id);
+    else if (
+      was &&
+      winner &&
+      was !== winner &&
+      (was.qualifiedId !== winner.qualifiedId || !sameJson(was.getMetadata(), winner.getMetadata()))
+    )
+      change.updated.push(id);
     if (before.length > 1 || after.length > 1) {
       shadowingChanged ||= before.map((e) => e.qualifiedId).join("\n") !== after.map((e) => e.qualifiedId).join("\n");
       const known = new Set(before.slice(1).map((e) => e.qualifiedId));
       for (const hidden of after.slice(1)) {
-        if (winner && !known.has(hidden.qualifiedId)) shadowings.push({ id, winner: winner.qualifiedId, shadowed: hidden.qualifiedId });
+        if (winner && !known.has(hidden.qualifiedId))
+          shadowings.push({ id, winner: winner.qualifiedId, shadowed: hidden.qualifiedId });
       }
     }
   }
@@ -171,7 +196,9 @@ export function patchSnapshot(snapshot: Snapshot, order: readonly string[], patc
   if (failures.length === 0 && !loaded.failures.some(stale)) return { change, shadowings, failures: [] };
   const knownKeys = new Set(loaded.failures.map(failureKey));
   // In id order, as a full pass lists them (discovery's order); a whole-source failure stays first.
-  loaded.failures = [...loaded.failures.filter((f) => !stale(f)), ...failures].sort((a, b) => (a.id === undefined ? -1 : b.id === undefined ? 1 : compareCodeUnits(a.id, b.id)));
+  loaded.failures = [...loaded.failures.filter((f) => !stale(f)), ...failures].sort((a, b) =>
+    a.id === undefined ? -1 : b.id === undefined ? 1 : compareCodeUnits(a.id, b.id),
+  );
   snapshot.failures = order.flatMap((name) => snapshot.perSource.get(name)?.failures ?? []);
   return { change, shadowings, failures: failures.filter((f) => !knownKeys.has(failureKey(f))) };
 }
@@ -183,13 +210,22 @@ export function diffSnapshots(previous: Snapshot, next: Snapshot, reported: Read
   for (const [id, entry] of next.byId) {
     const before = previous.byId.get(id);
     if (!before) added.push(id);
-    else if (before === entry) continue; // the same entry object: unchanged
-    else if (before.qualifiedId !== entry.qualifiedId || reported.has(entry.qualifiedId) || !sameJson(before.getMetadata(), entry.getMetadata())) {
+    else if (before === entry)
+      continue; // the same entry object: unchanged
+    else if (
+      before.qualifiedId !== entry.qualifiedId ||
+      reported.has(entry.qualifiedId) ||
+      !sameJson(before.getMetadata(), entry.getMetadata())
+    ) {
       updated.push(id);
     }
   }
   const removed = [...previous.byId.keys()].filter((id) => !next.byId.has(id));
-  return { added: added.sort(compareCodeUnits), removed: removed.sort(compareCodeUnits), updated: updated.sort(compareCodeUnits) };
+  return {
+    added: added.sort(compareCodeUnits),
+    removed: removed.sort(compareCodeUnits),
+    updated: updated.sort(compareCodeUnits),
+  };
 }
 
 export function failureKey(f: RegistrationFailure): string {

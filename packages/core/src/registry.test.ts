@@ -75,7 +75,11 @@ describe("SkillRegistry", () => {
     expect(registry.get("pdf").getMetadata().description).toBe("Project pdf.");
     expect(registry.get("user:pdf").getMetadata().description).toBe("User pdf.");
     expect(registry.list().map((e) => e.qualifiedId)).toEqual(["user:git", "project:pdf"]);
-    expect(registry.list({ includeShadowed: true }).map((e) => e.qualifiedId)).toEqual(["project:pdf", "user:git", "user:pdf"]);
+    expect(registry.list({ includeShadowed: true }).map((e) => e.qualifiedId)).toEqual([
+      "project:pdf",
+      "user:git",
+      "user:pdf",
+    ]);
     expect(registry.sources).toEqual(["project", "user"]);
   });
 
@@ -84,35 +88,65 @@ describe("SkillRegistry", () => {
     const failures: string[] = [];
     registry.on("failure", (f) => failures.push(`${f.source}/${f.id}`));
     const report = await registry.registerAll(
-      rawSource("p", { good: { name: "good", description: "Good." }, "no-description": { name: "no-description", description: "" }, "wrong-name": { name: "wrong-name", description: "d" } }),
+      rawSource("p", {
+        good: { name: "good", description: "Good." },
+        "no-description": { name: "no-description", description: "" },
+        "wrong-name": { name: "wrong-name", description: "d" },
+      }),
     );
     expect(report.registered).toEqual(["p:good", "p:wrong-name"]);
-    expect(report.failed.map((f) => [f.id, f.diagnostics.map((d) => d.code)])).toEqual([["no-description", ["description-empty"]]]);
+    expect(report.failed.map((f) => [f.id, f.diagnostics.map((d) => d.code)])).toEqual([
+      ["no-description", ["description-empty"]],
+    ]);
     expect(failures).toEqual(["p/no-description"]);
   });
 
   it("a name that differs from the id is a warning on the entry", async () => {
     const provider = repo("p", skill("real-name"));
     // Serve the skill under another id to mimic a directory whose name differs from the frontmatter name.
-    const renamed: SkillProvider = { ...bind(provider), discover: async () => ["dir-name"], getMetadata: () => provider.getMetadata("real-name") };
+    const renamed: SkillProvider = {
+      ...bind(provider),
+      discover: async () => ["dir-name"],
+      getMetadata: () => provider.getMetadata("real-name"),
+    };
     const registry = new SkillRegistry();
     await registry.registerAll(renamed, { source: "renamed" });
-    expect(registry.get("dir-name").diagnostics.map((d) => [d.code, d.severity])).toEqual([["name-dir-mismatch", "warning"]]);
+    expect(registry.get("dir-name").diagnostics.map((d) => [d.code, d.severity])).toEqual([
+      ["name-dir-mismatch", "warning"],
+    ]);
   });
 
   it("register and registerBatch validate all-or-nothing and reject duplicates", async () => {
-    const a = rawSource("a", { one: { name: "one", description: "One." }, two: { name: "two", description: "Two." }, bad: { name: "bad", description: " " } });
+    const a = rawSource("a", {
+      one: { name: "one", description: "One." },
+      two: { name: "two", description: "Two." },
+      bad: { name: "bad", description: " " },
+    });
     const registry = new SkillRegistry();
     const entry = await registry.register("one", a);
     expect(entry.qualifiedId).toBe("a:one");
 
-    const dupe = await registry.registerBatch([{ id: "two", provider: a }, { id: "two", provider: a }]).catch((e: unknown) => e);
+    const dupe = await registry
+      .registerBatch([
+        { id: "two", provider: a },
+        { id: "two", provider: a },
+      ])
+      .catch((e: unknown) => e);
     expect(dupe).toBeInstanceOf(SkillValidationError);
     expect((dupe as SkillValidationError).diagnostics.map((d) => d.code)).toEqual(["id-duplicate"]);
 
-    const mixed = await registry.registerBatch([{ id: "two", provider: a }, { id: "bad", provider: a }, { id: "ghost", provider: a }]).catch((e: unknown) => e);
+    const mixed = await registry
+      .registerBatch([
+        { id: "two", provider: a },
+        { id: "bad", provider: a },
+        { id: "ghost", provider: a },
+      ])
+      .catch((e: unknown) => e);
     expect(mixed).toBeInstanceOf(SkillValidationError);
-    expect((mixed as SkillValidationError).diagnostics.map((d) => d.code)).toEqual(["description-empty", "registry-load-failed"]);
+    expect((mixed as SkillValidationError).diagnostics.map((d) => d.code)).toEqual([
+      "description-empty",
+      "registry-load-failed",
+    ]);
     expect(registry.list().map((e) => e.id)).toEqual(["one"]); // nothing from the failed batch
 
     await expect(registry.register("one", a)).rejects.toThrow(/already registered/);
@@ -163,7 +197,9 @@ describe("SkillRegistry", () => {
       { added: [], removed: [], updated: ["a"] },
     ]);
     // Same metadata, new body: the provider reported "a", so the registry reports it too.
-    await provider.save([new Skill({ frontmatter: { name: "a", description: "Updated." }, body: "\nA new body.\n" })], { force: true });
+    await provider.save([new Skill({ frontmatter: { name: "a", description: "Updated." }, body: "\nA new body.\n" })], {
+      force: true,
+    });
     await registry.refresh();
     expect(changes[2]).toEqual({ added: [], removed: [], updated: ["a"] });
     expect(await registry.get("a").getBody()).toBe("\nA new body.\n");
@@ -227,13 +263,17 @@ describe("SkillRegistry", () => {
     down = true;
     await registry.refresh();
     expect(registry.list().map((e) => e.id)).toEqual(["a"]);
-    expect(registry.failures).toEqual([{ source: "flaky", id: undefined, message: "discovery failed: flaky is down", diagnostics: [] }]);
+    expect(registry.failures).toEqual([
+      { source: "flaky", id: undefined, message: "discovery failed: flaky is down", diagnostics: [] },
+    ]);
   });
 
   it("catalog renders winners in precedence order, hidden skills left out", async () => {
     const registry = new SkillRegistry();
     await registry.addProvider(repo("project", skill("zz-project")));
-    await registry.addProvider(repo("user", skill("aa-user"), skill("secret", "Hidden.", { "disable-model-invocation": true })));
+    await registry.addProvider(
+      repo("user", skill("aa-user"), skill("secret", "Hidden.", { "disable-model-invocation": true })),
+    );
     expect(await registry.catalog({ layout: "indented" })).toBe(
       [
         "<available_skills>",
@@ -281,8 +321,13 @@ describe("SkillRegistry.search", () => {
   });
 
   it("indexes the start of each body, reads each body once, and re-reads after a refresh of an unwatched source", async () => {
-    const withBody = (body: string) => new Skill({ frontmatter: { name: "certs", description: "Operations helper." }, body });
-    const provider = repo("p", withBody("# Certs\n\n## Rotating TLS certificates\n"), skill("git", "Commit and branch."));
+    const withBody = (body: string) =>
+      new Skill({ frontmatter: { name: "certs", description: "Operations helper." }, body });
+    const provider = repo(
+      "p",
+      withBody("# Certs\n\n## Rotating TLS certificates\n"),
+      skill("git", "Commit and branch."),
+    );
     const { wrapped, calls } = counting(provider);
     const registry = new SkillRegistry();
     await registry.addProvider(wrapped, { watch: false });
@@ -300,12 +345,18 @@ describe("SkillRegistry.search", () => {
     const registry = new SkillRegistry();
     await registry.addProvider(repo("p", hidden, skill("deploy-docs", "Deploy the documentation site.")));
     expect((await registry.search("deploy production")).map((h) => h.id)).toEqual(["deploy-docs"]);
-    expect((await registry.search("deploy production", { includeHidden: true })).map((h) => h.id)).toEqual(["deploy-prod", "deploy-docs"]);
+    expect((await registry.search("deploy production", { includeHidden: true })).map((h) => h.id)).toEqual([
+      "deploy-prod",
+      "deploy-docs",
+    ]);
   });
 
   it("asks a SearchDocumentCache before reading a body, and fills it", async () => {
     const stored = new Map<string, AnalysedSkill>();
-    const cache: SearchDocumentCache = { get: (e) => stored.get(e.qualifiedId), set: (e, doc) => void stored.set(e.qualifiedId, doc) };
+    const cache: SearchDocumentCache = {
+      get: (e) => stored.get(e.qualifiedId),
+      set: (e, doc) => void stored.set(e.qualifiedId, doc),
+    };
     const provider = repo("p", skill("pdf-tools", "Extract text from PDF files."));
     const first = new SkillRegistry({ search: { cache } });
     await first.addProvider(provider);
@@ -325,7 +376,8 @@ describe("precedence property", () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.subarray(names), { minLength: 1, maxLength: 4 }), async (layout) => {
         const registry = new SkillRegistry();
-        for (const [i, ids] of layout.entries()) await registry.addProvider(repo(`s${i}`, ...ids.map((id) => skill(id))), { watch: false });
+        for (const [i, ids] of layout.entries())
+          await registry.addProvider(repo(`s${i}`, ...ids.map((id) => skill(id))), { watch: false });
         for (const id of new Set(layout.flat())) {
           const first = layout.findIndex((ids) => ids.includes(id));
           expect(registry.get(id).qualifiedId).toBe(`s${first}:${id}`);

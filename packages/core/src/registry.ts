@@ -22,7 +22,14 @@ import {
   type SourcePatch,
 } from "./registry-snapshot.js";
 import { catalogPriority, renderCatalog, type CatalogEntry, type CatalogOptions } from "./catalog/index.js";
-import { analyseSkill, SkillSearchIndex, type AnalysedSkill, type SearchHit, type SearchIndexOptions, type SearchOptions } from "./search/index.js";
+import {
+  analyseSkill,
+  SkillSearchIndex,
+  type AnalysedSkill,
+  type SearchHit,
+  type SearchIndexOptions,
+  type SearchOptions,
+} from "./search/index.js";
 
 export type { RegistrationFailure, RegistryChange, RegistryEntry, Shadowing } from "./registry-snapshot.js";
 
@@ -103,7 +110,8 @@ export class SkillRegistry {
 
   constructor(options: SkillRegistryOptions = {}) {
     const concurrency = options.concurrency ?? 8;
-    if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
+    if (!Number.isInteger(concurrency) || concurrency < 1)
+      throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
     this.#concurrency = concurrency;
     this.#searchOptions = options.search ?? {};
   }
@@ -143,18 +151,27 @@ export class SkillRegistry {
    * and pass the lenient profile (a name that differs from the id is a warning). Any failure throws
    * SkillValidationError listing every problem, and nothing is registered.
    */
-  async registerBatch(items: ReadonlyArray<{ id: string; provider: SkillProvider; source?: string }>): Promise<RegistrationReport> {
+  async registerBatch(
+    items: ReadonlyArray<{ id: string; provider: SkillProvider; source?: string }>,
+  ): Promise<RegistrationReport> {
     const problems: Diagnostic[] = [];
     const seen = new Set<string>();
     for (const { id } of items) {
-      if (seen.has(id)) problems.push(diagnostic("id-duplicate", `skill ${JSON.stringify(id)} appears more than once in the batch`));
-      else if (this.#snapshot.byId.has(id)) problems.push(diagnostic("id-duplicate", `skill ${JSON.stringify(id)} is already registered`));
+      if (seen.has(id))
+        problems.push(diagnostic("id-duplicate", `skill ${JSON.stringify(id)} appears more than once in the batch`));
+      else if (this.#snapshot.byId.has(id))
+        problems.push(diagnostic("id-duplicate", `skill ${JSON.stringify(id)} is already registered`));
       seen.add(id);
     }
-    const checked = await mapLimit(items, this.#concurrency, async ({ id, provider }) => loadOne(provider, provider.name, id));
+    const checked = await mapLimit(items, this.#concurrency, async ({ id, provider }) =>
+      loadOne(provider, provider.name, id),
+    );
     for (const result of checked) if ("failure" in result) problems.push(...result.failure.diagnostics);
     if (problems.length > 0) {
-      throw new SkillValidationError(`cannot register ${items.length === 1 ? "the skill" : `${items.length} skills`}: ${problems.map((p) => p.message).join("; ")}`, problems);
+      throw new SkillValidationError(
+        `cannot register ${items.length === 1 ? "the skill" : `${items.length} skills`}: ${problems.map((p) => p.message).join("; ")}`,
+        problems,
+      );
     }
     // Group by provider so one provider's explicit ids form one source (in first-seen order).
     const order: Array<{ provider: SkillProvider; source: string | undefined; ids: string[] }> = [];
@@ -167,7 +184,11 @@ export class SkillRegistry {
     for (const group of order) names.push(this.#addSource(group.provider, group.source, new Set(group.ids)).name);
     await this.refresh();
     const reports = names.map((n) => this.#reportFor(n));
-    return { registered: reports.flatMap((r) => r.registered).sort(), failed: reports.flatMap((r) => r.failed), shadowed: [...this.#snapshot.shadowed] };
+    return {
+      registered: reports.flatMap((r) => r.registered).sort(),
+      failed: reports.flatMap((r) => r.failed),
+      shadowed: [...this.#snapshot.shadowed],
+    };
   }
 
   /**
@@ -220,7 +241,8 @@ export class SkillRegistry {
 
   /** Winning skills sorted by id; with `includeShadowed`, every skill sorted by qualified id. */
   list(options: { includeShadowed?: boolean } = {}): RegistryEntry[] {
-    if (options.includeShadowed) return [...this.#snapshot.byQualified.values()].sort((a, b) => compareCodeUnits(a.qualifiedId, b.qualifiedId));
+    if (options.includeShadowed)
+      return [...this.#snapshot.byQualified.values()].sort((a, b) => compareCodeUnits(a.qualifiedId, b.qualifiedId));
     return [...this.#snapshot.byId.values()].sort((a, b) => compareCodeUnits(a.id, b.id));
   }
 
@@ -240,7 +262,9 @@ export class SkillRegistry {
   /** Catalog entries for the winning skills, in precedence order (first source first, ids sorted within it). */
   async catalogEntries(): Promise<CatalogEntry[]> {
     const rank = new Map(this.#sources.map((s, i) => [s.name, i]));
-    const entries = [...this.#snapshot.byId.values()].sort((a, b) => (rank.get(a.source) ?? 0) - (rank.get(b.source) ?? 0) || compareCodeUnits(a.id, b.id));
+    const entries = [...this.#snapshot.byId.values()].sort(
+      (a, b) => (rank.get(a.source) ?? 0) - (rank.get(b.source) ?? 0) || compareCodeUnits(a.id, b.id),
+    );
     return mapLimit(entries, this.#concurrency, async (entry) => {
       const metadata = entry.getMetadata();
       const location = await entry.getLocation().catch(() => undefined);
@@ -307,10 +331,14 @@ export class SkillRegistry {
 
   #addSource(provider: SkillProvider, requested: string | undefined, ids: Source["ids"]): Source {
     const name = requested ?? provider.name;
-    if (typeof name !== "string" || name === "" || /[\s]/.test(name)) throw new AgentSkillsError(`invalid source name ${JSON.stringify(name)}`);
+    if (typeof name !== "string" || name === "" || /[\s]/.test(name))
+      throw new AgentSkillsError(`invalid source name ${JSON.stringify(name)}`);
     const existing = this.#sources.find((s) => s.name === name);
     if (existing) {
-      if (existing.provider !== provider) throw new AgentSkillsError(`source name ${JSON.stringify(name)} is already used by another provider; pass {source} to name this one`);
+      if (existing.provider !== provider)
+        throw new AgentSkillsError(
+          `source name ${JSON.stringify(name)} is already used by another provider; pass {source} to name this one`,
+        );
       if (existing.ids === "all" || ids === "all") {
         const merged: Source = { ...existing, ids: "all" };
         this.#sources = this.#sources.map((s) => (s === existing ? merged : s));
@@ -348,8 +376,12 @@ export class SkillRegistry {
     const reported = this.#reported;
     this.#reported = new Set();
     const perSource = new Map<string, Loaded>();
-    for (const source of sources) perSource.set(source.name, await this.#loadSource(source, previous.perSource.get(source.name)));
-    const next = buildSnapshot(sources.map((s) => s.name), perSource);
+    for (const source of sources)
+      perSource.set(source.name, await this.#loadSource(source, previous.perSource.get(source.name)));
+    const next = buildSnapshot(
+      sources.map((s) => s.name),
+      perSource,
+    );
     this.#forgetAnalysed(sources, reported);
     this.#snapshot = next;
     this.#shared = false;
@@ -380,7 +412,11 @@ export class SkillRegistry {
       this.#snapshot = copySnapshot(this.#snapshot);
       this.#shared = false;
     }
-    const outcome = patchSnapshot(this.#snapshot, this.#sources.map((s) => s.name), { source: source.name, results });
+    const outcome = patchSnapshot(
+      this.#snapshot,
+      this.#sources.map((s) => s.name),
+      { source: source.name, results },
+    );
     for (const id of wanted) this.#analysed.delete(`${source.name}:${id}`);
     for (const shadowing of outcome.shadowings) this.#emit("shadow", shadowing);
     for (const failure of outcome.failures) this.#emit("failure", failure);
@@ -395,7 +431,12 @@ export class SkillRegistry {
         ids = await source.provider.discover();
       } catch (error) {
         // An outage must not empty the catalog: keep what this source served before, and say why.
-        const failure: RegistrationFailure = { source: source.name, id: undefined, message: `discovery failed: ${messageOf(error)}`, diagnostics: [] };
+        const failure: RegistrationFailure = {
+          source: source.name,
+          id: undefined,
+          message: `discovery failed: ${messageOf(error)}`,
+          diagnostics: [],
+        };
         return { entries: new Map(previous?.entries), failures: [failure] };
       }
     } else ids = [...source.ids];
@@ -452,10 +493,19 @@ async function loadOne(
   try {
     metadata = await provider.getMetadata(id);
   } catch (error) {
-    return { ...fail(`skill ${JSON.stringify(id)}: metadata unreadable: ${messageOf(error)}`), notFound: error instanceof SkillNotFoundError };
+    return {
+      ...fail(`skill ${JSON.stringify(id)}: metadata unreadable: ${messageOf(error)}`),
+      notFound: error instanceof SkillNotFoundError,
+    };
   }
-  if (metadata === null || typeof metadata !== "object" || Array.isArray(metadata)) return fail(`skill ${JSON.stringify(id)}: metadata is not a mapping`);
-  const diagnostics = validateFrontmatter(metadata, { profile: "lenient", dirName: id, lint: false, file: `${id}/SKILL.md` });
+  if (metadata === null || typeof metadata !== "object" || Array.isArray(metadata))
+    return fail(`skill ${JSON.stringify(id)}: metadata is not a mapping`);
+  const diagnostics = validateFrontmatter(metadata, {
+    profile: "lenient",
+    dirName: id,
+    lint: false,
+    file: `${id}/SKILL.md`,
+  });
   if (hasErrors(diagnostics)) {
     const errors = diagnostics.filter((d) => d.severity === "error");
     return fail(`skill ${JSON.stringify(id)}: ${errors.map((d) => d.message).join("; ")}`, diagnostics);
@@ -463,7 +513,13 @@ async function loadOne(
   return { entry: makeEntry(provider, source, id, structuredClone(metadata), diagnostics) };
 }
 
-function makeEntry(provider: SkillProvider, source: string, id: string, metadata: Frontmatter, diagnostics: Diagnostic[]): RegistryEntry {
+function makeEntry(
+  provider: SkillProvider,
+  source: string,
+  id: string,
+  metadata: Frontmatter,
+  diagnostics: Diagnostic[],
+): RegistryEntry {
   return Object.freeze({
     id,
     qualifiedId: `${source}:${id}`,

@@ -5,8 +5,15 @@ import { isSafeResourcePath } from "./safe-path.js";
 export function resourcePathProblems(paths: Iterable<string>): Diagnostic[] {
   const out: Diagnostic[] = [];
   for (const path of paths) {
-    if (path === "SKILL.md") out.push(problem("resource-path-invalid", "'SKILL.md' is the skill itself, not a resource"));
-    else if (!isSafeResourcePath(path)) out.push(problem("resource-path-invalid", `resource path ${JSON.stringify(path)} must be a relative POSIX path inside the skill`));
+    if (path === "SKILL.md")
+      out.push(problem("resource-path-invalid", "'SKILL.md' is the skill itself, not a resource"));
+    else if (!isSafeResourcePath(path))
+      out.push(
+        problem(
+          "resource-path-invalid",
+          `resource path ${JSON.stringify(path)} must be a relative POSIX path inside the skill`,
+        ),
+      );
   }
   return out;
 }

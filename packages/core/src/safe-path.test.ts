@@ -103,10 +103,29 @@ describe("normalizeResourcePath", () => {
   });
 });
 
-const segmentChars = fc.constantFrom("a", "b", ".", "/", "\\", ":", "%", "2", "e", "f", "\0", " ", "\uff0e", "\n", "5", "c");
+const segmentChars = fc.constantFrom(
+  "a",
+  "b",
+  ".",
+  "/",
+  "\\",
+  ":",
+  "%",
+  "2",
+  "e",
+  "f",
+  "\0",
+  " ",
+  "\uff0e",
+  "\n",
+  "5",
+  "c",
+);
 const anyPath = fc.oneof(
   fc.string({ unit: segmentChars, maxLength: 24 }),
-  fc.array(fc.constantFrom("..", ".", "", "a", "b.md", "%2e%2e", "%2f", "c:", "x\\y", "%252e"), { maxLength: 6 }).map((s) => s.join("/")),
+  fc
+    .array(fc.constantFrom("..", ".", "", "a", "b.md", "%2e%2e", "%2f", "c:", "x\\y", "%252e"), { maxLength: 6 })
+    .map((s) => s.join("/")),
   fc.string({ maxLength: 24 }),
 );
 
@@ -187,7 +206,18 @@ const rejectedIds: Array<[string, string, RegExp]> = [
   ["too long", "a".repeat(256), /longer than 255/],
 ];
 
-const acceptedIds = ["pdf", "conformance-skill", "a_b.c-d", "技能", "мой-навык", "Upper", "-leading-hyphen", "a".repeat(255), "v1.2", "100%"];
+const acceptedIds = [
+  "pdf",
+  "conformance-skill",
+  "a_b.c-d",
+  "技能",
+  "мой-навык",
+  "Upper",
+  "-leading-hyphen",
+  "a".repeat(255),
+  "v1.2",
+  "100%",
+];
 
 describe("assertSafeSkillId", () => {
   it.each(rejectedIds)("rejects %s", (_label, id, reason) => {
@@ -246,10 +276,17 @@ describe("provider-facing helpers", () => {
     expect(resourceKindPath("s", kind, name)).toBe(expected);
   });
 
-  it.each(["../SKILL.md", "../../other/references/x.md", "sub/x.md", "..", "", "a\\b", "%2e%2e%2fx", "/etc/passwd", "ok\0.md"])(
-    "resourceKindPath refuses %j with ResourceNotFoundError",
-    (name) => {
-      expect(() => resourceKindPath("s", "references", name)).toThrow(ResourceNotFoundError);
-    },
-  );
+  it.each([
+    "../SKILL.md",
+    "../../other/references/x.md",
+    "sub/x.md",
+    "..",
+    "",
+    "a\\b",
+    "%2e%2e%2fx",
+    "/etc/passwd",
+    "ok\0.md",
+  ])("resourceKindPath refuses %j with ResourceNotFoundError", (name) => {
+    expect(() => resourceKindPath("s", "references", name)).toThrow(ResourceNotFoundError);
+  });
 });

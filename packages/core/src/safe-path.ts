@@ -108,7 +108,11 @@ function pathProblem(path: string, limits: SafePathLimits): string | undefined {
   const { forms, unstable } = decodedForms(path);
   if (unstable) return "too many layers of percent-encoding";
   for (const form of forms.slice(1)) {
-    const problem = literalPathProblem(form, { ...limits, maxLength: Number.POSITIVE_INFINITY, maxDepth: Number.POSITIVE_INFINITY });
+    const problem = literalPathProblem(form, {
+      ...limits,
+      maxLength: Number.POSITIVE_INFINITY,
+      maxDepth: Number.POSITIVE_INFINITY,
+    });
     if (problem) return `encoded form is unsafe (${problem})`;
   }
   return undefined;
@@ -196,7 +200,12 @@ export function requireSafeResourcePath(skillId: string, path: string, limits: P
  * Throws ResourceNotFoundError (cause: InvalidPathError) otherwise.
  */
 export function resourceKindPath(skillId: string, kind: ResourceKind, name: string): string {
-  const problem = typeof name !== "string" ? "not a string" : name.includes("/") ? "contains '/'" : pathProblem(name, DEFAULT_SAFE_PATH_LIMITS);
+  const problem =
+    typeof name !== "string"
+      ? "not a string"
+      : name.includes("/")
+        ? "contains '/'"
+        : pathProblem(name, DEFAULT_SAFE_PATH_LIMITS);
   if (problem) {
     throw new ResourceNotFoundError(skillId, `${kind}/${String(name)}`, undefined, {
       cause: new InvalidPathError(String(name), `not a safe ${kind} name: ${problem}`),

@@ -37,7 +37,8 @@ const encoder = new TextEncoder();
  */
 export function prepareSaveBatch(skills: readonly Skill[], options: PrepareSaveOptions): PreparedSkill[] {
   const diagnostics: Diagnostic[] = [];
-  const problem = (code: string, message: string) => diagnostics.push({ code, severity: "error", message, line: 0, column: 0 });
+  const problem = (code: string, message: string) =>
+    diagnostics.push({ code, severity: "error", message, line: 0, column: 0 });
   const seen = new Set<string>();
   const prepared: PreparedSkill[] = [];
   for (const [index, skill] of skills.entries()) {
@@ -62,35 +63,52 @@ export function prepareSaveBatch(skills: readonly Skill[], options: PrepareSaveO
       }
       // Case-insensitive: on macOS and Windows `skill.md` would overwrite the skill's own SKILL.md.
       if (path.toLowerCase() === "skill.md") {
-        problem("resource-path-invalid", `skill ${JSON.stringify(id)}: ${JSON.stringify(path)} would shadow the skill's own SKILL.md`);
+        problem(
+          "resource-path-invalid",
+          `skill ${JSON.stringify(id)}: ${JSON.stringify(path)} would shadow the skill's own SKILL.md`,
+        );
         continue;
       }
       resources.set(path, typeof content === "string" ? encoder.encode(content) : content.slice());
     }
     const conflict = fileFolderConflict(resources.keys());
-    if (conflict !== undefined) problem("resource-path-invalid", `skill ${JSON.stringify(id)}: ${JSON.stringify(conflict)} is both a file and a folder`);
+    if (conflict !== undefined)
+      problem(
+        "resource-path-invalid",
+        `skill ${JSON.stringify(id)}: ${JSON.stringify(conflict)} is both a file and a folder`,
+      );
     const frontmatter = structuredClone(skill.frontmatter);
     const skillMd = encoder.encode(serializeSkillMd(frontmatter, skill.body));
     if (options.maxFileBytes !== undefined) {
       for (const [path, bytes] of [["SKILL.md", skillMd] as const, ...resources]) {
         if (bytes.byteLength > options.maxFileBytes) {
-          problem("file-too-large", `skill ${JSON.stringify(id)}: ${JSON.stringify(path)} is larger than the ${options.maxFileBytes}-byte limit (maxFileBytes)`);
+          problem(
+            "file-too-large",
+            `skill ${JSON.stringify(id)}: ${JSON.stringify(path)} is larger than the ${options.maxFileBytes}-byte limit (maxFileBytes)`,
+          );
         }
       }
     }
     if (options.maxFilesPerSkill !== undefined && resources.size + 1 > options.maxFilesPerSkill) {
-      problem("too-many-files", `skill ${JSON.stringify(id)} has ${resources.size + 1} files, more than the ${options.maxFilesPerSkill}-file limit (maxFilesPerSkill)`);
+      problem(
+        "too-many-files",
+        `skill ${JSON.stringify(id)} has ${resources.size + 1} files, more than the ${options.maxFilesPerSkill}-file limit (maxFilesPerSkill)`,
+      );
     }
     if (options.maxSkillBytes !== undefined) {
       let total = skillMd.byteLength;
       for (const bytes of resources.values()) total += bytes.byteLength;
       if (total > options.maxSkillBytes) {
-        problem("skill-too-large", `skill ${JSON.stringify(id)} has ${total} bytes of files, more than the ${options.maxSkillBytes}-byte limit (maxSkillBytes)`);
+        problem(
+          "skill-too-large",
+          `skill ${JSON.stringify(id)} has ${total} bytes of files, more than the ${options.maxSkillBytes}-byte limit (maxSkillBytes)`,
+        );
       }
     }
     prepared.push({ id, frontmatter, body: skill.body, skillMd, resources });
   }
-  if (diagnostics.length > 0) throw new SkillValidationError(`cannot save to ${options.target}: ${diagnostics.length} problem(s)`, diagnostics);
+  if (diagnostics.length > 0)
+    throw new SkillValidationError(`cannot save to ${options.target}: ${diagnostics.length} problem(s)`, diagnostics);
   return prepared;
 }
 

@@ -6,7 +6,9 @@ import { SECRET_FILE_PATTERNS, secretFileContent, secretFilePattern } from "./se
 
 describe("secretFilePattern: the one credential and VCS list", () => {
   it("has a case in the shared table for every pattern", () => {
-    expect([...new Set(SECRET_FILE_CASES.map(([, pattern]) => pattern))].sort()).toEqual([...SECRET_FILE_PATTERNS].sort());
+    expect([...new Set(SECRET_FILE_CASES.map(([, pattern]) => pattern))].sort()).toEqual(
+      [...SECRET_FILE_PATTERNS].sort(),
+    );
   });
 
   it("docs/packages.md's table names every pattern", () => {
@@ -44,9 +46,14 @@ describe("secretFilePattern: the one credential and VCS list", () => {
     const segment = fc.stringMatching(/^[a-z0-9_.-]{1,8}$/).filter((s) => s !== "." && s !== "..");
     const secret = fc.constantFrom(".env", ".git", ".ssh", ".npmrc", "secrets.yaml", ".kube", "id_rsa");
     fc.assert(
-      fc.property(fc.array(segment, { maxLength: 3 }), secret, fc.array(segment, { minLength: 1, maxLength: 3 }), (before, name, after) => {
-        expect(secretFilePattern([...before, name, ...after].join("/"))).toBeDefined();
-      }),
+      fc.property(
+        fc.array(segment, { maxLength: 3 }),
+        secret,
+        fc.array(segment, { minLength: 1, maxLength: 3 }),
+        (before, name, after) => {
+          expect(secretFilePattern([...before, name, ...after].join("/"))).toBeDefined();
+        },
+      ),
     );
   });
 });

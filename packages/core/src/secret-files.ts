@@ -12,25 +12,72 @@
  */
 export const SECRET_FILE_PATTERNS: readonly string[] = Object.freeze([
   // Environment files.
-  ".env", ".env.*", ".envrc",
+  ".env",
+  ".env.*",
+  ".envrc",
   // Private keys, key rings and password stores.
-  "*.key", "*.pem", "*.ppk", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", "*.kdbx", "secring.*",
-  ".ssh/", ".gnupg/", ".password-store/",
+  "*.key",
+  "*.pem",
+  "*.ppk",
+  "id_rsa*",
+  "id_dsa*",
+  "id_ecdsa*",
+  "id_ed25519*",
+  "*.kdbx",
+  "secring.*",
+  ".ssh/",
+  ".gnupg/",
+  ".password-store/",
   // Key stores and certificates with private keys.
-  "*.p12", "*.pfx", "*.jks", "*.keystore",
+  "*.p12",
+  "*.pfx",
+  "*.jks",
+  "*.keystore",
   // Cloud and tool credentials.
-  "credentials.json", "service-account*.json", "*-service-account*.json", "application_default_credentials.json",
-  ".aws/", ".azure/", ".config/gcloud/", ".config/gh/", ".docker/", ".dockercfg", ".kube/",
-  ".git-credentials", ".netrc", "_netrc", ".npmrc", ".pypirc", ".pgpass", ".my.cnf", ".mylogin.cnf",
-  ".s3cfg", ".boto", ".vault-token", ".htpasswd",
+  "credentials.json",
+  "service-account*.json",
+  "*-service-account*.json",
+  "application_default_credentials.json",
+  ".aws/",
+  ".azure/",
+  ".config/gcloud/",
+  ".config/gh/",
+  ".docker/",
+  ".dockercfg",
+  ".kube/",
+  ".git-credentials",
+  ".netrc",
+  "_netrc",
+  ".npmrc",
+  ".pypirc",
+  ".pgpass",
+  ".my.cnf",
+  ".mylogin.cnf",
+  ".s3cfg",
+  ".boto",
+  ".vault-token",
+  ".htpasswd",
   // Infrastructure state and variables hold every secret of what they describe.
-  "*.tfstate", "*.tfstate.*", "*.tfvars", "*.tfvars.json", ".terraform/", ".terraformrc", "terraform.rc",
+  "*.tfstate",
+  "*.tfstate.*",
+  "*.tfvars",
+  "*.tfvars.json",
+  ".terraform/",
+  ".terraformrc",
+  "terraform.rc",
   // Application secret files.
-  "secrets.yaml", "secrets.yml", "secrets.json", "secrets.toml", "wp-config.php",
+  "secrets.yaml",
+  "secrets.yml",
+  "secrets.json",
+  "secrets.toml",
+  "wp-config.php",
   // Shell and REPL histories (typed passwords, tokens in commands).
   ".*_history",
   // Version-control folders: history, remotes with tokens, hooks.
-  ".git", ".hg", ".svn", ".bzr",
+  ".git",
+  ".hg",
+  ".svn",
+  ".bzr",
 ]);
 
 /** Templates of the files above, meant to be shared: `.env.example`, `secrets.yaml.sample`. */
@@ -43,7 +90,13 @@ interface Rule {
 }
 
 const globToRegExp = (glob: string): RegExp =>
-  new RegExp(`^${glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")}$`, "i");
+  new RegExp(
+    `^${glob
+      .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+      .replace(/\*/g, ".*")
+      .replace(/\?/g, ".")}$`,
+    "i",
+  );
 
 const RULES: readonly Rule[] = SECRET_FILE_PATTERNS.map((pattern) => {
   const folderOnly = pattern.endsWith("/");
@@ -100,5 +153,7 @@ export const SECRET_CONTENT_HEAD_BYTES = 64 * 1024;
 export function secretFileContent(relPath: string, content: Uint8Array): string | undefined {
   if (!/\.json$/i.test(relPath)) return undefined;
   const head = LATIN1.decode(content.subarray(0, SECRET_CONTENT_HEAD_BYTES));
-  return /"type"\s*:\s*"service_account"/.test(head) && /"private_key(?:_id)?"\s*:/.test(head) ? "service-account key" : undefined;
+  return /"type"\s*:\s*"service_account"/.test(head) && /"private_key(?:_id)?"\s*:/.test(head)
+    ? "service-account key"
+    : undefined;
 }

@@ -6,7 +6,10 @@ import type { Frontmatter, FrontmatterValue } from "./types.js";
 
 describe("serializeSkillMd", () => {
   it("writes keys in order between '---' lines and the body verbatim", () => {
-    const text = serializeSkillMd({ name: "pdf", description: "Use when: PDFs", metadata: { b: "1", a: "2" } }, "# PDF\n");
+    const text = serializeSkillMd(
+      { name: "pdf", description: "Use when: PDFs", metadata: { b: "1", a: "2" } },
+      "# PDF\n",
+    );
     expect(text).toBe('---\nname: pdf\ndescription: "Use when: PDFs"\nmetadata:\n  b: "1"\n  a: "2"\n---\n# PDF\n');
   });
 
@@ -30,18 +33,55 @@ describe("serializeSkillMd", () => {
     expect(parsed.body).toBe("---\nbody");
   });
 
-  const key = fc.oneof(fc.constantFrom("name", "description", "metadata", "allowed-tools", "---", "...", "a: b", "# x", "yes", "1", "__proto__", "<<"), fc.string({ maxLength: 12 }));
+  const key = fc.oneof(
+    fc.constantFrom(
+      "name",
+      "description",
+      "metadata",
+      "allowed-tools",
+      "---",
+      "...",
+      "a: b",
+      "# x",
+      "yes",
+      "1",
+      "__proto__",
+      "<<",
+    ),
+    fc.string({ maxLength: 12 }),
+  );
   const text = fc.string({ unit: "grapheme", maxLength: 60 }).filter((s) => !s.includes("\u0000"));
   const scalar: fc.Arbitrary<FrontmatterValue> = fc.oneof(
     text,
-    fc.constantFrom("---", "...", "yes", "~", "1e3", " lead", "trail ", "a: b", "# c", "line\n", "\n\n", "x\r\ny", "\t", "'", '"'),
+    fc.constantFrom(
+      "---",
+      "...",
+      "yes",
+      "~",
+      "1e3",
+      " lead",
+      "trail ",
+      "a: b",
+      "# c",
+      "line\n",
+      "\n\n",
+      "x\r\ny",
+      "\t",
+      "'",
+      '"',
+    ),
     fc.integer(),
     fc.double({ noNaN: true, noDefaultInfinity: true }).filter((n) => !Object.is(n, -0)),
     fc.boolean(),
     fc.constant(null),
   );
   const value = fc.letrec<{ v: FrontmatterValue }>((tie) => ({
-    v: fc.oneof({ depthSize: "small", withCrossShrink: true }, scalar, fc.array(tie("v"), { maxLength: 3 }), fc.dictionary(key, tie("v"), { maxKeys: 3 })),
+    v: fc.oneof(
+      { depthSize: "small", withCrossShrink: true },
+      scalar,
+      fc.array(tie("v"), { maxLength: 3 }),
+      fc.dictionary(key, tie("v"), { maxKeys: 3 }),
+    ),
   })).v;
   const frontmatter = fc.dictionary(key, value, { maxKeys: 6 }) as fc.Arbitrary<Frontmatter>;
 

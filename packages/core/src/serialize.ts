@@ -8,7 +8,12 @@ import type { Frontmatter } from "./skill-data.js";
  */
 export function serializeFrontmatter(frontmatter: Frontmatter): string {
   if (Object.keys(frontmatter).length === 0) return "{}\n";
-  return yamlLibrary().stringify(frontmatter, { lineWidth: 0, minContentWidth: 0, aliasDuplicateObjects: false, version: "1.2" });
+  return yamlLibrary().stringify(frontmatter, {
+    lineWidth: 0,
+    minContentWidth: 0,
+    aliasDuplicateObjects: false,
+    version: "1.2",
+  });
 }
 
 /** Frontmatter and body → SKILL.md text; the body follows the closing `---` line verbatim. */

@@ -2,7 +2,8 @@
 // module imports nothing, so neither reaches the other through it.
 
 /** A YAML value as Skillport keeps it: JSON-shaped, key order preserved. */
-export type FrontmatterValue = string | number | boolean | null | FrontmatterValue[] | { [key: string]: FrontmatterValue };
+export type FrontmatterValue =
+  string | number | boolean | null | FrontmatterValue[] | { [key: string]: FrontmatterValue };
 
 /** SKILL.md frontmatter: keys, order and nesting exactly as written. */
 export type Frontmatter = { [key: string]: FrontmatterValue };

@@ -47,7 +47,11 @@ describe("Skill.builder()", () => {
       .source("project")
       .build();
     expect(skill).toBeInstanceOf(Skill);
-    expect(skill.frontmatter).toEqual({ name: "pdf-tools", description: "Fill PDF forms. Use when the user asks to fill a PDF.", license: "MIT" });
+    expect(skill.frontmatter).toEqual({
+      name: "pdf-tools",
+      description: "Fill PDF forms. Use when the user asks to fill a PDF.",
+      license: "MIT",
+    });
     expect(skill.body).toBe("# PDF tools\n\nSee references/forms.md.\n");
     expect([...skill.resources]).toEqual([["references/forms.md", "# Forms\n"]]);
     expect(skill.source).toBe("project");
@@ -62,10 +66,22 @@ describe("Skill.builder()", () => {
 
   it("refuses blank name, description or content and unsafe resource paths, listing every problem", () => {
     const error = catchError(() =>
-      Skill.builder().name(" ").description("").addResource("../etc/passwd", "x").addResource("/abs", "x").addResource("ok/file.md", "x").build(),
+      Skill.builder()
+        .name(" ")
+        .description("")
+        .addResource("../etc/passwd", "x")
+        .addResource("/abs", "x")
+        .addResource("ok/file.md", "x")
+        .build(),
     );
     expect(error.code).toBe("SKILL_VALIDATION");
-    expect(error.diagnostics.map((d) => d.code)).toEqual(["name-empty", "description-empty", "body-empty", "resource-path-invalid", "resource-path-invalid"]);
+    expect(error.diagnostics.map((d) => d.code)).toEqual([
+      "name-empty",
+      "description-empty",
+      "body-empty",
+      "resource-path-invalid",
+      "resource-path-invalid",
+    ]);
     expect(error.message).toContain('"../etc/passwd"');
   });
 
@@ -81,7 +97,12 @@ describe("Skill.builder()", () => {
 });
 
 describe("Skill", () => {
-  const skill = Skill.builder().name("pdf").description("Use when: PDFs").putMetadata("metadata", { k: "v" }).skillContent("Body\n").build();
+  const skill = Skill.builder()
+    .name("pdf")
+    .description("Use when: PDFs")
+    .putMetadata("metadata", { k: "v" })
+    .skillContent("Body\n")
+    .build();
 
   it("gives a fresh metadata copy each time", () => {
     const first = skill.metadata;
@@ -98,7 +119,10 @@ describe("Skill", () => {
   });
 
   it("reads unquoted numbers and booleans in name/description as text", () => {
-    expect(new Skill({ frontmatter: { name: 2048, description: true }, body: "B" })).toMatchObject({ name: "2048", description: "true" });
+    expect(new Skill({ frontmatter: { name: 2048, description: true }, body: "B" })).toMatchObject({
+      name: "2048",
+      description: "true",
+    });
   });
 
   // AgentScope's AgentSkill constructor throws on a blank name, description or content; so does this one.
@@ -117,12 +141,20 @@ describe("Skill", () => {
 });
 
 describe("Skill.digest()", () => {
-  const base = () => Skill.builder().name("a").description("d").skillContent("B").addResource("b.md", "2").addResource("a.md", "1");
+  const base = () =>
+    Skill.builder().name("a").description("d").skillContent("B").addResource("b.md", "2").addResource("a.md", "1");
 
   it("is sha256 of the canonical content, independent of resource order, text/bytes form and source", async () => {
     const one = await base().build().digest();
     expect(one).toMatch(/^sha256:[0-9a-f]{64}$/);
-    const reordered = Skill.builder().name("a").description("d").skillContent("B").addResource("a.md", new TextEncoder().encode("1")).addResource("b.md", "2").source("elsewhere").build();
+    const reordered = Skill.builder()
+      .name("a")
+      .description("d")
+      .skillContent("B")
+      .addResource("a.md", new TextEncoder().encode("1"))
+      .addResource("b.md", "2")
+      .source("elsewhere")
+      .build();
     expect(await reordered.digest()).toBe(one);
   });
 
@@ -132,14 +164,24 @@ describe("Skill.digest()", () => {
     expect(await base().addResource("a.md", "x").build().digest()).not.toBe(one);
     expect(await base().putMetadata("k", "v").build().digest()).not.toBe(one);
     // Length prefixes keep a path/content boundary from shifting unnoticed.
-    const shifted = Skill.builder().name("a").description("d").skillContent("B").addResource("b.md", "2").addResource("a.m", "d1").build();
+    const shifted = Skill.builder()
+      .name("a")
+      .description("d")
+      .skillContent("B")
+      .addResource("b.md", "2")
+      .addResource("a.m", "d1")
+      .build();
     expect(await shifted.digest()).not.toBe(one);
   });
 });
 
 describe("createSkillFrom", () => {
   it("parses SKILL.md text with resources and a source", () => {
-    const skill = createSkillFrom("---\nname: data_analysis\ndescription: Use when analyzing data\nhomepage: x\n---\n# Skill\n", { "references/formulas.md": "# F\n" }, "filesystem-skills_data");
+    const skill = createSkillFrom(
+      "---\nname: data_analysis\ndescription: Use when analyzing data\nhomepage: x\n---\n# Skill\n",
+      { "references/formulas.md": "# F\n" },
+      "filesystem-skills_data",
+    );
     expect(skill.name).toBe("data_analysis");
     expect(skill.body).toBe("# Skill\n");
     expect(skill.metadata).toEqual({ homepage: "x" });
@@ -148,7 +190,10 @@ describe("createSkillFrom", () => {
   });
 
   it("accepts bytes and a Map of resources, and recovers an unquoted colon", () => {
-    const skill = createSkillFrom(new TextEncoder().encode("---\nname: a\ndescription: Use when: asked\n---\nB"), new Map([["scripts/x.sh", "echo"]]));
+    const skill = createSkillFrom(
+      new TextEncoder().encode("---\nname: a\ndescription: Use when: asked\n---\nB"),
+      new Map([["scripts/x.sh", "echo"]]),
+    );
     expect(skill.description).toBe("Use when: asked");
     expect(skill.resources.get("scripts/x.sh")).toBe("echo");
   });
@@ -168,7 +213,9 @@ describe("createSkillFrom", () => {
   });
 
   it("refuses unsafe resource paths", () => {
-    const error = catchError(() => createSkillFrom("---\nname: a\ndescription: d\n---\nBody\n", { "a/../../x": "y", "SKILL.md": "z" }));
+    const error = catchError(() =>
+      createSkillFrom("---\nname: a\ndescription: d\n---\nBody\n", { "a/../../x": "y", "SKILL.md": "z" }),
+    );
     expect(error.diagnostics.map((d) => d.code)).toEqual(["resource-path-invalid", "resource-path-invalid"]);
   });
 });

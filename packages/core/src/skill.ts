@@ -35,8 +35,17 @@ export class Skill {
   readonly resources: ReadonlyMap<string, ResourceContent>;
   readonly source: string;
 
-  constructor(init: { frontmatter: Frontmatter; body: string; resources?: ReadonlyMap<string, ResourceContent>; source?: string }) {
-    const problems = blankFieldProblems(scalarText(init.frontmatter.name) ?? "", scalarText(init.frontmatter.description) ?? "", init.body);
+  constructor(init: {
+    frontmatter: Frontmatter;
+    body: string;
+    resources?: ReadonlyMap<string, ResourceContent>;
+    source?: string;
+  }) {
+    const problems = blankFieldProblems(
+      scalarText(init.frontmatter.name) ?? "",
+      scalarText(init.frontmatter.description) ?? "",
+      init.body,
+    );
     if (problems.length > 0) refuse(problems);
     this.frontmatter = init.frontmatter;
     this.body = init.body;
@@ -145,7 +154,10 @@ export class SkillBuilder {
 
   /** Throws SkillValidationError (with diagnostics) when name, description or content is blank or a resource path is unsafe. */
   build(): Skill {
-    const problems = [...blankFieldProblems(this.#name, this.#description, this.#content), ...resourcePathProblems(this.#resources.keys())];
+    const problems = [
+      ...blankFieldProblems(this.#name, this.#description, this.#content),
+      ...resourcePathProblems(this.#resources.keys()),
+    ];
     if (problems.length > 0) refuse(problems);
     const frontmatter: Frontmatter = { name: this.#name, description: this.#description };
     for (const [key, value] of Object.entries(this.#metadata)) defineKey(frontmatter, key, value);

@@ -2,7 +2,13 @@ import { AgentSkillsError, InvalidPathError, ResourceNotFoundError } from "./err
 import { compareCodeUnits } from "./compare.js";
 import { resourceKindPath } from "./safe-path.js";
 import type { ResourceContent, Skill } from "./skill.js";
-import { RESOURCE_KINDS, type ResourceKind, type ResourceListing, type SkillProvider, type SkillSource } from "./types.js";
+import {
+  RESOURCE_KINDS,
+  type ResourceKind,
+  type ResourceListing,
+  type SkillProvider,
+  type SkillSource,
+} from "./types.js";
 
 /**
  * Reads `<kind>/<name>` of a skill through the source's `readFile`: `name` must be one safe segment, and anything
@@ -26,7 +32,8 @@ async function listKindFiles(source: SkillSource, id: string): Promise<ResourceL
     if (slash < 0 || file.path.indexOf("/", slash + 1) >= 0) continue;
     const kind = file.path.slice(0, slash);
     const name = file.path.slice(slash + 1);
-    if (!name.startsWith(".") && (RESOURCE_KINDS as readonly string[]).includes(kind)) listing[kind as ResourceKind].push(name);
+    if (!name.startsWith(".") && (RESOURCE_KINDS as readonly string[]).includes(kind))
+      listing[kind as ResourceKind].push(name);
   }
   for (const kind of RESOURCE_KINDS) listing[kind].sort(compareCodeUnits);
   return listing;
@@ -45,7 +52,8 @@ async function readWholeSkill(source: SkillSource, id: string): Promise<Skill> {
     source.getLocation?.(id),
   ]);
   const skillFile = location === undefined ? undefined : location.slice(location.lastIndexOf("/") + 1);
-  const isSkillFile = (path: string): boolean => (skillFile === undefined ? path.toLowerCase() === "skill.md" : path === skillFile);
+  const isSkillFile = (path: string): boolean =>
+    skillFile === undefined ? path.toLowerCase() === "skill.md" : path === skillFile;
   const resources = new Map<string, ResourceContent>();
   for (const file of files) if (!isSkillFile(file.path)) resources.set(file.path, await source.readFile(id, file.path));
   // Loaded on first use: the serializer behind Skill stays out of the discovery path (decision 0202).

@@ -23,11 +23,16 @@ describe("suggestClosest", () => {
 
   it("property: a single edit of a long candidate is always found", () => {
     fc.assert(
-      fc.property(fc.constantFrom(...FIELDS.filter((f) => f.length > 4)), fc.nat(), fc.constantFrom("x", "q", "_"), (field, at, char) => {
-        const i = at % field.length;
-        const typo = field.slice(0, i) + char + field.slice(i + 1);
-        if (typo !== field) expect(suggestClosest(typo, FIELDS)).toBe(field);
-      }),
+      fc.property(
+        fc.constantFrom(...FIELDS.filter((f) => f.length > 4)),
+        fc.nat(),
+        fc.constantFrom("x", "q", "_"),
+        (field, at, char) => {
+          const i = at % field.length;
+          const typo = field.slice(0, i) + char + field.slice(i + 1);
+          if (typo !== field) expect(suggestClosest(typo, FIELDS)).toBe(field);
+        },
+      ),
     );
   });
 });

@@ -4,7 +4,6 @@ import type { Frontmatter } from "./skill-data.js";
 // The plain values live in skill-data.ts, which the Skill model imports without reaching back here (no cycle).
 export { RESOURCE_KINDS, type Frontmatter, type FrontmatterValue, type ResourceKind } from "./skill-data.js";
 
-
 /** Regular files directly inside each resource folder, sorted; every key present. */
 export interface ResourceListing {
   references: string[];

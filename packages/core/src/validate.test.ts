@@ -6,16 +6,30 @@ const md = (frontmatter: string, body = "Body.\n") => `---\n${frontmatter}\n---\
 const run = (text: string, profile: ProfileName, dirName?: string) =>
   validateSkillMd(text, { profile, lint: false, ...(dirName !== undefined && { dirName }) });
 const errors = (text: string, profile: ProfileName, dirName?: string) =>
-  run(text, profile, dirName).diagnostics.filter((d) => d.severity === "error").map((d) => d.code);
+  run(text, profile, dirName)
+    .diagnostics.filter((d) => d.severity === "error")
+    .map((d) => d.code);
 const warnings = (text: string, profile: ProfileName, dirName?: string) =>
-  run(text, profile, dirName).diagnostics.filter((d) => d.severity === "warning").map((d) => d.code);
+  run(text, profile, dirName)
+    .diagnostics.filter((d) => d.severity === "warning")
+    .map((d) => d.code);
 
 describe("spec profile: the skills-ref verdict and rule on every input", () => {
   const cases: Array<[string, string, string | undefined, string[]]> = [
     ["valid", "name: pdf-tools\ndescription: Handles PDFs.", "pdf-tools", []],
     ["valid without a directory", "name: pdf-tools\ndescription: d", undefined, []],
-    ["all optional fields", "name: a\ndescription: d\nlicense: MIT\ncompatibility: node 20\nmetadata:\n  k: v\nallowed-tools: Bash(git:*) Read", "a", []],
-    ["unexpected fields, each reported", "name: a\ndescription: d\nversion: 1\nhomepage: x", "a", ["field-unexpected", "field-unexpected"]],
+    [
+      "all optional fields",
+      "name: a\ndescription: d\nlicense: MIT\ncompatibility: node 20\nmetadata:\n  k: v\nallowed-tools: Bash(git:*) Read",
+      "a",
+      [],
+    ],
+    [
+      "unexpected fields, each reported",
+      "name: a\ndescription: d\nversion: 1\nhomepage: x",
+      "a",
+      ["field-unexpected", "field-unexpected"],
+    ],
     ["name and description missing", "license: MIT", "a", ["name-missing", "description-missing"]],
     ["empty name", 'name: ""\ndescription: d', "a", ["name-empty"]],
     ["null-looking empty name", "name:\ndescription: d", "a", ["name-empty"]],
@@ -31,7 +45,12 @@ describe("spec profile: the skills-ref verdict and rule on every input", () => {
     ["trailing hyphen", "name: pdf-\ndescription: d", "pdf-", ["name-hyphen-edge"]],
     ["double hyphen", "name: a--b\ndescription: d", "a--b", ["name-consecutive-hyphens"]],
     ["underscore", "name: a_b\ndescription: d", "a_b", ["name-invalid-chars"]],
-    ["every name rule, in order", "name: -A--b_\ndescription: d", "x", ["name-not-lowercase", "name-hyphen-edge", "name-consecutive-hyphens", "name-invalid-chars", "name-dir-mismatch"]],
+    [
+      "every name rule, in order",
+      "name: -A--b_\ndescription: d",
+      "x",
+      ["name-not-lowercase", "name-hyphen-edge", "name-consecutive-hyphens", "name-invalid-chars", "name-dir-mismatch"],
+    ],
     ["directory mismatch", "name: pdf\ndescription: d", "pdf-tools", ["name-dir-mismatch"]],
     ["Chinese letters", "name: 技能\ndescription: d", "技能", []],
     ["Cyrillic lowercase", "name: мой-навык\ndescription: d", "мой-навык", []],
@@ -39,17 +58,32 @@ describe("spec profile: the skills-ref verdict and rule on every input", () => {
     ["decomposed name matches composed directory", "name: cafe\u0301\ndescription: d", "café", []],
     ["fullwidth letters normalise", "name: ｐｄｆ\ndescription: d", "pdf", []],
     ["surrounding spaces are stripped", "name: ' pdf '\ndescription: d", "pdf", []],
-    ["combining mark that does not compose", "name: \u0915\u093f\ndescription: d", "\u0915\u093f", ["name-invalid-chars"]],
+    [
+      "combining mark that does not compose",
+      "name: \u0915\u093f\ndescription: d",
+      "\u0915\u093f",
+      ["name-invalid-chars"],
+    ],
     ["description of 1024 code points", `name: a\ndescription: ${"😀".repeat(1024)}`, "a", []],
     ["description of 1025", `name: a\ndescription: ${"x".repeat(1025)}`, "a", ["description-too-long"]],
     ["blank description", "name: a\ndescription: ' '", "a", ["description-empty"]],
     ["numeric description is text", "name: a\ndescription: 5", "a", []],
     ["description is a map", "name: a\ndescription:\n  k: v", "a", ["description-not-string"]],
     ["compatibility of 500", `name: a\ndescription: d\ncompatibility: ${"c".repeat(500)}`, "a", []],
-    ["compatibility of 501", `name: a\ndescription: d\ncompatibility: ${"c".repeat(501)}`, "a", ["compatibility-too-long"]],
+    [
+      "compatibility of 501",
+      `name: a\ndescription: d\ncompatibility: ${"c".repeat(501)}`,
+      "a",
+      ["compatibility-too-long"],
+    ],
     ["empty compatibility is allowed", "name: a\ndescription: d\ncompatibility:", "a", []],
     ["compatibility is a list", "name: a\ndescription: d\ncompatibility:\n  - x", "a", ["compatibility-not-string"]],
-    ["errors are collected across fields", `name: Bad_Name\ndescription: ${"x".repeat(1100)}\nextra: 1`, "Bad_Name", ["field-unexpected", "name-not-lowercase", "name-invalid-chars", "description-too-long"]],
+    [
+      "errors are collected across fields",
+      `name: Bad_Name\ndescription: ${"x".repeat(1100)}\nextra: 1`,
+      "Bad_Name",
+      ["field-unexpected", "name-not-lowercase", "name-invalid-chars", "description-too-long"],
+    ],
   ];
   it.each(cases)("%s", (_label, frontmatter, dirName, expected) => {
     expect(errors(md(frontmatter), "spec", dirName)).toEqual(expected);
@@ -87,10 +121,29 @@ describe("spec profile: the skills-ref verdict and rule on every input", () => {
   });
 
   it("points each finding at its key and names the file", () => {
-    const result = validateSkillMd(md("license: MIT\nname: Bad\nextra: x\ndescription: d"), { profile: "spec", lint: false, file: "s/SKILL.md", dirName: "Bad" });
+    const result = validateSkillMd(md("license: MIT\nname: Bad\nextra: x\ndescription: d"), {
+      profile: "spec",
+      lint: false,
+      file: "s/SKILL.md",
+      dirName: "Bad",
+    });
     expect(result.diagnostics).toEqual([
-      { code: "field-unexpected", severity: "error", message: expect.stringContaining("'extra'"), file: "s/SKILL.md", line: 4, column: 1 },
-      { code: "name-not-lowercase", severity: "error", message: expect.stringContaining('"Bad"'), file: "s/SKILL.md", line: 3, column: 1 },
+      {
+        code: "field-unexpected",
+        severity: "error",
+        message: expect.stringContaining("'extra'"),
+        file: "s/SKILL.md",
+        line: 4,
+        column: 1,
+      },
+      {
+        code: "name-not-lowercase",
+        severity: "error",
+        message: expect.stringContaining('"Bad"'),
+        file: "s/SKILL.md",
+        line: 3,
+        column: 1,
+      },
     ]);
     expect(result.valid).toBe(false);
   });
@@ -99,7 +152,9 @@ describe("spec profile: the skills-ref verdict and rule on every input", () => {
 describe("spec name rules agree with Python's Unicode behaviour", () => {
   // Generated by __fixtures__/skills-ref-names.py: skills-ref's name checks evaluated by Python itself
   // (str.strip, NFKC, len in code points, str.lower, str.isalnum) over names mixing scripts, marks and spaces.
-  const cases = JSON.parse(readFileSync(new URL("./__fixtures__/skills-ref-names.json", import.meta.url), "utf8")) as Array<{ name: string; dir: string; problems: string[] }>;
+  const cases = JSON.parse(
+    readFileSync(new URL("./__fixtures__/skills-ref-names.json", import.meta.url), "utf8"),
+  ) as Array<{ name: string; dir: string; problems: string[] }>;
   const codeOf: Record<string, string> = {
     empty: "name-empty",
     "too-long": "name-too-long",
@@ -113,7 +168,9 @@ describe("spec name rules agree with Python's Unicode behaviour", () => {
   it(`gives the same rules, in the same order, on ${cases.length} generated names`, () => {
     expect(cases.length).toBeGreaterThan(500);
     const mismatches = cases.filter(({ name, dir, problems }) => {
-      const found = validateFrontmatter({ name, description: "d" }, { profile: "spec", dirName: dir, lint: false }).map((d) => d.code);
+      const found = validateFrontmatter({ name, description: "d" }, { profile: "spec", dirName: dir, lint: false }).map(
+        (d) => d.code,
+      );
       return JSON.stringify(found) !== JSON.stringify(problems.map((p) => codeOf[p]));
     });
     expect(mismatches).toEqual([]);
@@ -141,7 +198,9 @@ describe("lenient profile (loading)", () => {
   });
 
   it("is the default profile", () => {
-    expect(validateSkillMd(md("description: d"), { lint: false, dirName: "x" }).diagnostics.map((d) => [d.code, d.severity])).toEqual([["name-missing", "warning"]]);
+    expect(
+      validateSkillMd(md("description: d"), { lint: false, dirName: "x" }).diagnostics.map((d) => [d.code, d.severity]),
+    ).toEqual([["name-missing", "warning"]]);
   });
 });
 
@@ -180,12 +239,37 @@ describe("agentscope profile", () => {
 
 describe("key typos", () => {
   it.each([
-    ["spec", "name: a\ndescripton: Does a. Use when asked to do a.", ["field-unexpected", "description-missing"], "unexpected field 'descripton': did you mean 'description'?"],
-    ["lenient", "name: a\ndescripton: Does a. Use when asked to do a.", ["field-typo", "description-missing"], "unknown field 'descripton': did you mean 'description'?"],
-    ["fastgpt", "name: a\ndescription: Does a. Use when asked.\nlicence: MIT", ["field-typo"], "unknown field 'licence': did you mean 'license'?"],
-    ["agentscope", "name: a\ndescription: Does a. Use when asked.\nmetdata:\n  k: v", ["field-typo"], "unknown field 'metdata': did you mean 'metadata'?"],
+    [
+      "spec",
+      "name: a\ndescripton: Does a. Use when asked to do a.",
+      ["field-unexpected", "description-missing"],
+      "unexpected field 'descripton': did you mean 'description'?",
+    ],
+    [
+      "lenient",
+      "name: a\ndescripton: Does a. Use when asked to do a.",
+      ["field-typo", "description-missing"],
+      "unknown field 'descripton': did you mean 'description'?",
+    ],
+    [
+      "fastgpt",
+      "name: a\ndescription: Does a. Use when asked.\nlicence: MIT",
+      ["field-typo"],
+      "unknown field 'licence': did you mean 'license'?",
+    ],
+    [
+      "agentscope",
+      "name: a\ndescription: Does a. Use when asked.\nmetdata:\n  k: v",
+      ["field-typo"],
+      "unknown field 'metdata': did you mean 'metadata'?",
+    ],
     ["lenient", "name: a\ndescription: Does a. Use when asked to do a.\nversion: 2\ntags: x", [], undefined],
-    ["spec", "name: a\ndescription: Does a. Use when asked to do a.\nhomepage: x", ["field-unexpected"], "unexpected field 'homepage': the spec allows only name, description, license, compatibility, metadata, allowed-tools"],
+    [
+      "spec",
+      "name: a\ndescription: Does a. Use when asked to do a.\nhomepage: x",
+      ["field-unexpected"],
+      "unexpected field 'homepage': the spec allows only name, description, license, compatibility, metadata, allowed-tools",
+    ],
   ] as const)("%s: %s", (profile, yaml, codes, message) => {
     const found = validateSkillMd(`---\n${yaml}\n---\nBody.\n`, { profile, dirName: "a", lint: false }).diagnostics;
     expect(found.map((d) => d.code)).toEqual(codes);
@@ -202,45 +286,123 @@ describe("best-practice lint", () => {
     ["a good description", { description: good }, {}, []],
     ["too short", { description: "PDF tools" }, {}, ["description-vague"]],
     ["too short, though it has a trigger", { description: "Use when asked." }, {}, ["description-vague"]],
-    ["no trigger", { description: "A collection of utilities for the portable document format and its many variants." }, {}, ["description-vague"]],
-    ["long for a catalog", { description: `${good} ${"More detail. ".repeat(30)}` }, {}, ["description-long-for-catalog"]],
+    [
+      "no trigger",
+      { description: "A collection of utilities for the portable document format and its many variants." },
+      {},
+      ["description-vague"],
+    ],
+    [
+      "long for a catalog",
+      { description: `${good} ${"More detail. ".repeat(30)}` },
+      {},
+      ["description-long-for-catalog"],
+    ],
     ["angle brackets", { description: `${good} Input <file>.` }, {}, ["description-angle-brackets"]],
     ["body of 501 lines", { description: good }, { body: "line\n".repeat(501) }, ["body-too-long"]],
     ["body of 500 lines", { description: good }, { body: "line\n".repeat(500) }, []],
     ["body of ~5,001 tokens", { description: good }, { body: "x".repeat(20_004) }, ["body-too-many-tokens"]],
-    ["unreferenced resources are not reported by default", { description: good }, { body: "Run scripts/run.sh first.", files: ["SKILL.md", "scripts/run.sh", "references/api.md", "assets/logo.png", "notes.txt"] }, []],
-    ["a referenced file that is missing", { description: good }, { body: "Read references/missing.md first.", files: ["SKILL.md", "references/api.md"] }, ["reference-missing"]],
-    ["a link to a file in another letter case", { description: good }, { body: "See [the forms](FORMS.md).", files: ["SKILL.md", "forms.md"] }, ["reference-case-mismatch"]],
-    ["a bare name in another letter case", { description: good }, { body: "Read FORMS.md when filling forms.", files: ["SKILL.md", "forms.md"] }, ["reference-case-mismatch"]],
-    ["a bare name of no file (prose names many files)", { description: good }, { body: "Update CHANGELOG.md in the user's repository.", files: ["SKILL.md"] }, []],
-    ["patterns and URLs are not files", { description: good }, { body: "Write scripts/<name>.py; see [docs](https://x.org/a.md) and assets/*.png and [top](#usage).", files: ["SKILL.md"] }, []],
-  ] as Array<[string, object, { body?: string; files?: string[] }, string[]]>)("%s", (_label, fm, options, expected) => {
-    expect(lintCodes(fm, options)).toEqual(expected);
-  });
+    [
+      "unreferenced resources are not reported by default",
+      { description: good },
+      {
+        body: "Run scripts/run.sh first.",
+        files: ["SKILL.md", "scripts/run.sh", "references/api.md", "assets/logo.png", "notes.txt"],
+      },
+      [],
+    ],
+    [
+      "a referenced file that is missing",
+      { description: good },
+      { body: "Read references/missing.md first.", files: ["SKILL.md", "references/api.md"] },
+      ["reference-missing"],
+    ],
+    [
+      "a link to a file in another letter case",
+      { description: good },
+      { body: "See [the forms](FORMS.md).", files: ["SKILL.md", "forms.md"] },
+      ["reference-case-mismatch"],
+    ],
+    [
+      "a bare name in another letter case",
+      { description: good },
+      { body: "Read FORMS.md when filling forms.", files: ["SKILL.md", "forms.md"] },
+      ["reference-case-mismatch"],
+    ],
+    [
+      "a bare name of no file (prose names many files)",
+      { description: good },
+      { body: "Update CHANGELOG.md in the user's repository.", files: ["SKILL.md"] },
+      [],
+    ],
+    [
+      "patterns and URLs are not files",
+      { description: good },
+      {
+        body: "Write scripts/<name>.py; see [docs](https://x.org/a.md) and assets/*.png and [top](#usage).",
+        files: ["SKILL.md"],
+      },
+      [],
+    ],
+  ] as Array<[string, object, { body?: string; files?: string[] }, string[]]>)(
+    "%s",
+    (_label, fm, options, expected) => {
+      expect(lintCodes(fm, options)).toEqual(expected);
+    },
+  );
 
   it("lists at most 20 unreferenced resources when asked, then one summary", () => {
     const files = Array.from({ length: 23 }, (_, i) => `references/r${i}.md`);
-    const found = validateFrontmatter({ name: "a", description: good }, { dirName: "a", body: "", files, reportUnreferenced: true });
+    const found = validateFrontmatter(
+      { name: "a", description: good },
+      { dirName: "a", body: "", files, reportUnreferenced: true },
+    );
     expect(found).toHaveLength(21);
     expect(found[20]?.message).toBe("3 more resources are never mentioned");
   });
 
   it("names the unreferenced files (info) when asked, and lint can be switched off", () => {
-    const found = validateFrontmatter({ name: "a", description: good }, { dirName: "a", body: "", files: ["references/api.md"], reportUnreferenced: true });
-    expect(found.map((d) => [d.code, d.severity, d.message.startsWith("references/api.md")])).toEqual([["resource-unreferenced", "info", true]]);
-    expect(validateFrontmatter({ name: "a", description: "x" }, { dirName: "a", lint: false, body: "", files: ["references/api.md"] })).toEqual([]);
+    const found = validateFrontmatter(
+      { name: "a", description: good },
+      { dirName: "a", body: "", files: ["references/api.md"], reportUnreferenced: true },
+    );
+    expect(found.map((d) => [d.code, d.severity, d.message.startsWith("references/api.md")])).toEqual([
+      ["resource-unreferenced", "info", true],
+    ]);
+    expect(
+      validateFrontmatter(
+        { name: "a", description: "x" },
+        { dirName: "a", lint: false, body: "", files: ["references/api.md"] },
+      ),
+    ).toEqual([]);
   });
 
   it("follows references through the Markdown files the body points to", () => {
     const texts: Record<string, string> = {
-      "references/forms.md": "Fill with `scripts/fill.py`; schemas in [the schema](../assets/schema.xsd) and references/missing.xsd.",
+      "references/forms.md":
+        "Fill with `scripts/fill.py`; schemas in [the schema](../assets/schema.xsd) and references/missing.xsd.",
       "references/guide.md": "See [forms](forms.md).",
     };
-    const files = ["SKILL.md", "references/guide.md", "references/forms.md", "scripts/fill.py", "assets/schema.xsd", "assets/unused.png"];
+    const files = [
+      "SKILL.md",
+      "references/guide.md",
+      "references/forms.md",
+      "scripts/fill.py",
+      "assets/schema.xsd",
+      "assets/unused.png",
+    ];
     const read: string[] = [];
     const found = validateFrontmatter(
       { name: "a", description: good },
-      { dirName: "a", file: "skills/a/SKILL.md", body: "Start with references/guide.md.\n", bodyLine: 5, files, reportUnreferenced: true, readText: (p) => (read.push(p), texts[p]) },
+      {
+        dirName: "a",
+        file: "skills/a/SKILL.md",
+        body: "Start with references/guide.md.\n",
+        bodyLine: 5,
+        files,
+        reportUnreferenced: true,
+        readText: (p) => (read.push(p), texts[p]),
+      },
     );
     expect(found.map((d) => [d.code, d.severity, d.file, d.line, d.column])).toEqual([
       ["reference-missing", "error", "skills/a/references/forms.md", 1, 80],
@@ -251,8 +413,13 @@ describe("best-practice lint", () => {
   });
 
   it("points a broken reference in the body at its file line and column", () => {
-    const found = validateFrontmatter({ name: "a", description: good }, { dirName: "a", file: "a/SKILL.md", body: "# A\n\nRun `scripts/go.sh`.\n", bodyLine: 4, files: ["SKILL.md"] });
-    expect(found.map((d) => [d.code, d.line, d.column, d.message])).toEqual([["reference-missing", 6, 6, '"scripts/go.sh" is referenced but the skill has no such file']]);
+    const found = validateFrontmatter(
+      { name: "a", description: good },
+      { dirName: "a", file: "a/SKILL.md", body: "# A\n\nRun `scripts/go.sh`.\n", bodyLine: 4, files: ["SKILL.md"] },
+    );
+    expect(found.map((d) => [d.code, d.line, d.column, d.message])).toEqual([
+      ["reference-missing", 6, 6, '"scripts/go.sh" is referenced but the skill has no such file'],
+    ]);
   });
 
   it("runs through validateSkillMd at the description's line", () => {

@@ -3,7 +3,14 @@ import type { Frontmatter } from "./types.js";
 import { parseSkillMd, type ParseOptions, type ParsedSkillMd } from "./parse.js";
 import { lintSkill, type LintLimits } from "./lint.js";
 import { metadataKeyLines, readDeclaration } from "./declaration.js";
-import { agentscopeRules, fastgptRules, lenientRules, makeContext, specRules, type ProfileRules } from "./format/profiles.js";
+import {
+  agentscopeRules,
+  fastgptRules,
+  lenientRules,
+  makeContext,
+  specRules,
+  type ProfileRules,
+} from "./format/profiles.js";
 
 /** Named rule sets. `lenient` is the default for loading. */
 export type ProfileName = "spec" | "lenient" | "fastgpt" | "agentscope";
@@ -55,7 +62,10 @@ const PROFILES: Readonly<Record<ProfileName, ProfileRules>> = {
 export function validateFrontmatter(frontmatter: Frontmatter, options: ValidateOptions = {}): Diagnostic[] {
   const profile = options.profile ?? "lenient";
   const rules = PROFILES[profile];
-  if (rules === undefined) throw new TypeError(`unknown validation profile ${JSON.stringify(profile)}; use one of ${PROFILE_NAMES.join(", ")}`);
+  if (rules === undefined)
+    throw new TypeError(
+      `unknown validation profile ${JSON.stringify(profile)}; use one of ${PROFILE_NAMES.join(", ")}`,
+    );
   const out: Diagnostic[] = [];
   rules(makeContext(frontmatter, options, out));
   declarationRules(frontmatter, options, out);
@@ -81,7 +91,10 @@ export function validateFrontmatter(frontmatter: Frontmatter, options: ValidateO
  * Parses and validates one SKILL.md. Structural problems (no frontmatter, unclosed, invalid YAML, not a mapping)
  * stop before the field rules, as in skills-ref; field findings are all collected.
  */
-export function validateSkillMd(input: string | Uint8Array, options: ValidateOptions & ParseOptions = {}): ValidationResult {
+export function validateSkillMd(
+  input: string | Uint8Array,
+  options: ValidateOptions & ParseOptions = {},
+): ValidationResult {
   const profile = options.profile ?? "lenient";
   const parsed = parseSkillMd(input, options);
   const diagnostics = parsed.diagnostics.map((d) => adjustForProfile(d, profile));
@@ -138,7 +151,10 @@ function declarationRules(frontmatter: Frontmatter, options: ValidateOptions, ou
   }
 }
 
-function metadataLinesOf(input: string | Uint8Array, parsed: ParsedSkillMd): Map<string, { line: number; column: number }> | undefined {
+function metadataLinesOf(
+  input: string | Uint8Array,
+  parsed: ParsedSkillMd,
+): Map<string, { line: number; column: number }> | undefined {
   const at = parsed.positions.get("metadata");
   if (at === undefined) return undefined;
   const text = typeof input === "string" ? input : new TextDecoder().decode(input);

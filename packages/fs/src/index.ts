@@ -1,7 +1,11 @@
 // `@skillport/fs`, the one door: skills on a local disk (src/skills/: SkillDirectory, the source and provider, locators,
 // the head reader, metadata, repository, roots, watch) over the Node floor (src/floor/, below).
 export { LocalFileSystemSkillProvider, type LocalFileSystemProviderOptions } from "./skills/provider.js";
-export { SkillDirectorySource, DEFAULT_HEAD_CHUNK_BYTES, type SkillDirectorySourceOptions } from "./skills/skill-source.js";
+export {
+  SkillDirectorySource,
+  DEFAULT_HEAD_CHUNK_BYTES,
+  type SkillDirectorySourceOptions,
+} from "./skills/skill-source.js";
 export {
   SkillDirectory,
   DEFAULT_MAX_LIST_FILES,
@@ -46,7 +50,14 @@ export {
 export { isInside, resolveConfined, type ResolveConfinedOptions } from "./floor/confine.js";
 export { randomHex, siblingTemp, swapIntoPlace, tempName, writeFileAtomic } from "./floor/atomic.js";
 export { errorCode, isMissing } from "./floor/errno.js";
-export { MAX_REMOVE_DEPTH, openPinnedDir, PinnedDir, removePinnedTree, type FileOwner, type OpenDirOptions } from "./floor/dir-fd.js";
+export {
+  MAX_REMOVE_DEPTH,
+  openPinnedDir,
+  PinnedDir,
+  removePinnedTree,
+  type FileOwner,
+  type OpenDirOptions,
+} from "./floor/dir-fd.js";
 export {
   walkTree,
   DEFAULT_WALK_MAX_DEPTH,

@@ -50,10 +50,12 @@ const RULES: readonly Rule[] = [
     pattern: /\b(?:readdir|readdirSync|opendir|opendirSync)\s*\(/,
     home: ["fs/src/floor/dir-entries.ts"],
     allowed: {
-      "fs/src/floor/dir-fd.ts": "one level at a time: removing a sandbox-writable tree through pinned descriptors (the walker lists by path)",
+      "fs/src/floor/dir-fd.ts":
+        "one level at a time: removing a sandbox-writable tree through pinned descriptors (the walker lists by path)",
       "runtime/src/workspace.ts": "one level: the version folders under projects/ (owned by the workspace work)",
       "remote/src/test-support/cache.ts": "test support: lists a cache folder so tests can assert on what it holds",
-      "sandbox/src/etc-snapshot.ts": "one level: the entries of an /etc snapshot checked before use, and old snapshots in the state folder",
+      "sandbox/src/etc-snapshot.ts":
+        "one level: the entries of an /etc snapshot checked before use, and old snapshots in the state folder",
       "sandbox/src/cgroups.ts": "one level: stale cgroups left by killed runs",
       "agent/src/code-exec/file-tools.ts": "one level: the model's list_directory tool lists one folder it opened",
       "pack/src/unpack.ts": "one level: whether a target folder is empty",
@@ -87,7 +89,8 @@ const RULES: readonly Rule[] = [
     pattern: /class\s+\w+\s+extends\s+(?:Error|TypeError|RangeError)\b/,
     home: ["core/src/errors.ts"],
     allowed: {
-      "plugin-host/src/host/worker/main.ts": "inside the sandboxed worker, never seen by callers: carries a worker error code to the host protocol",
+      "plugin-host/src/host/worker/main.ts":
+        "inside the sandboxed worker, never seen by callers: carries a worker error code to the host protocol",
       "plugin-host/src/host/services.ts": "private control flow, turned into a structured invoke failure on the spot",
       "testing/src/check.ts": "a failed conformance assertion is a test failure, not a Skillport error",
     },
@@ -112,7 +115,8 @@ const RULES: readonly Rule[] = [
     home: ["fs/src/atomic.ts"],
     allowed: {
       "install/src/place.ts": "a thin wrapper: swapIntoPlace through a pinned folder, then removeTree of the aside",
-      "plugin-host/src/toolchain/build.ts": "a thin wrapper: marks the build ready, swapIntoPlace, then removes the aside",
+      "plugin-host/src/toolchain/build.ts":
+        "a thin wrapper: marks the build ready, swapIntoPlace, then removes the aside",
     },
   },
   {

@@ -37,42 +37,95 @@ export const CANONICAL_DIR = ".agents/skills";
 // Since their commit 82dd76b (2026-02-14) Antigravity, Cline and Cursor moved to `.agents/skills` in a project.
 const VERCEL = "skills@1.5.18 (npm), vercel-labs/skills src/agents.ts";
 
-type Row = [id: string, displayName: string, projectDir: string, globalDir: (e: AgentEnvironment) => string, markers: (e: AgentEnvironment) => string[]];
+type Row = [
+  id: string,
+  displayName: string,
+  projectDir: string,
+  globalDir: (e: AgentEnvironment) => string,
+  markers: (e: AgentEnvironment) => string[],
+];
 
-const home = (...p: string[]) => (e: AgentEnvironment) => path.join(e.home, ...p);
-const homes = (...dirs: string[]) => (e: AgentEnvironment) => dirs.map((d) => path.join(e.home, d));
+const home =
+  (...p: string[]) =>
+  (e: AgentEnvironment) =>
+    path.join(e.home, ...p);
+const homes =
+  (...dirs: string[]) =>
+  (e: AgentEnvironment) =>
+    dirs.map((d) => path.join(e.home, d));
 
 const ROWS: readonly Row[] = [
-  ["amp", "Amp", CANONICAL_DIR, (e) => path.join(e.configHome, "agents/skills"), (e) => [path.join(e.configHome, "amp")]],
+  [
+    "amp",
+    "Amp",
+    CANONICAL_DIR,
+    (e) => path.join(e.configHome, "agents/skills"),
+    (e) => [path.join(e.configHome, "amp")],
+  ],
   ["antigravity", "Antigravity", CANONICAL_DIR, home(".gemini/antigravity/skills"), homes(".gemini/antigravity")],
   ["augment", "Augment", ".augment/skills", home(".augment/skills"), homes(".augment")],
   ["claude-code", "Claude Code", ".claude/skills", (e) => path.join(e.claudeHome, "skills"), (e) => [e.claudeHome]],
   ["cline", "Cline", CANONICAL_DIR, home(".agents/skills"), homes(".cline")],
   ["codex", "Codex", CANONICAL_DIR, (e) => path.join(e.codexHome, "skills"), (e) => [e.codexHome, "/etc/codex"]],
-  ["continue", "Continue", ".continue/skills", home(".continue/skills"), (e) => [path.join(e.cwd, ".continue"), path.join(e.home, ".continue")]],
+  [
+    "continue",
+    "Continue",
+    ".continue/skills",
+    home(".continue/skills"),
+    (e) => [path.join(e.cwd, ".continue"), path.join(e.home, ".continue")],
+  ],
   ["crush", "Crush", ".crush/skills", home(".config/crush/skills"), homes(".config/crush")],
   ["cursor", "Cursor", CANONICAL_DIR, home(".cursor/skills"), homes(".cursor")],
   ["droid", "Factory Droid", ".factory/skills", home(".factory/skills"), homes(".factory")],
   ["gemini-cli", "Gemini CLI", CANONICAL_DIR, home(".gemini/skills"), homes(".gemini")],
-  ["github-copilot", "GitHub Copilot", CANONICAL_DIR, home(".copilot/skills"), (e) => [path.join(e.cwd, ".github"), path.join(e.home, ".copilot")]],
-  ["goose", "Goose", ".goose/skills", (e) => path.join(e.configHome, "goose/skills"), (e) => [path.join(e.configHome, "goose")]],
+  [
+    "github-copilot",
+    "GitHub Copilot",
+    CANONICAL_DIR,
+    home(".copilot/skills"),
+    (e) => [path.join(e.cwd, ".github"), path.join(e.home, ".copilot")],
+  ],
+  [
+    "goose",
+    "Goose",
+    ".goose/skills",
+    (e) => path.join(e.configHome, "goose/skills"),
+    (e) => [path.join(e.configHome, "goose")],
+  ],
   ["junie", "Junie", ".junie/skills", home(".junie/skills"), homes(".junie")],
   ["kilo", "Kilo Code", ".kilocode/skills", home(".kilocode/skills"), homes(".kilocode")],
   ["kiro-cli", "Kiro CLI", ".kiro/skills", home(".kiro/skills"), homes(".kiro")],
-  ["opencode", "OpenCode", CANONICAL_DIR, (e) => path.join(e.configHome, "opencode/skills"), (e) => [path.join(e.configHome, "opencode")]],
+  [
+    "opencode",
+    "OpenCode",
+    CANONICAL_DIR,
+    (e) => path.join(e.configHome, "opencode/skills"),
+    (e) => [path.join(e.configHome, "opencode")],
+  ],
   ["openhands", "OpenHands", ".openhands/skills", home(".openhands/skills"), homes(".openhands")],
   ["qwen-code", "Qwen Code", ".qwen/skills", home(".qwen/skills"), homes(".qwen")],
   ["roo", "Roo Code", ".roo/skills", home(".roo/skills"), homes(".roo")],
   ["trae", "Trae", ".trae/skills", home(".trae/skills"), homes(".trae")],
   ["windsurf", "Windsurf", ".windsurf/skills", home(".codeium/windsurf/skills"), homes(".codeium/windsurf")],
-  ["codebuddy", "CodeBuddy", ".codebuddy/skills", home(".codebuddy/skills"), (e) => [path.join(e.cwd, ".codebuddy"), path.join(e.home, ".codebuddy")]],
+  [
+    "codebuddy",
+    "CodeBuddy",
+    ".codebuddy/skills",
+    home(".codebuddy/skills"),
+    (e) => [path.join(e.cwd, ".codebuddy"), path.join(e.home, ".codebuddy")],
+  ],
   ["qoder", "Qoder", ".qoder/skills", home(".qoder/skills"), homes(".qoder")],
 ];
 
 /** The agents table, sorted by id. */
-export const AGENTS: readonly AgentSpec[] = ROWS.map(([id, displayName, projectDir, globalDir, markers]) => ({ id, displayName, projectDir, globalDir, markers, source: VERCEL })).sort(
-  (a, b) => (a.id < b.id ? -1 : 1),
-);
+export const AGENTS: readonly AgentSpec[] = ROWS.map(([id, displayName, projectDir, globalDir, markers]) => ({
+  id,
+  displayName,
+  projectDir,
+  globalDir,
+  markers,
+  source: VERCEL,
+})).sort((a, b) => (a.id < b.id ? -1 : 1));
 
 /** The agent with this id, or undefined. */
 export function findAgent(id: string): AgentSpec | undefined {
@@ -108,8 +161,20 @@ export function canonicalSkillsDir(env: AgentEnvironment, global: boolean): stri
 }
 
 // The settings a global folder is read from, by name, and the default each takes when unset.
-const SYMBOLIC: AgentEnvironment = { home: "~", cwd: ".", configHome: "$XDG_CONFIG_HOME", codexHome: "$CODEX_HOME", claudeHome: "$CLAUDE_CONFIG_DIR" };
-const DEFAULTED: AgentEnvironment = { home: "~", cwd: ".", configHome: "~/.config", codexHome: "~/.codex", claudeHome: "~/.claude" };
+const SYMBOLIC: AgentEnvironment = {
+  home: "~",
+  cwd: ".",
+  configHome: "$XDG_CONFIG_HOME",
+  codexHome: "$CODEX_HOME",
+  claudeHome: "$CLAUDE_CONFIG_DIR",
+};
+const DEFAULTED: AgentEnvironment = {
+  home: "~",
+  cwd: ".",
+  configHome: "~/.config",
+  codexHome: "~/.codex",
+  claudeHome: "~/.claude",
+};
 
 /**
  * The agents table as Markdown (id, agent, project folder, global folder): generated into the README and

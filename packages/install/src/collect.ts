@@ -21,18 +21,27 @@ export async function collectSkill(provider: SkillProvider, id: string): Promise
   const listed = await provider.listFiles(id);
   const files: SkillFileBytes[] = [];
   for (const file of listed) {
-    if (!isSafeResourcePath(file.path) && file.path !== "SKILL.md") throw new InstallError(`${id}: unsafe file path ${JSON.stringify(file.path)}`, "INSTALL_REFUSED");
+    if (!isSafeResourcePath(file.path) && file.path !== "SKILL.md")
+      throw new InstallError(`${id}: unsafe file path ${JSON.stringify(file.path)}`, "INSTALL_REFUSED");
     files.push({ path: file.path, bytes: await provider.readFile(id, file.path) });
   }
   const skillMd = files.find((f) => f.path === "SKILL.md");
   if (!skillMd) throw new InstallError(`${id}: no SKILL.md`, "INSTALL_REFUSED");
   const folder = id.split("/").pop() ?? id;
-  const result = validateSkillMd(skillMd.bytes, { profile: "spec", dirName: folder, file: `${id}/SKILL.md`, lint: false });
+  const result = validateSkillMd(skillMd.bytes, {
+    profile: "spec",
+    dirName: folder,
+    file: `${id}/SKILL.md`,
+    lint: false,
+  });
   const firstError = result.diagnostics.find((d) => d.severity === "error");
   const name = result.parsed.frontmatter?.name;
   if (!result.valid || typeof name !== "string" || !isSafeSkillId(name)) {
     const where = firstError?.line !== undefined ? `:${firstError.line}` : "";
-    throw new InstallError(`${id}/SKILL.md${where}: ${firstError?.message ?? "no valid name"} (nothing was installed)`, "INSTALL_REFUSED");
+    throw new InstallError(
+      `${id}/SKILL.md${where}: ${firstError?.message ?? "no valid name"} (nothing was installed)`,
+      "INSTALL_REFUSED",
+    );
   }
   const description = result.parsed.frontmatter?.description;
   return { id, name, description: typeof description === "string" ? description : "", files };

@@ -24,7 +24,8 @@ export function computedHash(files: readonly SkillFileBytes[]): string {
 /** sha256 of each file, by path (sorted), for the sidecar's per-file record. */
 export function fileDigests(files: readonly SkillFileBytes[]): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const f of [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) out[f.path] = sha256(f.bytes);
+  for (const f of [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)))
+    out[f.path] = sha256(f.bytes);
   return out;
 }
 
@@ -33,10 +34,15 @@ export function sha256(data: string | Uint8Array): string {
 }
 
 /** What changed between a recorded per-file digest map and new files: paths added, removed and modified (sorted). */
-export function changedFiles(before: Readonly<Record<string, string>>, files: readonly SkillFileBytes[]): { added: string[]; removed: string[]; modified: string[] } {
+export function changedFiles(
+  before: Readonly<Record<string, string>>,
+  files: readonly SkillFileBytes[],
+): { added: string[]; removed: string[]; modified: string[] } {
   const after = fileDigests(files);
   const added = Object.keys(after).filter((p) => !(p in before));
-  const removed = Object.keys(before).filter((p) => !(p in after)).sort();
+  const removed = Object.keys(before)
+    .filter((p) => !(p in after))
+    .sort();
   const modified = Object.keys(after).filter((p) => p in before && before[p] !== after[p]);
   return { added, removed, modified };
 }

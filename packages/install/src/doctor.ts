@@ -10,7 +10,8 @@ import { openTarget, removeEntry, writeFolder, writeLink } from "./place.js";
  * What `skillport doctor` finds (decision 0352): the lockfile against the disk, for the canonical copies and for
  * each agent's folder.
  */
-export type DoctorCode = "missing" | "modified" | "extra" | "missing-link" | "broken-link" | "not-ours" | "modified-copy" | "shadowed";
+export type DoctorCode =
+  "missing" | "modified" | "extra" | "missing-link" | "broken-link" | "not-ours" | "modified-copy" | "shadowed";
 
 export interface DoctorFinding {
   code: DoctorCode;
@@ -92,7 +93,14 @@ function lockedSkill(scope: Scope, name: string): DoctorFinding[] {
   const folder = path.join(scope.canonical, name);
   const present = fs.lstatSync(folder, { throwIfNoEntry: false })?.isDirectory() === true;
   if (!present) {
-    out.push({ code: "missing", skill: name, path: shown(scope, folder), message: `${name} is in skills-lock.json but ${shown(scope, folder)} is missing`, fix: "doctor --fix (or skillport install) restores the locked bytes", fixable: true });
+    out.push({
+      code: "missing",
+      skill: name,
+      path: shown(scope, folder),
+      message: `${name} is in skills-lock.json but ${shown(scope, folder)} is missing`,
+      fix: "doctor --fix (or skillport install) restores the locked bytes",
+      fixable: true,
+    });
   } else if (entry !== undefined && computedHash(readFolder(folder)) !== entry.computedHash) {
     out.push({
       code: "modified",
@@ -112,16 +120,49 @@ function lockedSkill(scope: Scope, name: string): DoctorFinding[] {
     const st = fs.lstatSync(place, { throwIfNoEntry: false });
     const target = linkTarget(place);
     if (st === undefined) {
-      out.push({ code: "missing-link", skill: name, agent: id, path: where, message: `${agent.displayName} will not see ${name}: ${where} is missing`, fix: `doctor --fix puts the ${how} back`, fixable: true });
+      out.push({
+        code: "missing-link",
+        skill: name,
+        agent: id,
+        path: where,
+        message: `${agent.displayName} will not see ${name}: ${where} is missing`,
+        fix: `doctor --fix puts the ${how} back`,
+        fixable: true,
+      });
     } else if (target !== undefined && target === folder) {
-      if (!present) out.push({ code: "broken-link", skill: name, agent: id, path: where, message: `${where} links to the missing ${shown(scope, folder)}`, fix: "doctor --fix restores the canonical copy the link points at", fixable: true });
+      if (!present)
+        out.push({
+          code: "broken-link",
+          skill: name,
+          agent: id,
+          path: where,
+          message: `${where} links to the missing ${shown(scope, folder)}`,
+          fix: "doctor --fix restores the canonical copy the link points at",
+          fixable: true,
+        });
     } else if (how === "copy" && target === undefined && st.isDirectory() && scope.lock.skills[name] !== undefined) {
       if (computedHash(readFolder(place)) !== scope.lock.skills[name]?.computedHash) {
-        out.push({ code: "modified-copy", skill: name, agent: id, path: where, message: `${agent.displayName}'s copy ${where} differs from skills-lock.json`, fix: "skillport install writes the locked copy back (the edits are lost)", fixable: false });
+        out.push({
+          code: "modified-copy",
+          skill: name,
+          agent: id,
+          path: where,
+          message: `${agent.displayName}'s copy ${where} differs from skills-lock.json`,
+          fix: "skillport install writes the locked copy back (the edits are lost)",
+          fixable: false,
+        });
       }
     } else {
       const what = target !== undefined ? `a link to ${shown(scope, target)}` : "a folder skillport did not write";
-      out.push({ code: "not-ours", skill: name, agent: id, path: where, message: `${agent.displayName} loads ${what} at ${where}, not the installed ${name}`, fix: `remove ${where}, then doctor --fix links it again`, fixable: false });
+      out.push({
+        code: "not-ours",
+        skill: name,
+        agent: id,
+        path: where,
+        message: `${agent.displayName} loads ${what} at ${where}, not the installed ${name}`,
+        fix: `remove ${where}, then doctor --fix links it again`,
+        fixable: false,
+      });
     }
   }
   if (!scope.global) out.push(...shadowing(scope, name, Object.keys(recorded)));
@@ -132,7 +173,9 @@ function lockedSkill(scope: Scope, name: string): DoctorFinding[] {
 function shadowing(scope: Scope, name: string, agentIds: readonly string[]): DoctorFinding[] {
   const out: DoctorFinding[] = [];
   // The recorded agents, and those reading the canonical folder directly (they need no link, so none is recorded).
-  const readers = AGENTS.filter((a) => path.resolve(agentSkillsDir(a, scope.env, false)) === path.resolve(scope.canonical)).map((a) => a.id);
+  const readers = AGENTS.filter(
+    (a) => path.resolve(agentSkillsDir(a, scope.env, false)) === path.resolve(scope.canonical),
+  ).map((a) => a.id);
   for (const id of [...new Set([...agentIds, ...readers])].sort()) {
     const agent = findAgent(id);
     if (agent === undefined) continue;
@@ -156,7 +199,12 @@ function shadowing(scope: Scope, name: string, agentIds: readonly string[]): Doc
  * against the lock), then missing and broken links or copies of locked skills, then dangling links of ours to skills
  * no longer locked. Returns the findings it repaired.
  */
-export async function repairInstalls(env: AgentEnvironment, global: boolean, findings: readonly DoctorFinding[], fetchVerified: (name: string) => Promise<SkillFileBytes[]>): Promise<DoctorFinding[]> {
+export async function repairInstalls(
+  env: AgentEnvironment,
+  global: boolean,
+  findings: readonly DoctorFinding[],
+  fetchVerified: (name: string) => Promise<SkillFileBytes[]>,
+): Promise<DoctorFinding[]> {
   const scope = await scopeOf(env, global);
   const fixed: DoctorFinding[] = [];
   for (const f of findings) {
@@ -169,7 +217,8 @@ export async function repairInstalls(env: AgentEnvironment, global: boolean, fin
       const agent = findAgent(f.agent);
       if (agent === undefined || !fs.existsSync(folder)) continue;
       const agentDir = agentSkillsDir(agent, scope.env, scope.global);
-      if (scope.sidecar[f.skill]?.agents[f.agent] === "copy") withDir(scope, agentDir, (dir) => writeFolder(dir, f.skill, readFolder(folder)));
+      if (scope.sidecar[f.skill]?.agents[f.agent] === "copy")
+        withDir(scope, agentDir, (dir) => writeFolder(dir, f.skill, readFolder(folder)));
       else withDir(scope, agentDir, (dir) => writeLink(dir, f.skill, path.relative(agentDir, folder)));
     } else if (f.code === "broken-link") {
       const place = path.resolve(scope.base, f.path);

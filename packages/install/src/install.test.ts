@@ -25,7 +25,28 @@ describe("agents table", () => {
     const ids = AGENTS.map((a) => a.id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.length).toBeGreaterThanOrEqual(20);
-    for (const id of ["claude-code", "codex", "cursor", "github-copilot", "gemini-cli", "opencode", "windsurf", "cline", "roo", "goose", "amp", "kiro-cli", "junie", "qwen-code", "trae", "continue", "augment", "crush", "openhands", "droid"]) {
+    for (const id of [
+      "claude-code",
+      "codex",
+      "cursor",
+      "github-copilot",
+      "gemini-cli",
+      "opencode",
+      "windsurf",
+      "cline",
+      "roo",
+      "goose",
+      "amp",
+      "kiro-cli",
+      "junie",
+      "qwen-code",
+      "trae",
+      "continue",
+      "augment",
+      "crush",
+      "openhands",
+      "droid",
+    ]) {
       expect(ids).toContain(id);
     }
     for (const a of AGENTS) {
@@ -56,20 +77,37 @@ describe("computedHash (Vercel's skills-lock.json digest)", () => {
         const [first, ...rest] = files;
         if (first === undefined) return;
         expect(computedHash([{ path: `${first.path}x`, bytes: first.bytes }, ...rest])).not.toBe(computedHash(files));
-        expect(computedHash([{ path: first.path, bytes: bytes(`${new TextDecoder().decode(first.bytes)}!`) }, ...rest])).not.toBe(computedHash(files));
+        expect(
+          computedHash([{ path: first.path, bytes: bytes(`${new TextDecoder().decode(first.bytes)}!`) }, ...rest]),
+        ).not.toBe(computedHash(files));
       }),
     );
   });
 
   it("skips .git and node_modules folders, as the skills CLI does", () => {
     const base = [{ path: "SKILL.md", bytes: bytes("x") }];
-    expect(computedHash([...base, { path: ".git/HEAD", bytes: bytes("y") }, { path: "a/node_modules/p.js", bytes: bytes("z") }])).toBe(computedHash(base));
+    expect(
+      computedHash([
+        ...base,
+        { path: ".git/HEAD", bytes: bytes("y") },
+        { path: "a/node_modules/p.js", bytes: bytes("z") },
+      ]),
+    ).toBe(computedHash(base));
   });
 });
 
 describe("skills-lock.json", () => {
   it("keeps fields it does not know, sorts skills by name and ends with a newline", async () => {
-    writeFileSync(path.join(dir, LOCK_FILE), JSON.stringify({ version: 1, skills: { zed: { source: "a/b", sourceType: "github", computedHash: "1", extra: [1] }, abc: { source: "./x", sourceType: "local", computedHash: "2" } } }));
+    writeFileSync(
+      path.join(dir, LOCK_FILE),
+      JSON.stringify({
+        version: 1,
+        skills: {
+          zed: { source: "a/b", sourceType: "github", computedHash: "1", extra: [1] },
+          abc: { source: "./x", sourceType: "local", computedHash: "2" },
+        },
+      }),
+    );
     const { lock } = await readLock(dir);
     await writeLock(dir, lock);
     const text = readFileSync(path.join(dir, LOCK_FILE), "utf8");
@@ -81,9 +119,21 @@ describe("skills-lock.json", () => {
   it.each([
     ["not JSON", "{", /^skills-lock\.json: not valid JSON/],
     ["no skills map", '{"version":1}', /^skills-lock\.json: not a skills lockfile/],
-    ["a name that climbs out of the skills folder", '{"version":1,"skills":{"../../evil":{"source":"x","sourceType":"local","computedHash":"1"}}}', /^skills-lock\.json: "\.\.\/\.\.\/evil" is not a skill name$/],
-    ["a name with a folder in it", '{"version":1,"skills":{"a/b":{"source":"x","sourceType":"local","computedHash":"1"}}}', /^skills-lock\.json: "a\/b" is not a skill name$/],
-    ["an entry without computedHash", '{"version":1,"skills":{"a":{"source":"x","sourceType":"local"}}}', /^skills-lock\.json: skill "a" needs string source, sourceType and computedHash$/],
+    [
+      "a name that climbs out of the skills folder",
+      '{"version":1,"skills":{"../../evil":{"source":"x","sourceType":"local","computedHash":"1"}}}',
+      /^skills-lock\.json: "\.\.\/\.\.\/evil" is not a skill name$/,
+    ],
+    [
+      "a name with a folder in it",
+      '{"version":1,"skills":{"a/b":{"source":"x","sourceType":"local","computedHash":"1"}}}',
+      /^skills-lock\.json: "a\/b" is not a skill name$/,
+    ],
+    [
+      "an entry without computedHash",
+      '{"version":1,"skills":{"a":{"source":"x","sourceType":"local"}}}',
+      /^skills-lock\.json: skill "a" needs string source, sourceType and computedHash$/,
+    ],
   ])("refuses %s with one line naming the file", async (_what, text, message) => {
     writeFileSync(path.join(dir, LOCK_FILE), text);
     const error = await readLock(dir).catch((e: unknown) => e);
@@ -93,8 +143,23 @@ describe("skills-lock.json", () => {
   });
 
   it("drops sidecar entries whose computedHash no longer matches the lock (another tool rewrote it)", async () => {
-    writeFileSync(path.join(dir, "skillport-lock.json"), JSON.stringify({ version: 1, skills: { a: { computedHash: "old", files: {}, agents: {} }, b: { computedHash: "same", files: {}, agents: {} } } }));
-    const lock = { version: 1, skills: { a: { source: "x", sourceType: "local", computedHash: "new" }, b: { source: "x", sourceType: "local", computedHash: "same" } } };
+    writeFileSync(
+      path.join(dir, "skillport-lock.json"),
+      JSON.stringify({
+        version: 1,
+        skills: {
+          a: { computedHash: "old", files: {}, agents: {} },
+          b: { computedHash: "same", files: {}, agents: {} },
+        },
+      }),
+    );
+    const lock = {
+      version: 1,
+      skills: {
+        a: { source: "x", sourceType: "local", computedHash: "new" },
+        b: { source: "x", sourceType: "local", computedHash: "same" },
+      },
+    };
     expect(Object.keys(await readSidecar(dir, lock))).toEqual(["b"]);
   });
 });
@@ -104,11 +169,19 @@ describe("writeFolder (atomic skill folder)", () => {
     const parent = openTarget(dir, path.join(dir, ".agents/skills"));
     try {
       writeFolder(parent, "s", [{ path: "SKILL.md", bytes: bytes("old") }]);
-      expect(() => writeFolder(parent, "s", [{ path: "SKILL.md", bytes: bytes("new") }, { path: "../escape", bytes: bytes("x") }])).toThrow();
+      expect(() =>
+        writeFolder(parent, "s", [
+          { path: "SKILL.md", bytes: bytes("new") },
+          { path: "../escape", bytes: bytes("x") },
+        ]),
+      ).toThrow();
       expect(readFileSync(path.join(dir, ".agents/skills/s/SKILL.md"), "utf8")).toBe("old");
       expect(readdirSync(path.join(dir, ".agents/skills"))).toEqual(["s"]);
       expect(existsSync(path.join(dir, ".agents/escape"))).toBe(false);
-      writeFolder(parent, "s", [{ path: "SKILL.md", bytes: bytes("new") }, { path: "a/b/c.txt", bytes: bytes("c") }]);
+      writeFolder(parent, "s", [
+        { path: "SKILL.md", bytes: bytes("new") },
+        { path: "a/b/c.txt", bytes: bytes("c") },
+      ]);
       expect(readFileSync(path.join(dir, ".agents/skills/s/a/b/c.txt"), "utf8")).toBe("c");
       expect(readdirSync(path.join(dir, ".agents/skills"))).toEqual(["s"]);
     } finally {
@@ -120,9 +193,16 @@ describe("writeFolder (atomic skill folder)", () => {
 describe("installSkills", () => {
   it("the audit seam runs after validation and before the first write: a refusal writes nothing", async () => {
     const env = agentEnvironment({ HOME: path.join(dir, "home") }, dir);
-    const skill = { name: "s", files: [{ path: "SKILL.md", bytes: bytes("x") }], origin: { source: "./x", sourceType: "local" } };
+    const skill = {
+      name: "s",
+      files: [{ path: "SKILL.md", bytes: bytes("x") }],
+      origin: { source: "./x", sourceType: "local" },
+    };
     const target = { env, global: false, agents: AGENTS.filter((a) => a.id === "roo"), copy: false, force: false };
-    const refused = installSkills([skill], { ...target, auditGate: () => Promise.reject(new InstallError("s: verdict malicious", "INSTALL_REFUSED")) });
+    const refused = installSkills([skill], {
+      ...target,
+      auditGate: () => Promise.reject(new InstallError("s: verdict malicious", "INSTALL_REFUSED")),
+    });
     await expect(refused).rejects.toThrow("s: verdict malicious");
     expect(readdirSync(dir)).toEqual([]);
     const [installed] = await installSkills([skill], target);
@@ -134,9 +214,20 @@ describe("installSkills", () => {
     const env = agentEnvironment({ HOME: path.join(dir, "home") }, dir);
     const files = [{ path: "SKILL.md", bytes: bytes("x") }];
     const hash = computedHash(files);
-    const record = { verdict: "warn", accepted: { verdict: "warn", by: "--yes", computedHash: hash }, inventory: ["domain example.com"] };
+    const record = {
+      verdict: "warn",
+      accepted: { verdict: "warn", by: "--yes", computedHash: hash },
+      inventory: ["domain example.com"],
+    };
     const skill = { name: "s", files, origin: { source: "./x", sourceType: "local" } };
-    await installSkills([skill], { env, global: false, agents: [], copy: false, force: false, auditGate: () => Promise.resolve({ s: record }) });
+    await installSkills([skill], {
+      env,
+      global: false,
+      agents: [],
+      copy: false,
+      force: false,
+      auditGate: () => Promise.resolve({ s: record }),
+    });
     const { lock } = await readLock(dir);
     expect((await readSidecar(dir, lock)).s?.audit).toEqual(record);
     const file = path.join(dir, "skillport-lock.json");

@@ -5,7 +5,16 @@ import { errorCode, readDirectorySync, walkTree } from "@skillport/fs";
 import { agentSkillsDir, AGENTS, canonicalSkillsDir, type AgentEnvironment, type AgentSpec } from "./agents.js";
 import { computedHash, fileDigests, type SkillFileBytes } from "./digest.js";
 import { InstallError } from "./errors.js";
-import { readLock, readSidecar, writeLock, writeSidecar, type AuditRecord, type LockEntry, type LockFile, type SidecarEntry } from "./lock.js";
+import {
+  readLock,
+  readSidecar,
+  writeLock,
+  writeSidecar,
+  type AuditRecord,
+  type LockEntry,
+  type LockFile,
+  type SidecarEntry,
+} from "./lock.js";
 import { entryKind, openTarget, removeEntry, writeFolder, writeLink } from "./place.js";
 
 /** Where a skill came from, as the lock records it. */
@@ -54,7 +63,10 @@ export interface InstalledSkill {
  * Installs every skill or none: all refusals (a folder it would shadow) are found before the first write. Per skill:
  * the canonical copy, then each agent's link or copy, then (project scope) the lock and its sidecar.
  */
-export async function installSkills(skills: readonly SkillToInstall[], target: InstallTarget): Promise<InstalledSkill[]> {
+export async function installSkills(
+  skills: readonly SkillToInstall[],
+  target: InstallTarget,
+): Promise<InstalledSkill[]> {
   const base = scopeRoot(target);
   const canonical = canonicalSkillsDir(target.env, target.global);
   const { lock } = target.global ? { lock: emptyLock() } : await readLock(base);
@@ -97,9 +109,15 @@ export async function installSkills(skills: readonly SkillToInstall[], target: I
     const audit = audits[skill.name];
     if (audit !== undefined) entry.audit = audit;
     sidecar[skill.name] = entry;
-    results.push({ name: skill.name, computedHash: hash, path: path.relative(base, path.join(canonical, skill.name)), agents });
+    results.push({
+      name: skill.name,
+      computedHash: hash,
+      path: path.relative(base, path.join(canonical, skill.name)),
+      agents,
+    });
   }
-  if (!target.global && target.record !== false) await writeLock(base, lock).then((bytes) => writeSidecar(base, bytes, sidecar));
+  if (!target.global && target.record !== false)
+    await writeLock(base, lock).then((bytes) => writeSidecar(base, bytes, sidecar));
   return results;
 }
 
@@ -107,14 +125,19 @@ export async function installSkills(skills: readonly SkillToInstall[], target: I
  * Removes installed skills: every agent folder entry that is a link to the canonical copy (or a copy the sidecar
  * recorded), the canonical copy, and the lock entries. A name not installed is a usage error; nothing is removed then.
  */
-export async function removeSkills(names: readonly string[], target: Omit<InstallTarget, "agents" | "copy" | "force">): Promise<string[]> {
+export async function removeSkills(
+  names: readonly string[],
+  target: Omit<InstallTarget, "agents" | "copy" | "force">,
+): Promise<string[]> {
   const base = scopeRoot(target);
   const canonical = canonicalSkillsDir(target.env, target.global);
   const { lock } = target.global ? { lock: emptyLock() } : await readLock(base);
   const sidecar = target.global ? {} : await readSidecar(base, lock);
   for (const name of names) {
-    if (!isSafeSkillId(name) || name.includes("/")) throw new InstallError(`${JSON.stringify(name)} is not a skill name`, "INSTALL_USAGE");
-    if (!(name in lock.skills) && !fs.existsSync(path.join(canonical, name))) throw new InstallError(`${name}: not installed here`, "INSTALL_USAGE");
+    if (!isSafeSkillId(name) || name.includes("/"))
+      throw new InstallError(`${JSON.stringify(name)} is not a skill name`, "INSTALL_USAGE");
+    if (!(name in lock.skills) && !fs.existsSync(path.join(canonical, name)))
+      throw new InstallError(`${name}: not installed here`, "INSTALL_USAGE");
   }
   for (const name of names) {
     const copies = sidecar[name]?.agents ?? {};
@@ -125,7 +148,8 @@ export async function removeSkills(names: readonly string[], target: Omit<Instal
       try {
         const found = entryKind(pinned, name);
         const ours =
-          (found.kind === "link" && path.resolve(agentDir, found.target) === path.join(canonical, name)) || (found.kind === "other" && copies[agent.id] === "copy");
+          (found.kind === "link" && path.resolve(agentDir, found.target) === path.join(canonical, name)) ||
+          (found.kind === "other" && copies[agent.id] === "copy");
         if (ours) removeEntry(pinned, name);
       } finally {
         pinned.close();
@@ -189,12 +213,19 @@ export async function listInstalled(env: AgentEnvironment, global: boolean): Pro
 /** The entry names of one skills folder (one level; `.tmp-` and other dot entries are never skills); none when absent. */
 export function entryNames(dir: string): string[] {
   // Names that are not UTF-8 are left out: they cannot be a skill's name, nor be opened by a string path.
-  return fs.existsSync(dir) ? readDirectorySync(dir).entries.map((e) => e.name).filter((n) => !n.startsWith(".")) : [];
+  return fs.existsSync(dir)
+    ? readDirectorySync(dir)
+        .entries.map((e) => e.name)
+        .filter((n) => !n.startsWith("."))
+    : [];
 }
 
 /** Every file of an installed folder (links refused: an installed skill holds none). */
 export function readFolder(folder: string): SkillFileBytes[] {
-  return walkTree(folder, { checkNames: false }).entries.map((e) => ({ path: e.path, bytes: fs.readFileSync(e.realPath) }));
+  return walkTree(folder, { checkNames: false }).entries.map((e) => ({
+    path: e.path,
+    bytes: fs.readFileSync(e.realPath),
+  }));
 }
 
 function checkNotShadowing(skill: SkillToInstall, canonical: string, target: InstallTarget, lock: LockFile): void {
@@ -205,16 +236,27 @@ function checkNotShadowing(skill: SkillToInstall, canonical: string, target: Ins
     // One name, two sources: the installed skill is never replaced silently by another source's skill of that name.
     const same = locked.source === skill.origin.source && (locked.skillPath ?? "") === (skill.origin.skillPath ?? "");
     if (same) return;
-    const from = (e: { source: string; skillPath?: string | undefined }) => `${e.source}${e.skillPath ? ` (${e.skillPath})` : ""}`;
-    throw new InstallError(`${name} is already installed from ${from(locked)}; --force replaces it with the one from ${from(skill.origin)}`, "INSTALL_REFUSED");
+    const from = (e: { source: string; skillPath?: string | undefined }) =>
+      `${e.source}${e.skillPath ? ` (${e.skillPath})` : ""}`;
+    throw new InstallError(
+      `${name} is already installed from ${from(locked)}; --force replaces it with the one from ${from(skill.origin)}`,
+      "INSTALL_REFUSED",
+    );
   }
-  const places = [path.join(canonical, name), ...target.agents.map((a) => path.join(agentSkillsDir(a, target.env, target.global), name))];
+  const places = [
+    path.join(canonical, name),
+    ...target.agents.map((a) => path.join(agentSkillsDir(a, target.env, target.global), name)),
+  ];
   for (const place of places) {
     const st = fs.lstatSync(place, { throwIfNoEntry: false });
     if (st === undefined) continue;
-    if (st.isSymbolicLink() && path.resolve(path.dirname(place), fs.readlinkSync(place)) === path.join(canonical, name)) continue;
+    if (st.isSymbolicLink() && path.resolve(path.dirname(place), fs.readlinkSync(place)) === path.join(canonical, name))
+      continue;
     const shown = path.relative(scopeRoot(target), place) || place;
-    throw new InstallError(`${shown} already exists and was not installed by skillport; remove it or pass --force`, "INSTALL_REFUSED");
+    throw new InstallError(
+      `${shown} already exists and was not installed by skillport; remove it or pass --force`,
+      "INSTALL_REFUSED",
+    );
   }
 }
 

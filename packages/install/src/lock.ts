@@ -85,9 +85,17 @@ export async function readLock(dir: string): Promise<{ lock: LockFile; bytes: st
   const skills: Record<string, LockEntry> = {};
   for (const [name, entry] of Object.entries(parsed.skills)) {
     // A name becomes a folder name in every agent's folder: one safe segment, or the lock is refused.
-    if (!isSafeSkillId(name) || name.includes("/")) throw new InvalidLockError(`${LOCK_FILE}: ${JSON.stringify(name)} is not a skill name`);
-    if (!isRecord(entry) || typeof entry.source !== "string" || typeof entry.sourceType !== "string" || typeof entry.computedHash !== "string") {
-      throw new InvalidLockError(`${LOCK_FILE}: skill ${JSON.stringify(name)} needs string source, sourceType and computedHash`);
+    if (!isSafeSkillId(name) || name.includes("/"))
+      throw new InvalidLockError(`${LOCK_FILE}: ${JSON.stringify(name)} is not a skill name`);
+    if (
+      !isRecord(entry) ||
+      typeof entry.source !== "string" ||
+      typeof entry.sourceType !== "string" ||
+      typeof entry.computedHash !== "string"
+    ) {
+      throw new InvalidLockError(
+        `${LOCK_FILE}: skill ${JSON.stringify(name)} needs string source, sourceType and computedHash`,
+      );
     }
     skills[name] = entry as LockEntry;
   }
@@ -108,7 +116,8 @@ export async function readSidecar(dir: string, lock: LockFile): Promise<Sidecar[
   const bytes = await readText(path.join(dir, SIDECAR_FILE));
   if (bytes === undefined) return {};
   const parsed = parseJson(bytes, SIDECAR_FILE);
-  if (!isRecord(parsed) || !isRecord(parsed.skills)) throw new InvalidLockError(`${SIDECAR_FILE}: not a skillport sidecar lock`);
+  if (!isRecord(parsed) || !isRecord(parsed.skills))
+    throw new InvalidLockError(`${SIDECAR_FILE}: not a skillport sidecar lock`);
   const out: Sidecar["skills"] = {};
   for (const [name, entry] of Object.entries(parsed.skills)) {
     if (!isRecord(entry) || entry.computedHash !== lock.skills[name]?.computedHash || !isRecord(entry.files)) continue;
@@ -131,7 +140,9 @@ export async function writeSidecar(dir: string, lockBytes: string, skills: Sidec
 
 function auditRecordOf(value: unknown): AuditRecord | undefined {
   if (!isRecord(value) || typeof value.verdict !== "string") return undefined;
-  const inventory = Array.isArray(value.inventory) ? value.inventory.filter((v): v is string => typeof v === "string") : [];
+  const inventory = Array.isArray(value.inventory)
+    ? value.inventory.filter((v): v is string => typeof v === "string")
+    : [];
   const record: AuditRecord = { verdict: value.verdict, inventory };
   const a = value.accepted;
   if (isRecord(a) && typeof a.verdict === "string" && typeof a.by === "string" && typeof a.computedHash === "string") {

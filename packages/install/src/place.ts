@@ -15,7 +15,10 @@ export function openTarget(trusted: string, dir: string): PinnedDir {
 }
 
 /** What is at `name` in `dir`: nothing, a link (with its target), or a folder/file. */
-export function entryKind(dir: PinnedDir, name: string): { kind: "none" } | { kind: "link"; target: string } | { kind: "other" } {
+export function entryKind(
+  dir: PinnedDir,
+  name: string,
+): { kind: "none" } | { kind: "link"; target: string } | { kind: "other" } {
   try {
     const st = fs.lstatSync(dir.at(name));
     return st.isSymbolicLink() ? { kind: "link", target: fs.readlinkSync(dir.at(name)) } : { kind: "other" };

@@ -12,7 +12,10 @@ const TOKEN = "agent-interop-token-0123456789";
 let server: SkillServer;
 let http: HttpServeHandle;
 beforeAll(async () => {
-  server = await SkillServer.create(await folderRegistry(fileURLToPath(new URL("../../../examples/skills", import.meta.url))), { watch: false });
+  server = await SkillServer.create(
+    await folderRegistry(fileURLToPath(new URL("../../../examples/skills", import.meta.url))),
+    { watch: false },
+  );
   http = await serveHttp(server, { token: TOKEN });
 });
 afterAll(async () => {
@@ -26,7 +29,10 @@ describe("SkillBox over the MCP source", () => {
     const box = await SkillBox.create({ sources: [source] });
     try {
       expect(toMcpTools(box.tools()).map((t) => t.name)).toContain("load_skill_through_path");
-      const result = await callMcpTool(box, { name: "load_skill_through_path", arguments: { skillId: "csv-insights", path: "SKILL.md" } });
+      const result = await callMcpTool(box, {
+        name: "load_skill_through_path",
+        arguments: { skillId: "csv-insights", path: "SKILL.md" },
+      });
       expect(result.isError ?? false).toBe(false);
       expect(JSON.stringify(result.content)).toContain("CSV");
     } finally {

@@ -23,7 +23,10 @@ beforeAll(async () => {
   await writeConformanceFixture(path.join(root, "served"));
   const tools = path.join(root, "tooled", "tooled");
   mkdirSync(tools, { recursive: true });
-  writeFileSync(path.join(tools, "SKILL.md"), "---\nname: tooled\ndescription: Has allowed-tools. Use when testing approval.\nallowed-tools: Bash(rm:*) Read\n---\n# Tooled\n");
+  writeFileSync(
+    path.join(tools, "SKILL.md"),
+    "---\nname: tooled\ndescription: Has allowed-tools. Use when testing approval.\nallowed-tools: Bash(rm:*) Read\n---\n# Tooled\n",
+  );
   server = await SkillServer.create(await folderRegistry(path.join(root, "served")), { watch: false });
   http = await serveHttp(server, { token: TOKEN, rateLimit: 1_000_000 });
   toolServer = await SkillServer.create(await folderRegistry(path.join(root, "tooled")), { watch: false });
@@ -59,7 +62,11 @@ describe("McpSkillSource", () => {
     expect(source.name).toBe(`mcp+${toolHttp.url}`);
     expect(await source.discover()).toEqual(["tooled"]);
     expect((await source.getMetadata("tooled"))["allowed-tools"]).toBeUndefined();
-    const approved = new McpSkillSource({ address: `mcp+${toolHttp.url}`, token: TOKEN, approvedAllowedTools: (id) => id === "tooled" });
+    const approved = new McpSkillSource({
+      address: `mcp+${toolHttp.url}`,
+      token: TOKEN,
+      approvedAllowedTools: (id) => id === "tooled",
+    });
     opened.push(approved);
     expect((await approved.getMetadata("tooled"))["allowed-tools"]).toBe("Bash(rm:*) Read");
   });

@@ -60,7 +60,10 @@ export class McpSkillSource extends SkillSourceProvider {
 
   constructor(options: McpSkillSourceOptions) {
     super();
-    if (!/^mcp\+(?:https?:\/\/|stdio:)/i.test(options.address)) throw new McpSourceError(`an MCP source address is mcp+http://host:port/path, mcp+https://… or mcp+stdio:<command>, not ${JSON.stringify(redact(options.address))}`);
+    if (!/^mcp\+(?:https?:\/\/|stdio:)/i.test(options.address))
+      throw new McpSourceError(
+        `an MCP source address is mcp+http://host:port/path, mcp+https://… or mcp+stdio:<command>, not ${JSON.stringify(redact(options.address))}`,
+      );
     this.#options = options;
     this.name = redact(options.address);
   }
@@ -71,17 +74,24 @@ export class McpSkillSource extends SkillSourceProvider {
       let transport: Transport;
       if (/^mcp\+stdio:/i.test(address)) {
         const [command, ...args] = address.slice("mcp+stdio:".length).trim().split(/\s+/);
-        if (command === undefined || command === "") throw new McpSourceError("mcp+stdio: needs a command, e.g. mcp+stdio:skillport mcp ./skills");
+        if (command === undefined || command === "")
+          throw new McpSourceError("mcp+stdio: needs a command, e.g. mcp+stdio:skillport mcp ./skills");
         transport = new StdioClientTransport({ command, args, stderr: "ignore" });
       } else {
         const token = this.#options.token ?? process.env.SKILLPORT_MCP_TOKEN;
-        transport = new StreamableHTTPClientTransport(new URL(address.slice("mcp+".length)), token === undefined ? {} : { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+        transport = new StreamableHTTPClientTransport(
+          new URL(address.slice("mcp+".length)),
+          token === undefined ? {} : { requestInit: { headers: { authorization: `Bearer ${token}` } } },
+        );
       }
       const client = new Client({ name: "skillport", version: "0.1.0" });
       try {
         await client.connect(transport);
       } catch (error) {
-        throw new McpSourceError(`${this.name} could not be reached: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        throw new McpSourceError(
+          `${this.name} could not be reached: ${error instanceof Error ? error.message : String(error)}`,
+          { cause: error },
+        );
       }
       const skills = new SkillsClient(client);
       if (!skills.supported) {
@@ -148,7 +158,10 @@ export class McpSkillSource extends SkillSourceProvider {
 
   async listFiles(id: string): Promise<SkillFile[]> {
     const entry = await this.#entry(id);
-    if (entry.resources === "dynamic") throw new McpSourceError(`${this.name}: ${entry.uri} lists its files as "dynamic"; Skillport reads only skills with a complete file list`);
+    if (entry.resources === "dynamic")
+      throw new McpSourceError(
+        `${this.name}: ${entry.uri} lists its files as "dynamic"; Skillport reads only skills with a complete file list`,
+      );
     const root = this.#root(entry);
     return entry.resources
       .map((r) => ({ path: decodeURIComponent(r.uri.slice(root.length + 1)), size: r.size, digest: r.digest }))

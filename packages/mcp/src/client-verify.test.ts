@@ -17,7 +17,12 @@ beforeAll(async () => {
     source: {
       list: async () => ({ skills: [entry] }),
       get: async (uri) => (uri === entry.uri ? entry : undefined),
-      read: async (uri) => (uri.endsWith("/notes.md") ? { text: "tampered" } : uri === entry.uri ? { text: SKILL_MD.replace("# Honest", "# Evil!") } : undefined),
+      read: async (uri) =>
+        uri.endsWith("/notes.md")
+          ? { text: "tampered" }
+          : uri === entry.uri
+            ? { text: SKILL_MD.replace("# Honest", "# Evil!") }
+            : undefined,
     },
     onWarning: () => undefined,
   });
@@ -31,7 +36,13 @@ beforeAll(async () => {
     for await (const c of req as AsyncIterable<Buffer>) chunks.push(c);
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
-    const response = await handler.fetch(new Request(`http://${req.headers.host}${req.url}`, { method: req.method, headers, ...(req.method === "POST" && { body: Buffer.concat(chunks) }) }));
+    const response = await handler.fetch(
+      new Request(`http://${req.headers.host}${req.url}`, {
+        method: req.method,
+        headers,
+        ...(req.method === "POST" && { body: Buffer.concat(chunks) }),
+      }),
+    );
     res.writeHead(response.status, Object.fromEntries(response.headers));
     res.end(Buffer.from(await response.arrayBuffer()));
   });

@@ -14,20 +14,41 @@ function error(text: string): CallToolResult {
 }
 
 function catalogText(snapshot: Snapshot, serverName: string): string {
-  const entries = snapshot.skills.map((s) => ({ id: s.id, name: s.name, description: s.description, metadata: {}, source: serverName }));
+  const entries = snapshot.skills.map((s) => ({
+    id: s.id,
+    name: s.name,
+    description: s.description,
+    metadata: {},
+    source: serverName,
+  }));
   const header = `Skills served by the MCP server "${serverName}". Load one with ${LOAD_SKILL_TOOL_NAME}(skillId, path="SKILL.md").\n`;
-  return header + renderCatalog(entries, { format: "agentscope", layout: "compact" }).split("\n").map((line) => (line.startsWith("- ") ? `${line} [server: ${serverName}]` : line)).join("\n");
+  return (
+    header +
+    renderCatalog(entries, { format: "agentscope", layout: "compact" })
+      .split("\n")
+      .map((line) => (line.startsWith("- ") ? `${line} [server: ${serverName}]` : line))
+      .join("\n")
+  );
 }
 
 function fileText(skill: ServedSkill, path: string): CallToolResult {
   const file = [...skill.files.values()].find((f) => f.path === path);
   if (file === undefined) {
     const paths = [...skill.files.values()].map((f) => f.path);
-    return error(`Error: ${skill.id} has no file ${JSON.stringify(path)}; its files: ${paths.slice(0, 50).join(", ")}${paths.length > 50 ? ", …" : ""}`);
+    return error(
+      `Error: ${skill.id} has no file ${JSON.stringify(path)}; its files: ${paths.slice(0, 50).join(", ")}${paths.length > 50 ? ", …" : ""}`,
+    );
   }
   const text = file.isText ? textOf(file.bytes) : undefined;
   if (text === undefined) {
-    return { content: [{ type: "resource", resource: { uri: file.uri, mimeType: file.mimeType, blob: Buffer.from(file.bytes).toString("base64") } }] };
+    return {
+      content: [
+        {
+          type: "resource",
+          resource: { uri: file.uri, mimeType: file.mimeType, blob: Buffer.from(file.bytes).toString("base64") },
+        },
+      ],
+    };
   }
   return { content: [{ type: "text", text }] };
 }
@@ -37,7 +58,12 @@ function fileText(skill: ServedSkill, path: string): CallToolResult {
  * over the same snapshot the extension serves), `search_skills(query)` (Skillport's ranking, limited to served skills)
  * and the catalog as a resource.
  */
-export function registerFallback(mcp: McpServer, current: () => Snapshot, registry: SkillRegistry, serverName: string): void {
+export function registerFallback(
+  mcp: McpServer,
+  current: () => Snapshot,
+  registry: SkillRegistry,
+  serverName: string,
+): void {
   const ids = current().skills.map((s) => s.id);
   const skillId = ids.length > 0 && ids.length <= MAX_ENUM ? z.enum(ids as [string, ...string[]]) : z.string();
   mcp.registerTool(
@@ -54,13 +80,18 @@ export function registerFallback(mcp: McpServer, current: () => Snapshot, regist
     async (args) => {
       const snapshot = current();
       const skill = snapshot.byId.get(args.skillId.trim());
-      if (skill === undefined) return error(`Error: no skill ${JSON.stringify(args.skillId)} is served here; read ${CATALOG_URI} or call ${SEARCH_TOOL_NAME}`);
+      if (skill === undefined)
+        return error(
+          `Error: no skill ${JSON.stringify(args.skillId)} is served here; read ${CATALOG_URI} or call ${SEARCH_TOOL_NAME}`,
+        );
       const raw = (args.path ?? args.resourcePath ?? "SKILL.md").trim() || "SKILL.md";
       let path: string;
       try {
         path = normalizeResourcePath(raw);
       } catch (e) {
-        return error(`Error: path ${JSON.stringify(raw)} is not allowed: ${e instanceof Error ? e.message : String(e)}`);
+        return error(
+          `Error: path ${JSON.stringify(raw)} is not allowed: ${e instanceof Error ? e.message : String(e)}`,
+        );
       }
       return fileText(skill, path);
     },
@@ -75,7 +106,9 @@ export function registerFallback(mcp: McpServer, current: () => Snapshot, regist
     async ({ query, limit }) => {
       const snapshot = current();
       const wanted = limit ?? 5;
-      const hits = (await registry.search(query, { limit: wanted + snapshot.refused.length })).filter((h) => snapshot.byId.has(h.id)).slice(0, wanted);
+      const hits = (await registry.search(query, { limit: wanted + snapshot.refused.length }))
+        .filter((h) => snapshot.byId.has(h.id))
+        .slice(0, wanted);
       const lines = hits.map((h) => {
         const s = snapshot.byId.get(h.id) as ServedSkill;
         return `${s.id} (${Math.round(h.confidence * 100)}%): ${s.description}`;
@@ -83,7 +116,12 @@ export function registerFallback(mcp: McpServer, current: () => Snapshot, regist
       return { content: [{ type: "text", text: lines.length === 0 ? "No served skill fits." : lines.join("\n") }] };
     },
   );
-  mcp.registerResource("skills-catalog", CATALOG_URI, { description: `The skills "${serverName}" serves, one line each`, mimeType: "text/markdown" }, async (uri) => ({
-    contents: [{ uri: uri.href, mimeType: "text/markdown", text: catalogText(current(), serverName) }],
-  }));
+  mcp.registerResource(
+    "skills-catalog",
+    CATALOG_URI,
+    { description: `The skills "${serverName}" serves, one line each`, mimeType: "text/markdown" },
+    async (uri) => ({
+      contents: [{ uri: uri.href, mimeType: "text/markdown", text: catalogText(current(), serverName) }],
+    }),
+  );
 }

@@ -2,7 +2,11 @@ import { randomUUID, timingSafeEqual, createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
-import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
 import { AgentSkillsError } from "@skillport/core";
 import type { SkillServer } from "./server.js";
 
@@ -112,9 +116,12 @@ async function writeResponse(res: ServerResponse, response: Response): Promise<v
  */
 export async function serveHttp(skills: SkillServer, options: HttpServeOptions = {}): Promise<HttpServeHandle> {
   const host = options.host ?? "127.0.0.1";
-  if (options.noAuth && !isLoopback(host)) throw new McpServeError(`--no-auth is allowed only on a loopback address (127.0.0.1, ::1, localhost), not ${host}`);
+  if (options.noAuth && !isLoopback(host))
+    throw new McpServeError(`--no-auth is allowed only on a loopback address (127.0.0.1, ::1, localhost), not ${host}`);
   if (!options.noAuth && (options.token === undefined || options.token.length < 16)) {
-    throw new McpServeError("serving over HTTP needs a bearer token of at least 16 characters (an environment variable or a token file), or --no-auth on a loopback address");
+    throw new McpServeError(
+      "serving over HTTP needs a bearer token of at least 16 characters (an environment variable or a token file), or --no-auth on a loopback address",
+    );
   }
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;
   const rateLimit = options.rateLimit ?? 10_000;
@@ -132,23 +139,42 @@ export async function serveHttp(skills: SkillServer, options: HttpServeOptions =
   let allowedHosts: Set<string> = new Set();
   let allowedOrigins: Set<string> = new Set();
 
-  const sweep = setInterval(() => {
-    const now = Date.now();
-    for (const [id, s] of sessions) if (now - s.lastUsed > idle) void s.transport.close().catch(() => undefined).finally(() => sessions.delete(id));
-    for (const [address, h] of hits) if (now - h.since > rateWindow) hits.delete(address);
-  }, Math.min(idle, 60_000));
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, s] of sessions)
+        if (now - s.lastUsed > idle)
+          void s.transport
+            .close()
+            .catch(() => undefined)
+            .finally(() => sessions.delete(id));
+      for (const [address, h] of hits) if (now - h.since > rateWindow) hits.delete(address);
+    },
+    Math.min(idle, 60_000),
+  );
   sweep.unref();
 
   const legacy = async (request: Request): Promise<Response> => {
     const id = request.headers.get("mcp-session-id");
     if (id !== null) {
       const session = sessions.get(id);
-      if (session === undefined) return Response.json({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found; initialize again" } }, { status: 404 });
+      if (session === undefined)
+        return Response.json(
+          { jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found; initialize again" } },
+          { status: 404 },
+        );
       session.lastUsed = Date.now();
       return session.transport.handleRequest(request);
     }
     if (sessions.size >= maxSessions) {
-      return Response.json({ jsonrpc: "2.0", id: null, error: { code: -32000, message: `too many open sessions (${maxSessions}); close one or try later` } }, { status: 503, headers: { "retry-after": "5" } });
+      return Response.json(
+        {
+          jsonrpc: "2.0",
+          id: null,
+          error: { code: -32000, message: `too many open sessions (${maxSessions}); close one or try later` },
+        },
+        { status: 503, headers: { "retry-after": "5" } },
+      );
     }
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -172,27 +198,37 @@ export async function serveHttp(skills: SkillServer, options: HttpServeOptions =
     const url = new URL(req.url ?? "/", "http://placeholder");
     if (url.pathname !== mcpPath) return plain(res, 404, `not found; the MCP endpoint is ${mcpPath}`);
     const hostHeader = (req.headers.host ?? "").toLowerCase();
-    if (!allowedHosts.has(hostHeader)) return plain(res, 403, `Host ${JSON.stringify(hostHeader)} is not allowed (DNS rebinding protection)`);
+    if (!allowedHosts.has(hostHeader))
+      return plain(res, 403, `Host ${JSON.stringify(hostHeader)} is not allowed (DNS rebinding protection)`);
     const origin = req.headers.origin;
-    if (origin !== undefined && !allowedOrigins.has(origin.toLowerCase())) return plain(res, 403, `Origin ${JSON.stringify(origin)} is not allowed`);
+    if (origin !== undefined && !allowedOrigins.has(origin.toLowerCase()))
+      return plain(res, 403, `Origin ${JSON.stringify(origin)} is not allowed`);
     const address = req.socket.remoteAddress ?? "unknown";
     const now = Date.now();
     const h = hits.get(address);
     if (h === undefined || now - h.since > rateWindow) hits.set(address, { count: 1, since: now });
     else if (++h.count > rateLimit) {
-      return plain(res, 429, `rate limit: more than ${rateLimit} requests in ${rateWindow / 1000} s`, { "retry-after": String(Math.ceil((h.since + rateWindow - now) / 1000)) });
+      return plain(res, 429, `rate limit: more than ${rateLimit} requests in ${rateWindow / 1000} s`, {
+        "retry-after": String(Math.ceil((h.since + rateWindow - now) / 1000)),
+      });
     }
     if (!options.noAuth) {
       const auth = req.headers.authorization ?? "";
       const match = /^Bearer\s+(.+)$/i.exec(auth);
       if (match === null || !sameToken((match[1] ?? "").trim(), options.token ?? "")) {
-        return plain(res, 401, match === null ? "missing bearer token (Authorization: Bearer …)" : "wrong bearer token", { "www-authenticate": 'Bearer realm="skillport"' });
+        return plain(
+          res,
+          401,
+          match === null ? "missing bearer token (Authorization: Bearer …)" : "wrong bearer token",
+          { "www-authenticate": 'Bearer realm="skillport"' },
+        );
       }
     }
     let body: Buffer | undefined;
     if (req.method === "POST") {
       const read = await readBody(req, maxBody);
-      if (read === "too-large") return plain(res, 413, `request body over the limit of ${maxBody} bytes`, { connection: "close" });
+      if (read === "too-large")
+        return plain(res, 413, `request body over the limit of ${maxBody} bytes`, { connection: "close" });
       body = read;
     }
     const headers = new Headers();
@@ -208,13 +244,16 @@ export async function serveHttp(skills: SkillServer, options: HttpServeOptions =
       ...(body !== undefined && { body }),
       signal: controller.signal,
     });
-    const response = (await isLegacyRequest(request, undefined, { maxRequestBodySize: maxBody })) ? await legacy(request) : await modern.fetch(request);
+    const response = (await isLegacyRequest(request, undefined, { maxRequestBodySize: maxBody }))
+      ? await legacy(request)
+      : await modern.fetch(request);
     await writeResponse(res, response);
   };
 
   const server: Server = createServer({ noDelay: true, keepAliveTimeout: 65_000 }, (req, res) => {
     handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) plain(res, 500, `internal error: ${error instanceof Error ? error.message : String(error)}`);
+      if (!res.headersSent)
+        plain(res, 500, `internal error: ${error instanceof Error ? error.message : String(error)}`);
       else res.destroy();
     });
   });
@@ -226,8 +265,14 @@ export async function serveHttp(skills: SkillServer, options: HttpServeOptions =
   });
   const port = (server.address() as AddressInfo).port;
   const hostNames = isLoopback(host) ? ["localhost", "127.0.0.1", "[::1]"] : [host.includes(":") ? `[${host}]` : host];
-  allowedHosts = new Set([...hostNames.map((n) => `${n}:${port}`), ...(options.allowedHosts ?? []).map((h) => h.toLowerCase())]);
-  allowedOrigins = new Set([...hostNames.map((n) => `http://${n}:${port}`), ...(options.allowedOrigins ?? []).map((o) => o.toLowerCase())]);
+  allowedHosts = new Set([
+    ...hostNames.map((n) => `${n}:${port}`),
+    ...(options.allowedHosts ?? []).map((h) => h.toLowerCase()),
+  ]);
+  allowedOrigins = new Set([
+    ...hostNames.map((n) => `http://${n}:${port}`),
+    ...(options.allowedOrigins ?? []).map((o) => o.toLowerCase()),
+  ]);
   const shown = host.includes(":") ? `[${host}]` : host;
   return {
     url: `http://${shown}:${port}${mcpPath}`,

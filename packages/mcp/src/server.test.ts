@@ -22,7 +22,12 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-function skillDir(root: string, name: string, body = "# Body\n", description = `The ${name} skill. Use when testing.`): string {
+function skillDir(
+  root: string,
+  name: string,
+  body = "# Body\n",
+  description = `The ${name} skill. Use when testing.`,
+): string {
   const dir = path.join(root, name);
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, "SKILL.md"), `---\nname: ${name}\ndescription: ${description}\n---\n${body}`);
@@ -31,7 +36,11 @@ function skillDir(root: string, name: string, body = "# Body\n", description = `
 
 async function serve(root: string, options: Parameters<typeof SkillServer.create>[1] = {}) {
   const logs: string[] = [];
-  const skills = await SkillServer.create(await folderRegistry(root), { log: (m) => logs.push(m), watch: false, ...options });
+  const skills = await SkillServer.create(await folderRegistry(root), {
+    log: (m) => logs.push(m),
+    watch: false,
+    ...options,
+  });
   cleanup.push(() => skills.close());
   const http = await serveHttp(skills, { token: TOKEN, rateLimit: 1_000_000 });
   cleanup.push(() => http.close());
@@ -51,7 +60,11 @@ describe("SkillServer over Streamable HTTP", () => {
       const { skills: client } = await connect(http.url, era);
       expect(client.supported).toBe(true);
       const listing = await client.list();
-      expect(listing.skills.map((s) => s.frontmatter.name).sort()).toEqual(["api-healthcheck", "csv-insights", "git-changelog"]);
+      expect(listing.skills.map((s) => s.frontmatter.name).sort()).toEqual([
+        "api-healthcheck",
+        "csv-insights",
+        "git-changelog",
+      ]);
       for (const s of listing.skills) expect(s.uri).toMatch(/^skill:\/\/[0-9a-f]{12}\/[a-z-]+\/SKILL\.md$/);
       if (era === "modern") expect(listing).toMatchObject({ ttlMs: 0, cacheScope: "private" });
       else expect(listing.ttlMs).toBeUndefined();
@@ -79,7 +92,12 @@ describe("SkillServer over Streamable HTTP", () => {
     if (alpha === undefined) throw new Error("alpha missing");
     const got = await client.get(alpha.uri);
     expect(got.skill).toEqual(alpha);
-    await expect(raw.request({ method: "skills/get", params: { uri: "skill://mcp-conformance-nonexistent-skill-9f3a2b/SKILL.md" } }, z.looseObject({}))).rejects.toMatchObject({ code: -32602 });
+    await expect(
+      raw.request(
+        { method: "skills/get", params: { uri: "skill://mcp-conformance-nonexistent-skill-9f3a2b/SKILL.md" } },
+        z.looseObject({}),
+      ),
+    ).rejects.toMatchObject({ code: -32602 });
     const rootUri = alpha.uri.slice(0, -"/SKILL.md".length);
     const dir = await client.readDirectory(rootUri);
     expect(dir.resources.map((r) => [r.name, r.mimeType])).toEqual([
@@ -106,50 +124,61 @@ describe("SkillServer over Streamable HTTP", () => {
     const { http, logs } = await serve(root);
     const { skills: client } = await connect(http.url, "legacy");
     expect((await client.list()).skills.map((s) => s.frontmatter.name)).toEqual(["fine"]);
-    expect(logs.join("\n")).toContain("not served: fs:test:many-files: 513 files, over the limit of 512 files per skill");
-    expect(logs.join("\n")).toContain("not served: fs:test:too-big: 16777296 bytes, over the limit of 16777216 bytes per skill");
+    expect(logs.join("\n")).toContain(
+      "not served: fs:test:many-files: 513 files, over the limit of 512 files per skill",
+    );
+    expect(logs.join("\n")).toContain(
+      "not served: fs:test:too-big: 16777296 bytes, over the limit of 16777216 bytes per skill",
+    );
     expect(logs.join("\n")).toMatch(/not served: fs:test:evil: the audit's verdict is malicious \(malicious\./);
   });
 
-  it("a file changed while clients list and read: every file any client reads matches the digest it was listed with", { timeout: 120_000 }, async () => {
-    const root = path.join(tmp, "changing");
-    for (let i = 0; i < 20; i++) skillDir(root, `s-${i}`);
-    const target = path.join(root, "s-7", "SKILL.md");
-    const { skills, http } = await serve(root);
-    const clients = await Promise.all([connect(http.url, "legacy"), connect(http.url, "modern")]);
-    let stop = false;
-    let swaps = 0;
-    const writer = (async () => {
-      for (let i = 0; !stop; i++) {
-        writeFileSync(target, `---\nname: s-7\ndescription: Version ${i} of s-7. Use when testing.\n---\n# v${i}\n${"x".repeat(i % 50)}\n`);
-        await skills.refresh(["s-7"]);
-        swaps++;
-        await new Promise((r) => setTimeout(r, 5));
-      }
-    })();
-    let verified = 0;
-    const failures: unknown[] = [];
-    const started = Date.now();
-    await Promise.all(
-      clients.map(async ({ skills: client }) => {
-        while (Date.now() - started < 4000) {
-          const listing = await client.list();
-          // Let the writer swap the snapshot between the listing and the reads.
-          await new Promise((r) => setTimeout(r, 10));
-          try {
-            verified += await readEverything(client, listing.skills);
-          } catch (error) {
-            failures.push(error);
-          }
+  it(
+    "a file changed while clients list and read: every file any client reads matches the digest it was listed with",
+    { timeout: 120_000 },
+    async () => {
+      const root = path.join(tmp, "changing");
+      for (let i = 0; i < 20; i++) skillDir(root, `s-${i}`);
+      const target = path.join(root, "s-7", "SKILL.md");
+      const { skills, http } = await serve(root);
+      const clients = await Promise.all([connect(http.url, "legacy"), connect(http.url, "modern")]);
+      let stop = false;
+      let swaps = 0;
+      const writer = (async () => {
+        for (let i = 0; !stop; i++) {
+          writeFileSync(
+            target,
+            `---\nname: s-7\ndescription: Version ${i} of s-7. Use when testing.\n---\n# v${i}\n${"x".repeat(i % 50)}\n`,
+          );
+          await skills.refresh(["s-7"]);
+          swaps++;
+          await new Promise((r) => setTimeout(r, 5));
         }
-      }),
-    );
-    stop = true;
-    await writer;
-    expect(failures).toEqual([]);
-    expect(swaps).toBeGreaterThan(10);
-    expect(verified).toBeGreaterThan(20);
-  });
+      })();
+      let verified = 0;
+      const failures: unknown[] = [];
+      const started = Date.now();
+      await Promise.all(
+        clients.map(async ({ skills: client }) => {
+          while (Date.now() - started < 4000) {
+            const listing = await client.list();
+            // Let the writer swap the snapshot between the listing and the reads.
+            await new Promise((r) => setTimeout(r, 10));
+            try {
+              verified += await readEverything(client, listing.skills);
+            } catch (error) {
+              failures.push(error);
+            }
+          }
+        }),
+      );
+      stop = true;
+      await writer;
+      expect(failures).toEqual([]);
+      expect(swaps).toBeGreaterThan(10);
+      expect(verified).toBeGreaterThan(20);
+    },
+  );
 
   it("with no retention a replaced version's URIs answer 'not found', never other bytes under the old digest", async () => {
     const root = path.join(tmp, "no-retain");
@@ -174,15 +203,21 @@ describe("SkillServer over Streamable HTTP", () => {
     const { client } = await connect(http.url, "legacy");
     const tools = await client.listTools();
     expect(tools.tools.map((t) => t.name).sort()).toEqual(["load_skill_through_path", "search_skills"]);
-    const loaded = await client.callTool({ name: "load_skill_through_path", arguments: { skillId: "csv-insights", path: "SKILL.md" } });
+    const loaded = await client.callTool({
+      name: "load_skill_through_path",
+      arguments: { skillId: "csv-insights", path: "SKILL.md" },
+    });
     expect(JSON.stringify(loaded.content)).toContain("name: csv-insights");
-    const escape = await client.callTool({ name: "load_skill_through_path", arguments: { skillId: "csv-insights", path: "../weather-brief/SKILL.md" } });
+    const escape = await client.callTool({
+      name: "load_skill_through_path",
+      arguments: { skillId: "csv-insights", path: "../weather-brief/SKILL.md" },
+    });
     expect(escape.isError).toBe(true);
     const found = await client.callTool({ name: "search_skills", arguments: { query: "changelog from git history" } });
     expect(JSON.stringify(found.content)).toContain("git-changelog");
     const catalog = await client.readResource({ uri: "skillport://catalog" });
     const text = (catalog.contents[0] as { text: string }).text;
-    expect(text).toContain('[server: skillport]');
+    expect(text).toContain("[server: skillport]");
     expect(text).not.toContain("weather-brief");
   });
 
@@ -197,11 +232,15 @@ describe("SkillServer over Streamable HTTP", () => {
 /** fetch cannot set Host: a raw node:http request that claims another host name (a DNS-rebinding page's request). */
 function withHost(url: string, host: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: "POST", headers: { host, authorization: `Bearer ${TOKEN}`, "content-type": "application/json" } }, (res) => {
-      let text = "";
-      res.on("data", (c: Buffer) => (text += c.toString()));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
-    });
+    const req = request(
+      url,
+      { method: "POST", headers: { host, authorization: `Bearer ${TOKEN}`, "content-type": "application/json" } },
+      (res) => {
+        let text = "";
+        res.on("data", (c: Buffer) => (text += c.toString()));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
     req.on("error", reject);
     req.end("{}");
   });
@@ -209,8 +248,18 @@ function withHost(url: string, host: string): Promise<{ status: number; text: st
 
 describe("HTTP guards", () => {
   async function raw(url: string, init: RequestInit & { headers?: Record<string, string> } = {}) {
-    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
-    const res = await fetch(url, { method: "POST", body, ...init, headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...init.headers } });
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    });
+    const res = await fetch(url, {
+      method: "POST",
+      body,
+      ...init,
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...init.headers },
+    });
     return { status: res.status, text: await res.text(), headers: res.headers };
   }
 
@@ -231,7 +280,10 @@ describe("HTTP guards", () => {
     expect([rebinding.status, rebinding.text]).toEqual([403, expect.stringContaining("DNS rebinding")]);
     expect((await raw(http.url, { headers: { ...auth, origin: "https://evil.example" } })).status).toBe(403);
     expect((await raw(http.url, { headers: { ...auth, origin: `http://localhost:${http.port}` } })).status).toBe(200);
-    const large = await raw(http.url, { headers: auth, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(5000) } }) });
+    const large = await raw(http.url, {
+      headers: auth,
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(5000) } }),
+    });
     expect([large.status, large.text]).toEqual([413, expect.stringContaining("over the limit of 4096 bytes")]);
     const statuses: number[] = [];
     for (let i = 0; i < 40; i++) statuses.push((await raw(http.url, { headers: auth })).status);
@@ -242,7 +294,9 @@ describe("HTTP guards", () => {
     const skills = await SkillServer.create(await folderRegistry(examples), { watch: false });
     cleanup.push(() => skills.close());
     await expect(serveHttp(skills, { host: "0.0.0.0", noAuth: true })).rejects.toThrow(McpServeError);
-    await expect(serveHttp(skills, { host: "0.0.0.0", noAuth: true })).rejects.toThrow("--no-auth is allowed only on a loopback address");
+    await expect(serveHttp(skills, { host: "0.0.0.0", noAuth: true })).rejects.toThrow(
+      "--no-auth is allowed only on a loopback address",
+    );
     await expect(serveHttp(skills, {})).rejects.toThrow("needs a bearer token");
     const open = await serveHttp(skills, { noAuth: true });
     cleanup.push(() => open.close());

@@ -1,7 +1,27 @@
-import { McpServer, ProtocolError, ProtocolErrorCode, type CacheHint, type Resource } from "@modelcontextprotocol/server";
-import { SkillsExtension, type DirectoryResource, type Skill, type SkillReadResult, type SkillSource } from "@modelcontextprotocol/server/ext/skills";
+import {
+  McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
+  type CacheHint,
+  type Resource,
+} from "@modelcontextprotocol/server";
+import {
+  SkillsExtension,
+  type DirectoryResource,
+  type Skill,
+  type SkillReadResult,
+  type SkillSource,
+} from "@modelcontextprotocol/server/ext/skills";
 import type { SkillRegistry } from "@skillport/core";
-import { buildSnapshot, textOf, type Refusal, type ServedFile, type ServedSkill, type Snapshot, type SnapshotLimits } from "./snapshot.js";
+import {
+  buildSnapshot,
+  textOf,
+  type Refusal,
+  type ServedFile,
+  type ServedSkill,
+  type Snapshot,
+  type SnapshotLimits,
+} from "./snapshot.js";
 import { registerFallback } from "./fallback.js";
 
 export interface SkillServerOptions extends SnapshotLimits {
@@ -49,7 +69,11 @@ function decodeCursor(cursor: string): string {
 }
 
 /** Items after the cursor's URI, one page; entries are whole (never split across pages). */
-function paginate<T extends { uri: string }>(items: readonly T[], cursor: string | undefined, pageSize: number): { items: T[]; nextCursor?: string } {
+function paginate<T extends { uri: string }>(
+  items: readonly T[],
+  cursor: string | undefined,
+  pageSize: number,
+): { items: T[]; nextCursor?: string } {
   let start = 0;
   if (cursor !== undefined) {
     const after = decodeCursor(cursor);
@@ -66,7 +90,9 @@ function paginate<T extends { uri: string }>(items: readonly T[], cursor: string
   const end = Math.min(items.length, start + pageSize);
   const page = items.slice(start, end);
   const last = page.at(-1);
-  return end < items.length && last !== undefined ? { items: page, nextCursor: encodeCursor(last.uri) } : { items: page };
+  return end < items.length && last !== undefined
+    ? { items: page, nextCursor: encodeCursor(last.uri) }
+    : { items: page };
 }
 
 /** `skill://<version>/<name>` of any URI inside a served skill, or undefined. */
@@ -113,7 +139,11 @@ export class SkillServer {
     });
     if (options.watch ?? true) {
       this.#unsubscribe = registry.on("change", (change) => {
-        void this.refresh([...change.added, ...change.removed, ...change.updated]).catch((error: unknown) => options.log?.(`refresh failed, the previous snapshot keeps serving: ${error instanceof Error ? error.message : String(error)}`));
+        void this.refresh([...change.added, ...change.removed, ...change.updated]).catch((error: unknown) =>
+          options.log?.(
+            `refresh failed, the previous snapshot keeps serving: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        );
       });
     }
     this.#logRefusals(snapshot.refused);
@@ -151,7 +181,13 @@ export class SkillServer {
     return run;
   }
 
-  #queue: Promise<SnapshotChange> = Promise.resolve({ generation: 1, added: [], removed: [], changed: [], listChanged: false });
+  #queue: Promise<SnapshotChange> = Promise.resolve({
+    generation: 1,
+    added: [],
+    removed: [],
+    changed: [],
+    listChanged: false,
+  });
   #last: SnapshotChange = { generation: 1, added: [], removed: [], changed: [], listChanged: false };
 
   async #swap(pending: Set<string> | "all"): Promise<SnapshotChange> {
@@ -169,7 +205,11 @@ export class SkillServer {
     // Every version change moves the SKILL.md URI, so resources/list changes whenever any skill does.
     const listChanged = added.length + removed.length + changed.length > 0;
     this.#last = { generation: next.generation, added, removed, changed, listChanged };
-    this.#logRefusals(next.refused.filter((r) => !previous.refused.some((p) => p.id === r.id && p.source === r.source && p.reason === r.reason)));
+    this.#logRefusals(
+      next.refused.filter(
+        (r) => !previous.refused.some((p) => p.id === r.id && p.source === r.source && p.reason === r.reason),
+      ),
+    );
     if (listChanged) this.#notify();
     for (const listener of this.#listeners) listener(this.#last);
     return this.#last;
@@ -194,7 +234,11 @@ export class SkillServer {
       if (!mcp.isConnected()) continue;
       Promise.resolve()
         .then(() => mcp.server.sendResourceListChanged())
-        .catch((error: unknown) => this.#options.log?.(`resources/list_changed could not be sent: ${error instanceof Error ? error.message : String(error)}`));
+        .catch((error: unknown) =>
+          this.#options.log?.(
+            `resources/list_changed could not be sent: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        );
     }
   }
 
@@ -218,7 +262,9 @@ export class SkillServer {
     return {
       list: async ({ cursor }) => {
         const page = paginate(this.#snapshot.entries, cursor, pageSize);
-        return page.nextCursor === undefined ? { skills: page.items } : { skills: page.items, nextCursor: page.nextCursor };
+        return page.nextCursor === undefined
+          ? { skills: page.items }
+          : { skills: page.items, nextCursor: page.nextCursor };
       },
       get: async (uri): Promise<Skill | undefined> => {
         const found = this.#skillAt(uri);
@@ -231,12 +277,17 @@ export class SkillServer {
         const text = file.isText ? textOf(file.bytes) : undefined;
         return text === undefined ? { bytes: file.bytes, mimeType: file.mimeType } : { text, mimeType: file.mimeType };
       },
-      readDirectory: async (uri, { cursor }): Promise<{ resources: DirectoryResource[]; nextCursor?: string } | undefined> => {
+      readDirectory: async (
+        uri,
+        { cursor },
+      ): Promise<{ resources: DirectoryResource[]; nextCursor?: string } | undefined> => {
         const found = this.#skillAt(uri);
         const children = found?.skill.dirs().get(found.canonical.replace(/\/+$/, ""));
         if (children === undefined) return undefined;
         const page = paginate(children, cursor, pageSize);
-        return page.nextCursor === undefined ? { resources: page.items } : { resources: page.items, nextCursor: page.nextCursor };
+        return page.nextCursor === undefined
+          ? { resources: page.items }
+          : { resources: page.items, nextCursor: page.nextCursor };
       },
       listResources: async (): Promise<Resource[]> =>
         this.#snapshot.skills.map((s) => ({
@@ -262,7 +313,8 @@ export class SkillServer {
     this.#extension.attach(mcp);
     if (tools) registerFallback(mcp, () => this.#snapshot, this.#registry, this.#options.name ?? "skillport");
     this.#servers.add(new WeakRef(mcp));
-    if (this.#servers.size > 4096) for (const ref of this.#servers) if (ref.deref()?.isConnected() !== true) this.#servers.delete(ref);
+    if (this.#servers.size > 4096)
+      for (const ref of this.#servers) if (ref.deref()?.isConnected() !== true) this.#servers.delete(ref);
     return mcp;
   }
 

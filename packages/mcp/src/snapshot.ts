@@ -1,7 +1,13 @@
 import { createHash } from "node:crypto";
 import { skillFields, type RegistryEntry, type SkillRegistry } from "@skillport/core";
 import { auditSkill } from "@skillport/audit";
-import { SKILL_LIMITS, SkillCatalogError, skillEntry, type DirectoryResource, type Skill } from "@modelcontextprotocol/server/ext/skills";
+import {
+  SKILL_LIMITS,
+  SkillCatalogError,
+  skillEntry,
+  type DirectoryResource,
+  type Skill,
+} from "@modelcontextprotocol/server/ext/skills";
 
 /** One file of a served skill: its bytes, captured once with the digest and size the entry advertises. */
 export interface ServedFile {
@@ -66,10 +72,28 @@ export interface SnapshotLimits {
 }
 
 const EXTENSIONS: Readonly<Record<string, string>> = {
-  md: "text/markdown", markdown: "text/markdown", txt: "text/plain", json: "application/json", yaml: "application/yaml",
-  yml: "application/yaml", py: "text/x-python", sh: "application/x-sh", js: "text/javascript", mjs: "text/javascript",
-  ts: "text/typescript", html: "text/html", css: "text/css", csv: "text/csv", xml: "application/xml", svg: "image/svg+xml",
-  png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", gif: "image/gif", webp: "image/webp", pdf: "application/pdf",
+  md: "text/markdown",
+  markdown: "text/markdown",
+  txt: "text/plain",
+  json: "application/json",
+  yaml: "application/yaml",
+  yml: "application/yaml",
+  py: "text/x-python",
+  sh: "application/x-sh",
+  js: "text/javascript",
+  mjs: "text/javascript",
+  ts: "text/typescript",
+  html: "text/html",
+  css: "text/css",
+  csv: "text/csv",
+  xml: "application/xml",
+  svg: "image/svg+xml",
+  png: "image/png",
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  gif: "image/gif",
+  webp: "image/webp",
+  pdf: "application/pdf",
 };
 
 /** MIME type by extension; `SKILL.md` is `text/markdown`; unknown → `application/octet-stream`. */
@@ -102,7 +126,8 @@ function refuse(entry: RegistryEntry, reason: string): Built {
 /** The version segment: sha256 over `path NUL digest LF` of every file, sorted by path; 12 hex characters. */
 function versionOf(files: readonly { path: string; digest: string }[]): string {
   const hash = createHash("sha256");
-  for (const f of [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) hash.update(`${f.path}\0${f.digest}\n`);
+  for (const f of [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)))
+    hash.update(`${f.path}\0${f.digest}\n`);
   return hash.digest("hex").slice(0, 12);
 }
 
@@ -122,9 +147,11 @@ async function buildSkill(entry: RegistryEntry, limits: Required<SnapshotLimits>
   } catch (error) {
     return refuse(entry, `its files could not be listed: ${messageOf(error)}`);
   }
-  if (listed.length > limits.maxFiles) return refuse(entry, `${listed.length} files, over the limit of ${limits.maxFiles} files per skill`);
+  if (listed.length > limits.maxFiles)
+    return refuse(entry, `${listed.length} files, over the limit of ${limits.maxFiles} files per skill`);
   const listedBytes = listed.reduce((sum, f) => sum + f.size, 0);
-  if (listedBytes > limits.maxSkillBytes) return refuse(entry, `${listedBytes} bytes, over the limit of ${limits.maxSkillBytes} bytes per skill`);
+  if (listedBytes > limits.maxSkillBytes)
+    return refuse(entry, `${listedBytes} bytes, over the limit of ${limits.maxSkillBytes} bytes per skill`);
   const record: Record<string, Uint8Array> = {};
   let total = 0;
   for (const file of listed) {
@@ -132,17 +159,22 @@ async function buildSkill(entry: RegistryEntry, limits: Required<SnapshotLimits>
       const bytes = await entry.readFile(file.path);
       total += bytes.byteLength;
       // The listing may be stale: the bytes read are what counts.
-      if (total > limits.maxSkillBytes) return refuse(entry, `over the limit of ${limits.maxSkillBytes} bytes per skill`);
+      if (total > limits.maxSkillBytes)
+        return refuse(entry, `over the limit of ${limits.maxSkillBytes} bytes per skill`);
       record[file.path] = bytes;
     } catch (error) {
       return refuse(entry, `${file.path} could not be read: ${messageOf(error)}`);
     }
   }
-  if (!Object.hasOwn(record, "SKILL.md")) return refuse(entry, "no SKILL.md among its files (the name is case-sensitive)");
+  if (!Object.hasOwn(record, "SKILL.md"))
+    return refuse(entry, "no SKILL.md among its files (the name is case-sensitive)");
   if (limits.audit) {
     const report = auditSkill(Object.entries(record).map(([path, bytes]) => ({ path, bytes })));
     if (report.verdict === "malicious") {
-      const why = report.findings.filter((f) => f.level === "malicious").slice(0, 3).map((f) => `${f.code} in ${f.file}`);
+      const why = report.findings
+        .filter((f) => f.level === "malicious")
+        .slice(0, 3)
+        .map((f) => `${f.code} in ${f.file}`);
       return refuse(entry, `the audit's verdict is malicious (${why.join(", ")})`);
     }
   }
@@ -163,7 +195,13 @@ async function buildSkill(entry: RegistryEntry, limits: Required<SnapshotLimits>
     const path = decodeURIComponent(resource.uri.slice(root.length + 1));
     const bytes = byPath.get(path);
     if (bytes === undefined) return refuse(entry, `${resource.uri} does not map back to a file`);
-    files.set(resource.uri, { uri: resource.uri, path, bytes, mimeType: mimeTypeOf(path), isText: textOf(bytes) !== undefined });
+    files.set(resource.uri, {
+      uri: resource.uri,
+      path,
+      bytes,
+      mimeType: mimeTypeOf(path),
+      isText: textOf(bytes) !== undefined,
+    });
   }
   deepFreeze(built);
   return {
@@ -193,12 +231,18 @@ function directoriesOf(root: string, files: ReadonlyMap<string, ServedFile>): Ma
       const children = dirs.get(dir) ?? new Map<string, DirectoryResource>();
       dirs.set(dir, children);
       const name = decodeURIComponent(segment);
-      if (i === relative.length - 1) children.set(uri, { uri, name, mimeType: file.mimeType, size: file.bytes.byteLength });
+      if (i === relative.length - 1)
+        children.set(uri, { uri, name, mimeType: file.mimeType, size: file.bytes.byteLength });
       else children.set(uri, { uri, name, mimeType: "inode/directory" });
       dir = uri;
     }
   }
-  return new Map([...dirs].map(([uri, children]) => [uri, [...children.values()].sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0))]));
+  return new Map(
+    [...dirs].map(([uri, children]) => [
+      uri,
+      [...children.values()].sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0)),
+    ]),
+  );
 }
 
 function lazily<T>(make: () => T): () => T {
@@ -223,7 +267,12 @@ function messageOf(error: unknown): string {
  * `previous` as they are (same bytes, same entry): a refresh after one edit reads one skill. Registry failures (skills
  * that did not validate) are refusals too.
  */
-export async function buildSnapshot(registry: SkillRegistry, options: SnapshotLimits = {}, previous?: Snapshot, changed?: ReadonlySet<string>): Promise<Snapshot> {
+export async function buildSnapshot(
+  registry: SkillRegistry,
+  options: SnapshotLimits = {},
+  previous?: Snapshot,
+  changed?: ReadonlySet<string>,
+): Promise<Snapshot> {
   const limits: Required<SnapshotLimits> = {
     maxFiles: options.maxFiles ?? SKILL_LIMITS.files,
     maxSkillBytes: options.maxSkillBytes ?? SKILL_LIMITS.bytes,
@@ -239,11 +288,18 @@ export async function buildSnapshot(registry: SkillRegistry, options: SnapshotLi
       const i = next++;
       const entry = entries[i] as RegistryEntry;
       const kept = changed === undefined ? undefined : previous?.byId.get(entry.id);
-      results[i] = kept !== undefined && kept.source === entry.source && !changed?.has(entry.id) ? { skill: kept } : await buildSkill(entry, limits);
+      results[i] =
+        kept !== undefined && kept.source === entry.source && !changed?.has(entry.id)
+          ? { skill: kept }
+          : await buildSkill(entry, limits);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limits.concurrency, entries.length)) }, worker));
-  const refused: Refusal[] = registry.failures.map((f) => ({ id: f.id ?? "(source)", source: f.source, reason: f.message }));
+  const refused: Refusal[] = registry.failures.map((f) => ({
+    id: f.id ?? "(source)",
+    source: f.source,
+    reason: f.message,
+  }));
   const skills: ServedSkill[] = [];
   const names = new Map<string, string>();
   let bytes = 0;
@@ -255,11 +311,19 @@ export async function buildSnapshot(registry: SkillRegistry, options: SnapshotLi
     const { skill } = result;
     const holder = names.get(skill.name);
     if (holder !== undefined) {
-      refused.push({ id: skill.id, source: skill.source, reason: `its name "${skill.name}" is already served by ${holder}` });
+      refused.push({
+        id: skill.id,
+        source: skill.source,
+        reason: `its name "${skill.name}" is already served by ${holder}`,
+      });
       continue;
     }
     if (bytes + skill.bytes > limits.maxTotalBytes) {
-      refused.push({ id: skill.id, source: skill.source, reason: `serving it would pass the limit of ${limits.maxTotalBytes} bytes for all skills` });
+      refused.push({
+        id: skill.id,
+        source: skill.source,
+        reason: `serving it would pass the limit of ${limits.maxTotalBytes} bytes for all skills`,
+      });
       continue;
     }
     names.set(skill.name, `${skill.source}:${skill.id}`);

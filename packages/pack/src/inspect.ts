@@ -5,7 +5,8 @@ import { checkLayout, type LayoutOptions } from "./layout.js";
 import { describeDirectory, type CollectPackageOptions, type ManifestFile, type PackageManifest } from "./pack.js";
 import { computeVersionId, sha256Hex } from "./version.js";
 
-export interface InspectOptions extends ReadArchiveOptions, LayoutOptions, Pick<CollectPackageOptions, "includeSecrets" | "followLinks"> {}
+export interface InspectOptions
+  extends ReadArchiveOptions, LayoutOptions, Pick<CollectPackageOptions, "includeSecrets" | "followLinks"> {}
 
 export interface PackageInspection extends PackageManifest {
   /** `directory` for a workspace, otherwise the archive format. */
@@ -20,7 +21,10 @@ export interface PackageInspection extends PackageManifest {
  * (checked with every unpack rule, read one file at a time). `excluded` lists exclusions, or for archives the OS junk
  * dropped.
  */
-export async function inspectPackage(input: string | Uint8Array, options: InspectOptions = {}): Promise<PackageInspection> {
+export async function inspectPackage(
+  input: string | Uint8Array,
+  options: InspectOptions = {},
+): Promise<PackageInspection> {
   if (typeof input === "string" && (await stat(input)).isDirectory()) {
     const { manifest, layout } = await describeDirectory(input, options);
     return { source: "directory", ...manifest, diagnostics: layout.diagnostics, valid: layout.valid };
@@ -33,7 +37,11 @@ export async function inspectPackage(input: string | Uint8Array, options: Inspec
     if (f.path.endsWith("/SKILL.md")) skillMds.set(f.path, bytes);
     return { path: f.path, size: bytes.byteLength, sha256: sha256Hex(bytes), mode: f.mode };
   });
-  const layout = await checkLayout(files.map((f) => f.path), async (p) => skillMds.get(p) ?? new Uint8Array(), options);
+  const layout = await checkLayout(
+    files.map((f) => f.path),
+    async (p) => skillMds.get(p) ?? new Uint8Array(),
+    options,
+  );
   const { versionId, digest } = computeVersionId(files);
   return {
     source: archive.format,

@@ -36,19 +36,35 @@ export async function checkLayout(
 ): Promise<LayoutReport> {
   const profile = options.profile ?? DEFAULT_PACKAGE_PROFILE;
   const diagnostics: Diagnostic[] = [];
-  const report = (code: string, message: string, file: string, severity: Diagnostic["severity"] = "error", line = 0, column = 0) =>
-    diagnostics.push({ code, severity, message, file, line, column });
+  const report = (
+    code: string,
+    message: string,
+    file: string,
+    severity: Diagnostic["severity"] = "error",
+    line = 0,
+    column = 0,
+  ) => diagnostics.push({ code, severity, message, file, line, column });
 
   const skillDirs = new Set<string>();
   const present = new Set(paths);
   for (const p of paths) {
     const parts = p.split("/");
     if (parts[0] !== "skills") continue;
-    if (parts.length === 2) report("package-stray-file", `${p} is not inside a skill directory; only skills/<name>/ folders are skills`, p, "warning");
+    if (parts.length === 2)
+      report(
+        "package-stray-file",
+        `${p} is not inside a skill directory; only skills/<name>/ folders are skills`,
+        p,
+        "warning",
+      );
     else if (parts[1] !== undefined) skillDirs.add(parts[1]);
   }
   if (!paths.some((p) => p.startsWith("skills/"))) {
-    report("package-skills-missing", "a package must have a skills/ directory at its root containing at least one skills/<name>/SKILL.md", "skills/");
+    report(
+      "package-skills-missing",
+      "a package must have a skills/ directory at its root containing at least one skills/<name>/SKILL.md",
+      "skills/",
+    );
     return { diagnostics, skills: [], valid: false };
   }
 
@@ -57,7 +73,11 @@ export async function checkLayout(
   for (const dir of [...skillDirs].sort(comparePaths)) {
     const file = `skills/${dir}/SKILL.md`;
     if (!present.has(file)) {
-      report("package-skill-md-missing", `skills/${dir}/ has no SKILL.md; every first-level directory under skills/ must be a skill`, `skills/${dir}/`);
+      report(
+        "package-skill-md-missing",
+        `skills/${dir}/ has no SKILL.md; every first-level directory under skills/ must be a skill`,
+        `skills/${dir}/`,
+      );
       continue;
     }
     const result = validateSkillMd(await read(file), { profile, dirName: dir, file, lint: false });
@@ -69,7 +89,14 @@ export async function checkLayout(
     const first = byName.get(key);
     if (first) {
       const at = result.parsed.positions.get("name");
-      report("skill-name-duplicate", `Duplicate runtime skill name: ${name} (also declared in ${first.file})`, file, "error", at?.line ?? 1, at?.column ?? 1);
+      report(
+        "skill-name-duplicate",
+        `Duplicate runtime skill name: ${name} (also declared in ${first.file})`,
+        file,
+        "error",
+        at?.line ?? 1,
+        at?.column ?? 1,
+      );
     } else {
       byName.set(key, { file });
     }

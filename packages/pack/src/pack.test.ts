@@ -6,7 +6,15 @@ import { build } from "esbuild";
 import { chmod, mkdir, readFile, rm, symlink, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { InvalidPathError, LimitExceededError, SkillValidationError } from "@skillport/core";
-import { DEFAULT_PACKAGE_LIMITS, checkPackageLayout, collectFiles, inspectPackage, packDirectory, packDirectoryToFile, unpackArchive } from "./index.js";
+import {
+  DEFAULT_PACKAGE_LIMITS,
+  checkPackageLayout,
+  collectFiles,
+  inspectPackage,
+  packDirectory,
+  packDirectoryToFile,
+  unpackArchive,
+} from "./index.js";
 import { readCollected } from "./read-files.js";
 import { skillMd, systemDependency, tempDir, writeTree } from "./__fixtures__/archives.js";
 
@@ -16,7 +24,11 @@ beforeEach(async () => ({ dir, cleanup } = await tempDir()));
 afterEach(async () => cleanup());
 
 const hasBinary = (name: string) => spawnSync("sh", ["-c", `command -v ${name}`]).status === 0;
-const infoZip = systemDependency("zip/unzip/zipinfo", hasBinary("zip") && hasBinary("unzip") && hasBinary("zipinfo"), console.warn);
+const infoZip = systemDependency(
+  "zip/unzip/zipinfo",
+  hasBinary("zip") && hasBinary("unzip") && hasBinary("zipinfo"),
+  console.warn,
+);
 
 const TREE: Record<string, string> = {
   "skills/alpha/SKILL.md": skillMd("alpha"),
@@ -28,7 +40,11 @@ const TREE: Record<string, string> = {
   "requirements.txt": "requests==2.32.0\n",
 };
 
-async function makeTree(root: string, order: "forward" | "reverse", variant: { mtime: Date; fileMode: number; execMode: number }): Promise<void> {
+async function makeTree(
+  root: string,
+  order: "forward" | "reverse",
+  variant: { mtime: Date; fileMode: number; execMode: number },
+): Promise<void> {
   const entries = Object.entries(TREE);
   if (order === "reverse") entries.reverse();
   for (const [rel, content] of entries) {
@@ -62,12 +78,22 @@ describe("deterministic archives", () => {
   it("gives the same bytes in processes started in different time zones", async () => {
     // The zip writer, bundled from source, runs in one child process per TZ (DOS times are local time).
     const bundle = path.join(dir, "zip-writer.cjs");
-    await build({ entryPoints: [fileURLToPath(new URL("./zip-writer.ts", import.meta.url))], bundle: true, platform: "node", format: "cjs", outfile: bundle, logLevel: "silent" });
+    await build({
+      entryPoints: [fileURLToPath(new URL("./zip-writer.ts", import.meta.url))],
+      bundle: true,
+      platform: "node",
+      format: "cjs",
+      outfile: bundle,
+      logLevel: "silent",
+    });
     const script = `require(${JSON.stringify(bundle)})
       .writeDeterministicZip([{ path: "b.sh", bytes: Buffer.from("echo"), mode: 0o755 }, { path: "a.md", bytes: Buffer.from("# a"), mode: 0o644 }])
       .then((bytes) => process.stdout.write(Buffer.from(bytes).toString("base64")));`;
     const outputs = ["UTC", "Asia/Kolkata", "America/St_Johns", "Pacific/Kiritimati", "Etc/GMT+12"].map((tz) =>
-      Buffer.from(execFileSync(process.execPath, ["-e", script], { env: { ...process.env, TZ: tz }, encoding: "utf8" }), "base64"),
+      Buffer.from(
+        execFileSync(process.execPath, ["-e", script], { env: { ...process.env, TZ: tz }, encoding: "utf8" }),
+        "base64",
+      ),
     );
     for (const output of outputs) expect(output.equals(outputs[0] ?? Buffer.alloc(0))).toBe(true);
     // DOS time 00:00 and date 1980-01-01 (0x0021) in the first local header; first entry is a.md (sorted).
@@ -91,7 +117,10 @@ describe("deterministic archives", () => {
   it("keeps every file's bytes although files are read into one reused buffer (stored entries too)", async () => {
     // Incompressible files are stored, not deflated: the writer must copy them before the next file's read reuses
     // the buffer. Random bytes of several sizes, before and after smaller and larger text files.
-    const random = (n: number, seed: number) => Buffer.concat(Array.from({ length: Math.ceil(n / 64) }, (_, i) => createHash("sha512").update(`${seed}:${i}`).digest())).subarray(0, n);
+    const random = (n: number, seed: number) =>
+      Buffer.concat(
+        Array.from({ length: Math.ceil(n / 64) }, (_, i) => createHash("sha512").update(`${seed}:${i}`).digest()),
+      ).subarray(0, n);
     const files: Record<string, string | Buffer> = { "skills/a/SKILL.md": skillMd("a") };
     files["skills/a/assets/a.bin"] = random(40_000, 1);
     files["skills/a/assets/b.txt"] = "text ".repeat(3000);
@@ -104,7 +133,8 @@ describe("deterministic archives", () => {
     try {
       const unpacked = await unpackArchive(archive, out);
       expect(unpacked.versionId).toBe(versionId);
-      for (const [rel, content] of Object.entries(files)) expect(await readFile(path.join(out, rel))).toEqual(Buffer.from(content));
+      for (const [rel, content] of Object.entries(files))
+        expect(await readFile(path.join(out, rel))).toEqual(Buffer.from(content));
     } finally {
       await rm(out, { recursive: true, force: true });
     }
@@ -130,43 +160,52 @@ describe("deterministic archives", () => {
     ]);
   });
 
-  it.skipIf(infoZip.skip)("produces standard archives that Info-ZIP tests clean, with fixed dates and normalised modes", async () => {
-    await makeTree(dir, "forward", { mtime: new Date(), fileMode: 0o600, execMode: 0o700 });
-    const out = path.join(dir, "out", "pkg.zip");
-    await packDirectoryToFile(dir, out);
-    expect(execFileSync("unzip", ["-tq", out], { encoding: "utf8" })).toMatch(/No errors detected/);
-    const listing = execFileSync("zipinfo", [out], { encoding: "utf8", env: { ...process.env, LC_ALL: "C.UTF-8" } }).split("\n");
-    const rows = listing.filter((l) => /^[-d]r/.test(l));
-    expect(rows).toHaveLength(7);
-    for (const row of rows) expect(row).toMatch(/ unx .* defN 80-Jan-01 00:00 /);
-    expect(rows.find((r) => r.endsWith("entrypoint.sh"))).toMatch(/^-rwxr-xr-x/);
-    expect(rows.find((r) => r.endsWith("skills/alpha/scripts/run.py"))).toMatch(/^-rwxr-xr-x/);
-    expect(rows.find((r) => r.endsWith("requirements.txt"))).toMatch(/^-rw-r--r--/);
-    expect(rows.map((r) => r.split(/\s+/).slice(8).join(" "))).toEqual([
-      "entrypoint.sh",
-      "requirements.txt",
-      "skills/alpha/SKILL.md",
-      "skills/alpha/scripts/run.py",
-      "skills/beta/SKILL.md",
-      "skills/beta/assets/数据.txt",
-      "skills/beta/references/guide.md",
-    ]);
-  });
+  it.skipIf(infoZip.skip)(
+    "produces standard archives that Info-ZIP tests clean, with fixed dates and normalised modes",
+    async () => {
+      await makeTree(dir, "forward", { mtime: new Date(), fileMode: 0o600, execMode: 0o700 });
+      const out = path.join(dir, "out", "pkg.zip");
+      await packDirectoryToFile(dir, out);
+      expect(execFileSync("unzip", ["-tq", out], { encoding: "utf8" })).toMatch(/No errors detected/);
+      const listing = execFileSync("zipinfo", [out], {
+        encoding: "utf8",
+        env: { ...process.env, LC_ALL: "C.UTF-8" },
+      }).split("\n");
+      const rows = listing.filter((l) => /^[-d]r/.test(l));
+      expect(rows).toHaveLength(7);
+      for (const row of rows) expect(row).toMatch(/ unx .* defN 80-Jan-01 00:00 /);
+      expect(rows.find((r) => r.endsWith("entrypoint.sh"))).toMatch(/^-rwxr-xr-x/);
+      expect(rows.find((r) => r.endsWith("skills/alpha/scripts/run.py"))).toMatch(/^-rwxr-xr-x/);
+      expect(rows.find((r) => r.endsWith("requirements.txt"))).toMatch(/^-rw-r--r--/);
+      expect(rows.map((r) => r.split(/\s+/).slice(8).join(" "))).toEqual([
+        "entrypoint.sh",
+        "requirements.txt",
+        "skills/alpha/SKILL.md",
+        "skills/alpha/scripts/run.py",
+        "skills/beta/SKILL.md",
+        "skills/beta/assets/数据.txt",
+        "skills/beta/references/guide.md",
+      ]);
+    },
+  );
 
-  it.skipIf(infoZip.skip)("reads what Info-ZIP writes (inspect gives the same versionId as packing the directory)", async () => {
-    await makeTree(dir, "forward", { mtime: new Date(), fileMode: 0o644, execMode: 0o755 });
-    const packed = await packDirectory(dir);
-    const zipFile = path.join(path.dirname(dir), `${path.basename(dir)}-infozip.zip`);
-    try {
-      execFileSync("zip", ["-r", "-X", "-q", zipFile, "."], { cwd: dir });
-      const inspected = await inspectPackage(zipFile);
-      expect(inspected.source).toBe("zip");
-      expect(inspected.versionId).toBe(packed.versionId);
-      expect(inspected.valid).toBe(true);
-    } finally {
-      await rm(zipFile, { force: true });
-    }
-  });
+  it.skipIf(infoZip.skip)(
+    "reads what Info-ZIP writes (inspect gives the same versionId as packing the directory)",
+    async () => {
+      await makeTree(dir, "forward", { mtime: new Date(), fileMode: 0o644, execMode: 0o755 });
+      const packed = await packDirectory(dir);
+      const zipFile = path.join(path.dirname(dir), `${path.basename(dir)}-infozip.zip`);
+      try {
+        execFileSync("zip", ["-r", "-X", "-q", zipFile, "."], { cwd: dir });
+        const inspected = await inspectPackage(zipFile);
+        expect(inspected.source).toBe("zip");
+        expect(inspected.versionId).toBe(packed.versionId);
+        expect(inspected.valid).toBe(true);
+      } finally {
+        await rm(zipFile, { force: true });
+      }
+    },
+  );
 
   it("leaves its own output out when it is written inside the package", async () => {
     await writeTree(dir, { "skills/a/SKILL.md": skillMd("a") });
@@ -192,12 +231,14 @@ describe("layout check", () => {
     const report = await checkPackageLayout(dir);
     expect(report.valid).toBe(false);
     const summary = report.diagnostics.map((d) => `${d.severity} ${d.code} ${d.file}`);
-    expect(summary).toEqual(expect.arrayContaining([
-      "warning package-stray-file skills/stray.md",
-      "error frontmatter-missing skills/broken/SKILL.md",
-      "error package-skill-md-missing skills/no-md/",
-      "error skill-name-duplicate skills/dupe-b/SKILL.md",
-    ]));
+    expect(summary).toEqual(
+      expect.arrayContaining([
+        "warning package-stray-file skills/stray.md",
+        "error frontmatter-missing skills/broken/SKILL.md",
+        "error package-skill-md-missing skills/no-md/",
+        "error skill-name-duplicate skills/dupe-b/SKILL.md",
+      ]),
+    );
     const dupe = report.diagnostics.find((d) => d.code === "skill-name-duplicate");
     expect(dupe?.message).toBe("Duplicate runtime skill name: Shared (also declared in skills/dupe-a/SKILL.md)");
     expect(dupe?.line).toBeGreaterThanOrEqual(1);
@@ -215,7 +256,7 @@ describe("layout check", () => {
   });
 
   it("packDirectory refuses an invalid package with SkillValidationError carrying the diagnostics", async () => {
-    await writeTree(dir, { "skills/a/SKILL.md": "---\nname: a\n---\n" , "skills/b/x.txt": "x" });
+    await writeTree(dir, { "skills/a/SKILL.md": "---\nname: a\n---\n", "skills/b/x.txt": "x" });
     const error = await packDirectory(dir).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SkillValidationError);
     expect((error as SkillValidationError).message).toMatch(/package layout check failed with \d+ errors?/);
@@ -237,14 +278,26 @@ describe("links and limits", () => {
   });
 
   it("follows links that stay inside with followLinks, and refuses ones that escape", async () => {
-    await writeTree(dir, { "pkg/skills/a/SKILL.md": skillMd("a"), "pkg/shared/lib.py": "print(1)\n", "pkg/lib-link.py": { link: "shared/lib.py" }, "outside.txt": "secret" });
+    await writeTree(dir, {
+      "pkg/skills/a/SKILL.md": skillMd("a"),
+      "pkg/shared/lib.py": "print(1)\n",
+      "pkg/lib-link.py": { link: "shared/lib.py" },
+      "outside.txt": "secret",
+    });
     const pkg = path.join(dir, "pkg");
     await symlink("../shared", path.join(pkg, "skills/linked-dir"));
     await expect(packDirectory(pkg, { requireValid: false })).rejects.toThrow(/lib-link\.py.*--follow-links/);
     const followed = await packDirectory(pkg, { followLinks: true, requireValid: false });
-    expect(followed.manifest.files.map((f) => f.path)).toEqual(["lib-link.py", "shared/lib.py", "skills/a/SKILL.md", "skills/linked-dir/lib.py"]);
+    expect(followed.manifest.files.map((f) => f.path)).toEqual([
+      "lib-link.py",
+      "shared/lib.py",
+      "skills/a/SKILL.md",
+      "skills/linked-dir/lib.py",
+    ]);
     await symlink("../../../outside.txt", path.join(pkg, "skills/a/escape.txt"));
-    await expect(packDirectory(pkg, { followLinks: true, requireValid: false })).rejects.toThrow(/skills\/a\/escape\.txt.*outside/);
+    await expect(packDirectory(pkg, { followLinks: true, requireValid: false })).rejects.toThrow(
+      /skills\/a\/escape\.txt.*outside/,
+    );
   });
 
   // fs's skill-directory rule (decision 0121): inside a skill folder, a link that stays in the skill is packed (as
@@ -257,10 +310,17 @@ describe("links and limits", () => {
       "skills/b/SKILL.md": skillMd("b"),
     });
     const packed = await packDirectory(dir);
-    expect(packed.manifest.files.map((f) => f.path)).toEqual(["skills/a/SKILL.md", "skills/a/references/alias.md", "skills/a/references/real.md", "skills/b/SKILL.md"]);
+    expect(packed.manifest.files.map((f) => f.path)).toEqual([
+      "skills/a/SKILL.md",
+      "skills/a/references/alias.md",
+      "skills/a/references/real.md",
+      "skills/b/SKILL.md",
+    ]);
     await symlink("../../b/SKILL.md", path.join(dir, "skills/a/references/peek.md"));
     for (const followLinks of [false, true]) {
-      await expect(packDirectory(dir, { followLinks })).rejects.toThrow(/skills\/a\/references\/peek\.md.*leads outside the skill/);
+      await expect(packDirectory(dir, { followLinks })).rejects.toThrow(
+        /skills\/a\/references\/peek\.md.*leads outside the skill/,
+      );
     }
   });
 
@@ -284,7 +344,11 @@ describe("links and limits", () => {
     ["maxDepth", { maxDepth: 3 }, /skills\/a\/deep\/x\.txt is nested deeper than 3 levels/],
     ["maxArchiveBytes", { maxArchiveBytes: 100 }, /the archive would be .* over the 100 B limit/],
   ])("enforces %s", async (limit, limits, message) => {
-    await writeTree(dir, { "skills/a/SKILL.md": skillMd("a"), "skills/a/big.txt": "b".repeat(200), "skills/a/deep/x.txt": "x" });
+    await writeTree(dir, {
+      "skills/a/SKILL.md": skillMd("a"),
+      "skills/a/big.txt": "b".repeat(200),
+      "skills/a/deep/x.txt": "x",
+    });
     const error = await packDirectory(dir, { limits }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LimitExceededError);
     expect((error as LimitExceededError).limit).toBe(limit);
@@ -299,7 +363,9 @@ describe("links and limits", () => {
   });
 
   it("rejects a limit that is not a positive number", async () => {
-    await expect(packDirectory(dir, { limits: { maxFiles: 0 } })).rejects.toThrow(/limit maxFiles must be a positive number/);
+    await expect(packDirectory(dir, { limits: { maxFiles: 0 } })).rejects.toThrow(
+      /limit maxFiles must be a positive number/,
+    );
   });
 });
 
@@ -327,24 +393,34 @@ describe("untrusted package trees (issue 8)", () => {
   it("a file swapped for a link after the walk is refused, never read (the host file stays out of the package)", async () => {
     const outside = path.join(dir, "outside");
     const pkg = path.join(dir, "pkg");
-    await writeTree(outside, { "shadow": "root:secret-hash" });
+    await writeTree(outside, { shadow: "root:secret-hash" });
     await writeTree(pkg, { "skills/a/SKILL.md": skillMd("a"), "skills/a/data.txt": "harmless" });
     const collected = await collectFiles(pkg, { limits: { ...DEFAULT_PACKAGE_LIMITS } });
     // Between the walk and the read, the file becomes a link to a host file (as a racing process would make it).
     await rm(path.join(pkg, "skills/a/data.txt"));
     await symlink(path.join(outside, "shadow"), path.join(pkg, "skills/a/data.txt"));
     const seen: string[] = [];
-    const error = await readCollected(collected, { maxFileBytes: 1 << 20 }, (_f, bytes) => seen.push(Buffer.from(bytes).toString())).catch((e: unknown) => e);
+    const error = await readCollected(collected, { maxFileBytes: 1 << 20 }, (_f, bytes) =>
+      seen.push(Buffer.from(bytes).toString()),
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidPathError);
     expect(seen.join("")).not.toContain("secret");
     // Even with links allowed, the target must stay inside the package.
-    const followed = await readCollected(collected, { followLinks: true, maxFileBytes: 1 << 20 }, () => undefined).catch((e: unknown) => e);
+    const followed = await readCollected(
+      collected,
+      { followLinks: true, maxFileBytes: 1 << 20 },
+      () => undefined,
+    ).catch((e: unknown) => e);
     expect(followed).toBeInstanceOf(InvalidPathError);
     expect((followed as Error).message).not.toContain(outside);
   });
 
   it("with followLinks, a harmless-named link to a secret is judged by its target and left out", async () => {
-    await writeTree(dir, { "skills/a/SKILL.md": skillMd("a"), "skills/a/.env": "API_KEY=hunter2", "config/.aws/credentials": "[default]\naws_secret_access_key=x" });
+    await writeTree(dir, {
+      "skills/a/SKILL.md": skillMd("a"),
+      "skills/a/.env": "API_KEY=hunter2",
+      "config/.aws/credentials": "[default]\naws_secret_access_key=x",
+    });
     await symlink(".env", path.join(dir, "skills/a/settings.txt"));
     await symlink("../../config/.aws/credentials", path.join(dir, "skills/a/aws.ini"));
     const result = await packDirectory(dir, { followLinks: true });

@@ -58,7 +58,11 @@ interface LoadedPackage {
  * Collects, reads and checks a package; every file read is also handed to `onFile` (the zip writer, when packing) as a
  * view that is valid only during the call.
  */
-async function loadPackage(dir: string, options: CollectPackageOptions, onFile: (file: ManifestFile, bytes: Uint8Array) => void = () => {}): Promise<LoadedPackage> {
+async function loadPackage(
+  dir: string,
+  options: CollectPackageOptions,
+  onFile: (file: ManifestFile, bytes: Uint8Array) => void = () => {},
+): Promise<LoadedPackage> {
   const limits = resolveLimits(options.limits);
   const collected = await collectFiles(dir, {
     limits,
@@ -72,10 +76,14 @@ async function loadPackage(dir: string, options: CollectPackageOptions, onFile: 
   canonicalSkillFiles(collected.files, "package");
   // Only SKILL.md files are kept for the layout check; everything else streams through.
   const skillMds = new Map<string, Uint8Array>();
-  const files = await readCollected(collected, { followLinks: options.followLinks, maxFileBytes: limits.maxFileBytes, transient: true }, (file, bytes) => {
-    if (file.path.endsWith("/SKILL.md")) skillMds.set(file.path, bytes.slice());
-    onFile(file, bytes);
-  });
+  const files = await readCollected(
+    collected,
+    { followLinks: options.followLinks, maxFileBytes: limits.maxFileBytes, transient: true },
+    (file, bytes) => {
+      if (file.path.endsWith("/SKILL.md")) skillMds.set(file.path, bytes.slice());
+      onFile(file, bytes);
+    },
+  );
   const layout = await checkLayout(
     files.map((f) => f.path),
     async (p) => skillMds.get(p) ?? new Uint8Array(),
@@ -83,11 +91,17 @@ async function loadPackage(dir: string, options: CollectPackageOptions, onFile: 
   );
   const { versionId, digest } = computeVersionId(files);
   const totalBytes = files.reduce((sum, f) => sum + f.size, 0);
-  return { manifest: { versionId, digest, files, totalBytes, skills: layout.skills, excluded: collected.excluded }, layout };
+  return {
+    manifest: { versionId, digest, files, totalBytes, skills: layout.skills, excluded: collected.excluded },
+    layout,
+  };
 }
 
 /** The manifest and layout report of a package directory, without building an archive. */
-export async function describeDirectory(dir: string, options: CollectPackageOptions = {}): Promise<{ manifest: PackageManifest; layout: LayoutReport }> {
+export async function describeDirectory(
+  dir: string,
+  options: CollectPackageOptions = {},
+): Promise<{ manifest: PackageManifest; layout: LayoutReport }> {
   return await loadPackage(dir, options);
 }
 
@@ -104,20 +118,38 @@ export async function packDirectory(dir: string, options: PackOptions = {}): Pro
   const limits = resolveLimits(options.limits);
   // Entries are added while files are read, so compression overlaps reading; an invalid package discards the zip.
   const zip = new DeterministicZip({ compressionLevel: options.compressionLevel });
-  const { manifest, layout } = await loadPackage(dir, { ...options, limits }, (file, bytes) => zip.add({ path: file.path, mode: file.mode, bytes }));
+  const { manifest, layout } = await loadPackage(dir, { ...options, limits }, (file, bytes) =>
+    zip.add({ path: file.path, mode: file.mode, bytes }),
+  );
   if ((options.requireValid ?? true) && !layout.valid) {
     const errors = layout.diagnostics.filter((d) => d.severity === "error").length;
-    throw new SkillValidationError(`package layout check failed with ${errors} error${errors === 1 ? "" : "s"}`, layout.diagnostics);
+    throw new SkillValidationError(
+      `package layout check failed with ${errors} error${errors === 1 ? "" : "s"}`,
+      layout.diagnostics,
+    );
   }
   const bytes = await zip.finish();
   if (bytes.byteLength > limits.maxArchiveBytes) {
-    throw new LimitExceededError("maxArchiveBytes", `the archive would be ${formatBytes(bytes.byteLength)}, over the ${formatBytes(limits.maxArchiveBytes)} limit`);
+    throw new LimitExceededError(
+      "maxArchiveBytes",
+      `the archive would be ${formatBytes(bytes.byteLength)}, over the ${formatBytes(limits.maxArchiveBytes)} limit`,
+    );
   }
-  return { archive: bytes, versionId: manifest.versionId, digest: manifest.digest, manifest, diagnostics: layout.diagnostics };
+  return {
+    archive: bytes,
+    versionId: manifest.versionId,
+    digest: manifest.digest,
+    manifest,
+    diagnostics: layout.diagnostics,
+  };
 }
 
 /** packDirectory, then an atomic write of the archive to `outFile` (left out of the package if inside it). */
-export async function packDirectoryToFile(dir: string, outFile: string, options: PackOptions = {}): Promise<PackResult> {
+export async function packDirectoryToFile(
+  dir: string,
+  outFile: string,
+  options: PackOptions = {},
+): Promise<PackResult> {
   const result = await packDirectory(dir, { ...options, skipAbsolute: path.resolve(outFile) });
   await writeFileAtomic(outFile, result.archive);
   return result;

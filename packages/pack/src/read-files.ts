@@ -36,14 +36,20 @@ export async function readCollected(
   let scratch: Uint8Array | undefined;
   let sinceYield = 0;
   for (const file of collected.files) {
-    const opened = openConfined(collected.root, file.source ?? file.path, { followLinksInside: (options.followLinks ?? false) || file.viaLink === true });
+    const opened = openConfined(collected.root, file.source ?? file.path, {
+      followLinksInside: (options.followLinks ?? false) || file.viaLink === true,
+    });
     let read: Uint8Array | undefined;
     try {
       read = opened.readAllSync(options.maxFileBytes, scratch);
     } finally {
       opened.close();
     }
-    if (read === undefined) throw new LimitExceededError("maxFileBytes", `${file.path} grew past the per-file limit while it was being packed`);
+    if (read === undefined)
+      throw new LimitExceededError(
+        "maxFileBytes",
+        `${file.path} grew past the per-file limit while it was being packed`,
+      );
     const bytes = read;
     // A file larger than the scratch buffer was read into memory of its own: that memory becomes the scratch.
     if (options.transient && bytes.buffer !== scratch?.buffer) scratch = new Uint8Array(bytes.buffer);

@@ -19,7 +19,7 @@ async function makeSkill(name = "word-stats"): Promise<string> {
   const skill = path.join(dir, "src", name);
   await writeTree(skill, {
     "SKILL.md": skillMd(name),
-    "scripts/stats.sh": "#!/bin/sh\nwc \"$1\"\n",
+    "scripts/stats.sh": '#!/bin/sh\nwc "$1"\n',
     "references/notes.md": "notes\n",
     ".env": "TOKEN=1",
     "__pycache__/x.pyc": "cache",
@@ -55,7 +55,9 @@ describe(".skill export", () => {
       "data/project.json": SERVICE_ACCOUNT_KEY,
     });
     const result = await exportSkill(skill);
-    const packed = (await readArchive(result.archive, { stripWrapper: false })).files.map((f) => f.path.slice("secrets/".length));
+    const packed = (await readArchive(result.archive, { stripWrapper: false })).files.map((f) =>
+      f.path.slice("secrets/".length),
+    );
     expect(packed.sort()).toEqual(["SKILL.md", ...NOT_SECRET_FILES].sort());
     const shown = new Set(result.excluded.map((e) => e.path));
     for (const [file, , excluded] of SECRET_FILE_CASES) expect(shown.has(excluded), file).toBe(true);
@@ -66,7 +68,9 @@ describe(".skill export", () => {
     await writeTree(path.join(dir, "checkout-main"), { "SKILL.md": skillMd("checkout") });
     const result = await exportSkill(path.join(dir, "checkout-main"));
     expect(result.name).toBe("checkout");
-    expect((await readArchive(result.archive, { stripWrapper: false })).files.map((f) => f.path)).toEqual(["checkout/SKILL.md"]);
+    expect((await readArchive(result.archive, { stripWrapper: false })).files.map((f) => f.path)).toEqual([
+      "checkout/SKILL.md",
+    ]);
   });
 
   it("refuses a directory without SKILL.md or with an invalid one", async () => {
@@ -94,7 +98,7 @@ describe(".skill import", () => {
     const result = await importSkill(exported.archive, skills);
     expect(result).toMatchObject({ name: "word-stats", dir: path.join(skills, "word-stats"), replaced: false });
     expect(result.files.map((f) => f.path)).toEqual(["SKILL.md", "references/notes.md", "scripts/stats.sh"]);
-    expect(await readFile(path.join(skills, "word-stats/scripts/stats.sh"), "utf8")).toBe("#!/bin/sh\nwc \"$1\"\n");
+    expect(await readFile(path.join(skills, "word-stats/scripts/stats.sh"), "utf8")).toBe('#!/bin/sh\nwc "$1"\n');
     expect((await stat(path.join(skills, "word-stats/scripts/stats.sh"))).mode & 0o777).toBe(0o755);
     expect(await readdir(skills)).toEqual(["word-stats"]);
   });
@@ -113,7 +117,10 @@ describe(".skill import", () => {
   });
 
   it("accepts SKILL.md at the archive root and names the skill from its frontmatter", async () => {
-    const bytes = buildZip([{ name: "SKILL.md", data: skillMd("root-skill") }, { name: "ref.md", data: "r" }]);
+    const bytes = buildZip([
+      { name: "SKILL.md", data: skillMd("root-skill") },
+      { name: "ref.md", data: "r" },
+    ]);
     const result = await importSkill(bytes, path.join(dir, "skills"));
     expect(result.name).toBe("root-skill");
     expect((await readdir(path.join(dir, "skills/root-skill"))).sort()).toEqual(["SKILL.md", "ref.md"]);
@@ -123,7 +130,9 @@ describe(".skill import", () => {
     const skill = await makeSkill("pdf-tools");
     await writeFile(path.join(skill, ".DS_Store"), "junk");
     const zipFile = path.join(dir, "pdf-tools.zip");
-    execFileSync("zip", ["-r", "-q", zipFile, "pdf-tools", "-x", "pdf-tools/.env", "pdf-tools/__pycache__/*"], { cwd: path.dirname(skill) });
+    execFileSync("zip", ["-r", "-q", zipFile, "pdf-tools", "-x", "pdf-tools/.env", "pdf-tools/__pycache__/*"], {
+      cwd: path.dirname(skill),
+    });
     const result = await importSkill(zipFile, path.join(dir, "skills"));
     expect(result.name).toBe("pdf-tools");
     expect(result.dropped).toEqual([{ path: "pdf-tools/.DS_Store", reason: "os junk (.DS_Store)" }]);
@@ -131,10 +140,28 @@ describe(".skill import", () => {
   });
 
   it.each([
-    ["two top-level folders", [{ name: "a/SKILL.md", data: skillMd("a") }, { name: "b/SKILL.md", data: skillMd("b") }], ArchiveError, /one top-level folder/],
+    [
+      "two top-level folders",
+      [
+        { name: "a/SKILL.md", data: skillMd("a") },
+        { name: "b/SKILL.md", data: skillMd("b") },
+      ],
+      ArchiveError,
+      /one top-level folder/,
+    ],
     ["no SKILL.md", [{ name: "a/README.md", data: "x" }], ArchiveError, /one top-level folder/],
-    ["invalid SKILL.md", [{ name: "a/SKILL.md", data: "no frontmatter" }], SkillValidationError, /SKILL.md failed validation/],
-    ["unsafe name", [{ name: "a/SKILL.md", data: skillMd(".hidden") }], InvalidPathError, /not a safe skill id: starts with '\.'/],
+    [
+      "invalid SKILL.md",
+      [{ name: "a/SKILL.md", data: "no frontmatter" }],
+      SkillValidationError,
+      /SKILL.md failed validation/,
+    ],
+    [
+      "unsafe name",
+      [{ name: "a/SKILL.md", data: skillMd(".hidden") }],
+      InvalidPathError,
+      /not a safe skill id: starts with '\.'/,
+    ],
   ])("refuses %s and writes nothing", async (_name, entries, errorClass, message) => {
     const skills = path.join(dir, "skills");
     const error = await importSkill(buildZip(entries), skills).catch((e: unknown) => e);

@@ -1,6 +1,12 @@
 import { rename, rm, lstat } from "node:fs/promises";
 import path from "node:path";
-import { SkillExistsError, SkillValidationError, validateSkillMd, type Diagnostic, type ProfileName } from "@skillport/core";
+import {
+  SkillExistsError,
+  SkillValidationError,
+  validateSkillMd,
+  type Diagnostic,
+  type ProfileName,
+} from "@skillport/core";
 import { assertSafeSkillId } from "@skillport/core/internal";
 import { siblingTemp, swapIntoPlace, writeFileAtomic } from "@skillport/fs";
 import { readArchive, type ArchiveFile } from "./archive/read.js";
@@ -52,23 +58,39 @@ export async function exportSkill(skillDir: string, options: ExportSkillOptions 
   const skillMd = collected.files.find((f) => f.path === "SKILL.md");
   if (!skillMd) {
     throw new SkillValidationError("the directory has no SKILL.md at its root, so it is not a skill", [
-      { code: "skill-md-missing", severity: "error", message: "SKILL.md is missing", file: "SKILL.md", line: 0, column: 0 },
+      {
+        code: "skill-md-missing",
+        severity: "error",
+        message: "SKILL.md is missing",
+        file: "SKILL.md",
+        line: 0,
+        column: 0,
+      },
     ]);
   }
   const dirName = path.basename(path.resolve(skillDir));
   // The folder name comes from SKILL.md, which sorts after e.g. `LICENSE`; so read first, then zip.
   const contents = new Map<string, Uint8Array>();
-  const files = await readCollected(collected, { followLinks: options.followLinks, maxFileBytes: limits.maxFileBytes }, (file, bytes) => contents.set(file.path, bytes));
+  const files = await readCollected(
+    collected,
+    { followLinks: options.followLinks, maxFileBytes: limits.maxFileBytes },
+    (file, bytes) => contents.set(file.path, bytes),
+  );
   const { name, diagnostics } = validateSkill(contents.get("SKILL.md") ?? new Uint8Array(), dirName, options.profile);
   const zip = new DeterministicZip({ compressionLevel: options.compressionLevel });
-  for (const f of files) zip.add({ path: `${name}/${f.path}`, mode: f.mode, bytes: contents.get(f.path) ?? new Uint8Array() });
+  for (const f of files)
+    zip.add({ path: `${name}/${f.path}`, mode: f.mode, bytes: contents.get(f.path) ?? new Uint8Array() });
   const bytes = await zip.finish();
   const { versionId, digest } = computeVersionId(files);
   return { archive: bytes, name, versionId, digest, files, excluded: collected.excluded, diagnostics };
 }
 
 /** exportSkill, then an atomic write to `outFile`. */
-export async function exportSkillToFile(skillDir: string, outFile: string, options: ExportSkillOptions = {}): Promise<ExportSkillResult> {
+export async function exportSkillToFile(
+  skillDir: string,
+  outFile: string,
+  options: ExportSkillOptions = {},
+): Promise<ExportSkillResult> {
   const result = await exportSkill(skillDir, { ...options, skipAbsolute: path.resolve(outFile) });
   await writeFileAtomic(outFile, result.archive);
   return result;
@@ -96,7 +118,11 @@ export interface ImportSkillResult {
  * Imports a `.skill` file or a zipped skill folder (zip or tar; one top-level folder with SKILL.md, or SKILL.md at
  * the root) into `skillsDir/<name>`. Validated before anything is written; the skill appears atomically.
  */
-export async function importSkill(input: string | Uint8Array, skillsDir: string, options: ImportSkillOptions = {}): Promise<ImportSkillResult> {
+export async function importSkill(
+  input: string | Uint8Array,
+  skillsDir: string,
+  options: ImportSkillOptions = {},
+): Promise<ImportSkillResult> {
   const archive = await readArchive(input, { limits: options.limits, stripWrapper: false });
   const { prefix, folder } = skillArchiveRoot(archive.files);
   const files = archive.files.map((f) => ({ ...f, path: f.path.slice(prefix.length) }));
@@ -106,9 +132,14 @@ export async function importSkill(input: string | Uint8Array, skillsDir: string,
   const exists = await pathExists(target);
   if (exists && !options.force) throw new SkillExistsError([name]);
 
-  const directories = archive.directories.filter((d) => d.startsWith(prefix) && d.length > prefix.length).map((d) => d.slice(prefix.length));
+  const directories = archive.directories
+    .filter((d) => d.startsWith(prefix) && d.length > prefix.length)
+    .map((d) => d.slice(prefix.length));
   const staged = siblingTemp(target, `import-${name}`);
-  const written = await writeTree({ files: files.map((f) => ({ path: f.path, mode: f.mode, read: () => f.bytes })), directories }, staged);
+  const written = await writeTree(
+    { files: files.map((f) => ({ path: f.path, mode: f.mode, read: () => f.bytes })), directories },
+    staged,
+  );
   const old = siblingTemp(target, `old-${name}`);
   try {
     // Without `force` nothing is replaced, not even a folder made meanwhile: the plain rename then fails.
@@ -132,27 +163,50 @@ export async function importSkill(input: string | Uint8Array, skillsDir: string,
  * Where the one skill of a `.skill` (or zipped skill folder) sits: `""` when SKILL.md is at the root, else `<folder>/`.
  * Anything else is an ArchiveError (`layout`).
  */
-export function skillArchiveRoot(files: readonly Pick<ArchiveFile, "path">[]): { prefix: string; folder: string | undefined } {
+export function skillArchiveRoot(files: readonly Pick<ArchiveFile, "path">[]): {
+  prefix: string;
+  folder: string | undefined;
+} {
   if (files.some((f) => f.path === "SKILL.md")) return { prefix: "", folder: undefined };
   const tops = new Set(files.map((f) => f.path.split("/")[0]));
   const [only] = tops;
-  if (tops.size === 1 && only !== undefined && files.some((f) => f.path === `${only}/SKILL.md`)) return { prefix: `${only}/`, folder: only };
+  if (tops.size === 1 && only !== undefined && files.some((f) => f.path === `${only}/SKILL.md`))
+    return { prefix: `${only}/`, folder: only };
   throw new ArchiveError("layout", "a .skill archive must hold one top-level folder with SKILL.md at its root");
 }
 
 /** Validates SKILL.md and picks the skill's name: its frontmatter `name`, else the folder's. */
-function validateSkill(skillMd: Uint8Array, folder: string | undefined, profile: ProfileName | undefined): { name: string; diagnostics: Diagnostic[] } {
-  const result = validateSkillMd(skillMd, { profile: profile ?? DEFAULT_SKILL_FILE_PROFILE, dirName: folder, file: "SKILL.md", lint: false });
+function validateSkill(
+  skillMd: Uint8Array,
+  folder: string | undefined,
+  profile: ProfileName | undefined,
+): { name: string; diagnostics: Diagnostic[] } {
+  const result = validateSkillMd(skillMd, {
+    profile: profile ?? DEFAULT_SKILL_FILE_PROFILE,
+    dirName: folder,
+    file: "SKILL.md",
+    lint: false,
+  });
   if (!result.valid) {
     const errors = result.diagnostics.filter((d) => d.severity === "error").length;
-    throw new SkillValidationError(`SKILL.md failed validation with ${errors} error${errors === 1 ? "" : "s"}`, result.diagnostics);
+    throw new SkillValidationError(
+      `SKILL.md failed validation with ${errors} error${errors === 1 ? "" : "s"}`,
+      result.diagnostics,
+    );
   }
   const declared = result.parsed.frontmatter?.name;
   // A declared name decides the folder (and must be safe); only a skill without one falls back to its folder name.
   const name = typeof declared === "string" ? declared : folder;
   if (name === undefined) {
     throw new SkillValidationError("SKILL.md has no usable name", [
-      { code: "name-missing", severity: "error", message: "'name' is required to name the skill folder", file: "SKILL.md", line: 1, column: 1 },
+      {
+        code: "name-missing",
+        severity: "error",
+        message: "'name' is required to name the skill folder",
+        file: "SKILL.md",
+        line: 1,
+        column: 1,
+      },
     ]);
   }
   assertSafeSkillId(name);

@@ -30,7 +30,11 @@ export interface UnpackResult {
  * against the listing (size, CRC-32) and written into a sibling temp directory that is renamed into place only when
  * every file passed, so a refused or failed unpack leaves `destDir` (and its parents) exactly as they were.
  */
-export async function unpackArchive(input: string | Uint8Array, destDir: string, options: UnpackOptions = {}): Promise<UnpackResult> {
+export async function unpackArchive(
+  input: string | Uint8Array,
+  destDir: string,
+  options: UnpackOptions = {},
+): Promise<UnpackResult> {
   assertEmptyOrMissing(destDir);
   const archive = await listArchive(input, options);
   const files = await writeTree(archive, destDir);
@@ -67,7 +71,10 @@ const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmedi
  * MiB: for package-sized files a thread-pool round trip per mkdir/open/write/close/rename costs more than the call
  * itself (decisions 0100, 0211).
  */
-export async function writeTree(tree: { files: readonly TreeFile[]; directories: readonly string[] }, destDir: string): Promise<ManifestFile[]> {
+export async function writeTree(
+  tree: { files: readonly TreeFile[]; directories: readonly string[] },
+  destDir: string,
+): Promise<ManifestFile[]> {
   const target = path.resolve(destDir);
   const createdParent = mkdirSync(path.dirname(target), { recursive: true });
   const temp = siblingTemp(target, path.basename(target));

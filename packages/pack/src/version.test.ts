@@ -24,7 +24,12 @@ describe("computeVersionId", () => {
       { path: "\u{1F600}.md", mode: 0o644, sha256: sha("1") },
       { path: "\uFF5E.md", mode: 0o644, sha256: sha("2") },
     ];
-    expect(canonicalText(files).split("\n").slice(1, 3).map((l) => l.split("\u0000")[0])).toEqual(["\uFF5E.md", "\u{1F600}.md"]);
+    expect(
+      canonicalText(files)
+        .split("\n")
+        .slice(1, 3)
+        .map((l) => l.split("\u0000")[0]),
+    ).toEqual(["\uFF5E.md", "\u{1F600}.md"]);
   });
 
   it("normalises modes by the owner-execute bit", () => {
@@ -47,7 +52,7 @@ describe("computeVersionId", () => {
   it("is independent of input order and always shaped like a FastGPT version id", () => {
     fc.assert(
       fc.property(fileList, fc.integer(), (files, seed) => {
-        const shuffled = [...files].sort((x, y) => ((sha(x.path + seed) < sha(y.path + seed)) ? -1 : 1));
+        const shuffled = [...files].sort((x, y) => (sha(x.path + seed) < sha(y.path + seed) ? -1 : 1));
         const id = computeVersionId(files);
         expect(computeVersionId(shuffled)).toEqual(id);
         expect(isVersionId(id.versionId)).toBe(true);

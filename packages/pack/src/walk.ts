@@ -1,8 +1,25 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readSync, realpathSync, statSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+  statSync,
+} from "node:fs";
 import path from "node:path";
 import { InvalidPathError, LimitExceededError, SkillUnavailableError } from "@skillport/core";
 import { SECRET_CONTENT_HEAD_BYTES, secretFileContent } from "@skillport/core/internal";
-import { DEFAULT_MAX_FILE_BYTES, isInside, SKILL_FILE_NAMES, skillFileAmong, walkTree, type WalkProblem } from "@skillport/fs";
+import {
+  DEFAULT_MAX_FILE_BYTES,
+  isInside,
+  SKILL_FILE_NAMES,
+  skillFileAmong,
+  walkTree,
+  type WalkProblem,
+} from "@skillport/fs";
 import { ExclusionRules } from "./exclusions.js";
 import { formatBytes, type PackageLimits } from "./limits.js";
 import { comparePaths, normalizedMode, pathDepth } from "./paths.js";
@@ -122,26 +139,44 @@ export async function collectFiles(rootDir: string, options: CollectOptions): Pr
       // fs's one link rule inside a skill folder; elsewhere links are followed only when asked to.
       const skillReal = skillRealOf(entry.path);
       if (skillReal !== undefined) {
-        if (!isInside(skillReal, entry.realPath)) throw new InvalidPathError(entry.path, "is a symbolic link (or lies below one) that leads outside the skill");
+        if (!isInside(skillReal, entry.realPath))
+          throw new InvalidPathError(entry.path, "is a symbolic link (or lies below one) that leads outside the skill");
       } else if (!options.followLinks) {
-        throw new InvalidPathError(entry.path, "is a symbolic link (or lies below one; pass followLinks / --follow-links to include links that stay inside the package)");
+        throw new InvalidPathError(
+          entry.path,
+          "is a symbolic link (or lies below one; pass followLinks / --follow-links to include links that stay inside the package)",
+        );
       }
     }
     if (pathDepth(entry.path) > limits.maxDepth) {
       throw new LimitExceededError("maxDepth", `${entry.path} is nested deeper than ${limits.maxDepth} levels`);
     }
     if (entry.size > limits.maxFileBytes) {
-      throw new LimitExceededError("maxFileBytes", `${entry.path} is ${formatBytes(entry.size)}, over the ${formatBytes(limits.maxFileBytes)} per-file limit`);
+      throw new LimitExceededError(
+        "maxFileBytes",
+        `${entry.path} is ${formatBytes(entry.size)}, over the ${formatBytes(limits.maxFileBytes)} per-file limit`,
+      );
     }
     // A skill's own files have the one skill-directory limit: what no provider would serve is not packed either.
     if (skillFolderOf(entry.path, options.skillFolders) !== undefined && entry.size > skillLimit) {
-      throw new LimitExceededError("maxFileBytes", `${entry.path} is ${formatBytes(entry.size)}, over the ${formatBytes(skillLimit)} limit for a skill's files`);
+      throw new LimitExceededError(
+        "maxFileBytes",
+        `${entry.path} is ${formatBytes(entry.size)}, over the ${formatBytes(skillLimit)} limit for a skill's files`,
+      );
     }
     totalBytes += entry.size;
     if (totalBytes > limits.maxTotalBytes) {
-      throw new LimitExceededError("maxTotalBytes", `the package is larger than ${formatBytes(limits.maxTotalBytes)} uncompressed`);
+      throw new LimitExceededError(
+        "maxTotalBytes",
+        `the package is larger than ${formatBytes(limits.maxTotalBytes)} uncompressed`,
+      );
     }
-    files.push({ path: entry.path, size: entry.size, mode: normalizedMode(entry.path, entry.mode), ...(entry.viaLink ? { viaLink: true } : {}) });
+    files.push({
+      path: entry.path,
+      size: entry.size,
+      mode: normalizedMode(entry.path, entry.mode),
+      ...(entry.viaLink ? { viaLink: true } : {}),
+    });
   }
   for (const e of walked.excluded) excluded.push(e);
   files.sort((a, b) => comparePaths(a.path, b.path));
@@ -153,11 +188,19 @@ export async function collectFiles(rootDir: string, options: CollectOptions): Pr
 function problemError(p: WalkProblem): Error {
   switch (p.kind) {
     case "limit":
-      return new LimitExceededError(p.limit ?? "maxFiles", p.limit === "maxFiles" ? `the package has more than ${p.message.replace(/^more than /, "")}` : `${p.path} ${p.message}`);
+      return new LimitExceededError(
+        p.limit ?? "maxFiles",
+        p.limit === "maxFiles"
+          ? `the package has more than ${p.message.replace(/^more than /, "")}`
+          : `${p.path} ${p.message}`,
+      );
     case "unreadable":
       return new SkillUnavailableError(p.message);
     case "link":
-      return new InvalidPathError(p.path, "is a symbolic link (pass followLinks / --follow-links to include links that stay inside the package)");
+      return new InvalidPathError(
+        p.path,
+        "is a symbolic link (pass followLinks / --follow-links to include links that stay inside the package)",
+      );
     case "link-outside":
       return new InvalidPathError(p.path, "is a symbolic link that points outside the package");
     case "link-dangling":

@@ -12,7 +12,13 @@ function yazlZip(entries: readonly ZipInput[], level: number): Promise<Buffer> {
   return yazlArchive((zip) => {
     for (const e of [...entries].sort((a, b) => comparePaths(a.path, b.path))) {
       const compress = level > 0 && !looksIncompressible(e.bytes);
-      zip.addBuffer(Buffer.from(e.bytes), e.path, { mtime: new Date(1980, 0, 1), mode: 0o100000 | e.mode, compress, compressionLevel: compress ? level : 0, forceDosTimestamp: true });
+      zip.addBuffer(Buffer.from(e.bytes), e.path, {
+        mtime: new Date(1980, 0, 1),
+        mode: 0o100000 | e.mode,
+        compress,
+        compressionLevel: compress ? level : 0,
+        forceDosTimestamp: true,
+      });
     }
   });
 }
@@ -47,13 +53,17 @@ describe("DeterministicZip", () => {
   });
 
   it("stores incompressible entries and deflates the rest, and both read back intact", async () => {
-    const zip = Buffer.from(await writeDeterministicZip([
-      { path: "b/random.bin", bytes: random, mode: 0o644 },
-      { path: "a/text.md", bytes: text, mode: 0o644 },
-    ]));
+    const zip = Buffer.from(
+      await writeDeterministicZip([
+        { path: "b/random.bin", bytes: random, mode: 0o644 },
+        { path: "a/text.md", bytes: text, mode: 0o644 },
+      ]),
+    );
     expect(methods(zip)).toEqual({ "a/text.md": 8, "b/random.bin": 0 });
     const back = await readArchive(zip);
-    expect(back.files.map((f) => [f.path, Buffer.from(f.bytes).equals(f.path.endsWith(".md") ? text : random)])).toEqual([
+    expect(
+      back.files.map((f) => [f.path, Buffer.from(f.bytes).equals(f.path.endsWith(".md") ? text : random)]),
+    ).toEqual([
       ["a/text.md", true],
       ["b/random.bin", true],
     ]);
@@ -70,7 +80,11 @@ describe("DeterministicZip", () => {
     const segment = fc.stringMatching(/^[a-zA-Z0-9._\u00e9\u4e2d-]{1,8}$/).filter((x) => x !== "." && x !== "..");
     const entry = fc.record({
       path: fc.array(segment, { minLength: 1, maxLength: 3 }).map((parts) => parts.join("/")),
-      bytes: fc.oneof(fc.uint8Array({ maxLength: 300 }), fc.string({ maxLength: 2000 }).map((t) => new TextEncoder().encode(t.repeat(5))), fc.constant(new Uint8Array(randomBytes(9000)))),
+      bytes: fc.oneof(
+        fc.uint8Array({ maxLength: 300 }),
+        fc.string({ maxLength: 2000 }).map((t) => new TextEncoder().encode(t.repeat(5))),
+        fc.constant(new Uint8Array(randomBytes(9000))),
+      ),
       mode: fc.constantFrom(0o644 as const, 0o755 as const),
     });
     const entries = fc.uniqueArray(entry, { selector: (e) => e.path, maxLength: 8 });
@@ -91,6 +105,8 @@ describe("DeterministicZip", () => {
     const zip = new DeterministicZip({ compressionLevel: 0 });
     const empty = new Uint8Array();
     for (let i = 0; i < 0xffff; i++) zip.add({ path: `f${String(i).padStart(5, "0")}`, bytes: empty, mode: 0o644 });
-    expect(() => zip.add({ path: "g", bytes: empty, mode: 0o644 })).toThrow("a zip without ZIP64 holds at most 65535 entries");
+    expect(() => zip.add({ path: "g", bytes: empty, mode: 0o644 })).toThrow(
+      "a zip without ZIP64 holds at most 65535 entries",
+    );
   });
 });

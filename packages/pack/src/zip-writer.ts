@@ -56,7 +56,8 @@ export class DeterministicZip {
     if (this.#last !== undefined && comparePaths(this.#last, entry.path) >= 0) {
       throw new Error(`zip entries out of order: ${entry.path} after ${this.#last}`);
     }
-    if (this.#central.length >= MAX_ENTRIES) throw new Error(`a zip without ZIP64 holds at most ${MAX_ENTRIES} entries`);
+    if (this.#central.length >= MAX_ENTRIES)
+      throw new Error(`a zip without ZIP64 holds at most ${MAX_ENTRIES} entries`);
     this.#last = entry.path;
     const data = Buffer.from(entry.bytes.buffer, entry.bytes.byteOffset, entry.bytes.byteLength);
     const compress = this.#level > 0 && !looksIncompressible(data);
@@ -65,7 +66,13 @@ export class DeterministicZip {
     if (data.byteLength > MAX_32 || this.#offset + 30 + name.byteLength + stored.byteLength > MAX_32) {
       throw new Error(`zip entry ${entry.path} would pass the 4 GiB limit of a zip without ZIP64`);
     }
-    const fields = { method: compress ? DEFLATE : STORE, crc: crc32(data), compressedSize: stored.byteLength, size: data.byteLength, name };
+    const fields = {
+      method: compress ? DEFLATE : STORE,
+      crc: crc32(data),
+      compressedSize: stored.byteLength,
+      size: data.byteLength,
+      name,
+    };
     this.#central.push(centralHeader(fields, (S_IFREG | entry.mode) * 0x10000, this.#offset));
     const local = localHeader(fields);
     this.#body.push(local, stored);
@@ -152,7 +159,10 @@ export function looksIncompressible(bytes: Uint8Array): boolean {
 }
 
 /** Convenience: a deterministic ZIP of `entries` in any order. */
-export async function writeDeterministicZip(entries: readonly ZipInput[], options: ZipWriteOptions = {}): Promise<Uint8Array> {
+export async function writeDeterministicZip(
+  entries: readonly ZipInput[],
+  options: ZipWriteOptions = {},
+): Promise<Uint8Array> {
   const zip = new DeterministicZip(options);
   for (const entry of [...entries].sort((a, b) => comparePaths(a.path, b.path))) zip.add(entry);
   return await zip.finish();

@@ -5,7 +5,10 @@ import { I18nStringSchema, PluginManifestSchema } from "./manifest.js";
 export type JsonSchema = { [key: string]: unknown };
 
 const jsonSchema = z.record(z.string(), z.unknown());
-const objectJsonSchema = jsonSchema.refine((value) => value.type === "object", 'must be an object schema (type "object")');
+const objectJsonSchema = jsonSchema.refine(
+  (value) => value.type === "object",
+  'must be an object schema (type "object")',
+);
 const fileName = z
   .string()
   .regex(/^[A-Za-z0-9._-]+$/, "must be a plain file name (letters, digits, '.', '_', '-')")
@@ -38,15 +41,28 @@ export const BuiltManifestSchema = PluginManifestSchema.extend({
 }).superRefine((manifest, ctx) => {
   const single = manifest.inputSchema !== undefined || manifest.outputSchema !== undefined;
   if (single && manifest.children !== undefined) {
-    ctx.addIssue({ code: "custom", path: ["children"], message: "a manifest has either inputSchema/outputSchema or children, not both" });
+    ctx.addIssue({
+      code: "custom",
+      path: ["children"],
+      message: "a manifest has either inputSchema/outputSchema or children, not both",
+    });
   } else if (!single && manifest.children === undefined) {
     ctx.addIssue({ code: "custom", path: ["inputSchema"], message: "is required (or children for a tool set)" });
   } else if (single && (manifest.inputSchema === undefined || manifest.outputSchema === undefined)) {
-    ctx.addIssue({ code: "custom", path: [manifest.inputSchema === undefined ? "inputSchema" : "outputSchema"], message: "is required" });
+    ctx.addIssue({
+      code: "custom",
+      path: [manifest.inputSchema === undefined ? "inputSchema" : "outputSchema"],
+      message: "is required",
+    });
   }
   const ids = new Set<string>();
   manifest.children?.forEach((child, index) => {
-    if (ids.has(child.id)) ctx.addIssue({ code: "custom", path: ["children", index, "id"], message: `duplicate child id ${JSON.stringify(child.id)}` });
+    if (ids.has(child.id))
+      ctx.addIssue({
+        code: "custom",
+        path: ["children", index, "id"],
+        message: `duplicate child id ${JSON.stringify(child.id)}`,
+      });
     ids.add(child.id);
   });
 });
@@ -58,7 +74,8 @@ export type BuiltManifest = z.infer<typeof BuiltManifestSchema>;
 export const BUILT_MANIFEST_FILE = "manifest.json";
 export const BUILT_BUNDLE_FILE = "index.js";
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
  * FastGPT's rule for an input field that does not say whether the model fills it: a field with a non-empty

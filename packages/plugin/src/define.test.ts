@@ -3,7 +3,13 @@ import { z } from "zod";
 import { createToolHandler, defineTool, defineToolSet, isPluginDefinition, PLUGIN_DEFINITION } from "./define.js";
 import { describePlugin } from "./describe.js";
 import { createTestContext } from "./testing.js";
-import { INVOKE_PERMISSIONS, permissionDenied, type InvokeResult, type ToolHandlerContext, type UploadFileResult } from "./context.js";
+import {
+  INVOKE_PERMISSIONS,
+  permissionDenied,
+  type InvokeResult,
+  type ToolHandlerContext,
+  type UploadFileResult,
+} from "./context.js";
 import type { InputSchemaMetaType, SecretSchemaMetaType } from "./meta.js";
 
 const manifest = {
@@ -13,7 +19,9 @@ const manifest = {
   description: { en: "Demo tool", "zh-CN": "演示工具" },
 };
 
-const secretSchema = z.object({ token: z.string().meta({ title: "Token", isSecret: true } satisfies SecretSchemaMetaType) });
+const secretSchema = z.object({
+  token: z.string().meta({ title: "Token", isSecret: true } satisfies SecretSchemaMetaType),
+});
 
 const upload = createToolHandler({
   inputSchema: z.object({ text: z.string().meta({ title: "Text", isToolParam: true } satisfies InputSchemaMetaType) }),
@@ -77,7 +85,11 @@ describe("defineTool / defineToolSet", () => {
   it.each([
     ["null", null, false],
     ["a plain object", { kind: "tool", children: [] }, false],
-    ["a symbol-branded object from another SDK copy", { [Symbol.for("skillport.plugin.definition")]: true, kind: "toolSet", children: [] }, true],
+    [
+      "a symbol-branded object from another SDK copy",
+      { [Symbol.for("skillport.plugin.definition")]: true, kind: "toolSet", children: [] },
+      true,
+    ],
     ["a wrong kind", { [Symbol.for("skillport.plugin.definition")]: true, kind: "agent", children: [] }, false],
   ])("isPluginDefinition(%s)", (_label, value, expected) => {
     expect(isPluginDefinition(value)).toBe(expected);
@@ -114,7 +126,9 @@ describe("ctx.invoke in tests", () => {
     expect(failure.reason.en).toContain('"file-upload:allow"');
     expect(failure.reason["zh-CN"]).toContain('"file-upload:allow"');
     expect(failure.data).toEqual({ permission: "file-upload:allow" });
-    expectTypeOf<Awaited<ReturnType<ToolHandlerContext["invoke"]["uploadFile"]>>>().toEqualTypeOf<InvokeResult<UploadFileResult>>();
+    expectTypeOf<Awaited<ReturnType<ToolHandlerContext["invoke"]["uploadFile"]>>>().toEqualTypeOf<
+      InvokeResult<UploadFileResult>
+    >();
   });
 });
 
@@ -127,7 +141,11 @@ describe("describePlugin", () => {
           id: "x",
           name: manifest.name,
           description: manifest.description,
-          handler: { inputSchema: z.string(), outputSchema: z.object({ when: z.date() }), handler: async () => ({}) } as never,
+          handler: {
+            inputSchema: z.string(),
+            outputSchema: z.object({ when: z.date() }),
+            handler: async () => ({}),
+          } as never,
         },
       ],
     });
@@ -143,7 +161,10 @@ describe("describePlugin", () => {
   });
 
   it("reports a child without a handler", () => {
-    const broken = defineToolSet({ manifest, children: [{ id: "x", name: manifest.name, description: manifest.description } as never] });
+    const broken = defineToolSet({
+      manifest,
+      children: [{ id: "x", name: manifest.name, description: manifest.description } as never],
+    });
     expect(describePlugin(broken).problems).toEqual([
       "children[0].handler: must be a createToolHandler(...) result with a handler function",
       "children[0].handler.inputSchema: is required",

@@ -162,7 +162,11 @@ function methodsOf(manifest: PluginManifest, registry: Registry): DefinitionMeth
  */
 export function defineTool(options: DefineToolOptions): ToolDefinition {
   const { manifest, handler } = options;
-  const registry: Registry = { handlers: new Map([[SINGLE_TOOL_CHILD_ID, handler]]), childManifests: new Map(), secretSchema: handler.secretSchema };
+  const registry: Registry = {
+    handlers: new Map([[SINGLE_TOOL_CHILD_ID, handler]]),
+    childManifests: new Map(),
+    secretSchema: handler.secretSchema,
+  };
   const single = (): ToolHandler => registry.handlers.get(SINGLE_TOOL_CHILD_ID) ?? handler;
   const definition = {
     [PLUGIN_DEFINITION]: true as const,
@@ -193,7 +197,9 @@ export function defineTool(options: DefineToolOptions): ToolDefinition {
 export function defineToolSet(options: DefineToolSetOptions): ToolSetDefinition {
   // Children stay a list in the author's order (duplicates included, so build can name them); the maps serve the
   // upstream methods. Non-objects pass through untouched so build/check can name them precisely.
-  const entries: unknown[] = options.children.map((child) => (typeof child === "object" && child !== null ? Object.freeze({ ...child }) : child));
+  const entries: unknown[] = options.children.map((child) =>
+    typeof child === "object" && child !== null ? Object.freeze({ ...child }) : child,
+  );
   const registry: Registry = { handlers: new Map(), childManifests: new Map(), secretSchema: options.secretSchema };
   for (const child of options.children) {
     if (typeof child !== "object" || child === null) continue;
@@ -217,7 +223,9 @@ export function defineToolSet(options: DefineToolSetOptions): ToolSetDefinition 
       const listed = registry.childManifests.get(id);
       if (listed === undefined) return; // upstream: a tool without a child manifest is callable but not listed
       const child = Object.freeze({ ...listed, handler });
-      const at = entries.findIndex((entry) => typeof entry === "object" && entry !== null && (entry as ToolChild).id === id);
+      const at = entries.findIndex(
+        (entry) => typeof entry === "object" && entry !== null && (entry as ToolChild).id === id,
+      );
       if (at === -1) entries.push(child);
       else entries[at] = child;
     },

@@ -41,7 +41,9 @@ export function describePlugin(definition: PluginDefinition): PluginDescription 
     try {
       return toJsonSchema(schema, io);
     } catch (error) {
-      problems.push(`${where}: cannot be expressed as JSON Schema (${error instanceof Error ? error.message : String(error)})`);
+      problems.push(
+        `${where}: cannot be expressed as JSON Schema (${error instanceof Error ? error.message : String(error)})`,
+      );
       return undefined;
     }
   };
@@ -54,7 +56,8 @@ export function describePlugin(definition: PluginDefinition): PluginDescription 
     // Bundles are untrusted JavaScript: read the handler as unknown data, not as the type it claims to be.
     const raw = child.handler;
     const handler: Partial<Record<string, unknown>> = typeof raw === "object" && raw !== null ? { ...raw } : {};
-    if (typeof handler.handler !== "function") problems.push(`${at}.handler: must be a createToolHandler(...) result with a handler function`);
+    if (typeof handler.handler !== "function")
+      problems.push(`${at}.handler: must be a createToolHandler(...) result with a handler function`);
     if (handler.inputSchema === undefined) problems.push(`${at}.handler.inputSchema: is required`);
     if (handler.outputSchema === undefined) problems.push(`${at}.handler.outputSchema: is required`);
     const inputSchema = convert(`${at}.handler.inputSchema`, handler.inputSchema, "input");

@@ -49,15 +49,16 @@ export {
   formatIssuePath,
   toManifestIssues,
 } from "./manifest.js";
-export type { PluginTag, PluginPermission, I18nString, PluginManifest, ManifestIssue, ManifestParseResult } from "./manifest.js";
+export type {
+  PluginTag,
+  PluginPermission,
+  I18nString,
+  PluginManifest,
+  ManifestIssue,
+  ManifestParseResult,
+} from "./manifest.js";
 export type { InputSchemaMetaType, OutputSchemaMetaType, SecretSchemaMetaType } from "./meta.js";
-export {
-  INVOKE_PERMISSIONS,
-  INVOKE_CAPABILITIES,
-  invokeSuccess,
-  invokeFailure,
-  permissionDenied,
-} from "./context.js";
+export { INVOKE_PERMISSIONS, INVOKE_CAPABILITIES, invokeSuccess, invokeFailure, permissionDenied } from "./context.js";
 export type {
   SystemVar,
   StreamResponseEvent,
@@ -100,7 +101,13 @@ export type {
   DefineToolSetOptions,
   ToolSetChildOptions,
 } from "./define.js";
-export { BuiltManifestSchema, BuiltChildSchema, BUILT_MANIFEST_FILE, BUILT_BUNDLE_FILE, inferToolParams } from "./built-manifest.js";
+export {
+  BuiltManifestSchema,
+  BuiltChildSchema,
+  BUILT_MANIFEST_FILE,
+  BUILT_BUNDLE_FILE,
+  inferToolParams,
+} from "./built-manifest.js";
 export type { BuiltManifest, BuiltChild, JsonSchema } from "./built-manifest.js";
 export { describePlugin, toJsonSchema } from "./describe.js";
 export type { PluginDescription, ChildDescription } from "./describe.js";

@@ -40,14 +40,39 @@ describe("parsePluginManifest", () => {
     ["empty version", { ...valid, version: "" }, "manifest.version", "must not be empty"],
     ["version with a slash", { ...valid, version: "1/0" }, "manifest.version", "must use letters, digits"],
     ["name without zh-CN", { ...valid, name: { en: "Tool" } }, "manifest.name.zh-CN", "is required"],
-    ["description without en", { ...valid, description: { "zh-CN": "做事" } }, "manifest.description.en", "is required"],
+    [
+      "description without en",
+      { ...valid, description: { "zh-CN": "做事" } },
+      "manifest.description.en",
+      "is required",
+    ],
     ["blank en", { ...valid, name: { en: " ", "zh-CN": "工具" } }, "manifest.name.en", "must not be empty"],
-    ["versionDescription without zh-CN", { ...valid, versionDescription: { en: "x" } }, "manifest.versionDescription.zh-CN", "is required"],
-    ["unknown permission", { ...valid, permission: ["userInfo:read", "files:write"] }, "manifest.permission[1]", "must be one of"],
-    ["duplicate permission", { ...valid, permission: ["model:read", "model:read"] }, "manifest.permission[1]", "duplicate permission"],
+    [
+      "versionDescription without zh-CN",
+      { ...valid, versionDescription: { en: "x" } },
+      "manifest.versionDescription.zh-CN",
+      "is required",
+    ],
+    [
+      "unknown permission",
+      { ...valid, permission: ["userInfo:read", "files:write"] },
+      "manifest.permission[1]",
+      "must be one of",
+    ],
+    [
+      "duplicate permission",
+      { ...valid, permission: ["model:read", "model:read"] },
+      "manifest.permission[1]",
+      "duplicate permission",
+    ],
     ["unknown tag", { ...valid, tags: ["fun"] }, "manifest.tags[0]", "must be one of"],
     ["tutorialUrl not a URL", { ...valid, tutorialUrl: "see docs" }, "manifest.tutorialUrl", "http(s) URL"],
-    ["repoUrl with a javascript: scheme", { ...valid, repoUrl: "javascript:alert(1)" }, "manifest.repoUrl", "http(s) URL"],
+    [
+      "repoUrl with a javascript: scheme",
+      { ...valid, repoUrl: "javascript:alert(1)" },
+      "manifest.repoUrl",
+      "http(s) URL",
+    ],
   ])("rejects %s", (_label, manifest, path, message) => {
     const found = issues(manifest);
     expect(found.map((i) => i.path)).toEqual([path]);
@@ -58,14 +83,20 @@ describe("parsePluginManifest", () => {
     expect(issues(null).map((i) => i.path)).toEqual(["manifest"]);
   });
 
-  it.each([["getTime"], ["DingTalkWebhook"], ["jsonProcessor"], ["my-tool_2"]])("accepts FastGPT's case-preserving pluginId %s", (pluginId) => {
-    const result = parsePluginManifest({ ...valid, pluginId });
-    expect(result.ok && result.manifest.pluginId).toBe(pluginId);
-  });
+  it.each([["getTime"], ["DingTalkWebhook"], ["jsonProcessor"], ["my-tool_2"]])(
+    "accepts FastGPT's case-preserving pluginId %s",
+    (pluginId) => {
+      const result = parsePluginManifest({ ...valid, pluginId });
+      expect(result.ok && result.manifest.pluginId).toBe(pluginId);
+    },
+  );
 
-  it.each([["1.0"], ["01.0.0"], ["1.2.3-beta.1"], ["2024.10.1"]])("accepts the version %s as upstream does (SemVer is a check warning)", (version) => {
-    expect(issues({ ...valid, version })).toEqual([]);
-  });
+  it.each([["1.0"], ["01.0.0"], ["1.2.3-beta.1"], ["2024.10.1"]])(
+    "accepts the version %s as upstream does (SemVer is a check warning)",
+    (version) => {
+      expect(issues({ ...valid, version })).toEqual([]);
+    },
+  );
 
   it("pluginId rule: accepted ids are exactly letters, digits, '-' and '_' starting alphanumerically", () => {
     fc.assert(

@@ -80,7 +80,12 @@ export const PluginManifestSchema = z.object({
     .max(PLUGIN_ID_MAX_LENGTH, `must be at most ${PLUGIN_ID_MAX_LENGTH} characters`)
     .regex(PLUGIN_ID_PATTERN, "must use letters, digits, '-' and '_' (starting with a letter or digit)"),
   // Upstream takes any version string ("1.0" exists); `plugin check` recommends SemVer with a warning.
-  version: z.string().trim().min(1, { message: "must not be empty", abort: true }).max(PLUGIN_VERSION_MAX_LENGTH, `must be at most ${PLUGIN_VERSION_MAX_LENGTH} characters`).regex(/^[0-9A-Za-z.+_-]+$/, "must use letters, digits, '.', '+', '-' and '_'"),
+  version: z
+    .string()
+    .trim()
+    .min(1, { message: "must not be empty", abort: true })
+    .max(PLUGIN_VERSION_MAX_LENGTH, `must be at most ${PLUGIN_VERSION_MAX_LENGTH} characters`)
+    .regex(/^[0-9A-Za-z.+_-]+$/, "must use letters, digits, '.', '+', '-' and '_'"),
   name: I18nStringSchema,
   description: I18nStringSchema,
   versionDescription: I18nStringSchema.optional(),
@@ -112,8 +117,7 @@ export interface ManifestIssue {
 }
 
 export type ManifestParseResult =
-  | { ok: true; manifest: z.output<typeof PluginManifestSchema>; issues: [] }
-  | { ok: false; issues: ManifestIssue[] };
+  { ok: true; manifest: z.output<typeof PluginManifestSchema>; issues: [] } | { ok: false; issues: ManifestIssue[] };
 
 /** Formats a zod issue path as `a.b[0].c`; the empty path is `(root)`. */
 export function formatIssuePath(path: readonly PropertyKey[]): string {
@@ -130,7 +134,11 @@ export function toManifestIssues(error: z.ZodError, prefix = ""): ManifestIssue[
   return error.issues.map((issue) => {
     const path = formatIssuePath(issue.path);
     const full = prefix === "" ? path : path === "(root)" ? prefix : `${prefix}.${path}`;
-    return { path: full, message: issue.code === "invalid_type" && issue.message.endsWith("received undefined") ? "is required" : issue.message };
+    return {
+      path: full,
+      message:
+        issue.code === "invalid_type" && issue.message.endsWith("received undefined") ? "is required" : issue.message,
+    };
   });
 }
 

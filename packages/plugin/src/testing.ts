@@ -1,4 +1,11 @@
-import type { HostInvoke, InvokeResult, InvokeCapability, StreamResponseEvent, SystemVar, ToolHandlerContext } from "./context.js";
+import type {
+  HostInvoke,
+  InvokeResult,
+  InvokeCapability,
+  StreamResponseEvent,
+  SystemVar,
+  ToolHandlerContext,
+} from "./context.js";
 import { INVOKE_CAPABILITIES } from "./context.js";
 
 export interface TestContextOptions<Secrets> {
@@ -15,18 +22,20 @@ export interface TestContext<Secrets> {
 }
 
 const notAvailable = (capability: InvokeCapability) => async (): Promise<InvokeResult<never>> => [
-    null,
-    {
-      reason: {
-        en: `ctx.invoke.${capability} is not provided in this test context`,
-        "zh-CN": `测试上下文未提供 ctx.invoke.${capability}`,
-      },
-      error: "NotAvailable",
+  null,
+  {
+    reason: {
+      en: `ctx.invoke.${capability} is not provided in this test context`,
+      "zh-CN": `测试上下文未提供 ctx.invoke.${capability}`,
     },
-  ];
+    error: "NotAvailable",
+  },
+];
 
 /** A context for calling a handler directly in a plugin's own unit tests. */
-export function createTestContext<Secrets = undefined>(options: TestContextOptions<Secrets> = {}): TestContext<Secrets> {
+export function createTestContext<Secrets = undefined>(
+  options: TestContextOptions<Secrets> = {},
+): TestContext<Secrets> {
   const events: StreamResponseEvent[] = [];
   const invoke = Object.fromEntries(
     INVOKE_CAPABILITIES.map((capability) => [capability, options.invoke?.[capability] ?? notAvailable(capability)]),

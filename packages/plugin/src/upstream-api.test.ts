@@ -9,7 +9,15 @@ import { z } from "zod";
 import { createToolHandler, defineTool, defineToolSet, isPluginDefinition, type ToolHandler } from "./define.js";
 import { describePlugin } from "./describe.js";
 import { createTestContext } from "./testing.js";
-import type { HostInvoke, InvokeFailure, InvokeResult, UploadFileRequest, UploadFileResult, UserInfo, WecomCorpToken } from "./context.js";
+import type {
+  HostInvoke,
+  InvokeFailure,
+  InvokeResult,
+  UploadFileRequest,
+  UploadFileResult,
+  UserInfo,
+  WecomCorpToken,
+} from "./context.js";
 
 const manifest = {
   pluginId: "getTime",
@@ -22,7 +30,12 @@ const echo = createToolHandler({
   outputSchema: z.object({ text: z.string() }),
   handler: async ({ text }) => ({ text }),
 });
-const child = (id: string) => ({ id, name: { en: id, "zh-CN": id }, description: { en: id, "zh-CN": id }, handler: echo });
+const child = (id: string) => ({
+  id,
+  name: { en: id, "zh-CN": id },
+  description: { en: id, "zh-CN": id },
+  handler: echo,
+});
 
 describe("the definition object has upstream's methods", () => {
   it("defineTool: manifest, the tool handler, no children, an empty secret schema", () => {

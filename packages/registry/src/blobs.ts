@@ -63,12 +63,18 @@ export class FileBlobStore implements BlobStore {
     checkDigest(digest);
     let bytes: Buffer;
     try {
-      bytes = await fs.promises.readFile(`${this.root}/sha256/${digest.slice(0, 2)}/${digest}`, { flag: fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW });
+      bytes = await fs.promises.readFile(`${this.root}/sha256/${digest.slice(0, 2)}/${digest}`, {
+        flag: fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW,
+      });
     } catch (error) {
       if (isMissing(error)) return undefined;
       throw error;
     }
-    if (sha256Hex(bytes) !== digest) throw new RegistryError("REGISTRY_NOT_FOUND", `blob ${digest.slice(0, 12)}… is damaged in the store (its bytes do not match its digest)`);
+    if (sha256Hex(bytes) !== digest)
+      throw new RegistryError(
+        "REGISTRY_NOT_FOUND",
+        `blob ${digest.slice(0, 12)}… is damaged in the store (its bytes do not match its digest)`,
+      );
     return bytes;
   }
 
@@ -108,5 +114,6 @@ function tempOf(upload: string): string {
 }
 
 function checkDigest(digest: string): void {
-  if (!DIGEST.test(digest)) throw new RegistryError("REGISTRY_BAD_REQUEST", "a blob digest is 64 lowercase hex characters");
+  if (!DIGEST.test(digest))
+    throw new RegistryError("REGISTRY_BAD_REQUEST", "a blob digest is 64 lowercase hex characters");
 }

@@ -75,12 +75,31 @@ export class CatalogSnapshot {
   }
 
   static async load(db: Kysely<unknown>, changes: number): Promise<CatalogSnapshot> {
-    const { rows } = await sql<VersionRow>`select s.id, s.namespace, s.name, s.owner, s.updated_at, v.version, v.description, v.verdict, v.findings, v.hold, v.yanked, v.created_at, v.frontmatter, v.body_head, v.blob from registry_skills s join registry_versions v on v.skill_id = s.id`.execute(db);
-    const tags = await sql<{ skill_id: string; tag: string; version: string }>`select skill_id, tag, version from registry_tags`.execute(db);
+    const { rows } =
+      await sql<VersionRow>`select s.id, s.namespace, s.name, s.owner, s.updated_at, v.version, v.description, v.verdict, v.findings, v.hold, v.yanked, v.created_at, v.frontmatter, v.body_head, v.blob from registry_skills s join registry_versions v on v.skill_id = s.id`.execute(
+        db,
+      );
+    const tags = await sql<{
+      skill_id: string;
+      tag: string;
+      version: string;
+    }>`select skill_id, tag, version from registry_tags`.execute(db);
     const byId = new Map<string, CatalogSkill>();
     for (const r of rows) {
       let skill = byId.get(r.id);
-      if (!skill) byId.set(r.id, (skill = { id: r.id, namespace: r.namespace, name: r.name, owner: r.owner, updatedAt: r.updated_at, versions: [], tags: new Map() }));
+      if (!skill)
+        byId.set(
+          r.id,
+          (skill = {
+            id: r.id,
+            namespace: r.namespace,
+            name: r.name,
+            owner: r.owner,
+            updatedAt: r.updated_at,
+            versions: [],
+            tags: new Map(),
+          }),
+        );
       skill.versions.push({
         version: r.version,
         description: r.description,
@@ -108,11 +127,19 @@ export class CatalogSnapshot {
       for (const skill of this.skills) {
         const v = currentVersion(skill);
         if (!v) continue;
-        index.add({ id: skillKey(skill.namespace, skill.name), name: skill.name, description: v.description, metadata: v.frontmatter as Frontmatter, body: v.bodyHead });
+        index.add({
+          id: skillKey(skill.namespace, skill.name),
+          name: skill.name,
+          description: v.description,
+          metadata: v.frontmatter as Frontmatter,
+          body: v.bodyHead,
+        });
       }
       this.#index = index;
     }
-    return this.#index.search(query, { limit, includeHidden: true }).map((h) => ({ key: h.id, confidence: h.confidence }));
+    return this.#index
+      .search(query, { limit, includeHidden: true })
+      .map((h) => ({ key: h.id, confidence: h.confidence }));
   }
 }
 

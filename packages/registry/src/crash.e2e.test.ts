@@ -9,7 +9,13 @@ import path from "node:path";
 import { sql } from "kysely";
 import { RegistryStore } from "./index.js";
 import { startServerProcess, type ServerProcess } from "./test-support/processes.js";
-import { postgresAvailable, skillZip, testRegistryDb, type Dialect, type TestRegistryDb } from "./test-support/fixtures.js";
+import {
+  postgresAvailable,
+  skillZip,
+  testRegistryDb,
+  type Dialect,
+  type TestRegistryDb,
+} from "./test-support/fixtures.js";
 
 const dialects: Dialect[] = ["sqlite", ...((await postgresAvailable()) ? (["postgres"] as const) : [])];
 
@@ -24,14 +30,20 @@ function blobFiles(root: string): string[] {
 async function publishOver(url: string, token: string, archive: Uint8Array): Promise<number> {
   const form = new FormData();
   form.set("archive", new Blob([archive]), "s.zip");
-  const res = await fetch(`${url}/api/v1/skills`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: form });
+  const res = await fetch(`${url}/api/v1/skills`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}` },
+    body: form,
+  });
   await res.arrayBuffer();
   return res.status;
 }
 
 /** Every version's blob exists and hashes to its name; nothing else is on disk; no upload rows remain. */
 async function checkConsistent(store: RegistryStore, blobs: string): Promise<number> {
-  const versions = (await sql<{ blob: string }>`select blob from registry_versions`.execute(store.database.kysely)).rows.map((r) => r.blob);
+  const versions = (
+    await sql<{ blob: string }>`select blob from registry_versions`.execute(store.database.kysely)
+  ).rows.map((r) => r.blob);
   for (const blob of versions) expect(await store.blobs.get(blob), blob).toBeDefined();
   const files = blobFiles(blobs);
   for (const f of files) {
@@ -80,7 +92,10 @@ describe.each(dialects)("kill -9 during publish on %s", (dialect) => {
       expect(await checkConsistent(store, db.blobs)).toBe(1);
       expect(blobFiles(db.blobs)).toHaveLength(1);
       expect((await store.listSkills({})).skills.map((s) => s.skill)).toEqual(["steady"]);
-      const log = await sql<{ action: string; target: string }>`select action, target from registry_log where action = 'publish'`.execute(store.database.kysely);
+      const log = await sql<{
+        action: string;
+        target: string;
+      }>`select action, target from registry_log where action = 'publish'`.execute(store.database.kysely);
       expect(log.rows.map((r) => r.target)).toEqual(["steady@1.0.0"]);
       expect(upload).toMatch(/^[0-9a-f]+$/);
       // The same upload again succeeds: the sweep left nothing in its way.
@@ -100,7 +115,11 @@ describe.each(dialects)("kill -9 during publish on %s", (dialect) => {
     let published = 0;
     for (let round = 0; round < 3; round++) {
       server = await startServerProcess(db.url, db.blobs);
-      const archives = await Promise.all(Array.from({ length: 12 }, (_, i) => skillZip(`skill-${round}-${i}`, { files: { "data.txt": "x".repeat(20_000 + i) } })));
+      const archives = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          skillZip(`skill-${round}-${i}`, { files: { "data.txt": "x".repeat(20_000 + i) } }),
+        ),
+      );
       const results = archives.map((a) => publishOver(server!.url, token, a).catch(() => 0));
       await new Promise((r) => setTimeout(r, 20 + Math.floor(Math.random() * 60)));
       await server.kill9();

@@ -9,7 +9,12 @@ import { BUILT_IN_MODULES, openApiDocument } from "./index.js";
 const committed = fileURLToPath(new URL("../../../docs/registry-openapi.json", import.meta.url));
 
 describe("OpenAPI", () => {
-  const doc = openApiDocument(BUILT_IN_MODULES) as { paths: Record<string, Record<string, { operationId: string; parameters: Array<{ name: string; in: string }>; requestBody?: unknown }>> };
+  const doc = openApiDocument(BUILT_IN_MODULES) as {
+    paths: Record<
+      string,
+      Record<string, { operationId: string; parameters: Array<{ name: string; in: string }>; requestBody?: unknown }>
+    >;
+  };
 
   it("documents every route, both skill path forms, each path parameter, unique operation ids", () => {
     const ids = new Set<string>();
@@ -22,8 +27,17 @@ describe("OpenAPI", () => {
       }
     }
     expect(Object.keys(doc.paths)).toContain("/api/v1/skills/{scope}/{name}/versions/{version}/download");
-    expect(doc.paths["/api/v1/skills"]?.post?.requestBody).toMatchObject({ content: { "multipart/form-data": { schema: { required: ["archive"] } } } });
-    expect(doc.paths["/api/v1/skills"]?.get?.parameters.map((p) => p.name)).toEqual(["q", "namespace", "tag", "verdict", "limit", "offset"]);
+    expect(doc.paths["/api/v1/skills"]?.post?.requestBody).toMatchObject({
+      content: { "multipart/form-data": { schema: { required: ["archive"] } } },
+    });
+    expect(doc.paths["/api/v1/skills"]?.get?.parameters.map((p) => p.name)).toEqual([
+      "q",
+      "namespace",
+      "tag",
+      "verdict",
+      "limit",
+      "offset",
+    ]);
   });
 
   it("docs/registry-openapi.json is the generated document", () => {

@@ -1,6 +1,14 @@
 import { AgentSkillsError, validateSkillMd } from "@skillport/core";
 import { auditSkill } from "@skillport/audit";
-import { computeVersionId, DEFAULT_SKILL_FILE_PROFILE, DeterministicZip, readArchive, skillArchiveRoot, type ArchiveFile, type PackageLimits } from "@skillport/pack";
+import {
+  computeVersionId,
+  DEFAULT_SKILL_FILE_PROFILE,
+  DeterministicZip,
+  readArchive,
+  skillArchiveRoot,
+  type ArchiveFile,
+  type PackageLimits,
+} from "@skillport/pack";
 import { sha256Hex as sha256 } from "./blobs.js";
 import { RegistryError } from "./errors.js";
 import type { AuditSummary, FileEntry } from "./types.js";
@@ -42,29 +50,49 @@ export async function checkPackage(bytes: Uint8Array, limits: Partial<PackageLim
     files = (await readArchive(bytes, { limits, stripWrapper: false })).files;
     root = skillArchiveRoot(files);
   } catch (error) {
-    if (error instanceof AgentSkillsError) throw new RegistryError("REGISTRY_INVALID_PACKAGE", `the upload was refused: ${error.message}`);
+    if (error instanceof AgentSkillsError)
+      throw new RegistryError("REGISTRY_INVALID_PACKAGE", `the upload was refused: ${error.message}`);
     throw error;
   }
   const { prefix, folder } = root;
   const inner = files.map((f) => ({ ...f, path: f.path.slice(prefix.length) }));
   const skillMd = inner.find((f) => f.path === "SKILL.md");
-  const result = validateSkillMd(skillMd?.bytes ?? new Uint8Array(), { profile: DEFAULT_SKILL_FILE_PROFILE, dirName: folder, file: "SKILL.md", lint: false });
+  const result = validateSkillMd(skillMd?.bytes ?? new Uint8Array(), {
+    profile: DEFAULT_SKILL_FILE_PROFILE,
+    dirName: folder,
+    file: "SKILL.md",
+    lint: false,
+  });
   if (!result.valid) {
     const errors = result.diagnostics.filter((d) => d.severity === "error");
-    throw new RegistryError("REGISTRY_INVALID_PACKAGE", `SKILL.md failed validation: ${errors[0]?.message ?? "invalid"}`, { details: errors });
+    throw new RegistryError(
+      "REGISTRY_INVALID_PACKAGE",
+      `SKILL.md failed validation: ${errors[0]?.message ?? "invalid"}`,
+      { details: errors },
+    );
   }
   const frontmatter = (result.parsed.frontmatter ?? {}) as Record<string, unknown>;
   const name = frontmatter.name;
   if (typeof name !== "string" || !SPEC_NAME.test(name)) {
-    throw new RegistryError("REGISTRY_INVALID_PACKAGE", `SKILL.md's name ${JSON.stringify(name ?? null)} is not a valid skill name (lowercase letters, digits and single hyphens, at most 64)`);
+    throw new RegistryError(
+      "REGISTRY_INVALID_PACKAGE",
+      `SKILL.md's name ${JSON.stringify(name ?? null)} is not a valid skill name (lowercase letters, digits and single hyphens, at most 64)`,
+    );
   }
   const report = auditSkill(inner.map((f) => ({ path: f.path, bytes: f.bytes })));
-  const entries: FileEntry[] = inner.map((f) => ({ path: f.path, size: f.bytes.byteLength, sha256: sha256(f.bytes), mode: f.mode }));
+  const entries: FileEntry[] = inner.map((f) => ({
+    path: f.path,
+    size: f.bytes.byteLength,
+    sha256: sha256(f.bytes),
+    mode: f.mode,
+  }));
   const zip = new DeterministicZip();
   for (const f of inner) zip.add({ path: `${name}/${f.path}`, mode: f.mode, bytes: f.bytes });
   const archive = await zip.finish();
   const metadata = frontmatter.metadata;
-  const declared = frontmatter.version ?? (typeof metadata === "object" && metadata !== null ? (metadata as Record<string, unknown>).version : undefined);
+  const declared =
+    frontmatter.version ??
+    (typeof metadata === "object" && metadata !== null ? (metadata as Record<string, unknown>).version : undefined);
   return {
     name,
     description: typeof frontmatter.description === "string" ? frontmatter.description : "",
@@ -78,4 +106,3 @@ export async function checkPackage(bytes: Uint8Array, limits: Partial<PackageLim
     blob: sha256(archive),
   };
 }
-

@@ -40,19 +40,27 @@ const MIGRATIONS: readonly Migration[] = [
  * together on one PostgreSQL apply each version exactly once). A database newer than this code is refused.
  */
 export async function migrateRegistry(database: SqlDatabase): Promise<number[]> {
-  if (database.dialect === "mysql") throw new SqlRepositoryError(`${database.display}: the registry runs on SQLite or PostgreSQL`, "SQL_CONFIG");
+  if (database.dialect === "mysql")
+    throw new SqlRepositoryError(`${database.display}: the registry runs on SQLite or PostgreSQL`, "SQL_CONFIG");
   return withMigrationLock(database, "skillport-registry-migrate", async (db) => {
-    await sql`create table if not exists registry_migrations (version integer primary key, name varchar(200) not null, applied_at varchar(32) not null)`.execute(db);
+    await sql`create table if not exists registry_migrations (version integer primary key, name varchar(200) not null, applied_at varchar(32) not null)`.execute(
+      db,
+    );
     const done = await applied(db);
     const newest = Math.max(0, ...done);
     if (newest > REGISTRY_SCHEMA_VERSION) {
-      throw new SqlRepositoryError(`${database.display}: registry schema ${newest} is newer than this Skillport knows (${REGISTRY_SCHEMA_VERSION}); upgrade Skillport`, "SQL_SCHEMA");
+      throw new SqlRepositoryError(
+        `${database.display}: registry schema ${newest} is newer than this Skillport knows (${REGISTRY_SCHEMA_VERSION}); upgrade Skillport`,
+        "SQL_SCHEMA",
+      );
     }
     const ran: number[] = [];
     for (const migration of MIGRATIONS) {
       if (done.includes(migration.version)) continue;
       for (const statement of migration.statements(database.dialect)) await statement.execute(db);
-      await sql`insert into registry_migrations (version, name, applied_at) values (${migration.version}, ${migration.name}, ${new Date().toISOString()})`.execute(db);
+      await sql`insert into registry_migrations (version, name, applied_at) values (${migration.version}, ${migration.name}, ${new Date().toISOString()})`.execute(
+        db,
+      );
       ran.push(migration.version);
     }
     return ran;

@@ -8,18 +8,28 @@ export interface SemVer {
   prerelease: string[];
 }
 
-const SEMVER = /^(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?$/;
+const SEMVER =
+  /^(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?$/;
 
 export function parseSemVer(text: string): SemVer | undefined {
   if (text.length > 64) return undefined;
   const m = SEMVER.exec(text);
   if (!m) return undefined;
-  return { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3]), prerelease: m[4] === undefined ? [] : m[4].split(".") };
+  return {
+    major: Number(m[1]),
+    minor: Number(m[2]),
+    patch: Number(m[3]),
+    prerelease: m[4] === undefined ? [] : m[4].split("."),
+  };
 }
 
 export function requireSemVer(text: string): SemVer {
   const parsed = parseSemVer(text);
-  if (!parsed) throw new RegistryError("REGISTRY_BAD_REQUEST", `version ${JSON.stringify(text.slice(0, 80))} is not a semantic version (MAJOR.MINOR.PATCH[-pre])`);
+  if (!parsed)
+    throw new RegistryError(
+      "REGISTRY_BAD_REQUEST",
+      `version ${JSON.stringify(text.slice(0, 80))} is not a semantic version (MAJOR.MINOR.PATCH[-pre])`,
+    );
   return parsed;
 }
 

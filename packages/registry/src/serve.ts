@@ -34,7 +34,10 @@ export async function serveRegistry(options: ServeRegistryOptions): Promise<Runn
     await store.close();
     throw error;
   }
-  const sweeper = setInterval(() => void store.sweep().catch(() => undefined), options.sweepIntervalMs ?? 5 * 60 * 1000);
+  const sweeper = setInterval(
+    () => void store.sweep().catch(() => undefined),
+    options.sweepIntervalMs ?? 5 * 60 * 1000,
+  );
   sweeper.unref();
   const shown = host.includes(":") ? `[${host}]` : host;
   return {

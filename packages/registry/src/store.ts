@@ -9,7 +9,17 @@ import { RegistryError } from "./errors.js";
 import { checkPackage, SPEC_NAME } from "./package.js";
 import { migrateRegistry } from "./schema.js";
 import { bumpPatch, compareVersions, parseSemVer, requireSemVer } from "./semver.js";
-import { SCOPES, type Actor, type FileEntry, type HoldState, type LogEntry, type Scope, type SkillSummary, type SkillView, type VersionView } from "./types.js";
+import {
+  SCOPES,
+  type Actor,
+  type FileEntry,
+  type HoldState,
+  type LogEntry,
+  type Scope,
+  type SkillSummary,
+  type SkillView,
+  type VersionView,
+} from "./types.js";
 
 /**
  * The registry's limits: pack's limits for what an upload may hold (`maxFiles`, `maxFileBytes` — one skill file,
@@ -136,19 +146,35 @@ export class RegistryStore {
   // ---- tokens -------------------------------------------------------------------------------------------------
 
   /** A new token for `user`; only its sha256 is stored, so the token itself is shown once, here. */
-  async createToken(input: { user: string; scopes: readonly Scope[]; label?: string }, actor?: Actor): Promise<{ token: string; id: string; user: string; scopes: Scope[] }> {
-    if (!USER.test(input.user)) throw new RegistryError("REGISTRY_BAD_REQUEST", `user name ${JSON.stringify(input.user.slice(0, 80))} is not valid (lowercase letters, digits, . _ -; at most 64)`);
+  async createToken(
+    input: { user: string; scopes: readonly Scope[]; label?: string },
+    actor?: Actor,
+  ): Promise<{ token: string; id: string; user: string; scopes: Scope[] }> {
+    if (!USER.test(input.user))
+      throw new RegistryError(
+        "REGISTRY_BAD_REQUEST",
+        `user name ${JSON.stringify(input.user.slice(0, 80))} is not valid (lowercase letters, digits, . _ -; at most 64)`,
+      );
     const scopes = [...new Set(input.scopes)].sort((a, b) => SCOPES.indexOf(a) - SCOPES.indexOf(b));
-    if (scopes.length === 0 || scopes.some((s) => !SCOPES.includes(s))) throw new RegistryError("REGISTRY_BAD_REQUEST", `scopes must be some of ${SCOPES.join(", ")}`);
+    if (scopes.length === 0 || scopes.some((s) => !SCOPES.includes(s)))
+      throw new RegistryError("REGISTRY_BAD_REQUEST", `scopes must be some of ${SCOPES.join(", ")}`);
     if (actor) {
       // A user makes tokens for themself with scopes they have; an admin makes any.
-      if (!actor.scopes.includes("admin") && (actor.user !== input.user || scopes.some((s) => !actor.scopes.includes(s)))) {
-        throw new RegistryError("REGISTRY_FORBIDDEN", "a token can only be made for yourself, with scopes your own token has (or by an admin)");
+      if (
+        !actor.scopes.includes("admin") &&
+        (actor.user !== input.user || scopes.some((s) => !actor.scopes.includes(s)))
+      ) {
+        throw new RegistryError(
+          "REGISTRY_FORBIDDEN",
+          "a token can only be made for yourself, with scopes your own token has (or by an admin)",
+        );
       }
     }
     const token = `skp_${randomBytes(32).toString("base64url")}`;
     const id = newId();
-    await sql`insert into registry_tokens (id, user_name, scopes, hash, label, created_at) values (${id}, ${input.user}, ${scopes.join(" ")}, ${hashToken(token)}, ${(input.label ?? "").slice(0, 200)}, ${now()})`.execute(this.#db);
+    await sql`insert into registry_tokens (id, user_name, scopes, hash, label, created_at) values (${id}, ${input.user}, ${scopes.join(" ")}, ${hashToken(token)}, ${(input.label ?? "").slice(0, 200)}, ${now()})`.execute(
+      this.#db,
+    );
     await this.#log(this.#db, actor?.user ?? "(server)", "token.create", input.user, { id, scopes });
     return { token, id, user: input.user, scopes };
   }
@@ -156,29 +182,51 @@ export class RegistryStore {
   /** The actor a token stands for; undefined for an unknown or revoked token. */
   async authenticate(token: string): Promise<Actor | undefined> {
     if (!/^skp_[A-Za-z0-9_-]{20,100}$/.test(token)) return undefined;
-    const { rows } = await sql<{ id: string; user_name: string; scopes: string }>`select id, user_name, scopes from registry_tokens where hash = ${hashToken(token)} and revoked_at is null`.execute(this.#db);
+    const { rows } = await sql<{
+      id: string;
+      user_name: string;
+      scopes: string;
+    }>`select id, user_name, scopes from registry_tokens where hash = ${hashToken(token)} and revoked_at is null`.execute(
+      this.#db,
+    );
     const row = rows[0];
     return row ? { user: row.user_name, scopes: row.scopes.split(" ") as Scope[], tokenId: row.id } : undefined;
   }
 
   async revokeToken(id: string, actor: Actor): Promise<void> {
-    const { rows } = await sql<{ user_name: string }>`select user_name from registry_tokens where id = ${id} and revoked_at is null`.execute(this.#db);
+    const { rows } = await sql<{
+      user_name: string;
+    }>`select user_name from registry_tokens where id = ${id} and revoked_at is null`.execute(this.#db);
     const owner = rows[0]?.user_name;
-    if (owner === undefined || (owner !== actor.user && !actor.scopes.includes("admin"))) throw new RegistryError("REGISTRY_NOT_FOUND", "no such token");
+    if (owner === undefined || (owner !== actor.user && !actor.scopes.includes("admin")))
+      throw new RegistryError("REGISTRY_NOT_FOUND", "no such token");
     await sql`update registry_tokens set revoked_at = ${now()} where id = ${id}`.execute(this.#db);
     await this.#log(this.#db, actor.user, "token.revoke", owner, { id });
   }
 
   // ---- namespaces ---------------------------------------------------------------------------------------------
 
-  async createNamespace(name: string, actor: Actor): Promise<{ name: string; members: Array<{ user: string; role: string }> }> {
+  async createNamespace(
+    name: string,
+    actor: Actor,
+  ): Promise<{ name: string; members: Array<{ user: string; role: string }> }> {
     requireScope(actor, "publish");
-    if (!SPEC_NAME.test(name)) throw new RegistryError("REGISTRY_BAD_REQUEST", `namespace ${JSON.stringify(name.slice(0, 80))} is not valid (lowercase letters, digits and single hyphens)`);
+    if (!SPEC_NAME.test(name))
+      throw new RegistryError(
+        "REGISTRY_BAD_REQUEST",
+        `namespace ${JSON.stringify(name.slice(0, 80))} is not valid (lowercase letters, digits and single hyphens)`,
+      );
     await this.#db.transaction().execute(async (trx) => {
-      const { rows } = await sql<{ name: string }>`select name from registry_namespaces where name = ${name}`.execute(trx);
+      const { rows } = await sql<{ name: string }>`select name from registry_namespaces where name = ${name}`.execute(
+        trx,
+      );
       if (rows.length > 0) throw new RegistryError("REGISTRY_CONFLICT", `namespace @${name} exists`);
-      await sql`insert into registry_namespaces (name, created_by, created_at) values (${name}, ${actor.user}, ${now()})`.execute(trx);
-      await sql`insert into registry_members (namespace, user_name, role) values (${name}, ${actor.user}, 'owner')`.execute(trx);
+      await sql`insert into registry_namespaces (name, created_by, created_at) values (${name}, ${actor.user}, ${now()})`.execute(
+        trx,
+      );
+      await sql`insert into registry_members (namespace, user_name, role) values (${name}, ${actor.user}, 'owner')`.execute(
+        trx,
+      );
       await this.#log(trx, actor.user, "namespace.create", `@${name}`, {});
     });
     return this.getNamespace(name);
@@ -187,7 +235,10 @@ export class RegistryStore {
   async getNamespace(name: string): Promise<{ name: string; members: Array<{ user: string; role: string }> }> {
     const ns = await sql<{ name: string }>`select name from registry_namespaces where name = ${name}`.execute(this.#db);
     if (ns.rows.length === 0) throw new RegistryError("REGISTRY_NOT_FOUND", `no namespace @${name}`);
-    const { rows } = await sql<{ user_name: string; role: string }>`select user_name, role from registry_members where namespace = ${name} order by user_name`.execute(this.#db);
+    const { rows } = await sql<{
+      user_name: string;
+      role: string;
+    }>`select user_name, role from registry_members where namespace = ${name} order by user_name`.execute(this.#db);
     return { name, members: rows.map((r) => ({ user: r.user_name, role: r.role })) };
   }
 
@@ -196,13 +247,19 @@ export class RegistryStore {
     if (!USER.test(user)) throw new RegistryError("REGISTRY_BAD_REQUEST", "not a valid user name");
     await this.#db.transaction().execute(async (trx) => {
       await this.#requireOwner(trx, namespace, actor);
-      if (role === null) await sql`delete from registry_members where namespace = ${namespace} and user_name = ${user}`.execute(trx);
+      if (role === null)
+        await sql`delete from registry_members where namespace = ${namespace} and user_name = ${user}`.execute(trx);
       else {
         await sql`delete from registry_members where namespace = ${namespace} and user_name = ${user}`.execute(trx);
-        await sql`insert into registry_members (namespace, user_name, role) values (${namespace}, ${user}, ${role})`.execute(trx);
+        await sql`insert into registry_members (namespace, user_name, role) values (${namespace}, ${user}, ${role})`.execute(
+          trx,
+        );
       }
-      const owners = await sql<{ n: number | string }>`select count(*) as n from registry_members where namespace = ${namespace} and role = 'owner'`.execute(trx);
-      if (Number(owners.rows[0]?.n ?? 0) === 0) throw new RegistryError("REGISTRY_CONFLICT", `@${namespace} would have no owner left`);
+      const owners = await sql<{
+        n: number | string;
+      }>`select count(*) as n from registry_members where namespace = ${namespace} and role = 'owner'`.execute(trx);
+      if (Number(owners.rows[0]?.n ?? 0) === 0)
+        throw new RegistryError("REGISTRY_CONFLICT", `@${namespace} would have no owner left`);
       await this.#log(trx, actor.user, role === null ? "member.remove" : "member.set", `@${namespace}`, { user, role });
     });
   }
@@ -212,8 +269,11 @@ export class RegistryStore {
     const ns = await sql<{ name: string }>`select name from registry_namespaces where name = ${namespace}`.execute(db);
     if (ns.rows.length === 0) throw new RegistryError("REGISTRY_NOT_FOUND", `no namespace @${namespace}`);
     if (actor.scopes.includes("admin")) return;
-    const { rows } = await sql<{ role: string }>`select role from registry_members where namespace = ${namespace} and user_name = ${actor.user}`.execute(db);
-    if (rows[0]?.role !== "owner") throw new RegistryError("REGISTRY_FORBIDDEN", `only an owner of @${namespace} may change its members`);
+    const { rows } = await sql<{
+      role: string;
+    }>`select role from registry_members where namespace = ${namespace} and user_name = ${actor.user}`.execute(db);
+    if (rows[0]?.role !== "owner")
+      throw new RegistryError("REGISTRY_FORBIDDEN", `only an owner of @${namespace} may change its members`);
   }
 
   // ---- publish ------------------------------------------------------------------------------------------------
@@ -225,12 +285,26 @@ export class RegistryStore {
    */
   async publish(bytes: Uint8Array, request: PublishRequest, actor: Actor | undefined): Promise<PublishResult> {
     requireScope(actor, "publish");
-    if (bytes.byteLength > this.limits.maxUploadBytes) throw new RegistryError("REGISTRY_TOO_LARGE", `the upload is ${bytes.byteLength} bytes, over the limit of ${this.limits.maxUploadBytes}`);
+    if (bytes.byteLength > this.limits.maxUploadBytes)
+      throw new RegistryError(
+        "REGISTRY_TOO_LARGE",
+        `the upload is ${bytes.byteLength} bytes, over the limit of ${this.limits.maxUploadBytes}`,
+      );
     const namespace = request.namespace ?? "";
-    if (namespace !== "" && !SPEC_NAME.test(namespace)) throw new RegistryError("REGISTRY_BAD_REQUEST", "not a valid namespace");
+    if (namespace !== "" && !SPEC_NAME.test(namespace))
+      throw new RegistryError("REGISTRY_BAD_REQUEST", "not a valid namespace");
     const changelog = request.changelog ?? "";
-    if (changelog.length > this.limits.maxChangelogChars) throw new RegistryError("REGISTRY_TOO_LARGE", `the changelog is over ${this.limits.maxChangelogChars} characters`);
-    for (const tag of request.tags ?? []) if (!TAG.test(tag) || parseSemVer(tag)) throw new RegistryError("REGISTRY_BAD_REQUEST", `tag ${JSON.stringify(tag.slice(0, 80))} is not valid (a lowercase word, not a version)`);
+    if (changelog.length > this.limits.maxChangelogChars)
+      throw new RegistryError(
+        "REGISTRY_TOO_LARGE",
+        `the changelog is over ${this.limits.maxChangelogChars} characters`,
+      );
+    for (const tag of request.tags ?? [])
+      if (!TAG.test(tag) || parseSemVer(tag))
+        throw new RegistryError(
+          "REGISTRY_BAD_REQUEST",
+          `tag ${JSON.stringify(tag.slice(0, 80))} is not valid (a lowercase word, not a version)`,
+        );
     if (request.version !== undefined) requireSemVer(request.version);
 
     const pkg = await checkPackage(bytes, this.#packageLimits());
@@ -239,13 +313,16 @@ export class RegistryStore {
     // Cheap early answers, repeated under the lock below: a re-publish, or someone else's name.
     const known = await this.#findByContent(this.#db, namespace, pkg.name, pkg.contentDigest);
     // The publisher sees the answer for their own upload even when it is held (that is how they learn why).
-    if (known !== undefined) return { created: false, version: await this.#view(namespace, pkg.name, known, actor, true) };
+    if (known !== undefined)
+      return { created: false, version: await this.#view(namespace, pkg.name, known, actor, true) };
     await this.#checkCanPublish(this.#db, namespace, pkg.name, actor);
 
     const upload = newId();
     await this.#db.transaction().execute(async (trx) => {
       await this.#touchBlob(trx, pkg.blob);
-      await sql`insert into registry_uploads (id, blob, started_at) values (${upload}, ${pkg.blob}, ${now()})`.execute(trx);
+      await sql`insert into registry_uploads (id, blob, started_at) values (${upload}, ${pkg.blob}, ${now()})`.execute(
+        trx,
+      );
     });
     let committed: { created: boolean; version: string } | undefined;
     try {
@@ -253,25 +330,49 @@ export class RegistryStore {
       committed = await this.#db.transaction().execute(async (trx) => {
         await this.#touchBlob(trx, pkg.blob);
         const at = now();
-        await sql`insert into registry_skills (id, namespace, name, owner, created_at, updated_at) values (${newId()}, ${namespace}, ${pkg.name}, ${actor.user}, ${at}, ${at}) on conflict (namespace, name) do nothing`.execute(trx);
+        await sql`insert into registry_skills (id, namespace, name, owner, created_at, updated_at) values (${newId()}, ${namespace}, ${pkg.name}, ${actor.user}, ${at}, ${at}) on conflict (namespace, name) do nothing`.execute(
+          trx,
+        );
         // Locks the skill's row: publishers of one skill queue here, so version numbers and tags never race.
-        await sql`update registry_skills set updated_at = ${at} where namespace = ${namespace} and name = ${pkg.name}`.execute(trx);
-        const skill = (await sql<{ id: string; owner: string }>`select id, owner from registry_skills where namespace = ${namespace} and name = ${pkg.name}`.execute(trx)).rows[0];
+        await sql`update registry_skills set updated_at = ${at} where namespace = ${namespace} and name = ${pkg.name}`.execute(
+          trx,
+        );
+        const skill = (
+          await sql<{
+            id: string;
+            owner: string;
+          }>`select id, owner from registry_skills where namespace = ${namespace} and name = ${pkg.name}`.execute(trx)
+        ).rows[0];
         if (!skill) throw new RegistryError("REGISTRY_CONFLICT", "the skill changed during the publish; try again");
         await this.#checkCanPublish(trx, namespace, pkg.name, actor);
         await sql`delete from registry_uploads where id = ${upload}`.execute(trx);
         const same = await this.#findByContent(trx, namespace, pkg.name, pkg.contentDigest);
         if (same !== undefined) return { created: false, version: same };
-        const versions = (await sql<{ version: string }>`select version from registry_versions where skill_id = ${skill.id}`.execute(trx)).rows.map((r) => r.version);
+        const versions = (
+          await sql<{ version: string }>`select version from registry_versions where skill_id = ${skill.id}`.execute(
+            trx,
+          )
+        ).rows.map((r) => r.version);
         const newest = versions.sort(compareVersions).at(-1);
         const version = explicit ?? (newest === undefined ? "1.0.0" : bumpPatch(newest));
-        if (versions.includes(version)) throw new RegistryError("REGISTRY_CONFLICT", `${skillKey(namespace, pkg.name)}@${version} exists with other content; versions are immutable (publish a new version)`);
+        if (versions.includes(version))
+          throw new RegistryError(
+            "REGISTRY_CONFLICT",
+            `${skillKey(namespace, pkg.name)}@${version} exists with other content; versions are immutable (publish a new version)`,
+          );
         const hold = pkg.audit.verdict === "malicious" ? "held" : null;
         await sql`insert into registry_versions (skill_id, version, content_digest, blob, size, description, frontmatter, body_head, files, changelog, verdict, findings, hold, yanked, published_by, created_at)
-          values (${skill.id}, ${version}, ${pkg.contentDigest}, ${pkg.blob}, ${pkg.archive.byteLength}, ${pkg.description}, ${JSON.stringify(pkg.frontmatter)}, ${pkg.bodyHead}, ${JSON.stringify(pkg.files)}, ${changelog}, ${pkg.audit.verdict}, ${JSON.stringify(pkg.audit.findings)}, ${hold}, 0, ${actor.user}, ${at})`.execute(trx);
+          values (${skill.id}, ${version}, ${pkg.contentDigest}, ${pkg.blob}, ${pkg.archive.byteLength}, ${pkg.description}, ${JSON.stringify(pkg.frontmatter)}, ${pkg.bodyHead}, ${JSON.stringify(pkg.files)}, ${changelog}, ${pkg.audit.verdict}, ${JSON.stringify(pkg.audit.findings)}, ${hold}, 0, ${actor.user}, ${at})`.execute(
+          trx,
+        );
         const tags = request.tags ?? ((parseSemVer(version)?.prerelease.length ?? 0) === 0 ? ["latest"] : []);
         for (const tag of tags) await this.#setTag(trx, skill.id, tag, version);
-        await this.#log(trx, actor.user, "publish", `${skillKey(namespace, pkg.name)}@${version}`, { digest: `sha256:${pkg.blob}`, verdict: pkg.audit.verdict, held: hold !== null, tags });
+        await this.#log(trx, actor.user, "publish", `${skillKey(namespace, pkg.name)}@${version}`, {
+          digest: `sha256:${pkg.blob}`,
+          verdict: pkg.audit.verdict,
+          held: hold !== null,
+          tags,
+        });
         await this.#changed(trx);
         return { created: true, version };
       });
@@ -279,43 +380,71 @@ export class RegistryStore {
       // Anything but a commit: drop the upload row now (and the blob, if nothing uses it) instead of waiting for a sweep.
       if (committed === undefined) await this.#sweepUpload(upload, pkg.blob).catch(() => undefined);
     }
-    return { created: committed.created, version: await this.#view(namespace, pkg.name, committed.version, actor, true) };
+    return {
+      created: committed.created,
+      version: await this.#view(namespace, pkg.name, committed.version, actor, true),
+    };
   }
 
   #packageLimits(): Partial<PackageLimits> {
     const l = this.limits;
-    return { maxArchiveBytes: l.maxUploadBytes, maxFiles: l.maxFiles, maxFileBytes: l.maxFileBytes, maxTotalBytes: l.maxTotalBytes };
+    return {
+      maxArchiveBytes: l.maxUploadBytes,
+      maxFiles: l.maxFiles,
+      maxFileBytes: l.maxFileBytes,
+      maxTotalBytes: l.maxTotalBytes,
+    };
   }
 
-  async #findByContent(db: Kysely<unknown>, namespace: string, name: string, contentDigest: string): Promise<string | undefined> {
-    const { rows } = await sql<{ version: string }>`select v.version from registry_versions v join registry_skills s on s.id = v.skill_id where s.namespace = ${namespace} and s.name = ${name} and v.content_digest = ${contentDigest}`.execute(db);
+  async #findByContent(
+    db: Kysely<unknown>,
+    namespace: string,
+    name: string,
+    contentDigest: string,
+  ): Promise<string | undefined> {
+    const { rows } = await sql<{
+      version: string;
+    }>`select v.version from registry_versions v join registry_skills s on s.id = v.skill_id where s.namespace = ${namespace} and s.name = ${name} and v.content_digest = ${contentDigest}`.execute(
+      db,
+    );
     return rows[0]?.version;
   }
 
   /** Unscoped names belong to their first publisher; a namespace's skills to its members. Admins may do either. */
   async #checkCanPublish(db: Kysely<unknown>, namespace: string, name: string, actor: Actor): Promise<void> {
     if (actor.scopes.includes("admin")) {
-      if (namespace !== "" && (await sql`select name from registry_namespaces where name = ${namespace}`.execute(db)).rows.length === 0) {
+      if (
+        namespace !== "" &&
+        (await sql`select name from registry_namespaces where name = ${namespace}`.execute(db)).rows.length === 0
+      ) {
         throw new RegistryError("REGISTRY_NOT_FOUND", `no namespace @${namespace} (create it first)`);
       }
       return;
     }
     if (namespace === "") {
-      const { rows } = await sql<{ owner: string }>`select owner from registry_skills where namespace = '' and name = ${name}`.execute(db);
+      const { rows } = await sql<{
+        owner: string;
+      }>`select owner from registry_skills where namespace = '' and name = ${name}`.execute(db);
       const owner = rows[0]?.owner;
-      if (owner !== undefined && owner !== actor.user) throw new RegistryError("REGISTRY_FORBIDDEN", `${name} belongs to another publisher`);
+      if (owner !== undefined && owner !== actor.user)
+        throw new RegistryError("REGISTRY_FORBIDDEN", `${name} belongs to another publisher`);
       return;
     }
     const ns = await sql`select name from registry_namespaces where name = ${namespace}`.execute(db);
-    if (ns.rows.length === 0) throw new RegistryError("REGISTRY_NOT_FOUND", `no namespace @${namespace} (create it first)`);
-    const { rows } = await sql<{ role: string }>`select role from registry_members where namespace = ${namespace} and user_name = ${actor.user}`.execute(db);
+    if (ns.rows.length === 0)
+      throw new RegistryError("REGISTRY_NOT_FOUND", `no namespace @${namespace} (create it first)`);
+    const { rows } = await sql<{
+      role: string;
+    }>`select role from registry_members where namespace = ${namespace} and user_name = ${actor.user}`.execute(db);
     if (rows.length === 0) throw new RegistryError("REGISTRY_FORBIDDEN", `you are not a member of @${namespace}`);
   }
 
   /** Takes the blob's row (creating it): publishers and the sweep of one blob queue on it. */
   async #touchBlob(db: Kysely<unknown>, blob: string): Promise<void> {
     const at = now();
-    await sql`insert into registry_blobs (digest, touched_at) values (${blob}, ${at}) on conflict (digest) do update set touched_at = ${at}`.execute(db);
+    await sql`insert into registry_blobs (digest, touched_at) values (${blob}, ${at}) on conflict (digest) do update set touched_at = ${at}`.execute(
+      db,
+    );
   }
 
   /**
@@ -325,7 +454,10 @@ export class RegistryStore {
    */
   async sweep(olderThanMs: number = this.#sweepAfterMs): Promise<{ uploads: number; blobs: number }> {
     const before = new Date(Date.now() - olderThanMs).toISOString();
-    const { rows } = await sql<{ id: string; blob: string }>`select id, blob from registry_uploads where started_at <= ${before}`.execute(this.#db);
+    const { rows } = await sql<{
+      id: string;
+      blob: string;
+    }>`select id, blob from registry_uploads where started_at <= ${before}`.execute(this.#db);
     let blobs = 0;
     for (const row of rows) if (await this.#sweepUpload(row.id, row.blob)) blobs++;
     return { uploads: rows.length, blobs };
@@ -335,7 +467,10 @@ export class RegistryStore {
     return this.#db.transaction().execute(async (trx) => {
       await this.#touchBlob(trx, blob);
       await sql`delete from registry_uploads where id = ${upload}`.execute(trx);
-      const used = await sql`select 1 as one from registry_versions where blob = ${blob} union all select 1 as one from registry_uploads where blob = ${blob}`.execute(trx);
+      const used =
+        await sql`select 1 as one from registry_versions where blob = ${blob} union all select 1 as one from registry_uploads where blob = ${blob}`.execute(
+          trx,
+        );
       if (used.rows.length > 0) {
         await this.blobs.discardUpload(blob, upload);
         return false;
@@ -350,7 +485,9 @@ export class RegistryStore {
 
   /** The catalog as of the database's change counter (re-read when it moved). */
   async snapshot(): Promise<CatalogSnapshot> {
-    const { rows } = await sql<{ value: number | string }>`select value from registry_state where key = 'changes'`.execute(this.#db);
+    const { rows } = await sql<{
+      value: number | string;
+    }>`select value from registry_state where key = 'changes'`.execute(this.#db);
     const changes = Number(rows[0]?.value ?? 0);
     const current = this.#snapshot;
     if (current) {
@@ -370,7 +507,8 @@ export class RegistryStore {
       if (query.namespace !== undefined && skill.namespace !== query.namespace) return undefined;
       const tagged = query.tag === undefined ? undefined : skill.tags.get(query.tag);
       if (query.tag !== undefined && tagged === undefined) return undefined;
-      const v = tagged === undefined ? currentVersion(skill) : skill.versions.find((x) => x.version === tagged && isVisible(x));
+      const v =
+        tagged === undefined ? currentVersion(skill) : skill.versions.find((x) => x.version === tagged && isVisible(x));
       if (!v) return undefined;
       if (query.verdict !== undefined && v.verdict !== query.verdict) return undefined;
       return summaryOf(skill, v);
@@ -396,15 +534,26 @@ export class RegistryStore {
     const admin = actor?.scopes.includes("admin") ?? false;
     const current = skill && currentVersion(skill);
     const shown = skill?.versions.filter((v) => admin || v.hold === null) ?? [];
-    if (!skill || shown.length === 0) throw new RegistryError("REGISTRY_NOT_FOUND", `no skill ${skillKey(namespace, name)}`);
+    if (!skill || shown.length === 0)
+      throw new RegistryError("REGISTRY_NOT_FOUND", `no skill ${skillKey(namespace, name)}`);
     const head = current ?? shown[0];
     if (!head) throw new RegistryError("REGISTRY_NOT_FOUND", `no skill ${skillKey(namespace, name)}`);
-    const notes = await sql<{ version: string; changelog: string }>`select version, changelog from registry_versions where skill_id = ${skill.id}`.execute(this.#db);
+    const notes = await sql<{
+      version: string;
+      changelog: string;
+    }>`select version, changelog from registry_versions where skill_id = ${skill.id}`.execute(this.#db);
     const changelogs = new Map(notes.rows.map((r) => [r.version, r.changelog]));
     return {
       ...summaryOf(skill, head),
       owner: skill.owner,
-      versions: shown.map((v) => ({ version: v.version, publishedAt: v.createdAt, changelog: changelogs.get(v.version) ?? "", yanked: v.yanked, hold: v.hold, verdict: v.verdict })),
+      versions: shown.map((v) => ({
+        version: v.version,
+        publishedAt: v.createdAt,
+        changelog: changelogs.get(v.version) ?? "",
+        yanked: v.yanked,
+        hold: v.hold,
+        verdict: v.verdict,
+      })),
     };
   }
 
@@ -412,13 +561,28 @@ export class RegistryStore {
    * One version (or the version a tag points at). A yanked version is still served by its exact number (locked
    * installs keep working) and says so; a held or rejected one only to admins.
    */
-  async getVersion(namespace: string, name: string, versionOrTag: string, actor: Actor | undefined): Promise<VersionView> {
+  async getVersion(
+    namespace: string,
+    name: string,
+    versionOrTag: string,
+    actor: Actor | undefined,
+  ): Promise<VersionView> {
     return this.#view(namespace, name, versionOrTag, actor, false);
   }
 
-  async #view(namespace: string, name: string, versionOrTag: string, actor: Actor | undefined, showHeld: boolean): Promise<VersionView> {
+  async #view(
+    namespace: string,
+    name: string,
+    versionOrTag: string,
+    actor: Actor | undefined,
+    showHeld: boolean,
+  ): Promise<VersionView> {
     const row = await this.#versionRow(namespace, name, versionOrTag, actor, showHeld);
-    const tags = await sql<{ tag: string }>`select tag from registry_tags where skill_id = ${row.skill_id} and version = ${row.version} order by tag`.execute(this.#db);
+    const tags = await sql<{
+      tag: string;
+    }>`select tag from registry_tags where skill_id = ${row.skill_id} and version = ${row.version} order by tag`.execute(
+      this.#db,
+    );
     return {
       skill: skillKey(namespace, name),
       namespace: namespace === "" ? null : namespace,
@@ -440,9 +604,19 @@ export class RegistryStore {
     };
   }
 
-  async #versionRow(namespace: string, name: string, versionOrTag: string, actor: Actor | undefined, showHeld = false): Promise<VersionRow> {
+  async #versionRow(
+    namespace: string,
+    name: string,
+    versionOrTag: string,
+    actor: Actor | undefined,
+    showHeld = false,
+  ): Promise<VersionRow> {
     let version = versionOrTag;
-    const skill = (await sql<{ id: string }>`select id from registry_skills where namespace = ${namespace} and name = ${name}`.execute(this.#db)).rows[0];
+    const skill = (
+      await sql<{
+        id: string;
+      }>`select id from registry_skills where namespace = ${namespace} and name = ${name}`.execute(this.#db)
+    ).rows[0];
     if (!skill) throw new RegistryError("REGISTRY_NOT_FOUND", `no skill ${skillKey(namespace, name)}`);
     if (!parseSemVer(versionOrTag)) {
       if (versionOrTag === "latest") {
@@ -450,32 +624,70 @@ export class RegistryStore {
         const current = snap.skills.find((s) => s.id === skill.id);
         version = (current && currentVersion(current)?.version) ?? "";
       } else {
-        const tag = (await sql<{ version: string }>`select version from registry_tags where skill_id = ${skill.id} and tag = ${versionOrTag}`.execute(this.#db)).rows[0];
-        if (!tag) throw new RegistryError("REGISTRY_NOT_FOUND", `${skillKey(namespace, name)} has no version or tag ${JSON.stringify(versionOrTag.slice(0, 80))}`);
+        const tag = (
+          await sql<{
+            version: string;
+          }>`select version from registry_tags where skill_id = ${skill.id} and tag = ${versionOrTag}`.execute(this.#db)
+        ).rows[0];
+        if (!tag)
+          throw new RegistryError(
+            "REGISTRY_NOT_FOUND",
+            `${skillKey(namespace, name)} has no version or tag ${JSON.stringify(versionOrTag.slice(0, 80))}`,
+          );
         version = tag.version;
       }
     }
-    const row = (await sql<VersionRow>`select * from registry_versions where skill_id = ${skill.id} and version = ${version}`.execute(this.#db)).rows[0];
-    if (!row) throw new RegistryError("REGISTRY_NOT_FOUND", `no version ${JSON.stringify(versionOrTag.slice(0, 80))} of ${skillKey(namespace, name)}`);
+    const row = (
+      await sql<VersionRow>`select * from registry_versions where skill_id = ${skill.id} and version = ${version}`.execute(
+        this.#db,
+      )
+    ).rows[0];
+    if (!row)
+      throw new RegistryError(
+        "REGISTRY_NOT_FOUND",
+        `no version ${JSON.stringify(versionOrTag.slice(0, 80))} of ${skillKey(namespace, name)}`,
+      );
     if (row.hold !== null && !showHeld && !(actor?.scopes.includes("admin") ?? false)) {
-      throw new RegistryError("REGISTRY_HELD", `${skillKey(namespace, name)}@${row.version} is held for review (its audit verdict is ${row.verdict}); an admin decides`);
+      throw new RegistryError(
+        "REGISTRY_HELD",
+        `${skillKey(namespace, name)}@${row.version} is held for review (its audit verdict is ${row.verdict}); an admin decides`,
+      );
     }
     return row;
   }
 
   /** The `.skill` archive of a version, checked against its digest on the way out of the blob store. */
-  async download(namespace: string, name: string, versionOrTag: string, actor: Actor | undefined): Promise<{ bytes: Uint8Array; digest: string; version: string; filename: string }> {
+  async download(
+    namespace: string,
+    name: string,
+    versionOrTag: string,
+    actor: Actor | undefined,
+  ): Promise<{ bytes: Uint8Array; digest: string; version: string; filename: string }> {
     const row = await this.#versionRow(namespace, name, versionOrTag, actor);
     const bytes = await this.blobs.get(row.blob);
-    if (!bytes) throw new RegistryError("REGISTRY_NOT_FOUND", `the archive of ${skillKey(namespace, name)}@${row.version} is missing from the blob store`);
+    if (!bytes)
+      throw new RegistryError(
+        "REGISTRY_NOT_FOUND",
+        `the archive of ${skillKey(namespace, name)}@${row.version} is missing from the blob store`,
+      );
     return { bytes, digest: row.blob, version: row.version, filename: `${name}-${row.version}.skill` };
   }
 
   /** One file of a version, from its archive (kept in memory per blob: blobs never change). */
-  async readFile(namespace: string, name: string, versionOrTag: string, filePath: string, actor: Actor | undefined): Promise<{ bytes: Uint8Array; entry: FileEntry; version: string }> {
+  async readFile(
+    namespace: string,
+    name: string,
+    versionOrTag: string,
+    filePath: string,
+    actor: Actor | undefined,
+  ): Promise<{ bytes: Uint8Array; entry: FileEntry; version: string }> {
     const row = await this.#versionRow(namespace, name, versionOrTag, actor);
     const entry = (JSON.parse(row.files) as FileEntry[]).find((f) => f.path === filePath);
-    if (!entry) throw new RegistryError("REGISTRY_NOT_FOUND", `${skillKey(namespace, name)}@${row.version} has no file ${JSON.stringify(filePath.slice(0, 200))}`);
+    if (!entry)
+      throw new RegistryError(
+        "REGISTRY_NOT_FOUND",
+        `${skillKey(namespace, name)}@${row.version} has no file ${JSON.stringify(filePath.slice(0, 200))}`,
+      );
     let files = this.#archives.get(row.blob);
     if (!files) {
       files = this.#loadArchive(row.blob, name);
@@ -490,7 +702,11 @@ export class RegistryStore {
       }
     }
     const bytes = (await files).get(filePath);
-    if (!bytes) throw new RegistryError("REGISTRY_NOT_FOUND", `the archive of ${skillKey(namespace, name)}@${row.version} lacks ${filePath}`);
+    if (!bytes)
+      throw new RegistryError(
+        "REGISTRY_NOT_FOUND",
+        `the archive of ${skillKey(namespace, name)}@${row.version} lacks ${filePath}`,
+      );
     return { bytes, entry, version: row.version };
   }
 
@@ -508,68 +724,156 @@ export class RegistryStore {
     for (const skill of snap.skills) {
       if (namespace !== undefined && skill.namespace !== namespace) continue;
       const v = currentVersion(skill);
-      if (v) out.push({ name: skill.name, skill: skillKey(skill.namespace, skill.name), description: v.description, version: v.version, blob: v.blob });
+      if (v)
+        out.push({
+          name: skill.name,
+          skill: skillKey(skill.namespace, skill.name),
+          description: v.description,
+          version: v.version,
+          blob: v.blob,
+        });
     }
     return out;
   }
 
   // ---- changes to versions ------------------------------------------------------------------------------------
 
-  async setTag(namespace: string, name: string, tag: string, version: string | null, actor: Actor | undefined): Promise<void> {
+  async setTag(
+    namespace: string,
+    name: string,
+    tag: string,
+    version: string | null,
+    actor: Actor | undefined,
+  ): Promise<void> {
     requireScope(actor, "publish");
     if (!TAG.test(tag) || parseSemVer(tag)) throw new RegistryError("REGISTRY_BAD_REQUEST", "not a valid tag");
     await this.#onSkill(namespace, name, actor, async (trx, skillId) => {
-      if (version === null) await sql`delete from registry_tags where skill_id = ${skillId} and tag = ${tag}`.execute(trx);
+      if (version === null)
+        await sql`delete from registry_tags where skill_id = ${skillId} and tag = ${tag}`.execute(trx);
       else {
-        const exists = await sql`select version from registry_versions where skill_id = ${skillId} and version = ${version}`.execute(trx);
+        const exists =
+          await sql`select version from registry_versions where skill_id = ${skillId} and version = ${version}`.execute(
+            trx,
+          );
         if (exists.rows.length === 0) throw new RegistryError("REGISTRY_NOT_FOUND", `no version ${version}`);
         await this.#setTag(trx, skillId, tag, version);
       }
-      await this.#log(trx, actor.user, version === null ? "tag.remove" : "tag.set", skillKey(namespace, name), { tag, version });
+      await this.#log(trx, actor.user, version === null ? "tag.remove" : "tag.set", skillKey(namespace, name), {
+        tag,
+        version,
+      });
     });
   }
 
   /** Yank (true) hides a version from listings, tags and the index; undelete (false) brings it back. Both logged. */
-  async setYanked(namespace: string, name: string, version: string, yanked: boolean, reason: string, actor: Actor | undefined): Promise<VersionView> {
+  async setYanked(
+    namespace: string,
+    name: string,
+    version: string,
+    yanked: boolean,
+    reason: string,
+    actor: Actor | undefined,
+  ): Promise<VersionView> {
     requireScope(actor, "publish");
     await this.#onSkill(namespace, name, actor, async (trx, skillId) => {
-      const res = await sql`update registry_versions set yanked = ${yanked ? 1 : 0} where skill_id = ${skillId} and version = ${version}`.execute(trx);
-      if (Number(res.numAffectedRows ?? 0) === 0) throw new RegistryError("REGISTRY_NOT_FOUND", `no version ${version} of ${skillKey(namespace, name)}`);
-      await this.#log(trx, actor.user, yanked ? "yank" : "undelete", `${skillKey(namespace, name)}@${version}`, { reason: reason.slice(0, 1000) });
+      const res =
+        await sql`update registry_versions set yanked = ${yanked ? 1 : 0} where skill_id = ${skillId} and version = ${version}`.execute(
+          trx,
+        );
+      if (Number(res.numAffectedRows ?? 0) === 0)
+        throw new RegistryError("REGISTRY_NOT_FOUND", `no version ${version} of ${skillKey(namespace, name)}`);
+      await this.#log(trx, actor.user, yanked ? "yank" : "undelete", `${skillKey(namespace, name)}@${version}`, {
+        reason: reason.slice(0, 1000),
+      });
     });
     return this.getVersion(namespace, name, version, actor);
   }
 
   /** An admin's decision on a held version: `release` makes it visible, `reject` keeps it out for good. */
-  async decide(namespace: string, name: string, version: string, decision: "release" | "reject", reason: string, actor: Actor | undefined): Promise<VersionView> {
+  async decide(
+    namespace: string,
+    name: string,
+    version: string,
+    decision: "release" | "reject",
+    reason: string,
+    actor: Actor | undefined,
+  ): Promise<VersionView> {
     requireScope(actor, "admin");
     await this.#onSkill(namespace, name, actor, async (trx, skillId) => {
       const hold = decision === "release" ? null : "rejected";
-      const res = await sql`update registry_versions set hold = ${hold} where skill_id = ${skillId} and version = ${version} and hold is not null`.execute(trx);
-      if (Number(res.numAffectedRows ?? 0) === 0) throw new RegistryError("REGISTRY_NOT_FOUND", `${skillKey(namespace, name)}@${version} is not held`);
-      await this.#log(trx, actor.user, `hold.${decision}`, `${skillKey(namespace, name)}@${version}`, { reason: reason.slice(0, 1000) });
+      const res =
+        await sql`update registry_versions set hold = ${hold} where skill_id = ${skillId} and version = ${version} and hold is not null`.execute(
+          trx,
+        );
+      if (Number(res.numAffectedRows ?? 0) === 0)
+        throw new RegistryError("REGISTRY_NOT_FOUND", `${skillKey(namespace, name)}@${version} is not held`);
+      await this.#log(trx, actor.user, `hold.${decision}`, `${skillKey(namespace, name)}@${version}`, {
+        reason: reason.slice(0, 1000),
+      });
     });
     return this.getVersion(namespace, name, version, actor);
   }
 
   /** Versions waiting for an admin (admins only). */
-  async held(actor: Actor | undefined): Promise<Array<{ skill: string; version: string; verdict: Verdict; findings: Finding[]; publishedBy: string; publishedAt: string }>> {
+  async held(
+    actor: Actor | undefined,
+  ): Promise<
+    Array<{
+      skill: string;
+      version: string;
+      verdict: Verdict;
+      findings: Finding[];
+      publishedBy: string;
+      publishedAt: string;
+    }>
+  > {
     requireScope(actor, "admin");
-    const { rows } = await sql<VersionRow & { namespace: string; name: string }>`select v.*, s.namespace, s.name from registry_versions v join registry_skills s on s.id = v.skill_id where v.hold = 'held' order by v.created_at`.execute(this.#db);
-    return rows.map((r) => ({ skill: skillKey(r.namespace, r.name), version: r.version, verdict: r.verdict as Verdict, findings: JSON.parse(r.findings) as Finding[], publishedBy: r.published_by, publishedAt: r.created_at }));
+    const { rows } = await sql<
+      VersionRow & { namespace: string; name: string }
+    >`select v.*, s.namespace, s.name from registry_versions v join registry_skills s on s.id = v.skill_id where v.hold = 'held' order by v.created_at`.execute(
+      this.#db,
+    );
+    return rows.map((r) => ({
+      skill: skillKey(r.namespace, r.name),
+      version: r.version,
+      verdict: r.verdict as Verdict,
+      findings: JSON.parse(r.findings) as Finding[],
+      publishedBy: r.published_by,
+      publishedAt: r.created_at,
+    }));
   }
 
   async auditLog(actor: Actor | undefined, limit = 100): Promise<LogEntry[]> {
     requireScope(actor, "admin");
-    const { rows } = await sql<{ id: string; at: string; actor: string; action: string; target: string; detail: string }>`select * from registry_log order by at desc, id desc limit ${Math.min(Math.max(1, limit), 1000)}`.execute(this.#db);
+    const { rows } = await sql<{
+      id: string;
+      at: string;
+      actor: string;
+      action: string;
+      target: string;
+      detail: string;
+    }>`select * from registry_log order by at desc, id desc limit ${Math.min(Math.max(1, limit), 1000)}`.execute(
+      this.#db,
+    );
     return rows.map((r) => ({ ...r, detail: JSON.parse(r.detail) as Record<string, unknown> }));
   }
 
   /** Runs `change` on a skill's row, locked, for someone allowed to publish it; bumps the change counter. */
-  async #onSkill(namespace: string, name: string, actor: Actor, change: (trx: Kysely<unknown>, skillId: string) => Promise<void>): Promise<void> {
+  async #onSkill(
+    namespace: string,
+    name: string,
+    actor: Actor,
+    change: (trx: Kysely<unknown>, skillId: string) => Promise<void>,
+  ): Promise<void> {
     await this.#db.transaction().execute(async (trx) => {
-      await sql`update registry_skills set updated_at = updated_at where namespace = ${namespace} and name = ${name}`.execute(trx);
-      const skill = (await sql<{ id: string }>`select id from registry_skills where namespace = ${namespace} and name = ${name}`.execute(trx)).rows[0];
+      await sql`update registry_skills set updated_at = updated_at where namespace = ${namespace} and name = ${name}`.execute(
+        trx,
+      );
+      const skill = (
+        await sql<{
+          id: string;
+        }>`select id from registry_skills where namespace = ${namespace} and name = ${name}`.execute(trx)
+      ).rows[0];
       if (!skill) throw new RegistryError("REGISTRY_NOT_FOUND", `no skill ${skillKey(namespace, name)}`);
       await this.#checkCanPublish(trx, namespace, name, actor);
       await change(trx, skill.id);
@@ -578,15 +882,25 @@ export class RegistryStore {
   }
 
   async #setTag(db: Kysely<unknown>, skillId: string, tag: string, version: string): Promise<void> {
-    await sql`insert into registry_tags (skill_id, tag, version) values (${skillId}, ${tag}, ${version}) on conflict (skill_id, tag) do update set version = ${version}`.execute(db);
+    await sql`insert into registry_tags (skill_id, tag, version) values (${skillId}, ${tag}, ${version}) on conflict (skill_id, tag) do update set version = ${version}`.execute(
+      db,
+    );
   }
 
   async #changed(db: Kysely<unknown>): Promise<void> {
     await sql`update registry_state set value = value + 1 where key = 'changes'`.execute(db);
   }
 
-  async #log(db: Kysely<unknown>, actor: string, action: string, target: string, detail: Record<string, unknown>): Promise<void> {
-    await sql`insert into registry_log (id, at, actor, action, target, detail) values (${newId()}, ${now()}, ${actor}, ${action}, ${target.slice(0, 200)}, ${JSON.stringify(detail)})`.execute(db);
+  async #log(
+    db: Kysely<unknown>,
+    actor: string,
+    action: string,
+    target: string,
+    detail: Record<string, unknown>,
+  ): Promise<void> {
+    await sql`insert into registry_log (id, at, actor, action, target, detail) values (${newId()}, ${now()}, ${actor}, ${action}, ${target.slice(0, 200)}, ${JSON.stringify(detail)})`.execute(
+      db,
+    );
   }
 }
 
@@ -609,8 +923,16 @@ interface VersionRow {
 }
 
 export function requireScope(actor: Actor | undefined, scope: Scope): asserts actor is Actor {
-  if (!actor) throw new RegistryError("REGISTRY_UNAUTHORIZED", `this needs a token with the ${scope} scope (Authorization: Bearer <token>)`);
-  if (!actor.scopes.includes(scope) && !actor.scopes.includes("admin")) throw new RegistryError("REGISTRY_FORBIDDEN", `this needs the ${scope} scope; the token has ${actor.scopes.join(", ")}`);
+  if (!actor)
+    throw new RegistryError(
+      "REGISTRY_UNAUTHORIZED",
+      `this needs a token with the ${scope} scope (Authorization: Bearer <token>)`,
+    );
+  if (!actor.scopes.includes(scope) && !actor.scopes.includes("admin"))
+    throw new RegistryError(
+      "REGISTRY_FORBIDDEN",
+      `this needs the ${scope} scope; the token has ${actor.scopes.join(", ")}`,
+    );
 }
 
 function hashToken(token: string): string {

@@ -18,7 +18,8 @@ describe.skipIf(!available)("two server processes on one PostgreSQL", () => {
   beforeAll(async () => {
     db = await testRegistryDb("postgres");
     const store = await RegistryStore.open({ database: db.url, blobs: db.blobs });
-    for (let i = 0; i < PUBLISHERS; i++) tokens.push((await store.createToken({ user: `user${i}`, scopes: ["read", "publish"] })).token);
+    for (let i = 0; i < PUBLISHERS; i++)
+      tokens.push((await store.createToken({ user: `user${i}`, scopes: ["read", "publish"] })).token);
     const owner = await store.authenticate(tokens[0] as string);
     await store.createNamespace("team", owner!);
     for (let i = 1; i < PUBLISHERS; i++) await store.setMember("team", `user${i}`, "member", owner!);
@@ -32,11 +33,20 @@ describe.skipIf(!available)("two server processes on one PostgreSQL", () => {
     await db?.drop();
   });
 
-  async function publish(url: string, token: string, archive: Uint8Array, fields: Record<string, string>): Promise<{ status: number; version?: string }> {
+  async function publish(
+    url: string,
+    token: string,
+    archive: Uint8Array,
+    fields: Record<string, string>,
+  ): Promise<{ status: number; version?: string }> {
     const form = new FormData();
     form.set("archive", new Blob([archive]), "s.zip");
     for (const [k, v] of Object.entries(fields)) form.set(k, v);
-    const res = await fetch(`${url}/api/v1/skills`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: form });
+    const res = await fetch(`${url}/api/v1/skills`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}` },
+      body: form,
+    });
     const body = (await res.json()) as { version?: { version: string } };
     return { status: res.status, version: body.version?.version };
   }
@@ -48,9 +58,22 @@ describe.skipIf(!available)("two server processes on one PostgreSQL", () => {
         for (let r = 0; r < ROUNDS; r++) {
           const server = servers[(p + r) % 2] as ServerProcess;
           // One shared skill everyone bumps (auto versions), one skill of their own, and a re-publish of known bytes.
-          out.push(await publish(server.url, token, await skillZip("shared", { body: `# shared\n\nby ${p} in round ${r}\n` }), { namespace: "team" }));
-          out.push(await publish(server.url, token, await skillZip(`own-${p}`, { body: `# own ${p}\n\nround ${r}\n` }), {}));
-          out.push(await publish(server.url, token, await skillZip("shared", { body: `# shared\n\nby ${p} in round 0\n` }), { namespace: "team" }));
+          out.push(
+            await publish(
+              server.url,
+              token,
+              await skillZip("shared", { body: `# shared\n\nby ${p} in round ${r}\n` }),
+              { namespace: "team" },
+            ),
+          );
+          out.push(
+            await publish(server.url, token, await skillZip(`own-${p}`, { body: `# own ${p}\n\nround ${r}\n` }), {}),
+          );
+          out.push(
+            await publish(server.url, token, await skillZip("shared", { body: `# shared\n\nby ${p} in round 0\n` }), {
+              namespace: "team",
+            }),
+          );
           // Reads in between make each server build (and keep) catalog snapshots while the other one writes.
           for (const s of servers) await (await fetch(`${s.url}/api/v1/skills?q=shared`)).arrayBuffer();
         }
@@ -81,7 +104,10 @@ describe.skipIf(!available)("two server processes on one PostgreSQL", () => {
     }
     const list = JSON.parse(await fetchJson(`${servers[0]!.url}/api/v1/skills?limit=100`)) as { total: number };
     expect(list.total).toBe(PUBLISHERS + 1);
-    const shared = JSON.parse(await fetchJson(`${servers[1]!.url}/api/v1/skills/@team/shared`)) as { version: string; versions: unknown[] };
+    const shared = JSON.parse(await fetchJson(`${servers[1]!.url}/api/v1/skills/@team/shared`)) as {
+      version: string;
+      versions: unknown[];
+    };
     expect(shared.versions).toHaveLength(PUBLISHERS * ROUNDS);
     expect(shared.version).toBe(`1.0.${PUBLISHERS * ROUNDS - 1}`);
   }, 300_000);

@@ -66,7 +66,14 @@ export interface SkillSummary {
 
 export interface SkillView extends SkillSummary {
   owner: string;
-  versions: Array<{ version: string; publishedAt: string; changelog: string; yanked: boolean; hold: HoldState; verdict: Verdict }>;
+  versions: Array<{
+    version: string;
+    publishedAt: string;
+    changelog: string;
+    yanked: boolean;
+    hold: HoldState;
+    verdict: Verdict;
+  }>;
 }
 
 export interface LogEntry {

@@ -37,7 +37,10 @@ const KEY_BYTES = 32;
  * be tested against guesses without the key. `credentials` is every value that may grant access (user, password,
  * token, request headers), in a fixed order.
  */
-export async function identityDir(cacheDir: string, credentials: readonly (readonly [string, string])[]): Promise<string> {
+export async function identityDir(
+  cacheDir: string,
+  credentials: readonly (readonly [string, string])[],
+): Promise<string> {
   await ensurePrivateDir(cacheDir);
   const key = await readOrCreateKey(path.join(cacheDir, KEY_FILE));
   const digest = createHmac("sha256", key).update(JSON.stringify(credentials)).digest("hex").slice(0, 32);
@@ -69,17 +72,30 @@ async function readKey(file: string): Promise<Buffer | undefined> {
     handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
   } catch (error) {
     if (errorCode(error) === "ENOENT") return undefined;
-    throw new RemoteSourceError(`the cache key ${file} cannot be opened (${errorCode(error) ?? "error"}); remove it`, "REMOTE_CONFIG", { cause: error });
+    throw new RemoteSourceError(
+      `the cache key ${file} cannot be opened (${errorCode(error) ?? "error"}); remove it`,
+      "REMOTE_CONFIG",
+      { cause: error },
+    );
   }
   try {
     const info = await handle.stat();
     const uid = process.getuid?.();
-    if (!info.isFile() || info.size !== KEY_BYTES || (info.mode & 0o077) !== 0 || (uid !== undefined && info.uid !== uid)) {
-      throw new RemoteSourceError(`the cache key ${file} is not a private ${KEY_BYTES}-byte file of this user; remove it`, "REMOTE_CONFIG");
+    if (
+      !info.isFile() ||
+      info.size !== KEY_BYTES ||
+      (info.mode & 0o077) !== 0 ||
+      (uid !== undefined && info.uid !== uid)
+    ) {
+      throw new RemoteSourceError(
+        `the cache key ${file} is not a private ${KEY_BYTES}-byte file of this user; remove it`,
+        "REMOTE_CONFIG",
+      );
     }
     const key = Buffer.alloc(KEY_BYTES);
     const { bytesRead } = await handle.read(key, 0, KEY_BYTES, 0);
-    if (bytesRead !== KEY_BYTES) throw new RemoteSourceError(`the cache key ${file} could not be read whole; remove it`, "REMOTE_CONFIG");
+    if (bytesRead !== KEY_BYTES)
+      throw new RemoteSourceError(`the cache key ${file} could not be read whole; remove it`, "REMOTE_CONFIG");
     return key;
   } finally {
     await handle.close();

@@ -32,7 +32,8 @@ afterEach(() => {
 });
 
 /** alice:pw reads; mallory is known and forbidden (403); anyone else is asked to authenticate (401). */
-const usersGuard: RequestGuard = (authorization) => (authorization === basic("alice:pw") ? undefined : authorization === basic("mallory:x") ? 403 : 401);
+const usersGuard: RequestGuard = (authorization) =>
+  authorization === basic("alice:pw") ? undefined : authorization === basic("mallory:x") ? 403 : 401;
 
 /** Nothing of alice's: the read is refused with an error, never served from her copy. */
 async function expectNothing(source: SnapshotSource, code: string | RegExp): Promise<void> {
@@ -61,7 +62,8 @@ describe.each(layouts)("git over smart HTTP, %s", (_label, cacheOptions) => {
     server.guard = usersGuard;
     const cache = cacheOptions(path.join(root, `cache-${n}`));
     const url = `${server.url}/team.git`;
-    const open = (who: { username?: string; password?: string }, extra = {}) => new GitSkillSource({ url, ...who, ...cache, syncIntervalMs: 0, timeoutMs: 20_000, ...extra });
+    const open = (who: { username?: string; password?: string }, extra = {}) =>
+      new GitSkillSource({ url, ...who, ...cache, syncIntervalMs: 0, timeoutMs: 20_000, ...extra });
     return { server, open, commit };
   }
 
@@ -72,7 +74,10 @@ describe.each(layouts)("git over smart HTTP, %s", (_label, cacheOptions) => {
       expect(await alice.discover()).toEqual(["private"]);
       server.guard = () => 403;
       await expect(alice.sync()).rejects.toMatchObject({ code: "REMOTE_ACCESS_DENIED" });
-      await expectNothing(open({ username: "alice", password: "pw" }, { ref: commit, syncIntervalMs: 3_600_000 }), /REMOTE_ACCESS_DENIED/);
+      await expectNothing(
+        open({ username: "alice", password: "pw" }, { ref: commit, syncIntervalMs: 3_600_000 }),
+        /REMOTE_ACCESS_DENIED/,
+      );
     } finally {
       await server.stop();
     }
@@ -86,7 +91,10 @@ describe.each(layouts)("git over smart HTTP, %s", (_label, cacheOptions) => {
       // Within a long interval a source serves its copy without asking: the copy must not be found at all.
       await expectNothing(open({}, { syncIntervalMs: 3_600_000 }), /REMOTE_ACCESS_DENIED/);
       await expectNothing(open({}), /REMOTE_ACCESS_DENIED/);
-      await expectNothing(open({ username: "mallory", password: "x" }, { syncIntervalMs: 3_600_000 }), /REMOTE_ACCESS_DENIED/);
+      await expectNothing(
+        open({ username: "mallory", password: "x" }, { syncIntervalMs: 3_600_000 }),
+        /REMOTE_ACCESS_DENIED/,
+      );
       await expectNothing(open({ username: "alice", password: "guess" }), /REMOTE_ACCESS_DENIED/);
       await expectNothing(open({ username: "alice" }), /REMOTE_ACCESS_DENIED/);
 
@@ -96,9 +104,15 @@ describe.each(layouts)("git over smart HTTP, %s", (_label, cacheOptions) => {
         expect(await again.discover()).toEqual(["private"]);
         server.guard = () => status;
         // Refused is not offline: the copy is dropped, also for a restart that would not ask within its interval.
-        await expect(again.sync()).rejects.toMatchObject({ code: "REMOTE_ACCESS_DENIED", message: expect.stringContaining("credentials missing or refused") });
+        await expect(again.sync()).rejects.toMatchObject({
+          code: "REMOTE_ACCESS_DENIED",
+          message: expect.stringContaining("credentials missing or refused"),
+        });
         await expect(again.discover()).rejects.toBeInstanceOf(RemoteSourceError);
-        await expectNothing(open({ username: "alice", password: "pw" }, { syncIntervalMs: 3_600_000 }), /REMOTE_ACCESS_DENIED/);
+        await expectNothing(
+          open({ username: "alice", password: "pw" }, { syncIntervalMs: 3_600_000 }),
+          /REMOTE_ACCESS_DENIED/,
+        );
       }
     } finally {
       await server.stop();
@@ -109,7 +123,11 @@ describe.each(layouts)("git over smart HTTP, %s", (_label, cacheOptions) => {
     const { server, open } = await setUp();
     const saved = { ...process.env };
     try {
-      Object.assign(process.env, { GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: `http.${server.url}/.extraHeader`, GIT_CONFIG_VALUE_0: `Authorization: ${basic("alice:pw")}` });
+      Object.assign(process.env, {
+        GIT_CONFIG_COUNT: "1",
+        GIT_CONFIG_KEY_0: `http.${server.url}/.extraHeader`,
+        GIT_CONFIG_VALUE_0: `Authorization: ${basic("alice:pw")}`,
+      });
       const alice = open({});
       expect(await alice.discover()).toEqual(["private"]);
       for (const name of ["GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0"]) delete process.env[name];
@@ -140,9 +158,15 @@ describe.each(layouts)("well-known HTTP index, %s", (_label, cacheOptions) => {
     const server = await startHttpServer();
     publish(server, [{ name: "private", type: "skill-md", file: "private/SKILL.md", bytes: skill("private") }]);
     // Alice's token may come in the address (Basic) or in a header option; both are her identity.
-    server.guard = (headers) => (headers.authorization === basic("alice:pw") || headers["x-api-key"] === "alice-token" ? undefined : headers["x-api-key"] === "mallory-token" ? 403 : 401);
+    server.guard = (headers) =>
+      headers.authorization === basic("alice:pw") || headers["x-api-key"] === "alice-token"
+        ? undefined
+        : headers["x-api-key"] === "mallory-token"
+          ? 403
+          : 401;
     const cache = cacheOptions(path.join(root, `cache-${++n}`));
-    const open = (url: string, headers?: Record<string, string>, extra = {}) => new HttpSkillSource({ url, ...cache, ...(headers && { headers }), retries: 0, syncIntervalMs: 0, ...extra });
+    const open = (url: string, headers?: Record<string, string>, extra = {}) =>
+      new HttpSkillSource({ url, ...cache, ...(headers && { headers }), retries: 0, syncIntervalMs: 0, ...extra });
     return { server, open, withUser: (user: string) => server.url.replace("http://", `http://${user}@`) };
   }
 
@@ -153,7 +177,10 @@ describe.each(layouts)("well-known HTTP index, %s", (_label, cacheOptions) => {
       expect(await open(server.url, { "X-Api-Key": "alice-token" }).discover()).toEqual(["private"]);
       await expectNothing(open(server.url, undefined, { syncIntervalMs: 3_600_000 }), /REMOTE_ACCESS_DENIED/);
       await expectNothing(open(withUser("mallory:x")), /REMOTE_ACCESS_DENIED/);
-      await expectNothing(open(server.url, { "x-api-key": "mallory-token" }, { syncIntervalMs: 3_600_000 }), /REMOTE_ACCESS_DENIED/);
+      await expectNothing(
+        open(server.url, { "x-api-key": "mallory-token" }, { syncIntervalMs: 3_600_000 }),
+        /REMOTE_ACCESS_DENIED/,
+      );
       await expectNothing(open(server.url, { "user-agent": "anything" }), /REMOTE_ACCESS_DENIED/);
 
       const alice = open(withUser("alice:pw"));
@@ -162,7 +189,10 @@ describe.each(layouts)("well-known HTTP index, %s", (_label, cacheOptions) => {
         server.guard = () => status;
         await expect(alice.sync()).rejects.toMatchObject({ code: "REMOTE_ACCESS_DENIED" });
         await expect(alice.discover()).rejects.toMatchObject({ code: "REMOTE_ACCESS_DENIED" });
-        await expectNothing(open(withUser("alice:pw"), undefined, { syncIntervalMs: 3_600_000 }), /REMOTE_ACCESS_DENIED/);
+        await expectNothing(
+          open(withUser("alice:pw"), undefined, { syncIntervalMs: 3_600_000 }),
+          /REMOTE_ACCESS_DENIED/,
+        );
       }
     } finally {
       await server.stop();
@@ -203,7 +233,9 @@ describe("the cache key", () => {
       const planted = path.join(root, `cache-${++n}`);
       await mkdir(planted, { recursive: true });
       await writeFile(path.join(planted, "identity.key"), Buffer.alloc(32), { mode: 0o644 });
-      await expect(new HttpSkillSource({ url, cacheDir: planted, retries: 0 }).discover()).rejects.toThrow(/not a private 32-byte file/);
+      await expect(new HttpSkillSource({ url, cacheDir: planted, retries: 0 }).discover()).rejects.toThrow(
+        /not a private 32-byte file/,
+      );
       expect(existsSync(path.join(planted, "state.json"))).toBe(false);
     } finally {
       await server.stop();

@@ -28,12 +28,21 @@ beforeAll(async () => {
   mkdirSync(fixture);
   await writeConformanceFixture(fixture);
   server = await startHttpServer();
-  publish(server, [{ name: CONFORMANCE_SKILL_ID, type: "archive", file: "kit.skill", bytes: (await exportSkill(path.join(fixture, CONFORMANCE_SKILL_ID))).archive }]);
+  publish(server, [
+    {
+      name: CONFORMANCE_SKILL_ID,
+      type: "archive",
+      file: "kit.skill",
+      bytes: (await exportSkill(path.join(fixture, CONFORMANCE_SKILL_ID))).archive,
+    },
+  ]);
 
   project = path.join(root, "project");
   const pkg = path.join(project, "node_modules", "kit-skills");
   mkdirSync(path.join(pkg, "skills"), { recursive: true });
-  await import("node:fs/promises").then((fs) => fs.writeFile(path.join(pkg, "package.json"), JSON.stringify({ name: "kit-skills", version: "1.0.0" })));
+  await import("node:fs/promises").then((fs) =>
+    fs.writeFile(path.join(pkg, "package.json"), JSON.stringify({ name: "kit-skills", version: "1.0.0" })),
+  );
   await writeConformanceFixture(path.join(pkg, "skills"));
 }, 120_000);
 afterAll(async () => {
@@ -42,12 +51,26 @@ afterAll(async () => {
 });
 
 const git = (maxFileBytes?: number) => () =>
-  new GitSkillSource({ url: repoUrl, cacheDir: path.join(root, "cache", `git-${maxFileBytes ?? "all"}`), ...(maxFileBytes !== undefined && { maxFileBytes }) });
+  new GitSkillSource({
+    url: repoUrl,
+    cacheDir: path.join(root, "cache", `git-${maxFileBytes ?? "all"}`),
+    ...(maxFileBytes !== undefined && { maxFileBytes }),
+  });
 const http = (maxFileBytes?: number) => () =>
-  new HttpSkillSource({ url: server.url, cacheDir: path.join(root, "cache", `http-${maxFileBytes ?? "all"}`), retries: 0, ...(maxFileBytes !== undefined && { maxFileBytes }) });
-const npm = (maxFileBytes?: number) => () => new NpmSkillSource({ package: "kit-skills", from: project, ...(maxFileBytes !== undefined && { maxFileBytes }) });
+  new HttpSkillSource({
+    url: server.url,
+    cacheDir: path.join(root, "cache", `http-${maxFileBytes ?? "all"}`),
+    retries: 0,
+    ...(maxFileBytes !== undefined && { maxFileBytes }),
+  });
+const npm = (maxFileBytes?: number) => () =>
+  new NpmSkillSource({ package: "kit-skills", from: project, ...(maxFileBytes !== undefined && { maxFileBytes }) });
 
-for (const [label, make] of [["GitSkillSource", git], ["HttpSkillSource", http], ["NpmSkillSource", npm]] as const) {
+for (const [label, make] of [
+  ["GitSkillSource", git],
+  ["HttpSkillSource", http],
+  ["NpmSkillSource", npm],
+] as const) {
   describeConformance(label, make(), { describe, it }, { contentLimit: { makeProvider: make(4) } });
 
   describe(`${label}: the whole kit in one report`, () => {

@@ -1,7 +1,8 @@
 import { AgentSkillsError } from "@skillport/core";
 import { REDACTED_CREDENTIAL, redactUriCredentials } from "@skillport/core/internal";
 
-export type RemoteSourceErrorCode = "REMOTE_CONFIG" | "REMOTE_FETCH" | "REMOTE_INTEGRITY" | "REMOTE_REFUSED" | "REMOTE_ACCESS_DENIED";
+export type RemoteSourceErrorCode =
+  "REMOTE_CONFIG" | "REMOTE_FETCH" | "REMOTE_INTEGRITY" | "REMOTE_REFUSED" | "REMOTE_ACCESS_DENIED";
 
 /**
  * A remote source problem that is not a plain outage: a bad address or option (`REMOTE_CONFIG`), a download or git

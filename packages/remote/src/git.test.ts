@@ -5,7 +5,14 @@ import { makeTempDir, removeDir } from "@skillport/testing";
 import { GitSkillSource } from "./git/source.js";
 import { parseGitAddress } from "./git/address.js";
 import { stateFile } from "./test-support/cache.js";
-import { commitAndPush, git, makeRepo, startGitDaemon, startHttpBackend, type RunningServer } from "./test-support/git-servers.js";
+import {
+  commitAndPush,
+  git,
+  makeRepo,
+  startGitDaemon,
+  startHttpBackend,
+  type RunningServer,
+} from "./test-support/git-servers.js";
 
 const skill = (name: string, body = "Body.") => `---\nname: ${name}\ndescription: The ${name} skill.\n---\n\n${body}\n`;
 
@@ -47,7 +54,10 @@ describe("GitSkillSource over git daemon", () => {
     expect((await source.listFiles("alpha")).map((f) => f.path)).toEqual(["SKILL.md", "references/notes.md"]);
     expect(source.revision).toBe(r.commit);
     expect(source.servedPath).toBe("skills");
-    expect(source.status().skipped).toContainEqual({ where: "skills/alpha/assets/huge.bin", reason: expect.stringContaining("larger than the limit of 2000 bytes") });
+    expect(source.status().skipped).toContainEqual({
+      where: "skills/alpha/assets/huge.bin",
+      reason: expect.stringContaining("larger than the limit of 2000 bytes"),
+    });
     const location = await source.getLocation("alpha");
     expect(existsSync(path.join(path.dirname(location), "assets", "huge.bin"))).toBe(false);
     // Only the skills folder is checked out.
@@ -74,7 +84,10 @@ describe("GitSkillSource over git daemon", () => {
     expect(same).toEqual({ revision: r.commit, changed: false, offline: false });
     expect(await source.getLocation("alpha")).toBe(first);
 
-    const second = await commitAndPush(r.work, { "skills/beta/SKILL.md": skill("beta"), "skills/alpha/SKILL.md": skill("alpha", "New body.") });
+    const second = await commitAndPush(r.work, {
+      "skills/beta/SKILL.md": skill("beta"),
+      "skills/alpha/SKILL.md": skill("alpha", "New body."),
+    });
     // Within the interval, reads do not ask the remote.
     expect(await source.discover()).toEqual(["alpha"]);
     expect(await source.sync()).toEqual({ revision: second, changed: true, offline: false });
@@ -99,10 +112,13 @@ describe("GitSkillSource over git daemon", () => {
     const source = new GitSkillSource({ url: r.url, cacheDir: r.cacheDir, syncIntervalMs: 0 });
     expect(await source.discover()).toEqual(["alpha"]);
     const reported = new Promise<string[]>((resolve) => {
-      const stop = source.watch((ids) => {
-        stop();
-        resolve(ids);
-      }, { minWatchMs: 50 });
+      const stop = source.watch(
+        (ids) => {
+          stop();
+          resolve(ids);
+        },
+        { minWatchMs: 50 },
+      );
     });
     await commitAndPush(r.work, { "skills/delta/SKILL.md": skill("delta") });
     expect(await reported).toEqual(["alpha", "delta"]);
@@ -126,7 +142,9 @@ describe("GitSkillSource over git daemon", () => {
     expect(tagged.revision).toBe(r.commit);
     const branch = new GitSkillSource({ url: r.url, ref: "main", cacheDir: `${r.cacheDir}-main` });
     expect(await branch.getBody("alpha")).toContain("Version two.");
-    const pinned = GitSkillSource.fromAddress(`git://127.0.0.1:${daemon.port}/${r.name}.git#${r.commit}:skills`, { cacheDir: `${r.cacheDir}-pin` });
+    const pinned = GitSkillSource.fromAddress(`git://127.0.0.1:${daemon.port}/${r.name}.git#${r.commit}:skills`, {
+      cacheDir: `${r.cacheDir}-pin`,
+    });
     expect(await pinned.getBody("alpha")).toContain("Version one.");
     const unknown = new GitSkillSource({ url: r.url, ref: "v9", cacheDir: `${r.cacheDir}-v9` });
     await expect(unknown.discover()).rejects.toThrow(/no branch or tag "v9"/);
@@ -162,7 +180,11 @@ describe("GitSkillSource over git daemon", () => {
 describe("GitSkillSource attacks", () => {
   it("never runs the ext:: transport (a URL that would run a command)", async () => {
     const marker = path.join(root, "ext-ran");
-    const source = new GitSkillSource({ url: `ext::sh -c touch% ${marker}`, cacheDir: path.join(root, "cache", "ext"), timeoutMs: 20_000 });
+    const source = new GitSkillSource({
+      url: `ext::sh -c touch% ${marker}`,
+      cacheDir: path.join(root, "cache", "ext"),
+      timeoutMs: 20_000,
+    });
     await expect(source.discover()).rejects.toThrow(/ls-remote/);
     expect(existsSync(marker)).toBe(false);
     expect(() => new GitSkillSource({ url: "--upload-pack=touch /tmp/x" })).toThrow(/needs a repository URL/);
@@ -202,12 +224,17 @@ describe("GitSkillSource: names git's pattern language would misread (issue 19)"
     const source = new GitSkillSource({ url: `file://${r.bare}`, cacheDir: r.cacheDir, maxFileBytes: 2000 });
     expect(await source.discover()).toContain("ok");
     const tree = path.resolve(path.dirname(await source.getLocation("ok")), "..", "..");
-    const files = (await import("node:fs/promises").then((fs) => fs.readdir(tree, { recursive: true, withFileTypes: true })))
+    const files = (
+      await import("node:fs/promises").then((fs) => fs.readdir(tree, { recursive: true, withFileTypes: true }))
+    )
       .filter((e) => !e.isDirectory())
       .map((e) => path.relative(tree, path.join(e.parentPath, e.name)));
     expect(files.filter((f) => !f.startsWith(`skills${path.sep}`))).toEqual([]);
     expect(files.sort()).toEqual(["skills/ok/SKILL.md", `skills/${name}/SKILL.md`, `skills/${name}/notes.txt`].sort());
-    expect(source.status().skipped).toContainEqual({ where: `skills/${name}/big.bin`, reason: expect.stringContaining("larger than the limit") });
+    expect(source.status().skipped).toContainEqual({
+      where: `skills/${name}/big.bin`,
+      reason: expect.stringContaining("larger than the limit"),
+    });
   });
 });
 
@@ -223,11 +250,16 @@ describe("GitSkillSource: a path that is one skill folder (issue 20, item 8)", (
     expect(await folder.discover()).toEqual(["pdf"]);
     expect((await folder.listFiles("pdf")).map((f) => f.path)).toEqual(["SKILL.md", "scripts/fill.py"]);
     expect(folder.status().skipped).toEqual([]);
-    const address = GitSkillSource.fromAddress(`git://127.0.0.1:${daemon.port}/${r.name}.git#main:skills/pdf`, { cacheDir: `${r.cacheDir}-address` });
+    const address = GitSkillSource.fromAddress(`git://127.0.0.1:${daemon.port}/${r.name}.git#main:skills/pdf`, {
+      cacheDir: `${r.cacheDir}-address`,
+    });
     expect(await address.discover()).toEqual(["pdf"]);
     expect(await address.getBody("pdf")).toContain("Body.");
     // A folder of skills is still one.
-    expect(await new GitSkillSource({ url: r.url, path: "skills", cacheDir: `${r.cacheDir}-all` }).discover()).toEqual(["other", "pdf"]);
+    expect(await new GitSkillSource({ url: r.url, path: "skills", cacheDir: `${r.cacheDir}-all` }).discover()).toEqual([
+      "other",
+      "pdf",
+    ]);
   });
 
   it("a top-level skill folder is served the same way", async () => {
@@ -262,7 +294,9 @@ describe("GitSkillSource over git http-backend", () => {
     const state = await import("node:fs/promises").then((fs) => fs.readFile(stateFile(r.cacheDir), "utf8"));
     expect(state).not.toContain("s3cret");
 
-    const wrong = GitSkillSource.fromAddress(address.replace("s3cret-token", "wrong-secret"), { cacheDir: `${r.cacheDir}-wrong` });
+    const wrong = GitSkillSource.fromAddress(address.replace("s3cret-token", "wrong-secret"), {
+      cacheDir: `${r.cacheDir}-wrong`,
+    });
     const error = (await wrong.discover().catch((e: unknown) => e)) as Error;
     expect(error).toBeInstanceOf(Error);
     expect(error.message).not.toContain("wrong-secret");
@@ -276,7 +310,10 @@ describe("parseGitAddress", () => {
     ["git+https://host/r.git#v1", { url: "https://host/r.git", ref: "v1" }],
     ["git+https://host/r.git#v1:skills/x", { url: "https://host/r.git", ref: "v1", path: "skills/x" }],
     ["git+https://host/r.git#:skills", { url: "https://host/r.git", path: "skills" }],
-    ["git+https://u:p%40ss@host/r.git", { url: "https://host/r.git", username: "u", password: "p@ss", display: "git+https://u:***@host/r.git" }],
+    [
+      "git+https://u:p%40ss@host/r.git",
+      { url: "https://host/r.git", username: "u", password: "p@ss", display: "git+https://u:***@host/r.git" },
+    ],
     ["git+ssh://git@host/r.git", { url: "ssh://git@host/r.git" }],
     ["git://127.0.0.1:9418/r.git", { url: "git://127.0.0.1:9418/r.git" }],
     ["git+file:///srv/r.git#main", { url: "file:///srv/r.git", ref: "main" }],
@@ -285,7 +322,15 @@ describe("parseGitAddress", () => {
     expect(parseGitAddress(address, "/work")).toMatchObject(expected);
   });
 
-  it.each(["git+https://host/r.git#--upload-pack=x", "git+https://host/r.git#a..b", "git+https://host/r.git#main:../x", "git+https://host/r.git#%E0%A4%A", "git+https://-oProxyCommand=x/r.git", "https://host/r.git", "git+ext::sh -c x"])("refuses %s", (address) => {
+  it.each([
+    "git+https://host/r.git#--upload-pack=x",
+    "git+https://host/r.git#a..b",
+    "git+https://host/r.git#main:../x",
+    "git+https://host/r.git#%E0%A4%A",
+    "git+https://-oProxyCommand=x/r.git",
+    "https://host/r.git",
+    "git+ext::sh -c x",
+  ])("refuses %s", (address) => {
     expect(() => parseGitAddress(address, "/work")).toThrow();
   });
 });

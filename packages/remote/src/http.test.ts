@@ -8,7 +8,8 @@ import { RemoteSourceError } from "./errors.js";
 import { stateFile } from "./test-support/cache.js";
 import { publish, startHttpServer, type PublishedSkill, type TestHttpServer } from "./test-support/http-server.js";
 
-const skillMd = (name: string, body = "Body.") => `---\nname: ${name}\ndescription: The ${name} skill.\n---\n\n${body}\n`;
+const skillMd = (name: string, body = "Body.") =>
+  `---\nname: ${name}\ndescription: The ${name} skill.\n---\n\n${body}\n`;
 
 let root: string;
 let server: TestHttpServer;
@@ -19,7 +20,11 @@ let cacheDir: string;
 
 beforeAll(async () => {
   root = await makeTempDir("skillport-http-");
-  await writeTree(root, { "packed/SKILL.md": skillMd("packed"), "packed/references/guide.md": "# Guide\n", "packed/scripts/run.sh": "#!/bin/sh\necho hi\n" });
+  await writeTree(root, {
+    "packed/SKILL.md": skillMd("packed"),
+    "packed/references/guide.md": "# Guide\n",
+    "packed/scripts/run.sh": "#!/bin/sh\necho hi\n",
+  });
   archive = (await exportSkill(path.join(root, "packed"))).archive;
 });
 afterAll(async () => removeDir(root));
@@ -33,9 +38,22 @@ afterEach(async () => {
   await other.stop();
 });
 
-const alpha = (body = "Body."): PublishedSkill => ({ name: "alpha", type: "skill-md", file: "alpha/SKILL.md", bytes: skillMd("alpha", body) });
+const alpha = (body = "Body."): PublishedSkill => ({
+  name: "alpha",
+  type: "skill-md",
+  file: "alpha/SKILL.md",
+  bytes: skillMd("alpha", body),
+});
 const packed = (): PublishedSkill => ({ name: "packed", type: "archive", file: "packed.skill", bytes: archive });
-const open = (options: Partial<HttpSkillSourceOptions> = {}) => new HttpSkillSource({ url: server.url, cacheDir, retryBaseMs: 1, maxRetryDelayMs: 20, syncIntervalMs: 0, ...options });
+const open = (options: Partial<HttpSkillSourceOptions> = {}) =>
+  new HttpSkillSource({
+    url: server.url,
+    cacheDir,
+    retryBaseMs: 1,
+    maxRetryDelayMs: 20,
+    syncIntervalMs: 0,
+    ...options,
+  });
 const fetched = (p: string) => server.requests.filter((r) => r.path.endsWith(p)).length;
 
 describe("HttpSkillSource", () => {
@@ -44,7 +62,11 @@ describe("HttpSkillSource", () => {
     const source = open();
     expect(await source.discover()).toEqual(["alpha", "packed"]);
     expect(await source.getBody("alpha")).toContain("Body.");
-    expect((await source.listFiles("packed")).map((f) => f.path)).toEqual(["SKILL.md", "references/guide.md", "scripts/run.sh"]);
+    expect((await source.listFiles("packed")).map((f) => f.path)).toEqual([
+      "SKILL.md",
+      "references/guide.md",
+      "scripts/run.sh",
+    ]);
     expect(new TextDecoder().decode(await source.getReference("packed", "guide.md"))).toBe("# Guide\n");
     expect(source.name).toBe(`${server.url}/.well-known/agent-skills/index.json`);
   });
@@ -77,7 +99,10 @@ describe("HttpSkillSource", () => {
 
   it("retries a 500 and a 429 with backoff, then reads", async () => {
     publish(server, [alpha()]);
-    server.failures.set("/.well-known/agent-skills/index.json", [{ status: 500 }, { status: 429, headers: { "retry-after": "0" } }]);
+    server.failures.set("/.well-known/agent-skills/index.json", [
+      { status: 500 },
+      { status: 429, headers: { "retry-after": "0" } },
+    ]);
     server.failures.set("/.well-known/agent-skills/alpha/SKILL.md", [{ status: 503 }]);
     expect(await open().discover()).toEqual(["alpha"]);
     expect(fetched("index.json")).toBe(3);
@@ -98,7 +123,9 @@ describe("HttpSkillSource", () => {
 
   it("refuses an artifact whose digest does not match, keeping the last good copy", async () => {
     publish(server, [{ ...alpha(), digest: "0".repeat(64) }]);
-    const error = await open().discover().catch((e: unknown) => e);
+    const error = await open()
+      .discover()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RemoteSourceError);
     expect((error as RemoteSourceError).code).toBe("REMOTE_INTEGRITY");
     expect((error as Error).message).toMatch(/digest mismatch/);
@@ -128,7 +155,10 @@ describe("HttpSkillSource", () => {
     const seen: string[] = [];
     const stub: typeof fetch = async (input) => {
       seen.push(String(input));
-      return new Response(null, { status: 302, headers: { location: "http://example.com/.well-known/agent-skills/index.json" } });
+      return new Response(null, {
+        status: 302,
+        headers: { location: "http://example.com/.well-known/agent-skills/index.json" },
+      });
     };
     const source = new HttpSkillSource({ url: "https://example.com/", cacheDir, fetch: stub, retries: 0 });
     await expect(source.discover()).rejects.toThrow(/redirected from https to http; refused/);
@@ -142,30 +172,54 @@ describe("HttpSkillSource", () => {
 
   it("refuses an artifact on another host unless allowed, and sends credentials only to the index's origin", async () => {
     other.routes.set("/alpha.md", { body: skillMd("alpha") });
-    publish(server, [], [{ name: "alpha", type: "skill-md", description: "x", url: `${other.url}/alpha.md`, digest: `sha256:${(await import("./test-support/http-server.js")).sha256(skillMd("alpha"))}` }]);
+    publish(
+      server,
+      [],
+      [
+        {
+          name: "alpha",
+          type: "skill-md",
+          description: "x",
+          url: `${other.url}/alpha.md`,
+          digest: `sha256:${(await import("./test-support/http-server.js")).sha256(skillMd("alpha"))}`,
+        },
+      ],
+    );
     await expect(open().discover()).rejects.toThrow(/served from another host/);
     const url = server.url.replace("http://", "http://reader:pa55word@");
     const source = open({ url, allowedOrigins: [other.origin], cacheDir: `${cacheDir}-allowed` });
     expect(source.name).not.toContain("pa55word");
     expect(await source.discover()).toEqual(["alpha"]);
-    expect(server.requests.at(-1)?.headers.authorization).toBe(`Basic ${Buffer.from("reader:pa55word").toString("base64")}`);
+    expect(server.requests.at(-1)?.headers.authorization).toBe(
+      `Basic ${Buffer.from("reader:pa55word").toString("base64")}`,
+    );
     expect(other.requests.at(-1)?.headers.authorization).toBeUndefined();
   });
 
   it("enforces the index size, skill count and file size limits", async () => {
     publish(server, [alpha(), packed()]);
-    await expect(open({ maxIndexBytes: 50 }).discover()).rejects.toThrow(/over the limit of 50|more than the limit of 50/);
-    await expect(open({ maxSkills: 1, cacheDir: `${cacheDir}-2` }).discover()).rejects.toThrow(/lists 2 skills, over the limit of 1/);
+    await expect(open({ maxIndexBytes: 50 }).discover()).rejects.toThrow(
+      /over the limit of 50|more than the limit of 50/,
+    );
+    await expect(open({ maxSkills: 1, cacheDir: `${cacheDir}-2` }).discover()).rejects.toThrow(
+      /lists 2 skills, over the limit of 1/,
+    );
     await expect(open({ maxFileBytes: 20, cacheDir: `${cacheDir}-3` }).discover()).rejects.toThrow(/limit of 20/);
-    await expect(open({ maxArchiveFiles: 2, cacheDir: `${cacheDir}-4` }).discover()).rejects.toThrow(/archive was refused/);
+    await expect(open({ maxArchiveFiles: 2, cacheDir: `${cacheDir}-4` }).discover()).rejects.toThrow(
+      /archive was refused/,
+    );
   });
 
   it("reports entries it cannot read instead of dropping them silently", async () => {
-    publish(server, [alpha()], [
-      { name: "../evil", type: "skill-md", url: "x", digest: `sha256:${"0".repeat(64)}` },
-      { name: "legacy", description: "v0.1 style", files: ["SKILL.md"] },
-      { name: "nodigest", type: "skill-md", url: "n/SKILL.md" },
-    ]);
+    publish(
+      server,
+      [alpha()],
+      [
+        { name: "../evil", type: "skill-md", url: "x", digest: `sha256:${"0".repeat(64)}` },
+        { name: "legacy", description: "v0.1 style", files: ["SKILL.md"] },
+        { name: "nodigest", type: "skill-md", url: "n/SKILL.md" },
+      ],
+    );
     const source = open();
     expect(await source.discover()).toEqual(["alpha"]);
     expect(source.status().skipped.map((s) => s.where)).toEqual(["../evil", "legacy", "nodigest"]);
@@ -201,18 +255,27 @@ describe("HttpSkillSource", () => {
       expect(fetched("index.json") - before).toBe(1);
       expect(await source.getBody("alpha")).toContain("Body.");
       // No copy yet: the same failure is the error.
-      await expect(open({ syncDeadlineMs: 300, cacheDir: `${cacheDir}-fresh` }).discover()).rejects.toThrow(/syncDeadlineMs/);
+      await expect(open({ syncDeadlineMs: 300, cacheDir: `${cacheDir}-fresh` }).discover()).rejects.toThrow(
+        /syncDeadlineMs/,
+      );
     });
 
     it("the file deadline stops one trickling artifact", async () => {
       publish(server, [alpha(), packed()]);
       trickle("/.well-known/agent-skills/alpha/SKILL.md");
-      await expect(open({ fileDeadlineMs: 300, retries: 2 }).discover()).rejects.toThrow(/alpha\/SKILL\.md: the file's deadline of 300 ms \(fileDeadlineMs\) passed/);
+      await expect(open({ fileDeadlineMs: 300, retries: 2 }).discover()).rejects.toThrow(
+        /alpha\/SKILL\.md: the file's deadline of 300 ms \(fileDeadlineMs\) passed/,
+      );
       expect(fetched("alpha/SKILL.md")).toBe(1);
     });
 
     it("the sync deadline covers every file of the sync together", async () => {
-      const skills = ["a1", "a2", "a3", "a4"].map((name): PublishedSkill => ({ name, type: "skill-md", file: `${name}/SKILL.md`, bytes: skillMd(name) }));
+      const skills = ["a1", "a2", "a3", "a4"].map((name): PublishedSkill => ({
+        name,
+        type: "skill-md",
+        file: `${name}/SKILL.md`,
+        bytes: skillMd(name),
+      }));
       publish(server, skills);
       for (const s of skills) trickle(`/.well-known/agent-skills/${s.file}`, 5);
       // Each file alone is far inside its own deadline; together they pass the sync's.

@@ -1,5 +1,12 @@
 // Read-only remote skill sources: each keeps a local copy and serves it through @skillport/fs (docs/sources.md).
-export { SnapshotSource, type Snapshot, type SnapshotSourceOptions, type SnapshotStatus, type SyncResult, type RemoteSkipped } from "./snapshot-source.js";
+export {
+  SnapshotSource,
+  type Snapshot,
+  type SnapshotSourceOptions,
+  type SnapshotStatus,
+  type SyncResult,
+  type RemoteSkipped,
+} from "./snapshot-source.js";
 export { RemoteSourceError, type RemoteSourceErrorCode } from "./errors.js";
 export { defaultCacheRoot } from "./cache-dir.js";
 export { GitSkillSource, type GitSkillSourceOptions } from "./git/source.js";

@@ -19,7 +19,11 @@ beforeAll(async () => {
     "node_modules/plain-skills/skills/alpha/references/notes.md": "# Notes\n",
     "node_modules/plain-skills/skills/not-a-skill/readme.txt": "",
     // agentSkills naming a skill folder and a folder of skills; an exports map that hides package.json
-    "node_modules/@acme/skills/package.json": json({ name: "@acme/skills", exports: { ".": "./index.js" }, agentSkills: ["lib/solo", "./more/"] }),
+    "node_modules/@acme/skills/package.json": json({
+      name: "@acme/skills",
+      exports: { ".": "./index.js" },
+      agentSkills: ["lib/solo", "./more/"],
+    }),
     "node_modules/@acme/skills/index.js": "export {};\n",
     "node_modules/@acme/skills/lib/solo/SKILL.md": skillMd("solo"),
     "node_modules/@acme/skills/more/beta/SKILL.md": skillMd("beta"),
@@ -47,7 +51,9 @@ describe("NpmSkillSource", () => {
     const source = new NpmSkillSource({ package: "@acme/skills", from: project });
     expect(await source.discover()).toEqual(["beta", "solo"]);
     expect(await source.getLocation("solo")).toBe(path.join(project, "node_modules/@acme/skills/lib/solo/SKILL.md"));
-    expect(source.skipped()).toEqual([expect.objectContaining({ where: "more/solo", message: expect.stringContaining("a second skill") })]);
+    expect(source.skipped()).toEqual([
+      expect.objectContaining({ where: "more/solo", message: expect.stringContaining("a second skill") }),
+    ]);
   });
 
   it.each([

@@ -1,7 +1,15 @@
 import { readFile, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { ProviderUnavailableError, SkillSourceProvider, type Frontmatter, type SkillFile } from "@skillport/core";
-import { errorCode, isMissing, LocalFileSystemSkillProvider, parseStateText, writeFileAtomic, type SkippedSkill, type StateSchema } from "@skillport/fs";
+import {
+  errorCode,
+  isMissing,
+  LocalFileSystemSkillProvider,
+  parseStateText,
+  writeFileAtomic,
+  type SkippedSkill,
+  type StateSchema,
+} from "@skillport/fs";
 import { identityDir } from "./cache-dir.js";
 import { RemoteSourceError } from "./errors.js";
 
@@ -85,7 +93,8 @@ export abstract class SnapshotSource extends SkillSourceProvider {
     super();
     this.maxFileBytes = options.maxFileBytes;
     this.#intervalMs = options.syncIntervalMs ?? 60_000;
-    if (!Number.isFinite(this.#intervalMs) || this.#intervalMs < 0) throw new RangeError(`syncIntervalMs must be a number of at least 0, got ${String(this.#intervalMs)}`);
+    if (!Number.isFinite(this.#intervalMs) || this.#intervalMs < 0)
+      throw new RangeError(`syncIntervalMs must be a number of at least 0, got ${String(this.#intervalMs)}`);
     this.#autoSync = options.autoSync ?? true;
     this.#now = options.now ?? Date.now;
     this.#warn = options.warn ?? (() => undefined);
@@ -100,7 +109,10 @@ export abstract class SnapshotSource extends SkillSourceProvider {
     try {
       text = await readFile(file, "utf8");
     } catch (error) {
-      if (!isMissing(error)) this.#warn(`${this.name}: state file ${file} is unreadable (${errorCode(error) ?? String(error)}); fetching a new copy`);
+      if (!isMissing(error))
+        this.#warn(
+          `${this.name}: state file ${file} is unreadable (${errorCode(error) ?? String(error)}); fetching a new copy`,
+        );
       return undefined;
     }
     const parsed = parseStateText(text, await schema());
@@ -222,7 +234,8 @@ export abstract class SnapshotSource extends SkillSourceProvider {
       if (last === undefined) {
         // No copy to fall back on: a transport failure is the provider being unavailable (config and integrity
         // errors keep their own codes).
-        if (error instanceof RemoteSourceError && error.code === "REMOTE_FETCH") throw new ProviderUnavailableError(message, { cause: error });
+        if (error instanceof RemoteSourceError && error.code === "REMOTE_FETCH")
+          throw new ProviderUnavailableError(message, { cause: error });
         throw error;
       }
       this.#offline = true;
@@ -259,7 +272,9 @@ export abstract class SnapshotSource extends SkillSourceProvider {
   /** The provider over the current copy, after a sync when one is due. */
   async #current(): Promise<LocalFileSystemSkillProvider> {
     const last = await this.#last();
-    const due = last === undefined || (this.#autoSync && this.#now() - Math.max(last.checkedAt, this.#attemptedAt) >= this.#intervalMs);
+    const due =
+      last === undefined ||
+      (this.#autoSync && this.#now() - Math.max(last.checkedAt, this.#attemptedAt) >= this.#intervalMs);
     if (due) {
       if (last === undefined && !this.#autoSync) {
         throw new ProviderUnavailableError(`${this.name}: no local copy yet; call sync() first (autoSync is off)`);
@@ -339,7 +354,8 @@ export class KeptCopies<S extends KeptState> {
   /** Persists `state`; the copy it makes two changes old is removed at the next `prune()`. */
   async save(state: S): Promise<void> {
     const old = this.#state;
-    if (old !== undefined && old.tree !== state.tree && old.previousTree !== null && old.previousTree !== state.tree) this.#stalePrevious = old.previousTree;
+    if (old !== undefined && old.tree !== state.tree && old.previousTree !== null && old.previousTree !== state.tree)
+      this.#stalePrevious = old.previousTree;
     await writeFileAtomic(path.join(this.home, STATE_FILE), `${JSON.stringify(state, null, 2)}\n`);
     this.#state = state;
   }

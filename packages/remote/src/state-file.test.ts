@@ -32,13 +32,25 @@ afterAll(async () => {
 });
 
 const kinds = [
-  ["http", (cacheDir: string, warn?: (m: string) => void) => new HttpSkillSource({ url: server.url, cacheDir, retries: 0, ...(warn && { warn }) })],
-  ["git", (cacheDir: string, warn?: (m: string) => void) => new GitSkillSource({ url: gitUrl, cacheDir, ...(warn && { warn }) })],
+  [
+    "http",
+    (cacheDir: string, warn?: (m: string) => void) =>
+      new HttpSkillSource({ url: server.url, cacheDir, retries: 0, ...(warn && { warn }) }),
+  ],
+  [
+    "git",
+    (cacheDir: string, warn?: (m: string) => void) =>
+      new GitSkillSource({ url: gitUrl, cacheDir, ...(warn && { warn }) }),
+  ],
 ] as const;
 
 const damaged = [
   ["truncated", (text: string) => text.slice(0, text.length >> 1), /state file .*state\.json is not JSON/],
-  ["a wrong type inside", (text: string) => JSON.stringify({ ...JSON.parse(text), checkedAt: "yesterday" }), /not the expected shape: at checkedAt, expected number/],
+  [
+    "a wrong type inside",
+    (text: string) => JSON.stringify({ ...JSON.parse(text), checkedAt: "yesterday" }),
+    /not the expected shape: at checkedAt, expected number/,
+  ],
   ["foreign", () => JSON.stringify(["not", "a", "state"]), /not the expected shape: at the top/],
 ] as const;
 
@@ -52,19 +64,25 @@ describe.each(kinds)("%s source state.json", (_kind, open) => {
     expect(warnings).toEqual([]);
   });
 
-  it.each(damaged)("%s: the state file is said through warn, and the copy is fetched again and the file replaced", async (_label, damage, said) => {
-    const cacheDir = path.join(root, `cache-${++n}`);
-    expect(await open(cacheDir).discover()).toEqual(["alpha"]);
-    const file = stateFile(cacheDir);
-    await writeFile(file, damage(await readFile(file, "utf8")));
-    const warnings: string[] = [];
-    expect(await open(cacheDir, (m) => warnings.push(m)).discover()).toEqual(["alpha"]);
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(said);
-    expect(warnings[0]).toMatch(/fetching a new copy/);
-    expect(JSON.parse(await readFile(file, "utf8"))).toMatchObject({ version: 1, checkedAt: expect.any(Number) as number });
-    // Without the option nothing is printed and nothing throws.
-    await writeFile(file, damage(await readFile(file, "utf8")));
-    expect(await open(cacheDir).discover()).toEqual(["alpha"]);
-  });
+  it.each(damaged)(
+    "%s: the state file is said through warn, and the copy is fetched again and the file replaced",
+    async (_label, damage, said) => {
+      const cacheDir = path.join(root, `cache-${++n}`);
+      expect(await open(cacheDir).discover()).toEqual(["alpha"]);
+      const file = stateFile(cacheDir);
+      await writeFile(file, damage(await readFile(file, "utf8")));
+      const warnings: string[] = [];
+      expect(await open(cacheDir, (m) => warnings.push(m)).discover()).toEqual(["alpha"]);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(said);
+      expect(warnings[0]).toMatch(/fetching a new copy/);
+      expect(JSON.parse(await readFile(file, "utf8"))).toMatchObject({
+        version: 1,
+        checkedAt: expect.any(Number) as number,
+      });
+      // Without the option nothing is printed and nothing throws.
+      await writeFile(file, damage(await readFile(file, "utf8")));
+      expect(await open(cacheDir).discover()).toEqual(["alpha"]);
+    },
+  );
 });

@@ -23,14 +23,23 @@ export class QueueClient {
    * server's duplicate window) enqueues nothing, and its result is recorded once. A full queue throws QUEUE_BUSY.
    */
   async submit(input: JobInput): Promise<JobSpec> {
-    const parsed = jobSpecSchema.safeParse({ ...input, id: input.id ?? `j${Date.now().toString(36)}${randomHex(6)}`, submittedAt: Date.now() });
-    if (!parsed.success) throw new RunnerError("JOB_INVALID", `invalid job: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+    const parsed = jobSpecSchema.safeParse({
+      ...input,
+      id: input.id ?? `j${Date.now().toString(36)}${randomHex(6)}`,
+      submittedAt: Date.now(),
+    });
+    if (!parsed.success)
+      throw new RunnerError(
+        "JOB_INVALID",
+        `invalid job: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+      );
     const job = parsed.data;
     try {
       await this.queue.js.publish(this.queue.names.jobSubject(job.tenant), JSON.stringify(job), { msgID: job.id });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      if (/maximum messages/i.test(message)) throw new RunnerError("QUEUE_BUSY", `the pool is busy: ${message} (tenant ${job.tenant}); try again later`);
+      if (/maximum messages/i.test(message))
+        throw new RunnerError("QUEUE_BUSY", `the pool is busy: ${message} (tenant ${job.tenant}); try again later`);
       throw new RunnerError("QUEUE_UNAVAILABLE", `could not submit job ${job.id}: ${message}`);
     }
     return job;
@@ -75,7 +84,10 @@ export class QueueClient {
     } finally {
       notices.unsubscribe();
     }
-    throw new RunnerError("QUEUE_UNAVAILABLE", `no result for job ${id} ${options.signal?.aborted ? "(waiting was cancelled)" : `within ${options.timeoutMs} ms`}`);
+    throw new RunnerError(
+      "QUEUE_UNAVAILABLE",
+      `no result for job ${id} ${options.signal?.aborted ? "(waiting was cancelled)" : `within ${options.timeoutMs} ms`}`,
+    );
   }
 
   /** Submit, then wait for the result. */

@@ -49,12 +49,19 @@ interface Prepared {
 }
 
 const SCRATCH = "scratch";
-const INTERPRETERS: Record<string, string[]> = { ".sh": ["/bin/bash"], ".bash": ["/bin/bash"], ".py": ["python3"], ".js": ["node"], ".mjs": ["node"] };
+const INTERPRETERS: Record<string, string[]> = {
+  ".sh": ["/bin/bash"],
+  ".bash": ["/bin/bash"],
+  ".py": ["python3"],
+  ".js": ["node"],
+  ".mjs": ["node"],
+};
 
 /** Runs jobs on this machine. Safe for concurrent `run` calls. */
 export class JobExecutor {
   private readonly prepared = new Map<string, Promise<Prepared>>();
-  private readonly options: Required<Omit<ExecutorOptions, "sessions" | "entrypointTimeout">> & Pick<ExecutorOptions, "sessions" | "entrypointTimeout">;
+  private readonly options: Required<Omit<ExecutorOptions, "sessions" | "entrypointTimeout">> &
+    Pick<ExecutorOptions, "sessions" | "entrypointTimeout">;
 
   constructor(options: ExecutorOptions) {
     this.options = {
@@ -92,7 +99,13 @@ export class JobExecutor {
   cachedVersions(): string[] {
     const dir = path.join(this.options.cacheDir, "v");
     try {
-      const walk = walkTree(dir, { maxDepth: 1, files: false, directories: true, onProblem: "collect", onDirectory: (d) => d.depth === 0 });
+      const walk = walkTree(dir, {
+        maxDepth: 1,
+        files: false,
+        directories: true,
+        onProblem: "collect",
+        onDirectory: (d) => d.depth === 0,
+      });
       return walk.entries.filter((e) => e.kind === "directory" && /^[a-f0-9]{24}$/.test(e.path)).map((e) => e.path);
     } catch (error) {
       if (isMissing(error)) return [];
@@ -126,10 +139,14 @@ export class JobExecutor {
     } catch (error) {
       if (!isMissing(error)) throw error;
     }
-    const session = job.session === undefined || this.options.sessions === undefined ? undefined : await this.options.sessions.load(job.session, job.id);
+    const session =
+      job.session === undefined || this.options.sessions === undefined
+        ? undefined
+        : await this.options.sessions.load(job.session, job.id);
     // The job folder and everything in it belong to the sandbox's identity (given through each descriptor as it is
     // made: no `chown -R` process per job); `jobs/` itself stays the host's.
-    const owner = process.getuid?.() === 0 && prepared.sandbox.identity.uid !== 0 ? prepared.sandbox.identity : undefined;
+    const owner =
+      process.getuid?.() === 0 && prepared.sandbox.identity.uid !== 0 ? prepared.sandbox.identity : undefined;
     const jobs = openPinnedDir(prepared.root, "jobs", { create: true });
     const opened: PinnedDir[] = [jobs];
     try {
@@ -149,7 +166,14 @@ export class JobExecutor {
     const result = await prepared.sandbox.run({
       command: argv,
       cwd: workDir,
-      env: { ...prepared.env, ...job.env, SKILLPORT_JOB_ID: job.id, SKILLPORT_WORK: workDir, SKILLPORT_OUTPUTS: outputsDir, ...(prepared.versionDir ? { SKILLPORT_VERSION_DIR: prepared.versionDir } : {}) },
+      env: {
+        ...prepared.env,
+        ...job.env,
+        SKILLPORT_JOB_ID: job.id,
+        SKILLPORT_WORK: workDir,
+        SKILLPORT_OUTPUTS: outputsDir,
+        ...(prepared.versionDir ? { SKILLPORT_VERSION_DIR: prepared.versionDir } : {}),
+      },
       timeoutMs: Math.round(job.timeoutS * 1000),
       maxStdoutBytes: this.options.tailBytes,
       maxStderrBytes: this.options.tailBytes,
@@ -161,12 +185,23 @@ export class JobExecutor {
     const outputs = this.collectOutputs(outputsDir);
     let sessionVersion: number | undefined;
     if (session !== undefined && this.options.sessions !== undefined && job.session !== undefined) {
-      sessionVersion = session.writtenByThisJob ?? (await this.options.sessions.save(job.session, job.id, session.version, this.collectSession(workDir)));
+      sessionVersion =
+        session.writtenByThisJob ??
+        (await this.options.sessions.save(job.session, job.id, session.version, this.collectSession(workDir)));
     }
     removePinnedTree(jobDir);
 
     const status = result.aborted ? "cancelled" : result.timedOut ? "timed-out" : "completed";
-    const reason = status === "cancelled" ? "cancelled" : status === "timed-out" ? "timeout" : result.outputLimitExceeded ? "output-limit" : result.exitCode !== 0 ? "exit-nonzero" : undefined;
+    const reason =
+      status === "cancelled"
+        ? "cancelled"
+        : status === "timed-out"
+          ? "timeout"
+          : result.outputLimitExceeded
+            ? "output-limit"
+            : result.exitCode !== 0
+              ? "exit-nonzero"
+              : undefined;
     return {
       id: job.id,
       tenant: job.tenant,
@@ -193,7 +228,12 @@ export class JobExecutor {
       runner: context.runner,
       attempt: context.attempt,
       sandbox: result.sandbox,
-      timing: { queuedMs: Math.max(0, started - job.submittedAt), deployMs, runMs, totalMs: Date.now() - job.submittedAt },
+      timing: {
+        queuedMs: Math.max(0, started - job.submittedAt),
+        deployMs,
+        runMs,
+        totalMs: Date.now() - job.submittedAt,
+      },
     };
   }
 
@@ -240,16 +280,29 @@ export class JobExecutor {
       const deployed = await ws.deploy([bytes]);
       const report = await deployed.initialization;
       if (deployed.versions[0]?.versionId !== pkg.versionId) {
-        throw new RunnerError("PACKAGE_DIGEST", `package ${pkg.versionId}: the archive unpacked as version ${deployed.versions[0]?.versionId ?? "(none)"}`);
+        throw new RunnerError(
+          "PACKAGE_DIGEST",
+          `package ${pkg.versionId}: the archive unpacked as version ${deployed.versions[0]?.versionId ?? "(none)"}`,
+        );
       }
       const outcome = report.outcomes.find((o) => o.target === pkg.versionId);
       if (report.failed) {
         const bad = report.outcomes.find((o) => o.status === "failed" || o.status === "timed-out");
         const tail = bad ? `${bad.stderrTail}${bad.stdoutTail}`.trim().split("\n").slice(-3).join(" | ") : "";
-        throw new RunnerError("ENTRYPOINT_FAILED", `entrypoint of ${pkg.versionId} ${bad?.status ?? "failed"}${bad?.exitCode == null ? "" : ` (exit ${bad.exitCode})`}${tail ? `: ${tail}` : ""}`);
+        throw new RunnerError(
+          "ENTRYPOINT_FAILED",
+          `entrypoint of ${pkg.versionId} ${bad?.status ?? "failed"}${bad?.exitCode == null ? "" : ` (exit ${bad.exitCode})`}${tail ? `: ${tail}` : ""}`,
+        );
       }
       const target = await ws.codeTarget(pkg.versionId);
-      return { ws, sandbox: target.sandbox, root: target.sandbox.writableDir, versionDir: target.workDir, env: target.env, entrypoint: outcome?.status };
+      return {
+        ws,
+        sandbox: target.sandbox,
+        root: target.sandbox.writableDir,
+        versionDir: target.workDir,
+        env: target.env,
+        entrypoint: outcome?.status,
+      };
     } catch (error) {
       await ws.close();
       throw error;
@@ -260,7 +313,11 @@ export class JobExecutor {
     let budget = this.options.maxInlineOutputBytes;
     const files: OutputFile[] = [];
     for (const { file, bytes } of this.readTree(dir, this.options.maxOutputFiles, this.options.maxSessionBytes)) {
-      const record: OutputFile = { path: file.path, size: bytes.byteLength, sha256: createHash("sha256").update(bytes).digest("hex") };
+      const record: OutputFile = {
+        path: file.path,
+        size: bytes.byteLength,
+        sha256: createHash("sha256").update(bytes).digest("hex"),
+      };
       if (bytes.byteLength <= budget) {
         record.base64 = Buffer.from(bytes).toString("base64");
         budget -= bytes.byteLength;
@@ -271,11 +328,19 @@ export class JobExecutor {
   }
 
   private collectSession(dir: string): SessionFile[] {
-    return this.readTree(dir, 10_000, this.options.maxSessionBytes).map(({ file, bytes }) => ({ path: file.path, mode: file.mode & 0o777, bytes }));
+    return this.readTree(dir, 10_000, this.options.maxSessionBytes).map(({ file, bytes }) => ({
+      path: file.path,
+      mode: file.mode & 0o777,
+      bytes,
+    }));
   }
 
   /** Regular files of a sandbox-written tree: links and special files left out, every read confined by the opened file. */
-  private readTree(dir: string, maxFiles: number, maxTotal: number): { file: { path: string; mode: number }; bytes: Uint8Array }[] {
+  private readTree(
+    dir: string,
+    maxFiles: number,
+    maxTotal: number,
+  ): { file: { path: string; mode: number }; bytes: Uint8Array }[] {
     let walk;
     try {
       walk = walkTree(dir, { links: "exclude", onProblem: "collect", maxFiles, maxDepth: 16 });

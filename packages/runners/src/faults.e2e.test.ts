@@ -86,7 +86,11 @@ interface RunnerProcess {
 }
 
 function runner(url: string, cache: string, extra: string[] = []): RunnerProcess {
-  const child = spawn(process.execPath, [CLI, "runner", "--queue", url, "--cache", cache, "--events", "--ack-wait", "2", ...extra], { stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(
+    process.execPath,
+    [CLI, "runner", "--queue", url, "--cache", cache, "--events", "--ack-wait", "2", ...extra],
+    { stdio: ["ignore", "ignore", "pipe"] },
+  );
   children.push(child);
   const events: RunnerProcess["events"] = [];
   let buffer = "";
@@ -113,7 +117,8 @@ async function until(check: () => boolean, ms = 30_000): Promise<void> {
   }
 }
 
-const started = (rs: RunnerProcess[], id: string) => rs.flatMap((r) => r.events).filter((e) => e.type === "started" && e.id === id).length;
+const started = (rs: RunnerProcess[], id: string) =>
+  rs.flatMap((r) => r.events).filter((e) => e.type === "started" && e.id === id).length;
 
 const built = existsSync(CLI);
 if (!built && process.env.SKILLPORT_REQUIRE_SYSTEM_DEPS) throw new Error(`${CLI} is missing: run npm run build first`);
@@ -147,7 +152,9 @@ describe.skipIf(!built)("runner pool faults (real processes)", () => {
       expect(again.events.find((e) => e.type === "cleaned")?.paths).toEqual(["scratch/jobs"]);
       // Recorded once: the finished events across all runners say one recorded result.
       await new Promise((r) => setTimeout(r, 3_000)); // past one more ack deadline: no third delivery runs it
-      expect([a, b, again].flatMap((r) => r.events).filter((e) => e.type === "finished" && e.id === job.id)).toHaveLength(1);
+      expect(
+        [a, b, again].flatMap((r) => r.events).filter((e) => e.type === "finished" && e.id === job.id),
+      ).toHaveLength(1);
     } finally {
       await client.close();
     }
@@ -155,11 +162,23 @@ describe.skipIf(!built)("runner pool faults (real processes)", () => {
 
   it("NATS restarted mid-stream: runners reconnect, no job lost, none run twice", async () => {
     const nats = await privateNats();
-    const runners = [runner(nats.url, path.join(temp(), "a"), ["--concurrency", "2", "--ack-wait", "10"]), runner(nats.url, path.join(temp(), "b"), ["--concurrency", "2", "--ack-wait", "10"])];
+    const runners = [
+      runner(nats.url, path.join(temp(), "a"), ["--concurrency", "2", "--ack-wait", "10"]),
+      runner(nats.url, path.join(temp(), "b"), ["--concurrency", "2", "--ack-wait", "10"]),
+    ];
     await Promise.all(runners.map((r) => r.ready));
     const client = await QueueClient.connect({ queue: nats.url });
     const ids: string[] = [];
-    for (let i = 0; i < 24; i++) ids.push((await client.submit({ id: `job-${i}`, tenant: i % 2 ? "x" : "y", run: { kind: "command", command: "sleep 0.3; echo ok" } })).id);
+    for (let i = 0; i < 24; i++)
+      ids.push(
+        (
+          await client.submit({
+            id: `job-${i}`,
+            tenant: i % 2 ? "x" : "y",
+            run: { kind: "command", command: "sleep 0.3; echo ok" },
+          })
+        ).id,
+      );
     await client.close();
     const finished = () => runners.flatMap((r) => r.events).filter((e) => e.type === "finished").length;
     await until(() => finished() >= 4);
@@ -174,7 +193,9 @@ describe.skipIf(!built)("runner pool faults (real processes)", () => {
         expect(result.stdoutTail).toBe("ok\n");
       }
       const twice = ids.filter((id) => started(runners, id) !== 1);
-      expect(twice, JSON.stringify(twice.map((id) => runners.map((r) => r.events.filter((e) => e.id === id))))).toEqual([]);
+      expect(twice, JSON.stringify(twice.map((id) => runners.map((r) => r.events.filter((e) => e.id === id))))).toEqual(
+        [],
+      );
     } finally {
       await after.close();
     }
@@ -186,8 +207,15 @@ describe.skipIf(!built)("runner pool faults (real processes)", () => {
     await r.ready;
     const client = await QueueClient.connect({ queue: nats.url });
     try {
-      const poisoned = await client.submit({ tenant: "t", package: { versionId: "0".repeat(24), digest: `sha256:${"0".repeat(64)}` }, run: { kind: "command", command: "true" } });
-      const healthy = await client.run({ tenant: "t", run: { kind: "command", command: "echo alive" } }, { timeoutMs: 30_000 });
+      const poisoned = await client.submit({
+        tenant: "t",
+        package: { versionId: "0".repeat(24), digest: `sha256:${"0".repeat(64)}` },
+        run: { kind: "command", command: "true" },
+      });
+      const healthy = await client.run(
+        { tenant: "t", run: { kind: "command", command: "echo alive" } },
+        { timeoutMs: 30_000 },
+      );
       expect(healthy.stdoutTail).toBe("alive\n");
       const dead = await client.result(poisoned.id, { timeoutMs: 60_000 });
       expect(dead.status).toBe("dead-letter");
@@ -195,7 +223,10 @@ describe.skipIf(!built)("runner pool faults (real processes)", () => {
       expect(r.events.filter((e) => e.type === "retry" && e.id === poisoned.id)).toHaveLength(2);
       const status = await client.status();
       expect(status.deadLetters).toBe(1);
-      const after = await client.run({ tenant: "t", run: { kind: "command", command: "echo still" } }, { timeoutMs: 30_000 });
+      const after = await client.run(
+        { tenant: "t", run: { kind: "command", command: "echo still" } },
+        { timeoutMs: 30_000 },
+      );
       expect(after.stdoutTail).toBe("still\n");
     } finally {
       await client.close();

@@ -21,7 +21,11 @@ export function sha256Digest(bytes: Uint8Array): string {
 /** Checks fetched bytes against the digest a job names; the one verification every store goes through. */
 export function verifyDigest(versionId: string, bytes: Uint8Array, digest: string): Uint8Array {
   const actual = sha256Digest(bytes);
-  if (actual !== digest) throw new RunnerError("PACKAGE_DIGEST", `package ${versionId}: archive digest ${actual} is not the job's ${digest}`);
+  if (actual !== digest)
+    throw new RunnerError(
+      "PACKAGE_DIGEST",
+      `package ${versionId}: archive digest ${actual} is not the job's ${digest}`,
+    );
   return bytes;
 }
 
@@ -34,24 +38,29 @@ export class BlobDirPackageStore implements PackageStore {
 
   /** Stores an archive (from `packDirectory`); returns what a job names it by. */
   async put(versionId: string, archive: Uint8Array): Promise<{ versionId: string; digest: string }> {
-    if (!/^[a-f0-9]{24}$/.test(versionId)) throw new RunnerError("JOB_INVALID", `${JSON.stringify(versionId)} is not a versionId`);
+    if (!/^[a-f0-9]{24}$/.test(versionId))
+      throw new RunnerError("JOB_INVALID", `${JSON.stringify(versionId)} is not a versionId`);
     await writeFileAtomic(this.file(versionId), archive, { mode: 0o644 });
     return { versionId, digest: sha256Digest(archive) };
   }
 
   async get(versionId: string, digest: string): Promise<Uint8Array> {
-    if (!/^[a-f0-9]{24}$/.test(versionId)) throw new RunnerError("JOB_INVALID", `${JSON.stringify(versionId)} is not a versionId`);
+    if (!/^[a-f0-9]{24}$/.test(versionId))
+      throw new RunnerError("JOB_INVALID", `${JSON.stringify(versionId)} is not a versionId`);
     let handle;
     try {
       handle = await open(this.file(versionId), "r");
     } catch (error) {
-      if (isMissing(error)) throw new RunnerError("PACKAGE_NOT_FOUND", `package ${versionId} is not in the package store`);
+      if (isMissing(error))
+        throw new RunnerError("PACKAGE_NOT_FOUND", `package ${versionId} is not in the package store`);
       throw error;
     }
     try {
       const info = await handle.stat();
-      if (!info.isFile()) throw new RunnerError("PACKAGE_NOT_FOUND", `package ${versionId} is not a regular file in the package store`);
-      if (info.size > this.maxBytes) throw new RunnerError("PACKAGE_DIGEST", `package ${versionId} is larger than ${this.maxBytes} bytes`);
+      if (!info.isFile())
+        throw new RunnerError("PACKAGE_NOT_FOUND", `package ${versionId} is not a regular file in the package store`);
+      if (info.size > this.maxBytes)
+        throw new RunnerError("PACKAGE_DIGEST", `package ${versionId} is larger than ${this.maxBytes} bytes`);
       const bytes = new Uint8Array(info.size);
       const { bytesRead } = await handle.read(bytes, 0, info.size, 0);
       return verifyDigest(versionId, bytes.subarray(0, bytesRead), digest);

@@ -11,14 +11,23 @@ const NAME = /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,128}$/;
 
 export const MAX_JOB_TIMEOUT_S = 600;
 
-const commandRun = z.object({ kind: z.literal("command"), command: z.string().min(1).max(64 * 1024) });
+const commandRun = z.object({
+  kind: z.literal("command"),
+  command: z
+    .string()
+    .min(1)
+    .max(64 * 1024),
+});
 const scriptRun = z.object({
   kind: z.literal("script"),
   /** The skill's folder name under `skills/` in the version. */
   skill: z.string().regex(NAME),
   /** A file in the skill's `scripts/` folder; run by bash (.sh), python3 (.py), node (.js, .mjs) or directly. */
   script: z.string().regex(NAME),
-  args: z.array(z.string().max(16 * 1024)).max(256).default([]),
+  args: z
+    .array(z.string().max(16 * 1024))
+    .max(256)
+    .default([]),
 });
 
 export const jobSpecSchema = z.object({
@@ -27,7 +36,9 @@ export const jobSpecSchema = z.object({
   id: z.string().regex(JOB_ID),
   tenant: z.string().regex(TENANT),
   /** The package version to deploy (content-addressed versionId) and the sha256 of its archive (`sha256:<hex>`). */
-  package: z.object({ versionId: z.string().regex(VERSION_ID), digest: z.string().regex(/^sha256:[a-f0-9]{64}$/) }).optional(),
+  package: z
+    .object({ versionId: z.string().regex(VERSION_ID), digest: z.string().regex(/^sha256:[a-f0-9]{64}$/) })
+    .optional(),
   run: z.discriminatedUnion("kind", [commandRun, scriptRun]),
   /** Seconds the command may run (1–600). Default 30. */
   timeoutS: z.number().positive().max(MAX_JOB_TIMEOUT_S).default(30),
@@ -39,7 +50,8 @@ export const jobSpecSchema = z.object({
 });
 export type JobSpec = z.infer<typeof jobSpecSchema>;
 /** What callers pass to `submit`: the id, timestamps and defaults are filled in. */
-export type JobInput = z.input<typeof jobSpecSchema> extends infer T ? Omit<T, "id" | "submittedAt" | "v"> & { id?: string } : never;
+export type JobInput =
+  z.input<typeof jobSpecSchema> extends infer T ? Omit<T, "id" | "submittedAt" | "v"> & { id?: string } : never;
 
 const outputFileSchema = z.object({
   path: z.string(),
@@ -90,7 +102,10 @@ export const jobResultSchema = z.object({
 export type JobResult = z.infer<typeof jobResultSchema>;
 
 /** A cancellation request (published core NATS, recorded in the results bucket). */
-export const cancelSchema = z.object({ id: z.string().regex(JOB_ID), reason: z.string().max(512).default("cancelled") });
+export const cancelSchema = z.object({
+  id: z.string().regex(JOB_ID),
+  reason: z.string().max(512).default("cancelled"),
+});
 
 /** Subjects and names shared by runners and clients. `prefix` lets tests and deployments share one server. */
 export interface QueueNames {
@@ -109,7 +124,8 @@ export interface QueueNames {
 }
 
 export function queueNames(prefix = "skillport"): QueueNames {
-  if (!/^[a-z][a-z0-9-]{0,31}$/.test(prefix)) throw new Error(`queue prefix ${JSON.stringify(prefix)} must be lower-case letters, digits and dashes`);
+  if (!/^[a-z][a-z0-9-]{0,31}$/.test(prefix))
+    throw new Error(`queue prefix ${JSON.stringify(prefix)} must be lower-case letters, digits and dashes`);
   const upper = prefix.toUpperCase().replace(/-/g, "_");
   return {
     stream: `${upper}_JOBS`,

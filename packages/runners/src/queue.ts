@@ -2,7 +2,16 @@
 // a durable pull consumer per tenant), a dead-letter stream, a results bucket (recorded once per job id) and a
 // bucket of runner statistics (docs/runners.md, decisions 0370, 0373).
 import { connect } from "@nats-io/transport-node";
-import { jetstream, jetstreamManager, AckPolicy, DiscardPolicy, RetentionPolicy, StorageType, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
+import {
+  jetstream,
+  jetstreamManager,
+  AckPolicy,
+  DiscardPolicy,
+  RetentionPolicy,
+  StorageType,
+  type JetStreamClient,
+  type JetStreamManager,
+} from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { RunnerError } from "./errors.js";
@@ -46,7 +55,8 @@ export function parseQueueAddress(address: string): string[] {
     } catch {
       throw new RunnerError("JOB_INVALID", `queue address ${JSON.stringify(s)} is not a URL (nats://host:port)`);
     }
-    if (url.protocol !== "nats:" || url.hostname === "") throw new RunnerError("JOB_INVALID", `queue address ${JSON.stringify(s)} must be nats://host:port`);
+    if (url.protocol !== "nats:" || url.hostname === "")
+      throw new RunnerError("JOB_INVALID", `queue address ${JSON.stringify(s)} must be nats://host:port`);
   }
   return servers;
 }
@@ -56,10 +66,19 @@ export async function openQueue(options: QueueOptions): Promise<Queue> {
   const names = queueNames(options.prefix);
   let nc: NatsConnection;
   try {
-    nc = await connect({ servers: parseQueueAddress(options.queue), name: options.name, maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 5_000 });
+    nc = await connect({
+      servers: parseQueueAddress(options.queue),
+      name: options.name,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+      timeout: 5_000,
+    });
   } catch (error) {
     if (error instanceof RunnerError) throw error;
-    throw new RunnerError("QUEUE_UNAVAILABLE", `cannot reach the queue at ${options.queue}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new RunnerError(
+      "QUEUE_UNAVAILABLE",
+      `cannot reach the queue at ${options.queue}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   try {
     const jsm = await jetstreamManager(nc);
@@ -73,14 +92,25 @@ export async function openQueue(options: QueueOptions): Promise<Queue> {
       max_msgs_per_subject: options.maxQueuedPerTenant ?? DEFAULT_MAX_QUEUED_PER_TENANT,
       duplicate_window: 120_000 * NANOS,
     });
-    await ensureStream(jsm, names.deadStream, { subjects: [`${names.deadSubject("*")}`], storage: StorageType.File, max_age: 7 * 24 * 3600_000 * NANOS });
+    await ensureStream(jsm, names.deadStream, {
+      subjects: [`${names.deadSubject("*")}`],
+      storage: StorageType.File,
+      max_age: 7 * 24 * 3600_000 * NANOS,
+    });
     const kvm = new Kvm(nc);
-    const results = await kvm.create(names.resultsBucket, { history: 1, ttl: options.resultTtlMs ?? 24 * 3600_000, storage: StorageType.File });
+    const results = await kvm.create(names.resultsBucket, {
+      history: 1,
+      ttl: options.resultTtlMs ?? 24 * 3600_000,
+      storage: StorageType.File,
+    });
     const runners = await kvm.create(names.runnersBucket, { history: 1, ttl: 15_000, storage: StorageType.Memory });
     return { nc, js: jetstream(nc), jsm, names, results, runners };
   } catch (error) {
     await nc.close().catch(() => undefined);
-    throw new RunnerError("QUEUE_UNAVAILABLE", `queue at ${options.queue}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new RunnerError(
+      "QUEUE_UNAVAILABLE",
+      `queue at ${options.queue}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 
@@ -122,7 +152,8 @@ export async function tenantCounts(queue: Queue): Promise<Map<string, number>> {
   const info = await queue.jsm.streams.info(queue.names.stream, { subjects_filter: queue.names.jobWildcard });
   const counts = new Map<string, number>();
   const prefix = queue.names.jobSubject("");
-  for (const [subject, count] of Object.entries(info.state.subjects ?? {})) if (count > 0) counts.set(subject.slice(prefix.length), count);
+  for (const [subject, count] of Object.entries(info.state.subjects ?? {}))
+    if (count > 0) counts.set(subject.slice(prefix.length), count);
   return counts;
 }
 
@@ -130,7 +161,10 @@ export async function tenantCounts(queue: Queue): Promise<Map<string, number>> {
 export async function closeQueue(queue: Queue, waitMs = 2_000): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const drained = await Promise.race([
-    queue.nc.drain().then(() => true, () => false),
+    queue.nc.drain().then(
+      () => true,
+      () => false,
+    ),
     new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), waitMs))),
   ]);
   clearTimeout(timer);

@@ -42,7 +42,12 @@ function deliveryCount(reply: string): number {
   return Number(t.length === 9 ? t[4] : t[6]) || 1;
 }
 
-const FAILURE_REASON: Record<string, string> = { PACKAGE_NOT_FOUND: "package", PACKAGE_DIGEST: "package", ENTRYPOINT_FAILED: "entrypoint", JOB_INVALID: "invalid" };
+const FAILURE_REASON: Record<string, string> = {
+  PACKAGE_NOT_FOUND: "package",
+  PACKAGE_DIGEST: "package",
+  ENTRYPOINT_FAILED: "entrypoint",
+  JOB_INVALID: "invalid",
+};
 
 export class Runner {
   readonly id: string;
@@ -68,11 +73,28 @@ export class Runner {
 
   constructor(options: RunnerOptions) {
     const concurrency = options.concurrency ?? 1;
-    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256) throw new RunnerError("JOB_INVALID", `concurrency must be 1-256, got ${concurrency}`);
-    this.options = { ...options, concurrency, ackWaitMs: options.ackWaitMs ?? 30_000, maxAttempts: options.maxAttempts ?? 3 };
+    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 256)
+      throw new RunnerError("JOB_INVALID", `concurrency must be 1-256, got ${concurrency}`);
+    this.options = {
+      ...options,
+      concurrency,
+      ackWaitMs: options.ackWaitMs ?? 30_000,
+      maxAttempts: options.maxAttempts ?? 3,
+    };
     this.id = options.id ?? `${hostname()}-${process.pid}-${randomHex(3)}`;
     const now = Date.now();
-    this.stats = { id: this.id, pid: process.pid, host: hostname(), concurrency, running: 0, completed: 0, failures: {}, latencies: [], startedAt: now, updatedAt: now };
+    this.stats = {
+      id: this.id,
+      pid: process.pid,
+      host: hostname(),
+      concurrency,
+      running: 0,
+      completed: 0,
+      failures: {},
+      latencies: [],
+      startedAt: now,
+      updatedAt: now,
+    };
   }
 
   /** Connects, cleans what a killed predecessor left, and starts taking jobs. Resolves with the metrics port, if any. */
@@ -88,7 +110,8 @@ export class Runner {
           this.pullWaiter = undefined;
           if (waiter) waiter(msg);
           // A job arriving after its pull gave up waiting goes back at once rather than at its ack deadline.
-          else if (msg.reply && !(msg.headers?.code !== undefined && msg.headers.code >= 400)) queue.nc.publish(msg.reply, "-NAK");
+          else if (msg.reply && !(msg.headers?.code !== undefined && msg.headers.code >= 400))
+            queue.nc.publish(msg.reply, "-NAK");
         },
       }),
     );
@@ -138,13 +161,23 @@ export class Runner {
     await new Promise<void>((resolve) => (this.metricsServer ? this.metricsServer.close(() => resolve()) : resolve()));
     await this.options.executor.close();
     if (this.queue) {
-      if (this.connected) await Promise.race([this.queue.runners.delete(this.id).catch(() => undefined), new Promise((r) => setTimeout(r, 1_000))]);
+      if (this.connected)
+        await Promise.race([
+          this.queue.runners.delete(this.id).catch(() => undefined),
+          new Promise((r) => setTimeout(r, 1_000)),
+        ]);
       await closeQueue(this.queue);
     }
   }
 
   snapshot(): RunnerStats {
-    return { ...this.stats, running: this.running.size, failures: { ...this.stats.failures }, latencies: [...this.stats.latencies], updatedAt: Date.now() };
+    return {
+      ...this.stats,
+      running: this.running.size,
+      failures: { ...this.stats.failures },
+      latencies: [...this.stats.latencies],
+      updatedAt: Date.now(),
+    };
   }
 
   private emit(event: RunnerEvent): void {
@@ -227,14 +260,28 @@ export class Runner {
     if (this.running.has(key)) {
       // This runner runs it already (a restarted server delivered it again): put this copy back for later.
       this.emit({ type: "skipped", id: key, attempt, why: "claimed" });
-      this.queue?.nc.publish(reply, `-NAK ${JSON.stringify({ delay: Math.ceil(this.options.ackWaitMs / 2) * 1_000_000 })}`);
+      this.queue?.nc.publish(
+        reply,
+        `-NAK ${JSON.stringify({ delay: Math.ceil(this.options.ackWaitMs / 2) * 1_000_000 })}`,
+      );
       return;
     }
     this.running.set(key, controller);
     this.stats.running = this.running.size;
-    const heartbeat = setInterval(() => this.queue?.nc.publish(reply, "+WPI"), Math.max(250, Math.floor(this.options.ackWaitMs / 3)));
-    void this.process(msg, parsed.success ? parsed.data : undefined, parsed.success ? undefined : parsed.error.message, attempt, controller)
-      .catch((error: unknown) => this.emit({ type: "error", message: error instanceof Error ? error.message : String(error) }))
+    const heartbeat = setInterval(
+      () => this.queue?.nc.publish(reply, "+WPI"),
+      Math.max(250, Math.floor(this.options.ackWaitMs / 3)),
+    );
+    void this.process(
+      msg,
+      parsed.success ? parsed.data : undefined,
+      parsed.success ? undefined : parsed.error.message,
+      attempt,
+      controller,
+    )
+      .catch((error: unknown) =>
+        this.emit({ type: "error", message: error instanceof Error ? error.message : String(error) }),
+      )
       .finally(() => {
         clearInterval(heartbeat);
         this.running.delete(key);
@@ -244,19 +291,33 @@ export class Runner {
       });
   }
 
-  private async process(msg: Msg, job: JobSpec | undefined, invalid: string | undefined, attempt: number, controller: AbortController): Promise<void> {
+  private async process(
+    msg: Msg,
+    job: JobSpec | undefined,
+    invalid: string | undefined,
+    attempt: number,
+    controller: AbortController,
+  ): Promise<void> {
     const queue = this.queue!;
     const reply = msg.reply!;
     if (job === undefined) {
       // Never run; kept for a human in the dead letters.
       await queue.js.publish(queue.names.deadSubject("invalid"), msg.data).catch(() => undefined);
       this.fail("invalid");
-      this.emit({ type: "dead-letter", id: "(invalid)", attempt, reason: `invalid job: ${invalid ?? ""}`.slice(0, 300) });
+      this.emit({
+        type: "dead-letter",
+        id: "(invalid)",
+        attempt,
+        reason: `invalid job: ${invalid ?? ""}`.slice(0, 300),
+      });
       queue.nc.publish(reply, "+TERM");
       return;
     }
     // The lease and the cancellation record in one round trip; a job claimed for the first time has no result yet.
-    const [claim, cancelled] = await Promise.all([this.claim(job.id, attempt), this.queue!.results.get(`c.${job.id}`).catch(() => null)]);
+    const [claim, cancelled] = await Promise.all([
+      this.claim(job.id, attempt),
+      this.queue!.results.get(`c.${job.id}`).catch(() => null),
+    ]);
     if (claim !== "first" && (await this.recorded(job.id))) {
       // Finished before (its acknowledgement was lost): never run again.
       this.emit({ type: "skipped", id: job.id, attempt, why: "already-recorded" });
@@ -270,15 +331,27 @@ export class Runner {
       return;
     }
     if (attempt > this.options.maxAttempts) {
-      await this.deadLetter(job, attempt, "max-attempts", `delivered ${attempt} times (the limit is ${this.options.maxAttempts})`, reply);
+      await this.deadLetter(
+        job,
+        attempt,
+        "max-attempts",
+        `delivered ${attempt} times (the limit is ${this.options.maxAttempts})`,
+        reply,
+      );
       return;
     }
     if (cancelled !== null && cancelled.operation === "PUT") {
       this.emit({ type: "skipped", id: job.id, attempt, why: "cancelled" });
-      await this.record(emptyResult(job, this.id, attempt, "cancelled", "cancelled", "cancelled before it started"), reply);
+      await this.record(
+        emptyResult(job, this.id, attempt, "cancelled", "cancelled", "cancelled before it started"),
+        reply,
+      );
       return;
     }
-    const lease = setInterval(() => void this.renewClaim(job.id, attempt), Math.max(250, Math.floor(this.options.ackWaitMs / 3)));
+    const lease = setInterval(
+      () => void this.renewClaim(job.id, attempt),
+      Math.max(250, Math.floor(this.options.ackWaitMs / 3)),
+    );
     this.emit({ type: "started", id: job.id, attempt, tenant: job.tenant });
     const started = Date.now();
     try {
@@ -302,7 +375,8 @@ export class Runner {
     } catch {
       const entry = await results.get(`claim.${id}`).catch(() => null);
       if (entry === null) return "held";
-      const held = entry.operation === "PUT" ? (JSON.parse(entry.string()) as { runner: string; until: number }) : undefined;
+      const held =
+        entry.operation === "PUT" ? (JSON.parse(entry.string()) as { runner: string; until: number }) : undefined;
       if (held !== undefined && held.runner !== this.id && held.until > Date.now()) return "held";
       try {
         await results.update(`claim.${id}`, value(), entry.revision);
@@ -314,10 +388,18 @@ export class Runner {
   }
 
   private async renewClaim(id: string, attempt: number): Promise<void> {
-    await this.queue?.results.put(`claim.${id}`, JSON.stringify({ runner: this.id, attempt, until: Date.now() + this.options.ackWaitMs })).catch(() => undefined);
+    await this.queue?.results
+      .put(`claim.${id}`, JSON.stringify({ runner: this.id, attempt, until: Date.now() + this.options.ackWaitMs }))
+      .catch(() => undefined);
   }
 
-  private async execute(job: JobSpec, attempt: number, controller: AbortController, reply: string, started: number): Promise<void> {
+  private async execute(
+    job: JobSpec,
+    attempt: number,
+    controller: AbortController,
+    reply: string,
+    started: number,
+  ): Promise<void> {
     const queue = this.queue!;
     let result: JobResult;
     try {
@@ -333,7 +415,10 @@ export class Runner {
       this.emit({ type: "retry", id: job.id, attempt, reason, message });
       this.fail(`retry-${reason}`);
       // Back off before the next delivery (any runner may take it).
-      queue.nc.publish(reply, `-NAK ${JSON.stringify({ delay: Math.min(30_000, 500 * 2 ** (attempt - 1)) * 1_000_000 })}`);
+      queue.nc.publish(
+        reply,
+        `-NAK ${JSON.stringify({ delay: Math.min(30_000, 500 * 2 ** (attempt - 1)) * 1_000_000 })}`,
+      );
       return;
     }
     const recorded = await this.record(result, reply);
@@ -367,7 +452,8 @@ export class Runner {
       queue.nc.publish(queue.names.doneSubject(result.id));
       this.stats.completed += 1;
       this.stats.latencies.push(result.timing.totalMs);
-      if (this.stats.latencies.length > LATENCY_SAMPLES) this.stats.latencies.splice(0, this.stats.latencies.length - LATENCY_SAMPLES);
+      if (this.stats.latencies.length > LATENCY_SAMPLES)
+        this.stats.latencies.splice(0, this.stats.latencies.length - LATENCY_SAMPLES);
       if (result.reason) this.fail(result.reason);
     }
     queue.nc.publish(reply, "+ACK");
@@ -375,12 +461,24 @@ export class Runner {
     return recorded;
   }
 
-  private async deadLetter(job: JobSpec, attempt: number, reason: string, message: string, reply: string): Promise<void> {
+  private async deadLetter(
+    job: JobSpec,
+    attempt: number,
+    reason: string,
+    message: string,
+    reply: string,
+  ): Promise<void> {
     const queue = this.queue!;
-    await queue.js.publish(queue.names.deadSubject(job.tenant), JSON.stringify({ job, reason, message, attempts: attempt, runner: this.id, at: Date.now() }), { msgID: `dead-${job.id}` });
+    await queue.js.publish(
+      queue.names.deadSubject(job.tenant),
+      JSON.stringify({ job, reason, message, attempts: attempt, runner: this.id, at: Date.now() }),
+      { msgID: `dead-${job.id}` },
+    );
     this.emit({ type: "dead-letter", id: job.id, attempt, reason });
     this.fail("dead-letter");
-    await this.record({ ...emptyResult(job, this.id, attempt, "dead-letter", reason, message) }, reply).catch(() => undefined);
+    await this.record({ ...emptyResult(job, this.id, attempt, "dead-letter", reason, message) }, reply).catch(
+      () => undefined,
+    );
     queue.nc.publish(reply, "+TERM");
   }
 
@@ -399,7 +497,9 @@ export class Runner {
         res.writeHead(404).end("not found\n");
         return;
       }
-      res.writeHead(200, { "content-type": "text/plain; version=0.0.4" }).end(prometheusText(this.snapshot(), this.queued));
+      res
+        .writeHead(200, { "content-type": "text/plain; version=0.0.4" })
+        .end(prometheusText(this.snapshot(), this.queued));
     });
     this.metricsServer = server;
     await new Promise<void>((resolve, reject) => {
@@ -411,7 +511,14 @@ export class Runner {
   }
 }
 
-function emptyResult(job: JobSpec, runner: string, attempt: number, status: JobResult["status"], reason: string, message: string): JobResult {
+function emptyResult(
+  job: JobSpec,
+  runner: string,
+  attempt: number,
+  status: JobResult["status"],
+  reason: string,
+  message: string,
+): JobResult {
   return {
     id: job.id,
     tenant: job.tenant,
@@ -427,6 +534,11 @@ function emptyResult(job: JobSpec, runner: string, attempt: number, status: JobR
     outputs: [],
     runner,
     attempt,
-    timing: { queuedMs: Math.max(0, Date.now() - job.submittedAt), deployMs: 0, runMs: 0, totalMs: Math.max(0, Date.now() - job.submittedAt) },
+    timing: {
+      queuedMs: Math.max(0, Date.now() - job.submittedAt),
+      deployMs: 0,
+      runMs: 0,
+      totalMs: Math.max(0, Date.now() - job.submittedAt),
+    },
   };
 }

@@ -6,7 +6,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { packDirectory } from "@skillport/pack";
-import { BlobDirPackageStore, JobExecutor, PostgresSessionStore, QueueClient, Runner, RunnerError, jobSpecSchema, type JobResult, type RunnerEvent } from "@skillport/runners";
+import {
+  BlobDirPackageStore,
+  JobExecutor,
+  PostgresSessionStore,
+  QueueClient,
+  Runner,
+  RunnerError,
+  jobSpecSchema,
+  type JobResult,
+  type RunnerEvent,
+} from "@skillport/runners";
 
 const QUEUE = process.env.SKILLPORT_TEST_NATS ?? "nats://127.0.0.1:4222";
 const PG = process.env.SKILLPORT_TEST_PG ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -24,13 +34,34 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-async function pool(options: { concurrency?: number; maxQueuedPerTenant?: number; runners?: number; sessions?: PostgresSessionStore; maxAttempts?: number; metricsPort?: number } = {}) {
+async function pool(
+  options: {
+    concurrency?: number;
+    maxQueuedPerTenant?: number;
+    runners?: number;
+    sessions?: PostgresSessionStore;
+    maxAttempts?: number;
+    metricsPort?: number;
+  } = {},
+) {
   const prefix = `rt${Date.now().toString(36)}${n++}`;
   const events: RunnerEvent[] = [];
   const runners: Runner[] = [];
   for (let i = 0; i < (options.runners ?? 1); i++) {
-    const executor = new JobExecutor({ cacheDir: path.join(tmp, `${prefix}-${i}`), packages: store, sessions: options.sessions });
-    const runner = new Runner({ queue: QUEUE, prefix, executor, concurrency: options.concurrency ?? 1, maxAttempts: options.maxAttempts ?? 3, metricsPort: options.metricsPort, onEvent: (e) => events.push(e) });
+    const executor = new JobExecutor({
+      cacheDir: path.join(tmp, `${prefix}-${i}`),
+      packages: store,
+      sessions: options.sessions,
+    });
+    const runner = new Runner({
+      queue: QUEUE,
+      prefix,
+      executor,
+      concurrency: options.concurrency ?? 1,
+      maxAttempts: options.maxAttempts ?? 3,
+      metricsPort: options.metricsPort,
+      onEvent: (e) => events.push(e),
+    });
     runners.push(runner);
   }
   const client = await QueueClient.connect({ queue: QUEUE, prefix, maxQueuedPerTenant: options.maxQueuedPerTenant });
@@ -53,7 +84,8 @@ async function dropStreams(prefix: string): Promise<void> {
   const nc = await connect({ servers: QUEUE });
   const jsm = await jetstreamManager(nc);
   const upper = prefix.toUpperCase();
-  for (const name of [`${upper}_JOBS`, `${upper}_DEAD`, `KV_${prefix}-results`, `KV_${prefix}-runners`]) await jsm.streams.delete(name).catch(() => undefined);
+  for (const name of [`${upper}_JOBS`, `${upper}_DEAD`, `KV_${prefix}-results`, `KV_${prefix}-runners`])
+    await jsm.streams.delete(name).catch(() => undefined);
   await nc.close();
 }
 
@@ -63,8 +95,12 @@ describe("job protocol", () => {
     expect(jobSpecSchema.safeParse(base).success).toBe(true);
     expect(jobSpecSchema.safeParse({ ...base, id: "a.b" }).success).toBe(false);
     expect(jobSpecSchema.safeParse({ ...base, tenant: "t.>" }).success).toBe(false);
-    expect(jobSpecSchema.safeParse({ ...base, run: { kind: "script", skill: "..", script: "x.sh" } }).success).toBe(false);
-    expect(jobSpecSchema.safeParse({ ...base, run: { kind: "script", skill: "s", script: "../x.sh" } }).success).toBe(false);
+    expect(jobSpecSchema.safeParse({ ...base, run: { kind: "script", skill: "..", script: "x.sh" } }).success).toBe(
+      false,
+    );
+    expect(jobSpecSchema.safeParse({ ...base, run: { kind: "script", skill: "s", script: "../x.sh" } }).success).toBe(
+      false,
+    );
   });
 
   it("the package store refuses bytes whose digest is not the job's", async () => {
@@ -81,7 +117,15 @@ describe("runner pool", () => {
     await p.start();
     try {
       const result = await p.client.run(
-        { tenant: "a", package: pkg, run: { kind: "command", command: 'echo out; echo err >&2; ls "$SKILLPORT_VERSION_DIR/skills"; printf report > "$SKILLPORT_OUTPUTS/r.txt"; exit 3' } },
+        {
+          tenant: "a",
+          package: pkg,
+          run: {
+            kind: "command",
+            command:
+              'echo out; echo err >&2; ls "$SKILLPORT_VERSION_DIR/skills"; printf report > "$SKILLPORT_OUTPUTS/r.txt"; exit 3',
+          },
+        },
         { timeoutMs: 60_000 },
       );
       expect(result.status).toBe("completed");
@@ -89,10 +133,24 @@ describe("runner pool", () => {
       expect(result.stdoutTail).toContain("word-stats");
       expect(result.stderrTail).toBe("err\n");
       expect(result.observation).toContain("Command exited with code 3");
-      expect(result.outputs).toEqual([expect.objectContaining({ path: "r.txt", size: 6, base64: Buffer.from("report").toString("base64") })]);
+      expect(result.outputs).toEqual([
+        expect.objectContaining({ path: "r.txt", size: 6, base64: Buffer.from("report").toString("base64") }),
+      ]);
       expect(result.entrypoint).toBe("ran");
       // A second job on the same version: the entrypoint does not run again on this runner.
-      const again = await p.client.run({ tenant: "a", package: pkg, run: { kind: "script", skill: "word-stats", script: "stats.sh", args: [path.join(tmp, `${p.prefix}-0`, "v", pkg.versionId, "projects", pkg.versionId, "README.md")] } }, { timeoutMs: 60_000 });
+      const again = await p.client.run(
+        {
+          tenant: "a",
+          package: pkg,
+          run: {
+            kind: "script",
+            skill: "word-stats",
+            script: "stats.sh",
+            args: [path.join(tmp, `${p.prefix}-0`, "v", pkg.versionId, "projects", pkg.versionId, "README.md")],
+          },
+        },
+        { timeoutMs: 60_000 },
+      );
       expect(again.exitCode).toBe(0);
       expect(again.stdoutTail).toMatch(/^lines \d+/);
       expect(again.entrypoint).toBe("ran"); // the outcome of this runner's one run, not a second run
@@ -102,7 +160,19 @@ describe("runner pool", () => {
     // The runner restarted on its cache: the version is present and its entrypoint is not run again.
     const restarted = new JobExecutor({ cacheDir: path.join(tmp, `${p.prefix}-0`), packages: store });
     try {
-      const third = await restarted.run({ v: 1, id: "after-restart", tenant: "a", package: pkg, run: { kind: "command", command: "true" }, timeoutS: 30, env: {}, submittedAt: Date.now() }, { runner: "r", attempt: 1 });
+      const third = await restarted.run(
+        {
+          v: 1,
+          id: "after-restart",
+          tenant: "a",
+          package: pkg,
+          run: { kind: "command", command: "true" },
+          timeoutS: 30,
+          env: {},
+          submittedAt: Date.now(),
+        },
+        { runner: "r", attempt: 1 },
+      );
       expect(third.entrypoint).toBe("skipped");
       expect(third.exitCode).toBe(0);
     } finally {
@@ -152,17 +222,25 @@ describe("runner pool", () => {
     await p.start();
     try {
       const job = await p.client.submit({ tenant: "a", run: { kind: "command", command: "sleep 30" } });
-      while (!p.events.some((e) => e.type === "started" && e.id === job.id)) await new Promise((r) => setTimeout(r, 50));
+      while (!p.events.some((e) => e.type === "started" && e.id === job.id))
+        await new Promise((r) => setTimeout(r, 50));
       const t0 = Date.now();
       await p.client.cancel(job.id);
       const cancelled = await p.client.result(job.id, { timeoutMs: 20_000 });
       expect(cancelled.status).toBe("cancelled");
       expect(Date.now() - t0).toBeLessThan(5_000);
-      const timed = await p.client.run({ tenant: "a", timeoutS: 1, run: { kind: "command", command: "sleep 30" } }, { timeoutMs: 20_000 });
+      const timed = await p.client.run(
+        { tenant: "a", timeoutS: 1, run: { kind: "command", command: "sleep 30" } },
+        { timeoutMs: 20_000 },
+      );
       expect(timed.status).toBe("timed-out");
       expect(timed.observation).toContain("timed out");
       // Cancelled while queued: never started.
-      const queued = await p.client.submit({ id: "cancel-early", tenant: "z", run: { kind: "command", command: "echo ran" } });
+      const queued = await p.client.submit({
+        id: "cancel-early",
+        tenant: "z",
+        run: { kind: "command", command: "echo ran" },
+      });
       await p.client.cancel(queued.id);
       const early = await p.client.result(queued.id, { timeoutMs: 20_000 });
       expect(early.status).toBe("cancelled");
@@ -176,7 +254,9 @@ describe("runner pool", () => {
     try {
       await p.client.submit({ tenant: "a", run: { kind: "command", command: "true" } });
       await p.client.submit({ tenant: "a", run: { kind: "command", command: "true" } });
-      const error = await p.client.submit({ tenant: "a", run: { kind: "command", command: "true" } }).catch((e: unknown) => e);
+      const error = await p.client
+        .submit({ tenant: "a", run: { kind: "command", command: "true" } })
+        .catch((e: unknown) => e);
       expect((error as RunnerError).code).toBe("QUEUE_BUSY");
       // Another tenant still gets in.
       await expect(p.client.submit({ tenant: "b", run: { kind: "command", command: "true" } })).resolves.toBeTruthy();
@@ -188,7 +268,8 @@ describe("runner pool", () => {
   it("one tenant's many jobs do not starve another's one", async () => {
     const p = await pool();
     const many = [];
-    for (let i = 0; i < 40; i++) many.push(await p.client.submit({ tenant: "big", run: { kind: "command", command: "true" } }));
+    for (let i = 0; i < 40; i++)
+      many.push(await p.client.submit({ tenant: "big", run: { kind: "command", command: "true" } }));
     const one = await p.client.submit({ tenant: "small", run: { kind: "command", command: "true" } });
     await p.start();
     try {
@@ -208,8 +289,15 @@ describe("runner pool", () => {
     const p = await pool({ maxAttempts: 2 });
     await p.start();
     try {
-      const poisoned = await p.client.submit({ tenant: "a", package: { versionId: pkg.versionId, digest: `sha256:${"1".repeat(64)}` }, run: { kind: "command", command: "true" } });
-      const fine = await p.client.run({ tenant: "a", run: { kind: "command", command: "echo fine" } }, { timeoutMs: 30_000 });
+      const poisoned = await p.client.submit({
+        tenant: "a",
+        package: { versionId: pkg.versionId, digest: `sha256:${"1".repeat(64)}` },
+        run: { kind: "command", command: "true" },
+      });
+      const fine = await p.client.run(
+        { tenant: "a", run: { kind: "command", command: "echo fine" } },
+        { timeoutMs: 30_000 },
+      );
       expect(fine.stdoutTail).toBe("fine\n");
       const dead: JobResult = await p.client.result(poisoned.id, { timeoutMs: 30_000 });
       expect(dead.status).toBe("dead-letter");
@@ -227,9 +315,15 @@ describe("runner pool", () => {
     await p.start();
     try {
       const session = `s${Date.now().toString(36)}`;
-      const first = await p.client.run({ tenant: "a", session, run: { kind: "command", command: "mkdir -p notes && echo one >> notes/log" } }, { timeoutMs: 30_000 });
+      const first = await p.client.run(
+        { tenant: "a", session, run: { kind: "command", command: "mkdir -p notes && echo one >> notes/log" } },
+        { timeoutMs: 30_000 },
+      );
       expect(first.sessionVersion).toBe(1);
-      const second = await p.client.run({ tenant: "a", session, run: { kind: "command", command: "echo two >> notes/log && cat notes/log" } }, { timeoutMs: 30_000 });
+      const second = await p.client.run(
+        { tenant: "a", session, run: { kind: "command", command: "echo two >> notes/log && cat notes/log" } },
+        { timeoutMs: 30_000 },
+      );
       expect(second.stdoutTail).toBe("one\ntwo\n");
       expect(second.sessionVersion).toBe(2);
       // A redelivered job (same id) starts from the version before its own and writes no new version.

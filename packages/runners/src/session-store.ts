@@ -27,7 +27,9 @@ export interface SessionStore {
 }
 
 function encodeSnapshot(files: readonly SessionFile[]): Buffer {
-  return gzipSync(JSON.stringify(files.map((f) => ({ path: f.path, mode: f.mode, base64: Buffer.from(f.bytes).toString("base64") }))));
+  return gzipSync(
+    JSON.stringify(files.map((f) => ({ path: f.path, mode: f.mode, base64: Buffer.from(f.bytes).toString("base64") }))),
+  );
 }
 
 function decodeSnapshot(data: Uint8Array, maxBytes: number): SessionFile[] {
@@ -68,14 +70,26 @@ export class PostgresSessionStore implements SessionStore {
 
   async load(session: string, jobId: string): Promise<SessionSnapshot> {
     const db = await this.client();
-    const own = await db.query<{ version: number }>(`SELECT version FROM ${TABLE} WHERE session = $1 AND job_id = $2`, [session, jobId]);
+    const own = await db.query<{ version: number }>(`SELECT version FROM ${TABLE} WHERE session = $1 AND job_id = $2`, [
+      session,
+      jobId,
+    ]);
     const mine = own.rows[0]?.version;
     const rows =
       mine === undefined
-        ? await db.query<{ version: number; snapshot: Buffer }>(`SELECT version, snapshot FROM ${TABLE} WHERE session = $1 ORDER BY version DESC LIMIT 1`, [session])
-        : await db.query<{ version: number; snapshot: Buffer }>(`SELECT version, snapshot FROM ${TABLE} WHERE session = $1 AND version < $2 ORDER BY version DESC LIMIT 1`, [session, mine]);
+        ? await db.query<{ version: number; snapshot: Buffer }>(
+            `SELECT version, snapshot FROM ${TABLE} WHERE session = $1 ORDER BY version DESC LIMIT 1`,
+            [session],
+          )
+        : await db.query<{ version: number; snapshot: Buffer }>(
+            `SELECT version, snapshot FROM ${TABLE} WHERE session = $1 AND version < $2 ORDER BY version DESC LIMIT 1`,
+            [session, mine],
+          );
     const row = rows.rows[0];
-    const snapshot: SessionSnapshot = row === undefined ? { version: 0, files: [] } : { version: row.version, files: decodeSnapshot(row.snapshot, this.maxBytes) };
+    const snapshot: SessionSnapshot =
+      row === undefined
+        ? { version: 0, files: [] }
+        : { version: row.version, files: decodeSnapshot(row.snapshot, this.maxBytes) };
     if (mine !== undefined) snapshot.writtenByThisJob = mine;
     return snapshot;
   }
@@ -92,7 +106,10 @@ export class PostgresSessionStore implements SessionStore {
         [session, jobId, base, data],
       );
       if (inserted.rows[0] !== undefined) return inserted.rows[0].version;
-      const own = await db.query<{ version: number }>(`SELECT version FROM ${TABLE} WHERE session = $1 AND job_id = $2`, [session, jobId]);
+      const own = await db.query<{ version: number }>(
+        `SELECT version FROM ${TABLE} WHERE session = $1 AND job_id = $2`,
+        [session, jobId],
+      );
       if (own.rows[0] !== undefined) return own.rows[0].version;
     }
     throw new Error(`session ${session}: could not write a new version (too many concurrent writers)`);

@@ -37,7 +37,10 @@ export interface PoolStatus {
   deadLetters: number;
 }
 
-export function mergeStats(stats: readonly RunnerStats[], queue: { queuedByTenant: Record<string, number>; inFlight: number; deadLetters: number }): PoolStatus {
+export function mergeStats(
+  stats: readonly RunnerStats[],
+  queue: { queuedByTenant: Record<string, number>; inFlight: number; deadLetters: number },
+): PoolStatus {
   const failures: Record<string, number> = {};
   const latencies: number[] = [];
   for (const s of stats) {
@@ -49,7 +52,14 @@ export function mergeStats(stats: readonly RunnerStats[], queue: { queuedByTenan
     queuedByTenant: queue.queuedByTenant,
     inFlight: queue.inFlight,
     running: stats.reduce((a, s) => a + s.running, 0),
-    runners: stats.map((s) => ({ id: s.id, host: s.host, pid: s.pid, running: s.running, concurrency: s.concurrency, completed: s.completed })),
+    runners: stats.map((s) => ({
+      id: s.id,
+      host: s.host,
+      pid: s.pid,
+      running: s.running,
+      concurrency: s.concurrency,
+      completed: s.completed,
+    })),
     completed: stats.reduce((a, s) => a + s.completed, 0),
     latencyMs: { p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), samples: latencies.length },
     failures,
@@ -72,17 +82,24 @@ export function prometheusText(s: RunnerStats, queued: number | undefined): stri
     `skillport_runner_jobs_completed_total{${label}} ${s.completed}`,
     "# HELP skillport_runner_failures_total Jobs that did not complete cleanly, by reason.",
     "# TYPE skillport_runner_failures_total counter",
-    ...Object.entries(s.failures).map(([reason, n]) => `skillport_runner_failures_total{${label},reason="${reason.replace(/[^a-z0-9-]/g, "_")}"} ${n}`),
+    ...Object.entries(s.failures).map(
+      ([reason, n]) => `skillport_runner_failures_total{${label},reason="${reason.replace(/[^a-z0-9-]/g, "_")}"} ${n}`,
+    ),
     "# HELP skillport_runner_job_latency_seconds Submit-to-result latency of this runner's latest jobs.",
     "# TYPE skillport_runner_job_latency_seconds summary",
   ];
   for (const q of [0.5, 0.99]) {
     const v = quantile(s.latencies, q);
-    if (v !== undefined) lines.push(`skillport_runner_job_latency_seconds{${label},quantile="${q}"} ${(v / 1000).toFixed(4)}`);
+    if (v !== undefined)
+      lines.push(`skillport_runner_job_latency_seconds{${label},quantile="${q}"} ${(v / 1000).toFixed(4)}`);
   }
   lines.push(`skillport_runner_job_latency_seconds_count{${label}} ${s.latencies.length}`);
   if (queued !== undefined) {
-    lines.push("# HELP skillport_queue_depth Jobs waiting in the queue (all tenants).", "# TYPE skillport_queue_depth gauge", `skillport_queue_depth ${queued}`);
+    lines.push(
+      "# HELP skillport_queue_depth Jobs waiting in the queue (all tenants).",
+      "# TYPE skillport_queue_depth gauge",
+      `skillport_queue_depth ${queued}`,
+    );
   }
   return lines.join("\n") + "\n";
 }

@@ -22,7 +22,8 @@ export function readPackageSource(file: string, label: string, maxBytes: number)
   try {
     const info = fs.fstatSync(fd);
     if (info.isDirectory()) return { kind: "directory" };
-    if (!info.isFile()) throw new InvalidPathError(label, "is not a regular file or a folder (a FIFO, socket or device?)");
+    if (!info.isFile())
+      throw new InvalidPathError(label, "is not a regular file or a folder (a FIFO, socket or device?)");
     if (info.size > maxBytes) throw tooLarge(label, maxBytes);
     const buffer = Buffer.allocUnsafeSlow(Math.min(info.size, maxBytes) + 1);
     let length = 0;
@@ -40,5 +41,8 @@ export function readPackageSource(file: string, label: string, maxBytes: number)
 }
 
 function tooLarge(label: string, maxBytes: number): LimitExceededError {
-  return new LimitExceededError("maxArchiveBytes", `package ${JSON.stringify(label)} is larger than the ${maxBytes}-byte archive limit`);
+  return new LimitExceededError(
+    "maxArchiveBytes",
+    `package ${JSON.stringify(label)} is larger than the ${maxBytes}-byte archive limit`,
+  );
 }

@@ -2,7 +2,13 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, mkdtempSync, realpathSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { effectivePolicy, isSafeResourcePath, parseFrontmatter, readDeclaration, type OperatorPolicy } from "@skillport/core";
+import {
+  effectivePolicy,
+  isSafeResourcePath,
+  parseFrontmatter,
+  readDeclaration,
+  type OperatorPolicy,
+} from "@skillport/core";
 import { openPinnedDir } from "@skillport/fs";
 import type { Canary, Finding, ObservationRecord } from "@skillport/audit";
 import { createSandbox, type SandboxKind } from "@skillport/sandbox";
@@ -52,8 +58,18 @@ export interface DetonationReport {
 export const DEFAULT_DETONATION_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_COMMANDS = 24;
 const SHELL_FENCES = new Set(["sh", "bash", "shell", "console", "zsh", "terminal", "shellscript"]);
-const COMMAND_WORDS = /^(curl|wget|bash|sh|zsh|python3?|pip3?|node|npm|npx|pnpm|yarn|bun|bunx|uv|uvx|git|chmod|mkdir|cp|mv|echo|cat|tar|unzip|sudo|brew|apt(-get)?|go|cargo|deno|docker|make|\.\/\S+|scripts\/\S+)(\s|$)/;
-const INTERPRETERS: Record<string, string> = { ".sh": "bash", ".bash": "bash", ".py": "python3", ".js": "node", ".mjs": "node", ".cjs": "node", ".rb": "ruby", ".pl": "perl" };
+const COMMAND_WORDS =
+  /^(curl|wget|bash|sh|zsh|python3?|pip3?|node|npm|npx|pnpm|yarn|bun|bunx|uv|uvx|git|chmod|mkdir|cp|mv|echo|cat|tar|unzip|sudo|brew|apt(-get)?|go|cargo|deno|docker|make|\.\/\S+|scripts\/\S+)(\s|$)/;
+const INTERPRETERS: Record<string, string> = {
+  ".sh": "bash",
+  ".bash": "bash",
+  ".py": "python3",
+  ".js": "node",
+  ".mjs": "node",
+  ".cjs": "node",
+  ".rb": "ruby",
+  ".pl": "perl",
+};
 
 interface PlannedCommand {
   label: string;
@@ -112,7 +128,8 @@ function instructedCommands(text: string): PlannedCommand[] {
     }
     for (const m of raw.matchAll(/`([^`\n]+)`/g)) {
       const span = m[1]!.trim();
-      if (COMMAND_WORDS.test(span) && span.includes(" ")) out.push({ label: `SKILL.md:${i + 1}`, line: i + 1, command: span });
+      if (COMMAND_WORDS.test(span) && span.includes(" "))
+        out.push({ label: `SKILL.md:${i + 1}`, line: i + 1, command: span });
     }
   }
   return out;
@@ -125,7 +142,10 @@ function quote(p: string): string {
 const honeytoken = (prefix: string): string => `${prefix}${randomBytes(12).toString("hex")}`;
 
 /** Runs the skill's commands in a fresh sandbox with canaries; everything is removed afterwards. */
-export async function detonateSkill(files: readonly SkillFile[], options: DetonationOptions = {}): Promise<DetonationReport> {
+export async function detonateSkill(
+  files: readonly SkillFile[],
+  options: DetonationOptions = {},
+): Promise<DetonationReport> {
   const started = Date.now();
   const budget = options.timeoutMs ?? DEFAULT_DETONATION_TIMEOUT_MS;
   const root = realpathSync(mkdtempSync(path.join(os.tmpdir(), "skillport-detonate-")));
@@ -169,8 +189,22 @@ export async function detonateSkill(files: readonly SkillFile[], options: Detona
         }
         const { result, observation } = await runWithPolicy(
           sandbox,
-          { command: ["/bin/bash", "-c", p.command], cwd: skillDir, env, timeoutMs: left, mergeStderr: true, maxStdoutBytes: 4096 },
-          { policy, trace: options.trace ?? true, canaries, keepSamples: true, label: p.label.replace(/ --help$|:\d+$/, ""), ...(p.line !== undefined && { line: p.line }) },
+          {
+            command: ["/bin/bash", "-c", p.command],
+            cwd: skillDir,
+            env,
+            timeoutMs: left,
+            mergeStderr: true,
+            maxStdoutBytes: 4096,
+          },
+          {
+            policy,
+            trace: options.trace ?? true,
+            canaries,
+            keepSamples: true,
+            label: p.label.replace(/ --help$|:\d+$/, ""),
+            ...(p.line !== undefined && { line: p.line }),
+          },
         );
         for (const w of result.warnings) if (!w.startsWith("variables not declared")) warnings.add(w);
         runs.push({ label: p.label, command: p.command, record: observation });
@@ -204,10 +238,20 @@ function plantCanaries(root: string, ws: string, home: string): Canary[] {
   const aws = honeytoken("skpcanaryAWS");
   const ssh = honeytoken("skpcanarySSH");
   const dotenv = honeytoken("skpcanaryENV");
-  plant("ws/home/.aws", "credentials", `[default]\naws_access_key_id = AKIA${aws.slice(-16).toUpperCase()}\naws_secret_access_key = ${aws}\n`);
-  plant("ws/home/.ssh", "id_ed25519", `-----BEGIN OPENSSH PRIVATE KEY-----\n${ssh}\n-----END OPENSSH PRIVATE KEY-----\n`);
+  plant(
+    "ws/home/.aws",
+    "credentials",
+    `[default]\naws_access_key_id = AKIA${aws.slice(-16).toUpperCase()}\naws_secret_access_key = ${aws}\n`,
+  );
+  plant(
+    "ws/home/.ssh",
+    "id_ed25519",
+    `-----BEGIN OPENSSH PRIVATE KEY-----\n${ssh}\n-----END OPENSSH PRIVATE KEY-----\n`,
+  );
   plant("ws", ".env", `API_KEY=${dotenv}\n`);
-  const tokens = ["GITHUB_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY", "NPM_TOKEN"].map((name): Canary => ({ kind: "env", where: name, value: honeytoken("skpcanary") }));
+  const tokens = ["GITHUB_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY", "NPM_TOKEN"].map(
+    (name): Canary => ({ kind: "env", where: name, value: honeytoken("skpcanary") }),
+  );
   return [
     { kind: "file", where: path.join(home, ".aws/credentials"), value: aws },
     { kind: "file", where: path.join(home, ".ssh/id_ed25519"), value: ssh },
@@ -226,13 +270,23 @@ function persistenceLeft(ws: string, home: string): Finding[] {
       return;
     }
     found.push({
-      code, level: "warn", file: "run", line: 0, column: 0,
-      message: `left ${path.relative(ws, p)} behind`, evidence: path.relative(ws, p),
-      fix: code === "suspicious.shell_profile_change" ? "a skill must not change shell start-up files" : "a skill must not install cron jobs, services, hooks or keys",
+      code,
+      level: "warn",
+      file: "run",
+      line: 0,
+      column: 0,
+      message: `left ${path.relative(ws, p)} behind`,
+      evidence: path.relative(ws, p),
+      fix:
+        code === "suspicious.shell_profile_change"
+          ? "a skill must not change shell start-up files"
+          : "a skill must not install cron jobs, services, hooks or keys",
     });
   };
-  for (const rc of [".bashrc", ".bash_profile", ".profile", ".zshrc", ".zprofile", ".config/fish/config.fish"]) check(path.join(home, rc), "suspicious.shell_profile_change");
-  for (const p of [".config/systemd/user", ".config/autostart", ".ssh/authorized_keys", ".local/share/systemd/user"]) check(path.join(home, p), "suspicious.persistence_mechanism");
+  for (const rc of [".bashrc", ".bash_profile", ".profile", ".zshrc", ".zprofile", ".config/fish/config.fish"])
+    check(path.join(home, rc), "suspicious.shell_profile_change");
+  for (const p of [".config/systemd/user", ".config/autostart", ".ssh/authorized_keys", ".local/share/systemd/user"])
+    check(path.join(home, p), "suspicious.persistence_mechanism");
   check(path.join(ws, "skill/.git/hooks"), "suspicious.persistence_mechanism");
   return found;
 }

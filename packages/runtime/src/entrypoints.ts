@@ -6,7 +6,14 @@ import type { RunResult, Sandbox } from "@skillport/sandbox";
 import type { ObservationRecord } from "@skillport/audit";
 import type { LeastPrivilege } from "./least-privilege.js";
 import { ensureVenv, usesPip, versionEnv } from "./python-env.js";
-import { SANDBOX_ENTRYPOINT_KEY, SKILL_ENTRYPOINTS_KEY, listValue, readState, writeState, type RuntimeState } from "./state.js";
+import {
+  SANDBOX_ENTRYPOINT_KEY,
+  SKILL_ENTRYPOINTS_KEY,
+  listValue,
+  readState,
+  writeState,
+  type RuntimeState,
+} from "./state.js";
 import { errorCode, isInside } from "@skillport/fs";
 
 /** FastGPT's numbers: 30 s default, 1–600 s accepted, last 8 KiB of each stream kept, app script ≤ 16 KiB. */
@@ -81,7 +88,10 @@ export interface EntrypointRunOptions {
 export function validateEntrypointTimeout(timeout: number | undefined): number {
   const t = timeout ?? DEFAULT_ENTRYPOINT_TIMEOUT_S;
   if (!Number.isFinite(t) || t < 1 || t > MAX_ENTRYPOINT_TIMEOUT_S) {
-    throw new LimitExceededError("entrypointTimeout", `entrypoint timeout must be between 1 and ${MAX_ENTRYPOINT_TIMEOUT_S} seconds, got ${t}`);
+    throw new LimitExceededError(
+      "entrypointTimeout",
+      `entrypoint timeout must be between 1 and ${MAX_ENTRYPOINT_TIMEOUT_S} seconds, got ${t}`,
+    );
   }
   return t;
 }
@@ -89,7 +99,10 @@ export function validateEntrypointTimeout(timeout: number | undefined): number {
 export function validateAppEntrypoint(script: string | undefined): string | undefined {
   if (script === undefined || script.trim() === "") return undefined;
   if (Buffer.byteLength(script) > MAX_APP_ENTRYPOINT_BYTES) {
-    throw new LimitExceededError("appEntrypoint", `the app startup script is larger than ${MAX_APP_ENTRYPOINT_BYTES / 1024} KiB`);
+    throw new LimitExceededError(
+      "appEntrypoint",
+      `the app startup script is larger than ${MAX_APP_ENTRYPOINT_BYTES / 1024} KiB`,
+    );
   }
   return script.trim();
 }
@@ -112,10 +125,15 @@ export async function runEntrypoints(options: EntrypointRunOptions): Promise<Ini
   // whoever looks into it (decision 0322). Removing the file is the way to run every entrypoint again.
   if (problem) {
     const file = path.basename(options.stateFile);
-    throw new AgentSkillsError<"STATE_MALFORMED">(`the entrypoint records (${file}): ${problem}; no entrypoint runs until ${file} is fixed or removed (removing it runs every entrypoint again)`, { code: "STATE_MALFORMED" });
+    throw new AgentSkillsError<"STATE_MALFORMED">(
+      `the entrypoint records (${file}): ${problem}; no entrypoint runs until ${file} is fixed or removed (removing it runs every entrypoint again)`,
+      { code: "STATE_MALFORMED" },
+    );
   }
   const selected = new Set(options.versions);
-  const recorded = new Set(listValue(loaded, SKILL_ENTRYPOINTS_KEY).filter((v) => selected.has(v) && !options.fresh.has(v)));
+  const recorded = new Set(
+    listValue(loaded, SKILL_ENTRYPOINTS_KEY).filter((v) => selected.has(v) && !options.fresh.has(v)),
+  );
   const state: RuntimeState = { values: { ...loaded.values } };
   const writeProblem = (what: string, error: unknown) => {
     const code = errorCode(error);
@@ -148,7 +166,14 @@ export async function runEntrypoints(options: EntrypointRunOptions): Promise<Ini
       report({ target: "app", status: "skipped", reason: "already ran (same sha256)" });
     } else {
       options.onStart?.("app");
-      const outcome = await runOne(options, "app", ["/bin/bash", "-c", appScript], options.sandbox.writableDir, timeoutMs, options.env);
+      const outcome = await runOne(
+        options,
+        "app",
+        ["/bin/bash", "-c", appScript],
+        options.sandbox.writableDir,
+        timeoutMs,
+        options.env,
+      );
       if (outcome.status === "ran") state.values[SANDBOX_ENTRYPOINT_KEY] = hash;
       report(outcome);
     }
@@ -167,10 +192,22 @@ export async function runEntrypoints(options: EntrypointRunOptions): Promise<Ini
     }
     options.onStart?.(versionId);
     const python = options.pythonEnv ?? true;
-    const venvProblem = python && (await usesPip(dir, ENTRYPOINT_FILE)) ? await ensureVenv(options.sandbox, versionId, timeoutMs) : undefined;
+    const venvProblem =
+      python && (await usesPip(dir, ENTRYPOINT_FILE))
+        ? await ensureVenv(options.sandbox, versionId, timeoutMs)
+        : undefined;
     const env = python ? versionEnv(options.sandbox.writableDir, versionId, options.env) : options.env;
-    const outcome = await runOne(options, versionId, ["/bin/bash", ENTRYPOINT_FILE], dir, timeoutMs, env, await options.policyFor?.(versionId));
-    if (venvProblem !== undefined && outcome.status !== "ran") outcome.reason = `${outcome.reason ?? "failed"}; ${venvProblem}`;
+    const outcome = await runOne(
+      options,
+      versionId,
+      ["/bin/bash", ENTRYPOINT_FILE],
+      dir,
+      timeoutMs,
+      env,
+      await options.policyFor?.(versionId),
+    );
+    if (venvProblem !== undefined && outcome.status !== "ran")
+      outcome.reason = `${outcome.reason ?? "failed"}; ${venvProblem}`;
     if (outcome.status === "ran") recorded.add(versionId);
     report(outcome);
     if (outcome.status === "ran") await save();
@@ -189,7 +226,14 @@ async function runOne(
   leastPrivilege?: LeastPrivilege,
 ): Promise<EntrypointOutcome> {
   try {
-    const request = { command, cwd, env, timeoutMs, maxStdoutBytes: ENTRYPOINT_TAIL_BYTES, maxStderrBytes: ENTRYPOINT_TAIL_BYTES };
+    const request = {
+      command,
+      cwd,
+      env,
+      timeoutMs,
+      maxStdoutBytes: ENTRYPOINT_TAIL_BYTES,
+      maxStderrBytes: ENTRYPOINT_TAIL_BYTES,
+    };
     let r: RunResult;
     let record: ObservationRecord | undefined;
     if (leastPrivilege === undefined) r = await options.sandbox.run(request);
@@ -198,12 +242,21 @@ async function runOne(
       ({ result: r, observation: record } = await runWithPolicy(options.sandbox, request, leastPrivilege));
     }
     const base = {
-      target, exitCode: r.exitCode, signal: r.signal, stdoutTail: r.stdout, stderrTail: r.stderr, durationMs: r.durationMs,
+      target,
+      exitCode: r.exitCode,
+      signal: r.signal,
+      stdoutTail: r.stdout,
+      stderrTail: r.stderr,
+      durationMs: r.durationMs,
       ...(record !== undefined && { record }),
     };
     if (r.timedOut) return { ...base, status: "timed-out", reason: `timed out after ${timeoutMs / 1000} s` };
     if (r.exitCode !== 0) {
-      return { ...base, status: "failed", reason: r.exitCode === null ? `killed by ${r.signal ?? "a signal"}` : `exited with code ${r.exitCode}` };
+      return {
+        ...base,
+        status: "failed",
+        reason: r.exitCode === null ? `killed by ${r.signal ?? "a signal"}` : `exited with code ${r.exitCode}`,
+      };
     }
     return { ...base, status: "ran" };
   } catch (error) {

@@ -36,32 +36,55 @@ describe("TailCollector", () => {
 
   it("property: the tail is a suffix of whole lines within both limits", () => {
     fc.assert(
-      fc.property(fc.array(fc.string({ maxLength: 12 }).map((s) => s.replace(/\n/g, "")), { maxLength: 40 }), fc.boolean(), fc.integer({ min: 1, max: 10 }), fc.integer({ min: 1, max: 60 }), fc.integer({ min: 1, max: 9 }), (lines, finalNewline, maxLines, maxBytes, chunk) => {
-        const text = lines.join("\n") + (finalNewline && lines.length > 0 ? "\n" : "");
-        const r = collect(text, maxLines, maxBytes, chunk);
-        expect(text.endsWith(r.text)).toBe(true);
-        expect(Buffer.byteLength(r.text)).toBeLessThanOrEqual(maxBytes);
-        expect(r.shownLines).toBeLessThanOrEqual(maxLines);
-        const cutAt = text.length - r.text.length;
-        // Whole lines, except when one line alone is longer than maxBytes: then its end is shown.
-        const wholeLines = cutAt === 0 || text[cutAt - 1] === "\n";
-        expect(wholeLines || (r.shownLines === 1 && Buffer.byteLength(r.text) === maxBytes)).toBe(true);
-        expect(r.truncated).toBe(r.text !== text);
-      }),
+      fc.property(
+        fc.array(
+          fc.string({ maxLength: 12 }).map((s) => s.replace(/\n/g, "")),
+          { maxLength: 40 },
+        ),
+        fc.boolean(),
+        fc.integer({ min: 1, max: 10 }),
+        fc.integer({ min: 1, max: 60 }),
+        fc.integer({ min: 1, max: 9 }),
+        (lines, finalNewline, maxLines, maxBytes, chunk) => {
+          const text = lines.join("\n") + (finalNewline && lines.length > 0 ? "\n" : "");
+          const r = collect(text, maxLines, maxBytes, chunk);
+          expect(text.endsWith(r.text)).toBe(true);
+          expect(Buffer.byteLength(r.text)).toBeLessThanOrEqual(maxBytes);
+          expect(r.shownLines).toBeLessThanOrEqual(maxLines);
+          const cutAt = text.length - r.text.length;
+          // Whole lines, except when one line alone is longer than maxBytes: then its end is shown.
+          const wholeLines = cutAt === 0 || text[cutAt - 1] === "\n";
+          expect(wholeLines || (r.shownLines === 1 && Buffer.byteLength(r.text) === maxBytes)).toBe(true);
+          expect(r.truncated).toBe(r.text !== text);
+        },
+      ),
     );
   });
 });
 
 describe("formatObservation", () => {
-  const tail = { text: "x\n", truncated: false, totalLines: 1, totalBytes: 2, firstLineShown: 1, shownLines: 1, shownBytes: 2 };
+  const tail = {
+    text: "x\n",
+    truncated: false,
+    totalLines: 1,
+    totalBytes: 2,
+    firstLineShown: 1,
+    shownLines: 1,
+    shownBytes: 2,
+  };
   it.each([
     [{ exitCode: 0, signal: null, timedOut: false }, "x\n"],
     [{ exitCode: 2, signal: null, timedOut: false }, "x\n\nCommand exited with code 2"],
     [{ exitCode: null, signal: "SIGKILL", timedOut: true }, "x\n\nCommand timed out after 5 s and was killed."],
-    [{ exitCode: null, signal: "SIGKILL", timedOut: false, outputLimitBytes: 4 * 1024 * 1024 }, "x\n\nCommand printed more than 4.0 MiB and was killed."],
+    [
+      { exitCode: null, signal: "SIGKILL", timedOut: false, outputLimitBytes: 4 * 1024 * 1024 },
+      "x\n\nCommand printed more than 4.0 MiB and was killed.",
+    ],
     [{ exitCode: null, signal: "SIGKILL", timedOut: false }, "x\n\nCommand was killed by signal SIGKILL"],
   ])("%j", (status, expected) => {
-    expect(formatObservation({ tail, timeoutMs: 5000, fullOutputPath: undefined, fullOutputComplete: true, ...status })).toBe(expected);
+    expect(
+      formatObservation({ tail, timeoutMs: 5000, fullOutputPath: undefined, fullOutputComplete: true, ...status }),
+    ).toBe(expected);
   });
 });
 
@@ -71,7 +94,9 @@ describe.each(kinds)("execCommand (%s)", (kind) => {
 
   it("merges stdout and stderr in arrival order and reports a failing exit code", async () => {
     const r = await execCommand(sandbox(), "for i in 1 2 3 4 5; do echo out$i; echo err$i >&2; done; exit 4");
-    expect(r.observation).toBe("out1\nerr1\nout2\nerr2\nout3\nerr3\nout4\nerr4\nout5\nerr5\n\nCommand exited with code 4");
+    expect(r.observation).toBe(
+      "out1\nerr1\nout2\nerr2\nout3\nerr3\nout4\nerr4\nout5\nerr5\n\nCommand exited with code 4",
+    );
     expect(r).toMatchObject({ exitCode: 4, truncated: false, fullOutputPath: undefined, sandbox: kind });
   });
 
@@ -81,7 +106,9 @@ describe.each(kinds)("execCommand (%s)", (kind) => {
     const [body, notice] = r.observation.split("\n\n");
     expect(body!.split("\n")[0]).toBe("3001");
     expect(body!.endsWith("5000\n") || body!.endsWith("5000")).toBe(true);
-    expect(notice).toMatch(/^\[Output truncated: showing lines 3001-5000 of 5000 \(.+\)\. Full output saved to \.skillport\/outputs\/exec-.+\.log\.\]$/);
+    expect(notice).toMatch(
+      /^\[Output truncated: showing lines 3001-5000 of 5000 \(.+\)\. Full output saved to \.skillport\/outputs\/exec-.+\.log\.\]$/,
+    );
     const full = await readFile(path.join(ws.dir, r.fullOutputPath!), "utf8");
     expect(full.split("\n").length).toBe(5001);
   });
@@ -104,7 +131,10 @@ describe.each(kinds)("execCommand (%s)", (kind) => {
   });
 
   it("cuts a command that prints 1 GB: killed at the output limit, observation and full-output file bounded", async () => {
-    const r = await execCommand(sandbox(), "yes | head -c 1G; echo finished", { maxOutputBytes: 4 * 1024 * 1024, maxFullOutputBytes: 1024 * 1024 });
+    const r = await execCommand(sandbox(), "yes | head -c 1G; echo finished", {
+      maxOutputBytes: 4 * 1024 * 1024,
+      maxFullOutputBytes: 1024 * 1024,
+    });
     expect(r).toMatchObject({ outputLimitExceeded: true, truncated: true, timedOut: false });
     expect(r.tail.totalBytes).toBe(4 * 1024 * 1024);
     expect(r.tail.shownLines).toBe(2000);
@@ -129,11 +159,15 @@ it("never writes through an output dir that is a symlink out of the workspace: t
   try {
     await mkdir(path.join(ws.dir, "links"), { recursive: true });
     await symlink(other.dir, path.join(ws.dir, "links", "out"));
-    const r = await execCommand(createSandbox({ kind: "process", writableDir: ws.dir }), "seq 1 3000", { outputDir: "links/out" });
+    const r = await execCommand(createSandbox({ kind: "process", writableDir: ws.dir }), "seq 1 3000", {
+      outputDir: "links/out",
+    });
     expect(r.fullOutputPath).toMatch(/^links\/out\/exec-/);
     expect(lstatSync(path.join(ws.dir, "links", "out")).isDirectory()).toBe(true);
     expect(readdirSync(other.dir)).toEqual([]);
-    await expect(execCommand(createSandbox({ kind: "process", writableDir: ws.dir }), "true", { outputDir: "../x" })).rejects.toThrow(/escapes the workspace/);
+    await expect(
+      execCommand(createSandbox({ kind: "process", writableDir: ws.dir }), "true", { outputDir: "../x" }),
+    ).rejects.toThrow(/escapes the workspace/);
   } finally {
     await other.cleanup();
   }

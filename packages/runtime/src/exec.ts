@@ -2,7 +2,13 @@ import { closeSync, unlinkSync, writeSync } from "node:fs";
 import path from "node:path";
 import { InvalidPathError, LimitExceededError } from "@skillport/core";
 import { isInside, openPinnedDir, randomHex, type PinnedDir } from "@skillport/fs";
-import { DEFAULT_MAX_OUTPUT_BYTES, MAX_RUN_TIMEOUT_MS, type RunRequest, type RunResult, type Sandbox } from "@skillport/sandbox";
+import {
+  DEFAULT_MAX_OUTPUT_BYTES,
+  MAX_RUN_TIMEOUT_MS,
+  type RunRequest,
+  type RunResult,
+  type Sandbox,
+} from "@skillport/sandbox";
 import {
   DEFAULT_OBSERVATION_MAX_BYTES,
   DEFAULT_OBSERVATION_MAX_LINES,
@@ -63,11 +69,15 @@ export const DEFAULT_MAX_FULL_OUTPUT_BYTES = 64 * 1024 * 1024;
 export async function execCommand(sandbox: Sandbox, command: string, options: ExecOptions = {}): Promise<ExecResult> {
   const timeout = options.timeout ?? DEFAULT_EXEC_TIMEOUT_S;
   if (!Number.isFinite(timeout) || timeout <= 0 || timeout * 1000 > MAX_RUN_TIMEOUT_MS) {
-    throw new LimitExceededError("timeout", `timeout must be between 1 and ${MAX_RUN_TIMEOUT_MS / 1000} seconds, got ${timeout}`);
+    throw new LimitExceededError(
+      "timeout",
+      `timeout must be between 1 and ${MAX_RUN_TIMEOUT_MS / 1000} seconds, got ${timeout}`,
+    );
   }
   // A declared time budget narrows the run's (never widens it).
   const declaredMs = options.leastPrivilege?.policy.timeoutMs;
-  const timeoutMs = declaredMs === undefined ? Math.round(timeout * 1000) : Math.min(declaredMs, Math.round(timeout * 1000));
+  const timeoutMs =
+    declaredMs === undefined ? Math.round(timeout * 1000) : Math.min(declaredMs, Math.round(timeout * 1000));
   const root = sandbox.writableDir;
   const cwd = options.cwd === undefined ? root : confined(root, options.cwd, "cwd");
   const outputRel = options.outputDir ?? ".skillport/outputs";
@@ -82,7 +92,9 @@ export async function execCommand(sandbox: Sandbox, command: string, options: Ex
   try {
     dir = openPinnedDir(root, path.relative(root, outputDir).split(path.sep).join("/"), { create: true, repair: true });
   } catch (error) {
-    warnings.push(`full output not kept: ${outputRel} cannot be used (${error instanceof Error ? error.message : String(error)})`);
+    warnings.push(
+      `full output not kept: ${outputRel} cannot be used (${error instanceof Error ? error.message : String(error)})`,
+    );
   }
   const fileName = `exec-${Date.now()}-${randomHex(4)}.log`;
   // Synchronous appends keep the merged order exact and memory flat; each chunk is at most a pipe buffer.
@@ -162,7 +174,8 @@ export async function execCommand(sandbox: Sandbox, command: string, options: Ex
 
 /** Resolves a workspace-relative path lexically and refuses escapes (the sandbox re-checks by real path). */
 function confined(root: string, rel: string, what: string): string {
-  if (path.isAbsolute(rel) || rel.includes("\0")) throw new InvalidPathError(rel, `${what} must be relative to the workspace`);
+  if (path.isAbsolute(rel) || rel.includes("\0"))
+    throw new InvalidPathError(rel, `${what} must be relative to the workspace`);
   const full = path.resolve(root, rel);
   if (!isInside(root, full)) throw new InvalidPathError(rel, `${what} escapes the workspace`);
   return full;

@@ -68,8 +68,12 @@ export class HostState {
     if (!isVersionId(versionId)) return undefined;
     const z = await import("zod/mini");
     const file = z.object({ path: z.string(), size: z.number(), sha256: z.string() });
-    const read = await readStateFile(path.join(this.versionsDir, `${versionId}.json`), z.object({ versionId: z.literal(versionId), files: z.array(file) }));
-    if (read === undefined || "problem" in read) return read === undefined ? undefined : { problem: `its manifest in the state folder is ${read.problem}` };
+    const read = await readStateFile(
+      path.join(this.versionsDir, `${versionId}.json`),
+      z.object({ versionId: z.literal(versionId), files: z.array(file) }),
+    );
+    if (read === undefined || "problem" in read)
+      return read === undefined ? undefined : { problem: `its manifest in the state folder is ${read.problem}` };
     return { versionId, files: read.value.files };
   }
 
@@ -82,7 +86,8 @@ export class HostState {
     const z = await import("zod/mini");
     const read = await readStateFile(this.indexFile, z.record(z.string(), z.string()));
     if (read === undefined) return { index: {} };
-    if ("problem" in read) return { index: {}, problem: `the archive index (archives.json) is ${read.problem}; rebuilding it` };
+    if ("problem" in read)
+      return { index: {}, problem: `the archive index (archives.json) is ${read.problem}; rebuilding it` };
     return { index: read.value };
   }
 
@@ -98,7 +103,10 @@ export interface VersionManifest {
 }
 
 /** A host-only JSON file through its schema: undefined when missing, `{ problem }` when unreadable or malformed. */
-async function readStateFile<T>(file: string, schema: StateSchema<T>): Promise<{ value: T } | { problem: string } | undefined> {
+async function readStateFile<T>(
+  file: string,
+  schema: StateSchema<T>,
+): Promise<{ value: T } | { problem: string } | undefined> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
@@ -136,12 +144,16 @@ function realPathOfMissing(p: string): string {
 
 function requirePrivate(dir: string, what: string): void {
   const problem = privateDirProblem(dir, { fixMode: true });
-  if (problem !== undefined) throw new InvalidPathError(dir, `${what} ${problem}; remove it or choose another state folder`);
+  if (problem !== undefined)
+    throw new InvalidPathError(dir, `${what} ${problem}; remove it or choose another state folder`);
 }
 
 /** The state folder may not be the workspace or inside it (sandboxed code could write it there). */
 export function assertOutside(root: string, stateDir: string): void {
   if (stateDir === root || isInside(root, stateDir)) {
-    throw new InvalidPathError("stateDir", "the state folder must be outside the workspace (sandboxed code can write the workspace)");
+    throw new InvalidPathError(
+      "stateDir",
+      "the state folder must be outside the workspace (sandboxed code can write the workspace)",
+    );
   }
 }

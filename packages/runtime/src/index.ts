@@ -1,7 +1,21 @@
 // Sandboxes, workspace deploy, entrypoint initialization and command execution (docs/runtime.md).
-export { detonateSkill, detonationCommands, DEFAULT_DETONATION_TIMEOUT_MS, type DetonationOptions, type DetonationReport, type DetonationRun, type SkillFile } from "./detonate.js";
+export {
+  detonateSkill,
+  detonationCommands,
+  DEFAULT_DETONATION_TIMEOUT_MS,
+  type DetonationOptions,
+  type DetonationReport,
+  type DetonationRun,
+  type SkillFile,
+} from "./detonate.js";
 export { runWithPolicy, type LeastPrivilege } from "./least-privilege.js";
-export { execCommand, DEFAULT_EXEC_TIMEOUT_S, DEFAULT_MAX_FULL_OUTPUT_BYTES, type ExecOptions, type ExecResult } from "./exec.js";
+export {
+  execCommand,
+  DEFAULT_EXEC_TIMEOUT_S,
+  DEFAULT_MAX_FULL_OUTPUT_BYTES,
+  type ExecOptions,
+  type ExecResult,
+} from "./exec.js";
 export {
   TailCollector,
   formatObservation,
@@ -31,6 +45,21 @@ export {
   type EntrypointRunOptions,
   type InitializationReport,
 } from "./entrypoints.js";
-export { readState, writeState, DEFAULT_STATE_PATH, SKILL_ENTRYPOINTS_KEY, SANDBOX_ENTRYPOINT_KEY, type RuntimeState, type StateValue } from "./state.js";
-export { scanDeployedSkills, WorkspaceSkillProvider, type DeployedSkill, type ScanOptions, type ScanResult, type WorkspaceProviderOptions } from "./scan.js";
+export {
+  readState,
+  writeState,
+  DEFAULT_STATE_PATH,
+  SKILL_ENTRYPOINTS_KEY,
+  SANDBOX_ENTRYPOINT_KEY,
+  type RuntimeState,
+  type StateValue,
+} from "./state.js";
+export {
+  scanDeployedSkills,
+  WorkspaceSkillProvider,
+  type DeployedSkill,
+  type ScanOptions,
+  type ScanResult,
+  type WorkspaceProviderOptions,
+} from "./scan.js";
 export { acquireLock, type LockOptions } from "./lock.js";

@@ -22,8 +22,15 @@ export interface LeastPrivilege {
 }
 
 /** Runs `request` in `sandbox` under the policy and returns the sandbox's result with the observation record. */
-export async function runWithPolicy(sandbox: Sandbox, request: RunRequest, lp: LeastPrivilege): Promise<{ result: RunResult; observation: ObservationRecord }> {
-  const [{ runUnderPolicy }, { observeRun }] = await Promise.all([import("@skillport/sandbox"), import("@skillport/audit")]);
+export async function runWithPolicy(
+  sandbox: Sandbox,
+  request: RunRequest,
+  lp: LeastPrivilege,
+): Promise<{ result: RunResult; observation: ObservationRecord }> {
+  const [{ runUnderPolicy }, { observeRun }] = await Promise.all([
+    import("@skillport/sandbox"),
+    import("@skillport/audit"),
+  ]);
   const result = await runUnderPolicy(sandbox, request, lp.policy, {
     ...(lp.trace !== undefined && { trace: lp.trace }),
     keepSamples: lp.keepSamples ?? (lp.canaries !== undefined && lp.canaries.length > 0),

@@ -43,7 +43,9 @@ export async function acquireLock(lockDir: string, options: LockOptions = {}): P
       continue;
     }
     if (Date.now() >= deadline) {
-      throw new SkillUnavailableError(`workspace is busy: another deploy holds the lock (waited ${Math.round(waitMs / 1000)} s)`);
+      throw new SkillUnavailableError(
+        `workspace is busy: another deploy holds the lock (waited ${Math.round(waitMs / 1000)} s)`,
+      );
     }
     await new Promise((r) => setTimeout(r, pollMs));
   }

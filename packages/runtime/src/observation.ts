@@ -31,7 +31,12 @@ export class TailCollector {
   private newlines = 0;
   private lastByte = -1;
 
-  constructor(private readonly limits: ObservationLimits = { maxLines: DEFAULT_OBSERVATION_MAX_LINES, maxBytes: DEFAULT_OBSERVATION_MAX_BYTES }) {
+  constructor(
+    private readonly limits: ObservationLimits = {
+      maxLines: DEFAULT_OBSERVATION_MAX_LINES,
+      maxBytes: DEFAULT_OBSERVATION_MAX_BYTES,
+    },
+  ) {
     // One spare byte tells us whether the kept window starts at a line boundary.
     this.tail = new TailBuffer(limits.maxBytes + 1);
   }
@@ -131,7 +136,8 @@ export function formatObservation(input: {
     notes.push(note + "]");
   }
   if (input.timedOut) notes.push(`Command timed out after ${formatSeconds(input.timeoutMs)} and was killed.`);
-  else if (input.outputLimitBytes !== undefined) notes.push(`Command printed more than ${formatBytes(input.outputLimitBytes)} and was killed.`);
+  else if (input.outputLimitBytes !== undefined)
+    notes.push(`Command printed more than ${formatBytes(input.outputLimitBytes)} and was killed.`);
   else if (input.exitCode !== null && input.exitCode !== 0) notes.push(`Command exited with code ${input.exitCode}`);
   else if (input.exitCode === null && input.signal) notes.push(`Command was killed by signal ${input.signal}`);
   if (notes.length === 0) return text;

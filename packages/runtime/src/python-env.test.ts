@@ -14,7 +14,8 @@ const bwrap = haveBubblewrap(console.warn);
 const { tmp } = useTempDirs();
 
 /** Seed 000's entrypoint, byte for byte as the seed shows it. */
-const SEED_ENTRYPOINT = '#!/bin/bash\nset -e\n\nif [ -f "requirements.txt" ]; then\n  pip install --no-cache-dir -r requirements.txt\nfi\n';
+const SEED_ENTRYPOINT =
+  '#!/bin/bash\nset -e\n\nif [ -f "requirements.txt" ]; then\n  pip install --no-cache-dir -r requirements.txt\nfi\n';
 
 /** A minimal pure-Python wheel (a real zip with the dist-info pip requires), made with Python's zipfile. */
 function wheel(dir: string, tag: string): string {
@@ -46,32 +47,38 @@ async function seedPackage(tag: string): Promise<string> {
 }
 
 describe.runIf(bwrap)("the seed's entrypoint on a PEP 668 system Python", () => {
-  it("installs into the version's own environment; the version's commands import it; other versions do not see it", { timeout: 120_000 }, async () => {
-    const ws = new Workspace(await tmp(), { sandbox: "bubblewrap" });
-    try {
-      const { versions, initialization } = await ws.deploy([await seedPackage("a")]);
-      const v = versions[0]!.versionId;
-      const report = await initialization;
-      expect(report.outcomes, JSON.stringify(report.outcomes)).toMatchObject([{ target: v, status: "ran", exitCode: 0 }]);
-      expect(existsSync(path.join(ws.projectsDir, v, VENV_DIR, "bin", "python3"))).toBe(true);
+  it(
+    "installs into the version's own environment; the version's commands import it; other versions do not see it",
+    { timeout: 120_000 },
+    async () => {
+      const ws = new Workspace(await tmp(), { sandbox: "bubblewrap" });
+      try {
+        const { versions, initialization } = await ws.deploy([await seedPackage("a")]);
+        const v = versions[0]!.versionId;
+        const report = await initialization;
+        expect(report.outcomes, JSON.stringify(report.outcomes)).toMatchObject([
+          { target: v, status: "ran", exitCode: 0 },
+        ]);
+        expect(existsSync(path.join(ws.projectsDir, v, VENV_DIR, "bin", "python3"))).toBe(true);
 
-      const run = await ws.exec("python3 skills/demo/scripts/use.py", { cwd: `projects/${v}` });
-      expect(run.observation.trim()).toBe("tinyfmt says hi a");
-      expect(run.exitCode).toBe(0);
-      // The system's Python is untouched: outside the version's folder the package is not importable.
-      const outside = await ws.exec("python3 -c 'import tinyfmt' 2>&1 | tail -1");
-      expect(outside.observation).toContain("No module named 'tinyfmt'");
+        const run = await ws.exec("python3 skills/demo/scripts/use.py", { cwd: `projects/${v}` });
+        expect(run.observation.trim()).toBe("tinyfmt says hi a");
+        expect(run.exitCode).toBe(0);
+        // The system's Python is untouched: outside the version's folder the package is not importable.
+        const outside = await ws.exec("python3 -c 'import tinyfmt' 2>&1 | tail -1");
+        expect(outside.observation).toContain("No module named 'tinyfmt'");
 
-      // Redeploying without that version removes its environment with it (it lives in the version's folder).
-      const plain = await writePackage(await tmp(), { files: { "tag.txt": "plain" } });
-      const next = await ws.deploy([plain]);
-      await next.initialization;
-      expect(next.removed).toEqual([v]);
-      expect(existsSync(path.join(ws.projectsDir, v))).toBe(false);
-    } finally {
-      await ws.close();
-    }
-  });
+        // Redeploying without that version removes its environment with it (it lives in the version's folder).
+        const plain = await writePackage(await tmp(), { files: { "tag.txt": "plain" } });
+        const next = await ws.deploy([plain]);
+        await next.initialization;
+        expect(next.removed).toEqual([v]);
+        expect(existsSync(path.join(ws.projectsDir, v))).toBe(false);
+      } finally {
+        await ws.close();
+      }
+    },
+  );
 
   it("a version whose entrypoint does not use pip gets no environment made", async () => {
     const ws = new Workspace(await tmp(), { sandbox: "bubblewrap" });

@@ -24,7 +24,11 @@ function venvPath(root: string, versionId: string): string {
 }
 
 /** The variables that put a version's environment first on PATH, on top of the caller's. */
-export function versionEnv(root: string, versionId: string, env: Readonly<Record<string, string>> | undefined): Record<string, string> {
+export function versionEnv(
+  root: string,
+  versionId: string,
+  env: Readonly<Record<string, string>> | undefined,
+): Record<string, string> {
   return { ...env, PATH: `${path.join(venvPath(root, versionId), "bin")}:${env?.PATH ?? SYSTEM_PATH}` };
 }
 
@@ -76,7 +80,13 @@ export async function ensureVenv(sandbox: Sandbox, versionId: string, timeoutMs:
     "fi",
   ].join("\n");
   try {
-    const r = await sandbox.run({ command: ["/bin/sh", "-c", script, "sh", dir], cwd: sandbox.writableDir, timeoutMs, maxStdoutBytes: 4096, maxStderrBytes: 4096 });
+    const r = await sandbox.run({
+      command: ["/bin/sh", "-c", script, "sh", dir],
+      cwd: sandbox.writableDir,
+      timeoutMs,
+      maxStdoutBytes: 4096,
+      maxStderrBytes: 4096,
+    });
     if (r.timedOut) return `making the Python environment timed out after ${timeoutMs / 1000} s`;
     if (r.exitCode === 0) return undefined;
     const said = r.stderr.trim().split("\n").pop() ?? "";

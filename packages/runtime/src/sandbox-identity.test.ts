@@ -14,7 +14,9 @@ describe.each(kinds)("workspace on %s", (sandbox) => {
   it("runs entrypoints and commands as a non-root uid that owns its version folder", async () => {
     const ws = new Workspace(await tmp(), { sandbox });
     defer(() => ws.close());
-    const source = await writePackage(await tmp(), { entrypoint: "id -u > .uid && mkdir -p .runtime && echo ready > .runtime/ready" });
+    const source = await writePackage(await tmp(), {
+      entrypoint: "id -u > .uid && mkdir -p .runtime && echo ready > .runtime/ready",
+    });
     const deploy = await ws.deploy([source]);
     const report = await deploy.initialization;
     expect(report.failed).toBe(false);
@@ -35,7 +37,9 @@ describe.each(kinds)("workspace on %s", (sandbox) => {
     await ws.exec("true"); // the host creates .skillport/outputs
     const before = (await readdir(ws.root)).sort();
     expect(before).toEqual([".home", ".skillport", "projects"]);
-    const r = await ws.exec("mv projects p2; mv .skillport s2; rm -rf projects; ln -s / projects/evil; mkdir projects/.tmp-1-planted; echo done");
+    const r = await ws.exec(
+      "mv projects p2; mv .skillport s2; rm -rf projects; ln -s / projects/evil; mkdir projects/.tmp-1-planted; echo done",
+    );
     expect(r.observation).toContain("done");
     expect((await readdir(ws.root)).sort()).toEqual(before);
     expect((await readdir(ws.projectsDir)).filter((n) => !/^[a-f0-9]{24}$/.test(n))).toEqual([]);

@@ -56,7 +56,10 @@ describe("deployed skills: confinement by the opened file (issue 8, hole 2)", ()
       "skills/y/SKILL.md": skillMd("y"),
       "skills/y/references/out.md": { link: "../../x/references/real.md" },
     });
-    execFileSync("ln", [path.join(ws, "outside", "etc", "shadow"), path.join(ws, "projects", V, "skills", "x", "references", "hard.md")]);
+    execFileSync("ln", [
+      path.join(ws, "outside", "etc", "shadow"),
+      path.join(ws, "projects", V, "skills", "x", "references", "hard.md"),
+    ]);
     const { provider } = await scanDeployedSkills(path.join(ws, "projects"), [V]);
     expect(new TextDecoder().decode(await provider.readFile("x", "references/alias.md"))).toBe("real");
     await expect(provider.readFile("x", "references/hard.md")).rejects.toThrow(/hard links/);
@@ -112,7 +115,8 @@ describe("scanDeployedSkills: the nested locator", () => {
       {
         code: "skill-left-out",
         severity: "warning",
-        message: "catalogs (list, prompt, tools, SkillBox) leave this skill out: required field 'description' is missing",
+        message:
+          "catalogs (list, prompt, tools, SkillBox) leave this skill out: required field 'description' is missing",
         file: `${V}/skills/nodesc/SKILL.md`,
         line: 0,
         column: 0,

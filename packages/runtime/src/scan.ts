@@ -51,7 +51,11 @@ export interface ScanResult {
  * Finds the skills under the given version directories with fs's nested locator (bounded; hidden folders and
  * `skipDirs` not entered; links never followed) and wraps them as a provider. Reads the frontmatter only.
  */
-export async function scanDeployedSkills(projectsDir: string, versionIds: readonly string[], options: ScanOptions = {}): Promise<ScanResult> {
+export async function scanDeployedSkills(
+  projectsDir: string,
+  versionIds: readonly string[],
+  options: ScanOptions = {},
+): Promise<ScanResult> {
   const maxSkills = options.maxSkills ?? 1000;
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const diagnostics: Diagnostic[] = [];
@@ -72,7 +76,13 @@ export async function scanDeployedSkills(projectsDir: string, versionIds: readon
       continue;
     }
     if (root === projectsReal || !isInside(projectsReal, root)) {
-      diagnostics.push(warn("scan-link-outside", "the version folder is a link that leads outside the workspace; not scanned", `${versionId}/`));
+      diagnostics.push(
+        warn(
+          "scan-link-outside",
+          "the version folder is a link that leads outside the workspace; not scanned",
+          `${versionId}/`,
+        ),
+      );
       continue;
     }
     const scan = scanNestedSkills(root, {
@@ -84,24 +94,52 @@ export async function scanDeployedSkills(projectsDir: string, versionIds: readon
     });
     for (const skipped of scan.skipped) {
       const where = skipped.path === "" ? `${skipped.where}/` : `${skipped.where}/${skipped.path}`;
-      diagnostics.push({ code: skipped.code, severity: skipped.severity, message: skipped.message, file: `${versionId}/${where}`, line: 0, column: 0 });
+      diagnostics.push({
+        code: skipped.code,
+        severity: skipped.severity,
+        message: skipped.message,
+        file: `${versionId}/${where}`,
+        line: 0,
+        column: 0,
+      });
     }
     for (const { where, skill } of scan.skills) {
       const file = `${versionId}/${where}/${skill.file}`;
       const { frontmatter, diagnostics: parsed } = await readFrontmatterSafely(skill, file);
       diagnostics.push(...parsed);
       const dirName = path.posix.basename(where);
-      const name = typeof frontmatter?.name === "string" && isSafeSkillId(frontmatter.name) ? frontmatter.name : dirName;
+      const name =
+        typeof frontmatter?.name === "string" && isSafeSkillId(frontmatter.name) ? frontmatter.name : dirName;
       const description = typeof frontmatter?.description === "string" ? frontmatter.description : "";
-      if (!frontmatter) diagnostics.push(warn("skill-unparsed", "frontmatter unusable; listed under its directory name", file));
+      if (!frontmatter)
+        diagnostics.push(warn("skill-unparsed", "frontmatter unusable; listed under its directory name", file));
       else {
         // The registry's own rule (lenient, no lint): what it refuses, catalogs leave out — said here, at deploy time.
-        const refused = validateFrontmatter(frontmatter as Frontmatter, { profile: "lenient", dirName, lint: false, file }).filter((d) => d.severity === "error");
+        const refused = validateFrontmatter(frontmatter as Frontmatter, {
+          profile: "lenient",
+          dirName,
+          lint: false,
+          file,
+        }).filter((d) => d.severity === "error");
         if (refused.length > 0) {
-          diagnostics.push(warn("skill-left-out", `catalogs (list, prompt, tools, SkillBox) leave this skill out: ${refused.map((d) => d.message).join("; ")}`, file));
+          diagnostics.push(
+            warn(
+              "skill-left-out",
+              `catalogs (list, prompt, tools, SkillBox) leave this skill out: ${refused.map((d) => d.message).join("; ")}`,
+              file,
+            ),
+          );
         }
       }
-      found.push({ name, description, versionId, directory: skill.dir, skillMdPath: skill.skillMdPath, relativeDir: where, skill });
+      found.push({
+        name,
+        description,
+        versionId,
+        directory: skill.dir,
+        skillMdPath: skill.skillMdPath,
+        relativeDir: where,
+        skill,
+      });
       if (found.length >= maxSkills) {
         diagnostics.push(warn("scan-limit", `stopped after ${maxSkills} skills`, file));
         return finish(found, diagnostics, maxFileBytes);
@@ -111,16 +149,26 @@ export async function scanDeployedSkills(projectsDir: string, versionIds: readon
   return finish(found, diagnostics, maxFileBytes);
 }
 
-async function readFrontmatterSafely(skill: SkillDirectory, file: string): Promise<{ frontmatter: Record<string, unknown> | undefined; diagnostics: Diagnostic[] }> {
+async function readFrontmatterSafely(
+  skill: SkillDirectory,
+  file: string,
+): Promise<{ frontmatter: Record<string, unknown> | undefined; diagnostics: Diagnostic[] }> {
   try {
     return await skill.readFrontmatter(file);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return { frontmatter: undefined, diagnostics: [{ code: "skill-md-unreadable", severity: "error", message, file, line: 0, column: 0 }] };
+    return {
+      frontmatter: undefined,
+      diagnostics: [{ code: "skill-md-unreadable", severity: "error", message, file, line: 0, column: 0 }],
+    };
   }
 }
 
-function finish(found: Array<Omit<DeployedSkill, "id"> & { skill: SkillDirectory }>, diagnostics: Diagnostic[], maxFileBytes: number): ScanResult {
+function finish(
+  found: Array<Omit<DeployedSkill, "id"> & { skill: SkillDirectory }>,
+  diagnostics: Diagnostic[],
+  maxFileBytes: number,
+): ScanResult {
   const versionsByName = new Map<string, Set<string>>();
   for (const s of found) versionsByName.set(s.name, (versionsByName.get(s.name) ?? new Set()).add(s.versionId));
   const skills: DeployedSkill[] = [];
@@ -128,7 +176,13 @@ function finish(found: Array<Omit<DeployedSkill, "id"> & { skill: SkillDirectory
   for (const { skill: _skill, ...s } of found) {
     const id = (versionsByName.get(s.name)?.size ?? 0) > 1 ? `${s.name}@${s.versionId}` : s.name;
     if (seen.has(id)) {
-      diagnostics.push(warn("skill-duplicate", `duplicate skill name ${JSON.stringify(s.name)} in one version; kept the first`, `${s.versionId}/${s.relativeDir}/SKILL.md`));
+      diagnostics.push(
+        warn(
+          "skill-duplicate",
+          `duplicate skill name ${JSON.stringify(s.name)} in one version; kept the first`,
+          `${s.versionId}/${s.relativeDir}/SKILL.md`,
+        ),
+      );
       continue;
     }
     seen.add(id);
@@ -162,13 +216,21 @@ export class WorkspaceSkillProvider extends SkillDirectorySource {
 
   /** `skills` as a scan returns them: `directory` must be the folder's real path. */
   constructor(skills: readonly DeployedSkill[], options: WorkspaceProviderOptions = {}) {
-    const directoryOptions = { maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, maxListFiles: options.maxFiles, refuseHardLinks: true };
+    const directoryOptions = {
+      maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+      maxListFiles: options.maxFiles,
+      refuseHardLinks: true,
+    };
     const entries: Array<[string, SkillDirectory]> = [];
     for (const s of skills) {
       const probe = SkillDirectory.probe(s.directory, directoryOptions);
       if (probe.ok) entries.push([s.id, probe.skill]);
     }
-    super(new SkillListLocator(entries, directoryOptions), { maxFileBytes: directoryOptions.maxFileBytes, maxListFiles: options.maxFiles, refuseHardLinks: true });
+    super(new SkillListLocator(entries, directoryOptions), {
+      maxFileBytes: directoryOptions.maxFileBytes,
+      maxListFiles: options.maxFiles,
+      refuseHardLinks: true,
+    });
     this.name = options.name ?? "workspace";
     this.#skills = new Map(skills.map((s) => [s.id, s]));
   }

@@ -17,9 +17,24 @@ describe("state.json", () => {
     ["truncated", '{"values":{"skillEntrypoints":["a"', {}, expect.stringMatching(/^state file is not JSON/)],
     ["an array", "[1]", {}, "state file is not the expected shape: at the top, expected object"],
     ["a foreign shape", '{"values":[1,2]}', {}, "state file is not the expected shape: at values, expected record"],
-    ["current shape", '{"values":{"skillEntrypoints":["a"],"sandboxEntrypoint":"sha256:x"}}', { skillEntrypoints: ["a"], sandboxEntrypoint: "sha256:x" }, undefined],
-    ["legacy keys merged", '{"hashes":{"sandboxEntrypoint":"sha256:y"},"lists":{"skillEntrypoints":["b"]}}', { sandboxEntrypoint: "sha256:y", skillEntrypoints: ["b"] }, undefined],
-    ["non-string entries: malformed, never dropped quietly", '{"values":{"skillEntrypoints":["a",1,null],"n":5}}', {}, expect.stringMatching(/^state file is not the expected shape: at values\.skillEntrypoints/)],
+    [
+      "current shape",
+      '{"values":{"skillEntrypoints":["a"],"sandboxEntrypoint":"sha256:x"}}',
+      { skillEntrypoints: ["a"], sandboxEntrypoint: "sha256:x" },
+      undefined,
+    ],
+    [
+      "legacy keys merged",
+      '{"hashes":{"sandboxEntrypoint":"sha256:y"},"lists":{"skillEntrypoints":["b"]}}',
+      { sandboxEntrypoint: "sha256:y", skillEntrypoints: ["b"] },
+      undefined,
+    ],
+    [
+      "non-string entries: malformed, never dropped quietly",
+      '{"values":{"skillEntrypoints":["a",1,null],"n":5}}',
+      {},
+      expect.stringMatching(/^state file is not the expected shape: at values\.skillEntrypoints/),
+    ],
     ["unknown keys kept", '{"values":{"builtinSkill:pdf":"sha256:z"}}', { "builtinSkill:pdf": "sha256:z" }, undefined],
   ])("reads %s", async (_name, content, values, problem) => {
     const file = path.join(await tmp(), "state.json");
@@ -39,17 +54,21 @@ describe("state.json", () => {
 describe("writeState confined to a sandbox-writable folder", () => {
   it.each([
     ["a link to a folder outside", (root: string, outside: string) => symlink(outside, path.join(root, ".fastgpt"))],
-    ["a link planted at the file itself", async (root: string, outside: string) => {
-      await mkdir(path.join(root, ".fastgpt/runtime"), { recursive: true });
-      await symlink(path.join(outside, "stolen.json"), path.join(root, ".fastgpt/runtime/state.json"));
-    }],
+    [
+      "a link planted at the file itself",
+      async (root: string, outside: string) => {
+        await mkdir(path.join(root, ".fastgpt/runtime"), { recursive: true });
+        await symlink(path.join(outside, "stolen.json"), path.join(root, ".fastgpt/runtime/state.json"));
+      },
+    ],
   ])("with %s: never writes outside", async (_name, plant) => {
     const root = await tmp();
     const outside = await tmp();
     await plant(root, outside);
     const file = path.join(root, ".fastgpt/runtime/state.json");
     const write = () => writeState(file, { values: { skillEntrypoints: ["a"] } }, root);
-    if ((await lstat(path.join(root, ".fastgpt"))).isSymbolicLink()) await expect(write()).rejects.toThrow(/symbolic link or not a folder/);
+    if ((await lstat(path.join(root, ".fastgpt"))).isSymbolicLink())
+      await expect(write()).rejects.toThrow(/symbolic link or not a folder/);
     else {
       await write(); // the link itself is replaced by the new file (rename over it), its target untouched
       expect((await lstat(file)).isFile()).toBe(true);
@@ -62,7 +81,9 @@ describe("acquireLock", () => {
   it("excludes a second holder until released, then admits it", async () => {
     const lock = path.join(await tmp(), "lock");
     const release = await acquireLock(lock);
-    await expect(acquireLock(lock, { waitMs: 100, pollMs: 10 })).rejects.toThrow("workspace is busy: another deploy holds the lock (waited 0 s)");
+    await expect(acquireLock(lock, { waitMs: 100, pollMs: 10 })).rejects.toThrow(
+      "workspace is busy: another deploy holds the lock (waited 0 s)",
+    );
     await release();
     const again = await acquireLock(lock, { waitMs: 100 });
     await again();
@@ -71,7 +92,9 @@ describe("acquireLock", () => {
 
   it("breaks a lock whose owner process is dead", async () => {
     const lock = path.join(await tmp(), "lock");
-    const dead = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }).stdout;
+    const dead = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], {
+      encoding: "utf8",
+    }).stdout;
     await mkdir(lock);
     await writeFile(path.join(lock, "owner.json"), JSON.stringify({ pid: Number(dead), since: Date.now() }));
     const release = await acquireLock(lock, { waitMs: 2_000 });

@@ -10,7 +10,8 @@ import { Workspace } from "./workspace.js";
 import { useTempDirs, writePackage } from "./__fixtures__/helpers.js";
 
 const hostIsRoot = process.getuid?.() === 0;
-if (!hostIsRoot) console.warn("host is not root: a state folder of another user cannot be planted; those cases are skipped");
+if (!hostIsRoot)
+  console.warn("host is not root: a state folder of another user cannot be planted; those cases are skipped");
 
 const { tmp, defer } = useTempDirs();
 
@@ -63,7 +64,9 @@ describe("the state folder's own sub-folders", () => {
     await mkdir(state, { mode: 0o700 });
     await symlink(outside, path.join(state, link));
     const error = await deployInto(root, pkg, state);
-    expect((error as Error).message).toMatch(new RegExp(`the state folder's ${link} is a symbolic link or not a folder`));
+    expect((error as Error).message).toMatch(
+      new RegExp(`the state folder's ${link} is a symbolic link or not a folder`),
+    );
     expect(await readdir(outside)).toEqual([]);
   });
 

@@ -64,7 +64,8 @@ export async function readState(file: string): Promise<ReadStateResult> {
 export async function writeState(file: string, state: RuntimeState, confineTo?: string): Promise<void> {
   if (confineTo === undefined) return writeJsonAtomic(file, stateBody(state));
   // Strictly below: the file's own folder is the confining one or inside it.
-  if (!isInside(confineTo, path.dirname(path.resolve(file)))) throw new InvalidPathError(path.basename(file), "the state file is not inside the folder it is confined to");
+  if (!isInside(confineTo, path.dirname(path.resolve(file))))
+    throw new InvalidPathError(path.basename(file), "the state file is not inside the folder it is confined to");
   const rel = path.relative(confineTo, file);
   const dir = openPinnedDir(confineTo, path.dirname(rel).split(path.sep).join("/"), { create: true });
   try {

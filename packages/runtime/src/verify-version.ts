@@ -24,8 +24,10 @@ export function verifyVersion(projectsReal: string, manifest: VersionManifest): 
     try {
       if (opened.size !== file.size) return { ok: false, reason: `${file.path}: size changed` };
       const bytes = opened.readAllSync(file.size);
-      if (bytes === undefined || bytes.byteLength !== file.size) return { ok: false, reason: `${file.path}: size changed` };
-      if (createHash("sha256").update(bytes).digest("hex") !== file.sha256) return { ok: false, reason: `${file.path}: content changed` };
+      if (bytes === undefined || bytes.byteLength !== file.size)
+        return { ok: false, reason: `${file.path}: size changed` };
+      if (createHash("sha256").update(bytes).digest("hex") !== file.sha256)
+        return { ok: false, reason: `${file.path}: content changed` };
     } finally {
       opened.close();
     }

@@ -1,5 +1,12 @@
 import path from "node:path";
-import { effectivePolicy, parseFrontmatter, readDeclaration, type EffectivePolicy, type OperatorPolicy, type SkillDeclaration } from "@skillport/core";
+import {
+  effectivePolicy,
+  parseFrontmatter,
+  readDeclaration,
+  type EffectivePolicy,
+  type OperatorPolicy,
+  type SkillDeclaration,
+} from "@skillport/core";
 import { openConfined } from "@skillport/fs";
 import { scanDeployedSkills } from "./scan.js";
 
@@ -10,7 +17,11 @@ const MAX_SKILL_MD_BYTES = 1024 * 1024;
  * 0364): intersection(operator, union of the declarations of the skills it ships). A version none of whose skills
  * declares anything gets today's default (no network). Declarations are read from the version's own folder.
  */
-export async function versionPolicy(projectsDir: string, versionId: string, operator: OperatorPolicy): Promise<EffectivePolicy> {
+export async function versionPolicy(
+  projectsDir: string,
+  versionId: string,
+  operator: OperatorPolicy,
+): Promise<EffectivePolicy> {
   const { skills } = await scanDeployedSkills(projectsDir, [versionId]);
   const declarations: SkillDeclaration[] = [];
   for (const skill of skills) {
@@ -37,7 +48,12 @@ function unionOf(declarations: readonly SkillDeclaration[]): SkillDeclaration {
   const union: SkillDeclaration = { network: [], env: [], bins: [], writes: [] };
   for (const d of declarations) {
     union.network.push(...d.network);
-    for (const [list, add] of [[union.env, d.env], [union.bins, d.bins], [union.writes, d.writes]] as const) for (const x of add) if (!list.includes(x)) list.push(x);
+    for (const [list, add] of [
+      [union.env, d.env],
+      [union.bins, d.bins],
+      [union.writes, d.writes],
+    ] as const)
+      for (const x of add) if (!list.includes(x)) list.push(x);
     if (d.timeoutMs !== undefined) union.timeoutMs = Math.max(union.timeoutMs ?? 0, d.timeoutMs);
     if (d.maxMemoryBytes !== undefined) union.maxMemoryBytes = Math.max(union.maxMemoryBytes ?? 0, d.maxMemoryBytes);
   }

@@ -36,10 +36,22 @@ describe("Workspace.deploy", () => {
     const [v] = first.versions;
     expect(v).toMatchObject({ status: "deployed" });
     expect(v!.versionId).toMatch(/^[a-f0-9]{24}$/);
-    expect(await readFile(path.join(ws.projectsDir, v!.versionId, "skills/demo/SKILL.md"), "utf8")).toContain("name: demo");
+    expect(await readFile(path.join(ws.projectsDir, v!.versionId, "skills/demo/SKILL.md"), "utf8")).toContain(
+      "name: demo",
+    );
     const report = await first.initialization;
-    expect(report.outcomes).toMatchObject([{ target: v!.versionId, status: "ran", exitCode: 0, stdoutTail: "initialized\n" }]);
-    expect(events.map((e) => e.type)).toEqual(["lock-acquired", "source", "version-unpacking", "version-deployed", "entrypoint-start", "entrypoint-done", "initialized"]);
+    expect(report.outcomes).toMatchObject([
+      { target: v!.versionId, status: "ran", exitCode: 0, stdoutTail: "initialized\n" },
+    ]);
+    expect(events.map((e) => e.type)).toEqual([
+      "lock-acquired",
+      "source",
+      "version-unpacking",
+      "version-deployed",
+      "entrypoint-start",
+      "entrypoint-done",
+      "initialized",
+    ]);
     const state = JSON.parse(await readFile(ws.stateFile, "utf8"));
     expect(state).toEqual({ values: { skillEntrypoints: [v!.versionId] } });
     expect(ws.stateFile).toBe(path.join(ws.home, ".fastgpt/runtime/state.json"));
@@ -102,7 +114,10 @@ describe("Workspace.deploy", () => {
     const flaky = 'if [ -f "$HOME/second" ]; then echo ok; exit 0; fi; touch "$HOME/second"; echo broken >&2; exit 3';
     const r1 = await ws.deploy([await pkg("flaky", flaky)]);
     const rep1 = await r1.initialization;
-    expect(rep1).toMatchObject({ failed: true, outcomes: [{ status: "failed", exitCode: 3, stderrTail: "broken\n", reason: "exited with code 3" }] });
+    expect(rep1).toMatchObject({
+      failed: true,
+      outcomes: [{ status: "failed", exitCode: 3, stderrTail: "broken\n", reason: "exited with code 3" }],
+    });
     expect((await readState(ws.stateFile)).state.values).toEqual({});
     const r2 = await ws.deploy([await pkgSame(r1.versions[0]!.versionId, ws)]);
     expect((await r2.initialization).outcomes).toMatchObject([{ status: "ran", stdoutTail: "ok\n" }]);
@@ -126,10 +141,14 @@ describe("Workspace.deploy", () => {
     const r = await ws.deploy([await pkg("custom-state", COUNT_RUNS)]);
     await r.initialization;
     const v = r.versions[0]!.versionId;
-    expect(JSON.parse(await readFile(path.join(root, "state/custom.json"), "utf8"))).toEqual({ values: { skillEntrypoints: [v] } });
+    expect(JSON.parse(await readFile(path.join(root, "state/custom.json"), "utf8"))).toEqual({
+      values: { skillEntrypoints: [v] },
+    });
     await expect(stat(path.join(root, "h/.fastgpt/runtime/state.json"))).rejects.toThrow(/ENOENT/);
     expect(await runs(ws, v)).toBe(1); // HOME inside the sandbox is the configured home
-    expect(() => new Workspace(root, { home: path.join(root, "..", "elsewhere") })).toThrow(/home directory must be inside the workspace/);
+    expect(() => new Workspace(root, { home: path.join(root, "..", "elsewhere") })).toThrow(
+      /home directory must be inside the workspace/,
+    );
   });
 
   it("validates the entrypoint timeout and the app script size", () => {
@@ -144,28 +163,35 @@ describe("Workspace.deploy", () => {
   it.each([
     ["not JSON", "{ not json", /is not JSON/],
     ["truncated", '{\n  "values": {\n    "skillEntrypoints": ["', /is not JSON/],
-    ["a foreign shape", '{"values":{"skillEntrypoints":[1]}}', /is not the expected shape: at values\.skillEntrypoints/],
-  ])("entrypoint records that are %s: a clear failure, nothing runs, the file is kept", async (_kind, content, problem) => {
-    const ws = new Workspace(await tmp());
-    const r1 = await ws.deploy([await pkg("c", COUNT_RUNS)]);
-    await r1.initialization;
-    const v = r1.versions[0]!.versionId;
-    await writeFile(ws.entrypointRecordFile, content);
-    const r2 = await ws.deploy([await pkgSame(v, ws)]);
-    const rep = await r2.initialization;
-    expect(rep.failed).toBe(true);
-    expect(rep.outcomes).toEqual([]);
-    expect(rep.stateProblems).toHaveLength(1);
-    expect(rep.stateProblems[0]).toMatch(problem);
-    expect(rep.stateProblems[0]).toContain("the entrypoint records (entrypoints.json)");
-    expect(rep.stateProblems[0]).toContain("removing it runs every entrypoint again");
-    expect(await readFile(ws.entrypointRecordFile, "utf8")).toBe(content);
-    expect(await runs(ws, v)).toBe(1);
-    await rm(ws.entrypointRecordFile);
-    const r3 = await ws.deploy([await pkgSame(v, ws)]);
-    expect((await r3.initialization).outcomes).toMatchObject([{ status: "ran" }]);
-    expect(await runs(ws, v)).toBe(2);
-  });
+    [
+      "a foreign shape",
+      '{"values":{"skillEntrypoints":[1]}}',
+      /is not the expected shape: at values\.skillEntrypoints/,
+    ],
+  ])(
+    "entrypoint records that are %s: a clear failure, nothing runs, the file is kept",
+    async (_kind, content, problem) => {
+      const ws = new Workspace(await tmp());
+      const r1 = await ws.deploy([await pkg("c", COUNT_RUNS)]);
+      await r1.initialization;
+      const v = r1.versions[0]!.versionId;
+      await writeFile(ws.entrypointRecordFile, content);
+      const r2 = await ws.deploy([await pkgSame(v, ws)]);
+      const rep = await r2.initialization;
+      expect(rep.failed).toBe(true);
+      expect(rep.outcomes).toEqual([]);
+      expect(rep.stateProblems).toHaveLength(1);
+      expect(rep.stateProblems[0]).toMatch(problem);
+      expect(rep.stateProblems[0]).toContain("the entrypoint records (entrypoints.json)");
+      expect(rep.stateProblems[0]).toContain("removing it runs every entrypoint again");
+      expect(await readFile(ws.entrypointRecordFile, "utf8")).toBe(content);
+      expect(await runs(ws, v)).toBe(1);
+      await rm(ws.entrypointRecordFile);
+      const r3 = await ws.deploy([await pkgSame(v, ws)]);
+      expect((await r3.initialization).outcomes).toMatchObject([{ status: "ran" }]);
+      expect(await runs(ws, v)).toBe(2);
+    },
+  );
 
   it("runs a recorded version again when it is freshly deployed", async () => {
     const ws = new Workspace(await tmp());
@@ -176,7 +202,10 @@ describe("Workspace.deploy", () => {
     await r2.initialization;
     expect(r2.removed).toEqual([r1.versions[0]!.versionId]);
     // The state still lists nothing (reconciled); put it back by hand to prove "fresh deploy runs anyway".
-    await writeFile(ws.entrypointRecordFile, JSON.stringify({ values: { skillEntrypoints: [r1.versions[0]!.versionId] } }));
+    await writeFile(
+      ws.entrypointRecordFile,
+      JSON.stringify({ values: { skillEntrypoints: [r1.versions[0]!.versionId] } }),
+    );
     const r3 = await ws.deploy([dir]);
     expect(r3.versions[0]!.status).toBe("deployed");
     expect((await r3.initialization).outcomes).toMatchObject([{ status: "ran" }]);
@@ -187,7 +216,9 @@ describe("Workspace.deploy", () => {
     const root = await tmp();
     const script = 'echo app >> "$HOME/app-runs"';
     const ws1 = new Workspace(root, { appEntrypoint: script });
-    await (await ws1.deploy([])).initialization;
+    await (
+      await ws1.deploy([])
+    ).initialization;
     const rep = await (await ws1.deploy([])).initialization;
     expect(rep.outcomes).toMatchObject([{ target: "app", status: "skipped" }]);
     expect((await readState(ws1.stateFile)).state.values.sandboxEntrypoint).toBe(appEntrypointHash(script));
@@ -208,7 +239,9 @@ describe("Workspace.deploy", () => {
     await expect(ws.deploy([new Uint8Array([1, 2, 3])])).rejects.toThrow();
     expect(await readdir(ws.projectsDir)).toEqual([]);
     // The lock was released: a later deploy works.
-    await (await ws.deploy([])).initialization;
+    await (
+      await ws.deploy([])
+    ).initialization;
   });
 });
 
@@ -216,7 +249,9 @@ describe("links planted by sandboxed code", () => {
   it("never makes the host write the state file outside the workspace", async () => {
     const ws = new Workspace(await tmp());
     const outside = await tmp();
-    const r1 = await ws.deploy([await pkg("plant", `mkdir -p "$HOME" && rm -rf "$HOME/.fastgpt" && ln -s ${outside} "$HOME/.fastgpt"`)]);
+    const r1 = await ws.deploy([
+      await pkg("plant", `mkdir -p "$HOME" && rm -rf "$HOME/.fastgpt" && ln -s ${outside} "$HOME/.fastgpt"`),
+    ]);
     const rep = await r1.initialization;
     expect(rep.outcomes).toMatchObject([{ status: "ran" }]);
     expect(rep.stateProblems).toEqual(["state file not written: INVALID_PATH"]);
@@ -228,7 +263,9 @@ describe("links planted by sandboxed code", () => {
     const outside = await tmp();
     const { symlink } = await import("node:fs/promises");
     await symlink(outside, path.join(root, "projects"));
-    await expect(new Workspace(root).deploy([await pkg("x")])).rejects.toThrow(/"projects": is a symbolic link or not a folder/);
+    await expect(new Workspace(root).deploy([await pkg("x")])).rejects.toThrow(
+      /"projects": is a symbolic link or not a folder/,
+    );
     expect(await readdir(outside)).toEqual([]);
   });
 });
@@ -262,7 +299,10 @@ describe("scanSkills", () => {
 
   it("lists a skill with unusable frontmatter under its directory name, and honours maxSkills", async () => {
     const root = await tmp();
-    const dir = await writePackage(await tmp(), { skills: ["good", "other"], files: { "extras/broken/SKILL.md": "no frontmatter here\n" } });
+    const dir = await writePackage(await tmp(), {
+      skills: ["good", "other"],
+      files: { "extras/broken/SKILL.md": "no frontmatter here\n" },
+    });
     const r = await new Workspace(root).deploy([dir]);
     await r.initialization;
     const scan = await new Workspace(root).scanSkills();
@@ -331,7 +371,10 @@ describe("cross-process safety", () => {
     await r.initialization;
     process.stdout.write("versions " + r.versions.map((v) => v.versionId + ":" + v.status).join(",") + "\\n");
   `;
-  function runChild(code: string, onLine?: (line: string, kill: () => void) => void): Promise<{ code: number | null; signal: string | null; out: string; err: string }> {
+  function runChild(
+    code: string,
+    onLine?: (line: string, kill: () => void) => void,
+  ): Promise<{ code: number | null; signal: string | null; out: string; err: string }> {
     return new Promise((resolve) => {
       const child = spawn(process.execPath, ["--input-type=module", "-e", code], { stdio: ["ignore", "pipe", "pipe"] });
       let out = "";
@@ -357,8 +400,12 @@ describe("cross-process safety", () => {
     const left = await readdir(path.join(root, "projects"));
     expect(left).toHaveLength(1);
     expect([va, vb]).toContain(left[0]);
-    expect(await readFile(path.join(root, "projects", left[0]!, "tag.txt"), "utf8")).toBe(left[0] === va ? "concurrent-a" : "concurrent-b");
-    expect((await readState(path.join(root, ".home/.fastgpt/runtime/state.json"))).state.values.skillEntrypoints).toEqual(left);
+    expect(await readFile(path.join(root, "projects", left[0]!, "tag.txt"), "utf8")).toBe(
+      left[0] === va ? "concurrent-a" : "concurrent-b",
+    );
+    expect(
+      (await readState(path.join(root, ".home/.fastgpt/runtime/state.json"))).state.values.skillEntrypoints,
+    ).toEqual(left);
     await expect(stat(path.join(defaultStateDir(root), "deploy.lock"))).rejects.toThrow();
   });
 
@@ -402,7 +449,9 @@ describe("cross-process safety", () => {
     expect(r.versions).toEqual([{ versionId: packed.versionId, status: "deployed", label: "big.zip" }]);
     expect(await readdir(path.join(root, "projects"))).toEqual([packed.versionId]);
     const blob = await readFile(path.join(root, "projects", packed.versionId, "data/blob-599.bin"));
-    expect(createHash("sha256").update(blob).digest("hex")).toBe(createHash("sha256").update(files["data/blob-599.bin"]!).digest("hex"));
+    expect(createHash("sha256").update(blob).digest("hex")).toBe(
+      createHash("sha256").update(files["data/blob-599.bin"]!).digest("hex"),
+    );
     expect(staged.length).toBe(events.filter((e) => e.type === "temp-removed").length);
     expect(await readdir(path.join(defaultStateDir(root), "staging"))).toEqual([]);
   });

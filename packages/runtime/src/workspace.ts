@@ -6,8 +6,21 @@ import { InvalidPathError } from "@skillport/core";
 import { errorCode, isInside, openPinnedDir, randomHex, type PinnedDir } from "@skillport/fs";
 import type { PackOptions, UnpackOptions } from "@skillport/pack";
 import type { LockOptions } from "./lock.js";
-import { createSandbox, handOverTree, type IdRange, type Sandbox, type SandboxIdentity, type SandboxKind } from "@skillport/sandbox";
-import { runEntrypoints, validateAppEntrypoint, validateEntrypointTimeout, type EntrypointOutcome, type InitializationReport } from "./entrypoints.js";
+import {
+  createSandbox,
+  handOverTree,
+  type IdRange,
+  type Sandbox,
+  type SandboxIdentity,
+  type SandboxKind,
+} from "@skillport/sandbox";
+import {
+  runEntrypoints,
+  validateAppEntrypoint,
+  validateEntrypointTimeout,
+  type EntrypointOutcome,
+  type InitializationReport,
+} from "./entrypoints.js";
 import { DEFAULT_STATE_PATH } from "./state.js";
 import { versionEnv, versionOfCwd } from "./python-env.js";
 // Deploy-only modules (lock, archive-file, verify-version, the packer) and scan.js (the skill provider, core's parser,
@@ -141,7 +154,8 @@ export class Workspace {
     this.root = path.resolve(root);
     this.projectsDir = path.join(this.root, "projects");
     this.home = options.home ?? path.join(this.root, ".home");
-    if (!isInside(this.root, path.resolve(this.home))) throw new InvalidPathError("home", "the home directory must be inside the workspace");
+    if (!isInside(this.root, path.resolve(this.home)))
+      throw new InvalidPathError("home", "the home directory must be inside the workspace");
     this.homeRel = path.relative(this.root, this.home).split(path.sep).join("/");
     this.stateFile = options.stateFile ?? path.join(this.home, DEFAULT_STATE_PATH);
     this.stateDir = path.resolve(options.stateDir ?? defaultStateDir(this.root));
@@ -218,10 +232,16 @@ export class Workspace {
         removed.push(name);
         emit({ type: "version-removed", versionId: name });
       }
-      const withEntrypoint = new Set(versions.filter((v) => target.manifests.get(v.versionId)?.files.some((f) => f.path === ENTRYPOINT_FILE)).map((v) => v.versionId));
+      const withEntrypoint = new Set(
+        versions
+          .filter((v) => target.manifests.get(v.versionId)?.files.some((f) => f.path === ENTRYPOINT_FILE))
+          .map((v) => v.versionId),
+      );
       const runInit = options.runEntrypoints ?? true;
       // The lock stays held until the entrypoints finish, so a second deploy never races them.
-      const initialization = (runInit ? this.initialize(versions, withEntrypoint, emit) : Promise.resolve(emptyReport())).finally(releaseOnce);
+      const initialization = (
+        runInit ? this.initialize(versions, withEntrypoint, emit) : Promise.resolve(emptyReport())
+      ).finally(releaseOnce);
       return { versions, removed, initialization };
     } catch (error) {
       await releaseOnce();
@@ -263,7 +283,14 @@ export class Workspace {
     } catch (error) {
       if (!(error instanceof InvalidPathError)) return scanDeployedSkills(this.projectsDir, ids, this.options.scan);
       const empty = await scanDeployedSkills(this.projectsDir, [], this.options.scan);
-      empty.diagnostics.push({ code: "scan-link-outside", severity: "warning", message: "projects/ is a link or not a folder; not scanned", file: "", line: 0, column: 0 });
+      empty.diagnostics.push({
+        code: "scan-link-outside",
+        severity: "warning",
+        message: "projects/ is a link or not a folder; not scanned",
+        file: "",
+        line: 0,
+        column: 0,
+      });
       return empty;
     }
     try {
@@ -278,12 +305,16 @@ export class Workspace {
    * `codeExecution().deployedVersion(…)`, decision 0272): this workspace's sandbox, the version's folder, and the
    * variables `exec` gives a command there (the version's Python environment first on PATH).
    */
-  async codeTarget(versionId: string): Promise<{ sandbox: Sandbox; workDir: string; env: Record<string, string>; policy?: EffectivePolicy }> {
+  async codeTarget(
+    versionId: string,
+  ): Promise<{ sandbox: Sandbox; workDir: string; env: Record<string, string>; policy?: EffectivePolicy }> {
     if (!VERSION_DIR.test(versionId)) throw new InvalidPathError(versionId, "is not a versionId (24 hex digits)");
     const sandbox = await this.sandbox();
     const policy = await this.versionPolicy(versionId);
     return {
-      sandbox, workDir: path.join(sandbox.writableDir, "projects", versionId), env: versionEnv(sandbox.writableDir, versionId, this.options.env),
+      sandbox,
+      workDir: path.join(sandbox.writableDir, "projects", versionId),
+      env: versionEnv(sandbox.writableDir, versionId, this.options.env),
       ...(policy !== undefined && { policy }),
     };
   }
@@ -301,8 +332,12 @@ export class Workspace {
     const sandbox = await this.sandbox();
     const env = { ...this.options.env, ...options.env };
     // A command run in a version's folder finds that version's Python environment first (decision 0271).
-    const version = options.cwd === undefined ? undefined : versionOfCwd(path.relative(this.root, path.resolve(this.root, options.cwd)));
-    const policy = version === undefined || options.leastPrivilege !== undefined ? undefined : await this.versionPolicy(version);
+    const version =
+      options.cwd === undefined
+        ? undefined
+        : versionOfCwd(path.relative(this.root, path.resolve(this.root, options.cwd)));
+    const policy =
+      version === undefined || options.leastPrivilege !== undefined ? undefined : await this.versionPolicy(version);
     return execCommand(sandbox, command, {
       ...options,
       env: version === undefined ? env : versionEnv(sandbox.writableDir, version, env),
@@ -310,7 +345,11 @@ export class Workspace {
     });
   }
 
-  private async initialize(versions: readonly DeployedVersion[], withEntrypoint: ReadonlySet<string>, emit: (e: DeployEvent) => void): Promise<InitializationReport> {
+  private async initialize(
+    versions: readonly DeployedVersion[],
+    withEntrypoint: ReadonlySet<string>,
+    emit: (e: DeployEvent) => void,
+  ): Promise<InitializationReport> {
     let report: InitializationReport;
     try {
       const sandbox = await this.sandbox();
@@ -339,15 +378,27 @@ export class Workspace {
         onOutcome: (outcome) => emit({ type: "entrypoint-done", outcome }),
       });
     } catch (error) {
-      report = { outcomes: [], failed: true, stateProblems: [`initialization failed: ${error instanceof Error ? error.message : String(error)}`] };
+      report = {
+        outcomes: [],
+        failed: true,
+        stateProblems: [`initialization failed: ${error instanceof Error ? error.message : String(error)}`],
+      };
     }
     emit({ type: "initialized", report });
     return report;
   }
 
-  private async deployOne(source: PackageSource, label: string, target: DeployTarget, emit: (e: DeployEvent) => void): Promise<DeployedVersion> {
+  private async deployOne(
+    source: PackageSource,
+    label: string,
+    target: DeployTarget,
+    emit: (e: DeployEvent) => void,
+  ): Promise<DeployedVersion> {
     // Loaded here, not at the top: `exec` and the provider never need the packer (decision 0202).
-    const [{ DEFAULT_PACKAGE_LIMITS, packDirectory, unpackArchive }, { readPackageSource }] = await Promise.all([import("@skillport/pack"), import("./archive-file.js")]);
+    const [{ DEFAULT_PACKAGE_LIMITS, packDirectory, unpackArchive }, { readPackageSource }] = await Promise.all([
+      import("@skillport/pack"),
+      import("./archive-file.js"),
+    ]);
     let bytes: Uint8Array;
     let knownVersion: string | undefined;
     if (typeof source === "string") {
@@ -371,7 +422,8 @@ export class Workspace {
     const archiveHash = createHash("sha256").update(bytes).digest("hex");
     const { index, problem } = await this.state.readIndex();
     if (problem !== undefined) emit({ type: "state-problem", message: problem });
-    const cached = knownVersion ?? (typeof index[archiveHash] === "string" ? (index[archiveHash] as string) : undefined);
+    const cached =
+      knownVersion ?? (typeof index[archiveHash] === "string" ? (index[archiveHash] as string) : undefined);
     if (cached !== undefined && knownVersion === undefined && (await this.checkVersion(cached, target, emit)).ok) {
       emit({ type: "version-present", versionId: cached, label });
       return { versionId: cached, status: "present", label };
@@ -383,7 +435,10 @@ export class Workspace {
     try {
       const unpacked = await unpackArchive(bytes, path.join(staging, "package"), this.options.unpack);
       const versionId = unpacked.versionId;
-      const manifest: VersionManifest = { versionId, files: unpacked.files.map((f) => ({ path: f.path, size: f.size, sha256: f.sha256 })) };
+      const manifest: VersionManifest = {
+        versionId,
+        files: unpacked.files.map((f) => ({ path: f.path, size: f.size, sha256: f.sha256 })),
+      };
       await this.state.writeManifest(manifest);
       index[archiveHash] = versionId;
       await this.state.writeIndex(pruneIndex(index));
@@ -403,7 +458,10 @@ export class Workspace {
         await rename(path.join(staging, "package"), target.projects.at(versionId));
       } catch (error) {
         if (errorCode(error) === "EXDEV") {
-          throw new InvalidPathError("stateDir", "the state folder must be on the same file system as the workspace (a staged version is renamed into projects/)");
+          throw new InvalidPathError(
+            "stateDir",
+            "the state folder must be on the same file system as the workspace (a staged version is renamed into projects/)",
+          );
         }
         throw error;
       }
@@ -420,7 +478,11 @@ export class Workspace {
    * in projects/<id>, unchanged, with no link on the way. `absent` when there is no folder at all.
    */
   /** `emit` is told when the version's manifest cannot be read (it is then unpacked again and the manifest rewritten). */
-  private async checkVersion(versionId: string, target: DeployTarget, emit?: (e: DeployEvent) => void): Promise<VersionCheck> {
+  private async checkVersion(
+    versionId: string,
+    target: DeployTarget,
+    emit?: (e: DeployEvent) => void,
+  ): Promise<VersionCheck> {
     let info;
     try {
       info = await lstat(target.projects.at(versionId));
@@ -429,7 +491,8 @@ export class Workspace {
     }
     if (!info.isDirectory()) return { ok: false, reason: "not a folder" };
     const manifest = await this.state.readManifest(versionId);
-    if (manifest === undefined) return { ok: false, reason: "no manifest in the state folder (not deployed by this host)" };
+    if (manifest === undefined)
+      return { ok: false, reason: "no manifest in the state folder (not deployed by this host)" };
     if ("problem" in manifest) {
       emit?.({ type: "state-problem", message: `version ${versionId}: ${manifest.problem}; unpacking it again` });
       return { ok: false, reason: manifest.problem };
@@ -473,7 +536,8 @@ async function versionDirs(projects: PinnedDir): Promise<string[]> {
 /** Where the pinned folder really is; it must be inside the workspace (it was opened below it without links). */
 function pinnedRealPath(dir: PinnedDir, root: string): string {
   const real = readlinkSync(dir.self());
-  if (!isInside(realpathSync(root), real)) throw new InvalidPathError(dir.rel, "resolves outside the workspace; refusing to write there");
+  if (!isInside(realpathSync(root), real))
+    throw new InvalidPathError(dir.rel, "resolves outside the workspace; refusing to write there");
   return real;
 }
 

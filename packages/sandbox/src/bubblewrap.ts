@@ -65,7 +65,12 @@ const DROP_CAPS = ["CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP"];
  * - other hosts (`host`): a new user namespace (the only way bwrap works unprivileged), nested ones disabled.
  * `seccompFd`: the descriptor the starting shell opens on the seccomp filter (seccomp.ts); undefined: no filter.
  */
-export function bubblewrapArgs(policy: MountPolicy, identity: IdentityPlan, features: BubblewrapFeatures, seccompFd?: number): string[] {
+export function bubblewrapArgs(
+  policy: MountPolicy,
+  identity: IdentityPlan,
+  features: BubblewrapFeatures,
+  seccompFd?: number,
+): string[] {
   const args = systemMounts();
   args.push(...etcMounts(ETC_ALLOW_LIST, policy.writableDirs));
   args.push("--dev", "/dev", "--proc", "/proc");
@@ -99,7 +104,8 @@ const PREMOUNTED = [...SYSTEM_DIRS, "/etc", "/dev", "/proc"];
 function mountPoint(target: string, made: Set<string>): string[] {
   const args: string[] = [];
   const parents: string[] = [];
-  for (let dir = path.dirname(target); dir !== "/" && dir !== path.dirname(dir); dir = path.dirname(dir)) parents.unshift(dir);
+  for (let dir = path.dirname(target); dir !== "/" && dir !== path.dirname(dir); dir = path.dirname(dir))
+    parents.unshift(dir);
   for (const dir of parents) {
     if (made.has(dir) || PREMOUNTED.some((m) => dir === m || dir.startsWith(`${m}/`))) continue;
     made.add(dir);
@@ -159,7 +165,14 @@ export function bubblewrapFeatures(bwrapPath: string): BubblewrapFeatures {
 function candidates(explicit: string | undefined): string[] {
   const list = explicit
     ? [explicit]
-    : [...(process.env.PATH ?? "").split(path.delimiter).filter((d) => path.isAbsolute(d)).map((d) => path.join(d, "bwrap")), "/usr/bin/bwrap", "/usr/local/bin/bwrap"];
+    : [
+        ...(process.env.PATH ?? "")
+          .split(path.delimiter)
+          .filter((d) => path.isAbsolute(d))
+          .map((d) => path.join(d, "bwrap")),
+        "/usr/bin/bwrap",
+        "/usr/local/bin/bwrap",
+      ];
   return [...new Set(list)].filter((candidate) => {
     try {
       accessSync(candidate, constants.X_OK);
@@ -171,7 +184,11 @@ function candidates(explicit: string | undefined): string[] {
 }
 
 function parseFeatures(help: string): BubblewrapFeatures {
-  return { size: help.includes("--size"), perms: help.includes("--perms"), disableUserns: help.includes("--disable-userns") };
+  return {
+    size: help.includes("--size"),
+    perms: help.includes("--perms"),
+    disableUserns: help.includes("--disable-userns"),
+  };
 }
 
 /**
@@ -217,7 +234,14 @@ function probeArgs(bwrapPath: string, features: BubblewrapFeatures): string[] | 
   }
   const policy: MountPolicy = { writableDirs: [], readOnlyPaths: [], network: false, tmpSizeBytes: 1024 * 1024 };
   const filter = seccompFilter();
-  const bwrap = [...bubblewrapArgs(policy, identity, features, filter === undefined ? undefined : 3), "--", ...identity.dropArgv, "/bin/sh", "-c", "exit 0"];
+  const bwrap = [
+    ...bubblewrapArgs(policy, identity, features, filter === undefined ? undefined : 3),
+    "--",
+    ...identity.dropArgv,
+    "/bin/sh",
+    "-c",
+    "exit 0",
+  ];
   return ["-c", `${filter ? `${openFilterStatement(filter, 3)}; ` : ""}exec "$@"`, "bash", bwrapPath, ...bwrap];
 }
 
@@ -247,4 +271,3 @@ function probeSync(bwrapPath: string): Probed | null {
   if (key !== undefined) rememberProbe(key);
   return { path: bwrapPath, features };
 }
-

@@ -169,13 +169,18 @@ function removeLater(dir: string, attempt = 0): void {
 }
 
 function removeSlot(slot: Slot): void {
-  removeGroups(slot.dirs.map(({ dir }) => dir), () => undefined);
+  removeGroups(
+    slot.dirs.map(({ dir }) => dir),
+    () => undefined,
+  );
 }
 
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
-  process.once("exit", () => removeGroups([...idle.splice(0).flatMap((slot) => slot.dirs.map((d) => d.dir)), ...pendingRemoval]));
+  process.once("exit", () =>
+    removeGroups([...idle.splice(0).flatMap((slot) => slot.dirs.map((d) => d.dir)), ...pendingRemoval]),
+  );
 }
 
 /**
@@ -184,7 +189,10 @@ function installExitHook(): void {
  * helper for it cost a one-shot CLI a process at exit and another at the next start. A group that is still busy
  * (tasks of a torn-down PID namespace not yet gone) goes to a detached helper that retries, passed as `retryLater`.
  */
-export function removeGroups(dirs: readonly string[], retryLater: (dirs: readonly string[]) => void = removeDetached): void {
+export function removeGroups(
+  dirs: readonly string[],
+  retryLater: (dirs: readonly string[]) => void = removeDetached,
+): void {
   const busy = dirs.filter((dir) => {
     try {
       rmdirSync(dir);
@@ -202,7 +210,8 @@ export function removeGroups(dirs: readonly string[], retryLater: (dirs: readonl
  */
 function removeDetached(dirs: readonly string[]): void {
   if (dirs.length === 0) return;
-  const script = 'for d; do for i in 1 2 3 4 5 6 7 8 9 10; do rmdir "$d" 2>/dev/null && break; [ -d "$d" ] || break; sleep 0.2; done; done';
+  const script =
+    'for d; do for i in 1 2 3 4 5 6 7 8 9 10; do rmdir "$d" 2>/dev/null && break; [ -d "$d" ] || break; sleep 0.2; done; done';
   try {
     spawn("/bin/sh", ["-c", script, "sh", ...dirs], { detached: true, stdio: "ignore" }).unref();
   } catch {
@@ -258,7 +267,8 @@ function findParents(): Parent[] {
       const [, names, own] = /^\d+:([^:]+):(.*)$/.exec(entry) ?? [];
       if (names === undefined || own === undefined || !names.split(",").includes(controller)) continue;
       const dir = path.join("/sys/fs/cgroup", names, own);
-      if (can(path.join(dir, "cgroup.procs"), constants.F_OK) && can(dir, constants.W_OK)) parents.push({ dir, version: 1, controllers: [controller] });
+      if (can(path.join(dir, "cgroup.procs"), constants.F_OK) && can(dir, constants.W_OK))
+        parents.push({ dir, version: 1, controllers: [controller] });
     }
   }
   return parents;

@@ -4,10 +4,23 @@ import { InvalidPathError } from "@skillport/core";
 import { bubblewrapArgs, bubblewrapFeatures } from "./bubblewrap.js";
 import { SandboxUnavailableError } from "./errors.js";
 import { closeInheritedFds } from "./fds.js";
-import { canAccess, planIdentity, shareDirectory, type IdRange, type IdentityPlan, type SandboxIdentity } from "./identity.js";
+import {
+  canAccess,
+  planIdentity,
+  shareDirectory,
+  type IdRange,
+  type IdentityPlan,
+  type SandboxIdentity,
+} from "./identity.js";
 import { acquireLimits, withPrologue, type LimitMechanism } from "./limits.js";
 import { openFilterStatement, seccompFilter } from "./seccomp.js";
-import { DEFAULT_MAX_MEMORY_BYTES, DEFAULT_MAX_PROCESSES, DEFAULT_TMP_SIZE_BYTES, limitOption, realDir } from "./sandbox.js";
+import {
+  DEFAULT_MAX_MEMORY_BYTES,
+  DEFAULT_MAX_PROCESSES,
+  DEFAULT_TMP_SIZE_BYTES,
+  limitOption,
+  realDir,
+} from "./sandbox.js";
 
 /**
  * A long-running process (a plugin worker, a loader) under the same policy as `Sandbox.run`: same mounts, identity,
@@ -67,12 +80,21 @@ export interface SandboxedCommand {
 
 export async function sandboxedCommand(options: SandboxedCommandOptions): Promise<SandboxedCommand> {
   const [program] = options.command;
-  if (program === undefined || !path.isAbsolute(program)) throw new InvalidPathError(program ?? "", "the command must start with an absolute path");
+  if (program === undefined || !path.isAbsolute(program))
+    throw new InvalidPathError(program ?? "", "the command must start with an absolute path");
   const isolated = options.bwrapPath !== undefined;
   const writableDirs = options.writableDir === undefined ? [] : [realDir(options.writableDir, "writableDir")];
-  const plan = planIdentity(options.runAs, isolated ? undefined : { key: writableDirs[0] ?? options.cwd, range: options.unisolatedIds });
+  const plan = planIdentity(
+    options.runAs,
+    isolated ? undefined : { key: writableDirs[0] ?? options.cwd, range: options.unisolatedIds },
+  );
   const maxProcesses = limitOption(options.maxProcesses, DEFAULT_MAX_PROCESSES, "maxProcesses", 2);
-  const maxMemoryBytes = limitOption(options.maxMemoryBytes, DEFAULT_MAX_MEMORY_BYTES, "maxMemoryBytes", 16 * 1024 * 1024);
+  const maxMemoryBytes = limitOption(
+    options.maxMemoryBytes,
+    DEFAULT_MAX_MEMORY_BYTES,
+    "maxMemoryBytes",
+    16 * 1024 * 1024,
+  );
   const tmpSizeBytes = limitOption(options.tmpSizeBytes, DEFAULT_TMP_SIZE_BYTES, "tmpSizeBytes", 1024 * 1024);
   for (const dir of writableDirs) shareDirectory(dir, plan);
   const readOnlyPaths = (options.readOnlyPaths ?? []).map(realPath);
@@ -94,7 +116,15 @@ export async function sandboxedCommand(options: SandboxedCommandOptions): Promis
     const seccompFd = filter === undefined ? undefined : Math.max(2, ...keep) + 1;
     if (filter !== undefined && seccompFd !== undefined) prologue.push(openFilterStatement(filter, seccompFd));
     const policy = { writableDirs, readOnlyPaths, network: options.network ?? false, tmpSizeBytes };
-    argv = [options.bwrapPath, ...bubblewrapArgs(policy, plan, bubblewrapFeatures(options.bwrapPath), seccompFd), "--chdir", options.cwd, "--", ...plan.dropArgv, ...options.command];
+    argv = [
+      options.bwrapPath,
+      ...bubblewrapArgs(policy, plan, bubblewrapFeatures(options.bwrapPath), seccompFd),
+      "--chdir",
+      options.cwd,
+      "--",
+      ...plan.dropArgv,
+      ...options.command,
+    ];
   }
   const [file, ...args] = withPrologue(prologue.filter(Boolean).join("; "), argv);
   return {

@@ -66,13 +66,33 @@ const DEFAULT_MAX_EVENTS = 1000;
 /** Addresses a name may resolve to only when declared under `network-private` (and an IP literal only when declared). */
 const NON_PUBLIC = new net.BlockList();
 for (const [net4, prefix] of [
-  ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12],
-  ["192.0.0.0", 24], ["192.0.2.0", 24], ["192.168.0.0", 16], ["198.18.0.0", 15], ["198.51.100.0", 24], ["203.0.113.0", 24],
-  ["224.0.0.0", 4], ["240.0.0.0", 4],
-] as const) NON_PUBLIC.addSubnet(net4, prefix, "ipv4");
+  ["0.0.0.0", 8],
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10],
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16],
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.0.2.0", 24],
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15],
+  ["198.51.100.0", 24],
+  ["203.0.113.0", 24],
+  ["224.0.0.0", 4],
+  ["240.0.0.0", 4],
+] as const)
+  NON_PUBLIC.addSubnet(net4, prefix, "ipv4");
 for (const [net6, prefix] of [
-  ["::", 128], ["::1", 128], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8], ["2001:db8::", 32], ["100::", 64], ["64:ff9b::", 96],
-] as const) NON_PUBLIC.addSubnet(net6, prefix, "ipv6");
+  ["::", 128],
+  ["::1", 128],
+  ["fc00::", 7],
+  ["fe80::", 10],
+  ["ff00::", 8],
+  ["2001:db8::", 32],
+  ["100::", 64],
+  ["64:ff9b::", 96],
+] as const)
+  NON_PUBLIC.addSubnet(net6, prefix, "ipv6");
 
 /** True for loopback, private, link-local, unique-local, CGNAT, documentation, multicast, mapped and NAT64 addresses. */
 export function isNonPublicAddress(address: string): boolean {
@@ -194,24 +214,33 @@ export class EgressProxy {
     } catch {
       return this.refuse(client, 400, "the proxy takes absolute http:// URLs and CONNECT only");
     }
-    if (url.protocol !== "http:") return this.refuse(client, 400, `scheme ${url.protocol} not proxied; use CONNECT for https`);
+    if (url.protocol !== "http:")
+      return this.refuse(client, 400, `scheme ${url.protocol} not proxied; use CONNECT for https`);
     const host = normaliseHost(url.hostname);
     const port = url.port === "" ? 80 : Number(url.port);
     const pathAsked = url.pathname + url.search;
     const event: EgressEvent = { at: Date.now(), kind: "http", host, port, path: pathAsked, method, allowed: false };
     const decision = await this.decide(host, port, url.pathname);
-    if (this.options.keepSamples) event.sample = `${headText}\r\n\r\n${(decision.allowed ? rest : await bodyStart(client, rest, headerLines)).subarray(0, SAMPLE_BYTES).toString("latin1")}`;
+    if (this.options.keepSamples)
+      event.sample = `${headText}\r\n\r\n${(decision.allowed ? rest : await bodyStart(client, rest, headerLines)).subarray(0, SAMPLE_BYTES).toString("latin1")}`;
     return this.finish(client, event, decision, (upstream) => {
       // Origin-form request line, our Host (never the client's: no virtual-host switch), one request per connection.
       const headers = headerLines.filter((l) => !/^(host|proxy-[a-z-]*|connection|keep-alive)\s*:/i.test(l));
       const authority = port === 80 ? url.host.replace(/:80$/, "") : url.host;
-      upstream.write(`${method} ${pathAsked} HTTP/1.1\r\nHost: ${authority}\r\n${headers.map((l) => `${l}\r\n`).join("")}Connection: close\r\n\r\n`);
+      upstream.write(
+        `${method} ${pathAsked} HTTP/1.1\r\nHost: ${authority}\r\n${headers.map((l) => `${l}\r\n`).join("")}Connection: close\r\n\r\n`,
+      );
       if (rest.length > 0) upstream.write(rest);
     });
   }
 
   /** Logs the attempt; connects and pipes when allowed, answers 403 with the reason when not. */
-  private finish(client: net.Socket, event: EgressEvent, decision: Decision, start: (upstream: net.Socket) => void): void {
+  private finish(
+    client: net.Socket,
+    event: EgressEvent,
+    decision: Decision,
+    start: (upstream: net.Socket) => void,
+  ): void {
     event.allowed = decision.allowed;
     if (decision.address !== undefined) event.address = decision.address;
     if (!decision.allowed || decision.address === undefined) {
@@ -230,7 +259,8 @@ export class EgressProxy {
     });
     upstream.on("error", () => {
       if (!connected) event.reason = "the destination did not accept the connection";
-      if (!client.destroyed && client.bytesWritten === 0) this.refuse(client, 502, `cannot connect to ${event.host}:${event.port}`);
+      if (!client.destroyed && client.bytesWritten === 0)
+        this.refuse(client, 502, `cannot connect to ${event.host}:${event.port}`);
       upstream.destroy();
     });
     upstream.once("connect", () => {
@@ -254,10 +284,16 @@ export class EgressProxy {
     }
     if (rule.paths !== undefined) {
       if (urlPath === undefined) {
-        return { allowed: false, reason: `${host} is declared with path prefixes, which HTTPS hides from the proxy; declare the host without a path` };
+        return {
+          allowed: false,
+          reason: `${host} is declared with path prefixes, which HTTPS hides from the proxy; declare the host without a path`,
+        };
       }
       if (hasDotSegment(urlPath) || !rule.paths.some((p) => urlPath.startsWith(p))) {
-        return { allowed: false, reason: `path not declared: ${host}${urlPath.slice(0, 200)} (declared ${rule.paths.join(" ")})` };
+        return {
+          allowed: false,
+          reason: `path not declared: ${host}${urlPath.slice(0, 200)} (declared ${rule.paths.join(" ")})`,
+        };
       }
     }
     let addresses: string[];
@@ -273,7 +309,11 @@ export class EgressProxy {
     if (!rule.private) {
       const bad = addresses.find(isNonPublicAddress);
       if (bad !== undefined) {
-        return { allowed: false, address: bad, reason: `${host} resolves to a loopback or private address (${bad}); such a destination must be declared under skillport.network-private` };
+        return {
+          allowed: false,
+          address: bad,
+          reason: `${host} resolves to a loopback or private address (${bad}); such a destination must be declared under skillport.network-private`,
+        };
       }
     }
     return { allowed: true, address: addresses[0]! };
@@ -281,8 +321,17 @@ export class EgressProxy {
 
   private refuse(client: net.Socket, status: number, reason: string): void {
     const body = `skillport egress proxy: ${reason}\n`;
-    const phrase = status === 403 ? "Forbidden by Skillport: destination not declared" : status === 400 ? "Bad Request" : status === 431 ? "Request Header Fields Too Large" : "Bad Gateway";
-    client.end(`HTTP/1.1 ${status} ${phrase}\r\nContent-Type: text/plain; charset=utf-8\r\nX-Skillport-Egress: denied\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    const phrase =
+      status === 403
+        ? "Forbidden by Skillport: destination not declared"
+        : status === 400
+          ? "Bad Request"
+          : status === 431
+            ? "Request Header Fields Too Large"
+            : "Bad Gateway";
+    client.end(
+      `HTTP/1.1 ${status} ${phrase}\r\nContent-Type: text/plain; charset=utf-8\r\nX-Skillport-Egress: denied\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
   }
 }
 

@@ -1,7 +1,20 @@
 // The /etc snapshot kept across processes (decision 0221): where it lives, and what happens to one that was tampered
 // with or planted. TMPDIR points at a test folder, so the host's own state directory is never touched.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appendFileSync, chownSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { boundSnapshot, etcMounts } from "./etc-snapshot.js";
 import { BubblewrapSandbox, createSandbox } from "./sandbox.js";
@@ -100,7 +113,20 @@ describe("the /etc snapshot", () => {
     try {
       const args = etcMounts(SOURCES, []);
       expect(boundSnapshot(args)).toBeUndefined();
-      expect(args).toEqual(["--ro-bind", "/etc/passwd", "/etc/passwd", "--ro-bind", "/etc/group", "/etc/group", "--ro-bind", "/etc/hosts", "/etc/hosts", "--ro-bind", "/etc/ssl", "/etc/ssl"]);
+      expect(args).toEqual([
+        "--ro-bind",
+        "/etc/passwd",
+        "/etc/passwd",
+        "--ro-bind",
+        "/etc/group",
+        "/etc/group",
+        "--ro-bind",
+        "/etc/hosts",
+        "/etc/hosts",
+        "--ro-bind",
+        "/etc/ssl",
+        "/etc/ssl",
+      ]);
       expect(readdirSync(stateDir)).toEqual([]);
     } finally {
       clear();
@@ -133,22 +159,25 @@ describe("the /etc snapshot", () => {
     }
   });
 
-  it.runIf(hasBwrap)("a long-lived sandbox whose snapshot was swept by another process takes the current one", async () => {
-    const ws = await tempDir();
-    const sb = createSandbox({ kind: "bubblewrap", writableDir: ws.dir });
-    try {
-      if (!(sb instanceof BubblewrapSandbox)) throw new Error("not a bubblewrap sandbox");
-      const passwd = readFileSync("/etc/passwd", "utf8");
-      expect((await sb.run({ command: ["/bin/cat", "/etc/passwd"] })).stdout).toBe(passwd);
-      const dir = boundSnapshot(sb.bwrapArgs(["true"], "/", {}))!;
-      rmSync(dir, { recursive: true }); // what a sweep does once /etc has changed a few times (decision 0221)
-      await new Promise((resolve) => setTimeout(resolve, 100)); // the next launcher is prepared meanwhile
-      const r = await sb.run({ command: ["/bin/cat", "/etc/passwd"] });
-      expect({ exitCode: r.exitCode, stdout: r.stdout }).toEqual({ exitCode: 0, stdout: passwd });
-      expect(existsSync(boundSnapshot(sb.bwrapArgs(["true"], "/", {}))!)).toBe(true);
-    } finally {
-      await sb.close();
-      await ws.cleanup();
-    }
-  });
+  it.runIf(hasBwrap)(
+    "a long-lived sandbox whose snapshot was swept by another process takes the current one",
+    async () => {
+      const ws = await tempDir();
+      const sb = createSandbox({ kind: "bubblewrap", writableDir: ws.dir });
+      try {
+        if (!(sb instanceof BubblewrapSandbox)) throw new Error("not a bubblewrap sandbox");
+        const passwd = readFileSync("/etc/passwd", "utf8");
+        expect((await sb.run({ command: ["/bin/cat", "/etc/passwd"] })).stdout).toBe(passwd);
+        const dir = boundSnapshot(sb.bwrapArgs(["true"], "/", {}))!;
+        rmSync(dir, { recursive: true }); // what a sweep does once /etc has changed a few times (decision 0221)
+        await new Promise((resolve) => setTimeout(resolve, 100)); // the next launcher is prepared meanwhile
+        const r = await sb.run({ command: ["/bin/cat", "/etc/passwd"] });
+        expect({ exitCode: r.exitCode, stdout: r.stdout }).toEqual({ exitCode: 0, stdout: passwd });
+        expect(existsSync(boundSnapshot(sb.bwrapArgs(["true"], "/", {}))!)).toBe(true);
+      } finally {
+        await sb.close();
+        await ws.cleanup();
+      }
+    },
+  );
 });

@@ -1,4 +1,17 @@
-import { accessSync, chmodSync, constants, copyFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, utimesSync } from "node:fs";
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  copyFileSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+} from "node:fs";
 import path from "node:path";
 import { isInside } from "@skillport/fs";
 import { stateDir } from "./state-dir.js";
@@ -63,11 +76,16 @@ export function boundSnapshot(args: readonly string[]): string | undefined {
 }
 
 /** The checked snapshot, or undefined when there is no usable state directory or a writable directory holds it. */
-function snapshotOf(files: readonly Source[], dirs: readonly string[], writableDirs: readonly string[]): string | undefined {
+function snapshotOf(
+  files: readonly Source[],
+  dirs: readonly string[],
+  writableDirs: readonly string[],
+): string | undefined {
   const parent = stateDir(true);
   if (parent === undefined) return undefined;
   const signature = JSON.stringify([LAYOUT_REVISION, process.getuid?.(), files, dirs]);
-  const name = PREFIX + process.getBuiltinModule("node:crypto").createHash("sha256").update(signature).digest("hex").slice(0, 32);
+  const name =
+    PREFIX + process.getBuiltinModule("node:crypto").createHash("sha256").update(signature).digest("hex").slice(0, 32);
   const dir = path.join(parent, name);
   // A sandbox could write a snapshot inside its writable directory: none is checked or built for it.
   if (writableDirs.some((w) => isInside(w, dir))) return undefined;

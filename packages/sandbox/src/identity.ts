@@ -1,5 +1,15 @@
 import { execFile } from "node:child_process";
-import { accessSync, chmodSync, chownSync, closeSync, constants, fchownSync, fstatSync, openSync, statSync } from "node:fs";
+import {
+  accessSync,
+  chmodSync,
+  chownSync,
+  closeSync,
+  constants,
+  fchownSync,
+  fstatSync,
+  openSync,
+  statSync,
+} from "node:fs";
 import { InvalidPathError } from "@skillport/core";
 import path from "node:path";
 import { SandboxUnavailableError } from "./errors.js";
@@ -52,8 +62,16 @@ export const DEFAULT_UNISOLATED_IDS: IdRange = Object.freeze({ first: 0x7000_000
  */
 export function unisolatedIdentity(key: string, range: IdRange = DEFAULT_UNISOLATED_IDS): SandboxIdentity {
   const { first, count } = range;
-  if (!Number.isSafeInteger(first) || !Number.isSafeInteger(count) || first < 1 || count < 1 || first + count - 1 > 0xfffffffe) {
-    throw new SandboxUnavailableError(`the id range for unisolated runs must lie within 1 … 4294967294, got first ${String(first)}, count ${String(count)}`);
+  if (
+    !Number.isSafeInteger(first) ||
+    !Number.isSafeInteger(count) ||
+    first < 1 ||
+    count < 1 ||
+    first + count - 1 > 0xfffffffe
+  ) {
+    throw new SandboxUnavailableError(
+      `the id range for unisolated runs must lie within 1 … 4294967294, got first ${String(first)}, count ${String(count)}`,
+    );
   }
   // Loaded here, not at start-up: only a root host's unisolated runs need it.
   const digest = process.getBuiltinModule("node:crypto").createHash("sha256").update(key).digest();
@@ -75,19 +93,29 @@ export function planIdentity(runAs: SandboxIdentity | undefined, unisolated?: Un
   if (!isRoot()) {
     const identity = { uid: process.getuid?.() ?? -1, gid: process.getgid?.() ?? -1 };
     if (runAs !== undefined && (runAs.uid !== identity.uid || runAs.gid !== identity.gid)) {
-      throw new SandboxUnavailableError(`runAs ${runAs.uid}:${runAs.gid} needs a root host; this process runs as ${identity.uid}:${identity.gid}`);
+      throw new SandboxUnavailableError(
+        `runAs ${runAs.uid}:${runAs.gid} needs a root host; this process runs as ${identity.uid}:${identity.gid}`,
+      );
     }
     return { mode: "host", identity, dropArgv: [] };
   }
-  const identity = runAs ?? (unisolated === undefined ? DEFAULT_RUN_AS : unisolatedIdentity(unisolated.key, unisolated.range));
-  for (const [name, id] of [["uid", identity.uid], ["gid", identity.gid]] as const) {
+  const identity =
+    runAs ?? (unisolated === undefined ? DEFAULT_RUN_AS : unisolatedIdentity(unisolated.key, unisolated.range));
+  for (const [name, id] of [
+    ["uid", identity.uid],
+    ["gid", identity.gid],
+  ] as const) {
     if (!Number.isInteger(id) || id <= 0 || id >= 0xffffffff) {
-      throw new SandboxUnavailableError(`runAs.${name} must be a non-root id (an integer from 1 to 4294967294), got ${String(id)}: sandboxed code never runs as host root`);
+      throw new SandboxUnavailableError(
+        `runAs.${name} must be a non-root id (an integer from 1 to 4294967294), got ${String(id)}: sandboxed code never runs as host root`,
+      );
     }
   }
   const setpriv = findSetpriv();
   if (setpriv === undefined) {
-    throw new SandboxUnavailableError("the host runs as root and setpriv (util-linux) is not installed: sandboxed code would keep root; install util-linux");
+    throw new SandboxUnavailableError(
+      "the host runs as root and setpriv (util-linux) is not installed: sandboxed code would keep root; install util-linux",
+    );
   }
   return { mode: "drop", identity, dropArgv: dropArgv(setpriv, identity) };
 }
@@ -149,11 +177,15 @@ export function giveDirectory(dir: string, plan: IdentityPlan): void {
   try {
     fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
   } catch (error) {
-    throw new InvalidPathError("home", `cannot be opened as a folder without following links (${errorCode(error) ?? "error"})`);
+    throw new InvalidPathError(
+      "home",
+      `cannot be opened as a folder without following links (${errorCode(error) ?? "error"})`,
+    );
   }
   try {
     const info = fstatSync(fd);
-    if (info.uid !== plan.identity.uid || info.gid !== plan.identity.gid) fchownSync(fd, plan.identity.uid, plan.identity.gid);
+    if (info.uid !== plan.identity.uid || info.gid !== plan.identity.gid)
+      fchownSync(fd, plan.identity.uid, plan.identity.gid);
   } finally {
     closeSync(fd);
   }
@@ -193,8 +225,18 @@ export function canAccess(p: string, identity: SandboxIdentity, want: "r" | "w",
 export async function handOverTree(dir: string, identity: SandboxIdentity): Promise<void> {
   if (!isRoot() || identity.uid === 0) return;
   await new Promise<void>((resolve, reject) => {
-    execFile("chown", ["-R", "-P", "-h", `${identity.uid}:${identity.gid}`, "--", dir], { timeout: 60_000 }, (error, _stdout, stderr) =>
-      error ? reject(new SandboxUnavailableError(`cannot hand ${path.basename(dir)} to the sandbox user: ${String(stderr).trim() || error.message}`)) : resolve(),
+    execFile(
+      "chown",
+      ["-R", "-P", "-h", `${identity.uid}:${identity.gid}`, "--", dir],
+      { timeout: 60_000 },
+      (error, _stdout, stderr) =>
+        error
+          ? reject(
+              new SandboxUnavailableError(
+                `cannot hand ${path.basename(dir)} to the sandbox user: ${String(stderr).trim() || error.message}`,
+              ),
+            )
+          : resolve(),
     );
   });
 }

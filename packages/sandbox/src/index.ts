@@ -22,11 +22,24 @@ export { findBubblewrap } from "./bubblewrap.js";
 export { sandboxedCommand, type SandboxedCommand, type SandboxedCommandOptions } from "./command.js";
 export { SandboxUnavailableError } from "./errors.js";
 export { privateDirProblem } from "./state-dir.js";
-export { DEFAULT_RUN_AS, DEFAULT_UNISOLATED_IDS, handOverTree, type IdRange, type SandboxIdentity } from "./identity.js";
+export {
+  DEFAULT_RUN_AS,
+  DEFAULT_UNISOLATED_IDS,
+  handOverTree,
+  type IdRange,
+  type SandboxIdentity,
+} from "./identity.js";
 export type { LimitMechanism } from "./limits.js";
 export type { OutputStream } from "./run-process.js";
 export { TailBuffer } from "./tail-buffer.js";
 export { shellQuote } from "./limits.js";
-export { EgressProxy, isNonPublicAddress, EGRESS_PORT_IN_SANDBOX, EGRESS_SOCKET_IN_SANDBOX, type EgressEvent, type EgressProxyOptions } from "./egress.js";
+export {
+  EgressProxy,
+  isNonPublicAddress,
+  EGRESS_PORT_IN_SANDBOX,
+  EGRESS_SOCKET_IN_SANDBOX,
+  type EgressEvent,
+  type EgressProxyOptions,
+} from "./egress.js";
 export type { TraceRecord } from "./trace.js";
 export { policyEnv, runUnderPolicy, type PolicyRunOptions } from "./policy-run.js";

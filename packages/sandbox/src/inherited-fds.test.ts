@@ -76,11 +76,24 @@ console.log(JSON.stringify(seen));
   );
   // The shell plays the supervisor: it opens the secret at 200 and 251 without close-on-exec, then execs Node.
   const prefix = user === undefined ? [] : ["setpriv", `--reuid=${user}`, `--regid=${user}`, "--clear-groups", "--"];
-  const r = spawnSync(prefix[0] ?? "/bin/bash", [...prefix.slice(1), ...(user === undefined ? [] : ["/bin/bash"]), "-c", 'exec 200<"$1" 251<"$1"; exec "$2" "$3"', "host", secret, process.execPath, script], {
-    encoding: "utf8",
-    env: { PATH: process.env.PATH, TMPDIR: tmp },
-    timeout: 120_000,
-  });
+  const r = spawnSync(
+    prefix[0] ?? "/bin/bash",
+    [
+      ...prefix.slice(1),
+      ...(user === undefined ? [] : ["/bin/bash"]),
+      "-c",
+      'exec 200<"$1" 251<"$1"; exec "$2" "$3"',
+      "host",
+      secret,
+      process.execPath,
+      script,
+    ],
+    {
+      encoding: "utf8",
+      env: { PATH: process.env.PATH, TMPDIR: tmp },
+      timeout: 120_000,
+    },
+  );
   expect(r.status, r.stderr).toBe(0);
   return JSON.parse(r.stdout.trim().split("\n").pop()!) as Record<string, Seen>;
 }

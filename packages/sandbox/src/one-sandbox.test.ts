@@ -26,12 +26,16 @@ function sources(): Array<{ file: string; text: string }> {
 
 describe("one sandbox", () => {
   it("defines findBubblewrap once, in @skillport/sandbox", () => {
-    const defining = sources().filter(({ text }) => /function findBubblewrap\b/.test(text)).map(({ file }) => file);
+    const defining = sources()
+      .filter(({ text }) => /function findBubblewrap\b/.test(text))
+      .map(({ file }) => file);
     expect(defining).toEqual([path.join("sandbox", "src", "bubblewrap.ts")]);
   });
 
   it("builds bwrap command lines only in @skillport/sandbox", () => {
-    const building = sources().filter(({ text }) => /["'`]--(unshare-(user|pid|net|all)|ro-bind|die-with-parent)["'`]/.test(text)).map(({ file }) => file);
+    const building = sources()
+      .filter(({ text }) => /["'`]--(unshare-(user|pid|net|all)|ro-bind|die-with-parent)["'`]/.test(text))
+      .map(({ file }) => file);
     expect(building.every((file) => file.startsWith(path.join("sandbox", "src")))).toBe(true);
   });
 });

@@ -10,7 +10,9 @@ const hasBwrap = haveBubblewrap(console.warn);
 
 /** Launchers of this process waiting for an argv (see startWaiting in run-process.ts). */
 const waitingLaunchers = (): number =>
-  spawnSync("ps", ["-o", "args=", "--ppid", String(process.pid)], { encoding: "utf8" }).stdout.split("\n").filter((line) => line.includes("mapfile -d")).length;
+  spawnSync("ps", ["-o", "args=", "--ppid", String(process.pid)], { encoding: "utf8" })
+    .stdout.split("\n")
+    .filter((line) => line.includes("mapfile -d")).length;
 
 /** The count once it has held still for 300 ms: a launcher starting or a killed one exiting settles first. */
 async function settledLaunchers(): Promise<number> {

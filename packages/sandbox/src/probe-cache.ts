@@ -20,7 +20,17 @@ export function probeKey(bwrapPath: string, setpriv: string | undefined): string
   try {
     const bin = statSync(bwrapPath);
     const boot = readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
-    return JSON.stringify([POLICY_REVISION, bwrapPath, bin.dev, bin.ino, bin.size, bin.mtimeMs, boot, process.getuid?.(), setpriv ?? null]);
+    return JSON.stringify([
+      POLICY_REVISION,
+      bwrapPath,
+      bin.dev,
+      bin.ino,
+      bin.size,
+      bin.mtimeMs,
+      boot,
+      process.getuid?.(),
+      setpriv ?? null,
+    ]);
   } catch {
     return undefined;
   }
@@ -34,7 +44,12 @@ export function cachedProbe(key: string): boolean {
   if (file === undefined) return false;
   try {
     const entries: unknown = JSON.parse(readFileSync(file, "utf8"));
-    return typeof entries === "object" && entries !== null && Object.hasOwn(entries, key) && (entries as Record<string, unknown>)[key] === true;
+    return (
+      typeof entries === "object" &&
+      entries !== null &&
+      Object.hasOwn(entries, key) &&
+      (entries as Record<string, unknown>)[key] === true
+    );
   } catch {
     return false; // missing or malformed: a miss (rememberProbe says what was wrong when it rewrites the file)
   }
@@ -52,7 +67,10 @@ async function remember(file: string, key: string): Promise<void> {
   let entries: Record<string, boolean> = {};
   let problem: string | undefined;
   try {
-    const parsed = parseStateText<Record<string, boolean>>(await readFile(file, "utf8"), z.record(z.string(), z.boolean()));
+    const parsed = parseStateText<Record<string, boolean>>(
+      await readFile(file, "utf8"),
+      z.record(z.string(), z.boolean()),
+    );
     if ("problem" in parsed) problem = `is ${parsed.problem}`;
     else entries = parsed.value;
   } catch (error) {

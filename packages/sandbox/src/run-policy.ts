@@ -51,17 +51,21 @@ const VISIBLE = ["/usr/", "/opt/node/", "/nix/store/"];
  * died, runs the command, stops the forwarder (a tracer would otherwise wait for it) and exits with the command's status.
  */
 const WAIT_FOR_FORWARDER =
-  'f=$!; i=0; until exec 3<>/dev/tcp/127.0.0.1/' + String(EGRESS_PORT_IN_SANDBOX) +
+  "f=$!; i=0; until exec 3<>/dev/tcp/127.0.0.1/" +
+  String(EGRESS_PORT_IN_SANDBOX) +
   '; do kill -0 $f || break; i=$((i+1)); [ $i -gt 200000 ] && break; done 2>/dev/null; exec 3>&-; "$@"; c=$?; kill $f 2>/dev/null; exit $c';
 
 /** The in-sandbox forwarder: socat where the host has it (starts in ~2 ms), else Node (slower; said in a warning). */
 function forwarderCommand(warnings: string[]): string {
   const socat = SOCAT_CANDIDATES.find((p) => existsSync(p));
   const target = `UNIX-CONNECT:${EGRESS_SOCKET_IN_SANDBOX}`;
-  if (socat !== undefined) return `${socat} TCP-LISTEN:${EGRESS_PORT_IN_SANDBOX},bind=127.0.0.1,reuseaddr,fork ${target} </dev/null >/dev/null 2>&1 &`;
+  if (socat !== undefined)
+    return `${socat} TCP-LISTEN:${EGRESS_PORT_IN_SANDBOX},bind=127.0.0.1,reuseaddr,fork ${target} </dev/null >/dev/null 2>&1 &`;
   const node = process.execPath;
   if (!VISIBLE.some((dir) => node.startsWith(dir))) {
-    throw new SandboxUnavailableError("the egress proxy needs socat (apt-get install socat) or a Node installed under /usr inside the sandbox");
+    throw new SandboxUnavailableError(
+      "the egress proxy needs socat (apt-get install socat) or a Node installed under /usr inside the sandbox",
+    );
   }
   warnings.push("egress forwarder: socat is not installed, Node is used (about 40 ms more per run)");
   const script = `const n=require("net");n.createServer(c=>{const u=n.connect(${JSON.stringify(EGRESS_SOCKET_IN_SANDBOX)});c.pipe(u);u.pipe(c);c.on("error",()=>u.destroy());u.on("error",()=>c.destroy())}).listen(${EGRESS_PORT_IN_SANDBOX},"127.0.0.1")`;
@@ -87,7 +91,8 @@ export function runPolicy(request: RunPolicyRequest, side: SandboxSide, warnings
     if (side.network) warnings.push("the sandbox has the host's network: the egress proxy is not the only way out");
     runDir();
     bwrapArgs.push("--ro-bind", request.egress.socketPath, EGRESS_SOCKET_IN_SANDBOX);
-    for (const name of ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"]) env[name] = PROXY_URL;
+    for (const name of ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"])
+      env[name] = PROXY_URL;
     env.NO_PROXY = "";
     env.no_proxy = "";
     inner.push("/bin/bash", "-c", `${forwarderCommand(warnings)} ${WAIT_FOR_FORWARDER}`, EGRESS_WRAPPER_NAME);
@@ -101,7 +106,8 @@ export function runPolicy(request: RunPolicyRequest, side: SandboxSide, warnings
 
   if (request.trace === true) {
     const strace = findStrace();
-    if (strace === undefined) warnings.push("trace asked for but strace is not installed (apt-get install strace): no trace recorded");
+    if (strace === undefined)
+      warnings.push("trace asked for but strace is not installed (apt-get install strace): no trace recorded");
     else {
       const dir = mkdtempSync(path.join(os.tmpdir(), "skillport-trace-"));
       cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
@@ -133,8 +139,12 @@ export function runPolicy(request: RunPolicyRequest, side: SandboxSide, warnings
         const text = readFileSync(traceFile, "utf8");
         return {
           trace: parseTrace(text, {
-            ownConnect: (address, port) => request.egress !== undefined && address === "127.0.0.1" && port === EGRESS_PORT_IN_SANDBOX,
-            ownProgram: (argv) => argv.includes(EGRESS_WRAPPER_NAME) || argv.some((a) => a.includes(EGRESS_SOCKET_IN_SANDBOX)) || (dropProgram !== undefined && argv[0] === dropProgram),
+            ownConnect: (address, port) =>
+              request.egress !== undefined && address === "127.0.0.1" && port === EGRESS_PORT_IN_SANDBOX,
+            ownProgram: (argv) =>
+              argv.includes(EGRESS_WRAPPER_NAME) ||
+              argv.some((a) => a.includes(EGRESS_SOCKET_IN_SANDBOX)) ||
+              (dropProgram !== undefined && argv[0] === dropProgram),
           }),
         };
       } finally {
@@ -153,8 +163,12 @@ function twice(p: string): [string, string] {
  * is refused, never followed), returned as its real path.
  */
 function writableFolder(side: SandboxSide, rel: string): string {
-  if (path.isAbsolute(rel) || rel.split("/").includes("..") || rel.includes("\0")) throw new InvalidPathError(rel, "a writable folder must be relative to the workspace");
-  const dir = openPinnedDir(side.writableDir, rel, { create: true, ...(side.owner !== undefined && { owner: side.owner }) });
+  if (path.isAbsolute(rel) || rel.split("/").includes("..") || rel.includes("\0"))
+    throw new InvalidPathError(rel, "a writable folder must be relative to the workspace");
+  const dir = openPinnedDir(side.writableDir, rel, {
+    create: true,
+    ...(side.owner !== undefined && { owner: side.owner }),
+  });
   try {
     const real = realpathSync(dir.self());
     if (!isInside(side.writableDir, real)) throw new InvalidPathError(rel, "a writable folder escapes the workspace");

@@ -155,7 +155,13 @@ export interface WaitingProcess {
  * period); doing it ahead of time takes that off the path of the next run. The process is unref'd so an unused one
  * never keeps Node alive; if Node exits, the launcher reads EOF and exits without running anything.
  */
-export function startWaiting(prologue: string, cwd: string, env: Record<string, string>, head: readonly string[] = [], input?: Buffer): WaitingProcess {
+export function startWaiting(
+  prologue: string,
+  cwd: string,
+  env: Record<string, string>,
+  head: readonly string[] = [],
+  input?: Buffer,
+): WaitingProcess {
   const keep = input === undefined ? [] : [LAUNCHER_INPUT_FD];
   const wait =
     `mapfile -d "" -t argv <&3; exec 3<&-; ${closeInheritedFds(keep)}; ` +
@@ -172,7 +178,10 @@ export function startWaiting(prologue: string, cwd: string, env: Record<string, 
     inputPipe.on("error", () => undefined);
     inputPipe.end(input);
   }
-  for (const stream of [child.stdout, child.stderr, argvPipe, inputPipe] as Array<{ unref?: () => void } | null | undefined>) stream?.unref?.();
+  for (const stream of [child.stdout, child.stderr, argvPipe, inputPipe] as Array<
+    { unref?: () => void } | null | undefined
+  >)
+    stream?.unref?.();
   return { child, argvPipe, head };
 }
 

@@ -59,7 +59,9 @@ async function aliveSoon(marker: string): Promise<boolean> {
 describe("sandbox selection", () => {
   it("creates bubblewrap by default when installed and refuses a missing bwrap", () => {
     if (hasBwrap) expect(createSandbox({ writableDir: ws.dir }).kind).toBe("bubblewrap");
-    expect(() => createSandbox({ kind: "bubblewrap", writableDir: ws.dir, bwrapPath: "/nonexistent/bwrap" })).toThrow(SandboxUnavailableError);
+    expect(() => createSandbox({ kind: "bubblewrap", writableDir: ws.dir, bwrapPath: "/nonexistent/bwrap" })).toThrow(
+      SandboxUnavailableError,
+    );
     const p = createSandbox({ kind: "process", writableDir: ws.dir });
     expect(p).toBeInstanceOf(ProcessSandbox);
     expect(p.isolates).toBe(false);
@@ -69,12 +71,19 @@ describe("sandbox selection", () => {
     const sb = createSandbox({ writableDir: ws.dir, bwrapPath: "/nonexistent/bwrap" });
     expect(sb.kind).toBe("process");
     const r = await sb.run({ command: ["true"] });
-    expect(r.warnings).toEqual(["bubblewrap is not installed or does not work here; fell back to sandbox 'process'", PROCESS_SANDBOX_WARNING]);
+    expect(r.warnings).toEqual([
+      "bubblewrap is not installed or does not work here; fell back to sandbox 'process'",
+      PROCESS_SANDBOX_WARNING,
+    ]);
   });
 
   it("an abort signal kills the run", async () => {
     const controller = new AbortController();
-    const running = createSandbox({ kind: "process", writableDir: ws.dir }).run({ command: bash("echo started; sleep 30"), signal: controller.signal, onOutput: () => controller.abort() });
+    const running = createSandbox({ kind: "process", writableDir: ws.dir }).run({
+      command: bash("echo started; sleep 30"),
+      signal: controller.signal,
+      onOutput: () => controller.abort(),
+    });
     const r = await running;
     expect(r).toMatchObject({ aborted: true, timedOut: false, exitCode: null, signal: "SIGKILL", stdout: "started\n" });
   });
@@ -89,13 +98,23 @@ describe("sandbox selection", () => {
 });
 
 // Behaviour both backends share: limits, environment, process-group cleanup.
-const backends: Array<[string, () => Sandbox]> = [["process", () => createSandbox({ kind: "process", writableDir: ws.dir, maxProcesses: 64 })]];
-if (hasBwrap) backends.push(["bubblewrap", () => createSandbox({ kind: "bubblewrap", writableDir: ws.dir, maxProcesses: 64 })]);
+const backends: Array<[string, () => Sandbox]> = [
+  ["process", () => createSandbox({ kind: "process", writableDir: ws.dir, maxProcesses: 64 })],
+];
+if (hasBwrap)
+  backends.push(["bubblewrap", () => createSandbox({ kind: "bubblewrap", writableDir: ws.dir, maxProcesses: 64 })]);
 
 describe.each(backends)("%s backend", (kind, make) => {
   it("reports exit code, signal, duration and streams", async () => {
     const r = await make().run({ command: bash("echo out; echo err >&2; exit 3") });
-    expect(r).toMatchObject({ stdout: "out\n", stderr: "err\n", exitCode: 3, signal: null, timedOut: false, sandbox: kind });
+    expect(r).toMatchObject({
+      stdout: "out\n",
+      stderr: "err\n",
+      exitCode: 3,
+      signal: null,
+      timedOut: false,
+      sandbox: kind,
+    });
     expect(r.isolates).toBe(kind === "bubblewrap");
     expect(r.warnings.includes(PROCESS_SANDBOX_WARNING)).toBe(kind === "process");
     expect(r.durationMs).toBeGreaterThan(0);
@@ -105,8 +124,16 @@ describe.each(backends)("%s backend", (kind, make) => {
   });
 
   it("mergeStderr: both streams through one pipe in exact order, the sandbox's own errors included", async () => {
-    const r = await make().run({ command: bash("for i in 1 2 3; do echo out$i; echo err$i >&2; done"), mergeStderr: true });
-    expect(r).toMatchObject({ stdout: "out1\nerr1\nout2\nerr2\nout3\nerr3\n", stderr: "", stderrBytes: 0, exitCode: 0 });
+    const r = await make().run({
+      command: bash("for i in 1 2 3; do echo out$i; echo err$i >&2; done"),
+      mergeStderr: true,
+    });
+    expect(r).toMatchObject({
+      stdout: "out1\nerr1\nout2\nerr2\nout3\nerr3\n",
+      stderr: "",
+      stderrBytes: 0,
+      exitCode: 0,
+    });
     // The command cannot be started: the message of whatever execs it (setpriv, bwrap or bash) is merged too.
     const missing = await make().run({ command: ["/nonexistent/tool"], mergeStderr: true });
     expect(missing.exitCode).not.toBe(0);
@@ -118,9 +145,19 @@ describe.each(backends)("%s backend", (kind, make) => {
     process.env.SKILLPORT_TEST_SECRET = "hunter2";
     try {
       const r = await make().run({ command: ["/usr/bin/env"], env: { GIVEN: "yes" } });
-      const keys = r.stdout.trim().split("\n").map((l) => l.split("=")[0]).sort();
+      const keys = r.stdout
+        .trim()
+        .split("\n")
+        .map((l) => l.split("=")[0])
+        .sort();
       expect(r.stdout).not.toContain("hunter2");
-      expect(keys.filter((k) => !["PWD", "SHLVL", "_", "OLDPWD"].includes(k!))).toEqual(["GIVEN", "HOME", "LANG", "PATH", "TMPDIR"]);
+      expect(keys.filter((k) => !["PWD", "SHLVL", "_", "OLDPWD"].includes(k!))).toEqual([
+        "GIVEN",
+        "HOME",
+        "LANG",
+        "PATH",
+        "TMPDIR",
+      ]);
       expect(r.stdout).toContain(`HOME=${ws.dir}\n`);
     } finally {
       delete process.env.SKILLPORT_TEST_SECRET;
@@ -160,14 +197,21 @@ describe.each(backends)("%s backend", (kind, make) => {
   });
 
   it("a fork bomb fails cleanly under the process limit", async () => {
-    const sb = kind === "process" ? createSandbox({ kind: "process", writableDir: ws.dir, maxProcesses: 16 }) : createSandbox({ kind: "bubblewrap", writableDir: ws.dir, maxProcesses: 16 });
+    const sb =
+      kind === "process"
+        ? createSandbox({ kind: "process", writableDir: ws.dir, maxProcesses: 16 })
+        : createSandbox({ kind: "bubblewrap", writableDir: ws.dir, maxProcesses: 16 });
     const probe = await sb.run({ command: ["true"] });
     if (probe.pidLimit === "none") {
       expect(probe.warnings.join(" ")).toMatch(/no process-count limit/);
       return;
     }
     const marker = `bomb_${kind}_${process.pid}`;
-    const bomb = await sb.run({ command: bash(`${marker}(){ ${marker}|${marker}& }; ${marker}; sleep 1; echo survived`), timeoutMs: 3_000, maxStderrBytes: 4096 });
+    const bomb = await sb.run({
+      command: bash(`${marker}(){ ${marker}|${marker}& }; ${marker}; sleep 1; echo survived`),
+      timeoutMs: 3_000,
+      maxStderrBytes: 4096,
+    });
     // The limit bites (fork fails) and the run ends: it finishes or is killed at the timeout, nothing survives.
     expect(bomb.stderr).toMatch(/fork: (retry: )?Resource temporarily unavailable/);
     expect(bomb.timedOut || bomb.exitCode === 0).toBe(true);
@@ -189,7 +233,9 @@ describe.runIf(hasBwrap)("bubblewrap isolation", () => {
   it("writes only inside the writable directory", async () => {
     const target = path.join(outside.dir, "escaped.txt");
     const r = await sandbox().run({
-      command: bash(`echo inside > ok.txt; echo x > ${target}; echo x > /usr/escaped.txt; echo tmp > /tmp/t && cat /tmp/t`),
+      command: bash(
+        `echo inside > ok.txt; echo x > ${target}; echo x > /usr/escaped.txt; echo tmp > /tmp/t && cat /tmp/t`,
+      ),
     });
     expect(r.stdout).toBe("tmp\n");
     expect(await readFile(path.join(ws.dir, "ok.txt"), "utf8")).toBe("inside\n");
@@ -199,7 +245,11 @@ describe.runIf(hasBwrap)("bubblewrap isolation", () => {
 
   it("holds no capabilities: cannot remount the read-only system writable", async () => {
     const marker = `/usr/skillport-escape-${process.pid}`;
-    const r = await sandbox().run({ command: bash(`grep CapEff /proc/self/status; mount -o remount,rw,bind /usr; touch ${marker}; mount -t tmpfs x ${ws.dir}`) });
+    const r = await sandbox().run({
+      command: bash(
+        `grep CapEff /proc/self/status; mount -o remount,rw,bind /usr; touch ${marker}; mount -t tmpfs x ${ws.dir}`,
+      ),
+    });
     expect(r.stdout).toBe("CapEff:\t0000000000000000\n");
     expect(r.stderr).toMatch(/permission denied|must be superuser/i);
     expect(r.stderr).toMatch(/Read-only file system/);
@@ -213,14 +263,19 @@ describe.runIf(hasBwrap)("bubblewrap isolation", () => {
     expect(denied.exitCode).not.toBe(0);
     expect(denied.stdout).toBe("");
     expect(connections).toBe(before);
-    const allowed = await createSandbox({ kind: "bubblewrap", writableDir: ws.dir, network: true }).run({ command: bash(script), timeoutMs: 10_000 });
+    const allowed = await createSandbox({ kind: "bubblewrap", writableDir: ws.dir, network: true }).run({
+      command: bash(script),
+      timeoutMs: 10_000,
+    });
     expect(allowed.stdout).toBe("hello from host\n");
   });
 
   it("runs in its own PID namespace with a private /tmp", async () => {
     const marker = path.join(os.tmpdir(), `skillport-host-marker-${process.pid}`);
     await writeFile(marker, "host");
-    const r = await sandbox().run({ command: bash(`echo $$; ls /proc | grep -c '^[0-9]'; test -e ${marker} && echo leaked`) });
+    const r = await sandbox().run({
+      command: bash(`echo $$; ls /proc | grep -c '^[0-9]'; test -e ${marker} && echo leaked`),
+    });
     await rm(marker);
     const [pid, count] = r.stdout.trim().split("\n");
     expect(Number(pid)).toBeLessThan(10);
@@ -230,7 +285,9 @@ describe.runIf(hasBwrap)("bubblewrap isolation", () => {
 
   it("keeps one launcher ready between runs and stops it on close", async () => {
     const launchers = () =>
-      spawnSync("ps", ["-eo", "pid=,ppid=,args="], { encoding: "utf8" }).stdout.split("\n").filter((l) => l.trim().split(/\s+/)[1] === String(process.pid) && l.includes("mapfile"));
+      spawnSync("ps", ["-eo", "pid=,ppid=,args="], { encoding: "utf8" })
+        .stdout.split("\n")
+        .filter((l) => l.trim().split(/\s+/)[1] === String(process.pid) && l.includes("mapfile"));
     // Other sandboxes of this file keep their own idle launchers; the one the previous test's last run scheduled
     // (PREWARM_DELAY_MS after it started) must have appeared before the count starts.
     await new Promise((r) => setTimeout(r, 250));
@@ -239,7 +296,8 @@ describe.runIf(hasBwrap)("bubblewrap isolation", () => {
     expect((await sb.run({ command: ["echo", "one"] })).stdout).toBe("one\n");
     expect((await sb.run({ command: ["echo", "two"] })).stdout).toBe("two\n");
     // Between runs, this sandbox holds a launcher of its own, ready for the next run.
-    for (let i = 0; i < 500 && launchers().every((l) => others.has(l)); i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 500 && launchers().every((l) => others.has(l)); i++)
+      await new Promise((r) => setTimeout(r, 20));
     expect(launchers().filter((l) => !others.has(l))).toHaveLength(1);
     await sb.close();
     // Killed launchers take a moment to be reaped; poll without a timing assertion.
@@ -260,7 +318,9 @@ describe.runIf(hasBwrap)("bubblewrap isolation", () => {
         const sb = createSandbox({ kind: "bubblewrap", writableDir: ${JSON.stringify(ws.dir)} });
         await sb.run({ command: ["/bin/bash", "-c", "echo started; ${marker}"], timeoutMs: 600000, onOutput: () => process.stdout.write("started\\n") });
       `;
-      const child = spawn(process.execPath, ["--input-type=module", "-e", code], { stdio: ["ignore", "pipe", "inherit"] });
+      const child = spawn(process.execPath, ["--input-type=module", "-e", code], {
+        stdio: ["ignore", "pipe", "inherit"],
+      });
       await new Promise<void>((resolve) => child.stdout.on("data", () => resolve()));
       expect(await aliveSoon(marker)).toBe(true);
       const exited = new Promise((resolve) => child.on("close", (_code, signal) => resolve(signal)));
@@ -286,10 +346,14 @@ describe.runIf(hasBwrap)("bubblewrap isolation", () => {
       `;
       const env = { ...process.env, TMPDIR: stateTmp.dir };
       for (let i = 0; i < 2; i++) {
-        expect(execFileSync(process.execPath, ["--input-type=module", "-e", code], { encoding: "utf8", env })).toBe("0 true");
+        expect(execFileSync(process.execPath, ["--input-type=module", "-e", code], { encoding: "utf8", env })).toBe(
+          "0 true",
+        );
       }
       const state = path.join(stateTmp.dir, `skillport-${process.getuid?.()}`);
-      expect(readdirSync(state).filter((n) => n !== "bwrap-probe.json")).toEqual([expect.stringMatching(/^etc-[0-9a-f]+$/)]);
+      expect(readdirSync(state).filter((n) => n !== "bwrap-probe.json")).toEqual([
+        expect.stringMatching(/^etc-[0-9a-f]+$/),
+      ]);
       expect(readdirSync(stateTmp.dir)).toEqual([path.basename(state)]);
     } finally {
       await bundleDir.cleanup();

@@ -3,12 +3,28 @@ import path from "node:path";
 import os from "node:os";
 import { InvalidPathError, LimitExceededError } from "@skillport/core";
 import { isInside } from "@skillport/fs";
-import { fitsLauncher, isWaiting, LAUNCHER_INPUT_FD, runProcess, startWaiting, type OutputStream, type ProcessOutcome, type WaitingProcess } from "./run-process.js";
+import {
+  fitsLauncher,
+  isWaiting,
+  LAUNCHER_INPUT_FD,
+  runProcess,
+  startWaiting,
+  type OutputStream,
+  type ProcessOutcome,
+  type WaitingProcess,
+} from "./run-process.js";
 import { bubblewrapArgs, bubblewrapFeatures, findBubblewrap } from "./bubblewrap.js";
 import { boundSnapshot } from "./etc-snapshot.js";
 import { SandboxUnavailableError } from "./errors.js";
 import { closeInheritedFds } from "./fds.js";
-import { giveDirectory, planIdentity, shareDirectory, type IdRange, type IdentityPlan, type SandboxIdentity } from "./identity.js";
+import {
+  giveDirectory,
+  planIdentity,
+  shareDirectory,
+  type IdRange,
+  type IdentityPlan,
+  type SandboxIdentity,
+} from "./identity.js";
 import { missingFilterWarning, seccompFilter } from "./seccomp.js";
 import { acquireLimits, withPrologue, type AppliedLimits, type LimitMechanism } from "./limits.js";
 import type { EgressEvent, EgressProxy } from "./egress.js";
@@ -166,13 +182,16 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       "sandbox 'bubblewrap' requested but bwrap is not installed or cannot create its namespaces here (install bubblewrap, or choose sandbox 'process' knowingly)",
     );
   }
-  return new ProcessSandbox(options, ["bubblewrap is not installed or does not work here; fell back to sandbox 'process'"]);
+  return new ProcessSandbox(options, [
+    "bubblewrap is not installed or does not work here; fell back to sandbox 'process'",
+  ]);
 }
 
 /** Checks a size/count limit option: a positive integer of at least `min`. */
 export function limitOption(value: number | undefined, fallback: number, name: string, min: number): number {
   const v = value ?? fallback;
-  if (!Number.isSafeInteger(v) || v < min) throw new LimitExceededError(name, `${name} must be an integer of at least ${min}`);
+  if (!Number.isSafeInteger(v) || v < min)
+    throw new LimitExceededError(name, `${name} must be an integer of at least ${min}`);
   return v;
 }
 
@@ -191,11 +210,20 @@ abstract class BaseSandbox implements Sandbox {
   constructor(options: SandboxOptions, isolated: boolean) {
     this.writableDir = realDir(options.writableDir, "writableDir");
     this.home = options.home === undefined ? this.writableDir : realDir(options.home, "home");
-    if (!isInside(this.writableDir, this.home)) throw new InvalidPathError("home", "must be inside the writable directory");
+    if (!isInside(this.writableDir, this.home))
+      throw new InvalidPathError("home", "must be inside the writable directory");
     this.maxProcesses = limitOption(options.maxProcesses, DEFAULT_MAX_PROCESSES, "maxProcesses", 2);
-    this.maxMemoryBytes = limitOption(options.maxMemoryBytes, DEFAULT_MAX_MEMORY_BYTES, "maxMemoryBytes", 16 * 1024 * 1024);
+    this.maxMemoryBytes = limitOption(
+      options.maxMemoryBytes,
+      DEFAULT_MAX_MEMORY_BYTES,
+      "maxMemoryBytes",
+      16 * 1024 * 1024,
+    );
     this.tmpSizeBytes = limitOption(options.tmpSizeBytes, DEFAULT_TMP_SIZE_BYTES, "tmpSizeBytes", 1024 * 1024);
-    this.plan = planIdentity(options.runAs, isolated ? undefined : { key: this.writableDir, range: options.unisolatedIds });
+    this.plan = planIdentity(
+      options.runAs,
+      isolated ? undefined : { key: this.writableDir, range: options.unisolatedIds },
+    );
     this.identity = this.plan.identity;
     shareDirectory(this.writableDir, this.plan);
     if (this.home !== this.writableDir) giveDirectory(this.home, this.plan);
@@ -209,7 +237,10 @@ abstract class BaseSandbox implements Sandbox {
     }
     const cwd = request.cwd === undefined ? this.writableDir : realDir(request.cwd, "cwd");
     if (!isInside(this.writableDir, cwd)) {
-      throw new InvalidPathError(path.relative(this.writableDir, cwd), "the working directory must be inside the workspace");
+      throw new InvalidPathError(
+        path.relative(this.writableDir, cwd),
+        "the working directory must be inside the workspace",
+      );
     }
     const warnings: string[] = [];
     const eventsFrom = request.egress?.events.length ?? 0;
@@ -217,19 +248,22 @@ abstract class BaseSandbox implements Sandbox {
     let outcome: ProcessOutcome;
     let oomKills = 0;
     try {
-      outcome = await runProcess({
-        file,
-        args,
-        cwd: this.kind === "bubblewrap" ? "/" : cwd,
-        env,
-        timeoutMs,
-        maxStdoutBytes: request.maxStdoutBytes ?? DEFAULT_MAX_STREAM_BYTES,
-        maxStderrBytes: request.maxStderrBytes ?? DEFAULT_MAX_STREAM_BYTES,
-        maxOutputBytes: request.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
-        onOutput: request.onOutput,
-        signal: request.signal,
-        mergeStderr: request.mergeStderr,
-      }, waiting);
+      outcome = await runProcess(
+        {
+          file,
+          args,
+          cwd: this.kind === "bubblewrap" ? "/" : cwd,
+          env,
+          timeoutMs,
+          maxStdoutBytes: request.maxStdoutBytes ?? DEFAULT_MAX_STREAM_BYTES,
+          maxStderrBytes: request.maxStderrBytes ?? DEFAULT_MAX_STREAM_BYTES,
+          maxOutputBytes: request.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+          onOutput: request.onOutput,
+          signal: request.signal,
+          mergeStderr: request.mergeStderr,
+        },
+        waiting,
+      );
       oomKills = (await limits.cgroup?.oomKills()) ?? 0;
     } finally {
       await limits.dispose();
@@ -270,7 +304,10 @@ abstract class BaseSandbox implements Sandbox {
   protected abstract prepare(request: RunRequest, cwd: string, warnings: string[]): Promise<PreparedRun>;
 
   protected limits(): AppliedLimits {
-    return acquireLimits({ maxProcesses: this.maxProcesses, maxMemoryBytes: this.maxMemoryBytes }, { rlimitMemory: true });
+    return acquireLimits(
+      { maxProcesses: this.maxProcesses, maxMemoryBytes: this.maxMemoryBytes },
+      { rlimitMemory: true },
+    );
   }
 }
 
@@ -304,15 +341,23 @@ export class ProcessSandbox extends BaseSandbox {
   protected async prepare(request: RunRequest, _cwd: string, warnings: string[]): Promise<PreparedRun> {
     warnings.push(...this.extraWarnings, PROCESS_SANDBOX_WARNING);
     if (request.egress !== undefined || request.writes !== undefined || request.trace === true) {
-      warnings.push("the process backend enforces no egress proxy, write narrowing or trace: the command has the host's network and files");
+      warnings.push(
+        "the process backend enforces no egress proxy, write narrowing or trace: the command has the host's network and files",
+      );
     }
     const env = allowListEnv(
-      { PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin", HOME: this.home, TMPDIR: process.env.TMPDIR ?? os.tmpdir() },
+      {
+        PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+        HOME: this.home,
+        TMPDIR: process.env.TMPDIR ?? os.tmpdir(),
+      },
       request.env,
     );
     const limits = this.limits();
     // No launcher here: the prologue's shell closes inherited descriptors and merges the streams before it execs.
-    const prologue = [limits.prologue, closeInheritedFds(), request.mergeStderr ? "exec 2>&1" : ""].filter(Boolean).join("; ");
+    const prologue = [limits.prologue, closeInheritedFds(), request.mergeStderr ? "exec 2>&1" : ""]
+      .filter(Boolean)
+      .join("; ");
     const [file, ...args] = withPrologue(prologue, [...this.plan.dropArgv, ...request.command]);
     return { file: file!, args, env, limits };
   }
@@ -350,7 +395,12 @@ export class BubblewrapSandbox extends BaseSandbox {
     const features = bubblewrapFeatures(this.bwrapPath);
     const seccompFd = this.filter === undefined ? undefined : LAUNCHER_INPUT_FD;
     this.policy = () =>
-      bubblewrapArgs({ writableDirs: [this.writableDir], readOnlyPaths, network: this.network, tmpSizeBytes: this.tmpSizeBytes }, this.plan, features, seccompFd);
+      bubblewrapArgs(
+        { writableDirs: [this.writableDir], readOnlyPaths, network: this.network, tmpSizeBytes: this.tmpSizeBytes },
+        this.plan,
+        features,
+        seccompFd,
+      );
     this.policyArgs = this.policy();
     this.prewarm = options.prewarm ?? true;
     // The first launcher starts now, while the caller still prepares its first run.
@@ -367,7 +417,15 @@ export class BubblewrapSandbox extends BaseSandbox {
   bwrapArgs(command: readonly string[], cwd: string, env: Record<string, string>, policy?: RunPolicyPlan): string[] {
     const args = [...this.policyArgs, ...(policy?.bwrapArgs ?? []), "--clearenv"];
     for (const [key, value] of Object.entries({ ...env, ...policy?.env })) args.push("--setenv", key, value);
-    args.push("--chdir", cwd, "--", ...(policy?.outer ?? []), ...this.plan.dropArgv, ...(policy?.inner ?? []), ...command);
+    args.push(
+      "--chdir",
+      cwd,
+      "--",
+      ...(policy?.outer ?? []),
+      ...this.plan.dropArgv,
+      ...(policy?.inner ?? []),
+      ...command,
+    );
     return args;
   }
 
@@ -378,13 +436,17 @@ export class BubblewrapSandbox extends BaseSandbox {
     // (decision 0221): a long-lived sandbox then takes the current one instead of failing at bwrap's bind.
     const snapshot = boundSnapshot(this.policyArgs);
     if (snapshot !== undefined && !existsSync(snapshot)) this.policyArgs = this.policy();
-    const policy = runPolicy(request, {
-      writableDir: this.writableDir,
-      home: this.home,
-      network: this.network,
-      dropArgv: this.plan.dropArgv,
-      ...(this.plan.mode === "drop" && { owner: this.identity }),
-    }, warnings);
+    const policy = runPolicy(
+      request,
+      {
+        writableDir: this.writableDir,
+        home: this.home,
+        network: this.network,
+        dropArgv: this.plan.dropArgv,
+        ...(this.plan.mode === "drop" && { owner: this.identity }),
+      },
+      warnings,
+    );
     let launcher: Launcher;
     try {
       launcher = await this.takeLauncher();
@@ -432,7 +494,8 @@ export class BubblewrapSandbox extends BaseSandbox {
     const pending = this.next;
     this.next = undefined;
     const warm = pending ? await pending : undefined;
-    if (warm && isWaiting(warm.waiting) && fitsLauncher(warm.waiting, [this.bwrapPath, ...this.policyArgs])) return warm;
+    if (warm && isWaiting(warm.waiting) && fitsLauncher(warm.waiting, [this.bwrapPath, ...this.policyArgs]))
+      return warm;
     if (warm?.waiting.child.pid !== undefined) stopLauncher(warm.waiting.child.pid);
     await warm?.limits.dispose();
     const fresh = await this.startLauncher();
@@ -444,7 +507,10 @@ export class BubblewrapSandbox extends BaseSandbox {
   private async startLauncher(): Promise<Launcher> {
     const limits = this.limits();
     // The filter waits in a pipe Node fills when the launcher starts: nothing on the run's path, no extra process.
-    return { waiting: startWaiting(limits.prologue, "/", {}, [this.bwrapPath, ...this.policyArgs], this.filter), limits };
+    return {
+      waiting: startWaiting(limits.prologue, "/", {}, [this.bwrapPath, ...this.policyArgs], this.filter),
+      limits,
+    };
   }
 }
 
@@ -458,7 +524,10 @@ function stopLauncher(pid: number): void {
 }
 
 /** PATH, HOME, LANG, TMPDIR and the caller's variables; nothing else from the parent. */
-function allowListEnv(base: { PATH: string; HOME: string; TMPDIR: string }, extra: Record<string, string> | undefined): Record<string, string> {
+function allowListEnv(
+  base: { PATH: string; HOME: string; TMPDIR: string },
+  extra: Record<string, string> | undefined,
+): Record<string, string> {
   const env: Record<string, string> = { ...base, LANG: process.env.LANG ?? "C.UTF-8" };
   for (const [key, value] of Object.entries(extra ?? {})) {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) throw new InvalidPathError(key, "not a valid environment variable name");

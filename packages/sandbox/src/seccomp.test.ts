@@ -88,8 +88,8 @@ describe.runIf(hasBwrap && seccompFilter() !== undefined)("bubblewrap's seccomp 
           "set -e",
           "echo hi | tr a-z A-Z",
           "ls / >/dev/null && sort -r <<< $'a\\nb' | head -1 && sha256sum <<< x | cut -c1-8",
-          "python3 -c 'import threading, subprocess; t = threading.Thread(target=print, args=(\"thread\",)); t.start(); t.join(); print(subprocess.run([\"true\"]).returncode)'",
-          "node -e 'require(\"fs\").writeFileSync(\"/tmp/n\", \"node\"); console.log(require(\"fs\").readFileSync(\"/tmp/n\", \"utf8\"), require(\"child_process\").execFileSync(\"echo\", [\"child\"]).toString().trim())'",
+          'python3 -c \'import threading, subprocess; t = threading.Thread(target=print, args=("thread",)); t.start(); t.join(); print(subprocess.run(["true"]).returncode)\'',
+          'node -e \'require("fs").writeFileSync("/tmp/n", "node"); console.log(require("fs").readFileSync("/tmp/n", "utf8"), require("child_process").execFileSync("echo", ["child"]).toString().trim())\'',
           "cd /tmp && git init -q r && cd r && git -c user.email=a@b -c user.name=a commit -q --allow-empty -m m && git log --format=%s",
           "python3 -c 'import ctypes; print(ctypes.CDLL(None).personality(0xffffffff) >= 0)'",
         ].join("\n"),
@@ -125,7 +125,8 @@ describe.runIf(hasBwrap && seccompFilter() !== undefined)("bubblewrap's seccomp 
 
 /** add: put `secret` in the user key ring (@u); read: look it up there and print it (then revoke it). */
 function keyScript(mode: "add" | "read", secret: string): string {
-  const nr = process.arch === "arm64" ? { add: 217, request: 218, keyctl: 219 } : { add: 248, request: 249, keyctl: 250 };
+  const nr =
+    process.arch === "arm64" ? { add: 217, request: 218, keyctl: 219 } : { add: 248, request: 249, keyctl: 250 };
   return `import ctypes, errno
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
@@ -147,35 +148,42 @@ else:
 }
 
 // The same from an unprivileged host user (bwrap's own user namespace): the filter is in that policy too.
-describe.runIf(hasBwrap && hostIsRoot && seccompFilter() !== undefined)("bubblewrap's seccomp filter for an unprivileged host user", () => {
-  it("denies the same calls", async () => {
-    const dir = await workspace("unprivileged");
-    const bundle = await bundleSandbox(dir);
-    const work = path.join(dir, "work");
-    const tmp = path.join(dir, "tmp");
-    for (const d of [work, tmp]) {
-      await mkdir(d);
-      await chown(d, 65534, 65534);
-    }
-    const script = path.join(dir, "probe.mjs");
-    await writeFile(
-      script,
-      `import { createSandbox } from ${JSON.stringify(bundle)};
+describe.runIf(hasBwrap && hostIsRoot && seccompFilter() !== undefined)(
+  "bubblewrap's seccomp filter for an unprivileged host user",
+  () => {
+    it("denies the same calls", async () => {
+      const dir = await workspace("unprivileged");
+      const bundle = await bundleSandbox(dir);
+      const work = path.join(dir, "work");
+      const tmp = path.join(dir, "tmp");
+      for (const d of [work, tmp]) {
+        await mkdir(d);
+        await chown(d, 65534, 65534);
+      }
+      const script = path.join(dir, "probe.mjs");
+      await writeFile(
+        script,
+        `import { createSandbox } from ${JSON.stringify(bundle)};
 const sb = createSandbox({ kind: "bubblewrap", writableDir: ${JSON.stringify(work)} });
 const r = await sb.run({ command: ["python3", "-c", ${JSON.stringify(probe(CALLS))}] });
 await sb.close();
 console.log(JSON.stringify(r.stdout));
 `,
-    );
-    const r = spawnSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "--", process.execPath, script], {
-      encoding: "utf8",
-      env: { PATH: process.env.PATH, TMPDIR: tmp },
-      timeout: 120_000,
+      );
+      const r = spawnSync(
+        "setpriv",
+        ["--reuid=65534", "--regid=65534", "--clear-groups", "--", process.execPath, script],
+        {
+          encoding: "utf8",
+          env: { PATH: process.env.PATH, TMPDIR: tmp },
+          timeout: 120_000,
+        },
+      );
+      expect(r.status, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout.trim().split("\n").pop()!)).toBe(expected);
     });
-    expect(r.status, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout.trim().split("\n").pop()!)).toBe(expected);
-  });
-});
+  },
+);
 
 describe("the embedded programs", () => {
   /** The architectures a program compares with (`jeq #AUDIT_ARCH_…`) and its return actions. */
@@ -218,16 +226,25 @@ describe("the embedded programs", () => {
 // The committed filter is exactly what the committed generator makes with the libseccomp it names.
 const libseccompVersion = (() => {
   if (!existsSync("/usr/include/seccomp.h")) return undefined;
-  const r = spawnSync("sh", ["-c", "dpkg-query -W -f '${Version}' libseccomp-dev 2>/dev/null || pkg-config --modversion libseccomp"], { encoding: "utf8" });
+  const r = spawnSync(
+    "sh",
+    ["-c", "dpkg-query -W -f '${Version}' libseccomp-dev 2>/dev/null || pkg-config --modversion libseccomp"],
+    { encoding: "utf8" },
+  );
   return r.status === 0 ? r.stdout.trim().replace(/-.*$/, "") : undefined;
 })();
 if (libseccompVersion !== SECCOMP_LIBSECCOMP_VERSION) {
-  console.warn(`skipping the filter regeneration check: it needs libseccomp-dev ${SECCOMP_LIBSECCOMP_VERSION} and cc (found ${libseccompVersion ?? "none"})`);
+  console.warn(
+    `skipping the filter regeneration check: it needs libseccomp-dev ${SECCOMP_LIBSECCOMP_VERSION} and cc (found ${libseccompVersion ?? "none"})`,
+  );
 }
 
 describe.runIf(libseccompVersion === SECCOMP_LIBSECCOMP_VERSION)("the committed filter", () => {
   it("equals a fresh generation from scripts/seccomp-filter.c", () => {
-    const r = spawnSync(process.execPath, [path.join(repo, "scripts/gen-seccomp.mjs"), "--check"], { encoding: "utf8", timeout: 60_000 });
+    const r = spawnSync(process.execPath, [path.join(repo, "scripts/gen-seccomp.mjs"), "--check"], {
+      encoding: "utf8",
+      timeout: 60_000,
+    });
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
   });

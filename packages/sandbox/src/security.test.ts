@@ -10,7 +10,8 @@ import { tempDir, haveBubblewrap, bundleSandbox } from "./__fixtures__/helpers.j
 
 const hasBwrap = haveBubblewrap(console.warn);
 const hostIsRoot = process.getuid?.() === 0;
-if (!hostIsRoot) console.warn("host is not root: the root-only checks (host uid of sandboxed processes, runAs) are skipped");
+if (!hostIsRoot)
+  console.warn("host is not root: the root-only checks (host uid of sandboxed processes, runAs) are skipped");
 
 let ws: { dir: string; cleanup: () => Promise<void> };
 beforeAll(async () => {
@@ -22,11 +23,16 @@ afterAll(async () => {
 
 const bash = (script: string) => ["/bin/bash", "-c", script];
 const kinds: Array<"process" | "bubblewrap"> = hasBwrap ? ["process", "bubblewrap"] : ["process"];
-const make = (kind: "process" | "bubblewrap", options: Partial<SandboxOptions> = {}): Sandbox => createSandbox({ kind, writableDir: ws.dir, ...options });
+const make = (kind: "process" | "bubblewrap", options: Partial<SandboxOptions> = {}): Sandbox =>
+  createSandbox({ kind, writableDir: ws.dir, ...options });
 
 describe.each(kinds)("%s backend: sandboxed code never holds host root", (kind) => {
   it("runs as a non-root uid/gid with no capabilities at all and no-new-privs", async () => {
-    const r = await make(kind).run({ command: bash("id -u; id -g; id -G; grep -E '^(CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs):' /proc/self/status") });
+    const r = await make(kind).run({
+      command: bash(
+        "id -u; id -g; id -G; grep -E '^(CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs):' /proc/self/status",
+      ),
+    });
     expect(r.exitCode).toBe(0);
     const [uid, gid, groups, ...status] = r.stdout.trim().split("\n");
     expect(Number(uid)).not.toBe(0);
@@ -47,7 +53,7 @@ describe.each(kinds)("%s backend: sandboxed code never holds host root", (kind) 
     // The classic escape: a writable core_pattern runs a program as host root on the next crash. Only `-w` is asked.
     const r = await make(kind).run({
       command: bash(
-        "for f in /proc/sys/kernel/core_pattern /proc/sys/kernel/modprobe /proc/sys/vm/drop_caches /proc/sysrq-trigger; do [ -e $f ] || continue; [ -w $f ] && echo \"writable $f\"; done; echo checked",
+        'for f in /proc/sys/kernel/core_pattern /proc/sys/kernel/modprobe /proc/sys/vm/drop_caches /proc/sysrq-trigger; do [ -e $f ] || continue; [ -w $f ] && echo "writable $f"; done; echo checked',
       ),
     });
     expect(r.stdout).toBe("checked\n");
@@ -62,7 +68,10 @@ describe.each(kinds)("%s backend: sandboxed code never holds host root", (kind) 
     for (let i = 0; i < 200 && uids.length === 0; i++) {
       await new Promise((resolve) => setTimeout(resolve, 25));
       const ps = spawnSync("ps", ["-eo", "uid=,args="], { encoding: "utf8" }).stdout;
-      uids = ps.split("\n").filter((line) => line.includes(marker) && !line.includes("bash -c")).map((line) => Number(line.trim().split(/\s+/)[0]));
+      uids = ps
+        .split("\n")
+        .filter((line) => line.includes(marker) && !line.includes("bash -c"))
+        .map((line) => Number(line.trim().split(/\s+/)[0]));
     }
     stop.abort(); // kills the run's process group
     await running;
@@ -71,16 +80,21 @@ describe.each(kinds)("%s backend: sandboxed code never holds host root", (kind) 
     expect(sandbox.identity.uid).not.toBe(0);
   });
 
-  it.runIf(hostIsRoot)("cannot rename or delete what the host put in the writable directory, but owns what it creates", async () => {
-    await mkdir(path.join(ws.dir, "host-dir"), { recursive: true });
-    await writeFile(path.join(ws.dir, "host-file"), "host");
-    const r = await make(kind).run({
-      command: bash("rm -f host-file; mv host-dir moved; rm -rf host-dir; echo mine > own.txt && cat own.txt && rm own.txt && echo removed"),
-    });
-    expect(r.stdout).toBe("mine\nremoved\n");
-    expect(r.stderr).toMatch(/Operation not permitted|Permission denied/);
-    expect((await readdir(ws.dir)).filter((n) => n.startsWith("host-")).sort()).toEqual(["host-dir", "host-file"]);
-  });
+  it.runIf(hostIsRoot)(
+    "cannot rename or delete what the host put in the writable directory, but owns what it creates",
+    async () => {
+      await mkdir(path.join(ws.dir, "host-dir"), { recursive: true });
+      await writeFile(path.join(ws.dir, "host-file"), "host");
+      const r = await make(kind).run({
+        command: bash(
+          "rm -f host-file; mv host-dir moved; rm -rf host-dir; echo mine > own.txt && cat own.txt && rm own.txt && echo removed",
+        ),
+      });
+      expect(r.stdout).toBe("mine\nremoved\n");
+      expect(r.stderr).toMatch(/Operation not permitted|Permission denied/);
+      expect((await readdir(ws.dir)).filter((n) => n.startsWith("host-")).sort()).toEqual(["host-dir", "host-file"]);
+    },
+  );
 
   it.runIf(hostIsRoot)("runs as the dedicated uid/gid the host picks; never as 0", async () => {
     const r = await make(kind, { runAs: { uid: 4242, gid: 4343 } }).run({ command: bash("id -u; id -g") });
@@ -92,7 +106,10 @@ describe.each(kinds)("%s backend: sandboxed code never holds host root", (kind) 
   it("bounds memory: a 3 GiB allocation fails cleanly", async () => {
     const sandbox = make(kind, { maxMemoryBytes: 128 * 1024 * 1024 });
     // perl builds a 3 GiB string (every page touched), so neither overcommit nor a lazy allocator hides it.
-    const r = await sandbox.run({ command: ["/usr/bin/perl", "-e", '$x = "a" x (3 * 1024 ** 3); print "allocated ", length($x), "\\n"'], timeoutMs: 60_000 });
+    const r = await sandbox.run({
+      command: ["/usr/bin/perl", "-e", '$x = "a" x (3 * 1024 ** 3); print "allocated ", length($x), "\\n"'],
+      timeoutMs: 60_000,
+    });
     expect(r.stdout).toBe("");
     expect(r.timedOut).toBe(false);
     expect(r.exitCode === 0).toBe(false);
@@ -106,7 +123,9 @@ describe.each(kinds)("%s backend: sandboxed code never holds host root", (kind) 
 
 describe.runIf(hasBwrap)("bubblewrap: kernel interfaces and /tmp", () => {
   it("mounts /proc/sys and the other kernel interfaces read-only", async () => {
-    const r = await make("bubblewrap").run({ command: bash("grep -E ' /proc/(sys|irq|bus|fs|sysrq-trigger) ' /proc/self/mountinfo | cut -d' ' -f5,6") });
+    const r = await make("bubblewrap").run({
+      command: bash("grep -E ' /proc/(sys|irq|bus|fs|sysrq-trigger) ' /proc/self/mountinfo | cut -d' ' -f5,6"),
+    });
     const lines = r.stdout.trim().split("\n");
     expect(lines).toContain(lines.find((l) => l.startsWith("/proc/sys ")));
     for (const line of lines) expect(line).toMatch(/^\/proc\/\S+ ro,/);
@@ -138,7 +157,9 @@ describe("findBubblewrap probes, not just looks", () => {
       await chmod(fake, 0o755);
       expect((await stat(fake)).mode & 0o111).not.toBe(0);
       expect(findBubblewrap(fake)).toBeUndefined();
-      expect(() => createSandbox({ kind: "bubblewrap", writableDir: ws.dir, bwrapPath: fake })).toThrow(/cannot create its namespaces/);
+      expect(() => createSandbox({ kind: "bubblewrap", writableDir: ws.dir, bwrapPath: fake })).toThrow(
+        /cannot create its namespaces/,
+      );
       expect(createSandbox({ writableDir: ws.dir, bwrapPath: fake }).kind).toBe("process");
     } finally {
       await dir.cleanup();
@@ -172,11 +193,15 @@ console.log(JSON.stringify({ who: who.stdout, mem: { stdout: mem.stdout, limit: 
 await sb.close();
 `,
       );
-      const r = spawnSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "--", process.execPath, script], {
-        encoding: "utf8",
-        env: { PATH: process.env.PATH, TMPDIR: tmp },
-        timeout: 120_000,
-      });
+      const r = spawnSync(
+        "setpriv",
+        ["--reuid=65534", "--regid=65534", "--clear-groups", "--", process.execPath, script],
+        {
+          encoding: "utf8",
+          env: { PATH: process.env.PATH, TMPDIR: tmp },
+          timeout: 120_000,
+        },
+      );
       expect(r.status, r.stderr).toBe(0);
       const out = JSON.parse(r.stdout.trim().split("\n").pop()!) as {
         who: string;

@@ -18,7 +18,9 @@ export function privateDirProblem(dir: string, options: { fixMode: boolean }): s
     fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
   } catch (error) {
     const code = errorCode(error);
-    return code === "ELOOP" || code === "ENOTDIR" ? "is a symbolic link or not a folder" : `cannot be opened (${code ?? "error"})`;
+    return code === "ELOOP" || code === "ENOTDIR"
+      ? "is a symbolic link or not a folder"
+      : `cannot be opened (${code ?? "error"})`;
   }
   try {
     const info = fstatSync(fd);

@@ -32,13 +32,24 @@ export function findStrace(): string | undefined {
 /** The strace command put in front of the sandboxed command (before the identity drop, so the trace file stays the host's). */
 export function straceArgv(strace: string): string[] {
   return [
-    strace, "-f", "-qq", "-y", "-s", "256", "-e", "signal=none",
-    "-e", "trace=execve,connect,open,openat,creat,rename,renameat,renameat2,unlink,unlinkat,mkdir,mkdirat,link,linkat,symlink,symlinkat",
-    "-o", TRACE_FILE_IN_SANDBOX, "--",
+    strace,
+    "-f",
+    "-qq",
+    "-y",
+    "-s",
+    "256",
+    "-e",
+    "signal=none",
+    "-e",
+    "trace=execve,connect,open,openat,creat,rename,renameat,renameat2,unlink,unlinkat,mkdir,mkdirat,link,linkat,symlink,symlinkat",
+    "-o",
+    TRACE_FILE_IN_SANDBOX,
+    "--",
   ];
 }
 
-const SYSTEM_READ = /^\/(usr|lib|lib32|lib64|libx32|bin|sbin|proc|sys|dev|nix\/store|opt\/node)(\/|$)|^\/etc\/(ld\.so|localtime|nsswitch|passwd|group|ssl|ca-certificates|alternatives|gai\.conf|hosts|resolv\.conf|host\.conf)/;
+const SYSTEM_READ =
+  /^\/(usr|lib|lib32|lib64|libx32|bin|sbin|proc|sys|dev|nix\/store|opt\/node)(\/|$)|^\/etc\/(ld\.so|localtime|nsswitch|passwd|group|ssl|ca-certificates|alternatives|gai\.conf|hosts|resolv\.conf|host\.conf)/;
 const WRITE_FLAGS = /O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|O_APPEND/;
 
 /** Parses strace's output (the options of `straceArgv`). Lines it does not understand are skipped. */
@@ -112,7 +123,10 @@ export function parseTrace(text: string, filter: TraceFilter): TraceRecord {
       case "unlinkat":
       case "mkdir":
       case "mkdirat": {
-        const target = name.startsWith("unlink") || name.startsWith("mkdir") ? resolveAt(fdPaths[0], strings[0]) : resolveAt(fdPaths[1] ?? fdPaths[0], strings[1]);
+        const target =
+          name.startsWith("unlink") || name.startsWith("mkdir")
+            ? resolveAt(fdPaths[0], strings[0])
+            : resolveAt(fdPaths[1] ?? fdPaths[0], strings[1]);
         if (target === undefined) break;
         if (ok) add(written, target);
         else if (/= -1 (EROFS|EACCES|EPERM)/.test(line)) add(denied, target);
@@ -126,14 +140,25 @@ export function parseTrace(text: string, filter: TraceFilter): TraceRecord {
         const port = Number(hit[1]);
         const address = hit[2]!;
         if (filter.ownConnect(address, port)) break;
-        const result = ok ? "connected" : /EINPROGRESS/.test(line) ? "in progress" : (/= -1 ([A-Z]+)/.exec(line)?.[1] ?? "failed");
+        const result = ok
+          ? "connected"
+          : /EINPROGRESS/.test(line)
+            ? "in progress"
+            : (/= -1 ([A-Z]+)/.exec(line)?.[1] ?? "failed");
         if (connects.length < MAX_ENTRIES) connects.push({ address, port, result });
         else truncated = true;
         break;
       }
     }
   }
-  return { processes: [...processes], filesWritten: [...written], writesDenied: [...denied], filesRead: [...read], connects, truncated };
+  return {
+    processes: [...processes],
+    filesWritten: [...written],
+    writesDenied: [...denied],
+    filesRead: [...read],
+    connects,
+    truncated,
+  };
 }
 
 /** A path argument made absolute with the directory strace printed for the `*at` call's descriptor (`AT_FDCWD</x>`). */

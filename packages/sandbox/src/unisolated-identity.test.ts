@@ -10,7 +10,8 @@ import { haveBubblewrap, useWorkspaces } from "./__fixtures__/helpers.js";
 
 const hasBwrap = haveBubblewrap(console.warn);
 const hostIsRoot = process.getuid?.() === 0;
-if (!hostIsRoot) console.warn("host is not root: unisolated runs keep the host's uid; the cross-sandbox checks are skipped");
+if (!hostIsRoot)
+  console.warn("host is not root: unisolated runs keep the host's uid; the cross-sandbox checks are skipped");
 
 const workspace = useWorkspaces();
 
@@ -48,8 +49,16 @@ describe.runIf(hostIsRoot)("process backend on a root host", () => {
     expect(a.identity).toEqual(unisolatedIdentity(a.writableDir));
     expect(a.identity.uid).not.toBe(DEFAULT_RUN_AS.uid);
     expect(b.identity.uid).not.toBe(a.identity.uid);
-    expect(createSandbox({ kind: "process", writableDir: a.writableDir, runAs: { uid: 4242, gid: 4242 } }).identity).toEqual({ uid: 4242, gid: 4242 });
-    const cmd = await sandboxedCommand({ command: ["/bin/true"], bwrapPath: undefined, writableDir: a.writableDir, cwd: a.writableDir, env: {} });
+    expect(
+      createSandbox({ kind: "process", writableDir: a.writableDir, runAs: { uid: 4242, gid: 4242 } }).identity,
+    ).toEqual({ uid: 4242, gid: 4242 });
+    const cmd = await sandboxedCommand({
+      command: ["/bin/true"],
+      bwrapPath: undefined,
+      writableDir: a.writableDir,
+      cwd: a.writableDir,
+      env: {},
+    });
     await cmd.dispose();
     expect(cmd.identity).toEqual(a.identity);
   });
@@ -61,7 +70,12 @@ describe.runIf(hostIsRoot)("process backend on a root host", () => {
     const pattern = `"sleep 93."'${process.pid}'`;
     const victim = createSandbox({ kind: "bubblewrap", writableDir: await workspace("victim") });
     const stop = new AbortController();
-    const running = victim.run({ command: ["bash", "-c", `${marker} & wait`], env: { TOKEN: secret }, timeoutMs: 30_000, signal: stop.signal });
+    const running = victim.run({
+      command: ["bash", "-c", `${marker} & wait`],
+      env: { TOKEN: secret },
+      timeoutMs: 30_000,
+      signal: stop.signal,
+    });
     const attacker = createSandbox({ kind: "process", writableDir: await workspace("attacker") });
     try {
       // Finds the victim's processes by their command line (readable by anyone) and tries both doors.

@@ -30,16 +30,31 @@ for (const dialect of ["mysql", "postgres"] as const) {
       database = await createTestDatabase(dialect);
       for (const statement of dialect === "mysql" ? MYSQL_DDL : POSTGRES_DDL) await rawQuery(database, statement);
       const p = dialect === "mysql" ? ["?", "?", "?", "?", "?"] : ["$1", "$2", "$3", "$4", "$5"];
-      await rawQuery(database, `INSERT INTO ${table("agentscope_skills")} (name, description, skill_content, source, metadata_json) VALUES (${p.join(", ")})`, [
-        "data_analysis",
-        "Analyse tabular data. Use when the user shares a CSV.",
-        BODY,
-        "custom",
-        JSON.stringify({ version: "1.2", tags: ["data", "csv"] }),
-      ]);
-      await rawQuery(database, `INSERT INTO ${table("agentscope_skills")} (name, description, skill_content, source, metadata_json) VALUES (${p.join(", ")})`, ["legacy_plain", "No extras. Use when testing.", "Plain body.\n", "custom", null]);
-      const [row] = await rawQuery(database, `SELECT id FROM ${table("agentscope_skills")} WHERE name = 'data_analysis'`);
-      await rawQuery(database, `INSERT INTO ${table("agentscope_skill_resources")} (id, resource_path, resource_content) VALUES (${p.slice(0, 3).join(", ")})`, [row?.id, "references/guide.md", "# Guide\n\nStep one.\n"]);
+      await rawQuery(
+        database,
+        `INSERT INTO ${table("agentscope_skills")} (name, description, skill_content, source, metadata_json) VALUES (${p.join(", ")})`,
+        [
+          "data_analysis",
+          "Analyse tabular data. Use when the user shares a CSV.",
+          BODY,
+          "custom",
+          JSON.stringify({ version: "1.2", tags: ["data", "csv"] }),
+        ],
+      );
+      await rawQuery(
+        database,
+        `INSERT INTO ${table("agentscope_skills")} (name, description, skill_content, source, metadata_json) VALUES (${p.join(", ")})`,
+        ["legacy_plain", "No extras. Use when testing.", "Plain body.\n", "custom", null],
+      );
+      const [row] = await rawQuery(
+        database,
+        `SELECT id FROM ${table("agentscope_skills")} WHERE name = 'data_analysis'`,
+      );
+      await rawQuery(
+        database,
+        `INSERT INTO ${table("agentscope_skill_resources")} (id, resource_path, resource_content) VALUES (${p.slice(0, 3).join(", ")})`,
+        [row?.id, "references/guide.md", "# Guide\n\nStep one.\n"],
+      );
       address = dialect === "postgres" ? `${database.url}?schema=agentscope` : database.url;
     });
     afterAll(async () => {
@@ -51,10 +66,20 @@ for (const dialect of ["mysql", "postgres"] as const) {
       try {
         expect(await repo.ready()).toMatchObject({ layout: "agentscope", hasMetadataJson: true });
         expect(await repo.discover()).toEqual(["data_analysis", "legacy_plain"]);
-        expect(await repo.getMetadata("data_analysis")).toEqual({ name: "data_analysis", description: "Analyse tabular data. Use when the user shares a CSV.", version: "1.2", tags: ["data", "csv"] });
-        expect(await repo.getMetadata("legacy_plain")).toEqual({ name: "legacy_plain", description: "No extras. Use when testing." });
+        expect(await repo.getMetadata("data_analysis")).toEqual({
+          name: "data_analysis",
+          description: "Analyse tabular data. Use when the user shares a CSV.",
+          version: "1.2",
+          tags: ["data", "csv"],
+        });
+        expect(await repo.getMetadata("legacy_plain")).toEqual({
+          name: "legacy_plain",
+          description: "No extras. Use when testing.",
+        });
         expect(await repo.getBody("data_analysis")).toBe(BODY);
-        expect(new TextDecoder().decode(await repo.getReference("data_analysis", "guide.md"))).toBe("# Guide\n\nStep one.\n");
+        expect(new TextDecoder().decode(await repo.getReference("data_analysis", "guide.md"))).toBe(
+          "# Guide\n\nStep one.\n",
+        );
         expect((await repo.listFiles("data_analysis")).map((f) => f.path)).toEqual(["SKILL.md", "references/guide.md"]);
         const skill = await repo.getSkill("data_analysis");
         expect(skill.skillContent).toBe(BODY);
@@ -65,14 +90,23 @@ for (const dialect of ["mysql", "postgres"] as const) {
       }
       const tables = await rawQuery(
         database,
-        dialect === "postgres" ? "SELECT table_name FROM information_schema.tables WHERE table_schema = 'agentscope' ORDER BY table_name" : "SELECT table_name AS table_name FROM information_schema.tables WHERE table_schema = DATABASE() ORDER BY table_name",
+        dialect === "postgres"
+          ? "SELECT table_name FROM information_schema.tables WHERE table_schema = 'agentscope' ORDER BY table_name"
+          : "SELECT table_name AS table_name FROM information_schema.tables WHERE table_schema = DATABASE() ORDER BY table_name",
       );
-      expect(tables.map((t) => String(t.table_name ?? t.TABLE_NAME)).sort()).toEqual(["agentscope_skill_resources", "agentscope_skills"]);
+      expect(tables.map((t) => String(t.table_name ?? t.TABLE_NAME)).sort()).toEqual([
+        "agentscope_skill_resources",
+        "agentscope_skills",
+      ]);
     });
 
     it("a row with a blank body is no skill: getSkill says why, getAllSkills leaves it out (AgentScope's constructor rule)", async () => {
       const p = dialect === "mysql" ? ["?", "?", "?", "?", "?"] : ["$1", "$2", "$3", "$4", "$5"];
-      await rawQuery(database, `INSERT INTO ${table("agentscope_skills")} (name, description, skill_content, source, metadata_json) VALUES (${p.join(", ")})`, ["blank_body", "Has no content. Use when testing.", "  \n", "custom", null]);
+      await rawQuery(
+        database,
+        `INSERT INTO ${table("agentscope_skills")} (name, description, skill_content, source, metadata_json) VALUES (${p.join(", ")})`,
+        ["blank_body", "Has no content. Use when testing.", "  \n", "custom", null],
+      );
       const repo = await SqlSkillRepository.open({ connection: address });
       try {
         const error = await repo.getSkill("blank_body").catch((e: unknown) => e);
@@ -88,11 +122,28 @@ for (const dialect of ["mysql", "postgres"] as const) {
     it("writes text skills the way AgentScope reads them, and refuses binary files it would corrupt", async () => {
       const repo = await SqlSkillRepository.open({ connection: address });
       try {
-        await repo.save([new Skill({ frontmatter: { name: "from_skillport", description: "Saved by Skillport. Use when testing.", license: "MIT" }, body: "Body.\n", resources: new Map([["references/a.md", "A\n"]]) })]);
-        const [row] = await rawQuery(database, `SELECT skill_content, description, metadata_json FROM ${table("agentscope_skills")} WHERE name = 'from_skillport'`);
+        await repo.save([
+          new Skill({
+            frontmatter: {
+              name: "from_skillport",
+              description: "Saved by Skillport. Use when testing.",
+              license: "MIT",
+            },
+            body: "Body.\n",
+            resources: new Map([["references/a.md", "A\n"]]),
+          }),
+        ]);
+        const [row] = await rawQuery(
+          database,
+          `SELECT skill_content, description, metadata_json FROM ${table("agentscope_skills")} WHERE name = 'from_skillport'`,
+        );
         expect(row).toMatchObject({ skill_content: "Body.\n", description: "Saved by Skillport. Use when testing." });
         expect(JSON.parse(String(row?.metadata_json))).toMatchObject({ license: "MIT" });
-        const binary = new Skill({ frontmatter: { name: "binary_one", description: "Has an image. Use when testing." }, body: "x", resources: new Map([["assets/a.png", new Uint8Array([0x89, 0xff, 0x00])]]) });
+        const binary = new Skill({
+          frontmatter: { name: "binary_one", description: "Has an image. Use when testing." },
+          body: "x",
+          resources: new Map([["assets/a.png", new Uint8Array([0x89, 0xff, 0x00])]]),
+        });
         await expect(repo.save([binary])).rejects.toBeInstanceOf(SkillValidationError);
         expect(await repo.skillExists("binary_one")).toBe(false);
       } finally {
@@ -101,7 +152,9 @@ for (const dialect of ["mysql", "postgres"] as const) {
     });
 
     it("a namespace cannot be kept apart in AgentScope's tables: a clear configuration error", async () => {
-      await expect(SqlSkillRepository.open({ connection: address, namespace: "alice" })).rejects.toMatchObject({ code: "SQL_CONFIG" });
+      await expect(SqlSkillRepository.open({ connection: address, namespace: "alice" })).rejects.toMatchObject({
+        code: "SQL_CONFIG",
+      });
     });
   });
 }

@@ -47,10 +47,12 @@ export function frontmatterOf(row: MetadataColumns): Frontmatter {
     }
   }
   const out: Frontmatter = {};
-  const put = (key: string, value: Frontmatter[string]) => Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  const put = (key: string, value: Frontmatter[string]) =>
+    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
   if (!("name" in stored)) put("name", row.name);
   if (!("description" in stored)) put("description", row.description);
-  for (const [key, value] of Object.entries(stored)) put(key, key === "name" ? row.name : key === "description" ? row.description : value);
+  for (const [key, value] of Object.entries(stored))
+    put(key, key === "name" ? row.name : key === "description" ? row.description : value);
   return out;
 }
 

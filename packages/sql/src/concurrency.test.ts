@@ -82,7 +82,11 @@ describe.runIf(existsSync(built))("SQL concurrency across processes", () => {
       for (const r of results) expect(r.code, r.stderr).toBe(0);
       const applied = results.map((r) => r.output.applied as number[]);
       expect(applied.filter((a) => a.length > 0)).toEqual([[1]]);
-      expect((await rawQuery(database, "select version from agentscope_skills_migrations")).map((row) => Number(row.version))).toEqual([1]);
+      expect(
+        (await rawQuery(database, "select version from agentscope_skills_migrations")).map((row) =>
+          Number(row.version),
+        ),
+      ).toEqual([1]);
     });
 
     it(`${dialect}: two writer processes replacing one skill never leave it half-saved, and no save is lost`, async () => {
@@ -101,7 +105,9 @@ describe.runIf(existsSync(built))("SQL concurrency across processes", () => {
           if (await reader.skillExists("contested")) {
             const skill = await reader.getSkill("contested");
             const marker = skill.body.trim();
-            const parts = [...skill.resources].filter(([p]) => p.startsWith("references/")).map(([, c]) => new TextDecoder().decode(c as Uint8Array).trim());
+            const parts = [...skill.resources]
+              .filter(([p]) => p.startsWith("references/"))
+              .map(([, c]) => new TextDecoder().decode(c as Uint8Array).trim());
             expect(parts.length).toBe(12);
             expect(new Set(parts), `read ${reads} mixed two saves`).toEqual(new Set([marker]));
             expect(skill.description).toBe(`marker ${marker}. Use when testing.`);

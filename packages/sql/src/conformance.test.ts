@@ -19,9 +19,14 @@ for (const dialect of await availableDialects()) {
       await database?.drop();
     });
 
-    describeConformance(`SqlSkillRepository (${dialect})`, () => new SqlSkillRepository({ connection: shared }), { describe, it }, {
-      contentLimit: { makeProvider: () => new SqlSkillRepository({ connection: shared, maxFileBytes: 4 }) },
-    });
+    describeConformance(
+      `SqlSkillRepository (${dialect})`,
+      () => new SqlSkillRepository({ connection: shared }),
+      { describe, it },
+      {
+        contentLimit: { makeProvider: () => new SqlSkillRepository({ connection: shared, maxFileBytes: 4 }) },
+      },
+    );
 
     it("passes the whole kit in one report", async () => {
       const report = await runConformance(() => new SqlSkillRepository({ connection: shared }), {

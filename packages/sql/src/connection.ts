@@ -64,7 +64,11 @@ export function sqlDialectOf(address: string): SqlDialectName | undefined {
 export function parseSqlAddress(address: string): SqlAddress {
   const dialect = sqlDialectOf(address);
   const display = redactUri(address);
-  if (!dialect) throw new SqlRepositoryError(`not a SQL address: ${display} (expected sqlite:, postgres://, postgresql://, mysql:// or mariadb://)`, "SQL_CONFIG");
+  if (!dialect)
+    throw new SqlRepositoryError(
+      `not a SQL address: ${display} (expected sqlite:, postgres://, postgresql://, mysql:// or mariadb://)`,
+      "SQL_CONFIG",
+    );
   const own: Record<string, string> = {};
   let connection: SqlConnectionOptions;
   if (dialect === "sqlite") {
@@ -72,13 +76,21 @@ export function parseSqlAddress(address: string): SqlAddress {
     const query = rest.indexOf("?");
     if (query >= 0) {
       for (const [key, value] of new URLSearchParams(rest.slice(query + 1))) {
-        if (!(key in OWN_PARAMS) || key === "schema") throw new SqlRepositoryError(`${display}: unknown parameter ${JSON.stringify(key)} (sqlite takes namespace, skills_table, resources_table)`, "SQL_CONFIG");
+        if (!(key in OWN_PARAMS) || key === "schema")
+          throw new SqlRepositoryError(
+            `${display}: unknown parameter ${JSON.stringify(key)} (sqlite takes namespace, skills_table, resources_table)`,
+            "SQL_CONFIG",
+          );
         own[key] = value;
       }
       rest = rest.slice(0, query);
     }
     if (rest.startsWith("//")) rest = rest.slice(2);
-    if (rest === "") throw new SqlRepositoryError(`${display}: no database file (write sqlite:./skills.db or sqlite::memory:)`, "SQL_CONFIG");
+    if (rest === "")
+      throw new SqlRepositoryError(
+        `${display}: no database file (write sqlite:./skills.db or sqlite::memory:)`,
+        "SQL_CONFIG",
+      );
     connection = { dialect, filename: rest };
   } else {
     let url: URL;
@@ -90,7 +102,8 @@ export function parseSqlAddress(address: string): SqlAddress {
     for (const key of Object.keys(OWN_PARAMS)) {
       const value = url.searchParams.get(key);
       if (value === null) continue;
-      if (key === "schema" && dialect !== "postgres") throw new SqlRepositoryError(`${display}: the schema parameter is for PostgreSQL only`, "SQL_CONFIG");
+      if (key === "schema" && dialect !== "postgres")
+        throw new SqlRepositoryError(`${display}: the schema parameter is for PostgreSQL only`, "SQL_CONFIG");
       own[key] = value;
       url.searchParams.delete(key);
     }
@@ -143,7 +156,13 @@ export class SqlDatabase {
   readonly prepared = new Map<string, Promise<unknown>>();
   #closed = false;
 
-  private constructor(dialect: SqlDialectName, display: string, kysely: Kysely<unknown>, timeoutMs: number, notifications?: () => Promise<NotificationClient>) {
+  private constructor(
+    dialect: SqlDialectName,
+    display: string,
+    kysely: Kysely<unknown>,
+    timeoutMs: number,
+    notifications?: () => Promise<NotificationClient>,
+  ) {
     this.dialect = dialect;
     this.display = display;
     this.kysely = kysely;
@@ -165,7 +184,13 @@ export class SqlDatabase {
         }
         case "postgres": {
           const { dialect, notifications } = await postgresDialect(options, display, poolSize, timeoutMs);
-          const db = new SqlDatabase("postgres", display, new Kysely<unknown>(kyselyConfig(dialect, options)), timeoutMs, notifications);
+          const db = new SqlDatabase(
+            "postgres",
+            display,
+            new Kysely<unknown>(kyselyConfig(dialect, options)),
+            timeoutMs,
+            notifications,
+          );
           await db.ping();
           return db;
         }
@@ -176,7 +201,10 @@ export class SqlDatabase {
           return db;
         }
         default:
-          throw new SqlRepositoryError(`unknown SQL dialect ${JSON.stringify((options as { dialect: unknown }).dialect)}`, "SQL_CONFIG");
+          throw new SqlRepositoryError(
+            `unknown SQL dialect ${JSON.stringify((options as { dialect: unknown }).dialect)}`,
+            "SQL_CONFIG",
+          );
       }
     } catch (error) {
       throw wrapDriverError(error, display, "connect");
@@ -215,7 +243,11 @@ async function sqliteDialect(options: SqlConnectionOptions, display: string, tim
   if (!memory && options.mustExist && !existsSync(filename)) {
     throw new SqlRepositoryError(`${display}: no such database file`, "SQL_CONFIG");
   }
-  const { default: Database } = await importOptional("better-sqlite3", `the SQL source ${display}`, () => import("better-sqlite3"));
+  const { default: Database } = await importOptional(
+    "better-sqlite3",
+    `the SQL source ${display}`,
+    () => import("better-sqlite3"),
+  );
   const database = new Database(filename, { timeout: timeoutMs, fileMustExist: Boolean(options.mustExist) && !memory });
   database.pragma("foreign_keys = ON");
   // WAL: readers never wait for a writer, and a writer in another process never sees a reader's half-read state.
@@ -234,7 +266,9 @@ async function postgresDialect(
   // bigint (int8) as a JS number for this pool only: ids and counters stay far below 2^53.
   const types = {
     getTypeParser: ((oid: number, format?: "text" | "binary") =>
-      oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format ?? "text")) as typeof pg.types.getTypeParser,
+      oid === 20
+        ? (value: string) => Number(value)
+        : pg.types.getTypeParser(oid, format ?? "text")) as typeof pg.types.getTypeParser,
   };
   const config = {
     connectionString: options.url,
@@ -268,7 +302,12 @@ async function postgresDialect(
   return { dialect: new PostgresDialect({ pool }), notifications };
 }
 
-async function mysqlDialect(options: SqlConnectionOptions, display: string, poolSize: number, timeoutMs: number): Promise<Dialect> {
+async function mysqlDialect(
+  options: SqlConnectionOptions,
+  display: string,
+  poolSize: number,
+  timeoutMs: number,
+): Promise<Dialect> {
   const mysql = await importOptional("mysql2", `the SQL source ${display}`, () => import("mysql2"));
   if (!options.url) throw new SqlRepositoryError(`${display}: no connection URL`, "SQL_CONFIG");
   const pool = mysql.createPool({

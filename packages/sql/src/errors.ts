@@ -83,5 +83,10 @@ export function wrapDriverError(error: unknown, where: string, operation: string
 /** Unique-key violations, which a concurrent writer can cause between our check and our insert. */
 export function isUniqueViolation(error: unknown): boolean {
   const code = driverCodeOf(error);
-  return code === "23505" || code === "ER_DUP_ENTRY" || code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY";
+  return (
+    code === "23505" ||
+    code === "ER_DUP_ENTRY" ||
+    code === "SQLITE_CONSTRAINT_UNIQUE" ||
+    code === "SQLITE_CONSTRAINT_PRIMARYKEY"
+  );
 }

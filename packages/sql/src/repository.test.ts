@@ -17,9 +17,21 @@ import { availableDialects, createTestDatabase, rawQuery, type TestDatabase } fr
 
 const BINARY = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff, 0xfe, 0xc3, 0x28, 0x80]); // not UTF-8, has NUL
 
-function skill(name: string, options: { description?: string; body?: string; resources?: Record<string, string | Uint8Array>; extra?: Record<string, unknown> } = {}): Skill {
+function skill(
+  name: string,
+  options: {
+    description?: string;
+    body?: string;
+    resources?: Record<string, string | Uint8Array>;
+    extra?: Record<string, unknown>;
+  } = {},
+): Skill {
   return new Skill({
-    frontmatter: { name, description: options.description ?? `Does ${name}. Use when testing.`, ...(options.extra as object) },
+    frontmatter: {
+      name,
+      description: options.description ?? `Does ${name}. Use when testing.`,
+      ...(options.extra as object),
+    },
     body: options.body ?? `# ${name}\n\nSteps.\n`,
     resources: new Map(Object.entries(options.resources ?? {})),
     source: "test",
@@ -39,7 +51,10 @@ for (const dialect of await availableDialects()) {
 
     beforeAll(async () => {
       database = await createTestDatabase(dialect);
-      shared = await SqlDatabase.open({ ...(await import("./connection.js")).parseSqlAddress(database.url).connection, onQuery: (s) => statements.push(s) });
+      shared = await SqlDatabase.open({
+        ...(await import("./connection.js")).parseSqlAddress(database.url).connection,
+        onQuery: (s) => statements.push(s),
+      });
     });
     afterAll(async () => {
       await shared?.close();
@@ -51,7 +66,12 @@ for (const dialect of await availableDialects()) {
       const original = skill("round-trip", {
         extra: { license: "MIT", metadata: { author: "me", tags: ["a", "b"] } },
         body: "\n# Title\r\n\r\nCRLF body with ünïcödé and a tab\t.\n",
-        resources: { "references/notes.md": "# Notes\n", "assets/logo.png": BINARY, "scripts/run.sh": "#!/bin/sh\necho hi\n", "assets/empty.txt": "" },
+        resources: {
+          "references/notes.md": "# Notes\n",
+          "assets/logo.png": BINARY,
+          "scripts/run.sh": "#!/bin/sh\necho hi\n",
+          "assets/empty.txt": "",
+        },
       });
       await r.save([original]);
       const loaded = await r.getSkill("round-trip");
@@ -97,7 +117,9 @@ for (const dialect of await availableDialects()) {
     it("save without force: an existing name throws SkillExistsError and NOTHING of the batch is written", async () => {
       const r = repo();
       await r.save([skill("exists", { description: "Original. Use when testing." })]);
-      await expect(r.save([skill("new-one"), skill("exists", { description: "Changed. Use when testing." })])).rejects.toBeInstanceOf(SkillExistsError);
+      await expect(
+        r.save([skill("new-one"), skill("exists", { description: "Changed. Use when testing." })]),
+      ).rejects.toBeInstanceOf(SkillExistsError);
       expect(await r.skillExists("new-one")).toBe(false);
       expect((await r.getMetadata("exists")).description).toBe("Original. Use when testing.");
     });
@@ -105,11 +127,20 @@ for (const dialect of await availableDialects()) {
     it("save with force replaces whole skills: old files gone, version + 1, replaced reported", async () => {
       const r = repo();
       await r.save([skill("replace-me", { resources: { "references/old.md": "old", "assets/keep.bin": BINARY } })]);
-      const result = await r.save([skill("replace-me", { description: "New. Use when testing.", resources: { "references/new.md": "new" } }), skill("brand-new")], { force: true });
+      const result = await r.save(
+        [
+          skill("replace-me", { description: "New. Use when testing.", resources: { "references/new.md": "new" } }),
+          skill("brand-new"),
+        ],
+        { force: true },
+      );
       expect(result).toEqual({ saved: ["replace-me", "brand-new"], replaced: ["replace-me"] });
       expect((await r.listFiles("replace-me")).map((f) => f.path)).toEqual(["SKILL.md", "references/new.md"]);
       expect((await r.getMetadata("replace-me")).description).toBe("New. Use when testing.");
-      const [row] = await rawQuery(database, `select version from agentscope_skills where name = 'replace-me' and namespace = '${r.namespace}'`);
+      const [row] = await rawQuery(
+        database,
+        `select version from agentscope_skills where name = 'replace-me' and namespace = '${r.namespace}'`,
+      );
       expect(Number(row?.version)).toBe(2);
     });
 
@@ -121,7 +152,10 @@ for (const dialect of await availableDialects()) {
         ["path over 500 characters", skill("p2", { resources: { [`references/${"a".repeat(500)}.md`]: "x" } })],
         ["too many files", skill("p3", { resources: { "a/1": "1", "a/2": "2", "a/3": "3" } })],
         ["file too large", skill("p4", { resources: { "a/big": "x".repeat(2001) } })],
-        ["skill too large", skill("p5", { resources: { "a/1": "x".repeat(1900), "a/2": "x".repeat(1900), } , body: "y".repeat(1900) })],
+        [
+          "skill too large",
+          skill("p5", { resources: { "a/1": "x".repeat(1900), "a/2": "x".repeat(1900) }, body: "y".repeat(1900) }),
+        ],
         ["shadows SKILL.md", skill("p6", { resources: { "skill.md": "x" } })],
       ];
       for (const [label, bad] of cases) {
@@ -138,7 +172,10 @@ for (const dialect of await availableDialects()) {
       await expect(r.getSkill("doomed")).rejects.toBeInstanceOf(SkillNotFoundError);
       expect(await r.delete("doomed")).toBe(false);
       expect(await r.delete("../etc")).toBe(false);
-      const orphans = await rawQuery(database, "select count(*) as n from agentscope_skill_resources r where not exists (select 1 from agentscope_skills s where s.id = r.id)");
+      const orphans = await rawQuery(
+        database,
+        "select count(*) as n from agentscope_skill_resources r where not exists (select 1 from agentscope_skills s where s.id = r.id)",
+      );
       expect(Number(orphans[0]?.n)).toBe(0);
     });
 
@@ -153,7 +190,13 @@ for (const dialect of await availableDialects()) {
     it("getRepositoryInfo and getSource describe the store without secrets", async () => {
       const r = repo();
       const info = r.getRepositoryInfo();
-      expect(info).toMatchObject({ type: "sql", dialect, writeable: true, namespace: r.namespace, tables: { skills: "agentscope_skills", resources: "agentscope_skill_resources" } });
+      expect(info).toMatchObject({
+        type: "sql",
+        dialect,
+        writeable: true,
+        namespace: r.namespace,
+        tables: { skills: "agentscope_skills", resources: "agentscope_skill_resources" },
+      });
       expect(r.getSource()).toBe(r.name);
       expect(r.name).toContain(`#${r.namespace}`);
     });
@@ -251,12 +294,13 @@ for (const dialect of await availableDialects()) {
       // A second, separate connection writes, as another process would.
       const other = await SqlSkillRepository.open({ connection: database.url, namespace: r.namespace });
       try {
-        const next = () => new Promise<RegistryChange>((resolve) => {
-          const off = registry.on("change", (change) => {
-            off();
-            resolve(change);
+        const next = () =>
+          new Promise<RegistryChange>((resolve) => {
+            const off = registry.on("change", (change) => {
+              off();
+              resolve(change);
+            });
           });
-        });
         let pending = next();
         await other.save([skill("arrived")]);
         expect(await pending).toMatchObject({ added: ["arrived"] });
@@ -308,8 +352,13 @@ describe("schema detection while another process migrates", () => {
       await made.ready();
       await made.close();
       const ref = new Sqlite(reference.url.slice("sqlite:".length));
-      const ddl = ref.prepare("select sql from sqlite_master where sql is not null and name not like 'sqlite_%' order by rowid").all() as Array<{ sql: string }>;
-      const versions = ref.prepare("select version, name from agentscope_skills_migrations").all() as Array<{ version: number; name: string }>;
+      const ddl = ref
+        .prepare("select sql from sqlite_master where sql is not null and name not like 'sqlite_%' order by rowid")
+        .all() as Array<{ sql: string }>;
+      const versions = ref.prepare("select version, name from agentscope_skills_migrations").all() as Array<{
+        version: number;
+        name: string;
+      }>;
       ref.close();
       const other = new Sqlite(target.url.slice("sqlite:".length));
       let migrated = false;
@@ -317,16 +366,23 @@ describe("schema detection while another process migrates", () => {
         migrated = true;
         other.exec("begin");
         for (const { sql: statement } of ddl) other.exec(statement);
-        for (const { version, name } of versions) other.prepare("insert into agentscope_skills_migrations (version, name) values (?, ?)").run(version, name);
+        for (const { version, name } of versions)
+          other.prepare("insert into agentscope_skills_migrations (version, name) values (?, ?)").run(version, name);
         other.exec("commit");
       };
       const repository = new SqlSkillRepository({
-        connection: { dialect: "sqlite", filename: target.url.slice("sqlite:".length), onQuery: (statement) => !migrated && statement.includes("sqlite_master") && migrateFromElsewhere() },
+        connection: {
+          dialect: "sqlite",
+          filename: target.url.slice("sqlite:".length),
+          onQuery: (statement) => !migrated && statement.includes("sqlite_master") && migrateFromElsewhere(),
+        },
       });
       try {
         await repository.save([skill("race-a", { resources: { "assets/blob.bin": BINARY } })]);
         expect(migrated).toBe(true);
-        expect([...(await repository.getSkill("race-a")).resources.get("assets/blob.bin") as Uint8Array]).toEqual([...BINARY]);
+        expect([...((await repository.getSkill("race-a")).resources.get("assets/blob.bin") as Uint8Array)]).toEqual([
+          ...BINARY,
+        ]);
       } finally {
         await repository.close();
         other.close();

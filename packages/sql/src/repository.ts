@@ -1,7 +1,44 @@
 import { sql, type Kysely, type RawBuilder } from "kysely";
-import { AgentSkillsError, LimitExceededError, ProviderUnavailableError, RepositoryReadOnlyError, ResourceNotFoundError, Skill, SkillExistsError, SkillNotFoundError, SkillSourceProvider, SkillValidationError, isSafeResourcePath, isSafeSkillId, requireSafeResourcePath, requireSafeSkillId, type Diagnostic, type Frontmatter, type ResourceContent, type SaveOptions, type SaveResult, type SkillFile, type SkillRepository, type SkillRepositoryInfo } from "@skillport/core";
-import { compareCodeUnits, DEFAULT_MEMORY_MAX_FILE_BYTES, DEFAULT_PARSE_LIMITS, prepareSaveBatch, type PreparedSkill } from "@skillport/core/internal";
-import { bodyOf, decodeResource, encodeResource, frontmatterJson, frontmatterOf, skillMdOf, type MetadataColumns } from "./codec.js";
+import {
+  AgentSkillsError,
+  LimitExceededError,
+  ProviderUnavailableError,
+  RepositoryReadOnlyError,
+  ResourceNotFoundError,
+  Skill,
+  SkillExistsError,
+  SkillNotFoundError,
+  SkillSourceProvider,
+  SkillValidationError,
+  isSafeResourcePath,
+  isSafeSkillId,
+  requireSafeResourcePath,
+  requireSafeSkillId,
+  type Diagnostic,
+  type Frontmatter,
+  type ResourceContent,
+  type SaveOptions,
+  type SaveResult,
+  type SkillFile,
+  type SkillRepository,
+  type SkillRepositoryInfo,
+} from "@skillport/core";
+import {
+  compareCodeUnits,
+  DEFAULT_MEMORY_MAX_FILE_BYTES,
+  DEFAULT_PARSE_LIMITS,
+  prepareSaveBatch,
+  type PreparedSkill,
+} from "@skillport/core/internal";
+import {
+  bodyOf,
+  decodeResource,
+  encodeResource,
+  frontmatterJson,
+  frontmatterOf,
+  skillMdOf,
+  type MetadataColumns,
+} from "./codec.js";
 import { parseSqlAddress, SqlDatabase, type SqlConnectionOptions, type SqlDialectName } from "./connection.js";
 import { isUniqueViolation, SqlRepositoryError, wrapDriverError } from "./errors.js";
 import { prepareSchema, type SchemaState, type SqlLayout } from "./schema.js";
@@ -94,7 +131,13 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
   readonly #connection: string | SqlConnectionOptions | SqlDatabase;
   readonly #dialect: SqlDialectName | undefined;
   readonly #display: string;
-  readonly #limits: { maxFileBytes: number; maxFrontmatterBytes: number; maxFilesPerSkill: number; maxSkillBytes: number; pollIntervalMs: number };
+  readonly #limits: {
+    maxFileBytes: number;
+    maxFrontmatterBytes: number;
+    maxFilesPerSkill: number;
+    maxSkillBytes: number;
+    pollIntervalMs: number;
+  };
   #ready: Promise<Ready> | undefined;
   #ownsDatabase: boolean;
   #writeable: boolean;
@@ -128,13 +171,20 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
     }
     this.#ownsDatabase = !(connection instanceof SqlDatabase);
     this.namespace = namespace ?? "";
-    if (this.namespace.length > 255) throw new SqlRepositoryError("namespace is longer than 255 characters", "SQL_CONFIG");
+    if (this.namespace.length > 255)
+      throw new SqlRepositoryError("namespace is longer than 255 characters", "SQL_CONFIG");
     this.tables = resolveTableNames(tables);
-    this.name = options.name ?? (this.namespace === "" ? this.#display : `${this.#display}#${this.namespace}`).replace(/\s/g, "_");
+    this.name =
+      options.name ??
+      (this.namespace === "" ? this.#display : `${this.#display}#${this.namespace}`).replace(/\s/g, "_");
     this.#writeable = options.writeable ?? true;
     this.#limits = {
       maxFileBytes: limit("maxFileBytes", options.maxFileBytes, SQL_DEFAULT_LIMITS.maxFileBytes),
-      maxFrontmatterBytes: limit("maxFrontmatterBytes", options.maxFrontmatterBytes, SQL_DEFAULT_LIMITS.maxFrontmatterBytes),
+      maxFrontmatterBytes: limit(
+        "maxFrontmatterBytes",
+        options.maxFrontmatterBytes,
+        SQL_DEFAULT_LIMITS.maxFrontmatterBytes,
+      ),
       maxFilesPerSkill: limit("maxFilesPerSkill", options.maxFilesPerSkill, SQL_DEFAULT_LIMITS.maxFilesPerSkill),
       maxSkillBytes: limit("maxSkillBytes", options.maxSkillBytes, SQL_DEFAULT_LIMITS.maxSkillBytes),
       pollIntervalMs: limit("pollIntervalMs", options.pollIntervalMs, SQL_DEFAULT_LIMITS.pollIntervalMs),
@@ -166,8 +216,19 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
   }
 
   /** AgentScope's `getRepositoryInfo()`: no secrets, no database round trip. */
-  getRepositoryInfo(): SkillRepositoryInfo & { dialect: SqlDialectName | undefined; namespace: string; tables: SqlTableNames } {
-    return { type: "sql", location: this.#display, writeable: this.#writeable, dialect: this.#dialect, namespace: this.namespace, tables: { ...this.tables } };
+  getRepositoryInfo(): SkillRepositoryInfo & {
+    dialect: SqlDialectName | undefined;
+    namespace: string;
+    tables: SqlTableNames;
+  } {
+    return {
+      type: "sql",
+      location: this.#display,
+      writeable: this.#writeable,
+      dialect: this.#dialect,
+      namespace: this.namespace,
+      tables: { ...this.tables },
+    };
   }
 
   /** AgentScope's `getSource()`: the name skills from here carry. */
@@ -214,7 +275,11 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
     const ready = await this.#ensureReady();
     let row = this.#primed.get(id);
     if (row) this.#primed.delete(id);
-    else row = exact(id, await this.#run("read metadata", () => this.#metadataQuery(ready).where("name", "=", id).execute()));
+    else
+      row = exact(
+        id,
+        await this.#run("read metadata", () => this.#metadataQuery(ready).where("name", "=", id).execute()),
+      );
     if (!row) throw new SkillNotFoundError(id);
     this.#checkSize(id, SKILL_MD, row);
     return frontmatterOf(row as MetadataColumns);
@@ -233,7 +298,10 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
     const { db, native } = ready;
     const row = await this.#readSkillRow(ready, id, "list files", { withinLimit: false });
     // The size readFile would serve; a SKILL.md over the limits is listed with its stored size and never read.
-    const skillMdSize = native || row.skill_content === null || row.skill_content === undefined ? Number(row.size) : skillMdOf(frontmatterOf(row as MetadataColumns), this.#bodyOf(ready, row)).byteLength;
+    const skillMdSize =
+      native || row.skill_content === null || row.skill_content === undefined
+        ? Number(row.size)
+        : skillMdOf(frontmatterOf(row as MetadataColumns), this.#bodyOf(ready, row)).byteLength;
     const files: SkillFile[] = [{ path: SKILL_MD, size: skillMdSize }];
     const resources = await this.#run("list files", () =>
       db
@@ -243,7 +311,8 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
         .where("id", "=", row.id)
         .execute(),
     );
-    for (const r of resources) if (servable(r.resource_path)) files.push({ path: r.resource_path, size: Number(r.size) });
+    for (const r of resources)
+      if (servable(r.resource_path)) files.push({ path: r.resource_path, size: Number(r.size) });
     return files.sort((a, b) => compareCodeUnits(a.path, b.path));
   }
 
@@ -270,11 +339,15 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
         .where("s.name", "=", id)
         .where("r.resource_path", "=", rel);
       if (native) {
-        query = query.where("s.namespace", "=", this.namespace).select(sql<Uint8Array | null>`case when ${size} <= ${max} then r.resource_bytes end`.as("bytes"));
+        query = query
+          .where("s.namespace", "=", this.namespace)
+          .select(sql<Uint8Array | null>`case when ${size} <= ${max} then r.resource_bytes end`.as("bytes"));
       }
       return query.execute();
     });
-    const row = rows.find((r) => r.name === id && r.resource_path === rel) as (typeof rows)[number] & { bytes?: Uint8Array | null };
+    const row = rows.find((r) => r.name === id && r.resource_path === rel) as (typeof rows)[number] & {
+      bytes?: Uint8Array | null;
+    };
     if (!row) {
       if (!(await this.skillExists(id))) throw new SkillNotFoundError(id);
       throw new ResourceNotFoundError(id, rel);
@@ -350,7 +423,11 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
     const ready = await this.#ensureReady();
     const batch = this.#prepare(ready, skills);
     if (batch.length === 0) return { saved: [], replaced: [] };
-    const digests = await Promise.all(batch.map(({ prepared }) => new Skill({ frontmatter: prepared.frontmatter, body: prepared.body, resources: prepared.resources }).digest()));
+    const digests = await Promise.all(
+      batch.map(({ prepared }) =>
+        new Skill({ frontmatter: prepared.frontmatter, body: prepared.body, resources: prepared.resources }).digest(),
+      ),
+    );
     const ids = batch.map(({ prepared }) => prepared.id);
     let replaced: string[] = [];
     try {
@@ -362,33 +439,68 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
         const fresh = batch.filter(({ prepared }) => !existing.has(prepared.id));
         for (let i = 0; i < fresh.length; i += CHUNK) {
           const rows = fresh.slice(i, i + CHUNK).map(({ prepared, json, source }) => ({
-            ...this.#skillColumns(ready, prepared, json, source, digests[batch.findIndex((b) => b.prepared === prepared)] ?? ""),
+            ...this.#skillColumns(
+              ready,
+              prepared,
+              json,
+              source,
+              digests[batch.findIndex((b) => b.prepared === prepared)] ?? "",
+            ),
             ...(ready.native && { namespace: this.namespace, version: 1 }),
           }));
           await trx.insertInto("skills").values(rows).execute();
         }
-        const rowIds = fresh.length > 0 ? await this.#existingRows(ready, trx, fresh.map((f) => f.prepared.id)) : new Map<string, SkillRow>();
+        const rowIds =
+          fresh.length > 0
+            ? await this.#existingRows(
+                ready,
+                trx,
+                fresh.map((f) => f.prepared.id),
+              )
+            : new Map<string, SkillRow>();
         for (const [index, { prepared, json, source }] of batch.entries()) {
           const old = existing.get(prepared.id);
           if (!old) continue;
           const columns = this.#skillColumns(ready, prepared, json, source, digests[index] ?? "");
           await trx
             .updateTable("skills")
-            .set({ ...columns, ...(ready.native && { version: Number(old.version ?? 0) + 1 }), updated_at: sql`current_timestamp` })
+            .set({
+              ...columns,
+              ...(ready.native && { version: Number(old.version ?? 0) + 1 }),
+              updated_at: sql`current_timestamp`,
+            })
             .where("id", "=", old.id)
             .execute();
           await trx.deleteFrom("resources").where("id", "=", old.id).execute();
         }
-        const resources: Array<{ id: number; resource_path: string; resource_content: string; resource_bytes?: Uint8Array | null }> = [];
+        const resources: Array<{
+          id: number;
+          resource_path: string;
+          resource_content: string;
+          resource_bytes?: Uint8Array | null;
+        }> = [];
         for (const { prepared } of batch) {
           const rowId = (existing.get(prepared.id) ?? rowIds.get(prepared.id))?.id;
-          if (rowId === undefined) throw new SqlRepositoryError(`${this.#display}: skill ${JSON.stringify(prepared.id)} vanished while saving`, "SQL_QUERY");
+          if (rowId === undefined)
+            throw new SqlRepositoryError(
+              `${this.#display}: skill ${JSON.stringify(prepared.id)} vanished while saving`,
+              "SQL_QUERY",
+            );
           for (const [path, bytes] of prepared.resources) {
             const stored = encodeResource(bytes);
-            resources.push({ id: rowId, resource_path: path, resource_content: stored.text, ...(ready.native && { resource_bytes: stored.bytes && toBuffer(stored.bytes) }) });
+            resources.push({
+              id: rowId,
+              resource_path: path,
+              resource_content: stored.text,
+              ...(ready.native && { resource_bytes: stored.bytes && toBuffer(stored.bytes) }),
+            });
           }
         }
-        for (let i = 0; i < resources.length; i += CHUNK) await trx.insertInto("resources").values(resources.slice(i, i + CHUNK)).execute();
+        for (let i = 0; i < resources.length; i += CHUNK)
+          await trx
+            .insertInto("resources")
+            .values(resources.slice(i, i + CHUNK))
+            .execute();
         await this.#notify(ready, trx);
       });
     } catch (error) {
@@ -432,9 +544,15 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
     const connection = this.#connection;
     const database = connection instanceof SqlDatabase ? connection : await SqlDatabase.open(connection);
     try {
-      const schema = await prepareSchema(database, this.tables, { migrate: this.#options.migrate ?? true, layout: this.#options.layout ?? "auto" });
+      const schema = await prepareSchema(database, this.tables, {
+        migrate: this.#options.migrate ?? true,
+        layout: this.#options.layout ?? "auto",
+      });
       if (schema.layout === "agentscope" && this.namespace !== "") {
-        throw new SqlRepositoryError(`${this.#display}: AgentScope's tables have no namespace column, so namespace ${JSON.stringify(this.namespace)} cannot be kept apart`, "SQL_CONFIG");
+        throw new SqlRepositoryError(
+          `${this.#display}: AgentScope's tables have no namespace column, so namespace ${JSON.stringify(this.namespace)} cannot be kept apart`,
+          "SQL_CONFIG",
+        );
       }
       const db = (database.kysely as unknown as Kysely<SkillDatabase>).withPlugin(new TableNamesPlugin(this.tables));
       return { database, db, schema, native: schema.layout === "skillport" };
@@ -452,7 +570,8 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
   #metadataQuery(ready: Ready, db: Kysely<SkillDatabase> = ready.db, size = storedSkillMdBytes(ready)) {
     const { native, schema } = ready;
     const meta = metadataBytes(schema.hasMetadataJson);
-    const within = (column: string) => sql<string | null>`case when ${meta} <= ${this.#limits.maxFrontmatterBytes} then ${sql.ref(column)} end`;
+    const within = (column: string) =>
+      sql<string | null>`case when ${meta} <= ${this.#limits.maxFrontmatterBytes} then ${sql.ref(column)} end`;
     let query = db
       .selectFrom("skills")
       .select(["id", "name"])
@@ -465,7 +584,12 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
   }
 
   /** One skill row with its body (only when SKILL.md is within the limits, unless told otherwise). */
-  async #readSkillRow(ready: Ready, id: string, operation: string, options: { withinLimit?: boolean } = {}): Promise<SkillRow> {
+  async #readSkillRow(
+    ready: Ready,
+    id: string,
+    operation: string,
+    options: { withinLimit?: boolean } = {},
+  ): Promise<SkillRow> {
     let query = this.#skillQuery(ready).where("name", "=", id);
     if (ready.native) query = query.select(["digest"]);
     const row = exact(id, (await this.#run(operation, () => query.execute())) as SkillRow[]);
@@ -478,7 +602,9 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
   #skillQuery(ready: Ready, db: Kysely<SkillDatabase> = ready.db) {
     const size = skillMdBytes(ready);
     const fits = sql<boolean>`${size} <= ${this.#limits.maxFileBytes} and ${metadataBytes(ready.schema.hasMetadataJson)} <= ${this.#limits.maxFrontmatterBytes}`;
-    return this.#metadataQuery(ready, db, size).select(sql<string | null>`case when ${fits} then skill_content end`.as("skill_content"));
+    return this.#metadataQuery(ready, db, size).select(
+      sql<string | null>`case when ${fits} then skill_content end`.as("skill_content"),
+    );
   }
 
   #bodyOf(ready: Ready, row: SkillRow): string {
@@ -504,9 +630,18 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
         .select(["r.id as id", "r.resource_path as resource_path"])
         .select(size.as("size"))
         .select(sql<string | null>`case when ${size} <= ${max} then r.resource_content end`.as("resource_content"));
-      if (native) resources = resources.select(sql<Uint8Array | null>`case when ${size} <= ${max} then r.resource_bytes end`.as("resource_bytes")).where("s.namespace", "=", this.namespace);
+      if (native)
+        resources = resources
+          .select(sql<Uint8Array | null>`case when ${size} <= ${max} then r.resource_bytes end`.as("resource_bytes"))
+          .where("s.namespace", "=", this.namespace);
       if (id !== undefined) resources = resources.where("s.name", "=", id);
-      const files = (await resources.execute()) as Array<{ id: number; resource_path: string; size: number | string; resource_content: string | null; resource_bytes?: Uint8Array | null }>;
+      const files = (await resources.execute()) as Array<{
+        id: number;
+        resource_path: string;
+        size: number | string;
+        resource_content: string | null;
+        resource_bytes?: Uint8Array | null;
+      }>;
       return { rows, files };
     };
     const { rows, files } = await this.#run("read skills", () => this.#readTransaction(database.dialect, db, read));
@@ -533,7 +668,12 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
       const resources = byRow.get(Number(row.id)) ?? new Map<string, ResourceContent>();
       let skill: Skill;
       try {
-        skill = new Skill({ frontmatter: frontmatterOf(row as MetadataColumns), body: this.#bodyOf(ready, row), resources, source: this.name });
+        skill = new Skill({
+          frontmatter: frontmatterOf(row as MetadataColumns),
+          body: this.#bodyOf(ready, row),
+          resources,
+          source: this.name,
+        });
       } catch (error) {
         // A row with a blank name, description or body (written by another tool) is no usable skill: one read says
         // why; a read of all leaves it out, as with every other source.
@@ -541,7 +681,11 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
         continue;
       }
       if (!this.#withinLimits(skill, resources)) {
-        if (id !== undefined) throw new LimitExceededError("maxFileBytes", `skill ${JSON.stringify(row.name)} has a file larger than ${this.#limits.maxFileBytes} bytes`);
+        if (id !== undefined)
+          throw new LimitExceededError(
+            "maxFileBytes",
+            `skill ${JSON.stringify(row.name)} has a file larger than ${this.#limits.maxFileBytes} bytes`,
+          );
         continue;
       }
       out.push(skill);
@@ -556,13 +700,20 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
     return true;
   }
 
-  async #readTransaction<T>(dialect: SqlDialectName, db: Kysely<SkillDatabase>, run: (trx: Kysely<SkillDatabase>) => Promise<T>): Promise<T> {
+  async #readTransaction<T>(
+    dialect: SqlDialectName,
+    db: Kysely<SkillDatabase>,
+    run: (trx: Kysely<SkillDatabase>) => Promise<T>,
+  ): Promise<T> {
     if (dialect === "sqlite") return db.transaction().execute(run); // WAL: the first read fixes the snapshot
     return db.transaction().setIsolationLevel("repeatable read").execute(run);
   }
 
   /** Validates and encodes a batch before any write; SkillValidationError lists every problem. */
-  #prepare(ready: Ready, skills: readonly Skill[]): Array<{ prepared: PreparedSkill; json: string | null; source: string }> {
+  #prepare(
+    ready: Ready,
+    skills: readonly Skill[],
+  ): Array<{ prepared: PreparedSkill; json: string | null; source: string }> {
     const prepared = prepareSaveBatch(skills, {
       target: this.name,
       maxFileBytes: this.#limits.maxFileBytes,
@@ -571,14 +722,24 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
       pathLimits: { maxLength: MAX_RESOURCE_PATH_LENGTH },
     });
     const problems: Diagnostic[] = [];
-    const problem = (code: string, message: string) => problems.push({ code, severity: "error", message, line: 0, column: 0 });
+    const problem = (code: string, message: string) =>
+      problems.push({ code, severity: "error", message, line: 0, column: 0 });
     const out = prepared.map((p, index) => {
       const json = frontmatterJson(p.frontmatter);
-      if (json === undefined) problem("frontmatter-not-json", `skill ${JSON.stringify(p.id)}: its frontmatter holds a value JSON cannot keep exactly (such as .inf or .nan)`);
-      if (typeof p.frontmatter.description !== "string") problem("description-missing", `skill ${JSON.stringify(p.id)}: a description is required to store it`);
+      if (json === undefined)
+        problem(
+          "frontmatter-not-json",
+          `skill ${JSON.stringify(p.id)}: its frontmatter holds a value JSON cannot keep exactly (such as .inf or .nan)`,
+        );
+      if (typeof p.frontmatter.description !== "string")
+        problem("description-missing", `skill ${JSON.stringify(p.id)}: a description is required to store it`);
       if (!ready.native) {
         for (const [path, bytes] of p.resources) {
-          if (encodeResource(bytes).bytes !== null) problem("resource-binary", `skill ${JSON.stringify(p.id)}: ${JSON.stringify(path)} is not UTF-8 text, and AgentScope's tables store text only`);
+          if (encodeResource(bytes).bytes !== null)
+            problem(
+              "resource-binary",
+              `skill ${JSON.stringify(p.id)}: ${JSON.stringify(path)} is not UTF-8 text, and AgentScope's tables store text only`,
+            );
         }
       }
       if (ready.database.dialect === "mysql") {
@@ -586,13 +747,22 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
         const seen = new Set<string>();
         for (const path of p.resources.keys()) {
           const key = path.replace(/ +$/, "");
-          if (seen.has(key)) problem("resource-path-invalid", `skill ${JSON.stringify(p.id)}: paths that differ only in trailing spaces are one path in MySQL (${JSON.stringify(path)})`);
+          if (seen.has(key))
+            problem(
+              "resource-path-invalid",
+              `skill ${JSON.stringify(p.id)}: paths that differ only in trailing spaces are one path in MySQL (${JSON.stringify(path)})`,
+            );
           seen.add(key);
         }
       }
-      return { prepared: p, json: json ?? null, source: truncate((skills[index]?.source ?? "skillport") || "skillport", 255) };
+      return {
+        prepared: p,
+        json: json ?? null,
+        source: truncate((skills[index]?.source ?? "skillport") || "skillport", 255),
+      };
     });
-    if (problems.length > 0) throw new SkillValidationError(`cannot save to ${this.name}: ${problems.length} problem(s)`, problems);
+    if (problems.length > 0)
+      throw new SkillValidationError(`cannot save to ${this.name}: ${problems.length} problem(s)`, problems);
     return out;
   }
 
@@ -607,11 +777,18 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
     };
   }
 
-  async #existingRows(ready: Ready, trx: Kysely<SkillDatabase>, names: readonly string[]): Promise<Map<string, SkillRow>> {
+  async #existingRows(
+    ready: Ready,
+    trx: Kysely<SkillDatabase>,
+    names: readonly string[],
+  ): Promise<Map<string, SkillRow>> {
     const found = new Map<string, SkillRow>();
     const wanted = new Set(names);
     for (let i = 0; i < names.length; i += CHUNK) {
-      let query = trx.selectFrom("skills").select(["id", "name", "description"]).where("name", "in", names.slice(i, i + CHUNK));
+      let query = trx
+        .selectFrom("skills")
+        .select(["id", "name", "description"])
+        .where("name", "in", names.slice(i, i + CHUNK));
       if (ready.native) query = query.select(["version"]).where("namespace", "=", this.namespace);
       for (const row of (await query.execute()) as SkillRow[]) if (wanted.has(row.name)) found.set(row.name, row);
     }
@@ -623,7 +800,12 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
     if (!ready.native) return;
     const insert = trx.insertInto("changes").values({ namespace: this.namespace, version: 1 });
     if (ready.database.dialect === "mysql") await insert.onDuplicateKeyUpdate({ version: sql`version + 1` }).execute();
-    else await insert.onConflict((oc) => oc.column("namespace").doUpdateSet({ version: (eb) => eb(eb.ref("changes.version"), "+", 1) })).execute();
+    else
+      await insert
+        .onConflict((oc) =>
+          oc.column("namespace").doUpdateSet({ version: (eb) => eb(eb.ref("changes.version"), "+", 1) }),
+        )
+        .execute();
   }
 
   async #notify(ready: Ready, trx: Kysely<SkillDatabase>): Promise<void> {
@@ -662,15 +844,26 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
   }
 
   /** The one size policy, on sizes measured in SQL before any content was selected (docs/sql.md, decision 0256). */
-  #checkSize(id: string, path: string, row: { size?: number | string | null; meta_size?: number | string | null }): void {
-    if (row.meta_size !== null && row.meta_size !== undefined && Number(row.meta_size) > this.#limits.maxFrontmatterBytes) {
+  #checkSize(
+    id: string,
+    path: string,
+    row: { size?: number | string | null; meta_size?: number | string | null },
+  ): void {
+    if (
+      row.meta_size !== null &&
+      row.meta_size !== undefined &&
+      Number(row.meta_size) > this.#limits.maxFrontmatterBytes
+    ) {
       const message = `the frontmatter is larger than the limit of ${this.#limits.maxFrontmatterBytes} bytes (description and metadata columns)`;
       throw new SkillValidationError(`skill ${JSON.stringify(id)}: ${message}`, [
         { code: "frontmatter-too-large", severity: "error", message, file: `${id}/${SKILL_MD}`, line: 2, column: 1 },
       ]);
     }
     if (row.size !== null && row.size !== undefined && Number(row.size) > this.#limits.maxFileBytes) {
-      throw new LimitExceededError("maxFileBytes", `${path} of skill ${JSON.stringify(id)} is larger than ${this.#limits.maxFileBytes} bytes`);
+      throw new LimitExceededError(
+        "maxFileBytes",
+        `${path} of skill ${JSON.stringify(id)} is larger than ${this.#limits.maxFileBytes} bytes`,
+      );
     }
   }
 
@@ -692,12 +885,15 @@ export class SqlSkillRepository extends SkillSourceProvider implements SkillRepo
 }
 
 function parseDisplay(connection: SqlConnectionOptions): string {
-  return connection.dialect === "sqlite" ? `sqlite:${connection.filename ?? ":memory:"}` : parseSqlAddress(connection.url ?? `${connection.dialect}://`).display;
+  return connection.dialect === "sqlite"
+    ? `sqlite:${connection.filename ?? ":memory:"}`
+    : parseSqlAddress(connection.url ?? `${connection.dialect}://`).display;
 }
 
 function limit(name: string, value: number | undefined, fallback: number): number {
   const chosen = value ?? fallback;
-  if (!Number.isSafeInteger(chosen) || chosen < 0) throw new RangeError(`${name} must be a whole number ≥ 0, got ${chosen}`);
+  if (!Number.isSafeInteger(chosen) || chosen < 0)
+    throw new RangeError(`${name} must be a whole number ≥ 0, got ${chosen}`);
   return chosen;
 }
 
@@ -741,7 +937,9 @@ function skillMdBytes({ native, database }: Ready): RawBuilder<number> {
 }
 
 function resourceSize(native: boolean, alias = ""): RawBuilder<number> {
-  return native ? sql<number>`(${octets(`${alias}resource_bytes`)} + ${octets(`${alias}resource_content`)})` : octets(`${alias}resource_content`);
+  return native
+    ? sql<number>`(${octets(`${alias}resource_bytes`)} + ${octets(`${alias}resource_content`)})`
+    : octets(`${alias}resource_content`);
 }
 
 function toBuffer(bytes: Uint8Array): Buffer {
@@ -752,5 +950,3 @@ function truncate(text: string, max: number): string {
   const chars = [...text];
   return chars.length <= max ? text : chars.slice(0, max).join("");
 }
-
-

@@ -33,7 +33,9 @@ interface Migration {
 }
 
 /** Every schema version, in order. A migration never changes once released: add a new one. */
-const MIGRATIONS: readonly Migration[] = [{ version: 1, name: "skills, resources and change counters", statements: createTablesV1 }];
+const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: "skills, resources and change counters", statements: createTablesV1 },
+];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
@@ -43,7 +45,11 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  * apply each version exactly once: SQLite `BEGIN IMMEDIATE`, a PostgreSQL transaction-scoped advisory lock (DDL is
  * transactional there), a MySQL named lock (`GET_LOCK`; MySQL DDL commits implicitly).
  */
-export function prepareSchema(database: SqlDatabase, tables: SqlTableNames, options: PrepareSchemaOptions): Promise<SchemaState> {
+export function prepareSchema(
+  database: SqlDatabase,
+  tables: SqlTableNames,
+  options: PrepareSchemaOptions,
+): Promise<SchemaState> {
   const key = JSON.stringify([tables, options]);
   let pending = database.prepared.get(key) as Promise<SchemaState> | undefined;
   if (!pending) {
@@ -54,7 +60,11 @@ export function prepareSchema(database: SqlDatabase, tables: SqlTableNames, opti
   return pending;
 }
 
-async function detectAndMigrate(database: SqlDatabase, tables: SqlTableNames, options: PrepareSchemaOptions): Promise<SchemaState> {
+async function detectAndMigrate(
+  database: SqlDatabase,
+  tables: SqlTableNames,
+  options: PrepareSchemaOptions,
+): Promise<SchemaState> {
   const db = database.kysely;
   try {
     // The skills table is looked for first: a migration creates the migrations table before the skill tables (in one
@@ -68,13 +78,22 @@ async function detectAndMigrate(database: SqlDatabase, tables: SqlTableNames, op
       return await checkAgentScopeTables(database, tables);
     }
     if (options.layout === "agentscope") {
-      throw new SqlRepositoryError(`${database.display}: no table ${tables.skills} (layout agentscope reads existing AgentScope tables and never creates them)`, "SQL_SCHEMA");
+      throw new SqlRepositoryError(
+        `${database.display}: no table ${tables.skills} (layout agentscope reads existing AgentScope tables and never creates them)`,
+        "SQL_SCHEMA",
+      );
     }
     if (options.layout === "skillport" && hasSkills) {
-      throw new SqlRepositoryError(`${database.display}: table ${tables.skills} exists but was not made by Skillport (use layout agentscope to read it as it is)`, "SQL_SCHEMA");
+      throw new SqlRepositoryError(
+        `${database.display}: table ${tables.skills} exists but was not made by Skillport (use layout agentscope to read it as it is)`,
+        "SQL_SCHEMA",
+      );
     }
     if (!options.migrate) {
-      throw new SqlRepositoryError(`${database.display}: no skill tables (${tables.skills}, ${tables.resources}); open it writable to create them`, "SQL_SCHEMA");
+      throw new SqlRepositoryError(
+        `${database.display}: no skill tables (${tables.skills}, ${tables.resources}); open it writable to create them`,
+        "SQL_SCHEMA",
+      );
     }
     return await migrateOrCheck(database, tables, options);
   } catch (error) {
@@ -82,13 +101,20 @@ async function detectAndMigrate(database: SqlDatabase, tables: SqlTableNames, op
   }
 }
 
-async function migrateOrCheck(database: SqlDatabase, tables: SqlTableNames, options: PrepareSchemaOptions): Promise<SchemaState> {
+async function migrateOrCheck(
+  database: SqlDatabase,
+  tables: SqlTableNames,
+  options: PrepareSchemaOptions,
+): Promise<SchemaState> {
   if (!options.migrate) {
     const applied = await appliedVersions(database.kysely, tables);
     checkKnown(database, applied);
     const current = Math.max(0, ...applied);
     if (current < SCHEMA_VERSION) {
-      throw new SqlRepositoryError(`${database.display}: schema version ${current} needs migrating to ${SCHEMA_VERSION}; open it writable once to upgrade`, "SQL_SCHEMA");
+      throw new SqlRepositoryError(
+        `${database.display}: schema version ${current} needs migrating to ${SCHEMA_VERSION}; open it writable once to upgrade`,
+        "SQL_SCHEMA",
+      );
     }
     return { layout: "skillport", hasMetadataJson: true, version: current, applied: [] };
   }
@@ -104,7 +130,9 @@ async function migrateOrCheck(database: SqlDatabase, tables: SqlTableNames, opti
     for (const migration of MIGRATIONS) {
       if (done.includes(migration.version)) continue;
       for (const statement of migration.statements(database.dialect, tables)) await statement.execute(db);
-      await sql`insert into ${sql.table(tables.migrations)} (version, name) values (${migration.version}, ${migration.name})`.execute(db);
+      await sql`insert into ${sql.table(tables.migrations)} (version, name) values (${migration.version}, ${migration.name})`.execute(
+        db,
+      );
       ran.push(migration.version);
     }
     return ran;
@@ -115,12 +143,17 @@ async function migrateOrCheck(database: SqlDatabase, tables: SqlTableNames, opti
 function checkKnown(database: SqlDatabase, applied: readonly number[]): void {
   const newest = Math.max(0, ...applied);
   if (newest > SCHEMA_VERSION) {
-    throw new SqlRepositoryError(`${database.display}: schema version ${newest} is newer than this Skillport knows (${SCHEMA_VERSION}); upgrade Skillport`, "SQL_SCHEMA");
+    throw new SqlRepositoryError(
+      `${database.display}: schema version ${newest} is newer than this Skillport knows (${SCHEMA_VERSION}); upgrade Skillport`,
+      "SQL_SCHEMA",
+    );
   }
 }
 
 async function appliedVersions(db: Kysely<unknown>, tables: SqlTableNames): Promise<number[]> {
-  const { rows } = await sql<{ version: number | string }>`select version from ${sql.table(tables.migrations)}`.execute(db);
+  const { rows } = await sql<{ version: number | string }>`select version from ${sql.table(tables.migrations)}`.execute(
+    db,
+  );
   return rows.map((r) => Number(r.version));
 }
 
@@ -129,7 +162,11 @@ async function appliedVersions(db: Kysely<unknown>, tables: SqlTableNames): Prom
  * migrations in a database (the registry does): SQLite `BEGIN IMMEDIATE`, a PostgreSQL transaction-scoped advisory
  * lock, a MySQL named lock. On SQLite and PostgreSQL `run` is inside the transaction, so its DDL commits with it.
  */
-export async function withMigrationLock<T>(database: SqlDatabase, lockName: string, run: (db: Kysely<unknown>) => Promise<T>): Promise<T> {
+export async function withMigrationLock<T>(
+  database: SqlDatabase,
+  lockName: string,
+  run: (db: Kysely<unknown>) => Promise<T>,
+): Promise<T> {
   switch (database.dialect) {
     case "sqlite":
       return database.kysely.connection().execute(async (db) => {
@@ -152,8 +189,16 @@ export async function withMigrationLock<T>(database: SqlDatabase, lockName: stri
     case "mysql":
       return database.kysely.connection().execute(async (db) => {
         // Named locks are server-wide: the database name goes into the (hashed, length-limited) lock name.
-        const { rows } = await sql<{ got: number | null }>`select get_lock(concat('skillport:', sha1(concat(database(), '.', ${lockName}))), ${Math.ceil(database.timeoutMs / 1000)}) as got`.execute(db);
-        if (Number(rows[0]?.got) !== 1) throw new SqlRepositoryError(`${database.display}: timed out waiting for another process's migration`, "SQL_SCHEMA");
+        const { rows } = await sql<{
+          got: number | null;
+        }>`select get_lock(concat('skillport:', sha1(concat(database(), '.', ${lockName}))), ${Math.ceil(database.timeoutMs / 1000)}) as got`.execute(
+          db,
+        );
+        if (Number(rows[0]?.got) !== 1)
+          throw new SqlRepositoryError(
+            `${database.display}: timed out waiting for another process's migration`,
+            "SQL_SCHEMA",
+          );
         try {
           return await run(db);
         } finally {
@@ -170,10 +215,14 @@ async function checkAgentScopeTables(database: SqlDatabase, tables: SqlTableName
   if (!(await tableExists(db, database.dialect, tables.resources))) missing.push(`table ${tables.resources}`);
   else {
     const resources = await tableColumns(db, database.dialect, tables.resources);
-    for (const c of ["id", "resource_path", "resource_content"]) if (!resources.has(c)) missing.push(`${tables.resources}.${c}`);
+    for (const c of ["id", "resource_path", "resource_content"])
+      if (!resources.has(c)) missing.push(`${tables.resources}.${c}`);
   }
   if (missing.length > 0) {
-    throw new SqlRepositoryError(`${database.display}: ${tables.skills} is not an AgentScope skills table (missing ${missing.join(", ")})`, "SQL_SCHEMA");
+    throw new SqlRepositoryError(
+      `${database.display}: ${tables.skills} is not an AgentScope skills table (missing ${missing.join(", ")})`,
+      "SQL_SCHEMA",
+    );
   }
   return { layout: "agentscope", hasMetadataJson: skills.has("metadata_json"), version: 0, applied: [] };
 }
@@ -193,8 +242,12 @@ async function tableColumns(db: Kysely<unknown>, dialect: SqlDialectName, table:
     dialect === "sqlite"
       ? sql<{ name: string }>`select name from pragma_table_info(${table})`
       : dialect === "postgres"
-        ? sql<{ name: string }>`select column_name as name from information_schema.columns where table_schema = current_schema() and table_name = ${table}`
-        : sql<{ name: string }>`select column_name as name from information_schema.columns where table_schema = database() and table_name = ${table}`;
+        ? sql<{
+            name: string;
+          }>`select column_name as name from information_schema.columns where table_schema = current_schema() and table_name = ${table}`
+        : sql<{
+            name: string;
+          }>`select column_name as name from information_schema.columns where table_schema = database() and table_name = ${table}`;
   return new Set((await query.execute(db)).rows.map((r) => String(r.name).toLowerCase()));
 }
 

@@ -8,7 +8,13 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LimitExceededError, Skill, SkillValidationError } from "@skillport/core";
 import { SqlSkillRepository } from "./repository.js";
-import { availableDialects, createTestDatabase, rawQuery, type TestDatabase, type TestDialect } from "./test-support/databases.js";
+import {
+  availableDialects,
+  createTestDatabase,
+  rawQuery,
+  type TestDatabase,
+  type TestDialect,
+} from "./test-support/databases.js";
 
 const probe = path.join(path.dirname(fileURLToPath(import.meta.url)), "test-support", "size-probe.mjs");
 const MiB = 1024 * 1024;
@@ -27,7 +33,11 @@ function bigString(dialect: TestDialect, n: number): string {
 }
 
 const skill = (name: string, resource: string) =>
-  new Skill({ frontmatter: { name, description: `The ${name} skill. Use in tests.` }, body: `# ${name}\n`, resources: new Map([[resource, "x\n"]]) });
+  new Skill({
+    frontmatter: { name, description: `The ${name} skill. Use in tests.` },
+    body: `# ${name}\n`,
+    resources: new Map([[resource, "x\n"]]),
+  });
 
 interface ProbeResult {
   error: { name: string; code: string | null; message: string } | null;
@@ -37,10 +47,15 @@ interface ProbeResult {
 
 function runProbe(url: string, attack: string): Promise<ProbeResult> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [probe, url, attack, String(MAX_FILE), String(MAX_FRONTMATTER)], { maxBuffer: 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`probe ${attack} failed: ${stderr || error.message}`));
-      else resolve(JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as ProbeResult);
-    });
+    execFile(
+      process.execPath,
+      [probe, url, attack, String(MAX_FILE), String(MAX_FRONTMATTER)],
+      { maxBuffer: 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`probe ${attack} failed: ${stderr || error.message}`));
+        else resolve(JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as ProbeResult);
+      },
+    );
   });
 }
 
@@ -50,13 +65,27 @@ describe.each(dialects)("one size policy, measured in SQL (%s)", (dialect) => {
   beforeAll(async () => {
     database = await createTestDatabase(dialect);
     const repository = await SqlSkillRepository.open({ connection: database.url });
-    await repository.save([skill("small", "assets/small.txt"), skill("big-body", "assets/a.txt"), skill("big-desc", "assets/a.txt"), skill("big-file", "assets/big.txt")]);
+    await repository.save([
+      skill("small", "assets/small.txt"),
+      skill("big-body", "assets/a.txt"),
+      skill("big-desc", "assets/a.txt"),
+      skill("big-file", "assets/big.txt"),
+    ]);
     await repository.close();
     const n = PAYLOAD[dialect];
     // skill_md_bytes keeps its honest small value: the stored size column is not trusted for the body.
-    await rawQuery(database, `update agentscope_skills set skill_content = ${bigString(dialect, n)} where name = 'big-body'`);
-    await rawQuery(database, `update agentscope_skills set description = ${bigString(dialect, n)} where name = 'big-desc'`);
-    await rawQuery(database, `update agentscope_skill_resources set resource_content = ${bigString(dialect, n)} where resource_path = 'assets/big.txt'`);
+    await rawQuery(
+      database,
+      `update agentscope_skills set skill_content = ${bigString(dialect, n)} where name = 'big-body'`,
+    );
+    await rawQuery(
+      database,
+      `update agentscope_skills set description = ${bigString(dialect, n)} where name = 'big-desc'`,
+    );
+    await rawQuery(
+      database,
+      `update agentscope_skill_resources set resource_content = ${bigString(dialect, n)} where resource_path = 'assets/big.txt'`,
+    );
   }, 180_000);
 
   afterAll(async () => database?.drop());
@@ -80,7 +109,11 @@ describe.each(dialects)("one size policy, measured in SQL (%s)", (dialect) => {
   });
 
   it("the same refusals in process, with the error classes callers branch on", async () => {
-    const repository = new SqlSkillRepository({ connection: database.url, maxFileBytes: MAX_FILE, maxFrontmatterBytes: MAX_FRONTMATTER });
+    const repository = new SqlSkillRepository({
+      connection: database.url,
+      maxFileBytes: MAX_FILE,
+      maxFrontmatterBytes: MAX_FRONTMATTER,
+    });
     try {
       expect(await repository.discover()).toEqual(["big-body", "big-desc", "big-file", "small"]);
       await expect(repository.getBody("big-body")).rejects.toBeInstanceOf(LimitExceededError);
@@ -91,7 +124,9 @@ describe.each(dialects)("one size policy, measured in SQL (%s)", (dialect) => {
       expect((desc as SkillValidationError).diagnostics.map((d) => d.code)).toEqual(["frontmatter-too-large"]);
       await expect(repository.readFile("big-file", "assets/big.txt")).rejects.toBeInstanceOf(LimitExceededError);
       // Listing the files reports the real sizes without reading them.
-      expect((await repository.listFiles("big-file")).find((f) => f.path === "assets/big.txt")?.size).toBe(PAYLOAD[dialect]);
+      expect((await repository.listFiles("big-file")).find((f) => f.path === "assets/big.txt")?.size).toBe(
+        PAYLOAD[dialect],
+      );
       expect((await repository.getMetadata("small")).name).toBe("small");
     } finally {
       await repository.close();

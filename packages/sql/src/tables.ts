@@ -40,10 +40,17 @@ export function resolveTableNames(given: Partial<SqlTableNames> = {}): SqlTableN
   };
   for (const [role, name] of Object.entries(names)) {
     if (!IDENTIFIER.test(name) || name.length > MAX_IDENTIFIER_LENGTH) {
-      throw new SqlRepositoryError(`invalid ${role} table name ${JSON.stringify(name)}: letters, digits and _ only, not starting with a digit, at most ${MAX_IDENTIFIER_LENGTH} characters`, "SQL_CONFIG");
+      throw new SqlRepositoryError(
+        `invalid ${role} table name ${JSON.stringify(name)}: letters, digits and _ only, not starting with a digit, at most ${MAX_IDENTIFIER_LENGTH} characters`,
+        "SQL_CONFIG",
+      );
     }
   }
-  if (new Set(Object.values(names)).size !== 4) throw new SqlRepositoryError("the skills, resources, migrations and changes tables need four different names", "SQL_CONFIG");
+  if (new Set(Object.values(names)).size !== 4)
+    throw new SqlRepositoryError(
+      "the skills, resources, migrations and changes tables need four different names",
+      "SQL_CONFIG",
+    );
   return names;
 }
 

@@ -142,7 +142,11 @@ export class ChangeWatcher {
 
   async #readCounter(store: WatchedStore): Promise<number | undefined> {
     if (!store.native) return undefined;
-    const row = await store.db.selectFrom("changes").select(["version"]).where("namespace", "=", this.#options.namespace).executeTakeFirst();
+    const row = await store.db
+      .selectFrom("changes")
+      .select(["version"])
+      .where("namespace", "=", this.#options.namespace)
+      .executeTakeFirst();
     return row === undefined ? 0 : Number(row.version);
   }
 
@@ -150,10 +154,18 @@ export class ChangeWatcher {
   async #snapshot(store: WatchedStore): Promise<Map<string, string>> {
     const known = new Map<string, string>();
     if (store.native) {
-      const rows = await store.db.selectFrom("skills").select(["id", "name", "version"]).where("namespace", "=", this.#options.namespace).execute();
+      const rows = await store.db
+        .selectFrom("skills")
+        .select(["id", "name", "version"])
+        .where("namespace", "=", this.#options.namespace)
+        .execute();
       for (const row of rows) known.set(row.name, `${row.id}:${row.version}`);
     } else {
-      const rows = await store.db.selectFrom("skills").select(["id", "name"]).select(sql<string>`updated_at`.as("stamp")).execute();
+      const rows = await store.db
+        .selectFrom("skills")
+        .select(["id", "name"])
+        .select(sql<string>`updated_at`.as("stamp"))
+        .execute();
       for (const row of rows) known.set(row.name, `${row.id}:${String(row.stamp)}`);
     }
     return known;

@@ -51,12 +51,19 @@ export interface Expected {
 }
 
 /** Runs `action` and requires it to reject with one of `expected`; returns the error. */
-export async function expectError(what: string, action: () => Promise<unknown>, expected: readonly Expected[]): Promise<unknown> {
+export async function expectError(
+  what: string,
+  action: () => Promise<unknown>,
+  expected: readonly Expected[],
+): Promise<unknown> {
   let value: unknown;
   try {
     value = await action();
   } catch (error) {
-    if (expected.some((e) => isErrorOf(error, e.cls, e.code) || (e.cls === AgentSkillsError && isAgentSkillsError(error)))) return error;
+    if (
+      expected.some((e) => isErrorOf(error, e.cls, e.code) || (e.cls === AgentSkillsError && isAgentSkillsError(error)))
+    )
+      return error;
     fail(`${what}: expected ${names(expected)}, got ${describeError(error)}`);
   }
   return fail(`${what}: expected ${names(expected)}, but it returned ${describeValue(value)}`);
@@ -103,7 +110,11 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   const ka = Object.keys(a);
   const kb = Object.keys(b);
   if (ka.length !== kb.length) return false;
-  return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return ka.every(
+    (k) =>
+      Object.prototype.hasOwnProperty.call(b, k) &&
+      deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+  );
 }
 
 export function isSortedStrings(values: readonly unknown[]): boolean {

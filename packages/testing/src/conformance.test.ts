@@ -8,10 +8,17 @@ import {
   type Frontmatter,
   type SkillProvider,
 } from "@skillport/core";
-import { conformanceCases, describeConformance, runConformance, type ConformanceOptions, type ProviderFactory } from "./index.js";
+import {
+  conformanceCases,
+  describeConformance,
+  runConformance,
+  type ConformanceOptions,
+  type ProviderFactory,
+} from "./index.js";
 import { conformanceFixtureSkill, fixtureSkillMd, FIXTURE_BODY } from "./fixture.js";
 
-const healthy = (options: { maxFileBytes?: number } = {}) => new InMemorySkillRepository({ skills: [conformanceFixtureSkill()], ...options });
+const healthy = (options: { maxFileBytes?: number } = {}) =>
+  new InMemorySkillRepository({ skills: [conformanceFixtureSkill()], ...options });
 
 /** A provider that delegates everything to a healthy memory repository, except what `overrides` replaces. */
 function broken(overrides: (base: InMemorySkillRepository) => Partial<SkillProvider>): ProviderFactory {
@@ -42,21 +49,33 @@ describe("the conformance kit", () => {
   it("has the 48 reference cases, plus 4 content-limit cases when asked", () => {
     const core = conformanceCases().filter((c) => c.suite === "core");
     expect(core).toHaveLength(48);
-    const limited = conformanceCases({ contentLimit: { makeProvider: () => healthy({ maxFileBytes: 4 }) } }).filter((c) => c.suite === "content-limit");
+    const limited = conformanceCases({ contentLimit: { makeProvider: () => healthy({ maxFileBytes: 4 }) } }).filter(
+      (c) => c.suite === "content-limit",
+    );
     expect(limited.map((c) => c.id)).toEqual(["limit.skill-md", "limit.references", "limit.scripts", "limit.assets"]);
-    const ids = conformanceCases({ contentLimit: { makeProvider: () => healthy() }, filesystem: { root: "/nowhere" } }).map((c) => c.id);
+    const ids = conformanceCases({
+      contentLimit: { makeProvider: () => healthy() },
+      filesystem: { root: "/nowhere" },
+    }).map((c) => c.id);
     expect(new Set(ids).size).toBe(ids.length);
   });
 
   it("the in-memory repository passes every case, content limits included", async () => {
-    const report = await runConformance(() => healthy(), { contentLimit: { makeProvider: () => healthy({ maxFileBytes: 4 }) } });
+    const report = await runConformance(() => healthy(), {
+      contentLimit: { makeProvider: () => healthy({ maxFileBytes: 4 }) },
+    });
     expect(report.failed).toEqual([]);
     expect(report.passed).toHaveLength(48 + 4 + 7 + 4);
   });
 
   it("the content-limit suite fails a provider that ignores its limit", async () => {
     const report = await runConformance(() => healthy(), { contentLimit: { makeProvider: () => healthy() } });
-    expect(report.failed.map((f) => f.id)).toEqual(["limit.skill-md", "limit.references", "limit.scripts", "limit.assets"]);
+    expect(report.failed.map((f) => f.id)).toEqual([
+      "limit.skill-md",
+      "limit.references",
+      "limit.scripts",
+      "limit.assets",
+    ]);
   });
 
   it("the fixture SKILL.md parses back to the fixture skill", async () => {
@@ -67,7 +86,12 @@ describe("the conformance kit", () => {
 });
 
 // The negative meta-tests: each deliberately broken provider MUST fail exactly the listed cases.
-const brokenProviders: Array<{ label: string; make: ProviderFactory; options?: ConformanceOptions; failing: string[] }> = [
+const brokenProviders: Array<{
+  label: string;
+  make: ProviderFactory;
+  options?: ConformanceOptions;
+  failing: string[];
+}> = [
   {
     label: "{} metadata for unknown ids",
     make: broken((base) => ({ getMetadata: async (id) => (id === "conformance-skill" ? base.getMetadata(id) : {}) })),
@@ -77,7 +101,10 @@ const brokenProviders: Array<{ label: string; make: ProviderFactory; options?: C
     label: "resolving traversal with a naive path join",
     make: broken((base) => {
       // Reads whatever `<kind>/<name>` normalises to, in a tree that also holds host-like files.
-      const host = new Map<string, string>([["etc/passwd", "root:x:0:0"], ["windows/system32", "dll"]]);
+      const host = new Map<string, string>([
+        ["etc/passwd", "root:x:0:0"],
+        ["windows/system32", "dll"],
+      ]);
       const naive = async (kind: string, id: string, name: string) => {
         const parts: string[] = [];
         for (const seg of `${kind}/${name}`.split(/[\\/]/)) {
@@ -85,7 +112,13 @@ const brokenProviders: Array<{ label: string; make: ProviderFactory; options?: C
           else if (seg !== "" && seg !== ".") parts.push(seg);
         }
         const rel = parts.join("/");
-        if (rel === "SKILL.md" || rel.startsWith("references/") || rel.startsWith("scripts/") || rel.startsWith("assets/")) return base.readFile(id, rel);
+        if (
+          rel === "SKILL.md" ||
+          rel.startsWith("references/") ||
+          rel.startsWith("scripts/") ||
+          rel.startsWith("assets/")
+        )
+          return base.readFile(id, rel);
         const hit = host.get(rel);
         if (hit === undefined) throw new ResourceNotFoundError(id, rel);
         return new TextEncoder().encode(hit);
@@ -104,7 +137,9 @@ const brokenProviders: Array<{ label: string; make: ProviderFactory; options?: C
   },
   {
     label: "metadata containing the body",
-    make: broken((base) => ({ getMetadata: async (id) => ({ ...(await base.getMetadata(id)), content: await base.getBody(id) }) })),
+    make: broken((base) => ({
+      getMetadata: async (id) => ({ ...(await base.getMetadata(id)), content: await base.getBody(id) }),
+    })),
     failing: ["3.metadata-without-body"],
   },
   {
@@ -126,7 +161,9 @@ const brokenProviders: Array<{ label: string; make: ProviderFactory; options?: C
   },
   {
     label: "script getter returning a string",
-    make: broken((base) => ({ getScript: async (id, name) => new TextDecoder().decode(await base.getScript(id, name)) as unknown as Uint8Array })),
+    make: broken((base) => ({
+      getScript: async (id, name) => new TextDecoder().decode(await base.getScript(id, name)) as unknown as Uint8Array,
+    })),
     failing: ["7.bytes.scripts"],
   },
   {
@@ -148,7 +185,12 @@ const brokenProviders: Array<{ label: string; make: ProviderFactory; options?: C
         }
       },
     })),
-    failing: ["8.unknown-resource.assets", "9.resource-of-unknown-skill.assets", ...traversalIds.map((n) => `15.traversal-name.assets.${n}`), "confine.assets.sibling"],
+    failing: [
+      "8.unknown-resource.assets",
+      "9.resource-of-unknown-skill.assets",
+      ...traversalIds.map((n) => `15.traversal-name.assets.${n}`),
+      "confine.assets.sibling",
+    ],
   },
   {
     label: "a description of spaces",
@@ -158,7 +200,8 @@ const brokenProviders: Array<{ label: string; make: ProviderFactory; options?: C
   {
     label: "listing returning empty lists for unknown ids",
     make: broken((base) => ({
-      listResources: async (id) => (id === "conformance-skill" ? base.listResources(id) : { references: [], scripts: [], assets: [] }),
+      listResources: async (id) =>
+        id === "conformance-skill" ? base.listResources(id) : { references: [], scripts: [], assets: [] },
     })),
     failing: ["11.listing-unknown-skill"],
   },
@@ -230,4 +273,9 @@ describe("capabilities declared unsupported", () => {
 });
 
 // The convenience wrapper, driven by vitest itself.
-describeConformance("InMemorySkillRepository", () => healthy(), { describe, it }, { contentLimit: { makeProvider: () => healthy({ maxFileBytes: 4 }) } });
+describeConformance(
+  "InMemorySkillRepository",
+  () => healthy(),
+  { describe, it },
+  { contentLimit: { makeProvider: () => healthy({ maxFileBytes: 4 }) } },
+);

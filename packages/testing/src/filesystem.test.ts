@@ -2,7 +2,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lstat, mkdtemp, readdir, readFile, realpath, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { AgentSkillsError, RESOURCE_KINDS, ResourceNotFoundError, SkillNotFoundError, parseSkillMd, requireSafeSkillId, toSkillProvider, type Frontmatter, type ResourceListing, type SkillFile, type SkillProvider } from "@skillport/core";
+import {
+  AgentSkillsError,
+  RESOURCE_KINDS,
+  ResourceNotFoundError,
+  SkillNotFoundError,
+  parseSkillMd,
+  requireSafeSkillId,
+  toSkillProvider,
+  type Frontmatter,
+  type ResourceListing,
+  type SkillFile,
+  type SkillProvider,
+} from "@skillport/core";
 import { resourceKindPath } from "@skillport/core/internal";
 import { isInside, resolveConfined } from "@skillport/fs";
 import { CONFINEMENT_SIBLING_CONTENT, runConformance, writeConformanceFixture } from "./index.js";
@@ -16,13 +28,23 @@ class MiniFsProvider implements SkillProvider {
   readonly name = "mini-fs";
   constructor(
     private readonly root: string,
-    private readonly options: { followLinks?: boolean; confineToRoot?: boolean; refuseAllLinks?: boolean; maxFileBytes?: number } = {},
+    private readonly options: {
+      followLinks?: boolean;
+      confineToRoot?: boolean;
+      refuseAllLinks?: boolean;
+      maxFileBytes?: number;
+    } = {},
   ) {}
 
   async discover(): Promise<string[]> {
     const out: string[] = [];
     for (const entry of await readdir(this.root, { withFileTypes: true })) {
-      if (entry.isDirectory() && !entry.name.startsWith(".") && (await this.#isFile(path.join(this.root, entry.name, "SKILL.md")))) out.push(entry.name);
+      if (
+        entry.isDirectory() &&
+        !entry.name.startsWith(".") &&
+        (await this.#isFile(path.join(this.root, entry.name, "SKILL.md")))
+      )
+        out.push(entry.name);
     }
     return out.sort();
   }
@@ -45,7 +67,12 @@ class MiniFsProvider implements SkillProvider {
     const listing: ResourceListing = { references: [], scripts: [], assets: [] };
     for (const file of await this.listFiles(id)) {
       const [kind, name, ...rest] = file.path.split("/");
-      if (rest.length === 0 && name !== undefined && !name.startsWith(".") && (RESOURCE_KINDS as readonly string[]).includes(kind ?? "")) {
+      if (
+        rest.length === 0 &&
+        name !== undefined &&
+        !name.startsWith(".") &&
+        (RESOURCE_KINDS as readonly string[]).includes(kind ?? "")
+      ) {
         listing[kind as (typeof RESOURCE_KINDS)[number]].push(name);
       }
     }
@@ -57,11 +84,13 @@ class MiniFsProvider implements SkillProvider {
     const walk = async (rel: string): Promise<void> => {
       for (const e of await readdir(path.join(dir, rel), { withFileTypes: true })) {
         const child = rel === "" ? e.name : `${rel}/${e.name}`;
-        if (e.isSymbolicLink() && this.options.refuseAllLinks) throw new AgentSkillsError(`skill ${id}: ${child} is a link`);
+        if (e.isSymbolicLink() && this.options.refuseAllLinks)
+          throw new AgentSkillsError(`skill ${id}: ${child} is a link`);
         if (e.isSymbolicLink() && !this.options.followLinks) {
           // The one link rule: a link that stays inside the skill is part of it; anything else is refused.
           const target = await realpath(path.join(dir, child)).catch(() => undefined);
-          if (target === undefined || !isInside(await realpath(dir), target)) throw new AgentSkillsError(`skill ${id}: ${child} is a link leaving the skill`);
+          if (target === undefined || !isInside(await realpath(dir), target))
+            throw new AgentSkillsError(`skill ${id}: ${child} is a link leaving the skill`);
         }
         const st = await stat(path.join(dir, child));
         if (st.isDirectory()) await walk(child);
@@ -103,7 +132,8 @@ class MiniFsProvider implements SkillProvider {
     else if (this.options.confineToRoot) {
       file = path.resolve(dir, rel);
       const real = await realpath(file).catch(() => undefined);
-      if (rel.includes("\0") || real === undefined || !isInside(await realpath(this.root), real)) throw new ResourceNotFoundError(id, rel);
+      if (rel.includes("\0") || real === undefined || !isInside(await realpath(this.root), real))
+        throw new ResourceNotFoundError(id, rel);
     } else {
       try {
         file = await resolveConfined(dir, rel, { skillId: id });
@@ -113,8 +143,10 @@ class MiniFsProvider implements SkillProvider {
       if (!isInside(await realpath(dir), file)) throw new ResourceNotFoundError(id, rel);
     }
     const st = await lstat(file).catch(() => undefined);
-    if (!st || !(this.options.followLinks || st.isFile() || (st.isSymbolicLink() && (await stat(file)).isFile()))) throw new ResourceNotFoundError(id, rel);
-    if (st.size > (this.options.maxFileBytes ?? Infinity)) throw new AgentSkillsError(`skill ${id}: ${rel} is too large`);
+    if (!st || !(this.options.followLinks || st.isFile() || (st.isSymbolicLink() && (await stat(file)).isFile())))
+      throw new ResourceNotFoundError(id, rel);
+    if (st.size > (this.options.maxFileBytes ?? Infinity))
+      throw new AgentSkillsError(`skill ${id}: ${rel} is too large`);
     return new Uint8Array(await readFile(file));
   }
   async #isFile(p: string): Promise<boolean> {
@@ -134,7 +166,9 @@ afterAll(async () => {
 describe("the kit on a real filesystem", () => {
   it("writes the exact fixture files", async () => {
     const skill = path.join(root, "conformance-skill");
-    expect(await readFile(path.join(skill, "references", "notes.md"), "utf8")).toBe("# Notes\n\nA reference document.\n");
+    expect(await readFile(path.join(skill, "references", "notes.md"), "utf8")).toBe(
+      "# Notes\n\nA reference document.\n",
+    );
     expect(await readFile(path.join(skill, "scripts", "run.sh"), "utf8")).toBe("#!/bin/sh\necho conformance\n");
     expect(await readFile(path.join(skill, "assets", "diagram.svg"), "utf8")).toBe("<svg></svg>\n");
     expect((await readdir(root)).sort()).toEqual(["conformance-skill", "other"]);
@@ -150,12 +184,16 @@ describe("the kit on a real filesystem", () => {
   });
 
   it("a provider that refuses every link fails the in-skill link case (one link rule for every method)", async () => {
-    const report = await runConformance(() => new MiniFsProvider(root, { refuseAllLinks: true }), { filesystem: { root } });
+    const report = await runConformance(() => new MiniFsProvider(root, { refuseAllLinks: true }), {
+      filesystem: { root },
+    });
     expect(report.failed.map((f) => f.id)).toEqual(["fs.symlink.inside-skill"]);
   });
 
   it("a provider that follows links out of the skill fails the symlink and readFile confinement cases", async () => {
-    const report = await runConformance(() => new MiniFsProvider(root, { followLinks: true }), { filesystem: { root } });
+    const report = await runConformance(() => new MiniFsProvider(root, { followLinks: true }), {
+      filesystem: { root },
+    });
     expect(report.failed.map((f) => f.id).sort()).toEqual(
       [
         "confine.read-file.provider-root",
@@ -171,7 +209,9 @@ describe("the kit on a real filesystem", () => {
   });
 
   it("a provider confined only to its root (the reference provider's weakness) fails every confinement case that reaches a real file", async () => {
-    const report = await runConformance(() => new MiniFsProvider(root, { confineToRoot: true }), { filesystem: { root } });
+    const report = await runConformance(() => new MiniFsProvider(root, { confineToRoot: true }), {
+      filesystem: { root },
+    });
     expect(report.failed.map((f) => f.id).sort()).toEqual(
       [
         "confine.assets.sibling",
@@ -185,6 +225,8 @@ describe("the kit on a real filesystem", () => {
       ].sort(),
     );
     const sibling = report.failed.find((f) => f.id === "confine.references.sibling");
-    expect(sibling?.error).toBe(`getReference("conformance-skill", "../../other/references/x.md"): expected ResourceNotFoundError, but it returned ${Buffer.byteLength(CONFINEMENT_SIBLING_CONTENT)} bytes`);
+    expect(sibling?.error).toBe(
+      `getReference("conformance-skill", "../../other/references/x.md"): expected ResourceNotFoundError, but it returned ${Buffer.byteLength(CONFINEMENT_SIBLING_CONTENT)} bytes`,
+    );
   });
 });

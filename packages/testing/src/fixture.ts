@@ -20,10 +20,13 @@ export const FIXTURE_FRONTMATTER: Readonly<Frontmatter> = Object.freeze({
   description: "Checks that a skill provider keeps the Agent Skills provider contract. Use when testing a provider.",
 });
 
-export const FIXTURE_BODY = "\n# Conformance skill\n\nRead references/notes.md, then run scripts/run.sh and show assets/diagram.svg.\n";
+export const FIXTURE_BODY =
+  "\n# Conformance skill\n\nRead references/notes.md, then run scripts/run.sh and show assets/diagram.svg.\n";
 
 /** Resource files of the fixture, exactly as the reference suite defines them. */
-export const FIXTURE_RESOURCES: Readonly<Record<"references" | "scripts" | "assets", { name: string; content: string }>> = Object.freeze({
+export const FIXTURE_RESOURCES: Readonly<
+  Record<"references" | "scripts" | "assets", { name: string; content: string }>
+> = Object.freeze({
   references: { name: "notes.md", content: "# Notes\n\nA reference document.\n" },
   scripts: { name: "run.sh", content: "#!/bin/sh\necho conformance\n" },
   assets: { name: "diagram.svg", content: "<svg></svg>\n" },

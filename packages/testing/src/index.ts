@@ -34,4 +34,14 @@ export {
 } from "./fixture.js";
 export { ConformanceFailure } from "./check.js";
 // Real temp trees (files, folders, links) and the folder-swapping attacker, for every package's tests.
-export { makeTempDir, removeDir, skillMd, startFolderSwapper, tempTree, writeTree, type TempTree, type TreeNode, type TreeSpec } from "./temp-tree.js";
+export {
+  makeTempDir,
+  removeDir,
+  skillMd,
+  startFolderSwapper,
+  tempTree,
+  writeTree,
+  type TempTree,
+  type TreeNode,
+  type TreeSpec,
+} from "./temp-tree.js";

@@ -1,5 +1,10 @@
 import type { SkillProvider } from "@skillport/core";
-import { conformanceCases, type ConformanceCase, type ConformanceContext, type ConformanceOptions } from "./cases/index.js";
+import {
+  conformanceCases,
+  type ConformanceCase,
+  type ConformanceContext,
+  type ConformanceOptions,
+} from "./cases/index.js";
 
 export type ProviderFactory = () => SkillProvider | Promise<SkillProvider>;
 
@@ -16,19 +21,30 @@ export interface ConformanceReport {
   failed: ConformanceFailureReport[];
 }
 
-function contextFor(testCase: ConformanceCase, makeProvider: ProviderFactory, options: ConformanceOptions): () => Promise<ConformanceContext> {
-  const factory = testCase.suite === "content-limit" && options.contentLimit ? options.contentLimit.makeProvider : makeProvider;
+function contextFor(
+  testCase: ConformanceCase,
+  makeProvider: ProviderFactory,
+  options: ConformanceOptions,
+): () => Promise<ConformanceContext> {
+  const factory =
+    testCase.suite === "content-limit" && options.contentLimit ? options.contentLimit.makeProvider : makeProvider;
   const make = async () => await factory();
   return async () => ({ provider: await make(), makeProvider: make });
 }
 
 /** Runs one case with a fresh provider; resolves to undefined on success or the failure message. */
-export async function runConformanceCase(testCase: ConformanceCase, makeProvider: ProviderFactory, options: ConformanceOptions = {}): Promise<string | undefined> {
+export async function runConformanceCase(
+  testCase: ConformanceCase,
+  makeProvider: ProviderFactory,
+  options: ConformanceOptions = {},
+): Promise<string | undefined> {
   try {
     await testCase.run(await contextFor(testCase, makeProvider, options)());
     return undefined;
   } catch (error) {
-    return error instanceof Error ? `${error.name === "ConformanceFailure" ? "" : `${error.name}: `}${error.message}` : String(error);
+    return error instanceof Error
+      ? `${error.name === "ConformanceFailure" ? "" : `${error.name}: `}${error.message}`
+      : String(error);
   }
 }
 
@@ -36,7 +52,10 @@ export async function runConformanceCase(testCase: ConformanceCase, makeProvider
  * Runs every applicable case, one after another, each with a fresh provider from `makeProvider`
  * (which must serve the fixture: see writeConformanceFixture / conformanceFixtureSkill).
  */
-export async function runConformance(makeProvider: ProviderFactory, options: ConformanceOptions = {}): Promise<ConformanceReport> {
+export async function runConformance(
+  makeProvider: ProviderFactory,
+  options: ConformanceOptions = {},
+): Promise<ConformanceReport> {
   const report: ConformanceReport = { passed: [], failed: [] };
   for (const testCase of conformanceCases(options)) {
     const error = await runConformanceCase(testCase, makeProvider, options);
@@ -56,7 +75,12 @@ export interface TestRunnerFunctions {
  * Declares one test per case under `describe(name)`. `setup` makes a provider serving the fixture (called per case).
  * The kit stays free of any test-runner dependency: `describeConformance("memory", make, { describe, it })`.
  */
-export function describeConformance(name: string, setup: ProviderFactory, runner: TestRunnerFunctions, options: ConformanceOptions = {}): void {
+export function describeConformance(
+  name: string,
+  setup: ProviderFactory,
+  runner: TestRunnerFunctions,
+  options: ConformanceOptions = {},
+): void {
   runner.describe(`${name} conforms to the provider contract`, () => {
     for (const testCase of conformanceCases(options)) {
       runner.it(`${testCase.id} ${testCase.title}`, async () => {

@@ -46,7 +46,11 @@ export async function tempTree(spec: TreeSpec = {}, prefix?: string): Promise<Te
 }
 
 /** A small valid SKILL.md. */
-export function skillMd(name: string, description = `The ${name} skill.`, body = `\n# ${name}\n\nDo the thing.\n`): string {
+export function skillMd(
+  name: string,
+  description = `The ${name} skill.`,
+  body = `\n# ${name}\n\nDo the thing.\n`,
+): string {
   return `---\nname: ${name}\ndescription: ${description}\n---\n${body}`;
 }
 
@@ -65,7 +69,9 @@ export async function startFolderSwapper(dir: string, target: string, rounds = 2
       fs.unlinkSync(dir);
       fs.renameSync(aside, dir);
     }`;
-  const swapper = spawn(process.execPath, ["-e", script, dir, `${dir}.aside`, target, String(rounds)], { stdio: ["ignore", "pipe", "inherit"] });
+  const swapper = spawn(process.execPath, ["-e", script, dir, `${dir}.aside`, target, String(rounds)], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   await once(swapper.stdout!, "data");
   return swapper;
 }

@@ -36,7 +36,10 @@ export interface OpenAIChatToolMessage {
 
 /** `tools` for `POST /chat/completions`. */
 export function toOpenAIChatTools(tools: readonly Tool[]): OpenAIChatTool[] {
-  return tools.map((t) => ({ type: "function", function: { name: t.name, description: t.description, parameters: modelSchema(t.inputSchema) } }));
+  return tools.map((t) => ({
+    type: "function",
+    function: { name: t.name, description: t.description, parameters: modelSchema(t.inputSchema) },
+  }));
 }
 
 /** A `role: "tool"` message answering one tool call. Tool messages carry text only: images become a placeholder. */
@@ -45,11 +48,18 @@ export function toOpenAIChatToolMessage(toolCallId: string, result: ToolResult):
 }
 
 /** Runs every `tool_calls` entry of an assistant message and returns the tool messages, in order. */
-export async function runOpenAIChatToolCalls(caller: ToolCaller, toolCalls: readonly OpenAIChatToolCall[], options: { signal?: AbortSignal } = {}): Promise<OpenAIChatToolMessage[]> {
+export async function runOpenAIChatToolCalls(
+  caller: ToolCaller,
+  toolCalls: readonly OpenAIChatToolCall[],
+  options: { signal?: AbortSignal } = {},
+): Promise<OpenAIChatToolMessage[]> {
   const out: OpenAIChatToolMessage[] = [];
   for (const call of toolCalls) {
     const args = parseArguments(call.function.arguments);
-    const result = "error" in args ? invalidArguments(call.function.name, args.error) : await caller.callTool(call.function.name, args.value, options);
+    const result =
+      "error" in args
+        ? invalidArguments(call.function.name, args.error)
+        : await caller.callTool(call.function.name, args.value, options);
     out.push(toOpenAIChatToolMessage(call.id, result));
   }
   return out;
@@ -81,7 +91,13 @@ export interface OpenAIResponsesFunctionCallOutput {
 
 /** Function tools for `POST /responses` (not strict: our schemas have optional properties). */
 export function toOpenAIResponsesTools(tools: readonly Tool[]): OpenAIResponsesTool[] {
-  return tools.map((t) => ({ type: "function", name: t.name, description: t.description, parameters: modelSchema(t.inputSchema), strict: false }));
+  return tools.map((t) => ({
+    type: "function",
+    name: t.name,
+    description: t.description,
+    parameters: modelSchema(t.inputSchema),
+    strict: false,
+  }));
 }
 
 export function toOpenAIResponsesOutput(callId: string, result: ToolResult): OpenAIResponsesFunctionCallOutput {
@@ -89,13 +105,18 @@ export function toOpenAIResponsesOutput(callId: string, result: ToolResult): Ope
 }
 
 /** Runs every `function_call` item of a response's `output` and returns the `function_call_output` items. */
-export async function runOpenAIResponsesCalls(caller: ToolCaller, output: ReadonlyArray<{ type: string }>, options: { signal?: AbortSignal } = {}): Promise<OpenAIResponsesFunctionCallOutput[]> {
+export async function runOpenAIResponsesCalls(
+  caller: ToolCaller,
+  output: ReadonlyArray<{ type: string }>,
+  options: { signal?: AbortSignal } = {},
+): Promise<OpenAIResponsesFunctionCallOutput[]> {
   const out: OpenAIResponsesFunctionCallOutput[] = [];
   for (const item of output) {
     if (item.type !== "function_call") continue;
     const call = item as OpenAIResponsesFunctionCall;
     const args = parseArguments(call.arguments);
-    const result = "error" in args ? invalidArguments(call.name, args.error) : await caller.callTool(call.name, args.value, options);
+    const result =
+      "error" in args ? invalidArguments(call.name, args.error) : await caller.callTool(call.name, args.value, options);
     out.push(toOpenAIResponsesOutput(call.call_id, result));
   }
   return out;
@@ -117,8 +138,7 @@ export interface AnthropicToolUse {
 }
 
 export type AnthropicToolResultContent =
-  | { type: "text"; text: string }
-  | { type: "image"; source: { type: "base64"; media_type: string; data: string } };
+  { type: "text"; text: string } | { type: "image"; source: { type: "base64"; media_type: string; data: string } };
 
 export interface AnthropicToolResult {
   type: "tool_result";
@@ -139,11 +159,17 @@ export function toAnthropicToolResult(toolUseId: string, result: ToolResult): An
       ? { type: "image", source: { type: "base64", media_type: part.mimeType, data: part.data } }
       : { type: "text", text: part.type === "text" ? part.text : JSON.stringify(part.value) },
   );
-  return result.isError ? { type: "tool_result", tool_use_id: toolUseId, content, is_error: true } : { type: "tool_result", tool_use_id: toolUseId, content };
+  return result.isError
+    ? { type: "tool_result", tool_use_id: toolUseId, content, is_error: true }
+    : { type: "tool_result", tool_use_id: toolUseId, content };
 }
 
 /** Runs every `tool_use` block of an assistant message; the results go in ONE user message, in order. */
-export async function runAnthropicToolUses(caller: ToolCaller, content: ReadonlyArray<{ type: string }>, options: { signal?: AbortSignal } = {}): Promise<AnthropicToolResult[]> {
+export async function runAnthropicToolUses(
+  caller: ToolCaller,
+  content: ReadonlyArray<{ type: string }>,
+  options: { signal?: AbortSignal } = {},
+): Promise<AnthropicToolResult[]> {
   const out: AnthropicToolResult[] = [];
   for (const block of content) {
     if (block.type !== "tool_use") continue;
@@ -177,14 +203,20 @@ export function toMcpTools(tools: readonly Tool[]): McpTool[] {
 export function toMcpCallToolResult(result: ToolResult): McpCallToolResult {
   return {
     content: result.content.map((part) =>
-      part.type === "image" ? { type: "image", data: part.data, mimeType: part.mimeType } : { type: "text", text: part.type === "text" ? part.text : JSON.stringify(part.value) },
+      part.type === "image"
+        ? { type: "image", data: part.data, mimeType: part.mimeType }
+        : { type: "text", text: part.type === "text" ? part.text : JSON.stringify(part.value) },
     ),
     isError: result.isError,
   };
 }
 
 /** Answers a `tools/call` request's params (`{name, arguments}`). */
-export async function callMcpTool(caller: ToolCaller, params: { name: string; arguments?: unknown }, options: { signal?: AbortSignal } = {}): Promise<McpCallToolResult> {
+export async function callMcpTool(
+  caller: ToolCaller,
+  params: { name: string; arguments?: unknown },
+  options: { signal?: AbortSignal } = {},
+): Promise<McpCallToolResult> {
   return toMcpCallToolResult(await caller.callTool(params.name, params.arguments ?? {}, options));
 }
 
@@ -195,7 +227,8 @@ export function parseArguments(text: string): { value: unknown } | { error: stri
   if (text.trim() === "") return { value: {} };
   try {
     const value: unknown = JSON.parse(text);
-    if (value === null || typeof value !== "object" || Array.isArray(value)) return { error: "the arguments must be a JSON object" };
+    if (value === null || typeof value !== "object" || Array.isArray(value))
+      return { error: "the arguments must be a JSON object" };
     return { value };
   } catch (error) {
     return { error: `the arguments are not valid JSON (${error instanceof Error ? error.message : String(error)})` };
@@ -204,5 +237,10 @@ export function parseArguments(text: string): { value: unknown } | { error: stri
 
 /** The result a model gets for arguments it wrote as broken JSON: an error it can correct, never a crash. */
 export function invalidArguments(tool: string, problem: string): ToolResult {
-  return { content: [{ type: "text", text: `Error: ${tool}: ${problem}. Call the tool again with a JSON object of arguments.` }], isError: true };
+  return {
+    content: [
+      { type: "text", text: `Error: ${tool}: ${problem}. Call the tool again with a JSON object of arguments.` },
+    ],
+    isError: true,
+  };
 }

@@ -216,21 +216,32 @@ export class CodeExecutionBuilder {
   /** Checks the settings and registers the tools; throws AgentError (or SandboxUnavailableError) when they cannot work. */
   enable(): CodeExecution {
     if (this.#filter && (this.#folders || this.#extensions)) {
-      throw new AgentError("AGENT_CONFIG", "fileFilter() cannot be combined with includeFolders()/includeExtensions(); use one or the other");
+      throw new AgentError(
+        "AGENT_CONFIG",
+        "fileFilter() cannot be combined with includeFolders()/includeExtensions(); use one or the other",
+      );
     }
-    const limits = [["maxFileBytes", this.#maxFileBytes], ["maxUploadFiles", this.#maxUploadFiles], ["maxListedEntries", this.#maxListedEntries]] as const;
+    const limits = [
+      ["maxFileBytes", this.#maxFileBytes],
+      ["maxUploadFiles", this.#maxUploadFiles],
+      ["maxListedEntries", this.#maxListedEntries],
+    ] as const;
     for (const [name, value] of limits) {
-      if (!Number.isInteger(value) || value < 1) throw new AgentError("AGENT_CONFIG", `${name} must be a positive integer, got ${value}`);
+      if (!Number.isInteger(value) || value < 1)
+        throw new AgentError("AGENT_CONFIG", `${name} must be a positive integer, got ${value}`);
     }
     const deployed = this.#deployed === undefined ? undefined : this.#checkDeployed(this.#deployed);
     const runs = this.#shell !== undefined || this.#scripts;
     const kind = this.#sandbox.kind ?? "bubblewrap";
     if (runs && deployed === undefined && kind === "bubblewrap" && findBubblewrap() === undefined) {
-      throw new SandboxUnavailableError("code execution runs commands in bubblewrap, which is not installed (install bubblewrap, or choose sandbox 'process' knowingly: it isolates nothing)");
+      throw new SandboxUnavailableError(
+        "code execution runs commands in bubblewrap, which is not installed (install bubblewrap, or choose sandbox 'process' knowingly: it isolates nothing)",
+      );
     }
     const folders = this.#folders ?? DEFAULT_INCLUDE_FOLDERS;
     const extensions = this.#extensions ?? DEFAULT_INCLUDE_EXTENSIONS;
-    const filter = this.#filter ?? ((p: string) => folders.some((f) => p.startsWith(f)) || extensions.some((e) => p.endsWith(e)));
+    const filter =
+      this.#filter ?? ((p: string) => folders.some((f) => p.startsWith(f)) || extensions.some((e) => p.endsWith(e)));
     const real = (dir: string | undefined) => {
       if (dir === undefined) return undefined;
       mkdirSync(dir, { recursive: true });
@@ -239,13 +250,24 @@ export class CodeExecutionBuilder {
     const workDir = real(this.#workDir);
     const sessionsDir = real(this.#sessionsDir);
     const uploadDir = real(this.#uploadDir === undefined ? undefined : path.resolve(workDir ?? ".", this.#uploadDir));
-    const overlap = (a: string | undefined, b: string | undefined) => a !== undefined && b !== undefined && (isInside(a, b) || isInside(b, a));
+    const overlap = (a: string | undefined, b: string | undefined) =>
+      a !== undefined && b !== undefined && (isInside(a, b) || isInside(b, a));
     if (overlap(uploadDir, workDir) || overlap(uploadDir, sessionsDir)) {
-      throw new AgentError("AGENT_CONFIG", `uploadDir ${uploadDir} must lie outside the work dir and the sessions folder: the model can write those, and skill scripts must stay read-only to it`);
+      throw new AgentError(
+        "AGENT_CONFIG",
+        `uploadDir ${uploadDir} must lie outside the work dir and the sessions folder: the model can write those, and skill scripts must stay read-only to it`,
+      );
     }
-    if (overlap(workDir, sessionsDir)) throw new AgentError("AGENT_CONFIG", `sessionsDir ${sessionsDir} and the work dir ${workDir} must not contain one another: each is one session's only writable folder`);
+    if (overlap(workDir, sessionsDir))
+      throw new AgentError(
+        "AGENT_CONFIG",
+        `sessionsDir ${sessionsDir} and the work dir ${workDir} must not contain one another: each is one session's only writable folder`,
+      );
     if (deployed !== undefined && overlap(uploadDir, deployed.sandbox.writableDir)) {
-      throw new AgentError("AGENT_CONFIG", `uploadDir ${uploadDir} must lie outside the deployed workspace: sandboxed code can write all of it`);
+      throw new AgentError(
+        "AGENT_CONFIG",
+        `uploadDir ${uploadDir} must lie outside the deployed workspace: sandboxed code can write all of it`,
+      );
     }
     const exec = new CodeExecution({
       workDir: deployed?.workDir ?? workDir,
@@ -268,16 +290,31 @@ export class CodeExecutionBuilder {
   }
 
   #checkDeployed(target: DeployedVersionTarget): DeployedVersionTarget {
-    if (this.#workDir !== undefined) throw new AgentError("AGENT_CONFIG", "workDir() and deployedVersion() cannot be combined: the deployed version's folder is the work dir");
-    if (this.#scripts) throw new AgentError("AGENT_CONFIG", "withSkillScripts() is not offered in a deployed version: its skills' scripts are files of the workspace, run them with the shell tool");
+    if (this.#workDir !== undefined)
+      throw new AgentError(
+        "AGENT_CONFIG",
+        "workDir() and deployedVersion() cannot be combined: the deployed version's folder is the work dir",
+      );
+    if (this.#scripts)
+      throw new AgentError(
+        "AGENT_CONFIG",
+        "withSkillScripts() is not offered in a deployed version: its skills' scripts are files of the workspace, run them with the shell tool",
+      );
     let workDir: string;
     try {
       workDir = realpathSync(target.workDir);
     } catch {
-      throw new AgentError("AGENT_CONFIG", `the deployed version folder ${target.workDir} does not exist (deploy the package first)`);
+      throw new AgentError(
+        "AGENT_CONFIG",
+        `the deployed version folder ${target.workDir} does not exist (deploy the package first)`,
+      );
     }
     const root = target.sandbox.writableDir;
-    if (workDir === root || !isInside(root, workDir)) throw new AgentError("AGENT_CONFIG", `the deployed version folder ${workDir} is not inside the workspace sandbox's folder ${root}`);
+    if (workDir === root || !isInside(root, workDir))
+      throw new AgentError(
+        "AGENT_CONFIG",
+        `the deployed version folder ${workDir} is not inside the workspace sandbox's folder ${root}`,
+      );
     return { ...target, workDir };
   }
 }
@@ -349,9 +386,19 @@ export class CodeExecution implements CodeExecutionHost {
       const deployed = this.settings.deployed;
       if (deployed !== undefined) {
         if (sessionId !== DEFAULT_SESSION) {
-          throw new AgentError("AGENT_CONFIG", "a deployed workspace is one sandbox for one session; give each user a box with a workspace of their own");
+          throw new AgentError(
+            "AGENT_CONFIG",
+            "a deployed workspace is one sandbox for one session; give each user a box with a workspace of their own",
+          );
         }
-        space = new WorkSpace(deployed.workDir, { makeSandbox: () => deployed.sandbox, runs: true, temporary: false, sandbox: deployed.sandbox, env: deployed.env, ...(deployed.policy !== undefined && { policy: deployed.policy }) });
+        space = new WorkSpace(deployed.workDir, {
+          makeSandbox: () => deployed.sandbox,
+          runs: true,
+          temporary: false,
+          sandbox: deployed.sandbox,
+          env: deployed.env,
+          ...(deployed.policy !== undefined && { policy: deployed.policy }),
+        });
         this.#spaces.set(sessionId, space);
         return space;
       }
@@ -447,9 +494,14 @@ export class CodeExecution implements CodeExecutionHost {
           if (bytes.byteLength > this.settings.maxFileBytes || secretFileContent(rel, bytes) !== undefined) continue;
           const destination = await resolveConfined(this.uploadDir, `${dirName}/${rel}`, { allowMissing: true });
           await mkdir(path.dirname(destination), { recursive: true });
-          await writeFileAtomic(destination, bytes, { mode: rel.startsWith("scripts/") || /\.(sh|py|js)$/.test(rel) ? 0o755 : 0o644 });
+          await writeFileAtomic(destination, bytes, {
+            mode: rel.startsWith("scripts/") || /\.(sh|py|js)$/.test(rel) ? 0o755 : 0o644,
+          });
         }
-        const more = files.length > kept.length ? ` (${files.length - kept.length} more not copied: limit ${this.settings.maxUploadFiles})` : "";
+        const more =
+          files.length > kept.length
+            ? ` (${files.length - kept.length} more not copied: limit ${this.settings.maxUploadFiles})`
+            : "";
         note = `Its scripts and assets are in ${target}/ (${kept.length} file${kept.length === 1 ? "" : "s"}${more}).`;
       }
     } catch (error) {
@@ -503,10 +555,16 @@ const EXAMPLES: ReadonlyArray<{ command: string; script: string }> = [
 function defaultSection(exec: CodeExecution): string {
   const { shell, read, write, skillScripts } = exec.settings;
   const upload = exec.uploadDir;
-  const lines = ["## Code Execution", "", `When a skill is loaded, its scripts and assets are copied to a folder under ${upload}; the load result names the folder.`];
+  const lines = [
+    "## Code Execution",
+    "",
+    `When a skill is loaded, its scripts and assets are copied to a folder under ${upload}; the load result names the folder.`,
+  ];
   if (shell) {
     const allowed = shell.allowedCommands ?? DEFAULT_ALLOWED_COMMANDS;
-    lines.push(`Run commands with execute_shell_command. They run in a sandbox where only the work directory (their current directory) is writable${exec.settings.sandbox.network ? "" : " and there is no network"}.`);
+    lines.push(
+      `Run commands with execute_shell_command. They run in a sandbox where only the work directory (their current directory) is writable${exec.settings.sandbox.network ? "" : " and there is no network"}.`,
+    );
     if (allowed === "any") lines.push("Any command may be run.");
     else if (allowed.length === 0) lines.push("No command is allowed without approval.");
     else {
@@ -515,7 +573,10 @@ function defaultSection(exec: CodeExecution): string {
       if (example) lines.push(`Example: ${example.command} ${upload}/<skill folder>/${example.script}`);
     }
   }
-  if (skillScripts) lines.push(`To run a loaded skill's script directly, call ${SKILL_SCRIPT_TOOL} with its skillId, the script's path and its arguments.`);
+  if (skillScripts)
+    lines.push(
+      `To run a loaded skill's script directly, call ${SKILL_SCRIPT_TOOL} with its skillId, the script's path and its arguments.`,
+    );
   if (read) lines.push("Use list_directory and view_text_file to look at files and folders.");
   if (write) lines.push("Use write_text_file and insert_text_file to create and change files.");
   return lines.join("\n");

@@ -34,10 +34,21 @@ describe.runIf(hasBwrap)("code execution in a deployed version", () => {
     const { provider } = await ws.scanSkills();
     const box = await SkillBox.create({ sources: [provider] });
     try {
-      box.codeExecution().withShell({ allowedCommands: "any" }).withRead().deployedVersion(await ws.codeTarget(versionId)).enable();
-      const load = await box.callTool("load_skill_through_path", { skillId: box.listSkills().find((s) => s.name === "extract-emails")!.id, path: "SKILL.md" });
+      box
+        .codeExecution()
+        .withShell({ allowedCommands: "any" })
+        .withRead()
+        .deployedVersion(await ws.codeTarget(versionId))
+        .enable();
+      const load = await box.callTool("load_skill_through_path", {
+        skillId: box.listSkills().find((s) => s.name === "extract-emails")!.id,
+        path: "SKILL.md",
+      });
       expect(load.isError).toBe(false);
-      const run = await box.callTool("execute_shell_command", { command: 'python3 skills/extract-emails/scripts/extract.py "Contact ana@example.com or bo@example.org; cc ana@example.com"' });
+      const run = await box.callTool("execute_shell_command", {
+        command:
+          'python3 skills/extract-emails/scripts/extract.py "Contact ana@example.com or bo@example.org; cc ana@example.com"',
+      });
       expect(resultText(run)).toContain("<returncode>0</returncode>");
       expect(resultText(run)).toContain("ana@example.com\nbo@example.org");
       // The work dir is the version's folder: what its entrypoint left there is readable by relative path.
@@ -62,25 +73,43 @@ describe.runIf(hasBwrap)("code execution in a deployed version", () => {
       expect(other.isError).toBe(true);
       expect(resultText(other)).toContain("one sandbox for one session");
       expect(() => box.codeExecution().withSkillScripts().deployedVersion(target).enable()).toThrow(AgentError);
-      expect(() => box.codeExecution().workDir(path.join(root, "w")).deployedVersion(target).enable()).toThrow(/cannot be combined/);
-      expect(() => box.codeExecution().deployedVersion({ ...target, workDir: path.join(path.dirname(target.workDir), "0".repeat(24)) }).enable()).toThrow(/does not exist/);
+      expect(() => box.codeExecution().workDir(path.join(root, "w")).deployedVersion(target).enable()).toThrow(
+        /cannot be combined/,
+      );
+      expect(() =>
+        box
+          .codeExecution()
+          .deployedVersion({ ...target, workDir: path.join(path.dirname(target.workDir), "0".repeat(24)) })
+          .enable(),
+      ).toThrow(/does not exist/);
       await expect(ws.codeTarget("../etc")).rejects.toThrow(/not a versionId/);
     } finally {
       await box.close();
     }
   });
 
-  it.runIf(existsSync("/usr/bin/curl"))("runs every command under the version's policy when the target carries one (issue 26)", async () => {
-    const policy = effectivePolicy({}, readDeclaration({ "skillport.network": "wanted.example" }).declaration);
-    const box = new SkillBox();
-    try {
-      box.codeExecution().withShell({ allowedCommands: "any" }).deployedVersion({ ...(await ws.codeTarget(versionId)), policy }).enable();
-      const run = await box.callTool("execute_shell_command", { command: "curl -sS http://wanted.example/" });
-      expect(resultText(run)).toContain("skillport egress proxy: destination not declared: wanted.example:80");
-      expect((run.details as { egress: unknown[]; warnings: string[] }).egress).toMatchObject([{ host: "wanted.example", allowed: false }]);
-      expect((run.details as { warnings: string[] }).warnings).toContainEqual(expect.stringContaining("declaration narrowed: network wanted.example"));
-    } finally {
-      await box.close();
-    }
-  });
+  it.runIf(existsSync("/usr/bin/curl"))(
+    "runs every command under the version's policy when the target carries one (issue 26)",
+    async () => {
+      const policy = effectivePolicy({}, readDeclaration({ "skillport.network": "wanted.example" }).declaration);
+      const box = new SkillBox();
+      try {
+        box
+          .codeExecution()
+          .withShell({ allowedCommands: "any" })
+          .deployedVersion({ ...(await ws.codeTarget(versionId)), policy })
+          .enable();
+        const run = await box.callTool("execute_shell_command", { command: "curl -sS http://wanted.example/" });
+        expect(resultText(run)).toContain("skillport egress proxy: destination not declared: wanted.example:80");
+        expect((run.details as { egress: unknown[]; warnings: string[] }).egress).toMatchObject([
+          { host: "wanted.example", allowed: false },
+        ]);
+        expect((run.details as { warnings: string[] }).warnings).toContainEqual(
+          expect.stringContaining("declaration narrowed: network wanted.example"),
+        );
+      } finally {
+        await box.close();
+      }
+    },
+  );
 });

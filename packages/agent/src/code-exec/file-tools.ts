@@ -10,7 +10,9 @@ import type { WorkSpace } from "./work-space.js";
 const ranges = z
   .union([z.string(), z.array(z.number().int()).length(2)])
   .optional()
-  .describe("Lines to act on, inclusive and 1-based, as 'start,end' or [start, end]; negative numbers count from the end (view only)");
+  .describe(
+    "Lines to act on, inclusive and 1-based, as 'start,end' or [start, end]; negative numbers count from the end (view only)",
+  );
 
 /**
  * `view_text_file`, `list_directory`, `write_text_file`, `insert_text_file`: confined to the session's work dir by real
@@ -21,7 +23,8 @@ export function createFileTools(exec: CodeExecutionHost): { view: Tool; list: To
 
   const view = defineTool({
     name: "view_text_file",
-    description: "View the file content in the specified range with line numbers. If ranges is not provided, the entire file is returned. Negative numbers count from the end ('-100,-1' is the last 100 lines).",
+    description:
+      "View the file content in the specified range with line numbers. If ranges is not provided, the entire file is returned. Negative numbers count from the end ('-100,-1' is the last 100 lines).",
     input: z.object({ file_path: z.string().describe("The target file path"), ranges }),
     handler: async ({ file_path, ranges: wanted }, context) => {
       const space = exec.space(context.sessionId);
@@ -46,21 +49,28 @@ export function createFileTools(exec: CodeExecutionHost): { view: Tool; list: To
         return `The content of ${file_path}:\n\`\`\`\n${numbered(lines, 1, lines.length)}\`\`\``;
       }
       const range = parseRange(wanted);
-      if (!range) return errorResult(`Error: invalid ranges ${JSON.stringify(wanted)}; expected 'start,end' or [start, end].`);
+      if (!range)
+        return errorResult(`Error: invalid ranges ${JSON.stringify(wanted)}; expected 'start,end' or [start, end].`);
       let [start, end] = range;
       if (start < 0) start = lines.length + start + 1;
       if (end < 0) end = lines.length + end + 1;
       start = Math.max(1, start);
       end = Math.min(lines.length, end);
-      if (start > end) return errorResult(`Error: invalid range: start line ${start} is after end line ${end} (the file has ${lines.length} lines).`);
+      if (start > end)
+        return errorResult(
+          `Error: invalid range: start line ${start} is after end line ${end} (the file has ${lines.length} lines).`,
+        );
       return `The content of ${file_path} in lines [${start}, ${end}]:\n\`\`\`\n${numbered(lines, start, end)}\`\`\``;
     },
   });
 
   const list = defineTool({
     name: "list_directory",
-    description: "List the files and folders in a directory of the work directory (default: the work directory itself), with their full paths.",
-    input: z.object({ dir_path: z.string().optional().describe("The target directory path to list files and folders") }),
+    description:
+      "List the files and folders in a directory of the work directory (default: the work directory itself), with their full paths.",
+    input: z.object({
+      dir_path: z.string().optional().describe("The target directory path to list files and folders"),
+    }),
     handler: async ({ dir_path }, context) => {
       const space = exec.space(context.sessionId);
       const shown = dir_path ?? ".";
@@ -87,8 +97,13 @@ export function createFileTools(exec: CodeExecutionHost): { view: Tool; list: To
 
   const write = defineTool({
     name: "write_text_file",
-    description: "Create or overwrite a text file in the work directory. With ranges, only those lines are replaced by the content.",
-    input: z.object({ file_path: z.string().describe("The target file path"), content: z.string().describe("The content to be written"), ranges }),
+    description:
+      "Create or overwrite a text file in the work directory. With ranges, only those lines are replaced by the content.",
+    input: z.object({
+      file_path: z.string().describe("The target file path"),
+      content: z.string().describe("The content to be written"),
+      ranges,
+    }),
     handler: async ({ file_path, content, ranges: wanted }, context) => {
       if (Buffer.byteLength(content) > max()) return errorResult(`Error: the content is larger than ${max()} bytes.`);
       const space = exec.space(context.sessionId);
@@ -96,15 +111,25 @@ export function createFileTools(exec: CodeExecutionHost): { view: Tool; list: To
         if (existing === undefined || wanted === undefined || (typeof wanted === "string" && wanted.trim() === "")) {
           const failed = writeInside(space, target, file_path, content);
           if (failed) return failed;
-          const ignored = existing === undefined && wanted !== undefined ? ` The ranges ${JSON.stringify(wanted)} were ignored: the file did not exist.` : "";
+          const ignored =
+            existing === undefined && wanted !== undefined
+              ? ` The ranges ${JSON.stringify(wanted)} were ignored: the file did not exist.`
+              : "";
           return `${existing === undefined ? "Created and wrote" : "Wrote"} ${file_path} successfully.${ignored}`;
         }
         const range = parseRange(wanted);
-        if (!range || range[0] < 1 || range[1] < range[0]) return errorResult(`Error: invalid ranges ${JSON.stringify(wanted)}; expected 'start,end' with 1 <= start <= end.`);
+        if (!range || range[0] < 1 || range[1] < range[0])
+          return errorResult(
+            `Error: invalid ranges ${JSON.stringify(wanted)}; expected 'start,end' with 1 <= start <= end.`,
+          );
         const lines = splitLines(existing);
-        if (range[0] > lines.length + 1) return errorResult(`Error: start line ${range[0]} is past the end of ${file_path} (${lines.length} lines).`);
+        if (range[0] > lines.length + 1)
+          return errorResult(`Error: start line ${range[0]} is past the end of ${file_path} (${lines.length} lines).`);
         const next = lines.slice(0, range[0] - 1).concat(splitLines(content), lines.slice(range[1]));
-        return writeInside(space, target, file_path, joinLines(next, existing.endsWith("\n"))) ?? `Wrote ${file_path} successfully: lines ${range[0]}-${range[1]} replaced.`;
+        return (
+          writeInside(space, target, file_path, joinLines(next, existing.endsWith("\n"))) ??
+          `Wrote ${file_path} successfully: lines ${range[0]}-${range[1]} replaced.`
+        );
       });
     },
   });
@@ -115,19 +140,30 @@ export function createFileTools(exec: CodeExecutionHost): { view: Tool; list: To
     input: z.object({
       file_path: z.string().describe("The target file path"),
       content: z.string().describe("The content to be inserted"),
-      line_number: z.number().int().describe("The line number at which the content is inserted, starting from 1; one past the last line appends"),
+      line_number: z
+        .number()
+        .int()
+        .describe("The line number at which the content is inserted, starting from 1; one past the last line appends"),
     }),
     handler: async ({ file_path, content, line_number }, context) => {
-      if (line_number < 1) return errorResult(`Error: invalid argument 'line_number': ${line_number} is not a line number (they start at 1).`);
+      if (line_number < 1)
+        return errorResult(
+          `Error: invalid argument 'line_number': ${line_number} is not a line number (they start at 1).`,
+        );
       const space = exec.space(context.sessionId);
       return editUnderLock(space, file_path, max(), (target, existing) => {
         if (existing === undefined) return errorResult(`Error: the file ${file_path} does not exist.`);
         const lines = splitLines(existing);
-        if (line_number > lines.length + 1) return errorResult(`Error: line_number ${line_number} is not in the valid range [1, ${lines.length + 1}].`);
+        if (line_number > lines.length + 1)
+          return errorResult(`Error: line_number ${line_number} is not in the valid range [1, ${lines.length + 1}].`);
         const next = lines.slice(0, line_number - 1).concat(splitLines(content), lines.slice(line_number - 1));
         const text = joinLines(next, existing.endsWith("\n") || lines.length === 0);
-        if (Buffer.byteLength(text) > max()) return errorResult(`Error: the result would be larger than ${max()} bytes.`);
-        return writeInside(space, target, file_path, text) ?? `Inserted into ${file_path} at line ${line_number} successfully.`;
+        if (Buffer.byteLength(text) > max())
+          return errorResult(`Error: the result would be larger than ${max()} bytes.`);
+        return (
+          writeInside(space, target, file_path, text) ??
+          `Inserted into ${file_path} at line ${line_number} successfully.`
+        );
       });
     },
   });
@@ -159,7 +195,8 @@ function editUnderLock(
  * resolved as text, and a result outside is refused. Real-path confinement comes after, on the opened file.
  */
 function relativePath(space: WorkSpace, given: string, allowRoot = false): string | ToolResult {
-  if (given.trim() === "" && !allowRoot) return errorResult("Error: missing required argument 'file_path' (it must not be blank)");
+  if (given.trim() === "" && !allowRoot)
+    return errorResult("Error: missing required argument 'file_path' (it must not be blank)");
   if (given.includes("\0")) return errorResult(`Error: path ${JSON.stringify(given)} contains NUL.`);
   const root = space.workDir;
   const full = path.resolve(root, given.trim() === "" ? "." : given);
@@ -177,7 +214,8 @@ async function writableTarget(space: WorkSpace, given: string): Promise<string |
   if (typeof rel !== "string") return rel;
   try {
     const target = await resolveConfined(space.workDir, rel, { allowMissing: true });
-    if (!isInside(space.workDir, target) || target === space.workDir) return errorResult(`Error: ${given} is outside the work directory.`);
+    if (!isInside(space.workDir, target) || target === space.workDir)
+      return errorResult(`Error: ${given} is outside the work directory.`);
     return target;
   } catch (error) {
     return fileError(given, error);
@@ -226,22 +264,35 @@ function listing(shown: string, real: string, entries: Dirent[], max: number): s
   }
   let left = max;
   let out = `Contents of directory ${shown}:\n\n`;
-  for (const [title, names] of [["Directories:", dirs], ["Files:", files]] as const) {
+  for (const [title, names] of [
+    ["Directories:", dirs],
+    ["Files:", files],
+  ] as const) {
     if (names.length === 0) continue;
     out += `${title}\n`;
     const shownNames = names.slice(0, Math.max(left, 0));
     for (const name of shownNames) out += `  ${name}\n`;
-    if (shownNames.length < names.length) out += `  [truncated: ${names.length - shownNames.length} more not listed (limit ${max} entries)]\n`;
+    if (shownNames.length < names.length)
+      out += `  [truncated: ${names.length - shownNames.length} more not listed (limit ${max} entries)]\n`;
     left -= shownNames.length;
     out += "\n";
   }
-  return out + (dirs.length + files.length === 0 ? "(empty directory)" : `Total: ${dirs.length} directories, ${files.length} files`);
+  return (
+    out +
+    (dirs.length + files.length === 0
+      ? "(empty directory)"
+      : `Total: ${dirs.length} directories, ${files.length} files`)
+  );
 }
 
 function fileError(given: string, error: unknown): ToolResult {
   if (error instanceof InvalidPathError) return errorResult(`Error: ${given} cannot be used: ${error.reason}.`);
   if (error instanceof ResourceNotFoundError) {
-    return errorResult(/not a regular file/.test(error.message) ? `Error: ${given} is not a regular file.` : `Error: ${given} does not exist.`);
+    return errorResult(
+      /not a regular file/.test(error.message)
+        ? `Error: ${given} is not a regular file.`
+        : `Error: ${given} does not exist.`,
+    );
   }
   return errorResult(`Error: ${given}: ${messageOf(error)}`);
 }

@@ -33,13 +33,26 @@ run("run_skill_script under the skill's declaration", () => {
   it("reaches the declared destination only; the widening part of the declaration is narrowed", async () => {
     const box = new SkillBox();
     await box.registerSkill(
-      Skill.builder().name("caller").description("Calls the service.").skillContent("# Caller\n")
-        .putMetadata("metadata", { "skillport.network-private": `localhost:${port}`, "skillport.network": "api.widening.example" })
-        .addResource("scripts/call.sh", `curl -sS http://localhost:${port}/declared; curl -sS http://127.0.0.1:${port}/raw\n`)
+      Skill.builder()
+        .name("caller")
+        .description("Calls the service.")
+        .skillContent("# Caller\n")
+        .putMetadata("metadata", {
+          "skillport.network-private": `localhost:${port}`,
+          "skillport.network": "api.widening.example",
+        })
+        .addResource(
+          "scripts/call.sh",
+          `curl -sS http://localhost:${port}/declared; curl -sS http://127.0.0.1:${port}/raw\n`,
+        )
         .build(),
     );
-    box.codeExecution().workDir(path.join(root, "work")).withSkillScripts()
-      .sandbox({ kind: "bubblewrap", leastPrivilege: { network: [{ host: "localhost", port, private: true }] } }).enable();
+    box
+      .codeExecution()
+      .workDir(path.join(root, "work"))
+      .withSkillScripts()
+      .sandbox({ kind: "bubblewrap", leastPrivilege: { network: [{ host: "localhost", port, private: true }] } })
+      .enable();
     try {
       await box.callTool("load_skill_through_path", { skillId: "caller_custom", path: "SKILL.md" });
       const result = await box.callTool("run_skill_script", { skillId: "caller_custom", script: "call.sh" });
@@ -48,8 +61,13 @@ run("run_skill_script under the skill's declaration", () => {
       expect(text).toContain("raw IP address not declared");
       expect(paths).toEqual(["/declared"]);
       const details = result.details as { warnings: string[]; egress: { host: string; allowed: boolean }[] };
-      expect(details.egress.map((e) => [e.host, e.allowed])).toEqual([["localhost", true], ["127.0.0.1", false]]);
-      expect(details.warnings).toContainEqual(expect.stringContaining("declaration narrowed: network api.widening.example"));
+      expect(details.egress.map((e) => [e.host, e.allowed])).toEqual([
+        ["localhost", true],
+        ["127.0.0.1", false],
+      ]);
+      expect(details.warnings).toContainEqual(
+        expect.stringContaining("declaration narrowed: network api.widening.example"),
+      );
     } finally {
       await box.close();
     }

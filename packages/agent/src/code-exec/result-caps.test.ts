@@ -13,7 +13,9 @@ let box: SkillBox;
 
 beforeAll(async () => {
   // tmpfs when there is one: creating 200,000 files on a busy disk takes minutes, in memory seconds.
-  root = existsSync("/dev/shm") ? realpathSync(mkdtempSync("/dev/shm/skillport-caps-")) : await makeTempDir("skillport-caps-");
+  root = existsSync("/dev/shm")
+    ? realpathSync(mkdtempSync("/dev/shm/skillport-caps-"))
+    : await makeTempDir("skillport-caps-");
   box = new SkillBox({ toolkit: [bigTool()] });
   box.codeExecution().workDir(path.join(root, "work")).withRead().withWrite().enable();
   const many = path.join(box.codeExecutionConfig!.workDir, "many");

@@ -1,6 +1,12 @@
 import { existsSync } from "node:fs";
 import { z } from "zod";
-import { effectivePolicy, InvalidPathError, normalizeResourcePath, readDeclaration, type EffectivePolicy } from "@skillport/core";
+import {
+  effectivePolicy,
+  InvalidPathError,
+  normalizeResourcePath,
+  readDeclaration,
+  type EffectivePolicy,
+} from "@skillport/core";
 import type { BoxSkill } from "../box-skill.js";
 import { resolveConfined } from "@skillport/fs";
 import { defineTool, errorResult, messageOf, type Tool } from "../tool.js";
@@ -18,9 +24,16 @@ const INTERPRETERS: ReadonlyArray<[RegExp, string]> = [
 
 const input = z.object({
   skillId: z.string().describe("The skill whose script to run (it must be loaded first)."),
-  script: z.string().describe('The script\'s path in the skill, e.g. "scripts/report.py" (a bare name means scripts/<name>).'),
+  script: z
+    .string()
+    .describe('The script\'s path in the skill, e.g. "scripts/report.py" (a bare name means scripts/<name>).'),
   args: z.array(z.string()).optional().describe("Arguments, each passed as is (no shell)."),
-  timeout: z.number().int().positive().optional().describe("The maximum time (in seconds) allowed for the script to run"),
+  timeout: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe("The maximum time (in seconds) allowed for the script to run"),
 });
 
 /**
@@ -31,19 +44,28 @@ const input = z.object({
 export function createScriptTool(exec: CodeExecutionHost): Tool {
   return defineTool({
     name: SKILL_SCRIPT_TOOL,
-    description: "Run a script of a loaded skill (Python, JavaScript or shell) in the sandbox and return its return code, standard output and standard error.",
+    description:
+      "Run a script of a loaded skill (Python, JavaScript or shell) in the sandbox and return its return code, standard output and standard error.",
     input,
     handler: async ({ skillId, script, args, timeout }, context) => {
       const skill = exec.host?.activeSkill(context.sessionId, skillId.trim());
-      if (!skill) return errorResult(`Error: skill ${JSON.stringify(skillId)} is not loaded in this session; load it with load_skill_through_path first.`);
+      if (!skill)
+        return errorResult(
+          `Error: skill ${JSON.stringify(skillId)} is not loaded in this session; load it with load_skill_through_path first.`,
+        );
       const rel = script.includes("/") ? script.trim() : `scripts/${script.trim()}`;
       try {
         normalizeResourcePath(rel);
       } catch (error) {
-        return errorResult(`Error: script path ${JSON.stringify(script)} is not allowed: ${error instanceof InvalidPathError ? error.reason : messageOf(error)}`);
+        return errorResult(
+          `Error: script path ${JSON.stringify(script)} is not allowed: ${error instanceof InvalidPathError ? error.reason : messageOf(error)}`,
+        );
       }
       const interpreter = INTERPRETERS.find(([pattern]) => pattern.test(rel))?.[1];
-      if (!interpreter) return errorResult(`Error: ${JSON.stringify(rel)} is not a .py, .js or .sh script; run it with execute_shell_command if that is allowed.`);
+      if (!interpreter)
+        return errorResult(
+          `Error: ${JSON.stringify(rel)} is not a .py, .js or .sh script; run it with execute_shell_command if that is allowed.`,
+        );
       await exec.prepareSkill(skill);
       const dir = exec.skillDir(skill);
       let file: string;
@@ -51,19 +73,29 @@ export function createScriptTool(exec: CodeExecutionHost): Tool {
         if (!existsSync(dir)) throw new Error("no files of this skill were copied for running");
         file = await resolveConfined(dir, rel);
       } catch (error) {
-        return errorResult(`Error: script ${JSON.stringify(rel)} of skill ${skill.id} is not available to run (${messageOf(error)}).`);
+        return errorResult(
+          `Error: script ${JSON.stringify(rel)} of skill ${skill.id} is not available to run (${messageOf(error)}).`,
+        );
       }
       const seconds = Math.min(timeout ?? 300, 600);
       const space = exec.space(context.sessionId);
-      return runInSandbox(space, [interpreter, file, ...(args ?? [])], seconds, 64 * 1024, context.signal, undefined, scriptPolicy(exec, skill) ?? space.policy);
+      return runInSandbox(
+        space,
+        [interpreter, file, ...(args ?? [])],
+        seconds,
+        64 * 1024,
+        context.signal,
+        undefined,
+        scriptPolicy(exec, skill) ?? space.policy,
+      );
     },
   });
 }
 
-
-
 /** intersection(operator, the skill's declaration) when the operator set a policy (decision 0364). */
 function scriptPolicy(exec: CodeExecutionHost, skill: BoxSkill): EffectivePolicy | undefined {
   const operator = exec.settings.sandbox.leastPrivilege;
-  return operator === undefined ? undefined : effectivePolicy(operator, readDeclaration(skill.frontmatter.metadata).declaration);
+  return operator === undefined
+    ? undefined
+    : effectivePolicy(operator, readDeclaration(skill.frontmatter.metadata).declaration);
 }

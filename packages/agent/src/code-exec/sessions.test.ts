@@ -34,13 +34,23 @@ describe("sessions of one box do not share files", () => {
   it.each(["alice", "default"])("a file %s writes is not there for bob: view, list, write over it", async (alice) => {
     const { box, call } = await twoSessions({ shell: false });
     try {
-      expect((await call(alice, "write_text_file", { file_path: "secret.txt", content: "alice's secret\n" })).isError).toBe(false);
-      expect(await call("bob", "view_text_file", { file_path: "secret.txt" })).toEqual({ text: "Error: secret.txt does not exist.", isError: true });
+      expect(
+        (await call(alice, "write_text_file", { file_path: "secret.txt", content: "alice's secret\n" })).isError,
+      ).toBe(false);
+      expect(await call("bob", "view_text_file", { file_path: "secret.txt" })).toEqual({
+        text: "Error: secret.txt does not exist.",
+        isError: true,
+      });
       const aliceDir = box.codeExecutionConfig!.space(alice).workDir;
       expect(aliceDir).not.toBe(box.codeExecutionConfig!.space("bob").workDir);
-      expect(await call("bob", "view_text_file", { file_path: path.join(aliceDir, "secret.txt") })).toMatchObject({ text: expect.stringMatching(/is outside the work directory/), isError: true });
+      expect(await call("bob", "view_text_file", { file_path: path.join(aliceDir, "secret.txt") })).toMatchObject({
+        text: expect.stringMatching(/is outside the work directory/),
+        isError: true,
+      });
       expect((await call("bob", "list_directory", {})).text).not.toContain("secret");
-      expect(await call("bob", "write_text_file", { file_path: path.join(aliceDir, "secret.txt"), content: "bob" })).toMatchObject({ isError: true });
+      expect(
+        await call("bob", "write_text_file", { file_path: path.join(aliceDir, "secret.txt"), content: "bob" }),
+      ).toMatchObject({ isError: true });
       expect((await call(alice, "view_text_file", { file_path: "secret.txt" })).text).toContain("1: alice's secret");
     } finally {
       await box.close();
@@ -52,7 +62,10 @@ describe("sessions of one box do not share files", () => {
     try {
       await call("alice", "write_text_file", { file_path: "secret.txt", content: "alice's secret\n" });
       const tries = ["cat secret.txt", "ls", "cat ../*/secret.txt"];
-      for (const command of tries) expect((await call("bob", "execute_shell_command", { command })).text, command).not.toMatch(/alice's secret|secret\.txt\n/);
+      for (const command of tries)
+        expect((await call("bob", "execute_shell_command", { command })).text, command).not.toMatch(
+          /alice's secret|secret\.txt\n/,
+        );
       const aliceDir = box.codeExecutionConfig!.space("alice").workDir;
       tries.push(`cat ${aliceDir}/secret.txt`, `ls ${aliceDir}`, `touch ${aliceDir}/planted`);
       for (const command of tries) {
@@ -63,7 +76,9 @@ describe("sessions of one box do not share files", () => {
       }
       expect(existsSync(path.join(aliceDir, "planted"))).toBe(false);
       // Alice's own command sees her file: the difference is the session, not the file.
-      expect((await call("alice", "execute_shell_command", { command: "cat secret.txt" })).text).toContain("alice's secret");
+      expect((await call("alice", "execute_shell_command", { command: "cat secret.txt" })).text).toContain(
+        "alice's secret",
+      );
     } finally {
       await box.close();
     }

@@ -9,13 +9,37 @@ import type { ShellCommand, ShellWord } from "./shell-parse.js";
 
 /** Every bash 5.2 builtin (`compgen -b`). A command with one of these names never starts a program of that name. */
 const BUILTINS = new Set(
-  (". : [ alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs disown echo enable eval exec exit " +
+  (
+    ". : [ alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs disown echo enable eval exec exit " +
     "export false fc fg getopts hash help history jobs kill let local logout mapfile popd printf pushd pwd read readarray readonly return " +
-    "set shift shopt source suspend test times trap true type typeset ulimit umask unalias unset wait").split(" "),
+    "set shift shopt source suspend test times trap true type typeset ulimit umask unalias unset wait"
+  ).split(" "),
 );
 
 /** Builtins whose arguments are only data: no name is assigned, no text evaluated (checked against real bash). */
-const DATA_BUILTINS = new Set([":", "true", "false", "echo", "pwd", "cd", "dirs", "pushd", "popd", "times", "type", "help", "umask", "ulimit", "kill", "exit", "return", "shift", "break", "continue", "logout"]);
+const DATA_BUILTINS = new Set([
+  ":",
+  "true",
+  "false",
+  "echo",
+  "pwd",
+  "cd",
+  "dirs",
+  "pushd",
+  "popd",
+  "times",
+  "type",
+  "help",
+  "umask",
+  "ulimit",
+  "kill",
+  "exit",
+  "return",
+  "shift",
+  "break",
+  "continue",
+  "logout",
+]);
 
 /** Why each refused builtin is refused (the rest share one reason). */
 const REFUSED: Record<string, string> = {
@@ -46,14 +70,16 @@ const REFUSED: Record<string, string> = {
  * LANG, LC_*, TERM, TZ, TMPDIR and the ones bash only writes (REPLY, OPTARG) carry data and stay assignable.
  */
 const BASH_VARIABLES = new Set(
-  ("BASH BASHOPTS BASHPID BASH_ALIASES BASH_ARGC BASH_ARGV BASH_ARGV0 BASH_CMDS BASH_COMMAND BASH_COMPAT BASH_ENV " +
+  (
+    "BASH BASHOPTS BASHPID BASH_ALIASES BASH_ARGC BASH_ARGV BASH_ARGV0 BASH_CMDS BASH_COMMAND BASH_COMPAT BASH_ENV " +
     "BASH_EXECUTION_STRING BASH_LINENO BASH_LOADABLES_PATH BASH_REMATCH BASH_SOURCE BASH_SUBSHELL BASH_VERSINFO " +
     "BASH_VERSION BASH_XTRACEFD CDPATH CHILD_MAX COLUMNS COMPREPLY COPROC DIRSTACK EMACS ENV EPOCHREALTIME EPOCHSECONDS " +
     "EUID EXECIGNORE FCEDIT FIGNORE FUNCNAME FUNCNEST GLOBIGNORE GROUPS HISTCMD HISTCONTROL HISTFILE HISTFILESIZE " +
     "HISTIGNORE HISTSIZE HISTTIMEFORMAT HOSTFILE HOSTNAME HOSTTYPE IFS IGNOREEOF INPUTRC INSIDE_EMACS LINENO LINES " +
     "MACHTYPE MAIL MAILCHECK MAILPATH MAPFILE OLDPWD OPTERR OPTIND OSTYPE PATH PIPESTATUS POSIXLY_CORRECT PPID " +
     "PROMPT_COMMAND PROMPT_DIRTRIM PS0 PS1 PS2 PS3 PS4 PWD RANDOM READLINE_ARGUMENT READLINE_LINE READLINE_MARK " +
-    "READLINE_POINT SECONDS SHELL SHELLOPTS SHLVL SRANDOM TEXTDOMAIN TEXTDOMAINDIR TIMEFORMAT TMOUT UID").split(" "),
+    "READLINE_POINT SECONDS SHELL SHELLOPTS SHLVL SRANDOM TEXTDOMAIN TEXTDOMAINDIR TIMEFORMAT TMOUT UID"
+  ).split(" "),
 );
 /** Families of variables read by bash, the dynamic loader or bash's function import. */
 const VARIABLE_FAMILIES = /^(BASH_|COMP_|READLINE_|HIST|LD_|BASH_FUNC_)/;
@@ -62,7 +88,8 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Why assigning `name` is refused, or undefined when it may be assigned. */
 export function assignmentProblem(name: string): string | undefined {
   if (!IDENTIFIER.test(name)) return `'${name}' is not a plain variable name`;
-  if (BASH_VARIABLES.has(name) || VARIABLE_FAMILIES.test(name)) return `assigning ${name} is not allowed (bash gives it a meaning)`;
+  if (BASH_VARIABLES.has(name) || VARIABLE_FAMILIES.test(name))
+    return `assigning ${name} is not allowed (bash gives it a meaning)`;
   return undefined;
 }
 
@@ -91,7 +118,8 @@ type Check = (args: ShellWord[]) => string | undefined;
 /** A name argument: written out, an identifier (no subscript), assignable. */
 function nameProblem(word: ShellWord | undefined, what: string): string | undefined {
   if (word === undefined) return `needs a ${what}`;
-  if (word.literal === undefined) return `${what} ${JSON.stringify(word.raw)} must be written out (no expansion or glob)`;
+  if (word.literal === undefined)
+    return `${what} ${JSON.stringify(word.raw)} must be written out (no expansion or glob)`;
   const problem = assignmentProblem(word.literal);
   return problem === undefined ? undefined : `${what}: ${problem}`;
 }
@@ -99,7 +127,9 @@ function nameProblem(word: ShellWord | undefined, what: string): string | undefi
 /** Every word written out (options of builtins that assign through names must be visible). */
 function allWrittenOut(args: ShellWord[]): string | undefined {
   const dynamic = args.find((word) => word.literal === undefined);
-  return dynamic === undefined ? undefined : `arguments must be written out (no expansion or glob): ${JSON.stringify(dynamic.raw)}`;
+  return dynamic === undefined
+    ? undefined
+    : `arguments must be written out (no expansion or glob): ${JSON.stringify(dynamic.raw)}`;
 }
 
 const ASSIGNMENT_WORD = /^([A-Za-z_][A-Za-z0-9_]*)\+?=/;
@@ -108,7 +138,8 @@ const ASSIGNMENT_WORD = /^([A-Za-z_][A-Za-z0-9_]*)\+?=/;
 const declaring: Check = (args) => {
   for (const word of args) {
     if (word.literal === "-p" || word.literal === "--") continue;
-    if (word.literal?.startsWith("-") || word.literal?.startsWith("+")) return `option ${word.literal} is not supported (only -p)`;
+    if (word.literal?.startsWith("-") || word.literal?.startsWith("+"))
+      return `option ${word.literal} is not supported (only -p)`;
     const assignment = ASSIGNMENT_WORD.exec(word.raw);
     const problem = assignment ? assignmentProblem(assignment[1] as string) : nameProblem(word, "variable name");
     if (problem !== undefined) return problem;
@@ -137,7 +168,8 @@ const CHECKED: Record<string, Check> = {
   printf: (args) => {
     const first = args[0];
     if (first === undefined) return undefined;
-    if (first.literal === undefined) return `first argument ${JSON.stringify(first.raw)} must be written out (it could be '-v NAME')`;
+    if (first.literal === undefined)
+      return `first argument ${JSON.stringify(first.raw)} must be written out (it could be '-v NAME')`;
     if (first.literal === "-v") return nameProblem(args[1], "'-v' variable name");
     if (first.literal.startsWith("-v")) return assignmentProblem(first.literal.slice(2));
     return undefined;
@@ -146,14 +178,24 @@ const CHECKED: Record<string, Check> = {
     for (let i = 0; i < args.length; i++) {
       const word = args[i] as ShellWord;
       const text = word.literal;
-      if (text === undefined) return `arguments must be written out (no expansion or glob): ${JSON.stringify(word.raw)}`;
-      if (text === "--") return args.slice(i + 1).map((name) => nameProblem(name, "variable name")).find(Boolean);
-      if (!text.startsWith("-") || text === "-") return args.slice(i).map((name) => nameProblem(name, "variable name")).find(Boolean);
+      if (text === undefined)
+        return `arguments must be written out (no expansion or glob): ${JSON.stringify(word.raw)}`;
+      if (text === "--")
+        return args
+          .slice(i + 1)
+          .map((name) => nameProblem(name, "variable name"))
+          .find(Boolean);
+      if (!text.startsWith("-") || text === "-")
+        return args
+          .slice(i)
+          .map((name) => nameProblem(name, "variable name"))
+          .find(Boolean);
       for (let j = 1; j < text.length; j++) {
         const flag = text[j] as string;
         if (READ_FLAGS.has(flag)) continue;
         if (flag === "a") {
-          const problem = j + 1 < text.length ? assignmentProblem(text.slice(j + 1)) : nameProblem(args[++i], "'-a' array name");
+          const problem =
+            j + 1 < text.length ? assignmentProblem(text.slice(j + 1)) : nameProblem(args[++i], "'-a' array name");
           if (problem !== undefined) return problem;
           break;
         }
@@ -161,7 +203,8 @@ const CHECKED: Record<string, Check> = {
         if (j + 1 === text.length) {
           // The value is the next word: data, but it must stay one word (a split part would become a name).
           const value = args[++i];
-          if (value?.splits) return `the value of -${flag} ${JSON.stringify(value.raw)} may split into several words; quote it`;
+          if (value?.splits)
+            return `the value of -${flag} ${JSON.stringify(value.raw)} may split into several words; quote it`;
         }
         break;
       }
@@ -184,11 +227,16 @@ function testProblem(args: ShellWord[]): string | undefined {
   for (let i = 0; i < args.length; i++) {
     const word = args[i] as ShellWord;
     const next = args[i + 1];
-    if (word.splits) return `argument ${JSON.stringify(word.raw)} may split into several words (one could be '-v'); quote it`;
+    if (word.splits)
+      return `argument ${JSON.stringify(word.raw)} may split into several words (one could be '-v'); quote it`;
     if (word.literal === "-v" || word.literal === "-R") {
       const problem = nameProblem(next, `'${word.literal}' variable name`);
       if (problem !== undefined) return problem;
-    } else if (word.literal === undefined && next !== undefined && (next.literal === undefined || next.literal.includes("["))) {
+    } else if (
+      word.literal === undefined &&
+      next !== undefined &&
+      (next.literal === undefined || next.literal.includes("["))
+    ) {
       return `argument ${JSON.stringify(word.raw)} could be '-v', so ${JSON.stringify(next.raw)} after it must be written out without '['`;
     }
   }

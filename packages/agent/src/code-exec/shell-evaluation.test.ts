@@ -27,7 +27,12 @@ const PAYLOADS = {
 /** Runs `command` in bash with the payloads preset and nothing on PATH; true when the marker appeared. */
 function bashRunsPayload(command: string): boolean {
   rmSync(marker, { force: true });
-  spawnSync("/bin/bash", ["-c", command], { cwd: work, env: { PATH: path.join(root, "empty"), ...PAYLOADS }, stdio: "ignore", timeout: 5000 });
+  spawnSync("/bin/bash", ["-c", command], {
+    cwd: work,
+    env: { PATH: path.join(root, "empty"), ...PAYLOADS },
+    stdio: "ignore",
+    timeout: 5000,
+  });
   return existsSync(marker);
 }
 
@@ -70,14 +75,24 @@ const POINTS: [string, string, boolean, RegExp][] = [
   ["export through a name held in a variable", 'export "$X"', false, /'export' variable name/],
   ["printf -v through a held name", 'printf -v "$X" x', true, /'printf' '-v' variable name/],
   ["printf -v into an integer variable", 'printf -vRANDOM %s "$X"', true, /'printf' assigning RANDOM/],
-  ["printf with an option that may be -v", 'printf $V x', false, /'printf' first argument/],
+  ["printf with an option that may be -v", "printf $V x", false, /'printf' first argument/],
   ["read into a held name", 'read "$X" <<< 1', true, /'read' arguments must be written out/],
   ["read -a into a held name", `read -a "$X" <<< 1`, false, /'read' '-a' array name "\\"\$X\\"" must be written out/],
-  ["read with an option value that splits into a name", "read -p $V <<< 1", true, /'read' the value of -p "\$V" may split/],
+  [
+    "read with an option value that splits into a name",
+    "read -p $V <<< 1",
+    true,
+    /'read' the value of -p "\$V" may split/,
+  ],
   ["read into an integer variable", 'read OPTIND <<< "$X"', true, /'read' variable name: assigning OPTIND/],
   ["getopts into an integer variable", 'getopts a: OPTIND -a "$X"', false, /'getopts' variable name: assigning OPTIND/],
   ["test -v with a held name", `${ARRAY}test -v "$X"`, true, /'test' '-v' variable name/],
-  ["test with an operator held in a variable", `${ARRAY}test "$O" "$X"`, true, /'test' argument "\\"\$O\\"" could be '-v'/],
+  [
+    "test with an operator held in a variable",
+    `${ARRAY}test "$O" "$X"`,
+    true,
+    /'test' argument "\\"\$O\\"" could be '-v'/,
+  ],
   ["test with a word that splits into -v NAME", `${ARRAY}test $V`, true, /'test' argument "\$V" may split/],
   ["test -R with a held name", 'test -R "$X"', false, /'test' '-R' variable name/],
   ["[ -v ] (the name '[' is never plain)", `${ARRAY}[ -v "$X" ]`, true, /not a plain program name/],
@@ -99,7 +114,12 @@ const POINTS: [string, string, boolean, RegExp][] = [
   ["builtin", 'builtin eval "$C"', true, /builtin 'builtin'/],
   ["command", `command ${TOUCH}`, true, /builtin 'command'/],
   ["exec", `exec ${TOUCH}`, true, /builtin 'exec'/],
-  ["hash -p maps an allowed name to another program", `hash -p /usr/bin/touch python3; python3 ${marker}`, true, /builtin 'hash'/],
+  [
+    "hash -p maps an allowed name to another program",
+    `hash -p /usr/bin/touch python3; python3 ${marker}`,
+    true,
+    /builtin 'hash'/,
+  ],
   ["jobs -x", `jobs -x ${TOUCH}`, true, /builtin 'jobs'/],
   ["compgen -C", `compgen -C "${TOUCH}" x`, true, /builtin 'compgen'/],
   ["complete -C", `complete -C "${TOUCH}" x`, false, /builtin 'complete'/],
@@ -111,7 +131,7 @@ const POINTS: [string, string, boolean, RegExp][] = [
   ["bind -x", `bind -x '"x":${TOUCH}'`, false, /builtin 'bind'/],
   ["wait -p (assigns through a name)", 'wait -p "$X"', false, /builtin 'wait' is not supported/],
   ["alias", "alias x=y", false, /builtin 'alias' is not supported/],
-  ["locale translation $\"…\"", 'echo $"x"', false, /locale translation/],
+  ['locale translation $"…"', 'echo $"x"', false, /locale translation/],
   ["unknown @ transformation", "echo ${X@Z}", false, /transformation '\$\{X@Z\}'/],
 ];
 
@@ -119,10 +139,60 @@ const bash = spawnSync("/bin/bash", ["-c", "true"]).status === 0 && existsSync("
 
 /** Every command name in a row is allowed, so only the syntax and builtin rules can refuse it. */
 function refusal(command: string): string[] {
-  const verdict = checkShellCommand(command, { allowedCommands: ["echo", "cat", "python3", ...BUILTIN_NAMES], workDir: work });
+  const verdict = checkShellCommand(command, {
+    allowedCommands: ["echo", "cat", "python3", ...BUILTIN_NAMES],
+    workDir: work,
+  });
   return verdict.ok ? [] : verdict.problems;
 }
-const BUILTIN_NAMES = ["pushd", "popd", "dirs", "umask", "help", "times", "kill", "ulimit", "break", "exit", "let", "unset", "declare", "typeset", "local", "readonly", "export", "printf", "read", "getopts", "test", "[", "eval", "source", ".", "trap", "builtin", "command", "exec", "hash", "jobs", "compgen", "complete", "mapfile", "readarray", "enable", "shopt", "fc", "bind", "wait", "alias", "set", ":", "cd", "shift", "type"];
+const BUILTIN_NAMES = [
+  "pushd",
+  "popd",
+  "dirs",
+  "umask",
+  "help",
+  "times",
+  "kill",
+  "ulimit",
+  "break",
+  "exit",
+  "let",
+  "unset",
+  "declare",
+  "typeset",
+  "local",
+  "readonly",
+  "export",
+  "printf",
+  "read",
+  "getopts",
+  "test",
+  "[",
+  "eval",
+  "source",
+  ".",
+  "trap",
+  "builtin",
+  "command",
+  "exec",
+  "hash",
+  "jobs",
+  "compgen",
+  "complete",
+  "mapfile",
+  "readarray",
+  "enable",
+  "shopt",
+  "fc",
+  "bind",
+  "wait",
+  "alias",
+  "set",
+  ":",
+  "cd",
+  "shift",
+  "type",
+];
 
 describe("every bash evaluation point is refused, naming the construct in one line", () => {
   it.each(POINTS)("%s: %j", (_point, command, _runs, message) => {
@@ -145,7 +215,12 @@ describe('with allowedCommands "any" the syntax and builtin rules still apply', 
   });
 
   it("while plain programs and data builtins pass", () => {
-    expect(checkShellCommand('rm -f x; echo "${X:-none}" | tr a b; cd sub && ls /', { allowedCommands: "any", workDir: work }).ok).toBe(true);
+    expect(
+      checkShellCommand('rm -f x; echo "${X:-none}" | tr a b; cd sub && ls /', {
+        allowedCommands: "any",
+        workDir: work,
+      }).ok,
+    ).toBe(true);
   });
 });
 
@@ -176,15 +251,70 @@ describe.skipIf(!bash)("differential: real bash runs the held command, the polic
   // Commands built from builtins and expansions around the payload variables: whatever the policy accepts must not
   // run the payload in real bash.
   const arg = fc.constantFrom(
-    '"$X"', "$X", "${X}", "$V", '"$V"', '"$O"', "$O", '"$C"', "-v", "-R", "Y", "a[1]", "'a[1]'", "${a[0]}", "${a[X]}", "${X:0:1}", "${X:X}",
-    "${X@Q}", "${C@P}", "${!X}", "${!a[@]}", "${X:-$C}", "${Y:=$X}", "Y=$X", "RANDOM=$X", "-vY", "-vRANDOM", "-a", "-r", "%s", "%d", "OPTIND",
-    "$((X))", "-i", "-n", "--", "1", '"${a[@]}"', "*",
+    '"$X"',
+    "$X",
+    "${X}",
+    "$V",
+    '"$V"',
+    '"$O"',
+    "$O",
+    '"$C"',
+    "-v",
+    "-R",
+    "Y",
+    "a[1]",
+    "'a[1]'",
+    "${a[0]}",
+    "${a[X]}",
+    "${X:0:1}",
+    "${X:X}",
+    "${X@Q}",
+    "${C@P}",
+    "${!X}",
+    "${!a[@]}",
+    "${X:-$C}",
+    "${Y:=$X}",
+    "Y=$X",
+    "RANDOM=$X",
+    "-vY",
+    "-vRANDOM",
+    "-a",
+    "-r",
+    "%s",
+    "%d",
+    "OPTIND",
+    "$((X))",
+    "-i",
+    "-n",
+    "--",
+    "1",
+    '"${a[@]}"',
+    "*",
   );
-  const simple = fc.tuple(
-    fc.constantFrom("echo", "printf", "test", "read", "export", "declare", "readonly", "unset", "getopts", "cd", "shift", "type", ":", "Y=$X", "OPTIND=$X", "let"),
-    fc.array(arg, { maxLength: 4 }),
-    fc.constantFrom("", ' <<< "$X"', " <<< 1"),
-  ).map(([name, args, input]) => `${[name, ...args].join(" ")}${input}`);
+  const simple = fc
+    .tuple(
+      fc.constantFrom(
+        "echo",
+        "printf",
+        "test",
+        "read",
+        "export",
+        "declare",
+        "readonly",
+        "unset",
+        "getopts",
+        "cd",
+        "shift",
+        "type",
+        ":",
+        "Y=$X",
+        "OPTIND=$X",
+        "let",
+      ),
+      fc.array(arg, { maxLength: 4 }),
+      fc.constantFrom("", ' <<< "$X"', " <<< 1"),
+    )
+    .map(([name, args, input]) => `${[name, ...args].join(" ")}${input}`);
   it("never lets an accepted command run a payload (fast-check, real bash)", () => {
     let accepted = 0;
     fc.assert(

@@ -88,13 +88,42 @@ describe("parseShell finds every command bash would start", () => {
 
   it("never throws anything but ShellSyntaxError, whatever the input", () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom("a", " ", "$", "(", ")", "`", '"', "'", ";", "|", "&", "\\", "\n", "<", ">", "{", "}", "#", "=", "E", "O", "F", "-") }), (text) => {
-        try {
-          parseShell(text);
-        } catch (error) {
-          expect(error).toBeInstanceOf(ShellSyntaxError);
-        }
-      }),
+      fc.property(
+        fc.string({
+          unit: fc.constantFrom(
+            "a",
+            " ",
+            "$",
+            "(",
+            ")",
+            "`",
+            '"',
+            "'",
+            ";",
+            "|",
+            "&",
+            "\\",
+            "\n",
+            "<",
+            ">",
+            "{",
+            "}",
+            "#",
+            "=",
+            "E",
+            "O",
+            "F",
+            "-",
+          ),
+        }),
+        (text) => {
+          try {
+            parseShell(text);
+          } catch (error) {
+            expect(error).toBeInstanceOf(ShellSyntaxError);
+          }
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -131,14 +160,22 @@ describe("checkShellCommand applies the allow-list to the parsed command", () =>
     const policy = { allowedCommands: ["cd", "python3"], workDir };
     const verdict = checkShellCommand("cd /etc && python3 x.py > passwd", policy);
     expect(verdict.ok).toBe(false);
-    if (!verdict.ok) expect(verdict.problems).toEqual(["redirection '> passwd' is relative in a command that runs 'cd'; use an absolute path in the work directory"]);
+    if (!verdict.ok)
+      expect(verdict.problems).toEqual([
+        "redirection '> passwd' is relative in a command that runs 'cd'; use an absolute path in the work directory",
+      ]);
     expect(checkShellCommand("cd sub && python3 x.py > /work/dir/sub/out", policy).ok).toBe(true);
   });
 
   it("names every problem", () => {
     const verdict = check("python3 $(rm x) > /etc/x; ls");
     expect(verdict.ok).toBe(false);
-    if (!verdict.ok) expect(verdict.problems).toEqual([`command "rm" is not allowed (allowed: python, python3, node, nodejs)`, `command "ls" is not allowed (allowed: python, python3, node, nodejs)`, "redirection '> /etc/x' leaves the work directory"]);
+    if (!verdict.ok)
+      expect(verdict.problems).toEqual([
+        `command "rm" is not allowed (allowed: python, python3, node, nodejs)`,
+        `command "ls" is not allowed (allowed: python, python3, node, nodejs)`,
+        "redirection '> /etc/x' leaves the work directory",
+      ]);
   });
 });
 
@@ -166,7 +203,12 @@ describe.skipIf(bash === undefined)("the parser never misses a program bash star
     const log = path.join(root, `log-${++runs}`);
     const work = path.join(root, "cwd");
     mkdirSync(work, { recursive: true });
-    const run = spawnSync(bash as string, ["-c", command], { cwd: work, env: { ...env, STUB_LOG: log }, timeout: 5000, stdio: "ignore" });
+    const run = spawnSync(bash as string, ["-c", command], {
+      cwd: work,
+      env: { ...env, STUB_LOG: log },
+      timeout: 5000,
+      stdio: "ignore",
+    });
     expect(run.error).toBeUndefined();
     try {
       return readFileSync(log, "utf8").trim().split("\n").filter(Boolean);
@@ -178,45 +220,106 @@ describe.skipIf(bash === undefined)("the parser never misses a program bash star
 
   // Commands built from the constructs that start programs, nested, with quoting and redirections around them.
   const { list } = fc.letrec<{ list: string; cmd: string }>((tie) => ({
-    list: fc.array(tie("cmd"), { minLength: 1, maxLength: 3 }).chain((cmds) =>
-      fc.array(fc.constantFrom("; ", " && ", " || ", " | ", "\n", " |& "), { minLength: cmds.length - 1, maxLength: cmds.length - 1 }).map((seps) => cmds.map((c, i) => c + (seps[i] ?? "")).join("")),
-    ),
+    list: fc
+      .array(tie("cmd"), { minLength: 1, maxLength: 3 })
+      .chain((cmds) =>
+        fc
+          .array(fc.constantFrom("; ", " && ", " || ", " | ", "\n", " |& "), {
+            minLength: cmds.length - 1,
+            maxLength: cmds.length - 1,
+          })
+          .map((seps) => cmds.map((c, i) => c + (seps[i] ?? "")).join("")),
+      ),
     cmd: fc.oneof(
       { depthSize: "small", withCrossShrink: true },
       fc.constantFrom("c1", "c2 x", "'c3' y", '"ok"', "c\\1", "ok > out 2>&1", "X=1 c2"),
       fc.constantFrom(...evaluating).map((expansion) => `ok ${expansion}`),
       fc.tuple(fc.constantFrom("c1", "ok"), tie("list")).map(([n, l]) => `${n} "$( ${l})"`),
       fc.tuple(fc.constantFrom("c1", "ok"), tie("list")).map(([n, l]) => `${n} $( ${l})`),
-      fc.tuple(fc.constantFrom("c2", "ok"), tie("list")).map(([n, l]) => `${n} \`${l.replaceAll("\\", "\\\\").replaceAll("`", "\\`").replaceAll("$", "\\$")}\``),
+      fc
+        .tuple(fc.constantFrom("c2", "ok"), tie("list"))
+        .map(([n, l]) => `${n} \`${l.replaceAll("\\", "\\\\").replaceAll("`", "\\`").replaceAll("$", "\\$")}\``),
       tie("list").map((l) => `( ${l} )`),
       fc.tuple(fc.constantFrom("c3", "ok"), tie("list")).map(([n, l]) => `${n} <( ${l})`),
       fc.tuple(fc.constantFrom("c1", "ok"), tie("list")).map(([n, l]) => `${n} \${a:-$( ${l})}`),
-      fc.constantFrom("c2 <<< \"$(c3)\"", "ok \"${a:-'$(c1)'}\"", "ok ${a:-'$(c2)'}"),
+      fc.constantFrom('c2 <<< "$(c3)"', "ok \"${a:-'$(c1)'}\"", "ok ${a:-'$(c2)'}"),
     ),
   }));
   it("holds on generated commands built from every construct", () => {
     let ranSome = 0;
     fc.assert(
-      fc.property(list, fc.option(fc.constantFrom("c2 <<E\n$(c1; c3)\nE", "c2 <<'E'\n$(c1)\nE", "c2 <<-E\n\t`c3`\n\tE", "ok <<E | c1\n${x:-`c3`}\nE", "ok <<E\n${x:-'$(c2)'}\nE")), (body, heredoc) => {
-        const command = heredoc === null ? body : `${body}\n${heredoc}`;
-        let reported: Set<string>;
-        try {
-          reported = new Set(parseShell(command).commands.map((c) => c.name ?? "?"));
-        } catch (error) {
-          if (evaluating.some((expansion) => command.includes(expansion))) return; // refused, as it must be
-          throw new Error(`${JSON.stringify(command)} was refused: ${String(error)}`);
-        }
-        const ran = started(command);
-        if (ran.length > 0) ranSome++;
-        for (const name of ran) expect(reported.has(name), `${JSON.stringify(command)} ran ${name}; parser saw ${[...reported].join(",")}`).toBe(true);
-      }),
+      fc.property(
+        list,
+        fc.option(
+          fc.constantFrom(
+            "c2 <<E\n$(c1; c3)\nE",
+            "c2 <<'E'\n$(c1)\nE",
+            "c2 <<-E\n\t`c3`\n\tE",
+            "ok <<E | c1\n${x:-`c3`}\nE",
+            "ok <<E\n${x:-'$(c2)'}\nE",
+          ),
+        ),
+        (body, heredoc) => {
+          const command = heredoc === null ? body : `${body}\n${heredoc}`;
+          let reported: Set<string>;
+          try {
+            reported = new Set(parseShell(command).commands.map((c) => c.name ?? "?"));
+          } catch (error) {
+            if (evaluating.some((expansion) => command.includes(expansion))) return; // refused, as it must be
+            throw new Error(`${JSON.stringify(command)} was refused: ${String(error)}`);
+          }
+          const ran = started(command);
+          if (ran.length > 0) ranSome++;
+          for (const name of ran)
+            expect(
+              reported.has(name),
+              `${JSON.stringify(command)} ran ${name}; parser saw ${[...reported].join(",")}`,
+            ).toBe(true);
+        },
+      ),
       { numRuns: 300 },
     );
     expect(ranSome).toBeGreaterThan(100); // bash really ran the stubs: the comparison is not vacuous
   });
 
-  const plainToken = fc.constantFrom("c1", "c2", "c3", "ok", " ", " ", "$(", ")", "`", '"', "'", ";", "|", "&&", "||", "\\", "\n", "<(", ">", "2>&1", "x", "=", "${a:-", "}", "<<E\n", "\nE\n", "#", "$", "(", "{", ",", "*");
-  const token = fc.oneof({ arbitrary: plainToken, weight: 12 }, { arbitrary: fc.constantFrom(...evaluating), weight: 1 });
+  const plainToken = fc.constantFrom(
+    "c1",
+    "c2",
+    "c3",
+    "ok",
+    " ",
+    " ",
+    "$(",
+    ")",
+    "`",
+    '"',
+    "'",
+    ";",
+    "|",
+    "&&",
+    "||",
+    "\\",
+    "\n",
+    "<(",
+    ">",
+    "2>&1",
+    "x",
+    "=",
+    "${a:-",
+    "}",
+    "<<E\n",
+    "\nE\n",
+    "#",
+    "$",
+    "(",
+    "{",
+    ",",
+    "*",
+  );
+  const token = fc.oneof(
+    { arbitrary: plainToken, weight: 12 },
+    { arbitrary: fc.constantFrom(...evaluating), weight: 1 },
+  );
   it("holds on random token soups", () => {
     let accepted = 0;
     let ranSome = 0;
@@ -232,7 +335,11 @@ describe.skipIf(bash === undefined)("the parser never misses a program bash star
         accepted++;
         const ran = started(command);
         if (ran.length > 0) ranSome++;
-        for (const name of ran) expect(reported.has(name) || reported.has("?"), `${JSON.stringify(command)} ran ${name}; parser saw ${[...reported].join(",")}`).toBe(true);
+        for (const name of ran)
+          expect(
+            reported.has(name) || reported.has("?"),
+            `${JSON.stringify(command)} ran ${name}; parser saw ${[...reported].join(",")}`,
+          ).toBe(true);
       }),
       // Enough runs that the soups the (strict) policy accepts reliably number well over 50 (about 12% are accepted).
       { numRuns: 1000 },

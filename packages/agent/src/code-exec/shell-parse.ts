@@ -63,7 +63,29 @@ export interface ShellParseLimits {
   maxDepth?: number;
 }
 
-const RESERVED = new Set(["if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do", "done", "function", "time", "coproc", "{", "}", "[[", "]]", "!"]);
+const RESERVED = new Set([
+  "if",
+  "then",
+  "else",
+  "elif",
+  "fi",
+  "case",
+  "esac",
+  "for",
+  "select",
+  "while",
+  "until",
+  "do",
+  "done",
+  "function",
+  "time",
+  "coproc",
+  "{",
+  "}",
+  "[[",
+  "]]",
+  "!",
+]);
 const BLANK = new Set([" ", "\t"]);
 /** Characters that end an unquoted word. */
 const META = new Set([" ", "\t", "\n", ";", "&", "|", "<", ">", "(", ")"]);
@@ -121,7 +143,8 @@ class Parser {
   script(): void {
     this.#list(undefined);
     if (this.#pos < this.#src.length) this.#fail(`unexpected ${JSON.stringify(this.#src[this.#pos])}`);
-    if (this.#pending.length > 0) this.#fail(`here-document ${JSON.stringify(this.#pending[0]?.delimiter)} is not terminated`);
+    if (this.#pending.length > 0)
+      this.#fail(`here-document ${JSON.stringify(this.#pending[0]?.delimiter)} is not terminated`);
   }
 
   /** A list of pipelines up to `stop` (`)` for substitutions and subshells) or the end. */
@@ -133,7 +156,8 @@ class Parser {
       const c = this.#peek();
       if (c === undefined || c === stop) {
         if (needCommand) this.#fail("a command must follow the operator");
-        if (stop !== undefined && this.#pending.length > 0) this.#fail("here-documents inside substitutions are not supported");
+        if (stop !== undefined && this.#pending.length > 0)
+          this.#fail("here-documents inside substitutions are not supported");
         return;
       }
       if (c === "\n") {
@@ -195,8 +219,10 @@ class Parser {
       const c = this.#peek();
       if (c === undefined || c === "\n" || c === ";" || c === "|" || c === ")") break;
       if (c === "&" && this.#src[this.#pos + 1] !== ">") break;
-      if (c === "(" && assigned) this.#fail("array assignments 'name=( … )' are not supported (their subscripts are arithmetic)");
-      if (c === "(") this.#fail(command ? "'(' after a command word (a function definition?) is not supported" : "unexpected '('");
+      if (c === "(" && assigned)
+        this.#fail("array assignments 'name=( … )' are not supported (their subscripts are arithmetic)");
+      if (c === "(")
+        this.#fail(command ? "'(' after a command word (a function definition?) is not supported" : "unexpected '('");
       assigned = false;
       if (this.#redirect()) {
         any = true;
@@ -215,8 +241,10 @@ class Parser {
         assigned = word.raw === assignment[0];
         continue;
       }
-      if (ELEMENT_ASSIGNMENT.test(word.raw)) this.#fail("array element assignments 'name[…]=' are not supported (the subscript is arithmetic)", start);
-      if (!word.quoted && RESERVED.has(word.raw)) this.#fail(`shell keyword '${word.raw}' is not supported; write a script and run it`);
+      if (ELEMENT_ASSIGNMENT.test(word.raw))
+        this.#fail("array element assignments 'name[…]=' are not supported (the subscript is arithmetic)", start);
+      if (!word.quoted && RESERVED.has(word.raw))
+        this.#fail(`shell keyword '${word.raw}' is not supported; write a script and run it`);
       command = { name: word.literal, raw: word.raw, args: [] };
       this.#out.commands.push(command);
     }
@@ -332,7 +360,7 @@ class Parser {
           inQuotes(this.#ansiC(), false);
           continue;
         }
-        if (next === '"') this.#fail("locale translation '$\"…\"' is not supported; use \"…\"");
+        if (next === '"') this.#fail('locale translation \'$"…"\' is not supported; use "…"');
         if (this.#dollar() === "literal") plain("$");
         else opaque();
         continue;
@@ -342,7 +370,15 @@ class Parser {
         break;
       }
       // Globs, tilde and brace expansion change the word: plain for arguments, never a plain command name.
-      if (c === "*" || c === "?" || c === "[" || c === "{" || c === "}" || c === "," || (c === "~" && this.#pos === start)) {
+      if (
+        c === "*" ||
+        c === "?" ||
+        c === "[" ||
+        c === "{" ||
+        c === "}" ||
+        c === "," ||
+        (c === "~" && this.#pos === start)
+      ) {
         this.#pos++;
         opaque();
         continue;
@@ -380,7 +416,7 @@ class Parser {
         if (next === undefined) this.#fail("unterminated double quote");
         this.#pos += 2;
         if (next === "\n") continue;
-        if (text !== undefined) text += "$`\"\\".includes(next as string) ? next : `\\${next}`;
+        if (text !== undefined) text += '$`"\\'.includes(next as string) ? next : `\\${next}`;
         continue;
       }
       if (c === "`") {
@@ -464,20 +500,28 @@ class Parser {
     const rest = () => src.slice(this.#pos);
     if (src[this.#pos] === "!" && src[this.#pos + 1] !== "}") {
       const names = /^!([A-Za-z_][A-Za-z0-9_]*)(@|\*|\[@\]|\[\*\])\}/.exec(rest());
-      if (!names) this.#fail(`indirect expansion ${shown()} is not supported (it evaluates a subscript the variable may hold)`, at);
+      if (!names)
+        this.#fail(
+          `indirect expansion ${shown()} is not supported (it evaluates a subscript the variable may hold)`,
+          at,
+        );
       this.#pos += names[0].length;
       return names[2]?.includes("@") ? "many" : "one";
     }
     const length = /^#([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])(?=[[}])/.exec(rest());
     if (length) this.#pos += length[0].length;
-    const param = length ? length[1] as string : /^([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])/.exec(rest())?.[1];
+    const param = length ? (length[1] as string) : /^([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])/.exec(rest())?.[1];
     if (param === undefined) this.#fail(`${shown()} is not supported: a parameter name must follow '\${'`, at);
     if (!length) this.#pos += param.length;
     let many = param === "@";
     if (src[this.#pos] === "[") {
       const end = src.indexOf("]", this.#pos);
       const subscript = end < 0 ? undefined : src.slice(this.#pos + 1, end);
-      if (!/^[A-Za-z_]/.test(param) || subscript === undefined || !(subscript === "@" || subscript === "*" || NUMBER.test(subscript))) {
+      if (
+        !/^[A-Za-z_]/.test(param) ||
+        subscript === undefined ||
+        !(subscript === "@" || subscript === "*" || NUMBER.test(subscript))
+      ) {
         this.#fail(`subscript in ${shown()} must be a written-out number, @ or * (subscripts are arithmetic)`, at);
       }
       many = subscript === "@";
@@ -489,12 +533,17 @@ class Parser {
       return "one";
     }
     const op = /^(:[-=?+]|[-=?+]|##?|%%?|\/[/#%]?|\^\^?|,,?|:|@|\})/.exec(rest())?.[1];
-    if (op === undefined) this.#fail(`${shown()} is not supported: unknown operator ${JSON.stringify(src[this.#pos] ?? "end of input")}`, at);
+    if (op === undefined)
+      this.#fail(
+        `${shown()} is not supported: unknown operator ${JSON.stringify(src[this.#pos] ?? "end of input")}`,
+        at,
+      );
     this.#pos += op.length;
     if (op === "}") return many ? "many" : "one";
     if (op === "@") {
       const transform = src[this.#pos];
-      if (transform === "P") this.#fail(`prompt expansion ${shown()} is not supported (it runs commands held in the variable)`, at);
+      if (transform === "P")
+        this.#fail(`prompt expansion ${shown()} is not supported (it runs commands held in the variable)`, at);
       if (transform === undefined || !SAFE_TRANSFORMS.has(transform) || src[this.#pos + 1] !== "}") {
         this.#fail(`transformation ${shown()} is not supported (allowed: @${[...SAFE_TRANSFORMS].join(" @")})`, at);
       }
@@ -548,7 +597,7 @@ class Parser {
         continue;
       }
       if (c === "$") {
-        if (this.#src[this.#pos + 1] === '"') this.#fail("locale translation '$\"…\"' is not supported; use \"…\"");
+        if (this.#src[this.#pos + 1] === '"') this.#fail('locale translation \'$"…"\' is not supported; use "…"');
         this.#dollar();
         continue;
       }
@@ -591,7 +640,8 @@ class Parser {
       const bodyStart = this.#pos;
       let body = "";
       for (;;) {
-        if (this.#pos >= this.#src.length) this.#fail(`here-document ${JSON.stringify(doc.delimiter)} is not terminated`);
+        if (this.#pos >= this.#src.length)
+          this.#fail(`here-document ${JSON.stringify(doc.delimiter)} is not terminated`);
         const end = this.#src.indexOf("\n", this.#pos);
         const line = this.#src.slice(this.#pos, end < 0 ? this.#src.length : end);
         this.#pos = end < 0 ? this.#src.length : end + 1;

@@ -17,8 +17,7 @@ export interface ShellPolicy {
 }
 
 export type ShellVerdict =
-  | { ok: true; parse: ShellParse }
-  | { ok: false; syntax: boolean; problems: string[]; parse: ShellParse | undefined };
+  { ok: true; parse: ShellParse } | { ok: false; syntax: boolean; problems: string[]; parse: ShellParse | undefined };
 
 /**
  * Checks a command string against the policy on its PARSED form: every command bash may start — in pipelines,
@@ -33,7 +32,13 @@ export function checkShellCommand(command: string, policy: ShellPolicy): ShellVe
   try {
     parse = parseShell(command);
   } catch (error) {
-    if (error instanceof ShellSyntaxError) return { ok: false, syntax: true, problems: [`cannot check this command: ${error.message} (at character ${error.offset + 1})`], parse: undefined };
+    if (error instanceof ShellSyntaxError)
+      return {
+        ok: false,
+        syntax: true,
+        problems: [`cannot check this command: ${error.message} (at character ${error.offset + 1})`],
+        parse: undefined,
+      };
     throw error;
   }
   const problems: string[] = [];
@@ -41,20 +46,31 @@ export function checkShellCommand(command: string, policy: ShellPolicy): ShellVe
   for (const command of parse.commands) {
     const { name, raw } = command;
     const builtin = name !== undefined && isBuiltin(name) ? builtinProblem({ ...command, name }) : undefined;
-    if (name === undefined) problems.push(`command ${JSON.stringify(raw)} is not a plain program name (it holds an expansion, a glob or braces)`);
+    if (name === undefined)
+      problems.push(
+        `command ${JSON.stringify(raw)} is not a plain program name (it holds an expansion, a glob or braces)`,
+      );
     else if (builtin !== undefined) problems.push(builtin);
     else if (policy.allowedCommands !== "any" && !policy.allowedCommands.includes(name)) {
-      problems.push(`command ${JSON.stringify(name)} is not allowed (allowed: ${policy.allowedCommands.join(", ") || "none"})`);
+      problems.push(
+        `command ${JSON.stringify(name)} is not allowed (allowed: ${policy.allowedCommands.join(", ") || "none"})`,
+      );
     }
   }
-  const moves = parse.commands.find((command) => command.name !== undefined && CHANGES_DIRECTORY.has(command.name))?.name;
+  const moves = parse.commands.find(
+    (command) => command.name !== undefined && CHANGES_DIRECTORY.has(command.name),
+  )?.name;
   for (const redirect of parse.redirects) {
     if (!redirect.opensFile) continue;
     if (redirect.target === undefined) problems.push(`redirection '${redirect.op}' must name a plain file path`);
     else if (moves !== undefined && !path.isAbsolute(redirect.target)) {
-      problems.push(`redirection '${redirect.op} ${redirect.target}' is relative in a command that runs '${moves}'; use an absolute path in the work directory`);
-    }
-    else if (!SAFE_DEVICES.has(redirect.target) && !isInside(policy.workDir, path.resolve(policy.workDir, redirect.target))) {
+      problems.push(
+        `redirection '${redirect.op} ${redirect.target}' is relative in a command that runs '${moves}'; use an absolute path in the work directory`,
+      );
+    } else if (
+      !SAFE_DEVICES.has(redirect.target) &&
+      !isInside(policy.workDir, path.resolve(policy.workDir, redirect.target))
+    ) {
       problems.push(`redirection '${redirect.op} ${redirect.target}' leaves the work directory`);
     }
   }

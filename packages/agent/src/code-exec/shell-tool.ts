@@ -34,7 +34,12 @@ export interface ShellOptions {
 
 const input = z.object({
   command: z.string().describe("The shell command to execute"),
-  timeout: z.number().int().positive().optional().describe("The maximum time (in seconds) allowed for the command to run"),
+  timeout: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe("The maximum time (in seconds) allowed for the command to run"),
 });
 
 /** `execute_shell_command(command, timeout?)`: bash in the sandbox, after the parsed command passes the policy. */
@@ -50,14 +55,27 @@ export function createShellTool(exec: CodeExecutionHost, options: ShellOptions):
       "<returncode></returncode>, <stdout></stdout> and <stderr></stderr> tags. Commands run in a sandbox, in the work directory.",
     input,
     handler: async ({ command, timeout }, context) => {
-      if (command.trim() === "") return shellResult(-1, "", "Error: missing required argument 'command' (it must not be blank)", true);
+      if (command.trim() === "")
+        return shellResult(-1, "", "Error: missing required argument 'command' (it must not be blank)", true);
       const space = exec.space(context.sessionId);
       const verdict = checkShellCommand(command, { allowedCommands: allowed, workDir: space.workDir });
       if (!verdict.ok) {
-        const approved = options.approve ? await options.approve({ command, problems: verdict.problems, syntaxError: verdict.syntax, sessionId: context.sessionId }) : false;
+        const approved = options.approve
+          ? await options.approve({
+              command,
+              problems: verdict.problems,
+              syntaxError: verdict.syntax,
+              sessionId: context.sessionId,
+            })
+          : false;
         if (!approved) {
           const why = verdict.problems.join("; ");
-          return shellResult(-1, "", `Error: command refused: ${why}${options.approve ? " (and not approved)" : ""}`, true);
+          return shellResult(
+            -1,
+            "",
+            `Error: command refused: ${why}${options.approve ? " (and not approved)" : ""}`,
+            true,
+          );
         }
       }
       const seconds = Math.min(timeout ?? defaultTimeout, maxTimeout);
@@ -99,8 +117,10 @@ export async function runInSandbox(
   }
   let stdout = result.stdout;
   let stderr = result.stderr;
-  if (result.stdoutTruncated) stdout = `[stdout truncated: the last ${maxBytes} of ${result.stdoutBytes} bytes]\n${stdout}`;
-  if (result.stderrTruncated) stderr = `[stderr truncated: the last ${maxBytes} of ${result.stderrBytes} bytes]\n${stderr}`;
+  if (result.stdoutTruncated)
+    stdout = `[stdout truncated: the last ${maxBytes} of ${result.stdoutBytes} bytes]\n${stdout}`;
+  if (result.stderrTruncated)
+    stderr = `[stderr truncated: the last ${maxBytes} of ${result.stderrBytes} bytes]\n${stderr}`;
   const notes: string[] = [];
   if (result.timedOut) notes.push(`TimeoutError: the command ran longer than ${seconds} seconds and was stopped.`);
   if (result.outputLimitExceeded) notes.push("Error: the command printed too much output and was stopped.");
@@ -119,7 +139,15 @@ export async function runInSandbox(
 }
 
 /** `<returncode>…</returncode><stdout>…</stdout><stderr>…</stderr>`, upstream's format. */
-function shellResult(code: number, stdout: string, stderr: string, isError: boolean, details?: Record<string, unknown>): ToolResult {
+function shellResult(
+  code: number,
+  stdout: string,
+  stderr: string,
+  isError: boolean,
+  details?: Record<string, unknown>,
+): ToolResult {
   const text = `<returncode>${code}</returncode><stdout>${stdout}</stdout><stderr>${stderr}</stderr>`;
-  return details ? { content: [{ type: "text", text }], isError, details } : { content: [{ type: "text", text }], isError };
+  return details
+    ? { content: [{ type: "text", text }], isError, details }
+    : { content: [{ type: "text", text }], isError };
 }

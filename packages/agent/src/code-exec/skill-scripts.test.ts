@@ -21,8 +21,22 @@ async function scriptBox(kind: "bubblewrap" | "process"): Promise<SkillBox> {
   const root = await makeTempDir("skillport-trojan-");
   cleanup.push(root);
   const box = new SkillBox();
-  await box.registerSkill(Skill.builder().name("tool").description("A tool skill.").skillContent("# Tool\n").addResource("scripts/hi.sh", "echo genuine\n").build());
-  box.codeExecution().workDir(path.join(root, "work")).withShell({ allowedCommands: "any" }).withWrite().withSkillScripts().sandbox({ kind }).enable();
+  await box.registerSkill(
+    Skill.builder()
+      .name("tool")
+      .description("A tool skill.")
+      .skillContent("# Tool\n")
+      .addResource("scripts/hi.sh", "echo genuine\n")
+      .build(),
+  );
+  box
+    .codeExecution()
+    .workDir(path.join(root, "work"))
+    .withShell({ allowedCommands: "any" })
+    .withWrite()
+    .withSkillScripts()
+    .sandbox({ kind })
+    .enable();
   return box;
 }
 
@@ -38,10 +52,18 @@ describe.each(kinds)("skill scripts stay the skill's own (%s sandbox)", (kind) =
       const trojan = "echo trojan\n";
       // Upstream's layout put skill files at <workDir>/skills/<skill>/: writable by the model.
       await text(box, "write_text_file", { file_path: "skills/tool_custom/scripts/hi.sh", content: trojan });
-      expect(await text(box, "write_text_file", { file_path: real, content: trojan })).toMatch(/is outside the work directory/);
-      expect(await text(box, "write_text_file", { file_path: "scripts/x.sh", content: trojan })).toMatch(/successfully/);
-      expect(await text(box, "run_skill_script", { skillId: "tool_custom", script: "hi.sh" })).toMatch(/^<returncode>0<\/returncode><stdout>genuine\n<\/stdout>/);
-      expect(await text(box, "run_skill_script", { skillId: "tool_custom", script: "x.sh" })).toMatch(/is not available to run/);
+      expect(await text(box, "write_text_file", { file_path: real, content: trojan })).toMatch(
+        /is outside the work directory/,
+      );
+      expect(await text(box, "write_text_file", { file_path: "scripts/x.sh", content: trojan })).toMatch(
+        /successfully/,
+      );
+      expect(await text(box, "run_skill_script", { skillId: "tool_custom", script: "hi.sh" })).toMatch(
+        /^<returncode>0<\/returncode><stdout>genuine\n<\/stdout>/,
+      );
+      expect(await text(box, "run_skill_script", { skillId: "tool_custom", script: "x.sh" })).toMatch(
+        /is not available to run/,
+      );
     } finally {
       await box.close();
     }
@@ -62,9 +84,15 @@ describe.each(kinds)("skill scripts stay the skill's own (%s sandbox)", (kind) =
         `mkdir -p skills/tool_custom/scripts && echo 'echo trojan' | tee skills/tool_custom/scripts/hi.sh`,
       ];
       const outcomes = [];
-      for (const command of attempts) outcomes.push((await text(box, "execute_shell_command", { command })).match(/^<returncode>(-?\d+)/)?.[1]);
-      expect(await text(box, "run_skill_script", { skillId: "tool_custom", script: "hi.sh" })).toMatch(/^<returncode>0<\/returncode><stdout>genuine\n<\/stdout>/);
-      for (const name of ["new.sh", "link.sh"]) expect(await text(box, "run_skill_script", { skillId: "tool_custom", script: name })).toMatch(/is not available to run/);
+      for (const command of attempts)
+        outcomes.push((await text(box, "execute_shell_command", { command })).match(/^<returncode>(-?\d+)/)?.[1]);
+      expect(await text(box, "run_skill_script", { skillId: "tool_custom", script: "hi.sh" })).toMatch(
+        /^<returncode>0<\/returncode><stdout>genuine\n<\/stdout>/,
+      );
+      for (const name of ["new.sh", "link.sh"])
+        expect(await text(box, "run_skill_script", { skillId: "tool_custom", script: name })).toMatch(
+          /is not available to run/,
+        );
       // Every attempt on the skill's own folder fails in the sandbox; the last one writes a harmless copy in the work dir.
       expect(outcomes.slice(0, -1).every((code) => code !== "0")).toBe(true);
       expect(outcomes.at(-1)).toBe("0");

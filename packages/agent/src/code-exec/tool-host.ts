@@ -7,7 +7,11 @@ import type { WorkSpace } from "./work-space.js";
  * face, not on the class, so neither module imports the other.
  */
 export interface CodeExecutionHost {
-  readonly settings: { readonly maxFileBytes: number; readonly maxListedEntries: number; readonly sandbox: { readonly leastPrivilege?: OperatorPolicy } };
+  readonly settings: {
+    readonly maxFileBytes: number;
+    readonly maxListedEntries: number;
+    readonly sandbox: { readonly leastPrivilege?: OperatorPolicy };
+  };
   /** Set by the box: which skill a session has loaded. */
   host: { activeSkill(sessionId: string, skillId: string): BoxSkill | undefined } | undefined;
   space(sessionId: string): WorkSpace;

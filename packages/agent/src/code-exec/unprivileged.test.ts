@@ -76,21 +76,33 @@ afterAll(async () => {
 
 describe.runIf(runnable)("as an unprivileged host user (65534, the sandbox's own uid)", () => {
   it("writes stay inside under a swap, skill scripts stay the skill's, sessions stay apart", () => {
-    const [work, outside, tmp] = ["work", "outside", "tmp"].map((name) => path.join(root, name)) as [string, string, string];
+    const [work, outside, tmp] = ["work", "outside", "tmp"].map((name) => path.join(root, name)) as [
+      string,
+      string,
+      string,
+    ];
     for (const dir of [work, outside, tmp]) {
       mkdirSync(dir);
       chownSync(dir, 65534, 65534);
     }
     const script = path.join(root, "scenario.mjs");
     writeFileSync(script, SCENARIO);
-    const r = spawnSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "--", process.execPath, script, work, outside], {
-      encoding: "utf8",
-      env: { PATH: "/usr/bin:/bin", TMPDIR: tmp },
-      timeout: 240_000,
-    });
+    const r = spawnSync(
+      "setpriv",
+      ["--reuid=65534", "--regid=65534", "--clear-groups", "--", process.execPath, script, work, outside],
+      {
+        encoding: "utf8",
+        env: { PATH: "/usr/bin:/bin", TMPDIR: tmp },
+        timeout: 240_000,
+      },
+    );
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout.trim().split("\n").pop()!) as { outside: string[]; script: string; bob: string };
     // One comparison, so a failure shows all three.
-    expect({ outside: out.outside, script: /<stdout>genuine\n<\/stdout>/.test(out.script), bob: out.bob.includes("alice's secret") }).toEqual({ outside: [], script: true, bob: false });
+    expect({
+      outside: out.outside,
+      script: /<stdout>genuine\n<\/stdout>/.test(out.script),
+      bob: out.bob.includes("alice's secret"),
+    }).toEqual({ outside: [], script: true, bob: false });
   }, 300_000);
 });

@@ -25,7 +25,14 @@ export class WorkSpace {
 
   constructor(
     workDir: string,
-    options: { makeSandbox: (workDir: string) => Sandbox; runs: boolean; temporary: boolean; sandbox?: Sandbox; env?: Record<string, string>; policy?: EffectivePolicy },
+    options: {
+      makeSandbox: (workDir: string) => Sandbox;
+      runs: boolean;
+      temporary: boolean;
+      sandbox?: Sandbox;
+      env?: Record<string, string>;
+      policy?: EffectivePolicy;
+    },
   ) {
     this.workDir = workDir;
     this.lock = lockFor(workDir);

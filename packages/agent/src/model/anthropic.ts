@@ -25,11 +25,16 @@ export const DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com";
 /** An Anthropic Messages client (`POST {baseUrl}/v1/messages`), streaming or not. */
 export function createAnthropicModel(options: AnthropicModelOptions): ModelClient {
   const apiKey = options.apiKey ?? process.env.ANTHROPIC_API_KEY;
-  if (apiKey === undefined || apiKey === "") throw new AgentError("MODEL_AUTH", "ANTHROPIC_API_KEY is not set (export it, or pass apiKey)");
+  if (apiKey === undefined || apiKey === "")
+    throw new AgentError("MODEL_AUTH", "ANTHROPIC_API_KEY is not set (export it, or pass apiKey)");
   const baseUrl = modelBaseUrl(options.baseUrl ?? process.env.ANTHROPIC_BASE_URL ?? DEFAULT_ANTHROPIC_BASE_URL);
   const url = baseUrl.endsWith("/v1") ? `${baseUrl}/messages` : `${baseUrl}/v1/messages`;
   const stream = options.stream ?? true;
-  const headers = { ...options.headers, "x-api-key": apiKey, "anthropic-version": options.anthropicVersion ?? "2023-06-01" };
+  const headers = {
+    ...options.headers,
+    "x-api-key": apiKey,
+    "anthropic-version": options.anthropicVersion ?? "2023-06-01",
+  };
   const label = `Anthropic server at ${baseUrl}`;
   return {
     provider: "anthropic",
@@ -44,7 +49,13 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelClien
         ...(options.temperature !== undefined && { temperature: options.temperature }),
         ...(stream && { stream: true }),
       };
-      const response = await postJson(url, headers, body, { ...options, label, secrets: [apiKey], ...(request.signal && { signal: request.signal }), ...(request.onRetry && { onRetry: request.onRetry }) });
+      const response = await postJson(url, headers, body, {
+        ...options,
+        label,
+        secrets: [apiKey],
+        ...(request.signal && { signal: request.signal }),
+        ...(request.onRetry && { onRetry: request.onRetry }),
+      });
       return stream ? readStream(response, request, label) : readJson(response, label);
     },
   };
@@ -53,7 +64,9 @@ export function createAnthropicModel(options: AnthropicModelOptions): ModelClien
 type Block = Record<string, unknown>;
 
 /** Neutral messages as Anthropic's alternating user/assistant turns: tool results go in the next user turn. */
-export function toAnthropicMessages(messages: readonly AgentMessage[]): Array<{ role: "user" | "assistant"; content: Block[] }> {
+export function toAnthropicMessages(
+  messages: readonly AgentMessage[],
+): Array<{ role: "user" | "assistant"; content: Block[] }> {
   const out: Array<{ role: "user" | "assistant"; content: Block[] }> = [];
   const push = (role: "user" | "assistant", blocks: Block[]) => {
     const last = out.at(-1);
@@ -62,11 +75,15 @@ export function toAnthropicMessages(messages: readonly AgentMessage[]): Array<{ 
   };
   for (const message of messages) {
     if (message.role === "user") push("user", [{ type: "text", text: message.content }]);
-    else if (message.role === "tool") push("user", [toAnthropicToolResult(message.toolCallId, message.result) as unknown as Block]);
+    else if (message.role === "tool")
+      push("user", [toAnthropicToolResult(message.toolCallId, message.result) as unknown as Block]);
     else {
       const blocks: Block[] = message.content === "" ? [] : [{ type: "text", text: message.content }];
       for (const call of message.toolCalls ?? []) {
-        const input = call.parseError === undefined && call.arguments !== null && typeof call.arguments === "object" ? call.arguments : {};
+        const input =
+          call.parseError === undefined && call.arguments !== null && typeof call.arguments === "object"
+            ? call.arguments
+            : {};
         blocks.push({ type: "tool_use", id: call.id, name: call.name, input });
       }
       push("assistant", blocks.length > 0 ? blocks : [{ type: "text", text: "" }]);
@@ -77,21 +94,39 @@ export function toAnthropicMessages(messages: readonly AgentMessage[]): Array<{ 
 
 async function readJson(response: Response, label: string): Promise<ModelResponse> {
   const json = (await response.json().catch(() => undefined)) as
-    | { content?: Array<{ type?: string; text?: string; id?: string; name?: string; input?: unknown }>; stop_reason?: string; usage?: { input_tokens?: number; output_tokens?: number } }
+    | {
+        content?: Array<{ type?: string; text?: string; id?: string; name?: string; input?: unknown }>;
+        stop_reason?: string;
+        usage?: { input_tokens?: number; output_tokens?: number };
+      }
     | undefined;
-  if (!json || !Array.isArray(json.content)) throw new AgentError("MODEL_PROTOCOL", `the ${label} sent a response without content`);
+  if (!json || !Array.isArray(json.content))
+    throw new AgentError("MODEL_PROTOCOL", `the ${label} sent a response without content`);
   let text = "";
   const calls: ToolCallRequest[] = [];
   for (const block of json.content) {
     if (block.type === "text") text += block.text ?? "";
     else if (block.type === "tool_use") {
       const input = block.input ?? {};
-      calls.push(input !== null && typeof input === "object" && !Array.isArray(input)
-        ? { id: block.id ?? "", name: block.name ?? "", arguments: input, rawArguments: JSON.stringify(input) }
-        : { id: block.id ?? "", name: block.name ?? "", arguments: undefined, rawArguments: JSON.stringify(input), parseError: "the arguments must be a JSON object" });
+      calls.push(
+        input !== null && typeof input === "object" && !Array.isArray(input)
+          ? { id: block.id ?? "", name: block.name ?? "", arguments: input, rawArguments: JSON.stringify(input) }
+          : {
+              id: block.id ?? "",
+              name: block.name ?? "",
+              arguments: undefined,
+              rawArguments: JSON.stringify(input),
+              parseError: "the arguments must be a JSON object",
+            },
+      );
     }
   }
-  return finish(text, calls, json.stop_reason ?? "end_turn", json.usage ? { inputTokens: json.usage.input_tokens ?? 0, outputTokens: json.usage.output_tokens ?? 0 } : undefined);
+  return finish(
+    text,
+    calls,
+    json.stop_reason ?? "end_turn",
+    json.usage ? { inputTokens: json.usage.input_tokens ?? 0, outputTokens: json.usage.output_tokens ?? 0 } : undefined,
+  );
 }
 
 async function readStream(response: Response, request: ModelRequest, label: string): Promise<ModelResponse> {
@@ -139,10 +174,17 @@ async function readStream(response: Response, request: ModelRequest, label: stri
       if (data.usage?.output_tokens !== undefined) usage.outputTokens = data.usage.output_tokens;
       if (data.usage?.input_tokens !== undefined) usage.inputTokens = data.usage.input_tokens;
     } else if (type === "error") {
-      throw new AgentError("MODEL_HTTP", `the ${label} reported an error mid-stream: ${data.error?.message ?? data.error?.type ?? "unknown"}`);
+      throw new AgentError(
+        "MODEL_HTTP",
+        `the ${label} reported an error mid-stream: ${data.error?.message ?? data.error?.type ?? "unknown"}`,
+      );
     } else if (type === "message_stop") break;
   }
-  if (!started) throw new AgentError("MODEL_PROTOCOL", `the ${label} sent an empty stream (no server-sent events): check the base URL`);
+  if (!started)
+    throw new AgentError(
+      "MODEL_PROTOCOL",
+      `the ${label} sent an empty stream (no server-sent events): check the base URL`,
+    );
   const calls = [...blocks.entries()]
     .sort(([a], [b]) => a - b)
     .filter(([, b]) => b.type === "tool_use")
@@ -150,6 +192,15 @@ async function readStream(response: Response, request: ModelRequest, label: stri
   return finish(text, calls, stopReason, usage);
 }
 
-function finish(content: string, toolCalls: ToolCallRequest[], stopReason: string, usage: Usage | undefined): ModelResponse {
-  return { message: toolCalls.length > 0 ? { role: "assistant", content, toolCalls } : { role: "assistant", content }, usage, stopReason };
+function finish(
+  content: string,
+  toolCalls: ToolCallRequest[],
+  stopReason: string,
+  usage: Usage | undefined,
+): ModelResponse {
+  return {
+    message: toolCalls.length > 0 ? { role: "assistant", content, toolCalls } : { role: "assistant", content },
+    usage,
+    stopReason,
+  };
 }

@@ -31,7 +31,12 @@ export interface PostOptions extends HttpOptions {
 }
 
 /** POSTs JSON and returns the OK response, retrying what is worth retrying; throws AgentError otherwise. Never logs. */
-export async function postJson(url: string, headers: Record<string, string>, body: unknown, options: PostOptions): Promise<Response> {
+export async function postJson(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+  options: PostOptions,
+): Promise<Response> {
   const fetchFn = options.fetch ?? globalThis.fetch;
   const maxRetries = options.maxRetries ?? 3;
   const base = options.retryBaseMs ?? 500;
@@ -44,12 +49,19 @@ export async function postJson(url: string, headers: Record<string, string>, bod
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     let response: Response;
     try {
-      response = await fetchFn(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: payload, signal });
+      response = await fetchFn(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: payload,
+        signal,
+      });
     } catch (error) {
       throwIfAborted(options.signal);
       const reason = networkReason(error);
       if (attempt >= maxRetries) {
-        throw new AgentError("MODEL_UNREACHABLE", `cannot reach the ${options.label}: ${redact(reason)}`, { cause: error });
+        throw new AgentError("MODEL_UNREACHABLE", `cannot reach the ${options.label}: ${redact(reason)}`, {
+          cause: error,
+        });
       }
       const delayMs = backoff(base, attempt, cap);
       options.onRetry?.({ attempt: attempt + 1, delayMs, status: undefined, reason });
@@ -60,7 +72,10 @@ export async function postJson(url: string, headers: Record<string, string>, bod
       // A wrong base URL often reaches a web UI that answers 200 with a page: no API reply to read.
       if (/^\s*text\/html\b/i.test(response.headers.get("content-type") ?? "")) {
         await response.body?.cancel().catch(() => undefined);
-        throw new AgentError("MODEL_PROTOCOL", `the ${options.label} answered with a web page (text/html), not an API reply: check the base URL`);
+        throw new AgentError(
+          "MODEL_PROTOCOL",
+          `the ${options.label} answered with a web page (text/html), not an API reply: check the base URL`,
+        );
       }
       return response;
     }
@@ -74,7 +89,9 @@ export async function postJson(url: string, headers: Record<string, string>, bod
     }
     const detail = errorDetail(text);
     const code = response.status === 401 || response.status === 403 ? "MODEL_AUTH" : "MODEL_HTTP";
-    throw new AgentError(code, `the ${options.label} answered HTTP ${response.status}${detail ? `: ${detail}` : ""}`, { status: response.status });
+    throw new AgentError(code, `the ${options.label} answered HTTP ${response.status}${detail ? `: ${detail}` : ""}`, {
+      status: response.status,
+    });
   }
 }
 
@@ -86,7 +103,8 @@ export function modelBaseUrl(value: string): string {
   } catch {
     protocol = undefined;
   }
-  if (protocol !== "http:" && protocol !== "https:") throw new AgentError("AGENT_CONFIG", `base URL ${JSON.stringify(value)} must start with http:// or https://`);
+  if (protocol !== "http:" && protocol !== "https:")
+    throw new AgentError("AGENT_CONFIG", `base URL ${JSON.stringify(value)} must start with http:// or https://`);
   return value.replace(/\/+$/, "");
 }
 
@@ -116,7 +134,14 @@ function networkReason(error: unknown): string {
 function errorDetail(text: string): string {
   try {
     const json = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown };
-    const message = typeof json.error === "string" ? json.error : typeof json.error?.message === "string" ? json.error.message : typeof json.message === "string" ? json.message : undefined;
+    const message =
+      typeof json.error === "string"
+        ? json.error
+        : typeof json.error?.message === "string"
+          ? json.error.message
+          : typeof json.message === "string"
+            ? json.message
+            : undefined;
     if (message) return message.slice(0, 500);
   } catch {
     // not JSON

@@ -26,7 +26,10 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): ModelCli
   const baseUrl = modelBaseUrl(options.baseUrl ?? process.env.OPENAI_BASE_URL ?? DEFAULT_OPENAI_BASE_URL);
   const url = `${baseUrl}/chat/completions`;
   const stream = options.stream ?? true;
-  const headers: Record<string, string> = { ...options.headers, ...(apiKey !== "" && { authorization: `Bearer ${apiKey}` }) };
+  const headers: Record<string, string> = {
+    ...options.headers,
+    ...(apiKey !== "" && { authorization: `Bearer ${apiKey}` }),
+  };
   const label = `OpenAI-compatible server at ${baseUrl}`;
   return {
     provider: "openai",
@@ -34,13 +37,22 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): ModelCli
     async complete(request: ModelRequest): Promise<ModelResponse> {
       const body: Record<string, unknown> = {
         model: options.model,
-        messages: [...(request.system ? [{ role: "system", content: request.system }] : []), ...request.messages.map(toOpenAIMessage)],
+        messages: [
+          ...(request.system ? [{ role: "system", content: request.system }] : []),
+          ...request.messages.map(toOpenAIMessage),
+        ],
         ...(request.tools.length > 0 && { tools: toOpenAIChatTools(request.tools) }),
         ...(options.maxTokens !== undefined && { max_tokens: options.maxTokens }),
         ...(options.temperature !== undefined && { temperature: options.temperature }),
         ...(stream && { stream: true, stream_options: { include_usage: true } }),
       };
-      const response = await postJson(url, headers, body, { ...options, label, secrets: apiKey ? [apiKey] : [], ...(request.signal && { signal: request.signal }), ...(request.onRetry && { onRetry: request.onRetry }) });
+      const response = await postJson(url, headers, body, {
+        ...options,
+        label,
+        secrets: apiKey ? [apiKey] : [],
+        ...(request.signal && { signal: request.signal }),
+        ...(request.onRetry && { onRetry: request.onRetry }),
+      });
       return stream ? readStream(response, request, label) : readJson(response, label);
     },
   };
@@ -48,12 +60,19 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): ModelCli
 
 function toOpenAIMessage(message: AgentMessage): Record<string, unknown> {
   if (message.role === "user") return { role: "user", content: message.content };
-  if (message.role === "tool") return { role: "tool", tool_call_id: message.toolCallId, content: resultText(message.result) };
+  if (message.role === "tool")
+    return { role: "tool", tool_call_id: message.toolCallId, content: resultText(message.result) };
   const calls = message.toolCalls ?? [];
   return {
     role: "assistant",
     content: message.content === "" && calls.length > 0 ? null : message.content,
-    ...(calls.length > 0 && { tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.rawArguments } })) }),
+    ...(calls.length > 0 && {
+      tool_calls: calls.map((c) => ({
+        id: c.id,
+        type: "function",
+        function: { name: c.name, arguments: c.rawArguments },
+      })),
+    }),
   };
 }
 
@@ -64,11 +83,17 @@ interface ChatChoiceMessage {
 
 async function readJson(response: Response, label: string): Promise<ModelResponse> {
   const json = (await response.json().catch(() => undefined)) as
-    | { choices?: Array<{ message?: ChatChoiceMessage; finish_reason?: string }>; usage?: { prompt_tokens?: number; completion_tokens?: number } }
+    | {
+        choices?: Array<{ message?: ChatChoiceMessage; finish_reason?: string }>;
+        usage?: { prompt_tokens?: number; completion_tokens?: number };
+      }
     | undefined;
   const choice = json?.choices?.[0];
-  if (!choice?.message) throw new AgentError("MODEL_PROTOCOL", `the ${label} sent a response without choices[0].message`);
-  const toolCalls = (choice.message.tool_calls ?? []).map((c, i) => toolCall(c.id ?? `call_${i}`, c.function?.name ?? "", c.function?.arguments ?? ""));
+  if (!choice?.message)
+    throw new AgentError("MODEL_PROTOCOL", `the ${label} sent a response without choices[0].message`);
+  const toolCalls = (choice.message.tool_calls ?? []).map((c, i) =>
+    toolCall(c.id ?? `call_${i}`, c.function?.name ?? "", c.function?.arguments ?? ""),
+  );
   return finish(choice.message.content ?? "", toolCalls, choice.finish_reason ?? "stop", usageOf(json?.usage));
 }
 
@@ -82,13 +107,28 @@ async function readStream(response: Response, request: ModelRequest, label: stri
   for await (const event of readSse(response.body, request.signal)) {
     events++;
     if (event.data === "[DONE]") break;
-    let chunk: { choices?: Array<{ index?: number; delta?: { content?: string | null; tool_calls?: Array<{ index?: number; id?: string; function?: { name?: string; arguments?: string } }> }; finish_reason?: string | null }>; usage?: { prompt_tokens?: number; completion_tokens?: number } | null; error?: { message?: string } };
+    let chunk: {
+      choices?: Array<{
+        index?: number;
+        delta?: {
+          content?: string | null;
+          tool_calls?: Array<{ index?: number; id?: string; function?: { name?: string; arguments?: string } }>;
+        };
+        finish_reason?: string | null;
+      }>;
+      usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
+      error?: { message?: string };
+    };
     try {
       chunk = JSON.parse(event.data) as typeof chunk;
     } catch {
       throw new AgentError("MODEL_PROTOCOL", `the ${label} sent an event that is not JSON`);
     }
-    if (chunk.error) throw new AgentError("MODEL_HTTP", `the ${label} reported an error mid-stream: ${chunk.error.message ?? "unknown"}`);
+    if (chunk.error)
+      throw new AgentError(
+        "MODEL_HTTP",
+        `the ${label} reported an error mid-stream: ${chunk.error.message ?? "unknown"}`,
+      );
     if (chunk.usage) usage = usageOf(chunk.usage);
     for (const choice of chunk.choices ?? []) {
       const delta = choice.delta;
@@ -106,18 +146,33 @@ async function readStream(response: Response, request: ModelRequest, label: stri
       if (choice.finish_reason) finishReason = choice.finish_reason;
     }
   }
-  if (events === 0) throw new AgentError("MODEL_PROTOCOL", `the ${label} sent an empty stream (no server-sent events): check the base URL`);
+  if (events === 0)
+    throw new AgentError(
+      "MODEL_PROTOCOL",
+      `the ${label} sent an empty stream (no server-sent events): check the base URL`,
+    );
   const toolCalls = calls.filter(Boolean).map((c, i) => toolCall(c.id || `call_${i}`, c.name, c.args));
   return finish(content, toolCalls, finishReason, usage);
 }
 
 export function toolCall(id: string, name: string, raw: string): ToolCallRequest {
   const parsed = parseArguments(raw);
-  return "error" in parsed ? { id, name, arguments: undefined, rawArguments: raw, parseError: parsed.error } : { id, name, arguments: parsed.value, rawArguments: raw };
+  return "error" in parsed
+    ? { id, name, arguments: undefined, rawArguments: raw, parseError: parsed.error }
+    : { id, name, arguments: parsed.value, rawArguments: raw };
 }
 
-function finish(content: string, toolCalls: ToolCallRequest[], stopReason: string, usage: Usage | undefined): ModelResponse {
-  return { message: toolCalls.length > 0 ? { role: "assistant", content, toolCalls } : { role: "assistant", content }, usage, stopReason };
+function finish(
+  content: string,
+  toolCalls: ToolCallRequest[],
+  stopReason: string,
+  usage: Usage | undefined,
+): ModelResponse {
+  return {
+    message: toolCalls.length > 0 ? { role: "assistant", content, toolCalls } : { role: "assistant", content },
+    usage,
+    stopReason,
+  };
 }
 
 function usageOf(usage: { prompt_tokens?: number; completion_tokens?: number } | null | undefined): Usage | undefined {

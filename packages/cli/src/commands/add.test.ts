@@ -7,7 +7,11 @@ import { runInProcess, skillMd, useTempTrees } from "../test-support.js";
 const tree = useTempTrees();
 
 async function project(): Promise<string> {
-  const dir = await tree({ "src/skills/alpha/SKILL.md": skillMd("alpha"), "src/skills/beta/SKILL.md": skillMd("beta"), "project/": { dir: true } });
+  const dir = await tree({
+    "src/skills/alpha/SKILL.md": skillMd("alpha"),
+    "src/skills/beta/SKILL.md": skillMd("beta"),
+    "project/": { dir: true },
+  });
   return path.join(dir, "project");
 }
 
@@ -24,7 +28,9 @@ describe("skillport add", () => {
     const cwd = await project();
     const run = await runInProcess(["add", "../src/skills", "--agent", "claude-code"], cwd);
     expect([run.code, run.stdout]).toEqual([2, ""]);
-    expect(run.stderr).toBe("skillport: the source has 2 skills (alpha, beta); pass --skill NAME, --skill '*' or --yes\n");
+    expect(run.stderr).toBe(
+      "skillport: the source has 2 skills (alpha, beta); pass --skill NAME, --skill '*' or --yes\n",
+    );
     expect(existsSync(path.join(cwd, "skills-lock.json"))).toBe(false);
   });
 
@@ -38,13 +44,20 @@ describe("skillport add", () => {
 
   it("links by default, copies with --copy, and records both in the lock", async () => {
     const cwd = await project();
-    expect((await runInProcess(["add", "../src/skills", "--skill", "alpha", "--agent", "claude-code"], cwd)).code).toBe(0);
+    expect((await runInProcess(["add", "../src/skills", "--skill", "alpha", "--agent", "claude-code"], cwd)).code).toBe(
+      0,
+    );
     expect(lstatSync(path.join(cwd, ".claude/skills/alpha")).isSymbolicLink()).toBe(true);
-    const run = await runInProcess(["add", "../src/skills", "--skill", "beta", "--agent", "claude-code", "--copy", "--json"], cwd);
+    const run = await runInProcess(
+      ["add", "../src/skills", "--skill", "beta", "--agent", "claude-code", "--copy", "--json"],
+      cwd,
+    );
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ installed: [{ name: "beta", agents: { "claude-code": "copy" } }] });
     expect(lstatSync(path.join(cwd, ".claude/skills/beta")).isDirectory()).toBe(true);
-    const lock = JSON.parse(readFileSync(path.join(cwd, "skills-lock.json"), "utf8")) as { skills: Record<string, unknown> };
+    const lock = JSON.parse(readFileSync(path.join(cwd, "skills-lock.json"), "utf8")) as {
+      skills: Record<string, unknown>;
+    };
     expect(Object.keys(lock.skills).sort()).toEqual(["alpha", "beta"]);
   });
 });

@@ -27,8 +27,13 @@ interface AddOptions {
 export function registerAdd(program: Command, io: CliOutput): void {
   program
     .command("add")
-    .description("install skills from a source into the folders your agents read (one copy under .agents/skills, links from each agent's folder)")
-    .argument("<source>", "owner/repo[/path][#ref] (GitHub, see SKILLPORT_GITHUB_BASE_URL), a GitHub tree URL, a path, or any source address (git+https://…#ref:path, https://…, npm:<package>)")
+    .description(
+      "install skills from a source into the folders your agents read (one copy under .agents/skills, links from each agent's folder)",
+    )
+    .argument(
+      "<source>",
+      "owner/repo[/path][#ref] (GitHub, see SKILLPORT_GITHUB_BASE_URL), a GitHub tree URL, a path, or any source address (git+https://…#ref:path, https://…, npm:<package>)",
+    )
     .option("-s, --skill <names...>", "skills to install by name ('*' for all)")
     .option("-a, --agent <ids...>", "agents to install for ('*' for all; default: the agents detected here)")
     .option("-g, --global", "install for the user (under $HOME) instead of this project")
@@ -55,19 +60,33 @@ export function registerAdd(program: Command, io: CliOutput): void {
           const served = (opened.provider as { servedPath?: string }).servedPath ?? source.repoPath;
           const skills: SkillToInstall[] = collected.map((c) => {
             const origin = { ...source.origin };
-            if (origin.sourceType === "github" || origin.sourceType === "git") origin.skillPath = [served, c.id, "SKILL.md"].filter((s) => s !== "").join("/");
+            if (origin.sourceType === "github" || origin.sourceType === "git")
+              origin.skillPath = [served, c.id, "SKILL.md"].filter((s) => s !== "").join("/");
             const skill: SkillToInstall = { name: c.name, files: c.files, origin };
             if (revision !== undefined) skill.commit = revision;
             return skill;
           });
           // Re-adding bytes whose consent is on record asks nothing again (decision 0350).
           const priors = options.global ? {} : recordedAudits(await readSidecar(io.cwd, (await readLock(io.cwd)).lock));
-          const auditGate = installAuditGate(io, { yes: options.yes === true, force: options.force === true }, { priors });
-          const installed = await installSkills(skills, { env, global: options.global === true, agents, copy: options.copy === true, force: options.force === true, auditGate });
+          const auditGate = installAuditGate(
+            io,
+            { yes: options.yes === true, force: options.force === true },
+            { priors },
+          );
+          const installed = await installSkills(skills, {
+            env,
+            global: options.global === true,
+            agents,
+            copy: options.copy === true,
+            force: options.force === true,
+            auditGate,
+          });
           io.status("");
           if (options.json) return printJson(io, { installed });
           for (const s of installed) {
-            const where = Object.entries(s.agents).map(([id, how]) => `${id} (${how})`).join(", ");
+            const where = Object.entries(s.agents)
+              .map(([id, how]) => `${id} (${how})`)
+              .join(", ");
             io.stdout(`installed ${s.name} → ${s.path}${where ? ` for ${where}` : ""}\n`);
           }
         } finally {
@@ -80,9 +99,15 @@ export function registerAdd(program: Command, io: CliOutput): void {
 
 /** The ids `--skill` names (by id or its last folder), all with `*` or `--yes`, or the only one. */
 function chooseIds(ids: readonly string[], options: AddOptions): string[] {
-  const wanted = (options.skill ?? []).flatMap((s) => s.split(",")).map((s) => s.trim()).filter((s) => s !== "");
+  const wanted = (options.skill ?? [])
+    .flatMap((s) => s.split(","))
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
   if (wanted.includes("*") || (wanted.length === 0 && (options.yes || ids.length === 1))) return [...ids];
-  if (wanted.length === 0) throw new CliError(`the source has ${ids.length} skills (${ids.join(", ")}); pass --skill NAME, --skill '*' or --yes`);
+  if (wanted.length === 0)
+    throw new CliError(
+      `the source has ${ids.length} skills (${ids.join(", ")}); pass --skill NAME, --skill '*' or --yes`,
+    );
   return wanted.map((w) => {
     const id = ids.find((i) => i === w || i.split("/").pop() === w);
     if (id === undefined) throw new CliError(`no skill ${JSON.stringify(w)} in the source (it has ${ids.join(", ")})`);
@@ -91,20 +116,35 @@ function chooseIds(ids: readonly string[], options: AddOptions): string[] {
 }
 
 /** Reads and validates every chosen skill before anything is written; two skills of one name are refused. */
-async function collectAll(io: CliOutput, provider: Parameters<typeof collectSkill>[0], ids: readonly string[]): Promise<CollectedSkill[]> {
+async function collectAll(
+  io: CliOutput,
+  provider: Parameters<typeof collectSkill>[0],
+  ids: readonly string[],
+): Promise<CollectedSkill[]> {
   const out: CollectedSkill[] = [];
   for (const [i, id] of ids.entries()) {
     io.status(`reading and validating ${id} (${i + 1}/${ids.length})…`);
     const skill = await collectSkill(provider, id);
     const clash = out.find((o) => o.name === skill.name);
-    if (clash) throw new CliError(`${clash.id} and ${id} are both named ${JSON.stringify(skill.name)}; install one with --skill`, 1);
+    if (clash)
+      throw new CliError(
+        `${clash.id} and ${id} are both named ${JSON.stringify(skill.name)}; install one with --skill`,
+        1,
+      );
     out.push(skill);
   }
   return out;
 }
 
-async function listSource(io: CliOutput, provider: Parameters<typeof collectSkill>[0], ids: readonly string[], json: boolean): Promise<void> {
-  const rows = await Promise.all(ids.map(async (id) => ({ id, description: String((await provider.getMetadata(id)).description ?? "") })));
+async function listSource(
+  io: CliOutput,
+  provider: Parameters<typeof collectSkill>[0],
+  ids: readonly string[],
+  json: boolean,
+): Promise<void> {
+  const rows = await Promise.all(
+    ids.map(async (id) => ({ id, description: String((await provider.getMetadata(id)).description ?? "") })),
+  );
   if (json) return printJson(io, { skills: rows });
   for (const r of rows) io.stdout(`${r.id}  ${r.description.replace(/\s+/g, " ").trim()}\n`);
 }

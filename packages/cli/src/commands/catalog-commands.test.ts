@@ -53,7 +53,9 @@ describe("skillport show", () => {
     expect(byId.qualifiedId).toBe("fs:team:pdf");
     expect(byId.files.map((f: { path: string }) => f.path)).toEqual(["SKILL.md", "references/forms.md"]);
     expect(byId.body).toBe("# pdf\n\nSteps.\n");
-    const shadowed = JSON.parse((await runInProcess(["show", "fs:user:pdf", "-r", "team", "user", "--json"], dir)).stdout);
+    const shadowed = JSON.parse(
+      (await runInProcess(["show", "fs:user:pdf", "-r", "team", "user", "--json"], dir)).stdout,
+    );
     expect(shadowed.metadata.description).toMatch(/^User PDF/);
     const byPath = JSON.parse((await runInProcess(["show", "user/csv/SKILL.md", "--json"], dir)).stdout);
     expect(byPath.id).toBe("csv");
@@ -94,33 +96,59 @@ describe("skillport prompt", () => {
     const cut = (await runInProcess(["prompt", "team", "user", "--max-chars", String(full.length - 2)], dir)).stdout;
     expect(cut).toMatch(/truncated="true" shown="[01]" total="2"/);
     expect(cut.length).toBeLessThanOrEqual(full.length - 1); // the printed text plus its newline
-    expect(cut.trimEnd().split("\n").at(-1)).toMatch(/^\d more skills? (is|are) not listed here \(\d of 2 shown\); call search_skills to find them by what they do\.$/);
+    expect(cut.trimEnd().split("\n").at(-1)).toMatch(
+      /^\d more skills? (is|are) not listed here \(\d of 2 shown\); call search_skills to find them by what they do\.$/,
+    );
   });
 
   it("--format json shows no metadata unless --metadata is given", async () => {
-    const dir = await tree({ "s/csv/SKILL.md": "---\nname: csv\ndescription: Summarise CSV files.\nlicense: MIT\n---\nBody.\n" });
+    const dir = await tree({
+      "s/csv/SKILL.md": "---\nname: csv\ndescription: Summarise CSV files.\nlicense: MIT\n---\nBody.\n",
+    });
     const plain = JSON.parse((await runInProcess(["prompt", "s", "--format", "json"], dir)).stdout);
     expect(plain.skills[0]).not.toHaveProperty("metadata");
     const full = JSON.parse((await runInProcess(["prompt", "s", "--format", "json", "--metadata"], dir)).stdout);
     expect(full.skills[0].metadata.license).toBe("MIT");
     const agentscope = (await runInProcess(["prompt", "s", "--format", "agentscope"], dir)).stdout;
     expect(agentscope).toContain("<license>MIT</license>");
-    expect((await runInProcess(["prompt", "s", "--format", "agentscope", "--no-metadata"], dir)).stdout).not.toContain("<license>");
+    expect((await runInProcess(["prompt", "s", "--format", "agentscope", "--no-metadata"], dir)).stdout).not.toContain(
+      "<license>",
+    );
   });
 
   it("--max-tokens stays within the budget as the named tokenizer counts, for English and Chinese catalogs, and keeps every source", async () => {
     const files: Record<string, string> = {};
     for (const source of ["one", "two", "three"]) {
       for (let i = 0; i < 12; i++) {
-        files[`${source}/en-${source}-${i}/SKILL.md`] = skillMd(`en-${source}-${i}`, `Summarise quarterly finance report ${i} for the ${source} team: revenue, churn and forecasts.`);
-        files[`${source}/zh-${source}-${i}/SKILL.md`] = skillMd(`zh-${source}-${i}`, `清洗第${i}号表格数据：去除重复行、统一日期格式、修剪空白字符，并生成质量报告。`);
+        files[`${source}/en-${source}-${i}/SKILL.md`] = skillMd(
+          `en-${source}-${i}`,
+          `Summarise quarterly finance report ${i} for the ${source} team: revenue, churn and forecasts.`,
+        );
+        files[`${source}/zh-${source}-${i}/SKILL.md`] = skillMd(
+          `zh-${source}-${i}`,
+          `清洗第${i}号表格数据：去除重复行、统一日期格式、修剪空白字符，并生成质量报告。`,
+        );
       }
     }
     const dir = await tree(files);
     for (const tokenizer of ["o200k_base", "cl100k_base"] as const) {
       const counter = await loadTokenCounter(tokenizer);
       for (const budget of [400, 1200]) {
-        const run = await runInProcess(["prompt", "one", "two", "three", "--format", "markdown", "--max-tokens", String(budget), "--tokenizer", tokenizer], dir);
+        const run = await runInProcess(
+          [
+            "prompt",
+            "one",
+            "two",
+            "three",
+            "--format",
+            "markdown",
+            "--max-tokens",
+            String(budget),
+            "--tokenizer",
+            tokenizer,
+          ],
+          dir,
+        );
         const text = run.stdout.replace(/\n$/, "");
         expect(counter.count(text), `${tokenizer} ${budget}`).toBeLessThanOrEqual(budget);
         for (const source of ["one", "two", "three"]) expect(text).toContain(`-${source}-`);
@@ -133,11 +161,29 @@ describe("skillport prompt", () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 10; i++) files[`s/skill-${i}/SKILL.md`] = skillMd(`skill-${i}`, `Does thing number ${i}.`);
     const dir = await tree(files);
-    const run = await runInProcess(["prompt", "s", "--format", "markdown", "--max-chars", "420", "--pin", "skill-9", "--priority", "skill-7=5", "--search-tool", "find_skills"], dir);
+    const run = await runInProcess(
+      [
+        "prompt",
+        "s",
+        "--format",
+        "markdown",
+        "--max-chars",
+        "420",
+        "--pin",
+        "skill-9",
+        "--priority",
+        "skill-7=5",
+        "--search-tool",
+        "find_skills",
+      ],
+      dir,
+    );
     expect(run.stdout).toContain("**skill-9**");
     expect(run.stdout).toContain("**skill-7**");
     expect(run.stdout).toMatch(/call find_skills to find them/);
-    expect((await runInProcess(["prompt", "s", "--max-chars", "300", "--no-search-tool"], dir)).stdout).toMatch(/not listed here \(\d+ of 10 shown\)\.\n$/);
+    expect((await runInProcess(["prompt", "s", "--max-chars", "300", "--no-search-tool"], dir)).stdout).toMatch(
+      /not listed here \(\d+ of 10 shown\)\.\n$/,
+    );
   });
 
   it.each(["agentscope", "markdown", "json"])("renders the %s format", async (format) => {
@@ -166,8 +212,13 @@ describe("skillport search", () => {
     expect(results[0].confidence).toBeGreaterThan(0.3);
     const none = await runInProcess(["search", "zebra", "team", "user", "--no-cache"], dir);
     expect(none.stdout).toBe('No skill fits "zebra".\n');
-    const asked = await runInProcess(["search", "pdf files", "team", "user", "--no-cache", "--min-confidence", "0.99"], dir);
-    expect(asked.stdout).toBe('No skill fits "pdf files" (confidence ≥ 0.99; --min-confidence 0 shows weaker matches).\n');
+    const asked = await runInProcess(
+      ["search", "pdf files", "team", "user", "--no-cache", "--min-confidence", "0.99"],
+      dir,
+    );
+    expect(asked.stdout).toBe(
+      'No skill fits "pdf files" (confidence ≥ 0.99; --min-confidence 0 shows weaker matches).\n',
+    );
     const bad = await runInProcess(["search", "csv", "team", "--min-confidence", "2"], dir);
     expect(bad.code).toBe(2);
   });
@@ -192,7 +243,9 @@ describe("skillport search", () => {
     expect(text.stdout).toMatch(new RegExp(`^${id}  \\d+%\n`));
     // Abstention is still there when asked for.
     const strict = await runInProcess(["search", query, unseen, "--no-cache", "--min-confidence", "0.3"], dir);
-    expect(strict.stdout).toBe(`No skill fits ${JSON.stringify(query)} (confidence ≥ 0.3; --min-confidence 0 shows weaker matches).\n`);
+    expect(strict.stdout).toBe(
+      `No skill fits ${JSON.stringify(query)} (confidence ≥ 0.3; --min-confidence 0 shows weaker matches).\n`,
+    );
   });
 
   it("finds Chinese, accented and symbol-bearing queries", async () => {
@@ -202,7 +255,13 @@ describe("skillport search", () => {
       "s/cpp-review/SKILL.md": skillMd("cpp-review", "Review C++ code for undefined behaviour."),
       "s/dotnet-api/SKILL.md": skillMd("dotnet-api", "Build ASP.NET Core web APIs in C#."),
     });
-    for (const [query, id] of [["数据清洗", "数据清洗"], ["résumé", "resume"], ["C++", "cpp-review"], ["C#", "dotnet-api"], [".NET", "dotnet-api"]]) {
+    for (const [query, id] of [
+      ["数据清洗", "数据清洗"],
+      ["résumé", "resume"],
+      ["C++", "cpp-review"],
+      ["C#", "dotnet-api"],
+      [".NET", "dotnet-api"],
+    ]) {
       const run = await runInProcess(["search", query!, "s", "--json", "--no-cache"], dir);
       expect(JSON.parse(run.stdout).results[0]?.id, query).toBe(id);
     }
@@ -210,10 +269,19 @@ describe("skillport search", () => {
 
   it("finds skills hidden from models only with --all", async () => {
     const dir = await tree({
-      "s/deploy-prod/SKILL.md": "---\nname: deploy-prod\ndescription: Deploy to production.\ndisable-model-invocation: true\n---\nRun it.\n",
+      "s/deploy-prod/SKILL.md":
+        "---\nname: deploy-prod\ndescription: Deploy to production.\ndisable-model-invocation: true\n---\nRun it.\n",
       "s/deploy-docs/SKILL.md": skillMd("deploy-docs", "Deploy the documentation site."),
     });
-    const ids = async (...extra: string[]) => JSON.parse((await runInProcess(["search", "deploy production", "s", "--json", "--no-cache", "--min-confidence", "0", ...extra], dir)).stdout).results.map((r: { id: string }) => r.id);
+    const ids = async (...extra: string[]) =>
+      JSON.parse(
+        (
+          await runInProcess(
+            ["search", "deploy production", "s", "--json", "--no-cache", "--min-confidence", "0", ...extra],
+            dir,
+          )
+        ).stdout,
+      ).results.map((r: { id: string }) => r.id);
     expect(await ids()).toEqual(["deploy-docs"]);
     expect(await ids("--all")).toEqual(["deploy-prod", "deploy-docs"]);
     expect((await runInProcess(["show", "deploy-prod", "-r", "s", "--json"], dir)).code).toBe(0);
@@ -227,14 +295,24 @@ describe("skillport search", () => {
     const old = new Date(Date.now() - 60_000);
     for (const id of ["alpha", "beta"]) await utimes(path.join(dir, "s", id, "SKILL.md"), old, old);
     const cache = path.join(dir, "cache");
-    const search = async (query: string) => JSON.parse((await runInProcess(["search", query, "s", "--json", "--cache-dir", "cache", "--min-confidence", "0"], dir)).stdout);
+    const search = async (query: string) =>
+      JSON.parse(
+        (await runInProcess(["search", query, "s", "--json", "--cache-dir", "cache", "--min-confidence", "0"], dir))
+          .stdout,
+      );
     expect((await search("tls certificates")).index).toEqual({ skills: 2, reused: 0, analysed: 2, cached: true });
-    expect((await readdir(cache)).sort()).toEqual([expect.stringMatching(/^metadata-/), expect.stringMatching(/^search-/)]);
+    expect((await readdir(cache)).sort()).toEqual([
+      expect.stringMatching(/^metadata-/),
+      expect.stringMatching(/^search-/),
+    ]);
     const again = await search("tls certificates");
     expect(again.index).toEqual({ skills: 2, reused: 2, analysed: 0, cached: true });
     expect(again.results[0].id).toBe("alpha");
     // Same size, new content: the stamp (inode times) changes, so alpha is read again and the old heading is gone.
-    await writeFile(path.join(dir, "s/alpha/SKILL.md"), skillMd("alpha", "Does alpha things.", "# Alpha\n\n## Renewing DNS zone records\n"));
+    await writeFile(
+      path.join(dir, "s/alpha/SKILL.md"),
+      skillMd("alpha", "Does alpha things.", "# Alpha\n\n## Renewing DNS zone records\n"),
+    );
     await utimes(path.join(dir, "s/alpha/SKILL.md"), old, new Date(Date.now() - 30_000));
     const changed = await search("dns zone records");
     expect(changed.index).toEqual({ skills: 2, reused: 1, analysed: 1, cached: true });
@@ -266,22 +344,25 @@ describe("skillport init", () => {
 describe("bad roots are reported and the rest still load (issue 9)", () => {
   const roots = {
     "a/good/SKILL.md": skillMd("good"),
-    "single/SKILL.md": "---\nname: single\ndescription: \"\"\n---\nbody\n",
-    "c/bad/SKILL.md": "---\nname: bad\ndescription: \"\"\n---\nbody\n",
+    "single/SKILL.md": '---\nname: single\ndescription: ""\n---\nbody\n',
+    "c/bad/SKILL.md": '---\nname: bad\ndescription: ""\n---\nbody\n',
   };
 
   it.each([
     ["list", ["list", "a", "single", "c"]],
     ["prompt", ["prompt", "a", "single", "c"]],
     ["search", ["search", "good", "a", "single", "c"]],
-  ])("%s: a failing single skill folder and a failing skill in a folder are both warned about; exit 1", async (_label, args) => {
-    const dir = await tree(roots);
-    const run = await runInProcess(args, dir);
-    expect(run.code).toBe(1);
-    expect(run.stdout).toContain("good");
-    expect(run.stderr).toMatch(/skipped fs:single:single: .*'description' must be a non-empty string/);
-    expect(run.stderr).toMatch(/skipped fs:c:bad: .*'description' must be a non-empty string/);
-  });
+  ])(
+    "%s: a failing single skill folder and a failing skill in a folder are both warned about; exit 1",
+    async (_label, args) => {
+      const dir = await tree(roots);
+      const run = await runInProcess(args, dir);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toContain("good");
+      expect(run.stderr).toMatch(/skipped fs:single:single: .*'description' must be a non-empty string/);
+      expect(run.stderr).toMatch(/skipped fs:c:bad: .*'description' must be a non-empty string/);
+    },
+  );
 
   it("list --json lists both failures", async () => {
     const dir = await tree(roots);
@@ -300,9 +381,13 @@ describe("names and descriptions read as text, stripped (issue 9)", () => {
     ["description: '  padded. Use when asked.  '", "padded. Use when asked."],
   ])("%s", async (line, expected) => {
     const dir = await tree({ "s/x/SKILL.md": `---\nname: '  x  '\n${line}\n---\nbody\n` });
-    const list = JSON.parse((await runInProcess(["list", "s", "--json"], dir)).stdout) as { skills: Array<{ name: string; description: string }> };
+    const list = JSON.parse((await runInProcess(["list", "s", "--json"], dir)).stdout) as {
+      skills: Array<{ name: string; description: string }>;
+    };
     expect(list.skills.map((s) => [s.name, s.description])).toEqual([["x", expected]]);
-    const catalog = JSON.parse((await runInProcess(["prompt", "s", "--format", "json"], dir)).stdout) as { skills: Array<{ name: string; description: string }> };
+    const catalog = JSON.parse((await runInProcess(["prompt", "s", "--format", "json"], dir)).stdout) as {
+      skills: Array<{ name: string; description: string }>;
+    };
     expect(catalog.skills.map((s) => [s.name, s.description])).toEqual([["x", expected]]);
   });
 });

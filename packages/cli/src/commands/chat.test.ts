@@ -14,7 +14,11 @@ beforeAll(async () => {
 });
 afterAll(() => skills.cleanup());
 
-const savedKeys = { OPENAI_API_KEY: process.env.OPENAI_API_KEY, ANTHROPIC_API_KEY: process.env.ANTHROPIC_API_KEY, SKILLPORT_TEST_KEY: process.env.SKILLPORT_TEST_KEY };
+const savedKeys = {
+  OPENAI_API_KEY: process.env.OPENAI_API_KEY,
+  ANTHROPIC_API_KEY: process.env.ANTHROPIC_API_KEY,
+  SKILLPORT_TEST_KEY: process.env.SKILLPORT_TEST_KEY,
+};
 afterEach(() => {
   for (const [name, value] of Object.entries(savedKeys)) {
     if (value === undefined) delete process.env[name];
@@ -30,7 +34,14 @@ interface Captured {
 /** Captured output; `terminal` says both streams are terminals (progress on stderr, streaming on stdout). */
 function capture(terminal: boolean): Captured {
   const out = { stdout: "", stderr: "" };
-  const io: CliIO = { stdout: (t) => (out.stdout += t), stderr: (t) => (out.stderr += t), color: false, progress: terminal, terminal, cwd: skills.dir };
+  const io: CliIO = {
+    stdout: (t) => (out.stdout += t),
+    stderr: (t) => (out.stderr += t),
+    color: false,
+    progress: terminal,
+    terminal,
+    cwd: skills.dir,
+  };
   return { io, out };
 }
 
@@ -50,7 +61,10 @@ async function until(check: () => boolean, what: string): Promise<void> {
 }
 
 /** An OpenAI-compatible server that streams `first`, then holds the reply until `release()`, then streams `rest`. */
-async function holdingServer(first: string, rest: string): Promise<{ url: string; requests: IncomingMessage[]; release: () => void; close: () => Promise<void> }> {
+async function holdingServer(
+  first: string,
+  rest: string,
+): Promise<{ url: string; requests: IncomingMessage[]; release: () => void; close: () => Promise<void> }> {
   let release: () => void = () => undefined;
   const released = new Promise<void>((resolve) => (release = resolve));
   const requests: IncomingMessage[] = [];
@@ -62,7 +76,9 @@ async function holdingServer(first: string, rest: string): Promise<{ url: string
       res.writeHead(200, { "content-type": "text/event-stream" });
       if (first !== "") res.write(chunk(first));
       void released.then(() => {
-        res.end(`${chunk(rest)}data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })}\n\ndata: [DONE]\n\n`);
+        res.end(
+          `${chunk(rest)}data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })}\n\ndata: [DONE]\n\n`,
+        );
       });
     });
   });
@@ -81,21 +97,42 @@ async function holdingServer(first: string, rest: string): Promise<{ url: string
 }
 
 describe("skillport chat: bad input is one line and exit 2, before anything is sent", () => {
-  it.each([true, false])("a 200 reply that is a web page (a wrong --base-url) is an error naming the base URL, not an empty answer (streaming: %s)", async (stream) => {
-    process.env.OPENAI_API_KEY = "k-1234";
-    const server = await startScriptedServer([{ status: 200, headers: { "content-type": "text/html; charset=utf-8" }, body: "<!doctype html><p>UI</p>" }]);
-    try {
-      const result = await chat(["--model", "openai:m", "--base-url", `${server.url}/v1`, "-p", "hi", ...(stream ? [] : ["--no-stream"])]);
-      expect(result).toEqual({ code: 2, stdout: "", stderr: `skillport: the OpenAI-compatible server at ${server.url}/v1 answered with a web page (text/html), not an API reply: check the base URL\n` });
-    } finally {
-      await server.close();
-    }
-  });
+  it.each([true, false])(
+    "a 200 reply that is a web page (a wrong --base-url) is an error naming the base URL, not an empty answer (streaming: %s)",
+    async (stream) => {
+      process.env.OPENAI_API_KEY = "k-1234";
+      const server = await startScriptedServer([
+        { status: 200, headers: { "content-type": "text/html; charset=utf-8" }, body: "<!doctype html><p>UI</p>" },
+      ]);
+      try {
+        const result = await chat([
+          "--model",
+          "openai:m",
+          "--base-url",
+          `${server.url}/v1`,
+          "-p",
+          "hi",
+          ...(stream ? [] : ["--no-stream"]),
+        ]);
+        expect(result).toEqual({
+          code: 2,
+          stdout: "",
+          stderr: `skillport: the OpenAI-compatible server at ${server.url}/v1 answered with a web page (text/html), not an API reply: check the base URL\n`,
+        });
+      } finally {
+        await server.close();
+      }
+    },
+  );
 
   it("--base-url without a scheme is refused at once, without retrying", async () => {
     process.env.OPENAI_API_KEY = "k-1234";
     const result = await chat(["--model", "openai:m", "--base-url", "127.0.0.1:9/v1", "-p", "hi"]);
-    expect(result).toEqual({ code: 2, stdout: "", stderr: 'skillport: base URL "127.0.0.1:9/v1" must start with http:// or https://\n' });
+    expect(result).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: 'skillport: base URL "127.0.0.1:9/v1" must start with http:// or https://\n',
+    });
   });
 
   it.each(["", "   "])("-p %j is refused and nothing is sent", async (prompt) => {
@@ -117,7 +154,11 @@ describe("skillport chat: bad input is one line and exit 2, before anything is s
     delete process.env.OPENAI_API_KEY;
     delete process.env.ANTHROPIC_API_KEY;
     const result = await chat(["--model", model, "-p", "hi"]);
-    expect(result).toEqual({ code: 2, stdout: "", stderr: `skillport: ${variable} is not set: export it, or pass --api-key-env NAME to read the key from another variable\n` });
+    expect(result).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: `skillport: ${variable} is not set: export it, or pass --api-key-env NAME to read the key from another variable\n`,
+    });
   });
 
   it("--api-key-env NAME reads the key from that variable, and says so when it is unset", async () => {
@@ -125,13 +166,35 @@ describe("skillport chat: bad input is one line and exit 2, before anything is s
     const server = await startScriptedServer([{ text: "hello" }]);
     try {
       delete process.env.SKILLPORT_TEST_KEY;
-      expect(await chat(["--model", "openai:m", "--base-url", `${server.url}/v1`, "--api-key-env", "SKILLPORT_TEST_KEY", "-p", "hi"])).toEqual({
+      expect(
+        await chat([
+          "--model",
+          "openai:m",
+          "--base-url",
+          `${server.url}/v1`,
+          "--api-key-env",
+          "SKILLPORT_TEST_KEY",
+          "-p",
+          "hi",
+        ]),
+      ).toEqual({
         code: 2,
         stdout: "",
         stderr: "skillport: SKILLPORT_TEST_KEY is not set (named by --api-key-env)\n",
       });
       process.env.SKILLPORT_TEST_KEY = "sk-from-elsewhere";
-      expect(await chat(["--model", "openai:m", "--base-url", `${server.url}/v1`, "--api-key-env", "SKILLPORT_TEST_KEY", "-p", "hi"])).toEqual({ code: 0, stdout: "hello\n", stderr: "" });
+      expect(
+        await chat([
+          "--model",
+          "openai:m",
+          "--base-url",
+          `${server.url}/v1`,
+          "--api-key-env",
+          "SKILLPORT_TEST_KEY",
+          "-p",
+          "hi",
+        ]),
+      ).toEqual({ code: 0, stdout: "hello\n", stderr: "" });
       expect(server.requests[0]?.headers.authorization).toBe("Bearer sk-from-elsewhere");
     } finally {
       await server.close();

@@ -1,6 +1,15 @@
 import { createInterface } from "node:readline/promises";
 import { InvalidArgumentError, type Command } from "commander";
-import { AgentError, createModel, resultText, runAgent, type AgentEvent, type AgentMessage, type ModelClient, type SkillBox } from "@skillport/agent";
+import {
+  AgentError,
+  createModel,
+  resultText,
+  runAgent,
+  type AgentEvent,
+  type AgentMessage,
+  type ModelClient,
+  type SkillBox,
+} from "@skillport/agent";
 import { CliError, colors, EXIT_ERROR, printJson, type CliOutput } from "../io.js";
 import { boxOptions, buildBox, type BoxOptions } from "./agent-setup.js";
 
@@ -19,13 +28,15 @@ interface ChatOptions extends BoxOptions {
 const EXIT_INTERRUPTED = 130;
 
 function variableName(value: string): string {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(value)) throw new InvalidArgumentError(`expected an environment variable name, got ${JSON.stringify(value)}`);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(value))
+    throw new InvalidArgumentError(`expected an environment variable name, got ${JSON.stringify(value)}`);
   return value;
 }
 
 function steps(value: string): number {
   const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError(`expected a whole number ≥ 1, got ${JSON.stringify(value)}`);
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new InvalidArgumentError(`expected a whole number ≥ 1, got ${JSON.stringify(value)}`);
   return n;
 }
 
@@ -39,16 +50,24 @@ export function registerChat(program: Command, io: CliOutput, setExit: (code: nu
           "On a terminal without -p this is a REPL (/reset clears the conversation, /exit or Ctrl-D leaves).",
       )
       .argument("[roots...]", "folders of skills or skill folders, highest precedence first")
-      .requiredOption("-m, --model <provider:model>", "openai:<model> (any OpenAI-compatible Chat Completions server) or anthropic:<model>")
+      .requiredOption(
+        "-m, --model <provider:model>",
+        "openai:<model> (any OpenAI-compatible Chat Completions server) or anthropic:<model>",
+      )
       .option("--base-url <url>", "the server, e.g. http://127.0.0.1:11434/v1 (default: the provider's API)")
-      .option("--api-key-env <name>", "read the API key from this environment variable (default: OPENAI_API_KEY or ANTHROPIC_API_KEY)", variableName)
+      .option(
+        "--api-key-env <name>",
+        "read the API key from this environment variable (default: OPENAI_API_KEY or ANTHROPIC_API_KEY)",
+        variableName,
+      )
       .option("-p, --prompt <text>", "one message; prints the final answer and exits")
       .option("--json", "with -p: print the whole transcript (messages, tool calls, results, usage) as JSON")
       .option("--max-steps <n>", "most model calls per message", steps, 20)
       .option("--no-stream", "wait for whole answers instead of streaming them")
       .option("--system <text>", "your own instructions, before the skills section"),
   ).action(async (roots: string[], options: ChatOptions) => {
-    if (options.prompt !== undefined && options.prompt.trim() === "") throw new CliError("-p needs a message: the prompt is empty");
+    if (options.prompt !== undefined && options.prompt.trim() === "")
+      throw new CliError("-p needs a message: the prompt is empty");
     const model = modelFor(options);
     // Ctrl-C outside the REPL (which handles it itself) cancels the run, so the box closes and its temporary work
     // folder is removed on the way out; a second Ctrl-C kills at once.
@@ -63,7 +82,10 @@ export function registerChat(program: Command, io: CliOutput, setExit: (code: nu
       else if (conversation) await repl(model, box, options, io);
       else {
         const text = await readStdin();
-        if (text.trim() === "") throw new CliError("nothing to send: pass -p <prompt>, pipe a message in, or run on a terminal for a conversation");
+        if (text.trim() === "")
+          throw new CliError(
+            "nothing to send: pass -p <prompt>, pipe a message in, or run on a terminal for a conversation",
+          );
         await oneShot(text, model, box, options, io, interrupt.signal);
       }
     } finally {
@@ -75,14 +97,23 @@ export function registerChat(program: Command, io: CliOutput, setExit: (code: nu
 }
 
 function modelFor(options: ChatOptions): ModelClient {
-  const keyVariable = options.apiKeyEnv ?? (options.model.trim().startsWith("anthropic:") ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
+  const keyVariable =
+    options.apiKeyEnv ?? (options.model.trim().startsWith("anthropic:") ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY");
   const apiKey = options.apiKeyEnv === undefined ? undefined : process.env[options.apiKeyEnv];
-  if (options.apiKeyEnv !== undefined && apiKey === undefined) throw new CliError(`${options.apiKeyEnv} is not set (named by --api-key-env)`);
+  if (options.apiKeyEnv !== undefined && apiKey === undefined)
+    throw new CliError(`${options.apiKeyEnv} is not set (named by --api-key-env)`);
   try {
-    return createModel(options.model, { ...(options.baseUrl !== undefined && { baseUrl: options.baseUrl }), ...(apiKey !== undefined && { apiKey }), stream: options.stream });
+    return createModel(options.model, {
+      ...(options.baseUrl !== undefined && { baseUrl: options.baseUrl }),
+      ...(apiKey !== undefined && { apiKey }),
+      stream: options.stream,
+    });
   } catch (error) {
     if (error instanceof AgentError && error.code === "MODEL_AUTH") {
-      throw new CliError(`${keyVariable} is not set: export it, or pass --api-key-env NAME to read the key from another variable`, EXIT_ERROR);
+      throw new CliError(
+        `${keyVariable} is not set: export it, or pass --api-key-env NAME to read the key from another variable`,
+        EXIT_ERROR,
+      );
     }
     if (error instanceof AgentError) throw new CliError(error.message, EXIT_ERROR);
     throw error;
@@ -99,7 +130,14 @@ async function run(options: Parameters<typeof runAgent>[0]): Promise<Awaited<Ret
   }
 }
 
-async function oneShot(prompt: string, model: ModelClient, box: SkillBox, options: ChatOptions, io: CliOutput, signal: AbortSignal): Promise<void> {
+async function oneShot(
+  prompt: string,
+  model: ModelClient,
+  box: SkillBox,
+  options: ChatOptions,
+  io: CliOutput,
+  signal: AbortSignal,
+): Promise<void> {
   // On a terminal the answer streams as in the conversation; piped, only the final answer is printed.
   const streaming = Boolean(io.terminal) && options.stream && !options.json;
   const waiting = waitingIndicator(io, `${model.provider}:${model.model}`);
@@ -124,11 +162,19 @@ async function oneShot(prompt: string, model: ModelClient, box: SkillBox, option
   }).finally(() => waiting.stop());
   if (result.stopReason === "aborted") return;
   if (options.json) {
-    printJson(io, { model: `${model.provider}:${model.model}`, stopReason: result.stopReason, steps: result.steps, usage: result.usage, text: result.text, messages: result.messages });
+    printJson(io, {
+      model: `${model.provider}:${model.model}`,
+      stopReason: result.stopReason,
+      steps: result.steps,
+      usage: result.usage,
+      text: result.text,
+      messages: result.messages,
+    });
     return;
   }
   if (!streaming) io.data(result.text.endsWith("\n") ? result.text : `${result.text}\n`);
-  if (result.stopReason === "max_steps") io.stderr(`${colors(io).yellow("warning")}  stopped after ${result.steps} steps (--max-steps)\n`);
+  if (result.stopReason === "max_steps")
+    io.stderr(`${colors(io).yellow("warning")}  stopped after ${result.steps} steps (--max-steps)\n`);
 }
 
 /**
@@ -166,8 +212,10 @@ function showProgress(event: AgentEvent, io: CliOutput): void {
   if (!io.progress) return;
   const c = colors(io);
   if (event.type === "tool_call") io.stderr(c.dim(`  → ${event.call.name}(${compactArgs(event.call.rawArguments)})\n`));
-  else if (event.type === "tool_result") io.stderr(c.dim(`  ← ${event.result.isError ? c.red("error") : "ok"} ${firstLine(resultText(event.result))}\n`));
-  else if (event.type === "retry") io.stderr(c.dim(`  … ${event.retry.reason}, retrying in ${Math.round(event.retry.delayMs / 100) / 10}s\n`));
+  else if (event.type === "tool_result")
+    io.stderr(c.dim(`  ← ${event.result.isError ? c.red("error") : "ok"} ${firstLine(resultText(event.result))}\n`));
+  else if (event.type === "retry")
+    io.stderr(c.dim(`  … ${event.retry.reason}, retrying in ${Math.round(event.retry.delayMs / 100) / 10}s\n`));
 }
 
 async function repl(model: ModelClient, box: SkillBox, options: ChatOptions, io: CliOutput): Promise<void> {

@@ -41,6 +41,8 @@ describe.skipIf(!isBuilt)("skillport completion", () => {
   it("refuses a shell it does not know, exit 2", () => {
     const run = runBuilt(["completion", "powershell"], process.cwd());
     expect(run.code).toBe(2);
-    expect(run.stderr.toString()).toMatch(/value 'powershell' is invalid for argument 'shell'\. Allowed choices are bash, zsh, fish/);
+    expect(run.stderr.toString()).toMatch(
+      /value 'powershell' is invalid for argument 'shell'\. Allowed choices are bash, zsh, fish/,
+    );
   });
 });

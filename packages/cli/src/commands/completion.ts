@@ -29,7 +29,7 @@ function registerCompletion(program: Command, io: CliOutput, commands: readonly 
     .addHelpText(
       "after",
       "\nInstall:\n  bash  echo 'source <(skillport completion bash)' >> ~/.bashrc\n" +
-        "  zsh   skillport completion zsh > \"${fpath[1]}/_skillport\"   (or: source <(skillport completion zsh))\n" +
+        '  zsh   skillport completion zsh > "${fpath[1]}/_skillport"   (or: source <(skillport completion zsh))\n' +
         "  fish  skillport completion fish > ~/.config/fish/completions/skillport.fish",
     )
     .action(async (shell: Shell) => {
@@ -42,7 +42,14 @@ async function commandTree(name: string, running: Command, commands: readonly Co
   const { Command: CommandClass } = await import("commander");
   const full = new CommandClass(name);
   for (const option of running.options) full.addOption(option);
-  const quiet: CliOutput = { stdout: () => undefined, stderr: () => undefined, data: () => undefined, status: () => undefined, color: false, cwd: "." };
+  const quiet: CliOutput = {
+    stdout: () => undefined,
+    stderr: () => undefined,
+    data: () => undefined,
+    status: () => undefined,
+    color: false,
+    cwd: ".",
+  };
   for (const entry of commands) (await entry.load())(full, quiet, () => undefined);
   return walk(full, "");
 }
@@ -52,7 +59,15 @@ function walk(command: Command, path: string): Node {
   return {
     path,
     description: command.description().split(/(?<=\.)\s/)[0] ?? "",
-    options: [...command.options.map((o) => ({ long: o.long, short: o.short, description: o.description, takesValue: o.required || o.optional })), help],
+    options: [
+      ...command.options.map((o) => ({
+        long: o.long,
+        short: o.short,
+        description: o.description,
+        takesValue: o.required || o.optional,
+      })),
+      help,
+    ],
     subcommands: command.commands.map((sub) => walk(sub, path === "" ? sub.name() : `${path} ${sub.name()}`)),
   };
 }
@@ -61,15 +76,22 @@ function all(node: Node): Node[] {
   return [node, ...node.subcommands.flatMap(all)];
 }
 
-const flags = (node: Node) => node.options.flatMap((o) => [o.long, o.short].filter((f): f is string => f !== undefined));
+const flags = (node: Node) =>
+  node.options.flatMap((o) => [o.long, o.short].filter((f): f is string => f !== undefined));
 const leaf = (node: Node) => node.path.slice(node.path.lastIndexOf(" ") + 1);
 const single = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
 function script(shell: Shell, tree: Node): string {
   const nodes = all(tree);
-  const paths = nodes.filter((n) => n.path !== "").map((n) => single(n.path)).join("|");
+  const paths = nodes
+    .filter((n) => n.path !== "")
+    .map((n) => single(n.path))
+    .join("|");
   if (shell === "bash") {
-    const cases = nodes.map((n) => `    ${single(n.path)}) subs=${single(n.subcommands.map(leaf).join(" "))}; opts=${single(flags(n).join(" "))} ;;`);
+    const cases = nodes.map(
+      (n) =>
+        `    ${single(n.path)}) subs=${single(n.subcommands.map(leaf).join(" "))}; opts=${single(flags(n).join(" "))} ;;`,
+    );
     return [
       "# skillport completion for bash. Load it: source <(skillport completion bash)",
       "_skillport() {",
@@ -92,7 +114,8 @@ function script(shell: Shell, tree: Node): string {
   }
   if (shell === "zsh") {
     const cases = nodes.map(
-      (n) => `    (${single(n.path)}) subs=(${n.subcommands.map((s) => single(`${leaf(s)}:${s.description}`)).join(" ")}); opts=(${flags(n).join(" ")}) ;;`,
+      (n) =>
+        `    (${single(n.path)}) subs=(${n.subcommands.map((s) => single(`${leaf(s)}:${s.description}`)).join(" ")}); opts=(${flags(n).join(" ")}) ;;`,
     );
     return [
       "#compdef skillport",
@@ -121,15 +144,19 @@ function script(shell: Shell, tree: Node): string {
   for (const n of nodes) {
     const words = n.path === "" ? [] : n.path.split(" ");
     const inside = words.map((w) => `__fish_seen_subcommand_from ${w}`);
-    const notDeeper = n.subcommands.length > 0 ? [`not __fish_seen_subcommand_from ${n.subcommands.map(leaf).join(" ")}`] : [];
+    const notDeeper =
+      n.subcommands.length > 0 ? [`not __fish_seen_subcommand_from ${n.subcommands.map(leaf).join(" ")}`] : [];
     const here = n.path === "" ? (notDeeper.length > 0 ? ["__fish_use_subcommand"] : []) : [...inside, ...notDeeper];
     const condition = here.length > 0 ? ` -n ${fish(here.join("; and "))}` : "";
-    for (const s of n.subcommands) lines.push(`complete -c skillport${condition} -f -a ${leaf(s)} -d ${fish(s.description)}`);
+    for (const s of n.subcommands)
+      lines.push(`complete -c skillport${condition} -f -a ${leaf(s)} -d ${fish(s.description)}`);
     const optionCondition = n.path === "" ? "" : ` -n ${fish(inside.join("; and "))}`;
     for (const o of n.options) {
       const long = o.long === undefined ? "" : ` -l ${o.long.slice(2)}`;
       const short = o.short === undefined ? "" : ` -s ${o.short.slice(1)}`;
-      lines.push(`complete -c skillport${optionCondition}${long}${short}${o.takesValue ? " -r" : ""} -d ${fish(o.description)}`);
+      lines.push(
+        `complete -c skillport${optionCondition}${long}${short}${o.takesValue ? " -r" : ""} -d ${fish(o.description)}`,
+      );
     }
   }
   return lines.join("\n") + "\n";

@@ -31,7 +31,13 @@ describe("skillport copy and SQL roots", () => {
     const dir = await tree(skillsTree());
     const copy = await runInProcess(["copy", "skills", "sqlite:./skills.db", "--json"], dir);
     expect(copy.code, copy.stderr).toBe(0);
-    expect(JSON.parse(copy.stdout)).toMatchObject({ from: "fs:skills", to: "sqlite:./skills.db", copied: ["alpha", "beta"], skipped: [], failed: [] });
+    expect(JSON.parse(copy.stdout)).toMatchObject({
+      from: "fs:skills",
+      to: "sqlite:./skills.db",
+      copied: ["alpha", "beta"],
+      skipped: [],
+      failed: [],
+    });
 
     const list = await runInProcess(["list", "sqlite:./skills.db", "--json"], dir);
     expect(list.code, list.stderr).toBe(0);
@@ -42,13 +48,23 @@ describe("skillport copy and SQL roots", () => {
     ]);
 
     const show = await runInProcess(["show", "alpha", "--root", "sqlite:./skills.db", "--json"], dir);
-    expect(JSON.parse(show.stdout).files.map((f: { path: string }) => f.path)).toEqual(["SKILL.md", "assets/logo.bin", "references/guide.md"]);
-    const file = await runInProcess(["show", "sqlite:./skills.db:beta", "--root", "sqlite:./skills.db", "--file", "scripts/run.sh"], dir);
+    expect(JSON.parse(show.stdout).files.map((f: { path: string }) => f.path)).toEqual([
+      "SKILL.md",
+      "assets/logo.bin",
+      "references/guide.md",
+    ]);
+    const file = await runInProcess(
+      ["show", "sqlite:./skills.db:beta", "--root", "sqlite:./skills.db", "--file", "scripts/run.sh"],
+      dir,
+    );
     expect(file.stdout).toBe("#!/bin/sh\necho beta\n");
 
     const validate = await runInProcess(["validate", "sqlite:./skills.db", "--format", "json"], dir);
     expect(validate.code, validate.stderr).toBe(0);
-    expect(JSON.parse(validate.stdout).skills.map((s: { path: string }) => s.path)).toEqual(["sqlite:./skills.db:alpha/SKILL.md", "sqlite:./skills.db:beta/SKILL.md"]);
+    expect(JSON.parse(validate.stdout).skills.map((s: { path: string }) => s.path)).toEqual([
+      "sqlite:./skills.db:alpha/SKILL.md",
+      "sqlite:./skills.db:beta/SKILL.md",
+    ]);
 
     const search = await runInProcess(["search", "beta things", "sqlite:./skills.db", "--json"], dir);
     expect(JSON.parse(search.stdout).results[0].id).toBe("beta");
@@ -58,7 +74,10 @@ describe("skillport copy and SQL roots", () => {
   });
 
   it("validate reports the stored SKILL.md text with its line numbers", async () => {
-    const dir = await tree({ "skills/odd/SKILL.md": "---\nname: odd\ndescription: Odd. Use when testing.\nhomepage: https://example.com\n---\nBody\n" });
+    const dir = await tree({
+      "skills/odd/SKILL.md":
+        "---\nname: odd\ndescription: Odd. Use when testing.\nhomepage: https://example.com\n---\nBody\n",
+    });
     expect((await runInProcess(["copy", "skills", "sqlite:./s.db"], dir)).code).toBe(0);
     const run = await runInProcess(["validate", "sqlite:./s.db"], dir);
     expect(run.code).toBe(1);

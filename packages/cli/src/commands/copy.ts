@@ -25,7 +25,9 @@ interface CopyReport {
 export function registerCopy(program: Command, io: CliOutput, setExit: (code: number) => void): void {
   program
     .command("copy")
-    .description("copy whole skills (every file) from one source to another: folders, SQLite, PostgreSQL, MySQL/MariaDB")
+    .description(
+      "copy whole skills (every file) from one source to another: folders, SQLite, PostgreSQL, MySQL/MariaDB",
+    )
     .argument("<from>", "where the skills are: a folder of skills, a skill folder, or a source address")
     .argument("<to>", "where they go (created when missing): a folder of skills or a source address")
     .option("--force", "replace skills that already exist at the target (identical ones are left alone)")
@@ -50,10 +52,24 @@ export function registerCopy(program: Command, io: CliOutput, setExit: (code: nu
     });
 }
 
-async function copySkills(source: OpenedSource, target: OpenedSource, options: CopyOptions, io: CliOutput): Promise<CopyReport> {
+async function copySkills(
+  source: OpenedSource,
+  target: OpenedSource,
+  options: CopyOptions,
+  io: CliOutput,
+): Promise<CopyReport> {
   const repository = target.repository;
   if (!repository) throw new CliError(`${target.label} cannot be written to`);
-  const report: CopyReport = { from: source.label, to: target.label, dryRun: Boolean(options.dryRun), copied: [], replaced: [], unchanged: [], skipped: [], failed: [] };
+  const report: CopyReport = {
+    from: source.label,
+    to: target.label,
+    dryRun: Boolean(options.dryRun),
+    copied: [],
+    replaced: [],
+    unchanged: [],
+    skipped: [],
+    failed: [],
+  };
   const ids = source.only !== undefined ? [source.only] : (await source.provider.discover()).sort(compareCodeUnits);
   // A skill the source holds but refuses to serve (a name not UTF-8, a SKILL.md link leaving it) is a failure, not 0.
   for (const s of source.only === undefined ? (source.skipped?.() ?? []) : []) {
@@ -90,7 +106,9 @@ async function copySkills(source: OpenedSource, target: OpenedSource, options: C
       await repository.save(batch, { force: Boolean(options.force) });
     } catch (error) {
       if (error instanceof SkillValidationError) {
-        throw new CliError(`${target.label}: nothing was copied: ${error.diagnostics.map((d) => d.message).join("; ")}`);
+        throw new CliError(
+          `${target.label}: nothing was copied: ${error.diagnostics.map((d) => d.message).join("; ")}`,
+        );
       }
       throw error;
     }
@@ -100,11 +118,14 @@ async function copySkills(source: OpenedSource, target: OpenedSource, options: C
 
 function printReport(report: CopyReport, io: CliOutput): void {
   const c = colors(io);
-  const verb = report.dryRun ? { copied: "would copy", replaced: "would replace" } : { copied: "copied", replaced: "replaced" };
+  const verb = report.dryRun
+    ? { copied: "would copy", replaced: "would replace" }
+    : { copied: "copied", replaced: "replaced" };
   for (const id of report.copied) io.stdout(`${c.green(verb.copied)}  ${id}\n`);
   for (const id of report.replaced) io.stdout(`${c.yellow(verb.replaced)}  ${id}\n`);
   for (const id of report.unchanged) io.stdout(`${c.dim("unchanged")}  ${id}\n`);
-  for (const id of report.skipped) io.stdout(`${c.yellow("skipped")}  ${id} (exists at the target; --force replaces it)\n`);
+  for (const id of report.skipped)
+    io.stdout(`${c.yellow("skipped")}  ${id} (exists at the target; --force replaces it)\n`);
   for (const f of report.failed) io.stdout(`${c.red("failed")}  ${f.id}: ${f.message}\n`);
   const parts = [
     `${report.copied.length} ${report.dryRun ? "to copy" : "copied"}`,
@@ -113,5 +134,9 @@ function printReport(report: CopyReport, io: CliOutput): void {
     `${report.skipped.length} skipped`,
     ...(report.failed.length > 0 ? [`${report.failed.length} failed`] : []),
   ];
-  io.stdout(c.dim(`\n${parts.join(", ")}: ${report.from} → ${report.to}${report.dryRun ? " (dry run: nothing written)" : ""}\n`));
+  io.stdout(
+    c.dim(
+      `\n${parts.join(", ")}: ${report.from} → ${report.to}${report.dryRun ? " (dry run: nothing written)" : ""}\n`,
+    ),
+  );
 }

@@ -26,12 +26,17 @@ export function registerDemo(program: Command, io: CliOutput, setExit: (code: nu
       const skillsDir = path.join(examples, "skills");
       const packageDir = path.join(examples, "package");
       for (const dir of [skillsDir, packageDir]) {
-        if (!(await stat(dir).catch(() => undefined))?.isDirectory()) throw new CliError(`missing ${displayPath(dir, io.cwd)} (run from the repository root or pass --examples)`);
+        if (!(await stat(dir).catch(() => undefined))?.isDirectory())
+          throw new CliError(`missing ${displayPath(dir, io.cwd)} (run from the repository root or pass --examples)`);
       }
       const step = (n: number, title: string) => io.stdout(`\n${c.bold(`${n}. ${title}`)}\n`);
 
       step(1, `Validate every example skill (profile: lenient) — ${displayPath(skillsDir, io.cwd)}`);
-      const reports = await validatePaths([skillsDir], { profile: "lenient", lint: true, maxFileBytes: 10 * 1024 * 1024 }, io.cwd);
+      const reports = await validatePaths(
+        [skillsDir],
+        { profile: "lenient", lint: true, maxFileBytes: 10 * 1024 * 1024 },
+        io.cwd,
+      );
       io.stdout(formatText(reports, io));
       if (reports.some((r) => !r.valid)) setExit(EXIT_PROBLEMS);
 
@@ -40,7 +45,9 @@ export function registerDemo(program: Command, io: CliOutput, setExit: (code: nu
       const { registry } = loaded;
       reportLoadProblems(io, loaded.failures, registry.shadowed, loaded.skipped);
       for (const entry of registry.list()) {
-        const description = String(entry.getMetadata().description ?? "").replace(/\s+/g, " ").trim();
+        const description = String(entry.getMetadata().description ?? "")
+          .replace(/\s+/g, " ")
+          .trim();
         io.stdout(`  ${c.bold(entry.id)} — ${truncateColumns(description, 80)}\n`);
       }
 
@@ -62,19 +69,24 @@ export function registerDemo(program: Command, io: CliOutput, setExit: (code: nu
         const workspace = new Workspace(path.join(temp, "workspace"));
         try {
           const sandbox = await workspace.sandbox();
-          io.stdout(`  sandbox: ${sandbox.kind}${sandbox.isolates ? "" : c.yellow(" (does NOT isolate: install bubblewrap)")}\n`);
+          io.stdout(
+            `  sandbox: ${sandbox.kind}${sandbox.isolates ? "" : c.yellow(" (does NOT isolate: install bubblewrap)")}\n`,
+          );
           const deployed = await workspace.deploy([archive]);
           for (const v of deployed.versions) io.stdout(`  ${v.status} projects/${v.versionId}/\n`);
           const init = await deployed.initialization;
           for (const o of init.outcomes) {
             const output = (o.stdoutTail ?? "").trim();
-            io.stdout(`  entrypoint ${o.target}: ${o.status}${o.reason ? ` (${o.reason})` : ""}${output ? ` — ${output}` : ""}\n`);
+            io.stdout(
+              `  entrypoint ${o.target}: ${o.status}${o.reason ? ` (${o.reason})` : ""}${output ? ` — ${output}` : ""}\n`,
+            );
           }
           if (init.failed) setExit(EXIT_PROBLEMS);
 
           step(6, "Skills deployed in the workspace");
           const scan = await workspace.scanSkills();
-          for (const skill of scan.skills) io.stdout(`  ${c.bold(skill.name)}  projects/${skill.versionId}/${skill.relativeDir}/SKILL.md\n`);
+          for (const skill of scan.skills)
+            io.stdout(`  ${c.bold(skill.name)}  projects/${skill.versionId}/${skill.relativeDir}/SKILL.md\n`);
 
           const versionId = deployed.versions[0]?.versionId;
           const command = "bash skills/word-stats/scripts/stats.sh README.md";

@@ -13,7 +13,13 @@ import { registerExec } from "./exec.js";
 async function cli(args: string[], cwd: string, terminal = false): Promise<{ code: number; out: string; err: string }> {
   let out = "";
   let err = "";
-  const io: CliIO = { stdout: (t) => void (out += t), stderr: (t) => void (err += t), color: terminal, progress: terminal, cwd };
+  const io: CliIO = {
+    stdout: (t) => void (out += t),
+    stderr: (t) => void (err += t),
+    color: terminal,
+    progress: terminal,
+    cwd,
+  };
   let code = 0;
   const program = new Command().exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   const setExit = (c: number) => (code = Math.max(code, c));
@@ -46,7 +52,10 @@ async function tmp(): Promise<string> {
 async function pkg(entrypoint: string | undefined, tag: string): Promise<string> {
   const dir = await tmp();
   await mkdir(path.join(dir, "skills", "hello", "scripts"), { recursive: true });
-  await writeFile(path.join(dir, "skills/hello/SKILL.md"), "---\nname: hello\ndescription: Says hello for the CLI tests. Use it in tests.\n---\n\n# Hello\n");
+  await writeFile(
+    path.join(dir, "skills/hello/SKILL.md"),
+    "---\nname: hello\ndescription: Says hello for the CLI tests. Use it in tests.\n---\n\n# Hello\n",
+  );
   await writeFile(path.join(dir, "skills/hello/scripts/hi.sh"), "echo hi from hello\n");
   await writeFile(path.join(dir, "tag.txt"), tag);
   if (entrypoint !== undefined) await writeFile(path.join(dir, "entrypoint.sh"), entrypoint);
@@ -69,7 +78,14 @@ describe("skillport deploy", () => {
       versions: [{ status: "deployed" }],
       removed: [],
       entrypoints: [{ target: v, status: "ran", stdoutTail: "setup done\n" }],
-      skills: [{ id: "hello", versionId: v, directory: `projects/${v}/skills/hello`, skillMd: `projects/${v}/skills/hello/SKILL.md` }],
+      skills: [
+        {
+          id: "hello",
+          versionId: v,
+          directory: `projects/${v}/skills/hello`,
+          skillMd: `projects/${v}/skills/hello/SKILL.md`,
+        },
+      ],
       sandbox: { kind: sandbox, isolates: sandbox === "bubblewrap" },
     });
     const again = await cli(["deploy", p, "--workspace", "ws"], cwd);
@@ -90,7 +106,11 @@ describe("skillport deploy", () => {
     expect(tty.out).toContain("\u001b["); // coloured on a terminal
     const piped = await cli(["deploy", await pkg("true", "piped"), "--workspace", "ws2", "--sandbox", sandbox], cwd);
     expect([piped.code, piped.err]).toEqual([0, ""]);
-    const json = await cli(["deploy", await pkg("true", "json"), "--workspace", "ws3", "--json", "--sandbox", sandbox], cwd, true);
+    const json = await cli(
+      ["deploy", await pkg("true", "json"), "--workspace", "ws3", "--json", "--sandbox", sandbox],
+      cwd,
+      true,
+    );
     expect([json.code, json.err]).toEqual([0, ""]);
   });
 
@@ -104,9 +124,17 @@ describe("skillport deploy", () => {
     const [g, b] = one.versions.map((v: { versionId: string }) => v.versionId) as [string, string];
     expect(one.entrypoints).toEqual([
       expect.objectContaining({ target: g, status: "ran", exitCode: 0, stdoutTail: "good\n", stderrTail: "" }),
-      expect.objectContaining({ target: b, status: "failed", exitCode: 4, stdoutTail: "partial\n", stderrTail: "broken\n" }),
+      expect.objectContaining({
+        target: b,
+        status: "failed",
+        exitCode: 4,
+        stdoutTail: "partial\n",
+        stderrTail: "broken\n",
+      }),
     ]);
-    const second = JSON.parse((await cli(["deploy", good, bad, "--workspace", "ws", "--json", "--sandbox", sandbox], cwd)).out);
+    const second = JSON.parse(
+      (await cli(["deploy", good, bad, "--workspace", "ws", "--json", "--sandbox", sandbox], cwd)).out,
+    );
     expect(second.entrypoints.map((o: { target: string; status: string }) => [o.target, o.status])).toEqual([
       [g, "skipped"],
       [b, "failed"], // not recorded, so retried
@@ -115,7 +143,10 @@ describe("skillport deploy", () => {
 
   it("exits 1 and shows the stderr tail when an entrypoint fails", async () => {
     const cwd = await tmp();
-    const r = await cli(["deploy", await pkg("echo cannot install >&2; exit 7", "bad"), "--workspace", "ws", "--sandbox", sandbox], cwd);
+    const r = await cli(
+      ["deploy", await pkg("echo cannot install >&2; exit 7", "bad"), "--workspace", "ws", "--sandbox", sandbox],
+      cwd,
+    );
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/FAILED +entrypoint [a-f0-9]{24}: exited with code 7/);
     expect(r.out).toContain("  | cannot install");
@@ -136,24 +167,56 @@ describe("skillport deploy", () => {
   it("--app-entrypoint runs the app startup script once per content; --state-dir holds the host's state", async () => {
     const cwd = await tmp();
     await writeFile(path.join(cwd, "start.sh"), 'echo app >> "$HOME/app-runs"\n');
-    const args = ["deploy", await pkg(undefined, "app"), "--workspace", "ws", "--state-dir", "state", "--app-entrypoint", "start.sh", "--json", "--sandbox", sandbox];
+    const args = [
+      "deploy",
+      await pkg(undefined, "app"),
+      "--workspace",
+      "ws",
+      "--state-dir",
+      "state",
+      "--app-entrypoint",
+      "start.sh",
+      "--json",
+      "--sandbox",
+      sandbox,
+    ];
     const one = await cli(args, cwd);
     expect(one.code).toBe(0);
     expect(JSON.parse(one.out).entrypoints[0]).toMatchObject({ target: "app", status: "ran" });
     expect(JSON.parse((await cli(args, cwd)).out).entrypoints[0]).toMatchObject({ target: "app", status: "skipped" });
-    expect((await readdir(path.join(cwd, "state"))).sort()).toEqual(["archives.json", "entrypoints.json", "staging", "versions"]);
+    expect((await readdir(path.join(cwd, "state"))).sort()).toEqual([
+      "archives.json",
+      "entrypoints.json",
+      "staging",
+      "versions",
+    ]);
     expect((await readdir(path.join(cwd, "ws"))).sort()).toEqual([".home", "projects"]);
     await writeFile(path.join(cwd, "big.sh"), "#".repeat(16 * 1024 + 1));
-    const big = await cli(["deploy", await pkg(undefined, "app"), "--workspace", "ws", "--app-entrypoint", "big.sh"], cwd);
-    expect([big.code, big.err]).toEqual([2, "skillport: --app-entrypoint: the script is 16385 bytes; the limit is 16 KiB\n"]);
-    const inside = await cli(["deploy", await pkg(undefined, "app"), "--workspace", "ws", "--state-dir", "ws/state"], cwd);
-    expect([inside.code, inside.err]).toEqual([2, 'skillport: invalid path "stateDir": the state folder must be outside the workspace (sandboxed code can write the workspace)\n']);
+    const big = await cli(
+      ["deploy", await pkg(undefined, "app"), "--workspace", "ws", "--app-entrypoint", "big.sh"],
+      cwd,
+    );
+    expect([big.code, big.err]).toEqual([
+      2,
+      "skillport: --app-entrypoint: the script is 16385 bytes; the limit is 16 KiB\n",
+    ]);
+    const inside = await cli(
+      ["deploy", await pkg(undefined, "app"), "--workspace", "ws", "--state-dir", "ws/state"],
+      cwd,
+    );
+    expect([inside.code, inside.err]).toEqual([
+      2,
+      'skillport: invalid path "stateDir": the state folder must be outside the workspace (sandboxed code can write the workspace)\n',
+    ]);
   });
 
   it("rejects a bad timeout and a missing package with one line and exit 2", async () => {
     const cwd = await tmp();
     const t = await cli(["deploy", "x.zip", "--workspace", "ws", "--timeout", "0"], cwd);
-    expect([t.code, t.err]).toEqual([2, 'skillport: --timeout must be a number of seconds between 1 and 600, got "0"\n']);
+    expect([t.code, t.err]).toEqual([
+      2,
+      'skillport: --timeout must be a number of seconds between 1 and 600, got "0"\n',
+    ]);
     const m = await cli(["deploy", "missing.zip", "--workspace", "ws"], cwd);
     expect([m.code, m.err]).toEqual([2, 'skillport: invalid path "missing.zip": package not found\n']);
   });
@@ -162,9 +225,26 @@ describe("skillport deploy", () => {
 describe("skillport exec", () => {
   it("prints the observation; exit 0 on success, 1 on a non-zero exit", async () => {
     const cwd = await tmp();
-    const dep = await cli(["deploy", await pkg(undefined, "exec"), "--workspace", "ws", "--json", "--sandbox", sandbox], cwd);
+    const dep = await cli(
+      ["deploy", await pkg(undefined, "exec"), "--workspace", "ws", "--json", "--sandbox", sandbox],
+      cwd,
+    );
     const v = JSON.parse(dep.out).versions[0].versionId;
-    const ok = await cli(["exec", "--workspace", "ws", "--sandbox", sandbox, "--cwd", `projects/${v}`, "--", "bash", "skills/hello/scripts/hi.sh"], cwd);
+    const ok = await cli(
+      [
+        "exec",
+        "--workspace",
+        "ws",
+        "--sandbox",
+        sandbox,
+        "--cwd",
+        `projects/${v}`,
+        "--",
+        "bash",
+        "skills/hello/scripts/hi.sh",
+      ],
+      cwd,
+    );
     expect([ok.code, ok.out]).toEqual([0, "hi from hello\n"]);
     const bad = await cli(["exec", "-w", "ws", "--sandbox", sandbox, "--", "echo out; echo err >&2; exit 5"], cwd);
     expect([bad.code, bad.out]).toEqual([1, "out\nerr\n\nCommand exited with code 5\n"]);
@@ -176,22 +256,31 @@ describe("skillport exec", () => {
   it("--timeout kills a command that runs too long; exit 1 with FastGPT's notice", async () => {
     const cwd = await tmp();
     await mkdir(path.join(cwd, "ws"));
-    const r = await cli(["exec", "-w", "ws", "--sandbox", sandbox, "--timeout", "1", "--", "echo before; sleep 20; echo after"], cwd);
+    const r = await cli(
+      ["exec", "-w", "ws", "--sandbox", sandbox, "--timeout", "1", "--", "echo before; sleep 20; echo after"],
+      cwd,
+    );
     expect(r.code).toBe(1);
     expect(r.out).toBe("before\n\nCommand timed out after 1 s and was killed.\n");
   });
 
-  it.runIf(sandbox === "bubblewrap")("--sandbox bubblewrap isolates: the host's files outside the workspace are not visible", async () => {
-    const cwd = await tmp();
-    await mkdir(path.join(cwd, "ws"));
-    await writeFile(path.join(cwd, "host-secret.txt"), "s3cret");
-    const r = await cli(["exec", "-w", "ws", "--sandbox", "bubblewrap", "--json", "--", `cat ${path.join(cwd, "host-secret.txt")}`], cwd);
-    expect(r.code).toBe(1);
-    const json = JSON.parse(r.out);
-    expect(json).toMatchObject({ sandbox: "bubblewrap", isolates: true, exitCode: 1, timedOut: false });
-    expect(json.observation).not.toContain("s3cret");
-    expect(json.observation).toMatch(/No such file or directory/);
-  });
+  it.runIf(sandbox === "bubblewrap")(
+    "--sandbox bubblewrap isolates: the host's files outside the workspace are not visible",
+    async () => {
+      const cwd = await tmp();
+      await mkdir(path.join(cwd, "ws"));
+      await writeFile(path.join(cwd, "host-secret.txt"), "s3cret");
+      const r = await cli(
+        ["exec", "-w", "ws", "--sandbox", "bubblewrap", "--json", "--", `cat ${path.join(cwd, "host-secret.txt")}`],
+        cwd,
+      );
+      expect(r.code).toBe(1);
+      const json = JSON.parse(r.out);
+      expect(json).toMatchObject({ sandbox: "bubblewrap", isolates: true, exitCode: 1, timedOut: false });
+      expect(json.observation).not.toContain("s3cret");
+      expect(json.observation).toMatch(/No such file or directory/);
+    },
+  );
 
   it("warns on stderr that the process sandbox does not isolate", async () => {
     const cwd = await tmp();

@@ -1,5 +1,14 @@
 import type { Command } from "commander";
-import { agentEnvironment, diagnoseInstalls, readLock, readSidecar, repairInstalls, verifyAgainstLock, type DoctorFinding, type LockEntry } from "@skillport/install";
+import {
+  agentEnvironment,
+  diagnoseInstalls,
+  readLock,
+  readSidecar,
+  repairInstalls,
+  verifyAgainstLock,
+  type DoctorFinding,
+  type LockEntry,
+} from "@skillport/install";
 import { asCliErrors, fetchLocked } from "../install-source.js";
 import { colors, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
 
@@ -12,9 +21,14 @@ interface DoctorOptions {
 export function registerDoctor(program: Command, io: CliOutput, setExit: (code: number) => void): void {
   program
     .command("doctor")
-    .description("check the installed skills against the lockfile: missing, modified or extra skills, and each agent's links and copies (exit 1 on problems)")
+    .description(
+      "check the installed skills against the lockfile: missing, modified or extra skills, and each agent's links and copies (exit 1 on problems)",
+    )
     .option("-g, --global", "check the user's installs (under $HOME) instead of this project's")
-    .option("--fix", "repair what is safe: restore a missing copy from its verified source, put back missing or broken links, remove dangling links of ours")
+    .option(
+      "--fix",
+      "repair what is safe: restore a missing copy from its verified source, put back missing or broken links, remove dangling links of ours",
+    )
     .option("--json", "print one JSON object")
     .action(async (options: DoctorOptions) => {
       await asCliErrors(async () => {
@@ -40,8 +54,16 @@ export function registerDoctor(program: Command, io: CliOutput, setExit: (code: 
         const c = colors(io);
         for (const f of fixed) io.stdout(`${c.green("fixed")}  ${f.path}  ${f.code}\n`);
         for (const f of findings) io.stdout(`${f.path}  ${c.red(f.code)}  ${f.message}\n  fix: ${f.fix}\n`);
-        if (findings.length === 0) io.stdout(fixed.length > 0 ? "Everything else is as the lockfile says.\n" : "Every installed skill is where the lockfile says, and every agent's link leads to it.\n");
-        else if (!options.fix && findings.some((f) => f.fixable)) io.stdout(`${findings.filter((f) => f.fixable).length} of these can be repaired with skillport doctor --fix.\n`);
+        if (findings.length === 0)
+          io.stdout(
+            fixed.length > 0
+              ? "Everything else is as the lockfile says.\n"
+              : "Every installed skill is where the lockfile says, and every agent's link leads to it.\n",
+          );
+        else if (!options.fix && findings.some((f) => f.fixable))
+          io.stdout(
+            `${findings.filter((f) => f.fixable).length} of these can be repaired with skillport doctor --fix.\n`,
+          );
       }).finally(() => io.status(""));
     });
 }

@@ -11,7 +11,11 @@ describe("skillport export", () => {
     const dir = await tree({ "skills/a/SKILL.md": skillMd("a") });
     await mkdir(path.join(dir, "out"));
     const run = await runInProcess(["export", "skills/a", "--output", "out"], dir);
-    expect([run.code, run.stdout, run.stderr]).toEqual([2, "", "skillport: --output out: is a directory; give a file name, e.g. out/a.skill\n"]);
+    expect([run.code, run.stdout, run.stderr]).toEqual([
+      2,
+      "",
+      "skillport: --output out: is a directory; give a file name, e.g. out/a.skill\n",
+    ]);
   });
 
   it("--output a file writes it", async () => {

@@ -17,7 +17,11 @@ describe("skillport import", () => {
     const dir = await withArchive();
     await writeFile(path.join(dir, "afile"), "x");
     const run = await runInProcess(["import", "a.skill", "--into", "afile"], dir);
-    expect([run.code, run.stdout, run.stderr]).toEqual([2, "", "skillport: --into afile: not a directory (give a folder, or a path where one can be created)\n"]);
+    expect([run.code, run.stdout, run.stderr]).toEqual([
+      2,
+      "",
+      "skillport: --into afile: not a directory (give a folder, or a path where one can be created)\n",
+    ]);
   });
 
   it("--into a folder that does not exist yet creates it", async () => {

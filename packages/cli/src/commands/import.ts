@@ -15,7 +15,9 @@ interface ImportCommandOptions {
 export function registerImport(program: Command, io: CliOutput, _setExit: (code: number) => void): void {
   program
     .command("import")
-    .description("import a .skill file or a zipped skill folder into a skills directory (validated; never overwrites without --force)")
+    .description(
+      "import a .skill file or a zipped skill folder into a skills directory (validated; never overwrites without --force)",
+    )
     .argument("<archive>", ".skill, .zip, .tar or .tar.gz holding one skill")
     .requiredOption("--into <skills-dir>", "the skills directory to add the skill to")
     .option("--force", "replace a skill of the same name")
@@ -26,21 +28,33 @@ export function registerImport(program: Command, io: CliOutput, _setExit: (code:
       await requireFile(source, archive);
       const into = path.resolve(io.cwd, options.into);
       await requireDirectoryOrAbsent(into, "--into", options.into);
-      const result = await withFsErrors(() => importSkill(source, into, { force: options.force }), io.cwd).catch((error: unknown) => {
-        if (error instanceof SkillExistsError) {
-          throw new CliError(`skill ${error.skillIds.map((id) => JSON.stringify(id)).join(", ")} already exists in ${options.into}; pass --force to replace it`);
-        }
-        if (error instanceof SkillValidationError) {
-          io.stderr(formatDiagnostics(error.diagnostics, io));
-          throw new CliError(`${archive}: ${error.message}; nothing written`, EXIT_PROBLEMS);
-        }
-        throw error;
-      });
+      const result = await withFsErrors(() => importSkill(source, into, { force: options.force }), io.cwd).catch(
+        (error: unknown) => {
+          if (error instanceof SkillExistsError) {
+            throw new CliError(
+              `skill ${error.skillIds.map((id) => JSON.stringify(id)).join(", ")} already exists in ${options.into}; pass --force to replace it`,
+            );
+          }
+          if (error instanceof SkillValidationError) {
+            io.stderr(formatDiagnostics(error.diagnostics, io));
+            throw new CliError(`${archive}: ${error.message}; nothing written`, EXIT_PROBLEMS);
+          }
+          throw error;
+        },
+      );
       const shown = displayPath(result.dir, io.cwd);
       if (options.json) {
-        printJson(io, { name: result.name, dir: shown, files: result.files.length, replaced: result.replaced, dropped: result.dropped });
+        printJson(io, {
+          name: result.name,
+          dir: shown,
+          files: result.files.length,
+          replaced: result.replaced,
+          dropped: result.dropped,
+        });
         return;
       }
-      io.stdout(`${colors(io).green(result.replaced ? "replaced" : "imported")} ${result.name} (${result.files.length} files) into ${shown}\n`);
+      io.stdout(
+        `${colors(io).green(result.replaced ? "replaced" : "imported")} ${result.name} (${result.files.length} files) into ${shown}\n`,
+      );
     });
 }

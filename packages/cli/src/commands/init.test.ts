@@ -9,12 +9,29 @@ const tree = useTempTrees();
 describe("skillport init", () => {
   it("creates <dir>/<name> with a SKILL.md template that passes validate", async () => {
     const dir = await tree({ "skills/": { dir: true } });
-    const run = await runInProcess(["init", "pdf-tools", "--dir", "skills", "--description", "Fills PDF forms. Use when the user asks to fill a PDF."], dir);
+    const run = await runInProcess(
+      [
+        "init",
+        "pdf-tools",
+        "--dir",
+        "skills",
+        "--description",
+        "Fills PDF forms. Use when the user asks to fill a PDF.",
+      ],
+      dir,
+    );
     expect([run.code, run.stderr]).toEqual([0, ""]);
     expect(run.stdout).toMatch(/^Created skills\/pdf-tools\/\n/);
-    expect((await readdir(path.join(dir, "skills/pdf-tools"))).sort()).toEqual(["SKILL.md", "assets", "references", "scripts"]);
+    expect((await readdir(path.join(dir, "skills/pdf-tools"))).sort()).toEqual([
+      "SKILL.md",
+      "assets",
+      "references",
+      "scripts",
+    ]);
     const text = await readFile(path.join(dir, "skills/pdf-tools/SKILL.md"), "utf8");
-    expect(text).toMatch(/^---\nname: pdf-tools\ndescription: "Fills PDF forms\. Use when the user asks to fill a PDF\."\n---\n/);
+    expect(text).toMatch(
+      /^---\nname: pdf-tools\ndescription: "Fills PDF forms\. Use when the user asks to fill a PDF\."\n---\n/,
+    );
     const check = await runInProcess(["validate", "skills/pdf-tools", "--format", "json"], dir);
     expect(check.code, check.stdout).toBe(0);
     expect((JSON.parse(check.stdout) as { summary: { errors: number } }).summary.errors).toBe(0);
@@ -33,7 +50,9 @@ describe("skillport init", () => {
     const dir = await tree({});
     const run = await runInProcess(["init", name], dir);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(new RegExp(`^skillport: invalid skill name ${JSON.stringify(JSON.stringify(name)).slice(1, -1)}: `));
+    expect(run.stderr).toMatch(
+      new RegExp(`^skillport: invalid skill name ${JSON.stringify(JSON.stringify(name)).slice(1, -1)}: `),
+    );
     expect(await readdir(dir)).toEqual([]);
   });
 });

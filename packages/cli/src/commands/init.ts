@@ -15,16 +15,19 @@ export function registerInit(program: Command, io: CliOutput): void {
     .action(async (name: string, options: { dir: string; description?: string }) => {
       const description =
         options.description ?? `Describe what ${name} does and when to use it (e.g. "Use when the user asks to …").`;
-      const problems = validateFrontmatter({ name, description }, { profile: "spec", dirName: name, lint: false }).filter(
-        (d) => d.severity === "error",
-      );
-      if (problems.length > 0) throw new CliError(`invalid skill name ${JSON.stringify(name)}: ${problems[0]!.message}`); // a usage error: exit 2, as plugin create
+      const problems = validateFrontmatter(
+        { name, description },
+        { profile: "spec", dirName: name, lint: false },
+      ).filter((d) => d.severity === "error");
+      if (problems.length > 0)
+        throw new CliError(`invalid skill name ${JSON.stringify(name)}: ${problems[0]!.message}`); // a usage error: exit 2, as plugin create
 
       const dir = path.resolve(io.cwd, options.dir, name);
       try {
         await mkdir(dir, { recursive: false });
       } catch (error) {
-        if (errorCode(error) === "EEXIST") throw new CliError(`${displayPath(dir, io.cwd)} already exists; not overwriting it`);
+        if (errorCode(error) === "EEXIST")
+          throw new CliError(`${displayPath(dir, io.cwd)} already exists; not overwriting it`);
         throw error;
       }
       await Promise.all(["scripts", "references", "assets"].map((sub) => mkdir(path.join(dir, sub))));

@@ -16,7 +16,11 @@ interface Inspection {
 
 describe("skillport inspect", () => {
   it("a workspace: its skills, files and exclusions, the same versionId as the archive packed from it", async () => {
-    const dir = await tree({ "pkg/skills/a/SKILL.md": skillMd("a"), "pkg/skills/a/run.sh": "echo a\n", "pkg/.env": "SECRET=1\n" });
+    const dir = await tree({
+      "pkg/skills/a/SKILL.md": skillMd("a"),
+      "pkg/skills/a/run.sh": "echo a\n",
+      "pkg/.env": "SECRET=1\n",
+    });
     const run = await runInProcess(["inspect", "pkg", "--json"], dir);
     expect([run.code, run.stderr]).toEqual([0, ""]);
     const report = JSON.parse(run.stdout) as Inspection;

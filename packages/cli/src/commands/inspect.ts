@@ -15,11 +15,20 @@ interface InspectCommandOptions {
 export function registerInspect(program: Command, io: CliOutput, setExit: (code: number) => void): void {
   program
     .command("inspect")
-    .description("show a package's versionId, digest, files, skills and exclusions (archive or workspace; exit 1 on layout errors)")
+    .description(
+      "show a package's versionId, digest, files, skills and exclusions (archive or workspace; exit 1 on layout errors)",
+    )
     .argument("<package>", "package archive (.zip, .tar, .tar.gz, .skill) or workspace directory")
     .option("--json", "print the manifest as JSON")
-    .addOption(new Option("-p, --profile <profile>", "SKILL.md rule profile").choices(PROFILE_NAMES).default(DEFAULT_PACKAGE_PROFILE))
-    .addHelpText("after", "\nExamples:\n  skillport inspect /tmp/example.zip\n  skillport inspect examples/package --json")
+    .addOption(
+      new Option("-p, --profile <profile>", "SKILL.md rule profile")
+        .choices(PROFILE_NAMES)
+        .default(DEFAULT_PACKAGE_PROFILE),
+    )
+    .addHelpText(
+      "after",
+      "\nExamples:\n  skillport inspect /tmp/example.zip\n  skillport inspect examples/package --json",
+    )
     .action(async (target: string, options: InspectCommandOptions) => {
       const absolute = path.resolve(io.cwd, target);
       if (!(await stat(absolute).catch(() => undefined))) throw new CliError(`${target}: no such file or directory`);
@@ -42,7 +51,9 @@ function inspectionText(report: PackageInspection, io: CliOutput): string {
     `skills    ${report.skills.length}`,
     ...report.skills.map((s) => `  ${c.cyan(s.name)}  ${s.path}  ${c.dim(s.description)}`),
     "files",
-    ...report.files.map((f) => `  ${f.mode.toString(8)}  ${String(f.size).padStart(9)}  ${f.path}  ${c.dim(f.sha256.slice(0, 12))}`),
+    ...report.files.map(
+      (f) => `  ${f.mode.toString(8)}  ${String(f.size).padStart(9)}  ${f.path}  ${c.dim(f.sha256.slice(0, 12))}`,
+    ),
   ];
   if (report.excluded.length > 0) {
     lines.push(report.source === "directory" ? "excluded" : "dropped");

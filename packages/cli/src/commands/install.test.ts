@@ -8,7 +8,11 @@ import { runInProcess, skillMd, useTempTrees } from "../test-support.js";
 const tree = useTempTrees();
 
 async function locked(): Promise<{ dir: string; project: string }> {
-  const dir = await tree({ "src/skills/alpha/SKILL.md": skillMd("alpha"), "src/skills/alpha/run.sh": "echo a\n", "project/": { dir: true } });
+  const dir = await tree({
+    "src/skills/alpha/SKILL.md": skillMd("alpha"),
+    "src/skills/alpha/run.sh": "echo a\n",
+    "project/": { dir: true },
+  });
   const project = path.join(dir, "project");
   expect((await runInProcess(["add", "../src/skills/alpha", "--agent", "claude-code"], project)).code).toBe(0);
   return { dir, project };

@@ -16,7 +16,9 @@ import { CliError, printJson, type CliOutput } from "../io.js";
 export function registerInstall(program: Command, io: CliOutput): void {
   program
     .command("install")
-    .description("restore exactly the skills skills-lock.json names (at the commits skillport-lock.json recorded), verifying every digest")
+    .description(
+      "restore exactly the skills skills-lock.json names (at the commits skillport-lock.json recorded), verifying every digest",
+    )
     .option("--frozen", "fail on any difference from the lockfiles and never rewrite them (for CI)")
     .option("-y, --yes", "accept skills the audit rates warn that skillport-lock.json records no consent for")
     .option("--force", "accept skills the audit rates malicious that skillport-lock.json records no consent for")
@@ -36,7 +38,11 @@ export function registerInstall(program: Command, io: CliOutput): void {
           const side = sidecar[name];
           const fetched = await fetchLocked(io, name, entry, side?.commit);
           verifyAgainstLock(name, fetched.files, entry, side);
-          if (options.frozen && side === undefined) throw new InstallError(`${name}: skillport-lock.json has no record of its files (run skillport install without --frozen once)`, "INSTALL_DRIFT");
+          if (options.frozen && side === undefined)
+            throw new InstallError(
+              `${name}: skillport-lock.json has no record of its files (run skillport install without --frozen once)`,
+              "INSTALL_DRIFT",
+            );
           const { computedHash: _hash, ...rest } = entry;
           const skill: SkillToInstall = { name, files: fetched.files, origin: rest as SkillToInstall["origin"] };
           if (side?.commit !== undefined) skill.commit = side.commit;
@@ -48,7 +54,15 @@ export function registerInstall(program: Command, io: CliOutput): void {
         // Consent recorded at add counts only for the bytes it was given for; --frozen never gives new consent (decision 0350).
         const consent = { yes: options.yes === true, force: options.force === true, frozen: options.frozen === true };
         const auditGate = installAuditGate(io, consent, { priors: recordedAudits(sidecar), quietReview: true });
-        const installed = await installSkills(skills, { env, global: false, agents, copy, force: true, record: !options.frozen, auditGate }).finally(() => io.status(""));
+        const installed = await installSkills(skills, {
+          env,
+          global: false,
+          agents,
+          copy,
+          force: true,
+          record: !options.frozen,
+          auditGate,
+        }).finally(() => io.status(""));
         if (options.json) return printJson(io, { installed });
         for (const s of installed) io.stdout(`installed ${s.name} (${s.computedHash.slice(0, 12)})\n`);
       }).finally(() => io.status(""));

@@ -40,6 +40,10 @@ describe("skillport list --installed", () => {
 
   it("nothing installed: says so, exit 0", async () => {
     const dir = await tree({ "project/": { dir: true } });
-    expect(await runInProcess(["list", "--installed"], path.join(dir, "project"))).toEqual({ code: 0, stdout: "No skills installed.\n", stderr: "" });
+    expect(await runInProcess(["list", "--installed"], path.join(dir, "project"))).toEqual({
+      code: 0,
+      stdout: "No skills installed.\n",
+      stderr: "",
+    });
   });
 });

@@ -6,17 +6,25 @@ const tree = useTempTrees();
 
 describe("skillport list", () => {
   it("shows a description's escape sequences as visible text, in text and JSON alike", async () => {
-    const dir = await tree({ "skills/a/SKILL.md": skillMd("a", '"Sets \\e]0;title\\a and \\u009b2J. Use when testing."') });
+    const dir = await tree({
+      "skills/a/SKILL.md": skillMd("a", '"Sets \\e]0;title\\a and \\u009b2J. Use when testing."'),
+    });
     const text = await runInProcess(["list", "skills"], dir);
     expect(text.stdout).toContain("Sets \\x1b]0;title\\x07 and \\x9b2J.");
     expect(text.stdout).not.toMatch(/[\u001b\u0007\u009b]/u);
     const json = await runInProcess(["list", "skills", "--json"], dir);
     expect(json.stdout).toContain("\\u001b]0;title\\u0007 and \\u009b2J");
-    expect((JSON.parse(json.stdout) as { skills: { description: string }[] }).skills[0]?.description).toBe("Sets \u001b]0;title\u0007 and \u009b2J. Use when testing.");
+    expect((JSON.parse(json.stdout) as { skills: { description: string }[] }).skills[0]?.description).toBe(
+      "Sets \u001b]0;title\u0007 and \u009b2J. Use when testing.",
+    );
   });
 
   it.each([
-    ["owner/repo", "anthropics/skills", "skillport: no such folder: anthropics/skills (a git repository? write its address: git+https://github.com/anthropics/skills.git, with #<ref>:<folder> for a folder in it)\n"],
+    [
+      "owner/repo",
+      "anthropics/skills",
+      "skillport: no such folder: anthropics/skills (a git repository? write its address: git+https://github.com/anthropics/skills.git, with #<ref>:<folder> for a folder in it)\n",
+    ],
     ["a plain missing folder", "nowhere", "skillport: no such folder: nowhere\n"],
     ["a file", "skills/a/SKILL.md", "skillport: not a directory: skills/a/SKILL.md\n"],
   ])("a root that is %s: one line, exit 2", async (_case, root, line) => {

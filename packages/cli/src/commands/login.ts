@@ -6,14 +6,20 @@ import { callRegistry, normaliseRegistryUrl, readCredentials, writeCredentials }
 export function registerLogin(program: Command, io: CliOutput): void {
   program
     .command("login")
-    .description("store a registry token (checked with the registry first) for publish; kept mode 0600 under ~/.config/skillport")
+    .description(
+      "store a registry token (checked with the registry first) for publish; kept mode 0600 under ~/.config/skillport",
+    )
     .requiredOption("--registry <url>", "the registry (http://host:port)")
     .option("--token <token>", "the token (default: $SKILLPORT_REGISTRY_TOKEN, else one line on stdin)")
-    .addHelpText("after", "\nExamples:\n  skillport registry token create --user alice --scope publish | skillport login --registry http://127.0.0.1:8787")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  skillport registry token create --user alice --scope publish | skillport login --registry http://127.0.0.1:8787",
+    )
     .action(async (options: { registry: string; token?: string }) => {
       const url = normaliseRegistryUrl(options.registry);
       const token = (options.token ?? process.env.SKILLPORT_REGISTRY_TOKEN ?? (await readStdinLine())).trim();
-      if (token === "") throw new CliError("no token: pass --token, set SKILLPORT_REGISTRY_TOKEN, or pipe it on stdin", EXIT_ERROR);
+      if (token === "")
+        throw new CliError("no token: pass --token, set SKILLPORT_REGISTRY_TOKEN, or pipe it on stdin", EXIT_ERROR);
       const who = await callRegistry<{ user: string; scopes: string[] }>(url, "/api/v1/whoami", { token });
       const credentials = await readCredentials();
       credentials.registries[url] = { token, user: who.user };

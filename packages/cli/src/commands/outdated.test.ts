@@ -15,9 +15,15 @@ interface Row {
 
 describe("skillport outdated", () => {
   it("says everything is up to date (exit 0), then lists the one skill whose source changed (exit 1)", async () => {
-    const dir = await tree({ "src/skills/alpha/SKILL.md": skillMd("alpha"), "src/skills/beta/SKILL.md": skillMd("beta"), "project/": { dir: true } });
+    const dir = await tree({
+      "src/skills/alpha/SKILL.md": skillMd("alpha"),
+      "src/skills/beta/SKILL.md": skillMd("beta"),
+      "project/": { dir: true },
+    });
     const project = path.join(dir, "project");
-    expect((await runInProcess(["add", "../src/skills", "--skill", "*", "--agent", "claude-code"], project)).code).toBe(0);
+    expect((await runInProcess(["add", "../src/skills", "--skill", "*", "--agent", "claude-code"], project)).code).toBe(
+      0,
+    );
 
     const fresh = await runInProcess(["outdated"], project);
     expect([fresh.code, fresh.stdout, fresh.stderr]).toEqual([0, "All 2 locked skills are up to date.\n", ""]);
@@ -26,7 +32,10 @@ describe("skillport outdated", () => {
     const run = await runInProcess(["outdated", "--json"], project);
     expect(run.code).toBe(1);
     const rows = (JSON.parse(run.stdout) as { skills: Row[] }).skills;
-    expect(rows.map((r) => [r.name, r.outdated])).toEqual([["alpha", false], ["beta", true]]);
+    expect(rows.map((r) => [r.name, r.outdated])).toEqual([
+      ["alpha", false],
+      ["beta", true],
+    ]);
     const beta = rows.find((r) => r.name === "beta")!;
     expect(beta.latest).not.toBe(beta.locked);
     const text = await runInProcess(["outdated"], project);

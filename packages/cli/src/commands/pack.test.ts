@@ -62,14 +62,20 @@ describe("skillport pack", () => {
     expect(json.output).toBe("out/pkg.zip");
     expect(json.bytes).toBe((await readFile(path.join(dir, "out/pkg.zip"))).byteLength);
     expect(json.files).toBe(EXAMPLE_FILES.length);
-    expect((json.skills as { name: string }[]).map((s) => s.name)).toEqual(["extract-emails", "format-report", "word-stats"]);
+    expect((json.skills as { name: string }[]).map((s) => s.name)).toEqual([
+      "extract-emails",
+      "format-report",
+      "word-stats",
+    ]);
     expect(json.excluded).toEqual([
       { path: ".env", reason: "secret (.env)" },
       { path: "node_modules/", reason: "dependency or cache (node_modules/)" },
       { path: "skills/format-report/assets/private.csv", reason: ".gitignore (*.csv)" },
     ]);
     // Same content, same id: the pristine example packs to the same versionId.
-    const again = JSON.parse((await cli(["pack", example, "-o", "b.zip", "--json"], dir)).stdout) as { versionId: string };
+    const again = JSON.parse((await cli(["pack", example, "-o", "b.zip", "--json"], dir)).stdout) as {
+      versionId: string;
+    };
     expect(again.versionId).toBe(json.versionId);
     expect(pkg).toBeTruthy();
   });
@@ -97,7 +103,10 @@ describe("skillport pack", () => {
     expect(run.stderr).toContain("skills/b/  error  package-skill-md-missing  ");
     expect(run.stderr).toMatch(/\d+ errors?; nothing written/);
     expect(existsSync(path.join(dir, "bad.zip"))).toBe(false);
-    const json = JSON.parse((await cli(["pack", "bad", "--json"], dir)).stdout) as { valid: boolean; diagnostics: { code: string }[] };
+    const json = JSON.parse((await cli(["pack", "bad", "--json"], dir)).stdout) as {
+      valid: boolean;
+      diagnostics: { code: string }[];
+    };
     expect(json.valid).toBe(false);
     expect(json.diagnostics.map((d) => d.code)).toContain("package-skill-md-missing");
   });
@@ -121,12 +130,33 @@ describe("skillport pack", () => {
 describe("skillport inspect / unpack", () => {
   it("inspect --json of an archive lists files with sha256, skills and the same versionId", async () => {
     await copyExample();
-    const packed = JSON.parse((await cli(["pack", "pkg", "-o", "p.zip", "--json"], dir)).stdout) as { versionId: string; digest: string };
+    const packed = JSON.parse((await cli(["pack", "pkg", "-o", "p.zip", "--json"], dir)).stdout) as {
+      versionId: string;
+      digest: string;
+    };
     const run = await cli(["inspect", "p.zip", "--json"], dir);
     expect(run.code).toBe(0);
-    const json = JSON.parse(run.stdout) as Record<string, unknown> & { files: { path: string; size: number; sha256: string; mode: number }[] };
-    expect(Object.keys(json)).toEqual(["source", "versionId", "digest", "files", "totalBytes", "skills", "excluded", "diagnostics", "valid"]);
-    expect(json).toMatchObject({ source: "zip", versionId: packed.versionId, digest: packed.digest, valid: true, excluded: [] });
+    const json = JSON.parse(run.stdout) as Record<string, unknown> & {
+      files: { path: string; size: number; sha256: string; mode: number }[];
+    };
+    expect(Object.keys(json)).toEqual([
+      "source",
+      "versionId",
+      "digest",
+      "files",
+      "totalBytes",
+      "skills",
+      "excluded",
+      "diagnostics",
+      "valid",
+    ]);
+    expect(json).toMatchObject({
+      source: "zip",
+      versionId: packed.versionId,
+      digest: packed.digest,
+      valid: true,
+      excluded: [],
+    });
     expect(json.files.map((f) => f.path)).toEqual(EXAMPLE_FILES);
     expect(json.files.every((f) => /^[a-f0-9]{64}$/.test(f.sha256))).toBe(true);
     expect(json.files.find((f) => f.path === "entrypoint.sh")?.mode).toBe(0o755);
@@ -145,12 +175,30 @@ describe("skillport inspect / unpack", () => {
 
   it("unpack --json extracts with the same versionId; refuses a zip-slip with exit 2 and writes nothing", async () => {
     await copyExample();
-    const packed = JSON.parse((await cli(["pack", "pkg", "-o", "p.zip", "--json"], dir)).stdout) as { versionId: string };
+    const packed = JSON.parse((await cli(["pack", "pkg", "-o", "p.zip", "--json"], dir)).stdout) as {
+      versionId: string;
+    };
     const run = await cli(["unpack", "p.zip", "deploy/v1", "--json"], dir);
     expect(run.code).toBe(0);
     const json = JSON.parse(run.stdout) as Record<string, unknown>;
-    expect(Object.keys(json)).toEqual(["format", "output", "versionId", "digest", "files", "bytes", "strippedPrefix", "dropped"]);
-    expect(json).toMatchObject({ format: "zip", output: "deploy/v1", versionId: packed.versionId, files: EXAMPLE_FILES.length, strippedPrefix: null, dropped: [] });
+    expect(Object.keys(json)).toEqual([
+      "format",
+      "output",
+      "versionId",
+      "digest",
+      "files",
+      "bytes",
+      "strippedPrefix",
+      "dropped",
+    ]);
+    expect(json).toMatchObject({
+      format: "zip",
+      output: "deploy/v1",
+      versionId: packed.versionId,
+      files: EXAMPLE_FILES.length,
+      strippedPrefix: null,
+      dropped: [],
+    });
     expect(await readFile(path.join(dir, "deploy/v1/skills/word-stats/scripts/stats.sh"), "utf8")).toContain("wc -l");
 
     const evil = Buffer.from(
@@ -176,14 +224,24 @@ describe("skillport export / import", () => {
 
     const imported = await cli(["import", "word-stats.skill", "--into", "agent/skills", "--json"], dir);
     expect(imported.code).toBe(0);
-    expect(JSON.parse(imported.stdout)).toEqual({ name: "word-stats", dir: "agent/skills/word-stats", files: 2, replaced: false, dropped: [] });
+    expect(JSON.parse(imported.stdout)).toEqual({
+      name: "word-stats",
+      dir: "agent/skills/word-stats",
+      files: 2,
+      replaced: false,
+      dropped: [],
+    });
     expect(await readdir(path.join(dir, "agent/skills/word-stats"))).toEqual(["SKILL.md", "scripts"]);
 
     const again = await cli(["import", "word-stats.skill", "--into", "agent/skills"], dir);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/skill "word-stats" already exists in agent\/skills; pass --force to replace it/);
     const forced = await cli(["import", "word-stats.skill", "--into", "agent/skills", "--force"], dir);
-    expect(forced).toEqual({ code: 0, stdout: "replaced word-stats (2 files) into agent/skills/word-stats\n", stderr: "" });
+    expect(forced).toEqual({
+      code: 0,
+      stdout: "replaced word-stats (2 files) into agent/skills/word-stats\n",
+      stderr: "",
+    });
   });
 
   it("import exits 1 with diagnostics for an invalid SKILL.md, writing nothing", async () => {

@@ -25,27 +25,48 @@ export function registerPack(program: Command, io: CliOutput, setExit: (code: nu
     .option("--json", "print the result as JSON")
     .option("--include-secrets", "also pack files that look like credentials (.env, *.key, *.pem, ...) - dangerous")
     .option("--follow-links", "follow symbolic links that stay inside the package instead of refusing them")
-    .addOption(new Option("-p, --profile <profile>", "SKILL.md rule profile (packages default to FastGPT's rules; validate defaults to spec)").choices(PROFILE_NAMES).default(DEFAULT_PACKAGE_PROFILE))
-    .addHelpText("after", "\nExamples:\n  skillport pack examples/package -o /tmp/example.zip\n  skillport pack . --json")
+    .addOption(
+      new Option(
+        "-p, --profile <profile>",
+        "SKILL.md rule profile (packages default to FastGPT's rules; validate defaults to spec)",
+      )
+        .choices(PROFILE_NAMES)
+        .default(DEFAULT_PACKAGE_PROFILE),
+    )
+    .addHelpText(
+      "after",
+      "\nExamples:\n  skillport pack examples/package -o /tmp/example.zip\n  skillport pack . --json",
+    )
     .action(async (dir: string, options: PackCommandOptions) => {
       const root = path.resolve(io.cwd, dir);
       await requireDirectory(root, dir);
       const requested = options.output === undefined ? undefined : path.resolve(io.cwd, options.output);
-      if (requested !== undefined) await requireNotDirectory(requested, "--output", options.output ?? "", `${options.output}/${path.basename(root)}.zip`);
-      const result = await withFsErrors(() =>
-        packDirectory(root, {
-          includeSecrets: options.includeSecrets,
-          followLinks: options.followLinks,
-          profile: options.profile,
-          requireValid: false,
-          skipAbsolute: requested,
-        }),
+      if (requested !== undefined)
+        await requireNotDirectory(
+          requested,
+          "--output",
+          options.output ?? "",
+          `${options.output}/${path.basename(root)}.zip`,
+        );
+      const result = await withFsErrors(
+        () =>
+          packDirectory(root, {
+            includeSecrets: options.includeSecrets,
+            followLinks: options.followLinks,
+            profile: options.profile,
+            requireValid: false,
+            skipAbsolute: requested,
+          }),
         io.cwd,
       );
       const errors = result.diagnostics.filter((d) => d.severity === "error");
       if (errors.length > 0) {
         if (options.json) printJson(io, { valid: false, diagnostics: result.diagnostics });
-        else io.stderr(formatDiagnostics(result.diagnostics, io) + `${errors.length} error${errors.length === 1 ? "" : "s"}; nothing written\n`);
+        else
+          io.stderr(
+            formatDiagnostics(result.diagnostics, io) +
+              `${errors.length} error${errors.length === 1 ? "" : "s"}; nothing written\n`,
+          );
         setExit(EXIT_PROBLEMS);
         return;
       }

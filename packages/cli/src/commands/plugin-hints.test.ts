@@ -24,7 +24,11 @@ export default defineTool({
 
 let work: string;
 const skillport = (...args: string[]) => {
-  const result = spawnSync(process.execPath, [main, ...args], { cwd: work, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+  const result = spawnSync(process.execPath, [main, ...args], {
+    cwd: work,
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1" },
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 };
 

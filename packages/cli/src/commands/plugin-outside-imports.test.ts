@@ -22,13 +22,20 @@ beforeAll(async () => {
   await writeFile(join(work, "shared.json"), JSON.stringify({ token: SECRET }));
   await mkdir(join(work, "probe"));
   // The seed tool, plus one import of a file beside the plugin folder that ends up in the bundle.
-  await writeFile(join(work, "probe", "index.ts"), `import shared from "../shared.json";\nexport const token = shared.token;\n${seedTool}`);
+  await writeFile(
+    join(work, "probe", "index.ts"),
+    `import shared from "../shared.json";\nexport const token = shared.token;\n${seedTool}`,
+  );
   await writeFile(join(work, "probe", "logo.svg"), LOGO);
 });
 afterAll(() => rm(work, { recursive: true, force: true }));
 
 function skillport(...args: string[]) {
-  const result = spawnSync(process.execPath, [main, ...args], { cwd: work, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+  const result = spawnSync(process.execPath, [main, ...args], {
+    cwd: work,
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1" },
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -37,7 +44,9 @@ describe("skillport plugin: imports from outside the plugin", () => {
     for (const args of [["build"], ["check"], ["pack"]]) {
       const result = skillport("plugin", ...args, "--entry", "probe");
       expect(result.code, result.stderr).toBe(1);
-      expect(result.stdout + result.stderr).toContain('import "../shared.json" in index.ts resolves to ../shared.json, outside the plugin folder');
+      expect(result.stdout + result.stderr).toContain(
+        'import "../shared.json" in index.ts resolves to ../shared.json, outside the plugin folder',
+      );
       expect(result.stdout + result.stderr).not.toContain(SECRET);
     }
     expect(existsSync(join(work, "probe", "dist"))).toBe(false);

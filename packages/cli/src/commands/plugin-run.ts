@@ -38,7 +38,11 @@ interface LocalServiceValues {
 }
 
 /** Failures that mean "you called it wrong" (exit 2) rather than "the tool failed" (exit 1). */
-const USAGE_CODES: ReadonlySet<PluginHostErrorCode> = new Set(["PLUGIN_INPUT_INVALID", "PLUGIN_SECRETS_INVALID", "PLUGIN_TOOL_NOT_FOUND"]);
+const USAGE_CODES: ReadonlySet<PluginHostErrorCode> = new Set([
+  "PLUGIN_INPUT_INVALID",
+  "PLUGIN_SECRETS_INVALID",
+  "PLUGIN_TOOL_NOT_FOUND",
+]);
 
 /** Adds `skillport plugin run` to the `plugin` command group. */
 export function addPluginRunCommand(plugin: Command, io: CliOutput, setExit: (code: number) => void): void {
@@ -49,18 +53,32 @@ export function addPluginRunCommand(plugin: Command, io: CliOutput, setExit: (co
     .requiredOption("--input <json|@file>", "tool input as JSON, or @path to a JSON file")
     .option("--secrets <json|@file>", "secrets as JSON, or @path to a JSON file (never printed)")
     .option("--upload-dir <dir>", "folder ctx.invoke.uploadFile writes to (uploads are refused without it)")
-    .option("--services <json|@file>", 'answers for ctx.invoke: {"user": {...}, "team": {...}, "wecomCorpToken": {...}} (others are "not configured")')
+    .option(
+      "--services <json|@file>",
+      'answers for ctx.invoke: {"user": {...}, "team": {...}, "wecomCorpToken": {...}} (others are "not configured")',
+    )
     .option("--allow-network", "let the plugin open network connections")
-    .addOption(new Option("--bubblewrap <mode>", "run workers in bubblewrap").choices(["auto", "require", "off"]).default("auto"))
-    .option("--system-var <json|@file>", "systemVar fields for the call as JSON (app, chat, time), e.g. '{\"chat\":{\"chatId\":\"c1\"}}'")
+    .addOption(
+      new Option("--bubblewrap <mode>", "run workers in bubblewrap")
+        .choices(["auto", "require", "off"])
+        .default("auto"),
+    )
+    .option(
+      "--system-var <json|@file>",
+      'systemVar fields for the call as JSON (app, chat, time), e.g. \'{"chat":{"chatId":"c1"}}\'',
+    )
     .option("--timeout <seconds>", "stop the call after this many seconds, 1-600 (default 120)")
     .option("--heap <mb>", "worker heap limit in MB", atLeastOne)
     .option("--strict-output", "fail the call when its output breaks outputSchema (default: warn and print it)")
     .option("--json", "print each event as one JSON line (NDJSON) as it arrives")
     .action(async (source: string, flags: RunFlags) => {
       const input = await readJsonOption(io, "--input", flags.input);
-      const systemVar = flags.systemVar === undefined ? undefined : await readJsonOption(io, "--system-var", flags.systemVar);
-      if (systemVar !== undefined && (typeof systemVar !== "object" || systemVar === null || Array.isArray(systemVar))) {
+      const systemVar =
+        flags.systemVar === undefined ? undefined : await readJsonOption(io, "--system-var", flags.systemVar);
+      if (
+        systemVar !== undefined &&
+        (typeof systemVar !== "object" || systemVar === null || Array.isArray(systemVar))
+      ) {
         throw new CliError("--system-var must be a JSON object", EXIT_ERROR);
       }
       const secrets = flags.secrets === undefined ? undefined : await readJsonOption(io, "--secrets", flags.secrets);
@@ -68,7 +86,8 @@ export function addPluginRunCommand(plugin: Command, io: CliOutput, setExit: (co
         throw new CliError("--secrets must be a JSON object", EXIT_ERROR);
       }
       const services = flags.services === undefined ? {} : await readJsonOption(io, "--services", flags.services);
-      if (typeof services !== "object" || services === null || Array.isArray(services)) throw new CliError("--services must be a JSON object", EXIT_ERROR);
+      if (typeof services !== "object" || services === null || Array.isArray(services))
+        throw new CliError("--services must be a JSON object", EXIT_ERROR);
       const host = await loadHost(io, source, flags, services as LocalServiceValues);
       try {
         const toolId = pickTool(host, flags.tool);
@@ -85,16 +104,25 @@ export function addPluginRunCommand(plugin: Command, io: CliOutput, setExit: (co
     });
 }
 
-const constant = <T>(value: T) => (): T => structuredClone(value);
+const constant =
+  <T>(value: T) =>
+  (): T =>
+    structuredClone(value);
 
 /** A zero timeout or heap would make every call fail; refuse it as a usage error. */
 function atLeastOne(value: string): number {
   const parsed = Number(value);
-  if (!Number.isSafeInteger(parsed) || parsed < 1) throw new InvalidArgumentError(`expected a whole number ≥ 1, got ${JSON.stringify(value)}`);
+  if (!Number.isSafeInteger(parsed) || parsed < 1)
+    throw new InvalidArgumentError(`expected a whole number ≥ 1, got ${JSON.stringify(value)}`);
   return parsed;
 }
 
-async function loadHost(io: CliOutput, source: string, flags: RunFlags, values: LocalServiceValues): Promise<PluginHost> {
+async function loadHost(
+  io: CliOutput,
+  source: string,
+  flags: RunFlags,
+  values: LocalServiceValues,
+): Promise<PluginHost> {
   // Seconds, as every other --timeout of this CLI.
   const timeoutSeconds = parseSeconds(flags.timeout, "--timeout");
   try {
@@ -120,19 +148,30 @@ async function loadHost(io: CliOutput, source: string, flags: RunFlags, values: 
 function pickTool(host: PluginHost, wanted: string | undefined): string {
   const ids = host.toolInfo.map((tool) => tool.id);
   if (wanted !== undefined) {
-    if (!ids.includes(wanted)) throw new CliError(`plugin "${host.identity.pluginId}" has no tool "${wanted}" (tools: ${ids.join(", ")})`, EXIT_ERROR);
+    if (!ids.includes(wanted))
+      throw new CliError(
+        `plugin "${host.identity.pluginId}" has no tool "${wanted}" (tools: ${ids.join(", ")})`,
+        EXIT_ERROR,
+      );
     return wanted;
   }
   const [only, ...rest] = ids;
   if (only === undefined || rest.length > 0) {
-    throw new CliError(`plugin "${host.identity.pluginId}" has several tools; choose one with --tool (${ids.join(", ")})`, EXIT_ERROR);
+    throw new CliError(
+      `plugin "${host.identity.pluginId}" has several tools; choose one with --tool (${ids.join(", ")})`,
+      EXIT_ERROR,
+    );
   }
   return only;
 }
 
 /** A plugin kept off the network fails with Node's bare "fetch failed" (or a refused connection): say why. */
 function networkHint(host: PluginHost, message: string): string {
-  if (!host.status.networkIsolated || !/fetch failed|ENOTFOUND|ECONNREFUSED|EAI_AGAIN|ENETUNREACH|network/i.test(message)) return "";
+  if (
+    !host.status.networkIsolated ||
+    !/fetch failed|ENOTFOUND|ECONNREFUSED|EAI_AGAIN|ENETUNREACH|network/i.test(message)
+  )
+    return "";
   return " (the plugin runs without network access; pass --allow-network to let it connect)";
 }
 

@@ -23,14 +23,22 @@ afterAll(async () => {
 });
 
 function skillport(...args: string[]) {
-  const result = spawnSync(process.execPath, [main, ...args], { cwd: work, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+  const result = spawnSync(process.execPath, [main, ...args], {
+    cwd: work,
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1" },
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 const lastLine = (text: string) => text.trimEnd().split("\n").at(-1);
 
 /** NDJSON from `plugin run --json`. */
-const events = (stdout: string): unknown[] => stdout.trim().split("\n").map((line) => JSON.parse(line) as unknown);
+const events = (stdout: string): unknown[] =>
+  stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as unknown);
 
 async function pluginDir(name: string, files: Record<string, string>): Promise<string> {
   const dir = join(work, name);
@@ -45,11 +53,27 @@ async function pluginDir(name: string, files: Record<string, string>): Promise<s
 function buildCheckPack(name: string, id: string, version: string): string {
   const built = skillport("plugin", "build", "--entry", name, "--output", `${name}/dist`, "--json");
   expect(built.code, built.stderr).toBe(0);
-  expect(JSON.parse(built.stdout)).toMatchObject({ ok: true, pluginId: id, version, output: `${name}/dist`, diagnostics: [] });
+  expect(JSON.parse(built.stdout)).toMatchObject({
+    ok: true,
+    pluginId: id,
+    version,
+    output: `${name}/dist`,
+    diagnostics: [],
+  });
   const checked = skillport("plugin", "check", "--entry", name, "--output", `${name}/dist`, "--json");
   expect(JSON.parse(checked.stdout)).toEqual({ ok: true, diagnostics: [] });
   expect(checked.code).toBe(0);
-  const packed = skillport("plugin", "pack", "--entry", name, "--dist", `${name}/dist`, "--output", `${name}/out`, "--json");
+  const packed = skillport(
+    "plugin",
+    "pack",
+    "--entry",
+    name,
+    "--dist",
+    `${name}/dist`,
+    "--output",
+    `${name}/out`,
+    "--json",
+  );
   expect(packed.code, packed.stderr).toBe(0);
   const pkg = `${name}/out/${id}-${version}.pkg`;
   expect(JSON.parse(packed.stdout)).toMatchObject({ ok: true, file: pkg });
@@ -94,20 +118,46 @@ describe("skillport plugin: create -> build -> check -> pack -> run", () => {
       expect(ran.stderr).toMatch(new RegExp(`^running ${name}@0\\.1\\.0 \\([0-9a-f]{8}\\) tool "tool" — `));
     } else {
       const key = "0123456789abcdef";
-      const ran = skillport("plugin", "run", `${name}/out/${name}-0.1.0.pkg`, "--tool", "sign", "--input", '{"text":"abc"}', "--secrets", JSON.stringify({ signingKey: key }), "--json");
+      const ran = skillport(
+        "plugin",
+        "run",
+        `${name}/out/${name}-0.1.0.pkg`,
+        "--tool",
+        "sign",
+        "--input",
+        '{"text":"abc"}',
+        "--secrets",
+        JSON.stringify({ signingKey: key }),
+        "--json",
+      );
       expect(ran.code, ran.stderr).toBe(0);
       expect(events(ran.stdout)).toEqual([
         { type: "stream", data: { type: "answer", content: "Signing with the configured key" } },
         { type: "response", data: { signature: createHmac("sha256", key).update("abc").digest("hex") } },
       ]);
-      const digest = skillport("plugin", "run", `${name}/dist`, "--tool", "digest", "--input", '{"text":"abc"}', "--secrets", JSON.stringify({ signingKey: key }));
+      const digest = skillport(
+        "plugin",
+        "run",
+        `${name}/dist`,
+        "--tool",
+        "digest",
+        "--input",
+        '{"text":"abc"}',
+        "--secrets",
+        JSON.stringify({ signingKey: key }),
+      );
       expect(digest.code, digest.stderr).toBe(0);
-      expect(JSON.parse(digest.stdout)).toEqual({ sha256: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" });
+      expect(JSON.parse(digest.stdout)).toEqual({
+        sha256: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+      });
     }
   });
 
   it("the seed's single tool, importing @fastgpt-plugin/sdk-factory, unchanged", async () => {
-    const source = (await readFile(join(seeds, "seed-tool.ts"), "utf8")).replace("from '@skillport/plugin'", "from '@fastgpt-plugin/sdk-factory'");
+    const source = (await readFile(join(seeds, "seed-tool.ts"), "utf8")).replace(
+      "from '@skillport/plugin'",
+      "from '@fastgpt-plugin/sdk-factory'",
+    );
     expect(source).toContain("from '@fastgpt-plugin/sdk-factory'");
     const name = await pluginDir("fastgpt-tool", { "index.ts": source, "logo.svg": LOGO, "README.md": "# seed\n" });
     const pkg = buildCheckPack(name, "text-normalizer", "1.0.0");
@@ -116,14 +166,35 @@ describe("skillport plugin: create -> build -> check -> pack -> run", () => {
     expect(events(ran.stdout)).toEqual([{ type: "response", data: { result: "spaced out" } }]);
     const empty = skillport("plugin", "run", pkg, "--input", '{"text":""}');
     expect(empty.code).toBe(2);
-    expect(lastLine(empty.stderr)).toBe('skillport: tool "tool" of plugin "text-normalizer": input field "text": Too small: expected string to have >=1 characters');
+    expect(lastLine(empty.stderr)).toBe(
+      'skillport: tool "tool" of plugin "text-normalizer": input field "text": Too small: expected string to have >=1 characters',
+    );
   });
 
   it("the seed's tool set, importing @fastgpt-plugin/sdk-factory, unchanged", async () => {
-    const source = (await readFile(join(seeds, "seed-tool-set.ts"), "utf8")).replace("from '@skillport/plugin'", "from '@fastgpt-plugin/sdk-factory'");
-    const name = await pluginDir("fastgpt-tool-set", { "index.ts": source, "logo.svg": LOGO, "search.logo.svg": LOGO, "README.md": "# seed\n" });
+    const source = (await readFile(join(seeds, "seed-tool-set.ts"), "utf8")).replace(
+      "from '@skillport/plugin'",
+      "from '@fastgpt-plugin/sdk-factory'",
+    );
+    const name = await pluginDir("fastgpt-tool-set", {
+      "index.ts": source,
+      "logo.svg": LOGO,
+      "search.logo.svg": LOGO,
+      "README.md": "# seed\n",
+    });
     const pkg = buildCheckPack(name, "example-search-tools", "1.0.0");
-    const ran = skillport("plugin", "run", pkg, "--tool", "search", "--input", '{"query":"cats"}', "--secrets", '{"apiKey":"key-123456"}', "--json");
+    const ran = skillport(
+      "plugin",
+      "run",
+      pkg,
+      "--tool",
+      "search",
+      "--input",
+      '{"query":"cats"}',
+      "--secrets",
+      '{"apiKey":"key-123456"}',
+      "--json",
+    );
     expect(ran.code, ran.stderr).toBe(0);
     expect(events(ran.stdout)).toEqual([
       { type: "stream", data: { type: "answer", content: "Searching: cats" } },
@@ -131,7 +202,9 @@ describe("skillport plugin: create -> build -> check -> pack -> run", () => {
     ]);
     const noSecrets = skillport("plugin", "run", pkg, "--tool", "search", "--input", '{"query":"cats"}');
     expect(noSecrets.code).toBe(2);
-    expect(lastLine(noSecrets.stderr)).toBe('skillport: tool "search" of plugin "example-search-tools": secret field "apiKey": is required');
+    expect(lastLine(noSecrets.stderr)).toBe(
+      'skillport: tool "search" of plugin "example-search-tools": secret field "apiKey": is required',
+    );
   });
 });
 
@@ -153,7 +226,11 @@ export default defineTool({
 
 describe("skillport plugin: uploadFile with and without file-upload:allow", () => {
   it("without it: check flags it and exits 1, pack refuses, and the host refuses the call", async () => {
-    const name = await pluginDir("uploader", { "index.ts": uploaderSource(""), "logo.svg": LOGO, "README.md": "# up\n" });
+    const name = await pluginDir("uploader", {
+      "index.ts": uploaderSource(""),
+      "logo.svg": LOGO,
+      "README.md": "# up\n",
+    });
     const built = skillport("plugin", "build", "--entry", name);
     expect(built.code, built.stderr).toBe(0);
     const checked = skillport("plugin", "check", "--entry", name);
@@ -162,7 +239,10 @@ describe("skillport plugin: uploadFile with and without file-upload:allow", () =
       'error   PLUGIN_PERMISSION_MISSING index.ts the code calls ctx.invoke.uploadFile but manifest.permission lacks "file-upload:allow"\n' +
         "check failed: 1 error, 0 warnings\n",
     );
-    const json = JSON.parse(skillport("plugin", "check", "--entry", name, "--json").stdout) as { ok: boolean; diagnostics: { code: string }[] };
+    const json = JSON.parse(skillport("plugin", "check", "--entry", name, "--json").stdout) as {
+      ok: boolean;
+      diagnostics: { code: string }[];
+    };
     expect(json.ok).toBe(false);
     expect(json.diagnostics.map((d) => d.code)).toEqual(["PLUGIN_PERMISSION_MISSING"]);
     const packed = skillport("plugin", "pack", "--entry", name);
@@ -180,7 +260,11 @@ describe("skillport plugin: uploadFile with and without file-upload:allow", () =
   });
 
   it("with it: check passes, and the host stores the upload and returns a file:// URL", async () => {
-    const name = await pluginDir("uploader-ok", { "index.ts": uploaderSource("'file-upload:allow'"), "logo.svg": LOGO, "README.md": "# up\n" });
+    const name = await pluginDir("uploader-ok", {
+      "index.ts": uploaderSource("'file-upload:allow'"),
+      "logo.svg": LOGO,
+      "README.md": "# up\n",
+    });
     const pkg = buildCheckPack(name, "uploader", "1.0.0");
     const ran = skillport("plugin", "run", pkg, "--input", '{"text":"hello"}', "--upload-dir", "uploads", "--json");
     expect(ran.code, ran.stderr).toBe(0);
@@ -192,7 +276,9 @@ describe("skillport plugin: uploadFile with and without file-upload:allow", () =
     // Without --upload-dir the local host has no upload service configured.
     const refused = skillport("plugin", "run", pkg, "--input", '{"text":"hello"}');
     expect(refused.code).toBe(1);
-    expect(lastLine(refused.stderr)).toBe('skillport: tool "tool" of plugin "uploader": ctx.invoke.uploadFile is not configured on this host');
+    expect(lastLine(refused.stderr)).toBe(
+      'skillport: tool "tool" of plugin "uploader": ctx.invoke.uploadFile is not configured on this host',
+    );
   });
 });
 
@@ -235,7 +321,8 @@ export default defineToolSet({
     const built = skillport("plugin", "build", "--entry", name);
     expect(built.code, built.stderr).toBe(0);
   });
-  const run = (tool: string, ...extra: string[]) => skillport("plugin", "run", name, "--tool", tool, "--input", '{"text":"x"}', "--secrets", secrets, ...extra);
+  const run = (tool: string, ...extra: string[]) =>
+    skillport("plugin", "run", name, "--tool", tool, "--input", '{"text":"x"}', "--secrets", secrets, ...extra);
   it.each([
     ["passwd", "read a file outside the plugin package (FileSystemRead)"],
     ["escape", "write a file outside its temp directory (FileSystemWrite)"],
@@ -243,7 +330,9 @@ export default defineToolSet({
   ])("refuses %s and exits 1", (tool, action) => {
     const result = run(tool);
     expect(result.code).toBe(1);
-    expect(lastLine(result.stderr)).toBe(`skillport: tool "${tool}" of plugin "hostile": the plugin sandbox refused to let the tool ${action}`);
+    expect(lastLine(result.stderr)).toBe(
+      `skillport: tool "${tool}" of plugin "hostile": the plugin sandbox refused to let the tool ${action}`,
+    );
     expect(result.stdout).toBe("");
   });
 
@@ -256,25 +345,36 @@ export default defineToolSet({
   it("kills a hanging call at --timeout", () => {
     const result = run("hang", "--timeout", "1");
     expect(result.code).toBe(1);
-    expect(lastLine(result.stderr)).toBe('skillport: tool "hang" of plugin "hostile": did not finish within 1000 ms; its worker was stopped');
+    expect(lastLine(result.stderr)).toBe(
+      'skillport: tool "hang" of plugin "hostile": did not finish within 1000 ms; its worker was stopped',
+    );
   });
 
   it("stops unbounded allocation at the --heap cap", () => {
     const result = run("hog", "--heap", "48");
     expect(result.code).toBe(1);
-    expect(lastLine(result.stderr)).toBe('skillport: tool "hog" of plugin "hostile": the worker ran out of memory (heap limit 48 MB) and was stopped');
+    expect(lastLine(result.stderr)).toBe(
+      'skillport: tool "hog" of plugin "hostile": the worker ran out of memory (heap limit 48 MB) and was stopped',
+    );
   });
 
   it("redacts the secret from a thrown error", () => {
     const result = run("leak");
     expect(result.code).toBe(1);
-    expect(lastLine(result.stderr)).toBe('skillport: tool "leak" of plugin "hostile": upstream said 401 for key [redacted]');
+    expect(lastLine(result.stderr)).toBe(
+      'skillport: tool "leak" of plugin "hostile": upstream said 401 for key [redacted]',
+    );
     expect(result.stdout + result.stderr).not.toContain("sk-live-0123456789");
   });
 
   it("left nothing outside its temp dir", async () => {
     expect((await readdir(join(work, name))).sort()).toEqual(["README.md", "dist", "index.ts", "logo.svg"]);
-    expect((await readdir(join(work, name, "dist"))).sort()).toEqual(["README.md", "index.js", "logo.svg", "manifest.json"]);
+    expect((await readdir(join(work, name, "dist"))).sort()).toEqual([
+      "README.md",
+      "index.js",
+      "logo.svg",
+      "manifest.json",
+    ]);
   });
 });
 
@@ -292,8 +392,14 @@ describe("skillport plugin: problems and errors", () => {
 
   it.each([
     [["plugin", "create", "taken", "--type", "tool"], "skillport: taken already exists; refusing to overwrite it\n"],
-    [["plugin", "create", "Bad Name"], 'skillport: invalid plugin name "Bad Name": use letters, digits, \'-\' and \'_\' (it becomes the pluginId)\n'],
-    [["plugin", "build", "--entry", "taken", "--format", "cjs"], "skillport: --format cjs is not supported: Skillport hosts load plugin bundles as ES modules; build with --format esm (the default)\n"],
+    [
+      ["plugin", "create", "Bad Name"],
+      "skillport: invalid plugin name \"Bad Name\": use letters, digits, '-' and '_' (it becomes the pluginId)\n",
+    ],
+    [
+      ["plugin", "build", "--entry", "taken", "--format", "cjs"],
+      "skillport: --format cjs is not supported: Skillport hosts load plugin bundles as ES modules; build with --format esm (the default)\n",
+    ],
   ])("usage errors exit 2 with one line: %j", async (args, message) => {
     await pluginDir("taken", { "index.ts": "mine" });
     const result = skillport(...args);
@@ -306,7 +412,10 @@ describe("skillport plugin: problems and errors", () => {
     const created = skillport("plugin", "create", "MyTool", "-d", "Counts things", "--json");
     expect(created.code, created.stderr).toBe(0);
     expect(JSON.parse(created.stdout)).toMatchObject({ ok: true, dir: "MyTool" });
-    expect(JSON.parse(await readFile(join(work, "MyTool", "package.json"), "utf8"))).toMatchObject({ name: "my-tool", description: "Counts things" });
+    expect(JSON.parse(await readFile(join(work, "MyTool", "package.json"), "utf8"))).toMatchObject({
+      name: "my-tool",
+      description: "Counts things",
+    });
     const built = skillport("plugin", "build", "--entry", "MyTool", "--format", "esm", "--json");
     expect(built.code, built.stderr).toBe(0);
     expect(JSON.parse(built.stdout)).toMatchObject({ pluginId: "MyTool", version: "0.1.0" });

@@ -24,7 +24,10 @@ export function registerPlugin(program: Command, io: CliOutput, setExit: (code: 
     const absolute = at(given);
     const info = await stat(absolute).catch(() => undefined);
     if (!info) throw new CliError(`--entry ${given}: no such directory`);
-    if (!info.isDirectory()) throw new CliError(`--entry ${given}: is a file; give the plugin's folder (the one holding index.ts)${/\/?index\.[cm]?[jt]s$/.test(given) ? `: --entry ${dirname(given) || "."}` : ""}`);
+    if (!info.isDirectory())
+      throw new CliError(
+        `--entry ${given}: is a file; give the plugin's folder (the one holding index.ts)${/\/?index\.[cm]?[jt]s$/.test(given) ? `: --entry ${dirname(given) || "."}` : ""}`,
+      );
     return absolute;
   };
   const shown = (path: string) => relative(io.cwd, path) || ".";
@@ -38,7 +41,9 @@ export function registerPlugin(program: Command, io: CliOutput, setExit: (code: 
     .option("--json", "print the result as JSON")
     .action(async (name: string, opts: { type: PluginTemplate; cwd: string; description?: string; json?: boolean }) => {
       const description = opts.description === undefined ? {} : { description: opts.description };
-      const result = await run(io, setExit, opts.json, () => createPlugin({ name, type: opts.type, cwd: at(opts.cwd), ...description }));
+      const result = await run(io, setExit, opts.json, () =>
+        createPlugin({ name, type: opts.type, cwd: at(opts.cwd), ...description }),
+      );
       if (result === undefined) return;
       if (opts.json) return printJson(io, { ok: true, dir: shown(result.dir), files: result.files });
       io.stdout(`created ${opts.type} plugin ${name} in ${shown(result.dir)}\n`);
@@ -53,24 +58,54 @@ export function registerPlugin(program: Command, io: CliOutput, setExit: (code: 
     .option("--output <dir>", "output directory (default: <entry>/dist)")
     .option("--minify", "minify the bundle")
     .option("--allow-outside-imports", "bundle imports that resolve outside the plugin folder and its node_modules")
-    .addOption(new Option("-f, --format <format>", "bundle format (FastGPT's flag; the host runs esm)").choices(["esm", "cjs"]).default("esm"))
+    .addOption(
+      new Option("-f, --format <format>", "bundle format (FastGPT's flag; the host runs esm)")
+        .choices(["esm", "cjs"])
+        .default("esm"),
+    )
     .option("--json", "print the result as JSON")
-    .action(async (opts: { entry: string; output?: string; minify?: boolean; allowOutsideImports?: boolean; format: string; json?: boolean }) => {
-      if (opts.format !== "esm") {
-        throw new CliError("--format cjs is not supported: Skillport hosts load plugin bundles as ES modules; build with --format esm (the default)", EXIT_ERROR);
-      }
-      const entry = await entryDir(opts.entry);
-      const output = opts.output === undefined ? resolve(entry, "dist") : at(opts.output);
-      const result = await run(io, setExit, opts.json, () =>
-        buildPlugin({ entry, output, minify: opts.minify === true, allowOutsideImports: opts.allowOutsideImports === true }),
-      );
-      if (result === undefined) return;
-      if (opts.json) {
-        return printJson(io, { ok: true, pluginId: result.manifest.pluginId, version: result.manifest.version, output: shown(output), files: result.files, diagnostics: result.diagnostics });
-      }
-      printDiagnostics(io, result.diagnostics);
-      io.stdout(`built ${result.manifest.pluginId}@${result.manifest.version} into ${shown(output)} (${result.files.join(", ")})\n`);
-    });
+    .action(
+      async (opts: {
+        entry: string;
+        output?: string;
+        minify?: boolean;
+        allowOutsideImports?: boolean;
+        format: string;
+        json?: boolean;
+      }) => {
+        if (opts.format !== "esm") {
+          throw new CliError(
+            "--format cjs is not supported: Skillport hosts load plugin bundles as ES modules; build with --format esm (the default)",
+            EXIT_ERROR,
+          );
+        }
+        const entry = await entryDir(opts.entry);
+        const output = opts.output === undefined ? resolve(entry, "dist") : at(opts.output);
+        const result = await run(io, setExit, opts.json, () =>
+          buildPlugin({
+            entry,
+            output,
+            minify: opts.minify === true,
+            allowOutsideImports: opts.allowOutsideImports === true,
+          }),
+        );
+        if (result === undefined) return;
+        if (opts.json) {
+          return printJson(io, {
+            ok: true,
+            pluginId: result.manifest.pluginId,
+            version: result.manifest.version,
+            output: shown(output),
+            files: result.files,
+            diagnostics: result.diagnostics,
+          });
+        }
+        printDiagnostics(io, result.diagnostics);
+        io.stdout(
+          `built ${result.manifest.pluginId}@${result.manifest.version} into ${shown(output)} (${result.files.join(", ")})\n`,
+        );
+      },
+    );
 
   plugin
     .command("check")
@@ -92,7 +127,13 @@ export function registerPlugin(program: Command, io: CliOutput, setExit: (code: 
       const errors = result.diagnostics.filter((d) => d.severity === "error").length;
       const warnings = result.diagnostics.filter((d) => d.severity === "warning").length;
       const c = colors(io);
-      io.stdout(result.ok ? c.green(`check passed (${warnings} warning${warnings === 1 ? "" : "s"})\n`) : c.red(`check failed: ${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${warnings === 1 ? "" : "s"}\n`));
+      io.stdout(
+        result.ok
+          ? c.green(`check passed (${warnings} warning${warnings === 1 ? "" : "s"})\n`)
+          : c.red(
+              `check failed: ${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${warnings === 1 ? "" : "s"}\n`,
+            ),
+      );
     });
 
   plugin
@@ -105,21 +146,47 @@ export function registerPlugin(program: Command, io: CliOutput, setExit: (code: 
     .option("--minify", "minify the bundle")
     .option("--allow-outside-imports", "bundle imports that resolve outside the plugin folder and its node_modules")
     .option("--json", "print the result as JSON")
-    .action(async (opts: { entry: string; dist?: string; output?: string; name?: string; minify?: boolean; allowOutsideImports?: boolean; json?: boolean }) => {
-      const entry = await entryDir(opts.entry);
-      const dist = opts.dist === undefined ? resolve(entry, "dist") : at(opts.dist);
-      const output = opts.output === undefined ? resolve(entry, "out") : at(opts.output);
-      const name = opts.name === undefined ? {} : { name: opts.name };
-      const result = await run(io, setExit, opts.json, () =>
-        packPlugin({ entry, dist, output, minify: opts.minify === true, allowOutsideImports: opts.allowOutsideImports === true, ...name }),
-      );
-      if (result === undefined) return;
-      if (opts.json) {
-        return printJson(io, { ok: true, file: shown(result.file), sha256: result.sha256, size: result.size, entries: result.entries, diagnostics: result.diagnostics });
-      }
-      printDiagnostics(io, result.diagnostics);
-      io.stdout(`packed ${shown(result.file)} (${result.size} bytes, ${result.entries.length} files)\nsha256 ${result.sha256}\n`);
-    });
+    .action(
+      async (opts: {
+        entry: string;
+        dist?: string;
+        output?: string;
+        name?: string;
+        minify?: boolean;
+        allowOutsideImports?: boolean;
+        json?: boolean;
+      }) => {
+        const entry = await entryDir(opts.entry);
+        const dist = opts.dist === undefined ? resolve(entry, "dist") : at(opts.dist);
+        const output = opts.output === undefined ? resolve(entry, "out") : at(opts.output);
+        const name = opts.name === undefined ? {} : { name: opts.name };
+        const result = await run(io, setExit, opts.json, () =>
+          packPlugin({
+            entry,
+            dist,
+            output,
+            minify: opts.minify === true,
+            allowOutsideImports: opts.allowOutsideImports === true,
+            ...name,
+          }),
+        );
+        if (result === undefined) return;
+        if (opts.json) {
+          return printJson(io, {
+            ok: true,
+            file: shown(result.file),
+            sha256: result.sha256,
+            size: result.size,
+            entries: result.entries,
+            diagnostics: result.diagnostics,
+          });
+        }
+        printDiagnostics(io, result.diagnostics);
+        io.stdout(
+          `packed ${shown(result.file)} (${result.size} bytes, ${result.entries.length} files)\nsha256 ${result.sha256}\n`,
+        );
+      },
+    );
 
   addPluginRunCommand(plugin, io, setExit);
 }
@@ -128,7 +195,12 @@ export function registerPlugin(program: Command, io: CliOutput, setExit: (code: 
  * Runs a toolchain step. Plugin problems (errors with diagnostics) print the diagnostics and exit 1;
  * other PluginBuildErrors are one-line usage/runtime errors (exit 2).
  */
-async function run<T>(io: CliOutput, setExit: (code: number) => void, json: boolean | undefined, step: () => Promise<T>): Promise<T | undefined> {
+async function run<T>(
+  io: CliOutput,
+  setExit: (code: number) => void,
+  json: boolean | undefined,
+  step: () => Promise<T>,
+): Promise<T | undefined> {
   try {
     return await step();
   } catch (error) {
@@ -145,10 +217,15 @@ async function run<T>(io: CliOutput, setExit: (code: number) => void, json: bool
   }
 }
 
-function printDiagnostics(io: CliOutput, diagnostics: readonly PluginDiagnostic[], write: (text: string) => void = io.stdout): void {
+function printDiagnostics(
+  io: CliOutput,
+  diagnostics: readonly PluginDiagnostic[],
+  write: (text: string) => void = io.stdout,
+): void {
   const c = colors(io);
   for (const d of diagnostics) {
-    const label = d.severity === "error" ? c.red("error  ") : d.severity === "warning" ? c.yellow("warning") : c.blue("info   ");
+    const label =
+      d.severity === "error" ? c.red("error  ") : d.severity === "warning" ? c.yellow("warning") : c.blue("info   ");
     const where = formatLocation(d);
     write(`${label} ${c.dim(d.code)} ${where === "" ? "" : `${where} `}${d.message}\n`);
   }

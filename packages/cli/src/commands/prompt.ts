@@ -1,5 +1,12 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
-import { CATALOG_FORMATS, DEFAULT_SEARCH_TOOL, TokenizerUnavailableError, type CatalogFormat, type TokenCounter, type TokenEncoding } from "@skillport/core";
+import {
+  CATALOG_FORMATS,
+  DEFAULT_SEARCH_TOOL,
+  TokenizerUnavailableError,
+  type CatalogFormat,
+  type TokenCounter,
+  type TokenEncoding,
+} from "@skillport/core";
 import { approximateTokenCounter, loadTokenCounter, TOKEN_ENCODINGS } from "@skillport/core/internal";
 import { CliError, colors, EXIT_PROBLEMS, type CliOutput } from "../io.js";
 import { loadSkills, reportLoadProblems } from "../load.js";
@@ -44,17 +51,30 @@ export function registerPrompt(program: Command, io: CliOutput, setExit: (code: 
       "print the skills catalog a model sees. Under a budget it keeps pinned skills, then higher priority, then takes " +
         "skills from every source in turn; its last line says how many were left out and which tool finds them.",
     )
-    .argument("[roots...]", "folders of skills, skill folders or source addresses (sqlite:./x.db, postgres://…, mysql://…, git+https://…#ref:path, https://…, npm:<package>), highest precedence first")
+    .argument(
+      "[roots...]",
+      "folders of skills, skill folders or source addresses (sqlite:./x.db, postgres://…, mysql://…, git+https://…#ref:path, https://…, npm:<package>), highest precedence first",
+    )
     .addOption(new Option("-f, --format <format>", "catalog format").choices([...CATALOG_FORMATS]).default("xml"))
     .addOption(new Option("--layout <layout>", "xml layout").choices(["skills-ref", "indented"]).default("skills-ref"))
     .option("--max-chars <n>", "character budget: whole skills are left out to fit", positiveInteger)
     .option("--max-tokens <n>", "token budget, counted by --tokenizer", positiveInteger)
     .addOption(
-      new Option("--tokenizer <name>", "how --max-tokens counts: an OpenAI encoding (js-tiktoken) or chars (characters ÷ 4)").choices([...TOKEN_ENCODINGS, "chars"]).default("o200k_base"),
+      new Option(
+        "--tokenizer <name>",
+        "how --max-tokens counts: an OpenAI encoding (js-tiktoken) or chars (characters ÷ 4)",
+      )
+        .choices([...TOKEN_ENCODINGS, "chars"])
+        .default("o200k_base"),
     )
     .option("--max-entry-chars <n>", "cap on one skill's entry (its description is shortened)", positiveInteger)
     .option("--pin <ids...>", "skills kept first under a budget, in this order")
-    .option("--priority <id=n>", "a skill's priority under a budget (repeatable; overrides its frontmatter)", priorityPair, {})
+    .option(
+      "--priority <id=n>",
+      "a skill's priority under a budget (repeatable; overrides its frontmatter)",
+      priorityPair,
+      {},
+    )
     .option("--search-tool <name>", "the tool the last line names when skills are left out", DEFAULT_SEARCH_TOOL)
     .option("--no-search-tool", "the model has no search tool: the last line only counts what was left out")
     .option("--metadata", "agentscope/json: show every metadata key (default: agentscope yes, json no)")
@@ -67,7 +87,10 @@ export function registerPrompt(program: Command, io: CliOutput, setExit: (code: 
         if (failures.length > 0) setExit(EXIT_PROBLEMS);
         // An empty catalog on stdout would look like success: say that nothing was found (exit 1), as validate does.
         if (registry.list().length === 0) {
-          const where = loaded.roots.length > 0 ? loaded.roots.join(", ") : ".agents/skills or .claude/skills (here, above, or in your home folder)";
+          const where =
+            loaded.roots.length > 0
+              ? loaded.roots.join(", ")
+              : ".agents/skills or .claude/skills (here, above, or in your home folder)";
           throw new CliError(`no skills found in ${where}`, EXIT_PROBLEMS);
         }
         const counter = options.maxTokens === undefined ? undefined : await tokenCounter(options.tokenizer, io);

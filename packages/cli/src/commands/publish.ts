@@ -23,7 +23,10 @@ interface PublishAnswer {
     digest: string;
     tags: string[];
     hold: string | null;
-    audit: { verdict: string; findings: Array<{ code: string; level: string; file: string; line: number; message: string }> };
+    audit: {
+      verdict: string;
+      findings: Array<{ code: string; level: string; file: string; line: number; message: string }>;
+    };
   };
 }
 
@@ -34,15 +37,26 @@ export function registerPublish(program: Command, io: CliOutput, setExit: (code:
     .description("publish a skill folder (packed as a .skill) or a zip/.skill file to a registry")
     .argument("<dir|zip>", "a skill folder holding SKILL.md, or an archive of one")
     .option("--registry <url>", "the registry (default: $SKILLPORT_REGISTRY, else the last one logged in to)")
-    .option("--tag <tag>", "point this tag at the version (repeatable; default latest)", (v: string, all: string[] = []) => [...all, v])
+    .option(
+      "--tag <tag>",
+      "point this tag at the version (repeatable; default latest)",
+      (v: string, all: string[] = []) => [...all, v],
+    )
     .option("--namespace <name>", "publish as @<name>/<skill> (you must be a member)")
-    .option("--semver <version>", "the version to publish as (default: the frontmatter's version, else the next patch); --version is the CLI's own")
+    .option(
+      "--semver <version>",
+      "the version to publish as (default: the frontmatter's version, else the next patch); --version is the CLI's own",
+    )
     .option("--changelog <text>", "what changed in this version")
     .option("--json", "print the registry's answer as JSON")
     .addHelpText("after", "\nExamples:\n  skillport publish ./skills/pdf --registry http://127.0.0.1:8787 --tag beta")
     .action(async (input: string, options: PublishOptions) => {
       const { url, token } = await resolveRegistry(options.registry);
-      if (!token) throw new CliError(`no token for ${url}: run skillport login --registry ${url} (or set SKILLPORT_REGISTRY_TOKEN)`, EXIT_ERROR);
+      if (!token)
+        throw new CliError(
+          `no token for ${url}: run skillport login --registry ${url} (or set SKILLPORT_REGISTRY_TOKEN)`,
+          EXIT_ERROR,
+        );
       const archive = await archiveOf(path.resolve(io.cwd, input), input, io);
       const form = new FormData();
       form.set("archive", new Blob([archive]), "skill.zip");
@@ -56,10 +70,19 @@ export function registerPublish(program: Command, io: CliOutput, setExit: (code:
       if (options.json) return printJson(io, answer);
       const c = colors(io);
       const what = `${v.skill}@${v.version}`;
-      io.stdout(answer.created ? `${c.green("published")} ${what} (${v.digest.slice(0, 19)}…) tags: ${v.tags.join(", ") || "none"}\n` : `unchanged: these files are already ${what}\n`);
+      io.stdout(
+        answer.created
+          ? `${c.green("published")} ${what} (${v.digest.slice(0, 19)}…) tags: ${v.tags.join(", ") || "none"}\n`
+          : `unchanged: these files are already ${what}\n`,
+      );
       io.stdout(`audit: ${v.audit.verdict}\n`);
       for (const f of v.audit.findings) io.stdout(`  ${f.level} ${f.code} ${f.file}:${f.line} ${f.message}\n`);
-      if (v.hold !== null) io.stderr(c.red(`${what} is held: its audit verdict is ${v.audit.verdict}; no one can list or download it until an admin decides\n`));
+      if (v.hold !== null)
+        io.stderr(
+          c.red(
+            `${what} is held: its audit verdict is ${v.audit.verdict}; no one can list or download it until an admin decides\n`,
+          ),
+        );
     });
 }
 

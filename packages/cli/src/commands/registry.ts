@@ -19,7 +19,9 @@ interface ServeOptions {
 
 /** `skillport registry serve` and `skillport registry token create`. */
 export function registerRegistry(program: Command, io: CliOutput): void {
-  const registry = program.command("registry").description("run a skill registry, and manage its tokens on the server side");
+  const registry = program
+    .command("registry")
+    .description("run a skill registry, and manage its tokens on the server side");
   registry
     .command("serve")
     .description("serve a registry: REST API, OpenAPI at /openapi.json, the well-known skills index; stops on Ctrl-C")
@@ -31,10 +33,17 @@ export function registerRegistry(program: Command, io: CliOutput): void {
     .option("--read-access <mode>", "public (anyone reads) or token (reads need a read token)", "public")
     .option("--max-upload-bytes <n>", "largest upload (default 16 MiB)", positiveInteger)
     .option("--no-web-ui", "serve only the API and the index, without the web UI at /")
-    .option("--pid-file <file>", "write the process id here once it listens (removed on stop): for scripts that start it in the background")
-    .addHelpText("after", "\nExamples:\n  skillport registry serve --db sqlite:./registry.db --blobs ./blobs --port 8787\n  skillport registry serve --db postgres://user@127.0.0.1/skills")
+    .option(
+      "--pid-file <file>",
+      "write the process id here once it listens (removed on stop): for scripts that start it in the background",
+    )
+    .addHelpText(
+      "after",
+      "\nExamples:\n  skillport registry serve --db sqlite:./registry.db --blobs ./blobs --port 8787\n  skillport registry serve --db postgres://user@127.0.0.1/skills",
+    )
     .action(async (options: ServeOptions) => {
-      if (options.readAccess !== "public" && options.readAccess !== "token") throw new CliError("--read-access must be public or token", EXIT_ERROR);
+      if (options.readAccess !== "public" && options.readAccess !== "token")
+        throw new CliError("--read-access must be public or token", EXIT_ERROR);
       const { serveRegistry } = await import("@skillport/registry");
       const running = await serveRegistry({
         database: databaseAddress(options.db, io.cwd),
@@ -46,7 +55,9 @@ export function registerRegistry(program: Command, io: CliOutput): void {
         webUi: options.webUi,
         limits: options.maxUploadBytes === undefined ? undefined : { maxUploadBytes: options.maxUploadBytes },
       });
-      io.stdout(`registry: ${running.url} (OpenAPI: ${running.url}/openapi.json${options.webUi ? `; web UI: ${running.url}/` : ""})\n`);
+      io.stdout(
+        `registry: ${running.url} (OpenAPI: ${running.url}/openapi.json${options.webUi ? `; web UI: ${running.url}/` : ""})\n`,
+      );
       io.stdout(`install from it: skillport add ${running.url}\n`);
       const pidFile = options.pidFile === undefined ? undefined : path.resolve(io.cwd, options.pidFile);
       if (pidFile !== undefined) await writeFileAtomic(pidFile, `${process.pid}\n`);
@@ -64,7 +75,10 @@ export function registerRegistry(program: Command, io: CliOutput): void {
     .command("create")
     .description("create a token in the registry's database and print it (only its hash is stored)")
     .requiredOption("--user <name>", "whose token it is")
-    .requiredOption("--scope <scope>", "read, publish or admin (repeatable)", (v: string, all: string[] = []) => [...all, v])
+    .requiredOption("--scope <scope>", "read, publish or admin (repeatable)", (v: string, all: string[] = []) => [
+      ...all,
+      v,
+    ])
     .option("--label <text>", "what it is for")
     .option("--db <address>", "the registry's database", "sqlite:./registry.db")
     .option("--json", "print {token, id, user, scopes}")
@@ -72,11 +86,20 @@ export function registerRegistry(program: Command, io: CliOutput): void {
       const { RegistryStore, SCOPES } = await import("@skillport/registry");
       const scopes = options.scope.flatMap((s) => s.split(",")).map((s) => s.trim());
       const bad = scopes.find((s) => !(SCOPES as readonly string[]).includes(s));
-      if (bad !== undefined) throw new CliError(`--scope: ${JSON.stringify(bad)} is not one of ${SCOPES.join(", ")}`, EXIT_ERROR);
+      if (bad !== undefined)
+        throw new CliError(`--scope: ${JSON.stringify(bad)} is not one of ${SCOPES.join(", ")}`, EXIT_ERROR);
       // Opening creates or migrates the tables, so the first admin token can be made before the first serve.
-      const store = await RegistryStore.open({ database: databaseAddress(options.db, io.cwd), blobs: { put: noBlobs, get: noBlobs, remove: noBlobs, discardUpload: noBlobs }, sweepOnOpen: false });
+      const store = await RegistryStore.open({
+        database: databaseAddress(options.db, io.cwd),
+        blobs: { put: noBlobs, get: noBlobs, remove: noBlobs, discardUpload: noBlobs },
+        sweepOnOpen: false,
+      });
       try {
-        const made = await store.createToken({ user: options.user, scopes: scopes as Array<(typeof SCOPES)[number]>, label: options.label });
+        const made = await store.createToken({
+          user: options.user,
+          scopes: scopes as Array<(typeof SCOPES)[number]>,
+          label: options.label,
+        });
         if (options.json) return printJson(io, made);
         io.data(`${made.token}\n`);
       } finally {

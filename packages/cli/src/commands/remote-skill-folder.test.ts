@@ -5,7 +5,12 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTempDir, removeDir } from "@skillport/testing";
-import { commitAndPush, makeRepo, startGitDaemon, type RunningServer } from "../../../remote/src/test-support/git-servers.js";
+import {
+  commitAndPush,
+  makeRepo,
+  startGitDaemon,
+  type RunningServer,
+} from "../../../remote/src/test-support/git-servers.js";
 import { runInProcess, skillMd } from "../test-support.js";
 
 let root: string;

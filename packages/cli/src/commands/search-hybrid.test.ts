@@ -13,7 +13,8 @@ const seen: Array<{ auth: string | undefined; inputs: number }> = [];
 // Deterministic fake model: one dimension per letter a–z, counted. Enough to rank "spreadsheet" texts together.
 function vector(text: string): number[] {
   const v = new Array<number>(26).fill(0);
-  for (const ch of text.toLowerCase()) if (ch >= "a" && ch <= "z") v[ch.charCodeAt(0) - 97] = (v[ch.charCodeAt(0) - 97] as number) + 1;
+  for (const ch of text.toLowerCase())
+    if (ch >= "a" && ch <= "z") v[ch.charCodeAt(0) - 97] = (v[ch.charCodeAt(0) - 97] as number) + 1;
   return v;
 }
 
@@ -29,7 +30,9 @@ async function embeddingsServer(refuse: () => boolean = () => false): Promise<st
         res.writeHead(500).end();
         return;
       }
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ data: input.map((t, index) => ({ index, embedding: vector(t) })) }));
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ data: input.map((t, index) => ({ index, embedding: vector(t) })) }));
     });
   });
   servers.push(server);
@@ -40,7 +43,10 @@ async function embeddingsServer(refuse: () => boolean = () => false): Promise<st
 const saved = { url: process.env.SKILLPORT_EMBEDDINGS_URL, key: process.env.SKILLPORT_EMBEDDINGS_API_KEY };
 afterEach(async () => {
   seen.length = 0;
-  for (const [name, value] of [["SKILLPORT_EMBEDDINGS_URL", saved.url], ["SKILLPORT_EMBEDDINGS_API_KEY", saved.key]] as const) {
+  for (const [name, value] of [
+    ["SKILLPORT_EMBEDDINGS_URL", saved.url],
+    ["SKILLPORT_EMBEDDINGS_API_KEY", saved.key],
+  ] as const) {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
   }
@@ -77,7 +83,9 @@ describe("skillport search with an embeddings endpoint", () => {
       const vectorsFile = path.join(cacheDir, (await readdir(cacheDir)).find((f) => f.startsWith("embeddings-")) ?? "");
       await writeFile(vectorsFile, JSON.stringify({ format: 1, vectors: { k: ["not a number"] } }));
       const damaged = JSON.parse((await runInProcess(args, dir)).stdout);
-      expect(damaged.warning).toMatch(/embeddings cache .* is not the expected shape: at vectors\.k\.0, expected number; rebuilding it/);
+      expect(damaged.warning).toMatch(
+        /embeddings cache .* is not the expected shape: at vectors\.k\.0, expected number; rebuilding it/,
+      );
       expect(seen[2]?.inputs).toBe(4);
       expect(JSON.parse((await runInProcess(args, dir)).stdout).warning).toBeUndefined();
       expect(seen[3]?.inputs).toBe(1);
@@ -97,13 +105,17 @@ describe("skillport search with an embeddings endpoint", () => {
     expect(run.stdout).toMatch(/^csv /);
     expect(run.stderr).toMatch(/warning: embeddings endpoint .* unreachable.*BM25/);
     expect(run.stderr).not.toContain("sk-cli-secret");
-    const json = JSON.parse((await runInProcess(["search", "csv spreadsheet", "s", "--no-cache", "--json"], dir)).stdout);
+    const json = JSON.parse(
+      (await runInProcess(["search", "csv spreadsheet", "s", "--no-cache", "--json"], dir)).stdout,
+    );
     expect(json.warning).toMatch(/unreachable/);
     expect(json.results.map((r: { id: string }) => r.id)).toEqual(["csv"]);
   });
 
   it("an endpoint that fails part-way: the skills embedded so far are cached, and the next run embeds only the rest", async () => {
-    const many = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`s/skill-${i}/SKILL.md`, skillMd(`skill-${i}`)]));
+    const many = Object.fromEntries(
+      Array.from({ length: 20 }, (_, i) => [`s/skill-${i}/SKILL.md`, skillMd(`skill-${i}`)]),
+    );
     const dir = await tree(many);
     const cacheDir = await mkdtemp(path.join(os.tmpdir(), "skillport-hybrid-cache-"));
     try {
@@ -143,7 +155,9 @@ describe("skillport search with an embeddings endpoint", () => {
   it("off by default: no endpoint, no hybrid field", async () => {
     const dir = await tree(skills);
     delete process.env.SKILLPORT_EMBEDDINGS_URL;
-    const out = JSON.parse((await runInProcess(["search", "csv spreadsheet", "s", "--json", "--no-cache"], dir)).stdout);
+    const out = JSON.parse(
+      (await runInProcess(["search", "csv spreadsheet", "s", "--json", "--no-cache"], dir)).stdout,
+    );
     expect(out.hybrid).toBeUndefined();
     expect(out.results[0].embeddingRank).toBeUndefined();
   });

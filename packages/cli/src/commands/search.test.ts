@@ -6,7 +6,11 @@ const tree = useTempTrees();
 
 describe("skillport search refuses questions that ask for nothing", () => {
   it.each([
-    ["--limit 0", ["search", "a", "skills", "--limit", "0"], /^error: option '-n, --limit <n>' argument '0' is invalid\. expected a whole number ≥ 1, got "0"\n/],
+    [
+      "--limit 0",
+      ["search", "a", "skills", "--limit", "0"],
+      /^error: option '-n, --limit <n>' argument '0' is invalid\. expected a whole number ≥ 1, got "0"\n/,
+    ],
     ["--limit -1", ["search", "a", "skills", "--limit", "-1"], /argument '-1' is invalid/],
     ["an empty query", ["search", "", "skills"], /^skillport: the query is empty/],
     ["a blank query", ["search", " \t", "skills"], /^skillport: the query is empty/],
@@ -20,7 +24,10 @@ describe("skillport search refuses questions that ask for nothing", () => {
 
   it("--limit 1 is accepted", async () => {
     const dir = await tree({ "skills/a/SKILL.md": skillMd("a") });
-    const run = await runInProcess(["search", "a things", "skills", "--limit", "1", "--min-confidence", "0", "--no-cache"], dir);
+    const run = await runInProcess(
+      ["search", "a things", "skills", "--limit", "1", "--min-confidence", "0", "--no-cache"],
+      dir,
+    );
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^a {2}/);
   });

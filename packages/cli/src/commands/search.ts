@@ -6,7 +6,13 @@ import { defaultCacheDir } from "../cache-dir.js";
 import { CliError, colors, EXIT_PROBLEMS, printJson, warnOn, type CliOutput } from "../io.js";
 import { atLeastOne } from "../options.js";
 import type { DiskSearchCache } from "../search-cache.js";
-import { readSnapshot, snapshotLocation, type LoadedSkillForSnapshot, type SnapshotSkill, type WarmIndex } from "../search-snapshot.js";
+import {
+  readSnapshot,
+  snapshotLocation,
+  type LoadedSkillForSnapshot,
+  type SnapshotSkill,
+  type WarmIndex,
+} from "../search-snapshot.js";
 import { truncateColumns } from "../text-width.js";
 
 // Only light modules above: a search answered from the warm snapshot never loads the registry, the fs provider or
@@ -38,7 +44,8 @@ interface Answer {
 
 function confidence(value: string): number {
   const parsed = Number(value);
-  if (value.trim() === "" || !(parsed >= 0 && parsed <= 1)) throw new InvalidArgumentError(`expected a number from 0 to 1, got ${JSON.stringify(value)}`);
+  if (value.trim() === "" || !(parsed >= 0 && parsed <= 1))
+    throw new InvalidArgumentError(`expected a number from 0 to 1, got ${JSON.stringify(value)}`);
   return parsed;
 }
 
@@ -52,36 +59,71 @@ export function registerSearch(program: Command, io: CliOutput, setExit: (code: 
         "kept in the cache folder and reused while skills are unchanged.",
     )
     .argument("<query>", "what you are looking for")
-    .argument("[roots...]", "folders of skills, skill folders or source addresses (sqlite:./x.db, postgres://…, mysql://…, git+https://…#ref:path, https://…, npm:<package>), highest precedence first")
+    .argument(
+      "[roots...]",
+      "folders of skills, skill folders or source addresses (sqlite:./x.db, postgres://…, mysql://…, git+https://…#ref:path, https://…, npm:<package>), highest precedence first",
+    )
     .option("-n, --limit <n>", "most results (at least 1)", atLeastOne, 5)
-    .option("--min-confidence <x>", "abstain: leave out hits below this confidence (0–1; default 0, every hit that matches; see docs/search.md)", confidence, DEFAULT_MIN_CONFIDENCE)
+    .option(
+      "--min-confidence <x>",
+      "abstain: leave out hits below this confidence (0–1; default 0, every hit that matches; see docs/search.md)",
+      confidence,
+      DEFAULT_MIN_CONFIDENCE,
+    )
     .option("--all", "also find skills hidden from models (disable-model-invocation: true)")
     .option("--json", "print JSON")
-    .option("--cache-dir <dir>", "where the search and metadata indexes live (default: $SKILLPORT_CACHE_DIR, $XDG_CACHE_HOME/skillport or ~/.cache/skillport)")
+    .option(
+      "--cache-dir <dir>",
+      "where the search and metadata indexes live (default: $SKILLPORT_CACHE_DIR, $XDG_CACHE_HOME/skillport or ~/.cache/skillport)",
+    )
     .option("--no-cache", "neither read nor write the on-disk indexes")
     .option(
       "--embeddings-url <url>",
       "also rank by an OpenAI-compatible embeddings endpoint (base URL, e.g. http://127.0.0.1:8080/v1) fused with BM25 by reciprocal rank fusion; " +
         "API key from $SKILLPORT_EMBEDDINGS_API_KEY (default: $SKILLPORT_EMBEDDINGS_URL; off when unset)",
     )
-    .option("--embeddings-model <name>", "model name sent to the embeddings endpoint (default: $SKILLPORT_EMBEDDINGS_MODEL or text-embedding-3-small)")
+    .option(
+      "--embeddings-model <name>",
+      "model name sent to the embeddings endpoint (default: $SKILLPORT_EMBEDDINGS_MODEL or text-embedding-3-small)",
+    )
     .action(async (query: string, roots: string[], options: SearchCommandOptions) => {
-      if (query.trim() === "") throw new CliError("the query is empty: say what you are looking for, e.g. skillport search \"csv report\"");
+      if (query.trim() === "")
+        throw new CliError('the query is empty: say what you are looking for, e.g. skillport search "csv report"');
       const cacheDir = options.cache ? path.resolve(io.cwd, options.cacheDir ?? defaultCacheDir()) : undefined;
       const embeddingsUrl = options.embeddingsUrl ?? (process.env.SKILLPORT_EMBEDDINGS_URL || undefined);
       const absoluteRoots = roots.map((r) => path.resolve(io.cwd, r));
-      const snapshot = cacheDir !== undefined && roots.length > 0 ? snapshotLocation(cacheDir, absoluteRoots) : undefined;
-      const read = snapshot !== undefined && embeddingsUrl === undefined ? await readSnapshot(snapshot.file, snapshot.scope) : undefined;
+      const snapshot =
+        cacheDir !== undefined && roots.length > 0 ? snapshotLocation(cacheDir, absoluteRoots) : undefined;
+      const read =
+        snapshot !== undefined && embeddingsUrl === undefined
+          ? await readSnapshot(snapshot.file, snapshot.scope)
+          : undefined;
       if (read !== undefined && "problem" in read) warnOn(io)(read.problem);
       const warm = read !== undefined && "index" in read ? read : undefined;
-      const answer = warm ? answerFromSnapshot(warm, query, options) : await answerFromSources(query, roots, absoluteRoots, options, { io, setExit, cacheDir, embeddingsUrl, snapshot });
+      const answer = warm
+        ? answerFromSnapshot(warm, query, options)
+        : await answerFromSources(query, roots, absoluteRoots, options, {
+            io,
+            setExit,
+            cacheDir,
+            embeddingsUrl,
+            snapshot,
+          });
       print(io, query, options, answer);
     });
 }
 
 function answerFromSnapshot(warm: WarmIndex, query: string, options: SearchCommandOptions): Answer {
-  const hits = warm.index.search(query, { limit: options.limit, minConfidence: options.minConfidence, includeHidden: options.all });
-  return { hits, describe: (id) => warm.descriptions.get(id) ?? "", index: { skills: warm.skills, reused: warm.skills, analysed: 0, cached: true, snapshot: true } };
+  const hits = warm.index.search(query, {
+    limit: options.limit,
+    minConfidence: options.minConfidence,
+    includeHidden: options.all,
+  });
+  return {
+    hits,
+    describe: (id) => warm.descriptions.get(id) ?? "",
+    index: { skills: warm.skills, reused: warm.skills, analysed: 0, cached: true, snapshot: true },
+  };
 }
 
 interface PathContext {
@@ -93,14 +135,21 @@ interface PathContext {
 }
 
 /** The normal path: load every source, search, and leave a snapshot behind when the load was clean. */
-async function answerFromSources(query: string, roots: string[], absoluteRoots: string[], options: SearchCommandOptions, context: PathContext): Promise<Answer> {
+async function answerFromSources(
+  query: string,
+  roots: string[],
+  absoluteRoots: string[],
+  options: SearchCommandOptions,
+  context: PathContext,
+): Promise<Answer> {
   const { io, setExit, cacheDir, embeddingsUrl, snapshot } = context;
-  const [{ skillFields }, { loadSkills, reportLoadProblems }, { cacheFileName }, { DiskSearchCache: SearchCache }] = await Promise.all([
-    import("@skillport/core"),
-    import("../load.js"),
-    import("../cache-dir.js"),
-    import("../search-cache.js"),
-  ]);
+  const [{ skillFields }, { loadSkills, reportLoadProblems }, { cacheFileName }, { DiskSearchCache: SearchCache }] =
+    await Promise.all([
+      import("@skillport/core"),
+      import("../load.js"),
+      import("../cache-dir.js"),
+      import("../search-cache.js"),
+    ]);
   const loadStartedMs = Date.now();
   let cache: DiskSearchCache | undefined;
   const analysed = new Map<string, SnapshotSkill["doc"]>();
@@ -127,11 +176,17 @@ async function answerFromSources(query: string, roots: string[], absoluteRoots: 
   const { registry, failures, skipped, rootPaths, saveCaches } = loaded;
   try {
     if (failures.length > 0) setExit(EXIT_PROBLEMS);
-    if (cacheDir !== undefined) cache = await SearchCache.open(path.join(cacheDir, cacheFileName("search", rootPaths)), rootPaths.join("\0"));
+    if (cacheDir !== undefined)
+      cache = await SearchCache.open(path.join(cacheDir, cacheFileName("search", rootPaths)), rootPaths.join("\0"));
     if (cache?.problem !== undefined) warnOn(io)(cache.problem);
     let hits: Hit[];
     let warning: string | undefined;
-    if (embeddingsUrl === undefined) hits = await registry.search(query, { limit: options.limit, minConfidence: options.minConfidence, includeHidden: options.all });
+    if (embeddingsUrl === undefined)
+      hits = await registry.search(query, {
+        limit: options.limit,
+        minConfidence: options.minConfidence,
+        includeHidden: options.all,
+      });
     else {
       // Loaded only when asked for: the plain search path stays small.
       const { hybridSearch } = await import("../hybrid-search.js");
@@ -156,7 +211,19 @@ async function answerFromSources(query: string, roots: string[], absoluteRoots: 
     }
     if (!options.json) reportLoadProblems(io, failures, registry.shadowed, skipped);
     const left = failures.map((f) => ({ source: f.source, id: f.id ?? null, message: f.message }));
-    return { hits, describe, warning, failures: left, hybrid: embeddingsUrl !== undefined, index: { skills: registry.list().length, reused: cache?.reused ?? 0, analysed: cache?.analysed ?? 0, cached: cacheDir !== undefined } };
+    return {
+      hits,
+      describe,
+      warning,
+      failures: left,
+      hybrid: embeddingsUrl !== undefined,
+      index: {
+        skills: registry.list().length,
+        reused: cache?.reused ?? 0,
+        analysed: cache?.analysed ?? 0,
+        cached: cacheDir !== undefined,
+      },
+    };
   } finally {
     await loaded.close();
   }
@@ -186,7 +253,13 @@ async function leaveSnapshot(
     skills.push({ root, id: entry.id, location, snapshot: { doc, description: describe(entry.id) } });
   }
   const stamps = snapshotStamps(roots, skills, loadStartedMs);
-  if (stamps !== undefined) await saveSnapshot(snapshot.file, snapshot.scope, stamps, skills.map((s) => s.snapshot));
+  if (stamps !== undefined)
+    await saveSnapshot(
+      snapshot.file,
+      snapshot.scope,
+      stamps,
+      skills.map((s) => s.snapshot),
+    );
 }
 
 function print(io: CliOutput, query: string, options: SearchCommandOptions, answer: Answer): void {
@@ -199,16 +272,28 @@ function print(io: CliOutput, query: string, options: SearchCommandOptions, answ
     description: answer.describe(hit.id),
   }));
   if (options.json) {
-    printJson(io, { query, minConfidence: options.minConfidence, results, index: answer.index, ...(answer.hybrid === true && { hybrid: true }), ...(answer.warning !== undefined && { warning: answer.warning }), ...(answer.failures !== undefined && answer.failures.length > 0 && { failures: answer.failures }) });
+    printJson(io, {
+      query,
+      minConfidence: options.minConfidence,
+      results,
+      index: answer.index,
+      ...(answer.hybrid === true && { hybrid: true }),
+      ...(answer.warning !== undefined && { warning: answer.warning }),
+      ...(answer.failures !== undefined && answer.failures.length > 0 && { failures: answer.failures }),
+    });
     return;
   }
   const c = colors(io);
   if (results.length === 0) {
-    io.stdout(`No skill fits ${JSON.stringify(query)}${options.minConfidence > 0 ? ` (confidence ≥ ${options.minConfidence}; --min-confidence 0 shows weaker matches)` : ""}.\n`);
+    io.stdout(
+      `No skill fits ${JSON.stringify(query)}${options.minConfidence > 0 ? ` (confidence ≥ ${options.minConfidence}; --min-confidence 0 shows weaker matches)` : ""}.\n`,
+    );
     return;
   }
   for (const r of results) {
-    io.stdout(`${c.bold(r.id)}  ${c.dim(percent(r.confidence))}\n  ${truncateColumns(r.description.replace(/\s+/g, " ").trim(), 110)}\n`);
+    io.stdout(
+      `${c.bold(r.id)}  ${c.dim(percent(r.confidence))}\n  ${truncateColumns(r.description.replace(/\s+/g, " ").trim(), 110)}\n`,
+    );
   }
 }
 

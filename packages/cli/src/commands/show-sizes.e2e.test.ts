@@ -28,7 +28,10 @@ beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), "skillport-show-sizes-"));
   preload = path.join(dir, "peak.mjs");
   // Written at exit: the process's peak resident memory, to the file named by SKILLPORT_TEST_PEAK.
-  writeFileSync(preload, 'import { writeFileSync } from "node:fs";\nprocess.on("exit", () => writeFileSync(process.env.SKILLPORT_TEST_PEAK, String(process.resourceUsage().maxRSS * 1024)));\n');
+  writeFileSync(
+    preload,
+    'import { writeFileSync } from "node:fs";\nprocess.on("exit", () => writeFileSync(process.env.SKILLPORT_TEST_PEAK, String(process.resourceUsage().maxRSS * 1024)));\n',
+  );
   const big = "a".repeat(PAYLOAD);
   await writeTree(path.join(dir, "skills"), {
     "small/SKILL.md": skillMd("small"),
@@ -41,8 +44,18 @@ beforeAll(async () => {
   });
   sqlite = path.join(dir, "skills.db");
   const repository = await SqlSkillRepository.open({ connection: `sqlite:${sqlite}` });
-  const skill = (name: string, resource: string) => new Skill({ frontmatter: { name, description: `The ${name} skill. Use in tests.` }, body: `# ${name}\n`, resources: new Map([[resource, "x\n"]]) });
-  await repository.save([skill("small", "assets/small.txt"), skill("big-body", "assets/a.txt"), skill("big-desc", "assets/a.txt"), skill("big-file", "assets/big.txt")]);
+  const skill = (name: string, resource: string) =>
+    new Skill({
+      frontmatter: { name, description: `The ${name} skill. Use in tests.` },
+      body: `# ${name}\n`,
+      resources: new Map([[resource, "x\n"]]),
+    });
+  await repository.save([
+    skill("small", "assets/small.txt"),
+    skill("big-body", "assets/a.txt"),
+    skill("big-desc", "assets/a.txt"),
+    skill("big-file", "assets/big.txt"),
+  ]);
   await repository.close();
   // Forged behind the repository's back, as a hostile writer of the database would (skill_md_bytes stays small).
   const db = new Database(sqlite);
@@ -58,10 +71,15 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string; peak: number }> {
   const peakFile = path.join(dir, `peak-${Math.random().toString(36).slice(2)}`);
   return new Promise((resolve) => {
-    execFile(process.execPath, ["--import", preload, cli, ...args], { cwd: dir, maxBuffer: 256 * MiB, env: { ...process.env, NO_COLOR: "1", SKILLPORT_TEST_PEAK: peakFile } }, (error, stdout, stderr) => {
-      const code = error ? Number((error as { code?: number }).code ?? 1) : 0;
-      resolve({ code, stdout, stderr, peak: Number(readFileSync(peakFile, "utf8")) });
-    });
+    execFile(
+      process.execPath,
+      ["--import", preload, cli, ...args],
+      { cwd: dir, maxBuffer: 256 * MiB, env: { ...process.env, NO_COLOR: "1", SKILLPORT_TEST_PEAK: peakFile } },
+      (error, stdout, stderr) => {
+        const code = error ? Number((error as { code?: number }).code ?? 1) : 0;
+        resolve({ code, stdout, stderr, peak: Number(readFileSync(peakFile, "utf8")) });
+      },
+    );
   });
 }
 
@@ -71,31 +89,36 @@ const SOURCES: Array<[string, string, (name: string) => string[]]> = [
   ["SQLite", "sqlite:skills.db", (name) => [name, "-r", "sqlite:skills.db"]],
 ];
 
-describe.each(SOURCES)("show and list over %s: huge content is refused before it is read", (_label, address, skillArgs) => {
-  let baseline: number;
-  beforeAll(async () => {
-    const small = await run(["show", ...skillArgs("small")]);
-    expect(small.code).toBe(0);
-    baseline = small.peak;
-  }, 60_000);
+describe.each(SOURCES)(
+  "show and list over %s: huge content is refused before it is read",
+  (_label, address, skillArgs) => {
+    let baseline: number;
+    beforeAll(async () => {
+      const small = await run(["show", ...skillArgs("small")]);
+      expect(small.code).toBe(0);
+      baseline = small.peak;
+    }, 60_000);
 
-  it.each([
-    ["a huge body", "big-body", [], /big-body.*larger than (the )?10485760/],
-    ["a huge resource", "big-file", ["--file", "assets/big.txt"], /assets\/big\.txt.*larger than (the )?10485760/],
-  ])("%s: one clear line, exit 2, bounded memory", async (_what, name, extra, message) => {
-    const result = await run(["show", ...skillArgs(name), ...extra]);
-    expect(result.code).toBe(2);
-    expect(result.stdout).toBe("");
-    expect(result.stderr.trim().split("\n")).toHaveLength(1);
-    expect(result.stderr).toMatch(message);
-    expect(result.peak - baseline).toBeLessThan(BOUND);
-  });
+    it.each([
+      ["a huge body", "big-body", [], /big-body.*larger than (the )?10485760/],
+      ["a huge resource", "big-file", ["--file", "assets/big.txt"], /assets\/big\.txt.*larger than (the )?10485760/],
+    ])("%s: one clear line, exit 2, bounded memory", async (_what, name, extra, message) => {
+      const result = await run(["show", ...skillArgs(name), ...extra]);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe("");
+      expect(result.stderr.trim().split("\n")).toHaveLength(1);
+      expect(result.stderr).toMatch(message);
+      expect(result.peak - baseline).toBeLessThan(BOUND);
+    });
 
-  it("a huge description: list names the problem and lists the rest, in bounded memory", async () => {
-    const result = await run(["list", address]);
-    expect(result.stdout).toContain("small");
-    expect(`${result.stdout}${result.stderr}`).toMatch(/big-desc[^\n]*frontmatter is larger than the limit of 262144 bytes/);
-    expect(result.stdout.length + result.stderr.length).toBeLessThan(64 * 1024);
-    expect(result.peak - baseline).toBeLessThan(BOUND);
-  });
-});
+    it("a huge description: list names the problem and lists the rest, in bounded memory", async () => {
+      const result = await run(["list", address]);
+      expect(result.stdout).toContain("small");
+      expect(`${result.stdout}${result.stderr}`).toMatch(
+        /big-desc[^\n]*frontmatter is larger than the limit of 262144 bytes/,
+      );
+      expect(result.stdout.length + result.stderr.length).toBeLessThan(64 * 1024);
+      expect(result.peak - baseline).toBeLessThan(BOUND);
+    });
+  },
+);

@@ -35,26 +35,43 @@ describe.skipIf(!isBuilt)("show --file prints the file's bytes", () => {
 
   it("--json gives a binary file as base64 (and says so), a text file as text", async () => {
     const { dir, bytes } = await binaryFixture();
-    const binary = JSON.parse(runBuilt(["show", "blob", "-r", "skills", "--file", "data.bin", "--json"], dir).stdout.toString()) as { encoding: string; content: string; size: number };
+    const binary = JSON.parse(
+      runBuilt(["show", "blob", "-r", "skills", "--file", "data.bin", "--json"], dir).stdout.toString(),
+    ) as { encoding: string; content: string; size: number };
     expect(binary).toMatchObject({ encoding: "base64", size: 4096 });
     expect(Buffer.from(binary.content, "base64").equals(bytes)).toBe(true);
-    const text = JSON.parse(runBuilt(["show", "blob", "-r", "skills", "--file", "SKILL.md", "--json"], dir).stdout.toString()) as { encoding: string; content: string };
+    const text = JSON.parse(
+      runBuilt(["show", "blob", "-r", "skills", "--file", "SKILL.md", "--json"], dir).stdout.toString(),
+    ) as { encoding: string; content: string };
     expect(text).toEqual(expect.objectContaining({ encoding: "utf8", content: skillMd("blob") }));
   });
 
   it.skipIf(!hasScript)("on a terminal a binary file is one line that says what it is and how to save it", async () => {
     const { dir } = await binaryFixture();
-    const { code, output } = await runOnTerminal(["show", "blob", "-r", "sqlite:./skills.db", "--file", "data.bin"], dir);
+    const { code, output } = await runOnTerminal(
+      ["show", "blob", "-r", "sqlite:./skills.db", "--file", "data.bin"],
+      dir,
+    );
     expect(code).toBe(0);
-    expect(output).toBe("data.bin: binary file, 4096 bytes, not printed on a terminal; redirect it: skillport show blob --file data.bin > data.bin\n");
+    expect(output).toBe(
+      "data.bin: binary file, 4096 bytes, not printed on a terminal; redirect it: skillport show blob --file data.bin > data.bin\n",
+    );
   });
 });
 
 describe("show says why a skill cannot be shown, as list does", () => {
   it.each([
     ["broken YAML", "---\nname: x\ndescription: [unclosed\n---\nbody\n", /invalid YAML/],
-    ["latin-1 bytes", Buffer.from("---\nname: x\ndescription: caf\xe9 things\n---\nbody\n", "latin1"), /not valid UTF-8/],
-    ["a SKILL.md over the size limit", `---\nname: x\ndescription: big\n---\n${"a".repeat(11 * 1024 * 1024)}`, /larger than the \d+-byte limit/],
+    [
+      "latin-1 bytes",
+      Buffer.from("---\nname: x\ndescription: caf\xe9 things\n---\nbody\n", "latin1"),
+      /not valid UTF-8/,
+    ],
+    [
+      "a SKILL.md over the size limit",
+      `---\nname: x\ndescription: big\n---\n${"a".repeat(11 * 1024 * 1024)}`,
+      /larger than the \d+-byte limit/,
+    ],
   ])("%s", async (_case, content, reason) => {
     const dir = await tree({ "skills/good/SKILL.md": skillMd("good"), "skills/x/SKILL.md": "placeholder" });
     await writeFile(path.join(dir, "skills/x/SKILL.md"), content);

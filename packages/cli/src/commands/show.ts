@@ -9,9 +9,15 @@ export function registerShow(program: Command, io: CliOutput): void {
   program
     .command("show")
     .description("show a skill's metadata, instructions and files, or one of its files")
-    .argument("<skill>", "a skill folder or SKILL.md path, or a skill id (qualified ids like fs:examples/skills:csv-insights work too)")
+    .argument(
+      "<skill>",
+      "a skill folder or SKILL.md path, or a skill id (qualified ids like fs:examples/skills:csv-insights work too)",
+    )
     .option("--file <path>", "print this file of the skill (relative to the skill folder) instead")
-    .option("-r, --root <dir...>", "folders of skills or source addresses (sqlite:…, postgres://…, git+https://…, https://…, npm:…) to look the id up in (default: .agents/skills and .claude/skills around here)")
+    .option(
+      "-r, --root <dir...>",
+      "folders of skills or source addresses (sqlite:…, postgres://…, git+https://…, https://…, npm:…) to look the id up in (default: .agents/skills and .claude/skills around here)",
+    )
     .option("--json", "print JSON")
     .action(async (skill: string, options: { file?: string; root?: string[]; json?: boolean }) => {
       const { entry, loaded } = await findSkill(skill, options.root ?? [], io);
@@ -23,23 +29,41 @@ export function registerShow(program: Command, io: CliOutput): void {
     });
 }
 
-async function showEntry(entry: RegistryEntry, skill: string, options: { file?: string; json?: boolean }, io: CliOutput): Promise<void> {
+async function showEntry(
+  entry: RegistryEntry,
+  skill: string,
+  options: { file?: string; json?: boolean },
+  io: CliOutput,
+): Promise<void> {
   if (options.file !== undefined) {
     const bytes = await entry.readFile(options.file);
     const text = utf8Text(bytes);
     if (options.json) {
-      const content = text === undefined ? { encoding: "base64", content: Buffer.from(bytes).toString("base64") } : { encoding: "utf8", content: text };
+      const content =
+        text === undefined
+          ? { encoding: "base64", content: Buffer.from(bytes).toString("base64") }
+          : { encoding: "utf8", content: text };
       printJson(io, { id: entry.id, path: options.file, size: bytes.length, ...content });
     } else if (text === undefined && io.terminal === true) {
       // A binary file on a terminal would be noise (or escape sequences): say what it is and how to get it.
-      io.stdout(`${options.file}: binary file, ${bytes.length} bytes, not printed on a terminal; redirect it: skillport show ${skill} --file ${options.file} > ${path.basename(options.file)}\n`);
+      io.stdout(
+        `${options.file}: binary file, ${bytes.length} bytes, not printed on a terminal; redirect it: skillport show ${skill} --file ${options.file} > ${path.basename(options.file)}\n`,
+      );
     } else io.data(bytes);
     return;
   }
   const [body, files, location] = await Promise.all([entry.getBody(), entry.listFiles(), entry.getLocation()]);
   const metadata = entry.getMetadata();
   if (options.json) {
-    printJson(io, { id: entry.id, qualifiedId: entry.qualifiedId, source: entry.source, location: location ?? null, metadata, body, files });
+    printJson(io, {
+      id: entry.id,
+      qualifiedId: entry.qualifiedId,
+      source: entry.source,
+      location: location ?? null,
+      metadata,
+      body,
+      files,
+    });
     return;
   }
   const c = colors(io);
@@ -65,7 +89,11 @@ function utf8Text(bytes: Uint8Array): string | undefined {
   }
 }
 
-async function findSkill(skill: string, roots: readonly string[], io: CliOutput): Promise<{ entry: RegistryEntry; loaded: LoadedSkills }> {
+async function findSkill(
+  skill: string,
+  roots: readonly string[],
+  io: CliOutput,
+): Promise<{ entry: RegistryEntry; loaded: LoadedSkills }> {
   const asPath = path.resolve(io.cwd, skill);
   const info = await stat(asPath).catch(() => undefined);
   if (info) {
@@ -87,12 +115,19 @@ async function findSkill(skill: string, roots: readonly string[], io: CliOutput)
     await loaded.close();
     if (error instanceof SkillNotFoundError) {
       // A skill that is there but cannot be loaded: its reason, as `list` words it, not "no skill".
-      const failed = loaded.failures.find((f) => f.id !== undefined && (f.id === skill || `${f.source}:${f.id}` === skill));
-      if (failed) throw new CliError(`cannot load skill ${JSON.stringify(skill)} (${failed.source}:${failed.id}): ${failed.message}`);
+      const failed = loaded.failures.find(
+        (f) => f.id !== undefined && (f.id === skill || `${f.source}:${f.id}` === skill),
+      );
+      if (failed)
+        throw new CliError(
+          `cannot load skill ${JSON.stringify(skill)} (${failed.source}:${failed.id}): ${failed.message}`,
+        );
       const notSkill = loaded.skipped.find((s) => s.folder === skill || `${s.source}:${s.folder}` === skill);
       if (notSkill) throw new CliError(`${notSkill.source}:${notSkill.folder} is not a skill: ${notSkill.message}`);
       const known = registry.list().map((e) => e.id);
-      throw new CliError(`no skill ${JSON.stringify(skill)}${known.length ? ` (known: ${known.slice(0, 10).join(", ")}${known.length > 10 ? ", …" : ""})` : " and no skills were found"}`);
+      throw new CliError(
+        `no skill ${JSON.stringify(skill)}${known.length ? ` (known: ${known.slice(0, 10).join(", ")}${known.length > 10 ? ", …" : ""})` : " and no skills were found"}`,
+      );
     }
     throw error;
   }

@@ -14,20 +14,33 @@ export function registerTools(program: Command, io: CliOutput, setExit: (code: n
   boxOptions(
     program
       .command("tools")
-      .description("print the tool definitions a model gets for these skills, in an API's shape (before any skill is loaded, unless --all)")
+      .description(
+        "print the tool definitions a model gets for these skills, in an API's shape (before any skill is loaded, unless --all)",
+      )
       .argument("[roots...]", "folders of skills or skill folders, highest precedence first")
-      .addOption(new Option("-f, --format <format>", "openai (Chat Completions), openai-responses, anthropic, mcp (tools/list) or json (neutral)").choices([...FORMATS]).default("openai"))
+      .addOption(
+        new Option(
+          "-f, --format <format>",
+          "openai (Chat Completions), openai-responses, anthropic, mcp (tools/list) or json (neutral)",
+        )
+          .choices([...FORMATS])
+          .default("openai"),
+      )
       .option("--all", "also the tools that appear only after a skill is loaded"),
   ).action(async (roots: string[], options: ToolsOptions) => {
     const box = await buildBox(roots, options, io, setExit);
     try {
       const tools = options.all ? box.allTools() : box.tools();
       const out =
-        options.format === "openai" ? toOpenAIChatTools(tools)
-        : options.format === "openai-responses" ? toOpenAIResponsesTools(tools)
-        : options.format === "anthropic" ? toAnthropicTools(tools)
-        : options.format === "mcp" ? { tools: toMcpTools(tools) }
-        : tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+        options.format === "openai"
+          ? toOpenAIChatTools(tools)
+          : options.format === "openai-responses"
+            ? toOpenAIResponsesTools(tools)
+            : options.format === "anthropic"
+              ? toAnthropicTools(tools)
+              : options.format === "mcp"
+                ? { tools: toMcpTools(tools) }
+                : tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
       printJson(io, out);
     } finally {
       await box.close();

@@ -15,7 +15,9 @@ async function packed(): Promise<string> {
 describe("skillport unpack", () => {
   it("writes every file into a new folder and reports the package's versionId", async () => {
     const dir = await packed();
-    const inspected = JSON.parse((await runInProcess(["inspect", "pkg.zip", "--json"], dir)).stdout) as { versionId: string };
+    const inspected = JSON.parse((await runInProcess(["inspect", "pkg.zip", "--json"], dir)).stdout) as {
+      versionId: string;
+    };
     const run = await runInProcess(["unpack", "pkg.zip", "out", "--json"], dir);
     expect([run.code, run.stderr]).toEqual([0, ""]);
     const result = JSON.parse(run.stdout) as { output: string; versionId: string; files: number; format: string };

@@ -37,7 +37,10 @@ export function registerUnpack(program: Command, io: CliOutput, _setExit: (code:
         return;
       }
       const c = colors(io);
-      const lines = [`${c.green("unpacked")} ${result.files.length} files (${size(result.totalBytes)}, ${result.format}) into ${shown}`, `versionId ${result.versionId}`];
+      const lines = [
+        `${c.green("unpacked")} ${result.files.length} files (${size(result.totalBytes)}, ${result.format}) into ${shown}`,
+        `versionId ${result.versionId}`,
+      ];
       if (result.strippedPrefix !== undefined) lines.push(`stripped wrapper directory ${result.strippedPrefix}/`);
       for (const d of result.dropped) lines.push(`dropped ${d.path}  ${c.dim(d.reason)}`);
       io.stdout(lines.join("\n") + "\n");

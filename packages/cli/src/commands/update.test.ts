@@ -8,21 +8,39 @@ import { runInProcess, skillMd, useTempTrees } from "../test-support.js";
 const tree = useTempTrees();
 
 const lockHash = (project: string, name: string) =>
-  (JSON.parse(readFileSync(path.join(project, "skills-lock.json"), "utf8")) as { skills: Record<string, { computedHash: string }> }).skills[name]?.computedHash;
+  (
+    JSON.parse(readFileSync(path.join(project, "skills-lock.json"), "utf8")) as {
+      skills: Record<string, { computedHash: string }>;
+    }
+  ).skills[name]?.computedHash;
 
 describe("skillport update", () => {
   it("re-installs the changed skill, keeps its agent's link, moves its lock hash, and says what changed", async () => {
-    const dir = await tree({ "src/skills/alpha/SKILL.md": skillMd("alpha"), "src/skills/beta/SKILL.md": skillMd("beta"), "project/": { dir: true } });
+    const dir = await tree({
+      "src/skills/alpha/SKILL.md": skillMd("alpha"),
+      "src/skills/beta/SKILL.md": skillMd("beta"),
+      "project/": { dir: true },
+    });
     const project = path.join(dir, "project");
-    expect((await runInProcess(["add", "../src/skills", "--skill", "*", "--agent", "claude-code"], project)).code).toBe(0);
+    expect((await runInProcess(["add", "../src/skills", "--skill", "*", "--agent", "claude-code"], project)).code).toBe(
+      0,
+    );
     const before = { alpha: lockHash(project, "alpha"), beta: lockHash(project, "beta") };
 
-    expect(await runInProcess(["update"], project)).toEqual({ code: 0, stdout: "Everything is up to date.\n", stderr: "" });
+    expect(await runInProcess(["update"], project)).toEqual({
+      code: 0,
+      stdout: "Everything is up to date.\n",
+      stderr: "",
+    });
 
     await writeFile(path.join(dir, "src/skills/beta/notes.md"), "new file\n");
     const run = await runInProcess(["update", "--json"], project);
     expect([run.code, run.stderr]).toEqual([0, ""]);
-    const updated = (JSON.parse(run.stdout) as { updated: Array<{ name: string; from: string; to: string; changes: { added: string[] } | null }> }).updated;
+    const updated = (
+      JSON.parse(run.stdout) as {
+        updated: Array<{ name: string; from: string; to: string; changes: { added: string[] } | null }>;
+      }
+    ).updated;
     expect(updated.map((u) => u.name)).toEqual(["beta"]);
     expect(updated[0]!.from).toBe(before.beta);
     expect(updated[0]!.changes?.added).toEqual(["notes.md"]);

@@ -24,7 +24,9 @@ interface UpdateOptions {
 export function registerUpdate(program: Command, io: CliOutput): void {
   program
     .command("update")
-    .description("re-install the locked skills whose source changed, for the same agents; print what changed and how the risk surface grew")
+    .description(
+      "re-install the locked skills whose source changed, for the same agents; print what changed and how the risk surface grew",
+    )
     .argument("[names...]", "installed skill names (default: all in skills-lock.json)")
     .option("-y, --yes", "accept updates whose risk surface grew to a warn verdict")
     .option("--force", "accept updates whose risk surface grew to a malicious verdict")
@@ -35,7 +37,8 @@ export function registerUpdate(program: Command, io: CliOutput): void {
         const { lock } = await readLock(io.cwd);
         const sidecar = await readSidecar(io.cwd, lock);
         const wanted = names.length > 0 ? names : Object.keys(lock.skills).sort();
-        for (const name of wanted) if (!(name in lock.skills)) throw new InstallError(`${name}: not in skills-lock.json`, "INSTALL_USAGE");
+        for (const name of wanted)
+          if (!(name in lock.skills)) throw new InstallError(`${name}: not in skills-lock.json`, "INSTALL_USAGE");
         // Everything is fetched, audited and diffed before anything is written: a refusal updates nothing.
         const pending = [];
         const priors: Record<string, PriorAudit> = {};
@@ -55,23 +58,47 @@ export function registerUpdate(program: Command, io: CliOutput): void {
         }
         io.status("");
         if (!options.json) for (const p of pending) if (p.risk.grew) showGrowth(io, p.skill.name, p.risk);
-        const records = await installAuditGate(io, { yes: options.yes === true, force: options.force === true }, { priors, verb: "updated" })(pending.map((p) => p.skill));
+        const records = await installAuditGate(
+          io,
+          { yes: options.yes === true, force: options.force === true },
+          { priors, verb: "updated" },
+        )(pending.map((p) => p.skill));
         const updated = [];
         for (const { skill, side, previous, hash, risk, revision } of pending) {
           const agents = chooseAgents(env, { recorded: Object.keys(side?.agents ?? {}) });
           const copy = Object.values(side?.agents ?? {}).includes("copy");
           const record = records[skill.name];
-          await installSkills([skill], { env, global: false, agents, copy, force: false, auditGate: () => Promise.resolve(record ? { [skill.name]: record } : {}) }).finally(() => io.status(""));
+          await installSkills([skill], {
+            env,
+            global: false,
+            agents,
+            copy,
+            force: false,
+            auditGate: () => Promise.resolve(record ? { [skill.name]: record } : {}),
+          }).finally(() => io.status(""));
           const changes = side ? changedFiles(side.files, skill.files) : null;
-          updated.push({ name: skill.name, from: previous, to: hash, commit: revision, changes, risk: { verdict: risk.verdict, grew: risk.grew, changes: risk.changes } });
+          updated.push({
+            name: skill.name,
+            from: previous,
+            to: hash,
+            commit: revision,
+            changes,
+            risk: { verdict: risk.verdict, grew: risk.grew, changes: risk.changes },
+          });
         }
         if (options.json) return printJson(io, { updated });
         if (updated.length === 0) return io.stdout("Everything is up to date.\n");
         for (const u of updated) {
           const what = u.changes
-            ? [...u.changes.added.map((p) => `+${p}`), ...u.changes.removed.map((p) => `-${p}`), ...u.changes.modified.map((p) => `~${p}`)].join(" ")
+            ? [
+                ...u.changes.added.map((p) => `+${p}`),
+                ...u.changes.removed.map((p) => `-${p}`),
+                ...u.changes.modified.map((p) => `~${p}`),
+              ].join(" ")
             : "files not recorded before";
-          const risk = u.risk.grew ? `  risk grew (${u.risk.verdict.before ?? "unknown"} → ${u.risk.verdict.after}${u.risk.changes.length > 0 ? `, ${u.risk.changes.length} new` : ""})` : "";
+          const risk = u.risk.grew
+            ? `  risk grew (${u.risk.verdict.before ?? "unknown"} → ${u.risk.verdict.after}${u.risk.changes.length > 0 ? `, ${u.risk.changes.length} new` : ""})`
+            : "";
           io.stdout(`updated ${u.name}  ${u.from.slice(0, 12)} → ${u.to.slice(0, 12)}  ${what}${risk}\n`);
         }
       }).finally(() => io.status(""));
@@ -82,7 +109,9 @@ export function registerUpdate(program: Command, io: CliOutput): void {
 function showGrowth(io: CliOutput, name: string, risk: ReturnType<typeof riskOf>): void {
   const c = colors(io);
   const before = risk.verdict.before ?? "no installed copy to compare";
-  io.stderr(`${c.yellow("risk")}  ${name}: the update adds to what it fetches, runs or may do (verdict ${before} → ${risk.verdict.after})\n`);
+  io.stderr(
+    `${c.yellow("risk")}  ${name}: the update adds to what it fetches, runs or may do (verdict ${before} → ${risk.verdict.after})\n`,
+  );
   for (const change of risk.changes) {
     const where = change.where ? ` (${change.where.file}:${change.where.line}:${change.where.column})` : "";
     io.stderr(`  + ${change.statement}${where}\n`);

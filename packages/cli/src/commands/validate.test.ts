@@ -12,14 +12,20 @@ describe("skillport validate", () => {
     expect(run.code).toBe(1);
     const report = JSON.parse(run.stdout);
     expect(Object.keys(report)).toEqual(["skills", "summary"]);
-    expect(report.skills.map((s: { path: string; name: string; valid: boolean }) => [s.path, s.name, s.valid])).toEqual([
-      ["skills/Bad/SKILL.md", "Bad", false],
-      ["skills/good/SKILL.md", "good", true],
-    ]);
+    expect(report.skills.map((s: { path: string; name: string; valid: boolean }) => [s.path, s.name, s.valid])).toEqual(
+      [
+        ["skills/Bad/SKILL.md", "Bad", false],
+        ["skills/good/SKILL.md", "good", true],
+      ],
+    );
     const diagnostic = report.skills[0].diagnostics[0];
     expect(Object.keys(diagnostic)).toEqual(["code", "severity", "message", "line", "column"]);
     expect(diagnostic).toMatchObject({ severity: "error", line: 2 });
-    expect(report.summary).toEqual({ skills: 2, errors: report.skills[0].diagnostics.filter((d: { severity: string }) => d.severity === "error").length, warnings: expect.any(Number) });
+    expect(report.summary).toEqual({
+      skills: 2,
+      errors: report.skills[0].diagnostics.filter((d: { severity: string }) => d.severity === "error").length,
+      warnings: expect.any(Number),
+    });
   });
 
   it.each([
@@ -34,7 +40,9 @@ describe("skillport validate", () => {
   });
 
   it("prints tsc-style lines: path:line:col  severity  code  message", async () => {
-    const dir = await tree({ "demo/SKILL.md": "---\nname: demo\ndescription: ok. Use when testing.\nwhatever: 1\n---\nBody\n" });
+    const dir = await tree({
+      "demo/SKILL.md": "---\nname: demo\ndescription: ok. Use when testing.\nwhatever: 1\n---\nBody\n",
+    });
     const run = await runInProcess(["validate", "demo"], dir);
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/^demo\/SKILL\.md:4:1 {2}error {2}field-unexpected {2}.*whatever/m);
@@ -47,7 +55,10 @@ describe("skillport validate", () => {
     ["unclosed frontmatter", "---\nname: x\n"],
     ["invalid YAML", "---\nname: [unclosed\n---\n"],
     ["binary garbage", new Uint8Array([0, 159, 146, 150, 0, 1, 2])],
-    ["an alias bomb", "---\na: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n---\n"],
+    [
+      "an alias bomb",
+      "---\na: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n---\n",
+    ],
   ])("reports %s as a diagnostic without hiding the other skills", async (_label, content) => {
     const dir = await tree({ "skills/broken/SKILL.md": content, "skills/fine/SKILL.md": skillMd("fine") });
     const run = await runInProcess(["validate", "skills", "--format", "json"], dir);
@@ -64,7 +75,12 @@ describe("skillport validate", () => {
     await mkdir(path.join(dir, "skills/dangling"));
     await symlink(path.join(dir, "nowhere.md"), path.join(dir, "skills/dangling/SKILL.md"));
     const run = await runInProcess(["validate", "skills", "--format", "json"], dir);
-    const byPath = Object.fromEntries(JSON.parse(run.stdout).skills.map((s: { path: string; diagnostics: Array<{ code: string }> }) => [s.path, s.diagnostics.map((d) => d.code)]));
+    const byPath = Object.fromEntries(
+      JSON.parse(run.stdout).skills.map((s: { path: string; diagnostics: Array<{ code: string }> }) => [
+        s.path,
+        s.diagnostics.map((d) => d.code),
+      ]),
+    );
     expect(byPath).toEqual({
       "skills/dangling/SKILL.md": ["skill-md-link-dangling"],
       "skills/dir-skill/SKILL.md": ["skill-md-not-file"],
@@ -84,7 +100,12 @@ describe("skillport validate", () => {
     await mkdir(path.join(dir, "skills/sibling"));
     await symlink(path.join(dir, "secret.md"), path.join(dir, "skills/evil/SKILL.md"));
     await symlink("../other/SKILL.md", path.join(dir, "skills/sibling/SKILL.md"));
-    for (const args of [["validate", "skills"], ["validate", "skills", "--format", "json"], ["validate", "skills/evil"], ["validate", "skills/evil/SKILL.md"]]) {
+    for (const args of [
+      ["validate", "skills"],
+      ["validate", "skills", "--format", "json"],
+      ["validate", "skills/evil"],
+      ["validate", "skills/evil/SKILL.md"],
+    ]) {
       const run = await runInProcess(args, dir);
       expect(run.code).toBe(1);
       expect(run.stdout + run.stderr).not.toMatch(/top-secret|hunter2/);
@@ -111,10 +132,16 @@ describe("skillport validate", () => {
     const run = await runInProcess(["validate", "pdf"], dir);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('pdf/SKILL.md:7:13  error  reference-case-mismatch  "FORMS.md" is "forms.md" on disk');
-    expect(run.stdout).toContain('pdf/references/guide.md:1:11  error  reference-missing  "scripts/missing.sh" is referenced but the skill has no such file');
+    expect(run.stdout).toContain(
+      'pdf/references/guide.md:1:11  error  reference-missing  "scripts/missing.sh" is referenced but the skill has no such file',
+    );
     expect(run.stdout).not.toContain("resource-unreferenced");
     const withUnreferenced = await runInProcess(["validate", "pdf", "--unreferenced", "--format", "json"], dir);
-    const codes = (JSON.parse(withUnreferenced.stdout) as { skills: Array<{ diagnostics: Array<{ code: string; severity: string; message: string }> }> }).skills[0]?.diagnostics
+    const codes = (
+      JSON.parse(withUnreferenced.stdout) as {
+        skills: Array<{ diagnostics: Array<{ code: string; severity: string; message: string }> }>;
+      }
+    ).skills[0]?.diagnostics
       .filter((d) => d.code === "resource-unreferenced")
       .map((d) => [d.severity, d.message.split(" ")[0]]);
     expect(codes).toEqual([["info", "assets/unused.png"]]);
@@ -123,7 +150,8 @@ describe("skillport validate", () => {
   it("reports every missing, present and case-mismatched reference, in every form, exactly as before the scan's shortcuts", async () => {
     // Expected output recorded from the build before the mention scan skipped patterns and the line index: links,
     // resource paths and bare names, in SKILL.md and in referenced files, next to the file-tree policy's findings.
-    const fm = (name: string) => `---\nname: ${name}\ndescription: Checks references of every kind. Use when testing reference lint.\n---\n`;
+    const fm = (name: string) =>
+      `---\nname: ${name}\ndescription: Checks references of every kind. Use when testing reference lint.\n---\n`;
     const dir = await tree({
       "skills/links/SKILL.md": `${fm("links")}# Links\n\nSee [present](references/a.md), [missing](references/nope.md#part) and [case](References/A.md).\n![logo](assets/Logo.PNG) [site](https://example.com/x.md) [top](#links)\n`,
       "skills/links/references/a.md": "Back to [the skill](../SKILL.md) and [gone](b.md).\n",
@@ -140,7 +168,8 @@ describe("skillport validate", () => {
       "skills/clean/SKILL.md": `${fm("clean")}# Clean\n\nNothing mentioned here.\n`,
     });
     await symlink("../../clean/SKILL.md", path.join(dir, "skills/links/references/out.md"));
-    const unreferenced = "skills/links/SKILL.md:5:1  info  resource-unreferenced  assets/spare.png is never mentioned in the body or the files it references, so a model will not know to load it";
+    const unreferenced =
+      "skills/links/SKILL.md:5:1  info  resource-unreferenced  assets/spare.png is never mentioned in the body or the files it references, so a model will not know to load it";
     const expected = [
       'skills/links/references/a.md:1:45  error  reference-missing  "b.md" is referenced but the skill has no such file',
       unreferenced,
@@ -173,7 +202,8 @@ describe("skillport validate", () => {
 
   it("selects rules by profile", async () => {
     const dir = await tree({ "my_skill/SKILL.md": skillMd("my_skill") });
-    const verdict = async (profile: string) => (await runInProcess(["validate", "my_skill", "--profile", profile], dir)).code;
+    const verdict = async (profile: string) =>
+      (await runInProcess(["validate", "my_skill", "--profile", profile], dir)).code;
     expect(await verdict("spec")).toBe(1); // underscores are not allowed by the spec
     expect(await verdict("agentscope")).toBe(0);
   });

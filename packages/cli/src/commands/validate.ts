@@ -1,10 +1,23 @@
 import { Option, type Command } from "commander";
 import os from "node:os";
-import { AgentSkillsError, LimitExceededError, PROFILE_NAMES, validateSkillMd, type ProfileName, type SkillProvider } from "@skillport/core";
+import {
+  AgentSkillsError,
+  LimitExceededError,
+  PROFILE_NAMES,
+  validateSkillMd,
+  type ProfileName,
+  type SkillProvider,
+} from "@skillport/core";
 import { discoverSkillRoots } from "@skillport/fs";
 import { displayPath, CliError, EXIT_PROBLEMS, progressLine, warnOn, type CliOutput } from "../io.js";
 import { formatJson, formatSarif, formatText, type SkillReport } from "../report.js";
-import { DEFAULT_MAX_SKILL_MD_BYTES, inspectSkillFiles, problemDiagnostic, readSkillMd, readSkillText } from "../skill-files.js";
+import {
+  DEFAULT_MAX_SKILL_MD_BYTES,
+  inspectSkillFiles,
+  problemDiagnostic,
+  readSkillMd,
+  readSkillText,
+} from "../skill-files.js";
 import { isNotSkill, resolveSkillTargets } from "../targets.js";
 import { positiveInteger } from "../options.js";
 import { isAddress, openSource } from "../source-uri.js";
@@ -37,9 +50,14 @@ export function registerValidate(program: Command, io: CliOutput, setExit: (code
       "\nExamples:\n  skillport validate examples/skills\n  skillport validate my-skill/SKILL.md --profile lenient --format json\n  skillport validate sqlite:./skills.db",
     )
     .action(async (paths: string[], options: ValidateOptions) => {
-      const reports = paths.length > 0 ? await validatePaths(paths, options, io.cwd, io) : await validateDiscovered(options, io);
+      const reports =
+        paths.length > 0 ? await validatePaths(paths, options, io.cwd, io) : await validateDiscovered(options, io);
       const output =
-        options.format === "json" ? formatJson(reports) : options.format === "sarif" ? formatSarif(reports, VERSION) : formatText(reports, io);
+        options.format === "json"
+          ? formatJson(reports)
+          : options.format === "sarif"
+            ? formatSarif(reports, VERSION)
+            : formatText(reports, io);
       io.stdout(output);
       if (reports.some((r) => !r.valid)) setExit(EXIT_PROBLEMS);
     });
@@ -68,10 +86,17 @@ export async function validatePaths(
  * No path: the folders of skills `list` reads (`.agents/skills`, `.claude/skills` from the working directory up to the
  * git root, then in the home folder), or a usage error saying none were found (docs/decisions/0280).
  */
-async function validateDiscovered(options: Omit<ValidateOptions, "format">, io: CliOutput, home = os.homedir()): Promise<SkillReport[]> {
+async function validateDiscovered(
+  options: Omit<ValidateOptions, "format">,
+  io: CliOutput,
+  home = os.homedir(),
+): Promise<SkillReport[]> {
   const roots = await discoverSkillRoots({ cwd: io.cwd, home });
   const hint = "pass a path: skillport validate ./my-skill, or a folder of skills";
-  if (roots.length === 0) throw new CliError(`no skills to validate: no .agents/skills or .claude/skills folder here, up to the git root, or in your home; ${hint}`);
+  if (roots.length === 0)
+    throw new CliError(
+      `no skills to validate: no .agents/skills or .claude/skills folder here, up to the git root, or in your home; ${hint}`,
+    );
   const reports: SkillReport[] = [];
   for (const root of roots) reports.push(...(await validateFiles(root.path, options, io.cwd, io, false)));
   if (!reports.some((r) => r.notSkill !== true)) {
@@ -81,14 +106,22 @@ async function validateDiscovered(options: Omit<ValidateOptions, "format">, io: 
 }
 
 /** One path; with `requireSkills`, a folder holding no skill at all is a usage error rather than an empty report. */
-async function validateFiles(given: string, options: Omit<ValidateOptions, "format">, cwd: string, io: CliOutput | undefined, requireSkills: boolean): Promise<SkillReport[]> {
+async function validateFiles(
+  given: string,
+  options: Omit<ValidateOptions, "format">,
+  cwd: string,
+  io: CliOutput | undefined,
+  requireSkills: boolean,
+): Promise<SkillReport[]> {
   const reports: SkillReport[] = [];
   const targets = await resolveSkillTargets([given], cwd, { maxFileBytes: options.maxFileBytes });
   if (requireSkills && targets.every(isNotSkill)) {
     const looked =
-      targets.length === 0 ? "it has no SKILL.md and no folders"
-      : targets.length === 1 ? "it has no SKILL.md, nor has its one folder"
-      : `it has no SKILL.md, nor has any of its ${targets.length} folders`;
+      targets.length === 0
+        ? "it has no SKILL.md and no folders"
+        : targets.length === 1
+          ? "it has no SKILL.md, nor has its one folder"
+          : `it has no SKILL.md, nor has any of its ${targets.length} folders`;
     throw new CliError(`no skills in ${given}: ${looked}; give a skill folder, its SKILL.md, or a folder of skills`);
   }
   const progress = io ? progressLine(io, "validating", targets.length) : undefined;
@@ -98,7 +131,13 @@ async function validateFiles(given: string, options: Omit<ValidateOptions, "form
     if ("problem" in target) {
       // Not a skill under the one policy (no SKILL.md, a SKILL.md link leaving the skill, …): reported, never read.
       const diagnostic = problemDiagnostic(target.problem, folder);
-      reports.push({ path: diagnostic.file ?? folder, name: undefined, valid: diagnostic.severity !== "error", diagnostics: [diagnostic], notSkill: isNotSkill(target) });
+      reports.push({
+        path: diagnostic.file ?? folder,
+        name: undefined,
+        valid: diagnostic.severity !== "error",
+        diagnostics: [diagnostic],
+        notSkill: isNotSkill(target),
+      });
       continue;
     }
     const file = `${folder}/${target.skill.file}`;
@@ -110,16 +149,32 @@ async function validateFiles(given: string, options: Omit<ValidateOptions, "form
     // With lint on (the default), the whole file tree is checked against the policy too; --no-lint checks SKILL.md only.
     const inspected = options.lint ? inspectSkillFiles(target.skill, folder) : undefined;
     const skill = target.skill;
-    const checked = report(read.bytes, file, target.dirName, inspected?.files, (relPath) => readSkillText(skill, relPath, options.maxFileBytes), options);
+    const checked = report(
+      read.bytes,
+      file,
+      target.dirName,
+      inspected?.files,
+      (relPath) => readSkillText(skill, relPath, options.maxFileBytes),
+      options,
+    );
     const policy = inspected?.diagnostics ?? [];
-    reports.push({ ...checked, valid: checked.valid && !policy.some((d) => d.severity === "error"), diagnostics: [...checked.diagnostics, ...policy] });
+    reports.push({
+      ...checked,
+      valid: checked.valid && !policy.some((d) => d.severity === "error"),
+      diagnostics: [...checked.diagnostics, ...policy],
+    });
   }
   progress?.done();
   return reports;
 }
 
 /** A source address: the stored SKILL.md texts, exactly as the source serves them, named `<source>:<id>/SKILL.md`. */
-async function validateSource(address: string, options: Omit<ValidateOptions, "format">, cwd: string, io?: CliOutput): Promise<SkillReport[]> {
+async function validateSource(
+  address: string,
+  options: Omit<ValidateOptions, "format">,
+  cwd: string,
+  io?: CliOutput,
+): Promise<SkillReport[]> {
   const source = await openSource(address, { cwd, ...(io === undefined ? {} : { warn: warnOn(io) }) });
   try {
     const reports: SkillReport[] = [];
@@ -128,13 +183,20 @@ async function validateSource(address: string, options: Omit<ValidateOptions, "f
     for (const id of ids) {
       progress?.tick();
       const file = `${source.label}:${id}/SKILL.md`;
-      const problem = (code: string, message: string): SkillReport => ({ path: file, name: undefined, valid: false, diagnostics: [{ code, severity: "error", message, file, line: 0, column: 0 }] });
+      const problem = (code: string, message: string): SkillReport => ({
+        path: file,
+        name: undefined,
+        valid: false,
+        diagnostics: [{ code, severity: "error", message, file, line: 0, column: 0 }],
+      });
       let bytes: Uint8Array;
       try {
         bytes = await source.provider.readFile(id, "SKILL.md");
       } catch (error) {
         if (!(error instanceof AgentSkillsError)) throw error;
-        reports.push(problem(error instanceof LimitExceededError ? "skill-md-too-large" : "skill-md-unreadable", error.message));
+        reports.push(
+          problem(error instanceof LimitExceededError ? "skill-md-too-large" : "skill-md-unreadable", error.message),
+        );
         continue;
       }
       if (bytes.byteLength > options.maxFileBytes) {
@@ -142,7 +204,9 @@ async function validateSource(address: string, options: Omit<ValidateOptions, "f
         continue;
       }
       const files = options.lint ? (await source.provider.listFiles(id)).map((f) => f.path) : undefined;
-      const texts = options.lint ? await markdownTexts(source.provider, id, files ?? [], options.maxFileBytes) : new Map<string, string>();
+      const texts = options.lint
+        ? await markdownTexts(source.provider, id, files ?? [], options.maxFileBytes)
+        : new Map<string, string>();
       reports.push(report(bytes, file, id, files, (relPath) => texts.get(relPath), options));
     }
     progress?.done();
@@ -153,7 +217,12 @@ async function validateSource(address: string, options: Omit<ValidateOptions, "f
 }
 
 /** The skill's Markdown files, read up front: reference checks follow them and ask synchronously. */
-async function markdownTexts(provider: SkillProvider, id: string, files: readonly string[], maxBytes: number): Promise<Map<string, string>> {
+async function markdownTexts(
+  provider: SkillProvider,
+  id: string,
+  files: readonly string[],
+  maxBytes: number,
+): Promise<Map<string, string>> {
   const texts = new Map<string, string>();
   for (const relPath of files) {
     if (relPath === "SKILL.md" || !/\.(md|markdown|txt)$/i.test(relPath)) continue;

@@ -15,7 +15,13 @@ export interface OpenedSource {
    * What the source looked at and does not serve (a remote file over the limit, a folder without SKILL.md), as notes;
    * `severity: "error"` marks a skill that is there but refused (a SKILL.md link leaving it, a name not UTF-8).
    */
-  skipped?: () => { folder: string; path?: string; code: string; message: string; severity?: "error" | "warning" | "info" }[];
+  skipped?: () => {
+    folder: string;
+    path?: string;
+    code: string;
+    message: string;
+    severity?: "error" | "warning" | "info";
+  }[];
   close(): Promise<void>;
 }
 

@@ -16,7 +16,8 @@ export async function openPathSource(root: string, options: OpenSourceOptions): 
   const close = async () => undefined;
   if (options.write) {
     if (info && !info.isDirectory()) throw new CliError(`not a directory: ${root}`);
-    if (info && probeSkillFolder(absolute) !== undefined) throw new CliError(`${root} is a skill folder; copy into the folder that holds skills`);
+    if (info && probeSkillFolder(absolute) !== undefined)
+      throw new CliError(`${root} is a skill folder; copy into the folder that holds skills`);
     const repository = new FileSystemSkillRepository(absolute, { name: label, create: true });
     return { label, provider: repository, repository, close };
   }
@@ -29,17 +30,28 @@ export async function openPathSource(root: string, options: OpenSourceOptions): 
   }
   const probe = new LocalFileSystemSkillProvider(absolute, { name: label });
   const index = options.metadataIndex?.(probe.root);
-  const provider = index === undefined ? probe : new LocalFileSystemSkillProvider(absolute, { name: label, metadataIndex: index, ...(options.warn !== undefined && { warn: options.warn }) });
+  const provider =
+    index === undefined
+      ? probe
+      : new LocalFileSystemSkillProvider(absolute, {
+          name: label,
+          metadataIndex: index,
+          ...(options.warn !== undefined && { warn: options.warn }),
+        });
   return { label, provider, skipped: () => skippedOf(provider), rootPath: provider.root, close };
 }
 
 /** What a folder of skills holds and does not serve, in the shape every opened source reports it. */
 export function skippedOf(provider: LocalFileSystemSkillProvider): ReturnType<NonNullable<OpenedSource["skipped"]>> {
-  return provider.skipped().map((s) => ({ folder: s.where, path: s.path, code: s.code, message: s.message, severity: s.severity }));
+  return provider
+    .skipped()
+    .map((s) => ({ folder: s.where, path: s.path, code: s.code, message: s.message, severity: s.severity }));
 }
 
 /** `owner/repo` that is not a folder here is most likely a GitHub repository: say how to write one. */
 function gitHint(given: string): string {
   const parts = /^([\w.-]+)\/([\w.-]+?)(?:\.git)?$/.exec(given);
-  return parts ? ` (a git repository? write its address: git+https://github.com/${parts[1]}/${parts[2]}.git, with #<ref>:<folder> for a folder in it)` : "";
+  return parts
+    ? ` (a git repository? write its address: git+https://github.com/${parts[1]}/${parts[2]}.git, with #<ref>:<folder> for a folder in it)`
+    : "";
 }

@@ -11,13 +11,16 @@ import type { OpenedSource, OpenSourceOptions } from "./opened-source.js";
  * Refused credentials are an error, never a warning (decision 0240).
  */
 export async function openRemoteSource(address: string, options: OpenSourceOptions): Promise<OpenedSource> {
-  if (options.write) throw new CliError(`${readOnlyLabel(address)} is read-only; copy into a folder or a database instead`);
+  if (options.write)
+    throw new CliError(`${readOnlyLabel(address)} is read-only; copy into a folder or a database instead`);
   if (/^npm:/i.test(address)) {
     const source = new NpmSkillSource({ package: address.slice("npm:".length), from: options.cwd });
     const skipped = () => source.skipped().map((s) => ({ folder: s.where, code: s.code, message: s.message }));
     return { label: source.name, provider: source, skipped, close: async () => undefined };
   }
-  const source: SnapshotSource = /^https?:\/\//i.test(address) ? new HttpSkillSource({ url: address }) : GitSkillSource.fromAddress(address, { cwd: options.cwd });
+  const source: SnapshotSource = /^https?:\/\//i.test(address)
+    ? new HttpSkillSource({ url: address })
+    : GitSkillSource.fromAddress(address, { cwd: options.cwd });
   let result;
   try {
     result = await source.sync();
@@ -28,9 +31,13 @@ export async function openRemoteSource(address: string, options: OpenSourceOptio
     }
     throw error;
   }
-  if (result.offline) options.warn?.(`${source.name} could not be reached; serving the copy from an earlier run (${result.error ?? "unknown error"})`);
+  if (result.offline)
+    options.warn?.(
+      `${source.name} could not be reached; serving the copy from an earlier run (${result.error ?? "unknown error"})`,
+    );
   // Remote leftovers (a file over the limit) and folders of the copy that are not skills, as notes.
-  const skipped = () => source.status().skipped.map((s) => ({ folder: s.where, code: "remote-skipped", message: s.reason }));
+  const skipped = () =>
+    source.status().skipped.map((s) => ({ folder: s.where, code: "remote-skipped", message: s.reason }));
   return { label: source.name.replace(/\s/g, "_"), provider: source, skipped, close: async () => undefined };
 }
 

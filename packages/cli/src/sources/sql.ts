@@ -28,7 +28,12 @@ export async function openSqlSource(address: string, options: OpenSourceOptions)
     await repository.close();
     throw options.write ? error : inCliTerms(error);
   }
-  return { label: repository.name, provider: repository, ...(options.write && { repository }), close: () => repository.close() };
+  return {
+    label: repository.name,
+    provider: repository,
+    ...(options.write && { repository }),
+    close: () => repository.close(),
+  };
 }
 
 /**
@@ -37,7 +42,13 @@ export async function openSqlSource(address: string, options: OpenSourceOptions)
  */
 function inCliTerms(error: unknown): unknown {
   if (!(error instanceof SqlRepositoryError) || error.code !== "SQL_SCHEMA") return error;
-  const create = error.message.replace(/; open it writable to create them$/, "; `skillport copy <folder of skills> <this address>` creates them and copies skills in");
-  const upgrade = create.replace(/; open it writable once to upgrade$/, "; `skillport copy` into it (e.g. from an empty folder) upgrades it");
+  const create = error.message.replace(
+    /; open it writable to create them$/,
+    "; `skillport copy <folder of skills> <this address>` creates them and copies skills in",
+  );
+  const upgrade = create.replace(
+    /; open it writable once to upgrade$/,
+    "; `skillport copy` into it (e.g. from an empty folder) upgrades it",
+  );
   return upgrade === error.message ? error : new CliError(upgrade);
 }

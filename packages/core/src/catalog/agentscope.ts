@@ -53,7 +53,11 @@ function element(key: string, value: FrontmatterValue, depth: number): string[] 
  * `<skill>` per entry: name, description, every other metadata key in insertion order (unless
  * `exposeAllMetadata` is false), and `<skill-id>` last. No skills: empty.
  */
-export function agentscopeRenderer(options: { exposeAllMetadata?: boolean; instruction?: string; layout?: string }): Renderer {
+export function agentscopeRenderer(options: {
+  exposeAllMetadata?: boolean;
+  instruction?: string;
+  layout?: string;
+}): Renderer {
   const compact = options.layout === "compact";
   const custom = options.instruction?.trim() ? options.instruction.trimEnd() : undefined;
   const header = custom ?? (compact ? DEFAULT_AGENTSCOPE_COMPACT_INSTRUCTION : DEFAULT_AGENTSCOPE_INSTRUCTION);
@@ -61,7 +65,8 @@ export function agentscopeRenderer(options: { exposeAllMetadata?: boolean; instr
   return {
     entry(entry: CatalogEntry): string {
       if (compact) {
-        const label = entry.label ?? (entry.name === entry.id || entry.name === "" ? entry.id : `${entry.id} (${entry.name})`);
+        const label =
+          entry.label ?? (entry.name === entry.id || entry.name === "" ? entry.id : `${entry.id} (${entry.name})`);
         return `- ${escapeXmlText(label)}: ${escapeXmlText(entry.description.replace(/\s+/g, " ").trim())}`;
       }
       const lines = ["<skill>", ...element("name", entry.name, 1), ...element("description", entry.description, 1)];
@@ -74,7 +79,9 @@ export function agentscopeRenderer(options: { exposeAllMetadata?: boolean; instr
       return lines.join("\n");
     },
     frame(counts: CatalogCounts): Frame {
-      const open = counts.truncated ? `<available_skills truncated="true" shown="${counts.shown}" total="${counts.total}">` : "<available_skills>";
+      const open = counts.truncated
+        ? `<available_skills truncated="true" shown="${counts.shown}" total="${counts.total}">`
+        : "<available_skills>";
       const prefix = `${header}\n\n${open}\n`;
       const close = counts.truncated ? `</available_skills>\n${omittedNotice(counts)}` : "</available_skills>";
       return { prefix, separator: "\n", suffix: `\n${close}`, empty: counts.total === 0 ? "" : `${prefix}${close}` };

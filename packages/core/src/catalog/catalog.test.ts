@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { approximateTokenCounter, DEFAULT_AGENTSCOPE_COMPACT_INSTRUCTION, catalogKeepOrder, renderCatalog, renderCatalogWithCounts, selectCatalogEntries, type CatalogEntry, type CatalogOptions } from "./index.js";
+import {
+  approximateTokenCounter,
+  DEFAULT_AGENTSCOPE_COMPACT_INSTRUCTION,
+  catalogKeepOrder,
+  renderCatalog,
+  renderCatalogWithCounts,
+  selectCatalogEntries,
+  type CatalogEntry,
+  type CatalogOptions,
+} from "./index.js";
 
 const pdf: CatalogEntry = {
   id: "pdf",
@@ -10,7 +19,13 @@ const pdf: CatalogEntry = {
   metadata: { name: "pdf", description: "x", license: "MIT" },
   source: "fs",
 };
-const git: CatalogEntry = { id: "git", name: "git", description: "Work with git repositories.", metadata: { name: "git", description: "y" }, source: "fs" };
+const git: CatalogEntry = {
+  id: "git",
+  name: "git",
+  description: "Work with git repositories.",
+  metadata: { name: "git", description: "y" },
+  source: "fs",
+};
 
 describe("xml, skills-ref layout", () => {
   it("puts every tag and value on its own line, escapes name and description but not the location", () => {
@@ -115,8 +130,20 @@ describe("agentscope", () => {
   });
 
   it("exposeAllMetadata: false keeps name, description and skill-id", () => {
-    expect(renderCatalog([weather], { format: "agentscope", exposeAllMetadata: false, instruction: "Use skills." })).toBe(
-      ["Use skills.", "", "<available_skills>", "<skill>", "  <name>weather</name>", "  <description>Forecasts &lt;daily&gt;.</description>", "  <skill-id>weather_custom</skill-id>", "</skill>", "</available_skills>"].join("\n"),
+    expect(
+      renderCatalog([weather], { format: "agentscope", exposeAllMetadata: false, instruction: "Use skills." }),
+    ).toBe(
+      [
+        "Use skills.",
+        "",
+        "<available_skills>",
+        "<skill>",
+        "  <name>weather</name>",
+        "  <description>Forecasts &lt;daily&gt;.</description>",
+        "  <skill-id>weather_custom</skill-id>",
+        "</skill>",
+        "</available_skills>",
+      ].join("\n"),
     );
   });
 
@@ -124,18 +151,38 @@ describe("agentscope", () => {
     const same: CatalogEntry = { ...weather, id: "weather", description: "Forecasts\n  the   weather." };
     const text = renderCatalog([weather, same], { format: "agentscope", layout: "compact" });
     expect(text).toBe(
-      [DEFAULT_AGENTSCOPE_COMPACT_INSTRUCTION, "", "<available_skills>", "- weather_custom (weather): Forecasts &lt;daily&gt;.", "- weather: Forecasts the weather.", "</available_skills>"].join("\n"),
+      [
+        DEFAULT_AGENTSCOPE_COMPACT_INSTRUCTION,
+        "",
+        "<available_skills>",
+        "- weather_custom (weather): Forecasts &lt;daily&gt;.",
+        "- weather: Forecasts the weather.",
+        "</available_skills>",
+      ].join("\n"),
     );
     expect(DEFAULT_AGENTSCOPE_COMPACT_INSTRUCTION).toContain("the id before the colon");
-    expect(renderCatalog([{ ...weather, label: "weather", description: 'Say "hi" & go' }], { format: "agentscope", layout: "compact" })).toContain('\n- weather: Say "hi" &amp; go\n');
-    expect(renderCatalog([weather], { format: "agentscope", layout: "compact", instruction: "Use skills." }).startsWith("Use skills.\n\n<available_skills>\n- ")).toBe(true);
+    expect(
+      renderCatalog([{ ...weather, label: "weather", description: 'Say "hi" & go' }], {
+        format: "agentscope",
+        layout: "compact",
+      }),
+    ).toContain('\n- weather: Say "hi" &amp; go\n');
+    expect(
+      renderCatalog([weather], { format: "agentscope", layout: "compact", instruction: "Use skills." }).startsWith(
+        "Use skills.\n\n<available_skills>\n- ",
+      ),
+    ).toBe(true);
     // Budgets apply as in the element layout: past one, the tag says so and the last line points to search.
     const many = Array.from({ length: 30 }, (_, i) => ({ ...weather, id: `s${i}`, name: `s${i}` }));
-    expect(renderCatalog(many, { format: "agentscope", layout: "compact", maxChars: 900 })).toMatch(/<available_skills truncated="true" shown="\d+" total="30">[\s\S]*search_skills/);
+    expect(renderCatalog(many, { format: "agentscope", layout: "compact", maxChars: 900 })).toMatch(
+      /<available_skills truncated="true" shown="\d+" total="30">[\s\S]*search_skills/,
+    );
   });
 
   it("a blank instruction means the default header; no skills means empty", () => {
-    expect(renderCatalog([git], { format: "agentscope", instruction: "  " })).toBe(renderCatalog([git], { format: "agentscope" }));
+    expect(renderCatalog([git], { format: "agentscope", instruction: "  " })).toBe(
+      renderCatalog([git], { format: "agentscope" }),
+    );
     expect(renderCatalog([], { format: "agentscope" })).toBe("");
   });
 });
@@ -165,8 +212,15 @@ describe("markdown and json", () => {
         { id: "git", name: "git", description: "Work with git repositories.", source: "fs" },
       ],
     });
-    expect(JSON.parse(renderCatalog([], { format: "json" }))).toEqual({ total: 0, shown: 0, truncated: false, skills: [] });
-    expect(JSON.parse(renderCatalog([git], { format: "json", exposeAllMetadata: true }))).toMatchObject({ skills: [{ metadata: { name: "git", description: "y" } }] });
+    expect(JSON.parse(renderCatalog([], { format: "json" }))).toEqual({
+      total: 0,
+      shown: 0,
+      truncated: false,
+      skills: [],
+    });
+    expect(JSON.parse(renderCatalog([git], { format: "json", exposeAllMetadata: true }))).toMatchObject({
+      skills: [{ metadata: { name: "git", description: "y" } }],
+    });
   });
 });
 
@@ -196,7 +250,8 @@ describe("budgets", () => {
     source: "m",
   }));
 
-  const notice = (left: number, shown: number, total: number) => `${left} more skills are not listed here (${shown} of ${total} shown); call search_skills to find them by what they do.`;
+  const notice = (left: number, shown: number, total: number) =>
+    `${left} more skills are not listed here (${shown} of ${total} shown); call search_skills to find them by what they do.`;
 
   it("keeps whole entries that fit, and its last line says how many were left out and which tool finds them", () => {
     const full = renderCatalog(many, { layout: "indented" });
@@ -220,22 +275,43 @@ describe("budgets", () => {
 
   it("markdown and json state the drop too", () => {
     const markdown = renderCatalog(many, { format: "markdown", maxChars: 300 });
-    const [, left, shown] = /_(\d+) more skills are not listed here \((\d+) of 10 shown\); call search_skills to find them by what they do\._$/.exec(markdown) ?? [];
+    const [, left, shown] =
+      /_(\d+) more skills are not listed here \((\d+) of 10 shown\); call search_skills to find them by what they do\._$/.exec(
+        markdown,
+      ) ?? [];
     expect(Number(left) + Number(shown)).toBe(10);
     expect(Number(shown)).toBeGreaterThan(0);
-    const json = JSON.parse(renderCatalog(many, { format: "json", maxChars: 500 })) as { shown: number; total: number; truncated: boolean; skills: unknown[]; searchTool: string; note: string };
-    expect({ shown: json.shown, total: json.total, truncated: json.truncated, searchTool: json.searchTool }).toEqual({ shown: json.skills.length, total: 10, truncated: true, searchTool: "search_skills" });
+    const json = JSON.parse(renderCatalog(many, { format: "json", maxChars: 500 })) as {
+      shown: number;
+      total: number;
+      truncated: boolean;
+      skills: unknown[];
+      searchTool: string;
+      note: string;
+    };
+    expect({ shown: json.shown, total: json.total, truncated: json.truncated, searchTool: json.searchTool }).toEqual({
+      shown: json.skills.length,
+      total: 10,
+      truncated: true,
+      searchTool: "search_skills",
+    });
     expect(json.note).toBe(notice(10 - json.shown, json.shown, 10));
   });
 
   it("names another search tool, or none", () => {
-    expect(renderCatalog(many, { maxChars: 400, searchTool: "find_skill" })).toMatch(/; call find_skill to find them by what they do\.$/);
-    expect(renderCatalog(many, { maxChars: 400, searchTool: false })).toMatch(/\n\d+ more skills are not listed here \(\d+ of 10 shown\)\.$/);
+    expect(renderCatalog(many, { maxChars: 400, searchTool: "find_skill" })).toMatch(
+      /; call find_skill to find them by what they do\.$/,
+    );
+    expect(renderCatalog(many, { maxChars: 400, searchTool: false })).toMatch(
+      /\n\d+ more skills are not listed here \(\d+ of 10 shown\)\.$/,
+    );
     expect(renderCatalog(many, { maxChars: 100_000 })).not.toContain("not listed");
   });
 
   it("priority decides what is kept; output keeps input order", () => {
-    const prioritised = many.slice(0, 3).map((e, i) => ({ ...e, description: `${e.description} ${"long ".repeat(30)}`, priority: [5, 0, 9][i] }));
+    const prioritised = many
+      .slice(0, 3)
+      .map((e, i) => ({ ...e, description: `${e.description} ${"long ".repeat(30)}`, priority: [5, 0, 9][i] }));
     const budget = renderCatalog(prioritised, { format: "markdown", maxChars: 10_000 }).length - 20;
     const text = renderCatalog(prioritised, { format: "markdown", maxChars: budget });
     expect(text).toContain("(2 of 3 shown)");
@@ -265,7 +341,13 @@ describe("budgets", () => {
   it("takes skills from every source in turn, so no source vanishes", () => {
     const sources = ["alpha", "beta", "gamma", "delta"];
     const entries: CatalogEntry[] = sources.flatMap((source, s) =>
-      Array.from({ length: s === 3 ? 2 : 20 }, (_, i) => ({ id: `${source}-${i}`, name: `${source}-${i}`, description: `Skill ${i} of ${source}.`, metadata: {}, source })),
+      Array.from({ length: s === 3 ? 2 : 20 }, (_, i) => ({
+        id: `${source}-${i}`,
+        name: `${source}-${i}`,
+        description: `Skill ${i} of ${source}.`,
+        metadata: {},
+        source,
+      })),
     );
     for (const maxChars of [400, 600, 1200]) {
       const text = renderCatalog(entries, { format: "markdown", maxChars });
@@ -273,7 +355,11 @@ describe("budgets", () => {
       expect(shown, String(maxChars)).toEqual(sources);
       expect(text.length).toBeLessThanOrEqual(maxChars);
     }
-    expect(catalogKeepOrder(entries).slice(0, 5).map((i) => entries[i]?.id)).toEqual(["alpha-0", "beta-0", "gamma-0", "delta-0", "alpha-1"]);
+    expect(
+      catalogKeepOrder(entries)
+        .slice(0, 5)
+        .map((i) => entries[i]?.id),
+    ).toEqual(["alpha-0", "beta-0", "gamma-0", "delta-0", "alpha-1"]);
   });
 
   it("json: a budget one character short of the full output leaves an entry out", () => {
@@ -286,7 +372,9 @@ describe("budgets", () => {
   });
 
   it("a budget smaller than anything keeps only the notice", () => {
-    expect(renderCatalog(many, { maxChars: 5 })).toBe(`<available_skills truncated="true" shown="0" total="10">\n</available_skills>\n${notice(10, 0, 10)}`);
+    expect(renderCatalog(many, { maxChars: 5 })).toBe(
+      `<available_skills truncated="true" shown="0" total="10">\n</available_skills>\n${notice(10, 0, 10)}`,
+    );
   });
 
   it("maxEntryChars shortens descriptions with an ellipsis", () => {
@@ -299,7 +387,13 @@ describe("budgets", () => {
   });
 
   it("the counts leave hidden skills out of the total", () => {
-    const hidden: CatalogEntry = { id: "h", name: "h", description: "Hidden.", metadata: { "disable-model-invocation": true }, source: "m" };
+    const hidden: CatalogEntry = {
+      id: "h",
+      name: "h",
+      description: "Hidden.",
+      metadata: { "disable-model-invocation": true },
+      source: "m",
+    };
     expect(renderCatalogWithCounts([...many, hidden], { layout: "indented" })).toMatchObject({ shown: 10, total: 10 });
     expect(renderCatalogWithCounts([hidden])).toEqual({ text: "", shown: 0, total: 0 });
   });
@@ -311,16 +405,22 @@ describe("budgets", () => {
 
   it("property: output never exceeds the budget (unless only the notice remains) and counts are true", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 1500 }), fc.constantFrom("xml", "agentscope", "markdown", "json"), (maxChars, format) => {
-        const options: CatalogOptions = { format: format as CatalogOptions["format"], maxChars };
-        const text = renderCatalog(many, options);
-        const shownCount = many.filter((e) => text.includes(`skill-${e.id.slice(6)}`) && text.includes(`number ${e.id.slice(6)}.`)).length;
-        if (shownCount > 0) expect(text.length).toBeLessThanOrEqual(maxChars);
-        if (format === "json") expect((JSON.parse(text) as { shown: number }).shown).toBe(shownCount);
-        expect(renderCatalog(many, options)).toBe(text);
-        // The counts come with the text: nobody reads them back out of it.
-        expect(renderCatalogWithCounts(many, options)).toEqual({ text, shown: shownCount, total: many.length });
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 1500 }),
+        fc.constantFrom("xml", "agentscope", "markdown", "json"),
+        (maxChars, format) => {
+          const options: CatalogOptions = { format: format as CatalogOptions["format"], maxChars };
+          const text = renderCatalog(many, options);
+          const shownCount = many.filter(
+            (e) => text.includes(`skill-${e.id.slice(6)}`) && text.includes(`number ${e.id.slice(6)}.`),
+          ).length;
+          if (shownCount > 0) expect(text.length).toBeLessThanOrEqual(maxChars);
+          if (format === "json") expect((JSON.parse(text) as { shown: number }).shown).toBe(shownCount);
+          expect(renderCatalog(many, options)).toBe(text);
+          // The counts come with the text: nobody reads them back out of it.
+          expect(renderCatalogWithCounts(many, options)).toEqual({ text, shown: shownCount, total: many.length });
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -328,10 +428,28 @@ describe("budgets", () => {
 
 describe("maxEntryChars with metadata", () => {
   it("drops extra metadata before shortening the description", () => {
-    const entry: CatalogEntry = { id: "m", name: "m", description: "Short.", metadata: { name: "m", description: "Short.", owner: { team: "a-very-long-team-name" } }, source: "s" };
+    const entry: CatalogEntry = {
+      id: "m",
+      name: "m",
+      description: "Short.",
+      metadata: { name: "m", description: "Short.", owner: { team: "a-very-long-team-name" } },
+      source: "s",
+    };
     const full = renderCatalog([entry], { format: "agentscope", instruction: "H" });
     expect(full).toContain("<owner>");
-    const capped = renderCatalog([entry], { format: "agentscope", instruction: "H", maxEntryChars: 95 }) // the lean entry is 91 chars;
-    expect(capped).toBe(["H", "", "<available_skills>", "<skill>", "  <name>m</name>", "  <description>Short.</description>", "  <skill-id>m</skill-id>", "</skill>", "</available_skills>"].join("\n"));
+    const capped = renderCatalog([entry], { format: "agentscope", instruction: "H", maxEntryChars: 95 }); // the lean entry is 91 chars;
+    expect(capped).toBe(
+      [
+        "H",
+        "",
+        "<available_skills>",
+        "<skill>",
+        "  <name>m</name>",
+        "  <description>Short.</description>",
+        "  <skill-id>m</skill-id>",
+        "</skill>",
+        "</available_skills>",
+      ].join("\n"),
+    );
   });
 });

@@ -7,9 +7,19 @@ import type { CatalogEntry, CatalogOptions, RenderedCatalog, Renderer } from "./
 import { indentedXml, skillsRefXml } from "./xml.js";
 
 export type { CatalogCounts, CatalogEntry, CatalogFormat, CatalogOptions, RenderedCatalog } from "./types.js";
-export { DEFAULT_AGENTSCOPE_COMPACT_INSTRUCTION, DEFAULT_AGENTSCOPE_INSTRUCTION, LOAD_SKILL_TOOL_NAME } from "./agentscope.js";
+export {
+  DEFAULT_AGENTSCOPE_COMPACT_INSTRUCTION,
+  DEFAULT_AGENTSCOPE_INSTRUCTION,
+  LOAD_SKILL_TOOL_NAME,
+} from "./agentscope.js";
 export { catalogPriority } from "./text.js";
-export { approximateTokenCounter, loadTokenCounter, TOKEN_ENCODINGS, type TokenCounter, type TokenEncoding } from "./tokens.js";
+export {
+  approximateTokenCounter,
+  loadTokenCounter,
+  TOKEN_ENCODINGS,
+  type TokenCounter,
+  type TokenEncoding,
+} from "./tokens.js";
 
 /** The search tool a budgeted catalog points the model to when it leaves skills out. */
 export const DEFAULT_SEARCH_TOOL = "search_skills";
@@ -69,7 +79,10 @@ function renderEntry(renderer: Renderer, entry: CatalogEntry, maxEntryChars: num
 }
 
 /** Entries in the order a budget keeps them: pinned first, then by priority, then round-robin across sources. */
-export function catalogKeepOrder(entries: readonly CatalogEntry[], options: Pick<CatalogOptions, "pinned" | "priorities"> = {}): number[] {
+export function catalogKeepOrder(
+  entries: readonly CatalogEntry[],
+  options: Pick<CatalogOptions, "pinned" | "priorities"> = {},
+): number[] {
   const pinnedRank = new Map((options.pinned ?? []).map((id, i) => [id, i]));
   const pinned = (e: CatalogEntry) => pinnedRank.get(e.id) ?? (isPinned(e.metadata) ? pinnedRank.size : Infinity);
   const priority = (e: CatalogEntry) => options.priorities?.[e.id] ?? e.priority ?? 0;
@@ -98,7 +111,8 @@ export function catalogKeepOrder(entries: readonly CatalogEntry[], options: Pick
 }
 
 function checkBudget(name: string, value: number | undefined): void {
-  if (value !== undefined && !(Number.isFinite(value) && value >= 0)) throw new RangeError(`${name} must be a non-negative number, got ${value}`);
+  if (value !== undefined && !(Number.isFinite(value) && value >= 0))
+    throw new RangeError(`${name} must be a non-negative number, got ${value}`);
 }
 
 /**
@@ -120,7 +134,10 @@ export function renderCatalog(entries: readonly CatalogEntry[], options: Catalog
  * `renderCatalog` with what the budget decided: how many entries the text shows of how many it could show (hidden and
  * filtered-out skills not counted), so a caller knows whether skills were left out without reading the text back.
  */
-export function renderCatalogWithCounts(entries: readonly CatalogEntry[], options: CatalogOptions = {}): RenderedCatalog {
+export function renderCatalogWithCounts(
+  entries: readonly CatalogEntry[],
+  options: CatalogOptions = {},
+): RenderedCatalog {
   checkBudget("maxChars", options.maxChars);
   checkBudget("maxTokens", options.maxTokens);
   checkBudget("maxEntryChars", options.maxEntryChars);
@@ -137,7 +154,8 @@ export function renderCatalogWithCounts(entries: readonly CatalogEntry[], option
   };
   const maxChars = options.maxChars ?? Infinity;
   const maxTokens = options.maxTokens ?? Infinity;
-  const fits = (text: string) => text.length <= maxChars && (maxTokens === Infinity || counter.count(text) <= maxTokens);
+  const fits = (text: string) =>
+    text.length <= maxChars && (maxTokens === Infinity || counter.count(text) <= maxTokens);
   const all = chunks.map(() => true);
   const whole = render(all, total);
   if (fits(whole)) return { text: whole, shown: total, total };
@@ -146,7 +164,12 @@ export function renderCatalogWithCounts(entries: readonly CatalogEntry[], option
   const tokens = maxTokens === Infinity ? undefined : chunks.map((c) => counter.count(c));
   const frameCost = (shown: number) => {
     const frame = renderer.frame({ shown, total, truncated: true, searchTool });
-    return { chars: frame.prefix.length + frame.suffix.length, sepChars: frame.separator.length, tokens: tokens ? counter.count(frame.prefix + frame.suffix) + 1 : 0, sepTokens: tokens ? counter.count(frame.separator) : 0 };
+    return {
+      chars: frame.prefix.length + frame.suffix.length,
+      sepChars: frame.separator.length,
+      tokens: tokens ? counter.count(frame.prefix + frame.suffix) + 1 : 0,
+      sepTokens: tokens ? counter.count(frame.separator) : 0,
+    };
   };
   const kept = chunks.map(() => false);
   const order: number[] = [];

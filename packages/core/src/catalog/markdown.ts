@@ -18,6 +18,11 @@ export const markdownRenderer: Renderer = {
   },
   frame(counts: CatalogCounts): Frame {
     const note = counts.truncated ? `\n\n_${omittedNotice(counts)}_` : "";
-    return { prefix: "## Available skills\n\n", separator: "\n", suffix: note, empty: counts.total === 0 ? "" : `## Available skills${note}` };
+    return {
+      prefix: "## Available skills\n\n",
+      separator: "\n",
+      suffix: note,
+      empty: counts.total === 0 ? "" : `## Available skills${note}`,
+    };
   },
 };

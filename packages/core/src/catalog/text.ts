@@ -23,16 +23,23 @@ export function truncate(text: string, max: number): string {
   const points = Array.from(text);
   if (points.length <= max) return text;
   if (max <= 0) return "";
-  return `${points.slice(0, max - 1).join("").trimEnd()}…`;
+  return `${points
+    .slice(0, max - 1)
+    .join("")
+    .trimEnd()}…`;
 }
 
 /** Tags from `tags` or `metadata.tags`, as a list or a comma-separated string; lowercased, trimmed. */
 export function skillTags(frontmatter: Frontmatter): string[] {
   const nested = frontmatter.metadata;
   const raw: FrontmatterValue | undefined =
-    frontmatter.tags ?? (nested !== null && typeof nested === "object" && !Array.isArray(nested) ? nested.tags : undefined);
+    frontmatter.tags ??
+    (nested !== null && typeof nested === "object" && !Array.isArray(nested) ? nested.tags : undefined);
   const list = Array.isArray(raw) ? raw : typeof raw === "string" ? raw.split(",") : [];
-  return list.filter((t): t is string | number => typeof t === "string" || typeof t === "number").map((t) => String(t).trim().toLowerCase()).filter((t) => t !== "");
+  return list
+    .filter((t): t is string | number => typeof t === "string" || typeof t === "number")
+    .map((t) => String(t).trim().toLowerCase())
+    .filter((t) => t !== "");
 }
 
 /** `disable-model-invocation: true` (or the string "true") hides a skill from the model's catalog. */
@@ -51,7 +58,10 @@ export function omittedNotice(counts: CatalogCounts): string {
 /** `true`, `"true"` (any case) or `"yes"` in the frontmatter or its `metadata` map. */
 function flag(frontmatter: Frontmatter, key: string): FrontmatterValue | undefined {
   const nested = frontmatter.metadata;
-  return frontmatter[key] ?? (nested !== null && typeof nested === "object" && !Array.isArray(nested) ? nested[key] : undefined);
+  return (
+    frontmatter[key] ??
+    (nested !== null && typeof nested === "object" && !Array.isArray(nested) ? nested[key] : undefined)
+  );
 }
 
 /** `pinned: true` in a skill's frontmatter or metadata keeps it first in a budgeted catalog. */
@@ -63,6 +73,7 @@ export function isPinned(frontmatter: Frontmatter): boolean {
 /** `priority` in a skill's frontmatter or metadata (a number, or a string holding one); undefined otherwise. */
 export function catalogPriority(frontmatter: Frontmatter): number | undefined {
   const value = flag(frontmatter, "priority");
-  const number = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : NaN;
+  const number =
+    typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : NaN;
   return Number.isFinite(number) ? number : undefined;
 }

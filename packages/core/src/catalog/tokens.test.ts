@@ -35,9 +35,17 @@ describe("exact token budgets", () => {
             const shown = entries.filter((e) => text.includes(e.description)).length;
             if (shown > 0) expect(counter.count(text)).toBeLessThanOrEqual(maxTokens); // else only the notice, which is never dropped
             if (shown < entries.length) {
-              if (format !== "json") expect(text.split("\n").at(-1)).toMatch(/^_?(1 more skill is|\d+ more skills are) not listed here .*; call search_skills to find them/);
+              if (format !== "json")
+                expect(text.split("\n").at(-1)).toMatch(
+                  /^_?(1 more skill is|\d+ more skills are) not listed here .*; call search_skills to find them/,
+                );
               const sources = [...new Set(entries.map((e) => e.source))];
-              if (shown >= sources.length) for (const source of sources) expect(entries.some((e) => e.source === source && text.includes(e.description)), source).toBe(true);
+              if (shown >= sources.length)
+                for (const source of sources)
+                  expect(
+                    entries.some((e) => e.source === source && text.includes(e.description)),
+                    source,
+                  ).toBe(true);
             }
           },
         ),

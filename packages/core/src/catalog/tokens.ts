@@ -20,7 +20,10 @@ export type TokenEncoding = (typeof TOKEN_ENCODINGS)[number];
 export class TokenizerUnavailableError extends AgentSkillsError<"TOKENIZER_UNAVAILABLE"> {
   constructor(encoding: string, options?: { cause?: unknown }) {
     const cause = options?.cause;
-    const message = cause instanceof MissingDependencyError ? cause.message : `the ${encoding} tokenizer could not be loaded: ${cause instanceof Error ? cause.message : String(cause)}`;
+    const message =
+      cause instanceof MissingDependencyError
+        ? cause.message
+        : `the ${encoding} tokenizer could not be loaded: ${cause instanceof Error ? cause.message : String(cause)}`;
     super(message, { code: "TOKENIZER_UNAVAILABLE", ...options });
   }
 }
@@ -34,7 +37,10 @@ const loaded = new Map<TokenEncoding, Promise<TokenCounter>>();
  * `approximateTokenCounter` and say so.
  */
 export function loadTokenCounter(encoding: TokenEncoding): Promise<TokenCounter> {
-  if (!TOKEN_ENCODINGS.includes(encoding)) return Promise.reject(new RangeError(`unknown encoding ${JSON.stringify(encoding)}; use one of ${TOKEN_ENCODINGS.join(", ")}`));
+  if (!TOKEN_ENCODINGS.includes(encoding))
+    return Promise.reject(
+      new RangeError(`unknown encoding ${JSON.stringify(encoding)}; use one of ${TOKEN_ENCODINGS.join(", ")}`),
+    );
   let counter = loaded.get(encoding);
   if (!counter) {
     counter = (async () => {
@@ -42,7 +48,9 @@ export function loadTokenCounter(encoding: TokenEncoding): Promise<TokenCounter>
         const feature = `the ${encoding} tokenizer`;
         const { Tiktoken } = await importOptional("js-tiktoken", feature, () => import("js-tiktoken/lite"));
         const ranks = await importOptional("js-tiktoken", feature, async () =>
-          encoding === "o200k_base" ? (await import("js-tiktoken/ranks/o200k_base")).default : (await import("js-tiktoken/ranks/cl100k_base")).default,
+          encoding === "o200k_base"
+            ? (await import("js-tiktoken/ranks/o200k_base")).default
+            : (await import("js-tiktoken/ranks/cl100k_base")).default,
         );
         const tokenizer = new Tiktoken(ranks);
         // Text that looks like a special token (<|endoftext|>) is counted as plain text, never an error.

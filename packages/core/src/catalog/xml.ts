@@ -2,7 +2,9 @@ import type { CatalogCounts, CatalogEntry, Frame, Renderer } from "./types.js";
 import { escapeHtml, omittedNotice } from "./text.js";
 
 function openTag(counts: CatalogCounts): string {
-  return counts.truncated ? `<available_skills truncated="true" shown="${counts.shown}" total="${counts.total}">` : "<available_skills>";
+  return counts.truncated
+    ? `<available_skills truncated="true" shown="${counts.shown}" total="${counts.total}">`
+    : "<available_skills>";
 }
 
 /**
@@ -12,7 +14,15 @@ function openTag(counts: CatalogCounts): string {
  */
 export const skillsRefXml: Renderer = {
   entry(entry: CatalogEntry): string {
-    const lines = ["<skill>", "<name>", escapeHtml(entry.name), "</name>", "<description>", escapeHtml(entry.description), "</description>"];
+    const lines = [
+      "<skill>",
+      "<name>",
+      escapeHtml(entry.name),
+      "</name>",
+      "<description>",
+      escapeHtml(entry.description),
+      "</description>",
+    ];
     if (entry.location !== undefined) lines.push("<location>", entry.location, "</location>");
     lines.push("</skill>");
     return lines.join("\n");
@@ -23,7 +33,11 @@ export const skillsRefXml: Renderer = {
 /** The client guide's layout: the same elements, two-space indented, one element per line. No skills: empty. */
 export const indentedXml: Renderer = {
   entry(entry: CatalogEntry): string {
-    const lines = ["  <skill>", `    <name>${escapeHtml(entry.name)}</name>`, `    <description>${escapeHtml(entry.description)}</description>`];
+    const lines = [
+      "  <skill>",
+      `    <name>${escapeHtml(entry.name)}</name>`,
+      `    <description>${escapeHtml(entry.description)}</description>`,
+    ];
     if (entry.location !== undefined) lines.push(`    <location>${entry.location}</location>`);
     lines.push("  </skill>");
     return lines.join("\n");
@@ -35,5 +49,10 @@ export const indentedXml: Renderer = {
 function xmlFrame(counts: CatalogCounts): Frame {
   const open = openTag(counts);
   const close = counts.truncated ? `</available_skills>\n${omittedNotice(counts)}` : "</available_skills>";
-  return { prefix: `${open}\n`, separator: "\n", suffix: `\n${close}`, empty: counts.total === 0 ? "" : `${open}\n${close}` };
+  return {
+    prefix: `${open}\n`,
+    separator: "\n",
+    suffix: `\n${close}`,
+    empty: counts.total === 0 ? "" : `${open}\n${close}`,
+  };
 }

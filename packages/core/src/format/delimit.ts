@@ -34,7 +34,9 @@ export function findFrontmatterEnd(text: string, options: FindFrontmatterOptions
   const lines = new LineReader(text);
   lines.read(start);
   if (!lines.terminated && !complete) {
-    return "---".startsWith(text.slice(lines.start, lines.end).replace(/[ \t]+$/, "")) ? { status: "unclosed" } : { status: "missing" };
+    return "---".startsWith(text.slice(lines.start, lines.end).replace(/[ \t]+$/, ""))
+      ? { status: "unclosed" }
+      : { status: "missing" };
   }
   if (!isDelimiter(text, lines.start, lines.end)) return { status: "missing" };
   const yamlStart = lines.next;
@@ -52,7 +54,13 @@ export function findFrontmatterEnd(text: string, options: FindFrontmatterOptions
 
 /** `text[start, end)` (one line, without its line break) is `---` followed only by spaces or tabs. */
 function isDelimiter(text: string, start: number, end: number): boolean {
-  if (end - start < 3 || text.charCodeAt(start) !== 0x2d || text.charCodeAt(start + 1) !== 0x2d || text.charCodeAt(start + 2) !== 0x2d) return false;
+  if (
+    end - start < 3 ||
+    text.charCodeAt(start) !== 0x2d ||
+    text.charCodeAt(start + 1) !== 0x2d ||
+    text.charCodeAt(start + 2) !== 0x2d
+  )
+    return false;
   for (let i = start + 3; i < end; i++) {
     const c = text.charCodeAt(i);
     if (c !== 0x20 && c !== 0x09) return false;

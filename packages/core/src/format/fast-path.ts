@@ -16,8 +16,12 @@ type Scalar = string | number | boolean;
 
 const NON_STRING_KEYS = new Set(["null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE"]);
 const BOOLEANS: ReadonlyMap<string, boolean> = new Map([
-  ["true", true], ["True", true], ["TRUE", true],
-  ["false", false], ["False", false], ["FALSE", false],
+  ["true", true],
+  ["True", true],
+  ["TRUE", true],
+  ["false", false],
+  ["False", false],
+  ["FALSE", false],
 ]);
 // Spaces and tabs only: what YAML calls white space (JavaScript's `trim` removes much more).
 const BLANK = /^[ \t]*$/;
@@ -114,7 +118,12 @@ export function parseFlatFrontmatter(yamlText: string): FlatFrontmatter | undefi
  * next top-level line, or the end). Undefined for anything beyond the plain shape: empty first line, uneven or
  * (when folded) deeper indentation, tabs, trailing or whitespace-only lines, unsafe characters.
  */
-function readBlockScalar(lines: readonly string[], start: number, style: BlockStyle, endsWithBreak: boolean): { value: string; end: number } | undefined {
+function readBlockScalar(
+  lines: readonly string[],
+  start: number,
+  style: BlockStyle,
+  endsWithBreak: boolean,
+): { value: string; end: number } | undefined {
   const content: string[] = [];
   let indent = 0;
   let end = start;
@@ -212,7 +221,8 @@ function parseScalar(text: string): Scalar | undefined {
   }
   const lead = text.charCodeAt(0);
   // Only a digit or a sign can start a number, and booleans are 4 or 5 letters: a description is not tested or hashed.
-  if (((lead >= 0x30 && lead <= 0x39) || lead === 0x2b || lead === 0x2d) && SIMPLE_NUMBER.test(text)) return Number(text);
+  if (((lead >= 0x30 && lead <= 0x39) || lead === 0x2b || lead === 0x2d) && SIMPLE_NUMBER.test(text))
+    return Number(text);
   const bool = text.length === 4 || text.length === 5 ? BOOLEANS.get(text) : undefined;
   if (bool !== undefined) return bool;
   if (SPECIAL_START.has(first)) return undefined;

@@ -35,14 +35,29 @@ function textValue(ctx: Pick<RuleContext, "frontmatter" | "scalarSources">, key:
   if (!Object.hasOwn(ctx.frontmatter, key)) return undefined;
   const value = ctx.frontmatter[key];
   if (value === undefined || typeof value === "string" || Array.isArray(value)) return value;
-  if (value === null || typeof value !== "object") return ctx.scalarSources?.get(key) ?? (value === null ? "" : String(value));
+  if (value === null || typeof value !== "object")
+    return ctx.scalarSources?.get(key) ?? (value === null ? "" : String(value));
   return value;
 }
 
 const isBlank = (v: string): boolean => pyStrip(v) === "";
 
 // Fields other profiles and clients read; a key near one of these is not a typo of a spec field.
-const KNOWN_EXTENSIONS = new Set(["when_to_use", "when-to-use", "disable-model-invocation", "user-invocable", "argument-hint", "model", "version", "tags", "triggers", "author", "homepage", "category", "priority"]);
+const KNOWN_EXTENSIONS = new Set([
+  "when_to_use",
+  "when-to-use",
+  "disable-model-invocation",
+  "user-invocable",
+  "argument-hint",
+  "model",
+  "version",
+  "tags",
+  "triggers",
+  "author",
+  "homepage",
+  "category",
+  "priority",
+]);
 
 /** `descripton` → `description`: the spec field an unknown key is probably a typo of. */
 function typoOf(key: string): string | undefined {
@@ -57,7 +72,11 @@ export function specRules(ctx: RuleContext): void {
     ctx.push("field-unexpected", "error", `unexpected field '${key}': ${hint}`, key);
   }
   if (unexpected.length > MAX_FIELD_FINDINGS) {
-    ctx.push("field-unexpected", "error", `${unexpected.length - MAX_FIELD_FINDINGS} more unexpected fields not listed`);
+    ctx.push(
+      "field-unexpected",
+      "error",
+      `${unexpected.length - MAX_FIELD_FINDINGS} more unexpected fields not listed`,
+    );
   }
   const name = textValue(ctx, "name");
   if (name === undefined) ctx.push("name-missing", "error", "required field 'name' is missing");
@@ -86,7 +105,13 @@ export function lenientRules(ctx: RuleContext): void {
   const name = textValue(ctx, "name");
   if (name === undefined || typeof name !== "string" || isBlank(name)) {
     const why = name === undefined ? "is missing" : typeof name !== "string" ? "is not a string" : "is empty";
-    if (ctx.dirName !== undefined) ctx.push("name-missing", "warning", `'name' ${why}; using the directory name ${JSON.stringify(ctx.dirName)}`, "name");
+    if (ctx.dirName !== undefined)
+      ctx.push(
+        "name-missing",
+        "warning",
+        `'name' ${why}; using the directory name ${JSON.stringify(ctx.dirName)}`,
+        "name",
+      );
     else ctx.push("name-missing", "error", `'name' ${why} and there is no directory name to use instead`, "name");
   } else {
     for (const p of specNameProblems(name, ctx.dirName)) ctx.push(p.code, "warning", p.message, "name");
@@ -103,10 +128,20 @@ export function fastgptRules(ctx: RuleContext): void {
   else if (name === "") ctx.push("name-empty", "error", "'name' must not be empty", "name");
   else {
     if (!FASTGPT_NAME_PATTERN.test(name)) {
-      ctx.push("name-pattern", "error", `name ${JSON.stringify(name)} must be lowercase a-z, 0-9 and '-', starting and ending with a letter or digit`, "name");
+      ctx.push(
+        "name-pattern",
+        "error",
+        `name ${JSON.stringify(name)} must be lowercase a-z, 0-9 and '-', starting and ending with a letter or digit`,
+        "name",
+      );
     }
     if (name.length > FASTGPT_NAME_MAX_LENGTH) {
-      ctx.push("name-too-long", "error", `name is ${name.length} characters; FastGPT allows ${FASTGPT_NAME_MAX_LENGTH}`, "name");
+      ctx.push(
+        "name-too-long",
+        "error",
+        `name is ${name.length} characters; FastGPT allows ${FASTGPT_NAME_MAX_LENGTH}`,
+        "name",
+      );
     }
   }
   descriptionRules(ctx, "warning", FASTGPT_DESCRIPTION_MAX_LENGTH, "error");
@@ -119,34 +154,56 @@ export function agentscopeRules(ctx: RuleContext): void {
   else if (typeof name !== "string") ctx.push("name-not-string", "error", "'name' must be a string", "name");
   else if (name.trim() === "") ctx.push("name-empty", "error", "'name' must not be blank", "name");
   else if (!AGENTSCOPE_NAME_PATTERN.test(name)) {
-    ctx.push("name-pattern", "error", `name ${JSON.stringify(name)} must hold only lowercase letters, digits, '_' and '-'`, "name");
+    ctx.push(
+      "name-pattern",
+      "error",
+      `name ${JSON.stringify(name)} must hold only lowercase letters, digits, '_' and '-'`,
+      "name",
+    );
   }
   const description = textValue(ctx, "description");
   if (description === undefined) ctx.push("description-missing", "error", "required field 'description' is missing");
-  else if (typeof description !== "string") ctx.push("description-not-string", "error", "'description' must be a string", "description");
-  else if (description.trim() === "") ctx.push("description-empty", "error", "'description' must not be blank", "description");
-  if (ctx.body !== undefined && ctx.body.trim() === "") ctx.push("body-empty", "error", "the body (skill content after the frontmatter) is empty");
+  else if (typeof description !== "string")
+    ctx.push("description-not-string", "error", "'description' must be a string", "description");
+  else if (description.trim() === "")
+    ctx.push("description-empty", "error", "'description' must not be blank", "description");
+  if (ctx.body !== undefined && ctx.body.trim() === "")
+    ctx.push("body-empty", "error", "the body (skill content after the frontmatter) is empty");
 }
 
 function descriptionRules(ctx: RuleContext, missing: Severity, maxLength: number, tooLong: Severity): void {
   const description = textValue(ctx, "description");
   if (description === undefined) ctx.push("description-missing", missing, "required field 'description' is missing");
-  else if (typeof description !== "string") ctx.push("description-not-string", missing, "'description' must be a non-empty string", "description");
-  else if (isBlank(description)) ctx.push("description-empty", missing, "'description' must be a non-empty string", "description");
+  else if (typeof description !== "string")
+    ctx.push("description-not-string", missing, "'description' must be a non-empty string", "description");
+  else if (isBlank(description))
+    ctx.push("description-empty", missing, "'description' must be a non-empty string", "description");
   else {
     const length = codePointLength(description);
-    if (length > maxLength) ctx.push("description-too-long", tooLong, `description is ${length} characters; the limit is ${maxLength}`, "description");
+    if (length > maxLength)
+      ctx.push(
+        "description-too-long",
+        tooLong,
+        `description is ${length} characters; the limit is ${maxLength}`,
+        "description",
+      );
   }
 }
 
 function compatibilityRules(ctx: RuleContext, severity: Severity): void {
   const compatibility = textValue(ctx, "compatibility");
   if (compatibility === undefined) return;
-  if (typeof compatibility !== "string") ctx.push("compatibility-not-string", severity, "'compatibility' must be a string", "compatibility");
+  if (typeof compatibility !== "string")
+    ctx.push("compatibility-not-string", severity, "'compatibility' must be a string", "compatibility");
   else {
     const length = codePointLength(compatibility);
     if (length > SPEC_COMPATIBILITY_MAX_LENGTH) {
-      ctx.push("compatibility-too-long", severity, `compatibility is ${length} characters; the limit is ${SPEC_COMPATIBILITY_MAX_LENGTH}`, "compatibility");
+      ctx.push(
+        "compatibility-too-long",
+        severity,
+        `compatibility is ${length} characters; the limit is ${SPEC_COMPATIBILITY_MAX_LENGTH}`,
+        "compatibility",
+      );
     }
   }
 }
@@ -156,25 +213,43 @@ function shapeHints(ctx: RuleContext): void {
   const severity: Severity = "warning";
   if (Object.hasOwn(ctx.frontmatter, "metadata")) {
     const metadata = ctx.frontmatter.metadata;
-    const flat = metadata !== null && typeof metadata === "object" && !Array.isArray(metadata)
-      && Object.values(metadata).every((v) => v === null || typeof v !== "object");
-    if (!flat) ctx.push("metadata-not-string-map", severity, "'metadata' should map keys to string values (nested values are turned into text)", "metadata");
+    const flat =
+      metadata !== null &&
+      typeof metadata === "object" &&
+      !Array.isArray(metadata) &&
+      Object.values(metadata).every((v) => v === null || typeof v !== "object");
+    if (!flat)
+      ctx.push(
+        "metadata-not-string-map",
+        severity,
+        "'metadata' should map keys to string values (nested values are turned into text)",
+        "metadata",
+      );
   }
   const tools = textValue(ctx, "allowed-tools");
   if (tools !== undefined && typeof tools !== "string") {
-    ctx.push("allowed-tools-not-string", severity, "'allowed-tools' should be one space-separated string, e.g. 'Bash(git:*) Read'", "allowed-tools");
+    ctx.push(
+      "allowed-tools-not-string",
+      severity,
+      "'allowed-tools' should be one space-separated string, e.g. 'Bash(git:*) Read'",
+      "allowed-tools",
+    );
   }
 }
 
 export type ProfileRules = (ctx: RuleContext) => void;
 
-export function makeContext(frontmatter: Frontmatter, opts: {
-  dirName?: string | undefined;
-  body?: string | undefined;
-  scalarSources?: ReadonlyMap<string, string> | undefined;
-  positions?: ReadonlyMap<string, { line: number; column: number }> | undefined;
-  file?: string | undefined;
-}, out: Diagnostic[]): RuleContext {
+export function makeContext(
+  frontmatter: Frontmatter,
+  opts: {
+    dirName?: string | undefined;
+    body?: string | undefined;
+    scalarSources?: ReadonlyMap<string, string> | undefined;
+    positions?: ReadonlyMap<string, { line: number; column: number }> | undefined;
+    file?: string | undefined;
+  },
+  out: Diagnostic[],
+): RuleContext {
   return {
     frontmatter,
     dirName: opts.dirName,

@@ -17,7 +17,10 @@ export interface ColonFix {
 const TOP_LEVEL_PLAIN = /^([A-Za-z0-9_][A-Za-z0-9_.-]*):[ \t]+([^\s'"[{|>&*!%@`#-].*)$/;
 
 /** Only lines in `errorLines` (0-based) are touched: a line YAML accepts is never rewritten. */
-export function repairUnquotedColons(yamlText: string, errorLines: ReadonlySet<number>): { text: string; fixes: ColonFix[] } {
+export function repairUnquotedColons(
+  yamlText: string,
+  errorLines: ReadonlySet<number>,
+): { text: string; fixes: ColonFix[] } {
   const lines = yamlText.split("\n");
   const fixes: ColonFix[] = [];
   for (let i = 0; i < lines.length; i++) {

@@ -1,6 +1,7 @@
 /** Text helpers shared by the SKILL.md parser: decoding, byte counting, offset → line:column. */
 
-export type DecodeResult = { ok: true; text: string } | { ok: false; code: "encoding-invalid"; message: string; offset: number };
+export type DecodeResult =
+  { ok: true; text: string } | { ok: false; code: "encoding-invalid"; message: string; offset: number };
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 

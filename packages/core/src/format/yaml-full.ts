@@ -48,17 +48,34 @@ const START: Position = { line: 1, column: 1 };
 export const yamlPassWork = { steps: 0 };
 
 export function parseYamlFull(yamlText: string, limits: FullYamlLimits): FullYamlResult {
-  const result: FullYamlResult = { frontmatter: undefined, keyPositions: new Map(), scalarSources: new Map(), findings: [], strictViolations: [] };
+  const result: FullYamlResult = {
+    frontmatter: undefined,
+    keyPositions: new Map(),
+    scalarSources: new Map(),
+    findings: [],
+    strictViolations: [],
+  };
   const bound = nestingUpperBound(yamlText);
   if (bound > Math.max(PRESCAN_FLOOR, limits.maxDepth * 4)) {
-    result.findings.push({ code: "yaml-too-deep", severity: "error", message: `frontmatter nests deeper than the limit of ${limits.maxDepth} levels`, at: START });
+    result.findings.push({
+      code: "yaml-too-deep",
+      severity: "error",
+      message: `frontmatter nests deeper than the limit of ${limits.maxDepth} levels`,
+      at: START,
+    });
     return result;
   }
 
   const afterEnd = contentAfterDocumentEnd(yamlText);
   if (afterEnd !== undefined) {
-    const message = "content after a YAML document end marker ('...') is not part of the frontmatter; remove the '...' line";
-    result.findings.push({ code: "yaml-multiple-documents", severity: "error", message, at: { line: afterEnd, column: 1 } });
+    const message =
+      "content after a YAML document end marker ('...') is not part of the frontmatter; remove the '...' line";
+    result.findings.push({
+      code: "yaml-multiple-documents",
+      severity: "error",
+      message,
+      at: { line: afterEnd, column: 1 },
+    });
     return result;
   }
 
@@ -84,39 +101,79 @@ export function parseYamlFull(yamlText: string, limits: FullYamlLimits): FullYam
   const index = new LineIndex(parsedText);
   if (doc.errors.length > 0) {
     for (const e of doc.errors.slice(0, MAX_YAML_ERRORS)) {
-      const code = e.code === "DUPLICATE_KEY" ? "yaml-duplicate-key" : e.code === "RESOURCE_EXHAUSTION" ? "yaml-too-deep" : "yaml-invalid";
-      result.findings.push({ code, severity: "error", message: `invalid YAML: ${firstLine(e.message)}`, at: index.at(e.pos[0]) });
+      const code =
+        e.code === "DUPLICATE_KEY"
+          ? "yaml-duplicate-key"
+          : e.code === "RESOURCE_EXHAUSTION"
+            ? "yaml-too-deep"
+            : "yaml-invalid";
+      result.findings.push({
+        code,
+        severity: "error",
+        message: `invalid YAML: ${firstLine(e.message)}`,
+        at: index.at(e.pos[0]),
+      });
     }
     return result;
   }
 
   for (const w of doc.warnings.slice(0, MAX_YAML_ERRORS)) {
-    result.findings.push({ code: "yaml-warning", severity: "warning", message: `YAML: ${firstLine(w.message)}`, at: index.at(w.pos[0]) });
+    result.findings.push({
+      code: "yaml-warning",
+      severity: "warning",
+      message: `YAML: ${firstLine(w.message)}`,
+      at: index.at(w.pos[0]),
+    });
   }
 
   const { isMap, isScalar } = yamlLibrary();
   const contents = doc.contents;
   if (!isMap(contents)) {
     const at = index.at(contents?.range[0] ?? 0);
-    result.findings.push({ code: "frontmatter-not-mapping", severity: "error", message: "the frontmatter must be a YAML mapping of keys to values", at });
+    result.findings.push({
+      code: "frontmatter-not-mapping",
+      severity: "error",
+      message: "the frontmatter must be a YAML mapping of keys to values",
+      at,
+    });
     return result;
   }
 
   const walk = inspect(contents, limits.maxDepth, index, result);
   if (walk.duplicate !== undefined) {
-    result.findings.push({ code: "yaml-duplicate-key", severity: "error", message: `invalid YAML: map keys must be unique (${JSON.stringify(walk.duplicate.key)} appears twice)`, at: index.at(walk.duplicate.offset) });
+    result.findings.push({
+      code: "yaml-duplicate-key",
+      severity: "error",
+      message: `invalid YAML: map keys must be unique (${JSON.stringify(walk.duplicate.key)} appears twice)`,
+      at: index.at(walk.duplicate.offset),
+    });
     return result;
   }
   if (walk.tooDeep !== undefined) {
-    result.findings.push({ code: "yaml-too-deep", severity: "error", message: `frontmatter nests deeper than the limit of ${limits.maxDepth} levels`, at: index.at(walk.tooDeep) });
+    result.findings.push({
+      code: "yaml-too-deep",
+      severity: "error",
+      message: `frontmatter nests deeper than the limit of ${limits.maxDepth} levels`,
+      at: index.at(walk.tooDeep),
+    });
     return result;
   }
   if (walk.cycle !== undefined) {
-    result.findings.push({ code: "yaml-alias-cycle", severity: "error", message: "an alias is used inside the node its anchor names, which makes a cycle", at: index.at(walk.cycle) });
+    result.findings.push({
+      code: "yaml-alias-cycle",
+      severity: "error",
+      message: "an alias is used inside the node its anchor names, which makes a cycle",
+      at: index.at(walk.cycle),
+    });
     return result;
   }
   if (walk.aliases > limits.maxAliases) {
-    result.findings.push({ code: "yaml-too-many-aliases", severity: "error", message: `frontmatter uses more than ${limits.maxAliases} YAML aliases`, at: START });
+    result.findings.push({
+      code: "yaml-too-many-aliases",
+      severity: "error",
+      message: `frontmatter uses more than ${limits.maxAliases} YAML aliases`,
+      at: START,
+    });
     return result;
   }
 
@@ -124,7 +181,12 @@ export function parseYamlFull(yamlText: string, limits: FullYamlLimits): FullYam
   try {
     value = doc.toJS({ maxAliasCount: limits.maxAliases });
   } catch {
-    result.findings.push({ code: "yaml-too-many-aliases", severity: "error", message: `frontmatter aliases expand beyond the limit of ${limits.maxAliases}`, at: START });
+    result.findings.push({
+      code: "yaml-too-many-aliases",
+      severity: "error",
+      message: `frontmatter aliases expand beyond the limit of ${limits.maxAliases}`,
+      at: START,
+    });
     return result;
   }
   // A copy: aliases make toJS share objects (callers get a plain tree they can mutate safely), and the copy
@@ -137,7 +199,8 @@ export function parseYamlFull(yamlText: string, limits: FullYamlLimits): FullYam
     result.keyPositions.set(key, index.at((pair.key as ParsedNode).range[0]));
     const v = pair.value;
     if (v === null) result.scalarSources.set(key, "");
-    else if (isScalar(v) && typeof v.value !== "string") result.scalarSources.set(key, v.source === undefined ? String(v.value) : String(v.source));
+    else if (isScalar(v) && typeof v.value !== "string")
+      result.scalarSources.set(key, v.source === undefined ? String(v.value) : String(v.source));
   }
   return result;
 }
@@ -146,7 +209,13 @@ function parse(text: string): Document.Parsed {
   // logLevel "silent": the library must not print; warnings are turned into diagnostics instead.
   // uniqueKeys off: the library compares every key with every earlier one (quadratic — seconds for a hostile
   // frontmatter of 10,000 keys); `inspect` finds duplicates with a set per map instead.
-  return yamlLibrary().parseDocument(text, { uniqueKeys: false, strict: true, prettyErrors: false, keepSourceTokens: false, logLevel: "silent" });
+  return yamlLibrary().parseDocument(text, {
+    uniqueKeys: false,
+    strict: true,
+    prettyErrors: false,
+    keepSourceTokens: false,
+    logLevel: "silent",
+  });
 }
 
 interface Inspection {
@@ -166,7 +235,14 @@ function inspect(root: Node, maxDepth: number, index: LineIndex, result: FullYam
   const { isAlias, isCollection, isMap, isPair } = yamlLibrary();
   const visit = (node: unknown, depth: number): void => {
     yamlPassWork.steps++;
-    if (tooDeep !== undefined || cycle !== undefined || duplicate !== undefined || node === null || typeof node !== "object") return;
+    if (
+      tooDeep !== undefined ||
+      cycle !== undefined ||
+      duplicate !== undefined ||
+      node === null ||
+      typeof node !== "object"
+    )
+      return;
     if (isPair(node)) {
       visit(node.key, depth);
       visit(node.value, depth);
@@ -208,7 +284,8 @@ function firstDuplicateKey(pairs: readonly unknown[]): { key: string; offset: nu
     if (!isPair(pair)) continue;
     const key = pair.key as ParsedNode | null;
     const name = key === null ? "" : isScalar(key) ? `s:${typeof key.value}:${String(key.value)}` : `n:${String(key)}`;
-    if (seen.has(name)) return { key: key === null ? "" : isScalar(key) ? String(key.value) : String(key), offset: key?.range?.[0] ?? 0 };
+    if (seen.has(name))
+      return { key: key === null ? "" : isScalar(key) ? String(key.value) : String(key), offset: key?.range?.[0] ?? 0 };
     seen.add(name);
   }
   return undefined;

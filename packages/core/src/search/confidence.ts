@@ -24,7 +24,13 @@ export interface ConfidenceModel {
 /** Fitted on bench/retrieval's two tuning corpora, each weighing the same (docs/search.md, "Confidence"). */
 export const DEFAULT_CONFIDENCE_MODEL: ConfidenceModel = {
   bias: -10.211,
-  weights: { coverage: 1.852, metadataCoverage: 1.029, normalisedScore: 1.498, relativeScore: 7.74, nameCoverage: 1.94 },
+  weights: {
+    coverage: 1.852,
+    metadataCoverage: 1.029,
+    normalisedScore: 1.498,
+    relativeScore: 7.74,
+    nameCoverage: 1.94,
+  },
 };
 
 /**
@@ -36,6 +42,7 @@ export const DEFAULT_MIN_CONFIDENCE = 0;
 
 export function confidenceOf(features: ConfidenceFeatures, model: ConfidenceModel = DEFAULT_CONFIDENCE_MODEL): number {
   let z = model.bias;
-  for (const key of Object.keys(model.weights) as Array<keyof ConfidenceFeatures>) z += model.weights[key] * features[key];
+  for (const key of Object.keys(model.weights) as Array<keyof ConfidenceFeatures>)
+    z += model.weights[key] * features[key];
   return 1 / (1 + Math.exp(-z));
 }

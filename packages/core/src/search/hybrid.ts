@@ -47,8 +47,10 @@ export class EmbeddingsClient {
     } catch (cause) {
       throw new EmbeddingsError(`embeddings URL is not a URL: ${JSON.stringify(options.url)}`, { cause });
     }
-    if (base.protocol !== "http:" && base.protocol !== "https:") throw new EmbeddingsError(`embeddings URL must be http or https, got ${base.protocol}`);
-    if (base.username || base.password) throw new EmbeddingsError("embeddings URL must not carry credentials; give the API key separately");
+    if (base.protocol !== "http:" && base.protocol !== "https:")
+      throw new EmbeddingsError(`embeddings URL must be http or https, got ${base.protocol}`);
+    if (base.username || base.password)
+      throw new EmbeddingsError("embeddings URL must not carry credentials; give the API key separately");
     this.#endpoint = `${base.href.replace(/\/+$/, "")}/embeddings`;
     this.#apiKey = options.apiKey;
     this.model = options.model ?? "text-embedding-3-small";
@@ -84,15 +86,23 @@ export class EmbeddingsClient {
         signal: AbortSignal.timeout(this.#timeoutMs),
       });
       const declared = Number(response.headers.get("content-length") ?? "0");
-      if (declared > this.#maxBytes) throw new EmbeddingsError(`embeddings response of ${declared} bytes is over the limit of ${this.#maxBytes}`);
+      if (declared > this.#maxBytes)
+        throw new EmbeddingsError(`embeddings response of ${declared} bytes is over the limit of ${this.#maxBytes}`);
       text = await response.text();
     } catch (cause) {
       if (cause instanceof EmbeddingsError) throw cause;
       const timedOut = cause instanceof Error && (cause.name === "TimeoutError" || cause.name === "AbortError");
-      throw new EmbeddingsError(timedOut ? `embeddings endpoint ${this.#endpoint} did not answer within ${this.#timeoutMs} ms` : `embeddings endpoint ${this.#endpoint} unreachable: ${String((cause as Error)?.message ?? cause)}`, { cause });
+      throw new EmbeddingsError(
+        timedOut
+          ? `embeddings endpoint ${this.#endpoint} did not answer within ${this.#timeoutMs} ms`
+          : `embeddings endpoint ${this.#endpoint} unreachable: ${String((cause as Error)?.message ?? cause)}`,
+        { cause },
+      );
     }
-    if (text.length > this.#maxBytes) throw new EmbeddingsError(`embeddings response is over the limit of ${this.#maxBytes} bytes`);
-    if (!response.ok) throw new EmbeddingsError(`embeddings endpoint ${this.#endpoint} answered HTTP ${response.status}`);
+    if (text.length > this.#maxBytes)
+      throw new EmbeddingsError(`embeddings response is over the limit of ${this.#maxBytes} bytes`);
+    if (!response.ok)
+      throw new EmbeddingsError(`embeddings endpoint ${this.#endpoint} answered HTTP ${response.status}`);
     return parseEmbeddings(text, input.length, this.#endpoint);
   }
 }
@@ -112,8 +122,14 @@ function parseEmbeddings(text: string, count: number, where: string): number[][]
   data.forEach((item: unknown, position) => {
     const { index, embedding } = (item ?? {}) as { index?: unknown; embedding?: unknown };
     const at = typeof index === "number" ? index : position;
-    if (!Number.isInteger(at) || at < 0 || at >= count || vectors[at] !== undefined) throw bad(`item ${position} has a bad index`);
-    if (!Array.isArray(embedding) || embedding.length === 0 || !embedding.every((x) => typeof x === "number" && Number.isFinite(x))) throw bad(`item ${position} has no numeric embedding`);
+    if (!Number.isInteger(at) || at < 0 || at >= count || vectors[at] !== undefined)
+      throw bad(`item ${position} has a bad index`);
+    if (
+      !Array.isArray(embedding) ||
+      embedding.length === 0 ||
+      !embedding.every((x) => typeof x === "number" && Number.isFinite(x))
+    )
+      throw bad(`item ${position} has no numeric embedding`);
     vectors[at] = embedding as number[];
   });
   const length = vectors[0]?.length;
@@ -140,7 +156,11 @@ function cosine(a: readonly number[], b: readonly number[]): number {
  * first, ties by first appearance. k damps the head of each list so neither ranker dominates; `weights` (default 1
  * each) lets a weaker ranker only break near-ties of a stronger one.
  */
-export function reciprocalRankFusion(rankings: ReadonlyArray<readonly string[]>, k = 60, weights: readonly number[] = []): Array<{ id: string; score: number }> {
+export function reciprocalRankFusion(
+  rankings: ReadonlyArray<readonly string[]>,
+  k = 60,
+  weights: readonly number[] = [],
+): Array<{ id: string; score: number }> {
   const scores = new Map<string, number>();
   rankings.forEach((ranking, list) => {
     const weight = weights[list] ?? 1;
@@ -225,7 +245,10 @@ export async function fuseWithEmbeddings(
     const scored: Array<{ id: string; sim: number }> = [];
     for (const s of skills) {
       const v = vectors.get(keyOf(s.text)) as number[];
-      if (v.length !== dims) throw new EmbeddingsError(`embeddings of ${v.length} dimensions do not match the query's ${dims} (model changed?)`);
+      if (v.length !== dims)
+        throw new EmbeddingsError(
+          `embeddings of ${v.length} dimensions do not match the query's ${dims} (model changed?)`,
+        );
       scored.push({ id: s.id, sim: cosine(queryVector, v) });
     }
     scored.sort((a, b) => b.sim - a.sim || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -233,13 +256,19 @@ export async function fuseWithEmbeddings(
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const known = skills.filter((s) => vectors.has(keyOf(s.text))).length;
-    const progress = known > 0 && known < skills.length ? ` (${known} of ${skills.length} skills embedded so far, kept for the next search)` : "";
+    const progress =
+      known > 0 && known < skills.length
+        ? ` (${known} of ${skills.length} skills embedded so far, kept for the next search)`
+        : "";
     return { hits: bm25.slice(0, limit), warning: `${message}${progress}; showing keyword (BM25) results only` };
   }
   const byId = new Map(bm25.map((h) => [h.id, h]));
   const gate = options.confidenceGate === false ? 1 : 1 - Math.min(1, Math.max(0, bm25[0]?.confidence ?? 0));
   const weight = (options.weight ?? DEFAULT_EMBEDDINGS_WEIGHT) * gate;
-  const fused = reciprocalRankFusion([bm25.slice(0, depth).map((h) => h.id), ranked], options.k ?? DEFAULT_FUSION_K, [1, weight]);
+  const fused = reciprocalRankFusion([bm25.slice(0, depth).map((h) => h.id), ranked], options.k ?? DEFAULT_FUSION_K, [
+    1,
+    weight,
+  ]);
   const hits = fused.slice(0, limit).map(({ id }): HybridHit => {
     const at = ranked.indexOf(id);
     const base: SearchHit = byId.get(id) ?? { id, score: 0, confidence: 0, matched: [] };

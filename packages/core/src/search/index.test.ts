@@ -7,18 +7,69 @@ const ASKED = 0.3;
 
 // The regression set: 12 skills described the way authors write them.
 const skills: SearchDocument[] = [
-  { id: "pdf-tools", description: "Extract text and tables from PDF files, fill PDF forms, merge and split documents.", metadata: { tags: ["documents", "pdf"] } },
-  { id: "spreadsheet", description: "Create, read and edit Excel spreadsheets and CSV files: formulas, pivot tables, charts.", metadata: { when_to_use: "The user works with xlsx or csv data." } },
-  { id: "git-workflow", description: "Commit, branch, rebase and resolve merge conflicts in git repositories.", metadata: { tags: "git, version control" } },
-  { id: "docker-deploy", description: "Build container images and deploy services with Docker and docker compose.", metadata: { tags: ["containers", "deployment"] } },
-  { id: "sql-query", description: "Write and optimise SQL queries for PostgreSQL and MySQL databases; explain query plans.", metadata: {} },
-  { id: "image-resize", description: "Resize, crop, rotate and convert images between PNG, JPEG and WebP.", metadata: { tags: ["images", "photos"] } },
-  { id: "email-draft", description: "Draft professional emails and replies with the right tone.", metadata: { when_to_use: "Writing a message to send by mail." } },
-  { id: "weather-brief", description: "Summarise weather forecasts for a city: temperature, rain and wind.", metadata: { metadata: { tags: "forecast, climate" } } },
-  { id: "unit-tests", description: "Write unit tests with vitest or jest, mock modules and measure coverage.", metadata: { tags: ["testing"] } },
-  { id: "translate", description: "Translate text between languages while keeping formatting and terminology.", metadata: { tags: ["i18n", "localisation"] } },
-  { id: "slides", description: "Build presentation slide decks in PowerPoint format with speaker notes.", metadata: { tags: ["pptx", "presentations"] } },
-  { id: "incident-response", description: "Triage production incidents: gather logs, find the root cause, write the postmortem.", metadata: { when_to_use: "A service is down or paging on-call.", when_not_to_use: "Routine deployment of services." } },
+  {
+    id: "pdf-tools",
+    description: "Extract text and tables from PDF files, fill PDF forms, merge and split documents.",
+    metadata: { tags: ["documents", "pdf"] },
+  },
+  {
+    id: "spreadsheet",
+    description: "Create, read and edit Excel spreadsheets and CSV files: formulas, pivot tables, charts.",
+    metadata: { when_to_use: "The user works with xlsx or csv data." },
+  },
+  {
+    id: "git-workflow",
+    description: "Commit, branch, rebase and resolve merge conflicts in git repositories.",
+    metadata: { tags: "git, version control" },
+  },
+  {
+    id: "docker-deploy",
+    description: "Build container images and deploy services with Docker and docker compose.",
+    metadata: { tags: ["containers", "deployment"] },
+  },
+  {
+    id: "sql-query",
+    description: "Write and optimise SQL queries for PostgreSQL and MySQL databases; explain query plans.",
+    metadata: {},
+  },
+  {
+    id: "image-resize",
+    description: "Resize, crop, rotate and convert images between PNG, JPEG and WebP.",
+    metadata: { tags: ["images", "photos"] },
+  },
+  {
+    id: "email-draft",
+    description: "Draft professional emails and replies with the right tone.",
+    metadata: { when_to_use: "Writing a message to send by mail." },
+  },
+  {
+    id: "weather-brief",
+    description: "Summarise weather forecasts for a city: temperature, rain and wind.",
+    metadata: { metadata: { tags: "forecast, climate" } },
+  },
+  {
+    id: "unit-tests",
+    description: "Write unit tests with vitest or jest, mock modules and measure coverage.",
+    metadata: { tags: ["testing"] },
+  },
+  {
+    id: "translate",
+    description: "Translate text between languages while keeping formatting and terminology.",
+    metadata: { tags: ["i18n", "localisation"] },
+  },
+  {
+    id: "slides",
+    description: "Build presentation slide decks in PowerPoint format with speaker notes.",
+    metadata: { tags: ["pptx", "presentations"] },
+  },
+  {
+    id: "incident-response",
+    description: "Triage production incidents: gather logs, find the root cause, write the postmortem.",
+    metadata: {
+      when_to_use: "A service is down or paging on-call.",
+      when_not_to_use: "Routine deployment of services.",
+    },
+  },
 ];
 
 // query → the skill that must be found.
@@ -151,14 +202,26 @@ describe("SkillSearchIndex behaviour", () => {
     const index = new SkillSearchIndex([
       { id: "alpha", description: "Does alpha things.", metadata: { triggers: ["invoice reconciliation"] } },
       { id: "beta", description: "Does beta things.", body: "# Beta\n\n## Rotating TLS certificates\n\nSteps.\n" },
-      { id: "gamma", description: "Does gamma things.", body: `${"filler words here. ".repeat(10)}Mentions kubernetes early.` },
-      { id: "delta", description: "Does delta things.", body: `${"filler words here. ".repeat(400)}Mentions terraform late.` },
+      {
+        id: "gamma",
+        description: "Does gamma things.",
+        body: `${"filler words here. ".repeat(10)}Mentions kubernetes early.`,
+      },
+      {
+        id: "delta",
+        description: "Does delta things.",
+        body: `${"filler words here. ".repeat(400)}Mentions terraform late.`,
+      },
     ]);
     expect(index.search("invoice reconciliation")[0]).toMatchObject({ id: "alpha", matched: ["triggers"] });
     expect(index.search("rotate tls certificate")[0]).toMatchObject({ id: "beta", matched: ["headings"] });
     expect(index.search("kubernetes")[0]).toMatchObject({ id: "gamma", matched: ["body"] });
     expect(index.search("terraform")).toEqual([]); // beyond the first 4096 characters of the body
-    expect(new SkillSearchIndex([{ id: "delta", body: "x ".repeat(3000) + "terraform" }], { bodyChars: 10_000 }).search("terraform")[0]?.id).toBe("delta");
+    expect(
+      new SkillSearchIndex([{ id: "delta", body: "x ".repeat(3000) + "terraform" }], { bodyChars: 10_000 }).search(
+        "terraform",
+      )[0]?.id,
+    ).toBe("delta");
   });
 
   it("skills hidden from models are found only with includeHidden", () => {
@@ -167,7 +230,10 @@ describe("SkillSearchIndex behaviour", () => {
       { id: "deploy-docs", description: "Deploy the documentation site." },
     ]);
     expect(index.search("deploy production").map((h) => h.id)).toEqual(["deploy-docs"]);
-    expect(index.search("deploy production", { includeHidden: true }).map((h) => h.id)).toEqual(["deploy-prod", "deploy-docs"]);
+    expect(index.search("deploy production", { includeHidden: true }).map((h) => h.id)).toEqual([
+      "deploy-prod",
+      "deploy-docs",
+    ]);
   });
 
   it("confidence is in [0,1], highest for the best hit, and minConfidence abstains when nothing fits", () => {
@@ -183,7 +249,9 @@ describe("SkillSearchIndex behaviour", () => {
     // A query that shares one weak word with a skill: it scores, and is shown by default (DEFAULT_MIN_CONFIDENCE is
     // 0, decision 0265), but a caller asking for abstention gets nothing.
     expect(DEFAULT_MIN_CONFIDENCE).toBe(0);
-    expect(index.search("book a table at a restaurant in Paris tomorrow", { minConfidence: DEFAULT_MIN_CONFIDENCE }).length).toBeGreaterThan(0);
+    expect(
+      index.search("book a table at a restaurant in Paris tomorrow", { minConfidence: DEFAULT_MIN_CONFIDENCE }).length,
+    ).toBeGreaterThan(0);
     expect(index.search("book a table at a restaurant in Paris tomorrow", { minConfidence: ASKED })).toEqual([]);
     expect(index.search("merge pdf", { minConfidence: 1 })).toEqual([]);
   });
@@ -228,7 +296,22 @@ describe("SkillSearchIndex behaviour", () => {
 });
 
 describe('mode "scan" (one search per process) and loaded exports', () => {
-  const word = fc.constantFrom("pdf", "merge", "merger", "split", "table", "chart", "art", "deploy", "review", "c++", "数据", "清洗", "résumé", "audit");
+  const word = fc.constantFrom(
+    "pdf",
+    "merge",
+    "merger",
+    "split",
+    "table",
+    "chart",
+    "art",
+    "deploy",
+    "review",
+    "c++",
+    "数据",
+    "清洗",
+    "résumé",
+    "audit",
+  );
   const text = fc.array(word, { maxLength: 12 }).map((w) => w.join(" "));
   const doc = fc.record({
     description: text,
@@ -240,24 +323,33 @@ describe('mode "scan" (one search per process) and loaded exports', () => {
   });
   it("gives exactly the hits, scores and confidences of the inverted index", () => {
     fc.assert(
-      fc.property(fc.array(doc, { minLength: 1, maxLength: 12 }), fc.array(text, { minLength: 1, maxLength: 4 }), (specs, queries) => {
-        const docs: SearchDocument[] = specs.map((s, i) => ({
-          id: `skill-${i}`,
-          description: s.description,
-          metadata: { when_to_use: s.when, tags: s.tags, ...(s.not !== undefined && { when_not_to_use: s.not }), "disable-model-invocation": s.hidden },
-          body: s.body,
-        }));
-        const postings = new SkillSearchIndex(docs);
-        const scan = new SkillSearchIndex(docs, { mode: "scan" });
-        const loaded = SkillSearchIndex.load(new SkillSearchIndex(docs, { mode: "scan" }).export());
-        for (const query of [...queries, ...queries]) {
-          for (const options of [{}, { includeHidden: true, limit: 3, minConfidence: 0.2 }]) {
-            const want = postings.search(query, options);
-            expect(scan.search(query, options)).toEqual(want);
-            expect(loaded.search(query, options)).toEqual(want);
+      fc.property(
+        fc.array(doc, { minLength: 1, maxLength: 12 }),
+        fc.array(text, { minLength: 1, maxLength: 4 }),
+        (specs, queries) => {
+          const docs: SearchDocument[] = specs.map((s, i) => ({
+            id: `skill-${i}`,
+            description: s.description,
+            metadata: {
+              when_to_use: s.when,
+              tags: s.tags,
+              ...(s.not !== undefined && { when_not_to_use: s.not }),
+              "disable-model-invocation": s.hidden,
+            },
+            body: s.body,
+          }));
+          const postings = new SkillSearchIndex(docs);
+          const scan = new SkillSearchIndex(docs, { mode: "scan" });
+          const loaded = SkillSearchIndex.load(new SkillSearchIndex(docs, { mode: "scan" }).export());
+          for (const query of [...queries, ...queries]) {
+            for (const options of [{}, { includeHidden: true, limit: 3, minConfidence: 0.2 }]) {
+              const want = postings.search(query, options);
+              expect(scan.search(query, options)).toEqual(want);
+              expect(loaded.search(query, options)).toEqual(want);
+            }
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -266,7 +358,12 @@ describe('mode "scan" (one search per process) and loaded exports', () => {
     const index = new SkillSearchIndex([{ id: "a", description: "merge pdf files" }], { mode: "scan" });
     expect(index.search("pdf").map((h) => h.id)).toEqual(["a"]);
     index.add({ id: "b", description: "split pdf pages" });
-    expect(index.search("pdf").map((h) => h.id).sort()).toEqual(["a", "b"]);
+    expect(
+      index
+        .search("pdf")
+        .map((h) => h.id)
+        .sort(),
+    ).toEqual(["a", "b"]);
     index.remove("a");
     expect(index.search("pdf").map((h) => h.id)).toEqual(["b"]);
     expect(index.search("zebra")).toEqual([]);

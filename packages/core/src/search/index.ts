@@ -1,6 +1,13 @@
 import { compareCodeUnits } from "../compare.js";
 import { confidenceOf, DEFAULT_CONFIDENCE_MODEL, type ConfidenceFeatures, type ConfidenceModel } from "./confidence.js";
-import { analyseSkill, SEARCH_FIELDS, type AnalysedSkill, type AnalyseOptions, type SearchDocument, type SearchField } from "./document.js";
+import {
+  analyseSkill,
+  SEARCH_FIELDS,
+  type AnalysedSkill,
+  type AnalyseOptions,
+  type SearchDocument,
+  type SearchField,
+} from "./document.js";
 import { searchTokens } from "./tokenize.js";
 
 export { analyseSkill } from "./document.js";
@@ -98,7 +105,13 @@ interface Built {
   /** A loaded export: postings are views into its arrays, found by binary search. */
   loaded?: SearchIndexExport;
   /** Per-query accumulators, reused (and reset for the documents a query touched) so a search allocates little. */
-  scratch: { score: Float64Array; matched: Float64Array; metadata: Float64Array; named: Float64Array; masks: Uint8Array };
+  scratch: {
+    score: Float64Array;
+    matched: Float64Array;
+    metadata: Float64Array;
+    named: Float64Array;
+    masks: Uint8Array;
+  };
 }
 
 /**
@@ -201,7 +214,11 @@ export class SkillSearchIndex {
       postingTf.set(p.tf, starts[i]);
       postingMask.set(p.mask, starts[i]);
     });
-    const docs = built.docs.map((d) => ({ id: d.id, hidden: d.hidden, ...(d.negative !== undefined && { negative: d.negative }) }));
+    const docs = built.docs.map((d) => ({
+      id: d.id,
+      hidden: d.hidden,
+      ...(d.negative !== undefined && { negative: d.negative }),
+    }));
     return { fields: JSON.stringify(this.#fields), docs, terms, starts, postingDocs, postingTf, postingMask };
   }
 
@@ -211,15 +228,41 @@ export class SkillSearchIndex {
    */
   static load(data: SearchIndexExport, options: Omit<SearchIndexOptions, "mode" | "bodyChars"> = {}): SkillSearchIndex {
     const index = new SkillSearchIndex([], options);
-    if (data.fields !== JSON.stringify(index.#fields)) throw new TypeError("the exported index was built with other field weights");
+    if (data.fields !== JSON.stringify(index.#fields))
+      throw new TypeError("the exported index was built with other field weights");
     const n = data.docs.length;
-    if (data.starts.length !== data.terms.length + 1 || data.postingTf.length !== data.postingDocs.length || data.postingMask.length !== data.postingDocs.length) {
+    if (
+      data.starts.length !== data.terms.length + 1 ||
+      data.postingTf.length !== data.postingDocs.length ||
+      data.postingMask.length !== data.postingDocs.length
+    ) {
       throw new TypeError("the exported index is inconsistent");
     }
-    const docs: AnalysedSkill[] = data.docs.map((d) => ({ id: d.id, hidden: d.hidden, fields: {}, ...(d.negative !== undefined && { negative: d.negative }) }));
+    const docs: AnalysedSkill[] = data.docs.map((d) => ({
+      id: d.id,
+      hidden: d.hidden,
+      fields: {},
+      ...(d.negative !== undefined && { negative: d.negative }),
+    }));
     for (const doc of docs) index.#docs.set(doc.id, doc);
-    const scratch = { score: new Float64Array(n), matched: new Float64Array(n), metadata: new Float64Array(n), named: new Float64Array(n), masks: new Uint8Array(n) };
-    index.#built = { docs, postings: new Map(), negative: negativePostings(docs), lengths: [], average: [], scan: false, missing: new Set(), loaded: data, scratch };
+    const scratch = {
+      score: new Float64Array(n),
+      matched: new Float64Array(n),
+      metadata: new Float64Array(n),
+      named: new Float64Array(n),
+      masks: new Uint8Array(n),
+    };
+    index.#built = {
+      docs,
+      postings: new Map(),
+      negative: negativePostings(docs),
+      lengths: [],
+      average: [],
+      scan: false,
+      missing: new Set(),
+      loaded: data,
+      scratch,
+    };
     index.#frozen = true;
     return index;
   }
@@ -294,8 +337,11 @@ export class SkillSearchIndex {
         }
       }
     }
-    const better = (a: number, b: number) => (score[b] as number) - (score[a] as number) || compareCodeUnits(built.docs[a]?.id ?? "", built.docs[b]?.id ?? "");
-    const eligible = touched.filter((i) => (score[i] as number) > 0 && (options.includeHidden || !built.docs[i]?.hidden));
+    const better = (a: number, b: number) =>
+      (score[b] as number) - (score[a] as number) || compareCodeUnits(built.docs[a]?.id ?? "", built.docs[b]?.id ?? "");
+    const eligible = touched.filter(
+      (i) => (score[i] as number) > 0 && (options.includeHidden || !built.docs[i]?.hidden),
+    );
     const candidates = bestOf(eligible, limit * CANDIDATES_PER_HIT, better);
     const best = candidates.length > 0 ? (score[candidates[0] as number] as number) : 0;
     const hits: SearchHit[] = [];
@@ -312,7 +358,13 @@ export class SkillSearchIndex {
       const confidence = confidenceOf(features, this.#model);
       if (confidence < minConfidence) continue;
       const fields = SEARCH_FIELDS.filter((_, f) => ((masks[i] as number) & (1 << f)) !== 0);
-      hits.push({ id: built.docs[i]?.id ?? "", score: s, confidence, matched: fields, ...(options.explain && { features }) });
+      hits.push({
+        id: built.docs[i]?.id ?? "",
+        score: s,
+        confidence,
+        matched: fields,
+        ...(options.explain && { features }),
+      });
     }
     return hits;
   }
@@ -333,7 +385,9 @@ export class SkillSearchIndex {
         const count = text === undefined ? 0 : occurrences(text, term);
         if (count === 0) continue;
         const { weight, b } = this.#fields[f] as FieldWeights;
-        tf += (weight * count) / (1 - b + (b * ((built.lengths[f] as Int32Array)[i] as number)) / (built.average[f] as number));
+        tf +=
+          (weight * count) /
+          (1 - b + (b * ((built.lengths[f] as Int32Array)[i] as number)) / (built.average[f] as number));
         mask |= 1 << f;
       }
       if (mask === 0) continue;
@@ -341,7 +395,10 @@ export class SkillSearchIndex {
       tfs.push(tf);
       masks.push(mask);
     }
-    const postings = docs.length === 0 ? undefined : { docs: Int32Array.from(docs), tf: Float32Array.from(tfs), mask: Uint8Array.from(masks) };
+    const postings =
+      docs.length === 0
+        ? undefined
+        : { docs: Int32Array.from(docs), tf: Float32Array.from(tfs), mask: Uint8Array.from(masks) };
     if (postings) built.postings.set(term, postings);
     else built.missing.add(term);
     return postings;
@@ -353,8 +410,23 @@ export class SkillSearchIndex {
     const n = docs.length;
     const lengths = SEARCH_FIELDS.map((f) => Int32Array.from(docs, (d) => termCount(d.fields[f])));
     const average = lengths.map((l) => l.reduce((sum, x) => sum + x, 0) / Math.max(1, n) || 1);
-    const scratch = { score: new Float64Array(n), matched: new Float64Array(n), metadata: new Float64Array(n), named: new Float64Array(n), masks: new Uint8Array(n) };
-    return { docs, postings: new Map(), negative: negativePostings(docs), lengths, average, scan: true, missing: new Set(), scratch };
+    const scratch = {
+      score: new Float64Array(n),
+      matched: new Float64Array(n),
+      metadata: new Float64Array(n),
+      named: new Float64Array(n),
+      masks: new Uint8Array(n),
+    };
+    return {
+      docs,
+      postings: new Map(),
+      negative: negativePostings(docs),
+      lengths,
+      average,
+      scan: true,
+      missing: new Set(),
+      scratch,
+    };
   }
 
   #buildPostings(): Built {
@@ -363,7 +435,13 @@ export class SkillSearchIndex {
     const lengths = SEARCH_FIELDS.map((f) => Int32Array.from(docs, (d) => termCount(d.fields[f])));
     const average = lengths.map((l) => l.reduce((sum, x) => sum + x, 0) / Math.max(1, n) || 1);
     const negative = negativePostings(docs);
-    const scratch = { score: new Float64Array(n), matched: new Float64Array(n), metadata: new Float64Array(n), named: new Float64Array(n), masks: new Uint8Array(n) };
+    const scratch = {
+      score: new Float64Array(n),
+      matched: new Float64Array(n),
+      metadata: new Float64Array(n),
+      named: new Float64Array(n),
+      masks: new Uint8Array(n),
+    };
     const fieldTerms = docs.map((d) => SEARCH_FIELDS.map((f) => split(d.fields[f])));
     const lists = new Map<string, { docs: number[]; tf: number[]; mask: number[] }>();
     const counts = new Map<string, Float64Array>();
@@ -396,7 +474,12 @@ export class SkillSearchIndex {
       }
     }
     const postings = new Map<string, Postings>();
-    for (const [term, list] of lists) postings.set(term, { docs: Int32Array.from(list.docs), tf: Float32Array.from(list.tf), mask: Uint8Array.from(list.mask) });
+    for (const [term, list] of lists)
+      postings.set(term, {
+        docs: Int32Array.from(list.docs),
+        tf: Float32Array.from(list.tf),
+        mask: Uint8Array.from(list.mask),
+      });
     return { docs, postings, negative, lengths, average, scan: false, missing: new Set(), scratch };
   }
 }
@@ -432,7 +515,11 @@ function loadedPostings(data: SearchIndexExport, term: string): Postings | undef
     if (order === 0) {
       const start = data.starts[mid] as number;
       const end = data.starts[mid + 1] as number;
-      return { docs: data.postingDocs.subarray(start, end), tf: data.postingTf.subarray(start, end), mask: data.postingMask.subarray(start, end) };
+      return {
+        docs: data.postingDocs.subarray(start, end),
+        tf: data.postingTf.subarray(start, end),
+        mask: data.postingMask.subarray(start, end),
+      };
     }
     if (order < 0) lo = mid + 1;
     else hi = mid - 1;

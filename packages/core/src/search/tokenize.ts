@@ -20,7 +20,8 @@ export const SEARCH_STOPWORDS: ReadonlySet<string> = new Set(
 // dotted name of two letters or more (.net, also inside asp.net and node.js).
 const WORD = /\.[\p{L}][\p{L}\p{M}\p{N}]+|[\p{L}\p{N}][\p{L}\p{M}\p{N}]*(?:\+\+|#(?![\p{L}\p{N}#]))?/gu;
 // Scripts written without spaces between words: segmented with Intl.Segmenter.
-const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+const UNSPACED =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 // Words whose accents are folded (résumé → resume); other scripts keep their marks, which carry meaning there.
 const FOLDABLE = /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{N}\p{M}.+#]+$/u;
 const MARKS = /\p{Mn}/gu;

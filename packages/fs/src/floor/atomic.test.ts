@@ -46,7 +46,9 @@ describe("swapIntoPlace", () => {
   it("puts the old folder back when the staged one cannot be moved in", async () => {
     const dir = await folderWith({ "skill/SKILL.md": "old" });
     // The staged entry is missing: the second rename fails after the old folder was set aside.
-    expect(() => swapIntoPlace(path.join(dir, "staged"), path.join(dir, "skill"), path.join(dir, "aside"))).toThrow(/ENOENT/);
+    expect(() => swapIntoPlace(path.join(dir, "staged"), path.join(dir, "skill"), path.join(dir, "aside"))).toThrow(
+      /ENOENT/,
+    );
     expect(readFileSync(path.join(dir, "skill/SKILL.md"), "utf8")).toBe("old");
     expect(existsSync(path.join(dir, "aside"))).toBe(false);
   });

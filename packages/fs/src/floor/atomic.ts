@@ -47,7 +47,11 @@ export function swapIntoPlace(staged: string, target: string, aside: string): bo
  * Writes a file so readers see either the old content or the whole new content, never a half: a sibling temp file
  * (created with `wx`, so a link planted at that name is never followed), then a rename. Creates the parent folder.
  */
-export async function writeFileAtomic(target: string, data: string | Uint8Array, options: { mode?: number } = {}): Promise<void> {
+export async function writeFileAtomic(
+  target: string,
+  data: string | Uint8Array,
+  options: { mode?: number } = {},
+): Promise<void> {
   await mkdir(path.dirname(target), { recursive: true });
   const temp = siblingTemp(target, path.basename(target));
   try {

@@ -57,22 +57,32 @@ describe("resolveConfined", () => {
       });
 
       it("follows links that stay inside and returns their real target", async () => {
-        expect(await resolve(path.join(root, "skill"), "inner-link")).toBe(path.join(root, "skill", "references", "a.md"));
+        expect(await resolve(path.join(root, "skill"), "inner-link")).toBe(
+          path.join(root, "skill", "references", "a.md"),
+        );
       });
 
-      it.each(["escape-dir/secret.txt", "escape-file", "relative-escape", "escape-dir"])("refuses the escaping link %s", async (rel) => {
-        const error = await resolve(path.join(root, "skill"), rel).catch((e: unknown) => e);
-        expect(error).toBeInstanceOf(InvalidPathError);
-        expect((error as Error).message).toBe(`invalid path ${JSON.stringify(rel)}: resolves outside its directory`);
-        expect((error as Error).message).not.toContain(base);
-      });
+      it.each(["escape-dir/secret.txt", "escape-file", "relative-escape", "escape-dir"])(
+        "refuses the escaping link %s",
+        async (rel) => {
+          const error = await resolve(path.join(root, "skill"), rel).catch((e: unknown) => e);
+          expect(error).toBeInstanceOf(InvalidPathError);
+          expect((error as Error).message).toBe(`invalid path ${JSON.stringify(rel)}: resolves outside its directory`);
+          expect((error as Error).message).not.toContain(base);
+        },
+      );
 
-      it.each(["../root-sibling/x.txt", "..", "/etc/passwd", "a\\b", "%2e%2e%2fx"])("refuses the unsafe path %j before touching disk", async (rel) => {
-        await expect(resolve(root, rel)).rejects.toBeInstanceOf(InvalidPathError);
-      });
+      it.each(["../root-sibling/x.txt", "..", "/etc/passwd", "a\\b", "%2e%2e%2fx"])(
+        "refuses the unsafe path %j before touching disk",
+        async (rel) => {
+          await expect(resolve(root, rel)).rejects.toBeInstanceOf(InvalidPathError);
+        },
+      );
 
       it("a missing target is ResourceNotFoundError naming the skill", async () => {
-        const error = await resolve(path.join(root, "skill"), "references/none.md", { skillId: "skill" }).catch((e: unknown) => e);
+        const error = await resolve(path.join(root, "skill"), "references/none.md", { skillId: "skill" }).catch(
+          (e: unknown) => e,
+        );
         expect(error).toBeInstanceOf(ResourceNotFoundError);
         expect((error as ResourceNotFoundError).skillId).toBe("skill");
         expect((error as ResourceNotFoundError).path).toBe("references/none.md");
@@ -80,15 +90,21 @@ describe("resolveConfined", () => {
       });
 
       it("allowMissing resolves a not-yet-existing target below the deepest real ancestor", async () => {
-        expect(await resolve(root, "skill/new/deeper/file.txt", { allowMissing: true })).toBe(path.join(root, "skill", "new", "deeper", "file.txt"));
+        expect(await resolve(root, "skill/new/deeper/file.txt", { allowMissing: true })).toBe(
+          path.join(root, "skill", "new", "deeper", "file.txt"),
+        );
       });
 
       it("allowMissing still refuses a path through an escaping link", async () => {
-        await expect(resolve(path.join(root, "skill"), "escape-dir/new.txt", { allowMissing: true })).rejects.toBeInstanceOf(InvalidPathError);
+        await expect(
+          resolve(path.join(root, "skill"), "escape-dir/new.txt", { allowMissing: true }),
+        ).rejects.toBeInstanceOf(InvalidPathError);
       });
 
       it("allowMissing refuses a dangling link that a write would follow outside", async () => {
-        const error = await resolve(path.join(root, "skill"), "dangling-out", { allowMissing: true }).catch((e: unknown) => e);
+        const error = await resolve(path.join(root, "skill"), "dangling-out", { allowMissing: true }).catch(
+          (e: unknown) => e,
+        );
         expect(error).toBeInstanceOf(InvalidPathError);
         expect((error as Error).message).toMatch(/dangling link|outside/);
       });
@@ -102,18 +118,34 @@ describe("resolveConfined", () => {
   }
 
   it("property: whatever an accepted path names, the result is inside the real root", async () => {
-    const segment = fc.constantFrom("skill", "references", "a.md", "escape-dir", "escape-file", "inner-link", "relative-escape", "new", "..", ".", "SKILL.md");
+    const segment = fc.constantFrom(
+      "skill",
+      "references",
+      "a.md",
+      "escape-dir",
+      "escape-file",
+      "inner-link",
+      "relative-escape",
+      "new",
+      "..",
+      ".",
+      "SKILL.md",
+    );
     await fc.assert(
-      fc.asyncProperty(fc.array(segment, { minLength: 1, maxLength: 4 }), fc.boolean(), async (segments, allowMissing) => {
-        const rel = segments.join("/");
-        try {
-          const resolved = await resolveConfined(root, rel, { allowMissing });
-          expect(isSafeResourcePath(rel)).toBe(true);
-          expect(isInside(root, resolved)).toBe(true);
-        } catch (e) {
-          expect(e instanceof InvalidPathError || e instanceof ResourceNotFoundError).toBe(true);
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(segment, { minLength: 1, maxLength: 4 }),
+        fc.boolean(),
+        async (segments, allowMissing) => {
+          const rel = segments.join("/");
+          try {
+            const resolved = await resolveConfined(root, rel, { allowMissing });
+            expect(isSafeResourcePath(rel)).toBe(true);
+            expect(isInside(root, resolved)).toBe(true);
+          } catch (e) {
+            expect(e instanceof InvalidPathError || e instanceof ResourceNotFoundError).toBe(true);
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -43,7 +43,11 @@ export function joinReal(baseReal: string, rel: string): string {
  * - missing target (without `allowMissing`) → ResourceNotFoundError
  * - missing root → the underlying Node error (a configuration problem, not a lookup)
  */
-export async function resolveConfined(rootDir: string, relPath: string, options: ResolveConfinedOptions = {}): Promise<string> {
+export async function resolveConfined(
+  rootDir: string,
+  relPath: string,
+  options: ResolveConfinedOptions = {},
+): Promise<string> {
   const segments = normalizeResourcePath(relPath, options.limits).split("/");
   const rootReal = await realpath(rootDir);
   const target = path.join(rootReal, ...segments);
@@ -80,7 +84,11 @@ function checkInside(rootReal: string, real: string, relPath: string): string {
 }
 
 function notFound(skillId: string | undefined, relPath: string): ResourceNotFoundError {
-  return new ResourceNotFoundError(skillId ?? "", relPath, skillId === undefined ? `not found: ${JSON.stringify(relPath)}` : undefined);
+  return new ResourceNotFoundError(
+    skillId ?? "",
+    relPath,
+    skillId === undefined ? `not found: ${JSON.stringify(relPath)}` : undefined,
+  );
 }
 
 async function exists(p: string): Promise<boolean> {

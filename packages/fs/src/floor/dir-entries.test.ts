@@ -92,7 +92,10 @@ describe("the one listing and the walker", () => {
   it("lets the caller's exclusion rule leave such a name out, as it would any other", async () => {
     const dir = await tree({ "ok.md": "x" });
     mkdirSync(raw(dir, ".hidden-", [0xff]));
-    const walked = walkTree(dir, { onProblem: "collect", exclude: (rel) => (rel.startsWith(".") ? "hidden" : undefined) });
+    const walked = walkTree(dir, {
+      onProblem: "collect",
+      exclude: (rel) => (rel.startsWith(".") ? "hidden" : undefined),
+    });
     expect(walked.problems).toEqual([]);
     expect(walked.excluded).toEqual([{ path: ".hidden-\\xFF/", reason: "hidden" }]);
   });
@@ -108,8 +111,18 @@ describe("a skills root holding a folder whose name is not UTF-8", () => {
       const located = await new FlatRootLocator(dir, { sync }).locate();
       expect([...located.skills.keys()]).toEqual(["good", "real-\uFFFD"]);
       expect(located.skipped.map((s) => [s.where, s.code, s.severity, s.message])).toEqual([
-        ["caf\\xFF", "skill-id-not-utf8", "error", 'the folder name "caf\\xFF" is not valid UTF-8 (bad bytes shown as \\xHH); rename it to serve the skill'],
-        ["docs-\\x80", "skill-id-not-utf8", "warning", 'the folder name "docs-\\x80" is not valid UTF-8 (bad bytes shown as \\xHH), and it has no SKILL.md'],
+        [
+          "caf\\xFF",
+          "skill-id-not-utf8",
+          "error",
+          'the folder name "caf\\xFF" is not valid UTF-8 (bad bytes shown as \\xHH); rename it to serve the skill',
+        ],
+        [
+          "docs-\\x80",
+          "skill-id-not-utf8",
+          "warning",
+          'the folder name "docs-\\x80" is not valid UTF-8 (bad bytes shown as \\xHH), and it has no SKILL.md',
+        ],
       ]);
     }
   });

@@ -50,7 +50,12 @@ function separate(entries: readonly Dirent[], raw: ReadonlyArray<Dirent<Buffer>>
       const name = bytes.toString("utf8");
       genuine.set(name, (genuine.get(name) ?? 0) + 1);
     } else {
-      undecodable.push({ escaped: escapeUndecodable(bytes), bytes, isDirectory: entry.isDirectory(), isSymbolicLink: entry.isSymbolicLink() });
+      undecodable.push({
+        escaped: escapeUndecodable(bytes),
+        bytes,
+        isDirectory: entry.isDirectory(),
+        isSymbolicLink: entry.isSymbolicLink(),
+      });
     }
   }
   const kept = entries.filter((entry) => {
@@ -69,7 +74,7 @@ function separate(entries: readonly Dirent[], raw: ReadonlyArray<Dirent<Buffer>>
  */
 export function escapeUndecodable(bytes: Uint8Array): string {
   let out = "";
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     let length = 0;
     for (let n = 1; n <= 4 && i + n <= bytes.length; n++) {
       if (isUtf8(bytes.subarray(i, i + n))) {

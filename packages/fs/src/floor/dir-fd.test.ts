@@ -19,40 +19,55 @@ describe("openPinnedDir", () => {
   const cases: Array<[string, (root: string, outside: string) => void, "refused" | "opened"]> = [
     ["nothing (create)", () => undefined, "opened"],
     ["a folder", (root) => mkdirSync(path.join(root, "a/b"), { recursive: true }), "opened"],
-    ["a link to a folder outside", (root, outside) => {
-      mkdirSync(path.join(root, "a"));
-      symlinkSync(outside, path.join(root, "a/b"));
-    }, "refused"],
+    [
+      "a link to a folder outside",
+      (root, outside) => {
+        mkdirSync(path.join(root, "a"));
+        symlinkSync(outside, path.join(root, "a/b"));
+      },
+      "refused",
+    ],
     ["a link on the way (a -> outside)", (root, outside) => symlinkSync(outside, path.join(root, "a")), "refused"],
-    ["a dangling link to a path outside", (root, outside) => {
-      mkdirSync(path.join(root, "a"));
-      symlinkSync(path.join(outside, "x/y"), path.join(root, "a/b"));
-    }, "refused"],
-    ["a file", (root) => {
-      mkdirSync(path.join(root, "a"));
-      writeFileSync(path.join(root, "a/b"), "x");
-    }, "refused"],
+    [
+      "a dangling link to a path outside",
+      (root, outside) => {
+        mkdirSync(path.join(root, "a"));
+        symlinkSync(path.join(outside, "x/y"), path.join(root, "a/b"));
+      },
+      "refused",
+    ],
+    [
+      "a file",
+      (root) => {
+        mkdirSync(path.join(root, "a"));
+        writeFileSync(path.join(root, "a/b"), "x");
+      },
+      "refused",
+    ],
   ];
 
-  it.each(cases)("with %s at a/b: create refuses or opens; repair always ends with a real folder", async (_name, plant, plain) => {
-    for (const repair of [false, true]) {
-      const root = await tmp();
-      const outside = await tmp();
-      plant(root, outside);
-      const open = () => openPinnedDir(root, "a/b", { create: true, repair });
-      if (plain === "refused" && !repair) {
-        expect(open).toThrow(/is a symbolic link or not a folder; refusing to write through it/);
-      } else {
-        const dir = open();
-        const fd = dir.createFile("made.txt");
-        writeFileSync(fd, "ok");
-        dir.close();
-        expect(lstatSync(path.join(root, "a/b")).isDirectory()).toBe(true);
-        expect(readFileSync(path.join(root, "a/b/made.txt"), "utf8")).toBe("ok");
+  it.each(cases)(
+    "with %s at a/b: create refuses or opens; repair always ends with a real folder",
+    async (_name, plant, plain) => {
+      for (const repair of [false, true]) {
+        const root = await tmp();
+        const outside = await tmp();
+        plant(root, outside);
+        const open = () => openPinnedDir(root, "a/b", { create: true, repair });
+        if (plain === "refused" && !repair) {
+          expect(open).toThrow(/is a symbolic link or not a folder; refusing to write through it/);
+        } else {
+          const dir = open();
+          const fd = dir.createFile("made.txt");
+          writeFileSync(fd, "ok");
+          dir.close();
+          expect(lstatSync(path.join(root, "a/b")).isDirectory()).toBe(true);
+          expect(readFileSync(path.join(root, "a/b/made.txt"), "utf8")).toBe("ok");
+        }
+        expect(readdirSync(outside)).toEqual([]);
       }
-      expect(readdirSync(outside)).toEqual([]);
-    }
-  });
+    },
+  );
 
   it("writes land in the pinned folder even after its path was swapped for a link", async () => {
     const root = await tmp();
@@ -90,13 +105,22 @@ describe("removeTree / removePinnedTree: removal that never follows a link", () 
   const kept = (outside: string) => readdirSync(outside, { recursive: true, encoding: "utf8" }).sort();
 
   it.each([
-    ["files and folders", (tree: string) => {
-      mkdirSync(path.join(tree, "a/b"), { recursive: true });
-      writeFileSync(path.join(tree, "a/b/f.txt"), "x");
-    }],
+    [
+      "files and folders",
+      (tree: string) => {
+        mkdirSync(path.join(tree, "a/b"), { recursive: true });
+        writeFileSync(path.join(tree, "a/b/f.txt"), "x");
+      },
+    ],
     ["a link to a folder outside", (tree: string, outside: string) => symlinkSync(outside, path.join(tree, "out"))],
-    ["a link to a file outside", (tree: string, outside: string) => symlinkSync(path.join(outside, "keep.txt"), path.join(tree, "f"))],
-    ["a dangling link", (tree: string, outside: string) => symlinkSync(path.join(outside, "nothing/x"), path.join(tree, "dangling"))],
+    [
+      "a link to a file outside",
+      (tree: string, outside: string) => symlinkSync(path.join(outside, "keep.txt"), path.join(tree, "f")),
+    ],
+    [
+      "a dangling link",
+      (tree: string, outside: string) => symlinkSync(path.join(outside, "nothing/x"), path.join(tree, "dangling")),
+    ],
   ])("removes a tree holding %s, and nothing outside", async (_name, plant) => {
     const root = await tmp();
     const outside = await tmp();

@@ -67,7 +67,11 @@ export class PinnedDir {
 
   /** Creates a new file inside (never follows or replaces an existing entry) and returns its descriptor. */
   createFile(name: string, mode = 0o600): number {
-    return fs.openSync(this.at(name), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+    return fs.openSync(
+      this.at(name),
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+      mode,
+    );
   }
 
   /**
@@ -132,7 +136,8 @@ function removeEntry(parent: PinnedDir, name: string, depth: number): void {
     }
     const dir = new PinnedDir(opened, where);
     try {
-      if (depth >= MAX_REMOVE_DEPTH) throw new InvalidPathError(where, `is nested deeper than ${MAX_REMOVE_DEPTH} folders; not removed`);
+      if (depth >= MAX_REMOVE_DEPTH)
+        throw new InvalidPathError(where, `is nested deeper than ${MAX_REMOVE_DEPTH} folders; not removed`);
       for (const entry of fs.readdirSync(dir.self())) removeEntry(dir, entry, depth + 1);
     } finally {
       dir.close();
@@ -220,7 +225,8 @@ function openStep(parent: PinnedDir, name: string, options: OpenDirOptions): num
       return AGAIN;
     }
     if (opened.code !== "ELOOP" && opened.code !== "ENOTDIR") throw opened.error;
-    if (!options.repair) throw new InvalidPathError(where, "is a symbolic link or not a folder; refusing to write through it");
+    if (!options.repair)
+      throw new InvalidPathError(where, "is a symbolic link or not a folder; refusing to write through it");
     fs.rmSync(parent.at(name), { force: true }); // unlinks the link or file itself
     created = mkdirIn(parent, name) || created;
     return AGAIN;

@@ -19,14 +19,20 @@ export function descriptorReader(fd: number, sync: boolean): ReadAt {
     };
   }
   return (buffer, offset, length, position) =>
-    new Promise((resolve, reject) => fs.read(fd, buffer, offset, length, position, (error, bytesRead) => (error ? reject(error) : resolve(bytesRead))));
+    new Promise((resolve, reject) =>
+      fs.read(fd, buffer, offset, length, position, (error, bytesRead) => (error ? reject(error) : resolve(bytesRead))),
+    );
 }
 
 /**
  * Reads the whole file, but never more than `maxBytes + 1` bytes: a file that grew past the limit after its size was
  * checked is noticed instead of read whole. Returns undefined when the content is over the limit.
  */
-export async function readBounded(readAt: ReadAt, expectedSize: number, maxBytes: number): Promise<Uint8Array | undefined> {
+export async function readBounded(
+  readAt: ReadAt,
+  expectedSize: number,
+  maxBytes: number,
+): Promise<Uint8Array | undefined> {
   const cap = maxBytes + 1;
   // Unpooled memory, so the returned view owns its whole ArrayBuffer (no neighbouring bytes reachable via .buffer).
   let buffer = Buffer.allocUnsafeSlow(Math.max(1, Math.min(expectedSize + 1, cap)));

@@ -135,13 +135,20 @@ describe("openConfined under a concurrent directory swap (TOCTOU)", () => {
 
   // Only the /proc verification is race-free; the path fallback narrows the window but cannot close it without openat
   // (docs/decisions/0122), so it is tested on static trees above, not here.
-  for (const [followLinksInside, verify] of [[false, "proc"], [true, "proc"]] as const) {
+  for (const [followLinksInside, verify] of [
+    [false, "proc"],
+    [true, "proc"],
+  ] as const) {
     it(`never returns the outside file (followLinksInside: ${followLinksInside}, verify: ${verify})`, async () => {
       r = await tempTree({ "skill/refs/notes.md": "inside", "outside/refs/notes.md": "SECRET" }, "skillport-race-");
       const skill = path.join(r.dir, "skill");
       swapper = await startFolderSwapper(path.join(skill, "refs"), path.join(r.dir, "outside", "refs"));
       const seen = { inside: 0, refused: 0, escaped: 0 };
-      for (let reads = 0; reads < 200_000 && (seen.inside < 1000 || seen.refused < 1000) && swapper.exitCode === null; reads++) {
+      for (
+        let reads = 0;
+        reads < 200_000 && (seen.inside < 1000 || seen.refused < 1000) && swapper.exitCode === null;
+        reads++
+      ) {
         try {
           const file = openConfined(skill, "refs/notes.md", { followLinksInside, verify });
           const text = Buffer.from(file.readAllSync(64)!).toString();

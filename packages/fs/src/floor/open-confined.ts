@@ -1,6 +1,12 @@
 import fs, { constants, type Stats } from "node:fs";
 import path from "node:path";
-import { InvalidPathError, normalizeResourcePath, ResourceNotFoundError, SkillUnavailableError, type SafePathLimits } from "@skillport/core";
+import {
+  InvalidPathError,
+  normalizeResourcePath,
+  ResourceNotFoundError,
+  SkillUnavailableError,
+  type SafePathLimits,
+} from "@skillport/core";
 import { isInside, joinReal } from "./confine.js";
 import { errorCode, isMissing } from "./errno.js";
 
@@ -91,10 +97,23 @@ export function openVerified(boundaryReal: string, rel: string, options: OpenCon
   }
   try {
     const stats = fs.fstatSync(fd);
-    const real = verifiedRealPath(fd, stats, boundaryReal, rel, asked, follow, options.verify ?? "auto", options.boundaryName ?? "its directory");
-    if (!stats.isFile()) throw new ResourceNotFoundError(options.skillId ?? "", rel, `${JSON.stringify(rel)} is not a regular file`);
+    const real = verifiedRealPath(
+      fd,
+      stats,
+      boundaryReal,
+      rel,
+      asked,
+      follow,
+      options.verify ?? "auto",
+      options.boundaryName ?? "its directory",
+    );
+    if (!stats.isFile())
+      throw new ResourceNotFoundError(options.skillId ?? "", rel, `${JSON.stringify(rel)} is not a regular file`);
     if (options.refuseHardLinks && stats.nlink > 1) {
-      throw new InvalidPathError(rel, `has ${stats.nlink} hard links; files with other names are not served from this tree`);
+      throw new InvalidPathError(
+        rel,
+        `has ${stats.nlink} hard links; files with other names are not served from this tree`,
+      );
     }
     return new Opened(fd, stats, real);
   } catch (error) {
@@ -124,7 +143,10 @@ class Opened implements ConfinedFile {
     const cap = maxBytes + 1;
     const want = Math.max(1, Math.min(this.size + 1, cap));
     // Unpooled memory, so the returned view owns its whole ArrayBuffer (unless the caller lent one).
-    let buffer = into !== undefined && into.byteLength >= want ? Buffer.from(into.buffer, into.byteOffset, into.byteLength) : Buffer.allocUnsafeSlow(want);
+    let buffer =
+      into !== undefined && into.byteLength >= want
+        ? Buffer.from(into.buffer, into.byteOffset, into.byteLength)
+        : Buffer.allocUnsafeSlow(want);
     let length = 0;
     for (;;) {
       if (length === buffer.length) {
@@ -153,12 +175,22 @@ class Opened implements ConfinedFile {
 }
 
 /** Where the descriptor really points, checked against the boundary; throws InvalidPathError when it may not be read. */
-function verifiedRealPath(fd: number, stats: Stats, boundaryReal: string, rel: string, asked: string, follow: boolean, verify: "auto" | "proc" | "path", boundaryName: string): string {
+function verifiedRealPath(
+  fd: number,
+  stats: Stats,
+  boundaryReal: string,
+  rel: string,
+  asked: string,
+  follow: boolean,
+  verify: "auto" | "proc" | "path",
+  boundaryName: string,
+): string {
   const useProc = verify === "proc" || (verify === "auto" && haveProcFd());
   const real = useProc ? fs.readlinkSync(`/proc/self/fd/${fd}`) : pathIdentity(stats, boundaryReal, rel, asked, follow);
   if (real === asked) return real;
   if (!follow) throw new InvalidPathError(rel, "passes through a symbolic link; links are not served here");
-  if (real === boundaryReal || !isInside(boundaryReal, real)) throw new InvalidPathError(rel, `is a symbolic link that leads outside ${boundaryName}`);
+  if (real === boundaryReal || !isInside(boundaryReal, real))
+    throw new InvalidPathError(rel, `is a symbolic link that leads outside ${boundaryName}`);
   return real;
 }
 
@@ -178,14 +210,24 @@ function pathIdentity(stats: Stats, boundaryReal: string, rel: string, asked: st
     } catch {
       throw new InvalidPathError(rel, "changed while it was opened");
     }
-    if (candidate === boundaryReal || !isInside(boundaryReal, candidate)) throw new InvalidPathError(rel, "resolves outside its directory");
+    if (candidate === boundaryReal || !isInside(boundaryReal, candidate))
+      throw new InvalidPathError(rel, "resolves outside its directory");
   }
   const segments = path.relative(boundaryReal, candidate).split(path.sep);
-  const dirs = [boundaryReal, ...segments.slice(0, -1).map((_, i) => path.join(boundaryReal, ...segments.slice(0, i + 1)))];
+  const dirs = [
+    boundaryReal,
+    ...segments.slice(0, -1).map((_, i) => path.join(boundaryReal, ...segments.slice(0, i + 1))),
+  ];
   const before = dirs.map((dir) => dirStamp(dir, rel));
   const found = fs.lstatSync(candidate, { throwIfNoEntry: false });
   const after = dirs.map((dir) => dirStamp(dir, rel));
-  if (found === undefined || found.isSymbolicLink() || found.dev !== stats.dev || found.ino !== stats.ino || before.join() !== after.join()) {
+  if (
+    found === undefined ||
+    found.isSymbolicLink() ||
+    found.dev !== stats.dev ||
+    found.ino !== stats.ino ||
+    before.join() !== after.join()
+  ) {
     throw new InvalidPathError(rel, "changed while it was opened");
   }
   return candidate;
@@ -193,7 +235,8 @@ function pathIdentity(stats: Stats, boundaryReal: string, rel: string, asked: st
 
 function dirStamp(dir: string, rel: string): string {
   const info = fs.lstatSync(dir, { throwIfNoEntry: false, bigint: true });
-  if (info === undefined || !info.isDirectory()) throw new InvalidPathError(rel, "passes through a symbolic link; links are not served here");
+  if (info === undefined || !info.isDirectory())
+    throw new InvalidPathError(rel, "passes through a symbolic link; links are not served here");
   return `${info.dev}:${info.ino}:${info.ctimeNs}:${info.mtimeNs}`;
 }
 
@@ -205,10 +248,16 @@ function openError(error: unknown, boundaryReal: string, rel: string, skillId: s
   }
   if (isMissing(error)) {
     // A dangling link says more than "not found": it is reported as the link it is.
-    if (isDanglingLink(boundaryReal, rel)) return new InvalidPathError(rel, "is a symbolic link whose target does not exist");
-    return new ResourceNotFoundError(skillId ?? "", rel, skillId === undefined ? `not found: ${JSON.stringify(rel)}` : undefined);
+    if (isDanglingLink(boundaryReal, rel))
+      return new InvalidPathError(rel, "is a symbolic link whose target does not exist");
+    return new ResourceNotFoundError(
+      skillId ?? "",
+      rel,
+      skillId === undefined ? `not found: ${JSON.stringify(rel)}` : undefined,
+    );
   }
-  if (code === "ENXIO" || code === "EISDIR") return new ResourceNotFoundError(skillId ?? "", rel, `${JSON.stringify(rel)} is not a regular file`);
+  if (code === "ENXIO" || code === "EISDIR")
+    return new ResourceNotFoundError(skillId ?? "", rel, `${JSON.stringify(rel)} is not a regular file`);
   return unavailable(rel, error);
 }
 
@@ -221,5 +270,7 @@ function isDanglingLink(boundaryReal: string, rel: string): boolean {
 }
 
 function unavailable(rel: string, error: unknown): SkillUnavailableError {
-  return new SkillUnavailableError(`${JSON.stringify(rel)} cannot be read (${errorCode(error) ?? "unknown error"})`, { cause: error });
+  return new SkillUnavailableError(`${JSON.stringify(rel)} cannot be read (${errorCode(error) ?? "unknown error"})`, {
+    cause: error,
+  });
 }

@@ -3,7 +3,9 @@
  * floor module loads no zod; each reader brings its own schema.
  */
 export interface StateSchema<T> {
-  safeParse(data: unknown): { success: true; data: T } | { success: false; error: { issues: ReadonlyArray<StateIssue> } };
+  safeParse(
+    data: unknown,
+  ): { success: true; data: T } | { success: false; error: { issues: ReadonlyArray<StateIssue> } };
 }
 
 interface StateIssue {
@@ -31,6 +33,9 @@ export function parseStateText<T>(text: string, schema: StateSchema<T>): { value
   const [first] = result.error.issues;
   const more = result.error.issues.length - 1;
   const where = first && first.path.length > 0 ? `at ${first.path.map(String).join(".")}` : "at the top";
-  const what = first?.code === "invalid_type" && first.expected !== undefined ? `expected ${first.expected}` : (first?.message ?? "invalid");
+  const what =
+    first?.code === "invalid_type" && first.expected !== undefined
+      ? `expected ${first.expected}`
+      : (first?.message ?? "invalid");
   return { problem: `not the expected shape: ${where}, ${what}${more > 0 ? ` (and ${more} more)` : ""}` };
 }

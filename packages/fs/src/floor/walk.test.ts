@@ -31,7 +31,12 @@ describe("walkTree: plain trees", () => {
       ["b.txt", 2],
     ]);
     const first = result.entries[3]!;
-    expect(first).toMatchObject({ kind: "file", realPath: path.join(dir, "a", "b", "c.txt"), viaLink: false, nlink: 1 });
+    expect(first).toMatchObject({
+      kind: "file",
+      realPath: path.join(dir, "a", "b", "c.txt"),
+      viaLink: false,
+      nlink: 1,
+    });
     expect(first.mode & 0o170000).toBe(0o100000);
     expect(result.problems).toEqual([]);
     expect(result.directories).toBe(3);
@@ -55,7 +60,7 @@ describe("walkTree: links", () => {
     "real.md": "real content",
     "sub/x.md": "x",
     "alias.md": { link: "real.md" },
-    "subalias": { link: "sub" },
+    subalias: { link: "sub" },
   });
 
   it("refuse: the first link throws InvalidPathError naming it; collect mode reports every link", async () => {
@@ -101,7 +106,9 @@ describe("walkTree: links", () => {
     const dir = await tree({ "skill/SKILL.md": "s", "skill/peek.md": { link: "../other/x.md" }, "other/x.md": "x" });
     const result = walkTree(path.join(dir, "skill"), { links: "follow-inside", onProblem: "collect" });
     expect(result.problems.map((p) => [p.path, p.kind])).toEqual([["peek.md", "link-outside"]]);
-    expect(walkTree(path.join(dir, "skill"), { links: "follow-inside", boundary: dir }).entries.map((e) => e.path)).toEqual(["SKILL.md", "peek.md"]);
+    expect(
+      walkTree(path.join(dir, "skill"), { links: "follow-inside", boundary: dir }).entries.map((e) => e.path),
+    ).toEqual(["SKILL.md", "peek.md"]);
   });
 
   it("exclude: links are left out with a reason, never followed or reported as problems", async () => {
@@ -120,16 +127,21 @@ describe("walkTree: special files and names", () => {
     const dir = await tree({ "a.txt": "a" });
     execFileSync("mkfifo", [path.join(dir, "pipe")]);
     expect(() => walkTree(dir)).toThrow(/"pipe".*not a regular file/);
-    expect(walkTree(dir, { onProblem: "collect" }).problems.map((p) => [p.path, p.kind])).toEqual([["pipe", "special"]]);
+    expect(walkTree(dir, { onProblem: "collect" }).problems.map((p) => [p.path, p.kind])).toEqual([
+      ["pipe", "special"],
+    ]);
   });
 
-  it.each(["a\\b", "x:y", "tab\there", "nul%00.md"])("a name the shared rules refuse (%j) is reported", async (name) => {
-    const dir = await tree({ [name]: "x", "ok.md": "ok" });
-    const result = walkTree(dir, { onProblem: "collect" });
-    expect(result.problems.map((p) => [p.path, p.kind])).toEqual([[name, "unsafe-name"]]);
-    expect(result.entries.map((e) => e.path)).toEqual(["ok.md"]);
-    expect(walkTree(dir, { checkNames: false }).entries).toHaveLength(2);
-  });
+  it.each(["a\\b", "x:y", "tab\there", "nul%00.md"])(
+    "a name the shared rules refuse (%j) is reported",
+    async (name) => {
+      const dir = await tree({ [name]: "x", "ok.md": "ok" });
+      const result = walkTree(dir, { onProblem: "collect" });
+      expect(result.problems.map((p) => [p.path, p.kind])).toEqual([[name, "unsafe-name"]]);
+      expect(result.entries.map((e) => e.path)).toEqual(["ok.md"]);
+      expect(walkTree(dir, { checkNames: false }).entries).toHaveLength(2);
+    },
+  );
 });
 
 describe("walkTree: limits", () => {
@@ -157,7 +169,9 @@ describe("walkTree: limits", () => {
   it("collect mode: a deep directory is skipped and reported; a count limit stops the walk (truncated)", async () => {
     const dir = await tree({ "a/b/c/d.txt": "d", "e.txt": "e", "f.txt": "f", "g.txt": "g" });
     const deep = walkTree(dir, { maxDepth: 2, onProblem: "collect" });
-    expect(deep.problems).toEqual([{ path: "a/b/c", kind: "limit", limit: "maxDepth", message: "is nested deeper than 2 directories" }]);
+    expect(deep.problems).toEqual([
+      { path: "a/b/c", kind: "limit", limit: "maxDepth", message: "is nested deeper than 2 directories" },
+    ]);
     expect(deep.truncated).toBe(false);
     expect(deep.entries.map((e) => e.path)).toEqual(["e.txt", "f.txt", "g.txt"]);
     const many = walkTree(dir, { maxFiles: 2, onProblem: "collect" });
@@ -174,13 +188,14 @@ describe("walkTree: caller rules", () => {
       "src/a.ts": "a",
       "src/.env": "SECRET=1",
       "bad:name": "x",
-      "dirlink": { link: "src" },
+      dirlink: { link: "src" },
     });
     const seen: Array<[string, boolean, boolean]> = [];
     const result = walkTree(dir, {
       exclude: (rel, isDir, { link }) => {
         seen.push([rel, isDir, link]);
-        if (rel === "node_modules" || rel.endsWith(".env") || rel === "bad:name" || rel === "dirlink") return `rule for ${rel}`;
+        if (rel === "node_modules" || rel.endsWith(".env") || rel === "bad:name" || rel === "dirlink")
+          return `rule for ${rel}`;
         return undefined;
       },
     });
@@ -196,7 +211,12 @@ describe("walkTree: caller rules", () => {
   });
 
   it("onDirectory sees each directory's sorted entries before they are judged, and false skips them", async () => {
-    const dir = await tree({ "skills/a/SKILL.md": "a", "skills/a/scripts/x.sh": "x", "skills/b/notes/SKILL.md": "b", "top.txt": "t" });
+    const dir = await tree({
+      "skills/a/SKILL.md": "a",
+      "skills/a/scripts/x.sh": "x",
+      "skills/b/notes/SKILL.md": "b",
+      "top.txt": "t",
+    });
     const visited: string[] = [];
     const result = walkTree(dir, {
       files: false,
@@ -205,7 +225,13 @@ describe("walkTree: caller rules", () => {
         return !entries.some((e) => e.name === "SKILL.md");
       },
     });
-    expect(visited).toEqual(["0::skills,top.txt", "1:skills:a,b", "2:skills/a:SKILL.md,scripts", "2:skills/b:notes", "3:skills/b/notes:SKILL.md"]);
+    expect(visited).toEqual([
+      "0::skills,top.txt",
+      "1:skills:a,b",
+      "2:skills/a:SKILL.md,scripts",
+      "2:skills/b:notes",
+      "3:skills/b/notes:SKILL.md",
+    ]);
     expect(result.entries).toEqual([]);
   });
 });

@@ -1,5 +1,11 @@
 import { lstatSync, realpathSync, statSync, type Dirent, type Stats } from "node:fs";
-import { InvalidPathError, isSafeResourcePath, LimitExceededError, normalizeResourcePath, SkillUnavailableError } from "@skillport/core";
+import {
+  InvalidPathError,
+  isSafeResourcePath,
+  LimitExceededError,
+  normalizeResourcePath,
+  SkillUnavailableError,
+} from "@skillport/core";
 import { compareCodeUnits } from "@skillport/core/internal";
 import { isInside, joinReal } from "./confine.js";
 import { readDirectorySync, type DirectoryEntries } from "./dir-entries.js";
@@ -15,7 +21,16 @@ import { errorCode, isMissing } from "./errno.js";
 export type WalkLinkPolicy = "refuse" | "follow-inside" | "exclude";
 
 /** `name-not-utf8`: the entry's name is not valid UTF-8; `path` writes the bad bytes as `\xHH` (docs/decisions/0281). */
-export type WalkProblemKind = "link" | "link-outside" | "link-dangling" | "link-loop" | "special" | "unsafe-name" | "name-not-utf8" | "unreadable" | "limit";
+export type WalkProblemKind =
+  | "link"
+  | "link-outside"
+  | "link-dangling"
+  | "link-loop"
+  | "special"
+  | "unsafe-name"
+  | "name-not-utf8"
+  | "unreadable"
+  | "limit";
 
 export interface WalkProblem {
   /** POSIX path relative to the root (`""` for the root itself). */
@@ -159,7 +174,13 @@ export function walkTree(root: string, options: WalkOptions = {}): WalkResult {
   let directories = 0;
   let truncated = false;
 
-  const problem = (rel: string, kind: WalkProblemKind, message: string, limit?: WalkLimitName, cause?: unknown): void => {
+  const problem = (
+    rel: string,
+    kind: WalkProblemKind,
+    message: string,
+    limit?: WalkLimitName,
+    cause?: unknown,
+  ): void => {
     if (!collect) {
       if (kind === "limit") throw new LimitExceededError(limit ?? "maxFiles", message);
       if (kind === "unreadable") throw new SkillUnavailableError(message, { cause });
@@ -173,10 +194,16 @@ export function walkTree(root: string, options: WalkOptions = {}): WalkResult {
     throw new StopWalk();
   };
 
-  const queue: PendingDir[] = [{ rel: "", real: rootReal, depth: 0, viaLink: false, chain: following ? [rootReal] : [] }];
+  const queue: PendingDir[] = [
+    { rel: "", real: rootReal, depth: 0, viaLink: false, chain: following ? [rootReal] : [] },
+  ];
   if (!isInside(boundary, rootReal)) {
     // The root was resolved through a link that leaves the boundary (e.g. a skill folder swapped for a link).
-    problem("", "link-outside", `the root is a symbolic link that leads outside ${options.boundaryName ?? "its directory"}`);
+    problem(
+      "",
+      "link-outside",
+      `the root is a symbolic link that leads outside ${options.boundaryName ?? "its directory"}`,
+    );
     queue.length = 0;
   }
   try {
@@ -188,7 +215,13 @@ export function walkTree(root: string, options: WalkOptions = {}): WalkResult {
       try {
         listed = readDirectorySync(dir.real);
       } catch (error) {
-        problem(dir.rel, "unreadable", `${describeDir(dir.rel)} cannot be read (${errorCode(error) ?? "unknown error"})`, undefined, error);
+        problem(
+          dir.rel,
+          "unreadable",
+          `${describeDir(dir.rel)} cannot be read (${errorCode(error) ?? "unknown error"})`,
+          undefined,
+          error,
+        );
         continue;
       }
       // A name that is not UTF-8 cannot be reached through a string path: excluded by the caller's rule, or a problem.
@@ -200,7 +233,8 @@ export function walkTree(root: string, options: WalkOptions = {}): WalkResult {
       }
       const dirents = listed.entries;
       dirents.sort((a, b) => compareCodeUnits(a.name, b.name));
-      if (options.onDirectory?.({ path: dir.rel, realPath: dir.real, depth: dir.depth, entries: dirents }) === false) continue;
+      if (options.onDirectory?.({ path: dir.rel, realPath: dir.real, depth: dir.depth, entries: dirents }) === false)
+        continue;
 
       for (const dirent of dirents) {
         const rel = dir.rel === "" ? dirent.name : `${dir.rel}/${dirent.name}`;
@@ -215,7 +249,13 @@ export function walkTree(root: string, options: WalkOptions = {}): WalkResult {
             target = statSync(real);
           } catch (error) {
             if (!isMissing(error) && errorCode(error) !== "ELOOP") {
-              problem(rel, "unreadable", `${JSON.stringify(rel)} cannot be resolved (${errorCode(error) ?? "unknown error"})`, undefined, error);
+              problem(
+                rel,
+                "unreadable",
+                `${JSON.stringify(rel)} cannot be resolved (${errorCode(error) ?? "unknown error"})`,
+                undefined,
+                error,
+              );
               continue;
             }
             dangling = true;
@@ -245,7 +285,11 @@ export function walkTree(root: string, options: WalkOptions = {}): WalkResult {
             continue;
           }
           if (!isInside(boundary, real)) {
-            problem(rel, "link-outside", `is a symbolic link that leads outside ${options.boundaryName ?? "its directory"}`);
+            problem(
+              rel,
+              "link-outside",
+              `is a symbolic link that leads outside ${options.boundaryName ?? "its directory"}`,
+            );
             continue;
           }
         }
@@ -259,7 +303,16 @@ export function walkTree(root: string, options: WalkOptions = {}): WalkResult {
             problem(rel, "limit", `is nested deeper than ${maxDepth} directories`, "maxDepth");
             continue;
           }
-          if (wantDirs) entries.push({ path: rel, realPath: real, kind: "directory", size: 0, mode: (target ?? lstatOrEmpty(abs)).mode, nlink: 1, viaLink });
+          if (wantDirs)
+            entries.push({
+              path: rel,
+              realPath: real,
+              kind: "directory",
+              size: 0,
+              mode: (target ?? lstatOrEmpty(abs)).mode,
+              nlink: 1,
+              viaLink,
+            });
           queue.push({ rel, real, depth: dir.depth + 1, viaLink, chain: following ? [...dir.chain, real] : dir.chain });
           continue;
         }
@@ -275,18 +328,38 @@ export function walkTree(root: string, options: WalkOptions = {}): WalkResult {
           try {
             stats = lstatSync(abs);
           } catch (error) {
-            problem(rel, "unreadable", `${JSON.stringify(rel)} cannot be read (${errorCode(error) ?? "unknown error"})`, undefined, error);
+            problem(
+              rel,
+              "unreadable",
+              `${JSON.stringify(rel)} cannot be read (${errorCode(error) ?? "unknown error"})`,
+              undefined,
+              error,
+            );
             continue;
           }
         }
-        entries.push({ path: rel, realPath: real, kind: "file", size: stats.size, mode: stats.mode, nlink: stats.nlink, viaLink });
+        entries.push({
+          path: rel,
+          realPath: real,
+          kind: "file",
+          size: stats.size,
+          mode: stats.mode,
+          nlink: stats.nlink,
+          viaLink,
+        });
       }
     }
   } catch (error) {
     if (!(error instanceof StopWalk)) throw error;
   }
   const byPath = (a: { path: string }, b: { path: string }) => compareCodeUnits(a.path, b.path);
-  return { entries: entries.sort(byPath), problems, excluded: excluded.sort(byPath), directories: Math.min(directories, maxDirs), truncated };
+  return {
+    entries: entries.sort(byPath),
+    problems,
+    excluded: excluded.sort(byPath),
+    directories: Math.min(directories, maxDirs),
+    truncated,
+  };
 }
 
 /** Why the shared path rules refuse `rel`, in their own words (`contains ':'`). */

@@ -34,21 +34,38 @@ afterAll(async () => {
   await removeDir(repositoryRoot);
 });
 
-describeConformance("LocalFileSystemSkillProvider", () => new LocalFileSystemSkillProvider(providerRoot), { describe, it }, {
-  contentLimit: { makeProvider: () => new LocalFileSystemSkillProvider(providerRoot, { maxFileBytes: 4 }) },
-  filesystem: { root: providerRoot },
-});
+describeConformance(
+  "LocalFileSystemSkillProvider",
+  () => new LocalFileSystemSkillProvider(providerRoot),
+  { describe, it },
+  {
+    contentLimit: { makeProvider: () => new LocalFileSystemSkillProvider(providerRoot, { maxFileBytes: 4 }) },
+    filesystem: { root: providerRoot },
+  },
+);
 
 // The same provider with asynchronous reads only (what network filesystems should use).
-describeConformance("LocalFileSystemSkillProvider {syncReads: false}", () => new LocalFileSystemSkillProvider(providerRoot, { syncReads: false }), { describe, it }, {
-  contentLimit: { makeProvider: () => new LocalFileSystemSkillProvider(providerRoot, { maxFileBytes: 4, syncReads: false }) },
-  filesystem: { root: providerRoot },
-});
+describeConformance(
+  "LocalFileSystemSkillProvider {syncReads: false}",
+  () => new LocalFileSystemSkillProvider(providerRoot, { syncReads: false }),
+  { describe, it },
+  {
+    contentLimit: {
+      makeProvider: () => new LocalFileSystemSkillProvider(providerRoot, { maxFileBytes: 4, syncReads: false }),
+    },
+    filesystem: { root: providerRoot },
+  },
+);
 
-describeConformance("FileSystemSkillRepository", () => new FileSystemSkillRepository(repositoryRoot), { describe, it }, {
-  contentLimit: { makeProvider: () => new FileSystemSkillRepository(repositoryRoot, { maxFileBytes: 4 }) },
-  filesystem: { root: repositoryRoot },
-});
+describeConformance(
+  "FileSystemSkillRepository",
+  () => new FileSystemSkillRepository(repositoryRoot),
+  { describe, it },
+  {
+    contentLimit: { makeProvider: () => new FileSystemSkillRepository(repositoryRoot, { maxFileBytes: 4 }) },
+    filesystem: { root: repositoryRoot },
+  },
+);
 
 describe("the whole kit in one report", () => {
   it("passes every case for the provider", async () => {

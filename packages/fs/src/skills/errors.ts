@@ -1,4 +1,9 @@
-import { AgentSkillsError, ResourceNotFoundError, SkillNotFoundError, type AgentSkillsErrorCode } from "@skillport/core";
+import {
+  AgentSkillsError,
+  ResourceNotFoundError,
+  SkillNotFoundError,
+  type AgentSkillsErrorCode,
+} from "@skillport/core";
 
 /** The provider root is missing or not a directory. Raised by constructors, so misconfiguration fails early. */
 export class SkillsRootError extends AgentSkillsError {
@@ -17,7 +22,10 @@ export class SkillFileTooLargeError extends SkillNotFoundError {
   readonly limit = "maxFileBytes";
   readonly maxBytes: number;
   constructor(skillId: string, file: string, maxBytes: number) {
-    super(skillId, `skill ${JSON.stringify(skillId)}: ${file} is larger than the ${maxBytes}-byte limit (maxFileBytes)`);
+    super(
+      skillId,
+      `skill ${JSON.stringify(skillId)}: ${file} is larger than the ${maxBytes}-byte limit (maxFileBytes)`,
+    );
     this.maxBytes = maxBytes;
   }
 }
@@ -28,7 +36,11 @@ export class ResourceTooLargeError extends ResourceNotFoundError {
   readonly limit = "maxFileBytes";
   readonly maxBytes: number;
   constructor(skillId: string, path: string, maxBytes: number) {
-    super(skillId, path, `skill ${JSON.stringify(skillId)}: ${JSON.stringify(path)} is larger than the ${maxBytes}-byte limit (maxFileBytes)`);
+    super(
+      skillId,
+      path,
+      `skill ${JSON.stringify(skillId)}: ${JSON.stringify(path)} is larger than the ${maxBytes}-byte limit (maxFileBytes)`,
+    );
     this.maxBytes = maxBytes;
   }
 }

@@ -17,7 +17,12 @@ function decode(bytes: Buffer, start: number, end: number, stream: boolean): str
   }
 }
 
-async function oracle(readAt: ReadAt, maxBytes: number, chunkBytes: number, maxFrontmatterBytes: number): Promise<HeadResult> {
+async function oracle(
+  readAt: ReadAt,
+  maxBytes: number,
+  chunkBytes: number,
+  maxFrontmatterBytes: number,
+): Promise<HeadResult> {
   let buffer = Buffer.alloc(Math.min(chunkBytes, maxBytes + 1));
   let length = 0;
   for (;;) {
@@ -42,11 +47,13 @@ async function oracle(readAt: ReadAt, maxBytes: number, chunkBytes: number, maxF
   }
 }
 
-const readerOf = (bytes: Uint8Array): ReadAt => async (buffer, offset, length, position) => {
-  const n = Math.max(0, Math.min(length, bytes.length - position));
-  buffer.set(bytes.subarray(position, position + n), offset);
-  return n;
-};
+const readerOf =
+  (bytes: Uint8Array): ReadAt =>
+  async (buffer, offset, length, position) => {
+    const n = Math.max(0, Math.min(length, bytes.length - position));
+    buffer.set(bytes.subarray(position, position + n), offset);
+    return n;
+  };
 
 const piece = fc.oneof(
   fc.constantFrom("---\n", "\n---\n", "---\r\n", "\n", "name: x\n", "description: 数据清洗 é\n", "\uFEFF", "🙂"),
@@ -55,7 +62,9 @@ const piece = fc.oneof(
 const bytesOf = fc.oneof(
   fc.array(piece, { maxLength: 12 }).map((parts) => new Uint8Array(Buffer.from(parts.join(""), "utf8"))),
   fc.uint8Array({ maxLength: 64 }),
-  fc.tuple(fc.array(piece, { maxLength: 8 }), fc.uint8Array({ maxLength: 6 })).map(([parts, tail]) => new Uint8Array([...Buffer.from(parts.join(""), "utf8"), ...tail])),
+  fc
+    .tuple(fc.array(piece, { maxLength: 8 }), fc.uint8Array({ maxLength: 6 }))
+    .map(([parts, tail]) => new Uint8Array([...Buffer.from(parts.join(""), "utf8"), ...tail])),
 );
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), "skillport-head-"));
@@ -64,27 +73,41 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 describe("readHead", () => {
   it("agrees with the plain TextDecoder version on every input, chunk size and limit", async () => {
     await fc.assert(
-      fc.asyncProperty(bytesOf, fc.integer({ min: 1, max: 80 }), fc.integer({ min: 1, max: 200 }), fc.integer({ min: 1, max: 200 }), async (bytes, chunk, maxBytes, maxFm) => {
-        const got = await readHead(readerOf(bytes), maxBytes, chunk, maxFm);
-        const want = await oracle(readerOf(bytes), maxBytes, chunk, maxFm);
-        expect(got).toEqual(want);
-      }),
+      fc.asyncProperty(
+        bytesOf,
+        fc.integer({ min: 1, max: 80 }),
+        fc.integer({ min: 1, max: 200 }),
+        fc.integer({ min: 1, max: 200 }),
+        async (bytes, chunk, maxBytes, maxFm) => {
+          const got = await readHead(readerOf(bytes), maxBytes, chunk, maxFm);
+          const want = await oracle(readerOf(bytes), maxBytes, chunk, maxFm);
+          expect(got).toEqual(want);
+        },
+      ),
       { numRuns: 3000 },
     );
   });
 
   it("the blocking driver (a real file descriptor) agrees with the oracle too", async () => {
     await fc.assert(
-      fc.asyncProperty(bytesOf, fc.integer({ min: 1, max: 80 }), fc.integer({ min: 1, max: 200 }), fc.integer({ min: 1, max: 200 }), async (bytes, chunk, maxBytes, maxFm) => {
-        const file = path.join(scratch, "SKILL.md");
-        writeFileSync(file, bytes);
-        const fd = openSync(file, "r");
-        try {
-          expect(readHeadSync(fd, maxBytes, chunk, maxFm)).toEqual(await oracle(readerOf(bytes), maxBytes, chunk, maxFm));
-        } finally {
-          closeSync(fd);
-        }
-      }),
+      fc.asyncProperty(
+        bytesOf,
+        fc.integer({ min: 1, max: 80 }),
+        fc.integer({ min: 1, max: 200 }),
+        fc.integer({ min: 1, max: 200 }),
+        async (bytes, chunk, maxBytes, maxFm) => {
+          const file = path.join(scratch, "SKILL.md");
+          writeFileSync(file, bytes);
+          const fd = openSync(file, "r");
+          try {
+            expect(readHeadSync(fd, maxBytes, chunk, maxFm)).toEqual(
+              await oracle(readerOf(bytes), maxBytes, chunk, maxFm),
+            );
+          } finally {
+            closeSync(fd);
+          }
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -100,18 +123,30 @@ describe("readHead", () => {
     { bytes: [0x0a, 0xf0, 0x90, 0x80], chunk: 4, maxBytes: 4 },
   ])("a read cut inside $bytes agrees with the oracle", async ({ bytes, chunk, maxBytes }) => {
     const file = new Uint8Array([...bytes, 0x80, 0x80]);
-    expect(await readHead(readerOf(file), maxBytes, chunk, 1)).toEqual(await oracle(readerOf(file), maxBytes, chunk, 1));
+    expect(await readHead(readerOf(file), maxBytes, chunk, 1)).toEqual(
+      await oracle(readerOf(file), maxBytes, chunk, 1),
+    );
   });
 
   it("many heads in flight never share a buffer", async () => {
-    const files = Array.from({ length: 200 }, (_, i) => new Uint8Array(Buffer.from(`---\nname: s${i}\ndescription: ${"技".repeat(i % 50)}\n---\n# body ${i}\n`)));
-    const slow = (bytes: Uint8Array): ReadAt => async (buffer, offset, length, position) => {
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 3));
-      return readerOf(bytes)(buffer, offset, length, position);
-    };
+    const files = Array.from(
+      { length: 200 },
+      (_, i) =>
+        new Uint8Array(Buffer.from(`---\nname: s${i}\ndescription: ${"技".repeat(i % 50)}\n---\n# body ${i}\n`)),
+    );
+    const slow =
+      (bytes: Uint8Array): ReadAt =>
+      async (buffer, offset, length, position) => {
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 3));
+        return readerOf(bytes)(buffer, offset, length, position);
+      };
     const heads = await Promise.all(files.map((bytes) => readHead(slow(bytes), 10_000, 8192)));
-    const want = await Promise.all(files.map((bytes) => oracle(readerOf(bytes), 10_000, 8192, Number.POSITIVE_INFINITY)));
+    const want = await Promise.all(
+      files.map((bytes) => oracle(readerOf(bytes), 10_000, 8192, Number.POSITIVE_INFINITY)),
+    );
     expect(heads).toEqual(want);
-    heads.forEach((head, i) => expect(head).toMatchObject({ ok: true, text: expect.stringContaining(`name: s${i}\n`) }));
+    heads.forEach((head, i) =>
+      expect(head).toMatchObject({ ok: true, text: expect.stringContaining(`name: s${i}\n`) }),
+    );
   });
 });

@@ -20,7 +20,12 @@ type ReadRequest = [buffer: Buffer, offset: number, length: number, position: nu
  * only the frontmatter, so a body that is not UTF-8 does not stop metadata from being read. A frontmatter already
  * longer than `maxFrontmatterBytes` stops the reading: the parser would refuse it anyway, so the rest is not read.
  */
-export async function readHead(readAt: ReadAt, maxBytes: number, chunkBytes: number, maxFrontmatterBytes = Number.POSITIVE_INFINITY): Promise<HeadResult> {
+export async function readHead(
+  readAt: ReadAt,
+  maxBytes: number,
+  chunkBytes: number,
+  maxFrontmatterBytes = Number.POSITIVE_INFINITY,
+): Promise<HeadResult> {
   const steps = headSteps(maxBytes, chunkBytes, maxFrontmatterBytes);
   let step = steps.next();
   while (!step.done) {
@@ -40,7 +45,12 @@ export async function readHead(readAt: ReadAt, maxBytes: number, chunkBytes: num
  * readHead with blocking reads from a descriptor (docs/decisions/0037): the same scan, without a promise per read —
  * listing thousands of skills is made of little else.
  */
-export function readHeadSync(fd: number, maxBytes: number, chunkBytes: number, maxFrontmatterBytes = Number.POSITIVE_INFINITY): HeadResult {
+export function readHeadSync(
+  fd: number,
+  maxBytes: number,
+  chunkBytes: number,
+  maxFrontmatterBytes = Number.POSITIVE_INFINITY,
+): HeadResult {
   const steps = headSteps(maxBytes, chunkBytes, maxFrontmatterBytes);
   let step = steps.next();
   while (!step.done) {
@@ -57,7 +67,11 @@ export function readHeadSync(fd: number, maxBytes: number, chunkBytes: number, m
 }
 
 /** The head scan itself, for both readers: yields each read it needs and receives the number of bytes read. */
-function* headSteps(maxBytes: number, chunkBytes: number, maxFrontmatterBytes: number): Generator<ReadRequest, HeadResult, number> {
+function* headSteps(
+  maxBytes: number,
+  chunkBytes: number,
+  maxFrontmatterBytes: number,
+): Generator<ReadRequest, HeadResult, number> {
   const first = Math.min(chunkBytes, maxBytes + 1);
   // The first chunk comes from a small pool: listing 10,000 skills would otherwise allocate (and collect) 10,000
   // buffers. Only the decoded string leaves this function, so a pooled buffer is never seen by a caller.
@@ -152,7 +166,12 @@ const isBlank = (byte: number | undefined) => byte === 0x20 || byte === 0x09;
  * the line being read already exceeds `maxYamlBytes`. Bytes, not text, so that a body that is not UTF-8 never has to
  * be decoded (core's findFrontmatterEnd works on decoded text).
  */
-export function scanFrontmatterBytes(bytes: Buffer, length: number, atEnd: boolean, maxYamlBytes: number): number | "none" | "undecided" | "too-large" {
+export function scanFrontmatterBytes(
+  bytes: Buffer,
+  length: number,
+  atEnd: boolean,
+  maxYamlBytes: number,
+): number | "none" | "undecided" | "too-large" {
   let pos = length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   let firstLine = true;
   let yamlStart = 0;

@@ -4,7 +4,14 @@ import { isSafeSkillId } from "@skillport/core";
 import { compareCodeUnits } from "@skillport/core/internal";
 import { isInside, joinReal } from "../floor/confine.js";
 import { errorCode, isMissing } from "../floor/errno.js";
-import { SKILL_FILE_NAMES, SkillDirectory, fileProblem, type SkillDirectoryOptions, type SkillProbe, type SkillProblem } from "./skill-directory.js";
+import {
+  SKILL_FILE_NAMES,
+  SkillDirectory,
+  fileProblem,
+  type SkillDirectoryOptions,
+  type SkillProbe,
+  type SkillProblem,
+} from "./skill-directory.js";
 import { walkTree } from "../floor/walk.js";
 import { readDirectory, readDirectorySync, type UndecodableEntry } from "../floor/dir-entries.js";
 
@@ -69,10 +76,15 @@ export class FlatRootLocator implements SkillLocator {
         }
       }
       // Only a folder link is probed through a promise (settled already, with blocking calls): wait for those alone.
-      if (!pending) return withUndecodable(collect(candidates, probes as Array<SkillProbe | Failed>), this.root, listed.undecodable);
-      return Promise.all(probes.map((p) => (p instanceof Promise ? p.catch((error: unknown) => new Failed(error)) : p))).then((settled) =>
-        withUndecodable(collect(candidates, settled), this.root, listed.undecodable),
-      );
+      if (!pending)
+        return withUndecodable(
+          collect(candidates, probes as Array<SkillProbe | Failed>),
+          this.root,
+          listed.undecodable,
+        );
+      return Promise.all(
+        probes.map((p) => (p instanceof Promise ? p.catch((error: unknown) => new Failed(error)) : p)),
+      ).then((settled) => withUndecodable(collect(candidates, settled), this.root, listed.undecodable));
     }
     return (async () => {
       const listed = await readDirectory(this.root);
@@ -99,7 +111,15 @@ export class FlatRootLocator implements SkillLocator {
    */
   #probeEntry(name: string, entry: Dirent | undefined): SkillProbe | Promise<SkillProbe> {
     if (!isSafeSkillId(name)) {
-      return { ok: false, problem: { code: "skill-id-unsafe", severity: "warning", path: "", message: `the folder name ${JSON.stringify(name)} is not a safe skill id` } };
+      return {
+        ok: false,
+        problem: {
+          code: "skill-id-unsafe",
+          severity: "warning",
+          path: "",
+          message: `the folder name ${JSON.stringify(name)} is not a safe skill id`,
+        },
+      };
     }
     const dir = joinReal(this.root, name); // a safe id: one plain segment
     if (this.#sync && entry?.isDirectory() === true) return SkillDirectory.probe(dir, this.#options);
@@ -110,7 +130,11 @@ export class FlatRootLocator implements SkillLocator {
     let isLink = entry?.isSymbolicLink();
     if (isLink === undefined) {
       const stats = this.#sync ? fs.lstatSync(dir, { throwIfNoEntry: false }) : await statOrUndefined(dir);
-      if (stats === undefined) return { ok: false, problem: { code: "skill-dir-not-directory", severity: "error", path: "", message: "no such skill folder" } };
+      if (stats === undefined)
+        return {
+          ok: false,
+          problem: { code: "skill-dir-not-directory", severity: "error", path: "", message: "no such skill folder" },
+        };
       if (!stats.isDirectory() && !stats.isSymbolicLink()) return notDirectory();
       isLink = stats.isSymbolicLink();
     }
@@ -120,12 +144,28 @@ export class FlatRootLocator implements SkillLocator {
         real = this.#sync ? fs.realpathSync(dir) : await realpath(dir);
       } catch (error) {
         if (isMissing(error) || errorCode(error) === "ELOOP") {
-          return { ok: false, problem: { code: "skill-dir-link-outside", severity: "error", path: "", message: "the folder is a symbolic link whose target does not exist" } };
+          return {
+            ok: false,
+            problem: {
+              code: "skill-dir-link-outside",
+              severity: "error",
+              path: "",
+              message: "the folder is a symbolic link whose target does not exist",
+            },
+          };
         }
         throw error;
       }
       if (real === this.root || !isInside(this.root, real)) {
-        return { ok: false, problem: { code: "skill-dir-link-outside", severity: "error", path: "", message: "the folder is a symbolic link that leads outside the skills root" } };
+        return {
+          ok: false,
+          problem: {
+            code: "skill-dir-link-outside",
+            severity: "error",
+            path: "",
+            message: "the folder is a symbolic link that leads outside the skills root",
+          },
+        };
       }
       const info = this.#sync ? fs.statSync(real) : await stat(real);
       if (!info.isDirectory()) return notDirectory();
@@ -142,7 +182,9 @@ class Failed {
 
 /** The entries that may be skills, in code-unit order: folders and links; dot-entries and loose files are not. */
 function candidateFolders(entries: Dirent[]): Dirent[] {
-  return entries.filter((e) => !e.name.startsWith(".") && (e.isDirectory() || e.isSymbolicLink())).sort((a, b) => compareCodeUnits(a.name, b.name));
+  return entries
+    .filter((e) => !e.name.startsWith(".") && (e.isDirectory() || e.isSymbolicLink()))
+    .sort((a, b) => compareCodeUnits(a.name, b.name));
 }
 
 /** Sorts the candidates' probes into skills and skipped folders. */
@@ -152,7 +194,15 @@ function collect(candidates: readonly Dirent[], probes: ReadonlyArray<SkillProbe
   candidates.forEach((entry, i) => {
     let probe = probes[i]!;
     if (probe instanceof Failed) {
-      probe = { ok: false, problem: { code: "skill-unreadable", severity: "error", path: "", message: `the folder cannot be read (${errorCode(probe.error) ?? "unknown error"})` } };
+      probe = {
+        ok: false,
+        problem: {
+          code: "skill-unreadable",
+          severity: "error",
+          path: "",
+          message: `the folder cannot be read (${errorCode(probe.error) ?? "unknown error"})`,
+        },
+      };
     }
     if (probe.ok) found.set(entry.name, probe.skill);
     else if (probe.problem.code !== "skill-dir-not-directory") skips.push(skipped(entry.name, probe.problem));
@@ -164,21 +214,37 @@ function collect(candidates: readonly Dirent[], probes: ReadonlyArray<SkillProbe
  * Folders whose names are not UTF-8 (no string path reaches them, so no skill id can name them): reported by their
  * escaped bytes — an error when the folder holds a skill file (a skill left out), a warning otherwise (not a skill).
  */
-function withUndecodable(located: LocatedSkills, root: string, undecodable: readonly UndecodableEntry[]): LocatedSkills {
+function withUndecodable(
+  located: LocatedSkills,
+  root: string,
+  undecodable: readonly UndecodableEntry[],
+): LocatedSkills {
   const folders = undecodable.filter((e) => e.bytes[0] !== 0x2e && (e.isDirectory || e.isSymbolicLink));
   if (folders.length === 0) return located;
   for (const folder of folders) {
     const dir = Buffer.concat([Buffer.from(`${root}/`), folder.bytes]);
-    const holdsSkill = SKILL_FILE_NAMES.some((name) => fs.lstatSync(Buffer.concat([dir, Buffer.from(`/${name}`)]), { throwIfNoEntry: false }) !== undefined);
+    const holdsSkill = SKILL_FILE_NAMES.some(
+      (name) => fs.lstatSync(Buffer.concat([dir, Buffer.from(`/${name}`)]), { throwIfNoEntry: false }) !== undefined,
+    );
     const message = `the folder name "${folder.escaped}" is not valid UTF-8 (bad bytes shown as \\xHH)${holdsSkill ? "; rename it to serve the skill" : ", and it has no SKILL.md"}`;
-    located.skipped.push(skipped(folder.escaped, { code: "skill-id-not-utf8", severity: holdsSkill ? "error" : "warning", path: "", message }));
+    located.skipped.push(
+      skipped(folder.escaped, {
+        code: "skill-id-not-utf8",
+        severity: holdsSkill ? "error" : "warning",
+        path: "",
+        message,
+      }),
+    );
   }
   located.skipped.sort((a, b) => compareCodeUnits(a.where, b.where));
   return located;
 }
 
 function notDirectory(): SkillProbe {
-  return { ok: false, problem: { code: "skill-dir-not-directory", severity: "error", path: "", message: "it is not a directory" } };
+  return {
+    ok: false,
+    problem: { code: "skill-dir-not-directory", severity: "error", path: "", message: "it is not a directory" },
+  };
 }
 
 async function statOrUndefined(p: string): Promise<fs.Stats | undefined> {
@@ -243,9 +309,17 @@ export function scanNestedSkills(rootReal: string, options: NestedScanOptions = 
       return false;
     },
   });
-  for (const problem of walked.problems) skips.push(skipped(problem.path, { ...fileProblem(problem), severity: "warning" }));
+  for (const problem of walked.problems)
+    skips.push(skipped(problem.path, { ...fileProblem(problem), severity: "warning" }));
   for (const link of walked.excluded.filter((e) => e.reason.startsWith("a symbolic link"))) {
-    skips.push(skipped(link.path, { code: "skill-dir-link-outside", severity: "warning", path: "", message: `${link.path} is ${link.reason}` }));
+    skips.push(
+      skipped(link.path, {
+        code: "skill-dir-link-outside",
+        severity: "warning",
+        path: "",
+        message: `${link.path} is ${link.reason}`,
+      }),
+    );
   }
   skills.sort((a, b) => compareCodeUnits(a.where, b.where));
   skips.sort((a, b) => compareCodeUnits(a.where, b.where));
@@ -269,7 +343,11 @@ export class SkillListLocator implements SkillLocator {
   /** Re-probes the listed folder (its skill file may have changed), never another folder. */
   probe(id: string): SkillProbe {
     const known = this.#entries.get(id);
-    if (known === undefined) return { ok: false, problem: { code: "skill-dir-not-directory", severity: "error", path: "", message: "no such skill" } };
+    if (known === undefined)
+      return {
+        ok: false,
+        problem: { code: "skill-dir-not-directory", severity: "error", path: "", message: "no such skill" },
+      };
     return SkillDirectory.probe(known.dir, this.#options);
   }
 }

@@ -33,7 +33,10 @@ async function listAll(provider: LocalFileSystemSkillProvider) {
 describe("persistent metadata index", () => {
   it("is written on request and then answers without parsing", async () => {
     const first = new LocalFileSystemSkillProvider(root, { metadataIndex: indexFile });
-    expect(await listAll(first)).toEqual([["a", "first"], ["b", "second"]]);
+    expect(await listAll(first)).toEqual([
+      ["a", "first"],
+      ["b", "second"],
+    ]);
     expect(await first.saveMetadataIndex()).toBe(true);
     expect(await first.saveMetadataIndex()).toBe(false); // unchanged
 
@@ -44,7 +47,10 @@ describe("persistent metadata index", () => {
     entry.json = JSON.stringify({ name: "a", description: "from the index" });
     await writeFile(indexFile, JSON.stringify(data));
     const second = new LocalFileSystemSkillProvider(root, { metadataIndex: indexFile });
-    expect(await listAll(second)).toEqual([["a", "from the index"], ["b", "second"]]);
+    expect(await listAll(second)).toEqual([
+      ["a", "from the index"],
+      ["b", "second"],
+    ]);
     const fresh = await second.getMetadata("a");
     fresh.description = "mutated";
     expect((await second.getMetadata("a")).description).toBe("from the index");
@@ -57,16 +63,28 @@ describe("persistent metadata index", () => {
 
     await writeFile(path.join(root, "a", "SKILL.md"), skillMd("a", "edited"));
     await age("a");
-    expect(await listAll(new LocalFileSystemSkillProvider(root, { metadataIndex: indexFile }))).toEqual([["a", "edited"], ["b", "second"]]);
+    expect(await listAll(new LocalFileSystemSkillProvider(root, { metadataIndex: indexFile }))).toEqual([
+      ["a", "edited"],
+      ["b", "second"],
+    ]);
 
     const data = JSON.parse(await readFile(indexFile, "utf8")) as { entries: Record<string, { json: string }> };
     for (const entry of Object.values(data.entries)) entry.json = JSON.stringify({ description: "stale" });
     await writeFile(indexFile, JSON.stringify(data));
-    const otherLimits = new LocalFileSystemSkillProvider(root, { metadataIndex: indexFile, parseLimits: { maxAliases: 5 } });
-    expect(await listAll(otherLimits)).toEqual([["a", "edited"], ["b", "second"]]);
+    const otherLimits = new LocalFileSystemSkillProvider(root, {
+      metadataIndex: indexFile,
+      parseLimits: { maxAliases: 5 },
+    });
+    expect(await listAll(otherLimits)).toEqual([
+      ["a", "edited"],
+      ["b", "second"],
+    ]);
 
     await writeFile(indexFile, "{ not json");
-    expect(await listAll(new LocalFileSystemSkillProvider(root, { metadataIndex: indexFile }))).toEqual([["a", "edited"], ["b", "second"]]);
+    expect(await listAll(new LocalFileSystemSkillProvider(root, { metadataIndex: indexFile }))).toEqual([
+      ["a", "edited"],
+      ["b", "second"],
+    ]);
   });
 
   it("never stores files changed moments ago, and forgets skills that are gone", async () => {
@@ -74,7 +92,8 @@ describe("persistent metadata index", () => {
     const provider = new LocalFileSystemSkillProvider(root, { metadataIndex: indexFile });
     await listAll(provider);
     await provider.saveMetadataIndex();
-    const stored = () => readFile(indexFile, "utf8").then((t) => Object.keys((JSON.parse(t) as { entries: object }).entries).sort());
+    const stored = () =>
+      readFile(indexFile, "utf8").then((t) => Object.keys((JSON.parse(t) as { entries: object }).entries).sort());
     expect(await stored()).toEqual(["a", "b"]);
     await removeDir(path.join(root, "b"));
     const next = new LocalFileSystemSkillProvider(root, { metadataIndex: indexFile });
@@ -101,25 +120,44 @@ describe("the index file is read through its schema (decision 0321)", () => {
 
   it.each([
     ["truncated", () => readFile(indexFile, "utf8").then((t) => t.slice(0, Math.floor(t.length / 2))), /is not JSON/],
-    ["foreign (valid JSON, not an index)", async () => JSON.stringify({ hello: "world" }), /not the expected shape: at format, expected number/],
-    ["an entry of the wrong type", async () => JSON.stringify({ format: 1, scope: "x", entries: { a: { key: 1, json: "{}" } } }), /at entries, expected index entries \(\{ key, json \} per skill\)/],
+    [
+      "foreign (valid JSON, not an index)",
+      async () => JSON.stringify({ hello: "world" }),
+      /not the expected shape: at format, expected number/,
+    ],
+    [
+      "an entry of the wrong type",
+      async () => JSON.stringify({ format: 1, scope: "x", entries: { a: { key: 1, json: "{}" } } }),
+      /at entries, expected index entries \(\{ key, json \} per skill\)/,
+    ],
     ["an array", async () => "[]", /at the top, expected object/],
-  ])("%s: said once, every skill parsed again, and the file replaced at the next save", async (_kind, content, pattern) => {
-    const first = new LocalFileSystemSkillProvider(root, { metadataIndex: indexFile });
-    await listAll(first);
-    await first.saveMetadataIndex();
-    await writeFile(indexFile, await content());
-    const { messages, warn } = warned();
-    const second = new LocalFileSystemSkillProvider(root, { metadataIndex: indexFile, warn });
-    expect(await listAll(second)).toEqual([["a", "first"], ["b", "second"]]);
-    expect(messages).toHaveLength(1);
-    expect(messages[0]).toMatch(pattern);
-    expect(messages[0]).toContain("rebuilding it");
-    expect(await second.saveMetadataIndex()).toBe(true);
-    const { messages: after, warn: warnAfter } = warned();
-    expect(await listAll(new LocalFileSystemSkillProvider(root, { metadataIndex: indexFile, warn: warnAfter }))).toEqual([["a", "first"], ["b", "second"]]);
-    expect(after).toEqual([]);
-  });
+  ])(
+    "%s: said once, every skill parsed again, and the file replaced at the next save",
+    async (_kind, content, pattern) => {
+      const first = new LocalFileSystemSkillProvider(root, { metadataIndex: indexFile });
+      await listAll(first);
+      await first.saveMetadataIndex();
+      await writeFile(indexFile, await content());
+      const { messages, warn } = warned();
+      const second = new LocalFileSystemSkillProvider(root, { metadataIndex: indexFile, warn });
+      expect(await listAll(second)).toEqual([
+        ["a", "first"],
+        ["b", "second"],
+      ]);
+      expect(messages).toHaveLength(1);
+      expect(messages[0]).toMatch(pattern);
+      expect(messages[0]).toContain("rebuilding it");
+      expect(await second.saveMetadataIndex()).toBe(true);
+      const { messages: after, warn: warnAfter } = warned();
+      expect(
+        await listAll(new LocalFileSystemSkillProvider(root, { metadataIndex: indexFile, warn: warnAfter })),
+      ).toEqual([
+        ["a", "first"],
+        ["b", "second"],
+      ]);
+      expect(after).toEqual([]);
+    },
+  );
 
   it("a missing file, or one of another format, starts quietly", async () => {
     const { messages, warn } = warned();
@@ -138,7 +176,10 @@ describe("the index file is read through its schema (decision 0321)", () => {
     for (const entry of Object.values(data.entries)) entry.json = "{ broken";
     await writeFile(indexFile, JSON.stringify(data));
     const second = new LocalFileSystemSkillProvider(root, { metadataIndex: indexFile, warn: () => undefined });
-    expect(await listAll(second)).toEqual([["a", "first"], ["b", "second"]]);
+    expect(await listAll(second)).toEqual([
+      ["a", "first"],
+      ["b", "second"],
+    ]);
     expect(await second.saveMetadataIndex()).toBe(true);
   });
 });

@@ -39,11 +39,17 @@ async function indexSchema() {
   const z = await import("zod/mini");
   const isEntry = (value: unknown) => {
     const entry = value as { key?: unknown; json?: unknown } | null;
-    return typeof entry === "object" && entry !== null && typeof entry.key === "string" && typeof entry.json === "string";
+    return (
+      typeof entry === "object" && entry !== null && typeof entry.key === "string" && typeof entry.json === "string"
+    );
   };
-  const entries = z.custom<Record<string, IndexEntry>>((value) => typeof value === "object" && value !== null && !Array.isArray(value) && Object.values(value).every(isEntry), {
-    message: "expected index entries ({ key, json } per skill)",
-  });
+  const entries = z.custom<Record<string, IndexEntry>>(
+    (value) =>
+      typeof value === "object" && value !== null && !Array.isArray(value) && Object.values(value).every(isEntry),
+    {
+      message: "expected index entries ({ key, json } per skill)",
+    },
+  );
   return z.object({ format: z.number(), scope: z.string(), entries });
 }
 
@@ -76,14 +82,18 @@ export class MetadataIndex {
     try {
       text = await readFile(file, "utf8");
     } catch (error) {
-      const problem = isMissing(error) ? undefined : `metadata index ${file} cannot be read (${errorCode(error) ?? String(error)}); rebuilding it`;
+      const problem = isMissing(error)
+        ? undefined
+        : `metadata index ${file} cannot be read (${errorCode(error) ?? String(error)}); rebuilding it`;
       return new MetadataIndex(file, scope, entries, problem);
     }
     const parsed = parseStateText<IndexFile>(text, await indexSchema());
-    if ("problem" in parsed) return new MetadataIndex(file, scope, entries, `metadata index ${file} is ${parsed.problem}; rebuilding it`);
+    if ("problem" in parsed)
+      return new MetadataIndex(file, scope, entries, `metadata index ${file} is ${parsed.problem}; rebuilding it`);
     const data = parsed.value;
     // Another format or parse scope is an index of other settings: not ours to use, nothing to warn about.
-    if (data.format === INDEX_FORMAT && data.scope === scope) for (const [id, entry] of Object.entries(data.entries)) entries.set(id, entry);
+    if (data.format === INDEX_FORMAT && data.scope === scope)
+      for (const [id, entry] of Object.entries(data.entries)) entries.set(id, entry);
     return new MetadataIndex(file, scope, entries, undefined);
   }
 
@@ -96,7 +106,8 @@ export class MetadataIndex {
     } catch {
       frontmatter = undefined;
     }
-    if (typeof frontmatter === "object" && frontmatter !== null && !Array.isArray(frontmatter)) return frontmatter as Frontmatter;
+    if (typeof frontmatter === "object" && frontmatter !== null && !Array.isArray(frontmatter))
+      return frontmatter as Frontmatter;
     // A damaged entry is a miss: the SKILL.md is parsed again and the entry replaced.
     this.#entries.delete(id);
     this.#dirty = true;

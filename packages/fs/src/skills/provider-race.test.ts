@@ -22,13 +22,24 @@ afterEach(async () => {
 
 describe("LocalFileSystemSkillProvider under a concurrent folder swap", () => {
   it("never serves the outside file through readFile or getReference", async () => {
-    t = await tempTree({ "root/s/SKILL.md": skillMd("s"), "root/s/references/notes.md": "inside", "outside/references/notes.md": "SECRET" }, "skillport-provider-race-");
+    t = await tempTree(
+      {
+        "root/s/SKILL.md": skillMd("s"),
+        "root/s/references/notes.md": "inside",
+        "outside/references/notes.md": "SECRET",
+      },
+      "skillport-provider-race-",
+    );
     const refs = path.join(t.dir, "root", "s", "references");
     swapper = await startFolderSwapper(refs, path.join(t.dir, "outside", "references"));
     const provider = new LocalFileSystemSkillProvider(path.join(t.dir, "root"));
     const seen = { inside: 0, refused: 0, escaped: 0 };
     const calls = [() => provider.readFile("s", "references/notes.md"), () => provider.getReference("s", "notes.md")];
-    for (let reads = 0; reads < 100_000 && (seen.inside < 1000 || seen.refused < 1000) && swapper.exitCode === null; reads++) {
+    for (
+      let reads = 0;
+      reads < 100_000 && (seen.inside < 1000 || seen.refused < 1000) && swapper.exitCode === null;
+      reads++
+    ) {
       try {
         const text = Buffer.from(await calls[reads % 2]!()).toString();
         if (text === "inside") seen.inside++;

@@ -43,7 +43,8 @@ function hasBinary(name: string): boolean {
     execFileSync("sh", ["-c", `command -v ${name}`], { stdio: "ignore" });
     return true;
   } catch {
-    if (process.env.SKILLPORT_REQUIRE_SYSTEM_DEPS) throw new Error(`${name} is required (SKILLPORT_REQUIRE_SYSTEM_DEPS is set)`);
+    if (process.env.SKILLPORT_REQUIRE_SYSTEM_DEPS)
+      throw new Error(`${name} is required (SKILLPORT_REQUIRE_SYSTEM_DEPS is set)`);
     console.log(`skipping: ${name} is not installed`);
     return false;
   }
@@ -89,15 +90,25 @@ describe("discover", () => {
         "dir-named-skill-md/SKILL.md/x": "not a file",
         "dangling/SKILL.md": { link: "../nowhere.md" },
         "linked-md/SKILL.md": { link: "../alpha/SKILL.md" },
-        "alias": { link: "alpha" }, // a link that stays inside the root
-        "escape": { link: path.join(outside, "escaped") },
-        "loop": { link: "." },
+        alias: { link: "alpha" }, // a link that stays inside the root
+        escape: { link: path.join(outside, "escaped") },
+        loop: { link: "." },
         "dangling-dir": { link: "no-such-dir" },
         "nested/group/SKILL.md": skillMd("group"), // not immediate
       });
       const provider = new LocalFileSystemSkillProvider(root);
       expect(await provider.discover()).toEqual(["alias", "alpha", "beta", "lower"]);
-      for (const id of ["escape", "loop", "dangling-dir", "dangling", "linked-md", "dir-named-skill-md", ".hidden", "loose.md", "no-skill-md"]) {
+      for (const id of [
+        "escape",
+        "loop",
+        "dangling-dir",
+        "dangling",
+        "linked-md",
+        "dir-named-skill-md",
+        ".hidden",
+        "loose.md",
+        "no-skill-md",
+      ]) {
         await expect(provider.getMetadata(id), id).rejects.toBeInstanceOf(SkillNotFoundError);
       }
       expect(await provider.getLocation("alias")).toBe(path.join(provider.root, "alpha", "SKILL.md"));
@@ -117,14 +128,19 @@ describe("discover", () => {
 
 describe("metadata and body", () => {
   it("parses frontmatter only, returns fresh objects, and splits body at the closing line", async () => {
-    const text = "\ufeff---\r\nname: crlf\r\ndescription: 'has --- inside'\r\nmetadata:\r\n  a: b\r\n---\r\nBody line\r\n---\r\nafter rule\r\n";
+    const text =
+      "\ufeff---\r\nname: crlf\r\ndescription: 'has --- inside'\r\nmetadata:\r\n  a: b\r\n---\r\nBody line\r\n---\r\nafter rule\r\n";
     await writeTree(root, { "crlf/SKILL.md": text });
     const provider = new LocalFileSystemSkillProvider(root);
     const first = await provider.getMetadata("crlf");
     expect(first).toEqual({ name: "crlf", description: "has --- inside", metadata: { a: "b" } });
     first.name = "changed";
     (first.metadata as Record<string, string>).a = "changed";
-    expect(await provider.getMetadata("crlf")).toEqual({ name: "crlf", description: "has --- inside", metadata: { a: "b" } });
+    expect(await provider.getMetadata("crlf")).toEqual({
+      name: "crlf",
+      description: "has --- inside",
+      metadata: { a: "b" },
+    });
     expect(await provider.getBody("crlf")).toBe("Body line\r\n---\r\nafter rule\r\n");
   });
 
@@ -136,7 +152,9 @@ describe("metadata and body", () => {
     expect(await provider.getMetadata("big")).toEqual({ name: "big", description: "Big one." });
     const error = await provider.getBody("big").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SkillValidationError);
-    expect((error as SkillValidationError).diagnostics.map((d) => [d.code, d.file])).toEqual([["encoding-invalid", "big/SKILL.md"]]);
+    expect((error as SkillValidationError).diagnostics.map((d) => [d.code, d.file])).toEqual([
+      ["encoding-invalid", "big/SKILL.md"],
+    ]);
   });
 
   it("getMetadata never reads a 5 MB body: bytes read stay far below it, while getBody reads it all", async () => {
@@ -156,18 +174,30 @@ describe("metadata and body", () => {
   });
 
   it("stops reading a frontmatter that is already over maxFrontmatterBytes: a 10 MB one costs a few hundred KB", async () => {
-    await writeTree(root, { "fat/SKILL.md": `---\nname: fat\ndescription: ${"x".repeat(10 * 1024 * 1024)}\n---\nbody\n` });
+    await writeTree(root, {
+      "fat/SKILL.md": `---\nname: fat\ndescription: ${"x".repeat(10 * 1024 * 1024)}\n---\nbody\n`,
+    });
     const provider = new LocalFileSystemSkillProvider(root, { maxFileBytes: 20 * 1024 * 1024 });
     const before = bytesReadByProcess();
     const error = await provider.getMetadata("fat").catch((e: unknown) => e);
     const read = bytesReadByProcess() - before;
     expect(error).toBeInstanceOf(SkillValidationError);
     expect((error as SkillValidationError).diagnostics).toEqual([
-      { code: "frontmatter-too-large", severity: "error", message: "the frontmatter is larger than the limit of 262144 bytes", file: "fat/SKILL.md", line: 2, column: 1 },
+      {
+        code: "frontmatter-too-large",
+        severity: "error",
+        message: "the frontmatter is larger than the limit of 262144 bytes",
+        file: "fat/SKILL.md",
+        line: 2,
+        column: 1,
+      },
     ]);
     if (!Number.isNaN(before)) expect(read).toBeLessThan(1024 * 1024);
     // The limit is the parser's, so raising it lets the same file through.
-    const roomy = new LocalFileSystemSkillProvider(root, { maxFileBytes: 20 * 1024 * 1024, parseLimits: { maxFrontmatterBytes: 11 * 1024 * 1024 } });
+    const roomy = new LocalFileSystemSkillProvider(root, {
+      maxFileBytes: 20 * 1024 * 1024,
+      parseLimits: { maxFrontmatterBytes: 11 * 1024 * 1024 },
+    });
     expect(((await roomy.getMetadata("fat")).description as string).length).toBe(10 * 1024 * 1024);
   });
 
@@ -186,11 +216,17 @@ describe("metadata and body", () => {
         const text = `---${nl}${lines.join(nl)}${nl}---${nl}body${nl}`;
         const id = `s${run++}`;
         await writeTree(root, { [`${id}/SKILL.md`]: text });
-        const provider = new LocalFileSystemSkillProvider(root, { headChunkBytes: chunk, parseLimits: { maxFrontmatterBytes: limit } });
+        const provider = new LocalFileSystemSkillProvider(root, {
+          headChunkBytes: chunk,
+          parseLimits: { maxFrontmatterBytes: limit },
+        });
         const expected = parseFrontmatter(text, { limits: { maxFrontmatterBytes: limit } });
         const got = await provider.getMetadata(id).catch((e: unknown) => e);
         if (expected.frontmatter !== undefined) expect(got).toEqual(expected.frontmatter);
-        else expect((got as SkillValidationError).diagnostics.map((d) => d.code)).toEqual(expected.diagnostics.map((d) => d.code));
+        else
+          expect((got as SkillValidationError).diagnostics.map((d) => d.code)).toEqual(
+            expected.diagnostics.map((d) => d.code),
+          );
       }),
       { numRuns: 150 },
     );
@@ -207,7 +243,22 @@ describe("metadata and body", () => {
   });
 
   it("property: reading only the head gives what parsing the whole file gives, for any chunk size", async () => {
-    const line = fc.constantFrom("---", "--- ", "---\t", "----", " ---", "-- -", "name: p", "description: d", "a: 1", "", "é: ✓ ü", "k: 'a --- b'", "# h", "x: [1");
+    const line = fc.constantFrom(
+      "---",
+      "--- ",
+      "---\t",
+      "----",
+      " ---",
+      "-- -",
+      "name: p",
+      "description: d",
+      "a: 1",
+      "",
+      "é: ✓ ü",
+      "k: 'a --- b'",
+      "# h",
+      "x: [1",
+    );
     const doc = fc.record({
       bom: fc.boolean(),
       crlf: fc.boolean(),
@@ -227,7 +278,9 @@ describe("metadata and body", () => {
         if (expected === undefined) expect(metadata).toBeInstanceOf(SkillValidationError);
         else expect(metadata).toEqual(expected);
         const whole = parseSkillMd(text);
-        const closed = whole.diagnostics.every((d) => d.code !== "frontmatter-missing" && d.code !== "frontmatter-unclosed");
+        const closed = whole.diagnostics.every(
+          (d) => d.code !== "frontmatter-missing" && d.code !== "frontmatter-unclosed",
+        );
         const body = await provider.getBody(id).catch((e: unknown) => e);
         if (closed) expect(body).toBe(whole.body);
         else expect(body).toBeInstanceOf(SkillValidationError);
@@ -237,11 +290,17 @@ describe("metadata and body", () => {
   });
 
   it("caches SKILL.md text until invalidate, per skill or all; unknown ids are a no-op", async () => {
-    await writeTree(root, { "a/SKILL.md": skillMd("a", "one", "old a\n"), "b/SKILL.md": skillMd("b", "one", "old b\n") });
+    await writeTree(root, {
+      "a/SKILL.md": skillMd("a", "one", "old a\n"),
+      "b/SKILL.md": skillMd("b", "one", "old b\n"),
+    });
     const provider = new LocalFileSystemSkillProvider(root);
     expect(await provider.getBody("a")).toBe("old a\n");
     expect(await provider.getBody("b")).toBe("old b\n");
-    await writeTree(root, { "a/SKILL.md": skillMd("a", "two", "new a\n"), "b/SKILL.md": skillMd("b", "two", "new b\n") });
+    await writeTree(root, {
+      "a/SKILL.md": skillMd("a", "two", "new a\n"),
+      "b/SKILL.md": skillMd("b", "two", "new b\n"),
+    });
     expect(await provider.getBody("a")).toBe("old a\n");
     expect((await provider.getMetadata("a")).description).toBe("one");
     provider.invalidate("no-such-skill");
@@ -271,17 +330,60 @@ describe("metadata and body", () => {
 });
 
 describe("malformed SKILL.md never crashes and never hides the other skills", () => {
-  const aliasBomb = ["---", "name: bomb", "a: &a [x, x, x, x, x, x, x, x, x]", "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]", "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]", "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]", "e: [*d, *d, *d, *d, *d, *d, *d, *d, *d]", "---", ""].join("\n");
+  const aliasBomb = [
+    "---",
+    "name: bomb",
+    "a: &a [x, x, x, x, x, x, x, x, x]",
+    "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]",
+    "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]",
+    "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]",
+    "e: [*d, *d, *d, *d, *d, *d, *d, *d, *d]",
+    "---",
+    "",
+  ].join("\n");
   // `body`: the body is still served when the frontmatter is closed (getBody never parses YAML).
-  const cases: { id: string; content: string | Uint8Array | { link: string }; error: typeof SkillValidationError | typeof SkillNotFoundError; code?: string; body?: string }[] = [
+  const cases: {
+    id: string;
+    content: string | Uint8Array | { link: string };
+    error: typeof SkillValidationError | typeof SkillNotFoundError;
+    code?: string;
+    body?: string;
+  }[] = [
     { id: "no-frontmatter", content: "# Just markdown\n", error: SkillValidationError, code: "frontmatter-missing" },
-    { id: "unclosed", content: "---\nname: unclosed\ndescription: never closed\n", error: SkillValidationError, code: "frontmatter-unclosed" },
-    { id: "invalid-yaml", content: "---\nname: [unbalanced\n---\nbody\n", error: SkillValidationError, code: "yaml-invalid", body: "body\n" },
+    {
+      id: "unclosed",
+      content: "---\nname: unclosed\ndescription: never closed\n",
+      error: SkillValidationError,
+      code: "frontmatter-unclosed",
+    },
+    {
+      id: "invalid-yaml",
+      content: "---\nname: [unbalanced\n---\nbody\n",
+      error: SkillValidationError,
+      code: "yaml-invalid",
+      body: "body\n",
+    },
     { id: "not-a-mapping", content: "---\n- a\n- b\n---\n", error: SkillValidationError, body: "" },
     { id: "alias-bomb", content: aliasBomb, error: SkillValidationError, body: "" },
-    { id: "huge-frontmatter", content: `---\nname: huge\ndescription: ${"x".repeat(300 * 1024)}\n---\n`, error: SkillValidationError, code: "frontmatter-too-large", body: "" },
-    { id: "binary", content: bytes(0x00, 0x01, 0x02, 0xfe, 0xff, 0x00, 0x10), error: SkillValidationError, code: "encoding-invalid" },
-    { id: "latin1", content: Buffer.from("---\nname: latin1\ndescription: caf\xe9\n---\n", "latin1"), error: SkillValidationError, code: "encoding-invalid" },
+    {
+      id: "huge-frontmatter",
+      content: `---\nname: huge\ndescription: ${"x".repeat(300 * 1024)}\n---\n`,
+      error: SkillValidationError,
+      code: "frontmatter-too-large",
+      body: "",
+    },
+    {
+      id: "binary",
+      content: bytes(0x00, 0x01, 0x02, 0xfe, 0xff, 0x00, 0x10),
+      error: SkillValidationError,
+      code: "encoding-invalid",
+    },
+    {
+      id: "latin1",
+      content: Buffer.from("---\nname: latin1\ndescription: caf\xe9\n---\n", "latin1"),
+      error: SkillValidationError,
+      code: "encoding-invalid",
+    },
     { id: "empty", content: "", error: SkillValidationError, code: "frontmatter-missing" },
     { id: "dangling", content: { link: "../missing.md" }, error: SkillNotFoundError },
   ];
@@ -338,14 +440,21 @@ describe("size limits (checked with stat before reading)", () => {
         expect(error).toBeInstanceOf(ResourceTooLargeError);
         expect(error).toBeInstanceOf(ResourceNotFoundError);
         expect((error as ResourceTooLargeError).code).toBe("LIMIT_EXCEEDED");
-        expect((error as Error).message).toBe(`skill "a": "assets/f.bin" is larger than the ${max}-byte limit (maxFileBytes)`);
+        expect((error as Error).message).toBe(
+          `skill "a": "assets/f.bin" is larger than the ${max}-byte limit (maxFileBytes)`,
+        );
       }
     }
   });
 
   it("maxFileBytes defaults to 10 MiB: a file of exactly 10 MiB is served, one byte more is refused", async () => {
     const tenMiB = 10 * 1024 * 1024;
-    await writeTree(root, { "a/SKILL.md": skillMd("a"), "a/assets/at.bin": "", "a/assets/over.bin": "", "big/SKILL.md": skillMd("big") });
+    await writeTree(root, {
+      "a/SKILL.md": skillMd("a"),
+      "a/assets/at.bin": "",
+      "a/assets/over.bin": "",
+      "big/SKILL.md": skillMd("big"),
+    });
     // Sparse files: the sizes are real, writing them costs nothing.
     await truncate(path.join(root, "a", "assets", "at.bin"), tenMiB);
     await truncate(path.join(root, "a", "assets", "over.bin"), tenMiB + 1);
@@ -376,7 +485,9 @@ describe("size limits (checked with stat before reading)", () => {
       expect(error).toBeInstanceOf(SkillNotFoundError);
       expect((error as SkillFileTooLargeError).code).toBe("LIMIT_EXCEEDED");
     }
-    await expect(new LocalFileSystemSkillProvider(root, { maxFileBytes: 0 }).getMetadata("a")).rejects.toBeInstanceOf(SkillFileTooLargeError);
+    await expect(new LocalFileSystemSkillProvider(root, { maxFileBytes: 0 }).getMetadata("a")).rejects.toBeInstanceOf(
+      SkillFileTooLargeError,
+    );
   });
 });
 
@@ -467,7 +578,7 @@ describe("resources", () => {
       .tuple(fc.string({ maxLength: 8 }), fc.constantFrom("/", "\\", "\0", "../", "/.."), fc.string({ maxLength: 8 }))
       .map(([a, sep, b]) => `${a}${sep}${b}`);
     await fc.assert(
-      fc.asyncProperty(bad, fc.constantFrom("getReference", "getScript", "getAsset") , async (name, getter) => {
+      fc.asyncProperty(bad, fc.constantFrom("getReference", "getScript", "getAsset"), async (name, getter) => {
         const error = await provider[getter]("a", name).catch((e: unknown) => e);
         expect(error).toBeInstanceOf(ResourceNotFoundError);
       }),
@@ -478,7 +589,9 @@ describe("resources", () => {
   it("property: unsafe skill ids are not found", async () => {
     const provider = new LocalFileSystemSkillProvider(root);
     const bad = fc.oneof(
-      fc.tuple(fc.string({ maxLength: 6 }), fc.constantFrom("/", "\\", "\0", ".."), fc.string({ maxLength: 6 })).map(([a, s, b]) => `${a}${s}${b}`),
+      fc
+        .tuple(fc.string({ maxLength: 6 }), fc.constantFrom("/", "\\", "\0", ".."), fc.string({ maxLength: 6 }))
+        .map(([a, s, b]) => `${a}${s}${b}`),
       fc.string({ maxLength: 6 }).map((s) => `.${s}`),
       fc.constant(""),
     );
@@ -532,7 +645,10 @@ describe("listFiles and readFile", () => {
       { path: "references/link.md", size: 1 },
       { path: "references/notes.md", size: 1 },
     ]);
-    for (const [id, rel, why] of [["b", "references/out.md", "leads outside the skill"], ["c", "gone.md", "target does not exist"]] as const) {
+    for (const [id, rel, why] of [
+      ["b", "references/out.md", "leads outside the skill"],
+      ["c", "gone.md", "target does not exist"],
+    ] as const) {
       const error = await provider.listFiles(id).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(InvalidPathError);
       expect((error as InvalidPathError).path).toBe(rel);
@@ -560,9 +676,15 @@ describe("listFiles and readFile", () => {
 
   it("enforces the listing limits", async () => {
     await writeTree(root, { "a/SKILL.md": skillMd("a"), "a/x/y/z.txt": "z", "a/b.txt": "b" });
-    await expect(new LocalFileSystemSkillProvider(root, { maxListFiles: 2 }).listFiles("a")).rejects.toBeInstanceOf(LimitExceededError);
-    await expect(new LocalFileSystemSkillProvider(root, { maxListDepth: 1 }).listFiles("a")).rejects.toBeInstanceOf(LimitExceededError);
-    expect(await new LocalFileSystemSkillProvider(root, { maxListFiles: 3, maxListDepth: 2 }).listFiles("a")).toHaveLength(3);
+    await expect(new LocalFileSystemSkillProvider(root, { maxListFiles: 2 }).listFiles("a")).rejects.toBeInstanceOf(
+      LimitExceededError,
+    );
+    await expect(new LocalFileSystemSkillProvider(root, { maxListDepth: 1 }).listFiles("a")).rejects.toBeInstanceOf(
+      LimitExceededError,
+    );
+    expect(
+      await new LocalFileSystemSkillProvider(root, { maxListFiles: 3, maxListDepth: 2 }).listFiles("a"),
+    ).toHaveLength(3);
   });
 
   it("reads original bytes, bypassing the SKILL.md cache", async () => {
@@ -570,12 +692,19 @@ describe("listFiles and readFile", () => {
     const provider = new LocalFileSystemSkillProvider(root);
     expect((await provider.getMetadata("a")).description).toBe("one");
     await writeFile(path.join(root, "a", "SKILL.md"), "changed\r\n");
-    expect(await provider.readFile("a", "SKILL.md")).toEqual(new Uint8Array(await readFile(path.join(root, "a", "SKILL.md"))));
+    expect(await provider.readFile("a", "SKILL.md")).toEqual(
+      new Uint8Array(await readFile(path.join(root, "a", "SKILL.md"))),
+    );
     expect((await provider.getMetadata("a")).description).toBe("one");
   });
 
   it("serves links that stay inside the skill: a final link and a link on the way", async () => {
-    await writeTree(root, { "a/SKILL.md": skillMd("a"), "a/references/notes.md": "n", "a/link.md": { link: "references/notes.md" }, "a/linkdir": { link: "references" } });
+    await writeTree(root, {
+      "a/SKILL.md": skillMd("a"),
+      "a/references/notes.md": "n",
+      "a/link.md": { link: "references/notes.md" },
+      "a/linkdir": { link: "references" },
+    });
     const provider = new LocalFileSystemSkillProvider(root);
     expect(new TextDecoder().decode(await provider.readFile("a", "link.md"))).toBe("n");
     expect(new TextDecoder().decode(await provider.readFile("a", "linkdir/notes.md"))).toBe("n");
@@ -616,7 +745,13 @@ describe("a skill directory swapped for a link after discovery", () => {
       expect(await provider.discover()).toEqual(["a"]);
       await rm(path.join(root, "a"), { recursive: true });
       await writeTree(root, { a: { link: outside } });
-      for (const call of [() => provider.listFiles("a"), () => provider.listResources("a"), () => provider.getBody("a"), () => provider.readFile("a", "SKILL.md"), () => provider.getReference("a", "secret.md")]) {
+      for (const call of [
+        () => provider.listFiles("a"),
+        () => provider.listResources("a"),
+        () => provider.getBody("a"),
+        () => provider.readFile("a", "SKILL.md"),
+        () => provider.getReference("a", "secret.md"),
+      ]) {
         await expect(call()).rejects.toBeInstanceOf(SkillNotFoundError);
       }
     } finally {
@@ -661,7 +796,10 @@ describe("errors name skills, never host paths", () => {
     await writeTree(root, { "a/SKILL.md": skillMd("a"), "b/SKILL.md": skillMd("b") });
     const provider = new LocalFileSystemSkillProvider(root);
     const segment = fc.constantFrom("..", ".", "", "SKILL.md", "b", "%2e%2e", "a\\b", "c:", "x\0");
-    const unsafe = fc.array(segment, { minLength: 1, maxLength: 5 }).map((parts) => parts.join("/")).filter((p) => p !== "SKILL.md");
+    const unsafe = fc
+      .array(segment, { minLength: 1, maxLength: 5 })
+      .map((parts) => parts.join("/"))
+      .filter((p) => p !== "SKILL.md");
     await fc.assert(
       fc.asyncProperty(unsafe, async (p) => {
         await expect(provider.readFile("a", p)).rejects.toBeInstanceOf(ResourceNotFoundError);

@@ -45,7 +45,8 @@ function changeLog(target: SkillRegistry) {
 }
 
 /** Every id any of the events names. */
-const idsIn = (events: RegistryChange[]) => [...new Set(events.flatMap((e) => [...e.added, ...e.removed, ...e.updated]))].sort();
+const idsIn = (events: RegistryChange[]) =>
+  [...new Set(events.flatMap((e) => [...e.added, ...e.removed, ...e.updated]))].sort();
 
 describe("real files → provider watch → registry refresh → change event", () => {
   it("reports edits, body-only edits, new, removed and repaired skills, and serves the new content", async () => {

@@ -1,7 +1,14 @@
 import { lstat, mkdir, readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { Skill, SkillExistsError, SkillNotFoundError, SkillValidationError, parseSkillMd, type ResourceContent } from "@skillport/core";
+import {
+  Skill,
+  SkillExistsError,
+  SkillNotFoundError,
+  SkillValidationError,
+  parseSkillMd,
+  type ResourceContent,
+} from "@skillport/core";
 import { FileSystemSkillRepository } from "./repository.js";
 import { makeTempDir, removeDir, skillMd, writeTree } from "@skillport/testing";
 
@@ -13,8 +20,17 @@ afterEach(async () => {
   await removeDir(root);
 });
 
-function skill(name: string, body = `\n# ${name}\n`, resources: Record<string, ResourceContent> = {}, extra: Record<string, string> = {}): Skill {
-  return new Skill({ frontmatter: { name, description: `About ${name}.`, ...extra }, body, resources: new Map(Object.entries(resources)) });
+function skill(
+  name: string,
+  body = `\n# ${name}\n`,
+  resources: Record<string, ResourceContent> = {},
+  extra: Record<string, string> = {},
+): Skill {
+  return new Skill({
+    frontmatter: { name, description: `About ${name}.`, ...extra },
+    body,
+    resources: new Map(Object.entries(resources)),
+  });
 }
 
 /** Everything under the root, so tests can assert "nothing else was written" (no temp dirs left behind). */
@@ -33,11 +49,28 @@ describe("FileSystemSkillRepository.save", () => {
     const repo = new FileSystemSkillRepository(root);
     const binary = new Uint8Array([0, 255, 13, 10, 128]);
     const result = await repo.save([
-      skill("pdf", "\nUse it.\n", { "references/notes.md": "# Notes\n", "scripts/run.sh": "#!/bin/sh\necho hi\n", "assets/x.bin": binary, "deep/a/b.txt": "b" }, { license: "MIT" }),
+      skill(
+        "pdf",
+        "\nUse it.\n",
+        {
+          "references/notes.md": "# Notes\n",
+          "scripts/run.sh": "#!/bin/sh\necho hi\n",
+          "assets/x.bin": binary,
+          "deep/a/b.txt": "b",
+        },
+        { license: "MIT" },
+      ),
       skill("docx"),
     ]);
     expect(result).toEqual({ saved: ["pdf", "docx"], replaced: [] });
-    expect(await tree()).toEqual(["docx/SKILL.md", "pdf/SKILL.md", "pdf/assets/x.bin", "pdf/deep/a/b.txt", "pdf/references/notes.md", "pdf/scripts/run.sh"]);
+    expect(await tree()).toEqual([
+      "docx/SKILL.md",
+      "pdf/SKILL.md",
+      "pdf/assets/x.bin",
+      "pdf/deep/a/b.txt",
+      "pdf/references/notes.md",
+      "pdf/scripts/run.sh",
+    ]);
     expect(await repo.discover()).toEqual(["docx", "pdf"]);
     expect(await repo.getMetadata("pdf")).toEqual({ name: "pdf", description: "About pdf.", license: "MIT" });
     expect(await repo.getBody("pdf")).toBe("\nUse it.\n");
@@ -63,7 +96,9 @@ describe("FileSystemSkillRepository.save", () => {
   it("counts anything at the target as existing (a file, a non-skill folder)", async () => {
     await writeTree(root, { "a-file": "x", "a-folder/readme.txt": "x" });
     const repo = new FileSystemSkillRepository(root);
-    await expect(repo.save([skill("a-file"), skill("a-folder")])).rejects.toMatchObject({ skillIds: ["a-file", "a-folder"] });
+    await expect(repo.save([skill("a-file"), skill("a-folder")])).rejects.toMatchObject({
+      skillIds: ["a-file", "a-folder"],
+    });
   });
 
   it("two concurrent saves of one new skill: exactly one wins, the other meets SkillExistsError", async () => {
@@ -81,14 +116,16 @@ describe("FileSystemSkillRepository.save", () => {
     await writeTree(root, { "old/SKILL.md": skillMd("old"), "old/references/stale.md": "stale" });
     const repo = new FileSystemSkillRepository(root);
     expect(await repo.getBody("old")).toBe("\n# old\n\nDo the thing.\n"); // cached before the save
-    const result = await repo.save([skill("old", "\nnew body\n", { "references/fresh.md": "fresh" }), skill("new")], { force: true });
+    const result = await repo.save([skill("old", "\nnew body\n", { "references/fresh.md": "fresh" }), skill("new")], {
+      force: true,
+    });
     expect(result).toEqual({ saved: ["old", "new"], replaced: ["old"] });
     expect(await tree()).toEqual(["new/SKILL.md", "old/SKILL.md", "old/references/fresh.md"]);
     expect(await repo.getBody("old")).toBe("\nnew body\n"); // the save dropped the cache
   });
 
   it("replacing a linked skill replaces the link, never writing through it", async () => {
-    await writeTree(root, { "real/SKILL.md": skillMd("real"), "alias": { link: "real" } });
+    await writeTree(root, { "real/SKILL.md": skillMd("real"), alias: { link: "real" } });
     const repo = new FileSystemSkillRepository(root);
     await repo.save([skill("alias", "\nown\n")], { force: true });
     expect((await lstat(path.join(root, "alias"))).isDirectory()).toBe(true);
@@ -102,9 +139,17 @@ describe("FileSystemSkillRepository.save", () => {
     { name: "duplicate", skills: () => [skill("a"), skill("a")], code: "name-duplicate" },
     { name: "traversal resource", skills: () => [skill("a", "B", { "../x.md": "x" })], code: "resource-path-invalid" },
     { name: "absolute resource", skills: () => [skill("a", "B", { "/etc/x": "x" })], code: "resource-path-invalid" },
-    { name: "SKILL.md as a resource", skills: () => [skill("a", "B", { "SKILL.md": "x" })], code: "resource-path-invalid" },
-    { name: "skill.md as a resource", skills: () => [skill("a", "B", { "skill.md": "x" })], code: "resource-path-invalid" },
-    { name: "file and folder", skills: () => [skill("a", "B", { "x": "1", "x/y": "2" })], code: "resource-path-invalid" },
+    {
+      name: "SKILL.md as a resource",
+      skills: () => [skill("a", "B", { "SKILL.md": "x" })],
+      code: "resource-path-invalid",
+    },
+    {
+      name: "skill.md as a resource",
+      skills: () => [skill("a", "B", { "skill.md": "x" })],
+      code: "resource-path-invalid",
+    },
+    { name: "file and folder", skills: () => [skill("a", "B", { x: "1", "x/y": "2" })], code: "resource-path-invalid" },
   ])("rejects a batch with $name before writing anything", async ({ skills, code }) => {
     const repo = new FileSystemSkillRepository(root);
     const error = await repo.save([skill("good"), ...skills()]).catch((e: unknown) => e);
@@ -115,7 +160,9 @@ describe("FileSystemSkillRepository.save", () => {
 
   it("refuses files it could not read back under maxFileBytes", async () => {
     const repo = new FileSystemSkillRepository(root, { maxFileBytes: 100 });
-    const error = await repo.save([skill("a", "B", { "assets/big.bin": new Uint8Array(101) })]).catch((e: unknown) => e);
+    const error = await repo
+      .save([skill("a", "B", { "assets/big.bin": new Uint8Array(101) })])
+      .catch((e: unknown) => e);
     expect((error as SkillValidationError).diagnostics.map((d) => d.message)).toEqual([
       'skill "a": "assets/big.bin" is larger than the 100-byte limit (maxFileBytes)',
     ]);
@@ -138,7 +185,7 @@ describe("FileSystemSkillRepository.delete", () => {
       "a/references/x.md": "x",
       "not-a-skill/readme.txt": "keep",
       "target/SKILL.md": skillMd("target"),
-      "alias": { link: "target" },
+      alias: { link: "target" },
     });
     const repo = new FileSystemSkillRepository(root);
     expect(await repo.getBody("a")).toContain("Do the thing");
@@ -166,7 +213,12 @@ describe("FileSystemSkillRepository whole-skill reads (AgentScope's getSkill, ge
   it("getSkill returns what save wrote: frontmatter, body and every file as bytes", async () => {
     const repo = new FileSystemSkillRepository(root, { name: "store" });
     const binary = new Uint8Array([0, 255, 13, 10]);
-    const saved = skill("pdf", "\nUse it.\n", { "references/notes.md": "# Notes\n", "assets/x.bin": binary, "deep/a/b.txt": "b" }, { license: "MIT" });
+    const saved = skill(
+      "pdf",
+      "\nUse it.\n",
+      { "references/notes.md": "# Notes\n", "assets/x.bin": binary, "deep/a/b.txt": "b" },
+      { license: "MIT" },
+    );
     await repo.save([saved]);
     const loaded = await repo.getSkill("pdf");
     expect(loaded.frontmatter).toEqual({ name: "pdf", description: "About pdf.", license: "MIT" });
@@ -194,13 +246,20 @@ describe("FileSystemSkillRepository whole-skill reads (AgentScope's getSkill, ge
     await expect(repo.getSkill("missing")).rejects.toBeInstanceOf(SkillNotFoundError);
     await expect(repo.getSkill("../etc")).rejects.toBeInstanceOf(SkillNotFoundError);
     // A link inside the skill is part of it (its content is loaded under the link's path); one leaving it is refused.
-    expect(new TextDecoder().decode((await repo.getSkill("linked")).resources.get("references/l.md") as Uint8Array)).toBe(skillMd("linked"));
+    expect(
+      new TextDecoder().decode((await repo.getSkill("linked")).resources.get("references/l.md") as Uint8Array),
+    ).toBe(skillMd("linked"));
     await expect(repo.getSkill("leaving")).rejects.toThrow(/leads outside the skill/);
     await expect(repo.getSkill("broken")).rejects.toBeInstanceOf(SkillValidationError);
   });
 
   it("getAllSkills loads every readable skill, sorted, leaving out the ones that cannot load", async () => {
-    await writeTree(root, { "b/SKILL.md": skillMd("b"), "a/SKILL.md": skillMd("a"), "broken/SKILL.md": "no frontmatter", "loose.txt": "x" });
+    await writeTree(root, {
+      "b/SKILL.md": skillMd("b"),
+      "a/SKILL.md": skillMd("a"),
+      "broken/SKILL.md": "no frontmatter",
+      "loose.txt": "x",
+    });
     const repo = new FileSystemSkillRepository(root);
     expect((await repo.getAllSkills()).map((s) => s.name)).toEqual(["a", "b"]);
   });

@@ -57,10 +57,18 @@ export class FileSystemSkillRepository extends LocalFileSystemSkillProvider impl
         await chmod(dir, 0o755); // mkdtemp makes it private; a skill directory is not
         await writeSkillFiles(dir, skill.files);
       }
-      await this.#swapIn(prepared.map((s) => s.id), staged, new Set(existing));
+      await this.#swapIn(
+        prepared.map((s) => s.id),
+        staged,
+        new Set(existing),
+      );
     } catch (error) {
       await Promise.all([...staged.values()].map((dir) => rm(dir, { recursive: true, force: true })));
-      throw this.#writeError("save", prepared.map((s) => s.id), error);
+      throw this.#writeError(
+        "save",
+        prepared.map((s) => s.id),
+        error,
+      );
     } finally {
       for (const { id } of prepared) this.invalidate(id);
     }
@@ -134,7 +142,9 @@ export class FileSystemSkillRepository extends LocalFileSystemSkillProvider impl
       }
       throw error;
     }
-    await Promise.all(placements.map((p) => (p.aside === undefined ? undefined : rm(p.aside, { recursive: true, force: true }))));
+    await Promise.all(
+      placements.map((p) => (p.aside === undefined ? undefined : rm(p.aside, { recursive: true, force: true }))),
+    );
   }
 
   async #exists(id: string): Promise<boolean> {
@@ -155,16 +165,20 @@ export class FileSystemSkillRepository extends LocalFileSystemSkillProvider impl
    */
   async #prepare(skills: readonly Skill[]): Promise<PreparedSkill[]> {
     const { prepareSaveBatch } = await import("@skillport/core/internal");
-    return prepareSaveBatch(skills, { target: this.name, maxFileBytes: this.maxFileBytes }).map(({ id, skillMd, resources }) => ({
-      id,
-      files: new Map([["SKILL.md", skillMd], ...resources]),
-    }));
+    return prepareSaveBatch(skills, { target: this.name, maxFileBytes: this.maxFileBytes }).map(
+      ({ id, skillMd, resources }) => ({
+        id,
+        files: new Map([["SKILL.md", skillMd], ...resources]),
+      }),
+    );
   }
 
   #writeError(action: string, ids: readonly string[], error: unknown): AgentSkillsError {
     if (error instanceof AgentSkillsError) return error;
     const what = ids.map((id) => JSON.stringify(id)).join(", ");
-    return new AgentSkillsError(`${this.name}: cannot ${action} ${what} (${errorCode(error) ?? "unknown error"})`, { cause: error });
+    return new AgentSkillsError(`${this.name}: cannot ${action} ${what} (${errorCode(error) ?? "unknown error"})`, {
+      cause: error,
+    });
   }
 }
 
@@ -191,4 +205,3 @@ async function writeSkillFiles(dir: string, files: ReadonlyMap<string, Uint8Arra
 function startsWithShebang(bytes: Uint8Array): boolean {
   return bytes[0] === 0x23 && bytes[1] === 0x21;
 }
-

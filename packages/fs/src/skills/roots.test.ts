@@ -48,8 +48,14 @@ describe("discoverSkillRoots", () => {
   });
 
   it("accepts a .git file (worktrees) and custom client lists", async () => {
-    await writeTree(tmp, { "wt/.git": "gitdir: elsewhere\n", "wt/.cursor/skills": { dir: true }, "wt/a/.claude/skills": { dir: true } });
-    expect(await discoverSkillRoots({ cwd: at("wt", "a"), home: at("nowhere"), clients: ["cursor", "claude"] })).toEqual([
+    await writeTree(tmp, {
+      "wt/.git": "gitdir: elsewhere\n",
+      "wt/.cursor/skills": { dir: true },
+      "wt/a/.claude/skills": { dir: true },
+    });
+    expect(
+      await discoverSkillRoots({ cwd: at("wt", "a"), home: at("nowhere"), clients: ["cursor", "claude"] }),
+    ).toEqual([
       { path: at("wt", "a", ".claude", "skills"), scope: "project", client: "claude" },
       { path: at("wt", ".cursor", "skills"), scope: "project", client: "cursor" },
     ]);
@@ -57,7 +63,10 @@ describe("discoverSkillRoots", () => {
   });
 
   it("follows linked roots and lists a directory once, where first seen", async () => {
-    await writeTree(tmp, { "home/.claude/skills-real/x/SKILL.md": skillMd("x"), "linked/.agents/skills": { link: "../../home/.claude/skills-real" } });
+    await writeTree(tmp, {
+      "home/.claude/skills-real/x/SKILL.md": skillMd("x"),
+      "linked/.agents/skills": { link: "../../home/.claude/skills-real" },
+    });
     const roots = await discoverSkillRoots({ cwd: at("linked"), home: at("home") });
     expect(roots[0]).toEqual({ path: at("home", ".claude", "skills-real"), scope: "project", client: "agents" });
     await writeTree(tmp, { "dup/.agents/skills": { dir: true }, "dup/.claude/skills": { link: "../.agents/skills" } });
@@ -74,9 +83,15 @@ describe("discoverSkillRoots", () => {
       path.join("repo", "pkg", "sub", "deeper", ".agents", "skills"),
     ]);
     const shallow = await discoverSkillRoots({ cwd: at("repo"), home: at("nowhere"), nested: true, maxDepth: 2 });
-    expect(shallow.map((r) => path.relative(tmp, r.path))).toEqual([path.join("repo", ".agents", "skills"), path.join("repo", "pkg", ".claude", "skills")]);
+    expect(shallow.map((r) => path.relative(tmp, r.path))).toEqual([
+      path.join("repo", ".agents", "skills"),
+      path.join("repo", "pkg", ".claude", "skills"),
+    ]);
     const budget = await discoverSkillRoots({ cwd: at("repo"), home: at("nowhere"), nested: true, maxDirs: 2 });
-    expect(budget.map((r) => path.relative(tmp, r.path))).toEqual([path.join("repo", ".agents", "skills"), path.join("repo", "pkg", ".claude", "skills")]);
+    expect(budget.map((r) => path.relative(tmp, r.path))).toEqual([
+      path.join("repo", ".agents", "skills"),
+      path.join("repo", "pkg", ".claude", "skills"),
+    ]);
   });
 
   it("a missing cwd or home yields no roots for it, never an error", async () => {
@@ -93,7 +108,11 @@ describe("createRootProviders", () => {
       "home/.claude/skills/u/SKILL.md": skillMd("u"),
     });
     const providers = await discoverSkillProviders({ cwd: at("repo", "a"), home: at("home") });
-    expect(providers.map((p) => p.provider.name)).toEqual(["fs:project:agents", "fs:project:agents#2", "fs:user:claude"]);
+    expect(providers.map((p) => p.provider.name)).toEqual([
+      "fs:project:agents",
+      "fs:project:agents#2",
+      "fs:user:claude",
+    ]);
     expect(await Promise.all(providers.map((p) => p.provider.discover()))).toEqual([["q"], ["p"], ["u"]]);
     expect(createRootProviders([{ path: at("gone"), scope: "user", client: "agents" }])).toEqual([]);
   });
@@ -106,7 +125,8 @@ describe("createRootProviders", () => {
       "home/.agents/skills/git/SKILL.md": skillMd("git"),
     });
     const registry = new SkillRegistry();
-    for (const { provider } of await discoverSkillProviders({ cwd: at("repo"), home: at("home") })) await registry.addProvider(provider, { watch: false });
+    for (const { provider } of await discoverSkillProviders({ cwd: at("repo"), home: at("home") }))
+      await registry.addProvider(provider, { watch: false });
     expect(registry.get("pdf").getMetadata().description).toBe("Project pdf.");
     expect(registry.get("fs:user:agents:pdf").getMetadata().description).toBe("User pdf.");
     expect(registry.shadowed).toEqual([{ id: "pdf", winner: "fs:project:claude:pdf", shadowed: "fs:user:agents:pdf" }]);

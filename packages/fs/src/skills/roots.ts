@@ -46,7 +46,8 @@ const SKIPPED_DIRS = new Set([".git", "node_modules"]);
 export async function discoverSkillRoots(options: DiscoverSkillRootsOptions = {}): Promise<SkillRoot[]> {
   const clients = options.clients ?? DEFAULT_SKILL_CLIENTS;
   for (const client of clients) {
-    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(client)) throw new RangeError(`client folder names are plain names like "claude", got ${JSON.stringify(client)}`);
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(client))
+      throw new RangeError(`client folder names are plain names like "claude", got ${JSON.stringify(client)}`);
   }
   const maxDepth = options.maxDepth ?? DEFAULT_ROOTS_MAX_DEPTH;
   let budget = options.maxDirs ?? DEFAULT_ROOTS_MAX_DIRS;
@@ -148,7 +149,10 @@ export interface RootProvider {
  * One provider per root, in the same (precedence) order, named `fs:<scope>:<client>` (`#2`, `#3`… when a scope and
  * client repeat). A root that vanished since discovery is left out.
  */
-export function createRootProviders(roots: readonly SkillRoot[], options: Omit<LocalFileSystemProviderOptions, "name"> = {}): RootProvider[] {
+export function createRootProviders(
+  roots: readonly SkillRoot[],
+  options: Omit<LocalFileSystemProviderOptions, "name"> = {},
+): RootProvider[] {
   const counts = new Map<string, number>();
   const out: RootProvider[] = [];
   for (const root of roots) {
@@ -156,7 +160,10 @@ export function createRootProviders(roots: readonly SkillRoot[], options: Omit<L
     const n = (counts.get(base) ?? 0) + 1;
     counts.set(base, n);
     try {
-      out.push({ root, provider: new LocalFileSystemSkillProvider(root.path, { ...options, name: n === 1 ? base : `${base}#${n}` }) });
+      out.push({
+        root,
+        provider: new LocalFileSystemSkillProvider(root.path, { ...options, name: n === 1 ? base : `${base}#${n}` }),
+      });
     } catch {
       continue;
     }

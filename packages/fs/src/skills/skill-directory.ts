@@ -115,10 +115,16 @@ export class SkillDirectory {
         return { ok: false, problem: unreadable(file, error) };
       }
       if (stats === undefined) continue;
-      return SkillDirectory.#decide(dirReal, file, stats, () => {
-        const real = fs.realpathSync(target);
-        return { real, stats: fs.statSync(real) };
-      }, options);
+      return SkillDirectory.#decide(
+        dirReal,
+        file,
+        stats,
+        () => {
+          const real = fs.realpathSync(target);
+          return { real, stats: fs.statSync(real) };
+        },
+        options,
+      );
     }
     return { ok: false, problem: missingSkillMd() };
   }
@@ -143,10 +149,16 @@ export class SkillDirectory {
           resolved = undefined;
         }
       }
-      return SkillDirectory.#decide(dirReal, file, stats, () => {
-        if (resolved === undefined) throw Object.assign(new Error("dangling"), { code: "ENOENT" });
-        return resolved;
-      }, options);
+      return SkillDirectory.#decide(
+        dirReal,
+        file,
+        stats,
+        () => {
+          if (resolved === undefined) throw Object.assign(new Error("dangling"), { code: "ENOENT" });
+          return resolved;
+        },
+        options,
+      );
     }
     return { ok: false, problem: missingSkillMd() };
   }
@@ -167,12 +179,20 @@ export class SkillDirectory {
   /** Opens the skill file, verified on the descriptor; the caller closes it. */
   openSkillMd(): ConfinedFile {
     // The name is one of two constants: the shared path rules need not be run on it per read.
-    return openVerified(this.dir, this.file, { followLinksInside: true, refuseHardLinks: this.#options.refuseHardLinks, boundaryName: "the skill" });
+    return openVerified(this.dir, this.file, {
+      followLinksInside: true,
+      refuseHardLinks: this.#options.refuseHardLinks,
+      boundaryName: "the skill",
+    });
   }
 
   /** Opens one file of the skill under the link rule, verified on the descriptor; the caller closes it. */
   openFile(relPath: string): ConfinedFile {
-    return openConfined(this.dir, relPath, { followLinksInside: true, refuseHardLinks: this.#options.refuseHardLinks, boundaryName: "the skill" });
+    return openConfined(this.dir, relPath, {
+      followLinksInside: true,
+      refuseHardLinks: this.#options.refuseHardLinks,
+      boundaryName: "the skill",
+    });
   }
 
   /**
@@ -180,20 +200,45 @@ export class SkillDirectory {
    * undefined when there is none usable, and `diagnostics` say why (`file` as given). For callers that read a skill
    * once (scans); providers cache heads themselves.
    */
-  async readFrontmatter(file: string, limits: Partial<ParseLimits> = {}, headChunkBytes = 8 * 1024): Promise<{ frontmatter: Frontmatter | undefined; diagnostics: Diagnostic[] }> {
-    const problem = (code: string, message: string, line = 0): { frontmatter: undefined; diagnostics: Diagnostic[] } => ({
+  async readFrontmatter(
+    file: string,
+    limits: Partial<ParseLimits> = {},
+    headChunkBytes = 8 * 1024,
+  ): Promise<{ frontmatter: Frontmatter | undefined; diagnostics: Diagnostic[] }> {
+    const problem = (
+      code: string,
+      message: string,
+      line = 0,
+    ): { frontmatter: undefined; diagnostics: Diagnostic[] } => ({
       frontmatter: undefined,
       diagnostics: [{ code, severity: "error", message, file, line, column: line === 0 ? 0 : 1 }],
     });
     const opened = this.openSkillMd();
     try {
-      if (opened.size > this.maxFileBytes) return problem("skill-md-too-large", `${this.file} is larger than the ${this.maxFileBytes}-byte limit (maxFileBytes)`);
+      if (opened.size > this.maxFileBytes)
+        return problem(
+          "skill-md-too-large",
+          `${this.file} is larger than the ${this.maxFileBytes}-byte limit (maxFileBytes)`,
+        );
       const maxFrontmatterBytes = limits.maxFrontmatterBytes ?? DEFAULT_PARSE_LIMITS.maxFrontmatterBytes;
-      const head = await readHead(descriptorReader(opened.fd, true), this.maxFileBytes, headChunkBytes, maxFrontmatterBytes);
+      const head = await readHead(
+        descriptorReader(opened.fd, true),
+        this.maxFileBytes,
+        headChunkBytes,
+        maxFrontmatterBytes,
+      );
       if (!head.ok) {
-        if (head.reason === "too-large") return problem("skill-md-too-large", `${this.file} is larger than the ${this.maxFileBytes}-byte limit (maxFileBytes)`);
+        if (head.reason === "too-large")
+          return problem(
+            "skill-md-too-large",
+            `${this.file} is larger than the ${this.maxFileBytes}-byte limit (maxFileBytes)`,
+          );
         if (head.reason === "encoding") return problem("encoding-invalid", `${this.file} is not valid UTF-8`);
-        return problem("frontmatter-too-large", `the frontmatter is larger than the limit of ${maxFrontmatterBytes} bytes`, 2);
+        return problem(
+          "frontmatter-too-large",
+          `the frontmatter is larger than the limit of ${maxFrontmatterBytes} bytes`,
+          2,
+        );
       }
       const parsed = parseFrontmatter(head.text, { file, limits });
       return { frontmatter: parsed.frontmatter, diagnostics: [...parsed.diagnostics] };
@@ -223,37 +268,77 @@ export class SkillDirectory {
     for (const entry of walked.entries) {
       files.push({ path: entry.path, size: entry.size });
       if (entry.size > this.maxFileBytes) {
-        problems.push({ code: "file-too-large", severity: "error", path: entry.path, message: `${entry.path} is larger than the ${this.maxFileBytes}-byte limit (maxFileBytes)` });
+        problems.push({
+          code: "file-too-large",
+          severity: "error",
+          path: entry.path,
+          message: `${entry.path} is larger than the ${this.maxFileBytes}-byte limit (maxFileBytes)`,
+        });
       }
       if (this.#options.refuseHardLinks && entry.nlink > 1) {
-        problems.push({ code: "file-link-outside", severity: "error", path: entry.path, message: `${entry.path} has ${entry.nlink} hard links; files with other names are not served from this tree` });
+        problems.push({
+          code: "file-link-outside",
+          severity: "error",
+          path: entry.path,
+          message: `${entry.path} has ${entry.nlink} hard links; files with other names are not served from this tree`,
+        });
       }
     }
     return { files, problems };
   }
 
-  static #decide(dirReal: string, file: SkillFileName, stats: Stats, resolve: () => { real: string; stats: Stats }, options: SkillDirectoryOptions): SkillProbe {
+  static #decide(
+    dirReal: string,
+    file: SkillFileName,
+    stats: Stats,
+    resolve: () => { real: string; stats: Stats },
+    options: SkillDirectoryOptions,
+  ): SkillProbe {
     if (stats.isFile()) return { ok: true, skill: new SkillDirectory(dirReal, file, stats, options) };
     if (!stats.isSymbolicLink()) {
-      return { ok: false, problem: { code: "skill-md-not-file", severity: "error", path: file, message: `${file} is not a regular file` } };
+      return {
+        ok: false,
+        problem: { code: "skill-md-not-file", severity: "error", path: file, message: `${file} is not a regular file` },
+      };
     }
     let resolved: { real: string; stats: Stats };
     try {
       resolved = resolve();
     } catch (error) {
       if (isMissing(error) || errorCode(error) === "ELOOP") {
-        return { ok: false, problem: { code: "skill-md-link-dangling", severity: "error", path: file, message: `${file} is a symbolic link whose target does not exist` } };
+        return {
+          ok: false,
+          problem: {
+            code: "skill-md-link-dangling",
+            severity: "error",
+            path: file,
+            message: `${file} is a symbolic link whose target does not exist`,
+          },
+        };
       }
       return { ok: false, problem: unreadable(file, error) };
     }
     if (resolved.real === dirReal || !isInside(dirReal, resolved.real)) {
       return {
         ok: false,
-        problem: { code: "skill-md-link-outside", severity: "error", path: file, message: `${file} is a symbolic link that leads outside the skill; links must stay inside the skill folder` },
+        problem: {
+          code: "skill-md-link-outside",
+          severity: "error",
+          path: file,
+          message: `${file} is a symbolic link that leads outside the skill; links must stay inside the skill folder`,
+        },
       };
     }
     if (!resolved.stats.isFile()) {
-      return { ok: false, problem: { code: "skill-md-not-file", severity: "error", path: file, message: `${file} is a link to something that is not a regular file` } };
+      return {
+        ok: false,
+        problem: {
+          code: "skill-md-not-file",
+          severity: "error",
+          path: file,
+          message: `${file} is a link to something that is not a regular file`,
+        },
+      };
     }
     return { ok: true, skill: new SkillDirectory(dirReal, file, resolved.stats, options) };
   }
@@ -275,11 +360,21 @@ export class SkillDirectory {
 }
 
 function missingSkillMd(): SkillProblem {
-  return { code: "skill-md-missing", severity: "warning", path: "", message: "the folder has no SKILL.md, so it is not a skill" };
+  return {
+    code: "skill-md-missing",
+    severity: "warning",
+    path: "",
+    message: "the folder has no SKILL.md, so it is not a skill",
+  };
 }
 
 function unreadable(file: string, error: unknown): SkillProblem {
-  return { code: "skill-unreadable", severity: "error", path: file, message: `${file} cannot be read (${errorCode(error) ?? "unknown error"})` };
+  return {
+    code: "skill-unreadable",
+    severity: "error",
+    path: file,
+    message: `${file} cannot be read (${errorCode(error) ?? "unknown error"})`,
+  };
 }
 
 const FILE_PROBLEM: Record<WalkProblem["kind"], { code: SkillProblemCode; text: string }> = {
@@ -297,6 +392,9 @@ const FILE_PROBLEM: Record<WalkProblem["kind"], { code: SkillProblemCode; text: 
 /** A walk problem as a skill problem: the same wording whoever reports it. */
 export function fileProblem(problem: WalkProblem): SkillProblem {
   const { code, text } = FILE_PROBLEM[problem.kind];
-  const message = problem.kind === "limit" ? `the listing stopped: ${problem.path === "" ? "" : `${problem.path} `}${problem.message}` : `${problem.path} ${text}`;
+  const message =
+    problem.kind === "limit"
+      ? `the listing stopped: ${problem.path === "" ? "" : `${problem.path} `}${problem.message}`
+      : `${problem.path} ${text}`;
   return { code, severity: "error", path: problem.path, message };
 }

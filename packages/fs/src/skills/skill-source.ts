@@ -24,7 +24,12 @@ import type { SkippedSkill, SkillLocator } from "./locators.js";
 import { parseMetadata } from "./metadata.js";
 import { MetadataIndex } from "./metadata-index.js";
 import type { ConfinedFile } from "../floor/open-confined.js";
-import { DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_LIST_DEPTH, DEFAULT_MAX_LIST_FILES, type SkillDirectory } from "./skill-directory.js";
+import {
+  DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_MAX_LIST_DEPTH,
+  DEFAULT_MAX_LIST_FILES,
+  type SkillDirectory,
+} from "./skill-directory.js";
 
 export const DEFAULT_HEAD_CHUNK_BYTES = 8 * 1024;
 
@@ -106,7 +111,10 @@ export abstract class SkillDirectorySource extends SkillSourceProvider {
     try {
       located = await this.locator.locate();
     } catch (error) {
-      throw new ProviderUnavailableError(`${this.name}: the skills root can no longer be read (${errorCode(error) ?? "unknown error"})`, { cause: error });
+      throw new ProviderUnavailableError(
+        `${this.name}: the skills root can no longer be read (${errorCode(error) ?? "unknown error"})`,
+        { cause: error },
+      );
     }
     if (generation === this.#generation) {
       this.#skills = located.skills;
@@ -145,7 +153,10 @@ export abstract class SkillDirectorySource extends SkillSourceProvider {
     try {
       return await index.save();
     } catch (error) {
-      throw new AgentSkillsError(`${this.name}: cannot write the metadata index (${errorCode(error) ?? "unknown error"})`, { cause: error });
+      throw new AgentSkillsError(
+        `${this.name}: cannot write the metadata index (${errorCode(error) ?? "unknown error"})`,
+        { cause: error },
+      );
     }
   }
 
@@ -153,9 +164,19 @@ export abstract class SkillDirectorySource extends SkillSourceProvider {
     const { text, file } = await this.#readText(id);
     const end = findFrontmatterEnd(text);
     if (end.status === "closed") return text.slice(end.bodyOffset);
-    const problem = end.status === "missing" ? "does not start with a '---' frontmatter line" : "has a frontmatter that is never closed";
+    const problem =
+      end.status === "missing"
+        ? "does not start with a '---' frontmatter line"
+        : "has a frontmatter that is never closed";
     throw new SkillValidationError(`skill ${JSON.stringify(id)}: ${file} ${problem}`, [
-      { code: `frontmatter-${end.status}`, severity: "error", message: `${file} ${problem}`, file: `${id}/${file}`, line: 1, column: 1 },
+      {
+        code: `frontmatter-${end.status}`,
+        severity: "error",
+        message: `${file} ${problem}`,
+        file: `${id}/${file}`,
+        line: 1,
+        column: 1,
+      },
     ]);
   }
 
@@ -183,7 +204,9 @@ export abstract class SkillDirectorySource extends SkillSourceProvider {
     }
     try {
       if (file.size > this.maxFileBytes) throw new ResourceTooLargeError(id, rel, this.maxFileBytes);
-      const bytes = await this.#guard(id, rel, () => readBounded(descriptorReader(file.fd, this.#syncReads), file.size, this.maxFileBytes));
+      const bytes = await this.#guard(id, rel, () =>
+        readBounded(descriptorReader(file.fd, this.#syncReads), file.size, this.maxFileBytes),
+      );
       if (bytes === undefined) throw new ResourceTooLargeError(id, rel, this.maxFileBytes);
       return bytes;
     } finally {
@@ -216,7 +239,8 @@ export abstract class SkillDirectorySource extends SkillSourceProvider {
     requireSafeSkillId(id);
     const generation = this.#generation;
     const probe = await this.#guard(id, "", async () => this.locator.probe(id));
-    if (!probe.ok) throw new SkillNotFoundError(id, `skill not found: ${JSON.stringify(id)} (${probe.problem.message})`);
+    if (!probe.ok)
+      throw new SkillNotFoundError(id, `skill not found: ${JSON.stringify(id)} (${probe.problem.message})`);
     if (generation === this.#generation) this.#skills.set(id, probe.skill);
     return probe.skill;
   }
@@ -243,7 +267,10 @@ export abstract class SkillDirectorySource extends SkillSourceProvider {
 
   #loadIndex(): Promise<MetadataIndex | undefined> {
     if (this.#indexFile === undefined) return Promise.resolve(undefined);
-    this.#index ??= MetadataIndex.load(this.#indexFile, JSON.stringify({ parseLimits: this.#parseLimits ?? null })).then((index) => {
+    this.#index ??= MetadataIndex.load(
+      this.#indexFile,
+      JSON.stringify({ parseLimits: this.#parseLimits ?? null }),
+    ).then((index) => {
       if (index.problem !== undefined) this.#warn(index.problem);
       return index;
     });
@@ -274,7 +301,9 @@ export abstract class SkillDirectorySource extends SkillSourceProvider {
     const done = (head: HeadResult): CachedText => {
       if (!head.ok) {
         if (head.reason === "too-large") throw new SkillFileTooLargeError(id, skill.file, this.maxFileBytes);
-        throw head.reason === "encoding" ? notUtf8(id, skill.file) : frontmatterTooLarge(id, skill.file, this.#maxFrontmatterBytes);
+        throw head.reason === "encoding"
+          ? notUtf8(id, skill.file)
+          : frontmatterTooLarge(id, skill.file, this.#maxFrontmatterBytes);
       }
       const cached = { text: head.text, file: skill.file };
       // A small SKILL.md fits in the first chunk: keep it as the full text too, so getBody reads nothing more.
@@ -299,7 +328,16 @@ export abstract class SkillDirectorySource extends SkillSourceProvider {
     return (async () => {
       try {
         if (tooLarge) throw new SkillFileTooLargeError(id, skill.file, this.maxFileBytes);
-        return done(await this.#guard(id, skill.file, () => readHead(descriptorReader(file.fd, false), this.maxFileBytes, this.#headChunkBytes, this.#maxFrontmatterBytes)));
+        return done(
+          await this.#guard(id, skill.file, () =>
+            readHead(
+              descriptorReader(file.fd, false),
+              this.maxFileBytes,
+              this.#headChunkBytes,
+              this.#maxFrontmatterBytes,
+            ),
+          ),
+        );
       } finally {
         file.close();
       }
@@ -324,12 +362,18 @@ export abstract class SkillDirectorySource extends SkillSourceProvider {
    * Opens the skill's SKILL.md (verified on the descriptor: a folder swapped for a link since it was located is
    * refused) and runs `use` on it. Every read is bounded by `maxFileBytes + 1`.
    */
-  async #withSkillMd<T>(id: string, verify: boolean, use: (readAt: ReadAt, size: number, file: string) => Promise<T>): Promise<T> {
+  async #withSkillMd<T>(
+    id: string,
+    verify: boolean,
+    use: (readAt: ReadAt, size: number, file: string) => Promise<T>,
+  ): Promise<T> {
     const skill = await (verify ? this.locateVerified(id) : this.#locate(id));
     const file = this.#openSkillMd(id, skill);
     try {
       if (file.size > this.maxFileBytes) throw new SkillFileTooLargeError(id, skill.file, this.maxFileBytes);
-      return await this.#guard(id, skill.file, () => use(descriptorReader(file.fd, this.#syncReads), file.size, skill.file));
+      return await this.#guard(id, skill.file, () =>
+        use(descriptorReader(file.fd, this.#syncReads), file.size, skill.file),
+      );
     } finally {
       file.close();
     }
@@ -342,8 +386,11 @@ export abstract class SkillDirectorySource extends SkillSourceProvider {
     } catch (error) {
       this.#skills.delete(id); // stale: the next call probes again
       if (!(error instanceof AgentSkillsError)) throw error;
-      const why = error instanceof InvalidPathError ? error.message.replace(/^invalid path "[^"]*": /, "") : "cannot be opened";
-      throw new SkillNotFoundError(id, `skill not found: ${JSON.stringify(id)} (its ${skill.file} ${why})`, { cause: error });
+      const why =
+        error instanceof InvalidPathError ? error.message.replace(/^invalid path "[^"]*": /, "") : "cannot be opened";
+      throw new SkillNotFoundError(id, `skill not found: ${JSON.stringify(id)} (its ${skill.file} ${why})`, {
+        cause: error,
+      });
     }
   }
 
@@ -360,18 +407,25 @@ export abstract class SkillDirectorySource extends SkillSourceProvider {
   #unavailable(id: string, rel: string, error: unknown): unknown {
     if (error instanceof AgentSkillsError) return error;
     const what = rel === "" ? `skill ${JSON.stringify(id)}` : describe(id, rel);
-    return new SkillUnavailableError(`${what} cannot be read (${errorCode(error) ?? "unknown error"})`, { cause: error });
+    return new SkillUnavailableError(`${what} cannot be read (${errorCode(error) ?? "unknown error"})`, {
+      cause: error,
+    });
   }
 }
 
 /** Errors from the floor name relative paths; here they also name the skill. */
 function inSkill(id: string, error: unknown): unknown {
   if (error instanceof InvalidPathError) {
-    const wrapped = new InvalidPathError(error.path, `in skill ${JSON.stringify(id)}: ${error.message.replace(/^invalid path "[^"]*": /, "")}`);
+    const wrapped = new InvalidPathError(
+      error.path,
+      `in skill ${JSON.stringify(id)}: ${error.message.replace(/^invalid path "[^"]*": /, "")}`,
+    );
     return Object.assign(wrapped, { cause: error });
   }
-  if (error instanceof ResourceNotFoundError && error.skillId === "") return new ResourceNotFoundError(id, error.path, `skill ${JSON.stringify(id)}: ${error.message}`, { cause: error });
-  if (error instanceof LimitExceededError) return new LimitExceededError(error.limit, `skill ${JSON.stringify(id)}: ${error.message}`);
+  if (error instanceof ResourceNotFoundError && error.skillId === "")
+    return new ResourceNotFoundError(id, error.path, `skill ${JSON.stringify(id)}: ${error.message}`, { cause: error });
+  if (error instanceof LimitExceededError)
+    return new LimitExceededError(error.limit, `skill ${JSON.stringify(id)}: ${error.message}`);
   return error;
 }
 

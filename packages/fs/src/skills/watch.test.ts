@@ -94,7 +94,11 @@ describe("a watcher never keeps the process alive unless asked (issue 9)", () =>
     console.log(registry.list().length);
   `;
   const run = (persistent: boolean) =>
-    spawnSync(process.execPath, ["--input-type=module", "-e", script(persistent)], { encoding: "utf8", timeout: 20_000, killSignal: "SIGKILL" });
+    spawnSync(process.execPath, ["--input-type=module", "-e", script(persistent)], {
+      encoding: "utf8",
+      timeout: 20_000,
+      killSignal: "SIGKILL",
+    });
 
   it("registerAll without close(): the script ends by itself", async () => {
     await writeTree(root, { "a/SKILL.md": skillMd("a") });
@@ -106,11 +110,18 @@ describe("a watcher never keeps the process alive unless asked (issue 9)", () =>
 
   it("persistent: true keeps it running after the script's last line", async () => {
     await writeTree(root, { "a/SKILL.md": skillMd("a") });
-    const child = spawn(process.execPath, ["--input-type=module", "-e", script(true)], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script(true)], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let out = "";
     let exited = false;
     child.on("exit", () => (exited = true));
-    await new Promise<void>((resolve) => child.stdout.on("data", (chunk: Buffer) => ((out += chunk.toString()), /^1$/m.test(out) && out.includes("ready") && resolve())));
+    await new Promise<void>((resolve) =>
+      child.stdout.on(
+        "data",
+        (chunk: Buffer) => ((out += chunk.toString()), /^1$/m.test(out) && out.includes("ready") && resolve()),
+      ),
+    );
     await new Promise((resolve) => setTimeout(resolve, 1000)); // a non-persistent script would be gone by now
     expect(exited).toBe(false);
     child.kill("SIGKILL");

@@ -26,7 +26,11 @@ export const DEFAULT_WATCH_DEBOUNCE_MS = 100;
  * Watches a skills root and reports, debounced, the sorted ids of skills whose files changed. Dot-entries at the top
  * (including a repository's temp directories) are ignored; links are not followed. Returns a function that stops it.
  */
-export function watchSkillRoot(rootReal: string, onIds: (ids: string[]) => void, options: WatchOptions = {}): () => void {
+export function watchSkillRoot(
+  rootReal: string,
+  onIds: (ids: string[]) => void,
+  options: WatchOptions = {},
+): () => void {
   const debounceMs = options.debounceMs ?? DEFAULT_WATCH_DEBOUNCE_MS;
   const maxWaitMs = options.maxWaitMs ?? Math.max(1000, debounceMs);
   const persistent = options.persistent ?? false;

@@ -6,7 +6,25 @@ import { buildTar, buildZip } from "../__fixtures__/archives.js";
 import { wrapperPrefix } from "./entries.js";
 
 // Names built from the pieces that break extractors: separators, dots, drive letters, NUL, case and Unicode forms.
-const piece = fc.constantFrom("a", "A", "b", ".", "..", "", "/", "\\", "C:", ":", "\u0000", "%2e%2e", "\u00e9", "e\u0301", "skills", "~", " ");
+const piece = fc.constantFrom(
+  "a",
+  "A",
+  "b",
+  ".",
+  "..",
+  "",
+  "/",
+  "\\",
+  "C:",
+  ":",
+  "\u0000",
+  "%2e%2e",
+  "\u00e9",
+  "e\u0301",
+  "skills",
+  "~",
+  " ",
+);
 const entryName = fc.array(piece, { minLength: 1, maxLength: 6 }).map((parts) => parts.join(""));
 
 describe("archive entry names (property)", () => {
@@ -16,7 +34,9 @@ describe("archive entry names (property)", () => {
         const entries = names.map((name, i) => ({ name, data: `file ${i}` }));
         let result;
         try {
-          result = await readArchive(asTar ? buildTar(entries.filter((e) => Buffer.byteLength(e.name) < 100)) : buildZip(entries));
+          result = await readArchive(
+            asTar ? buildTar(entries.filter((e) => Buffer.byteLength(e.name) < 100)) : buildZip(entries),
+          );
         } catch (error) {
           expect(error).toBeInstanceOf(AgentSkillsError);
           return;

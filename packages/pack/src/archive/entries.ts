@@ -57,7 +57,10 @@ function stripDecorations(name: string): string {
  */
 export function checkListing(raw: readonly RawEntry[], limits: PackageLimits): CheckedListing {
   if (raw.length > limits.maxFiles) {
-    throw new LimitExceededError("maxFiles", `the archive has ${raw.length} entries, more than the ${limits.maxFiles} allowed`);
+    throw new LimitExceededError(
+      "maxFiles",
+      `the archive has ${raw.length} entries, more than the ${limits.maxFiles} allowed`,
+    );
   }
   const entries: CheckedEntry[] = [];
   const dropped: ExcludedEntry[] = [];
@@ -71,9 +74,24 @@ export function checkListing(raw: readonly RawEntry[], limits: PackageLimits): C
       throw new LimitExceededError("maxDepth", `archive entry ${path} is nested deeper than ${limits.maxDepth} levels`);
     }
     normalizeResourcePath(path, { maxDepth: Number.POSITIVE_INFINITY });
-    if (entry.kind === "symlink") throw new ArchiveError("symlink", `archive entry ${path} is a symbolic link; links are not allowed in packages`, path);
-    if (entry.kind === "hardlink") throw new ArchiveError("hardlink", `archive entry ${path} is a hard link; links are not allowed in packages`, path);
-    if (entry.kind === "special") throw new ArchiveError("special-file", `archive entry ${path} is a device, FIFO or socket, not a regular file`, path);
+    if (entry.kind === "symlink")
+      throw new ArchiveError(
+        "symlink",
+        `archive entry ${path} is a symbolic link; links are not allowed in packages`,
+        path,
+      );
+    if (entry.kind === "hardlink")
+      throw new ArchiveError(
+        "hardlink",
+        `archive entry ${path} is a hard link; links are not allowed in packages`,
+        path,
+      );
+    if (entry.kind === "special")
+      throw new ArchiveError(
+        "special-file",
+        `archive entry ${path} is a device, FIFO or socket, not a regular file`,
+        path,
+      );
     const junk = osJunkReason(path);
     if (junk) {
       dropped.push({ path: entry.kind === "directory" ? `${path}/` : path, reason: junk });
@@ -81,14 +99,24 @@ export function checkListing(raw: readonly RawEntry[], limits: PackageLimits): C
     }
     if (entry.kind === "file") {
       if (entry.size > limits.maxFileBytes) {
-        throw new LimitExceededError("maxFileBytes", `archive entry ${path} is ${formatBytes(entry.size)}, over the ${formatBytes(limits.maxFileBytes)} per-file limit`);
+        throw new LimitExceededError(
+          "maxFileBytes",
+          `archive entry ${path} is ${formatBytes(entry.size)}, over the ${formatBytes(limits.maxFileBytes)} per-file limit`,
+        );
       }
       total += entry.size;
       if (total > limits.maxTotalBytes) {
-        throw new LimitExceededError("maxTotalBytes", `the archive expands to more than ${formatBytes(limits.maxTotalBytes)}`);
+        throw new LimitExceededError(
+          "maxTotalBytes",
+          `the archive expands to more than ${formatBytes(limits.maxTotalBytes)}`,
+        );
       }
       const packed = entry.compressedSize;
-      if (packed !== undefined && entry.size >= RATIO_EXEMPT_BYTES && entry.size > packed * limits.maxCompressionRatio) {
+      if (
+        packed !== undefined &&
+        entry.size >= RATIO_EXEMPT_BYTES &&
+        entry.size > packed * limits.maxCompressionRatio
+      ) {
         throw new LimitExceededError(
           "maxCompressionRatio",
           `archive entry ${path} expands ${Math.round(entry.size / Math.max(packed, 1))}x, over the ${limits.maxCompressionRatio}x ratio limit (zip bomb?)`,
@@ -99,7 +127,11 @@ export function checkListing(raw: readonly RawEntry[], limits: PackageLimits): C
     const previous = seen.get(key);
     if (previous) {
       if (previous.kind === "directory" && entry.kind === "directory") continue; // tar and zip may both list a dir twice
-      throw new ArchiveError("duplicate", `archive entries ${previous.path} and ${path} name the same file (case-insensitive, after NFC)`, path);
+      throw new ArchiveError(
+        "duplicate",
+        `archive entries ${previous.path} and ${path} name the same file (case-insensitive, after NFC)`,
+        path,
+      );
     }
     seen.set(key, { path, kind: entry.kind });
     entries.push({ raw: entry, path, kind: entry.kind });
@@ -110,7 +142,11 @@ export function checkListing(raw: readonly RawEntry[], limits: PackageLimits): C
     for (let i = 1; i < parts.length; i++) {
       const parent = seen.get(parts.slice(0, i).join("/"));
       if (parent?.kind === "file") {
-        throw new ArchiveError("path-conflict", `archive entry ${entry.path} lies below ${parent.path}, which is a file`, entry.path);
+        throw new ArchiveError(
+          "path-conflict",
+          `archive entry ${entry.path} lies below ${parent.path}, which is a file`,
+          entry.path,
+        );
       }
     }
   }

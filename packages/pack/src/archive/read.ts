@@ -38,7 +38,13 @@ export interface ReadArchiveOptions {
 
 /** Recognises zip, gzip and tar by their magic bytes (file names can lie; `.skill` is a zip). */
 export function detectArchiveFormat(bytes: Uint8Array): ArchiveFormat | undefined {
-  if (bytes[0] === 0x50 && bytes[1] === 0x4b && (bytes[2] === 0x03 || bytes[2] === 0x05) && (bytes[3] === 0x04 || bytes[3] === 0x06)) return "zip";
+  if (
+    bytes[0] === 0x50 &&
+    bytes[1] === 0x4b &&
+    (bytes[2] === 0x03 || bytes[2] === 0x05) &&
+    (bytes[3] === 0x04 || bytes[3] === 0x06)
+  )
+    return "zip";
   if (bytes[0] === 0x1f && bytes[1] === 0x8b) return "tar.gz";
   if (bytes.byteLength >= 262 && Buffer.from(bytes.subarray(257, 262)).toString("latin1") === "ustar") return "tar";
   return undefined;
@@ -64,18 +70,25 @@ export interface ListedArchive extends Omit<ArchiveContents, "files"> {
  * entries are inflated, capped at their declared size and CRC-checked only when read, so an unpacker can write each
  * file as it is inflated instead of holding every file in memory first (decision 0222). Never touches the file system.
  */
-export async function listArchive(input: string | Uint8Array, options: ReadArchiveOptions = {}): Promise<ListedArchive> {
+export async function listArchive(
+  input: string | Uint8Array,
+  options: ReadArchiveOptions = {},
+): Promise<ListedArchive> {
   const limits = resolveLimits(options.limits);
   const bytes = loadBytes(input, limits);
   const format = detectArchiveFormat(bytes);
-  if (format === undefined) throw new ArchiveError("unknown-format", "not a zip, tar or tar.gz archive (checked by content, not by name)");
+  if (format === undefined)
+    throw new ArchiveError("unknown-format", "not a zip, tar or tar.gz archive (checked by content, not by name)");
 
   let checked: CheckedEntry[];
   let dropped: ExcludedEntry[];
   let contentOf: (e: CheckedEntry) => () => Buffer;
   if (format === "zip") {
     const entries = listZip(bytes, limits.maxFiles);
-    ({ entries: checked, dropped } = checkListing(entries.map((e) => e.raw), limits));
+    ({ entries: checked, dropped } = checkListing(
+      entries.map((e) => e.raw),
+      limits,
+    ));
     const byRaw = new Map(entries.map((e) => [e.raw, e.entry]));
     contentOf = (e) => {
       const entry = byRaw.get(e.raw);
@@ -85,7 +98,10 @@ export async function listArchive(input: string | Uint8Array, options: ReadArchi
     // Loaded on demand: the tar parser's module graph is the largest of the archive readers.
     const { readTar } = await import("./tar.js");
     const entries = await readTar(bytes, format === "tar.gz", limits);
-    ({ entries: checked, dropped } = checkListing(entries.map((e) => e.raw), limits));
+    ({ entries: checked, dropped } = checkListing(
+      entries.map((e) => e.raw),
+      limits,
+    ));
     const byRaw = new Map(entries.map((e) => [e.raw, e.bytes]));
     contentOf = (e) => {
       const content = byRaw.get(e.raw) ?? Buffer.alloc(0);
@@ -113,7 +129,10 @@ export async function listArchive(input: string | Uint8Array, options: ReadArchi
  * duplicates, sizes, ratios) before any content is inflated, and content is checked against the listing while it
  * is inflated. Throws InvalidPathError, LimitExceededError or ArchiveError; never touches the file system.
  */
-export async function readArchive(input: string | Uint8Array, options: ReadArchiveOptions = {}): Promise<ArchiveContents> {
+export async function readArchive(
+  input: string | Uint8Array,
+  options: ReadArchiveOptions = {},
+): Promise<ArchiveContents> {
   const { files, ...listed } = await listArchive(input, options);
   return { ...listed, files: files.map((f) => ({ path: f.path, bytes: f.read(), mode: f.mode })) };
 }
@@ -136,6 +155,9 @@ function loadBytes(input: string | Uint8Array, limits: PackageLimits): Buffer {
 
 function checkArchiveSize(size: number, limits: PackageLimits): void {
   if (size > limits.maxArchiveBytes) {
-    throw new LimitExceededError("maxArchiveBytes", `the archive is ${formatBytes(size)}, over the ${formatBytes(limits.maxArchiveBytes)} limit`);
+    throw new LimitExceededError(
+      "maxArchiveBytes",
+      `the archive is ${formatBytes(size)}, over the ${formatBytes(limits.maxArchiveBytes)} limit`,
+    );
   }
 }

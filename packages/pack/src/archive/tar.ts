@@ -28,7 +28,10 @@ export async function readTar(bytes: Buffer, gzipped: boolean, limits: PackageLi
     parser.on("entry", (entry: ReadEntry) => {
       // Stop at the first entry over the limit: a tar of a million empty files is refused without listing it all.
       if (++seen > limits.maxFiles) {
-        tooMany = new LimitExceededError("maxFiles", `the archive has more than the ${limits.maxFiles} entries allowed`);
+        tooMany = new LimitExceededError(
+          "maxFiles",
+          `the archive has more than the ${limits.maxFiles} entries allowed`,
+        );
         entry.resume();
         parser.abort(tooMany);
         return;
@@ -37,7 +40,9 @@ export async function readTar(bytes: Buffer, gzipped: boolean, limits: PackageLi
       entry.on("data", (chunk: Buffer) => chunks.push(chunk));
       entry.on("end", () => entries.push({ raw: describe(entry), bytes: Buffer.concat(chunks) }));
     });
-    parser.on("error", (error: Error) => reject(tooMany ?? new ArchiveError("corrupt", `the archive is not a valid tar: ${error.message}`)));
+    parser.on("error", (error: Error) =>
+      reject(tooMany ?? new ArchiveError("corrupt", `the archive is not a valid tar: ${error.message}`)),
+    );
     parser.on("end", () => resolve());
   });
   parser.end(tarBytes);
@@ -53,7 +58,10 @@ function gunzipBounded(bytes: Buffer, limits: PackageLimits): Buffer {
     out = gunzipSync(bytes, { maxOutputLength: cap });
   } catch (error) {
     if (error instanceof RangeError || errorCode(error) === "ERR_BUFFER_TOO_LARGE") {
-      throw new LimitExceededError("maxTotalBytes", `the archive expands to more than ${formatBytes(limits.maxTotalBytes)}`);
+      throw new LimitExceededError(
+        "maxTotalBytes",
+        `the archive expands to more than ${formatBytes(limits.maxTotalBytes)}`,
+      );
     }
     throw new ArchiveError("corrupt", `the archive is not valid gzip: ${(error as Error).message}`);
   }

@@ -52,7 +52,10 @@ export function listZip(bytes: Buffer, maxEntries: number): ListedZipEntry[] {
   if (directory.count === 0) throw new ArchiveError("empty", "the archive is empty");
   // Checked before walking the directory: a million-entry archive is refused without listing it.
   if (directory.count > maxEntries) {
-    throw new LimitExceededError("maxFiles", `the archive has ${directory.count} entries, more than the ${maxEntries} allowed`);
+    throw new LimitExceededError(
+      "maxFiles",
+      `the archive has ${directory.count} entries, more than the ${maxEntries} allowed`,
+    );
   }
   const entries: ListedZipEntry[] = [];
   let at = directory.offset;
@@ -76,7 +79,11 @@ export function listZip(bytes: Buffer, maxEntries: number): ListedZipEntry[] {
       externalFileAttributes: bytes.readUInt32LE(at + 38),
       relativeOffsetOfLocalHeader: bytes.readUInt32LE(at + 42),
     };
-    if (entry.uncompressedSize === U32_MAX || entry.compressedSize === U32_MAX || entry.relativeOffsetOfLocalHeader === U32_MAX) {
+    if (
+      entry.uncompressedSize === U32_MAX ||
+      entry.compressedSize === U32_MAX ||
+      entry.relativeOffsetOfLocalHeader === U32_MAX
+    ) {
       readZip64Extra(bytes.subarray(extraStart, extraEnd), entry);
     }
     entries.push({ raw: describe(entry), entry });
@@ -103,17 +110,27 @@ function locateDirectory(bytes: Buffer): Directory {
     }
   }
   if (end < 0) throw corruptZip("no end of central directory record");
-  if (bytes.readUInt16LE(end + 4) !== 0 || bytes.readUInt16LE(end + 6) !== 0 || bytes.readUInt16LE(end + 8) !== bytes.readUInt16LE(end + 10)) {
+  if (
+    bytes.readUInt16LE(end + 4) !== 0 ||
+    bytes.readUInt16LE(end + 6) !== 0 ||
+    bytes.readUInt16LE(end + 8) !== bytes.readUInt16LE(end + 10)
+  ) {
     throw corruptZip("it spans several disks, which is not supported");
   }
   let count = bytes.readUInt16LE(end + 10);
   let offset = bytes.readUInt32LE(end + 16);
   let directoryEnd = end;
   const locator = end - ZIP64_LOCATOR_BYTES;
-  if ((count === U16_MAX || offset === U32_MAX) && locator >= 0 && bytes.readUInt32LE(locator) === ZIP64_LOCATOR_SIGNATURE) {
+  if (
+    (count === U16_MAX || offset === U32_MAX) &&
+    locator >= 0 &&
+    bytes.readUInt32LE(locator) === ZIP64_LOCATOR_SIGNATURE
+  ) {
     const at = readU64(bytes, locator + 8, "zip64 end record offset");
-    if (at + ZIP64_END_BYTES > locator || bytes.readUInt32LE(at) !== ZIP64_END_SIGNATURE) throw corruptZip("the zip64 end of central directory record is missing");
-    if (bytes.readUInt32LE(at + 16) !== 0 || bytes.readUInt32LE(at + 20) !== 0) throw corruptZip("it spans several disks, which is not supported");
+    if (at + ZIP64_END_BYTES > locator || bytes.readUInt32LE(at) !== ZIP64_END_SIGNATURE)
+      throw corruptZip("the zip64 end of central directory record is missing");
+    if (bytes.readUInt32LE(at + 16) !== 0 || bytes.readUInt32LE(at + 20) !== 0)
+      throw corruptZip("it spans several disks, which is not supported");
     count = readU64(bytes, at + 32, "entry count");
     offset = readU64(bytes, at + 48, "central directory offset");
     directoryEnd = at;
@@ -140,7 +157,8 @@ function readZip64Extra(extra: Buffer, entry: ZipEntry): void {
       };
       if (entry.uncompressedSize === U32_MAX) entry.uncompressedSize = take("uncompressed size");
       if (entry.compressedSize === U32_MAX) entry.compressedSize = take("compressed size");
-      if (entry.relativeOffsetOfLocalHeader === U32_MAX) entry.relativeOffsetOfLocalHeader = take("local header offset");
+      if (entry.relativeOffsetOfLocalHeader === U32_MAX)
+        entry.relativeOffsetOfLocalHeader = take("local header offset");
       return;
     }
     at = data + size;
@@ -158,10 +176,18 @@ function readU64(bytes: Buffer, at: number, what: string): number {
 function describe(entry: ZipEntry): RawEntry {
   const name = decodeName(entry);
   if ((entry.generalPurposeBitFlag & ENCRYPTED_FLAGS) !== 0) {
-    throw new ArchiveError("encrypted", `archive entry ${name} is encrypted; encrypted archives are not supported`, name);
+    throw new ArchiveError(
+      "encrypted",
+      `archive entry ${name} is encrypted; encrypted archives are not supported`,
+      name,
+    );
   }
   if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) {
-    throw new ArchiveError("unsupported-compression", `archive entry ${name} uses compression method ${entry.compressionMethod}; only stored and deflate are supported`, name);
+    throw new ArchiveError(
+      "unsupported-compression",
+      `archive entry ${name} uses compression method ${entry.compressionMethod}; only stored and deflate are supported`,
+      name,
+    );
   }
   const unixMode = entry.versionMadeBy >>> 8 === MADE_BY_UNIX ? entry.externalFileAttributes >>> 16 : 0;
   return {
@@ -219,19 +245,31 @@ export function readZipEntry(archive: Buffer, entry: ZipEntry, name: string, dec
       // Synchronous on purpose: for package-sized entries one call beats thread-pool round trips (measured).
       // One output chunk a byte larger than declared: the result is that chunk, not 16 KiB pieces concatenated
       // (a copy and twice the memory); the extra byte lets zlib finish without a second chunk.
-      bytes = inflateRawSync(stored, { maxOutputLength: Math.max(declared, 1), chunkSize: Math.max(declared + 1, constants.Z_MIN_CHUNK) });
+      bytes = inflateRawSync(stored, {
+        maxOutputLength: Math.max(declared, 1),
+        chunkSize: Math.max(declared + 1, constants.Z_MIN_CHUNK),
+      });
     } catch (error) {
       const code = errorCode(error);
       if (error instanceof RangeError || code === "ERR_BUFFER_TOO_LARGE") {
-        throw new ArchiveError("size-mismatch", `archive entry ${name} holds more data than its header declares (${declared} bytes)`, name);
+        throw new ArchiveError(
+          "size-mismatch",
+          `archive entry ${name} holds more data than its header declares (${declared} bytes)`,
+          name,
+        );
       }
       throw corruptZip((error as Error).message, name);
     }
   }
   if (bytes.byteLength !== declared) {
-    throw new ArchiveError("size-mismatch", `archive entry ${name} holds ${bytes.byteLength} bytes but its header declares ${declared}`, name);
+    throw new ArchiveError(
+      "size-mismatch",
+      `archive entry ${name} holds ${bytes.byteLength} bytes but its header declares ${declared}`,
+      name,
+    );
   }
-  if (crc32(bytes) !== entry.crc32) throw new ArchiveError("corrupt", `archive entry ${name} fails its CRC-32 check`, name);
+  if (crc32(bytes) !== entry.crc32)
+    throw new ArchiveError("corrupt", `archive entry ${name} fails its CRC-32 check`, name);
   return bytes;
 }
 
@@ -254,5 +292,9 @@ function storedBytes(archive: Buffer, entry: ZipEntry, name: string): Buffer {
 
 /** The one "not a valid zip" refusal: of the archive as a whole, or of the entry `name`. */
 function corruptZip(why: string, name?: string): ArchiveError {
-  return new ArchiveError("corrupt", `${name === undefined ? "the archive" : `archive entry ${name}`} is not a valid zip: ${why}`, name);
+  return new ArchiveError(
+    "corrupt",
+    `${name === undefined ? "the archive" : `archive entry ${name}`} is not a valid zip: ${why}`,
+    name,
+  );
 }

@@ -95,12 +95,29 @@ describe("packages built by FastGPT's CLI", () => {
   });
 
   it("runs a bundle whose default export is a ToolFactory instance (tool set)", async () => {
-    const child = (id: string) => ({ id, name: i18n(id), description: i18n(id), icon: "logo.svg", toolDescription: id, inputSchema: objectSchema(), outputSchema: objectSchema() });
-    const dist = await writeUpstreamDist("dbOps", INLINED_FACTORY, { version: "1.0.0", inputSchema: undefined, outputSchema: undefined, children: [child("mysql"), child("pgsql")] });
+    const child = (id: string) => ({
+      id,
+      name: i18n(id),
+      description: i18n(id),
+      icon: "logo.svg",
+      toolDescription: id,
+      inputSchema: objectSchema(),
+      outputSchema: objectSchema(),
+    });
+    const dist = await writeUpstreamDist("dbOps", INLINED_FACTORY, {
+      version: "1.0.0",
+      inputSchema: undefined,
+      outputSchema: undefined,
+      children: [child("mysql"), child("pgsql")],
+    });
     const host = await open(dist);
     expect(await collect(host.run("pgsql", { text: "q" }))).toEqual([{ type: "response", data: { text: "pgsql:q" } }]);
     expect(await collect(host.run("mysql", { text: 1 }))).toEqual([
-      { type: "error", code: "PLUGIN_INPUT_INVALID", data: 'tool "mysql" of plugin "dbOps": input field "text": expected a string' },
+      {
+        type: "error",
+        code: "PLUGIN_INPUT_INVALID",
+        data: 'tool "mysql" of plugin "dbOps": input field "text": expected a string',
+      },
     ]);
   });
 });
@@ -147,10 +164,36 @@ export default defineToolSet({
 
 describe("FastGPT plugin habits", () => {
   let host: PluginHost;
-  const ids = ["messageObject", "invokeFailure", "reasonOnly", "bare", "nothing", "text", "secret", "secretExtra", "strayRejection", "uncaught", "legacy", "stream"];
+  const ids = [
+    "messageObject",
+    "invokeFailure",
+    "reasonOnly",
+    "bare",
+    "nothing",
+    "text",
+    "secret",
+    "secretExtra",
+    "strayRejection",
+    "uncaught",
+    "legacy",
+    "stream",
+  ];
   beforeAll(async () => {
-    const child = (id: string) => ({ id, name: i18n(id), description: i18n(id), icon: "logo.svg", toolDescription: id, inputSchema: objectSchema(), outputSchema: objectSchema() });
-    const dist = await writeUpstreamDist("habits", HABITS, { version: "1.0.0", inputSchema: undefined, outputSchema: undefined, children: ids.map(child) });
+    const child = (id: string) => ({
+      id,
+      name: i18n(id),
+      description: i18n(id),
+      icon: "logo.svg",
+      toolDescription: id,
+      inputSchema: objectSchema(),
+      outputSchema: objectSchema(),
+    });
+    const dist = await writeUpstreamDist("habits", HABITS, {
+      version: "1.0.0",
+      inputSchema: undefined,
+      outputSchema: undefined,
+      children: ids.map(child),
+    });
     host = await open(dist);
   });
   const last = async (id: string, input: unknown, secrets?: Record<string, unknown>) => {
@@ -160,35 +203,56 @@ describe("FastGPT plugin habits", () => {
 
   it.each([
     ["messageObject", "quota exceeded", { message: "quota exceeded", status: 429 }],
-    ["reasonOnly", "upstream API refused: HTTP 403", { reason: { en: "upstream API refused", "zh-CN": "上游接口拒绝" }, cause: { message: "HTTP 403" } }],
+    [
+      "reasonOnly",
+      "upstream API refused: HTTP 403",
+      { reason: { en: "upstream API refused", "zh-CN": "上游接口拒绝" }, cause: { message: "HTTP 403" } },
+    ],
     ["bare", '{"code":42,"detail":["a","b"]}', { code: 42, detail: ["a", "b"] }],
     ["nothing", "the tool failed without a message", {}],
     ["text", "plain text failure", undefined],
   ])("renders a thrown %s as text, never [object Object], and keeps it as detail", async (id, message, detail) => {
     const event = await last(id, { text: "x" });
-    expect(event).toEqual({ type: "error", code: "PLUGIN_HANDLER_ERROR", data: `tool "${id}" of plugin "habits": ${message}`, ...(detail === undefined ? {} : { detail }) });
+    expect(event).toEqual({
+      type: "error",
+      code: "PLUGIN_HANDLER_ERROR",
+      data: `tool "${id}" of plugin "habits": ${message}`,
+      ...(detail === undefined ? {} : { detail }),
+    });
   });
 
   it("renders a ctx.invoke failure thrown as is by its message, keeping the failure's fields", async () => {
     const event = await last("invokeFailure", { text: "x" });
     expect(event.type).toBe("error");
     if (event.type !== "error") return;
-    expect(event.data).toBe('tool "invokeFailure" of plugin "habits": ctx.invoke.uploadFile needs the "file-upload:allow" permission; add it to manifest.permission: PermissionDenied');
+    expect(event.data).toBe(
+      'tool "invokeFailure" of plugin "habits": ctx.invoke.uploadFile needs the "file-upload:allow" permission; add it to manifest.permission: PermissionDenied',
+    );
     expect(event.detail).toMatchObject({ error: "PermissionDenied", data: { permission: "file-upload:allow" } });
   });
 
   it("redacts secrets in the message and in the detail", async () => {
     const event = await last("secret", { text: "x" }, { apiKey: "sk-very-secret-1234" });
     expect(JSON.stringify(event)).not.toContain("sk-very-secret-1234");
-    expect(event).toMatchObject({ type: "error", data: 'tool "secret" of plugin "habits": bad key [redacted]', detail: { echoed: "[redacted]" } });
+    expect(event).toMatchObject({
+      type: "error",
+      data: 'tool "secret" of plugin "habits": bad key [redacted]',
+      detail: { echoed: "[redacted]" },
+    });
   });
 
   it("passes secret keys the shared secretSchema does not declare through to the handler", async () => {
-    expect(await last("secretExtra", { text: "x" }, { url: "http://ch.example.com" })).toEqual({ type: "response", data: { text: "url of length 21" } });
+    expect(await last("secretExtra", { text: "x" }, { url: "http://ch.example.com" })).toEqual({
+      type: "response",
+      data: { text: "url of length 21" },
+    });
   });
 
   it("a stray unhandled rejection does not kill the worker or the call", async () => {
-    expect(await last("strayRejection", { text: "still here" })).toEqual({ type: "response", data: { text: "still here" } });
+    expect(await last("strayRejection", { text: "still here" })).toEqual({
+      type: "response",
+      data: { text: "still here" },
+    });
   });
 
   it("an exception outside the call's promise fails the call with the plugin's message, not a crash", async () => {
@@ -197,7 +261,10 @@ describe("FastGPT plugin habits", () => {
       code: "PLUGIN_HANDLER_ERROR",
       data: 'tool "uncaught" of plugin "habits": uncaught error in the plugin: socket callback failed',
     });
-    expect(await last("strayRejection", { text: "next worker" })).toEqual({ type: "response", data: { text: "next worker" } });
+    expect(await last("strayRejection", { text: "next worker" })).toEqual({
+      type: "response",
+      data: { text: "next worker" },
+    });
   });
 
   it("passes undeclared (legacy) input keys through to the handler", async () => {
@@ -208,15 +275,31 @@ describe("FastGPT plugin habits", () => {
 
   it("uploads a Readable stream through ctx.invoke.uploadFile", async () => {
     const uploads = join(root, "uploads");
-    const permitted = await writeUpstreamDist("streamer", HABITS.replace('pluginId: "habits"', 'pluginId: "streamer"'), {
-      version: "1.0.0",
-      permission: ["file-upload:allow"],
-      inputSchema: undefined,
-      outputSchema: undefined,
-      children: [{ id: "stream", name: i18n("s"), description: i18n("s"), icon: "logo.svg", toolDescription: "s", inputSchema: objectSchema(), outputSchema: objectSchema() }],
-    });
+    const permitted = await writeUpstreamDist(
+      "streamer",
+      HABITS.replace('pluginId: "habits"', 'pluginId: "streamer"'),
+      {
+        version: "1.0.0",
+        permission: ["file-upload:allow"],
+        inputSchema: undefined,
+        outputSchema: undefined,
+        children: [
+          {
+            id: "stream",
+            name: i18n("s"),
+            description: i18n("s"),
+            icon: "logo.svg",
+            toolDescription: "s",
+            inputSchema: objectSchema(),
+            outputSchema: objectSchema(),
+          },
+        ],
+      },
+    );
     const streamer = await open(permitted, { services: createLocalServices({ uploadDir: uploads }) });
-    expect(await collect(streamer.run("stream", { text: "hello" }))).toEqual([{ type: "response", data: { size: 6, name: "s.txt" } }]);
+    expect(await collect(streamer.run("stream", { text: "hello" }))).toEqual([
+      { type: "response", data: { size: 6, name: "s.txt" } },
+    ]);
   });
 });
 
@@ -224,13 +307,21 @@ describe("FastGPT plugin habits", () => {
 // committed here, so the minimal fixtures above reproduce each shape and this block runs only on request.
 const upstream = process.env.SKILLPORT_FASTGPT_PLUGIN_CHECKOUT;
 const fixtures = upstream === undefined ? undefined : join(upstream, "test", "fixtures");
-if (fixtures === undefined) console.log("skipping upstream .pkg fixtures: set SKILLPORT_FASTGPT_PLUGIN_CHECKOUT to a labring/fastgpt-plugin checkout");
+if (fixtures === undefined)
+  console.log(
+    "skipping upstream .pkg fixtures: set SKILLPORT_FASTGPT_PLUGIN_CHECKOUT to a labring/fastgpt-plugin checkout",
+  );
 
 describe.skipIf(fixtures === undefined)("upstream's .pkg fixtures", () => {
   it.each([
     ["tools/getTime/getTime.pkg", "tool", {}, (data: unknown) => expect(data).toEqual({ time: expect.any(String) })],
     ["tools/delay/delay.pkg", "tool", { delay: 5 }, (data: unknown) => expect(data).toEqual({})],
-    ["tool-suites/dbops/dbops.pkg", "pgsql", { query: "select 1" }, (data: unknown) => expect(data).toMatchObject({ results: [{ query: "select 1", password: "[redacted]" }] })],
+    [
+      "tool-suites/dbops/dbops.pkg",
+      "pgsql",
+      { query: "select 1" },
+      (data: unknown) => expect(data).toMatchObject({ results: [{ query: "select 1", password: "[redacted]" }] }),
+    ],
   ] as const)("%s runs", async (file, tool, input, check) => {
     const host = await open(join(fixtures ?? "", file));
     const secrets = { host: "h", port: 5432, username: "u", password: "pw-secret", database: "d" };
@@ -283,11 +374,27 @@ describe("legacy input keys the tool's own schema maps (mathExprVal)", () => {
       ],
     ],
     ["the declared key: no warning", { expr: "1+2" }, [{ type: "response", data: { result: "3" } }]],
-    ["nothing that could stand in: refused", {}, [{ type: "error", code: "PLUGIN_INPUT_INVALID", data: 'tool "tool" of plugin "mathExpr": input field "expr": is required' }]],
+    [
+      "nothing that could stand in: refused",
+      {},
+      [
+        {
+          type: "error",
+          code: "PLUGIN_INPUT_INVALID",
+          data: 'tool "tool" of plugin "mathExpr": input field "expr": is required',
+        },
+      ],
+    ],
     [
       "a declared field present but wrong: refused, whatever else is there",
       { expr: 5, 数学表达式: "1+1" },
-      [{ type: "error", code: "PLUGIN_INPUT_INVALID", data: 'tool "tool" of plugin "mathExpr": input field "expr": Invalid input: expected string, received number' }],
+      [
+        {
+          type: "error",
+          code: "PLUGIN_INPUT_INVALID",
+          data: 'tool "tool" of plugin "mathExpr": input field "expr": Invalid input: expected string, received number',
+        },
+      ],
     ],
   ])("%s", async (_name, input, events) => {
     const host = await open(await mathDist());
@@ -305,7 +412,11 @@ describe("legacy input keys the tool's own schema maps (mathExprVal)", () => {
   it("strictInput keeps the declared schema's verdict", async () => {
     const host = await open(await mathDist(), { strictInput: true });
     expect(await collect(host.run("tool", { 数学表达式: "1+1" }))).toEqual([
-      { type: "error", code: "PLUGIN_INPUT_INVALID", data: 'tool "tool" of plugin "mathExpr": input field "expr": is required' },
+      {
+        type: "error",
+        code: "PLUGIN_INPUT_INVALID",
+        data: 'tool "tool" of plugin "mathExpr": input field "expr": is required',
+      },
     ]);
   });
 });

@@ -21,7 +21,8 @@ import {
 
 const bwrap = await findBubblewrap();
 if (!bwrap) {
-  if (process.env.SKILLPORT_REQUIRE_SYSTEM_DEPS) throw new Error("bwrap is required (SKILLPORT_REQUIRE_SYSTEM_DEPS is set) but does not work here");
+  if (process.env.SKILLPORT_REQUIRE_SYSTEM_DEPS)
+    throw new Error("bwrap is required (SKILLPORT_REQUIRE_SYSTEM_DEPS is set) but does not work here");
   console.log("skipping bubblewrap-only host tests: bwrap is not installed or cannot create namespaces");
 }
 
@@ -31,7 +32,12 @@ let uploads: string;
 
 const { open, closeAll } = hostOpener();
 
-async function lastEvent(host: PluginHost, tool: string, input: unknown, secrets?: Record<string, unknown>): Promise<PluginEvent> {
+async function lastEvent(
+  host: PluginHost,
+  tool: string,
+  input: unknown,
+  secrets?: Record<string, unknown>,
+): Promise<PluginEvent> {
   const events = await collect(host.run(tool, input, { secrets }));
   return events[events.length - 1] as PluginEvent;
 }
@@ -39,7 +45,11 @@ async function lastEvent(host: PluginHost, tool: string, input: unknown, secrets
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "skillport-host-test-"));
   uploads = join(root, "uploads");
-  dist = await writePluginFixture(join(root, "sink"), { children: KITCHEN_SINK_CHILDREN, permission: ["file-upload:allow"], source: KITCHEN_SINK_SOURCE });
+  dist = await writePluginFixture(join(root, "sink"), {
+    children: KITCHEN_SINK_CHILDREN,
+    permission: ["file-upload:allow"],
+    source: KITCHEN_SINK_SOURCE,
+  });
 });
 
 afterAll(async () => {
@@ -62,7 +72,12 @@ describe("PluginHost", () => {
   });
 
   it("reports the sandbox it really runs in", () => {
-    expect(host.status).toEqual({ permissionModel: true, bubblewrap: bwrap !== undefined, networkIsolated: bwrap !== undefined, maxHeapMb: 64 });
+    expect(host.status).toEqual({
+      permissionModel: true,
+      bubblewrap: bwrap !== undefined,
+      networkIsolated: bwrap !== undefined,
+      maxHeapMb: 64,
+    });
   });
 
   it("rejects invalid input before the handler runs, naming the field and the tool", async () => {
@@ -89,7 +104,9 @@ describe("PluginHost", () => {
     const strict = await open(dist, { strictOutput: true });
     const event = await lastEvent(strict, "badOutput", { text: "x" });
     expect(event).toMatchObject({ type: "error", code: "PLUGIN_OUTPUT_INVALID" });
-    expect(event.data).toBe('tool "badOutput" of plugin "fixture": output field "text": Invalid input: expected string, received number');
+    expect(event.data).toBe(
+      'tool "badOutput" of plugin "fixture": output field "text": Invalid input: expected string, received number',
+    );
   });
 
   it("checks secrets against the secret schema, naming the field", async () => {
@@ -127,7 +144,10 @@ describe("PluginHost", () => {
       code: "PLUGIN_HEAP_LIMIT",
       data: 'tool "hog" of plugin "fixture": the worker ran out of memory (heap limit 48 MB) and was stopped',
     });
-    expect(await lastEvent(hogHost, "echo", { text: "still here" })).toEqual({ type: "response", data: { text: "still here" } });
+    expect(await lastEvent(hogHost, "echo", { text: "still here" })).toEqual({
+      type: "response",
+      data: { text: "still here" },
+    });
   });
 
   it.each([
@@ -150,17 +170,26 @@ describe("PluginHost", () => {
   });
 
   it("lets a tool write and read its own temp dir", async () => {
-    expect(await lastEvent(host, "writeTemp", { text: "scratch" })).toEqual({ type: "response", data: { text: "scratch" } });
+    expect(await lastEvent(host, "writeTemp", { text: "scratch" })).toEqual({
+      type: "response",
+      data: { text: "scratch" },
+    });
   });
 
   it("redacts secret values from error text, stream events and the response", async () => {
     const events = await collect(host.run("leak", { text: "x" }, { secrets: { apiKey: "sk-live-123456" } }));
     expect(events).toEqual([
       { type: "stream", data: { type: "answer", content: "using key [redacted]" } },
-      { type: "error", code: "PLUGIN_HANDLER_ERROR", data: 'tool "leak" of plugin "fixture": upstream rejected key [redacted] (401)' },
+      {
+        type: "error",
+        code: "PLUGIN_HANDLER_ERROR",
+        data: 'tool "leak" of plugin "fixture": upstream rejected key [redacted] (401)',
+      },
     ]);
     // The response is redacted too: echo returns its input, which here carries the secret.
-    expect(await collect(host.run("echo", { text: "key=sk-live-123456" }, { secrets: { apiKey: "sk-live-123456" } }))).toEqual([
+    expect(
+      await collect(host.run("echo", { text: "key=sk-live-123456" }, { secrets: { apiKey: "sk-live-123456" } })),
+    ).toEqual([
       { type: "stream", data: { type: "answer", content: "one" } },
       { type: "stream", data: { type: "fastAnswer", content: "two" } },
       { type: "response", data: { text: "key=[redacted]" } },
@@ -187,14 +216,24 @@ describe("PluginHost", () => {
     const tools = host.tools();
     expect(tools.map((tool) => tool.name)).toEqual(KITCHEN_SINK_CHILDREN.map((id) => `fixture__${id}`));
     const echo = tools[0];
-    expect(echo).toMatchObject({ id: "echo", description: "Runs echo", inputSchema: { type: "object", required: ["text"] } });
+    expect(echo).toMatchObject({
+      id: "echo",
+      description: "Runs echo",
+      inputSchema: { type: "object", required: ["text"] },
+    });
     const streamed: string[] = [];
-    expect(await echo?.execute({ text: "neutral" }, { onStream: (event) => streamed.push(event.content) })).toEqual({ text: "neutral" });
+    expect(await echo?.execute({ text: "neutral" }, { onStream: (event) => streamed.push(event.content) })).toEqual({
+      text: "neutral",
+    });
     expect(streamed).toEqual(["one", "two"]);
   });
 
   it("identifies the package by id, version and content hash", () => {
-    expect(host.identity).toEqual({ pluginId: "fixture", version: "1.0.0", hash: expect.stringMatching(/^[0-9a-f]{8}$/) });
+    expect(host.identity).toEqual({
+      pluginId: "fixture",
+      version: "1.0.0",
+      hash: expect.stringMatching(/^[0-9a-f]{8}$/),
+    });
   });
 });
 
@@ -210,7 +249,10 @@ describe("without bubblewrap", () => {
 
 describe("reverse-call limits", () => {
   it("answers reverse calls beyond the per-call limit with a LimitExceeded failure", async () => {
-    const host = await open(dist, { services: createLocalServices({ uploadDir: uploads }), pool: { maxInvokesPerCall: 0 } });
+    const host = await open(dist, {
+      services: createLocalServices({ uploadDir: uploads }),
+      pool: { maxInvokesPerCall: 0 },
+    });
     const { output } = await host.invoke("upload", { text: "hello" });
     expect(JSON.parse((output as { text: string }).text)).toMatchObject({
       error: "LimitExceeded",
@@ -238,10 +280,19 @@ describe("reverse-call permissions", () => {
 
 describe("reverse calls end to end (ctx.invoke.* through the worker)", () => {
   const ALL = ["userInfo:read", "teamInfo:read", "model:read", "dataset:read", "file-upload:allow"];
-  const systemVar = { app: { id: "app-7", name: "Demo app" }, chat: { chatId: "chat-9", uid: "u-1" }, invokeToken: "tok-abcdef", time: "2026-01-01T00:00:00.000Z" };
+  const systemVar = {
+    app: { id: "app-7", name: "Demo app" },
+    chat: { chatId: "chat-9", uid: "u-1" },
+    invokeToken: "tok-abcdef",
+    time: "2026-01-01T00:00:00.000Z",
+  };
   type Tuple = [unknown, null] | [null, { error: string; data?: unknown; reason: { en: string; "zh-CN": string } }];
   async function callAll(permission: string[], services: Parameters<typeof createLocalServices>[0] | undefined) {
-    const dir = await writePluginFixture(join(root, `caller-${permission.length}-${services ? "svc" : "none"}`), { pluginId: "caller", permission, source: CALLER_SOURCE });
+    const dir = await writePluginFixture(join(root, `caller-${permission.length}-${services ? "svc" : "none"}`), {
+      pluginId: "caller",
+      permission,
+      source: CALLER_SOURCE,
+    });
     const host = await open(dir, services ? { services: createLocalServices(services) } : {});
     const { output } = await host.invoke("tool", { text: "hello" }, { systemVar });
     return JSON.parse((output as { text: string }).text) as { results: Record<string, Tuple>; systemVar: unknown };
@@ -257,7 +308,9 @@ describe("reverse calls end to end (ctx.invoke.* through the worker)", () => {
         seen.push(call);
         return { model: "echo-1", content: `echo: ${request.messages[0]?.content ?? ""}` };
       },
-      dataset: (request) => ({ items: [{ id: "d1", datasetId: request.datasetIds[0] ?? "", content: request.query, score: 0.9 }] }),
+      dataset: (request) => ({
+        items: [{ id: "d1", datasetId: request.datasetIds[0] ?? "", content: request.query, score: 0.9 }],
+      }),
       wecomCorpToken: () => ({ access_token: "corp-token", expires_in: 7200 }),
     });
     expect(got.systemVar).toEqual(systemVar);
@@ -268,10 +321,23 @@ describe("reverse calls end to end (ctx.invoke.* through the worker)", () => {
       model: [{ model: "echo-1", content: "echo: hello" }, null],
       dataset: [{ items: [{ id: "d1", datasetId: "kb-1", content: "hello", score: 0.9 }] }, null],
       uploadFile: [
-        { accessURL: expect.stringMatching(/^file:\/\/.*\/note\.txt$/), fileName: "note.txt", contentType: "application/octet-stream", size: 5, etag, createTime: expect.any(String) },
+        {
+          accessURL: expect.stringMatching(/^file:\/\/.*\/note\.txt$/),
+          fileName: "note.txt",
+          contentType: "application/octet-stream",
+          size: 5,
+          etag,
+          createTime: expect.any(String),
+        },
         null,
       ],
-      badArguments: [null, expect.objectContaining({ error: "InvalidArgument", message: "ctx.invoke.model: invalid arguments (messages): Too small: expected array to have >=1 items" })],
+      badArguments: [
+        null,
+        expect.objectContaining({
+          error: "InvalidArgument",
+          message: "ctx.invoke.model: invalid arguments (messages): Too small: expected array to have >=1 items",
+        }),
+      ],
       getWecomCorpToken: [{ access_token: "corp-token", expires_in: 7200 }, null],
     });
     expect(seen).toEqual([{ pluginId: "caller", version: "1.0.0", toolId: "tool", systemVar }]);
@@ -279,7 +345,15 @@ describe("reverse calls end to end (ctx.invoke.* through the worker)", () => {
 
   it("refuses every call whose permission the manifest lacks, naming it in English and Chinese", async () => {
     const got = await callAll([], { user: { username: "ada", orgs: [], groups: [] } });
-    const expected = { userInfo: "userInfo:read", teamInfo: "teamInfo:read", model: "model:read", dataset: "dataset:read", uploadFile: "file-upload:allow", badArguments: "model:read", getWecomCorpToken: "teamInfo:read" };
+    const expected = {
+      userInfo: "userInfo:read",
+      teamInfo: "teamInfo:read",
+      model: "model:read",
+      dataset: "dataset:read",
+      uploadFile: "file-upload:allow",
+      badArguments: "model:read",
+      getWecomCorpToken: "teamInfo:read",
+    };
     for (const [call, permission] of Object.entries(expected)) {
       const [value, failure] = got.results[call] ?? [];
       expect(value).toBeNull();
@@ -292,7 +366,14 @@ describe("reverse calls end to end (ctx.invoke.* through the worker)", () => {
   it("answers NotConfigured when the application supplies no service", async () => {
     const got = await callAll(ALL, undefined);
     for (const call of ["userInfo", "teamInfo", "model", "dataset", "uploadFile"]) {
-      expect(got.results[call]).toEqual([null, { reason: { en: `ctx.invoke.${call} is not configured on this host`, "zh-CN": `宿主未配置 ctx.invoke.${call}` }, error: "NotConfigured", message: `ctx.invoke.${call} is not configured on this host` }]);
+      expect(got.results[call]).toEqual([
+        null,
+        {
+          reason: { en: `ctx.invoke.${call} is not configured on this host`, "zh-CN": `宿主未配置 ctx.invoke.${call}` },
+          error: "NotConfigured",
+          message: `ctx.invoke.${call} is not configured on this host`,
+        },
+      ]);
     }
   });
 });
@@ -322,7 +403,10 @@ describe.runIf(bwrap)("network isolation (bubblewrap)", () => {
   it("connects when the host allows the network", async () => {
     const host = await open(dist, { allowNetwork: true });
     expect(host.status.networkIsolated).toBe(false);
-    expect(await lastEvent(host, "connect", { text: "x", port })).toEqual({ type: "response", data: { text: "connected" } });
+    expect(await lastEvent(host, "connect", { text: "x", port })).toEqual({
+      type: "response",
+      data: { text: "connected" },
+    });
     // The worker's answer and the server's accept reach this process on different sockets, in either order.
     await vi.waitFor(() => expect(connections).toBe(1));
   });
@@ -332,7 +416,8 @@ describe("pool policy", () => {
   it("recycles a worker after N calls", async () => {
     const host = await open(dist, { pool: { recycleAfterCalls: 2, maxWorkers: 1 } });
     const counts: string[] = [];
-    for (let i = 0; i < 5; i++) counts.push(((await host.invoke("counter", { text: "x" })).output as { text: string }).text);
+    for (let i = 0; i < 5; i++)
+      counts.push(((await host.invoke("counter", { text: "x" })).output as { text: string }).text);
     // Module state starts over in each new worker: 1, 2 | 1, 2 | 1
     expect(counts).toEqual(["1", "2", "1", "2", "1"]);
     expect(host.stats().workersStarted).toBe(3);
@@ -435,7 +520,11 @@ describe("close", () => {
     const pending = collect(host.run("echo", { text: "x" }));
     await host.close();
     expect(await pending).toEqual([
-      { type: "error", code: "PLUGIN_HOST_CLOSED", data: 'tool "echo" of plugin "fixture": the host was closed during the call' },
+      {
+        type: "error",
+        code: "PLUGIN_HOST_CLOSED",
+        data: 'tool "echo" of plugin "fixture": the host was closed during the call',
+      },
     ]);
     expect(await lastEvent(host, "echo", { text: "x" })).toMatchObject({ code: "PLUGIN_HOST_CLOSED" });
   });

@@ -18,7 +18,13 @@ import { compileOutputCheck, toPlainData, type OutputCheck } from "./output.js";
 import { createRedactor } from "./redact.js";
 import { findBubblewrap } from "@skillport/sandbox";
 import { workerCommand, type BubblewrapMode } from "./sandbox.js";
-import { createLocalServices, DEFAULT_INVOKE_LIMITS, dispatchInvoke, type HostServices, type InvokeLimits } from "./services.js";
+import {
+  createLocalServices,
+  DEFAULT_INVOKE_LIMITS,
+  dispatchInvoke,
+  type HostServices,
+  type InvokeLimits,
+} from "./services.js";
 import { installWorkerScript } from "./worker-script.js";
 import { WorkerProcess } from "./worker-process.js";
 
@@ -159,7 +165,10 @@ export class PluginHost {
     const mode = options.bubblewrap ?? "auto";
     const bwrapPath = mode === "off" ? undefined : await findBubblewrap();
     if (mode === "require" && bwrapPath === undefined) {
-      throw new PluginHostError("PLUGIN_SANDBOX_UNAVAILABLE", "bubblewrap (bwrap) is required but is not installed or cannot create namespaces here");
+      throw new PluginHostError(
+        "PLUGIN_SANDBOX_UNAVAILABLE",
+        "bubblewrap (bwrap) is required but is not installed or cannot create namespaces here",
+      );
     }
     const maxHeapMb = options.maxHeapMb ?? 512;
     const allowNetwork = options.allowNetwork ?? false;
@@ -178,40 +187,37 @@ export class PluginHost {
       };
       const readyTimeoutMs = options.readyTimeoutMs ?? 10_000;
       const workers = new Set<WorkerProcess>();
-      const pool = new WorkerPool(
-        { ...DEFAULT_POOL_OPTIONS, ...options.pool },
-        async (id, onExit) => {
-          const writeDir = join(workDir, "workers", String(id));
-          await mkdir(writeDir, { recursive: true });
-          const command = await workerCommand({
-            readPaths: [join(workDir, "package"), join(workDir, "runtime"), ...staged.providedRoots],
-            writeDir,
-            workerScript: script,
-            maxHeapMb,
-            allowNetwork,
-            bwrapPath,
-            nodePath: options.nodePath ?? process.execPath,
-          });
-          const worker = await WorkerProcess.start({
-            id,
-            command,
-            entry: staged.entry,
-            pluginId: staged.identity.pluginId,
-            toolIds: staged.tools.map((tool) => tool.id),
-            readyTimeoutMs,
-            maxHeapMb,
-            maxMessageBytes: options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
-            onSpawn: (spawned) => workers.add(spawned),
-            onExit: (gone) => {
-              workers.delete(gone);
-              void command.dispose();
-              void rm(writeDir, { recursive: true, force: true });
-              onExit(gone);
-            },
-          });
-          return worker;
-        },
-      );
+      const pool = new WorkerPool({ ...DEFAULT_POOL_OPTIONS, ...options.pool }, async (id, onExit) => {
+        const writeDir = join(workDir, "workers", String(id));
+        await mkdir(writeDir, { recursive: true });
+        const command = await workerCommand({
+          readPaths: [join(workDir, "package"), join(workDir, "runtime"), ...staged.providedRoots],
+          writeDir,
+          workerScript: script,
+          maxHeapMb,
+          allowNetwork,
+          bwrapPath,
+          nodePath: options.nodePath ?? process.execPath,
+        });
+        const worker = await WorkerProcess.start({
+          id,
+          command,
+          entry: staged.entry,
+          pluginId: staged.identity.pluginId,
+          toolIds: staged.tools.map((tool) => tool.id),
+          readyTimeoutMs,
+          maxHeapMb,
+          maxMessageBytes: options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
+          onSpawn: (spawned) => workers.add(spawned),
+          onExit: (gone) => {
+            workers.delete(gone);
+            void command.dispose();
+            void rm(writeDir, { recursive: true, force: true });
+            onExit(gone);
+          },
+        });
+        return worker;
+      });
       return new PluginHost(staged, workDir, status, pool, workers, options);
     } catch (error) {
       await rm(workDir, { recursive: true, force: true });
@@ -244,7 +250,12 @@ export class PluginHost {
     const redact = createRedactor(options.secrets);
     const fail = (error: PluginHostError) => {
       const detail = error.detail === undefined ? {} : { detail: redact(error.detail) };
-      channel.push({ type: "error", code: error.code, data: redact(`${this.#toolLabel(toolId)}: ${error.message}`), ...detail });
+      channel.push({
+        type: "error",
+        code: error.code,
+        data: redact(`${this.#toolLabel(toolId)}: ${error.message}`),
+        ...detail,
+      });
       channel.end();
     };
     const problem = this.#checkCall(toolId, input, options);
@@ -256,11 +267,21 @@ export class PluginHost {
     const systemVar = this.#systemVar(callId, options.systemVar);
     const serviceCall = { pluginId: this.identity.pluginId, version: this.identity.version, toolId, systemVar };
     this.#pool.submit(
-      { kind: "call", callId, toolId, input, secrets: options.secrets, systemVar, strictOutput: this.#strictOutput, strictInput: this.#strictInput },
+      {
+        kind: "call",
+        callId,
+        toolId,
+        input,
+        secrets: options.secrets,
+        systemVar,
+        strictOutput: this.#strictOutput,
+        strictInput: this.#strictInput,
+      },
       {
         onStream: (data) => {
           // Only the two known fields cross: nothing else the worker put in the event reaches callers.
-          if (isStreamEvent(data)) channel.push({ type: "stream", data: redact({ type: data.type, content: data.content }) });
+          if (isStreamEvent(data))
+            channel.push({ type: "stream", data: redact({ type: data.type, content: data.content }) });
         },
         onInvoke: (method, args) =>
           dispatchInvoke(method, args, {
@@ -275,17 +296,27 @@ export class PluginHost {
           try {
             output = toPlainData(outcome.output);
           } catch (error) {
-            return fail(error instanceof PluginHostError ? error : new PluginHostError("PLUGIN_OUTPUT_INVALID", String(error)));
+            return fail(
+              error instanceof PluginHostError ? error : new PluginHostError("PLUGIN_OUTPUT_INVALID", String(error)),
+            );
           }
           // The worker's own schema check is plugin-controlled code; the host's decides. Not strict (FastGPT's way):
           // the output is returned after a warning. Strict: the call fails.
           const invalid = this.#outputChecks.get(toolId)?.(output);
           if (invalid && this.#strictOutput) return fail(invalid);
           for (const warning of outcome.warnings) {
-            channel.push({ type: "warning", code: warning.code, data: redact(`${this.#toolLabel(toolId)}: ${warning.message}`) });
+            channel.push({
+              type: "warning",
+              code: warning.code,
+              data: redact(`${this.#toolLabel(toolId)}: ${warning.message}`),
+            });
           }
           if (invalid && !outcome.warnings.some((warning) => warning.code === "PLUGIN_OUTPUT_INVALID")) {
-            channel.push({ type: "warning", code: "PLUGIN_OUTPUT_INVALID", data: redact(`${this.#toolLabel(toolId)}: ${invalid.message}`) });
+            channel.push({
+              type: "warning",
+              code: "PLUGIN_OUTPUT_INVALID",
+              data: redact(`${this.#toolLabel(toolId)}: ${invalid.message}`),
+            });
           }
           channel.push({ type: "response", data: redact(output) });
           channel.end();
@@ -302,7 +333,12 @@ export class PluginHost {
     for await (const event of this.run(toolId, input, options)) {
       if (event.type === "stream") streams.push(event.data);
       else if (event.type === "response") return { output: event.data, streams };
-      else if (event.type === "error") throw new PluginHostError(event.code, event.data, event.detail === undefined ? undefined : { detail: event.detail });
+      else if (event.type === "error")
+        throw new PluginHostError(
+          event.code,
+          event.data,
+          event.detail === undefined ? undefined : { detail: event.detail },
+        );
     }
     throw new PluginHostError("PLUGIN_WORKER_CRASHED", `${this.#toolLabel(toolId)}: the run ended without a result`);
   }
@@ -320,9 +356,17 @@ export class PluginHost {
         for await (const event of this.run(tool.id, args, runOptions)) {
           if (event.type === "stream") onStream?.(event.data);
           else if (event.type === "response") return event.data;
-          else if (event.type === "error") throw new PluginHostError(event.code, event.data, event.detail === undefined ? undefined : { detail: event.detail });
+          else if (event.type === "error")
+            throw new PluginHostError(
+              event.code,
+              event.data,
+              event.detail === undefined ? undefined : { detail: event.detail },
+            );
         }
-        throw new PluginHostError("PLUGIN_WORKER_CRASHED", `${this.#toolLabel(tool.id)}: the run ended without a result`);
+        throw new PluginHostError(
+          "PLUGIN_WORKER_CRASHED",
+          `${this.#toolLabel(tool.id)}: the run ended without a result`,
+        );
       },
     }));
   }
@@ -346,13 +390,19 @@ export class PluginHost {
       const known = this.#staged.tools.map((tool) => `"${tool.id}"`).join(", ");
       return new PluginHostError("PLUGIN_TOOL_NOT_FOUND", `no such tool (this plugin has ${known})`);
     }
-    if (options.secrets !== undefined && (typeof options.secrets !== "object" || options.secrets === null || Array.isArray(options.secrets))) {
+    if (
+      options.secrets !== undefined &&
+      (typeof options.secrets !== "object" || options.secrets === null || Array.isArray(options.secrets))
+    ) {
       return new PluginHostError("PLUGIN_SECRETS_INVALID", "secrets must be an object");
     }
     try {
       structuredClone([input, options.secrets, options.systemVar]);
     } catch {
-      return new PluginHostError("PLUGIN_INPUT_INVALID", "input and secrets must be plain data (no functions or class instances)");
+      return new PluginHostError(
+        "PLUGIN_INPUT_INVALID",
+        "input and secrets must be plain data (no functions or class instances)",
+      );
     }
     return undefined;
   }

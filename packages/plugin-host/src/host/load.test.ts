@@ -20,9 +20,13 @@ afterAll(() => rm(root, { recursive: true, force: true }));
 let stageCount = 0;
 const stage = (source: string) => stagePlugin(source, join(root, `stage-${stageCount++}`), DEFAULT_PACKAGE_LIMITS);
 
-async function zipOf(entries: { name: string; data: string; mode?: number }[], rename?: [string, string]): Promise<string> {
+async function zipOf(
+  entries: { name: string; data: string; mode?: number }[],
+  rename?: [string, string],
+): Promise<string> {
   const zip = new yazl.ZipFile();
-  for (const entry of entries) zip.addBuffer(Buffer.from(entry.data), entry.name, { mode: entry.mode ?? 0o100644, mtime: new Date(0) });
+  for (const entry of entries)
+    zip.addBuffer(Buffer.from(entry.data), entry.name, { mode: entry.mode ?? 0o100644, mtime: new Date(0) });
   zip.end();
   const chunks: Buffer[] = [];
   for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
@@ -35,14 +39,23 @@ async function zipOf(entries: { name: string; data: string; mode?: number }[], r
 }
 
 async function distEntries(): Promise<{ name: string; data: string }[]> {
-  return Promise.all(["index.js", "logo.svg", "manifest.json"].map(async (name) => ({ name, data: await readFile(join(dist, name), "utf8") })));
+  return Promise.all(
+    ["index.js", "logo.svg", "manifest.json"].map(async (name) => ({
+      name,
+      data: await readFile(join(dist, name), "utf8"),
+    })),
+  );
 }
 
 describe("stagePlugin", () => {
   it("accepts a dist/ dir or the plugin folder holding it, with the same identity", async () => {
     const fromDist = await stage(dist);
     const fromFolder = await stage(join(root, "uploader"));
-    expect(fromDist.identity).toEqual({ pluginId: "uploader", version: "1.0.0", hash: expect.stringMatching(/^[0-9a-f]{8}$/) });
+    expect(fromDist.identity).toEqual({
+      pluginId: "uploader",
+      version: "1.0.0",
+      hash: expect.stringMatching(/^[0-9a-f]{8}$/),
+    });
     expect(fromFolder.identity).toEqual(fromDist.identity);
     expect(fromDist.tools.map((tool) => tool.id)).toEqual(["tool"]);
   });
@@ -71,9 +84,25 @@ describe("stagePlugin", () => {
   });
 
   it.each([
-    ["a parent-directory entry", () => distEntries().then((e) => zipOf([...e, { name: "xx/evil.js", data: "x" }], ["xx/evil.js", "../evil.js"])), /^p\d+\.pkg: invalid path "\.\.\/evil\.js": segment "\.\." is not allowed$/],
-    ["a symlink entry", () => distEntries().then((e) => zipOf([...e, { name: "link", data: "/etc/passwd", mode: 0o120777 }])), /^p\d+\.pkg: archive entry link is a symbolic link; links are not allowed in packages$/],
-    ["something that is not a zip", async () => { const f = join(root, "junk.pkg"); await writeFile(f, "not a zip"); return f; }, /^junk\.pkg: not a zip, tar or tar\.gz archive/],
+    [
+      "a parent-directory entry",
+      () => distEntries().then((e) => zipOf([...e, { name: "xx/evil.js", data: "x" }], ["xx/evil.js", "../evil.js"])),
+      /^p\d+\.pkg: invalid path "\.\.\/evil\.js": segment "\.\." is not allowed$/,
+    ],
+    [
+      "a symlink entry",
+      () => distEntries().then((e) => zipOf([...e, { name: "link", data: "/etc/passwd", mode: 0o120777 }])),
+      /^p\d+\.pkg: archive entry link is a symbolic link; links are not allowed in packages$/,
+    ],
+    [
+      "something that is not a zip",
+      async () => {
+        const f = join(root, "junk.pkg");
+        await writeFile(f, "not a zip");
+        return f;
+      },
+      /^junk\.pkg: not a zip, tar or tar\.gz archive/,
+    ],
   ])("refuses a .pkg with %s before writing anything", async (_name, make, message) => {
     const pkg = await make();
     const target = join(root, `refused-${stageCount++}`);
@@ -85,7 +114,12 @@ describe("stagePlugin", () => {
   it("refuses a symlink inside dist/", async () => {
     const dir = await writePluginFixture(join(root, "linked"), { source: UPLOADER_SOURCE });
     await symlink("/etc/passwd", join(dir, "passwd"));
-    await expect(stage(dir)).rejects.toMatchObject({ code: "PLUGIN_INVALID", message: expect.stringMatching(/^dist: invalid path "passwd": .*symbolic link.*\(symlinks, special files and unsafe names are not allowed in a plugin\)$/) });
+    await expect(stage(dir)).rejects.toMatchObject({
+      code: "PLUGIN_INVALID",
+      message: expect.stringMatching(
+        /^dist: invalid path "passwd": .*symbolic link.*\(symlinks, special files and unsafe names are not allowed in a plugin\)$/,
+      ),
+    });
   });
 
   it("reports every manifest problem with its field path", async () => {
@@ -94,7 +128,8 @@ describe("stagePlugin", () => {
     await writeFile(join(dir, "manifest.json"), JSON.stringify({ ...manifest, name: { en: "x" }, version: "1/0" }));
     await expect(stage(dir)).rejects.toMatchObject({
       code: "PLUGIN_INVALID",
-      message: "dist: manifest.json is invalid: version: must use letters, digits, '.', '+', '-' and '_'; name.zh-CN: is required",
+      message:
+        "dist: manifest.json is invalid: version: must use letters, digits, '.', '+', '-' and '_'; name.zh-CN: is required",
     });
   });
 
@@ -104,16 +139,23 @@ describe("stagePlugin", () => {
     await writeFile(join(noBundle, "manifest.json"), await readFile(join(dist, "manifest.json")));
     await expect(stage(noBundle)).rejects.toMatchObject({ message: "dist: index.js is missing" });
     await expect(stage(join(root, "nowhere"))).rejects.toMatchObject({ message: "nowhere: no such file or directory" });
-    await expect(stage(root)).rejects.toMatchObject({ message: expect.stringContaining("no manifest.json here or in dist/") });
+    await expect(stage(root)).rejects.toMatchObject({
+      message: expect.stringContaining("no manifest.json here or in dist/"),
+    });
   });
 
   it("refuses to start a plugin whose module lacks a tool the manifest lists", async () => {
-    const dir = await writePluginFixture(join(root, "mismatch"), { pluginId: "uploader", children: ["a"], source: UPLOADER_SOURCE });
+    const dir = await writePluginFixture(join(root, "mismatch"), {
+      pluginId: "uploader",
+      children: ["a"],
+      source: UPLOADER_SOURCE,
+    });
     const host = await PluginHost.load(dir);
     try {
       await expect(host.invoke("a", { text: "x" })).rejects.toMatchObject({
         code: "PLUGIN_WORKER_START_FAILED",
-        message: 'tool "a" of plugin "uploader": worker failed to start: could not load index.js: manifest.json lists tool "a" but index.js does not define it',
+        message:
+          'tool "a" of plugin "uploader": worker failed to start: could not load index.js: manifest.json lists tool "a" but index.js does not define it',
       });
     } finally {
       await host.close();

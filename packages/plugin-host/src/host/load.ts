@@ -52,7 +52,9 @@ export interface StagedPlugin {
 }
 
 export function contentHash(files: readonly PackageFile[]): string {
-  const lines = files.map((file) => `${file.path}\t${createHash("sha256").update(file.bytes).digest("hex")}\t${file.bytes.byteLength}\n`);
+  const lines = files.map(
+    (file) => `${file.path}\t${createHash("sha256").update(file.bytes).digest("hex")}\t${file.bytes.byteLength}\n`,
+  );
   return createHash("sha256").update(lines.join("")).digest("hex").slice(0, 8);
 }
 
@@ -66,7 +68,10 @@ export async function stagePlugin(source: string, stageDir: string, limits: Pack
   if (info.isDirectory()) {
     const dist = existsSync(join(source, BUILT_MANIFEST_FILE)) ? source : join(source, "dist");
     if (!existsSync(join(dist, BUILT_MANIFEST_FILE))) {
-      throw new PluginHostError("PLUGIN_INVALID", `${label}: no ${BUILT_MANIFEST_FILE} here or in dist/ (build the plugin first)`);
+      throw new PluginHostError(
+        "PLUGIN_INVALID",
+        `${label}: no ${BUILT_MANIFEST_FILE} here or in dist/ (build the plugin first)`,
+      );
     }
     files = await readPackageDir(dist, label, limits);
   } else {
@@ -89,7 +94,14 @@ export async function stagePlugin(source: string, stageDir: string, limits: Pack
   await writeFile(join(stageDir, "package.json"), JSON.stringify({ type: "module", private: true }));
   const providedRoots = await linkProvidedPackages(join(stageDir, "node_modules"));
 
-  return { identity, manifest, tools: toolsOf(manifest), packageDir, entry: join(packageDir, BUILT_BUNDLE_FILE), providedRoots };
+  return {
+    identity,
+    manifest,
+    tools: toolsOf(manifest),
+    packageDir,
+    entry: join(packageDir, BUILT_BUNDLE_FILE),
+    providedRoots,
+  };
 }
 
 function parseManifest(files: readonly PackageFile[], label: string): BuiltManifest {
@@ -99,7 +111,10 @@ function parseManifest(files: readonly PackageFile[], label: string): BuiltManif
   try {
     json = JSON.parse(Buffer.from(file.bytes).toString("utf8"));
   } catch (error) {
-    throw new PluginHostError("PLUGIN_INVALID", `${label}: ${BUILT_MANIFEST_FILE} is not valid JSON (${(error as Error).message})`);
+    throw new PluginHostError(
+      "PLUGIN_INVALID",
+      `${label}: ${BUILT_MANIFEST_FILE} is not valid JSON (${(error as Error).message})`,
+    );
   }
   const parsed = BuiltManifestSchema.safeParse(json);
   if (!parsed.success) {
@@ -177,7 +192,9 @@ export function packageRoot(file: string, name: string): string {
  * Names plugins import that stand for a provided package: FastGPT's CLI leaves `@fastgpt-plugin/sdk-factory`
  * external in its bundles, so a package it built imports the SDK by that name at run time.
  */
-const PROVIDED_ALIASES: Readonly<Record<string, (typeof PROVIDED_PACKAGES)[number]>> = { "@fastgpt-plugin/sdk-factory": "@skillport/plugin" };
+const PROVIDED_ALIASES: Readonly<Record<string, (typeof PROVIDED_PACKAGES)[number]>> = {
+  "@fastgpt-plugin/sdk-factory": "@skillport/plugin",
+};
 
 /** Links the provided packages (and their aliases) into `nodeModules`; returns their real roots (what a sandbox must mount). */
 export async function linkProvidedPackages(nodeModules: string): Promise<string[]> {

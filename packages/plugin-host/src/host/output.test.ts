@@ -12,12 +12,55 @@ const Tree: z.ZodType<{ name: string; children?: unknown[] }> = z.object({
 
 /** Output schemas as authors write them, a valid output, and an output of the wrong shape. */
 const cases: Array<[string, z.ZodObject, unknown, unknown]> = [
-  ["strings with refinements the export loses (regex flags, formats)", z.object({ code: z.string().regex(/^ab+$/i), mail: z.email(), at: z.iso.datetime(), link: z.url() }), { code: "ABB", mail: "a@b.co", at: "2024-01-01T00:00:00Z", link: "https://x.test/" }, { code: 1, mail: "a@b.co", at: "x", link: "y" }],
-  ["numbers, enums, literals, nullables, defaults", z.object({ n: z.number().int().min(0), e: z.enum(["a", "b"]), l: z.literal("k"), x: z.string().nullable(), d: z.number().default(1) }), { n: 3, e: "a", l: "k", x: null, d: 1 }, { n: -1, e: "a", l: "k", x: null, d: 1 }],
-  ["records, tuples, arrays with bounds", z.object({ r: z.record(z.string(), z.number()), t: z.tuple([z.string(), z.number()]), a: z.array(z.string()).min(1) }), { r: { x: 1 }, t: ["s", 1], a: ["z"] }, { r: { x: "1" }, t: ["s", 1], a: [] }],
-  ["unions and discriminated unions", z.object({ u: z.union([z.string(), z.number()]), d: z.discriminatedUnion("k", [z.object({ k: z.literal("a") }), z.object({ k: z.literal("b"), v: z.number() })]) }), { u: 1, d: { k: "b", v: 2 } }, { u: true, d: { k: "b" } }],
-  ["recursive schemas ($ref)", z.object({ tree: Tree }), { tree: { name: "r", children: [{ name: "c" }] } }, { tree: { name: "r", children: [{ name: 1 }] } }],
-  ["properties named like keywords", z.object({ pattern: z.string(), format: z.number() }), { pattern: "p", format: 1 }, { pattern: "p" }],
+  [
+    "strings with refinements the export loses (regex flags, formats)",
+    z.object({ code: z.string().regex(/^ab+$/i), mail: z.email(), at: z.iso.datetime(), link: z.url() }),
+    { code: "ABB", mail: "a@b.co", at: "2024-01-01T00:00:00Z", link: "https://x.test/" },
+    { code: 1, mail: "a@b.co", at: "x", link: "y" },
+  ],
+  [
+    "numbers, enums, literals, nullables, defaults",
+    z.object({
+      n: z.number().int().min(0),
+      e: z.enum(["a", "b"]),
+      l: z.literal("k"),
+      x: z.string().nullable(),
+      d: z.number().default(1),
+    }),
+    { n: 3, e: "a", l: "k", x: null, d: 1 },
+    { n: -1, e: "a", l: "k", x: null, d: 1 },
+  ],
+  [
+    "records, tuples, arrays with bounds",
+    z.object({
+      r: z.record(z.string(), z.number()),
+      t: z.tuple([z.string(), z.number()]),
+      a: z.array(z.string()).min(1),
+    }),
+    { r: { x: 1 }, t: ["s", 1], a: ["z"] },
+    { r: { x: "1" }, t: ["s", 1], a: [] },
+  ],
+  [
+    "unions and discriminated unions",
+    z.object({
+      u: z.union([z.string(), z.number()]),
+      d: z.discriminatedUnion("k", [z.object({ k: z.literal("a") }), z.object({ k: z.literal("b"), v: z.number() })]),
+    }),
+    { u: 1, d: { k: "b", v: 2 } },
+    { u: true, d: { k: "b" } },
+  ],
+  [
+    "recursive schemas ($ref)",
+    z.object({ tree: Tree }),
+    { tree: { name: "r", children: [{ name: "c" }] } },
+    { tree: { name: "r", children: [{ name: 1 }] } },
+  ],
+  [
+    "properties named like keywords",
+    z.object({ pattern: z.string(), format: z.number() }),
+    { pattern: "p", format: 1 },
+    { pattern: "p" },
+  ],
 ];
 
 describe("compileOutputCheck: the host checks what the author's schema checks, structurally", () => {
@@ -29,7 +72,9 @@ describe("compileOutputCheck: the host checks what the author's schema checks, s
 
   it("extra keys are not a mismatch on the host, even for strict objects (outputs may be wider: decision 0183)", () => {
     for (const schema of [z.object({ a: z.string() }), z.strictObject({ a: z.string() })]) {
-      const check = compileOutputCheck(z.toJSONSchema(schema, { io: "output", unrepresentable: "throw" }) as JsonSchema);
+      const check = compileOutputCheck(
+        z.toJSONSchema(schema, { io: "output", unrepresentable: "throw" }) as JsonSchema,
+      );
       expect(check({ a: "x", extra: 1 })).toBeUndefined();
       expect(check({ a: 1 })).toMatchObject({ code: "PLUGIN_OUTPUT_INVALID" });
     }
@@ -38,7 +83,12 @@ describe("compileOutputCheck: the host checks what the author's schema checks, s
   it("hand-written schemas: what zod cannot read is left out, the rest is still checked", () => {
     const check = compileOutputCheck({
       type: "object",
-      properties: { a: { type: "string" }, f: { type: "file" }, r: { $ref: "https://example.test/x.json" }, n: { type: ["number", "decimal"] } },
+      properties: {
+        a: { type: "string" },
+        f: { type: "file" },
+        r: { $ref: "https://example.test/x.json" },
+        n: { type: ["number", "decimal"] },
+      },
       required: ["a"],
       if: { properties: { a: { const: "x" } } },
       then: { required: ["b"] },
@@ -65,7 +115,9 @@ describe("compileOutputCheck: the host checks what the author's schema checks, s
 
 describe("toPlainData", () => {
   it('drops an own "__proto__" key at any depth and keeps everything else', () => {
-    const parsed = JSON.parse('{"a": [{"__proto__": {"polluted": 1}, "b": 2}], "__proto__": {"polluted": 1}}') as unknown;
+    const parsed = JSON.parse(
+      '{"a": [{"__proto__": {"polluted": 1}, "b": 2}], "__proto__": {"polluted": 1}}',
+    ) as unknown;
     const copy = toPlainData(parsed) as { a: Array<Record<string, unknown>> };
     expect(copy).toEqual({ a: [{ b: 2 }] });
     expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);

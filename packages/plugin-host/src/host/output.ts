@@ -18,7 +18,8 @@ export const MAX_OUTPUT_DEPTH = 200;
  */
 export function toPlainData(value: unknown, depth = 0): unknown {
   if (typeof value !== "object" || value === null) return value;
-  if (depth > MAX_OUTPUT_DEPTH) throw new PluginHostError("PLUGIN_OUTPUT_INVALID", `output is nested deeper than ${MAX_OUTPUT_DEPTH} levels`);
+  if (depth > MAX_OUTPUT_DEPTH)
+    throw new PluginHostError("PLUGIN_OUTPUT_INVALID", `output is nested deeper than ${MAX_OUTPUT_DEPTH} levels`);
   if (Array.isArray(value)) return value.map((item) => toPlainData(item, depth + 1));
   const proto = Object.getPrototypeOf(value) as unknown;
   if (proto !== Object.prototype && proto !== null) return value;
@@ -40,7 +41,15 @@ const SCHEMA_MAPS = new Set(["properties", "$defs", "definitions", "patternPrope
 const DATA_KEYWORDS = new Set(["enum", "const", "default", "examples", "required"]);
 
 /** Keywords zod cannot read (conditionals, negation, dependencies): left out, so the rest of the schema is checked. */
-const UNSUPPORTED_KEYWORDS = new Set(["if", "then", "else", "not", "dependentSchemas", "dependentRequired", "dependencies"]);
+const UNSUPPORTED_KEYWORDS = new Set([
+  "if",
+  "then",
+  "else",
+  "not",
+  "dependentSchemas",
+  "dependentRequired",
+  "dependencies",
+]);
 const JSON_TYPES = new Set(["object", "array", "string", "number", "integer", "boolean", "null"]);
 
 /**
@@ -58,7 +67,8 @@ function structural(schema: unknown, depth = 0): unknown {
     // zod writes `additionalProperties: false` for every z.object, whose parse only strips unknown keys; and outputs
     // wider than their schema pass as FastGPT passes them (decision 0183): extra keys are not a mismatch here.
     if (key === "additionalProperties" && value === false) continue;
-    if (UNSUPPORTED_KEYWORDS.has(key) || (key === "$ref" && typeof value === "string" && !value.startsWith("#"))) continue;
+    if (UNSUPPORTED_KEYWORDS.has(key) || (key === "$ref" && typeof value === "string" && !value.startsWith("#")))
+      continue;
     if (key === "type" && typeof value === "string" && !JSON_TYPES.has(value)) continue;
     if (key === "type" && Array.isArray(value)) {
       const known = value.filter((name) => typeof name === "string" && JSON_TYPES.has(name));

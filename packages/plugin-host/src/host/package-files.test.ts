@@ -24,11 +24,19 @@ describe("readPackageDir reads a built plugin through the one walker and the con
 
   const outside = dist({ "secret.txt": "TOP SECRET" });
   it.each([
-    ["a link to a host file", (root: string) => symlinkSync(path.join(outside, "secret.txt"), path.join(root, "leak.js")), /leak\.js/],
+    [
+      "a link to a host file",
+      (root: string) => symlinkSync(path.join(outside, "secret.txt"), path.join(root, "leak.js")),
+      /leak\.js/,
+    ],
     ["a link to a directory outside", (root: string) => symlinkSync(outside, path.join(root, "assets")), /assets/],
     ["a FIFO", (root: string) => spawnSync("mkfifo", [path.join(root, "pipe")]), /pipe/],
     // Core's path rules, which plugin-host's own rule set lacked: control characters and backslashes in names.
-    ["a name with a control character", (root: string) => writeFileSync(path.join(root, "a\u0007.js"), "x"), /\\u0007|control/],
+    [
+      "a name with a control character",
+      (root: string) => writeFileSync(path.join(root, "a\u0007.js"), "x"),
+      /\\u0007|control/,
+    ],
     ["a name with a backslash", (root: string) => writeFileSync(path.join(root, "a\\b.js"), "x"), /a\\\\b|backslash/],
   ])("refuses %s, naming it, without reading through it", async (_what, plant, named) => {
     const root = dist({ "index.js": "x" });
@@ -41,8 +49,12 @@ describe("readPackageDir reads a built plugin through the one walker and the con
 
   it("applies the package limits (file size, file count)", async () => {
     const big = dist({ "index.js": "x".repeat(2000) });
-    await expect(readPackageDir(big, "dist", { ...DEFAULT_PACKAGE_LIMITS, maxFileBytes: 1000 })).rejects.toMatchObject({ code: "PLUGIN_INVALID" });
+    await expect(readPackageDir(big, "dist", { ...DEFAULT_PACKAGE_LIMITS, maxFileBytes: 1000 })).rejects.toMatchObject({
+      code: "PLUGIN_INVALID",
+    });
     const many = dist({ "a.js": "", "b.js": "", "c.js": "" });
-    await expect(readPackageDir(many, "dist", { ...DEFAULT_PACKAGE_LIMITS, maxFiles: 2 })).rejects.toMatchObject({ code: "PLUGIN_INVALID" });
+    await expect(readPackageDir(many, "dist", { ...DEFAULT_PACKAGE_LIMITS, maxFiles: 2 })).rejects.toMatchObject({
+      code: "PLUGIN_INVALID",
+    });
   });
 });

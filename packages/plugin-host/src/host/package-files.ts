@@ -30,11 +30,14 @@ class Budget {
   ) {}
   add(path: string, size: number): void {
     const depth = path.split("/").length;
-    if (depth > this.limits.maxDepth) throw invalid(this.label, `${path} is nested ${depth} levels deep (limit ${this.limits.maxDepth})`);
+    if (depth > this.limits.maxDepth)
+      throw invalid(this.label, `${path} is nested ${depth} levels deep (limit ${this.limits.maxDepth})`);
     if (++this.#files > this.limits.maxFiles) throw invalid(this.label, `more than ${this.limits.maxFiles} files`);
-    if (size > this.limits.maxFileBytes) throw invalid(this.label, `${path} is ${size} bytes (limit ${this.limits.maxFileBytes})`);
+    if (size > this.limits.maxFileBytes)
+      throw invalid(this.label, `${path} is ${size} bytes (limit ${this.limits.maxFileBytes})`);
     this.#bytes += size;
-    if (this.#bytes > this.limits.maxTotalBytes) throw invalid(this.label, `more than ${this.limits.maxTotalBytes} bytes in total`);
+    if (this.#bytes > this.limits.maxTotalBytes)
+      throw invalid(this.label, `more than ${this.limits.maxTotalBytes} bytes in total`);
   }
 }
 
@@ -48,7 +51,12 @@ export async function readPackageDir(root: string, label: string, limits: Packag
   const files: PackageFile[] = [];
   try {
     const rootReal = await realpath(root);
-    const walked = walkTree(rootReal, { links: "refuse", maxDepth: limits.maxDepth, maxFiles: limits.maxFiles, boundaryName: "the package" });
+    const walked = walkTree(rootReal, {
+      links: "refuse",
+      maxDepth: limits.maxDepth,
+      maxFiles: limits.maxFiles,
+      boundaryName: "the package",
+    });
     for (const entry of walked.entries) {
       const opened = openConfined(rootReal, entry.path, { boundaryName: "the package" });
       try {
@@ -62,7 +70,8 @@ export async function readPackageDir(root: string, label: string, limits: Packag
     }
   } catch (error) {
     if (error instanceof PluginHostError) throw error;
-    if (error instanceof AgentSkillsError) throw invalid(label, `${error.message} (symlinks, special files and unsafe names are not allowed in a plugin)`);
+    if (error instanceof AgentSkillsError)
+      throw invalid(label, `${error.message} (symlinks, special files and unsafe names are not allowed in a plugin)`);
     throw error;
   }
   return files;

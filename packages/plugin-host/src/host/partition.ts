@@ -10,7 +10,10 @@ import { serialize } from "node:v8";
 export type Partitioner = (secrets: unknown) => string;
 
 export function createPartitioner(key: Buffer = randomBytes(32)): Partitioner {
-  return (secrets) => createHmac("sha256", key).update(serialize(canonical(secrets ?? {}, 0))).digest("base64url");
+  return (secrets) =>
+    createHmac("sha256", key)
+      .update(serialize(canonical(secrets ?? {}, 0)))
+      .digest("base64url");
 }
 
 /** The same secrets in any key order give the same bytes: plain objects are rebuilt with sorted keys. */
@@ -21,7 +24,10 @@ function canonical(value: unknown, depth: number): unknown {
   if (proto !== Object.prototype && proto !== null) return value;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value).sort()) {
-    Object.defineProperty(out, key, { value: canonical((value as Record<string, unknown>)[key], depth + 1), enumerable: true });
+    Object.defineProperty(out, key, {
+      value: canonical((value as Record<string, unknown>)[key], depth + 1),
+      enumerable: true,
+    });
   }
   return out;
 }

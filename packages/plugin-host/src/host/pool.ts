@@ -99,12 +99,17 @@ export class WorkerPool {
    * result or a PluginHostError.
    */
   submit(call: CallMessage, handlers: CallHandlers, partition = ""): void {
-    if (this.#closed) return handlers.onDone({ ok: false, error: new PluginHostError("PLUGIN_HOST_CLOSED", `the host is closed`) });
+    if (this.#closed)
+      return handlers.onDone({ ok: false, error: new PluginHostError("PLUGIN_HOST_CLOSED", `the host is closed`) });
     if (this.#circuitOpen()) return handlers.onDone({ ok: false, error: this.#circuitError() });
     const worker = this.#available(partition);
-    if (worker && !this.#queue.some((waiting) => waiting.partition === partition)) return this.#dispatch(worker, call, handlers, partition);
+    if (worker && !this.#queue.some((waiting) => waiting.partition === partition))
+      return this.#dispatch(worker, call, handlers, partition);
     if (this.#queue.length >= this.#options.maxQueue) {
-      const error = new PluginHostError("PLUGIN_QUEUE_FULL", `too many calls waiting (queue limit ${this.#options.maxQueue})`);
+      const error = new PluginHostError(
+        "PLUGIN_QUEUE_FULL",
+        `too many calls waiting (queue limit ${this.#options.maxQueue})`,
+      );
       return handlers.onDone({ ok: false, error });
     }
     const waiting: Waiting = {
@@ -186,7 +191,9 @@ export class WorkerPool {
       if (short <= 0) break;
       if (!worker.alive || worker.retiring || worker.inFlight > 0) continue;
       worker.retiring = true;
-      worker.kill(() => new PluginHostError("PLUGIN_WORKER_CRASHED", "the worker was stopped to serve calls with other secrets"));
+      worker.kill(
+        () => new PluginHostError("PLUGIN_WORKER_CRASHED", "the worker was stopped to serve calls with other secrets"),
+      );
       short--;
     }
   }
@@ -216,7 +223,9 @@ export class WorkerPool {
         this.#starting--;
         this.#startFailures++;
         this.#lastStartError =
-          error instanceof PluginHostError ? error : new PluginHostError("PLUGIN_WORKER_START_FAILED", `${String(error)}`);
+          error instanceof PluginHostError
+            ? error
+            : new PluginHostError("PLUGIN_WORKER_START_FAILED", `${String(error)}`);
         if (this.#startFailures >= this.#options.circuitBreakerThreshold) {
           this.#circuitOpenUntil = Date.now() + this.#options.circuitBreakerCooldownMs;
         }
@@ -241,7 +250,10 @@ export class WorkerPool {
     const timer = setTimeout(() => {
       worker.kill((callId) =>
         callId === call.callId
-          ? new PluginHostError("PLUGIN_TIMEOUT", `did not finish within ${this.#options.callTimeoutMs} ms; its worker was stopped`)
+          ? new PluginHostError(
+              "PLUGIN_TIMEOUT",
+              `did not finish within ${this.#options.callTimeoutMs} ms; its worker was stopped`,
+            )
           : new PluginHostError("PLUGIN_WORKER_CRASHED", `the worker was stopped because another call on it timed out`),
       );
     }, this.#options.callTimeoutMs);
@@ -258,7 +270,10 @@ export class WorkerPool {
         worker.kill((callId) =>
           callId === call.callId
             ? new PluginHostError("PLUGIN_LIMIT_EXCEEDED", `sent more than ${limit}; its worker was stopped`)
-            : new PluginHostError("PLUGIN_WORKER_CRASHED", "the worker was stopped because another call on it exceeded a limit"),
+            : new PluginHostError(
+                "PLUGIN_WORKER_CRASHED",
+                "the worker was stopped because another call on it exceeded a limit",
+              ),
         );
       },
       onInvoke: (method, args) => {
@@ -271,7 +286,8 @@ export class WorkerPool {
         clearTimeout(timer);
         handlers.onDone(outcome);
         if (worker.alive && worker.inFlight === 0) {
-          if (worker.retiring) worker.kill(() => new PluginHostError("PLUGIN_WORKER_CRASHED", "the worker was recycled"));
+          if (worker.retiring)
+            worker.kill(() => new PluginHostError("PLUGIN_WORKER_CRASHED", "the worker was recycled"));
           else this.#armIdle(worker);
         }
         this.#pump();
@@ -283,7 +299,8 @@ export class WorkerPool {
   #armIdle(worker: WorkerProcess): void {
     if (worker.inFlight > 0) return;
     worker.setIdleTimer(this.#options.idleTimeoutMs, () => {
-      if (worker.inFlight === 0) worker.kill(() => new PluginHostError("PLUGIN_WORKER_CRASHED", "the worker was stopped while idle"));
+      if (worker.inFlight === 0)
+        worker.kill(() => new PluginHostError("PLUGIN_WORKER_CRASHED", "the worker was stopped while idle"));
     });
   }
 

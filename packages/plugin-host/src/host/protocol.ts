@@ -9,7 +9,7 @@
 import type { InvokeCapability, InvokeFailure, SystemVar } from "@skillport/plugin";
 import type { PluginHostErrorCode } from "./errors.js";
 
-export type { InvokeCapability as InvokeMethod,   StreamResponseEvent } from "@skillport/plugin";
+export type { InvokeCapability as InvokeMethod, StreamResponseEvent } from "@skillport/plugin";
 
 export type InvokeTuple = [unknown, null] | [null, InvokeFailure];
 

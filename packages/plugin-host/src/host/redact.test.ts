@@ -4,12 +4,9 @@ import { createRedactor, REDACTED, redactText, secretValues } from "./redact.js"
 
 describe("secretValues", () => {
   it("collects nested strings and long numbers, longest first, skipping short values", () => {
-    expect(secretValues({ apiKey: "sk-1234", nested: { token: "abcdefgh", list: ["zzzz", "no"] }, pin: 123456, flag: true })).toEqual([
-      "abcdefgh",
-      "sk-1234",
-      "123456",
-      "zzzz",
-    ]);
+    expect(
+      secretValues({ apiKey: "sk-1234", nested: { token: "abcdefgh", list: ["zzzz", "no"] }, pin: 123456, flag: true }),
+    ).toEqual(["abcdefgh", "sk-1234", "123456", "zzzz"]);
     expect(secretValues(undefined)).toEqual([]);
   });
 });
@@ -58,7 +55,11 @@ describe("redaction of encoded secrets", () => {
   };
 
   // Secrets as services issue them: letters, digits and the usual punctuation, at least 8 characters.
-  const secretArb = fc.string({ minLength: 8, maxLength: 48, unit: fc.constantFrom(..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~+/=:@!$&'()*,;%\"\\ ") });
+  const secretArb = fc.string({
+    minLength: 8,
+    maxLength: 48,
+    unit: fc.constantFrom(..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~+/=:@!$&'()*,;%\"\\ "),
+  });
   const contextArb = fc.string({ maxLength: 24, unit: "grapheme" });
 
   const cases: Array<[string, (before: string, secret: string, after: string) => [text: string, leaked: string]]> = [
@@ -68,7 +69,13 @@ describe("redaction of encoded secrets", () => {
     ["hex", (b, s, a) => [hex(b + s + a), hex(s)]],
     ["HEX", (b, s, a) => [hex(b + s + a).toUpperCase(), hex(s).toUpperCase()]],
     ["URL-encoded", (b, s, a) => [encodeURIComponent(b + s + a), encodeURIComponent(s)]],
-    ["form-encoded", (b, s, a) => [new URLSearchParams({ q: b + s + a }).toString(), new URLSearchParams({ q: s }).toString().slice(2)]],
+    [
+      "form-encoded",
+      (b, s, a) => [
+        new URLSearchParams({ q: b + s + a }).toString(),
+        new URLSearchParams({ q: s }).toString().slice(2),
+      ],
+    ],
     ["JSON-escaped", (b, s, a) => [JSON.stringify({ v: b + s + a }), JSON.stringify(s).slice(1, -1)]],
     ["base64", (b, s, a) => [b64(b + s + a), base64Core(b64(b + s + a), b, s)]],
     ["base64url", (b, s, a) => [b64url(b + s + a), base64Core(b64url(b + s + a), b, s)]],
@@ -89,7 +96,9 @@ describe("redaction of encoded secrets", () => {
     const redact = createRedactor({ password: "correct horse battery" });
     const basic = `Authorization: Basic ${b64("alice:correct horse battery")}`;
     expect(redact(basic)).not.toContain(b64("alice:correct horse battery").slice(8, 30));
-    expect(redact("https://alice:correct%20horse%20battery@example.test/")).toBe(`https://alice:${REDACTED}@example.test/`);
+    expect(redact("https://alice:correct%20horse%20battery@example.test/")).toBe(
+      `https://alice:${REDACTED}@example.test/`,
+    );
   });
 
   it("leaves ordinary text alone", () => {
@@ -98,7 +107,7 @@ describe("redaction of encoded secrets", () => {
     expect(redact(text)).toBe(text);
   });
 
-  it("never turns a \"__proto__\" key into the copy's prototype", () => {
+  it('never turns a "__proto__" key into the copy\'s prototype', () => {
     const value = JSON.parse('{"__proto__": {"polluted": "yes"}, "text": "sk-live-abcdef"}') as Record<string, unknown>;
     const out = createRedactor({ key: "sk-live-abcdef" })(value);
     expect(Object.getPrototypeOf(out)).toBe(Object.prototype);

@@ -43,7 +43,9 @@ function caselessForms(secret: string): string[] {
   try {
     const component = encodeURIComponent(secret);
     // application/x-www-form-urlencoded (URLSearchParams) also escapes !'()~ and writes a space as "+".
-    const form = component.replace(/[!'()~]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`).replace(/%20/g, "+");
+    const form = component
+      .replace(/[!'()~]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`)
+      .replace(/%20/g, "+");
     forms.push(component, form, encodeURI(secret));
   } catch {
     // lone surrogates have no URL encoding
@@ -72,7 +74,9 @@ const escapeRegExp = (text: string) => text.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\
 
 /** One alternation, longest form first (a form that contains another is replaced whole). */
 function matcher(forms: Iterable<string>, flags: string): RegExp | undefined {
-  const unique = [...new Set(forms)].filter((form) => form.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
+  const unique = [...new Set(forms)]
+    .filter((form) => form.length >= MIN_SECRET_LENGTH)
+    .sort((a, b) => b.length - a.length);
   return unique.length === 0 ? undefined : new RegExp(unique.map(escapeRegExp).join("|"), flags);
 }
 
@@ -129,7 +133,12 @@ export function createRedactor(secrets: unknown): Redactor {
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
       // Defined, not assigned: a "__proto__" key stays an own property instead of setting the copy's prototype.
-      Object.defineProperty(out, redactText(key), { value: walk(item, depth + 1), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, redactText(key), {
+        value: walk(item, depth + 1),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return out;
   };

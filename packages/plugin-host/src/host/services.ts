@@ -81,10 +81,18 @@ const ARGUMENT_SCHEMAS: Record<InvokeCapability, z.ZodType> = {
 export async function dispatchInvoke(
   method: InvokeCapability,
   args: unknown,
-  context: { permissions: readonly PluginPermission[]; services: HostServices; call: ServiceCall; limits: InvokeLimits },
+  context: {
+    permissions: readonly PluginPermission[];
+    services: HostServices;
+    call: ServiceCall;
+    limits: InvokeLimits;
+  },
 ): Promise<InvokeTuple> {
   if (!Object.hasOwn(INVOKE_PERMISSIONS, method)) {
-    return [null, failure("InvalidArgument", `ctx.invoke.${String(method)} does not exist`, `ctx.invoke.${String(method)} 不存在`)];
+    return [
+      null,
+      failure("InvalidArgument", `ctx.invoke.${String(method)} does not exist`, `ctx.invoke.${String(method)} 不存在`),
+    ];
   }
   if (!context.permissions.includes(INVOKE_PERMISSIONS[method])) return [null, permissionDenied(method)];
   const parsed = ARGUMENT_SCHEMAS[method].safeParse(args);
@@ -97,14 +105,27 @@ export async function dispatchInvoke(
   try {
     const result = await callService(method, parsed.data, context);
     return result === NOT_CONFIGURED
-      ? [null, failure("NotConfigured", `ctx.invoke.${method} is not configured on this host`, `宿主未配置 ctx.invoke.${method}`)]
+      ? [
+          null,
+          failure(
+            "NotConfigured",
+            `ctx.invoke.${method} is not configured on this host`,
+            `宿主未配置 ctx.invoke.${method}`,
+          ),
+        ]
       : [result, null];
   } catch (error) {
     if (error instanceof UploadTooLargeError) {
-      return [null, failure("UploadTooLarge", error.message, `上传文件超过宿主限制（${context.limits.maxUploadBytes} 字节）`)];
+      return [
+        null,
+        failure("UploadTooLarge", error.message, `上传文件超过宿主限制（${context.limits.maxUploadBytes} 字节）`),
+      ];
     }
     const message = error instanceof Error ? error.message : String(error);
-    return [null, failure("ServiceError", `ctx.invoke.${method} failed: ${message}`, `ctx.invoke.${method} 调用失败：${message}`)];
+    return [
+      null,
+      failure("ServiceError", `ctx.invoke.${method} failed: ${message}`, `ctx.invoke.${method} 调用失败：${message}`),
+    ];
   }
 }
 
@@ -132,7 +153,9 @@ async function callService(
       const request = args as UploadFileRequest & { file: Uint8Array | string };
       const size = typeof request.file === "string" ? Buffer.byteLength(request.file) : request.file.byteLength;
       if (size > limits.maxUploadBytes) {
-        throw new UploadTooLargeError(`ctx.invoke.uploadFile: the file is ${size} bytes, over the host's limit of ${limits.maxUploadBytes}`);
+        throw new UploadTooLargeError(
+          `ctx.invoke.uploadFile: the file is ${size} bytes, over the host's limit of ${limits.maxUploadBytes}`,
+        );
       }
       return services.uploadFile ? await services.uploadFile(request, call) : NOT_CONFIGURED;
     }
@@ -187,12 +210,22 @@ async function saveUpload(root: string, request: UploadFileRequest): Promise<Upl
   const target = join(dir, safeFileName(request.fileName));
   await writeFileAtomic(target, bytes);
   const contentType = request.contentType ?? "application/octet-stream";
-  return { accessURL: pathToFileURL(target).href, fileName: basename(target), contentType, size: bytes.byteLength, etag, createTime: new Date() };
+  return {
+    accessURL: pathToFileURL(target).href,
+    fileName: basename(target),
+    contentType,
+    size: bytes.byteLength,
+    etag,
+    createTime: new Date(),
+  };
 }
 
 /** A plugin-chosen name reduced to one harmless path segment. */
 export function safeFileName(name: string | undefined): string {
   const base = (name ?? "").split(/[\\/]/).pop() ?? "";
-  const cleaned = base.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "").slice(0, 120);
+  const cleaned = base
+    .replace(/[^A-Za-z0-9._-]/g, "_")
+    .replace(/^\.+/, "")
+    .slice(0, 120);
   return cleaned === "" ? "file" : cleaned;
 }

@@ -63,7 +63,12 @@ async function open(options: Parameters<typeof PluginHost.load>[1] = {}): Promis
   return host;
 }
 
-async function last(host: PluginHost, tool: string, input: unknown, secrets?: Record<string, unknown>): Promise<PluginEvent> {
+async function last(
+  host: PluginHost,
+  tool: string,
+  input: unknown,
+  secrets?: Record<string, unknown>,
+): Promise<PluginEvent> {
   let event: PluginEvent | undefined;
   for await (const item of host.run(tool, input, { secrets })) event = item;
   return event as PluginEvent;
@@ -89,7 +94,10 @@ describe("workers are never shared between secret sets (hole 7)", () => {
     expect(await last(host, "remember", { text: "" }, a)).toEqual({ type: "response", data: { text: hex("none") } });
     // Same secrets: the same worker (and its globals) may serve again.
     // (It reports A's key, hex-encoded; the redactor, which knows A's key in this call, catches that.)
-    expect(await last(host, "remember", { text: "" }, { ...a })).toEqual({ type: "response", data: { text: "[redacted]" } });
+    expect(await last(host, "remember", { text: "" }, { ...a })).toEqual({
+      type: "response",
+      data: { text: "[redacted]" },
+    });
     const seenByB = await last(host, "remember", { text: "" }, b);
     expect(seenByB).toEqual({ type: "response", data: { text: hex("none") } });
     expect(JSON.stringify(seenByB)).not.toContain(hex(a.apiKey));
@@ -102,7 +110,11 @@ describe("workers are never shared between secret sets (hole 7)", () => {
     const calls = callers.flatMap((secrets) => [1, 2, 3, 4].map(() => last(host, "remember", { text: "" }, secrets)));
     const seen = await Promise.all(calls);
     // "[redacted]" is the caller's own key coming back (a previous call of the same caller on that worker).
-    for (const event of seen) expect(event).toMatchObject({ type: "response", data: { text: expect.stringMatching(new RegExp(`^(${hex("none")}|\\[redacted\\])$`)) } });
+    for (const event of seen)
+      expect(event).toMatchObject({
+        type: "response",
+        data: { text: expect.stringMatching(new RegExp(`^(${hex("none")}|\\[redacted\\])$`)) },
+      });
     expect(host.stats()).toMatchObject({ inFlight: 0, queued: 0 });
   }, 60_000);
 
@@ -123,8 +135,13 @@ describe("the host trusts nothing a worker sends (hole 8)", () => {
     const host = await open({ maxResultBytes: 1024 * 1024 });
     const event = await last(host, "big", { text: "", bytes: 4 * 1024 * 1024 });
     expect(event).toMatchObject({ type: "error", code: "PLUGIN_LIMIT_EXCEEDED" });
-    expect(event.type === "error" ? event.data : "").toMatch(/a message of \d+ bytes, over the host's limit of 1048576 \(maxResultBytes\)/);
-    expect(await last(host, "big", { text: "", bytes: 1000 })).toEqual({ type: "response", data: { text: "x".repeat(1000) } });
+    expect(event.type === "error" ? event.data : "").toMatch(
+      /a message of \d+ bytes, over the host's limit of 1048576 \(maxResultBytes\)/,
+    );
+    expect(await last(host, "big", { text: "", bytes: 1000 })).toEqual({
+      type: "response",
+      data: { text: "x".repeat(1000) },
+    });
   }, 60_000);
 
   it("caps concurrent huge results at the default limit (the host's heap is not the plugin's to fill)", async () => {
@@ -138,12 +155,15 @@ describe("the host trusts nothing a worker sends (hole 8)", () => {
     const host = await open();
     const event = await last(host, "garbage", { text: "" });
     expect(event).toMatchObject({ type: "error", code: "PLUGIN_WORKER_CRASHED" });
-    expect(event.type === "error" ? event.data : "").toMatch(/the worker sent a malformed message \(.+\); it was stopped$/);
+    expect(event.type === "error" ? event.data : "").toMatch(
+      /the worker sent a malformed message \(.+\); it was stopped$/,
+    );
     expect(await last(host, "echo", { text: "after" })).toEqual({ type: "response", data: { text: "after" } });
   });
 
   it("checks the output against manifest.json's output schema on the host: a warning, or with strictOutput an error", async () => {
-    const message = 'tool "wrongType" of plugin "fixture": output field "text": Invalid input: expected string, received number';
+    const message =
+      'tool "wrongType" of plugin "fixture": output field "text": Invalid input: expected string, received number';
     const events: PluginEvent[] = [];
     for await (const event of (await open()).run("wrongType", { text: "" })) events.push(event);
     // The worker said nothing (it skipped its own check); the host's check still reports the mismatch.
@@ -151,7 +171,11 @@ describe("the host trusts nothing a worker sends (hole 8)", () => {
       { type: "warning", code: "PLUGIN_OUTPUT_INVALID", data: message },
       { type: "response", data: { text: 42 } },
     ]);
-    expect(await last(await open({ strictOutput: true }), "wrongType", { text: "" })).toEqual({ type: "error", code: "PLUGIN_OUTPUT_INVALID", data: message });
+    expect(await last(await open({ strictOutput: true }), "wrongType", { text: "" })).toEqual({
+      type: "error",
+      code: "PLUGIN_OUTPUT_INVALID",
+      data: message,
+    });
   });
 
   it.each([

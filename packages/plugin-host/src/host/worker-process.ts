@@ -186,7 +186,10 @@ export class WorkerProcess {
         `the worker sent a message of ${event.bytes} bytes, over the host's limit of ${this.#maxMessageBytes} (maxResultBytes); its worker was stopped`,
       );
     }
-    return new PluginHostError("PLUGIN_WORKER_CRASHED", `the worker sent a malformed message (${event.reason.slice(0, 200)}); it was stopped`);
+    return new PluginHostError(
+      "PLUGIN_WORKER_CRASHED",
+      `the worker sent a malformed message (${event.reason.slice(0, 200)}); it was stopped`,
+    );
   }
 
   #onMessage(message: WorkerToHost): void {
@@ -201,7 +204,11 @@ export class WorkerProcess {
           if (this.#send({ kind: "invoke-result", invokeId: message.invokeId, result })) return;
           // The application's answer could not be serialised: the plugin still gets a tuple, never a hang.
           const en = `ctx.invoke.${message.method}: the host's answer cannot be sent to the plugin`;
-          const failure = { reason: { en, "zh-CN": `ctx.invoke.${message.method} 的结果无法发送给插件` }, error: "ServiceError", message: en };
+          const failure = {
+            reason: { en, "zh-CN": `ctx.invoke.${message.method} 的结果无法发送给插件` },
+            error: "ServiceError",
+            message: en,
+          };
           this.#send({ kind: "invoke-result", invokeId: message.invokeId, result: [null, failure] });
         });
         break;
@@ -210,7 +217,11 @@ export class WorkerProcess {
         const handlers = this.#calls.get(message.callId);
         if (!handlers) return;
         this.#calls.delete(message.callId);
-        handlers.onDone(message.ok ? { ok: true, output: message.output, warnings: warningsOf(message.warnings) } : { ok: false, error: fromWorker(message.error) });
+        handlers.onDone(
+          message.ok
+            ? { ok: true, output: message.output, warnings: warningsOf(message.warnings) }
+            : { ok: false, error: fromWorker(message.error) },
+        );
         break;
       }
     }
@@ -230,16 +241,31 @@ export class WorkerProcess {
   #exitError(callId: number): PluginHostError {
     if (this.#killReason) return this.#killReason(callId);
     if (/heap limit|heap out of memory/i.test(this.#stderr)) {
-      return new PluginHostError("PLUGIN_HEAP_LIMIT", `the worker ran out of memory (heap limit ${this.#maxHeapMb} MB) and was stopped`);
+      return new PluginHostError(
+        "PLUGIN_HEAP_LIMIT",
+        `the worker ran out of memory (heap limit ${this.#maxHeapMb} MB) and was stopped`,
+      );
     }
     const { exitCode, signalCode } = this.#child;
-    return new PluginHostError("PLUGIN_WORKER_CRASHED", `the worker exited unexpectedly (${signalCode ?? `code ${exitCode}`})`);
+    return new PluginHostError(
+      "PLUGIN_WORKER_CRASHED",
+      `the worker exited unexpectedly (${signalCode ?? `code ${exitCode}`})`,
+    );
   }
 
   #stderrHint(): string {
-    const line = this.#stderr.trim().split("\n").filter((text) => /error/i.test(text)).pop();
+    const line = this.#stderr
+      .trim()
+      .split("\n")
+      .filter((text) => /error/i.test(text))
+      .pop();
     // Host paths stay out of messages.
-    return line ? `: ${line.trim().replace(/(?:\/[^\s:'"]+)+/g, "<path>").slice(0, 300)}` : "";
+    return line
+      ? `: ${line
+          .trim()
+          .replace(/(?:\/[^\s:'"]+)+/g, "<path>")
+          .slice(0, 300)}`
+      : "";
   }
 }
 
@@ -255,7 +281,9 @@ function isWorkerMessage(value: unknown): value is WorkerToHost {
     case "stream":
       return typeof message.callId === "number";
     case "invoke":
-      return typeof message.callId === "number" && typeof message.invokeId === "number" && typeof message.method === "string";
+      return (
+        typeof message.callId === "number" && typeof message.invokeId === "number" && typeof message.method === "string"
+      );
     case "result":
       return typeof message.callId === "number" && typeof message.ok === "boolean";
     default:
@@ -266,7 +294,11 @@ function isWorkerMessage(value: unknown): value is WorkerToHost {
 function fromWorker(error: WorkerError | undefined): PluginHostError {
   const code = isPluginHostErrorCode(error?.code) ? error.code : "PLUGIN_HANDLER_ERROR";
   const detail = error?.detail;
-  return new PluginHostError(code, String(error?.message ?? "the tool failed without a message"), detail === undefined ? undefined : { detail });
+  return new PluginHostError(
+    code,
+    String(error?.message ?? "the tool failed without a message"),
+    detail === undefined ? undefined : { detail },
+  );
 }
 
 /** Worker messages are untrusted: keep only well-formed warnings of the two known codes, and not too many. */
@@ -274,7 +306,10 @@ function warningsOf(value: unknown): WorkerWarning[] {
   if (!Array.isArray(value)) return [];
   const known = new Set<unknown>(["PLUGIN_INPUT_INVALID", "PLUGIN_OUTPUT_INVALID"]);
   return value
-    .filter((item): item is WorkerWarning => typeof item === "object" && item !== null && known.has(item.code) && typeof item.message === "string")
+    .filter(
+      (item): item is WorkerWarning =>
+        typeof item === "object" && item !== null && known.has(item.code) && typeof item.message === "string",
+    )
     .slice(0, 20)
     .map((item) => ({ code: item.code, message: item.message.slice(0, 4000) }));
 }

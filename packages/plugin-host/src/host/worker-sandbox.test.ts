@@ -9,7 +9,8 @@ import { writePluginFixture } from "./__fixtures__/plugins.js";
 
 const bwrap = findBubblewrap();
 if (!bwrap) {
-  if (process.env.SKILLPORT_REQUIRE_SYSTEM_DEPS) throw new Error("bwrap is required (SKILLPORT_REQUIRE_SYSTEM_DEPS is set) but does not work here");
+  if (process.env.SKILLPORT_REQUIRE_SYSTEM_DEPS)
+    throw new Error("bwrap is required (SKILLPORT_REQUIRE_SYSTEM_DEPS is set) but does not work here");
   console.log("skipping the bubblewrap worker case: bwrap is not installed or cannot create namespaces");
 }
 

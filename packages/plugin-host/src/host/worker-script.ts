@@ -28,8 +28,19 @@ let bundle: Promise<string> | undefined;
 
 function bundledSource(entry: string): Promise<string> {
   bundle ??= (async () => {
-    const { build } = await importOptional("esbuild", "running a plugin from the source checkout", () => import("esbuild"));
-    const result = await build({ entryPoints: [entry], bundle: true, platform: "node", format: "esm", target: "node20", write: false });
+    const { build } = await importOptional(
+      "esbuild",
+      "running a plugin from the source checkout",
+      () => import("esbuild"),
+    );
+    const result = await build({
+      entryPoints: [entry],
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node20",
+      write: false,
+    });
     const output = result.outputFiles[0];
     if (!output) throw new Error("esbuild produced no worker bundle");
     return output.text;

@@ -17,11 +17,13 @@ const CHILD_ID = /^[A-Za-z0-9_-]+$/;
 /** The child ids a description declares (only valid strings), for the logo scan. */
 export function childIdsOf(description: PluginDescription): string[] {
   if (description.kind === "tool") return [];
-  return description.children.map((child) => child.id).filter((id): id is string => typeof id === "string" && CHILD_ID.test(id));
+  return description.children
+    .map((child) => child.id)
+    .filter((id): id is string => typeof id === "string" && CHILD_ID.test(id));
 }
 
 const toolDescriptionOf = (explicit: unknown, description: I18nString): string =>
-  typeof explicit === "string" && explicit.trim() !== "" ? explicit : (description["zh-CN"] || description.en);
+  typeof explicit === "string" && explicit.trim() !== "" ? explicit : description["zh-CN"] || description.en;
 
 /**
  * Turns what the bundle declared plus the logo scan into `dist/manifest.json`. Every problem becomes an
@@ -36,28 +38,44 @@ export function assembleManifest(
   const at = { file: manifestFile };
   const parsed = parsePluginManifest(description.manifest);
   if (!parsed.ok) {
-    for (const issue of parsed.issues) diagnostics.push(errorOf("PLUGIN_MANIFEST_INVALID", `${issue.path}: ${issue.message}`, at));
+    for (const issue of parsed.issues)
+      diagnostics.push(errorOf("PLUGIN_MANIFEST_INVALID", `${issue.path}: ${issue.message}`, at));
   }
   for (const problem of description.problems) diagnostics.push(errorOf("PLUGIN_SCHEMA_INVALID", problem, at));
-  const rawManifest = (typeof description.manifest === "object" && description.manifest !== null ? description.manifest : {}) as Record<string, unknown>;
+  const rawManifest = (
+    typeof description.manifest === "object" && description.manifest !== null ? description.manifest : {}
+  ) as Record<string, unknown>;
   diagnostics.push(...checkDeclaredIcon(rawManifest.icon, "manifest.icon", logos.main).map((d) => ({ ...d, ...at })));
 
   const children: BuiltChild[] = [];
   if (description.kind === "toolSet") {
-    if (description.children.length === 0) diagnostics.push(errorOf("PLUGIN_SCHEMA_INVALID", "children: a tool set needs at least one child", at));
+    if (description.children.length === 0)
+      diagnostics.push(errorOf("PLUGIN_SCHEMA_INVALID", "children: a tool set needs at least one child", at));
     const seen = new Set<unknown>();
     description.children.forEach((child, index) => {
       const where = `children[${index}]`;
       if (typeof child.id !== "string" || !CHILD_ID.test(child.id)) {
-        diagnostics.push(errorOf("PLUGIN_CHILD_INVALID", `${where}.id: must be a non-empty string of letters, digits, '-' and '_'`, at));
+        diagnostics.push(
+          errorOf(
+            "PLUGIN_CHILD_INVALID",
+            `${where}.id: must be a non-empty string of letters, digits, '-' and '_'`,
+            at,
+          ),
+        );
       } else if (seen.has(child.id)) {
-        diagnostics.push(errorOf("PLUGIN_CHILD_INVALID", `${where}.id: duplicate child id ${JSON.stringify(child.id)}`, at));
+        diagnostics.push(
+          errorOf("PLUGIN_CHILD_INVALID", `${where}.id: duplicate child id ${JSON.stringify(child.id)}`, at),
+        );
       }
       seen.add(child.id);
       const name = I18nStringSchema.safeParse(child.name);
       const text = I18nStringSchema.safeParse(child.description);
-      if (!name.success) for (const i of toManifestIssues(name.error, `${where}.name`)) diagnostics.push(errorOf("PLUGIN_CHILD_INVALID", `${i.path}: ${i.message}`, at));
-      if (!text.success) for (const i of toManifestIssues(text.error, `${where}.description`)) diagnostics.push(errorOf("PLUGIN_CHILD_INVALID", `${i.path}: ${i.message}`, at));
+      if (!name.success)
+        for (const i of toManifestIssues(name.error, `${where}.name`))
+          diagnostics.push(errorOf("PLUGIN_CHILD_INVALID", `${i.path}: ${i.message}`, at));
+      if (!text.success)
+        for (const i of toManifestIssues(text.error, `${where}.description`))
+          diagnostics.push(errorOf("PLUGIN_CHILD_INVALID", `${i.path}: ${i.message}`, at));
       const id = typeof child.id === "string" ? child.id : "";
       const icon = logos.children.get(id) ?? logos.main;
       diagnostics.push(...checkDeclaredIcon(child.icon, `${where}.icon`, icon).map((d) => ({ ...d, ...at })));
@@ -94,14 +112,19 @@ export function assembleManifest(
     toolDescription: toolDescriptionOf(m.toolDescription, m.description),
     ...(description.secretSchema === undefined ? {} : { secretSchema: description.secretSchema }),
     ...(description.kind === "tool"
-      ? { inputSchema: single?.inputSchema === undefined ? undefined : inferToolParams(single.inputSchema), outputSchema: single?.outputSchema }
+      ? {
+          inputSchema: single?.inputSchema === undefined ? undefined : inferToolParams(single.inputSchema),
+          outputSchema: single?.outputSchema,
+        }
       : { children }),
   };
   // The assembled manifest must satisfy the schema the host reads it with; a failure here is a build bug.
   const check = BuiltManifestSchema.safeParse(built);
   if (!check.success) {
     return {
-      diagnostics: toManifestIssues(check.error).map((i) => errorOf("PLUGIN_MANIFEST_INVALID", `built manifest ${i.path}: ${i.message}`, at)),
+      diagnostics: toManifestIssues(check.error).map((i) =>
+        errorOf("PLUGIN_MANIFEST_INVALID", `built manifest ${i.path}: ${i.message}`, at),
+      ),
     };
   }
   return { manifest: built as BuiltManifest, diagnostics };

@@ -3,7 +3,15 @@ import { readFile, readdir, writeFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { buildPlugin } from "./build.js";
 import { PluginBuildError } from "./diagnostics.js";
-import { fastgptTool, fastgptToolSet, LOGO, seedTool, seedToolSet, tempPlugins, toolSource } from "./__fixtures__/plugins.js";
+import {
+  fastgptTool,
+  fastgptToolSet,
+  LOGO,
+  seedTool,
+  seedToolSet,
+  tempPlugins,
+  toolSource,
+} from "./__fixtures__/plugins.js";
 
 const temp = tempPlugins();
 afterEach(() => temp.cleanup());
@@ -20,7 +28,12 @@ const readJson = async (path: string): Promise<unknown> => JSON.parse(await read
 
 describe("buildPlugin: the seed's templates", () => {
   it("single tool: one ESM bundle with the SDK and zod external, and the built manifest", async () => {
-    const dir = await temp.make({ "index.ts": seedTool, "logo.svg": LOGO, "README.md": "# Text normalizer\n", "assets/example.txt": "x" });
+    const dir = await temp.make({
+      "index.ts": seedTool,
+      "logo.svg": LOGO,
+      "README.md": "# Text normalizer\n",
+      "assets/example.txt": "x",
+    });
     const result = await buildPlugin({ entry: dir, output: join(dir, "dist") });
     expect(result.files).toEqual(["README.md", "assets/example.txt", "index.js", "logo.svg", "manifest.json"]);
     expect(result.diagnostics).toEqual([]);
@@ -42,7 +55,15 @@ describe("buildPlugin: the seed's templates", () => {
       inputSchema: {
         $schema: "https://json-schema.org/draft/2020-12/schema",
         type: "object",
-        properties: { text: { type: "string", minLength: 1, title: "Text", toolDescription: "Text to normalize", isToolParam: true } },
+        properties: {
+          text: {
+            type: "string",
+            minLength: 1,
+            title: "Text",
+            toolDescription: "Text to normalize",
+            isToolParam: true,
+          },
+        },
         required: ["text"],
       },
       outputSchema: {
@@ -62,9 +83,13 @@ describe("buildPlugin: the seed's templates", () => {
     const manifest = result.manifest;
     expect(manifest.icon).toBe("logo.png");
     expect(manifest.toolDescription).toBe("搜索公开示例数据");
-    expect(manifest.secretSchema?.properties).toEqual({ apiKey: { type: "string", minLength: 1, title: "API Key", isSecret: true } });
+    expect(manifest.secretSchema?.properties).toEqual({
+      apiKey: { type: "string", minLength: 1, title: "API Key", isSecret: true },
+    });
     expect(manifest.inputSchema).toBeUndefined();
-    expect(manifest.children?.map((c) => [c.id, c.icon, c.toolDescription])).toEqual([["search", "search.logo.svg", "Search public example data by query"]]);
+    expect(manifest.children?.map((c) => [c.id, c.icon, c.toolDescription])).toEqual([
+      ["search", "search.logo.svg", "Search public example data by query"],
+    ]);
     expect(await readJson(join(dir, "dist/manifest.json"))).toEqual(manifest);
   });
 
@@ -77,19 +102,28 @@ describe("buildPlugin: the seed's templates", () => {
   it.each([
     ["single tool", fastgptTool, "text-normalizer"],
     ["tool set", fastgptToolSet, "example-search-tools"],
-  ])("%s importing @fastgpt-plugin/sdk-factory builds unchanged (aliased to @skillport/plugin)", async (_label, source, id) => {
-    const dir = await temp.make({ "index.ts": source, "logo.svg": LOGO });
-    const result = await buildPlugin({ entry: dir, output: join(dir, "dist") });
-    expect(result.manifest.pluginId).toBe(id);
-    const bundle = await readFile(join(dir, "dist/index.js"), "utf8");
-    expect(bundle).toContain('from "@skillport/plugin"');
-    expect(bundle).not.toContain("@fastgpt-plugin/sdk-factory");
-  });
+  ])(
+    "%s importing @fastgpt-plugin/sdk-factory builds unchanged (aliased to @skillport/plugin)",
+    async (_label, source, id) => {
+      const dir = await temp.make({ "index.ts": source, "logo.svg": LOGO });
+      const result = await buildPlugin({ entry: dir, output: join(dir, "dist") });
+      expect(result.manifest.pluginId).toBe(id);
+      const bundle = await readFile(join(dir, "dist/index.js"), "utf8");
+      expect(bundle).toContain('from "@skillport/plugin"');
+      expect(bundle).not.toContain("@fastgpt-plugin/sdk-factory");
+    },
+  );
 });
 
 describe("buildPlugin: reproducible", () => {
   it("the same sources give the same bytes, in place and in another directory", async () => {
-    const files = { "index.ts": seedToolSet, "lib/extra.ts": "export const x = 1;\n", "logo.svg": LOGO, "README.md": "# r\n", "assets/a.txt": "a" };
+    const files = {
+      "index.ts": seedToolSet,
+      "lib/extra.ts": "export const x = 1;\n",
+      "logo.svg": LOGO,
+      "README.md": "# r\n",
+      "assets/a.txt": "a",
+    };
     const one = await temp.make(files);
     const two = await temp.make(files);
     const snapshot = async (dir: string) => {
@@ -106,16 +140,38 @@ describe("buildPlugin: reproducible", () => {
     await buildPlugin({ entry: two, output: join(two, "dist"), minify: true });
     expect(await snapshot(one)).toEqual(first);
     expect(await snapshot(two)).toEqual(first);
-    expect(Object.keys(first).sort()).toEqual(["README.md", "assets", "assets/a.txt", "index.js", "logo.svg", "manifest.json"].filter((f) => f !== "assets"));
+    expect(Object.keys(first).sort()).toEqual(
+      ["README.md", "assets", "assets/a.txt", "index.js", "logo.svg", "manifest.json"].filter((f) => f !== "assets"),
+    );
   });
 });
 
 describe("buildPlugin: errors", () => {
   it.each([
-    ["no default export", "export const tool = 1;\n", "PLUGIN_DEFAULT_EXPORT", "the entry has no default export; export default defineTool(...) or defineToolSet(...)"],
-    ["a plain object", "export default { manifest: {} };\n", "PLUGIN_DEFAULT_EXPORT", "the default export is an object that is not a defineTool/defineToolSet result; export default defineTool(...) or defineToolSet(...)"],
-    ["a function", "export default () => 1;\n", "PLUGIN_DEFAULT_EXPORT", "the default export is function; export default defineTool(...) or defineToolSet(...)"],
-    ["top-level code that throws", "throw new Error('boom at load');\n", "PLUGIN_LOAD_FAILED", "loading the bundle failed: boom at load"],
+    [
+      "no default export",
+      "export const tool = 1;\n",
+      "PLUGIN_DEFAULT_EXPORT",
+      "the entry has no default export; export default defineTool(...) or defineToolSet(...)",
+    ],
+    [
+      "a plain object",
+      "export default { manifest: {} };\n",
+      "PLUGIN_DEFAULT_EXPORT",
+      "the default export is an object that is not a defineTool/defineToolSet result; export default defineTool(...) or defineToolSet(...)",
+    ],
+    [
+      "a function",
+      "export default () => 1;\n",
+      "PLUGIN_DEFAULT_EXPORT",
+      "the default export is function; export default defineTool(...) or defineToolSet(...)",
+    ],
+    [
+      "top-level code that throws",
+      "throw new Error('boom at load');\n",
+      "PLUGIN_LOAD_FAILED",
+      "loading the bundle failed: boom at load",
+    ],
   ])("default export: %s", async (_label, source, code, message) => {
     const dir = await temp.make({ "index.ts": source, "logo.svg": LOGO });
     const error = await failure(buildPlugin({ entry: dir, output: join(dir, "dist") }));
@@ -123,9 +179,22 @@ describe("buildPlugin: errors", () => {
   });
 
   it("a syntax error names the file, line and column", async () => {
-    const dir = await temp.make({ "index.ts": "import './lib/broken';\n", "lib/broken.ts": "const x = ;\n", "logo.svg": LOGO });
+    const dir = await temp.make({
+      "index.ts": "import './lib/broken';\n",
+      "lib/broken.ts": "const x = ;\n",
+      "logo.svg": LOGO,
+    });
     const error = await failure(buildPlugin({ entry: dir, output: join(dir, "dist") }));
-    expect(error.diagnostics).toEqual([{ code: "PLUGIN_BUNDLE_FAILED", severity: "error", message: 'Unexpected ";"', file: "lib/broken.ts", line: 1, column: 11 }]);
+    expect(error.diagnostics).toEqual([
+      {
+        code: "PLUGIN_BUNDLE_FAILED",
+        severity: "error",
+        message: 'Unexpected ";"',
+        file: "lib/broken.ts",
+        line: 1,
+        column: 11,
+      },
+    ]);
   });
 
   it("a missing index.ts is reported", async () => {
@@ -135,7 +204,9 @@ describe("buildPlugin: errors", () => {
   });
 
   it("manifest issues are reported with their field paths", async () => {
-    const source = seedTool.replace("pluginId: 'text-normalizer'", "pluginId: 'Text Normalizer'").replace("'zh-CN': '文本规范化'", "");
+    const source = seedTool
+      .replace("pluginId: 'text-normalizer'", "pluginId: 'Text Normalizer'")
+      .replace("'zh-CN': '文本规范化'", "");
     const dir = await temp.make({ "index.ts": source, "logo.svg": LOGO });
     const error = await failure(buildPlugin({ entry: dir, output: join(dir, "dist") }));
     expect(error.diagnostics.map((d) => d.message)).toEqual([
@@ -178,7 +249,10 @@ describe("buildPlugin: errors", () => {
   });
 
   it("load errors do not leak host paths", async () => {
-    const dir = await temp.make({ "index.ts": "import 'left-pad-not-installed';\nexport default 1;\n", "logo.svg": LOGO });
+    const dir = await temp.make({
+      "index.ts": "import 'left-pad-not-installed';\nexport default 1;\n",
+      "logo.svg": LOGO,
+    });
     const error = await failure(buildPlugin({ entry: dir, output: join(dir, "dist") }));
     for (const d of error.diagnostics) expect(d.message).not.toContain(dir);
   });
@@ -195,7 +269,9 @@ describe("buildPlugin: errors", () => {
   it("refuses to replace a non-empty directory that holds no build", async () => {
     const dir = await temp.make({ "index.ts": seedTool, "logo.svg": LOGO, "dist/notes.txt": "mine" });
     const error = await failure(buildPlugin({ entry: dir, output: join(dir, "dist") }));
-    expect(error.message).toBe("the output directory dist is not empty and holds no previous build; refusing to replace it");
+    expect(error.message).toBe(
+      "the output directory dist is not empty and holds no previous build; refusing to replace it",
+    );
     expect(await readFile(join(dir, "dist/notes.txt"), "utf8")).toBe("mine");
   });
 
@@ -203,7 +279,10 @@ describe("buildPlugin: errors", () => {
     const bad = await temp.make({ "index.ts": toolSource({ manifest: "icon: 'assets/logo.png'" }), "logo.svg": LOGO });
     const error = await failure(buildPlugin({ entry: bad, output: join(bad, "dist") }));
     expect(error.diagnostics.map((d) => d.code)).toEqual(["PLUGIN_LOGO_IN_ASSETS"]);
-    const odd = await temp.make({ "index.ts": toolSource({ manifest: "icon: 'https://example.com/x.png'" }), "logo.svg": LOGO });
+    const odd = await temp.make({
+      "index.ts": toolSource({ manifest: "icon: 'https://example.com/x.png'" }),
+      "logo.svg": LOGO,
+    });
     const result = await buildPlugin({ entry: odd, output: join(odd, "dist") });
     expect(result.diagnostics.map((d) => d.code)).toEqual(["PLUGIN_ICON_IGNORED"]);
     expect(result.manifest.icon).toBe("logo.svg");

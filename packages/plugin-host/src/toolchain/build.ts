@@ -35,7 +35,10 @@ export async function buildPlugin(options: BuildOptions): Promise<BuildResult> {
     const result = await compilePlugin(entry, stage, options);
     if (result.manifest === undefined || hasErrorDiagnostics(result.diagnostics)) {
       const errors = result.diagnostics.filter((d) => d.severity === "error");
-      throw new PluginBuildError(`build failed with ${errors.length} error${errors.length === 1 ? "" : "s"}`, result.diagnostics);
+      throw new PluginBuildError(
+        `build failed with ${errors.length} error${errors.length === 1 ? "" : "s"}`,
+        result.diagnostics,
+      );
     }
     await swapInto(stage, output);
     return { manifest: result.manifest, diagnostics: result.diagnostics, files: await listFiles(output) };
@@ -47,7 +50,11 @@ export async function buildPlugin(options: BuildOptions): Promise<BuildResult> {
 /** Refuses outputs that would destroy sources: the entry itself, its ancestors, or a non-build directory. */
 async function assertReplaceableOutput(entry: string, output: string): Promise<void> {
   if (isInside(output, entry)) {
-    throw new PluginBuildError("the output directory must not be the plugin directory or contain it", [], "PLUGIN_OUTPUT_INVALID");
+    throw new PluginBuildError(
+      "the output directory must not be the plugin directory or contain it",
+      [],
+      "PLUGIN_OUTPUT_INVALID",
+    );
   }
   if (!(await exists(output))) return;
   const names = await readdir(output).catch(() => {

@@ -26,7 +26,12 @@ const hostModules: esbuild.Plugin = {
       if (args.pluginData === NESTED_RESOLVE) return undefined;
       // A dependency built for another zod major bundles its own copy (see dependency-zod.ts).
       if ((args.path === "zod" || args.path.startsWith("zod/")) && args.importer.includes("node_modules")) {
-        const own = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: NESTED_RESOLVE });
+        const own = await build.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: NESTED_RESOLVE,
+        });
         if (own.errors.length === 0 && needsOwnZod(args.importer, own.path)) return { path: own.path };
       }
       return { path: hostModuleFor(args.path) ?? args.path, external: true };
@@ -53,7 +58,8 @@ export interface BundleOptions {
   allowOutsideImports?: boolean;
 }
 
-export type BundleResult = { ok: true; code: string; inputs: string[] } | { ok: false; diagnostics: PluginDiagnostic[] };
+export type BundleResult =
+  { ok: true; code: string; inputs: string[] } | { ok: false; diagnostics: PluginDiagnostic[] };
 
 /**
  * Bundles a plugin into one ESM file for Node >= 20. Deterministic: the same sources give the same bytes. Throws
@@ -82,7 +88,8 @@ export async function bundlePlugin(options: BundleOptions): Promise<BundleResult
       plugins: options.allowOutsideImports === true ? [hostModules] : [hostModules, confineImports(options.entryDir)],
     });
     const output = result.outputFiles.find((file) => file.path.endsWith(".js"));
-    if (output === undefined) return { ok: false, diagnostics: [errorOf("PLUGIN_BUNDLE_FAILED", "esbuild produced no JavaScript output")] };
+    if (output === undefined)
+      return { ok: false, diagnostics: [errorOf("PLUGIN_BUNDLE_FAILED", "esbuild produced no JavaScript output")] };
     return { ok: true, code: output.text, inputs: Object.keys(result.metafile.inputs).sort() };
   } catch (error) {
     return { ok: false, diagnostics: esbuildDiagnostics(error) };
@@ -92,11 +99,15 @@ export async function bundlePlugin(options: BundleOptions): Promise<BundleResult
 function esbuildDiagnostics(error: unknown): PluginDiagnostic[] {
   const failure = error as Partial<esbuild.BuildFailure>;
   if (!Array.isArray(failure.errors) || failure.errors.length === 0) {
-    return [errorOf("PLUGIN_BUNDLE_FAILED", `bundling failed: ${error instanceof Error ? error.message : String(error)}`)];
+    return [
+      errorOf("PLUGIN_BUNDLE_FAILED", `bundling failed: ${error instanceof Error ? error.message : String(error)}`),
+    ];
   }
   return failure.errors.map((message) =>
     errorOf("PLUGIN_BUNDLE_FAILED", message.text, {
-      ...(message.location ? { file: message.location.file, line: message.location.line, column: message.location.column + 1 } : {}),
+      ...(message.location
+        ? { file: message.location.file, line: message.location.line, column: message.location.column + 1 }
+        : {}),
     }),
   );
 }

@@ -36,16 +36,29 @@ export interface CompileResult {
  * Builds a plugin into `stageDir` (which must exist and be empty): bundle, read the definition, apply the
  * logo rules, write manifest.json, copy logos, README.md and assets/. Never throws for problems in the plugin.
  */
-export async function compilePlugin(givenEntryDir: string, givenStageDir: string, options: CompileOptions = {}): Promise<CompileResult> {
+export async function compilePlugin(
+  givenEntryDir: string,
+  givenStageDir: string,
+  options: CompileOptions = {},
+): Promise<CompileResult> {
   const diagnostics: PluginDiagnostic[] = [];
   const entryStat = await lstat(givenEntryDir).catch(() => undefined);
-  if (!entryStat?.isDirectory()) return { diagnostics: [errorOf("PLUGIN_ENTRY_MISSING", "the entry directory does not exist")] };
+  if (!entryStat?.isDirectory())
+    return { diagnostics: [errorOf("PLUGIN_ENTRY_MISSING", "the entry directory does not exist")] };
   // Real paths from here on: the bundler judges imports, and the sandboxed loader is granted folders, by real path
   // (a plugin addressed through a linked ancestor, `/home -> /data/home`, would otherwise load nothing).
   const entryDir = await realpath(givenEntryDir);
   const stageDir = await realpath(givenStageDir);
   if (!(await exists(join(entryDir, ENTRY_FILE)))) {
-    return { diagnostics: [errorOf("PLUGIN_ENTRY_FILE_MISSING", `${ENTRY_FILE} is missing; it must default-export defineTool(...) or defineToolSet(...)`, { file: ENTRY_FILE })] };
+    return {
+      diagnostics: [
+        errorOf(
+          "PLUGIN_ENTRY_FILE_MISSING",
+          `${ENTRY_FILE} is missing; it must default-export defineTool(...) or defineToolSet(...)`,
+          { file: ENTRY_FILE },
+        ),
+      ],
+    };
   }
   const bundled = await bundlePlugin({
     entryDir,
@@ -87,13 +100,18 @@ export async function compilePlugin(givenEntryDir: string, givenStageDir: string
       [entryDir, "."],
     ],
   });
-  if (!loaded.ok) return { diagnostics: [...diagnostics, errorOf(loaded.code, loaded.message, { file: ENTRY_FILE })], code: bundled.code };
+  if (!loaded.ok)
+    return {
+      diagnostics: [...diagnostics, errorOf(loaded.code, loaded.message, { file: ENTRY_FILE })],
+      code: bundled.code,
+    };
   const description = loaded.description;
 
   const logos = await scanLogos(entryDir, childIdsOf(description));
   const assembled = assembleManifest(description, logos, ENTRY_FILE);
   diagnostics.push(...assembled.diagnostics);
-  if (assembled.manifest === undefined || hasErrorDiagnostics(diagnostics)) return { diagnostics, description, code: bundled.code };
+  if (assembled.manifest === undefined || hasErrorDiagnostics(diagnostics))
+    return { diagnostics, description, code: bundled.code };
 
   const logoFiles = new Set([logos.main, ...logos.children.values()].filter((f): f is string => f !== undefined));
   for (const file of [...logoFiles].sort()) await copyInto(entryDir, stageDir, file);

@@ -58,7 +58,8 @@ export function confineImports(pluginDir: string): esbuild.Plugin {
         // `__esModule` (@clickhouse/client) got `exports.default` instead of `module.exports`, undefined at run time.
         // Nothing resolved means nothing is read: esbuild's own handling applies (a `require` inside `try` becomes a
         // warning and throws at run time, where the package's catch expects it: debug's supports-color, pg-native).
-        if (result.errors.length > 0 || result.external || result.namespace !== "file" || result.path === "") return undefined;
+        if (result.errors.length > 0 || result.external || result.namespace !== "file" || result.path === "")
+          return undefined;
         let real: string;
         try {
           real = realpathSync.native(result.path);

@@ -10,15 +10,33 @@ afterEach(() => temp.cleanup());
 
 describe("createPlugin", () => {
   it.each([
-    ["tool", ["README.md", "index.spec.ts", "index.ts", "logo.svg", "package.json", "tsconfig.json", "vitest.config.ts"]],
-    ["tool-suite", ["README.md", "index.spec.ts", "index.ts", "logo.svg", "package.json", "sign.logo.svg", "tsconfig.json", "vitest.config.ts"]],
+    [
+      "tool",
+      ["README.md", "index.spec.ts", "index.ts", "logo.svg", "package.json", "tsconfig.json", "vitest.config.ts"],
+    ],
+    [
+      "tool-suite",
+      [
+        "README.md",
+        "index.spec.ts",
+        "index.ts",
+        "logo.svg",
+        "package.json",
+        "sign.logo.svg",
+        "tsconfig.json",
+        "vitest.config.ts",
+      ],
+    ],
   ] as const)("%s: writes the template files into <cwd>/<name>", async (type, expected) => {
     const parent = await temp.make({});
     const result = await createPlugin({ name: "my-tool", type, cwd: parent });
     expect(result.dir).toBe(join(parent, "my-tool"));
     expect(result.files).toEqual(expected);
     expect((await readdir(result.dir)).sort()).toEqual(expected);
-    const pkg = JSON.parse(await readFile(join(result.dir, "package.json"), "utf8")) as { name: string; scripts: Record<string, string> };
+    const pkg = JSON.parse(await readFile(join(result.dir, "package.json"), "utf8")) as {
+      name: string;
+      scripts: Record<string, string>;
+    };
     expect(pkg.name).toBe("my-tool");
     expect(Object.keys(pkg.scripts).sort()).toEqual(["build", "build:dev", "check", "pack", "test"]);
     const index = await readFile(join(result.dir, "index.ts"), "utf8");
@@ -26,7 +44,9 @@ describe("createPlugin", () => {
     expect(index).toContain("name: { en: 'My Tool'");
     expect(index).not.toContain("{{");
     const readme = await readFile(join(result.dir, "README.md"), "utf8");
-    for (const heading of ["## Inputs", "## Outputs", "## Secrets", "## Usage"].filter((h) => type === "tool" || h !== "## Inputs" && h !== "## Outputs")) {
+    for (const heading of ["## Inputs", "## Outputs", "## Secrets", "## Usage"].filter(
+      (h) => type === "tool" || (h !== "## Inputs" && h !== "## Outputs"),
+    )) {
       expect(readme).toContain(heading);
     }
   });
@@ -68,7 +88,12 @@ describe("createPlugin, as FastGPT's CLI names things", () => {
 
   it("writes the description, a vitest config and an index.spec.ts", async () => {
     const parent = await temp.make({});
-    const { dir, files } = await createPlugin({ name: "MyTool", type: "tool", cwd: parent, description: "Does \"things\"\nwell" });
+    const { dir, files } = await createPlugin({
+      name: "MyTool",
+      type: "tool",
+      cwd: parent,
+      description: 'Does "things"\nwell',
+    });
     expect(dir).toBe(join(parent, "MyTool"));
     expect(files).toContain("vitest.config.ts");
     expect(files).toContain("index.spec.ts");

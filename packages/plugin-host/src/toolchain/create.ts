@@ -34,7 +34,10 @@ function wordsOf(name: string): string[] {
 }
 
 /** FastGPT's CLI names the package in kebab case: `MyTool` → `my-tool`. */
-export const kebabCase = (name: string): string => wordsOf(name).map((word) => word.toLowerCase()).join("-");
+export const kebabCase = (name: string): string =>
+  wordsOf(name)
+    .map((word) => word.toLowerCase())
+    .join("-");
 
 const titleOf = (name: string) =>
   wordsOf(name)
@@ -42,19 +45,33 @@ const titleOf = (name: string) =>
     .join(" ");
 
 /** The files of a template for a plugin named `name`. */
-export function templateFiles(name: string, type: PluginTemplate, description = DEFAULT_PLUGIN_DESCRIPTION): Record<string, string> {
+export function templateFiles(
+  name: string,
+  type: PluginTemplate,
+  description = DEFAULT_PLUGIN_DESCRIPTION,
+): Record<string, string> {
   const fill = (text: string) => text.replaceAll("{{pluginId}}", name).replaceAll("{{title}}", titleOf(name));
   const files: Record<string, string> =
     type === "tool"
       ? { "index.ts": TOOL_INDEX, "index.spec.ts": TOOL_TEST, "README.md": TOOL_README }
-      : { "index.ts": SUITE_INDEX, "index.spec.ts": SUITE_TEST, "README.md": SUITE_README, "sign.logo.svg": CHILD_LOGO_SVG };
-  const filled = Object.entries({ ...files, "logo.svg": LOGO_SVG, "tsconfig.json": TSCONFIG, "vitest.config.ts": VITEST_CONFIG }).map(
-    ([file, text]) => [file, fill(text)] as const,
-  );
+      : {
+          "index.ts": SUITE_INDEX,
+          "index.spec.ts": SUITE_TEST,
+          "README.md": SUITE_README,
+          "sign.logo.svg": CHILD_LOGO_SVG,
+        };
+  const filled = Object.entries({
+    ...files,
+    "logo.svg": LOGO_SVG,
+    "tsconfig.json": TSCONFIG,
+    "vitest.config.ts": VITEST_CONFIG,
+  }).map(([file, text]) => [file, fill(text)] as const);
   // The description is the author's text: it goes in as data (JSON, or a README line), never through fill().
   const readme = filled.find(([file]) => file === "README.md");
   const withDescription = filled.map(([file, text]) =>
-    file === "README.md" && readme !== undefined ? ([file, text.replace(/\n\n/, `\n\n${description.replace(/\s+/g, " ").trim()}\n\n`)] as const) : ([file, text] as const),
+    file === "README.md" && readme !== undefined
+      ? ([file, text.replace(/\n\n/, `\n\n${description.replace(/\s+/g, " ").trim()}\n\n`)] as const)
+      : ([file, text] as const),
   );
   return Object.fromEntries(
     [...withDescription, ["package.json", packageJson(kebabCase(name) || name, description)] as const]
@@ -73,7 +90,11 @@ export async function createPlugin(options: CreateOptions): Promise<CreateResult
     );
   }
   if (!(PLUGIN_TEMPLATES as readonly string[]).includes(options.type)) {
-    throw new PluginBuildError(`unknown template type ${JSON.stringify(options.type)}: use ${PLUGIN_TEMPLATES.join(" or ")}`, [], "PLUGIN_CREATE_INVALID");
+    throw new PluginBuildError(
+      `unknown template type ${JSON.stringify(options.type)}: use ${PLUGIN_TEMPLATES.join(" or ")}`,
+      [],
+      "PLUGIN_CREATE_INVALID",
+    );
   }
   const parent = resolve(options.cwd);
   const dir = join(parent, options.name);
@@ -82,7 +103,11 @@ export async function createPlugin(options: CreateOptions): Promise<CreateResult
     await mkdir(dir);
   } catch (error) {
     if (errorCode(error) === "EEXIST") {
-      throw new PluginBuildError(`${options.name} already exists; refusing to overwrite it`, [], "PLUGIN_CREATE_EXISTS");
+      throw new PluginBuildError(
+        `${options.name} already exists; refusing to overwrite it`,
+        [],
+        "PLUGIN_CREATE_EXISTS",
+      );
     }
     throw error;
   }

@@ -22,7 +22,8 @@ function dependency(name: string, nestedZod?: string): Record<string, string> {
     [`node_modules/${name}/index.js`]: `import { z } from "zod";\nexport const which = () => (z.marker ?? "host zod");\n`,
   };
   if (nestedZod !== undefined) {
-    for (const [file, text] of Object.entries(fakeZod(nestedZod))) files[`node_modules/${name}/node_modules/zod/${file}`] = text;
+    for (const [file, text] of Object.entries(fakeZod(nestedZod)))
+      files[`node_modules/${name}/node_modules/zod/${file}`] = text;
   }
   return files;
 }

@@ -13,7 +13,10 @@ const NODE_MODULES = `${sep}node_modules${sep}`;
 /** The major version of the zod package that contains `file`, or undefined when it cannot be read. */
 export function zodMajorAt(file: string): number | undefined {
   try {
-    const pkg = JSON.parse(readFileSync(join(packageRoot(file, "zod"), "package.json"), "utf8")) as { name?: unknown; version?: unknown };
+    const pkg = JSON.parse(readFileSync(join(packageRoot(file, "zod"), "package.json"), "utf8")) as {
+      name?: unknown;
+      version?: unknown;
+    };
     if (pkg.name !== "zod" || typeof pkg.version !== "string") return undefined;
     const major = Number.parseInt(pkg.version, 10);
     return Number.isNaN(major) ? undefined : major;

@@ -23,7 +23,19 @@ describe("listRegularFiles", () => {
     const elsewhere = await temp.make({ "secret.txt": "s" });
     await symlink(elsewhere, join(root, "assets"), "dir");
     const listed = await listRegularFiles(root, join(root, "assets"));
-    expect(listed).toEqual({ files: [], diagnostics: [{ code: "PLUGIN_ASSET_OUTSIDE", severity: "error", message: "assets/ resolves outside the plugin directory", file: "assets", line: 0, column: 0 }] });
+    expect(listed).toEqual({
+      files: [],
+      diagnostics: [
+        {
+          code: "PLUGIN_ASSET_OUTSIDE",
+          severity: "error",
+          message: "assets/ resolves outside the plugin directory",
+          file: "assets",
+          line: 0,
+          column: 0,
+        },
+      ],
+    });
   });
 
   it.each([

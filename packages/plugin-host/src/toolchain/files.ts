@@ -38,20 +38,35 @@ export async function listRegularFiles(
   const dirReal = await realpath(dir);
   const base = relative(root, dir).split(sep).join("/");
   if (!isInside(rootReal, dirReal)) {
-    return { files: [], diagnostics: [errorOf("PLUGIN_ASSET_OUTSIDE", `${base}/ resolves outside the plugin directory`, { file: base })] };
+    return {
+      files: [],
+      diagnostics: [errorOf("PLUGIN_ASSET_OUTSIDE", `${base}/ resolves outside the plugin directory`, { file: base })],
+    };
   }
   const walked = walkTree(dirReal, { links: "refuse", onProblem: "collect", maxFiles, boundaryName: "the plugin" });
   const diagnostics: PluginDiagnostic[] = [];
   for (const problem of walked.problems) {
     const file = `${base}/${problem.path}`;
-    if (problem.kind === "limit") diagnostics.push(errorOf("PLUGIN_ASSET_LIMIT", `${base}/ holds more than ${maxFiles} files`));
-    else diagnostics.push(errorOf("PLUGIN_ASSET_NOT_FILE", `${file} is a link, special file or unsafe name; only regular files are copied`, { file }));
+    if (problem.kind === "limit")
+      diagnostics.push(errorOf("PLUGIN_ASSET_LIMIT", `${base}/ holds more than ${maxFiles} files`));
+    else
+      diagnostics.push(
+        errorOf(
+          "PLUGIN_ASSET_NOT_FILE",
+          `${file} is a link, special file or unsafe name; only regular files are copied`,
+          { file },
+        ),
+      );
   }
   const files: string[] = [];
   let bytes = 0;
   for (const entry of walked.entries) {
     bytes += entry.size;
-    if (bytes > maxBytes) return { files, diagnostics: [...diagnostics, errorOf("PLUGIN_ASSET_LIMIT", `${base}/ holds more than ${maxBytes} bytes`)] };
+    if (bytes > maxBytes)
+      return {
+        files,
+        diagnostics: [...diagnostics, errorOf("PLUGIN_ASSET_LIMIT", `${base}/ holds more than ${maxBytes} bytes`)],
+      };
     files.push(`${base}/${entry.path}`);
   }
   return { files, diagnostics };
@@ -62,10 +77,16 @@ export async function copyInto(fromRoot: string, toRoot: string, relPath: string
   const target = join(toRoot, ...relPath.split("/"));
   await mkdir(dirname(target), { recursive: true });
   // Links that stay inside the plugin are followed (a README.md link to docs/README.md); the descriptor decides.
-  const opened = openConfined(await realpath(fromRoot), relPath, { boundaryName: "the plugin", followLinksInside: true });
+  const opened = openConfined(await realpath(fromRoot), relPath, {
+    boundaryName: "the plugin",
+    followLinksInside: true,
+  });
   try {
     const bytes = opened.readAllSync(opened.size);
-    if (bytes === undefined) throw new PluginBuildError(`${relPath} changed size while it was copied`, [errorOf("PLUGIN_ASSET_LIMIT", `${relPath} changed size while it was copied`, { file: relPath })]);
+    if (bytes === undefined)
+      throw new PluginBuildError(`${relPath} changed size while it was copied`, [
+        errorOf("PLUGIN_ASSET_LIMIT", `${relPath} changed size while it was copied`, { file: relPath }),
+      ]);
     await writeFile(target, bytes, { flag: "wx" });
   } finally {
     opened.close();

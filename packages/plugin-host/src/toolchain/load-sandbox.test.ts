@@ -38,7 +38,9 @@ ${seedToolSet}`);
     const loaded = await loadPluginDescription(bundle, { isolateNetwork });
     expect(loaded.ok).toBe(false);
     expect(loaded.ok ? "" : loaded.message).not.toContain("builder's secret");
-    expect(loaded.ok ? "" : loaded.message).toMatch(/ENOENT|ERR_ACCESS_DENIED|no such file|Access to this API has been restricted/);
+    expect(loaded.ok ? "" : loaded.message).toMatch(
+      /ENOENT|ERR_ACCESS_DENIED|no such file|Access to this API has been restricted/,
+    );
   });
 
   it("top-level code cannot read the host's own package tree", async () => {

@@ -29,20 +29,27 @@ describe("loadPluginDescription", () => {
   });
 
   it("gives the plugin an empty environment", async () => {
-    const bundle = await bundled(`if (Object.keys(process.env).length > 0) throw new Error("env leaked: " + Object.keys(process.env).join(","));\n${seedToolSet}`);
+    const bundle = await bundled(
+      `if (Object.keys(process.env).length > 0) throw new Error("env leaked: " + Object.keys(process.env).join(","));\n${seedToolSet}`,
+    );
     expect((await loadPluginDescription(bundle)).ok).toBe(true);
   });
 
   it("replaces host paths in messages", async () => {
     const bundle = await bundled(`throw new Error("at " + import.meta.url);`);
     const loaded = await loadPluginDescription(bundle, { redact: [[bundle, "index.js"]] });
-    expect(loaded).toEqual({ ok: false, code: "PLUGIN_LOAD_FAILED", message: "loading the bundle failed: at index.js" });
+    expect(loaded).toEqual({
+      ok: false,
+      code: "PLUGIN_LOAD_FAILED",
+      message: "loading the bundle failed: at index.js",
+    });
   });
 });
 
 const bwrap = await findBubblewrap();
 if (!bwrap) {
-  if (process.env.SKILLPORT_REQUIRE_SYSTEM_DEPS) throw new Error("bwrap is required (SKILLPORT_REQUIRE_SYSTEM_DEPS is set) but does not work here");
+  if (process.env.SKILLPORT_REQUIRE_SYSTEM_DEPS)
+    throw new Error("bwrap is required (SKILLPORT_REQUIRE_SYSTEM_DEPS is set) but does not work here");
   console.log("skipping the build-time network isolation test: bwrap is not installed or cannot create namespaces");
 }
 
@@ -72,7 +79,9 @@ ${seedToolSet}`);
   it("cannot connect anywhere while the build reads the definition", async () => {
     const loaded = await loadPluginDescription(await phoneHome());
     expect(loaded).toMatchObject({ ok: false, code: "PLUGIN_LOAD_FAILED" });
-    expect(loaded.ok ? "" : loaded.message).toMatch(/^loading the bundle failed: phone home failed: (ENETUNREACH|ECONNREFUSED)$/);
+    expect(loaded.ok ? "" : loaded.message).toMatch(
+      /^loading the bundle failed: phone home failed: (ENETUNREACH|ECONNREFUSED)$/,
+    );
     expect(connections).toBe(0);
   });
 

@@ -80,7 +80,10 @@ const DEFAULT_MAX_OUTPUT = 8 * 1024 * 1024;
  * Imports a built bundle in a child Node process and reads its definition. The child gets an empty
  * environment (no secrets leak into plugin top-level code) and the bundle's directory as cwd.
  */
-export async function loadPluginDescription(bundlePath: string, options: PluginLoadOptions = {}): Promise<PluginLoadResult> {
+export async function loadPluginDescription(
+  bundlePath: string,
+  options: PluginLoadOptions = {},
+): Promise<PluginLoadResult> {
   // Host-provided modules resolve from a private node_modules that links only the SDK and zod, so the loader never
   // needs the host's own package tree.
   const base = await mkdtemp(join(tmpdir(), "skillport-load-"));
@@ -91,9 +94,14 @@ export async function loadPluginDescription(bundlePath: string, options: PluginL
     try {
       command = await loaderCommand(bundlePath, base, providedRoots, options);
     } catch (error) {
-      if (error instanceof LinkOutError) return { ok: false, code: "PLUGIN_LOAD_FAILED", message: redactWith(options, error.message) };
+      if (error instanceof LinkOutError)
+        return { ok: false, code: "PLUGIN_LOAD_FAILED", message: redactWith(options, error.message) };
       if (!(error instanceof SandboxUnavailableError)) throw error;
-      return { ok: false, code: "PLUGIN_LOAD_FAILED", message: redactWith(options, `cannot load the bundle: ${error.message}`) };
+      return {
+        ok: false,
+        code: "PLUGIN_LOAD_FAILED",
+        message: redactWith(options, `cannot load the bundle: ${error.message}`),
+      };
     }
     return await runLoader(command, options);
   } finally {
@@ -107,7 +115,12 @@ export async function loadPluginDescription(bundlePath: string, options: PluginL
  * bundle's directory, the plugin folder, the SDK and zod (mounted alone inside bubblewrap; the only read grants of
  * Node's permission model either way) plus, inside bubblewrap, the system directories.
  */
-async function loaderCommand(bundlePath: string, base: string, providedRoots: readonly string[], options: PluginLoadOptions): Promise<SandboxedCommand> {
+async function loaderCommand(
+  bundlePath: string,
+  base: string,
+  providedRoots: readonly string[],
+  options: PluginLoadOptions,
+): Promise<SandboxedCommand> {
   const request = {
     bundle: pathToFileURL(bundlePath).href,
     base: pathToFileURL(join(base, "loader.mjs")).href,
@@ -115,7 +128,9 @@ async function loaderCommand(bundlePath: string, base: string, providedRoots: re
     hooks: HOOKS_SOURCE,
   };
   const cwd = dirname(bundlePath);
-  const readable = [...new Set([cwd, ...(options.pluginDir === undefined ? [] : [options.pluginDir]), base, ...providedRoots])];
+  const readable = [
+    ...new Set([cwd, ...(options.pluginDir === undefined ? [] : [options.pluginDir]), base, ...providedRoots]),
+  ];
   // Node's permission model: the plugin's top-level code may read (only those paths) but not write files or spawn
   // processes while we only look at its definition (workers are allowed: the resolve hooks run in one, and workers
   // share the process's restrictions). Node 20 has no network switch: bubblewrap provides one where it works.
@@ -132,7 +147,9 @@ async function loaderCommand(bundlePath: string, base: string, providedRoots: re
   // Inside bubblewrap only the readable paths exist, so a link out of them leads nowhere. Without it, Node's
   // permission model follows links inside a granted folder to anywhere: refuse to run beside such a link.
   // (The SDK, zod and our own node_modules of links are the host's, not searched.)
-  if (bwrapPath === undefined) for (const dir of new Set([cwd, ...(options.pluginDir === undefined ? [] : [options.pluginDir])])) refuseLinksOut(dir, readable);
+  if (bwrapPath === undefined)
+    for (const dir of new Set([cwd, ...(options.pluginDir === undefined ? [] : [options.pluginDir])]))
+      refuseLinksOut(dir, readable);
   return sandboxedCommand({
     command: [process.execPath, ...nodeArgs],
     bwrapPath,
@@ -157,9 +174,18 @@ const MAX_LINK_SCAN_DIRS = 50_000;
 
 function refuseLinksOut(dir: string, readable: readonly string[]): void {
   const roots = readable.map((path) => realpathSync(path));
-  const { excluded, truncated } = walkTree(dir, { links: "exclude", files: false, onProblem: "collect", checkNames: false, maxDirs: MAX_LINK_SCAN_DIRS, maxDepth: 64 });
+  const { excluded, truncated } = walkTree(dir, {
+    links: "exclude",
+    files: false,
+    onProblem: "collect",
+    checkNames: false,
+    maxDirs: MAX_LINK_SCAN_DIRS,
+    maxDepth: 64,
+  });
   if (truncated) {
-    throw new LinkOutError(`cannot load the bundle without bubblewrap: ${dir} has more than ${MAX_LINK_SCAN_DIRS} directories to check for links leading out of it`);
+    throw new LinkOutError(
+      `cannot load the bundle without bubblewrap: ${dir} has more than ${MAX_LINK_SCAN_DIRS} directories to check for links leading out of it`,
+    );
   }
   for (const { path } of excluded) {
     let real: string;
@@ -199,14 +225,22 @@ function runLoader(command: SandboxedCommand, options: PluginLoadOptions): Promi
     let stderr = "";
     let failure: PluginLoadFailure | undefined;
     const timer = setTimeout(() => {
-      failure = { ok: false, code: "PLUGIN_LOAD_TIMEOUT", message: `loading the bundle took longer than ${timeoutMs} ms (top-level code must not block)` };
+      failure = {
+        ok: false,
+        code: "PLUGIN_LOAD_TIMEOUT",
+        message: `loading the bundle took longer than ${timeoutMs} ms (top-level code must not block)`,
+      };
       killGroup();
     }, timeoutMs);
     const channel = child.stdio[3] as NodeJS.ReadableStream;
     channel.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (size > maxOutput) {
-        failure ??= { ok: false, code: "PLUGIN_LOAD_FAILED", message: `the plugin description exceeds ${maxOutput} bytes` };
+        failure ??= {
+          ok: false,
+          code: "PLUGIN_LOAD_FAILED",
+          message: `the plugin description exceeds ${maxOutput} bytes`,
+        };
         killGroup();
         return;
       }
@@ -227,8 +261,16 @@ function runLoader(command: SandboxedCommand, options: PluginLoadOptions): Promi
         if (message.ok) return resolve(message);
         return resolve({ ok: false, code: message.code, message: redact(message.message) });
       } catch {
-        const detail = stderr.trim().split("\n").find((line) => /Error/.test(line)) ?? `exit code ${String(exitCode)}`;
-        return resolve({ ok: false, code: "PLUGIN_LOAD_FAILED", message: redact(`loading the bundle failed: ${detail}`) });
+        const detail =
+          stderr
+            .trim()
+            .split("\n")
+            .find((line) => /Error/.test(line)) ?? `exit code ${String(exitCode)}`;
+        return resolve({
+          ok: false,
+          code: "PLUGIN_LOAD_FAILED",
+          message: redact(`loading the bundle failed: ${detail}`),
+        });
       }
     });
   });

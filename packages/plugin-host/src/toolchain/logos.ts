@@ -31,13 +31,23 @@ export function classifyLogoName(file: string, childIds: readonly string[]): Log
   if (!LOGO_CANDIDATE.test(file)) return { kind: "none" };
   const invalid = (code: string, message: string): LogoVerdict => ({ kind: "invalid", code, message });
   if (!SAFE_FILE_NAME.test(file)) {
-    return invalid("PLUGIN_LOGO_NAME", `logo file name ${JSON.stringify(file)} may use only ASCII letters, digits, '.', '_' and '-' (no spaces, Chinese or special characters)`);
+    return invalid(
+      "PLUGIN_LOGO_NAME",
+      `logo file name ${JSON.stringify(file)} may use only ASCII letters, digits, '.', '_' and '-' (no spaces, Chinese or special characters)`,
+    );
   }
   const match = LOGO_NAME.exec(file);
-  if (match === null) return invalid("PLUGIN_LOGO_NAME", `logo file ${file} must be named logo.<ext> or <childId>.logo.<ext> ('logo' in lowercase)`);
+  if (match === null)
+    return invalid(
+      "PLUGIN_LOGO_NAME",
+      `logo file ${file} must be named logo.<ext> or <childId>.logo.<ext> ('logo' in lowercase)`,
+    );
   const ext = match.groups?.ext ?? "";
   if (!(LOGO_EXTENSIONS as readonly string[]).includes(ext)) {
-    return invalid("PLUGIN_LOGO_EXTENSION", `logo ${file} has an unsupported extension .${ext}; use one of ${LOGO_EXTENSIONS.map((e) => "." + e).join(", ")}`);
+    return invalid(
+      "PLUGIN_LOGO_EXTENSION",
+      `logo ${file} has an unsupported extension .${ext}; use one of ${LOGO_EXTENSIONS.map((e) => "." + e).join(", ")}`,
+    );
   }
   const child = match.groups?.child;
   if (child === undefined) return { kind: "main" };
@@ -64,7 +74,9 @@ export async function scanLogos(entryDir: string, childIds: readonly string[]): 
     if (verdict.kind === "none") continue;
     const file = entry.name;
     if (!entry.isFile()) {
-      diagnostics.push(errorOf("PLUGIN_LOGO_NOT_FILE", `logo ${file} must be a regular file (not a directory or link)`, { file }));
+      diagnostics.push(
+        errorOf("PLUGIN_LOGO_NOT_FILE", `logo ${file} must be a regular file (not a directory or link)`, { file }),
+      );
     } else if (verdict.kind === "invalid") {
       diagnostics.push(errorOf(verdict.code, verdict.message, { file }));
     } else if (verdict.kind === "main") {
@@ -74,14 +86,26 @@ export async function scanLogos(entryDir: string, childIds: readonly string[]): 
     }
   }
   if (mains.length === 0) {
-    diagnostics.push(errorOf("PLUGIN_LOGO_MISSING", `no main logo: put logo.<ext> (${LOGO_EXTENSIONS.join(", ")}) in the plugin root`));
+    diagnostics.push(
+      errorOf("PLUGIN_LOGO_MISSING", `no main logo: put logo.<ext> (${LOGO_EXTENSIONS.join(", ")}) in the plugin root`),
+    );
   } else if (mains.length > 1) {
-    diagnostics.push(errorOf("PLUGIN_LOGO_AMBIGUOUS", `more than one main logo (${mains.join(", ")}); keep exactly one`, { file: mains[1] }));
+    diagnostics.push(
+      errorOf("PLUGIN_LOGO_AMBIGUOUS", `more than one main logo (${mains.join(", ")}); keep exactly one`, {
+        file: mains[1],
+      }),
+    );
   }
   const children = new Map<string, string>();
   for (const [child, files] of byChild) {
     if (files.length > 1) {
-      diagnostics.push(errorOf("PLUGIN_LOGO_AMBIGUOUS", `more than one logo for child ${JSON.stringify(child)} (${files.join(", ")}); keep exactly one`, { file: files[1] }));
+      diagnostics.push(
+        errorOf(
+          "PLUGIN_LOGO_AMBIGUOUS",
+          `more than one logo for child ${JSON.stringify(child)} (${files.join(", ")}); keep exactly one`,
+          { file: files[1] },
+        ),
+      );
     } else if (files[0] !== undefined) {
       children.set(child, files[0]);
     }
@@ -96,7 +120,13 @@ async function logosUnderAssets(entryDir: string): Promise<PluginDiagnostic[]> {
   const walked = walkTree(assets, { links: "exclude", onProblem: "collect", checkNames: false });
   return walked.entries
     .filter((entry) => LOGO_CANDIDATE.test(entry.path.slice(entry.path.lastIndexOf("/") + 1)))
-    .map((entry) => errorOf("PLUGIN_LOGO_IN_ASSETS", `logo assets/${entry.path} is under assets/; logos must sit in the plugin root`, { file: `assets/${entry.path}` }));
+    .map((entry) =>
+      errorOf(
+        "PLUGIN_LOGO_IN_ASSETS",
+        `logo assets/${entry.path} is under assets/; logos must sit in the plugin root`,
+        { file: `assets/${entry.path}` },
+      ),
+    );
 }
 
 /**
@@ -106,7 +136,17 @@ async function logosUnderAssets(entryDir: string): Promise<PluginDiagnostic[]> {
 export function checkDeclaredIcon(icon: unknown, where: string, resolved: string | undefined): PluginDiagnostic[] {
   if (icon === undefined || icon === resolved) return [];
   if (typeof icon === "string" && /(^|\/)assets\//.test(icon.replace(/\\/g, "/").replace(/^\.\//, ""))) {
-    return [errorOf("PLUGIN_LOGO_IN_ASSETS", `${where} points into assets/ (${icon}); put the logo in the plugin root instead`)];
+    return [
+      errorOf(
+        "PLUGIN_LOGO_IN_ASSETS",
+        `${where} points into assets/ (${icon}); put the logo in the plugin root instead`,
+      ),
+    ];
   }
-  return [warningOf("PLUGIN_ICON_IGNORED", `${where} is set by the build from the logo files; the written value ${JSON.stringify(icon)} is ignored`)];
+  return [
+    warningOf(
+      "PLUGIN_ICON_IGNORED",
+      `${where} is set by the build from the logo files; the written value ${JSON.stringify(icon)} is ignored`,
+    ),
+  ];
 }

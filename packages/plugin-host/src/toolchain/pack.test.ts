@@ -40,7 +40,13 @@ function zipEntries(file: string): Promise<Entry[]> {
   });
 }
 
-const files = { "index.ts": seedToolSet, "logo.svg": LOGO, "search.logo.svg": LOGO, "README.md": "# r\n", "assets/data/x.json": "{}" };
+const files = {
+  "index.ts": seedToolSet,
+  "logo.svg": LOGO,
+  "search.logo.svg": LOGO,
+  "README.md": "# r\n",
+  "assets/data/x.json": "{}",
+};
 
 describe("packPlugin", () => {
   it("writes <pluginId>-<version>.pkg: a flat, sorted ZIP of dist/ with fixed times and modes", async () => {
@@ -52,7 +58,14 @@ describe("packPlugin", () => {
     expect(result.sha256).toBe(createHash("sha256").update(bytes).digest("hex"));
     expect(result.size).toBe(bytes.byteLength);
     const entries = await zipEntries(result.file);
-    expect(entries.map((e) => e.name)).toEqual(["README.md", "assets/data/x.json", "index.js", "logo.svg", "manifest.json", "search.logo.svg"]);
+    expect(entries.map((e) => e.name)).toEqual([
+      "README.md",
+      "assets/data/x.json",
+      "index.js",
+      "logo.svg",
+      "manifest.json",
+      "search.logo.svg",
+    ]);
     expect(result.entries).toEqual(entries.map((e) => e.name));
     for (const entry of entries) {
       expect(entry.mode).toBe(0o100644);
@@ -74,11 +87,18 @@ describe("packPlugin", () => {
   });
 
   it("refuses to pack when check finds errors, and writes nothing", async () => {
-    const dir = await temp.make({ "index.ts": toolSource({ body: "await ctx.invoke.uploadFile({ file: 'x' });" }), "logo.svg": LOGO });
-    const error = await packPlugin({ entry: dir, dist: join(dir, "dist"), output: join(dir, "out") }).catch((e: unknown) => e);
+    const dir = await temp.make({
+      "index.ts": toolSource({ body: "await ctx.invoke.uploadFile({ file: 'x' });" }),
+      "logo.svg": LOGO,
+    });
+    const error = await packPlugin({ entry: dir, dist: join(dir, "dist"), output: join(dir, "out") }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(PluginBuildError);
     expect((error as PluginBuildError).code).toBe("PLUGIN_CHECK_FAILED");
-    expect((error as PluginBuildError).diagnostics.filter((d) => d.severity === "error").map((d) => d.code)).toEqual(["PLUGIN_PERMISSION_MISSING"]);
+    expect((error as PluginBuildError).diagnostics.filter((d) => d.severity === "error").map((d) => d.code)).toEqual([
+      "PLUGIN_PERMISSION_MISSING",
+    ]);
     await expect(readdir(join(dir, "out"))).rejects.toThrow();
   });
 });

@@ -43,18 +43,37 @@ export interface PackResult {
  */
 export async function packPlugin(options: PackOptions): Promise<PackResult> {
   if (options.name !== undefined && !PACKAGE_NAME.test(options.name)) {
-    throw new PluginBuildError(`invalid package name ${JSON.stringify(options.name)}: use letters, digits, '.', '-' and '_'`, [], "PLUGIN_PACK_INVALID");
+    throw new PluginBuildError(
+      `invalid package name ${JSON.stringify(options.name)}: use letters, digits, '.', '-' and '_'`,
+      [],
+      "PLUGIN_PACK_INVALID",
+    );
   }
   const built = await buildPlugin({ ...options, entry: options.entry, output: options.dist });
-  const checked = await checkPlugin({ ...options, entry: options.entry, output: options.dist, minify: options.minify === true });
+  const checked = await checkPlugin({
+    ...options,
+    entry: options.entry,
+    output: options.dist,
+    minify: options.minify === true,
+  });
   if (!checked.ok) {
     const errors = checked.diagnostics.filter((d) => d.severity === "error").length;
-    throw new PluginBuildError(`check failed with ${errors} error${errors === 1 ? "" : "s"}; nothing was packed`, checked.diagnostics, "PLUGIN_CHECK_FAILED");
+    throw new PluginBuildError(
+      `check failed with ${errors} error${errors === 1 ? "" : "s"}; nothing was packed`,
+      checked.diagnostics,
+      "PLUGIN_CHECK_FAILED",
+    );
   }
   const dist = resolve(options.dist);
   const entries = await listFiles(dist);
   const zip = await writeDeterministicZip(
-    await Promise.all(entries.map(async (path) => ({ path, bytes: await readFile(join(dist, ...path.split("/"))), mode: 0o644 as const }))),
+    await Promise.all(
+      entries.map(async (path) => ({
+        path,
+        bytes: await readFile(join(dist, ...path.split("/"))),
+        mode: 0o644 as const,
+      })),
+    ),
   );
   const fileName = `${options.name ?? `${built.manifest.pluginId}-${built.manifest.version}`}.pkg`;
   const file = join(resolve(options.output), fileName);

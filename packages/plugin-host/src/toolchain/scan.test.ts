@@ -23,7 +23,7 @@ describe("findSecretLiterals", () => {
   it.each([
     ["const key = 'sk-abcdefghijklmnopqrstuvwx';", ["PLUGIN_SECRET_LITERAL"], 1],
     ["headers: { id: 'AKIAABCDEFGHIJKLMNOP' }", ["PLUGIN_SECRET_LITERAL"], 1],
-    ["\nconst apiToken = \"a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6\";", ["PLUGIN_SECRET_LITERAL"], 2],
+    ['\nconst apiToken = "a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6";', ["PLUGIN_SECRET_LITERAL"], 2],
     ["const config = { clientSecret: `QmFzZTY0U2VjcmV0VmFsdWUxMjM0NQ==` }", ["PLUGIN_SECRET_LITERAL"], 1],
     ["const base = process.env.BASE_URL;", ["PLUGIN_ENV_ACCESS"], 1],
     ["const apiKey = ctx.secrets.apiKey;", [], 0],
@@ -45,7 +45,9 @@ describe("findSecretLiterals", () => {
 
 describe("findSecretLiterals (property)", () => {
   it("flags every sk- key assigned anywhere and never echoes it", () => {
-    const key = fc.string({ unit: fc.constantFrom(..."abcdefXYZ0123456789_-".split("")), minLength: 20, maxLength: 40 }).map((s) => `sk-${s}`);
+    const key = fc
+      .string({ unit: fc.constantFrom(..."abcdefXYZ0123456789_-".split("")), minLength: 20, maxLength: 40 })
+      .map((s) => `sk-${s}`);
     fc.assert(
       fc.property(key, fc.constantFrom("const a = ", "x: ", "call("), (value, prefix) => {
         const found = findSecretLiterals("index.ts", `${prefix}'${value}'`);

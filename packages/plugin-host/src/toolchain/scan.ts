@@ -3,7 +3,10 @@ import { warningOf, type PluginDiagnostic } from "./diagnostics.js";
 
 const CAPABILITY = INVOKE_CAPABILITIES.join("|");
 // `ctx.invoke.uploadFile(`, `invoke?.model(`, `invoke["dataset"]`
-const MEMBER_USE = new RegExp(`\\binvoke\\s*(?:\\?\\.|\\.)\\s*(${CAPABILITY})\\b|\\binvoke\\s*(?:\\?\\.)?\\[\\s*["'\`](${CAPABILITY})["'\`]\\s*\\]`, "g");
+const MEMBER_USE = new RegExp(
+  `\\binvoke\\s*(?:\\?\\.|\\.)\\s*(${CAPABILITY})\\b|\\binvoke\\s*(?:\\?\\.)?\\[\\s*["'\`](${CAPABILITY})["'\`]\\s*\\]`,
+  "g",
+);
 // `const { uploadFile } = ctx.invoke`
 const DESTRUCTURED = /\{([^{}]*)\}\s*=\s*[\w$.?]*\binvoke\b(?!\s*[.[(])/g;
 
@@ -58,10 +61,14 @@ export function findSecretLiterals(file: string, text: string): PluginDiagnostic
     for (const match of text.matchAll(pattern)) {
       seen.add(match.index);
       found.push(
-        warningOf("PLUGIN_SECRET_LITERAL", `looks like ${kind} written into the source; declare it in secretSchema and read ctx.secrets`, {
-          file,
-          ...lineColumn(text, match.index),
-        }),
+        warningOf(
+          "PLUGIN_SECRET_LITERAL",
+          `looks like ${kind} written into the source; declare it in secretSchema and read ctx.secrets`,
+          {
+            file,
+            ...lineColumn(text, match.index),
+          },
+        ),
       );
     }
   }
@@ -70,18 +77,26 @@ export function findSecretLiterals(file: string, text: string): PluginDiagnostic
     const valueIndex = match.index + match[0].length - value.length - 1;
     if (seen.has(valueIndex) || !looksRandom(value)) continue;
     found.push(
-      warningOf("PLUGIN_SECRET_LITERAL", `${match[1]} is assigned a literal that looks like a secret; declare it in secretSchema and read ctx.secrets`, {
-        file,
-        ...lineColumn(text, match.index),
-      }),
+      warningOf(
+        "PLUGIN_SECRET_LITERAL",
+        `${match[1]} is assigned a literal that looks like a secret; declare it in secretSchema and read ctx.secrets`,
+        {
+          file,
+          ...lineColumn(text, match.index),
+        },
+      ),
     );
   }
   for (const match of text.matchAll(/\bprocess\.env\b/g)) {
     found.push(
-      warningOf("PLUGIN_ENV_ACCESS", "reads process.env; plugin configuration belongs in secretSchema and ctx.secrets (the host scrubs the environment)", {
-        file,
-        ...lineColumn(text, match.index),
-      }),
+      warningOf(
+        "PLUGIN_ENV_ACCESS",
+        "reads process.env; plugin configuration belongs in secretSchema and ctx.secrets (the host scrubs the environment)",
+        {
+          file,
+          ...lineColumn(text, match.index),
+        },
+      ),
     );
   }
   return found.sort((a, b) => a.line - b.line || a.column - b.column);

@@ -2,10 +2,22 @@ import { z } from "zod";
 import { RegistryError } from "../errors.js";
 import { requireScope } from "../store.js";
 import { route, type RouteModule } from "./route.js";
-import { HeldList, LogList, Namespace, PublishAnswer, Reason, SkillSummary, SkillView, TokenAnswer, VersionView } from "./schemas.js";
+import {
+  HeldList,
+  LogList,
+  Namespace,
+  PublishAnswer,
+  Reason,
+  SkillSummary,
+  SkillView,
+  TokenAnswer,
+  VersionView,
+} from "./schemas.js";
 
 const SkillParams = z.object({ name: z.string().max(64) });
-const VersionParams = SkillParams.extend({ version: z.string().max(64).describe("a version, or a tag such as `latest`") });
+const VersionParams = SkillParams.extend({
+  version: z.string().max(64).describe("a version, or a tag such as `latest`"),
+});
 const ok = (description: string, schema: z.ZodType) => ({ 200: { description, schema } });
 const json = (data: unknown, status = 200) => Response.json(data, { status });
 
@@ -39,7 +51,11 @@ export const skillsModule: RouteModule = {
       multipartFile: "archive",
       body: z.object({
         namespace: z.string().max(64).optional().describe("publish as @namespace/name (you must be a member)"),
-        version: z.string().max(64).optional().describe("semantic version; default: the frontmatter's, else the next patch"),
+        version: z
+          .string()
+          .max(64)
+          .optional()
+          .describe("semantic version; default: the frontmatter's, else the next patch"),
         tags: z.string().max(1000).optional().describe("comma-separated tags to point at this version; default latest"),
         changelog: z.string().max(100_000).optional(),
       }),
@@ -51,10 +67,29 @@ export const skillsModule: RouteModule = {
       handler: async ({ c, store, actor, body }) => {
         const form = await c.req.formData();
         const file = form.get("archive");
-        if (!(file instanceof Blob)) throw new RegistryError("REGISTRY_BAD_REQUEST", "the multipart field `archive` (the package file) is missing");
+        if (!(file instanceof Blob))
+          throw new RegistryError(
+            "REGISTRY_BAD_REQUEST",
+            "the multipart field `archive` (the package file) is missing",
+          );
         const bytes = new Uint8Array(await file.arrayBuffer());
-        const tags = body.tags === undefined ? undefined : body.tags.split(",").map((t) => t.trim()).filter((t) => t !== "");
-        const result = await store.publish(bytes, { namespace: body.namespace || undefined, version: body.version || undefined, tags, changelog: body.changelog }, actor);
+        const tags =
+          body.tags === undefined
+            ? undefined
+            : body.tags
+                .split(",")
+                .map((t) => t.trim())
+                .filter((t) => t !== "");
+        const result = await store.publish(
+          bytes,
+          {
+            namespace: body.namespace || undefined,
+            version: body.version || undefined,
+            tags,
+            changelog: body.changelog,
+          },
+          actor,
+        );
         return json(result, result.created ? 201 : 200);
       },
     }),
@@ -76,7 +111,8 @@ export const skillsModule: RouteModule = {
       scope: "read",
       params: VersionParams,
       responses: ok("the version", VersionView),
-      handler: async ({ store, namespace, params, actor }) => json(await store.getVersion(namespace, params.name, params.version, actor)),
+      handler: async ({ store, namespace, params, actor }) =>
+        json(await store.getVersion(namespace, params.name, params.version, actor)),
     }),
     route({
       method: "get",
@@ -85,7 +121,9 @@ export const skillsModule: RouteModule = {
       tag: "skills",
       scope: "read",
       params: VersionParams,
-      responses: { 200: { description: "the archive; ETag and Digest carry its sha256", contentType: "application/zip" } },
+      responses: {
+        200: { description: "the archive; ETag and Digest carry its sha256", contentType: "application/zip" },
+      },
       handler: async ({ store, namespace, params, actor }) => {
         const d = await store.download(namespace, params.name, params.version, actor);
         return new Response(d.bytes, {
@@ -164,13 +202,17 @@ export const skillsModule: RouteModule = {
       route({
         method: "post",
         path: `/api/v1/skills/{name}/versions/{version}/${action}`,
-        summary: action === "yank" ? "Yank a version: gone from listings, tags and the index; its exact number still downloads" : "Undo a yank",
+        summary:
+          action === "yank"
+            ? "Yank a version: gone from listings, tags and the index; its exact number still downloads"
+            : "Undo a yank",
         tag: "skills",
         scope: "publish",
         params: VersionParams,
         body: Reason,
         responses: ok("the version", VersionView),
-        handler: async ({ store, namespace, params, body, actor }) => json(await store.setYanked(namespace, params.name, params.version, action === "yank", body.reason, actor)),
+        handler: async ({ store, namespace, params, body, actor }) =>
+          json(await store.setYanked(namespace, params.name, params.version, action === "yank", body.reason, actor)),
       }),
     ),
     route({
@@ -182,7 +224,8 @@ export const skillsModule: RouteModule = {
       params: VersionParams,
       body: Reason.extend({ decision: z.enum(["release", "reject"]) }),
       responses: ok("the version", VersionView),
-      handler: async ({ store, namespace, params, body, actor }) => json(await store.decide(namespace, params.name, params.version, body.decision, body.reason, actor)),
+      handler: async ({ store, namespace, params, body, actor }) =>
+        json(await store.decide(namespace, params.name, params.version, body.decision, body.reason, actor)),
     }),
   ],
 };
@@ -255,11 +298,18 @@ export const accountsModule: RouteModule = {
       summary: "Create a token (for yourself with your scopes, or any as an admin)",
       tag: "tokens",
       scope: "read",
-      body: z.object({ user: z.string().max(64).optional(), scopes: z.array(z.enum(["read", "publish", "admin"])).min(1), label: z.string().max(200).optional() }),
+      body: z.object({
+        user: z.string().max(64).optional(),
+        scopes: z.array(z.enum(["read", "publish", "admin"])).min(1),
+        label: z.string().max(200).optional(),
+      }),
       responses: { 201: { description: "the token, shown once", schema: TokenAnswer } },
       handler: async ({ store, body, actor }) => {
         const who = requireActor(actor);
-        return json(await store.createToken({ user: body.user ?? who.user, scopes: body.scopes, label: body.label }, who), 201);
+        return json(
+          await store.createToken({ user: body.user ?? who.user, scopes: body.scopes, label: body.label }, who),
+          201,
+        );
       },
     }),
     route({

@@ -34,7 +34,11 @@ export interface RegistryAppOptions {
   modules?: readonly RouteModule[];
 }
 
-export const DEFAULT_RATE_LIMIT: Readonly<RateLimit> = Object.freeze({ windowMs: 60_000, requests: 1200, publishes: 60 });
+export const DEFAULT_RATE_LIMIT: Readonly<RateLimit> = Object.freeze({
+  windowMs: 60_000,
+  requests: 1200,
+  publishes: 60,
+});
 
 export const BUILT_IN_MODULES: readonly RouteModule[] = [skillsModule, accountsModule, wellKnownModule];
 
@@ -51,7 +55,12 @@ export function createRegistryApp(store: RegistryStore, options: RegistryAppOpti
   const maxJson = options.maxJsonBytes ?? 64 * 1024;
 
   app.onError((error, c) => errorResponse(c, error));
-  app.notFound((c) => c.json({ error: { code: "REGISTRY_NOT_FOUND", message: `no route ${c.req.method} ${new URL(c.req.url).pathname}` } }, 404));
+  app.notFound((c) =>
+    c.json(
+      { error: { code: "REGISTRY_NOT_FOUND", message: `no route ${c.req.method} ${new URL(c.req.url).pathname}` } },
+      404,
+    ),
+  );
   app.use("*", async (c, next) => {
     await next();
     c.res.headers.set("x-content-type-options", "nosniff");
@@ -65,17 +74,30 @@ export function createRegistryApp(store: RegistryStore, options: RegistryAppOpti
         app.on(
           def.method.toUpperCase(),
           honoPath(path),
-          bodyLimit({ maxSize: limit, onError: () => { throw new RegistryError("REGISTRY_TOO_LARGE", `the request body is over ${limit} bytes`); } }),
+          bodyLimit({
+            maxSize: limit,
+            onError: () => {
+              throw new RegistryError("REGISTRY_TOO_LARGE", `the request body is over ${limit} bytes`);
+            },
+          }),
           async (c) => {
             const actor = await authenticate(c, store);
             const key = actor ? `t:${actor.tokenId}` : `a:${clientAddress(c)}`;
             const publish = def.method === "post" && def.multipartFile !== undefined;
-            const retry = limiter.hit(key, limits.requests) ?? (publish ? limiter.hit(`p:${key}`, limits.publishes) : undefined);
+            const retry =
+              limiter.hit(key, limits.requests) ?? (publish ? limiter.hit(`p:${key}`, limits.publishes) : undefined);
             if (retry !== undefined) {
               c.header("retry-after", String(Math.ceil(retry / 1000)));
-              throw new RegistryError("REGISTRY_RATE_LIMITED", `too many requests; try again in ${Math.ceil(retry / 1000)} s`);
+              throw new RegistryError(
+                "REGISTRY_RATE_LIMITED",
+                `too many requests; try again in ${Math.ceil(retry / 1000)} s`,
+              );
             }
-            if (def.method === "get" && options.readAccess === "token" && !actor && !def.sessionAuth) throw new RegistryError("REGISTRY_UNAUTHORIZED", "this registry needs a token to read (Authorization: Bearer <token>)");
+            if (def.method === "get" && options.readAccess === "token" && !actor && !def.sessionAuth)
+              throw new RegistryError(
+                "REGISTRY_UNAUTHORIZED",
+                "this registry needs a token to read (Authorization: Bearer <token>)",
+              );
             const raw = c.req.param() as Record<string, string>;
             const scope = raw[SCOPE_PARAM];
             const { [SCOPE_PARAM]: _scope, ...rest } = raw;
@@ -109,7 +131,11 @@ async function readBody(c: Context, def: RouteDef<unknown, unknown, unknown>): P
   if (!def.body) return undefined;
   if (def.multipartFile !== undefined) {
     const type = c.req.header("content-type") ?? "";
-    if (!type.startsWith("multipart/form-data")) throw new RegistryError("REGISTRY_BAD_REQUEST", "publish takes multipart/form-data with the package in the field `archive`");
+    if (!type.startsWith("multipart/form-data"))
+      throw new RegistryError(
+        "REGISTRY_BAD_REQUEST",
+        "publish takes multipart/form-data with the package in the field `archive`",
+      );
     const form = await c.req.formData();
     const fields: Record<string, string> = {};
     for (const [k, v] of form) if (typeof v === "string") fields[k] = v;
@@ -130,7 +156,9 @@ function parse<T>(schema: z.ZodType<T> | undefined, data: unknown, where: string
   if (!result.success) {
     const issue = result.error.issues[0];
     const at = issue && issue.path.length > 0 ? `${where}.${issue.path.join(".")}` : where;
-    throw new RegistryError("REGISTRY_BAD_REQUEST", `${at}: ${issue?.message ?? "invalid"}`, { details: result.error.issues.map((i) => ({ path: i.path, message: i.message })) });
+    throw new RegistryError("REGISTRY_BAD_REQUEST", `${at}: ${issue?.message ?? "invalid"}`, {
+      details: result.error.issues.map((i) => ({ path: i.path, message: i.message })),
+    });
   }
   return result.data;
 }
@@ -141,7 +169,8 @@ async function authenticate(c: Context, store: RegistryStore): Promise<Actor | u
   const match = /^Bearer\s+(\S+)$/i.exec(header);
   // A token that is wrong is an error, never a quiet downgrade to anonymous.
   const actor = match?.[1] === undefined ? undefined : await store.authenticate(match[1]);
-  if (!actor) throw new RegistryError("REGISTRY_UNAUTHORIZED", "the token is not valid (unknown, revoked or malformed)");
+  if (!actor)
+    throw new RegistryError("REGISTRY_UNAUTHORIZED", "the token is not valid (unknown, revoked or malformed)");
   return actor;
 }
 
@@ -152,7 +181,16 @@ function clientAddress(c: Context): string {
 
 function errorResponse(c: Context, error: unknown): Response {
   if (error instanceof RegistryError) {
-    return c.json({ error: { code: error.code, message: error.message, ...(error.details !== undefined && { details: error.details }) } }, error.status as 400);
+    return c.json(
+      {
+        error: {
+          code: error.code,
+          message: error.message,
+          ...(error.details !== undefined && { details: error.details }),
+        },
+      },
+      error.status as 400,
+    );
   }
   if (error instanceof AgentSkillsError) return c.json({ error: { code: error.code, message: error.message } }, 400);
   // Anything else is ours: say so without a stack or a path.

@@ -17,9 +17,15 @@ export function openApiDocument(modules: readonly RouteModule[]): Json {
   }
   return {
     openapi: "3.1.0",
-    info: { title: "Skillport registry", version: "1", description: "Publish, version, search and fetch Agent Skills. Tokens: `Authorization: Bearer skp_…`." },
+    info: {
+      title: "Skillport registry",
+      version: "1",
+      description: "Publish, version, search and fetch Agent Skills. Tokens: `Authorization: Bearer skp_…`.",
+    },
     components: {
-      securitySchemes: { token: { type: "http", scheme: "bearer", description: "a registry token (scopes read, publish, admin)" } },
+      securitySchemes: {
+        token: { type: "http", scheme: "bearer", description: "a registry token (scopes read, publish, admin)" },
+      },
       schemas: { Error: schemaOf(ErrorSchema) },
     },
     paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => (a < b ? -1 : 1))),
@@ -30,7 +36,12 @@ function operation(def: RouteDef<unknown, unknown, unknown>, path: string): Json
   const parameters: Json[] = [];
   for (const name of [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string)) {
     const shape = objectShape(def.params);
-    const schema = name === SCOPE_PARAM ? { type: "string", pattern: "^@[a-z0-9-]+$", description: "the namespace, with its @" } : shape[name] ? schemaOf(shape[name]) : { type: "string" };
+    const schema =
+      name === SCOPE_PARAM
+        ? { type: "string", pattern: "^@[a-z0-9-]+$", description: "the namespace, with its @" }
+        : shape[name]
+          ? schemaOf(shape[name])
+          : { type: "string" };
     parameters.push({ name, in: "path", required: true, schema });
   }
   for (const [name, field] of Object.entries(objectShape(def.query))) {
@@ -45,10 +56,20 @@ function operation(def: RouteDef<unknown, unknown, unknown>, path: string): Json
       ...Object.fromEntries(
         Object.entries(def.responses).map(([status, r]) => [
           status,
-          { description: r.description, content: { [r.contentType ?? "application/json"]: { schema: r.schema ? schemaOf(r.schema) : { type: "string", format: "binary" } } } },
+          {
+            description: r.description,
+            content: {
+              [r.contentType ?? "application/json"]: {
+                schema: r.schema ? schemaOf(r.schema) : { type: "string", format: "binary" },
+              },
+            },
+          },
         ]),
       ),
-      default: { description: "an error", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+      default: {
+        description: "an error",
+        content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+      },
     },
   };
   if (def.scope !== undefined) op.security = def.scope === "read" ? [{}, { token: [] }] : [{ token: [] }];
@@ -61,7 +82,14 @@ function operation(def: RouteDef<unknown, unknown, unknown>, path: string): Json
             required: true,
             content: {
               "multipart/form-data": {
-                schema: { ...body, properties: { ...(body.properties as Json), [def.multipartFile]: { type: "string", format: "binary" } }, required: [def.multipartFile] },
+                schema: {
+                  ...body,
+                  properties: {
+                    ...(body.properties as Json),
+                    [def.multipartFile]: { type: "string", format: "binary" },
+                  },
+                  required: [def.multipartFile],
+                },
               },
             },
           };

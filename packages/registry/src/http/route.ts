@@ -77,7 +77,9 @@ export function expandPath(path: string): string[] {
 
 /** `{x}` → Hono's `:x`, with patterns for the scope (`@name`) and a file path (`{path}`: the rest, slashes included). */
 export function honoPath(path: string): string {
-  return path.replace(/\{(\w+)\}/g, (_, name: string) => (name === SCOPE_PARAM ? `:${name}{@[a-z0-9-]+}` : name === "path" ? `:${name}{.+}` : `:${name}`));
+  return path.replace(/\{(\w+)\}/g, (_, name: string) =>
+    name === SCOPE_PARAM ? `:${name}{@[a-z0-9-]+}` : name === "path" ? `:${name}{.+}` : `:${name}`,
+  );
 }
 
 export const ErrorSchema = z.object({

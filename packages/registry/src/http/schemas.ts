@@ -12,11 +12,18 @@ const Finding = z.object({
   evidence: z.string(),
 });
 
-const Audit = z.object({ verdict: z.enum(["pass", "review", "warn", "malicious"]), findings: z.array(Finding) }).describe("the audit at publish; findings are listed for every verdict but pass");
+const Audit = z
+  .object({ verdict: z.enum(["pass", "review", "warn", "malicious"]), findings: z.array(Finding) })
+  .describe("the audit at publish; findings are listed for every verdict but pass");
 
 const Hold = z.enum(["held", "rejected"]).nullable();
 
-const FileEntry = z.object({ path: z.string(), size: z.number().int(), sha256: z.string().regex(/^[0-9a-f]{64}$/), mode: z.number().int() });
+const FileEntry = z.object({
+  path: z.string(),
+  size: z.number().int(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  mode: z.number().int(),
+});
 
 export const SkillSummary = z.object({
   skill: z.string().describe("`@namespace/name` or `name`"),
@@ -32,7 +39,16 @@ export const SkillSummary = z.object({
 
 export const SkillView = SkillSummary.extend({
   owner: z.string(),
-  versions: z.array(z.object({ version: z.string(), publishedAt: z.string(), changelog: z.string(), yanked: z.boolean(), hold: Hold, verdict: Audit.shape.verdict })),
+  versions: z.array(
+    z.object({
+      version: z.string(),
+      publishedAt: z.string(),
+      changelog: z.string(),
+      yanked: z.boolean(),
+      hold: Hold,
+      verdict: Audit.shape.verdict,
+    }),
+  ),
 });
 
 export const VersionView = z.object({
@@ -57,21 +73,55 @@ export const VersionView = z.object({
 
 export const PublishAnswer = z.object({ created: z.boolean(), version: VersionView });
 
-export const Namespace = z.object({ name: z.string(), members: z.array(z.object({ user: z.string(), role: z.enum(["owner", "member"]) })) });
+export const Namespace = z.object({
+  name: z.string(),
+  members: z.array(z.object({ user: z.string(), role: z.enum(["owner", "member"]) })),
+});
 
-export const TokenAnswer = z.object({ token: z.string().describe("shown once; only its hash is stored"), id: z.string(), user: z.string(), scopes: z.array(z.enum(["read", "publish", "admin"])) });
+export const TokenAnswer = z.object({
+  token: z.string().describe("shown once; only its hash is stored"),
+  id: z.string(),
+  user: z.string(),
+  scopes: z.array(z.enum(["read", "publish", "admin"])),
+});
 
 export const HeldList = z.object({
-  held: z.array(z.object({ skill: z.string(), version: z.string(), verdict: Audit.shape.verdict, findings: z.array(Finding), publishedBy: z.string(), publishedAt: z.string() })),
+  held: z.array(
+    z.object({
+      skill: z.string(),
+      version: z.string(),
+      verdict: Audit.shape.verdict,
+      findings: z.array(Finding),
+      publishedBy: z.string(),
+      publishedAt: z.string(),
+    }),
+  ),
 });
 
 export const LogList = z.object({
-  entries: z.array(z.object({ id: z.string(), at: z.string(), actor: z.string(), action: z.string(), target: z.string(), detail: z.record(z.string(), z.unknown()) })),
+  entries: z.array(
+    z.object({
+      id: z.string(),
+      at: z.string(),
+      actor: z.string(),
+      action: z.string(),
+      target: z.string(),
+      detail: z.record(z.string(), z.unknown()),
+    }),
+  ),
 });
 
 export const DiscoveryIndex = z.object({
   $schema: z.string(),
-  skills: z.array(z.object({ name: z.string(), type: z.literal("archive"), description: z.string(), url: z.string(), digest: z.string() })),
+  skills: z.array(
+    z.object({
+      name: z.string(),
+      type: z.literal("archive"),
+      description: z.string(),
+      url: z.string(),
+      digest: z.string(),
+    }),
+  ),
 });
 
 export const Reason = z.object({ reason: z.string().max(1000).default("") });

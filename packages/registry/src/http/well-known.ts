@@ -27,7 +27,8 @@ export const wellKnownModule: RouteModule = {
       tag: "discovery",
       scope: "read",
       responses: { 200: { description: "discovery index v0.2.0", schema: DiscoveryIndex } },
-      handler: async ({ c, store, origin }) => indexResponse(rootEntries(await store.indexEntries(undefined)), origin, c.req.header("if-none-match")),
+      handler: async ({ c, store, origin }) =>
+        indexResponse(rootEntries(await store.indexEntries(undefined)), origin, c.req.header("if-none-match")),
     }),
     route({
       method: "get",
@@ -37,7 +38,8 @@ export const wellKnownModule: RouteModule = {
       scope: "read",
       params: z.object({ scope: z.string().regex(/^@[a-z0-9-]+$/) }),
       responses: { 200: { description: "discovery index v0.2.0", schema: DiscoveryIndex } },
-      handler: async ({ c, store, origin, params }) => indexResponse(await store.indexEntries(params.scope.slice(1)), origin, c.req.header("if-none-match")),
+      handler: async ({ c, store, origin, params }) =>
+        indexResponse(await store.indexEntries(params.scope.slice(1)), origin, c.req.header("if-none-match")),
     }),
   ],
 };
@@ -51,7 +53,11 @@ function rootEntries(entries: readonly IndexEntrySource[]): IndexEntrySource[] {
 }
 
 /** The index with a strong ETag (its bytes' sha256), so a client that has it revalidates with a 304. */
-function indexResponse(entries: readonly IndexEntrySource[], origin: string, ifNoneMatch: string | undefined): Response {
+function indexResponse(
+  entries: readonly IndexEntrySource[],
+  origin: string,
+  ifNoneMatch: string | undefined,
+): Response {
   const skills = entries
     .filter((e) => SPEC_NAME.test(e.name) && e.description.trim() !== "" && e.description.length <= MAX_DESCRIPTION)
     .map((e) => ({
@@ -64,7 +70,8 @@ function indexResponse(entries: readonly IndexEntrySource[], origin: string, ifN
   const body = JSON.stringify({ $schema: DISCOVERY_SCHEMA, skills });
   const etag = `"${sha256Hex(new TextEncoder().encode(body))}"`;
   const headers = { "cache-control": "no-cache", etag };
-  if (ifNoneMatch !== undefined && ifNoneMatch.split(",").some((t) => t.trim() === etag)) return new Response(null, { status: 304, headers });
+  if (ifNoneMatch !== undefined && ifNoneMatch.split(",").some((t) => t.trim() === etag))
+    return new Response(null, { status: 304, headers });
   return new Response(body, { headers: { ...headers, "content-type": "application/json" } });
 }
 

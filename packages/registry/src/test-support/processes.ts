@@ -12,8 +12,14 @@ export interface ServerProcess {
 }
 
 /** Starts test-support/server.mjs (the built package) and waits for its URL. */
-export async function startServerProcess(database: string, blobs: string, pauseMarker?: string): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [SERVER, database, blobs, ...(pauseMarker ? [pauseMarker] : [])], { stdio: ["ignore", "pipe", "pipe"] });
+export async function startServerProcess(
+  database: string,
+  blobs: string,
+  pauseMarker?: string,
+): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [SERVER, database, blobs, ...(pauseMarker ? [pauseMarker] : [])], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stderr = "";
   child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {

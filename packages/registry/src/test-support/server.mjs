@@ -16,6 +16,10 @@ class PausingBlobStore extends FileBlobStore {
   }
 }
 
-const registry = await serveRegistry({ database, blobs: new PausingBlobStore(blobFolder), rateLimit: { requests: 1e6, publishes: 1e6 } });
+const registry = await serveRegistry({
+  database,
+  blobs: new PausingBlobStore(blobFolder),
+  rateLimit: { requests: 1e6, publishes: 1e6 },
+});
 process.stdout.write(`${JSON.stringify({ url: registry.url })}\n`);
 process.on("SIGTERM", () => void registry.close().then(() => process.exit(0)));

@@ -35,7 +35,9 @@ describe("renderMarkdown", () => {
   });
 
   it("keeps ordinary Markdown and marks links nofollow", async () => {
-    const { html } = await renderMarkdown("# Hi\n\nSome *text* and [a link](https://example.com/x).\n\n```sh\necho hi\n```\n");
+    const { html } = await renderMarkdown(
+      "# Hi\n\nSome *text* and [a link](https://example.com/x).\n\n```sh\necho hi\n```\n",
+    );
     expect(html).toContain("<h3>Hi</h3>");
     expect(html).toContain("<em>text</em>");
     expect(html).toContain('<a href="https://example.com/x" rel="nofollow noopener noreferrer">a link</a>');
@@ -47,8 +49,12 @@ describe("renderMarkdown", () => {
   });
 
   it("points relative links at the skill's file view and leaves ../ alone", async () => {
-    expect((await renderMarkdown("[ref](references/a.md)", { fileBase: "/ui/skills/s/files" })).html).toContain('href="/ui/skills/s/files/references/a.md"');
-    expect((await renderMarkdown("[up](../../admin)", { fileBase: "/ui/skills/s/files" })).html).not.toContain("/ui/skills/s/files/../");
+    expect((await renderMarkdown("[ref](references/a.md)", { fileBase: "/ui/skills/s/files" })).html).toContain(
+      'href="/ui/skills/s/files/references/a.md"',
+    );
+    expect((await renderMarkdown("[up](../../admin)", { fileBase: "/ui/skills/s/files" })).html).not.toContain(
+      "/ui/skills/s/files/../",
+    );
   });
 
   it("cuts input over the cap at a line end", async () => {
@@ -60,7 +66,9 @@ describe("renderMarkdown", () => {
   });
 
   it("sanitises HTML given directly (the allow-list on its own)", async () => {
-    const out = await sanitize('<a href="javascript:x" onclick="y">a</a><img src="https://x/y.png" onerror="z"><div class="c" style="s">d</div>');
+    const out = await sanitize(
+      '<a href="javascript:x" onclick="y">a</a><img src="https://x/y.png" onerror="z"><div class="c" style="s">d</div>',
+    );
     expect(out).toBe('<a rel="nofollow noopener noreferrer">a</a><img src="https://x/y.png" />d');
   });
 });

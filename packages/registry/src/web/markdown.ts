@@ -25,8 +25,33 @@ function loadRenderer(): Promise<Renderer> {
 }
 
 const ALLOWED_TAGS = [
-  "h1", "h2", "h3", "h4", "h5", "h6", "p", "br", "hr", "blockquote", "pre", "code", "em", "strong", "s", "del",
-  "ul", "ol", "li", "a", "img", "table", "thead", "tbody", "tr", "th", "td",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "p",
+  "br",
+  "hr",
+  "blockquote",
+  "pre",
+  "code",
+  "em",
+  "strong",
+  "s",
+  "del",
+  "ul",
+  "ol",
+  "li",
+  "a",
+  "img",
+  "table",
+  "thead",
+  "tbody",
+  "tr",
+  "th",
+  "td",
 ];
 
 /**
@@ -35,13 +60,19 @@ const ALLOWED_TAGS = [
  * http, https and mailto URLs (relative links are rewritten to the skill's file view under `fileBase`), no `style`,
  * no `class`, no event handler. Input over `maxBytes` is cut at a line end before rendering.
  */
-export async function renderMarkdown(text: string, options: { fileBase?: string; maxBytes?: number } = {}): Promise<{ html: string; truncated: boolean }> {
+export async function renderMarkdown(
+  text: string,
+  options: { fileBase?: string; maxBytes?: number } = {},
+): Promise<{ html: string; truncated: boolean }> {
   const max = options.maxBytes ?? DEFAULT_MAX_MARKDOWN_BYTES;
   const bytes = Buffer.from(text, "utf8");
   let source = text;
   const truncated = bytes.length > max;
   if (truncated) {
-    source = bytes.subarray(0, max).toString("utf8").replace(/\uFFFD$/, "");
+    source = bytes
+      .subarray(0, max)
+      .toString("utf8")
+      .replace(/\uFFFD$/, "");
     const cut = source.lastIndexOf("\n");
     if (cut > 0) source = source.slice(0, cut);
   }
@@ -70,7 +101,8 @@ export async function sanitize(html: string, fileBase?: string): Promise<string>
       a: (tagName, attribs) => {
         const href = attribs.href;
         const out: Record<string, string> = { ...attribs, rel: "nofollow noopener noreferrer" };
-        if (href !== undefined && fileBase !== undefined && isRelative(href)) out.href = `${fileBase}/${href.replace(/^\.\//, "")}`;
+        if (href !== undefined && fileBase !== undefined && isRelative(href))
+          out.href = `${fileBase}/${href.replace(/^\.\//, "")}`;
         return { tagName, attribs: out };
       },
     },

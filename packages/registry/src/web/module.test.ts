@@ -17,7 +17,11 @@ async function open(readAccess: "public" | "token") {
   return { app: createRegistryApp(store, { readAccess }), token };
 }
 
-const cookieOf = (res: Response, name: string) => res.headers.getSetCookie().map((c) => c.split(";")[0] ?? "").find((c) => c.startsWith(`${name}=`)) ?? "";
+const cookieOf = (res: Response, name: string) =>
+  res.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0] ?? "")
+    .find((c) => c.startsWith(`${name}=`)) ?? "";
 
 describe("web UI", () => {
   it("serves pages with a strict CSP and leaves them out of the OpenAPI document", async () => {
@@ -36,12 +40,18 @@ describe("web UI", () => {
     const csrf = cookieOf(page, "skillport_csrf");
     const value = csrf.split("=")[1] ?? "";
     const post = (field: string, origin?: string) =>
-      app.request("/ui/signin", { method: "POST", headers: { cookie: csrf, "content-type": "application/x-www-form-urlencoded", ...(origin && { origin }) }, body: new URLSearchParams({ csrf: field, token }) });
+      app.request("/ui/signin", {
+        method: "POST",
+        headers: { cookie: csrf, "content-type": "application/x-www-form-urlencoded", ...(origin && { origin }) },
+        body: new URLSearchParams({ csrf: field, token }),
+      });
     expect((await post("0".repeat(64))).status).toBe(403);
     expect((await post(value, "https://evil.example")).status).toBe(403);
     const ok = await post(value);
     expect(ok.status).toBe(303);
-    expect(ok.headers.getSetCookie().join("\n")).toMatch(/skillport_session=skp_[^;]+; Path=\/; HttpOnly; SameSite=Strict/);
+    expect(ok.headers.getSetCookie().join("\n")).toMatch(
+      /skillport_session=skp_[^;]+; Path=\/; HttpOnly; SameSite=Strict/,
+    );
   });
 
   it("asks for sign-in on a registry whose reads need a token, and serves a signed-in browser", async () => {

@@ -9,7 +9,12 @@ const SESSION = "skillport_session";
 const CSRF = "skillport_csrf";
 
 function cookieOptions(c: Context, origin: string) {
-  return { httpOnly: true, sameSite: "Strict" as const, path: "/", secure: origin.startsWith("https:") || new URL(c.req.url).protocol === "https:" };
+  return {
+    httpOnly: true,
+    sameSite: "Strict" as const,
+    path: "/",
+    secure: origin.startsWith("https:") || new URL(c.req.url).protocol === "https:",
+  };
 }
 
 /** The signed-in user: the token kept in the HttpOnly, SameSite=Strict session cookie. A bad token signs out. */
@@ -47,5 +52,9 @@ export function checkCsrf(c: Context, field: unknown, origin: string): void {
   // the check; an origin that is named must be this one.
   const sameOrigin = from === undefined || from === "null" || from === origin || from === new URL(c.req.url).origin;
   const match = cookie.length === 64 && sent.length === 64 && timingSafeEqual(Buffer.from(cookie), Buffer.from(sent));
-  if (!match || !sameOrigin) throw new RegistryError("REGISTRY_FORBIDDEN", "the form's CSRF token is missing or stale: reload the page and try again");
+  if (!match || !sameOrigin)
+    throw new RegistryError(
+      "REGISTRY_FORBIDDEN",
+      "the form's CSRF token is missing or stale: reload the page and try again",
+    );
 }

@@ -44,15 +44,47 @@ describe.skipIf(!existsSync(CHROMIUM))("web UI in chromium", () => {
     publisher = (await store.createToken({ user: "alice", scopes: ["read", "publish"] })).token;
     admin = (await store.createToken({ user: "root", scopes: ["read", "publish", "admin"] })).token;
     const alice = (await store.authenticate(publisher))!;
-    await store.publish(await skillZip("pdf-tools", { description: "Fill, merge and split PDF forms.", body: "# PDF tools\n\nSee [the reference](references/forms.md).\n\n```sh\npython scripts/fill.py in.pdf\n```\n", files: { "references/forms.md": "# Forms\n\nField names <b>matter</b>.\n", "scripts/fill.py": "print('fill')\n" } }), { changelog: "First release." }, alice);
-    await store.publish(await skillZip("pdf-tools", { description: "Fill, merge and split PDF forms.", body: "# PDF tools\n\nNow with merging. See [the reference](references/forms.md).\n", files: { "references/forms.md": "# Forms\n\nField names matter.\n", "scripts/fill.py": "print('fill v2')\n" } }), { changelog: "Adds merging." }, alice);
+    await store.publish(
+      await skillZip("pdf-tools", {
+        description: "Fill, merge and split PDF forms.",
+        body: "# PDF tools\n\nSee [the reference](references/forms.md).\n\n```sh\npython scripts/fill.py in.pdf\n```\n",
+        files: {
+          "references/forms.md": "# Forms\n\nField names <b>matter</b>.\n",
+          "scripts/fill.py": "print('fill')\n",
+        },
+      }),
+      { changelog: "First release." },
+      alice,
+    );
+    await store.publish(
+      await skillZip("pdf-tools", {
+        description: "Fill, merge and split PDF forms.",
+        body: "# PDF tools\n\nNow with merging. See [the reference](references/forms.md).\n",
+        files: { "references/forms.md": "# Forms\n\nField names matter.\n", "scripts/fill.py": "print('fill v2')\n" },
+      }),
+      { changelog: "Adds merging." },
+      alice,
+    );
     await store.publish(await skillZip("csv-clean", { description: "Clean messy CSV files." }), {}, alice);
     await store.publish(await skillZip("evil-readme", { description: "A hostile readme.", body: HOSTILE }), {}, alice);
-    await store.publish(await skillZip("setup-helper", { description: "Looks helpful.", body: MALICIOUS_BODY }), {}, alice);
+    await store.publish(
+      await skillZip("setup-helper", { description: "Looks helpful.", body: MALICIOUS_BODY }),
+      {},
+      alice,
+    );
     userDir = mkdtempSync(path.join(os.tmpdir(), "skillport-chromium-"));
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
       // Playwright gives every launch a fresh temporary profile (it refuses --user-data-dir with launch()).
     });
   }, 120_000);
@@ -100,7 +132,9 @@ describe.skipIf(!existsSync(CHROMIUM))("web UI in chromium", () => {
     expect(await page.locator("h1").textContent()).toContain("1.0.1");
     expect(await page.locator(".readme").textContent()).toContain("Now with merging");
     expect(await page.locator("section", { hasText: "Versions" }).textContent()).toContain("Adds merging.");
-    expect(await page.locator("pre[data-copy]").first().textContent()).toBe(`skillport add ${registry.url} --skill pdf-tools`);
+    expect(await page.locator("pre[data-copy]").first().textContent()).toBe(
+      `skillport add ${registry.url} --skill pdf-tools`,
+    );
     expect(await page.getByRole("button", { name: /Copy/ }).count()).toBe(2);
     expect(await page.locator("td.digest").count()).toBe(3);
     await shoot(page, "skill");
@@ -132,7 +166,11 @@ describe.skipIf(!existsSync(CHROMIUM))("web UI in chromium", () => {
     expect(await readme.textContent()).toContain("Totally normal");
     expect(await page.locator(".readme script, .readme style, .readme iframe").count()).toBe(0);
     expect(await page.locator("script:not([src='/ui/assets/app.js'])").count()).toBe(0);
-    const onAttrs = await page.evaluate(() => [...document.querySelectorAll("*")].flatMap((el) => [...el.attributes].filter((a) => a.name.startsWith("on")).map((a) => `${el.tagName}.${a.name}`)));
+    const onAttrs = await page.evaluate(() =>
+      [...document.querySelectorAll("*")].flatMap((el) =>
+        [...el.attributes].filter((a) => a.name.startsWith("on")).map((a) => `${el.tagName}.${a.name}`),
+      ),
+    );
     expect(onAttrs).toEqual([]);
     const hrefs = await readme.locator("a").evaluateAll((as) => as.map((a) => a.getAttribute("href") ?? ""));
     for (const href of hrefs) expect(href).not.toMatch(/^\s*(javascript|data|vbscript):/i);
@@ -151,7 +189,11 @@ describe.skipIf(!existsSync(CHROMIUM))("web UI in chromium", () => {
     expect(await page.locator("input[type=file]").count()).toBe(0);
     expect(await page.getByRole("link", { name: "Sign in" }).count()).toBeGreaterThan(0);
     // A forged post without the CSRF field or a session is refused.
-    const forged = await page.request.post(`${registry.url}/ui/publish`, { multipart: { archive: { name: "s.zip", mimeType: "application/zip", buffer: Buffer.from(await skillZip("forged")) } } });
+    const forged = await page.request.post(`${registry.url}/ui/publish`, {
+      multipart: {
+        archive: { name: "s.zip", mimeType: "application/zip", buffer: Buffer.from(await skillZip("forged")) },
+      },
+    });
     expect(forged.status()).toBe(403);
     expect((await registry.store.listSkills({ q: "forged" })).skills.map((s) => s.name)).not.toContain("forged");
 

@@ -17,7 +17,13 @@ export interface GitAddress {
   password?: string;
 }
 
-const TRANSPORTS: Readonly<Record<string, string>> = { "git+https": "https", "git+http": "http", "git+ssh": "ssh", "git+file": "file", git: "git" };
+const TRANSPORTS: Readonly<Record<string, string>> = {
+  "git+https": "https",
+  "git+http": "http",
+  "git+ssh": "ssh",
+  "git+file": "file",
+  git: "git",
+};
 
 /**
  * `git+https://host/repo.git#ref:path`, `git+http://…`, `git+ssh://…`, `git://…` (a git daemon) and
@@ -28,7 +34,10 @@ export function parseGitAddress(address: string, cwd: string = process.cwd()): G
   const match = /^([a-z][a-z0-9+.-]*):\/\/(.*)$/is.exec(address);
   const transport = match ? TRANSPORTS[(match[1] ?? "").toLowerCase()] : undefined;
   if (!match || transport === undefined) {
-    throw new RemoteSourceError(`not a git address: ${JSON.stringify(redactUri(address))} (git+https://host/repo.git#ref:path, git+file:///path/repo.git)`, "REMOTE_CONFIG");
+    throw new RemoteSourceError(
+      `not a git address: ${JSON.stringify(redactUri(address))} (git+https://host/repo.git#ref:path, git+file:///path/repo.git)`,
+      "REMOTE_CONFIG",
+    );
   }
   let rest = match[2] ?? "";
   let fragment = "";
@@ -37,7 +46,10 @@ export function parseGitAddress(address: string, cwd: string = process.cwd()): G
     try {
       fragment = decodeURIComponent(rest.slice(hash + 1));
     } catch {
-      throw new RemoteSourceError(`the #ref:path part of ${JSON.stringify(redactUri(address))} is not valid percent-encoding`, "REMOTE_CONFIG");
+      throw new RemoteSourceError(
+        `the #ref:path part of ${JSON.stringify(redactUri(address))} is not valid percent-encoding`,
+        "REMOTE_CONFIG",
+      );
     }
     rest = rest.slice(0, hash);
   }
@@ -60,7 +72,8 @@ export function parseGitAddress(address: string, cwd: string = process.cwd()): G
   } catch {
     throw new RemoteSourceError(`not a valid git address: ${JSON.stringify(redactUri(address))}`, "REMOTE_CONFIG");
   }
-  if (parsed.hostname === "" || parsed.hostname.startsWith("-")) throw new RemoteSourceError(`a git address needs a host: ${JSON.stringify(redactUri(address))}`, "REMOTE_CONFIG");
+  if (parsed.hostname === "" || parsed.hostname.startsWith("-"))
+    throw new RemoteSourceError(`a git address needs a host: ${JSON.stringify(redactUri(address))}`, "REMOTE_CONFIG");
   if (transport === "http" || transport === "https") {
     if (parsed.username !== "") result.username = decodeURIComponent(parsed.username);
     if (parsed.password !== "") result.password = decodeURIComponent(parsed.password);

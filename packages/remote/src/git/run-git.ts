@@ -26,7 +26,10 @@ export interface GitRunOptions {
  * mode. The user's own configuration, credential helpers, `GIT_ASKPASS` and `GIT_CONFIG_*` entries still apply; `config`
  * entries are appended after the user's.
  */
-export function gitEnvironment(config: Readonly<Record<string, string>> = {}, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+export function gitEnvironment(
+  config: Readonly<Record<string, string>> = {},
+  base: NodeJS.ProcessEnv = process.env,
+): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...base,
     GIT_TERMINAL_PROMPT: "0",
@@ -51,20 +54,38 @@ export function gitEnvironment(config: Readonly<Record<string, string>> = {}, ba
  * header). Two callers that differ here may have different rights, so they do not share a cache (decision 0240).
  */
 export function ambientCredentials(env: NodeJS.ProcessEnv): [string, string][] {
-  const names = ["HOME", "XDG_CONFIG_HOME", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_SSH", "GIT_SSH_COMMAND", "SSH_AUTH_SOCK", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT"];
+  const names = [
+    "HOME",
+    "XDG_CONFIG_HOME",
+    "GIT_ASKPASS",
+    "SSH_ASKPASS",
+    "GIT_SSH",
+    "GIT_SSH_COMMAND",
+    "SSH_AUTH_SOCK",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_CONFIG_NOSYSTEM",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+  ];
   const count = /^\d+$/.test(env.GIT_CONFIG_COUNT ?? "") ? Number(env.GIT_CONFIG_COUNT) : 0;
   for (let i = 0; i < count; i++) names.push(`GIT_CONFIG_KEY_${i}`, `GIT_CONFIG_VALUE_${i}`);
   return names.map((name): [string, string] => [`env:${name}`, env[name] ?? ""]);
 }
 
 /** What git prints when the remote refused the credentials (HTTP 401/403, an ssh key refused): not an outage. */
-const ACCESS_DENIED = /could not read (?:Username|Password)|Authentication failed|terminal prompts disabled|returned error: 40[13]\b|Permission denied \((?:publickey|password)/i;
+const ACCESS_DENIED =
+  /could not read (?:Username|Password)|Authentication failed|terminal prompts disabled|returned error: 40[13]\b|Permission denied \((?:publickey|password)/i;
 
 /** Runs the system `git` (no shell) and returns its stdout; a failure names the command and git's last words, redacted. */
 export function runGit(args: readonly string[], options: GitRunOptions): Promise<string> {
   const maxOutput = options.maxOutputBytes ?? 64 * 1024 * 1024;
   return new Promise((resolve, reject) => {
-    const child = spawn("git", args, { cwd: options.cwd, env: gitEnvironment(options.config, options.env), stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn("git", args, {
+      cwd: options.cwd,
+      env: gitEnvironment(options.config, options.env),
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     const out: Buffer[] = [];
     let outBytes = 0;
     let err = "";
@@ -89,14 +110,34 @@ export function runGit(args: readonly string[], options: GitRunOptions): Promise
     child.on("error", (error) => {
       clearTimeout(timer);
       const missing = errorCode(error) === "ENOENT";
-      reject(new RemoteSourceError(missing ? "git is not installed (no `git` on PATH)" : `git ${options.what} could not start`, "REMOTE_FETCH", { cause: error }));
+      reject(
+        new RemoteSourceError(
+          missing ? "git is not installed (no `git` on PATH)" : `git ${options.what} could not start`,
+          "REMOTE_FETCH",
+          { cause: error },
+        ),
+      );
     });
     child.on("close", (code) => {
       clearTimeout(timer);
-      if (timedOut) return reject(new RemoteSourceError(`git ${options.what} took longer than ${options.timeoutMs} ms and was stopped`, "REMOTE_FETCH"));
-      if (overflow) return reject(new RemoteSourceError(`git ${options.what} printed more than ${maxOutput} bytes`, "REMOTE_FETCH"));
+      if (timedOut)
+        return reject(
+          new RemoteSourceError(
+            `git ${options.what} took longer than ${options.timeoutMs} ms and was stopped`,
+            "REMOTE_FETCH",
+          ),
+        );
+      if (overflow)
+        return reject(
+          new RemoteSourceError(`git ${options.what} printed more than ${maxOutput} bytes`, "REMOTE_FETCH"),
+        );
       if (code !== 0) {
-        const last = err.split("\n").map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("hint:")).slice(-2).join("; ");
+        const last = err
+          .split("\n")
+          .map((l) => l.trim())
+          .filter((l) => l !== "" && !l.startsWith("hint:"))
+          .slice(-2)
+          .join("; ");
         const denied = ACCESS_DENIED.test(err);
         const text = `git ${options.what} failed: ${safeText(last || `exit code ${String(code)}`, options.secrets)}${denied ? " (credentials missing or refused)" : ""}`;
         return reject(new RemoteSourceError(text, denied ? "REMOTE_ACCESS_DENIED" : "REMOTE_FETCH"));

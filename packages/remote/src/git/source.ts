@@ -5,7 +5,14 @@ import { redactUri } from "@skillport/core/internal";
 import { DEFAULT_MAX_FILE_BYTES, SKILL_FILE_NAMES, randomHex } from "@skillport/fs";
 import { cacheKey, defaultCacheRoot, ensurePrivateDir } from "../cache-dir.js";
 import { RemoteSourceError } from "../errors.js";
-import { KeptCopies, SnapshotSource, type KeptState, type RemoteSkipped, type Snapshot, type SnapshotSourceOptions } from "../snapshot-source.js";
+import {
+  KeptCopies,
+  SnapshotSource,
+  type KeptState,
+  type RemoteSkipped,
+  type Snapshot,
+  type SnapshotSourceOptions,
+} from "../snapshot-source.js";
 import { checkRef, isCommitId, normalizeRepoPath, parseGitAddress } from "./address.js";
 import { ambientCredentials, runGit } from "./run-git.js";
 
@@ -82,21 +89,33 @@ export class GitSkillSource extends SnapshotSource {
 
   constructor(options: GitSkillSourceOptions) {
     super(options);
-    if (typeof options.url !== "string" || options.url === "" || options.url.startsWith("-")) throw new RemoteSourceError("a git source needs a repository URL", "REMOTE_CONFIG");
+    if (typeof options.url !== "string" || options.url === "" || options.url.startsWith("-"))
+      throw new RemoteSourceError("a git source needs a repository URL", "REMOTE_CONFIG");
     this.url = options.url;
     this.ref = options.ref === undefined ? undefined : checkRef(options.ref);
     const sub = options.path === undefined ? "" : normalizeRepoPath(options.path);
     this.repoPath = sub === "" ? undefined : sub;
-    this.#display = redactUri(this.url) + (this.ref !== undefined || this.repoPath !== undefined ? `#${this.ref ?? ""}${this.repoPath !== undefined ? `:${this.repoPath}` : ""}` : "");
+    this.#display =
+      redactUri(this.url) +
+      (this.ref !== undefined || this.repoPath !== undefined
+        ? `#${this.ref ?? ""}${this.repoPath !== undefined ? `:${this.repoPath}` : ""}`
+        : "");
     this.name = options.name ?? this.#display;
-    this.cacheDir = path.resolve(options.cacheDir ?? path.join(defaultCacheRoot(), "git", cacheKey(this.url, this.ref ?? "", this.repoPath ?? "")));
+    this.cacheDir = path.resolve(
+      options.cacheDir ?? path.join(defaultCacheRoot(), "git", cacheKey(this.url, this.ref ?? "", this.repoPath ?? "")),
+    );
     this.#timeoutMs = options.timeoutMs ?? 120_000;
     this.#limit = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.#secrets = [options.password ?? "", options.username ?? ""].filter((s) => s !== "");
     this.#config = {};
     this.#env = { ...process.env };
     // What grants access, for the cache identity: the user and password given, the OS user and git's credential environment.
-    const identity: [string, string][] = [["username", options.username ?? ""], ["password", options.password ?? ""], ["uid", String(process.getuid?.() ?? "")], ...ambientCredentials(this.#env)];
+    const identity: [string, string][] = [
+      ["username", options.username ?? ""],
+      ["password", options.password ?? ""],
+      ["uid", String(process.getuid?.() ?? "")],
+      ...ambientCredentials(this.#env),
+    ];
     this.#kept = new KeptCopies(this.cacheDir, identity);
     if (options.username !== undefined || options.password !== undefined) {
       const token = Buffer.from(`${options.username ?? ""}:${options.password ?? ""}`).toString("base64");
@@ -107,7 +126,10 @@ export class GitSkillSource extends SnapshotSource {
   }
 
   /** A source from an address such as `git+https://user:token@host/repo.git#v1.2:skills` (docs/sources.md). */
-  static fromAddress(address: string, options: Omit<GitSkillSourceOptions, "url" | "ref" | "path" | "username" | "password"> & { cwd?: string } = {}): GitSkillSource {
+  static fromAddress(
+    address: string,
+    options: Omit<GitSkillSourceOptions, "url" | "ref" | "path" | "username" | "password"> & { cwd?: string } = {},
+  ): GitSkillSource {
     const parsed = parseGitAddress(address, options.cwd);
     return new GitSkillSource({
       ...options,
@@ -131,7 +153,10 @@ export class GitSkillSource extends SnapshotSource {
   }
 
   protected async loadSnapshot(): Promise<Snapshot | undefined> {
-    const state = await this.#kept.load((file) => this.readState(file, gitStateSchema), (s) => s.url === this.url && s.ref === (this.ref ?? null) && s.path === (this.repoPath ?? null));
+    const state = await this.#kept.load(
+      (file) => this.readState(file, gitStateSchema),
+      (s) => s.url === this.url && s.ref === (this.ref ?? null) && s.path === (this.repoPath ?? null),
+    );
     return state === undefined ? undefined : this.#snapshotOf(state);
   }
 
@@ -140,7 +165,8 @@ export class GitSkillSource extends SnapshotSource {
     const now = this.clock();
     const commit = isCommitId(this.ref) ? (this.ref as string) : await this.#resolveRef();
     // A pinned commit is never asked about, so a copy of it would outlive revoked access: ask the remote anyway.
-    if (isCommitId(this.ref) && this.#secrets.length > 0) await this.#git(["ls-remote", "--", this.url, "HEAD"], "ls-remote", { cwd: this.#kept.home });
+    if (isCommitId(this.ref) && this.#secrets.length > 0)
+      await this.#git(["ls-remote", "--", this.url, "HEAD"], "ls-remote", { cwd: this.#kept.home });
     const state = this.#kept.state;
     if (last !== undefined && state !== undefined && state.revision === commit) {
       const next = { ...state, checkedAt: now };
@@ -173,11 +199,23 @@ export class GitSkillSource extends SnapshotSource {
   }
 
   #snapshotOf(state: GitState): Snapshot {
-    return { revision: state.revision, root: path.join(this.#kept.treeDir(state.tree), ...state.skillsPath.split("/").filter(Boolean)), checkedAt: state.checkedAt, skipped: state.skipped };
+    return {
+      revision: state.revision,
+      root: path.join(this.#kept.treeDir(state.tree), ...state.skillsPath.split("/").filter(Boolean)),
+      checkedAt: state.checkedAt,
+      skipped: state.skipped,
+    };
   }
 
   #git(args: readonly string[], what: string, options: { cwd?: string; input?: string } = {}): Promise<string> {
-    return runGit(args, { ...options, config: this.#config, env: this.#env, timeoutMs: this.#timeoutMs, secrets: this.#secrets, what: `${what} ${this.#display}` });
+    return runGit(args, {
+      ...options,
+      config: this.#config,
+      env: this.#env,
+      timeoutMs: this.#timeoutMs,
+      secrets: this.#secrets,
+      what: `${what} ${this.#display}`,
+    });
   }
 
   /** The commit the ref names on the remote now: a branch, else a tag (peeled to its commit), else the remote's HEAD. */
@@ -195,7 +233,10 @@ export class GitSkillSource extends SnapshotSource {
       const sha = refs.get(name);
       if (sha !== undefined) return sha;
     }
-    throw new RemoteSourceError(`${this.#display}: the remote has no ${ref === undefined ? "HEAD" : `branch or tag ${JSON.stringify(ref)}`}`, "REMOTE_CONFIG");
+    throw new RemoteSourceError(
+      `${this.#display}: the remote has no ${ref === undefined ? "HEAD" : `branch or tag ${JSON.stringify(ref)}`}`,
+      "REMOTE_CONFIG",
+    );
   }
 
   /**
@@ -212,7 +253,22 @@ export class GitSkillSource extends SnapshotSource {
       await this.#git(["init", "-q", tmp], "init");
       await this.#git(["remote", "add", "origin", this.url], "remote add", { cwd: tmp });
       // Blobs over the limit are not even downloaded when the server allows filters; otherwise git ignores the filter.
-      await this.#git(["-c", "fetch.recurseSubmodules=false", "fetch", "-q", "--depth", "1", "--no-tags", `--filter=blob:limit=${this.#limit + 1}`, "origin", commit], "fetch", { cwd: tmp });
+      await this.#git(
+        [
+          "-c",
+          "fetch.recurseSubmodules=false",
+          "fetch",
+          "-q",
+          "--depth",
+          "1",
+          "--no-tags",
+          `--filter=blob:limit=${this.#limit + 1}`,
+          "origin",
+          commit,
+        ],
+        "fetch",
+        { cwd: tmp },
+      );
       const entries = await this.#listTree(tmp, commit);
       const layout = this.#layout(entries);
       const inside = (p: string) => layout.checkout === "" || p.startsWith(`${layout.checkout}/`);
@@ -220,16 +276,21 @@ export class GitSkillSource extends SnapshotSource {
       const wanted: string[] = [];
       for (const entry of entries) {
         if (!inside(entry.path)) continue;
-        if (entry.type === "commit") skipped.push({ where: entry.path, reason: "a submodule; submodules are not fetched" });
+        if (entry.type === "commit")
+          skipped.push({ where: entry.path, reason: "a submodule; submodules are not fetched" });
         else if (entry.type !== "blob") continue;
-        else if (entry.size === undefined || entry.size > this.#limit) skipped.push({ where: entry.path, reason: `larger than the limit of ${this.#limit} bytes; not checked out` });
+        else if (entry.size === undefined || entry.size > this.#limit)
+          skipped.push({ where: entry.path, reason: `larger than the limit of ${this.#limit} bytes; not checked out` });
         else wanted.push(entry.path);
       }
       // The index holds the whole commit (trees only are read); the work tree gets exactly the files named.
       await this.#git(["read-tree", commit], "read-tree", { cwd: tmp });
       if (wanted.length > 0) {
         const prefix = layout.prefix === "" ? [] : [`--prefix=${layout.prefix}/`];
-        await this.#git(["-c", "core.symlinks=true", "checkout-index", "-z", "--stdin", ...prefix], "checkout", { cwd: tmp, input: `${wanted.join("\0")}\0` });
+        await this.#git(["-c", "core.symlinks=true", "checkout-index", "-z", "--stdin", ...prefix], "checkout", {
+          cwd: tmp,
+          input: `${wanted.join("\0")}\0`,
+        });
       }
       await mkdir(path.join(tmp, ...layout.serve.split("/").filter(Boolean)), { recursive: true });
       await rm(path.join(tmp, ".git"), { recursive: true, force: true });
@@ -251,16 +312,29 @@ export class GitSkillSource extends SnapshotSource {
     const sub = this.repoPath;
     if (sub !== undefined) {
       if (!entries.some((e) => e.path.startsWith(`${sub}/`))) {
-        throw new RemoteSourceError(`${this.#display}: the repository has no folder ${JSON.stringify(sub)}`, "REMOTE_CONFIG");
+        throw new RemoteSourceError(
+          `${this.#display}: the repository has no folder ${JSON.stringify(sub)}`,
+          "REMOTE_CONFIG",
+        );
       }
       const isSkill = entries.some((e) => e.type === "blob" && SKILL_FILE_NAMES.some((f) => e.path === `${sub}/${f}`));
       return { checkout: sub, serve: isSkill ? path.posix.dirname(sub).replace(/^\.$/, "") : sub, prefix: "" };
     }
     if (entries.some((e) => e.path.startsWith("skills/"))) return { checkout: "skills", serve: "skills", prefix: "" };
-    if (!entries.some((e) => e.type === "blob" && (SKILL_FILE_NAMES as readonly string[]).includes(e.path))) return { checkout: "", serve: "", prefix: "" };
-    const name = this.url.replace(/[?#].*$/, "").replace(/\/+$/, "").split("/").pop()?.replace(/\.git$/, "") ?? "";
+    if (!entries.some((e) => e.type === "blob" && (SKILL_FILE_NAMES as readonly string[]).includes(e.path)))
+      return { checkout: "", serve: "", prefix: "" };
+    const name =
+      this.url
+        .replace(/[?#].*$/, "")
+        .replace(/\/+$/, "")
+        .split("/")
+        .pop()
+        ?.replace(/\.git$/, "") ?? "";
     if (!isSafeSkillId(name)) {
-      throw new RemoteSourceError(`${this.#display}: the repository is one skill, but its name ${JSON.stringify(name)} is not a usable skill folder name`, "REMOTE_CONFIG");
+      throw new RemoteSourceError(
+        `${this.#display}: the repository is one skill, but its name ${JSON.stringify(name)} is not a usable skill folder name`,
+        "REMOTE_CONFIG",
+      );
     }
     return { checkout: "", serve: "", prefix: name };
   }
@@ -281,7 +355,10 @@ export class GitSkillSource extends SnapshotSource {
     const present = [...new Set(entries.filter((e) => e.type === "blob" && !missing.has(e.oid)).map((e) => e.oid))];
     const sizes = new Map<string, number>();
     if (present.length > 0) {
-      const out = await this.#git(["cat-file", "--batch-check=%(objectname) %(objectsize)"], "cat-file", { cwd: repo, input: `${present.join("\n")}\n` });
+      const out = await this.#git(["cat-file", "--batch-check=%(objectname) %(objectsize)"], "cat-file", {
+        cwd: repo,
+        input: `${present.join("\n")}\n`,
+      });
       for (const line of out.split("\n")) {
         const [oid, size] = line.split(" ");
         if (oid && size && /^\d+$/.test(size)) sizes.set(oid, Number(size));

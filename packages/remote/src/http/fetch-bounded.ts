@@ -72,16 +72,27 @@ export async function fetchBounded(url: string, options: HttpFetchOptions): Prom
     checkDeadlines(url, options);
   }
   if (lastError instanceof RemoteSourceError) {
-    throw new RemoteSourceError(`${lastError.message} (after ${options.retries + 1} attempts)`, "REMOTE_FETCH", { cause: lastError });
+    throw new RemoteSourceError(`${lastError.message} (after ${options.retries + 1} attempts)`, "REMOTE_FETCH", {
+      cause: lastError,
+    });
   }
-  const why = lastError instanceof Error ? (lastError.cause instanceof Error ? lastError.cause.message : lastError.message) : String(lastError);
-  throw new RemoteSourceError(`GET ${display(url, options)} failed after ${options.retries + 1} attempts: ${safeText(why, options.secrets)}`, "REMOTE_FETCH");
+  const why =
+    lastError instanceof Error
+      ? lastError.cause instanceof Error
+        ? lastError.cause.message
+        : lastError.message
+      : String(lastError);
+  throw new RemoteSourceError(
+    `GET ${display(url, options)} failed after ${options.retries + 1} attempts: ${safeText(why, options.secrets)}`,
+    "REMOTE_FETCH",
+  );
 }
 
 /** Throws the deadline error when a deadline has passed (whatever else went wrong meanwhile). */
 function checkDeadlines(url: string, options: HttpFetchOptions, cause?: unknown): void {
   const passed = options.deadlines?.find((d) => d.signal.aborted);
-  if (passed !== undefined) throw new RemoteSourceError(`GET ${display(url, options)}: ${passed.what}; stopped`, "REMOTE_FETCH", { cause });
+  if (passed !== undefined)
+    throw new RemoteSourceError(`GET ${display(url, options)}: ${passed.what}; stopped`, "REMOTE_FETCH", { cause });
 }
 
 /** Waits `ms`, or less when a deadline passes first. */
@@ -100,8 +111,18 @@ function sleep(ms: number, deadlines: readonly Deadline[]): Promise<void> {
 
 function checkStatus(result: HttpResult, options: HttpFetchOptions): HttpResult {
   if (result.status === 304 || (result.status >= 200 && result.status < 300)) return result;
-  const what = result.status === 401 || result.status === 403 ? " (credentials missing or refused)" : result.status === 404 || result.status === 410 ? " (not found)" : "";
-  const code = result.status === 404 || result.status === 410 ? "REMOTE_CONFIG" : result.status === 401 || result.status === 403 ? "REMOTE_ACCESS_DENIED" : "REMOTE_REFUSED";
+  const what =
+    result.status === 401 || result.status === 403
+      ? " (credentials missing or refused)"
+      : result.status === 404 || result.status === 410
+        ? " (not found)"
+        : "";
+  const code =
+    result.status === 404 || result.status === 410
+      ? "REMOTE_CONFIG"
+      : result.status === 401 || result.status === 403
+        ? "REMOTE_ACCESS_DENIED"
+        : "REMOTE_REFUSED";
   throw new RemoteSourceError(`GET ${display(result.url, options)} answered ${result.status}${what}`, code);
 }
 
@@ -111,21 +132,39 @@ async function fetchOnce(start: string, options: HttpFetchOptions): Promise<Http
   const origins = new Set([url.origin, ...options.allowedOrigins]);
   for (let hop = 0; ; hop++) {
     const headers: Record<string, string> = { ...options.headers };
-    if (options.authorization !== undefined && options.authorization.origin === url.origin) headers.authorization = options.authorization.value;
+    if (options.authorization !== undefined && options.authorization.origin === url.origin)
+      headers.authorization = options.authorization.value;
     // One signal for connecting and for every chunk of the body: a trickling server is cut off mid-stream.
-    const signal = AbortSignal.any([AbortSignal.timeout(options.timeoutMs), ...(options.deadlines ?? []).map((d) => d.signal)]);
+    const signal = AbortSignal.any([
+      AbortSignal.timeout(options.timeoutMs),
+      ...(options.deadlines ?? []).map((d) => d.signal),
+    ]);
     const response = await doFetch(url, { headers, redirect: "manual", signal });
     if (response.status >= 300 && response.status < 400 && response.status !== 304) {
       await response.body?.cancel();
       const location = response.headers.get("location");
-      if (location === null) throw new RemoteSourceError(`GET ${display(url.href, options)} redirected without a Location`, "REMOTE_REFUSED");
+      if (location === null)
+        throw new RemoteSourceError(
+          `GET ${display(url.href, options)} redirected without a Location`,
+          "REMOTE_REFUSED",
+        );
       const next = new URL(location, url);
-      if (hop + 1 > (options.maxRedirects ?? 5)) throw new RemoteSourceError(`GET ${display(start, options)}: more than ${options.maxRedirects ?? 5} redirects`, "REMOTE_REFUSED");
+      if (hop + 1 > (options.maxRedirects ?? 5))
+        throw new RemoteSourceError(
+          `GET ${display(start, options)}: more than ${options.maxRedirects ?? 5} redirects`,
+          "REMOTE_REFUSED",
+        );
       if (url.protocol === "https:" && next.protocol !== "https:") {
-        throw new RemoteSourceError(`GET ${display(url.href, options)} redirected from https to ${next.protocol.replace(":", "")}; refused`, "REMOTE_REFUSED");
+        throw new RemoteSourceError(
+          `GET ${display(url.href, options)} redirected from https to ${next.protocol.replace(":", "")}; refused`,
+          "REMOTE_REFUSED",
+        );
       }
       if (!origins.has(next.origin)) {
-        throw new RemoteSourceError(`GET ${display(url.href, options)} redirected to another host (${next.origin}); refused unless that origin is allowed`, "REMOTE_REFUSED");
+        throw new RemoteSourceError(
+          `GET ${display(url.href, options)} redirected to another host (${next.origin}); refused unless that origin is allowed`,
+          "REMOTE_REFUSED",
+        );
       }
       url = next;
       continue;
@@ -139,7 +178,10 @@ async function readBody(response: Response, url: string, options: HttpFetchOptio
   const declared = Number(response.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > options.maxBytes) {
     await response.body?.cancel();
-    throw new RemoteSourceError(`GET ${display(url, options)}: ${declared} bytes is over the limit of ${options.maxBytes}`, "REMOTE_REFUSED");
+    throw new RemoteSourceError(
+      `GET ${display(url, options)}: ${declared} bytes is over the limit of ${options.maxBytes}`,
+      "REMOTE_REFUSED",
+    );
   }
   if (response.body === null) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
@@ -151,7 +193,10 @@ async function readBody(response: Response, url: string, options: HttpFetchOptio
     total += value.byteLength;
     if (total > options.maxBytes) {
       await reader.cancel();
-      throw new RemoteSourceError(`GET ${display(url, options)}: more than the limit of ${options.maxBytes} bytes`, "REMOTE_REFUSED");
+      throw new RemoteSourceError(
+        `GET ${display(url, options)}: more than the limit of ${options.maxBytes} bytes`,
+        "REMOTE_REFUSED",
+      );
     }
     chunks.push(value);
   }

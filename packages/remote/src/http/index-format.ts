@@ -29,7 +29,12 @@ const SCHEMA = /^https:\/\/schemas\.agentskills\.io\/discovery\/0\.2\.\d+\/schem
  * name, an unknown type, a missing digest, a URL that is not http(s)) is skipped and reported. Duplicate names: the
  * first wins, the rest are reported. Entry URLs resolve against `indexUrl` (where the index was finally read).
  */
-export function parseDiscoveryIndex(bytes: Uint8Array, indexUrl: string, maxSkills: number, label: string = indexUrl): ParsedIndex {
+export function parseDiscoveryIndex(
+  bytes: Uint8Array,
+  indexUrl: string,
+  maxSkills: number,
+  label: string = indexUrl,
+): ParsedIndex {
   let doc: unknown;
   try {
     doc = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
@@ -41,10 +46,16 @@ export function parseDiscoveryIndex(bytes: Uint8Array, indexUrl: string, maxSkil
   }
   const schema = doc.$schema;
   if (typeof schema !== "string" || !SCHEMA.test(schema)) {
-    throw new RemoteSourceError(`${label}: unsupported index schema ${JSON.stringify(schema ?? null)} (version 0.2.x is read)`, "REMOTE_CONFIG");
+    throw new RemoteSourceError(
+      `${label}: unsupported index schema ${JSON.stringify(schema ?? null)} (version 0.2.x is read)`,
+      "REMOTE_CONFIG",
+    );
   }
   if (doc.skills.length > maxSkills) {
-    throw new RemoteSourceError(`${label}: the index lists ${doc.skills.length} skills, over the limit of ${maxSkills}`, "REMOTE_REFUSED");
+    throw new RemoteSourceError(
+      `${label}: the index lists ${doc.skills.length} skills, over the limit of ${maxSkills}`,
+      "REMOTE_REFUSED",
+    );
   }
   const entries: IndexEntry[] = [];
   const skipped: RemoteSkipped[] = [];
@@ -55,14 +66,16 @@ export function parseDiscoveryIndex(bytes: Uint8Array, indexUrl: string, maxSkil
     if (problem !== undefined) return void skipped.push({ where, reason: problem });
     const entry = raw as Record<string, string | number>;
     const name = entry.name as string;
-    if (seen.has(name)) return void skipped.push({ where, reason: "a second entry with this name; the first is served" });
+    if (seen.has(name))
+      return void skipped.push({ where, reason: "a second entry with this name; the first is served" });
     let url: URL;
     try {
       url = new URL(entry.url as string, indexUrl);
     } catch {
       return void skipped.push({ where, reason: "its url is not a valid URL" });
     }
-    if (url.protocol !== "https:" && url.protocol !== "http:") return void skipped.push({ where, reason: `its url is not http(s) (${url.protocol})` });
+    if (url.protocol !== "https:" && url.protocol !== "http:")
+      return void skipped.push({ where, reason: `its url is not http(s) (${url.protocol})` });
     seen.add(name);
     entries.push({
       name,
@@ -79,10 +92,13 @@ export function parseDiscoveryIndex(bytes: Uint8Array, indexUrl: string, maxSkil
 function entryProblem(raw: unknown): string | undefined {
   if (!isRecord(raw)) return "not an object";
   if (typeof raw.name !== "string" || !isSafeSkillId(raw.name)) return "its name is not a safe skill id";
-  if (raw.type !== "skill-md" && raw.type !== "archive") return `unknown type ${JSON.stringify(raw.type ?? null)} (skill-md and archive are read)`;
+  if (raw.type !== "skill-md" && raw.type !== "archive")
+    return `unknown type ${JSON.stringify(raw.type ?? null)} (skill-md and archive are read)`;
   if (typeof raw.url !== "string" || raw.url === "") return "no url";
-  if (typeof raw.digest !== "string" || !/^sha256:[0-9a-f]{64}$/.test(raw.digest)) return 'no digest of the form "sha256:<64 lowercase hex>"';
-  if (raw.size !== undefined && (typeof raw.size !== "number" || !Number.isSafeInteger(raw.size) || raw.size < 0)) return "its size is not a whole number of bytes";
+  if (typeof raw.digest !== "string" || !/^sha256:[0-9a-f]{64}$/.test(raw.digest))
+    return 'no digest of the form "sha256:<64 lowercase hex>"';
+  if (raw.size !== undefined && (typeof raw.size !== "number" || !Number.isSafeInteger(raw.size) || raw.size < 0))
+    return "its size is not a whole number of bytes";
   return undefined;
 }
 

@@ -5,7 +5,13 @@ import { redactUri } from "@skillport/core/internal";
 import { DEFAULT_MAX_FILE_BYTES, randomHex, writeFileAtomic } from "@skillport/fs";
 import { cacheKey, defaultCacheRoot, ensurePrivateDir } from "../cache-dir.js";
 import { RemoteSourceError } from "../errors.js";
-import { KeptCopies, SnapshotSource, type KeptState, type Snapshot, type SnapshotSourceOptions } from "../snapshot-source.js";
+import {
+  KeptCopies,
+  SnapshotSource,
+  type KeptState,
+  type Snapshot,
+  type SnapshotSourceOptions,
+} from "../snapshot-source.js";
 import { deadlineIn, fetchBounded, type Deadline, type HttpFetchOptions } from "./fetch-bounded.js";
 import { parseDiscoveryIndex, type IndexEntry } from "./index-format.js";
 
@@ -105,7 +111,8 @@ export class HttpSkillSource extends SnapshotSource {
     } catch {
       throw new RemoteSourceError(`not a URL: ${JSON.stringify(redactUri(options.url))}`, "REMOTE_CONFIG");
     }
-    if (url.protocol !== "https:" && url.protocol !== "http:") throw new RemoteSourceError(`an HTTP source needs an http(s) URL, got ${url.protocol}`, "REMOTE_CONFIG");
+    if (url.protocol !== "https:" && url.protocol !== "http:")
+      throw new RemoteSourceError(`an HTTP source needs an http(s) URL, got ${url.protocol}`, "REMOTE_CONFIG");
     const secrets: string[] = [];
     let authorization: HttpFetchOptions["authorization"];
     if (url.username !== "" || url.password !== "") {
@@ -123,7 +130,10 @@ export class HttpSkillSource extends SnapshotSource {
     this.#display = redactUri(this.indexUrl);
     this.name = options.name ?? this.#display;
     this.cacheDir = path.resolve(options.cacheDir ?? path.join(defaultCacheRoot(), "http", cacheKey(this.indexUrl)));
-    const identity: [string, string][] = [["authorization", authorization?.value ?? ""], ...Object.entries(options.headers ?? {}).map(([k, v]): [string, string] => [k.toLowerCase(), v])];
+    const identity: [string, string][] = [
+      ["authorization", authorization?.value ?? ""],
+      ...Object.entries(options.headers ?? {}).map(([k, v]): [string, string] => [k.toLowerCase(), v]),
+    ];
     identity.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     this.#kept = new KeptCopies(this.cacheDir, identity);
     this.#maxIndexBytes = options.maxIndexBytes ?? 1024 * 1024;
@@ -147,7 +157,10 @@ export class HttpSkillSource extends SnapshotSource {
   }
 
   protected async loadSnapshot(): Promise<Snapshot | undefined> {
-    const state = await this.#kept.load((file) => this.readState(file, httpStateSchema), (s) => s.indexUrl === this.indexUrl);
+    const state = await this.#kept.load(
+      (file) => this.readState(file, httpStateSchema),
+      (s) => s.indexUrl === this.indexUrl,
+    );
     return state === undefined ? undefined : this.#snapshotOf(state);
   }
 
@@ -156,18 +169,36 @@ export class HttpSkillSource extends SnapshotSource {
     const now = this.clock();
     const state = last === undefined ? undefined : this.#kept.state;
     const conditional: Record<string, string> = state?.etag ? { "if-none-match": state.etag } : {};
-    const sync = deadlineIn(this.#syncDeadlineMs, `the sync's deadline of ${this.#syncDeadlineMs} ms (syncDeadlineMs) passed`);
-    const response = await fetchBounded(this.indexUrl, { ...this.#fetch, headers: { ...this.#fetch.headers, ...conditional }, maxBytes: this.#maxIndexBytes, deadlines: [sync, this.#fileDeadline()] });
+    const sync = deadlineIn(
+      this.#syncDeadlineMs,
+      `the sync's deadline of ${this.#syncDeadlineMs} ms (syncDeadlineMs) passed`,
+    );
+    const response = await fetchBounded(this.indexUrl, {
+      ...this.#fetch,
+      headers: { ...this.#fetch.headers, ...conditional },
+      maxBytes: this.#maxIndexBytes,
+      deadlines: [sync, this.#fileDeadline()],
+    });
     const etag = response.headers.get("etag");
     if (response.status === 304) {
-      if (state === undefined) throw new RemoteSourceError(`GET ${this.#display} answered 304 to an unconditional request`, "REMOTE_FETCH");
+      if (state === undefined)
+        throw new RemoteSourceError(`GET ${this.#display} answered 304 to an unconditional request`, "REMOTE_FETCH");
       return this.#keep({ ...state, checkedAt: now });
     }
     const revision = sha256Hex(response.bytes);
     if (state !== undefined && state.revision === revision) return this.#keep({ ...state, etag, checkedAt: now });
     const index = parseDiscoveryIndex(response.bytes, response.url, this.#maxSkills, this.#display);
     const tree = await this.#build(index.entries, response.url, sync);
-    const next: HttpState = { version: 1, indexUrl: this.indexUrl, etag, revision, tree, checkedAt: now, skipped: index.skipped, previousTree: this.#kept.state?.tree ?? null };
+    const next: HttpState = {
+      version: 1,
+      indexUrl: this.indexUrl,
+      etag,
+      revision,
+      tree,
+      checkedAt: now,
+      skipped: index.skipped,
+      previousTree: this.#kept.state?.tree ?? null,
+    };
     return this.#keep(next);
   }
 
@@ -185,7 +216,12 @@ export class HttpSkillSource extends SnapshotSource {
   }
 
   #snapshotOf(state: HttpState): Snapshot {
-    return { revision: state.revision, root: this.#kept.treeDir(state.tree), checkedAt: state.checkedAt, skipped: state.skipped };
+    return {
+      revision: state.revision,
+      root: this.#kept.treeDir(state.tree),
+      checkedAt: state.checkedAt,
+      skipped: state.skipped,
+    };
   }
 
   /** Every artifact verified (fetched only when not already kept by digest), then laid out as a folder of skills. */
@@ -220,24 +256,44 @@ export class HttpSkillSource extends SnapshotSource {
     const kept = await readFile(blob).catch(() => undefined);
     if (kept !== undefined && sha256Hex(kept) === entry.sha256) return kept;
     const target = new URL(entry.url);
-    if (target.origin !== new URL(this.indexUrl).origin && target.origin !== new URL(indexUrl).origin && !this.#fetch.allowedOrigins.has(target.origin)) {
-      throw new RemoteSourceError(`${this.#display}: skill ${JSON.stringify(entry.name)} is served from another host (${target.origin}); refused unless that origin is allowed`, "REMOTE_REFUSED");
+    if (
+      target.origin !== new URL(this.indexUrl).origin &&
+      target.origin !== new URL(indexUrl).origin &&
+      !this.#fetch.allowedOrigins.has(target.origin)
+    ) {
+      throw new RemoteSourceError(
+        `${this.#display}: skill ${JSON.stringify(entry.name)} is served from another host (${target.origin}); refused unless that origin is allowed`,
+        "REMOTE_REFUSED",
+      );
     }
     const limit = entry.type === "skill-md" ? this.#maxFileBytes : this.#maxArchiveBytes;
-    const { bytes } = await fetchBounded(entry.url, { ...this.#fetch, maxBytes: limit, deadlines: [sync, this.#fileDeadline()] });
+    const { bytes } = await fetchBounded(entry.url, {
+      ...this.#fetch,
+      maxBytes: limit,
+      deadlines: [sync, this.#fileDeadline()],
+    });
     if (entry.size !== undefined && bytes.byteLength !== entry.size) {
-      throw new RemoteSourceError(`${this.#display}: skill ${JSON.stringify(entry.name)}: ${bytes.byteLength} bytes received, the index says ${entry.size}; refused`, "REMOTE_INTEGRITY");
+      throw new RemoteSourceError(
+        `${this.#display}: skill ${JSON.stringify(entry.name)}: ${bytes.byteLength} bytes received, the index says ${entry.size}; refused`,
+        "REMOTE_INTEGRITY",
+      );
     }
     const actual = sha256Hex(bytes);
     if (actual !== entry.sha256) {
-      throw new RemoteSourceError(`${this.#display}: skill ${JSON.stringify(entry.name)}: digest mismatch (index sha256:${entry.sha256.slice(0, 12)}…, received sha256:${actual.slice(0, 12)}…); refused`, "REMOTE_INTEGRITY");
+      throw new RemoteSourceError(
+        `${this.#display}: skill ${JSON.stringify(entry.name)}: digest mismatch (index sha256:${entry.sha256.slice(0, 12)}…, received sha256:${actual.slice(0, 12)}…); refused`,
+        "REMOTE_INTEGRITY",
+      );
     }
     await writeFileAtomic(blob, bytes);
     return bytes;
   }
 
   #fileDeadline(): Deadline {
-    return deadlineIn(this.#fileDeadlineMs, `the file's deadline of ${this.#fileDeadlineMs} ms (fileDeadlineMs) passed`);
+    return deadlineIn(
+      this.#fileDeadlineMs,
+      `the file's deadline of ${this.#fileDeadlineMs} ms (fileDeadlineMs) passed`,
+    );
   }
 
   /** An archive of one skill folder: SKILL.md at its top, or inside one wrapper folder. Unpacked with pack's safety rules. */
@@ -246,13 +302,28 @@ export class HttpSkillSource extends SnapshotSource {
     const staging = path.join(tmp, `.unpack-${entry.name}`);
     let files: string[];
     try {
-      const result = await unpackArchive(bytes, staging, { limits: { maxFiles: this.#maxArchiveFiles, maxFileBytes: this.#maxFileBytes, maxArchiveBytes: this.#maxArchiveBytes }, stripWrapper: false });
+      const result = await unpackArchive(bytes, staging, {
+        limits: {
+          maxFiles: this.#maxArchiveFiles,
+          maxFileBytes: this.#maxFileBytes,
+          maxArchiveBytes: this.#maxArchiveBytes,
+        },
+        stripWrapper: false,
+      });
       files = result.files.map((f) => f.path);
     } catch (error) {
-      throw new RemoteSourceError(`${this.#display}: skill ${JSON.stringify(entry.name)}: the archive was refused (${error instanceof Error ? error.message : String(error)})`, "REMOTE_REFUSED", { cause: error });
+      throw new RemoteSourceError(
+        `${this.#display}: skill ${JSON.stringify(entry.name)}: the archive was refused (${error instanceof Error ? error.message : String(error)})`,
+        "REMOTE_REFUSED",
+        { cause: error },
+      );
     }
     const top = files.some((f) => f === "SKILL.md" || f === "skill.md") ? "" : wrapperOf(files);
-    if (top === undefined) throw new RemoteSourceError(`${this.#display}: skill ${JSON.stringify(entry.name)}: the archive has no SKILL.md at its top or in one folder`, "REMOTE_REFUSED");
+    if (top === undefined)
+      throw new RemoteSourceError(
+        `${this.#display}: skill ${JSON.stringify(entry.name)}: the archive has no SKILL.md at its top or in one folder`,
+        "REMOTE_REFUSED",
+      );
     await rename(top === "" ? staging : path.join(staging, top), path.join(tmp, entry.name));
     await rm(staging, { recursive: true, force: true });
   }
@@ -266,7 +337,11 @@ function wrapperOf(files: readonly string[]): string | undefined {
 }
 
 function positiveMs(name: string, value: number): number {
-  if (!Number.isFinite(value) || value <= 0) throw new RemoteSourceError(`${name} must be a number of milliseconds above 0, got ${String(value)}`, "REMOTE_CONFIG");
+  if (!Number.isFinite(value) || value <= 0)
+    throw new RemoteSourceError(
+      `${name} must be a number of milliseconds above 0, got ${String(value)}`,
+      "REMOTE_CONFIG",
+    );
   return value;
 }
 

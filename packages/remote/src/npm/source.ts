@@ -47,7 +47,15 @@ export class NpmSkillSource extends SkillDirectorySource {
   constructor(options: NpmSkillSourceOptions) {
     const found = resolvePackage(options.package, path.resolve(options.from ?? process.cwd()));
     const folders = skillFolders(options.package, found.dir, found.manifest);
-    super(new PackageSkillsLocator(folders, { maxFileBytes: options.maxFileBytes, maxListFiles: options.maxListFiles, maxListDepth: options.maxListDepth, refuseHardLinks: options.refuseHardLinks }), options);
+    super(
+      new PackageSkillsLocator(folders, {
+        maxFileBytes: options.maxFileBytes,
+        maxListFiles: options.maxListFiles,
+        maxListDepth: options.maxListDepth,
+        refuseHardLinks: options.refuseHardLinks,
+      }),
+      options,
+    );
     this.packageName = options.package;
     this.packageDir = found.dir;
     this.version = typeof found.manifest.version === "string" ? found.manifest.version : undefined;
@@ -61,7 +69,8 @@ interface Manifest {
 }
 
 function resolvePackage(name: string, from: string): { dir: string; manifest: Manifest } {
-  if (!PACKAGE_NAME.test(name) || name.length > 214) throw new RemoteSourceError(`not an npm package name: ${JSON.stringify(name)}`, "REMOTE_CONFIG");
+  if (!PACKAGE_NAME.test(name) || name.length > 214)
+    throw new RemoteSourceError(`not an npm package name: ${JSON.stringify(name)}`, "REMOTE_CONFIG");
   // The lookup folders Node would use for `require(name)` from `from`, without asking the package's exports map.
   const lookup = createRequire(path.join(from, "__skillport_resolve__.js")).resolve.paths(name) ?? [];
   for (const dir of lookup) {
@@ -76,7 +85,10 @@ function resolvePackage(name: string, from: string): { dir: string; manifest: Ma
     }
     return { dir: real, manifest: typeof manifest === "object" && manifest !== null ? manifest : {} };
   }
-  throw new RemoteSourceError(`npm:${name}: the package is not installed where ${from} can resolve it (npm install ${name})`, "REMOTE_CONFIG");
+  throw new RemoteSourceError(
+    `npm:${name}: the package is not installed where ${from} can resolve it (npm install ${name})`,
+    "REMOTE_CONFIG",
+  );
 }
 
 type Folder = { kind: "root"; where: string; dir: string } | { kind: "skill"; where: string; dir: string; id: string };
@@ -86,31 +98,55 @@ function skillFolders(name: string, packageDir: string, manifest: Manifest): Fol
   let named: string[];
   if (declared === undefined) {
     if (!isDirectory(path.join(packageDir, "skills"))) {
-      throw new RemoteSourceError(`npm:${name}: the package has no skills/ folder and no "agentSkills" field in its package.json`, "REMOTE_CONFIG");
+      throw new RemoteSourceError(
+        `npm:${name}: the package has no skills/ folder and no "agentSkills" field in its package.json`,
+        "REMOTE_CONFIG",
+      );
     }
     named = ["skills"];
-  } else if (typeof declared === "string" || (Array.isArray(declared) && declared.every((d) => typeof d === "string"))) {
+  } else if (
+    typeof declared === "string" ||
+    (Array.isArray(declared) && declared.every((d) => typeof d === "string"))
+  ) {
     named = typeof declared === "string" ? [declared] : (declared as string[]);
   } else {
     throw new RemoteSourceError(`npm:${name}: "agentSkills" must be a folder or a list of folders`, "REMOTE_CONFIG");
   }
   return named.map((entry) => {
-    const rel = entry.replace(/\\/g, "/").replace(/^\.\/+/, "").replace(/\/+$/, "");
+    const rel = entry
+      .replace(/\\/g, "/")
+      .replace(/^\.\/+/, "")
+      .replace(/\/+$/, "");
     if (rel === "" || path.posix.isAbsolute(rel) || rel.split("/").includes("..") || /[\0-\x1f]/.test(rel)) {
-      throw new RemoteSourceError(`npm:${name}: "agentSkills" names ${JSON.stringify(entry)}, which is not a folder inside the package`, "REMOTE_CONFIG");
+      throw new RemoteSourceError(
+        `npm:${name}: "agentSkills" names ${JSON.stringify(entry)}, which is not a folder inside the package`,
+        "REMOTE_CONFIG",
+      );
     }
     let real: string;
     try {
       real = realpathSync(path.join(packageDir, ...rel.split("/")));
     } catch {
-      throw new RemoteSourceError(`npm:${name}: "agentSkills" names ${JSON.stringify(entry)}, which does not exist`, "REMOTE_CONFIG");
+      throw new RemoteSourceError(
+        `npm:${name}: "agentSkills" names ${JSON.stringify(entry)}, which does not exist`,
+        "REMOTE_CONFIG",
+      );
     }
     if (real !== packageDir && !isInside(packageDir, real)) {
-      throw new RemoteSourceError(`npm:${name}: "agentSkills" names ${JSON.stringify(entry)}, which leads outside the package`, "REMOTE_CONFIG");
+      throw new RemoteSourceError(
+        `npm:${name}: "agentSkills" names ${JSON.stringify(entry)}, which leads outside the package`,
+        "REMOTE_CONFIG",
+      );
     }
-    if (!isDirectory(real)) throw new RemoteSourceError(`npm:${name}: "agentSkills" names ${JSON.stringify(entry)}, which is not a folder`, "REMOTE_CONFIG");
+    if (!isDirectory(real))
+      throw new RemoteSourceError(
+        `npm:${name}: "agentSkills" names ${JSON.stringify(entry)}, which is not a folder`,
+        "REMOTE_CONFIG",
+      );
     const isSkill = SKILL_FILE_NAMES.some((file) => existsSync(path.join(real, file)));
-    return isSkill ? { kind: "skill", where: rel, dir: real, id: path.basename(real) } : { kind: "root", where: rel, dir: real };
+    return isSkill
+      ? { kind: "skill", where: rel, dir: real, id: path.basename(real) }
+      : { kind: "root", where: rel, dir: real };
   });
 }
 
@@ -129,14 +165,23 @@ class PackageSkillsLocator implements SkillLocator {
 
   constructor(folders: readonly Folder[], options: SkillDirectoryOptions) {
     this.#options = options;
-    this.#parts = folders.map((folder) => (folder.kind === "root" ? { folder, roots: new FlatRootLocator(folder.dir, options) } : { folder }));
+    this.#parts = folders.map((folder) =>
+      folder.kind === "root" ? { folder, roots: new FlatRootLocator(folder.dir, options) } : { folder },
+    );
   }
 
   async locate(): Promise<LocatedSkills> {
     const skills = new Map<string, SkillDirectory>();
     const skipped: SkippedSkill[] = [];
     const add = (id: string, where: string, skill: SkillDirectory) => {
-      if (skills.has(id)) skipped.push({ where, code: "skill-id-unsafe", severity: "warning", path: "", message: `a second skill named ${JSON.stringify(id)}; the first is served` });
+      if (skills.has(id))
+        skipped.push({
+          where,
+          code: "skill-id-unsafe",
+          severity: "warning",
+          path: "",
+          message: `a second skill named ${JSON.stringify(id)}; the first is served`,
+        });
       else skills.set(id, skill);
     };
     for (const { folder, roots } of this.#parts) {
@@ -154,7 +199,15 @@ class PackageSkillsLocator implements SkillLocator {
   }
 
   async probe(id: string): Promise<SkillProbe> {
-    let last: SkillProbe = { ok: false, problem: { code: "skill-dir-not-directory", severity: "error", path: "", message: "no such skill in the package" } };
+    let last: SkillProbe = {
+      ok: false,
+      problem: {
+        code: "skill-dir-not-directory",
+        severity: "error",
+        path: "",
+        message: "no such skill in the package",
+      },
+    };
     for (const { folder, roots } of this.#parts) {
       if (roots !== undefined) {
         const probe = await roots.probe(id);
@@ -169,7 +222,15 @@ class PackageSkillsLocator implements SkillLocator {
 
   #probeSkill(folder: Extract<Folder, { kind: "skill" }>): SkillProbe {
     if (!isSafeSkillId(folder.id)) {
-      return { ok: false, problem: { code: "skill-id-unsafe", severity: "warning", path: "", message: `the folder name ${JSON.stringify(folder.id)} is not a safe skill id` } };
+      return {
+        ok: false,
+        problem: {
+          code: "skill-id-unsafe",
+          severity: "warning",
+          path: "",
+          message: `the folder name ${JSON.stringify(folder.id)} is not a safe skill id`,
+        },
+      };
     }
     return SkillDirectory.probe(folder.dir, this.#options);
   }

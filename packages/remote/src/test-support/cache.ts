@@ -12,6 +12,7 @@ export function identityFolders(cacheDir: string): string[] {
 /** The one state file of a cache folder used by one identity. */
 export function stateFile(cacheDir: string): string {
   const [only, ...more] = identityFolders(cacheDir);
-  if (only === undefined || more.length > 0) throw new Error(`${cacheDir} holds ${more.length + (only ? 1 : 0)} identity folders, not one`);
+  if (only === undefined || more.length > 0)
+    throw new Error(`${cacheDir} holds ${more.length + (only ? 1 : 0)} identity folders, not one`);
   return path.join(only, "state.json");
 }

@@ -5,7 +5,14 @@ import http from "node:http";
 import net from "node:net";
 import path from "node:path";
 
-const GIT_ENV = { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@example.test", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@example.test" };
+const GIT_ENV = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_AUTHOR_NAME: "t",
+  GIT_AUTHOR_EMAIL: "t@example.test",
+  GIT_COMMITTER_NAME: "t",
+  GIT_COMMITTER_EMAIL: "t@example.test",
+};
 
 export function git(cwd: string, ...args: string[]): string {
   return execFileSync("git", args, { cwd, env: GIT_ENV, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
@@ -24,7 +31,11 @@ export async function makeRepo(root: string, name: string): Promise<{ bare: stri
 }
 
 /** Writes files (relative path → content) into the work tree, commits everything and pushes `main`. Returns the commit. */
-export async function commitAndPush(work: string, files: Record<string, string | Uint8Array>, message = "change"): Promise<string> {
+export async function commitAndPush(
+  work: string,
+  files: Record<string, string | Uint8Array>,
+  message = "change",
+): Promise<string> {
   for (const [rel, content] of Object.entries(files)) {
     const file = path.join(work, rel);
     await mkdir(path.dirname(file), { recursive: true });
@@ -55,7 +66,11 @@ export interface RunningServer {
 /** `git daemon` exporting every repository under `base`; resolves once it accepts connections. */
 export async function startGitDaemon(base: string): Promise<RunningServer & { port: number }> {
   const port = await freePort();
-  const child: ChildProcess = spawn("git", ["daemon", "--reuseaddr", `--base-path=${base}`, "--export-all", `--port=${port}`, "--listen=127.0.0.1", base], { env: GIT_ENV, stdio: "ignore" });
+  const child: ChildProcess = spawn(
+    "git",
+    ["daemon", "--reuseaddr", `--base-path=${base}`, "--export-all", `--port=${port}`, "--listen=127.0.0.1", base],
+    { env: GIT_ENV, stdio: "ignore" },
+  );
   for (let i = 0; i < 200; i++) {
     if (await canConnect(port)) break;
     await new Promise((r) => setTimeout(r, 25));
@@ -97,7 +112,10 @@ export function basic(credentials: string): string {
 }
 
 /** A node HTTP server running `git http-backend` as CGI for repositories under `base`. */
-export async function startHttpBackend(base: string, options: HttpBackendOptions = {}): Promise<RunningServer & { requests: string[]; guard: RequestGuard | undefined }> {
+export async function startHttpBackend(
+  base: string,
+  options: HttpBackendOptions = {},
+): Promise<RunningServer & { requests: string[]; guard: RequestGuard | undefined }> {
   const requests: string[] = [];
   const state: { guard: RequestGuard | undefined } = { guard: undefined };
   if (options.credentials !== undefined) {

@@ -112,13 +112,23 @@ export interface PublishedSkill {
 }
 
 /** Serves `skills` and an index listing them at `/.well-known/agent-skills/index.json`, with an etag from its content. */
-export function publish(server: TestHttpServer, skills: readonly PublishedSkill[], extra: Record<string, unknown>[] = []): string {
+export function publish(
+  server: TestHttpServer,
+  skills: readonly PublishedSkill[],
+  extra: Record<string, unknown>[] = [],
+): string {
   const base = "/.well-known/agent-skills/";
   for (const s of skills) server.routes.set(`${base}${s.file}`, { body: s.bytes });
   const index = JSON.stringify({
     $schema: "https://schemas.agentskills.io/discovery/0.2.0/schema.json",
     skills: [
-      ...skills.map((s) => ({ name: s.name, type: s.type, description: `The ${s.name} skill.`, url: s.file, digest: `sha256:${s.digest ?? sha256(s.bytes)}` })),
+      ...skills.map((s) => ({
+        name: s.name,
+        type: s.type,
+        description: `The ${s.name} skill.`,
+        url: s.file,
+        digest: `sha256:${s.digest ?? sha256(s.bytes)}`,
+      })),
       ...extra,
     ],
   });

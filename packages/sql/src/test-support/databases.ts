@@ -51,7 +51,8 @@ export async function serverAvailable(dialect: ServerDialect): Promise<boolean> 
   if (!pending) probes.set(dialect, (pending = probe(dialect)));
   const reason = await pending;
   if (reason === undefined) return true;
-  if (process.env.SKILLPORT_REQUIRE_SYSTEM_DEPS) throw new Error(`${reason} (SKILLPORT_REQUIRE_SYSTEM_DEPS is set, so the SQL tests may not skip)`);
+  if (process.env.SKILLPORT_REQUIRE_SYSTEM_DEPS)
+    throw new Error(`${reason} (SKILLPORT_REQUIRE_SYSTEM_DEPS is set, so the SQL tests may not skip)`);
   // eslint-disable-next-line no-console -- tests that skip say why (the house rule for missing system tools)
   console.warn(`skipping ${dialect} tests: ${reason}`);
   return false;
@@ -72,7 +73,11 @@ function uniqueName(): string {
 export async function createTestDatabase(dialect: TestDialect): Promise<TestDatabase> {
   if (dialect === "sqlite") {
     const dir = mkdtempSync(path.join(os.tmpdir(), "skillport-sql-"));
-    return { dialect, url: `sqlite:${path.join(dir, "skills.db")}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      dialect,
+      url: `sqlite:${path.join(dir, "skills.db")}`,
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
   }
   const name = uniqueName();
   if (dialect === "postgres") {
@@ -122,7 +127,11 @@ export async function createTestDatabase(dialect: TestDialect): Promise<TestData
 }
 
 /** Runs SQL against a test database directly (to build foreign tables by hand, or to look behind the repository). */
-export async function rawQuery(database: TestDatabase, text: string, params: unknown[] = []): Promise<Array<Record<string, unknown>>> {
+export async function rawQuery(
+  database: TestDatabase,
+  text: string,
+  params: unknown[] = [],
+): Promise<Array<Record<string, unknown>>> {
   if (database.dialect === "postgres") {
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
@@ -145,7 +154,9 @@ export async function rawQuery(database: TestDatabase, text: string, params: unk
   const db = new Database(database.url.slice("sqlite:".length));
   try {
     const statement = db.prepare(text);
-    return statement.reader ? (statement.all(...params) as Array<Record<string, unknown>>) : (statement.run(...params), []);
+    return statement.reader
+      ? (statement.all(...params) as Array<Record<string, unknown>>)
+      : (statement.run(...params), []);
   } finally {
     db.close();
   }

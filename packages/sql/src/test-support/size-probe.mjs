@@ -5,7 +5,11 @@
 import { SqlSkillRepository } from "../../dist/index.js";
 
 const [url, attack, maxFile, maxFrontmatter] = process.argv.slice(2);
-const repository = new SqlSkillRepository({ connection: url, maxFileBytes: Number(maxFile), maxFrontmatterBytes: Number(maxFrontmatter) });
+const repository = new SqlSkillRepository({
+  connection: url,
+  maxFileBytes: Number(maxFile),
+  maxFrontmatterBytes: Number(maxFrontmatter),
+});
 // Warm up every path on a small skill first, so the baseline includes the driver's buffers and the loaded code.
 await repository.discover();
 await repository.getMetadata("small");

@@ -20,7 +20,11 @@ function marked(name, marker, files) {
   const resources = new Map();
   for (let i = 0; i < files; i++) resources.set(`references/part-${i}.md`, `${marker}\n`);
   resources.set("assets/blob.bin", new Uint8Array([0xff, 0x00, ...new TextEncoder().encode(marker)]));
-  return new Skill({ frontmatter: { name, description: `marker ${marker}. Use when testing.` }, body: `${marker}\n`, resources });
+  return new Skill({
+    frontmatter: { name, description: `marker ${marker}. Use when testing.` },
+    body: `${marker}\n`,
+    resources,
+  });
 }
 
 const repository = new SqlSkillRepository({ connection: url });
@@ -30,7 +34,8 @@ try {
     console.log(JSON.stringify({ applied: state.applied }));
   } else if (mode === "writer") {
     const [name, tag, rounds, files] = args;
-    for (let i = 0; i < Number(rounds); i++) await repository.save([marked(name, `${tag}-${i}`, Number(files))], { force: true });
+    for (let i = 0; i < Number(rounds); i++)
+      await repository.save([marked(name, `${tag}-${i}`, Number(files))], { force: true });
     console.log(JSON.stringify({ saved: Number(rounds) }));
   } else if (mode === "create") {
     const [tag, ...names] = args;

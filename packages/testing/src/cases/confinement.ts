@@ -18,17 +18,26 @@ export function confinementCases(options: ConformanceOptions): ConformanceCase[]
     title: `${GETTER[kind]}(${show(name)}) is refused with ResourceNotFoundError`,
     suite: "confinement",
     run: async ({ provider }) => {
-      await expectError(`${GETTER[kind]}(${show(id)}, ${show(name)})`, () => getKind(provider, kind, id, name), [RESOURCE_NOT_FOUND]);
+      await expectError(`${GETTER[kind]}(${show(id)}, ${show(name)})`, () => getKind(provider, kind, id, name), [
+        RESOURCE_NOT_FOUND,
+      ]);
     },
   }));
   if (options.supportsFileAccess ?? true) {
-    for (const [label, path] of [["sibling", `../${CONFINEMENT_SIBLING_DIR}/${CONFINEMENT_SIBLING_FILE}`], ["provider-root", "../"], ["absolute", "/etc/passwd"]] as const) {
+    for (const [label, path] of [
+      ["sibling", `../${CONFINEMENT_SIBLING_DIR}/${CONFINEMENT_SIBLING_FILE}`],
+      ["provider-root", "../"],
+      ["absolute", "/etc/passwd"],
+    ] as const) {
       cases.push({
         id: `confine.read-file.${label}`,
         title: `readFile(${show(path)}) is refused (ResourceNotFoundError or InvalidPathError)`,
         suite: "confinement",
         run: async ({ provider }) => {
-          await expectError(`readFile(${show(id)}, ${show(path)})`, () => provider.readFile(id, path), [RESOURCE_NOT_FOUND, INVALID_PATH]);
+          await expectError(`readFile(${show(id)}, ${show(path)})`, () => provider.readFile(id, path), [
+            RESOURCE_NOT_FOUND,
+            INVALID_PATH,
+          ]);
         },
       });
     }

@@ -11,7 +11,9 @@ export function contentLimitCases(): ConformanceCase[] {
       title: "an oversized SKILL.md raises the base error (getMetadata and getBody)",
       suite: "content-limit",
       run: async ({ provider }) => {
-        await expectError("getMetadata with SKILL.md over the limit", () => provider.getMetadata(id), [ANY_SKILL_ERROR]);
+        await expectError("getMetadata with SKILL.md over the limit", () => provider.getMetadata(id), [
+          ANY_SKILL_ERROR,
+        ]);
         await expectError("getBody with SKILL.md over the limit", () => provider.getBody(id), [ANY_SKILL_ERROR]);
       },
     },
@@ -22,7 +24,11 @@ export function contentLimitCases(): ConformanceCase[] {
       title: `an oversized ${kind} file raises the base error`,
       suite: "content-limit",
       run: async ({ provider }) => {
-        await expectError(`${GETTER[kind]} over the limit`, () => getKind(provider, kind, id, FIXTURE_RESOURCES[kind].name), [ANY_SKILL_ERROR]);
+        await expectError(
+          `${GETTER[kind]} over the limit`,
+          () => getKind(provider, kind, id, FIXTURE_RESOURCES[kind].name),
+          [ANY_SKILL_ERROR],
+        );
       },
     });
   }

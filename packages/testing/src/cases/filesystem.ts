@@ -70,14 +70,27 @@ export function filesystemCases(options: FilesystemConformanceOptions): Conforma
         await writeFile(path.join(outside, "secret.md"), "secret\n");
         await symlink(plan.target(options.root, outside), linkPath);
         const provider: SkillProvider = await makeProvider();
-        await expectError(`listFiles with ${plan.link} leaving the skill`, () => provider.listFiles(id), [ANY_SKILL_ERROR]);
-        await expectError(`readFile(${JSON.stringify(plan.readThrough)}) through a link`, () => provider.readFile(id, plan.readThrough), [ANY_SKILL_ERROR]);
+        await expectError(`listFiles with ${plan.link} leaving the skill`, () => provider.listFiles(id), [
+          ANY_SKILL_ERROR,
+        ]);
+        await expectError(
+          `readFile(${JSON.stringify(plan.readThrough)}) through a link`,
+          () => provider.readFile(id, plan.readThrough),
+          [ANY_SKILL_ERROR],
+        );
         if (plan.referenceName) {
           const name = plan.referenceName;
-          await expectError(`getReference(${JSON.stringify(name)}) through a link`, () => provider.getReference(id, name), [RESOURCE_NOT_FOUND]);
+          await expectError(
+            `getReference(${JSON.stringify(name)}) through a link`,
+            () => provider.getReference(id, name),
+            [RESOURCE_NOT_FOUND],
+          );
           const listing = await provider.listResources(id).catch(() => undefined);
           if (listing !== undefined) {
-            check(!listing.references.includes(name), `listResources().references includes the link leaving the skill: ${describeValue(listing.references)}`);
+            check(
+              !listing.references.includes(name),
+              `listResources().references includes the link leaving the skill: ${describeValue(listing.references)}`,
+            );
           }
         }
       } finally {
@@ -98,13 +111,22 @@ export function filesystemCases(options: FilesystemConformanceOptions): Conforma
         const expected = await provider.readFile(id, "references/notes.md");
         const files = await provider.listFiles(id);
         const listed = files.find((f) => f.path === "references/alias.md");
-        check(listed !== undefined && listed.size === expected.byteLength, `listFiles lists the link with the target's size: ${describeValue(files)}`);
+        check(
+          listed !== undefined && listed.size === expected.byteLength,
+          `listFiles lists the link with the target's size: ${describeValue(files)}`,
+        );
         const read = await provider.readFile(id, "references/alias.md");
         check(Buffer.from(read).equals(Buffer.from(expected)), "readFile through the link returns the target's bytes");
         const viaGetter = await provider.getReference(id, "alias.md");
-        check(Buffer.from(viaGetter).equals(Buffer.from(expected)), "getReference through the link returns the target's bytes");
+        check(
+          Buffer.from(viaGetter).equals(Buffer.from(expected)),
+          "getReference through the link returns the target's bytes",
+        );
         const listing = await provider.listResources(id);
-        check(listing.references.includes("alias.md"), `listResources().references lists the link: ${describeValue(listing.references)}`);
+        check(
+          listing.references.includes("alias.md"),
+          `listResources().references lists the link: ${describeValue(listing.references)}`,
+        );
       } finally {
         await unlink(linkPath).catch(() => undefined);
       }

@@ -5,7 +5,13 @@ import { fileCases } from "./files.js";
 import { filesystemCases } from "./filesystem.js";
 import type { ConformanceCase, ConformanceOptions } from "./types.js";
 
-export type { ConformanceCase, ConformanceContext, ConformanceOptions, ConformanceSuite, FilesystemConformanceOptions } from "./types.js";
+export type {
+  ConformanceCase,
+  ConformanceContext,
+  ConformanceOptions,
+  ConformanceSuite,
+  FilesystemConformanceOptions,
+} from "./types.js";
 export { TRAVERSAL_IDENTIFIERS } from "./shared.js";
 
 /**

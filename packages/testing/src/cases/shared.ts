@@ -28,9 +28,15 @@ export const GETTER = { references: "getReference", scripts: "getScript", assets
 export const SKILL_NOT_FOUND: Expected = { cls: SkillNotFoundError, code: "SKILL_NOT_FOUND" };
 export const RESOURCE_NOT_FOUND: Expected = { cls: ResourceNotFoundError, code: "RESOURCE_NOT_FOUND" };
 export const INVALID_PATH: Expected = { cls: InvalidPathError, code: "INVALID_PATH" };
-export const LISTING_NOT_SUPPORTED: Expected = { cls: ResourceListingNotSupportedError, code: "RESOURCE_LISTING_NOT_SUPPORTED" };
+export const LISTING_NOT_SUPPORTED: Expected = {
+  cls: ResourceListingNotSupportedError,
+  code: "RESOURCE_LISTING_NOT_SUPPORTED",
+};
 export const DISCOVERY_NOT_SUPPORTED: Expected = { cls: DiscoveryNotSupportedError, code: "DISCOVERY_NOT_SUPPORTED" };
-export const FILE_ACCESS_NOT_SUPPORTED: Expected = { cls: FileAccessNotSupportedError, code: "FILE_ACCESS_NOT_SUPPORTED" };
+export const FILE_ACCESS_NOT_SUPPORTED: Expected = {
+  cls: FileAccessNotSupportedError,
+  code: "FILE_ACCESS_NOT_SUPPORTED",
+};
 export const ANY_SKILL_ERROR: Expected = { cls: AgentSkillsError };
 
 /** The fixture skill's id, short for case bodies. */
@@ -38,7 +44,12 @@ export const id = CONFORMANCE_SKILL_ID;
 export const encoder = new TextEncoder();
 export const show = (s: string) => JSON.stringify(s);
 
-export function getKind(provider: SkillProvider, kind: ResourceKind, skillId: string, name: string): Promise<Uint8Array> {
+export function getKind(
+  provider: SkillProvider,
+  kind: ResourceKind,
+  skillId: string,
+  name: string,
+): Promise<Uint8Array> {
   return provider[GETTER[kind]](skillId, name);
 }
 
@@ -48,4 +59,3 @@ export function stringValues(value: unknown, out: string[] = []): string[] {
   else if (value !== null && typeof value === "object") for (const v of Object.values(value)) stringValues(v, out);
   return out;
 }
-

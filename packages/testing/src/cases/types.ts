@@ -38,4 +38,3 @@ export interface ConformanceOptions {
   /** Filesystem extras (symlinks that escape the skill). */
   filesystem?: FilesystemConformanceOptions;
 }
-

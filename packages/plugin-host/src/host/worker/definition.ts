@@ -34,11 +34,13 @@ const SINGLE_TOOL_ID = "tool";
 
 export function readDefinition(moduleNamespace: unknown): RunnablePlugin {
   const def = field(moduleNamespace, "default");
-  if (!isObject(def)) throw new Error("the plugin's index.js has no default export (expected defineTool() or defineToolSet())");
+  if (!isObject(def))
+    throw new Error("the plugin's index.js has no default export (expected defineTool() or defineToolSet())");
   if (field(def, "children") === undefined && isToolFactory(def)) return readToolFactory(def);
   const manifest = field(def, "manifest");
   const pluginId = field(manifest, "pluginId");
-  if (typeof pluginId !== "string") throw new Error("the default export has no manifest.pluginId (expected defineTool() or defineToolSet())");
+  if (typeof pluginId !== "string")
+    throw new Error("the default export has no manifest.pluginId (expected defineTool() or defineToolSet())");
 
   const tools = new Map<string, RunnableTool>();
   const children = field(def, "children");
@@ -65,7 +67,9 @@ interface ToolFactoryLike {
 }
 
 function isToolFactory(value: object): value is ToolFactoryLike {
-  return ["getUserToolManifest", "getToolHandler", "getChildManifests", "getSecretSchema"].every((name) => typeof field(value, name) === "function");
+  return ["getUserToolManifest", "getToolHandler", "getChildManifests", "getSecretSchema"].every(
+    (name) => typeof field(value, name) === "function",
+  );
 }
 
 function readToolFactory(factory: ToolFactoryLike): RunnablePlugin {
@@ -74,7 +78,8 @@ function readToolFactory(factory: ToolFactoryLike): RunnablePlugin {
   const secrets = optionalSchema(factory.getSecretSchema(), "getSecretSchema()");
   const tools = new Map<string, RunnableTool>();
   const children = factory.getChildManifests();
-  const ids = Array.isArray(children) && children.length > 0 ? children.map((child) => field(child, "id")) : [SINGLE_TOOL_ID];
+  const ids =
+    Array.isArray(children) && children.length > 0 ? children.map((child) => field(child, "id")) : [SINGLE_TOOL_ID];
   for (const [index, id] of ids.entries()) {
     if (typeof id !== "string" || id === "") throw new Error(`getChildManifests()[${index}] has no id`);
     tools.set(id, runnable(id, factory.getToolHandler(id), `getToolHandler(${JSON.stringify(id)})`, secrets));
@@ -84,7 +89,8 @@ function readToolFactory(factory: ToolFactoryLike): RunnablePlugin {
 
 function runnable(id: string, h: unknown, where: string, sharedSecrets: ParseSchema | undefined): RunnableTool {
   const handler = field(h, "handler");
-  if (typeof handler !== "function") throw new Error(`${where} is not a createToolHandler() result (no handler function)`);
+  if (typeof handler !== "function")
+    throw new Error(`${where} is not a createToolHandler() result (no handler function)`);
   return {
     id,
     inputSchema: requiredSchema(field(h, "inputSchema"), `${where}.inputSchema`),

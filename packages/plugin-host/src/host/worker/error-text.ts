@@ -25,7 +25,8 @@ function i18nText(value: unknown): string | undefined {
 
 function join(...parts: (string | undefined)[]): string | undefined {
   const kept: string[] = [];
-  for (const part of parts) if (part !== undefined && part !== "" && !kept.some((k) => k === part || k.includes(part))) kept.push(part);
+  for (const part of parts)
+    if (part !== undefined && part !== "" && !kept.some((k) => k === part || k.includes(part))) kept.push(part);
   return kept.length > 0 ? kept.join(": ") : undefined;
 }
 
@@ -38,8 +39,14 @@ function textOf(value: unknown, depth: number): string | undefined {
   const reason = i18nText(value.reason);
   // An Error's message stands alone; an i18n reason says what failed and its cause says why.
   if (message !== undefined) return reason !== undefined && !(value instanceof Error) ? join(reason, message) : message;
-  if (reason !== undefined) return join(reason, textOf(value.error, depth + 1), textOf(value.cause, depth + 1)) ?? reason;
-  return textOf(value.error, depth + 1) ?? textOf(value.cause, depth + 1) ?? (typeof value.msg === "string" ? value.msg : undefined) ?? i18nText(value);
+  if (reason !== undefined)
+    return join(reason, textOf(value.error, depth + 1), textOf(value.cause, depth + 1)) ?? reason;
+  return (
+    textOf(value.error, depth + 1) ??
+    textOf(value.cause, depth + 1) ??
+    (typeof value.msg === "string" ? value.msg : undefined) ??
+    i18nText(value)
+  );
 }
 
 function json(value: unknown): string | undefined {
@@ -55,7 +62,12 @@ export function renderError(error: unknown): string {
   let text = textOf(error, 0);
   if (text === undefined) {
     const encoded = isBag(error) ? json(error) : undefined;
-    text = encoded !== undefined && encoded !== "{}" ? encoded : error instanceof Error ? error.name : "the tool failed without a message";
+    text =
+      encoded !== undefined && encoded !== "{}"
+        ? encoded
+        : error instanceof Error
+          ? error.name
+          : "the tool failed without a message";
   }
   return text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text;
 }

@@ -23,7 +23,10 @@ const cut = (bytes: Buffer, offsets: number[]): Buffer[] => {
 
 describe("FrameReader", () => {
   it("gives back every message in order, however the stream is cut", () => {
-    const message = fc.oneof(fc.jsonValue(), fc.uint8Array().map((bytes) => ({ file: bytes })));
+    const message = fc.oneof(
+      fc.jsonValue(),
+      fc.uint8Array().map((bytes) => ({ file: bytes })),
+    );
     fc.assert(
       fc.property(fc.array(message, { maxLength: 8 }), fc.array(fc.nat(), { maxLength: 20 }), (messages, offsets) => {
         const stream = Buffer.concat(messages.map((value) => encodeFrame(value)));

@@ -14,7 +14,8 @@ export const MAX_FRAME_BYTES = 0xffff_ffff;
 /** Encodes one message; throws (DataCloneError) for what structured clone refuses (functions, symbols). */
 export function encodeFrame(message: unknown): Buffer {
   const body = serialize(message);
-  if (body.byteLength > MAX_FRAME_BYTES) throw new RangeError(`a message of ${body.byteLength} bytes is too large to send`);
+  if (body.byteLength > MAX_FRAME_BYTES)
+    throw new RangeError(`a message of ${body.byteLength} bytes is too large to send`);
   const header = Buffer.allocUnsafe(HEADER_BYTES);
   header.writeUInt32BE(body.byteLength, 0);
   return Buffer.concat([header, body]);

@@ -6,7 +6,10 @@ import type { SchemaIssue } from "./definition.js";
  * schema does not know, so such a plugin behaves as it does upstream. Declared fields keep their parsed values.
  */
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
+  typeof value === "object" &&
+  value !== null &&
+  !Array.isArray(value) &&
+  Object.getPrototypeOf(value) === Object.prototype;
 
 export function withUndeclaredKeys(raw: unknown, parsed: unknown): unknown {
   if (!isPlainObject(raw) || !isPlainObject(parsed)) return parsed;
@@ -24,7 +27,11 @@ export function withUndeclaredKeys(raw: unknown, parsed: unknown): unknown {
  * problem, or missing fields with nothing in their place keep the declared schema's verdict. Returns the undeclared
  * keys, or undefined for "no".
  */
-export function legacyKeysStandingIn(schema: unknown, raw: unknown, issues: readonly SchemaIssue[]): string[] | undefined {
+export function legacyKeysStandingIn(
+  schema: unknown,
+  raw: unknown,
+  issues: readonly SchemaIssue[],
+): string[] | undefined {
   const declared = declaredKeys(schema);
   if (declared === undefined || !isPlainObject(raw) || issues.length === 0) return undefined;
   const missingOnly = issues.every((issue) => {

@@ -12,7 +12,9 @@ export function formatIssuePath(path: readonly PropertyKey[]): string {
 
 /** One line naming every failing field, e.g. `input field "query": Too small…; input field "n": …`. */
 export function formatIssues(kind: "input" | "output" | "secret", issues: readonly SchemaIssue[]): string {
-  const shown = issues.slice(0, 5).map((issue) => `${kind} field "${formatIssuePath(issue.path)}": ${describeIssue(issue)}`);
+  const shown = issues
+    .slice(0, 5)
+    .map((issue) => `${kind} field "${formatIssuePath(issue.path)}": ${describeIssue(issue)}`);
   if (issues.length > shown.length) shown.push(`and ${issues.length - shown.length} more`);
   return shown.join("; ");
 }

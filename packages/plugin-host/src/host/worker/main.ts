@@ -81,7 +81,12 @@ process.on("uncaughtException", (error) => {
   abandoned.add(only);
   const detail = errorDetail(error);
   const message = describe(`uncaught error in the plugin: ${renderError(error)}`);
-  send({ kind: "result", callId: only, ok: false, error: { code: "PLUGIN_HANDLER_ERROR", message, ...(detail === undefined ? {} : { detail }) } });
+  send({
+    kind: "result",
+    callId: only,
+    ok: false,
+    error: { code: "PLUGIN_HANDLER_ERROR", message, ...(detail === undefined ? {} : { detail }) },
+  });
 });
 
 async function init(entry: string, expectedPluginId: string, toolIds: readonly string[]): Promise<void> {
@@ -149,12 +154,19 @@ async function execute(call: CallMessage): Promise<{ output: unknown; warnings: 
     handlerInput = withUndeclaredKeys(call.input, input.data);
   } else {
     const problem = formatIssues("input", input.error.issues);
-    const standIns = call.strictInput === true ? undefined : legacyKeysStandingIn(tool.inputSchema, call.input, input.error.issues);
+    const standIns =
+      call.strictInput === true ? undefined : legacyKeysStandingIn(tool.inputSchema, call.input, input.error.issues);
     if (standIns === undefined) throw new ToolFailure("PLUGIN_INPUT_INVALID", problem);
     // Declared fields are missing and undeclared keys may stand in for them: the tool's own code decides, on the
     // input as given, as in FastGPT.
-    const keys = standIns.slice(0, 5).map((key) => JSON.stringify(key)).join(", ");
-    warnings.push({ code: "PLUGIN_INPUT_INVALID", message: `${problem}; the input carries keys inputSchema does not declare (${keys}), so the tool's own code decides` });
+    const keys = standIns
+      .slice(0, 5)
+      .map((key) => JSON.stringify(key))
+      .join(", ");
+    warnings.push({
+      code: "PLUGIN_INPUT_INVALID",
+      message: `${problem}; the input carries keys inputSchema does not declare (${keys}), so the tool's own code decides`,
+    });
     handlerInput = call.input;
   }
   const output = await tool.handler(handlerInput, makeContext(call, secrets));
@@ -164,7 +176,13 @@ async function execute(call: CallMessage): Promise<{ output: unknown; warnings: 
   const problem = formatIssues("output", checked.error.issues);
   // Upstream returns whatever the handler returned: a mismatch is a warning unless the host asks for strictness.
   if (call.strictOutput === true) throw new ToolFailure("PLUGIN_OUTPUT_INVALID", problem);
-  return { output, warnings: [...warnings, { code: "PLUGIN_OUTPUT_INVALID", message: `the output does not match outputSchema: ${problem}` }] };
+  return {
+    output,
+    warnings: [
+      ...warnings,
+      { code: "PLUGIN_OUTPUT_INVALID", message: `the output does not match outputSchema: ${problem}` },
+    ],
+  };
 }
 
 function makeContext(call: CallMessage, secrets: unknown) {
@@ -198,7 +216,12 @@ async function uploadArgs(request: unknown): Promise<unknown> {
 }
 
 function isReadable(value: unknown): value is AsyncIterable<unknown> {
-  return typeof value === "object" && value !== null && typeof (value as { pipe?: unknown }).pipe === "function" && Symbol.asyncIterator in value;
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { pipe?: unknown }).pipe === "function" &&
+    Symbol.asyncIterator in value
+  );
 }
 
 /** A reverse call never throws: every failure comes back as `[null, failure]`. */
@@ -232,10 +255,17 @@ function toWorkerError(error: unknown): WorkerError {
   const denied = findAccessDenied(error);
   if (denied) {
     const action = SANDBOX_ACTIONS[denied] ?? `use ${denied}`;
-    return { code: "PLUGIN_SANDBOX_DENIED", message: `the plugin sandbox refused to let the tool ${action} (${denied})` };
+    return {
+      code: "PLUGIN_SANDBOX_DENIED",
+      message: `the plugin sandbox refused to let the tool ${action} (${denied})`,
+    };
   }
   const detail = errorDetail(error);
-  return { code: "PLUGIN_HANDLER_ERROR", message: describe(renderError(error)), ...(detail === undefined ? {} : { detail }) };
+  return {
+    code: "PLUGIN_HANDLER_ERROR",
+    message: describe(renderError(error)),
+    ...(detail === undefined ? {} : { detail }),
+  };
 }
 
 /** Node's permission model throws ERR_ACCESS_DENIED with a `permission` field; plugins often wrap it as a cause. */
@@ -252,5 +282,7 @@ function findAccessDenied(error: unknown): string | undefined {
 
 /** A message without the staged package's absolute location. */
 function describe(text: string): string {
-  return pluginDir === "" ? text : text.split(pathToFileURL(pluginDir).href).join("<plugin>").split(pluginDir).join("<plugin>");
+  return pluginDir === ""
+    ? text
+    : text.split(pathToFileURL(pluginDir).href).join("<plugin>").split(pluginDir).join("<plugin>");
 }

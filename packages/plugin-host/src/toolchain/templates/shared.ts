@@ -61,7 +61,13 @@ export function packageJson(name: string, description: string): string {
         },
         dependencies: { "@skillport/plugin": "^0.1.0", zod: "^4.1.0" },
         // esbuild: the CLI's `plugin build` needs it and it is an optional peer of skillport (decision 0295).
-        devDependencies: { "@types/node": "^20.19.0", esbuild: "^0.28.2", skillport: "^0.1.0", typescript: "~5.9.3", vitest: "^4.1.0" },
+        devDependencies: {
+          "@types/node": "^20.19.0",
+          esbuild: "^0.28.2",
+          skillport: "^0.1.0",
+          typescript: "~5.9.3",
+          vitest: "^4.1.0",
+        },
       },
       null,
       2,
