@@ -166,11 +166,13 @@ describe.skipIf(!existsSync(CHROMIUM))("web UI in chromium", () => {
     expect(await readme.textContent()).toContain("Totally normal");
     expect(await page.locator(".readme script, .readme style, .readme iframe").count()).toBe(0);
     expect(await page.locator("script:not([src='/ui/assets/app.js'])").count()).toBe(0);
-    const onAttrs = await page.evaluate(() =>
-      [...document.querySelectorAll("*")].flatMap((el) =>
-        [...el.attributes].filter((a) => a.name.startsWith("on")).map((a) => `${el.tagName}.${a.name}`),
-      ),
-    );
+    const onAttrs = await page
+      .locator("*")
+      .evaluateAll((els) =>
+        els.flatMap((el) =>
+          [...el.attributes].filter((a) => a.name.startsWith("on")).map((a) => `${el.tagName}.${a.name}`),
+        ),
+      );
     expect(onAttrs).toEqual([]);
     const hrefs = await readme.locator("a").evaluateAll((as) => as.map((a) => a.getAttribute("href") ?? ""));
     for (const href of hrefs) expect(href).not.toMatch(/^\s*(javascript|data|vbscript):/i);
