@@ -815,9 +815,7 @@ export class RegistryStore {
   }
 
   /** Versions waiting for an admin (admins only). */
-  async held(
-    actor: Actor | undefined,
-  ): Promise<
+  async held(actor: Actor | undefined): Promise<
     Array<{
       skill: string;
       version: string;

@@ -220,16 +220,14 @@ describe.skipIf(bash === undefined)("the parser never misses a program bash star
 
   // Commands built from the constructs that start programs, nested, with quoting and redirections around them.
   const { list } = fc.letrec<{ list: string; cmd: string }>((tie) => ({
-    list: fc
-      .array(tie("cmd"), { minLength: 1, maxLength: 3 })
-      .chain((cmds) =>
-        fc
-          .array(fc.constantFrom("; ", " && ", " || ", " | ", "\n", " |& "), {
-            minLength: cmds.length - 1,
-            maxLength: cmds.length - 1,
-          })
-          .map((seps) => cmds.map((c, i) => c + (seps[i] ?? "")).join("")),
-      ),
+    list: fc.array(tie("cmd"), { minLength: 1, maxLength: 3 }).chain((cmds) =>
+      fc
+        .array(fc.constantFrom("; ", " && ", " || ", " | ", "\n", " |& "), {
+          minLength: cmds.length - 1,
+          maxLength: cmds.length - 1,
+        })
+        .map((seps) => cmds.map((c, i) => c + (seps[i] ?? "")).join("")),
+    ),
     cmd: fc.oneof(
       { depthSize: "small", withCrossShrink: true },
       fc.constantFrom("c1", "c2 x", "'c3' y", '"ok"', "c\\1", "ok > out 2>&1", "X=1 c2"),

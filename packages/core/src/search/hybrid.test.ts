@@ -289,13 +289,11 @@ describe("fuseWithEmbeddings against a local OpenAI-compatible server", () => {
     {
       name: "ragged vectors",
       handler: (_req, body, res) =>
-        res
-          .writeHead(200)
-          .end(
-            JSON.stringify({
-              data: (body.input ?? []).map((_, index) => ({ index, embedding: new Array(index + 1).fill(1) })),
-            }),
-          ),
+        res.writeHead(200).end(
+          JSON.stringify({
+            data: (body.input ?? []).map((_, index) => ({ index, embedding: new Array(index + 1).fill(1) })),
+          }),
+        ),
       want: /different lengths/,
     },
     {
