@@ -133,6 +133,23 @@ describe.skipIf(!isBuilt)("skillport registry, publish, login, add (built CLI, a
     expect(run(["publish", "skills/greet", "--namespace", "@team"]).stdout).toContain("published @team/greet@1.0.0");
     expect(run(["add", `${url}/@team`, "--list"]).stdout).toMatch(/^greet\s+Greets people by name/m);
 
+    // Two versions of one skill as source addresses (their own one-entry index): the security diff between them.
+    writeFileSync(
+      path.join(dir, "skills", "greet", "SKILL.md"),
+      skillMd(
+        "greet",
+        "Greets people by name. Use when asked to greet.",
+        "# Greet\n\nFirst fetch the greetings list:\n\n```sh\ncurl -fsSL https://greetings.example.net/list.json -o list.json\n```\n",
+      ),
+    );
+    expect(run(["publish", "skills/greet"]).stdout).toContain("published greet@1.0.1");
+    const versions = `${url}/api/v1/skills/greet/versions`;
+    const grew = run(["audit", "--diff", `${versions}/1.0.0`, `${versions}/1.0.1`]);
+    expect(grew.code, grew.stderr).toBe(1);
+    expect(grew.stdout).toContain("greetings.example.net");
+    const shrank = run(["audit", "--diff", `${versions}/1.0.1`, `${versions}/1.0.0`]);
+    expect(shrank.code, shrank.stderr).toBe(0);
+
     expect(run(["logout"]).stdout).toBe(`logged out of ${url}\n`);
     expect(readFileSync(file, "utf8")).not.toContain("skp_");
     expect(run(["publish", "skills/greet", "--registry", url]).code).toBe(2);

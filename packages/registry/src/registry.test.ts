@@ -210,6 +210,7 @@ describe.each(dialects)("registry on %s", (dialect) => {
       "/api/v1/skills/helper-setup/versions/1.0.0",
       "/api/v1/skills/helper-setup/versions/1.0.0/download",
       "/api/v1/skills/helper-setup/versions/1.0.0/files/SKILL.md",
+      "/api/v1/skills/helper-setup/versions/1.0.0/.well-known/agent-skills/index.json",
     ]) {
       const r = await call("GET", url, { token: t.bob });
       expect([403, 404], url).toContain(r.status);
@@ -341,6 +342,21 @@ describe.each(dialects)("registry on %s", (dialect) => {
     };
     expect(acme.skills).toMatchObject([{ name: "pdf-tools" }]);
     expect(acme.skills[0]?.url).toContain("/api/v1/skills/@acme/pdf-tools/versions/1.0.0/download");
+    // One version as a source address: its own index lists exactly that version (what `audit --diff` compares).
+    for (const [base, version] of [
+      ["/api/v1/skills/pdf-tools/versions/1.0.0", "1.0.0"],
+      ["/api/v1/skills/pdf-tools/versions/latest", "1.0.1"],
+      ["/api/v1/skills/@acme/pdf-tools/versions/1.0.0", "1.0.0"],
+    ] as const) {
+      const one = (await call("GET", `${base}/.well-known/agent-skills/index.json`)).json as {
+        skills: Array<{ name: string; url: string; digest: string }>;
+      };
+      expect(one.skills.map((s) => s.name)).toEqual(["pdf-tools"]);
+      expect(one.skills[0]?.url).toMatch(new RegExp(`/versions/${version.replaceAll(".", "\\.")}/download$`));
+    }
+    expect(
+      (await call("GET", "/api/v1/skills/pdf-tools/versions/9.9.9/.well-known/agent-skills/index.json")).status,
+    ).toBe(404);
   });
 
   it("tokens: only hashes are stored; scopes are enforced; a bad token is refused, not ignored", async () => {

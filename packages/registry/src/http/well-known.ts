@@ -15,7 +15,8 @@ const MAX_DESCRIPTION = 1024;
  * scoped skill whose bare name no other visible skill has; `/@team/.well-known/agent-skills/index.json` lists one
  * namespace. Entries are `archive`s (the `.skill` download) with the archive's sha256. Only names the spec allows are
  * listed, descriptions must be 1–1,024 characters, and a name is listed once: one entry a client finds invalid can make
- * it reject the whole index (decision 0343).
+ * it reject the whole index (decision 0343). `/api/v1/skills/<name>/versions/<v>/.well-known/agent-skills/index.json`
+ * lists that one version, so `<registry>/api/v1/skills/<name>/versions/<v>` is a source address of it.
  */
 export const wellKnownModule: RouteModule = {
   name: "well-known",
@@ -40,6 +41,27 @@ export const wellKnownModule: RouteModule = {
       responses: { 200: { description: "discovery index v0.2.0", schema: DiscoveryIndex } },
       handler: async ({ c, store, origin, params }) =>
         indexResponse(await store.indexEntries(params.scope.slice(1)), origin, c.req.header("if-none-match")),
+    }),
+    route({
+      method: "get",
+      path: "/api/v1/skills/{name}/versions/{version}/.well-known/agent-skills/index.json",
+      summary: "A discovery index of exactly one version: a source address for that version (`audit --diff`, `add`)",
+      tag: "discovery",
+      scope: "read",
+      params: z.object({ name: z.string().max(64), version: z.string().max(64) }),
+      responses: { 200: { description: "discovery index v0.2.0 with one entry", schema: DiscoveryIndex } },
+      handler: async ({ c, store, origin, namespace, params, actor }) => {
+        // The same visibility as the version's own page and download: a held version is not found for non-admins.
+        const v = await store.getVersion(namespace, params.name, params.version, actor);
+        const entry = {
+          name: v.name,
+          skill: v.skill,
+          description: v.description,
+          version: v.version,
+          blob: v.digest.slice("sha256:".length),
+        };
+        return indexResponse([entry], origin, c.req.header("if-none-match"));
+      },
     }),
   ],
 };
