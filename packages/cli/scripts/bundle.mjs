@@ -18,6 +18,8 @@ const dist = path.join(cliDir, "dist");
 // - what plugins share with the host, which must be ONE copy for both (the plugin SDK and zod: decision 0185);
 // - SQL drivers, loaded only by SQL sources and large;
 // - @skillport/mcp, an optional peer (the MCP SDK is 16 MB): `skillport mcp` loads it when installed.
+// - @skillport/registry and @skillport/runners, optional peers (servers: Hono, the NATS client): `registry serve`,
+//   `registry token create`, `runner` and `exec --queue` load them when installed (decision 0295).
 const EXTERNAL = [
   "better-sqlite3",
   "esbuild",
@@ -29,6 +31,8 @@ const EXTERNAL = [
   "zod/*",
   "@skillport/plugin",
   "@skillport/mcp",
+  "@skillport/registry",
+  "@skillport/runners",
 ];
 
 // `zod/mini` is bundled all the same (an external package name covers its subpaths, so a plugin resolves it first):

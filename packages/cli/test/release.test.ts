@@ -328,6 +328,8 @@ describe("publish-ready packages", () => {
         ],
         [["list", "mysql://user@127.0.0.1:9/skills"], "mysql2", "the SQL source mysql://user@127.0.0.1:9/skills"],
         [["plugin", "build", "--entry", "plugins/demo-tool"], "esbuild", "building a plugin"],
+        [["registry", "serve", "--port", "0"], "@skillport/registry", "skillport registry"],
+        [["runner", "status", "--queue", "nats://127.0.0.1:9"], "@skillport/runners", "skillport runner"],
       ];
       for (const [args, peer, feature] of missing) {
         const result = await skillport(...args);

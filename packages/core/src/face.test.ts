@@ -79,13 +79,20 @@ const PUBLIC_TYPES = [
   "CatalogOptions",
   "ConfidenceFeatures",
   "ConfidenceModel",
+  "DeclarationKey",
+  "DeclarationProblem",
+  "DeclarationResult",
   "Diagnostic",
+  "EffectivePolicy",
   "FieldWeights",
   "Frontmatter",
   "FrontmatterValue",
   "InMemorySkillRepositoryOptions",
   "LintInput",
   "LintLimits",
+  "Narrowing",
+  "NetworkDestination",
+  "OperatorPolicy",
   "ParseLimits",
   "ParseOptions",
   "ParsedFrontmatter",
@@ -96,6 +103,7 @@ const PUBLIC_TYPES = [
   "RegistryChange",
   "RegistryEntry",
   "RegistrySearchOptions",
+  "RenderedCatalog",
   "ResourceContent",
   "ResourceKind",
   "ResourceListing",
@@ -111,6 +119,7 @@ const PUBLIC_TYPES = [
   "SearchOptions",
   "Severity",
   "Shadowing",
+  "SkillDeclaration",
   "SkillFields",
   "SkillFile",
   "SkillProvider",
@@ -145,7 +154,9 @@ describe("@skillport/core's public face", () => {
     const source = readFileSync(new URL("./index.ts", import.meta.url), "utf8");
     expect(source).not.toMatch(/export (?:type )?\*/);
     expect(listedTypes(source).sort()).toEqual([...PUBLIC_TYPES].sort());
-    expect(PUBLIC_VALUES.length + PUBLIC_TYPES.length).toBeLessThanOrEqual(100);
+    // 100 at the one-door cut (decision 0310); the least-privilege declaration and policy shapes (issue 26, decision 0360)
+    // and the catalog's counted rendering came after. A new public name is a decision, not a drift.
+    expect(PUBLIC_VALUES.length + PUBLIC_TYPES.length).toBeLessThanOrEqual(120);
   });
 
   it("keeps sibling helpers out of the main entry, in the internal subpath", () => {

@@ -98,7 +98,7 @@ const RULES: readonly Rule[] = [
   {
     what: "a hand read of a Node error's code (use errorCode)",
     pattern: /NodeJS\.ErrnoException/,
-    home: ["fs/src/errno.ts"],
+    home: ["fs/src/floor/errno.ts"],
     allowed: {
       "cli/src/main.ts": "the EPIPE handler on the --version path, which loads no package module",
     },
@@ -106,13 +106,13 @@ const RULES: readonly Rule[] = [
   {
     what: "a hand-written 'inside' test on path.relative (use isInside)",
     pattern: /rel(?:ative)?\.startsWith\(\s*(?:"\.\."|`\.\.)/,
-    home: ["fs/src/confine.ts"],
+    home: ["fs/src/floor/confine.ts"],
     allowed: {},
   },
   {
     what: "a second routine that swaps a folder into place (use swapIntoPlace)",
     pattern: /(?:function|const|let)\s+\w*(?:swapIn|swapInto|replaceFolder|replaceDir)\w*\s*[=(]/,
-    home: ["fs/src/atomic.ts"],
+    home: ["fs/src/floor/atomic.ts"],
     allowed: {
       "install/src/place.ts": "a thin wrapper: swapIntoPlace through a pinned folder, then removeTree of the aside",
       "plugin-host/src/toolchain/build.ts":

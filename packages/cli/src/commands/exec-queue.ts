@@ -1,6 +1,7 @@
 import path from "node:path";
 import { readFile, stat } from "node:fs/promises";
 import { CliError, EXIT_OK, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
+import { importOptional } from "@skillport/core/internal";
 
 interface QueueExecOptions {
   queue: string;
@@ -19,7 +20,11 @@ export async function execOnQueue(io: CliOutput, command: string, options: Queue
     throw new CliError(
       "--cwd is not available with --queue: a job starts in its own working folder (the version is $SKILLPORT_VERSION_DIR)",
     );
-  const { BlobDirPackageStore, QueueClient } = await import("@skillport/runners");
+  const { BlobDirPackageStore, QueueClient } = await importOptional(
+    "@skillport/runners",
+    "exec --queue",
+    () => import("@skillport/runners"),
+  );
   let pkg: { versionId: string; digest: string } | undefined;
   if (options.package !== undefined) {
     if (options.packages === undefined)

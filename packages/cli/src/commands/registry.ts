@@ -4,6 +4,7 @@ import { writeFileAtomic } from "@skillport/fs";
 import type { Command } from "commander";
 import { CliError, EXIT_ERROR, printJson, type CliOutput } from "../io.js";
 import { positiveInteger } from "../options.js";
+import { importOptional } from "@skillport/core/internal";
 
 interface ServeOptions {
   db: string;
@@ -44,7 +45,11 @@ export function registerRegistry(program: Command, io: CliOutput): void {
     .action(async (options: ServeOptions) => {
       if (options.readAccess !== "public" && options.readAccess !== "token")
         throw new CliError("--read-access must be public or token", EXIT_ERROR);
-      const { serveRegistry } = await import("@skillport/registry");
+      const { serveRegistry } = await importOptional(
+        "@skillport/registry",
+        "skillport registry",
+        () => import("@skillport/registry"),
+      );
       const running = await serveRegistry({
         database: databaseAddress(options.db, io.cwd),
         blobs: path.resolve(io.cwd, options.blobs),
@@ -83,7 +88,11 @@ export function registerRegistry(program: Command, io: CliOutput): void {
     .option("--db <address>", "the registry's database", "sqlite:./registry.db")
     .option("--json", "print {token, id, user, scopes}")
     .action(async (options: { user: string; scope: string[]; label?: string; db: string; json?: boolean }) => {
-      const { RegistryStore, SCOPES } = await import("@skillport/registry");
+      const { RegistryStore, SCOPES } = await importOptional(
+        "@skillport/registry",
+        "skillport registry",
+        () => import("@skillport/registry"),
+      );
       const scopes = options.scope.flatMap((s) => s.split(",")).map((s) => s.trim());
       const bad = scopes.find((s) => !(SCOPES as readonly string[]).includes(s));
       if (bad !== undefined)

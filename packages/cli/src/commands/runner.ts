@@ -4,6 +4,7 @@ import type { SandboxKind } from "@skillport/sandbox";
 import { defaultCacheDir } from "../cache-dir.js";
 import { atLeastOne, positiveInteger } from "../options.js";
 import { CliError, printJson, type CliOutput } from "../io.js";
+import { importOptional } from "@skillport/core/internal";
 
 interface RunnerCommandOptions {
   queue?: string;
@@ -52,7 +53,11 @@ export function registerRunner(program: Command, io: CliOutput): void {
     .action(async (options: RunnerCommandOptions) => {
       const queue = options.queue;
       if (queue === undefined) throw new CliError("runner needs --queue <url> (nats://host:port)");
-      const { BlobDirPackageStore, JobExecutor, PostgresSessionStore, Runner } = await import("@skillport/runners");
+      const { BlobDirPackageStore, JobExecutor, PostgresSessionStore, Runner } = await importOptional(
+        "@skillport/runners",
+        "skillport runner",
+        () => import("@skillport/runners"),
+      );
       const cache = path.resolve(io.cwd, options.cache ?? path.join(defaultCacheDir(), "runner"));
       const packages = new BlobDirPackageStore(path.resolve(io.cwd, options.packages ?? path.join(cache, "packages")));
       const sessions = options.sessions === undefined ? undefined : new PostgresSessionStore(options.sessions);
@@ -114,7 +119,11 @@ export function registerRunner(program: Command, io: CliOutput): void {
       // --queue and --prefix are the runner command's options: commander gives them to the parent.
       const options = command.optsWithGlobals<{ queue?: string; prefix: string; json?: boolean }>();
       if (options.queue === undefined) throw new CliError("runner status needs --queue <url> (nats://host:port)");
-      const { QueueClient } = await import("@skillport/runners");
+      const { QueueClient } = await importOptional(
+        "@skillport/runners",
+        "skillport runner",
+        () => import("@skillport/runners"),
+      );
       const client = await QueueClient.connect({ queue: options.queue, prefix: options.prefix });
       try {
         const s = await client.status();
