@@ -8,7 +8,9 @@ const conditions = ["@skillport/source", "module", "node", "development|producti
 
 export default defineConfig({
   resolve: { conditions },
-  ssr: { resolve: { conditions } },
+  // Node loads external packages itself: no "module" condition there (it would pick ESM builds Node cannot load, such as
+  // @opentelemetry/api's extension-less imports under the AI SDK).
+  ssr: { resolve: { conditions: conditions.filter((c) => c !== "module"), externalConditions: ["node"] } },
   test: {
     include: ["packages/*/src/**/*.test.ts", "packages/*/test/**/*.test.ts"],
     testTimeout: 120_000, // plugin builds and npm-pack tests are slow on a loaded 2-core machine; hangs still fail
