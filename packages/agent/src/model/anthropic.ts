@@ -1,7 +1,7 @@
 import { toAnthropicToolResult, toAnthropicTools } from "../adapters/index.js";
 import { AgentError } from "../errors.js";
 import { modelBaseUrl, postJson, readSse, type HttpOptions } from "./http.js";
-import { toolCall } from "./openai-chat.js";
+import { finish, toolCall } from "./openai-chat.js";
 import type { AgentMessage, ModelClient, ModelRequest, ModelResponse, ToolCallRequest, Usage } from "./types.js";
 
 export interface AnthropicModelOptions extends HttpOptions {
@@ -190,17 +190,4 @@ async function readStream(response: Response, request: ModelRequest, label: stri
     .filter(([, b]) => b.type === "tool_use")
     .map(([, b]) => toolCall(b.id, b.name, b.json));
   return finish(text, calls, stopReason, usage);
-}
-
-function finish(
-  content: string,
-  toolCalls: ToolCallRequest[],
-  stopReason: string,
-  usage: Usage | undefined,
-): ModelResponse {
-  return {
-    message: toolCalls.length > 0 ? { role: "assistant", content, toolCalls } : { role: "assistant", content },
-    usage,
-    stopReason,
-  };
 }

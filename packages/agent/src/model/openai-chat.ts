@@ -162,7 +162,8 @@ export function toolCall(id: string, name: string, raw: string): ToolCallRequest
     : { id, name, arguments: parsed.value, rawArguments: raw };
 }
 
-function finish(
+/** The response of one model turn (shared by the Anthropic client). */
+export function finish(
   content: string,
   toolCalls: ToolCallRequest[],
   stopReason: string,
