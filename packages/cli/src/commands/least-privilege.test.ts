@@ -4,37 +4,13 @@ import { existsSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { Command, CommanderError } from "commander";
 import { findBubblewrap } from "@skillport/sandbox";
-import { CliError, outputFor, type CliIO } from "../io.js";
-import { registerAudit } from "./audit.js";
-import { registerExec } from "./exec.js";
+import { runInProcess } from "../test-support.js";
 
+/** The commands through the program's one error mapping (test-support's runInProcess), output captured. */
 async function cli(args: string[], cwd: string): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const io: CliIO = {
-    stdout: (t) => void (out += t),
-    stderr: (t) => void (err += t),
-    color: false,
-    progress: false,
-    cwd,
-  };
-  let code = 0;
-  const program = new Command().exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
-  const setExit = (c: number) => (code = Math.max(code, c));
-  registerAudit(program, outputFor(io), setExit);
-  registerExec(program, outputFor(io), setExit);
-  try {
-    await program.parseAsync(args, { from: "user" });
-  } catch (error) {
-    if (error instanceof CommanderError) code = error.exitCode === 0 ? 0 : 2;
-    else if (error instanceof CliError) {
-      err += `skillport: ${error.message}\n`;
-      code = error.exitCode;
-    } else throw error;
-  }
-  return { code, out, err };
+  const { code, stdout, stderr } = await runInProcess(args, cwd);
+  return { code, out: stdout, err: stderr };
 }
 
 const dirs: string[] = [];
