@@ -1,17 +1,15 @@
-import { readFile, stat } from "node:fs/promises";
+import { realpath } from "node:fs/promises";
 import path from "node:path";
 import {
   effectivePolicy,
   parseDestination,
-  parseFrontmatter,
   readDeclaration,
   type EffectivePolicy,
   type NetworkDestination,
   type OperatorPolicy,
 } from "@skillport/core";
+import { SkillDirectory } from "@skillport/fs";
 import { CliError } from "../io.js";
-
-const MAX_SKILL_MD_BYTES = 1024 * 1024;
 
 /**
  * `exec --skill`: the skill's declaration intersected with what the operator allows on the command line (decision
@@ -21,18 +19,17 @@ export async function skillLeastPrivilege(
   skillDir: string,
   options: { allowNet?: string; allowEnv?: string; skill?: string },
 ): Promise<{ policy: EffectivePolicy; env: Record<string, string>; label: string }> {
-  const file = path.join(skillDir, "SKILL.md");
-  const info = await stat(file).catch(() => undefined);
-  if (!info?.isFile()) throw new CliError(`--skill ${JSON.stringify(options.skill)}: no SKILL.md there`);
-  if (info.size > MAX_SKILL_MD_BYTES)
-    throw new CliError(`--skill ${JSON.stringify(options.skill)}: SKILL.md is larger than ${MAX_SKILL_MD_BYTES} bytes`);
-  const parsed = parseFrontmatter(await readFile(file), { file: "SKILL.md" });
-  const { declaration, problems } = readDeclaration(parsed.frontmatter?.metadata);
+  // The one skill-folder rule (SKILL.md or skill.md, links kept inside, the size limit) and only the frontmatter read.
+  const named = `--skill ${JSON.stringify(options.skill)}`;
+  const dirReal = await realpath(skillDir).catch(() => undefined);
+  const probe = dirReal === undefined ? undefined : SkillDirectory.probe(dirReal);
+  if (!probe?.ok) throw new CliError(`${named}: ${probe?.problem.message ?? "no such folder"}`);
+  const head = await probe.skill.readFrontmatter(probe.skill.file);
+  if (head.frontmatter === undefined)
+    throw new CliError(`${named}: ${head.diagnostics[0]?.message ?? "no frontmatter"}`);
+  const { declaration, problems } = readDeclaration(head.frontmatter.metadata);
   const bad = problems.find((p) => p.severity === "error");
-  if (bad !== undefined)
-    throw new CliError(
-      `--skill ${JSON.stringify(options.skill)}: ${bad.message} (skillport validate shows every problem)`,
-    );
+  if (bad !== undefined) throw new CliError(`${named}: ${bad.message} (skillport validate shows every problem)`);
   const operator: OperatorPolicy = {};
   if (options.allowNet !== undefined)
     operator.network = options.allowNet.trim() === "public" ? "public" : destinations(options.allowNet);
@@ -56,4 +53,9 @@ function destinations(text: string): NetworkDestination[] {
     out.push(parsed);
   }
   return out;
+}
+
+/** `exec --trace` without `--skill`: the rights of a run with no declaration (today's default), observed. */
+export function undeclaredPolicy(): EffectivePolicy {
+  return effectivePolicy({}, undefined);
 }

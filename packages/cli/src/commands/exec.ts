@@ -114,21 +114,11 @@ export function registerExec(program: Command, io: CliOutput, setExit: (code: nu
         ...(skillRun?.policy.maxMemoryBytes !== undefined && { maxMemoryBytes: skillRun.policy.maxMemoryBytes }),
       });
       const leastPrivilege =
-        skillRun === undefined
-          ? options.trace
-            ? {
-                policy: {
-                  declared: false,
-                  network: [],
-                  env: [],
-                  bins: "any" as const,
-                  writes: "workspace" as const,
-                  narrowed: [],
-                },
-                trace: true,
-              }
-            : undefined
-          : { ...skillRun, trace: options.trace ?? false };
+        skillRun !== undefined
+          ? { ...skillRun, trace: options.trace ?? false }
+          : options.trace
+            ? { policy: (await import("./exec-policy.js")).undeclaredPolicy(), trace: true }
+            : undefined;
       const result = await ws.exec(command, {
         timeout,
         cwd: options.cwd,
