@@ -3,6 +3,7 @@
 // is an argument so a second checkout (main, say) runs the very same loop: node bench/agent-register.mjs <root> <n>.
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { benchSkill } from "./lib.mjs";
 
 const [root, count] = process.argv.slice(2);
 const n = Number(count);
@@ -15,15 +16,7 @@ const { Skill } = await import(dist("core"));
 const { SkillBox } = await import(dist("agent"));
 
 // The same skills as bench/agent.mjs registers.
-const makeSkill = (i) =>
-  Skill.builder()
-    .name(`skill-${i}`)
-    .description(
-      `Handle task family ${i}: parse, transform and report on ${i % 7 === 0 ? "CSV" : "JSON"} inputs. Use when the user asks about family ${i}.`,
-    )
-    .skillContent(`# Skill ${i}\n\n${"Step details. ".repeat(40)}\n`)
-    .putMetadata("license", "MIT")
-    .build();
+const makeSkill = (i) => benchSkill(Skill, i);
 
 const cpu = process.cpuUsage();
 const started = performance.now();

@@ -15,7 +15,7 @@ import {
 } from "../packages/core/dist/index.js";
 import { approximateTokenCounter, loadTokenCounter } from "../packages/core/dist/internal.js";
 import { SkillBox } from "../packages/agent/dist/index.js";
-import { median, printTable, timeNode } from "./lib.mjs";
+import { benchSkill, median, printTable, timeNode } from "./lib.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const RUNS = 7;
@@ -23,16 +23,7 @@ const { values: args } = parseArgs({
   options: { baseline: { type: "string" }, "register-runs": { type: "string" }, "register-only": { type: "boolean" } },
 });
 
-function makeSkill(i) {
-  return Skill.builder()
-    .name(`skill-${i}`)
-    .description(
-      `Handle task family ${i}: parse, transform and report on ${i % 7 === 0 ? "CSV" : "JSON"} inputs. Use when the user asks about family ${i}.`,
-    )
-    .skillContent(`# Skill ${i}\n\n${"Step details. ".repeat(40)}\n`)
-    .putMetadata("license", "MIT")
-    .build();
-}
+const makeSkill = (i) => benchSkill(Skill, i);
 
 async function boxOf(n) {
   const box = new SkillBox({ enumLimit: 64 });

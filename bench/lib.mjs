@@ -81,3 +81,15 @@ export async function listWithMetadata(provider) {
   for (const id of ids) if ((await provider.getMetadata(id)).description) described++;
   return { skills: ids.length, described };
 }
+
+/** Skill `i` of the agent bench's generated set, built with the given build's `Skill` (current or a baseline). */
+export function benchSkill(Skill, i) {
+  return Skill.builder()
+    .name(`skill-${i}`)
+    .description(
+      `Handle task family ${i}: parse, transform and report on ${i % 7 === 0 ? "CSV" : "JSON"} inputs. Use when the user asks about family ${i}.`,
+    )
+    .skillContent(`# Skill ${i}\n\n${"Step details. ".repeat(40)}\n`)
+    .putMetadata("license", "MIT")
+    .build();
+}
