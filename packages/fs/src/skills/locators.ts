@@ -4,8 +4,8 @@ import { isSafeSkillId } from "@skillport/core";
 import { compareCodeUnits } from "@skillport/core/internal";
 import { isInside, joinReal } from "../floor/confine.js";
 import { errorCode, isMissing } from "../floor/errno.js";
+import { SKILL_FILE_NAMES } from "../floor/file-limits.js";
 import {
-  SKILL_FILE_NAMES,
   SkillDirectory,
   fileProblem,
   type SkillDirectoryOptions,

@@ -2,7 +2,8 @@ import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { SkillsRootError } from "./errors.js";
 import { FlatRootLocator } from "./locators.js";
-import { DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_LIST_DEPTH, DEFAULT_MAX_LIST_FILES } from "./skill-directory.js";
+import { DEFAULT_MAX_FILE_BYTES } from "../floor/file-limits.js";
+import { DEFAULT_MAX_LIST_DEPTH, DEFAULT_MAX_LIST_FILES } from "./skill-directory.js";
 import { SkillDirectorySource, checkCount, type SkillDirectorySourceOptions } from "./skill-source.js";
 import { watchSkillRoot, type WatchOptions } from "./watch.js";
 

@@ -11,9 +11,6 @@ import { errorCode, isMissing } from "../floor/errno.js";
 import { openConfined, openVerified, type ConfinedFile } from "../floor/open-confined.js";
 import { walkTree, type WalkProblem } from "../floor/walk.js";
 
-// The skill file's names and the size limit are defined on the floor (file-limits.ts), so the packer applies the same
-// rules without loading this module.
-export { DEFAULT_MAX_FILE_BYTES, SKILL_FILE_NAMES, type SkillFileName };
 export const DEFAULT_MAX_LIST_FILES = 10_000;
 export const DEFAULT_MAX_LIST_DEPTH = 32;
 

@@ -24,12 +24,8 @@ import type { SkippedSkill, SkillLocator } from "./locators.js";
 import { parseMetadata } from "./metadata.js";
 import { MetadataIndex } from "./metadata-index.js";
 import type { ConfinedFile } from "../floor/open-confined.js";
-import {
-  DEFAULT_MAX_FILE_BYTES,
-  DEFAULT_MAX_LIST_DEPTH,
-  DEFAULT_MAX_LIST_FILES,
-  type SkillDirectory,
-} from "./skill-directory.js";
+import { DEFAULT_MAX_FILE_BYTES } from "../floor/file-limits.js";
+import { DEFAULT_MAX_LIST_DEPTH, DEFAULT_MAX_LIST_FILES, type SkillDirectory } from "./skill-directory.js";
 
 export const DEFAULT_HEAD_CHUNK_BYTES = 8 * 1024;
 
