@@ -45,3 +45,5 @@ export {
   type TreeNode,
   type TreeSpec,
 } from "./temp-tree.js";
+// Real clients from npm (and the Node 22 they need) for oracle tests, installed once into a cache folder.
+export { npmTools, type NpmTools } from "./npm-tools.js";
