@@ -13,10 +13,12 @@ describe.skipIf(!isBuilt)("skillport registry, publish, login, add (built CLI, a
   let server: ChildProcess;
   let url: string;
   const env = () => ({ SKILLPORT_CONFIG_DIR: path.join(dir, "config"), NO_COLOR: "1" });
-  const run = (args: string[], extra: Record<string, string> = {}) => {
-    const r = runBuilt(args, dir, { ...env(), ...extra });
+  const runIn = (cwd: string, args: string[], extra: Record<string, string> = {}) => {
+    const r = runBuilt(args, cwd, { ...env(), ...extra });
     return { code: r.code, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
   };
+  const run = (args: string[], extra: Record<string, string> = {}) => runIn(dir, args, extra);
+  let publishToken = "";
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), "skillport-registry-cli-"));
@@ -80,6 +82,7 @@ describe.skipIf(!isBuilt)("skillport registry, publish, login, add (built CLI, a
     ]);
     expect(token.code).toBe(0);
     expect(token.stdout).toMatch(/^skp_[A-Za-z0-9_-]{43}\n$/);
+    publishToken = token.stdout.trim();
     expect(run(["registry", "token", "create", "--user", "alice", "--scope", "root"]).stderr).toContain(
       '--scope: "root" is not one of read, publish, admin',
     );
@@ -153,5 +156,34 @@ describe.skipIf(!isBuilt)("skillport registry, publish, login, add (built CLI, a
     expect(run(["logout"]).stdout).toBe(`logged out of ${url}\n`);
     expect(readFileSync(file, "utf8")).not.toContain("skp_");
     expect(run(["publish", "skills/greet", "--registry", url]).code).toBe(2);
+  }, 120_000);
+
+  it("add NAME --registry URL (name, @team/name, name@version) and update --registry URL", () => {
+    const project = path.join(dir, "project");
+    mkdirSync(project, { recursive: true });
+    const skillFile = path.join(project, ".agents", "skills", "greet", "SKILL.md");
+    const pinned = runIn(project, ["add", "greet@1.0.0", "--registry", url, "--agent", "claude-code"]);
+    expect(pinned.code, pinned.stderr).toBe(0);
+    expect(readFileSync(skillFile, "utf8")).not.toContain("curl");
+    expect(runIn(project, ["add", "@team/greet", "--registry", url, "--list"]).stdout).toMatch(/^greet\s+Greets/m);
+    const bad = runIn(project, ["add", "Not A Name", "--registry", url]);
+    expect([bad.code, bad.stderr.trim().split("\n").length]).toEqual([2, 1]);
+    expect(bad.stderr).toContain("with --registry, the source is a skill's name");
+
+    const latest = runIn(project, ["add", "greet", "--registry", url, "--agent", "claude-code", "--force", "--yes"]);
+    expect(latest.code, latest.stderr).toBe(0);
+    expect(readFileSync(skillFile, "utf8")).toContain("greetings.example.net"); // 1.0.1
+    writeFileSync(
+      path.join(dir, "skills", "greet", "SKILL.md"),
+      skillMd("greet", "Greets people by name. Use when asked to greet.", "# Greet\n\nVersion three.\n"),
+    );
+    const third = run(["publish", "skills/greet", "--registry", url], { SKILLPORT_REGISTRY_TOKEN: publishToken });
+    expect(third.stdout, third.stderr).toContain("published greet@1.0.2");
+    // Another registry's skills only: greet is left as it is.
+    expect(runIn(project, ["update", "--registry", "http://127.0.0.1:1", "--yes"]).code).toBe(0);
+    expect(readFileSync(skillFile, "utf8")).not.toContain("Version three.");
+    const updated = runIn(project, ["update", "--registry", url, "--yes"]);
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(readFileSync(skillFile, "utf8")).toContain("Version three.");
   }, 120_000);
 });

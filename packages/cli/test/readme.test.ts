@@ -3,7 +3,7 @@
 // README shows output, the command's output must match it: whitespace runs compare equal, and `…` stands for any
 // text (a line of its own: any lines). A command whose shown output ends with `✖` (problems found) must exit 1;
 // every other command must exit 0. Slow: a clone and an `npm ci`.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -82,16 +82,26 @@ const steps = tourSteps(readme);
 let clone: string;
 
 describe("the README's CLI tour, run as printed on a fresh clone", () => {
-  beforeAll(() => {
+  beforeAll(async () => {
     clone = mkdtempSync(path.join(tmpdir(), "skillport-readme-"));
     const run = (command: string, args: string[]) => {
       const result = spawnSync(command, args, { cwd: clone, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
       expect(result.status, `${command} ${args.join(" ")}\n${result.stdout}\n${result.stderr}`).toBe(0);
     };
     run("git", ["clone", "--quiet", repo, "."]);
-    // The README's set-up command: `npm ci && npm start`.
+    // The README's set-up command: `npm ci && npm start`. `npm start` serves a registry until Ctrl-C: stop it like
+    // a terminal does (SIGINT to its process group) once it prints the MCP line; it must exit 0.
     run("npm", ["ci", "--no-audit", "--no-fund", "--prefer-offline"]);
-    run("npm", ["start"]);
+    const start = spawn("npm", ["start"], { cwd: clone, detached: true, env: { ...process.env, NO_COLOR: "1" } });
+    let output = "";
+    start.stdout.on("data", (d: Buffer) => {
+      output += d.toString();
+      if (/\n {2}MCP: /.test(output)) process.kill(-(start.pid as number), "SIGINT");
+    });
+    start.stderr.on("data", (d: Buffer) => (output += d.toString()));
+    const code = await new Promise<number | null>((resolve) => start.once("exit", resolve));
+    expect(code, output).toBe(0);
+    expect(output).toContain("registry stopped");
   }, 900_000);
   afterAll(() => rmSync(clone, { recursive: true, force: true }));
 

@@ -1,13 +1,10 @@
-import { randomUUID, timingSafeEqual, createHash } from "node:crypto";
+import { timingSafeEqual, createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
-import {
-  createMcpHandler,
-  isLegacyRequest,
-  WebStandardStreamableHTTPServerTransport,
-} from "@modelcontextprotocol/server";
 import { AgentSkillsError } from "@skillport/core";
+import { createMcpRequestHandler } from "./handler.js";
+import { hostOriginGuard, isLoopback } from "./guards.js";
 import type { SkillServer } from "./server.js";
 
 export interface HttpServeOptions {
@@ -49,17 +46,6 @@ export class McpServeError extends AgentSkillsError<"MCP_SERVE"> {
   constructor(message: string) {
     super(message, { code: "MCP_SERVE" });
   }
-}
-
-/** 127.0.0.0/8, ::1 and `localhost`. */
-export function isLoopback(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
-  return h === "localhost" || h === "::1" || /^127(\.\d{1,3}){3}$/.test(h) || h === "::ffff:127.0.0.1";
-}
-
-interface Session {
-  transport: WebStandardStreamableHTTPServerTransport;
-  lastUsed: number;
 }
 
 function sameToken(given: string, expected: string): boolean {
@@ -126,83 +112,27 @@ export async function serveHttp(skills: SkillServer, options: HttpServeOptions =
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;
   const rateLimit = options.rateLimit ?? 10_000;
   const rateWindow = options.rateWindowMs ?? 60_000;
-  const maxSessions = options.maxSessions ?? 256;
-  const idle = options.sessionIdleMs ?? 30 * 60_000;
-  const mcpPath = options.path ?? "/mcp";
-  const factory = () => skills.createServer();
-  const modern = createMcpHandler(factory, { legacy: "reject", maxRequestBodySize: maxBody });
-  const unsubscribe = skills.onChange((change) => {
-    if (change.listChanged) modern.notify.resourcesChanged();
+  const handler = createMcpRequestHandler(skills, {
+    maxBodyBytes: maxBody,
+    ...(options.maxSessions !== undefined && { maxSessions: options.maxSessions }),
+    ...(options.sessionIdleMs !== undefined && { sessionIdleMs: options.sessionIdleMs }),
   });
-  const sessions = new Map<string, Session>();
+  const mcpPath = options.path ?? "/mcp";
   const hits = new Map<string, { count: number; since: number }>();
-  let allowedHosts: Set<string> = new Set();
-  let allowedOrigins: Set<string> = new Set();
+  let guard: (host: string, origin: string | undefined) => string | undefined = () => "not listening yet";
 
-  const sweep = setInterval(
-    () => {
-      const now = Date.now();
-      for (const [id, s] of sessions)
-        if (now - s.lastUsed > idle)
-          void s.transport
-            .close()
-            .catch(() => undefined)
-            .finally(() => sessions.delete(id));
-      for (const [address, h] of hits) if (now - h.since > rateWindow) hits.delete(address);
-    },
-    Math.min(idle, 60_000),
-  );
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [address, h] of hits) if (now - h.since > rateWindow) hits.delete(address);
+  }, 60_000);
   sweep.unref();
-
-  const legacy = async (request: Request): Promise<Response> => {
-    const id = request.headers.get("mcp-session-id");
-    if (id !== null) {
-      const session = sessions.get(id);
-      if (session === undefined)
-        return Response.json(
-          { jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found; initialize again" } },
-          { status: 404 },
-        );
-      session.lastUsed = Date.now();
-      return session.transport.handleRequest(request);
-    }
-    if (sessions.size >= maxSessions) {
-      return Response.json(
-        {
-          jsonrpc: "2.0",
-          id: null,
-          error: { code: -32000, message: `too many open sessions (${maxSessions}); close one or try later` },
-        },
-        { status: 503, headers: { "retry-after": "5" } },
-      );
-    }
-    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (sid) => {
-        sessions.set(sid, { transport, lastUsed: Date.now() });
-      },
-      onsessionclosed: (sid) => {
-        sessions.delete(sid);
-      },
-      maxRequestBodySize: maxBody,
-      enableJsonResponse: true,
-    });
-    transport.onclose = () => {
-      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
-    };
-    await skills.createServer().connect(transport);
-    return transport.handleRequest(request);
-  };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? "/", "http://placeholder");
     if (url.pathname !== mcpPath) return plain(res, 404, `not found; the MCP endpoint is ${mcpPath}`);
     const hostHeader = (req.headers.host ?? "").toLowerCase();
-    if (!allowedHosts.has(hostHeader))
-      return plain(res, 403, `Host ${JSON.stringify(hostHeader)} is not allowed (DNS rebinding protection)`);
-    const origin = req.headers.origin;
-    if (origin !== undefined && !allowedOrigins.has(origin.toLowerCase()))
-      return plain(res, 403, `Origin ${JSON.stringify(origin)} is not allowed`);
+    const refused = guard(hostHeader, req.headers.origin);
+    if (refused !== undefined) return plain(res, 403, refused);
     const address = req.socket.remoteAddress ?? "unknown";
     const now = Date.now();
     const h = hits.get(address);
@@ -244,9 +174,7 @@ export async function serveHttp(skills: SkillServer, options: HttpServeOptions =
       ...(body !== undefined && { body }),
       signal: controller.signal,
     });
-    const response = (await isLegacyRequest(request, undefined, { maxRequestBodySize: maxBody }))
-      ? await legacy(request)
-      : await modern.fetch(request);
+    const response = await handler.fetch(request);
     await writeResponse(res, response);
   };
 
@@ -264,25 +192,19 @@ export async function serveHttp(skills: SkillServer, options: HttpServeOptions =
     server.listen(options.port ?? 0, host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  const hostNames = isLoopback(host) ? ["localhost", "127.0.0.1", "[::1]"] : [host.includes(":") ? `[${host}]` : host];
-  allowedHosts = new Set([
-    ...hostNames.map((n) => `${n}:${port}`),
-    ...(options.allowedHosts ?? []).map((h) => h.toLowerCase()),
-  ]);
-  allowedOrigins = new Set([
-    ...hostNames.map((n) => `http://${n}:${port}`),
-    ...(options.allowedOrigins ?? []).map((o) => o.toLowerCase()),
-  ]);
+  guard = hostOriginGuard({
+    host,
+    port,
+    ...(options.allowedHosts !== undefined && { allowedHosts: options.allowedHosts }),
+    ...(options.allowedOrigins !== undefined && { allowedOrigins: options.allowedOrigins }),
+  });
   const shown = host.includes(":") ? `[${host}]` : host;
   return {
     url: `http://${shown}:${port}${mcpPath}`,
     port,
     close: async () => {
       clearInterval(sweep);
-      unsubscribe();
-      await Promise.all([...sessions.values()].map((s) => s.transport.close().catch(() => undefined)));
-      sessions.clear();
-      await modern.close();
+      await handler.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

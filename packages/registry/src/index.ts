@@ -7,8 +7,12 @@ export {
   type PublishRequest,
   type PublishResult,
   type ListQuery,
+  REGISTRY_CHANNEL,
 } from "./store.js";
 export { FileBlobStore, type BlobStore } from "./blobs.js";
+export { PostgresBlobStore } from "./pg-blobs.js";
+export { watchRegistryChanges, type RegistryWatch, type RegistryWatchOptions } from "./changes.js";
+export { RegistryMcp, mcpAddLine, type RegistryMcpOptions } from "./mcp.js";
 export { RegistryError, type RegistryErrorCode } from "./errors.js";
 export { REGISTRY_SCHEMA_VERSION } from "./schema.js";
 export {

@@ -4,6 +4,7 @@ import { SqlDatabase } from "@skillport/sql";
 import { readArchive, type PackageLimits } from "@skillport/pack";
 import type { Finding, Verdict } from "@skillport/audit";
 import { FileBlobStore, type BlobStore } from "./blobs.js";
+import { PostgresBlobStore } from "./pg-blobs.js";
 import { CatalogSnapshot, currentVersion, isVisible, skillKey, summaryOf, type CatalogSkill } from "./catalog.js";
 import { RegistryError } from "./errors.js";
 import { checkPackage, SPEC_NAME } from "./package.js";
@@ -46,8 +47,11 @@ export const DEFAULT_REGISTRY_LIMITS: Readonly<RegistryLimits> = Object.freeze({
 export interface RegistryStoreOptions {
   /** An address (`sqlite:./registry.db`, `postgres://…?schema=x`) or an open database (not closed by the store). */
   database: string | SqlDatabase;
-  /** A folder for the file blob store, or a store. */
-  blobs: string | BlobStore;
+  /**
+   * Where package bytes go: a folder (the file blob store), `"postgres"` (chunks in the registry's own PostgreSQL
+   * database, for several instances without a shared folder), a store, or a function making one on the open database.
+   */
+  blobs: string | BlobStore | ((database: SqlDatabase) => BlobStore | Promise<BlobStore>);
   limits?: Partial<RegistryLimits>;
   /** An upload unfinished for this long is a crash's leftover: its row goes and its blob too, unless used. Default 15 min. */
   sweepAfterMs?: number;
@@ -89,6 +93,9 @@ export interface IndexEntrySource {
   blob: string;
 }
 
+/** The PostgreSQL NOTIFY channel a commit that changes the catalog signals on (payload: the registry's schema). */
+export const REGISTRY_CHANNEL = "skillport_registry";
+
 /** Bytes of unpacked archives kept in memory for file reads (estimated at 4× the archive's size). */
 const ARCHIVE_CACHE_BYTES = 64 * 1024 * 1024;
 const USER = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
@@ -110,6 +117,7 @@ export class RegistryStore {
   #snapshot: Promise<CatalogSnapshot> | undefined;
   readonly #archives = new Map<string, Promise<Map<string, Uint8Array>>>();
   #archivedBytes = 0;
+  readonly #localListeners = new Set<() => void>();
 
   private constructor(database: SqlDatabase, ownsDatabase: boolean, blobs: BlobStore, options: RegistryStoreOptions) {
     this.database = database;
@@ -125,7 +133,14 @@ export class RegistryStore {
     const database = typeof options.database === "string" ? await SqlDatabase.open(options.database) : options.database;
     try {
       await migrateRegistry(database);
-      const blobs = typeof options.blobs === "string" ? new FileBlobStore(options.blobs) : options.blobs;
+      const blobs =
+        options.blobs === "postgres"
+          ? await PostgresBlobStore.open(database)
+          : typeof options.blobs === "string"
+            ? new FileBlobStore(options.blobs)
+            : typeof options.blobs === "function"
+              ? await options.blobs(database)
+              : options.blobs;
       const store = new RegistryStore(database, owns, blobs, options);
       if (options.sweepOnOpen !== false) await store.sweep();
       return store;
@@ -376,6 +391,7 @@ export class RegistryStore {
         await this.#changed(trx);
         return { created: true, version };
       });
+      if (committed.created) this.#emitLocalChange();
     } finally {
       // Anything but a commit: drop the upload row now (and the blob, if nothing uses it) instead of waiting for a sweep.
       if (committed === undefined) await this.#sweepUpload(upload, pkg.blob).catch(() => undefined);
@@ -710,6 +726,11 @@ export class RegistryStore {
     return { bytes, entry, version: row.version };
   }
 
+  /** The files of a version's archive by path inside the skill, read from the blob store (digest verified). */
+  archiveFiles(blob: string, name: string): Promise<Map<string, Uint8Array>> {
+    return this.#loadArchive(blob, name);
+  }
+
   async #loadArchive(blob: string, name: string): Promise<Map<string, Uint8Array>> {
     const bytes = await this.blobs.get(blob);
     if (!bytes) throw new RegistryError("REGISTRY_NOT_FOUND", "the archive is missing from the blob store");
@@ -877,6 +898,7 @@ export class RegistryStore {
       await change(trx, skill.id);
       await this.#changed(trx);
     });
+    this.#emitLocalChange();
   }
 
   async #setTag(db: Kysely<unknown>, skillId: string, tag: string, version: string): Promise<void> {
@@ -887,6 +909,22 @@ export class RegistryStore {
 
   async #changed(db: Kysely<unknown>): Promise<void> {
     await sql`update registry_state set value = value + 1 where key = 'changes'`.execute(db);
+    // Delivered at commit to every instance listening on this database (changes.ts); the schema tells registries apart.
+    if (this.database.dialect === "postgres")
+      await sql`select pg_notify(${REGISTRY_CHANNEL}, current_schema())`.execute(db);
+  }
+
+  /**
+   * Called after this process commits a change to what is published (a publish, yank, undelete, tag or decision).
+   * Other processes' changes arrive through `watchRegistryChanges` (LISTEN/NOTIFY, or the change counter polled).
+   */
+  onLocalChange(listener: () => void): () => void {
+    this.#localListeners.add(listener);
+    return () => this.#localListeners.delete(listener);
+  }
+
+  #emitLocalChange(): void {
+    for (const listener of [...this.#localListeners]) listener();
   }
 
   async #log(

@@ -10,14 +10,15 @@ const available = await postgresAvailable();
 const PUBLISHERS = 8;
 const ROUNDS = 4;
 
-describe.skipIf(!available)("two server processes on one PostgreSQL", () => {
+// Blobs in a shared folder, and in the database itself (`--blobs postgres`: no shared volume).
+describe.skipIf(!available).each(["folder", "postgres"] as const)("two server processes on one PostgreSQL, blobs in a %s", (blobKind) => {
   let db: TestRegistryDb;
   const servers: ServerProcess[] = [];
   const tokens: string[] = [];
 
   beforeAll(async () => {
     db = await testRegistryDb("postgres");
-    const store = await RegistryStore.open({ database: db.url, blobs: db.blobs });
+    const store = await RegistryStore.open({ database: db.url, blobs: blobKind === "postgres" ? "postgres" : db.blobs });
     for (let i = 0; i < PUBLISHERS; i++)
       tokens.push((await store.createToken({ user: `user${i}`, scopes: ["read", "publish"] })).token);
     const owner = await store.authenticate(tokens[0] as string);
@@ -25,7 +26,8 @@ describe.skipIf(!available)("two server processes on one PostgreSQL", () => {
     for (let i = 1; i < PUBLISHERS; i++) await store.setMember("team", `user${i}`, "member", owner!);
     await store.close();
     // Both servers share the database and the blob folder (the multi-instance layout: a shared volume).
-    servers.push(await startServerProcess(db.url, db.blobs), await startServerProcess(db.url, db.blobs));
+    const blobs = blobKind === "postgres" ? "postgres" : db.blobs;
+    servers.push(await startServerProcess(db.url, blobs), await startServerProcess(db.url, blobs));
   }, 120_000);
 
   afterAll(async () => {
@@ -96,6 +98,9 @@ describe.skipIf(!available)("two server processes on one PostgreSQL", () => {
       "/api/v1/skills/@team/shared",
       "/.well-known/agent-skills/index.json",
       "/@team/.well-known/agent-skills/index.json",
+      // Bytes through each server's blob store (a folder both mount, or the database).
+      "/api/v1/skills/@team/shared/versions/1.0.0/download",
+      `/api/v1/skills/own-0/versions/1.0.${ROUNDS - 1}/files/SKILL.md`,
       ...Array.from({ length: PUBLISHERS * ROUNDS }, (_, i) => `/api/v1/skills/@team/shared/versions/1.0.${i}`),
     ];
     for (const path of paths) {

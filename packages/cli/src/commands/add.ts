@@ -10,7 +10,8 @@ import {
 } from "@skillport/install";
 import { asCliErrors, chooseAgents, resolveInstallSource, revisionOf } from "../install-source.js";
 import { installAuditGate, recordedAudits } from "../install-audit.js";
-import { CliError, printJson, type CliOutput } from "../io.js";
+import { CliError, EXIT_ERROR, printJson, type CliOutput } from "../io.js";
+import { normaliseRegistryUrl } from "../registry-client.js";
 import { openInstallSource } from "../install-archive.js";
 
 interface AddOptions {
@@ -22,6 +23,7 @@ interface AddOptions {
   force?: boolean;
   json?: boolean;
   list?: boolean;
+  registry?: string;
 }
 
 export function registerAdd(program: Command, io: CliOutput): void {
@@ -42,10 +44,19 @@ export function registerAdd(program: Command, io: CliOutput): void {
     .option("--force", "replace a same-named skill skillport did not install; accept skills the audit rates malicious")
     .option("--json", "print one JSON object")
     .option("-l, --list", "list the source's skills, install nothing")
+    .option(
+      "--registry <url>",
+      "install from a Skillport registry: <source> is a skill's name there (name, @team/name, name@version)",
+    )
     .action(async (input: string, options: AddOptions) => {
       await asCliErrors(async () => {
         const env = agentEnvironment(process.env, io.cwd);
         const agents = options.list ? [] : chooseAgents(env, { asked: options.agent ?? [] });
+        if (options.registry !== undefined) {
+          const named = registrySkillAddress(input, options.registry);
+          input = named.address;
+          if (!options.list) options.skill ??= [named.name];
+        }
         const source = resolveInstallSource(input, io.cwd, process.env);
         // A status line on a terminal for the slow parts (clone or download, read, audit, write); nothing when piped.
         io.status(`fetching ${source.origin.source}…`);
@@ -95,6 +106,26 @@ export function registerAdd(program: Command, io: CliOutput): void {
         }
       }).finally(() => io.status(""));
     });
+}
+
+/**
+ * `--registry URL` sugar: a skill's name on the registry becomes the address of the registry's well-known index that
+ * lists it — `name` the root index, `@team/name` the namespace's, `name@1.2.0` (or `@team/name@beta`) that one
+ * version's (docs/registry.md).
+ */
+function registrySkillAddress(input: string, registry: string): { address: string; name: string } {
+  const url = normaliseRegistryUrl(registry);
+  const match = /^(?:@([a-z0-9][a-z0-9-]*)\/)?([a-z0-9][a-z0-9-]*)(?:@([0-9A-Za-z.+-]+))?$/.exec(input);
+  if (match === null)
+    throw new CliError(
+      `with --registry, the source is a skill's name (name, @team/name or name@version), not ${JSON.stringify(input)}`,
+      EXIT_ERROR,
+    );
+  const [, namespace, name = "", version] = match;
+  const skill = namespace === undefined ? name : `@${namespace}/${name}`;
+  if (version !== undefined)
+    return { address: `${url}/api/v1/skills/${skill}/versions/${encodeURIComponent(version)}`, name };
+  return { address: namespace === undefined ? url : `${url}/@${namespace}`, name };
 }
 
 /** The ids `--skill` names (by id or its last folder), all with `*` or `--yes`, or the only one. */

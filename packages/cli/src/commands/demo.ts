@@ -8,7 +8,9 @@ import { displayPath, CliError, colors, EXIT_PROBLEMS, type CliOutput } from "..
 import { loadSkills, reportLoadProblems } from "../load.js";
 import { formatText } from "../report.js";
 import { truncateColumns } from "../text-width.js";
+import { positiveInteger } from "../options.js";
 import { validatePaths } from "./validate.js";
+import { serveDemoRegistry } from "./demo-registry.js";
 
 /**
  * `npm start`: the main job on the bundled examples, end to end — validate, list, catalog, then pack a package,
@@ -20,7 +22,12 @@ export function registerDemo(program: Command, io: CliOutput, setExit: (code: nu
     .description("run the main job on the bundled examples (what `npm start` does)")
     .option("--examples <dir>", "the examples folder", "examples")
     .option("--keep", "keep the temporary workspace and print where it is")
-    .action(async (options: { examples: string; keep?: boolean }) => {
+    .option(
+      "--serve",
+      "then serve a registry (SQLite in a temporary folder) with the examples published, until Ctrl-C (npm start)",
+    )
+    .option("--port <n>", "the registry's port with --serve (0: any free one)", positiveInteger, 0)
+    .action(async (options: { examples: string; keep?: boolean; serve?: boolean; port: number }) => {
       const c = colors(io);
       const examples = path.resolve(io.cwd, options.examples);
       const skillsDir = path.join(examples, "skills");
@@ -100,6 +107,10 @@ export function registerDemo(program: Command, io: CliOutput, setExit: (code: nu
       } finally {
         if (options.keep) io.stdout(`\nworkspace kept at ${temp}\n`);
         else await rm(temp, { recursive: true, force: true });
+      }
+      if (options.serve) {
+        step(8, "Serve a registry with the examples published (SQLite in a temporary folder)");
+        await serveDemoRegistry(io, examples, options.port);
       }
     });
 }

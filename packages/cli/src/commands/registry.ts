@@ -8,7 +8,8 @@ import { importOptional } from "@skillport/core/internal";
 
 interface ServeOptions {
   db: string;
-  blobs: string;
+  blobs?: string;
+  mcp: boolean;
   port: number;
   host: string;
   publicUrl?: string;
@@ -25,15 +26,19 @@ export function registerRegistry(program: Command, io: CliOutput): void {
     .description("run a skill registry, and manage its tokens on the server side");
   registry
     .command("serve")
-    .description("serve a registry: REST API, OpenAPI at /openapi.json, the well-known skills index; stops on Ctrl-C")
+    .description("serve a registry: REST API, OpenAPI at /openapi.json, the well-known skills index, MCP at /mcp; stops on Ctrl-C")
     .option("--db <address>", "where metadata lives: sqlite:<file> or postgres://…", "sqlite:./registry.db")
-    .option("--blobs <dir>", "folder for package bytes (content-addressed)", "./registry-blobs")
+    .option(
+      "--blobs <dir|postgres>",
+      "where package bytes go: a folder, or postgres (in the --db database); default postgres with a postgres:// --db, else ./registry-blobs",
+    )
     .option("--port <n>", "port (0: any free one)", positiveInteger, 8787)
     .option("--host <address>", "address to listen on", "127.0.0.1")
     .option("--public-url <url>", "the URL clients reach it by (for absolute links in the index)")
     .option("--read-access <mode>", "public (anyone reads) or token (reads need a read token)", "public")
     .option("--max-upload-bytes <n>", "largest upload (default 16 MiB)", positiveInteger)
     .option("--no-web-ui", "serve only the API and the index, without the web UI at /")
+    .option("--no-mcp", "no MCP endpoint at /mcp")
     .option(
       "--pid-file <file>",
       "write the process id here once it listens (removed on stop): for scripts that start it in the background",
@@ -45,14 +50,16 @@ export function registerRegistry(program: Command, io: CliOutput): void {
     .action(async (options: ServeOptions) => {
       if (options.readAccess !== "public" && options.readAccess !== "token")
         throw new CliError("--read-access must be public or token", EXIT_ERROR);
-      const { serveRegistry } = await importOptional(
+      const { serveRegistry, mcpAddLine } = await importOptional(
         "@skillport/registry",
         "skillport registry",
         () => import("@skillport/registry"),
       );
+      const database = databaseAddress(options.db, io.cwd);
       const running = await serveRegistry({
-        database: databaseAddress(options.db, io.cwd),
-        blobs: path.resolve(io.cwd, options.blobs),
+        database,
+        blobs: blobsOption(options.blobs, database, io.cwd),
+        mcp: options.mcp,
         port: options.port,
         host: options.host,
         publicUrl: options.publicUrl,
@@ -64,6 +71,7 @@ export function registerRegistry(program: Command, io: CliOutput): void {
         `registry: ${running.url} (OpenAPI: ${running.url}/openapi.json${options.webUi ? `; web UI: ${running.url}/` : ""})\n`,
       );
       io.stdout(`install from it: skillport add ${running.url}\n`);
+      if (running.mcp) io.stdout(`MCP: ${mcpAddLine(running.url, options.readAccess)}\n`);
       const pidFile = options.pidFile === undefined ? undefined : path.resolve(io.cwd, options.pidFile);
       if (pidFile !== undefined) await writeFileAtomic(pidFile, `${process.pid}\n`);
       await new Promise<void>((resolve) => {
@@ -119,6 +127,17 @@ export function registerRegistry(program: Command, io: CliOutput): void {
 
 async function noBlobs(): Promise<never> {
   throw new CliError("token create does not touch package bytes", EXIT_ERROR);
+}
+
+/** `--blobs`: `postgres` (in the database, which must be PostgreSQL), a folder; absent: as the database suggests. */
+function blobsOption(blobs: string | undefined, database: string, cwd: string): string {
+  const postgres = /^postgres(ql)?:\/\//.test(database);
+  if (blobs === "postgres") {
+    if (!postgres) throw new CliError("--blobs postgres needs a postgres:// --db (blobs live in that database)", EXIT_ERROR);
+    return "postgres";
+  }
+  if (blobs === undefined) return postgres ? "postgres" : path.resolve(cwd, "registry-blobs");
+  return path.resolve(cwd, blobs);
 }
 
 /** A relative SQLite path is relative to the working folder the user gave. */

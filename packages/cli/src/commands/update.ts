@@ -14,11 +14,13 @@ import { auditSkill } from "@skillport/audit";
 import { asCliErrors, chooseAgents, fetchLocked } from "../install-source.js";
 import { installAuditGate, installedReport, riskOf, type PriorAudit } from "../install-audit.js";
 import { colors, printJson, type CliOutput } from "../io.js";
+import { normaliseRegistryUrl } from "../registry-client.js";
 
 interface UpdateOptions {
   yes?: boolean;
   force?: boolean;
   json?: boolean;
+  registry?: string;
 }
 
 export function registerUpdate(program: Command, io: CliOutput): void {
@@ -31,12 +33,21 @@ export function registerUpdate(program: Command, io: CliOutput): void {
     .option("-y, --yes", "accept updates whose risk surface grew to a warn verdict")
     .option("--force", "accept updates whose risk surface grew to a malicious verdict")
     .option("--json", "print one JSON object")
+    .option("--registry <url>", "only the skills installed from this Skillport registry (add NAME --registry URL)")
     .action(async (names: string[], options: UpdateOptions) => {
       await asCliErrors(async () => {
         const env = agentEnvironment(process.env, io.cwd);
         const { lock } = await readLock(io.cwd);
         const sidecar = await readSidecar(io.cwd, lock);
-        const wanted = names.length > 0 ? names : Object.keys(lock.skills).sort();
+        const registry = options.registry === undefined ? undefined : normaliseRegistryUrl(options.registry);
+        // A registry's sources are its well-known addresses: the registry itself, `/@team`, `/api/v1/skills/…`.
+        const fromRegistry = (name: string) =>
+          registry === undefined ||
+          lock.skills[name]?.source === registry ||
+          (lock.skills[name]?.source ?? "").startsWith(`${registry}/`);
+        const wanted = (names.length > 0 ? names : Object.keys(lock.skills).sort()).filter(
+          (name) => !(name in lock.skills) || fromRegistry(name),
+        );
         for (const name of wanted)
           if (!(name in lock.skills)) throw new InstallError(`${name}: not in skills-lock.json`, "INSTALL_USAGE");
         // Everything is fetched, audited and diffed before anything is written: a refusal updates nothing.

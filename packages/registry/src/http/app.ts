@@ -53,6 +53,7 @@ export function createRegistryApp(store: RegistryStore, options: RegistryAppOpti
   const limits = { ...DEFAULT_RATE_LIMIT, ...options.rateLimit };
   const limiter = new WindowCounter(limits.windowMs);
   const maxJson = options.maxJsonBytes ?? 64 * 1024;
+  const mounted: ReadonlySet<string> = new Set(modules.map((m) => m.name));
 
   app.onError((error, c) => errorResponse(c, error));
   app.notFound((c) =>
@@ -115,6 +116,7 @@ export function createRegistryApp(store: RegistryStore, options: RegistryAppOpti
               readAccess: options.readAccess ?? "public",
               namespace: scope !== undefined && !path.startsWith(`/{${SCOPE_PARAM}}`) ? scope.slice(1) : "",
               origin: options.publicUrl?.replace(/\/+$/, "") ?? new URL(c.req.url).origin,
+              mounted,
             });
           },
         );

@@ -26,6 +26,8 @@ export interface RouteInput<P, Q, B> {
   readAccess: "public" | "token";
   /** This server's public origin (`http://host:port`), for absolute URLs in answers. */
   origin: string;
+  /** The names of the route modules this app mounts (the web UI shows the MCP line only when `mcp` is one). */
+  mounted: ReadonlySet<string>;
 }
 
 /**

@@ -67,7 +67,7 @@ export const wellKnownModule: RouteModule = {
 };
 
 /** Unscoped names win; a bare name two scoped skills share is left out of the root index (each namespace lists it). */
-function rootEntries(entries: readonly IndexEntrySource[]): IndexEntrySource[] {
+export function rootEntries(entries: readonly IndexEntrySource[]): IndexEntrySource[] {
   const count = new Map<string, number>();
   for (const e of entries) if (e.skill !== e.name) count.set(e.name, (count.get(e.name) ?? 0) + 1);
   const unscoped = new Set(entries.filter((e) => e.skill === e.name).map((e) => e.name));

@@ -7,6 +7,7 @@ import { route, type RouteInput, type RouteModule } from "../http/route.js";
 import { SCRIPT, STYLESHEET } from "./assets.js";
 import { html, trusted, type Html } from "./html.js";
 import { renderMarkdown } from "./markdown.js";
+import { mcpAddLine } from "../mcp.js";
 import { checkCsrf, csrfToken, sessionActor, signIn, signOut } from "./session.js";
 
 /** No inline script or style anywhere; forms post only here; never framed. */
@@ -227,7 +228,7 @@ export const webModule: RouteModule = {
       query: VersionQuery,
       responses: { 200: { description: "HTML", contentType: "text/html" } },
       handler: page<{ name: string }, { version?: string }>(
-        async ({ c, store, namespace, params, query, actor, origin, csrf }) => {
+        async ({ c, store, namespace, params, query, actor, origin, csrf, mounted, readAccess }) => {
           const skill = await store.getSkill(namespace, params.name, actor);
           const v = await store.getVersion(namespace, params.name, query.version ?? skill.version, actor);
           const readme = await store
@@ -264,7 +265,7 @@ export const webModule: RouteModule = {
               <div>
                 <section aria-labelledby="install-h">
                   <h2 id="install-h">Install</h2>
-                  ${installLines(origin, v)}
+                  ${installLines(origin, v, mounted.has("mcp") ? readAccess : undefined)}
                 </section>
                 <section aria-labelledby="audit-h">
                   <h2 id="audit-h">Audit</h2>
@@ -610,12 +611,14 @@ function filesTable(v: VersionView): Html {
     </p>`;
 }
 
-function installLines(origin: string, v: VersionView): Html {
+/** The install lines; `mcp`: the registry serves /mcp (with its read access, which decides the header). */
+function installLines(origin: string, v: VersionView, mcp: "public" | "token" | undefined): Html {
   const source = v.namespace ? `${origin}/@${v.namespace}` : origin;
   const lines: Array<[string, string]> = [
     ["Skillport", `skillport add ${source} --skill ${v.name}`],
     ["skills CLI", `npx skills add ${source} --skill ${v.name}`],
   ];
+  if (mcp !== undefined) lines.push(["MCP (Claude Code)", mcpAddLine(origin, mcp)]);
   return html`${lines.map(
     ([label, line]) =>
       html`<p class="muted">${label}</p>

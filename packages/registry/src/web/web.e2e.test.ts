@@ -135,7 +135,11 @@ describe.skipIf(!existsSync(CHROMIUM))("web UI in chromium", () => {
     expect(await page.locator("pre[data-copy]").first().textContent()).toBe(
       `skillport add ${registry.url} --skill pdf-tools`,
     );
-    expect(await page.getByRole("button", { name: /Copy/ }).count()).toBe(2);
+    // The MCP config line for this registry's /mcp (serveRegistry mounts it), with its own copy button.
+    expect(await page.locator('pre[data-copy="MCP (Claude Code) install line"]').textContent()).toBe(
+      `claude mcp add --transport http skillport-registry ${registry.url}/mcp`,
+    );
+    expect(await page.getByRole("button", { name: /Copy/ }).count()).toBe(3);
     expect(await page.locator("td.digest").count()).toBe(3);
     await shoot(page, "skill");
     await page.locator(".readme").getByRole("link", { name: "the reference" }).click();
