@@ -63,7 +63,11 @@ describe.skipIf(!isBuilt)("npm start", () => {
       expect(output).toContain("registry stopped, its temporary folder removed");
       expect(existsSync(data)).toBe(false);
     } finally {
-      if (child.exitCode === null) process.kill(-(child.pid as number), "SIGKILL");
+      try {
+        process.kill(-(child.pid as number), "SIGKILL");
+      } catch {
+        // Already gone.
+      }
     }
   }, 180_000);
 });
