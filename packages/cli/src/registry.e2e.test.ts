@@ -185,5 +185,12 @@ describe.skipIf(!isBuilt)("skillport registry, publish, login, add (built CLI, a
     const updated = runIn(project, ["update", "--registry", url, "--yes"]);
     expect(updated.code, updated.stderr).toBe(0);
     expect(readFileSync(skillFile, "utf8")).toContain("Version three.");
+
+    // Blobs in the database need PostgreSQL: one line, exit 2, before anything listens.
+    const blobs = run(["registry", "serve", "--port", "0", "--db", "sqlite:./other.db", "--blobs", "postgres"]);
+    expect([blobs.code, blobs.stderr]).toEqual([
+      2,
+      "skillport: --blobs postgres needs a postgres:// --db (blobs live in that database)\n",
+    ]);
   }, 120_000);
 });

@@ -19,7 +19,9 @@ export interface HostOriginGuardOptions {
  * loopback name when it is loopback) or an allowed host; an Origin, when sent, must be the server's own or allowed.
  * Returns the refusal's message, or undefined when the request may go on.
  */
-export function hostOriginGuard(options: HostOriginGuardOptions): (host: string, origin: string | undefined) => string | undefined {
+export function hostOriginGuard(
+  options: HostOriginGuardOptions,
+): (host: string, origin: string | undefined) => string | undefined {
   const { host, port } = options;
   const names = isLoopback(host) ? ["localhost", "127.0.0.1", "[::1]"] : [host.includes(":") ? `[${host}]` : host];
   const hosts = new Set([

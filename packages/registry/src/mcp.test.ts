@@ -76,12 +76,16 @@ describe("the registry's /mcp", () => {
       const { registry, token, alice } = await start();
       const { store } = registry;
       await store.publish(
-        await skillZip("pdf-tools", { files: { "references/forms.md": "# Forms v1\n", "scripts/fill.py": "print(1)\n" } }),
+        await skillZip("pdf-tools", {
+          files: { "references/forms.md": "# Forms v1\n", "scripts/fill.py": "print(1)\n" },
+        }),
         {},
         alice,
       );
       const v2 = await store.publish(
-        await skillZip("pdf-tools", { files: { "references/forms.md": "# Forms v2\n", "scripts/fill.py": "print(2)\n" } }),
+        await skillZip("pdf-tools", {
+          files: { "references/forms.md": "# Forms v2\n", "scripts/fill.py": "print(2)\n" },
+        }),
         {},
         alice,
       );

@@ -31,9 +31,9 @@ describe.skipIf(!available)("PostgresBlobStore", () => {
     const digest = sha256Hex(bytes);
     expect(await blobs.get(digest)).toBeUndefined();
     await blobs.put(digest, bytes, "0123456789ab");
-    const rows = await sql<{ n: number | string }>`select count(*) as n from registry_blob_chunks where digest = ${digest}`.execute(
-      database!.kysely,
-    );
+    const rows = await sql<{
+      n: number | string;
+    }>`select count(*) as n from registry_blob_chunks where digest = ${digest}`.execute(database!.kysely);
     expect(Number(rows.rows[0]?.n)).toBe(3);
     expect(Buffer.from((await blobs.get(digest))!).equals(bytes)).toBe(true);
     await blobs.remove(digest);
@@ -45,9 +45,9 @@ describe.skipIf(!available)("PostgresBlobStore", () => {
     const bytes = randomBytes(1.5 * 1024 * 1024);
     const digest = sha256Hex(bytes);
     await Promise.all(Array.from({ length: 8 }, (_, i) => blobs.put(digest, bytes, `00000000000${i}`)));
-    const rows = await sql<{ seq: number }>`select seq from registry_blob_chunks where digest = ${digest} order by seq`.execute(
-      database!.kysely,
-    );
+    const rows = await sql<{
+      seq: number;
+    }>`select seq from registry_blob_chunks where digest = ${digest} order by seq`.execute(database!.kysely);
     expect(rows.rows.map((r) => Number(r.seq))).toEqual([0, 1]);
     expect(Buffer.from((await blobs.get(digest))!).equals(bytes)).toBe(true);
   });
@@ -68,10 +68,12 @@ describe.skipIf(!available)("PostgresBlobStore", () => {
     const store = await RegistryStore.open({ database: db.url, blobs: "postgres" });
     try {
       expect(store.blobs).toBeInstanceOf(PostgresBlobStore);
-      const alice = await store.authenticate(
-        (await store.createToken({ user: "alice", scopes: ["publish"] })).token,
+      const alice = await store.authenticate((await store.createToken({ user: "alice", scopes: ["publish"] })).token);
+      const { version } = await store.publish(
+        await skillZip("in-db", { files: { "data.txt": "x".repeat(5000) } }),
+        {},
+        alice,
       );
-      const { version } = await store.publish(await skillZip("in-db", { files: { "data.txt": "x".repeat(5000) } }), {}, alice);
       const download = await store.download("", "in-db", "1.0.0", undefined);
       expect(`sha256:${download.digest}`).toBe(version.digest);
       expect((await store.readFile("", "in-db", "1.0.0", "data.txt", undefined)).bytes.byteLength).toBe(5000);

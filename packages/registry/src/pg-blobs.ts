@@ -47,9 +47,10 @@ export class PostgresBlobStore implements BlobStore {
     await this.database.kysely.transaction().execute(async (trx) => {
       // Content-addressed: the same digest is the same bytes. Publishers of one blob queue on its first chunk's row;
       // whoever comes second finds the blob whole and writes nothing.
-      const first = await sql`insert into registry_blob_chunks (digest, seq, bytes) values (${digest}, 0, ${buffer.subarray(0, CHUNK_BYTES)}) on conflict (digest, seq) do nothing`.execute(
-        trx,
-      );
+      const first =
+        await sql`insert into registry_blob_chunks (digest, seq, bytes) values (${digest}, 0, ${buffer.subarray(0, CHUNK_BYTES)}) on conflict (digest, seq) do nothing`.execute(
+          trx,
+        );
       if (Number(first.numAffectedRows ?? 0) === 0) return;
       for (let seq = 1; seq * CHUNK_BYTES < buffer.byteLength; seq++)
         await sql`insert into registry_blob_chunks (digest, seq, bytes) values (${digest}, ${seq}, ${buffer.subarray(seq * CHUNK_BYTES, (seq + 1) * CHUNK_BYTES)})`.execute(

@@ -35,14 +35,18 @@ export async function serveDemoRegistry(io: CliOutput, examples: string, port: n
       const actor = await store.authenticate(made.token);
       const published: string[] = [];
       for (const folder of [path.join(examples, "skills"), path.join(examples, "package", "skills")]) {
-        for (const entry of (await readdir(folder, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+        for (const entry of (await readdir(folder, { withFileTypes: true })).sort((a, b) =>
+          a.name < b.name ? -1 : 1,
+        )) {
           if (!entry.isDirectory()) continue;
           const dir = path.join(folder, entry.name);
           try {
             const { archive } = await exportSkill(dir);
             const { version } = await store.publish(archive, { changelog: "Published by npm start." }, actor);
             published.push(version.name);
-            io.stdout(`  published ${c.bold(`${version.skill}@${version.version}`)} (audit: ${version.audit.verdict})\n`);
+            io.stdout(
+              `  published ${c.bold(`${version.skill}@${version.version}`)} (audit: ${version.audit.verdict})\n`,
+            );
           } catch (error) {
             const message = (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
             io.stdout(`  not published ${displayPath(dir, io.cwd)}: ${message}\n`);

@@ -26,7 +26,9 @@ export function registerRegistry(program: Command, io: CliOutput): void {
     .description("run a skill registry, and manage its tokens on the server side");
   registry
     .command("serve")
-    .description("serve a registry: REST API, OpenAPI at /openapi.json, the well-known skills index, MCP at /mcp; stops on Ctrl-C")
+    .description(
+      "serve a registry: REST API, OpenAPI at /openapi.json, the well-known skills index, MCP at /mcp; stops on Ctrl-C",
+    )
     .option("--db <address>", "where metadata lives: sqlite:<file> or postgres://…", "sqlite:./registry.db")
     .option(
       "--blobs <dir|postgres>",
@@ -133,7 +135,8 @@ async function noBlobs(): Promise<never> {
 function blobsOption(blobs: string | undefined, database: string, cwd: string): string {
   const postgres = /^postgres(ql)?:\/\//.test(database);
   if (blobs === "postgres") {
-    if (!postgres) throw new CliError("--blobs postgres needs a postgres:// --db (blobs live in that database)", EXIT_ERROR);
+    if (!postgres)
+      throw new CliError("--blobs postgres needs a postgres:// --db (blobs live in that database)", EXIT_ERROR);
     return "postgres";
   }
   if (blobs === undefined) return postgres ? "postgres" : path.resolve(cwd, "registry-blobs");
