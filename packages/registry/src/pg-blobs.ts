@@ -41,7 +41,8 @@ export class PostgresBlobStore implements BlobStore {
     });
   }
 
-  async put(digest: string, bytes: Uint8Array): Promise<void> {
+  /** `_upload` names nothing here: an unfinished write is a rolled-back transaction, never a temp entry. */
+  async put(digest: string, bytes: Uint8Array, _upload: string): Promise<void> {
     checkDigest(digest);
     const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     await this.database.kysely.transaction().execute(async (trx) => {
