@@ -103,7 +103,7 @@ describe.each(dialects)("runner packages on %s", (dialect) => {
     const stored = (await (await put(fine, publisher)).json()) as { package: { versionId: string; digest: string } };
     // What a crash during a second upload of these bytes leaves: an upload row naming the blob.
     const blob = stored.package.digest.slice("sha256:".length);
-    await sql`insert into registry_uploads (id, blob, started_at) values (${"crashed"}, ${blob}, ${"2000-01-01T00:00:00.000Z"})`.execute(
+    await sql`insert into registry_uploads (id, blob, started_at) values (${"c0ffee00c0ffee00"}, ${blob}, ${"2000-01-01T00:00:00.000Z"})`.execute(
       store.database.kysely,
     );
     expect(await store.sweep(0)).toEqual({ uploads: 1, blobs: 0 });
