@@ -3,25 +3,14 @@
 // which stores the package in the registry before submitting the job.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "@skillport/testing";
 import { builtCli, isBuilt, runBuilt } from "./test-support.js";
 
 const repo = path.resolve(import.meta.dirname, "../../..");
 const hasNats = (await import("node:child_process")).spawnSync("nats-server", ["--version"]).status === 0;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
 
 /** Starts a child and resolves once `pattern` shows in its output (stdout or stderr). */
 function startUntil(args: string[], cwd: string, env: Record<string, string>, pattern: RegExp) {
