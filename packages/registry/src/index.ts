@@ -15,6 +15,7 @@ export { watchRegistryChanges, type RegistryWatch, type RegistryWatchOptions } f
 export { RegistryMcp, mcpAddLine, type RegistryMcpOptions } from "./mcp.js";
 export { RegistryError, type RegistryErrorCode } from "./errors.js";
 export { REGISTRY_SCHEMA_VERSION } from "./schema.js";
+export type { RunPackageView } from "./run-packages.js";
 export {
   SCOPES,
   type Scope,
