@@ -150,6 +150,26 @@ describe("the registry's /mcp", () => {
   });
 });
 
+describe("two registries on one SQLite file", () => {
+  it("the other one's /mcp learns of a publish by polling the change counter", async () => {
+    const db = await testRegistryDb("sqlite");
+    cleanup.push(() => db.drop());
+    const open = async () => {
+      const r = await serveRegistry({ database: db.url, blobs: db.blobs, mcp: { pollIntervalMs: 50 } });
+      cleanup.push(() => r.close());
+      return r;
+    };
+    const a = await open();
+    const b = await open();
+    expect(b.mcp!.notified).toBe(false);
+    const token = (await a.store.createToken({ user: "alice", scopes: ["publish"] })).token;
+    const appeared = swapped(b, "fresh");
+    expect(await publishOver(a.url, token, await skillZip("fresh"))).toBe(201);
+    await appeared;
+    expect(b.mcp!.server.snapshot.skills.map((s) => s.name)).toEqual(["fresh"]);
+  });
+});
+
 describe("the skill page's MCP line", () => {
   it("shows `claude mcp add … /mcp` when the app mounts MCP, and not otherwise", async () => {
     const db = await testRegistryDb("sqlite");
