@@ -14,6 +14,7 @@ import {
   type LockEntry,
   type LockFile,
   type SidecarEntry,
+  type UpstreamName,
 } from "./lock.js";
 import { entryKind, openTarget, removeEntry, writeFolder, writeLink } from "./place.js";
 
@@ -29,6 +30,8 @@ export interface SkillToInstall {
   origin: LockOrigin;
   /** Commit or revision the files came from, for the sidecar. */
   commit?: string;
+  /** Installed under another name than upstream's (`add --as`): the sidecar records it (decision 0420). */
+  upstream?: UpstreamName;
 }
 
 /** Where and how to install. */
@@ -106,6 +109,7 @@ export async function installSkills(
     lock.skills[skill.name] = { ...skill.origin, computedHash: hash };
     const entry: SidecarEntry = { computedHash: hash, files: fileDigests(skill.files), agents: placedAgents(agents) };
     if (skill.commit !== undefined) entry.commit = skill.commit;
+    if (skill.upstream !== undefined) entry.upstream = skill.upstream;
     const audit = audits[skill.name];
     if (audit !== undefined) entry.audit = audit;
     sidecar[skill.name] = entry;
@@ -239,7 +243,7 @@ function checkNotShadowing(skill: SkillToInstall, canonical: string, target: Ins
     const from = (e: { source: string; skillPath?: string | undefined }) =>
       `${e.source}${e.skillPath ? ` (${e.skillPath})` : ""}`;
     throw new InstallError(
-      `${name} is already installed from ${from(locked)}; --force replaces it with the one from ${from(skill.origin)}`,
+      `${name} is already installed from ${from(locked)}; install the one from ${from(skill.origin)} under another name with --as NAME, or --force replaces it`,
       "INSTALL_REFUSED",
     );
   }

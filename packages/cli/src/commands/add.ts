@@ -2,7 +2,9 @@ import type { Command } from "commander";
 import {
   agentEnvironment,
   collectSkill,
+  computedHash,
   installSkills,
+  renameSkill,
   readLock,
   readSidecar,
   type CollectedSkill,
@@ -22,6 +24,7 @@ interface AddOptions {
   force?: boolean;
   json?: boolean;
   list?: boolean;
+  as?: string;
 }
 
 export function registerAdd(program: Command, io: CliOutput): void {
@@ -42,6 +45,10 @@ export function registerAdd(program: Command, io: CliOutput): void {
     .option("--force", "replace a same-named skill skillport did not install; accept skills the audit rates malicious")
     .option("--json", "print one JSON object")
     .option("-l, --list", "list the source's skills, install nothing")
+    .option(
+      "--as <name>",
+      "install the one chosen skill under this name (its SKILL.md's name is rewritten to match; for two sources offering one name)",
+    )
     .action(async (input: string, options: AddOptions) => {
       await asCliErrors(async () => {
         const env = agentEnvironment(process.env, io.cwd);
@@ -54,15 +61,21 @@ export function registerAdd(program: Command, io: CliOutput): void {
           const ids = opened.only !== undefined ? [opened.only] : await opened.provider.discover();
           if (ids.length === 0) throw new CliError(`${opened.label}: no skills found`, 1);
           if (options.list) return listSource(io, opened.provider, ids, options.json === true);
-          const collected = await collectAll(io, opened.provider, chooseIds(ids, options));
+          const chosen = chooseIds(ids, options);
+          if (options.as !== undefined && chosen.length !== 1)
+            throw new CliError(`--as names one skill; ${chosen.length} are chosen (pick one with --skill)`);
+          const collected = await collectAll(io, opened.provider, chosen);
           const revision = revisionOf(opened.provider);
           // A git source without a path serves `skills/` when the repository has one: the lock's skillPath is from the repository root.
           const served = (opened.provider as { servedPath?: string }).servedPath ?? source.repoPath;
           const skills: SkillToInstall[] = collected.map((c) => {
             const origin = { ...source.origin };
             if (origin.sourceType === "github" || origin.sourceType === "git")
-              origin.skillPath = [served, c.id, "SKILL.md"].filter((s) => s !== "").join("/");
-            const skill: SkillToInstall = { name: c.name, files: c.files, origin };
+              origin.skillPath = skillPathOf(opened.provider, c.id, served);
+            // --as: the installed SKILL.md names the new name; the sidecar keeps upstream's name and digest (decision 0420).
+            const as = options.as !== undefined ? renameSkill(c, options.as) : c;
+            const skill: SkillToInstall = { name: as.name, files: as.files, origin };
+            if (as !== c) skill.upstream = { name: c.name, computedHash: computedHash(c.files) };
             if (revision !== undefined) skill.commit = revision;
             return skill;
           });
@@ -95,6 +108,12 @@ export function registerAdd(program: Command, io: CliOutput): void {
         }
       }).finally(() => io.status(""));
     });
+}
+
+/** Where a skill's SKILL.md is in its repository: a plugin layout knows (decision 0422); else the served folder and id. */
+function skillPathOf(provider: object, id: string, served: string): string {
+  const known = (provider as { repoPathOf?: (id: string) => string | undefined }).repoPathOf?.(id);
+  return known ?? [served, id, "SKILL.md"].filter((s) => s !== "").join("/");
 }
 
 /** The ids `--skill` names (by id or its last folder), all with `*` or `--yes`, or the only one. */

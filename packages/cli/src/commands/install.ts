@@ -9,7 +9,7 @@ import {
   type LockEntry,
   type SkillToInstall,
 } from "@skillport/install";
-import { asCliErrors, chooseAgents, fetchLocked } from "../install-source.js";
+import { asCliErrors, chooseAgents, fetchLocked, OpenedSources } from "../install-source.js";
 import { installAuditGate, recordedAudits } from "../install-audit.js";
 import { CliError, printJson, type CliOutput } from "../io.js";
 
@@ -32,22 +32,28 @@ export function registerInstall(program: Command, io: CliOutput): void {
         if (names.length === 0) throw new CliError("skills-lock.json names no skills", 1);
         const skills: SkillToInstall[] = [];
         const agentIds = new Set<string>();
-        for (const [i, name] of names.entries()) {
-          io.status(`fetching and verifying ${name} (${i + 1}/${names.length})…`);
-          const entry = lock.skills[name] as LockEntry;
-          const side = sidecar[name];
-          const fetched = await fetchLocked(io, name, entry, side?.commit);
-          verifyAgainstLock(name, fetched.files, entry, side);
-          if (options.frozen && side === undefined)
-            throw new InstallError(
-              `${name}: skillport-lock.json has no record of its files (run skillport install without --frozen once)`,
-              "INSTALL_DRIFT",
-            );
-          const { computedHash: _hash, ...rest } = entry;
-          const skill: SkillToInstall = { name, files: fetched.files, origin: rest as SkillToInstall["origin"] };
-          if (side?.commit !== undefined) skill.commit = side.commit;
-          skills.push(skill);
-          for (const id of Object.keys(side?.agents ?? {})) agentIds.add(id);
+        const sources = new OpenedSources(io);
+        try {
+          for (const [i, name] of names.entries()) {
+            io.status(`fetching and verifying ${name} (${i + 1}/${names.length})…`);
+            const entry = lock.skills[name] as LockEntry;
+            const side = sidecar[name];
+            const fetched = await fetchLocked(io, name, entry, side?.commit, side?.upstream, sources);
+            verifyAgainstLock(name, fetched.files, entry, side);
+            if (options.frozen && side === undefined)
+              throw new InstallError(
+                `${name}: skillport-lock.json has no record of its files (run skillport install without --frozen once)`,
+                "INSTALL_DRIFT",
+              );
+            const { computedHash: _hash, ...rest } = entry;
+            const skill: SkillToInstall = { name, files: fetched.files, origin: rest as SkillToInstall["origin"] };
+            if (side?.commit !== undefined) skill.commit = side.commit;
+            if (fetched.upstream !== undefined) skill.upstream = fetched.upstream;
+            skills.push(skill);
+            for (const id of Object.keys(side?.agents ?? {})) agentIds.add(id);
+          }
+        } finally {
+          await sources.close();
         }
         const agents = chooseAgents(env, { recorded: agentIds });
         const copy = names.some((n) => Object.values(sidecar[n]?.agents ?? {}).includes("copy"));
