@@ -16,7 +16,7 @@ const skill = (skillMd: string): CollectedSkill => ({
 
 describe("renameSkill (add --as, decision 0420)", () => {
   it("rewrites only the frontmatter's name line, keeping CRLF, quoting and every other byte", () => {
-    const crlf = '---\r\nname: "alpha"\r\ndescription: Does alpha. name: alpha\r\n---\r\n\r\nname: alpha\r\n';
+    const crlf = '---\r\nname: "alpha"\r\ndescription: Does alpha, named alpha.\r\n---\r\n\r\nname: alpha\r\n';
     const out = renameSkill(skill(crlf), "alpha-two");
     expect(out.name).toBe("alpha-two");
     expect(text(out.files[0]?.bytes ?? new Uint8Array())).toBe(
