@@ -29,6 +29,7 @@ let skipped: string | undefined;
 let root: string;
 let daemon: RunningServer & { port: number };
 let address: string;
+let marketAddress: string;
 
 function run(tool: "skillport" | "skills", args: string[], cwd: string): Promise<{ code: number | null; out: string }> {
   const env = {
@@ -107,6 +108,20 @@ describe.skipIf(!existsSync(bin))("oracle: Vercel's skills CLI and skillport agr
       "skills/beta/references/deep/notes.md": "Notes.\n",
     });
     address = `git://127.0.0.1:${daemon.port}/acme/skills.git`;
+    const market = await makeRepo(path.join(root, "srv/acme"), "market");
+    await commitAndPush(market.work, {
+      ".claude-plugin/marketplace.json": JSON.stringify({
+        name: "acme",
+        plugins: [
+          { name: "code", source: "./plugins/code" },
+          { name: "docs", source: "./plugins/docs" },
+        ],
+      }),
+      "plugins/code/skills/review/SKILL.md": skillMd("review"),
+      "plugins/code/skills/review/checklist.md": "- tests\n",
+      "plugins/docs/skills/write/SKILL.md": skillMd("write"),
+    });
+    marketAddress = `git://127.0.0.1:${daemon.port}/acme/market.git`;
   });
   afterAll(async () => {
     await daemon?.stop();
@@ -139,6 +154,29 @@ describe.skipIf(!existsSync(bin))("oracle: Vercel's skills CLI and skillport agr
     expect(install.code, install.out).toBe(0);
     expect(tree(byUs, ".agents")).toEqual(tree(theirs, ".agents"));
     const byThem = await folder("restored-by-skills");
+    await copyFile(path.join(ours, "skills-lock.json"), path.join(byThem, "skills-lock.json"));
+    expect((await run("skills", ["experimental_install", "-y"], byThem)).code).toBe(0);
+    expect(tree(byThem, ".agents")).toEqual(tree(ours, ".agents"));
+  });
+
+  it("a plugin marketplace from git: the same skills, folders and lock (skillPath inside the plugin); each restores the other's", async (context) => {
+    if (skipped !== undefined) context.skip();
+    const theirs = await folder("market-theirs");
+    const ours = await folder("market-ours");
+    // Two agents: with Claude Code alone theirs copies into .claude/skills and keeps no canonical copy (docs/install.md).
+    const args = ["add", marketAddress, "--skill", "review", "write", "--agent", "claude-code", "codex"];
+    const added = await run("skills", [...args, "-y"], theirs);
+    expect(added.code, added.out).toBe(0);
+    const mine = await run("skillport", args, ours);
+    expect(mine.code, mine.out).toBe(0);
+    expect(tree(ours)).toEqual(tree(theirs));
+    expect(lockWithout(ours, "sourceUrl")).toEqual(lockWithout(theirs, "sourceUrl"));
+    const byUs = await folder("market-restored-by-skillport");
+    await copyFile(path.join(theirs, "skills-lock.json"), path.join(byUs, "skills-lock.json"));
+    const install = await run("skillport", ["install"], byUs);
+    expect(install.code, install.out).toBe(0);
+    expect(tree(byUs, ".agents")).toEqual(tree(theirs, ".agents"));
+    const byThem = await folder("market-restored-by-skills");
     await copyFile(path.join(ours, "skills-lock.json"), path.join(byThem, "skills-lock.json"));
     expect((await run("skills", ["experimental_install", "-y"], byThem)).code).toBe(0);
     expect(tree(byThem, ".agents")).toEqual(tree(ours, ".agents"));
