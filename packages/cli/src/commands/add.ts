@@ -14,6 +14,10 @@ import { asCliErrors, chooseAgents, resolveInstallSource, revisionOf } from "../
 import { installAuditGate, recordedAudits } from "../install-audit.js";
 import { CliError, printJson, type CliOutput } from "../io.js";
 import { openInstallSource } from "../install-archive.js";
+import { mapLimit } from "@skillport/core/internal";
+
+/** Skills read and validated at once. */
+const READ_CONCURRENCY = 8;
 
 interface AddOptions {
   skill?: string[];
@@ -134,20 +138,31 @@ function chooseIds(ids: readonly string[], options: AddOptions): string[] {
   });
 }
 
-/** Reads and validates every chosen skill before anything is written; two skills of one name are refused. */
+/**
+ * Reads and validates every chosen skill before anything is written, several at once; the first refusal in the
+ * source's order is the one reported. Two skills of one name are refused.
+ */
 async function collectAll(
   io: CliOutput,
   provider: Parameters<typeof collectSkill>[0],
   ids: readonly string[],
 ): Promise<CollectedSkill[]> {
+  let started = 0;
+  const read = await mapLimit(ids, READ_CONCURRENCY, (id) => {
+    io.status(`reading and validating ${id} (${++started}/${ids.length})…`);
+    return collectSkill(provider, id).then(
+      (skill) => ({ skill }),
+      (error: unknown) => ({ error }),
+    );
+  });
   const out: CollectedSkill[] = [];
-  for (const [i, id] of ids.entries()) {
-    io.status(`reading and validating ${id} (${i + 1}/${ids.length})…`);
-    const skill = await collectSkill(provider, id);
+  for (const [i, result] of read.entries()) {
+    if ("error" in result) throw result.error;
+    const skill = result.skill;
     const clash = out.find((o) => o.name === skill.name);
     if (clash)
       throw new CliError(
-        `${clash.id} and ${id} are both named ${JSON.stringify(skill.name)}; install one with --skill`,
+        `${clash.id} and ${ids[i] ?? skill.id} are both named ${JSON.stringify(skill.name)}; install one with --skill`,
         1,
       );
     out.push(skill);

@@ -12,6 +12,10 @@ import {
 import { asCliErrors, chooseAgents, fetchLocked, OpenedSources } from "../install-source.js";
 import { installAuditGate, recordedAudits } from "../install-audit.js";
 import { CliError, printJson, type CliOutput } from "../io.js";
+import { mapLimit } from "@skillport/core/internal";
+
+/** Locked skills fetched and verified at once. */
+const FETCH_CONCURRENCY = 8;
 
 export function registerInstall(program: Command, io: CliOutput): void {
   program
@@ -30,12 +34,14 @@ export function registerInstall(program: Command, io: CliOutput): void {
         const sidecar = await readSidecar(io.cwd, lock);
         const names = Object.keys(lock.skills).sort();
         if (names.length === 0) throw new CliError("skills-lock.json names no skills", 1);
-        const skills: SkillToInstall[] = [];
         const agentIds = new Set<string>();
         const sources = new OpenedSources(io);
+        let started = 0;
+        let skills: SkillToInstall[];
         try {
-          for (const [i, name] of names.entries()) {
-            io.status(`fetching and verifying ${name} (${i + 1}/${names.length})…`);
+          // Several skills in flight at once (one open per source address); nothing is written until all verify.
+          skills = await mapLimit(names, FETCH_CONCURRENCY, async (name) => {
+            io.status(`fetching and verifying ${name} (${++started}/${names.length})…`);
             const entry = lock.skills[name] as LockEntry;
             const side = sidecar[name];
             const fetched = await fetchLocked(io, name, entry, side?.commit, side?.upstream, sources);
@@ -49,9 +55,9 @@ export function registerInstall(program: Command, io: CliOutput): void {
             const skill: SkillToInstall = { name, files: fetched.files, origin: rest as SkillToInstall["origin"] };
             if (side?.commit !== undefined) skill.commit = side.commit;
             if (fetched.upstream !== undefined) skill.upstream = fetched.upstream;
-            skills.push(skill);
             for (const id of Object.keys(side?.agents ?? {})) agentIds.add(id);
-          }
+            return skill;
+          });
         } finally {
           await sources.close();
         }
