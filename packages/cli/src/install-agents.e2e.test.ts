@@ -246,6 +246,9 @@ describe.skipIf(!existsSync(bin))("doctor per agent (decision 0421)", () => {
   it("finds a link an agent would not follow (Cursor's global folder) and says to install a copy", async () => {
     const added = await skillport(["add", "acme/skills", "--skill", "beta", "--agent", "cursor", "-g"]);
     expect(added.code).toBe(0);
+    expect(added.stderr).toContain(
+      "Cursor is reported not to list skill folders that are links (runkids/skillshare#42 (2026-02: linked skills not discovered in Antigravity, Cursor, OpenCode)); add them for it with --copy",
+    );
     expect(lstatSync(path.join(home, ".cursor/skills/beta")).isSymbolicLink()).toBe(true);
     const found = await skillport(["doctor", "-g", "--json"]);
     expect(found.code).toBe(1);

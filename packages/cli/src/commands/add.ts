@@ -12,7 +12,7 @@ import {
 } from "@skillport/install";
 import { asCliErrors, chooseAgents, resolveInstallSource, revisionOf } from "../install-source.js";
 import { installAuditGate, recordedAudits } from "../install-audit.js";
-import { CliError, printJson, type CliOutput } from "../io.js";
+import { CliError, printJson, warnOn, type CliOutput } from "../io.js";
 import { openInstallSource } from "../install-archive.js";
 import { mapLimit } from "@skillport/core/internal";
 
@@ -99,6 +99,12 @@ export function registerAdd(program: Command, io: CliOutput): void {
             auditGate,
           });
           io.status("");
+          // An agent reported not to list linked skill folders will not see what was just linked for it (decision 0421).
+          for (const agent of agents)
+            if (agent.links?.followed === false && installed.some((s) => s.agents[agent.id] === "link"))
+              warnOn(io)(
+                `${agent.displayName} is reported not to list skill folders that are links (${agent.links.source}); add them for it with --copy`,
+              );
           if (options.json) return printJson(io, { installed });
           for (const s of installed) {
             const where = Object.entries(s.agents)
