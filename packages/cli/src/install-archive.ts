@@ -32,9 +32,19 @@ export async function openInstallSource(address: string, io: CliOutput): Promise
       scheme === undefined && existsSync(local) && statSync(local).isDirectory()
         ? pluginSkillDirs(local, warnOn(io))
         : undefined;
-    return layout === undefined
-      ? openSource(address, { cwd: io.cwd, warn: warnOn(io) })
-      : openPlugins(address, layout, io);
+    if (layout !== undefined) return openPlugins(address, layout, io);
+    const opened = await openSource(address, { cwd: io.cwd, warn: warnOn(io) });
+    // A git checkout laid out as a marketplace or a plugin is read through its manifests too (decision 0422).
+    const remote = opened.provider as { checkoutDir?: unknown; repoPath?: unknown; revision?: unknown };
+    const checkout = typeof remote.checkoutDir === "string" ? remote.checkoutDir : undefined;
+    const plugins = checkout !== undefined && existsSync(checkout) ? pluginSkillDirs(checkout, warnOn(io)) : undefined;
+    if (plugins === undefined || checkout === undefined) return opened;
+    const repo: RepoPlacement = {
+      root: realpathSync(checkout),
+      prefix: typeof remote.repoPath === "string" ? remote.repoPath : "",
+      ...(typeof remote.revision === "string" && { revision: remote.revision }),
+    };
+    return openPlugins(opened.label, plugins, io, repo).finally(() => opened.close());
   }
   const { DEFAULT_PACKAGE_LIMITS, unpackArchive } = await import("@skillport/pack");
   const shown = isUrl ? redactUri(address) : address;
@@ -79,19 +89,45 @@ export async function openInstallSource(address: string, io: CliOutput): Promise
  * A plugin marketplace or plugin folder as one source: each skills folder opened the one way, its skills served as
  * `<plugin>/<id>` (the folder name, which the skill's name must equal, stays the last segment).
  */
+/** Where a plugin layout read from a git checkout sits in its repository, and the commit it was checked out at. */
+interface RepoPlacement {
+  /** The checkout folder (real path) the manifests were read from. */
+  root: string;
+  /** That folder's path inside the repository ("" for the root). */
+  prefix: string;
+  revision?: string;
+}
+
+interface PluginPart {
+  source: OpenedSource;
+  id: string;
+  /** SKILL.md's path in the repository (git checkouts only), for the lock's `skillPath`. */
+  repoPath?: string;
+}
+
 async function openPlugins(
   address: string,
   layout: readonly { plugin: string; dir: string }[],
   io: CliOutput,
+  repo?: RepoPlacement,
 ): Promise<OpenedSource> {
   const parts: OpenedSource[] = [];
-  const owner = new Map<string, { source: OpenedSource; id: string }>();
+  const owner = new Map<string, PluginPart>();
   try {
     for (const { plugin, dir } of layout) {
       const opened = await openSource(dir, { cwd: io.cwd, warn: warnOn(io) });
       parts.push(opened);
       const ids = opened.only !== undefined ? [opened.only] : await opened.provider.discover();
-      for (const id of ids) owner.set(`${plugin}/${id}`, { source: opened, id });
+      for (const id of ids) {
+        const part: PluginPart = { source: opened, id };
+        if (repo !== undefined) {
+          // One skill folder named by the manifest is the folder itself; a folder of skills holds it as `<id>`.
+          const folder = opened.only !== undefined ? dir : path.join(dir, id);
+          const inRepo = path.relative(repo.root, folder).split(path.sep).join("/");
+          part.repoPath = [repo.prefix, inRepo, "SKILL.md"].filter((s) => s !== "").join("/");
+        }
+        owner.set(`${plugin}/${id}`, part);
+      }
     }
   } catch (error) {
     await Promise.all(parts.map((p) => p.close()));
@@ -99,19 +135,30 @@ async function openPlugins(
   }
   return {
     label: address,
-    provider: new PluginsProvider(address, owner),
+    provider: new PluginsProvider(address, owner, repo?.revision),
     close: async () => void (await Promise.all(parts.map((p) => p.close()))),
   };
 }
 
 class PluginsProvider extends SkillSourceProvider {
   readonly name: string;
-  readonly #owner: ReadonlyMap<string, { source: OpenedSource; id: string }>;
+  readonly #owner: ReadonlyMap<string, PluginPart>;
+  readonly #revision: string | undefined;
 
-  constructor(name: string, owner: ReadonlyMap<string, { source: OpenedSource; id: string }>) {
+  constructor(name: string, owner: ReadonlyMap<string, PluginPart>, revision?: string) {
     super();
     this.name = name;
     this.#owner = owner;
+    this.#revision = revision;
+  }
+
+  /** The commit a git checkout was read at (the sidecar records it), like a remote source's status. */
+  status(): { revision?: string } {
+    return this.#revision === undefined ? {} : { revision: this.#revision };
+  }
+  /** SKILL.md's path in the repository, for a layout read from git (the lock's `skillPath`). */
+  repoPathOf(id: string): string | undefined {
+    return this.#owner.get(id)?.repoPath;
   }
 
   discover(): Promise<string[]> {
@@ -133,7 +180,7 @@ class PluginsProvider extends SkillSourceProvider {
     const { source, id: inner } = this.#part(id);
     return source.provider.readFile(inner, file);
   }
-  #part(id: string): { source: OpenedSource; id: string } {
+  #part(id: string): PluginPart {
     const part = this.#owner.get(id);
     if (part === undefined) throw new CliError(`${this.name}: no skill ${JSON.stringify(id)}`);
     return part;

@@ -164,7 +164,7 @@ export async function installedReport(
   }
   if (files === undefined || computedHash(files) !== entry.computedHash) {
     try {
-      const locked = await fetchLocked(io, name, entry, side?.commit);
+      const locked = await fetchLocked(io, name, entry, side?.commit, side?.upstream);
       verifyAgainstLock(name, locked.files, entry, side);
       files = locked.files;
     } catch {

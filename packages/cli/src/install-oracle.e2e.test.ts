@@ -1,14 +1,14 @@
 // The oracle (issue 23): Vercel's `skills` CLI and skillport install the same repository from a git daemon on
 // 127.0.0.1 and must produce the same folders, links and skills-lock.json, and each must restore the other's lock.
-// The `skills` CLI needs Node >= 22 and comes from npm, so the test runs only when both are named (docs/install.md):
-//   SKILLPORT_ORACLE_NODE=/path/to/node22  SKILLPORT_ORACLE_SKILLS=/path/to/node_modules/skills/dist/cli.mjs
+// The `skills` CLI needs Node >= 22 and comes from npm: `npmTools` installs it and Node 22 once into the test cache, so
+// this runs in `npm test`; it is skipped (with the reason) only when the npm registry cannot be reached.
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, readlinkSync, lstatSync } from "node:fs";
 import { copyFile, mkdir } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeTempDir, removeDir } from "@skillport/testing";
+import { makeTempDir, npmTools, removeDir } from "@skillport/testing";
 import {
   commitAndPush,
   makeRepo,
@@ -16,16 +16,20 @@ import {
   type RunningServer,
 } from "../../remote/src/test-support/git-servers.js";
 
+/** The `skills` release the oracle runs (the same one bench/install.mjs compares against). */
+const SKILLS_VERSION = "1.7.4";
+
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/cli.js");
-const oracleNode = process.env.SKILLPORT_ORACLE_NODE ?? "";
-const oracleCli = process.env.SKILLPORT_ORACLE_SKILLS ?? "";
-const ready = existsSync(bin) && existsSync(oracleNode) && existsSync(oracleCli);
 const skillMd = (name: string) =>
   `---\nname: ${name}\ndescription: Does ${name} things. Use when asked for ${name}.\n---\n\n# ${name}\n\nSteps.\n`;
 
+let oracleNode = "";
+let oracleCli = "";
+let skipped: string | undefined;
 let root: string;
 let daemon: RunningServer & { port: number };
 let address: string;
+let marketAddress: string;
 
 function run(tool: "skillport" | "skills", args: string[], cwd: string): Promise<{ code: number | null; out: string }> {
   const env = {
@@ -79,8 +83,19 @@ async function folder(name: string): Promise<string> {
   return dir;
 }
 
-describe.skipIf(!ready)("oracle: Vercel's skills CLI and skillport agree", () => {
+describe.skipIf(!existsSync(bin))("oracle: Vercel's skills CLI and skillport agree", () => {
   beforeAll(async () => {
+    const tools = await npmTools(`skills-oracle-${SKILLS_VERSION}`, [`skills@${SKILLS_VERSION}`]);
+    if ("skip" in tools) {
+      skipped = tools.skip;
+      return;
+    }
+    oracleNode = tools.node;
+    const manifest = JSON.parse(readFileSync(tools.file("skills", "package.json"), "utf8")) as {
+      bin?: string | Record<string, string>;
+    };
+    const entry = typeof manifest.bin === "string" ? manifest.bin : (manifest.bin?.skills ?? "");
+    oracleCli = tools.file("skills", entry);
     root = await makeTempDir("skillport-oracle-");
     await mkdir(path.join(root, "srv/acme"), { recursive: true });
     await mkdir(path.join(root, "home"));
@@ -93,13 +108,31 @@ describe.skipIf(!ready)("oracle: Vercel's skills CLI and skillport agree", () =>
       "skills/beta/references/deep/notes.md": "Notes.\n",
     });
     address = `git://127.0.0.1:${daemon.port}/acme/skills.git`;
+    const market = await makeRepo(path.join(root, "srv/acme"), "market");
+    await commitAndPush(market.work, {
+      ".claude-plugin/marketplace.json": JSON.stringify({
+        name: "acme",
+        plugins: [
+          { name: "code", source: "./plugins/code" },
+          { name: "docs", source: "./plugins/docs" },
+        ],
+      }),
+      "plugins/code/skills/review/SKILL.md": skillMd("review"),
+      "plugins/code/skills/review/checklist.md": "- tests\n",
+      "plugins/docs/skills/write/SKILL.md": skillMd("write"),
+    });
+    marketAddress = `git://127.0.0.1:${daemon.port}/acme/market.git`;
   });
   afterAll(async () => {
     await daemon?.stop();
     if (root) await removeDir(root);
   });
 
-  it("the same repository added by both gives the same folders, links and lock; each restores the other's lock", async () => {
+  it("the same repository added by both gives the same folders, links and lock; each restores the other's lock", async (context) => {
+    if (skipped !== undefined) {
+      console.warn(`skipped: ${skipped}`);
+      context.skip();
+    }
     const theirs = await folder("theirs");
     const ours = await folder("ours");
     // Theirs links a project agent other than Claude Code only when the agent's folder (`.roo`) exists already.
@@ -121,6 +154,29 @@ describe.skipIf(!ready)("oracle: Vercel's skills CLI and skillport agree", () =>
     expect(install.code, install.out).toBe(0);
     expect(tree(byUs, ".agents")).toEqual(tree(theirs, ".agents"));
     const byThem = await folder("restored-by-skills");
+    await copyFile(path.join(ours, "skills-lock.json"), path.join(byThem, "skills-lock.json"));
+    expect((await run("skills", ["experimental_install", "-y"], byThem)).code).toBe(0);
+    expect(tree(byThem, ".agents")).toEqual(tree(ours, ".agents"));
+  });
+
+  it("a plugin marketplace from git: the same skills, folders and lock (skillPath inside the plugin); each restores the other's", async (context) => {
+    if (skipped !== undefined) context.skip();
+    const theirs = await folder("market-theirs");
+    const ours = await folder("market-ours");
+    // Two agents: with Claude Code alone theirs copies into .claude/skills and keeps no canonical copy (docs/install.md).
+    const args = ["add", marketAddress, "--skill", "review", "write", "--agent", "claude-code", "codex"];
+    const added = await run("skills", [...args, "-y"], theirs);
+    expect(added.code, added.out).toBe(0);
+    const mine = await run("skillport", args, ours);
+    expect(mine.code, mine.out).toBe(0);
+    expect(tree(ours)).toEqual(tree(theirs));
+    expect(lockWithout(ours, "sourceUrl")).toEqual(lockWithout(theirs, "sourceUrl"));
+    const byUs = await folder("market-restored-by-skillport");
+    await copyFile(path.join(theirs, "skills-lock.json"), path.join(byUs, "skills-lock.json"));
+    const install = await run("skillport", ["install"], byUs);
+    expect(install.code, install.out).toBe(0);
+    expect(tree(byUs, ".agents")).toEqual(tree(theirs, ".agents"));
+    const byThem = await folder("market-restored-by-skills");
     await copyFile(path.join(ours, "skills-lock.json"), path.join(byThem, "skills-lock.json"));
     expect((await run("skills", ["experimental_install", "-y"], byThem)).code).toBe(0);
     expect(tree(byThem, ".agents")).toEqual(tree(ours, ".agents"));

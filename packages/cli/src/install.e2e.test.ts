@@ -407,7 +407,7 @@ describe.skipIf(!existsSync(bin))("skillport add/remove/install (built CLI, git 
     const refused = await skillport(["add", other, "--agent", "claude-code"]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toBe(
-      `skillport: alpha is already installed from acme/skills (skills/alpha/SKILL.md); --force replaces it with the one from ${other}\n`,
+      `skillport: alpha is already installed from acme/skills (skills/alpha/SKILL.md); install the one from ${other} under another name with --as NAME, or --force replaces it\n`,
     );
     expect(readFileSync(path.join(project, ".agents/skills/alpha/SKILL.md"), "utf8")).toBe(skillMd("alpha"));
     // The same source again is an ordinary re-install.

@@ -27,6 +27,20 @@ export interface AgentSpec {
   markers: (env: AgentEnvironment) => string[];
   /** Where the row's facts come from. */
   source: string;
+  /**
+   * `"ignored"` when the agent is known not to list a skill whose folder is a link (it needs `--copy`), with where
+   * that was reported; absent when it is not known to ignore links (decision 0421).
+   */
+  links?: { followed: false; source: string };
+  /**
+   * The agent's skill listing budget, when it has a known one: the whole listing (`maxChars`, characters) and one
+   * entry (`maxEntryChars`), with where those numbers come from (decision 0421).
+   */
+  catalog?: {
+    maxChars: (env: Readonly<Record<string, string | undefined>>) => number;
+    maxEntryChars?: number;
+    source: string;
+  };
 }
 
 /** The folder every agent that follows the shared convention reads, and where the canonical copy lives. */
@@ -117,15 +131,39 @@ const ROWS: readonly Row[] = [
   ["qoder", "Qoder", ".qoder/skills", home(".qoder/skills"), homes(".qoder")],
 ];
 
+// Agents reported not to list a skill folder that is a link (their scan skips links): `--copy` is what they see.
+const COPILOT_LINKS = "github/copilot-cli#1021 (2026-01: /skills list shows only the real folders)";
+const SKILLSHARE_LINKS =
+  "runkids/skillshare#42 (2026-02: linked skills not discovered in Antigravity, Cursor, OpenCode)";
+const IGNORES_LINKS: Readonly<Record<string, string>> = {
+  antigravity: SKILLSHARE_LINKS,
+  cursor: SKILLSHARE_LINKS,
+  "github-copilot": COPILOT_LINKS,
+  opencode: SKILLSHARE_LINKS,
+};
+
+// Claude Code lists skill names and descriptions within 1% of the context window (8,000 characters at 200k tokens;
+// SLASH_COMMAND_TOOL_CHAR_BUDGET overrides it) and cuts one entry's description at 1,536 characters.
+const CLAUDE_CATALOG: NonNullable<AgentSpec["catalog"]> = {
+  maxChars: (env) => {
+    const set = Number(env.SLASH_COMMAND_TOOL_CHAR_BUDGET);
+    return Number.isInteger(set) && set > 0 ? set : 8000;
+  },
+  maxEntryChars: 1536,
+  source:
+    "Claude Code skill listing: 1% of a 200k context = 8,000 chars, 1,536 per entry (claude-skills-doctor 0.6.0 on PyPI; CrowdStrike/foundry-skills#30)",
+};
+const CATALOGS: Readonly<Record<string, NonNullable<AgentSpec["catalog"]>>> = { "claude-code": CLAUDE_CATALOG };
+
 /** The agents table, sorted by id. */
-export const AGENTS: readonly AgentSpec[] = ROWS.map(([id, displayName, projectDir, globalDir, markers]) => ({
-  id,
-  displayName,
-  projectDir,
-  globalDir,
-  markers,
-  source: VERCEL,
-})).sort((a, b) => (a.id < b.id ? -1 : 1));
+export const AGENTS: readonly AgentSpec[] = ROWS.map(([id, displayName, projectDir, globalDir, markers]) => {
+  const spec: AgentSpec = { id, displayName, projectDir, globalDir, markers, source: VERCEL };
+  const ignores = IGNORES_LINKS[id];
+  if (ignores !== undefined) spec.links = { followed: false, source: ignores };
+  const catalog = CATALOGS[id];
+  if (catalog !== undefined) spec.catalog = catalog;
+  return spec;
+}).sort((a, b) => (a.id < b.id ? -1 : 1));
 
 /** The agent with this id, or undefined. */
 export function findAgent(id: string): AgentSpec | undefined {
@@ -185,7 +223,10 @@ export function agentsMarkdownTable(): string {
     const named = a.globalDir(SYMBOLIC);
     const fallback = a.globalDir(DEFAULTED);
     const global = named === fallback ? `\`${named}\`` : `\`${named}\` (\`${fallback}\`)`;
-    return `| ${a.id} | ${a.displayName} | \`${a.projectDir}\` | ${global} |`;
+    const links = a.links?.followed === false ? "not followed: `--copy`" : "";
+    const budget = a.catalog ? `${a.catalog.maxChars({}).toLocaleString("en")} chars` : "";
+    return `| ${a.id} | ${a.displayName} | \`${a.projectDir}\` | ${global} | ${links} | ${budget} |`;
   });
-  return ["| id | agent | project folder | global folder |", "|---|---|---|---|", ...rows].join("\n") + "\n";
+  const head = "| id | agent | project folder | global folder | links to a skill folder | skill listing budget |";
+  return [head, "|---|---|---|---|---|---|", ...rows].join("\n") + "\n";
 }

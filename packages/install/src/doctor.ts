@@ -1,6 +1,14 @@
 import fs from "node:fs";
 import path from "node:path";
-import { agentSkillsDir, AGENTS, canonicalSkillsDir, findAgent, type AgentEnvironment } from "./agents.js";
+import {
+  agentSkillsDir,
+  AGENTS,
+  canonicalSkillsDir,
+  findAgent,
+  type AgentEnvironment,
+  type AgentSpec,
+} from "./agents.js";
+import { diagnoseAgents } from "./doctor-agents.js";
 import { computedHash, type SkillFileBytes } from "./digest.js";
 import { entryNames, readFolder } from "./installer.js";
 import { readLock, readSidecar, type LockFile, type SidecarEntry } from "./lock.js";
@@ -11,7 +19,19 @@ import { openTarget, removeEntry, writeFolder, writeLink } from "./place.js";
  * each agent's folder.
  */
 export type DoctorCode =
-  "missing" | "modified" | "extra" | "missing-link" | "broken-link" | "not-ours" | "modified-copy" | "shadowed";
+  | "missing"
+  | "modified"
+  | "extra"
+  | "missing-link"
+  | "broken-link"
+  | "not-ours"
+  | "modified-copy"
+  | "shadowed"
+  | "link-ignored"
+  | "not-visible"
+  | "collision"
+  | "hidden"
+  | "over-budget";
 
 export interface DoctorFinding {
   code: DoctorCode;
@@ -25,6 +45,19 @@ export interface DoctorFinding {
   fix: string;
   /** `doctor --fix` repairs it without losing anything: restores verified bytes, relinks, or removes a dangling link of ours. */
   fixable: boolean;
+  /** Something to know, not a problem (`hidden`): it does not make `doctor` exit 1. */
+  note?: boolean;
+}
+
+/** Which agents `diagnoseInstalls` checks what they see for (decision 0421). */
+export interface DoctorOptions {
+  /**
+   * Agents named by the user (`doctor --agent`): each is checked, and an installed skill it has no entry for is
+   * `not-visible`. Default: the agents the sidecar recorded (in `-g`, those holding an entry for an installed skill).
+   */
+  agents?: readonly AgentSpec[];
+  /** Process-style settings an agent's limits read (`SLASH_COMMAND_TOOL_CHAR_BUDGET`). Default none. */
+  settings?: Readonly<Record<string, string | undefined>>;
 }
 
 interface Scope {
@@ -50,8 +83,38 @@ async function scopeOf(env: AgentEnvironment, global: boolean): Promise<Scope> {
  * canonical folders (extra) and links into the canonical folder that lead nowhere. Global scope has no lock: only the
  * links are checked.
  */
-export async function diagnoseInstalls(env: AgentEnvironment, global: boolean): Promise<DoctorFinding[]> {
+export async function diagnoseInstalls(
+  env: AgentEnvironment,
+  global: boolean,
+  options: DoctorOptions = {},
+): Promise<DoctorFinding[]> {
   const scope = await scopeOf(env, global);
+  const findings = lockAgainstDisk(scope);
+  // Then what each agent sees; a finding the lock check made already (shadowed) is said once.
+  const said = new Set(findings.map((f) => `${f.code} ${f.skill} ${f.agent ?? ""}`));
+  const agents = options.agents ?? placedFor(scope);
+  const seen = diagnoseAgents(scope, agents, { asked: options.agents !== undefined, settings: options.settings ?? {} });
+  for (const f of seen) if (!said.has(`${f.code} ${f.skill} ${f.agent ?? ""}`)) findings.push(f);
+  return findings;
+}
+
+/** The agents skills were placed for: the sidecar's record (project), or those holding an installed name (`-g`). */
+function placedFor(scope: Scope): AgentSpec[] {
+  const ids = new Set(Object.values(scope.sidecar).flatMap((e) => Object.keys(e.agents)));
+  if (scope.global) {
+    const names = entryNames(scope.canonical);
+    for (const agent of AGENTS) {
+      const dir = agentSkillsDir(agent, scope.env, true);
+      if (path.resolve(dir) === path.resolve(scope.canonical)) continue;
+      if (names.some((n) => fs.lstatSync(path.join(dir, n), { throwIfNoEntry: false }) !== undefined))
+        ids.add(agent.id);
+    }
+  }
+  return AGENTS.filter((a) => ids.has(a.id));
+}
+
+function lockAgainstDisk(scope: Scope): DoctorFinding[] {
+  const global = scope.global;
   const findings: DoctorFinding[] = [];
   for (const name of Object.keys(scope.lock.skills).sort()) findings.push(...lockedSkill(scope, name));
   const locked = new Set(Object.keys(scope.lock.skills));

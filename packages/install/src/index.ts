@@ -12,9 +12,9 @@ export {
   type AgentEnvironment,
   type AgentSpec,
 } from "./agents.js";
-export { collectSkill, type CollectedSkill } from "./collect.js";
+export { collectSkill, renameSkill, type CollectedSkill } from "./collect.js";
 export { changedFiles, computedHash, fileDigests, type SkillFileBytes } from "./digest.js";
-export { diagnoseInstalls, repairInstalls, type DoctorCode, type DoctorFinding } from "./doctor.js";
+export { diagnoseInstalls, repairInstalls, type DoctorCode, type DoctorFinding, type DoctorOptions } from "./doctor.js";
 export { InstallError, type InstallErrorCode } from "./errors.js";
 export {
   installSkills,
@@ -38,5 +38,6 @@ export {
   type LockFile,
   type Sidecar,
   type SidecarEntry,
+  type UpstreamName,
 } from "./lock.js";
 export { verifyAgainstLock } from "./verify.js";

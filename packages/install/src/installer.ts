@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { AgentSkillsError, isSafeSkillId } from "@skillport/core";
-import { errorCode, readDirectorySync, walkTree } from "@skillport/fs";
+import { errorCode, readDirectorySync, walkTree, type PinnedDir } from "@skillport/fs";
 import { agentSkillsDir, AGENTS, canonicalSkillsDir, type AgentEnvironment, type AgentSpec } from "./agents.js";
 import { computedHash, fileDigests, type SkillFileBytes } from "./digest.js";
 import { InstallError } from "./errors.js";
@@ -14,6 +14,7 @@ import {
   type LockEntry,
   type LockFile,
   type SidecarEntry,
+  type UpstreamName,
 } from "./lock.js";
 import { entryKind, openTarget, removeEntry, writeFolder, writeLink } from "./place.js";
 
@@ -29,6 +30,8 @@ export interface SkillToInstall {
   origin: LockOrigin;
   /** Commit or revision the files came from, for the sidecar. */
   commit?: string;
+  /** Installed under another name than upstream's (`add --as`): the sidecar records it (decision 0420). */
+  upstream?: UpstreamName;
 }
 
 /** Where and how to install. */
@@ -74,47 +77,50 @@ export async function installSkills(
   for (const skill of skills) checkNotShadowing(skill, canonical, target, lock);
   const audits = (await target.auditGate?.(skills)) ?? {};
   const results: InstalledSkill[] = [];
-  for (const skill of skills) {
-    const shown = path.relative(base, path.join(canonical, skill.name)) || skill.name;
-    writeOrExplain(shown, () => {
-      const dir = openTarget(base, canonical);
-      try {
-        writeFolder(dir, skill.name, skill.files);
-      } finally {
-        dir.close();
-      }
-    });
-    const agents: InstalledSkill["agents"] = {};
-    for (const agent of target.agents) {
-      const agentDir = agentSkillsDir(agent, target.env, target.global);
-      if (path.resolve(agentDir) === path.resolve(canonical)) {
-        agents[agent.id] = "canonical";
-        continue;
-      }
-      writeOrExplain(path.relative(base, path.join(agentDir, skill.name)) || skill.name, () => {
-        const pinned = openTarget(base, agentDir);
-        try {
-          if (target.copy) writeFolder(pinned, skill.name, skill.files);
-          else writeLink(pinned, skill.name, path.relative(agentDir, path.join(canonical, skill.name)));
-        } finally {
-          pinned.close();
-        }
-      });
-      agents[agent.id] = target.copy ? "copy" : "link";
+  // Each folder is opened (pinned, links below the trusted root refused) once for the whole install, not per skill.
+  const opened = new Map<string, PinnedDir>();
+  const pinned = (dir: string): PinnedDir => {
+    let found = opened.get(dir);
+    if (found === undefined) {
+      found = openTarget(base, dir);
+      opened.set(dir, found);
     }
-    const hash = computedHash(skill.files);
-    lock.skills[skill.name] = { ...skill.origin, computedHash: hash };
-    const entry: SidecarEntry = { computedHash: hash, files: fileDigests(skill.files), agents: placedAgents(agents) };
-    if (skill.commit !== undefined) entry.commit = skill.commit;
-    const audit = audits[skill.name];
-    if (audit !== undefined) entry.audit = audit;
-    sidecar[skill.name] = entry;
-    results.push({
-      name: skill.name,
-      computedHash: hash,
-      path: path.relative(base, path.join(canonical, skill.name)),
-      agents,
-    });
+    return found;
+  };
+  try {
+    for (const skill of skills) {
+      const shown = path.relative(base, path.join(canonical, skill.name)) || skill.name;
+      writeOrExplain(shown, () => writeFolder(pinned(canonical), skill.name, skill.files));
+      const agents: InstalledSkill["agents"] = {};
+      for (const agent of target.agents) {
+        const agentDir = agentSkillsDir(agent, target.env, target.global);
+        if (path.resolve(agentDir) === path.resolve(canonical)) {
+          agents[agent.id] = "canonical";
+          continue;
+        }
+        writeOrExplain(path.relative(base, path.join(agentDir, skill.name)) || skill.name, () => {
+          if (target.copy) writeFolder(pinned(agentDir), skill.name, skill.files);
+          else writeLink(pinned(agentDir), skill.name, path.relative(agentDir, path.join(canonical, skill.name)));
+        });
+        agents[agent.id] = target.copy ? "copy" : "link";
+      }
+      const hash = computedHash(skill.files);
+      lock.skills[skill.name] = { ...skill.origin, computedHash: hash };
+      const entry: SidecarEntry = { computedHash: hash, files: fileDigests(skill.files), agents: placedAgents(agents) };
+      if (skill.commit !== undefined) entry.commit = skill.commit;
+      if (skill.upstream !== undefined) entry.upstream = skill.upstream;
+      const audit = audits[skill.name];
+      if (audit !== undefined) entry.audit = audit;
+      sidecar[skill.name] = entry;
+      results.push({
+        name: skill.name,
+        computedHash: hash,
+        path: path.relative(base, path.join(canonical, skill.name)),
+        agents,
+      });
+    }
+  } finally {
+    for (const dir of opened.values()) dir.close();
   }
   if (!target.global && target.record !== false)
     await writeLock(base, lock).then((bytes) => writeSidecar(base, bytes, sidecar));
@@ -239,7 +245,7 @@ function checkNotShadowing(skill: SkillToInstall, canonical: string, target: Ins
     const from = (e: { source: string; skillPath?: string | undefined }) =>
       `${e.source}${e.skillPath ? ` (${e.skillPath})` : ""}`;
     throw new InstallError(
-      `${name} is already installed from ${from(locked)}; --force replaces it with the one from ${from(skill.origin)}`,
+      `${name} is already installed from ${from(locked)}; install the one from ${from(skill.origin)} under another name with --as NAME, or --force replaces it`,
       "INSTALL_REFUSED",
     );
   }

@@ -41,6 +41,16 @@ export interface SidecarEntry {
   agents: Record<string, "link" | "copy">;
   /** What the audit said about these bytes at install, and the consent given for them (decision 0350). */
   audit?: AuditRecord;
+  /**
+   * Installed under another name (`add --as`, decision 0420): the skill's name upstream and the `computedHash` of
+   * its upstream bytes. The installed SKILL.md says this entry's name instead; restores rewrite it the same way.
+   */
+  upstream?: UpstreamName;
+}
+
+export interface UpstreamName {
+  name: string;
+  computedHash: string;
 }
 
 /**
@@ -121,8 +131,10 @@ export async function readSidecar(dir: string, lock: LockFile): Promise<Sidecar[
   const out: Sidecar["skills"] = {};
   for (const [name, entry] of Object.entries(parsed.skills)) {
     if (!isRecord(entry) || entry.computedHash !== lock.skills[name]?.computedHash || !isRecord(entry.files)) continue;
-    const { audit, ...rest } = entry;
+    const { audit, upstream, ...rest } = entry;
     const kept = rest as unknown as SidecarEntry;
+    if (isRecord(upstream) && typeof upstream.name === "string" && typeof upstream.computedHash === "string")
+      kept.upstream = { name: upstream.name, computedHash: upstream.computedHash };
     // A malformed audit record is no record: consent is never read from something that does not parse as consent.
     const record = auditRecordOf(audit);
     if (record !== undefined) kept.audit = record;

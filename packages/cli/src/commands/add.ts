@@ -2,7 +2,9 @@ import type { Command } from "commander";
 import {
   agentEnvironment,
   collectSkill,
+  computedHash,
   installSkills,
+  renameSkill,
   readLock,
   readSidecar,
   type CollectedSkill,
@@ -10,9 +12,13 @@ import {
 } from "@skillport/install";
 import { asCliErrors, chooseAgents, resolveInstallSource, revisionOf } from "../install-source.js";
 import { installAuditGate, recordedAudits } from "../install-audit.js";
-import { CliError, EXIT_ERROR, printJson, type CliOutput } from "../io.js";
+import { CliError, EXIT_ERROR, printJson, warnOn, type CliOutput } from "../io.js";
 import { normaliseRegistryUrl } from "../registry-client.js";
 import { openInstallSource } from "../install-archive.js";
+import { mapLimit } from "@skillport/core/internal";
+
+/** Skills read and validated at once. */
+const READ_CONCURRENCY = 8;
 
 interface AddOptions {
   skill?: string[];
@@ -24,6 +30,7 @@ interface AddOptions {
   json?: boolean;
   list?: boolean;
   registry?: string;
+  as?: string;
 }
 
 export function registerAdd(program: Command, io: CliOutput): void {
@@ -48,6 +55,10 @@ export function registerAdd(program: Command, io: CliOutput): void {
       "--registry <url>",
       "install from a Skillport registry: <source> is a skill's name there (name, @team/name, name@version)",
     )
+    .option(
+      "--as <name>",
+      "install the one chosen skill under this name (its SKILL.md's name is rewritten to match; for two sources offering one name)",
+    )
     .action(async (input: string, options: AddOptions) => {
       await asCliErrors(async () => {
         const env = agentEnvironment(process.env, io.cwd);
@@ -65,15 +76,21 @@ export function registerAdd(program: Command, io: CliOutput): void {
           const ids = opened.only !== undefined ? [opened.only] : await opened.provider.discover();
           if (ids.length === 0) throw new CliError(`${opened.label}: no skills found`, 1);
           if (options.list) return listSource(io, opened.provider, ids, options.json === true);
-          const collected = await collectAll(io, opened.provider, chooseIds(ids, options));
+          const chosen = chooseIds(ids, options);
+          if (options.as !== undefined && chosen.length !== 1)
+            throw new CliError(`--as names one skill; ${chosen.length} are chosen (pick one with --skill)`);
+          const collected = await collectAll(io, opened.provider, chosen);
           const revision = revisionOf(opened.provider);
           // A git source without a path serves `skills/` when the repository has one: the lock's skillPath is from the repository root.
           const served = (opened.provider as { servedPath?: string }).servedPath ?? source.repoPath;
           const skills: SkillToInstall[] = collected.map((c) => {
             const origin = { ...source.origin };
             if (origin.sourceType === "github" || origin.sourceType === "git")
-              origin.skillPath = [served, c.id, "SKILL.md"].filter((s) => s !== "").join("/");
-            const skill: SkillToInstall = { name: c.name, files: c.files, origin };
+              origin.skillPath = skillPathOf(opened.provider, c.id, served);
+            // --as: the installed SKILL.md names the new name; the sidecar keeps upstream's name and digest (decision 0420).
+            const as = options.as !== undefined ? renameSkill(c, options.as) : c;
+            const skill: SkillToInstall = { name: as.name, files: as.files, origin };
+            if (as !== c) skill.upstream = { name: c.name, computedHash: computedHash(c.files) };
             if (revision !== undefined) skill.commit = revision;
             return skill;
           });
@@ -93,6 +110,12 @@ export function registerAdd(program: Command, io: CliOutput): void {
             auditGate,
           });
           io.status("");
+          // An agent reported not to list linked skill folders will not see what was just linked for it (decision 0421).
+          for (const agent of agents)
+            if (agent.links?.followed === false && installed.some((s) => s.agents[agent.id] === "link"))
+              warnOn(io)(
+                `${agent.displayName} is reported not to list skill folders that are links (${agent.links.source}); add them for it with --copy`,
+              );
           if (options.json) return printJson(io, { installed });
           for (const s of installed) {
             const where = Object.entries(s.agents)
@@ -128,6 +151,12 @@ function registrySkillAddress(input: string, registry: string): { address: strin
   return { address: namespace === undefined ? url : `${url}/@${namespace}`, name };
 }
 
+/** Where a skill's SKILL.md is in its repository: a plugin layout knows (decision 0422); else the served folder and id. */
+function skillPathOf(provider: object, id: string, served: string): string {
+  const known = (provider as { repoPathOf?: (id: string) => string | undefined }).repoPathOf?.(id);
+  return known ?? [served, id, "SKILL.md"].filter((s) => s !== "").join("/");
+}
+
 /** The ids `--skill` names (by id or its last folder), all with `*` or `--yes`, or the only one. */
 function chooseIds(ids: readonly string[], options: AddOptions): string[] {
   const wanted = (options.skill ?? [])
@@ -146,20 +175,31 @@ function chooseIds(ids: readonly string[], options: AddOptions): string[] {
   });
 }
 
-/** Reads and validates every chosen skill before anything is written; two skills of one name are refused. */
+/**
+ * Reads and validates every chosen skill before anything is written, several at once; the first refusal in the
+ * source's order is the one reported. Two skills of one name are refused.
+ */
 async function collectAll(
   io: CliOutput,
   provider: Parameters<typeof collectSkill>[0],
   ids: readonly string[],
 ): Promise<CollectedSkill[]> {
+  let started = 0;
+  const read = await mapLimit(ids, READ_CONCURRENCY, (id) => {
+    io.status(`reading and validating ${id} (${++started}/${ids.length})…`);
+    return collectSkill(provider, id).then(
+      (skill) => ({ skill }),
+      (error: unknown) => ({ error }),
+    );
+  });
   const out: CollectedSkill[] = [];
-  for (const [i, id] of ids.entries()) {
-    io.status(`reading and validating ${id} (${i + 1}/${ids.length})…`);
-    const skill = await collectSkill(provider, id);
+  for (const [i, result] of read.entries()) {
+    if ("error" in result) throw result.error;
+    const skill = result.skill;
     const clash = out.find((o) => o.name === skill.name);
     if (clash)
       throw new CliError(
-        `${clash.id} and ${id} are both named ${JSON.stringify(skill.name)}; install one with --skill`,
+        `${clash.id} and ${ids[i] ?? skill.id} are both named ${JSON.stringify(skill.name)}; install one with --skill`,
         1,
       );
     out.push(skill);

@@ -9,10 +9,11 @@ import {
   type DoctorFinding,
   type LockEntry,
 } from "@skillport/install";
-import { asCliErrors, fetchLocked } from "../install-source.js";
+import { asCliErrors, chooseAgents, fetchLocked } from "../install-source.js";
 import { colors, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
 
 interface DoctorOptions {
+  agent?: string[];
   global?: boolean;
   fix?: boolean;
   json?: boolean;
@@ -22,7 +23,11 @@ export function registerDoctor(program: Command, io: CliOutput, setExit: (code: 
   program
     .command("doctor")
     .description(
-      "check the installed skills against the lockfile: missing, modified or extra skills, and each agent's links and copies (exit 1 on problems)",
+      "check the installed skills against the lockfile, and per agent what it will see and offer the model: links it does not follow, name collisions, hidden skills, its listing budget (exit 1 on problems)",
+    )
+    .option(
+      "-a, --agent <ids...>",
+      "check these agents ('*' for all; default: the agents the skills were installed for)",
     )
     .option("-g, --global", "check the user's installs (under $HOME) instead of this project's")
     .option(
@@ -34,7 +39,10 @@ export function registerDoctor(program: Command, io: CliOutput, setExit: (code: 
       await asCliErrors(async () => {
         const env = agentEnvironment(process.env, io.cwd);
         const global = options.global === true;
-        let findings = await diagnoseInstalls(env, global);
+        const agents = options.agent !== undefined ? chooseAgents(env, { asked: options.agent }) : undefined;
+        const diagnose = () =>
+          diagnoseInstalls(env, global, { ...(agents !== undefined && { agents }), settings: process.env });
+        let findings = await diagnose();
         let fixed: DoctorFinding[] = [];
         if (options.fix && findings.some((f) => f.fixable)) {
           const { lock } = await readLock(io.cwd);
@@ -43,18 +51,20 @@ export function registerDoctor(program: Command, io: CliOutput, setExit: (code: 
           fixed = await repairInstalls(env, global, findings, async (name) => {
             io.status(`restoring ${name}…`);
             const entry = lock.skills[name] as LockEntry;
-            const fetched = await fetchLocked(io, name, entry, sidecar[name]?.commit);
+            const fetched = await fetchLocked(io, name, entry, sidecar[name]?.commit, sidecar[name]?.upstream);
             verifyAgainstLock(name, fetched.files, entry, sidecar[name]);
             return fetched.files;
           });
-          findings = await diagnoseInstalls(env, global);
+          findings = await diagnose();
         }
-        if (findings.length > 0) setExit(EXIT_PROBLEMS);
+        const problems = findings.filter((f) => f.note !== true);
+        if (problems.length > 0) setExit(EXIT_PROBLEMS);
         if (options.json) return printJson(io, { findings, fixed });
         const c = colors(io);
         for (const f of fixed) io.stdout(`${c.green("fixed")}  ${f.path}  ${f.code}\n`);
-        for (const f of findings) io.stdout(`${f.path}  ${c.red(f.code)}  ${f.message}\n  fix: ${f.fix}\n`);
-        if (findings.length === 0)
+        for (const f of findings)
+          io.stdout(`${f.path}  ${f.note ? c.yellow(f.code) : c.red(f.code)}  ${f.message}\n  fix: ${f.fix}\n`);
+        if (problems.length === 0 && findings.length === 0)
           io.stdout(
             fixed.length > 0
               ? "Everything else is as the lockfile says.\n"

@@ -9,9 +9,13 @@ import {
   type LockEntry,
   type SkillToInstall,
 } from "@skillport/install";
-import { asCliErrors, chooseAgents, fetchLocked } from "../install-source.js";
+import { asCliErrors, chooseAgents, fetchLocked, OpenedSources } from "../install-source.js";
 import { installAuditGate, recordedAudits } from "../install-audit.js";
 import { CliError, printJson, type CliOutput } from "../io.js";
+import { mapLimit } from "@skillport/core/internal";
+
+/** Locked skills fetched and verified at once. */
+const FETCH_CONCURRENCY = 8;
 
 export function registerInstall(program: Command, io: CliOutput): void {
   program
@@ -30,24 +34,32 @@ export function registerInstall(program: Command, io: CliOutput): void {
         const sidecar = await readSidecar(io.cwd, lock);
         const names = Object.keys(lock.skills).sort();
         if (names.length === 0) throw new CliError("skills-lock.json names no skills", 1);
-        const skills: SkillToInstall[] = [];
         const agentIds = new Set<string>();
-        for (const [i, name] of names.entries()) {
-          io.status(`fetching and verifying ${name} (${i + 1}/${names.length})…`);
-          const entry = lock.skills[name] as LockEntry;
-          const side = sidecar[name];
-          const fetched = await fetchLocked(io, name, entry, side?.commit);
-          verifyAgainstLock(name, fetched.files, entry, side);
-          if (options.frozen && side === undefined)
-            throw new InstallError(
-              `${name}: skillport-lock.json has no record of its files (run skillport install without --frozen once)`,
-              "INSTALL_DRIFT",
-            );
-          const { computedHash: _hash, ...rest } = entry;
-          const skill: SkillToInstall = { name, files: fetched.files, origin: rest as SkillToInstall["origin"] };
-          if (side?.commit !== undefined) skill.commit = side.commit;
-          skills.push(skill);
-          for (const id of Object.keys(side?.agents ?? {})) agentIds.add(id);
+        const sources = new OpenedSources(io);
+        let started = 0;
+        let skills: SkillToInstall[];
+        try {
+          // Several skills in flight at once (one open per source address); nothing is written until all verify.
+          skills = await mapLimit(names, FETCH_CONCURRENCY, async (name) => {
+            io.status(`fetching and verifying ${name} (${++started}/${names.length})…`);
+            const entry = lock.skills[name] as LockEntry;
+            const side = sidecar[name];
+            const fetched = await fetchLocked(io, name, entry, side?.commit, side?.upstream, sources);
+            verifyAgainstLock(name, fetched.files, entry, side);
+            if (options.frozen && side === undefined)
+              throw new InstallError(
+                `${name}: skillport-lock.json has no record of its files (run skillport install without --frozen once)`,
+                "INSTALL_DRIFT",
+              );
+            const { computedHash: _hash, ...rest } = entry;
+            const skill: SkillToInstall = { name, files: fetched.files, origin: rest as SkillToInstall["origin"] };
+            if (side?.commit !== undefined) skill.commit = side.commit;
+            if (fetched.upstream !== undefined) skill.upstream = fetched.upstream;
+            for (const id of Object.keys(side?.agents ?? {})) agentIds.add(id);
+            return skill;
+          });
+        } finally {
+          await sources.close();
         }
         const agents = chooseAgents(env, { recorded: agentIds });
         const copy = names.some((n) => Object.values(sidecar[n]?.agents ?? {}).includes("copy"));

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { auditSkill } from "@skillport/audit";
 import { agentEnvironment, computedHash, readLock, readSidecar, type LockEntry } from "@skillport/install";
-import { asCliErrors, fetchLocked } from "../install-source.js";
+import { asCliErrors, fetchLocked, OpenedSources } from "../install-source.js";
 import { installedReport, riskOf } from "../install-audit.js";
 import { EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
 
@@ -32,31 +32,37 @@ export function registerOutdated(program: Command, io: CliOutput, setExit: (code
         const sidecar = await readSidecar(io.cwd, lock);
         const rows: OutdatedRow[] = [];
         const names = Object.keys(lock.skills).sort();
-        for (const [i, name] of names.entries()) {
-          io.status(`fetching ${name} (${i + 1}/${names.length})…`);
-          const entry = lock.skills[name] as LockEntry;
-          const latest = await fetchLocked(io, name, entry, undefined);
-          const hash = computedHash(latest.files);
-          const row: OutdatedRow = {
-            name,
-            source: entry.source,
-            locked: entry.computedHash,
-            latest: hash,
-            commit: latest.revision ?? null,
-            outdated: hash !== entry.computedHash,
-          };
-          if (!row.outdated) {
-            rows.push(row);
-            continue;
+        // One open per address: a repository holding many locked skills is fetched once.
+        const sources = new OpenedSources(io);
+        try {
+          for (const [i, name] of names.entries()) {
+            io.status(`fetching ${name} (${i + 1}/${names.length})…`);
+            const entry = lock.skills[name] as LockEntry;
+            const latest = await fetchLocked(io, name, entry, undefined, sidecar[name]?.upstream, sources);
+            const hash = computedHash(latest.files);
+            const row: OutdatedRow = {
+              name,
+              source: entry.source,
+              locked: entry.computedHash,
+              latest: hash,
+              commit: latest.revision ?? null,
+              outdated: hash !== entry.computedHash,
+            };
+            if (!row.outdated) {
+              rows.push(row);
+              continue;
+            }
+            // What `update` would ask about: the verdict now served against the installed one, and whether the surface grows.
+            const risk = riskOf(await installedReport(io, env, name, entry, sidecar[name]), auditSkill(latest.files));
+            rows.push({
+              ...row,
+              verdict: risk.verdict,
+              riskGrew: risk.grew,
+              riskChanges: risk.changes.map((c) => c.statement),
+            });
           }
-          // What `update` would ask about: the verdict now served against the installed one, and whether the surface grows.
-          const risk = riskOf(await installedReport(io, env, name, entry, sidecar[name]), auditSkill(latest.files));
-          rows.push({
-            ...row,
-            verdict: risk.verdict,
-            riskGrew: risk.grew,
-            riskChanges: risk.changes.map((c) => c.statement),
-          });
+        } finally {
+          await sources.close();
         }
         io.status("");
         if (rows.some((r) => r.outdated)) setExit(EXIT_PROBLEMS);

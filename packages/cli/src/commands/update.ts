@@ -11,7 +11,7 @@ import {
   type SkillToInstall,
 } from "@skillport/install";
 import { auditSkill } from "@skillport/audit";
-import { asCliErrors, chooseAgents, fetchLocked } from "../install-source.js";
+import { asCliErrors, chooseAgents, fetchLocked, OpenedSources } from "../install-source.js";
 import { installAuditGate, installedReport, riskOf, type PriorAudit } from "../install-audit.js";
 import { colors, printJson, type CliOutput } from "../io.js";
 import { normaliseRegistryUrl } from "../registry-client.js";
@@ -53,19 +53,26 @@ export function registerUpdate(program: Command, io: CliOutput): void {
         // Everything is fetched, audited and diffed before anything is written: a refusal updates nothing.
         const pending = [];
         const priors: Record<string, PriorAudit> = {};
-        for (const [i, name] of wanted.entries()) {
-          io.status(`fetching ${name} (${i + 1}/${wanted.length})…`);
-          const entry = lock.skills[name] as LockEntry;
-          const latest = await fetchLocked(io, name, entry, undefined);
-          const hash = computedHash(latest.files);
-          if (hash === entry.computedHash) continue;
-          const side = sidecar[name];
-          const risk = riskOf(await installedReport(io, env, name, entry, side), auditSkill(latest.files));
-          priors[name] = { ...(side?.audit ? { audit: side.audit } : {}), ...(risk.diff ? { diff: risk.diff } : {}) };
-          const { computedHash: previous, ...origin } = entry;
-          const skill: SkillToInstall = { name, files: latest.files, origin: origin as SkillToInstall["origin"] };
-          if (latest.revision !== undefined) skill.commit = latest.revision;
-          pending.push({ skill, side, previous, hash, risk, revision: latest.revision ?? null });
+        // One open per address: a repository holding many locked skills is fetched once.
+        const sources = new OpenedSources(io);
+        try {
+          for (const [i, name] of wanted.entries()) {
+            io.status(`fetching ${name} (${i + 1}/${wanted.length})…`);
+            const entry = lock.skills[name] as LockEntry;
+            const latest = await fetchLocked(io, name, entry, undefined, sidecar[name]?.upstream, sources);
+            const hash = computedHash(latest.files);
+            if (hash === entry.computedHash) continue;
+            const side = sidecar[name];
+            const risk = riskOf(await installedReport(io, env, name, entry, side), auditSkill(latest.files));
+            priors[name] = { ...(side?.audit ? { audit: side.audit } : {}), ...(risk.diff ? { diff: risk.diff } : {}) };
+            const { computedHash: previous, ...origin } = entry;
+            const skill: SkillToInstall = { name, files: latest.files, origin: origin as SkillToInstall["origin"] };
+            if (latest.revision !== undefined) skill.commit = latest.revision;
+            if (latest.upstream !== undefined) skill.upstream = latest.upstream;
+            pending.push({ skill, side, previous, hash, risk, revision: latest.revision ?? null });
+          }
+        } finally {
+          await sources.close();
         }
         io.status("");
         if (!options.json) for (const p of pending) if (p.risk.grew) showGrowth(io, p.skill.name, p.risk);

@@ -147,6 +147,17 @@ export class GitSkillSource extends SnapshotSource {
     return this.#kept.state?.revision;
   }
 
+  /**
+   * The checked-out folder the configured path names (the repository root without one), once synced: an installer
+   * reads plugin manifests from it (decision 0422). Without a path it holds only the skills folder, unless the
+   * repository root has a plugin manifest, in which case the whole repository is checked out.
+   */
+  get checkoutDir(): string | undefined {
+    const state = this.#kept.state;
+    if (state === undefined) return undefined;
+    return path.join(this.#kept.treeDir(state.tree), ...(this.repoPath ?? "").split("/").filter(Boolean));
+  }
+
   /** The folder inside the repository the copy serves (the configured path, else `skills` or the root), once synced. */
   get servedPath(): string | undefined {
     return this.#kept.state?.skillsPath;
@@ -320,7 +331,12 @@ export class GitSkillSource extends SnapshotSource {
       const isSkill = entries.some((e) => e.type === "blob" && SKILL_FILE_NAMES.some((f) => e.path === `${sub}/${f}`));
       return { checkout: sub, serve: isSkill ? path.posix.dirname(sub).replace(/^\.$/, "") : sub, prefix: "" };
     }
-    if (entries.some((e) => e.path.startsWith("skills/"))) return { checkout: "skills", serve: "skills", prefix: "" };
+    const skillsDir = entries.some((e) => e.path.startsWith("skills/"));
+    // A plugin marketplace or plugin (its manifest at the root): the whole repository, so the skills its manifests
+    // name (`plugins/*/skills/*`) are there to read; what is served is unchanged (decision 0422).
+    if (entries.some((e) => e.type === "blob" && (PLUGIN_MANIFESTS as readonly string[]).includes(e.path)))
+      return { checkout: "", serve: skillsDir ? "skills" : "", prefix: "" };
+    if (skillsDir) return { checkout: "skills", serve: "skills", prefix: "" };
     if (!entries.some((e) => e.type === "blob" && (SKILL_FILE_NAMES as readonly string[]).includes(e.path)))
       return { checkout: "", serve: "", prefix: "" };
     const name =
@@ -368,6 +384,9 @@ export class GitSkillSource extends SnapshotSource {
     return entries;
   }
 }
+
+/** Files at a repository's root that make it a plugin marketplace or a plugin (Claude Code, Agent Plugins 1.0). */
+const PLUGIN_MANIFESTS = [".claude-plugin/marketplace.json", ".claude-plugin/plugin.json", "plugin.json"] as const;
 
 interface TreeEntry {
   path: string;
