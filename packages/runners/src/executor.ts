@@ -156,6 +156,17 @@ export class JobExecutor {
       opened.push(work);
       dir.child("outputs", { create: true, owner }).close();
       for (const file of session?.files ?? []) restoreFile(work, file, owner);
+      if (job.files.length > 0) {
+        // The job's own files (a skill's scripts): the host's, readable by the sandbox, gone with the job.
+        const files = dir.child("files", { create: true });
+        opened.push(files);
+        for (const f of job.files)
+          restoreFile(
+            files,
+            { path: f.path, mode: f.executable ? 0o755 : 0o644, bytes: Buffer.from(f.base64, "base64") },
+            undefined,
+          );
+      }
     } finally {
       for (const d of opened.reverse()) d.close();
     }
@@ -172,6 +183,7 @@ export class JobExecutor {
         SKILLPORT_JOB_ID: job.id,
         SKILLPORT_WORK: workDir,
         SKILLPORT_OUTPUTS: outputsDir,
+        ...(job.files.length > 0 ? { SKILLPORT_FILES: path.join(jobDir, "files") } : {}),
         ...(prepared.versionDir ? { SKILLPORT_VERSION_DIR: prepared.versionDir } : {}),
       },
       timeoutMs: Math.round(job.timeoutS * 1000),
