@@ -18,7 +18,9 @@ const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../.
 const bin = path.join(repo, "packages/cli/dist/cli.js");
 const PG = process.env.SKILLPORT_TEST_PG ?? "postgres://postgres@127.0.0.1:5432/test";
 const built = existsSync(path.join(repo, "packages/cli/dist/commands/chat.js"));
-const hasNats = (process.env.PATH ?? "").split(":").some((dir) => dir !== "" && existsSync(path.join(dir, "nats-server")));
+const hasNats = (process.env.PATH ?? "")
+  .split(":")
+  .some((dir) => dir !== "" && existsSync(path.join(dir, "nats-server")));
 const ready = built && hasNats && findBubblewrap() !== undefined;
 if (!ready && process.env.SKILLPORT_REQUIRE_SYSTEM_DEPS)
   throw new Error("chat --queue e2e needs the built CLI (npm run build), nats-server and bwrap");
@@ -127,16 +129,26 @@ describe.skipIf(!ready)("skillport chat --code-exec --queue (built CLI, nats-ser
     const server = await startScriptedServer([
       {
         toolCalls: [
-          { name: "execute_shell_command", arguments: { command: "python3 -c \"open('note.txt','w').write('kept')\"" } },
+          {
+            name: "execute_shell_command",
+            arguments: { command: "python3 -c \"open('note.txt','w').write('kept')\"" },
+          },
         ],
       },
       { toolCalls: [{ name: "load_skill_through_path", arguments: { skillId: "csv-report", path: "SKILL.md" } }] },
       {
         toolCalls: [
-          { name: "run_skill_script", arguments: { skillId: "csv-report", script: "summary.py", args: ["7 'quoted'"] } },
+          {
+            name: "run_skill_script",
+            arguments: { skillId: "csv-report", script: "summary.py", args: ["7 'quoted'"] },
+          },
         ],
       },
-      { toolCalls: [{ name: "execute_shell_command", arguments: { command: "python3 -c \"print(open('note.txt').read())\"" } }] },
+      {
+        toolCalls: [
+          { name: "execute_shell_command", arguments: { command: "python3 -c \"print(open('note.txt').read())\"" } },
+        ],
+      },
       { text: "done" },
     ]);
     try {
@@ -210,7 +222,9 @@ describe.skipIf(!ready)("skillport chat --code-exec --queue (built CLI, nats-ser
       expect(result.code).toBe(0);
       const tool = (JSON.parse(result.stdout) as Transcript).messages.find((m) => m.role === "tool");
       expect(tool?.result?.isError).toBe(true);
-      expect(tool?.result?.content[0]?.text).toMatch(/could not be run: cannot reach the queue at nats:\/\/127\.0\.0\.1/);
+      expect(tool?.result?.content[0]?.text).toMatch(
+        /could not be run: cannot reach the queue at nats:\/\/127\.0\.0\.1/,
+      );
     } finally {
       await server.close();
     }

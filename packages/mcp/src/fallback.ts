@@ -154,7 +154,9 @@ export function registerScriptTool(
       description: `Run a script of a skill served by "${serverName}" (Python, JavaScript or shell) on its runner pool, in a sandbox, and return its return code, standard output and standard error. Load the skill first to learn its scripts.`,
       inputSchema: z.object({
         skillId: z.string().describe("The skill's id, as the catalog lists it."),
-        script: z.string().describe('The script\'s path in the skill, e.g. "scripts/report.py" (a bare name means scripts/<name>).'),
+        script: z
+          .string()
+          .describe('The script\'s path in the skill, e.g. "scripts/report.py" (a bare name means scripts/<name>).'),
         args: z.array(z.string()).optional().describe("Arguments, each passed as is (no shell)."),
         timeout: z.number().int().positive().max(600).optional().describe("Seconds the script may run (default 300)."),
       }),
@@ -163,12 +165,16 @@ export function registerScriptTool(
     async ({ skillId, script, args, timeout }, ctx) => {
       const skill = current().byId.get(skillId.trim());
       if (skill === undefined)
-        return error(`Error: no skill ${JSON.stringify(skillId)} is served here; read ${CATALOG_URI} or call ${SEARCH_TOOL_NAME}`);
+        return error(
+          `Error: no skill ${JSON.stringify(skillId)} is served here; read ${CATALOG_URI} or call ${SEARCH_TOOL_NAME}`,
+        );
       let rel: string;
       try {
         rel = normalizeResourcePath(scriptPath(script));
       } catch (e) {
-        return error(`Error: script path ${JSON.stringify(script)} is not allowed: ${e instanceof Error ? e.message : String(e)}`);
+        return error(
+          `Error: script path ${JSON.stringify(script)} is not allowed: ${e instanceof Error ? e.message : String(e)}`,
+        );
       }
       const interpreter = scriptInterpreter(rel);
       if (interpreter === undefined) return error(`Error: ${JSON.stringify(rel)} is not a .py, .js or .sh script`);
@@ -189,7 +195,9 @@ export function registerScriptTool(
         const { text, isError } = runResultText(result, seconds);
         return { content: [{ type: "text", text }], isError };
       } catch (e) {
-        return error(returnCodeText(-1, "", `Error: the script could not be run: ${e instanceof Error ? e.message : String(e)}`));
+        return error(
+          returnCodeText(-1, "", `Error: the script could not be run: ${e instanceof Error ? e.message : String(e)}`),
+        );
       }
     },
   );

@@ -92,7 +92,9 @@ export class QueueCodeRunner implements RemoteCodeRunner {
       throw error;
     }
     if (result.status === "failed" || result.status === "dead-letter")
-      return failed(`the pool gave up on job ${result.id} (${result.reason ?? result.status}): ${result.message ?? ""}`);
+      return failed(
+        `the pool gave up on job ${result.id} (${result.reason ?? result.status}): ${result.message ?? ""}`,
+      );
     return {
       stdout: result.stdoutTail,
       stderr: result.stderrTail,

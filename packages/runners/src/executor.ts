@@ -36,6 +36,11 @@ export interface RunContext {
   runner: string;
   attempt: number;
   signal?: AbortSignal;
+  /**
+   * Leave the job folder in place: the caller removes it with `removeJob(job)` once the result is where it goes (the
+   * runner does, after recording it), so the removal is not between the run and its result (decision 0441).
+   */
+  deferRemoval?: boolean;
 }
 
 interface Prepared {
@@ -201,7 +206,7 @@ export class JobExecutor {
         session.writtenByThisJob ??
         (await this.options.sessions.save(job.session, job.id, session.version, this.collectSession(workDir)));
     }
-    removePinnedTree(jobDir);
+    if (!context.deferRemoval) removePinnedTree(jobDir);
 
     const status = result.aborted ? "cancelled" : result.timedOut ? "timed-out" : "completed";
     const reason =
@@ -247,6 +252,17 @@ export class JobExecutor {
         totalMs: Date.now() - job.submittedAt,
       },
     };
+  }
+
+  /** Removes a job's folder left by `run(job, { deferRemoval: true })` (gone already: nothing to do). */
+  async removeJob(job: JobSpec): Promise<void> {
+    const ready = await this.prepared.get(job.package?.versionId ?? SCRATCH)?.catch(() => undefined);
+    if (ready === undefined) return;
+    try {
+      removePinnedTree(path.join(ready.root, "jobs", job.id));
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+    }
   }
 
   private scriptArgv(prepared: Prepared, run: Extract<JobSpec["run"], { kind: "script" }>): string[] {

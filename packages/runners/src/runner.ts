@@ -436,7 +436,12 @@ export class Runner {
     const queue = this.queue!;
     let result: JobResult;
     try {
-      result = await this.options.executor.run(job, { runner: this.id, attempt, signal: controller.signal });
+      result = await this.options.executor.run(job, {
+        runner: this.id,
+        attempt,
+        signal: controller.signal,
+        deferRemoval: true,
+      });
     } catch (error) {
       const code = error instanceof RunnerError ? error.code : "RUNNER_ERROR";
       const reason = FAILURE_REASON[code] ?? "runner-error";
@@ -456,6 +461,13 @@ export class Runner {
     }
     const recorded = await this.record(result, reply);
     this.emit({ type: "finished", id: job.id, attempt, status: result.status, recorded, ms: Date.now() - started });
+    // The job folder goes once the result is recorded and announced: on a busy disk its removal takes milliseconds.
+    await new Promise((resolve) => setImmediate(resolve));
+    await this.options.executor
+      .removeJob(job)
+      .catch((error: unknown) =>
+        this.emit({ type: "error", message: `job ${job.id}: its folder was not removed: ${String(error)}` }),
+      );
   }
 
   private async recorded(id: string): Promise<boolean> {

@@ -538,8 +538,7 @@ export class CodeExecution implements CodeExecutionHost {
           await writeFileAtomic(destination, file.bytes, { mode: file.executable ? 0o755 : 0o644 });
         }
         const kept = Math.min(listed, this.settings.maxUploadFiles);
-        const more =
-          listed > kept ? ` (${listed - kept} more not copied: limit ${this.settings.maxUploadFiles})` : "";
+        const more = listed > kept ? ` (${listed - kept} more not copied: limit ${this.settings.maxUploadFiles})` : "";
         note = `Its scripts and assets are in ${target}/ (${kept} file${kept === 1 ? "" : "s"}${more}).`;
       }
     } catch (error) {

@@ -60,12 +60,19 @@ describe("code execution on a remote runner", () => {
       expect(resultText(await b.callTool("execute_shell_command", { command: "rm -rf /" }))).toMatch(/refused/);
       expect(runner.requests).toHaveLength(1);
 
-      const load = resultText(await b.callTool("load_skill_through_path", { skillId: "tool_custom", path: "SKILL.md" }));
+      const load = resultText(
+        await b.callTool("load_skill_through_path", { skillId: "tool_custom", path: "SKILL.md" }),
+      );
       expect(load).toMatch(/run_skill_script/);
       expect(load).not.toMatch(/copied|are in \//);
       await b.callTool("run_skill_script", { skillId: "tool_custom", script: "hi.py", args: ["a b"] });
       const script = runner.requests[1]!;
-      expect(script.run).toMatchObject({ kind: "script", interpreter: "python3", script: "scripts/hi.py", args: ["a b"] });
+      expect(script.run).toMatchObject({
+        kind: "script",
+        interpreter: "python3",
+        script: "scripts/hi.py",
+        args: ["a b"],
+      });
       const files = script.run.kind === "script" ? script.run.files : [];
       expect(files.map((f) => [f.path, Buffer.from(f.bytes).toString(), f.executable])).toEqual([
         ["scripts/hi.py", "print('hi')\n", true],

@@ -172,11 +172,7 @@ export async function runRemotely(runner: RemoteCodeRunner, request: RemoteRunRe
 }
 
 /** Upstream's result from a run, local or remote (the one format: `runResultText`), with the run's details. */
-function formatRun(
-  result: RunOutcome,
-  seconds: number,
-  details: Record<string, unknown>,
-): ToolResult {
+function formatRun(result: RunOutcome, seconds: number, details: Record<string, unknown>): ToolResult {
   const { text, isError } = runResultText(result, seconds);
   return { content: [{ type: "text", text }], isError, details };
 }
