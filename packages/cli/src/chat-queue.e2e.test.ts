@@ -4,14 +4,14 @@
 // port with its own store, the runner's working folders kept in PostgreSQL on 127.0.0.1, a scripted model server.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { connect as connectTcp, createServer } from "node:net";
+import { connect as connectTcp } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findBubblewrap } from "@skillport/sandbox";
-import { tempTree, type TempTree } from "@skillport/testing";
+import { freePort, tempTree, type TempTree } from "@skillport/testing";
 import { startScriptedServer } from "../../agent/test/scripted-server.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -30,17 +30,6 @@ let tmp: string;
 let skills: TempTree;
 let natsUrl: string;
 let events: Array<{ type: string; id?: string; tenant?: string }> = [];
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
 
 function canConnect(port: number): Promise<boolean> {
   return new Promise((resolve) => {
