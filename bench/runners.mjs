@@ -3,19 +3,25 @@
 //  - throughput: `jobs` jobs submitted at once, time from the first submit to the last result, per pool size;
 //  - queueing overhead: one job at a time on an idle one-runner pool (submit → result), against the same job run
 //    locally through the same executor (no queue) and through Workspace.exec; medians.
-// Standalone: imports the built packages (run `npm run build` first).
-// Usage: node bench/runners.mjs [jobs=40] [latencyRuns=30]
+//  - CPU time per job of the runner processes (their own and their sandboxes', from /proc) and of nats-server: what
+//    a loaded host distorts least.
+// Standalone: imports the built packages (run `npm run build` first). `--tree=<dir>` measures another checkout's
+// build instead (a baseline; run the two alternately and compare).
+// Usage: node bench/runners.mjs [jobs=40] [latencyRuns=30] [--tree=<dir>]
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, connect } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { median } from "./lib.mjs";
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const jobs = Number(process.argv[2] ?? 40);
-const latencyRuns = Number(process.argv[3] ?? 30);
+const flags = process.argv.slice(2).filter((a) => a.startsWith("--"));
+const positional = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+const tree = flags.find((f) => f.startsWith("--tree="))?.slice("--tree=".length);
+const repo = path.resolve(tree ?? path.join(path.dirname(fileURLToPath(import.meta.url)), ".."));
+const jobs = Number(positional[0] ?? 40);
+const latencyRuns = Number(positional[1] ?? 30);
 const { QueueClient, JobExecutor, BlobDirPackageStore, quantile } = await import(
   pathToFileURL(path.join(repo, "packages/runners/dist/index.js")).href
 );
@@ -33,12 +39,21 @@ const port = await new Promise((resolve) => {
   });
 });
 const url = `nats://127.0.0.1:${port}`;
-children.push(
-  spawn("nats-server", ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", path.join(tmp, "nats")], {
-    stdio: "ignore",
-  }),
-);
+const nats = spawn("nats-server", ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", path.join(tmp, "nats")], {
+  stdio: "ignore",
+});
+children.push(nats);
 for (let i = 0; i < 100 && !(await canConnect()); i++) await sleep(100);
+
+/** CPU milliseconds (user + system) of a process, its own and its waited-for children's (a runner's sandboxes). */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  const tick = 1000 / 100; // USER_HZ
+  return {
+    self: (Number(fields[11]) + Number(fields[12])) * tick,
+    children: (Number(fields[13]) + Number(fields[14])) * tick,
+  };
+}
 
 function sleep(ms) {
   return new Promise((r) => setTimeout(r, ms));
@@ -79,17 +94,26 @@ for (const n of [1, 2, 4]) {
   const client = await QueueClient.connect({ queue: url, prefix });
   // Warm-up: each runner prepares its scratch workspace (sandbox probe, launcher).
   await Promise.all(Array.from({ length: n * 2 }, () => client.run({ tenant: "w", run: JOB })));
+  const cpu0 = runners.map((r) => cpuMs(r.pid));
+  const nats0 = cpuMs(nats.pid).self;
   const t0 = performance.now();
   const submitted = [];
   for (let i = 0; i < jobs; i++) submitted.push(await client.submit({ tenant: `t${i % 4}`, run: JOB }));
   const results = await Promise.all(submitted.map((j) => client.result(j.id)));
   const seconds = (performance.now() - t0) / 1000;
+  const cpu1 = runners.map((r) => cpuMs(r.pid));
+  const runnerSelf = cpu1.reduce((a, c, i) => a + c.self - cpu0[i].self, 0) / jobs;
+  const sandboxes = cpu1.reduce((a, c, i) => a + c.children - cpu0[i].children, 0) / jobs;
+  const natsCpu = (cpuMs(nats.pid).self - nats0) / jobs;
   const failed = results.filter((r) => r.status !== "completed" || r.exitCode !== 0).length;
   rows.push({
     n,
     seconds,
     perSecond: jobs / seconds,
     failed,
+    runnerSelf,
+    sandboxes,
+    natsCpu,
     p50: quantile(
       results.map((r) => r.timing.totalMs),
       0.5,
@@ -113,7 +137,7 @@ const executor = new JobExecutor({
 });
 const ws = new Workspace(path.join(tmp, "ws"));
 await executor.run(
-  { v: 1, id: "warm", tenant: "w", run: JOB, timeoutS: 30, env: {}, submittedAt: Date.now() },
+  { v: 1, id: "warm", tenant: "w", run: JOB, timeoutS: 30, env: {}, files: [], submittedAt: Date.now() },
   { runner: "local", attempt: 1 },
 );
 await ws.exec("sleep 0.2");
@@ -121,17 +145,33 @@ const queued = [];
 const waited = [];
 const local = [];
 const plain = [];
+const inPool = [];
+const paired = [];
 for (let i = 0; i < latencyRuns; i++) {
   let t = performance.now();
   const r = await client.run({ tenant: "w", run: JOB });
-  queued.push(performance.now() - t);
+  const wall = performance.now() - t;
+  queued.push(wall);
   waited.push(r.timing.queuedMs);
+  // What the pool adds around the executor's own run of this job: submit → executor start, and executor done →
+  // result in the caller's hands (the sandbox's variance under load stays out of it).
+  inPool.push(wall - (r.timing.totalMs - r.timing.queuedMs));
   t = performance.now();
-  await executor.run(
-    { v: 1, id: `l${i}`, tenant: "w", run: JOB, timeoutS: 30, env: {}, submittedAt: Date.now() },
-    { runner: "local", attempt: 1 },
-  );
+  // Like a runner: the result first, the job folder's removal after it (both trees' executors take this context).
+  const localJob = {
+    v: 1,
+    id: `l${i}`,
+    tenant: "w",
+    run: JOB,
+    timeoutS: 30,
+    env: {},
+    files: [],
+    submittedAt: Date.now(),
+  };
+  await executor.run(localJob, { runner: "local", attempt: 1, deferRemoval: true });
   local.push(performance.now() - t);
+  paired.push(queued.at(-1) - local.at(-1));
+  await executor.removeJob?.(localJob);
   t = performance.now();
   await ws.exec("sleep 0.2");
   plain.push(performance.now() - t);
@@ -151,11 +191,14 @@ console.log(
     .map((l) => l.toFixed(1))
     .join(" ")}, ${os.cpus().length} cores; ${jobs} jobs of \`sleep 0.2\` per pool size`,
 );
-console.log("| runners | seconds | jobs/s | vs 1 runner | job latency p50 / p99 ms | failed |");
-console.log("|---|---|---|---|---|---|");
+console.log(`tree: ${repo}`);
+console.log(
+  "| runners | seconds | jobs/s | vs 1 runner | job latency p50 / p99 ms | CPU ms per job: runner / its sandboxes / nats-server | failed |",
+);
+console.log("|---|---|---|---|---|---|---|");
 for (const r of rows)
   console.log(
-    `| ${r.n} | ${r.seconds.toFixed(2)} | ${r.perSecond.toFixed(2)} | ${(r.perSecond / base).toFixed(2)}× | ${r.p50} / ${r.p99} | ${r.failed} |`,
+    `| ${r.n} | ${r.seconds.toFixed(2)} | ${r.perSecond.toFixed(2)} | ${(r.perSecond / base).toFixed(2)}× | ${r.p50} / ${r.p99} | ${r.runnerSelf.toFixed(1)} / ${r.sandboxes.toFixed(1)} / ${r.natsCpu.toFixed(1)} | ${r.failed} |`,
   );
 const mq = median(queued);
 const ml = median(local);
@@ -164,6 +207,9 @@ console.log(
   `\nOne job at a time, ${latencyRuns} runs, medians: through the queue ${mq.toFixed(1)} ms; the executor locally ${ml.toFixed(1)} ms; Workspace.exec ${mp.toFixed(1)} ms.`,
 );
 console.log(`Submit → runner start (queuedMs) p50: ${median(waited).toFixed(1)} ms.`);
+console.log(
+  `Around the runner's executor (client wall − executor time) p50: ${median(inPool).toFixed(1)} ms; paired per-round difference queue − local p50: ${median(paired).toFixed(1)} ms.`,
+);
 console.log(
   `Queueing overhead p50: ${(mq - ml).toFixed(1)} ms over the executor's local run, ${(mq - mp).toFixed(1)} ms over Workspace.exec.`,
 );

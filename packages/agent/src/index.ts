@@ -41,6 +41,13 @@ export {
 } from "./code-exec/builder.js";
 export { SHELL_TOOL, type ShellApprovalRequest, type ShellOptions } from "./code-exec/shell-tool.js";
 export { SKILL_SCRIPT_TOOL } from "./code-exec/script-tool.js";
+export type {
+  RemoteCodeRunner,
+  RemoteFile,
+  RemoteRun,
+  RemoteRunRequest,
+  RemoteRunResult,
+} from "@skillport/core/internal";
 export type { WorkSpace } from "./code-exec/work-space.js";
 export {
   checkShellCommand,

@@ -64,3 +64,19 @@ export {
   secretFileContent,
   secretFilePattern,
 } from "./secret-files.js";
+export {
+  isExecutableRunFile,
+  isRunFile,
+  returnCodeText,
+  runResultText,
+  RUN_FILE_EXTENSIONS,
+  RUN_FILE_FOLDERS,
+  scriptInterpreter,
+  scriptPath,
+  type RemoteCodeRunner,
+  type RemoteFile,
+  type RemoteRun,
+  type RemoteRunRequest,
+  type RemoteRunResult,
+  type RunOutcome,
+} from "./remote-run.js";

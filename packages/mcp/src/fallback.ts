@@ -1,11 +1,21 @@
 import type { CallToolResult, McpServer } from "@modelcontextprotocol/server";
 import { LOAD_SKILL_TOOL_NAME, normalizeResourcePath, renderCatalog, type SkillRegistry } from "@skillport/core";
+import {
+  isExecutableRunFile,
+  isRunFile,
+  returnCodeText,
+  runResultText,
+  scriptInterpreter,
+  scriptPath,
+  type RemoteCodeRunner,
+} from "@skillport/core/internal";
 import * as z from "zod";
 import { textOf, type ServedSkill, type Snapshot } from "./snapshot.js";
 
 /** The catalog resource of the tool fallback: one line per served skill, the server's name on each. */
 export const CATALOG_URI = "skillport://catalog";
 export const SEARCH_TOOL_NAME = "search_skills";
+export const SCRIPT_TOOL_NAME = "run_skill_script";
 /** Beyond this many skills the `skillId` enum is left out of the tool schema (it would cost more than it helps). */
 const MAX_ENUM = 200;
 
@@ -123,5 +133,72 @@ export function registerFallback(
     async (uri) => ({
       contents: [{ uri: uri.href, mimeType: "text/markdown", text: catalogText(current(), serverName) }],
     }),
+  );
+}
+
+/**
+ * `run_skill_script(skillId, script, args?, timeout?)` when the server has a runner (`skillport mcp --queue`, decision
+ * 0440): the served skill's script, with its scripts and assets, becomes a job on the pool; nothing runs in the server.
+ * Each MCP session (a stdio server: its one client) works in a folder of its own, kept between calls where the runners
+ * keep sessions. The result is the code-execution tools' (`<returncode>…`).
+ */
+export function registerScriptTool(
+  mcp: McpServer,
+  current: () => Snapshot,
+  runner: RemoteCodeRunner,
+  serverName: string,
+): void {
+  mcp.registerTool(
+    SCRIPT_TOOL_NAME,
+    {
+      description: `Run a script of a skill served by "${serverName}" (Python, JavaScript or shell) on its runner pool, in a sandbox, and return its return code, standard output and standard error. Load the skill first to learn its scripts.`,
+      inputSchema: z.object({
+        skillId: z.string().describe("The skill's id, as the catalog lists it."),
+        script: z
+          .string()
+          .describe('The script\'s path in the skill, e.g. "scripts/report.py" (a bare name means scripts/<name>).'),
+        args: z.array(z.string()).optional().describe("Arguments, each passed as is (no shell)."),
+        timeout: z.number().int().positive().max(600).optional().describe("Seconds the script may run (default 300)."),
+      }),
+      annotations: { readOnlyHint: false, openWorldHint: false },
+    },
+    async ({ skillId, script, args, timeout }, ctx) => {
+      const skill = current().byId.get(skillId.trim());
+      if (skill === undefined)
+        return error(
+          `Error: no skill ${JSON.stringify(skillId)} is served here; read ${CATALOG_URI} or call ${SEARCH_TOOL_NAME}`,
+        );
+      let rel: string;
+      try {
+        rel = normalizeResourcePath(scriptPath(script));
+      } catch (e) {
+        return error(
+          `Error: script path ${JSON.stringify(script)} is not allowed: ${e instanceof Error ? e.message : String(e)}`,
+        );
+      }
+      const interpreter = scriptInterpreter(rel);
+      if (interpreter === undefined) return error(`Error: ${JSON.stringify(rel)} is not a .py, .js or .sh script`);
+      const files = [...skill.files.values()]
+        .filter((f) => isRunFile(f.path))
+        .map((f) => ({ path: f.path, bytes: f.bytes, executable: isExecutableRunFile(f.path) }));
+      if (!files.some((f) => f.path === rel)) return error(`Error: ${skill.id} has no script ${JSON.stringify(rel)}`);
+      const seconds = timeout ?? 300;
+      try {
+        const result = await runner.run({
+          sessionId: ctx.sessionId ?? "stdio",
+          run: { kind: "script", interpreter, script: rel, args: args ?? [], files },
+          timeoutSeconds: seconds,
+          signal: ctx.mcpReq.signal,
+        });
+        if (result.failure !== undefined)
+          return error(returnCodeText(-1, "", `Error: the script could not be run: ${result.failure}`));
+        const { text, isError } = runResultText(result, seconds);
+        return { content: [{ type: "text", text }], isError };
+      } catch (e) {
+        return error(
+          returnCodeText(-1, "", `Error: the script could not be run: ${e instanceof Error ? e.message : String(e)}`),
+        );
+      }
+    },
   );
 }

@@ -22,7 +22,8 @@ import {
   type Snapshot,
   type SnapshotLimits,
 } from "./snapshot.js";
-import { registerFallback } from "./fallback.js";
+import { registerFallback, registerScriptTool } from "./fallback.js";
+import type { RemoteCodeRunner } from "@skillport/core/internal";
 
 export interface SkillServerOptions extends SnapshotLimits {
   /** The server's name in `initialize` / `server/discover` and in the catalog. Default `skillport`. */
@@ -40,6 +41,11 @@ export interface SkillServerOptions extends SnapshotLimits {
   log?: (message: string) => void;
   /** Follow the registry's changes (providers that watch). Default true. */
   watch?: boolean;
+  /**
+   * Offer `run_skill_script` with the tool fallback, run by this runner (a pool: `QueueCodeRunner` of
+   * `@skillport/runners`; decision 0440). Default: no script tool, nothing runs.
+   */
+  scripts?: RemoteCodeRunner;
 }
 
 export interface SnapshotChange {
@@ -312,6 +318,8 @@ export class SkillServer {
     );
     this.#extension.attach(mcp);
     if (tools) registerFallback(mcp, () => this.#snapshot, this.#registry, this.#options.name ?? "skillport");
+    if (tools && this.#options.scripts !== undefined)
+      registerScriptTool(mcp, () => this.#snapshot, this.#options.scripts, this.#options.name ?? "skillport");
     this.#servers.add(new WeakRef(mcp));
     if (this.#servers.size > 4096)
       for (const ref of this.#servers) if (ref.deref()?.isConnected() !== true) this.#servers.delete(ref);

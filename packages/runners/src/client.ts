@@ -1,7 +1,7 @@
 // Submitting work to the pool and reading results: the same results API for every caller (`exec --queue`, SDKs).
 import { randomHex } from "@skillport/fs";
 import { RunnerError } from "./errors.js";
-import { jobResultSchema, jobSpecSchema, type JobInput, type JobResult, type JobSpec } from "./protocol.js";
+import { jobResultSchema, jobSpecSchema, safeJson, type JobInput, type JobResult, type JobSpec } from "./protocol.js";
 import { closeQueue, openQueue, tenantCounts, type Queue, type QueueOptions } from "./queue.js";
 import { mergeStats, type PoolStatus, type RunnerStats } from "./stats.js";
 
@@ -9,6 +9,15 @@ export interface WaitOptions {
   /** Give up waiting after this long (the job itself goes on). Default: wait as long as it takes. */
   timeoutMs?: number;
   signal?: AbortSignal;
+}
+
+interface Listening {
+  /** A notice arrived (with or without a result). */
+  notified: boolean;
+  /** The result a notice carried. */
+  result: JobResult | undefined;
+  wake: () => void;
+  stop: () => void;
 }
 
 export class QueueClient {
@@ -23,6 +32,10 @@ export class QueueClient {
    * server's duplicate window) enqueues nothing, and its result is recorded once. A full queue throws QUEUE_BUSY.
    */
   async submit(input: JobInput): Promise<JobSpec> {
+    return (await this.#publish(input)).job;
+  }
+
+  async #publish(input: JobInput): Promise<{ job: JobSpec; duplicate: boolean }> {
     const parsed = jobSpecSchema.safeParse({
       ...input,
       id: input.id ?? `j${Date.now().toString(36)}${randomHex(6)}`,
@@ -35,65 +48,100 @@ export class QueueClient {
       );
     const job = parsed.data;
     try {
-      await this.queue.js.publish(this.queue.names.jobSubject(job.tenant), JSON.stringify(job), { msgID: job.id });
+      const ack = await this.queue.js.publish(this.queue.names.jobSubject(job.tenant), JSON.stringify(job), {
+        msgID: job.id,
+      });
+      return { job, duplicate: ack.duplicate };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (/maximum messages/i.test(message))
         throw new RunnerError("QUEUE_BUSY", `the pool is busy: ${message} (tenant ${job.tenant}); try again later`);
       throw new RunnerError("QUEUE_UNAVAILABLE", `could not submit job ${job.id}: ${message}`);
     }
-    return job;
   }
 
-  /** The job's result, once recorded: a core notice wakes the wait, the results bucket is the record. */
+  /**
+   * The job's result, once recorded. The runner's notice on `done.<id>` carries the recorded result (decision 0441);
+   * the bucket is the record, read first and again every second in case a notice was lost (a reconnect).
+   */
   async result(id: string, options: WaitOptions = {}): Promise<JobResult> {
-    const q = this.queue;
-    // Subscribed before the first look, so a result recorded in between is not missed; the bucket is looked at
-    // again every second in case a notice was lost (a reconnect).
-    const notices = q.nc.subscribe(q.names.doneSubject(id), { max: 1 });
-    let notified = false;
-    let wake: () => void = () => undefined;
-    void (async () => {
-      // A notice only wakes the wait: anyone who may publish could send one, the bucket holds what was recorded.
-      for await (const _ of notices) {
-        notified = true;
-        wake();
-      }
-    })();
-    const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
+    const waiting = this.#listen(id);
     try {
-      for (;;) {
+      return await this.#wait(id, waiting, options, true);
+    } finally {
+      waiting.stop();
+    }
+  }
+
+  /** Submit, then wait for the result (listening before the job is on the queue, so one look at the bucket less). */
+  async run(input: JobInput, options: WaitOptions = {}): Promise<JobResult> {
+    if (input.id !== undefined && !jobSpecSchema.shape.id.safeParse(input.id).success)
+      return this.result((await this.submit(input)).id, options); // refused by submit with its own message
+    const id = input.id ?? `j${Date.now().toString(36)}${randomHex(6)}`;
+    const waiting = this.#listen(id);
+    try {
+      // A duplicate submission may have been recorded already: then the bucket is looked at first.
+      const { duplicate } = await this.#publish({ ...input, id });
+      return await this.#wait(id, waiting, options, duplicate);
+    } finally {
+      waiting.stop();
+    }
+  }
+
+  /** Subscribes to the job's notice; a notice holding a result for this id is kept, any other only wakes the wait. */
+  #listen(id: string): Listening {
+    const q = this.queue;
+    const listening: Listening = {
+      notified: false,
+      result: undefined,
+      wake: () => undefined,
+      stop: () => notices.unsubscribe(),
+    };
+    const notices = q.nc.subscribe(q.names.doneSubject(id), {
+      max: 1,
+      callback: (_e, msg) => {
+        const parsed = msg.data.byteLength > 0 ? jobResultSchema.safeParse(safeJson(msg.data)) : undefined;
+        if (parsed?.success && parsed.data.id === id) listening.result = parsed.data;
+        listening.notified = true;
+        listening.wake();
+      },
+    });
+    return listening;
+  }
+
+  async #wait(id: string, listening: Listening, options: WaitOptions, lookFirst: boolean): Promise<JobResult> {
+    const q = this.queue;
+    const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
+    let look = lookFirst;
+    for (;;) {
+      if (listening.result !== undefined) return listening.result;
+      if (look) {
         const entry = await q.results.get(`r.${id}`).catch(() => null);
         if (entry !== null && entry.operation === "PUT") return jobResultSchema.parse(JSON.parse(entry.string()));
-        if (options.signal?.aborted || Date.now() >= deadline) break;
-        if (notified) {
-          notified = false; // recorded meanwhile: look again at once
-          continue;
-        }
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, Math.min(1_000, Math.max(0, deadline - Date.now())));
-          const abort = () => resolve();
-          options.signal?.addEventListener("abort", abort, { once: true });
-          wake = () => {
-            clearTimeout(timer);
-            options.signal?.removeEventListener("abort", abort);
-            resolve();
-          };
-        });
       }
-    } finally {
-      notices.unsubscribe();
+      look = true;
+      if (listening.result !== undefined) return listening.result;
+      if (options.signal?.aborted || Date.now() >= deadline) break;
+      if (listening.notified) {
+        listening.notified = false; // a notice without a result: look at the bucket at once
+        continue;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, Math.min(1_000, Math.max(0, deadline - Date.now())));
+        options.signal?.addEventListener("abort", done, { once: true });
+        listening.wake = done;
+        function done() {
+          clearTimeout(timer);
+          options.signal?.removeEventListener("abort", done);
+          listening.wake = () => undefined;
+          resolve();
+        }
+      });
     }
     throw new RunnerError(
       "QUEUE_UNAVAILABLE",
       `no result for job ${id} ${options.signal?.aborted ? "(waiting was cancelled)" : `within ${options.timeoutMs} ms`}`,
     );
-  }
-
-  /** Submit, then wait for the result. */
-  async run(input: JobInput, options: WaitOptions = {}): Promise<JobResult> {
-    const job = await this.submit(input);
-    return this.result(job.id, options);
   }
 
   /** Cancels a job: a queued one is never started, a running one's sandbox is killed. Recorded, so it holds for every runner. */

@@ -36,6 +36,11 @@ export interface RunContext {
   runner: string;
   attempt: number;
   signal?: AbortSignal;
+  /**
+   * Leave the job folder in place: the caller removes it with `removeJob(job)` once the result is where it goes (the
+   * runner does, after recording it), so the removal is not between the run and its result (decision 0441).
+   */
+  deferRemoval?: boolean;
 }
 
 interface Prepared {
@@ -156,6 +161,17 @@ export class JobExecutor {
       opened.push(work);
       dir.child("outputs", { create: true, owner }).close();
       for (const file of session?.files ?? []) restoreFile(work, file, owner);
+      if (job.files.length > 0) {
+        // The job's own files (a skill's scripts): the host's, readable by the sandbox, gone with the job.
+        const files = dir.child("files", { create: true });
+        opened.push(files);
+        for (const f of job.files)
+          restoreFile(
+            files,
+            { path: f.path, mode: f.executable ? 0o755 : 0o644, bytes: Buffer.from(f.base64, "base64") },
+            undefined,
+          );
+      }
     } finally {
       for (const d of opened.reverse()) d.close();
     }
@@ -172,6 +188,7 @@ export class JobExecutor {
         SKILLPORT_JOB_ID: job.id,
         SKILLPORT_WORK: workDir,
         SKILLPORT_OUTPUTS: outputsDir,
+        ...(job.files.length > 0 ? { SKILLPORT_FILES: path.join(jobDir, "files") } : {}),
         ...(prepared.versionDir ? { SKILLPORT_VERSION_DIR: prepared.versionDir } : {}),
       },
       timeoutMs: Math.round(job.timeoutS * 1000),
@@ -189,7 +206,7 @@ export class JobExecutor {
         session.writtenByThisJob ??
         (await this.options.sessions.save(job.session, job.id, session.version, this.collectSession(workDir)));
     }
-    removePinnedTree(jobDir);
+    if (!context.deferRemoval) removePinnedTree(jobDir);
 
     const status = result.aborted ? "cancelled" : result.timedOut ? "timed-out" : "completed";
     const reason =
@@ -235,6 +252,17 @@ export class JobExecutor {
         totalMs: Date.now() - job.submittedAt,
       },
     };
+  }
+
+  /** Removes a job's folder left by `run(job, { deferRemoval: true })` (gone already: nothing to do). */
+  async removeJob(job: JobSpec): Promise<void> {
+    const ready = await this.prepared.get(job.package?.versionId ?? SCRATCH)?.catch(() => undefined);
+    if (ready === undefined) return;
+    try {
+      removePinnedTree(path.join(ready.root, "jobs", job.id));
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+    }
   }
 
   private scriptArgv(prepared: Prepared, run: Extract<JobSpec["run"], { kind: "script" }>): string[] {

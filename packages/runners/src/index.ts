@@ -1,5 +1,6 @@
 // Sandboxed skill runs on a pool of runners over NATS JetStream (docs/runners.md).
 export { QueueClient, type WaitOptions } from "./client.js";
+export { QueueCodeRunner, type QueueCodeRunnerOptions } from "./code-runner.js";
 export { JobExecutor, type ExecutorOptions, type RunContext } from "./executor.js";
 export { RunnerError, type RunnerErrorCode } from "./errors.js";
 export {
@@ -16,6 +17,7 @@ export {
   queueNames,
   JOB_STATUSES,
   MAX_JOB_TIMEOUT_S,
+  MAX_JOB_FILE_BYTES,
   type JobSpec,
   type JobInput,
   type JobResult,

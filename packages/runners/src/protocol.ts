@@ -5,11 +5,18 @@ import { z } from "zod";
 /** Job ids are chosen by the submitter (idempotency key) or drawn at random; they become subject tokens and folder names. */
 const JOB_ID = /^[A-Za-z0-9_-]{1,64}$/;
 /** Tenants become subject tokens and consumer names. */
-const TENANT = /^[a-z0-9_-]{1,32}$/;
+export const TENANT = /^[a-z0-9_-]{1,32}$/;
 const VERSION_ID = /^[a-f0-9]{24}$/;
 const NAME = /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,128}$/;
 
 export const MAX_JOB_TIMEOUT_S = 600;
+
+/** Decoded size of a base64 string. */
+function base64Bytes(text: string): number {
+  return Math.floor((text.length * 3) / 4) - (text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0);
+}
+/** Bytes of files one job may carry (decoded): a NATS message is 1 MiB at most, base64 adds a third. */
+export const MAX_JOB_FILE_BYTES = 512 * 1024;
 
 const commandRun = z.object({
   kind: z.literal("command"),
@@ -43,6 +50,29 @@ export const jobSpecSchema = z.object({
   /** Seconds the command may run (1–600). Default 30. */
   timeoutS: z.number().positive().max(MAX_JOB_TIMEOUT_S).default(30),
   env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/), z.string().max(16 * 1024)).default({}),
+  /**
+   * Files the run needs that are not in a package (a skill's scripts, sent by SkillBox or the MCP server): written
+   * into `jobs/<id>/files` before the run (`$SKILLPORT_FILES`), host-owned, removed with the job. Paths are relative,
+   * `/`-separated, no `.`/`..`; at most MAX_JOB_FILE_BYTES in all.
+   */
+  files: z
+    .array(
+      z.object({
+        path: z
+          .string()
+          .max(1024)
+          .refine((p) => p.split("/").every((s) => NAME.test(s)) && p.split("/").length <= 32, "not a relative path"),
+        base64: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/),
+        /** 0o644 or 0o755 (executable). */
+        executable: z.boolean().default(false),
+      }),
+    )
+    .max(1000)
+    .default([])
+    .refine(
+      (files) => files.reduce((n, f) => n + base64Bytes(f.base64), 0) <= MAX_JOB_FILE_BYTES,
+      `files exceed ${MAX_JOB_FILE_BYTES} bytes`,
+    ),
   /** A working folder kept between calls (a chat's): restored before the run, saved as a new version after it. */
   session: z.string().regex(JOB_ID).optional(),
   /** Milliseconds since the epoch, set by the submitter: the queueing time is measured from it. */

@@ -6,7 +6,7 @@ import { randomHex } from "@skillport/fs";
 import { createInbox, type Msg, type Subscription } from "@nats-io/transport-node";
 import { RunnerError } from "./errors.js";
 import type { JobExecutor } from "./executor.js";
-import { cancelSchema, jobSpecSchema, safeJson, type JobResult, type JobSpec } from "./protocol.js";
+import { cancelSchema, jobSpecSchema, safeJson, TENANT, type JobResult, type JobSpec } from "./protocol.js";
 import { closeQueue, ensureConsumer, openQueue, tenantCounts, type Queue, type QueueOptions } from "./queue.js";
 import { LATENCY_SAMPLES, prometheusText, type RunnerStats } from "./stats.js";
 
@@ -64,6 +64,14 @@ export class Runner {
   private pumping = false;
   private pumpAgain = false;
   private lastTenant = "";
+  /**
+   * Tenants that may have jobs waiting, each with a count of the wakes seen for it: learnt from every submission (the
+   * subject names the tenant) and from the stream's own list every half second (redeliveries, delayed retries). A
+   * tenant whose pull comes back empty leaves the set unless a wake arrived meanwhile. So taking a job costs one
+   * round trip (the pull), not two (decision 0441).
+   */
+  private readonly waiting = new Map<string, number>();
+  private refreshing = false;
   private queued: number | undefined;
   private readonly knownConsumers = new Set<string>();
   private metricsServer: Server | undefined;
@@ -117,7 +125,16 @@ export class Runner {
       }),
     );
     // Woken by every submitted job (a core subscription sees JetStream's subjects too) and by cancellations.
-    this.subscriptions.push(queue.nc.subscribe(queue.names.jobWildcard, { callback: () => this.pump() }));
+    const tenantAt = queue.names.jobSubject("").length;
+    this.subscriptions.push(
+      queue.nc.subscribe(queue.names.jobWildcard, {
+        callback: (_e, msg) => {
+          const tenant = msg.subject.slice(tenantAt);
+          if (TENANT.test(tenant)) this.waiting.set(tenant, (this.waiting.get(tenant) ?? 0) + 1);
+          this.pump();
+        },
+      }),
+    );
     this.subscriptions.push(
       queue.nc.subscribe(queue.names.cancelWildcard, {
         callback: (_e, msg) => {
@@ -134,15 +151,15 @@ export class Runner {
         } else if (status.type === "reconnect") {
           this.connected = true;
           this.emit({ type: "reconnected" });
-          this.pump();
+          void this.refresh();
         }
       }
     })();
     // Redeliveries (ack deadline passed, delayed retries) are not announced: look every half second.
-    this.timers.push(setInterval(() => this.pump(), 500));
+    this.timers.push(setInterval(() => void this.refresh(), 500));
     this.timers.push(setInterval(() => void this.publishStats(), 2_000));
     void this.publishStats();
-    this.pump();
+    await this.refresh();
     return { metricsPort: await this.serveMetrics() };
   }
 
@@ -185,6 +202,22 @@ export class Runner {
     this.options.onEvent?.(event);
   }
 
+  /** The stream's list of tenants with jobs (waiting or in flight) joins the waiting set; the queue depth for metrics. */
+  private async refresh(): Promise<void> {
+    if (this.refreshing || this.stopping || this.queue === undefined || !this.connected) return;
+    this.refreshing = true;
+    try {
+      const counts = await tenantCounts(this.queue);
+      this.queued = [...counts.values()].reduce((a, b) => a + b, 0);
+      for (const tenant of counts.keys()) this.waiting.set(tenant, (this.waiting.get(tenant) ?? 0) + 1);
+    } catch (error) {
+      this.emit({ type: "error", message: error instanceof Error ? error.message : String(error) });
+    } finally {
+      this.refreshing = false;
+    }
+    this.pump();
+  }
+
   private pump(): void {
     if (this.stopping || this.queue === undefined || !this.connected) return;
     if (this.pumping) {
@@ -216,9 +249,7 @@ export class Runner {
    */
   private async pullFair(): Promise<Msg | undefined> {
     const queue = this.queue!;
-    const counts = await tenantCounts(queue);
-    this.queued = [...counts.values()].reduce((a, b) => a + b, 0);
-    const tenants = [...counts.keys()].sort();
+    const tenants = [...this.waiting.keys()].sort();
     const start = tenants.findIndex((t) => t > this.lastTenant);
     const order = start < 0 ? tenants : [...tenants.slice(start), ...tenants.slice(0, start)];
     for (const tenant of order) {
@@ -227,11 +258,13 @@ export class Runner {
         await ensureConsumer(queue, tenant, this.options.ackWaitMs);
         this.knownConsumers.add(tenant);
       }
-      // One message, no waiting: an empty answer (404/408) means this tenant's jobs are all in flight.
+      // One message, no waiting: an empty answer (404/408) means this tenant's jobs are all in flight or delayed.
+      const seen = this.waiting.get(tenant);
       const msg = await this.pullOne(`$JS.API.CONSUMER.MSG.NEXT.${queue.names.stream}.${queue.names.consumer(tenant)}`);
-      if (msg === undefined) continue;
-      if (msg.headers?.code !== undefined && msg.headers.code >= 400) continue;
-      if (msg.reply === undefined || msg.reply === "") continue;
+      if (msg === undefined || (msg.headers?.code !== undefined && msg.headers.code >= 400) || !msg.reply) {
+        if (this.waiting.get(tenant) === seen) this.waiting.delete(tenant); // no wake meanwhile: nothing to take
+        continue;
+      }
       this.lastTenant = tenant;
       return msg;
     }
@@ -404,7 +437,12 @@ export class Runner {
     const queue = this.queue!;
     let result: JobResult;
     try {
-      result = await this.options.executor.run(job, { runner: this.id, attempt, signal: controller.signal });
+      result = await this.options.executor.run(job, {
+        runner: this.id,
+        attempt,
+        signal: controller.signal,
+        deferRemoval: true,
+      });
     } catch (error) {
       const code = error instanceof RunnerError ? error.code : "RUNNER_ERROR";
       const reason = FAILURE_REASON[code] ?? "runner-error";
@@ -424,6 +462,13 @@ export class Runner {
     }
     const recorded = await this.record(result, reply);
     this.emit({ type: "finished", id: job.id, attempt, status: result.status, recorded, ms: Date.now() - started });
+    // The job folder goes once the result is recorded and announced: on a busy disk its removal takes milliseconds.
+    await new Promise((resolve) => setImmediate(resolve));
+    await this.options.executor
+      .removeJob(job)
+      .catch((error: unknown) =>
+        this.emit({ type: "error", message: `job ${job.id}: its folder was not removed: ${String(error)}` }),
+      );
   }
 
   private async recorded(id: string): Promise<boolean> {
@@ -450,15 +495,17 @@ export class Runner {
       }
     }
     if (recorded) {
-      queue.nc.publish(queue.names.doneSubject(result.id));
+      // The notice carries the result it announces, so a waiting client needs no read of the bucket (decision 0441).
+      queue.nc.publish(queue.names.doneSubject(result.id), JSON.stringify(result));
       this.stats.completed += 1;
       this.stats.latencies.push(result.timing.totalMs);
       if (this.stats.latencies.length > LATENCY_SAMPLES)
         this.stats.latencies.splice(0, this.stats.latencies.length - LATENCY_SAMPLES);
       if (result.reason) this.fail(result.reason);
     }
+    // Not flushed here: the acknowledgement leaves with the next write (a lost one only redelivers a recorded job,
+    // which is then acknowledged without running).
     queue.nc.publish(reply, "+ACK");
-    await queue.nc.flush().catch(() => undefined);
     return recorded;
   }
 

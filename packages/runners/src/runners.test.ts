@@ -169,6 +169,7 @@ describe("runner pool", () => {
           run: { kind: "command", command: "true" },
           timeoutS: 30,
           env: {},
+          files: [],
           submittedAt: Date.now(),
         },
         { runner: "r", attempt: 1 },

@@ -4,7 +4,14 @@ import { mkdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { normalizeResourcePath, type EffectivePolicy, type OperatorPolicy } from "@skillport/core";
-import { secretFileContent } from "@skillport/core/internal";
+import {
+  isExecutableRunFile,
+  RUN_FILE_EXTENSIONS,
+  RUN_FILE_FOLDERS,
+  secretFileContent,
+  type RemoteCodeRunner,
+  type RemoteFile,
+} from "@skillport/core/internal";
 import { isInside, removePinnedTree, resolveConfined, writeFileAtomic } from "@skillport/fs";
 import { createSandbox, findBubblewrap, SandboxUnavailableError, type Sandbox } from "@skillport/sandbox";
 import { AgentError } from "../errors.js";
@@ -20,8 +27,8 @@ import { DEFAULT_ALLOWED_COMMANDS } from "./shell-policy.js";
 import { createShellTool, type ShellOptions } from "./shell-tool.js";
 import { WorkSpace } from "./work-space.js";
 
-export const DEFAULT_INCLUDE_FOLDERS: readonly string[] = Object.freeze(["scripts/", "assets/"]);
-export const DEFAULT_INCLUDE_EXTENSIONS: readonly string[] = Object.freeze([".py", ".js", ".sh"]);
+export const DEFAULT_INCLUDE_FOLDERS: readonly string[] = RUN_FILE_FOLDERS;
+export const DEFAULT_INCLUDE_EXTENSIONS: readonly string[] = RUN_FILE_EXTENSIONS;
 /** Upstream's shell timeout. */
 export const DEFAULT_SHELL_TIMEOUT_SECONDS = 300;
 const DEFAULT_MAX_UPLOAD_FILES = 1_000;
@@ -75,6 +82,8 @@ export interface CodeExecutionSettings {
   maxFileBytes: number;
   maxUploadFiles: number;
   maxListedEntries: number;
+  /** Commands and skill scripts run there instead of in a local sandbox (decision 0440). */
+  remote: RemoteCodeRunner | undefined;
 }
 
 /**
@@ -103,6 +112,7 @@ export class CodeExecutionBuilder {
   #maxUploadFiles = DEFAULT_MAX_UPLOAD_FILES;
   #maxListedEntries = DEFAULT_MAX_LISTED_ENTRIES;
   #deployed: DeployedVersionTarget | undefined;
+  #remote: RemoteCodeRunner | undefined;
 
   constructor(apply: (exec: CodeExecution) => void) {
     this.#apply = apply;
@@ -132,6 +142,18 @@ export class CodeExecutionBuilder {
    */
   deployedVersion(target: DeployedVersionTarget): this {
     this.#deployed = target;
+    return this;
+  }
+
+  /**
+   * Run `execute_shell_command` and `run_skill_script` on `runner` (a runner pool: `QueueCodeRunner` of
+   * `@skillport/runners`) instead of a local sandbox, with the same results (decision 0440). Each session's commands
+   * share a working folder the pool keeps (runners with a session store); a skill's script travels with its run. The
+   * file tools work on a local folder those commands never see, so they are not offered with it; nor are
+   * `deployedVersion()` and a least-privilege policy (the runners' own sandbox settings apply).
+   */
+  remote(runner: RemoteCodeRunner): this {
+    this.#remote = runner;
     return this;
   }
 
@@ -231,9 +253,16 @@ export class CodeExecutionBuilder {
         throw new AgentError("AGENT_CONFIG", `${name} must be a positive integer, got ${value}`);
     }
     const deployed = this.#deployed === undefined ? undefined : this.#checkDeployed(this.#deployed);
+    if (this.#remote !== undefined) this.#checkRemote();
     const runs = this.#shell !== undefined || this.#scripts;
     const kind = this.#sandbox.kind ?? "bubblewrap";
-    if (runs && deployed === undefined && kind === "bubblewrap" && findBubblewrap() === undefined) {
+    if (
+      runs &&
+      deployed === undefined &&
+      this.#remote === undefined &&
+      kind === "bubblewrap" &&
+      findBubblewrap() === undefined
+    ) {
       throw new SandboxUnavailableError(
         "code execution runs commands in bubblewrap, which is not installed (install bubblewrap, or choose sandbox 'process' knowingly: it isolates nothing)",
       );
@@ -284,9 +313,22 @@ export class CodeExecutionBuilder {
       maxFileBytes: this.#maxFileBytes,
       maxUploadFiles: this.#maxUploadFiles,
       maxListedEntries: this.#maxListedEntries,
+      remote: this.#remote,
     });
     this.#apply(exec);
     return exec;
+  }
+
+  #checkRemote(): void {
+    const conflict =
+      this.#deployed !== undefined
+        ? "deployedVersion()"
+        : this.#read || this.#write
+          ? "withRead()/withWrite() (they work on a local folder the remote commands never see)"
+          : this.#sandbox.leastPrivilege !== undefined
+            ? "a least-privilege policy (not carried to the runners: their own sandbox settings apply)"
+            : undefined;
+    if (conflict !== undefined) throw new AgentError("AGENT_CONFIG", `remote() cannot be combined with ${conflict}`);
   }
 
   #checkDeployed(target: DeployedVersionTarget): DeployedVersionTarget {
@@ -479,30 +521,25 @@ export class CodeExecution implements CodeExecutionHost {
     if (known !== undefined) return known || undefined;
     let note = "";
     try {
-      // Credential files and VCS folders (and links to them) never reach the work dir, whatever the filter says.
-      const listed = (await skill.reader.listFiles()).filter((p) => p !== "SKILL.md" && this.settings.filter(p));
-      const files: string[] = [];
-      for (const p of listed) if ((await secretReason(skill.reader, p)) === undefined) files.push(p);
-      if (files.length > 0) {
+      const { files, listed } = await this.runFiles(skill);
+      if (this.settings.remote !== undefined) {
+        // Nothing is copied here: run_skill_script sends the files with each run.
+        note =
+          listed > 0 && this.settings.skillScripts
+            ? `Run its scripts with ${SKILL_SCRIPT_TOOL} (they run on the runner pool; their files travel with each run).`
+            : "";
+      } else if (listed > 0) {
         const dirName = skillDirName(skill.id);
         const target = path.join(this.uploadDir, dirName);
         await rm(target, { recursive: true, force: true }); // a new version replaces the old files whole
-        const kept = files.slice(0, this.settings.maxUploadFiles);
-        for (const rel of kept) {
-          normalizeResourcePath(rel);
-          const bytes = await skill.reader.readFile(rel);
-          if (bytes.byteLength > this.settings.maxFileBytes || secretFileContent(rel, bytes) !== undefined) continue;
-          const destination = await resolveConfined(this.uploadDir, `${dirName}/${rel}`, { allowMissing: true });
+        for (const file of files) {
+          const destination = await resolveConfined(this.uploadDir, `${dirName}/${file.path}`, { allowMissing: true });
           await mkdir(path.dirname(destination), { recursive: true });
-          await writeFileAtomic(destination, bytes, {
-            mode: rel.startsWith("scripts/") || /\.(sh|py|js)$/.test(rel) ? 0o755 : 0o644,
-          });
+          await writeFileAtomic(destination, file.bytes, { mode: file.executable ? 0o755 : 0o644 });
         }
-        const more =
-          files.length > kept.length
-            ? ` (${files.length - kept.length} more not copied: limit ${this.settings.maxUploadFiles})`
-            : "";
-        note = `Its scripts and assets are in ${target}/ (${kept.length} file${kept.length === 1 ? "" : "s"}${more}).`;
+        const kept = Math.min(listed, this.settings.maxUploadFiles);
+        const more = listed > kept ? ` (${listed - kept} more not copied: limit ${this.settings.maxUploadFiles})` : "";
+        note = `Its scripts and assets are in ${target}/ (${kept} file${kept === 1 ? "" : "s"}${more}).`;
       }
     } catch (error) {
       note = `Its files could not be copied for running (${messageOf(error)}).`;
@@ -510,6 +547,24 @@ export class CodeExecution implements CodeExecutionHost {
     }
     this.#uploaded.set(skill, note);
     return note || undefined;
+  }
+
+  /**
+   * The skill's files that may run: those passing the filter, never credential files or VCS folders (nor links to
+   * them), at most maxUploadFiles, none larger than maxFileBytes. `listed` counts the candidates before the limit.
+   */
+  async runFiles(skill: BoxSkill): Promise<{ files: RemoteFile[]; listed: number }> {
+    const listed = (await skill.reader.listFiles()).filter((p) => p !== "SKILL.md" && this.settings.filter(p));
+    const candidates: string[] = [];
+    for (const p of listed) if ((await secretReason(skill.reader, p)) === undefined) candidates.push(p);
+    const files: RemoteFile[] = [];
+    for (const rel of candidates.slice(0, this.settings.maxUploadFiles)) {
+      normalizeResourcePath(rel);
+      const bytes = await skill.reader.readFile(rel);
+      if (bytes.byteLength > this.settings.maxFileBytes || secretFileContent(rel, bytes) !== undefined) continue;
+      files.push({ path: rel, bytes, executable: isExecutableRunFile(rel) });
+    }
+    return { files, listed: candidates.length };
   }
 
   /** The code-execution section of the system prompt. */
@@ -553,7 +608,23 @@ const EXAMPLES: ReadonlyArray<{ command: string; script: string }> = [
 
 /** Built from the configuration, so it never suggests a command the allow-list refuses (upstream said "use ls"). */
 function defaultSection(exec: CodeExecution): string {
-  const { shell, read, write, skillScripts } = exec.settings;
+  const { shell, read, write, skillScripts, remote } = exec.settings;
+  if (remote !== undefined) {
+    // Nothing is copied to this machine: a skill's scripts travel with each run_skill_script call.
+    const lines = ["## Code Execution", ""];
+    if (shell) {
+      const allowed = shell.allowedCommands ?? DEFAULT_ALLOWED_COMMANDS;
+      lines.push(
+        "Run commands with execute_shell_command. They run on a runner pool, in a sandbox whose only writable folder is this conversation's working folder (their current directory).",
+      );
+      lines.push(allowedLine(allowed));
+    }
+    if (skillScripts)
+      lines.push(
+        `To run a loaded skill's script, call ${SKILL_SCRIPT_TOOL} with its skillId, the script's path and its arguments.`,
+      );
+    return lines.join("\n");
+  }
   const upload = exec.uploadDir;
   const lines = [
     "## Code Execution",
@@ -565,10 +636,8 @@ function defaultSection(exec: CodeExecution): string {
     lines.push(
       `Run commands with execute_shell_command. They run in a sandbox where only the work directory (their current directory) is writable${exec.settings.sandbox.network ? "" : " and there is no network"}.`,
     );
-    if (allowed === "any") lines.push("Any command may be run.");
-    else if (allowed.length === 0) lines.push("No command is allowed without approval.");
-    else {
-      lines.push(`Allowed commands: ${allowed.join(", ")}. Other commands are refused.`);
+    lines.push(allowedLine(allowed));
+    if (allowed !== "any" && allowed.length > 0) {
       const example = EXAMPLES.find((e) => allowed.includes(e.command));
       if (example) lines.push(`Example: ${example.command} ${upload}/<skill folder>/${example.script}`);
     }
@@ -580,4 +649,10 @@ function defaultSection(exec: CodeExecution): string {
   if (read) lines.push("Use list_directory and view_text_file to look at files and folders.");
   if (write) lines.push("Use write_text_file and insert_text_file to create and change files.");
   return lines.join("\n");
+}
+
+function allowedLine(allowed: readonly string[] | "any"): string {
+  if (allowed === "any") return "Any command may be run.";
+  if (allowed.length === 0) return "No command is allowed without approval.";
+  return `Allowed commands: ${allowed.join(", ")}. Other commands are refused.`;
 }

@@ -7,20 +7,14 @@ import {
   readDeclaration,
   type EffectivePolicy,
 } from "@skillport/core";
+import { scriptInterpreter, scriptPath, type RemoteFile } from "@skillport/core/internal";
 import type { BoxSkill } from "../box-skill.js";
 import { resolveConfined } from "@skillport/fs";
 import { defineTool, errorResult, messageOf, type Tool } from "../tool.js";
 import type { CodeExecutionHost } from "./tool-host.js";
-import { runInSandbox } from "./shell-tool.js";
+import { runInSandbox, runRemotely } from "./shell-tool.js";
 
 export const SKILL_SCRIPT_TOOL = "run_skill_script";
-
-/** Interpreters by extension: the script runs as `<interpreter> <script> <args…>`, no shell in between. */
-const INTERPRETERS: ReadonlyArray<[RegExp, string]> = [
-  [/\.py$/, "python3"],
-  [/\.(m|c)?js$/, "node"],
-  [/\.sh$/, "bash"],
-];
 
 const input = z.object({
   skillId: z.string().describe("The skill whose script to run (it must be loaded first)."),
@@ -53,7 +47,7 @@ export function createScriptTool(exec: CodeExecutionHost): Tool {
         return errorResult(
           `Error: skill ${JSON.stringify(skillId)} is not loaded in this session; load it with load_skill_through_path first.`,
         );
-      const rel = script.includes("/") ? script.trim() : `scripts/${script.trim()}`;
+      const rel = scriptPath(script);
       try {
         normalizeResourcePath(rel);
       } catch (error) {
@@ -61,11 +55,30 @@ export function createScriptTool(exec: CodeExecutionHost): Tool {
           `Error: script path ${JSON.stringify(script)} is not allowed: ${error instanceof InvalidPathError ? error.reason : messageOf(error)}`,
         );
       }
-      const interpreter = INTERPRETERS.find(([pattern]) => pattern.test(rel))?.[1];
+      const interpreter = scriptInterpreter(rel);
       if (!interpreter)
         return errorResult(
           `Error: ${JSON.stringify(rel)} is not a .py, .js or .sh script; run it with execute_shell_command if that is allowed.`,
         );
+      const seconds = Math.min(timeout ?? 300, 600);
+      const remote = exec.settings.remote;
+      if (remote !== undefined) {
+        // The script and its neighbours travel with the run (the runner has no copy of this skill).
+        let files: RemoteFile[];
+        try {
+          files = (await exec.runFiles(skill)).files;
+        } catch (error) {
+          return errorResult(`Error: the files of skill ${skill.id} could not be read (${messageOf(error)}).`);
+        }
+        if (!files.some((f) => f.path === rel))
+          return errorResult(`Error: script ${JSON.stringify(rel)} of skill ${skill.id} is not available to run.`);
+        return runRemotely(remote, {
+          sessionId: context.sessionId,
+          run: { kind: "script", interpreter, script: rel, args: args ?? [], files },
+          timeoutSeconds: seconds,
+          ...(context.signal && { signal: context.signal }),
+        });
+      }
       await exec.prepareSkill(skill);
       const dir = exec.skillDir(skill);
       let file: string;
@@ -77,7 +90,6 @@ export function createScriptTool(exec: CodeExecutionHost): Tool {
           `Error: script ${JSON.stringify(rel)} of skill ${skill.id} is not available to run (${messageOf(error)}).`,
         );
       }
-      const seconds = Math.min(timeout ?? 300, 600);
       const space = exec.space(context.sessionId);
       return runInSandbox(
         space,

@@ -5,6 +5,17 @@ import { defineTool, messageOf, type Tool, type ToolResult } from "../tool.js";
 import type { CodeExecutionHost } from "./tool-host.js";
 import type { WorkSpace } from "./work-space.js";
 import { checkShellCommand, DEFAULT_ALLOWED_COMMANDS } from "./shell-policy.js";
+import {
+  returnCodeText,
+  runResultText,
+  type RemoteCodeRunner,
+  type RemoteRunRequest,
+  type RemoteRunResult,
+  type RunOutcome,
+} from "@skillport/core/internal";
+
+/** Stands for the runner's working folder when a remote command's redirections are checked. */
+const REMOTE_WORK_DIR = "/skillport-remote-work";
 
 export const SHELL_TOOL = "execute_shell_command";
 
@@ -57,8 +68,10 @@ export function createShellTool(exec: CodeExecutionHost, options: ShellOptions):
     handler: async ({ command, timeout }, context) => {
       if (command.trim() === "")
         return shellResult(-1, "", "Error: missing required argument 'command' (it must not be blank)", true);
-      const space = exec.space(context.sessionId);
-      const verdict = checkShellCommand(command, { allowedCommands: allowed, workDir: space.workDir });
+      const remote = exec.settings.remote;
+      // A remote command's folder is the runner's: redirections are checked against a stand-in of it.
+      const workDir = remote === undefined ? exec.space(context.sessionId).workDir : REMOTE_WORK_DIR;
+      const verdict = checkShellCommand(command, { allowedCommands: allowed, workDir });
       if (!verdict.ok) {
         const approved = options.approve
           ? await options.approve({
@@ -79,6 +92,15 @@ export function createShellTool(exec: CodeExecutionHost, options: ShellOptions):
         }
       }
       const seconds = Math.min(timeout ?? defaultTimeout, maxTimeout);
+      if (remote !== undefined)
+        return runRemotely(remote, {
+          sessionId: context.sessionId,
+          run: { kind: "shell", command },
+          timeoutSeconds: seconds,
+          ...(options.env && { env: options.env }),
+          ...(context.signal && { signal: context.signal }),
+        });
+      const space = exec.space(context.sessionId);
       return runInSandbox(space, ["bash", "-c", command], seconds, maxBytes, context.signal, options.env);
     },
   });
@@ -115,19 +137,12 @@ export async function runInSandbox(
   } catch (error) {
     return shellResult(-1, "", `Error: the command could not be run: ${messageOf(error)}`, true);
   }
-  let stdout = result.stdout;
-  let stderr = result.stderr;
-  if (result.stdoutTruncated)
-    stdout = `[stdout truncated: the last ${maxBytes} of ${result.stdoutBytes} bytes]\n${stdout}`;
-  if (result.stderrTruncated)
-    stderr = `[stderr truncated: the last ${maxBytes} of ${result.stderrBytes} bytes]\n${stderr}`;
-  const notes: string[] = [];
-  if (result.timedOut) notes.push(`TimeoutError: the command ran longer than ${seconds} seconds and was stopped.`);
-  if (result.outputLimitExceeded) notes.push("Error: the command printed too much output and was stopped.");
-  if (result.aborted) notes.push("Error: the command was cancelled.");
-  if (notes.length > 0) stderr = stderr === "" ? notes.join("\n") : `${stderr}\n${notes.join("\n")}`;
-  const code = result.timedOut || result.aborted ? -1 : (result.exitCode ?? -1);
-  return shellResult(code, stdout, stderr, result.timedOut || result.aborted || result.outputLimitExceeded, {
+  const outcome: RunOutcome = {
+    ...result,
+    ...(result.stdoutTruncated && { stdoutCut: { kept: maxBytes, total: result.stdoutBytes } }),
+    ...(result.stderrTruncated && { stderrCut: { kept: maxBytes, total: result.stderrBytes } }),
+  };
+  return formatRun(outcome, seconds, {
     sandbox: result.sandbox,
     isolates: result.isolates,
     warnings: result.warnings,
@@ -138,16 +153,31 @@ export async function runInSandbox(
   });
 }
 
-/** `<returncode>…</returncode><stdout>…</stdout><stderr>…</stderr>`, upstream's format. */
-function shellResult(
-  code: number,
-  stdout: string,
-  stderr: string,
-  isError: boolean,
-  details?: Record<string, unknown>,
-): ToolResult {
-  const text = `<returncode>${code}</returncode><stdout>${stdout}</stdout><stderr>${stderr}</stderr>`;
-  return details
-    ? { content: [{ type: "text", text }], isError, details }
-    : { content: [{ type: "text", text }], isError };
+/** Runs on the remote runner (a pool) and formats the same result as a local run; never throws. */
+export async function runRemotely(runner: RemoteCodeRunner, request: RemoteRunRequest): Promise<ToolResult> {
+  let result: RemoteRunResult;
+  try {
+    result = await runner.run(request);
+  } catch (error) {
+    return shellResult(-1, "", `Error: the command could not be run: ${messageOf(error)}`, true);
+  }
+  if (result.failure !== undefined)
+    return shellResult(-1, "", `Error: the command could not be run: ${result.failure}`, true);
+  return formatRun(result, request.timeoutSeconds, {
+    sandbox: result.sandbox,
+    exitCode: result.exitCode,
+    signal: result.signal,
+    durationMs: result.durationMs,
+  });
+}
+
+/** Upstream's result from a run, local or remote (the one format: `runResultText`), with the run's details. */
+function formatRun(result: RunOutcome, seconds: number, details: Record<string, unknown>): ToolResult {
+  const { text, isError } = runResultText(result, seconds);
+  return { content: [{ type: "text", text }], isError, details };
+}
+
+/** A run that did not happen: `-1`, the reason in stderr. */
+function shellResult(code: number, stdout: string, stderr: string, isError: boolean): ToolResult {
+  return { content: [{ type: "text", text: returnCodeText(code, stdout, stderr) }], isError };
 }

@@ -11,7 +11,7 @@ import {
   type SkillBox,
 } from "@skillport/agent";
 import { CliError, colors, EXIT_ERROR, printJson, type CliOutput } from "../io.js";
-import { boxOptions, buildBox, type BoxOptions } from "./agent-setup.js";
+import { boxOptions, buildBox, type BoxOptions, type BuiltBox } from "./agent-setup.js";
 
 interface ChatOptions extends BoxOptions {
   model: string;
@@ -75,9 +75,10 @@ export function registerChat(program: Command, io: CliOutput, setExit: (code: nu
     const interrupt = new AbortController();
     const onSigint = () => interrupt.abort();
     if (!conversation) process.once("SIGINT", onSigint);
-    let box: SkillBox | undefined;
+    let built: BuiltBox | undefined;
     try {
-      box = await buildBox(roots, options, io, setExit);
+      built = await buildBox(roots, options, io, setExit);
+      const box = built.box;
       if (options.prompt !== undefined) await oneShot(options.prompt, model, box, options, io, interrupt.signal);
       else if (conversation) await repl(model, box, options, io);
       else {
@@ -90,7 +91,7 @@ export function registerChat(program: Command, io: CliOutput, setExit: (code: nu
       }
     } finally {
       process.removeListener("SIGINT", onSigint);
-      await box?.close();
+      await built?.close();
     }
     if (interrupt.signal.aborted) throw new CliError("cancelled", EXIT_INTERRUPTED);
   });

@@ -2,6 +2,7 @@ import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Command } from "commander";
 import { importOptional } from "@skillport/core/internal";
+import type { QueueCodeRunner } from "@skillport/runners";
 import { CliError, type CliOutput } from "../io.js";
 import { loadSkills } from "../load.js";
 import { sourceForms } from "../source-uri.js";
@@ -20,6 +21,9 @@ interface McpOptions {
   rateLimit: string;
   allowedOrigin: string[];
   allowedHost: string[];
+  queue?: string;
+  tenant: string;
+  prefix: string;
 }
 
 const TOKEN_ENV = "SKILLPORT_MCP_TOKEN";
@@ -112,6 +116,12 @@ export function registerMcp(program: Command, io: CliOutput): void {
       "HTTP: Host header values allowed besides the bound address (a name behind a proxy)",
       [],
     )
+    .option(
+      "--queue <url>",
+      "offer run_skill_script with the tool fallback: served skills' scripts run on the runner pool at this NATS address",
+    )
+    .option("--tenant <name>", "with --queue: whose jobs they are (fair share per tenant)", "default")
+    .option("--prefix <name>", "with --queue: subject and stream prefix", "skillport")
     .addHelpText(
       "after",
       `\nSources: ${sourceForms()}.\nHTTP needs a bearer token (at least 16 characters) in $${TOKEN_ENV} (or --token-env NAME) or --token-file; it is never printed.\nThe client configuration lines for Claude Code, Cursor and Codex go to stderr on start.\n\nExamples:\n  skillport mcp examples/skills\n  SKILLPORT_MCP_TOKEN=$(openssl rand -hex 24) skillport mcp examples/skills --http 127.0.0.1:8787\n  skillport mcp ./skills --http 127.0.0.1:0 --no-auth`,
@@ -138,6 +148,18 @@ export function registerMcp(program: Command, io: CliOutput): void {
           `serving over HTTP needs a bearer token of at least 16 characters: set ${token.from} or --token-file, or --no-auth on a loopback address`,
         );
       }
+      if (options.queue !== undefined && !options.tools)
+        throw new CliError("--queue adds run_skill_script to the tool fallback: it cannot go with --no-tools");
+      let scripts: QueueCodeRunner | undefined;
+      if (options.queue !== undefined) {
+        const runners = await importOptional(
+          "@skillport/runners",
+          "skillport mcp --queue",
+          () => import("@skillport/runners"),
+        );
+        runners.parseQueueAddress(options.queue);
+        scripts = new runners.QueueCodeRunner({ queue: options.queue, prefix: options.prefix, tenant: options.tenant });
+      }
       const loaded = await loadSkills(roots, io, undefined, { watch: options.watch });
       const log = (message: string) => io.stderr(`skillport mcp: ${message}\n`);
       const skills = await mcp.SkillServer.create(loaded.registry, {
@@ -146,6 +168,7 @@ export function registerMcp(program: Command, io: CliOutput): void {
         tools: options.tools,
         watch: options.watch,
         log,
+        ...(scripts !== undefined && { scripts }),
       });
       const served = skills.snapshot.skills.length;
       const from = loaded.roots.join(", ") || "no roots found";
@@ -188,6 +211,7 @@ export function registerMcp(program: Command, io: CliOutput): void {
       await stopped;
       skills.close();
       await stop();
+      await scripts?.close();
       await loaded.close();
     });
 }

@@ -28,7 +28,8 @@ export function registerTools(program: Command, io: CliOutput, setExit: (code: n
       )
       .option("--all", "also the tools that appear only after a skill is loaded"),
   ).action(async (roots: string[], options: ToolsOptions) => {
-    const box = await buildBox(roots, options, io, setExit);
+    const built = await buildBox(roots, options, io, setExit);
+    const box = built.box;
     try {
       const tools = options.all ? box.allTools() : box.tools();
       const out =
@@ -43,7 +44,7 @@ export function registerTools(program: Command, io: CliOutput, setExit: (code: n
                 : tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
       printJson(io, out);
     } finally {
-      await box.close();
+      await built.close();
     }
   });
 }
