@@ -42,6 +42,8 @@ run("egress forwarder held by the launcher (root hosts)", () => {
     const sandbox = createSandbox({ kind: "bubblewrap", writableDir: await workspace("held"), prewarmEgress: true });
     try {
       for (const name of ["first", "second"]) {
+        // The second run's launcher is prepared by a timer due 25 ms after the first run starts: it fires first.
+        if (name === "second") await new Promise((done) => setTimeout(done, 30));
         const r = await sandbox.run({ command: probe(`http://localhost:${port}/${name}`), egress: proxy });
         const lines = r.stdout.trim().split("\n");
         // Only two lines: no socat, no wrapper shell among the run's processes; then the namespace, then the answer.
@@ -84,6 +86,20 @@ run("egress forwarder held by the launcher (root hosts)", () => {
     try {
       const r = await sandbox.run({ command: probe(`http://elsewhere.example:${port}/x`), egress: proxy });
       expect(r.stdout).toContain("skillport egress proxy: destination not declared: elsewhere.example");
+    } finally {
+      await sandbox.close();
+      await proxy.close();
+    }
+  });
+
+  it("with no launcher prepared ahead, a run through the proxy starts its own forwarder rather than wait for one", async () => {
+    const proxy = await EgressProxy.start({ allow: [{ host: "localhost", port, private: true }] });
+    const sandbox = createSandbox({ kind: "bubblewrap", writableDir: await workspace("cold"), prewarm: false });
+    try {
+      const r = await sandbox.run({ command: probe(`http://localhost:${port}/cold`), egress: proxy });
+      expect(r.stdout).toMatch(/socat|skillport-egress/);
+      expect(r.stdout).toContain("served /cold");
+      expect(r.stdout).not.toContain(hostNet());
     } finally {
       await sandbox.close();
       await proxy.close();

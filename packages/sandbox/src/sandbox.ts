@@ -477,34 +477,37 @@ export class BubblewrapSandbox extends BaseSandbox {
       this.egressPolicyArgs = undefined;
     }
     // A run through the egress proxy takes a launcher that holds the forwarder, where this host allows one.
-    const heldEgress = this.holder === undefined ? undefined : request.egress;
-    const held = heldEgress !== undefined;
-    const policy = runPolicy(
-      request,
-      {
-        writableDir: this.writableDir,
-        home: this.home,
-        network: this.network,
-        dropArgv: this.plan.dropArgv,
-        ...(this.plan.mode === "drop" && { owner: this.identity }),
-        forwarderHeld: held,
-      },
-      warnings,
-    );
+    // A run through the egress proxy takes a launcher holding the forwarder when one is ready; otherwise the plain one
+    // (a forwarder in the run: cheaper than starting a launcher with its forwarder on the run's path).
+    const wantHeld = request.egress !== undefined && this.holder !== undefined;
     let taken: Launcher | undefined;
+    let policy: RunPolicyPlan | undefined;
     let detach = (): void => undefined;
     try {
-      taken = await this.takeLauncher(held);
+      taken = await this.takeLauncher(wantHeld);
+      policy = runPolicy(
+        request,
+        {
+          writableDir: this.writableDir,
+          home: this.home,
+          network: this.network,
+          dropArgv: this.plan.dropArgv,
+          ...(this.plan.mode === "drop" && { owner: this.identity }),
+          forwarderHeld: taken.forwarder !== undefined,
+        },
+        warnings,
+      );
       // The run's proxy is served where the launcher's forwarder connects, before the command can start.
-      if (heldEgress !== undefined && taken.forwarder !== undefined)
-        detach = await heldEgress.listenAlso(taken.forwarder.socketPath);
+      if (request.egress !== undefined && taken.forwarder !== undefined)
+        detach = await request.egress.listenAlso(taken.forwarder.socketPath);
     } catch (error) {
       if (taken !== undefined) await discard(taken);
       policy?.finish();
       throw error;
     }
     const launcher = taken;
-    this.nextEgress = held;
+    const held = launcher.forwarder !== undefined;
+    this.nextEgress = wantHeld;
     if (this.prewarm === true) this.prewarmSoon();
     const forwarder = launcher.forwarder;
     const limits: AppliedLimits =
@@ -560,19 +563,21 @@ export class BubblewrapSandbox extends BaseSandbox {
     if (launcher !== undefined) await discard(launcher);
   }
 
+  /**
+   * The launcher prepared ahead when it fits: one holding the egress forwarder only for a run through the proxy
+   * (`egress`), a plain one for any run (a run through the proxy then starts its forwarder itself). Else a fresh plain
+   * one: a forwarder's launcher started now would put its start on the run's path.
+   */
   private async takeLauncher(egress: boolean): Promise<Launcher> {
     const pending = this.next;
     this.next = undefined;
     const warm = pending ? await pending : undefined;
-    if (
-      warm &&
-      (warm.forwarder !== undefined) === egress &&
-      isWaiting(warm.waiting) &&
-      fitsLauncher(warm.waiting, [this.bwrapPath, ...this.headArgs(egress)])
-    )
-      return warm;
+    if (warm && isWaiting(warm.waiting)) {
+      const holds = warm.forwarder !== undefined;
+      if ((egress || !holds) && fitsLauncher(warm.waiting, [this.bwrapPath, ...this.headArgs(holds)])) return warm;
+    }
     if (warm !== undefined) await discard(warm);
-    const fresh = await this.startLauncher(egress);
+    const fresh = await this.startLauncher(false);
     if (isWaiting(fresh.waiting)) return fresh;
     await discard(fresh);
     throw new SandboxUnavailableError("cannot start /bin/bash, which starts every sandboxed run");
