@@ -178,6 +178,7 @@ const exampleSkills = readdirSync(path.join(repo, "examples/skills")).map((name)
 }));
 await detonateAll("examples/skills", exampleSkills);
 
+if (skillCount === 0) process.exit(0);
 const materialise = materialiser(snapshots, path.join(repo, ".bench-tmp/audit-benign"));
 const corpus = [];
 for (const set of Object.keys(SETS)) {
