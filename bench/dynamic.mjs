@@ -71,6 +71,7 @@ const check = (r) => {
 for (const fn of Object.values(cases)) check(await fn()); // warm-up (each sandbox's launcher kind settles)
 const samples = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
 const cpuSamples = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
+const nodeCpu = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
 const loads = [os.loadavg()[0]];
 let open; // [case, cpu at its start]
 const names = Object.keys(cases);
@@ -83,8 +84,11 @@ for (let i = 0; i < rounds; i++) {
     if (open !== undefined && c !== undefined) cpuSamples[open[0]].push(c - open[1]);
     if (c !== undefined) open = [name, c];
     const t = process.hrtime.bigint();
+    const own = process.cpuUsage();
     check(await cases[name]());
     samples[name].push(Number(process.hrtime.bigint() - t) / 1e6);
+    const used = process.cpuUsage(own);
+    nodeCpu[name].push((used.user + used.system) / 1000);
   }
   loads.push(os.loadavg()[0]);
 }
@@ -94,7 +98,8 @@ for (const box of Object.values(boxes)) await box.close();
 await rm(dir, { recursive: true, force: true });
 const diffs = (name, base) => samples[name].map((v, i) => v - samples[base][i]);
 const cpuText = (name) =>
-  cpuSamples[name].length === 0 ? "" : `; CPU median ${median(cpuSamples[name]).toFixed(1)} ms`;
+  `; this process's CPU during the run median ${median(nodeCpu[name]).toFixed(2)} ms` +
+  (cpuSamples[name].length === 0 ? "" : `; CPU of everything median ${median(cpuSamples[name]).toFixed(1)} ms`);
 console.log(
   `overhead, ${rounds} rounds (bubblewrap, /bin/true, rotating order, ${gapMs} ms idle before each run), load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}${cpu === undefined ? " (CPU not measured: no writable cgroup v1 cpuacct)" : ""}:`,
 );
