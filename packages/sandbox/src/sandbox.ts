@@ -400,7 +400,9 @@ export class BubblewrapSandbox extends BaseSandbox {
   /** The forwarder's own sandbox policy (egress launchers); undefined until needed. */
   private forwarderPolicyArgs: readonly string[] | undefined;
   /** Root hosts without the host network: launchers can hold the egress forwarder (egress-forwarder.ts). */
-  private readonly holder: { nsenter: string; forwarder: ForwarderProgram } | undefined;
+  private holder: { nsenter: string; forwarder: ForwarderProgram } | undefined;
+  /** A forwarder's launcher gave up before its run: said once in a run's warnings. */
+  private holderFailed: "no" | "unsaid" | "said" = "no";
   private readonly features: BubblewrapFeatures;
   /** The kind of launcher prepared next: the last run's. */
   private nextEgress: boolean;
@@ -510,7 +512,13 @@ export class BubblewrapSandbox extends BaseSandbox {
     }
     const launcher = taken;
     const held = launcher.forwarder !== undefined;
-    this.nextEgress = wantHeld;
+    if (this.holderFailed === "unsaid") {
+      this.holderFailed = "said";
+      warnings.push(
+        "a launcher could not hold the egress forwarder here (see docs/sandbox.md); runs through the proxy start it themselves",
+      );
+    }
+    this.nextEgress = request.egress !== undefined && this.holder !== undefined;
     if (this.prewarm === true) this.prewarmSoon();
     const forwarder = launcher.forwarder;
     const limits: AppliedLimits =
@@ -575,6 +583,13 @@ export class BubblewrapSandbox extends BaseSandbox {
     const pending = this.next;
     this.next = undefined;
     const warm = pending ? await pending : undefined;
+    if (warm?.forwarder !== undefined && warm.waiting.child.exitCode === 125) {
+      // It gave up before its run (its forwarder did not start or accept, nsenter failed): this host cannot hold one.
+      // From now on runs through the proxy start their forwarder themselves.
+      this.holder = undefined;
+      this.nextEgress = false;
+      if (this.holderFailed === "no") this.holderFailed = "unsaid";
+    }
     if (warm && isWaiting(warm.waiting)) {
       const holds = warm.forwarder !== undefined;
       if ((egress || !holds) && fitsLauncher(warm.waiting, [this.bwrapPath, ...this.headArgs(holds)])) return warm;
