@@ -44,13 +44,23 @@ run("egress forwarder held by the launcher (root hosts)", () => {
       for (const name of ["first", "second"]) {
         // The second run's launcher is prepared by a timer due 25 ms after the first run starts: it fires first.
         if (name === "second") await new Promise((done) => setTimeout(done, 30));
-        const r = await sandbox.run({ command: probe(`http://localhost:${port}/${name}`), egress: proxy });
+        // The second run is traced too: strace sits in front of the identity drop, inside the shared namespace.
+        const r = await sandbox.run({
+          command: probe(`http://localhost:${port}/${name}`),
+          egress: proxy,
+          ...(name === "second" && { trace: true }),
+        });
         const lines = r.stdout.trim().split("\n");
         // Only two lines: no socat, no wrapper shell among the run's processes; then the namespace, then the answer.
         expect(lines, r.stderr).toHaveLength(2);
         expect(lines[0]).toMatch(/^net:\[\d+\]$/);
         expect(lines[0]).not.toBe(hostNet());
         expect(lines[1]).toBe(`served /${name}`);
+        if (name === "second" && r.trace !== undefined) {
+          expect(r.trace.processes).toContain("/usr/bin/curl");
+          expect(r.trace.processes.some((p) => /socat|setpriv|nsenter/.test(p))).toBe(false);
+          expect(r.trace.connects).toEqual([]);
+        }
       }
       expect(proxy.events.map((e) => [e.path, e.allowed])).toEqual([
         ["/first", true],
