@@ -174,7 +174,7 @@ export async function detonateSkill(
     const envCanaries = canaries.filter((c) => c.kind === "env");
     const policy = { ...base, declared: true, env: [...base.env, ...envCanaries.map((c) => c.where)] };
     const env = Object.fromEntries(envCanaries.map((c) => [c.where, c.value]));
-    const sandbox = createSandbox({ kind: options.sandbox ?? "auto", writableDir: ws, home, prewarm: false });
+    const sandbox = createSandbox({ kind: options.sandbox ?? "auto", writableDir: ws, home, prewarmEgress: true });
     const planned = detonationCommands(files);
     const maxCommands = options.maxCommands ?? DEFAULT_MAX_COMMANDS;
     const runs: DetonationRun[] = [];

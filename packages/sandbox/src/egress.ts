@@ -129,6 +129,8 @@ export class EgressProxy {
   private readonly dir: string;
   private readonly server: net.Server;
   private readonly sockets = new Set<net.Socket>();
+  /** Listeners added with `listenAlso` (a sandbox launcher's forwarder reaches the proxy through one). */
+  private readonly extra = new Set<net.Server>();
   private readonly options: EgressProxyOptions;
   private readonly resolve: (host: string) => Promise<string[]>;
 
@@ -156,6 +158,26 @@ export class EgressProxy {
     return proxy;
   }
 
+  /**
+   * Serves the same proxy on one more unix socket (mode 0666; its folder decides who reaches it) until the returned
+   * function is called. A bubblewrap launcher's forwarder, started before this run's proxy existed, connects there
+   * (decision 0430).
+   */
+  async listenAlso(socketPath: string): Promise<() => void> {
+    const server = net.createServer((client) => this.accept(client));
+    server.maxConnections = this.server.maxConnections;
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(socketPath, () => resolve());
+    });
+    chmodSync(socketPath, 0o666);
+    server.unref();
+    this.extra.add(server);
+    return () => {
+      if (this.extra.delete(server)) server.close();
+    };
+  }
+
   /** Events since `from` (an index into `events`). */
   since(from: number): EgressEvent[] {
     return this.events.slice(from);
@@ -163,6 +185,8 @@ export class EgressProxy {
 
   async close(): Promise<void> {
     for (const s of this.sockets) s.destroy();
+    for (const server of this.extra) server.close();
+    this.extra.clear();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     rmSync(this.dir, { recursive: true, force: true });
   }

@@ -1,9 +1,10 @@
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { InvalidPathError } from "@skillport/core";
 import { isInside, openPinnedDir, type FileOwner } from "@skillport/fs";
 import { EGRESS_PORT_IN_SANDBOX, EGRESS_SOCKET_IN_SANDBOX, type EgressProxy } from "./egress.js";
+import { forwarderProgram, inRunForwarder } from "./egress-forwarder.js";
 import { SandboxUnavailableError } from "./errors.js";
 import { findStrace, parseTrace, straceArgv, TRACE_FILE_IN_SANDBOX, type TraceRecord } from "./trace.js";
 
@@ -35,42 +36,14 @@ interface SandboxSide {
   owner?: FileOwner;
   /** The identity drop's argv (setpriv …), left out of the traced programs. */
   dropArgv: readonly string[];
+  /** The run's launcher holds the forwarder (its network namespace is the run's): nothing to start in the run. */
+  forwarderHeld?: boolean;
 }
 
 /** argv[0] of the egress wrapper shell, which tells the trace it is Skillport's own. */
 const EGRESS_WRAPPER_NAME = "skillport-egress";
 
 const PROXY_URL = `http://127.0.0.1:${EGRESS_PORT_IN_SANDBOX}`;
-const SOCAT_CANDIDATES = ["/usr/bin/socat", "/usr/local/bin/socat"];
-/** Folders a sandbox sees of the host (bubblewrap.ts SYSTEM_DIRS): a forwarder must live in one. */
-const VISIBLE = ["/usr/", "/opt/node/", "/nix/store/"];
-
-/**
- * Waits until the forwarder accepts on 127.0.0.1:3128 (bash's own /dev/tcp connect, no process per look; reading
- * /proc/net/tcp instead walks the kernel's whole connection table, ~100 ms on a large host), gives up if the forwarder
- * died, runs the command, stops the forwarder (a tracer would otherwise wait for it) and exits with the command's status.
- */
-const WAIT_FOR_FORWARDER =
-  "f=$!; i=0; until exec 3<>/dev/tcp/127.0.0.1/" +
-  String(EGRESS_PORT_IN_SANDBOX) +
-  '; do kill -0 $f || break; i=$((i+1)); [ $i -gt 200000 ] && break; done 2>/dev/null; exec 3>&-; "$@"; c=$?; kill $f 2>/dev/null; exit $c';
-
-/** The in-sandbox forwarder: socat where the host has it (starts in ~2 ms), else Node (slower; said in a warning). */
-function forwarderCommand(warnings: string[]): string {
-  const socat = SOCAT_CANDIDATES.find((p) => existsSync(p));
-  const target = `UNIX-CONNECT:${EGRESS_SOCKET_IN_SANDBOX}`;
-  if (socat !== undefined)
-    return `${socat} TCP-LISTEN:${EGRESS_PORT_IN_SANDBOX},bind=127.0.0.1,reuseaddr,fork ${target} </dev/null >/dev/null 2>&1 &`;
-  const node = process.execPath;
-  if (!VISIBLE.some((dir) => node.startsWith(dir))) {
-    throw new SandboxUnavailableError(
-      "the egress proxy needs socat (apt-get install socat) or a Node installed under /usr inside the sandbox",
-    );
-  }
-  warnings.push("egress forwarder: socat is not installed, Node is used (about 40 ms more per run)");
-  const script = `const n=require("net");n.createServer(c=>{const u=n.connect(${JSON.stringify(EGRESS_SOCKET_IN_SANDBOX)});c.pipe(u);u.pipe(c);c.on("error",()=>u.destroy());u.on("error",()=>c.destroy())}).listen(${EGRESS_PORT_IN_SANDBOX},"127.0.0.1")`;
-  return `${node} -e '${script}' </dev/null >/dev/null 2>&1 &`;
-}
 
 /** Undefined when the request asks for none of egress, writes, trace. */
 export function runPolicy(request: RunPolicyRequest, side: SandboxSide, warnings: string[]): RunPolicyPlan | undefined {
@@ -89,13 +62,23 @@ export function runPolicy(request: RunPolicyRequest, side: SandboxSide, warnings
 
   if (request.egress !== undefined) {
     if (side.network) warnings.push("the sandbox has the host's network: the egress proxy is not the only way out");
-    runDir();
-    bwrapArgs.push("--ro-bind", request.egress.socketPath, EGRESS_SOCKET_IN_SANDBOX);
     for (const name of ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"])
       env[name] = PROXY_URL;
     env.NO_PROXY = "";
     env.no_proxy = "";
-    inner.push("/bin/bash", "-c", `${forwarderCommand(warnings)} ${WAIT_FOR_FORWARDER}`, EGRESS_WRAPPER_NAME);
+    if (side.forwarderHeld !== true) {
+      const forwarder = forwarderProgram();
+      if (forwarder === undefined) {
+        throw new SandboxUnavailableError(
+          "the egress proxy needs socat (apt-get install socat) or a Node installed under /usr inside the sandbox",
+        );
+      }
+      if (forwarder.node)
+        warnings.push("egress forwarder: socat is not installed, Node is used (about 40 ms more per run)");
+      runDir();
+      bwrapArgs.push("--ro-bind", request.egress.socketPath, EGRESS_SOCKET_IN_SANDBOX);
+      inner.push(...inRunForwarder(forwarder, EGRESS_WRAPPER_NAME));
+    }
   }
 
   if (request.writes !== undefined) {

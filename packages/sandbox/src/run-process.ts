@@ -161,12 +161,15 @@ export function startWaiting(
   env: Record<string, string>,
   head: readonly string[] = [],
   input?: Buffer,
+  wrap?: (wait: string) => string,
 ): WaitingProcess {
   const keep = input === undefined ? [] : [LAUNCHER_INPUT_FD];
   const wait =
-    `mapfile -d "" -t argv <&3; exec 3<&-; ${closeInheritedFds(keep)}; ` +
+    `mapfile -d "" -t argv <&${LAUNCHER_ARGV_FD}; exec ${LAUNCHER_ARGV_FD}<&-; ${closeInheritedFds(keep)}; ` +
     '[ "${#argv[@]}" -gt 1 ] || exit 125; [ "${argv[0]}" != merge ] || exec 2>&1; exec "$@" "${argv[@]:1}"';
-  const script = prologue === "" ? wait : `${prologue}; ${wait}`;
+  // `wrap`: statements that run before the wait and end by exec'ing a shell that runs it (egress-forwarder.ts).
+  const body = wrap === undefined ? wait : wrap(wait);
+  const script = prologue === "" ? body : `${prologue}; ${body}`;
   const stdio = ["ignore", "pipe", "pipe", "pipe", ...(input === undefined ? [] : ["pipe" as const])] as const;
   const child = spawn("/bin/bash", ["-c", script, "bash", ...head], { cwd, env, detached: true, stdio: [...stdio] });
   child.on("error", () => undefined); // reported by the run that uses it (or nobody, if unused)
@@ -184,6 +187,9 @@ export function startWaiting(
     stream?.unref?.();
   return { child, argvPipe, head };
 }
+
+/** Where a launcher reads the rest of its argv. */
+export const LAUNCHER_ARGV_FD = 3;
 
 /** Where a launcher's `input` waits for the command it execs (bwrap's --seccomp reads its filter there). */
 export const LAUNCHER_INPUT_FD = 4;

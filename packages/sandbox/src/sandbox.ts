@@ -6,6 +6,7 @@ import { isInside } from "@skillport/fs";
 import {
   fitsLauncher,
   isWaiting,
+  LAUNCHER_ARGV_FD,
   LAUNCHER_INPUT_FD,
   runProcess,
   startWaiting,
@@ -13,7 +14,15 @@ import {
   type ProcessOutcome,
   type WaitingProcess,
 } from "./run-process.js";
-import { bubblewrapArgs, bubblewrapFeatures, findBubblewrap } from "./bubblewrap.js";
+import { bubblewrapArgs, bubblewrapFeatures, findBubblewrap, type BubblewrapFeatures } from "./bubblewrap.js";
+import {
+  findNsenter,
+  FORWARDER_FILTER_FD,
+  forwarderProgram,
+  holdForwarder,
+  type ForwarderProgram,
+  type HeldForwarder,
+} from "./egress-forwarder.js";
 import { boundSnapshot } from "./etc-snapshot.js";
 import { SandboxUnavailableError } from "./errors.js";
 import { closeInheritedFds } from "./fds.js";
@@ -155,6 +164,11 @@ export interface SandboxOptions {
    * runs one command and exits (a CLI command), which would otherwise start a launcher and a cgroup it never uses.
    */
   prewarm?: boolean | "first";
+  /**
+   * bubblewrap on a root host: the first launcher prepared ahead holds the egress forwarder (decision 0430), for a
+   * sandbox whose runs go through the egress proxy (`RunRequest.egress`). Later launchers follow the last run's kind.
+   */
+  prewarmEgress?: boolean;
 }
 
 export const DEFAULT_RUN_TIMEOUT_MS = 30_000;
@@ -325,6 +339,8 @@ interface PreparedRun {
 interface Launcher {
   waiting: WaitingProcess;
   limits: AppliedLimits;
+  /** An egress launcher: it holds the forwarder, in whose network namespace the run's bwrap starts. */
+  forwarder?: HeldForwarder;
 }
 
 /** A plain child process: same limits, identity and scrubbed environment, but NO isolation. */
@@ -378,7 +394,18 @@ export class BubblewrapSandbox extends BaseSandbox {
   readonly bwrapPath: string;
   readonly network: boolean;
   private policyArgs: readonly string[];
-  private readonly policy: () => string[];
+  private readonly policy: (network?: boolean) => string[];
+  /** The policy of a run in an egress launcher's network namespace (no `--unshare-net`); undefined until needed. */
+  private egressPolicyArgs: readonly string[] | undefined;
+  /** The forwarder's own sandbox policy (egress launchers); undefined until needed. */
+  private forwarderPolicyArgs: readonly string[] | undefined;
+  /** Root hosts without the host network: launchers can hold the egress forwarder (egress-forwarder.ts). */
+  private holder: { nsenter: string; forwarder: ForwarderProgram } | undefined;
+  /** A forwarder's launcher gave up before its run: said once in a run's warnings. */
+  private holderFailed: "no" | "unsaid" | "said" = "no";
+  private readonly features: BubblewrapFeatures;
+  /** The kind of launcher prepared next: the last run's. */
+  private nextEgress: boolean;
   private readonly prewarm: boolean | "first";
   private next: Promise<Launcher | undefined> | undefined;
   private prewarmTimer: NodeJS.Timeout | undefined;
@@ -393,18 +420,23 @@ export class BubblewrapSandbox extends BaseSandbox {
     this.network = options.network ?? false;
     const readOnlyPaths = (options.readOnlyPaths ?? []).map((p) => realDir(p, "readOnlyPaths"));
     const features = bubblewrapFeatures(this.bwrapPath);
+    this.features = features;
     const seccompFd = this.filter === undefined ? undefined : LAUNCHER_INPUT_FD;
-    this.policy = () =>
+    this.policy = (network = this.network) =>
       bubblewrapArgs(
-        { writableDirs: [this.writableDir], readOnlyPaths, network: this.network, tmpSizeBytes: this.tmpSizeBytes },
+        { writableDirs: [this.writableDir], readOnlyPaths, network, tmpSizeBytes: this.tmpSizeBytes },
         this.plan,
         features,
         seccompFd,
       );
     this.policyArgs = this.policy();
+    const nsenter = this.plan.mode === "drop" && !this.network ? findNsenter() : undefined;
+    const forwarder = nsenter === undefined ? undefined : forwarderProgram();
+    this.holder = nsenter !== undefined && forwarder !== undefined ? { nsenter, forwarder } : undefined;
+    this.nextEgress = this.holder !== undefined && options.prewarmEgress === true;
     this.prewarm = options.prewarm ?? true;
     // The first launcher starts now, while the caller still prepares its first run.
-    if (this.prewarm) this.next = this.startLauncher().catch(() => undefined);
+    if (this.prewarm) this.next = this.startLauncher(this.nextEgress).catch(() => undefined);
   }
 
   protected override signalFromExitCode(code: number | null): string | null {
@@ -413,9 +445,18 @@ export class BubblewrapSandbox extends BaseSandbox {
     return entry ? entry[0] : null;
   }
 
-  /** The bwrap arguments for a command (exposed for tests and `--explain` style tooling). */
-  bwrapArgs(command: readonly string[], cwd: string, env: Record<string, string>, policy?: RunPolicyPlan): string[] {
-    const args = [...this.policyArgs, ...(policy?.bwrapArgs ?? []), "--clearenv"];
+  /**
+   * The bwrap arguments for a command (exposed for tests and `--explain` style tooling). `sharedNetwork`: the run
+   * starts in an egress launcher's network namespace (no `--unshare-net`).
+   */
+  bwrapArgs(
+    command: readonly string[],
+    cwd: string,
+    env: Record<string, string>,
+    policy?: RunPolicyPlan,
+    sharedNetwork = false,
+  ): string[] {
+    const args = [...this.headArgs(sharedNetwork), ...(policy?.bwrapArgs ?? []), "--clearenv"];
     for (const [key, value] of Object.entries({ ...env, ...policy?.env })) args.push("--setenv", key, value);
     args.push(
       "--chdir",
@@ -435,35 +476,78 @@ export class BubblewrapSandbox extends BaseSandbox {
     // The shared /etc snapshot this sandbox binds can be swept by another process once /etc has changed a few times
     // (decision 0221): a long-lived sandbox then takes the current one instead of failing at bwrap's bind.
     const snapshot = boundSnapshot(this.policyArgs);
-    if (snapshot !== undefined && !existsSync(snapshot)) this.policyArgs = this.policy();
-    const policy = runPolicy(
-      request,
-      {
-        writableDir: this.writableDir,
-        home: this.home,
-        network: this.network,
-        dropArgv: this.plan.dropArgv,
-        ...(this.plan.mode === "drop" && { owner: this.identity }),
-      },
-      warnings,
-    );
-    let launcher: Launcher;
+    if (snapshot !== undefined && !existsSync(snapshot)) {
+      this.policyArgs = this.policy();
+      this.egressPolicyArgs = undefined;
+      this.forwarderPolicyArgs = undefined;
+    }
+    // A run through the egress proxy takes a launcher that holds the forwarder, where this host allows one.
+    // A run through the egress proxy takes a launcher holding the forwarder when one is ready; otherwise the plain one
+    // (a forwarder in the run: cheaper than starting a launcher with its forwarder on the run's path).
+    const wantHeld = request.egress !== undefined && this.holder !== undefined;
+    let taken: Launcher | undefined;
+    let policy: RunPolicyPlan | undefined;
+    let detach = (): void => undefined;
     try {
-      launcher = await this.takeLauncher();
+      taken = await this.takeLauncher(wantHeld);
+      policy = runPolicy(
+        request,
+        {
+          writableDir: this.writableDir,
+          home: this.home,
+          network: this.network,
+          dropArgv: this.plan.dropArgv,
+          ...(this.plan.mode === "drop" && { owner: this.identity }),
+          forwarderHeld: taken.forwarder !== undefined,
+        },
+        warnings,
+      );
+      // The run's proxy is served where the launcher's forwarder connects, before the command can start.
+      if (request.egress !== undefined && taken.forwarder !== undefined)
+        detach = await request.egress.listenAlso(taken.forwarder.socketPath);
     } catch (error) {
+      if (taken !== undefined) await discard(taken);
       policy?.finish();
       throw error;
     }
+    const launcher = taken;
+    const held = launcher.forwarder !== undefined;
+    if (this.holderFailed === "unsaid") {
+      this.holderFailed = "said";
+      warnings.push(
+        "a launcher could not hold the egress forwarder here (see docs/sandbox.md); runs through the proxy start it themselves",
+      );
+    }
+    this.nextEgress = request.egress !== undefined && this.holder !== undefined;
     if (this.prewarm === true) this.prewarmSoon();
+    const forwarder = launcher.forwarder;
+    const limits: AppliedLimits =
+      forwarder === undefined
+        ? launcher.limits
+        : {
+            ...launcher.limits,
+            dispose: async () => {
+              detach();
+              forwarder.dispose();
+              await launcher.limits.dispose();
+            },
+          };
     return {
       file: this.bwrapPath,
       // bwrap itself gets an empty environment too: nothing of the parent's leaks through it.
-      args: this.bwrapArgs(request.command, cwd, env, policy),
+      args: this.bwrapArgs(request.command, cwd, env, policy, held),
       env: {},
-      limits: launcher.limits,
+      limits,
       waiting: launcher.waiting,
       ...(policy !== undefined && { policy }),
     };
+  }
+
+  /** The policy part every run of this kind shares (a launcher is given it when it starts). */
+  private headArgs(sharedNetwork: boolean): readonly string[] {
+    if (!sharedNetwork) return this.policyArgs;
+    this.egressPolicyArgs ??= this.policy(true);
+    return this.egressPolicyArgs;
   }
 
   /**
@@ -474,7 +558,8 @@ export class BubblewrapSandbox extends BaseSandbox {
     clearTimeout(this.prewarmTimer);
     this.prewarmTimer = setTimeout(() => {
       this.prewarmTimer = undefined;
-      if (this.next === undefined && !this.closed) this.next = this.startLauncher().catch(() => undefined);
+      if (this.next === undefined && !this.closed)
+        this.next = this.startLauncher(this.nextEgress).catch(() => undefined);
     }, PREWARM_DELAY_MS);
     this.prewarmTimer.unref();
   }
@@ -486,32 +571,73 @@ export class BubblewrapSandbox extends BaseSandbox {
     const pending = this.next;
     this.next = undefined;
     const launcher = pending ? await pending : undefined;
-    if (launcher?.waiting.child.pid !== undefined) stopLauncher(launcher.waiting.child.pid);
-    await launcher?.limits.dispose();
+    if (launcher !== undefined) await discard(launcher);
   }
 
-  private async takeLauncher(): Promise<Launcher> {
+  /**
+   * The launcher prepared ahead when it fits: one holding the egress forwarder only for a run through the proxy
+   * (`egress`), a plain one for any run (a run through the proxy then starts its forwarder itself). Else a fresh plain
+   * one: a forwarder's launcher started now would put its start on the run's path.
+   */
+  private async takeLauncher(egress: boolean): Promise<Launcher> {
     const pending = this.next;
     this.next = undefined;
     const warm = pending ? await pending : undefined;
-    if (warm && isWaiting(warm.waiting) && fitsLauncher(warm.waiting, [this.bwrapPath, ...this.policyArgs]))
-      return warm;
-    if (warm?.waiting.child.pid !== undefined) stopLauncher(warm.waiting.child.pid);
-    await warm?.limits.dispose();
-    const fresh = await this.startLauncher();
+    if (warm?.forwarder !== undefined && warm.waiting.child.exitCode === 125) {
+      // It gave up before its run (its forwarder did not start or accept, nsenter failed): this host cannot hold one.
+      // From now on runs through the proxy start their forwarder themselves.
+      this.holder = undefined;
+      this.nextEgress = false;
+      if (this.holderFailed === "no") this.holderFailed = "unsaid";
+    }
+    if (warm && isWaiting(warm.waiting)) {
+      const holds = warm.forwarder !== undefined;
+      if ((egress || !holds) && fitsLauncher(warm.waiting, [this.bwrapPath, ...this.headArgs(holds)])) return warm;
+    }
+    if (warm !== undefined) await discard(warm);
+    const fresh = await this.startLauncher(false);
     if (isWaiting(fresh.waiting)) return fresh;
-    await fresh.limits.dispose();
+    await discard(fresh);
     throw new SandboxUnavailableError("cannot start /bin/bash, which starts every sandboxed run");
   }
 
-  private async startLauncher(): Promise<Launcher> {
+  private async startLauncher(egress: boolean): Promise<Launcher> {
     const limits = this.limits();
-    // The filter waits in a pipe Node fills when the launcher starts: nothing on the run's path, no extra process.
+    const head = [this.bwrapPath, ...this.headArgs(egress)];
+    if (!egress || this.holder === undefined) {
+      // The filter waits in a pipe Node fills when the launcher starts: nothing on the run's path, no extra process.
+      return { waiting: startWaiting(limits.prologue, "/", {}, head, this.filter), limits };
+    }
+    // The forwarder's own sandbox: the same policy without the workspace, its network namespace unshared (built once,
+    // like the run's: about 1.5 ms of checks on the /etc snapshot).
+    this.forwarderPolicyArgs ??= bubblewrapArgs(
+      { writableDirs: [], readOnlyPaths: [], network: false, tmpSizeBytes: 1024 * 1024 },
+      this.plan,
+      this.features,
+      this.filter === undefined ? undefined : FORWARDER_FILTER_FD,
+    );
+    const forwarder = holdForwarder({
+      bwrapPath: this.bwrapPath,
+      policyArgs: this.forwarderPolicyArgs,
+      dropArgv: this.plan.dropArgv,
+      forwarder: this.holder.forwarder,
+      nsenter: this.holder.nsenter,
+      filter: this.filter,
+      keep: this.filter === undefined ? [LAUNCHER_ARGV_FD] : [LAUNCHER_ARGV_FD, LAUNCHER_INPUT_FD],
+    });
     return {
-      waiting: startWaiting(limits.prologue, "/", {}, [this.bwrapPath, ...this.policyArgs], this.filter),
+      waiting: startWaiting(limits.prologue, "/", {}, head, this.filter, forwarder.script),
       limits,
+      forwarder,
     };
   }
+}
+
+/** Stops a launcher that will not be used and releases what it holds. */
+async function discard(launcher: Launcher): Promise<void> {
+  if (launcher.waiting.child.pid !== undefined) stopLauncher(launcher.waiting.child.pid);
+  launcher.forwarder?.dispose();
+  await launcher.limits.dispose();
 }
 
 /** Kills a launcher that will not be used (its process group: bash, and whatever it started). */

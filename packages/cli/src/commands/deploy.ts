@@ -25,6 +25,8 @@ interface DeployCommandOptions {
   entrypoints: boolean;
   stateDir?: string;
   appEntrypoint?: string;
+  allowNet?: string;
+  allowEnv?: string;
 }
 
 /** `skillport deploy <package…> --workspace <dir>`: FastGPT-style deploy into projects/<versionId>/ plus entrypoints. */
@@ -42,6 +44,14 @@ export function registerDeploy(program: Command, io: CliOutput, setExit: (code: 
     )
     .option("--network", "allow network access to entrypoints (e.g. pip install)")
     .option("--no-entrypoints", "deploy only; do not run entrypoint.sh")
+    .option(
+      "--allow-net <destinations>",
+      "least-privilege entrypoints: each runs under intersection(this, its version's skills' declarations), network only through the egress proxy ('none', 'public', or host[:port] entries; 'private:' prefix for loopback/private)",
+    )
+    .option(
+      "--allow-env <names>",
+      "least-privilege entrypoints: variables of this process they may receive when their skills declare them",
+    )
     .option(
       "--state-dir <dir>",
       "host-only state folder (lock, manifests, entrypoint records); outside the workspace (default: .<name>.skillport-state beside it)",
@@ -62,6 +72,15 @@ export function registerDeploy(program: Command, io: CliOutput, setExit: (code: 
         options.appEntrypoint === undefined
           ? undefined
           : await readAppEntrypoint(path.resolve(io.cwd, options.appEntrypoint));
+      // Least-privilege runs (decision 0364): loaded only when asked for.
+      const leastPrivilege =
+        options.allowNet === undefined && options.allowEnv === undefined
+          ? undefined
+          : (await import("./exec-policy.js")).operatorPolicy(options);
+      if (leastPrivilege !== undefined && options.network)
+        throw new CliError(
+          "--network gives entrypoints the whole network; with --allow-net or --allow-env leave it out",
+        );
       await requireDirectoryOrAbsent(root, "--workspace", options.workspace);
       await mkdir(root, { recursive: true });
       const ws = new Workspace(root, {
@@ -70,6 +89,7 @@ export function registerDeploy(program: Command, io: CliOutput, setExit: (code: 
         network: options.network ?? false,
         stateDir: options.stateDir === undefined ? undefined : path.resolve(io.cwd, options.stateDir),
         appEntrypoint,
+        ...(leastPrivilege !== undefined && { leastPrivilege: leastPrivilege.operator, env: leastPrivilege.env }),
       });
       const sources = packages.map((p) => path.resolve(io.cwd, p));
       const progress = (io.progress ?? io.color) && !options.json ? progressPrinter(io) : undefined;
@@ -113,7 +133,10 @@ export function registerDeploy(program: Command, io: CliOutput, setExit: (code: 
             `${v.status === "deployed" ? c.green("deployed") : c.dim("present ")} ${v.versionId}  ${c.dim(v.label)}`,
           );
         for (const v of result.removed) lines.push(`${c.yellow("removed ")} ${v}`);
-        for (const o of report.outcomes) lines.push(formatOutcome(o, io));
+        for (const o of report.outcomes) {
+          lines.push(formatOutcome(o, io));
+          for (const f of o.record?.findings ?? []) lines.push(c.yellow(`  finding: ${f.code} ${f.message}`));
+        }
         for (const p of report.stateProblems) lines.push(c.yellow(`warning: ${p}`));
         if (sandbox && !sandbox.isolates)
           lines.push(c.yellow("warning: entrypoints ran without isolation (sandbox 'process')"));

@@ -30,9 +30,21 @@ export async function skillLeastPrivilege(
   const { declaration, problems } = readDeclaration(head.frontmatter.metadata);
   const bad = problems.find((p) => p.severity === "error");
   if (bad !== undefined) throw new CliError(`${named}: ${bad.message} (skillport validate shows every problem)`);
+  const { operator, env } = operatorPolicy(options);
+  return { policy: effectivePolicy(operator, declaration), env, label: path.basename(skillDir) };
+}
+
+/**
+ * What the operator allows on the command line (`exec --skill`, `deploy`): `--allow-net` (`public`, `none`, or
+ * destinations), `--allow-env` (names), and the values of those variables in this process.
+ */
+export function operatorPolicy(options: { allowNet?: string; allowEnv?: string }): {
+  operator: OperatorPolicy;
+  env: Record<string, string>;
+} {
   const operator: OperatorPolicy = {};
-  if (options.allowNet !== undefined)
-    operator.network = options.allowNet.trim() === "public" ? "public" : destinations(options.allowNet);
+  const net = options.allowNet?.trim();
+  if (net !== undefined) operator.network = net === "public" ? "public" : net === "none" ? "none" : destinations(net);
   const allowEnv = (options.allowEnv ?? "").split(/[\s,]+/).filter(Boolean);
   operator.env = allowEnv;
   const env: Record<string, string> = {};
@@ -40,7 +52,7 @@ export async function skillLeastPrivilege(
     const value = process.env[name];
     if (value !== undefined) env[name] = value;
   }
-  return { policy: effectivePolicy(operator, declaration), env, label: path.basename(skillDir) };
+  return { operator, env };
 }
 
 /** `--allow-net`: entries as a skill writes them; a `private:` prefix allows loopback/private answers. */

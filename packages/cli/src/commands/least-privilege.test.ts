@@ -92,6 +92,37 @@ run("exec --skill", () => {
   });
 });
 
+run("deploy --allow-net", () => {
+  it("runs a declaring package's entrypoint under intersection(operator, declaration): behind the proxy, the undeclared call denied and a finding", async () => {
+    const dir = await tmp();
+    const pkg = path.join(dir, "pkg");
+    await mkdir(path.join(pkg, "skills", "caller"), { recursive: true });
+    await writeFile(
+      path.join(pkg, "skills", "caller", "SKILL.md"),
+      "---\nname: caller\ndescription: Calls a service for the CLI tests. Use it in tests.\nmetadata:\n  skillport.network: api.example.com\n---\n\n# Caller\n",
+    );
+    await writeFile(path.join(pkg, "entrypoint.sh"), "curl -sS http://elsewhere.example/ 2>&1; true\n");
+    const r = await cli(["deploy", "pkg", "-w", "ws", "--allow-net", "none", "--json"], dir);
+    const json = JSON.parse(r.out) as {
+      entrypoints: {
+        status: string;
+        stdoutTail: string;
+        record?: { findings: { code: string }[]; declared: { narrowed: { what: string; asked: string }[] } };
+      }[];
+    };
+    const [o] = json.entrypoints;
+    expect(o?.status).toBe("ran");
+    expect(o?.stdoutTail).toContain("destination not declared: elsewhere.example:80");
+    expect(o?.record?.findings.map((f) => f.code)).toEqual(["suspicious.undeclared_network"]);
+    expect(o?.record?.declared.narrowed).toEqual([
+      expect.objectContaining({ what: "network", asked: "api.example.com" }),
+    ]);
+    const both = await cli(["deploy", "pkg", "-w", "ws", "--allow-net", "none", "--network"], dir);
+    expect(both.code).toBe(2);
+    expect(both.err).toMatch(/^skillport: --network gives entrypoints the whole network/);
+  });
+});
+
 run("audit --dynamic", () => {
   it("joins the detonation's findings to the static verdict, with its figures in JSON", async () => {
     const dir = await tmp();
