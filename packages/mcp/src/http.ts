@@ -3,9 +3,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import {
+  classifyInboundRequest,
   createMcpHandler,
+  isJsonContentType,
   isLegacyRequest,
   WebStandardStreamableHTTPServerTransport,
+  type McpServer,
 } from "@modelcontextprotocol/server";
 import { AgentSkillsError } from "@skillport/core";
 import type { SkillServer } from "./server.js";
@@ -35,12 +38,19 @@ export interface HttpServeOptions {
   sessionIdleMs?: number;
   /** Path served. Default `/mcp`. */
   path?: string;
+  /**
+   * Answer requests of open 2025-era sessions that depend only on the snapshot from its serialised answers, without
+   * the SDK's per-request work (decision 0380). Default true; false sends every request through the SDK.
+   */
+  fastPath?: boolean;
 }
 
 export interface HttpServeHandle {
   /** `http://host:port/mcp`. */
   readonly url: string;
   readonly port: number;
+  /** Requests answered so far: from the snapshot's serialised answers (`fast`), and by the SDK (`sdk`). */
+  readonly answered: { readonly fast: number; readonly sdk: number };
   close(): Promise<void>;
 }
 
@@ -59,6 +69,7 @@ export function isLoopback(host: string): boolean {
 
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
+  mcp: McpServer;
   lastUsed: number;
 }
 
@@ -75,6 +86,9 @@ function plain(res: ServerResponse, status: number, message: string, headers: Re
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(body);
 }
+
+/** How the SDK's JSON answer to a request starts: `{"result":…,"jsonrpc":"2.0","id":…}`. */
+const RESULT_HEAD = Buffer.from('{"result":', "utf8");
 
 async function readBody(req: IncomingMessage, max: number): Promise<Buffer | "too-large"> {
   const declared = Number(req.headers["content-length"] ?? "0");
@@ -129,12 +143,14 @@ export async function serveHttp(skills: SkillServer, options: HttpServeOptions =
   const maxSessions = options.maxSessions ?? 256;
   const idle = options.sessionIdleMs ?? 30 * 60_000;
   const mcpPath = options.path ?? "/mcp";
+  const fastPath = options.fastPath ?? true;
   const factory = () => skills.createServer();
   const modern = createMcpHandler(factory, { legacy: "reject", maxRequestBodySize: maxBody });
   const unsubscribe = skills.onChange((change) => {
     if (change.listChanged) modern.notify.resourcesChanged();
   });
   const sessions = new Map<string, Session>();
+  const answered = { fast: 0, sdk: 0 };
   const hits = new Map<string, { count: number; since: number }>();
   let allowedHosts: Set<string> = new Set();
   let allowedOrigins: Set<string> = new Set();
@@ -154,16 +170,22 @@ export async function serveHttp(skills: SkillServer, options: HttpServeOptions =
   );
   sweep.unref();
 
+  /** The open session by id, marked as used now; the one place a request is tied to its session. */
+  const sessionFor = (id: string): Session | undefined => {
+    const session = sessions.get(id);
+    if (session !== undefined) session.lastUsed = Date.now();
+    return session;
+  };
+
   const legacy = async (request: Request): Promise<Response> => {
     const id = request.headers.get("mcp-session-id");
     if (id !== null) {
-      const session = sessions.get(id);
+      const session = sessionFor(id);
       if (session === undefined)
         return Response.json(
           { jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found; initialize again" } },
           { status: 404 },
         );
-      session.lastUsed = Date.now();
       return session.transport.handleRequest(request);
     }
     if (sessions.size >= maxSessions) {
@@ -176,10 +198,11 @@ export async function serveHttp(skills: SkillServer, options: HttpServeOptions =
         { status: 503, headers: { "retry-after": "5" } },
       );
     }
+    const mcp = skills.createServer();
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sid) => {
-        sessions.set(sid, { transport, lastUsed: Date.now() });
+        sessions.set(sid, { transport, mcp, lastUsed: Date.now() });
       },
       onsessionclosed: (sid) => {
         sessions.delete(sid);
@@ -190,8 +213,63 @@ export async function serveHttp(skills: SkillServer, options: HttpServeOptions =
     transport.onclose = () => {
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
     };
-    await skills.createServer().connect(transport);
+    await mcp.connect(transport);
     return transport.handleRequest(request);
+  };
+
+  /**
+   * Answers a request of an open 2025-era session from the snapshot's serialised answers, skipping the web
+   * Request/Response conversions and the SDK's per-request work, when every check the SDK path makes would pass: the
+   * session exists (and is marked used), `Accept` and `Content-Type` are what the transport requires, the
+   * `MCP-Protocol-Version` header names the session's negotiated version, the SDK's own era classifier says
+   * "legacy", and the body is one request whose answer depends only on the snapshot. Anything else (and every error
+   * answer) goes to the SDK. The guards in front of both paths have already run. True when answered.
+   */
+  const answerFast = (req: IncomingMessage, res: ServerResponse, body: Buffer): boolean => {
+    const sid = req.headers["mcp-session-id"];
+    const version = req.headers["mcp-protocol-version"];
+    const accept = req.headers.accept ?? "";
+    if (typeof sid !== "string" || typeof version !== "string") return false;
+    if (!accept.includes("application/json") || !accept.includes("text/event-stream")) return false;
+    if (!isJsonContentType(req.headers["content-type"])) return false;
+    let message: unknown;
+    try {
+      message = JSON.parse(body.toString("utf8"));
+    } catch {
+      return false;
+    }
+    if (typeof message !== "object" || message === null || Array.isArray(message)) return false;
+    const { jsonrpc, id, method, params, ...rest } = message as Record<string, unknown>;
+    if (jsonrpc !== "2.0" || typeof method !== "string" || Object.keys(rest).length > 0) return false;
+    if (!(typeof id === "string" || Number.isSafeInteger(id))) return false;
+    if (params !== undefined && (typeof params !== "object" || params === null || Array.isArray(params))) return false;
+    const mcpMethod = req.headers["mcp-method"];
+    const mcpName = req.headers["mcp-name"];
+    const era = classifyInboundRequest({
+      httpMethod: "POST",
+      protocolVersionHeader: version,
+      ...(typeof mcpMethod === "string" && { mcpMethodHeader: mcpMethod }),
+      ...(typeof mcpName === "string" && { mcpNameHeader: mcpName }),
+      body: message,
+    });
+    if (era.kind !== "legacy") return false;
+    const session = sessionFor(sid);
+    if (session === undefined || session.mcp.server.getNegotiatedProtocolVersion() !== version) return false;
+    const result = skills.legacyAnswer(method, params as Record<string, unknown> | undefined);
+    if (result === undefined) return false;
+    const tail = Buffer.from(`,"jsonrpc":"2.0","id":${JSON.stringify(id)}}`, "utf8");
+    // The headers the SDK's JSON answer carries, in its order; head, result and tail go out in one write.
+    res.writeHead(200, {
+      "content-type": "application/json",
+      "mcp-session-id": sid,
+      "content-length": String(RESULT_HEAD.byteLength + result.byteLength + tail.byteLength),
+    });
+    res.cork();
+    res.write(RESULT_HEAD);
+    res.write(result);
+    res.end(tail);
+    answered.fast++;
+    return true;
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -230,7 +308,9 @@ export async function serveHttp(skills: SkillServer, options: HttpServeOptions =
       if (read === "too-large")
         return plain(res, 413, `request body over the limit of ${maxBody} bytes`, { connection: "close" });
       body = read;
+      if (fastPath && answerFast(req, res, body)) return;
     }
+    answered.sdk++;
     const headers = new Headers();
     for (const [key, value] of Object.entries(req.headers)) {
       if (value === undefined) continue;
@@ -277,6 +357,7 @@ export async function serveHttp(skills: SkillServer, options: HttpServeOptions =
   return {
     url: `http://${shown}:${port}${mcpPath}`,
     port,
+    answered,
     close: async () => {
       clearInterval(sweep);
       unsubscribe();
