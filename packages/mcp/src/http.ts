@@ -90,17 +90,25 @@ function plain(res: ServerResponse, status: number, message: string, headers: Re
 /** How the SDK's JSON answer to a request starts: `{"result":…,"jsonrpc":"2.0","id":…}`. */
 const RESULT_HEAD = Buffer.from('{"result":', "utf8");
 
-async function readBody(req: IncomingMessage, max: number): Promise<Buffer | "too-large"> {
+function readBody(req: IncomingMessage, max: number): Promise<Buffer | "too-large"> {
   const declared = Number(req.headers["content-length"] ?? "0");
-  if (declared > max) return "too-large";
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.byteLength;
-    if (size > max) return "too-large";
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+  if (declared > max) return Promise.resolve("too-large");
+  // Events rather than an async iterator: most bodies are one small chunk, and this runs for every request.
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > max) {
+        req.off("data", onData);
+        req.pause();
+        resolve("too-large");
+      } else chunks.push(chunk);
+    };
+    req.on("data", onData);
+    req.once("end", () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
+    req.once("error", reject);
+  });
 }
 
 async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
@@ -151,6 +159,7 @@ export async function serveHttp(skills: SkillServer, options: HttpServeOptions =
   });
   const sessions = new Map<string, Session>();
   const answered = { fast: 0, sdk: 0 };
+  const eraOfShape = new Map<string, boolean>();
   const hits = new Map<string, { count: number; since: number }>();
   let allowedHosts: Set<string> = new Set();
   let allowedOrigins: Set<string> = new Set();
@@ -245,14 +254,28 @@ export async function serveHttp(skills: SkillServer, options: HttpServeOptions =
     if (params !== undefined && (typeof params !== "object" || params === null || Array.isArray(params))) return false;
     const mcpMethod = req.headers["mcp-method"];
     const mcpName = req.headers["mcp-name"];
-    const era = classifyInboundRequest({
-      httpMethod: "POST",
-      protocolVersionHeader: version,
-      ...(typeof mcpMethod === "string" && { mcpMethodHeader: mcpMethod }),
-      ...(typeof mcpName === "string" && { mcpNameHeader: mcpName }),
-      body: message,
-    });
-    if (era.kind !== "legacy") return false;
+    // The SDK's era classifier decides; its answer depends on the headers, the method and the shape of the body
+    // (which params, the id's type), never on the values of `uri` and `cursor`, so it is asked once per shape.
+    const shape = `${method}\n${version}\n${String(mcpMethod)}\n${String(mcpName)}\n${typeof id}\n${
+      params === undefined
+        ? "-"
+        : Object.entries(params)
+            .map(([k, v]) => `${k}:${typeof v}`)
+            .join(",")
+    }`;
+    let legacyShape = eraOfShape.get(shape);
+    if (legacyShape === undefined) {
+      legacyShape =
+        classifyInboundRequest({
+          httpMethod: "POST",
+          protocolVersionHeader: version,
+          ...(typeof mcpMethod === "string" && { mcpMethodHeader: mcpMethod }),
+          ...(typeof mcpName === "string" && { mcpNameHeader: mcpName }),
+          body: message,
+        }).kind === "legacy";
+      if (eraOfShape.size < 1024) eraOfShape.set(shape, legacyShape);
+    }
+    if (!legacyShape) return false;
     const session = sessionFor(sid);
     if (session === undefined || session.mcp.server.getNegotiatedProtocolVersion() !== version) return false;
     const result = skills.legacyAnswer(method, params as Record<string, unknown> | undefined);
@@ -273,8 +296,10 @@ export async function serveHttp(skills: SkillServer, options: HttpServeOptions =
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? "/", "http://placeholder");
-    if (url.pathname !== mcpPath) return plain(res, 404, `not found; the MCP endpoint is ${mcpPath}`);
+    // The endpoint's own path needs no parsing (the common case); anything else is parsed and normalised first.
+    const url = req.url === mcpPath ? undefined : new URL(req.url ?? "/", "http://placeholder");
+    if (url !== undefined && url.pathname !== mcpPath)
+      return plain(res, 404, `not found; the MCP endpoint is ${mcpPath}`);
     const hostHeader = (req.headers.host ?? "").toLowerCase();
     if (!allowedHosts.has(hostHeader))
       return plain(res, 403, `Host ${JSON.stringify(hostHeader)} is not allowed (DNS rebinding protection)`);
@@ -318,7 +343,7 @@ export async function serveHttp(skills: SkillServer, options: HttpServeOptions =
     }
     const controller = new AbortController();
     res.on("close", () => controller.abort());
-    const request = new Request(`http://${hostHeader}${url.pathname}${url.search}`, {
+    const request = new Request(`http://${hostHeader}${mcpPath}${url?.search ?? ""}`, {
       method: req.method ?? "GET",
       headers,
       ...(body !== undefined && { body }),
