@@ -3,7 +3,7 @@
 // in this one, 127.0.0.1); then the RSS of a server holding 10,000 skills against the bytes it serves.
 //   node bench/mcp.mjs [--seconds 10] [--connections 8] [--size 1000] [--rss-size 10000]
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import os from "node:os";
 import path from "node:path";
@@ -23,7 +23,6 @@ const arg = (name, fallback) => {
 /** Child modes: `serve <root>` (the MCP server), `static <file>` (the floor), `rss <root>`. */
 async function child(mode, target) {
   if (mode === "static") {
-    const { readFileSync } = await import("node:fs");
     const bodies = JSON.parse(readFileSync(target, "utf8"));
     const byPath = new Map(Object.entries(bodies).map(([k, v]) => [k, Buffer.from(v, "utf8")]));
     const server = createServer((req, res) => {
@@ -52,10 +51,24 @@ async function child(mode, target) {
   const skills = await SkillServer.create(registry, { watch: false });
   if (mode === "rss") {
     globalThis.gc?.();
+    const loaded = process.memoryUsage();
+    // Then what serving costs on top: a client walks every page and reads every file once (the answers a 2025-era
+    // session gets, through the same serialisation the HTTP path uses), and the process settles again.
+    let answers = 0;
+    for (let cursor, more = true; more;) {
+      const page = JSON.parse(skills.legacyAnswer("skills/list", cursor === undefined ? {} : { cursor }).toString());
+      for (const entry of page.skills)
+        for (const r of entry.resources) answers += skills.legacyAnswer("resources/read", { uri: r.uri }).byteLength;
+      cursor = page.nextCursor;
+      more = cursor !== undefined;
+    }
+    globalThis.gc?.();
     console.log(
       JSON.stringify({
-        rss: process.memoryUsage().rss,
-        heapUsed: process.memoryUsage().heapUsed,
+        rss: loaded.rss,
+        heapUsed: loaded.heapUsed,
+        rssServed: process.memoryUsage().rss,
+        answered: answers,
         bytes: skills.snapshot.bytes,
         skills: skills.snapshot.skills.length,
       }),
@@ -94,11 +107,24 @@ async function rpc(url, session, body) {
   return { session: res.headers.get("mcp-session-id"), text: await res.text() };
 }
 
-function cannon(url, { body, headers }, seconds, connections) {
+/** CPU time (user + system, ms) a process has used so far: /proc/<pid>/stat, in clock ticks of 10 ms. */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Runs autocannon; `cpu` is the CPU time the server process `pid` spent meanwhile, per request, in µs. */
+function cannon(url, { body, headers }, seconds, connections, pid) {
+  const before = cpuMs(pid);
   return new Promise((resolve, reject) => {
     autocannon(
       { url, method: "POST", body, headers, duration: seconds, connections, pipelining: 1 },
-      (error, result) => (error ? reject(error) : resolve(result)),
+      (error, result) =>
+        error ? reject(error) : resolve({ ...result, cpu: ((cpuMs(pid) - before) * 1000) / result.requests.total }),
     );
   });
 }
@@ -180,21 +206,27 @@ async function main() {
         { body: JSON.stringify(body), headers },
         seconds / 2,
         connections,
+        floor.proc.pid,
       );
-      const b = await cannon(url, { body: JSON.stringify(body), headers }, seconds / 2, connections);
+      const b = await cannon(url, { body: JSON.stringify(body), headers }, seconds / 2, connections, mcp.proc.pid);
       const c = await cannon(
         `${floor.info.url}${floorPath}`,
         { body: JSON.stringify(body), headers },
         seconds / 2,
         connections,
+        floor.proc.pid,
       );
-      const d = await cannon(url, { body: JSON.stringify(body), headers }, seconds / 2, connections);
+      const d = await cannon(url, { body: JSON.stringify(body), headers }, seconds / 2, connections, mcp.proc.pid);
       const rps = (x, y) => (x.requests.average + y.requests.average) / 2;
       const p99 = (x, y) => Math.max(x.latency.p99, y.latency.p99);
       const errors = b.errors + d.errors + b.non2xx + d.non2xx;
+      // CPU per request is what a loaded host cannot distort much: each server's own CPU time over its requests.
+      const cpu = (x, y) => (x.cpu + y.cpu) / 2;
       results[name] = {
         mcpRps: rps(b, d),
         floorRps: rps(a, c),
+        mcpCpuUs: cpu(b, d),
+        floorCpuUs: cpu(a, c),
         mcpP99: p99(b, d),
         floorP99: p99(a, c),
         errors,
@@ -209,12 +241,27 @@ async function main() {
         `${Math.round(r.floorRps)} req/s`,
         `${r.floorP99} ms`,
         (r.mcpRps / r.floorRps).toFixed(2),
+        `${Math.round(r.mcpCpuUs)} µs`,
+        `${Math.round(r.floorCpuUs)} µs`,
+        (r.floorCpuUs / r.mcpCpuUs).toFixed(2),
         String(errors),
       ]);
     }
     printTable(
       `MCP over Streamable HTTP, ${entries.length} skills, ${connections} connections, load ${os.loadavg()[0].toFixed(1)}`,
-      ["request", "answer", "skillport mcp", "p99", "static floor", "p99", "ratio", "errors"],
+      [
+        "request",
+        "answer",
+        "skillport mcp",
+        "p99",
+        "static floor",
+        "p99",
+        "ratio",
+        "CPU/request",
+        "floor CPU/request",
+        "CPU ratio (floor / mcp)",
+        "errors",
+      ],
       rows,
     );
     for (const p of children.splice(0)) p.kill();
@@ -224,13 +271,15 @@ async function main() {
     const rss = (await startChild(["rss", rssRoot])).info;
     printTable(
       `MCP server memory at ${rss.skills} skills`,
-      ["RSS", "heap used", "bytes served", "RSS / bytes"],
+      ["RSS", "heap used", "bytes served", "RSS / bytes", "RSS after every page and file was read once", "/ bytes"],
       [
         [
           `${(rss.rss / 2 ** 20).toFixed(1)} MiB`,
           `${(rss.heapUsed / 2 ** 20).toFixed(1)} MiB`,
           `${(rss.bytes / 2 ** 20).toFixed(1)} MiB`,
           (rss.rss / rss.bytes).toFixed(2),
+          `${(rss.rssServed / 2 ** 20).toFixed(1)} MiB`,
+          (rss.rssServed / rss.bytes).toFixed(2),
         ],
       ],
     );

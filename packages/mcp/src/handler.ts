@@ -3,6 +3,7 @@ import {
   createMcpHandler,
   isLegacyRequest,
   WebStandardStreamableHTTPServerTransport,
+  type McpServer,
 } from "@modelcontextprotocol/server";
 import type { SkillServer } from "./server.js";
 
@@ -22,12 +23,18 @@ export interface McpRequestHandlerOptions {
  */
 export interface McpRequestHandler {
   fetch(request: Request): Promise<Response>;
+  /**
+   * The protocol version an open 2025-era session negotiated (marking it used), or undefined when there is no such
+   * session: how a transport in front answers a session's request itself (`serveHttp`'s fast path, decision 0380).
+   */
+  sessionVersion(id: string): string | undefined;
   /** Closes every session and stops following the skill server's changes. */
   close(): Promise<void>;
 }
 
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
+  mcp: McpServer;
   lastUsed: number;
 }
 
@@ -61,16 +68,22 @@ export function createMcpRequestHandler(
   );
   sweep.unref();
 
+  /** The open session by id, marked as used now; the one place a request is tied to its session. */
+  const sessionFor = (id: string): Session | undefined => {
+    const session = sessions.get(id);
+    if (session !== undefined) session.lastUsed = Date.now();
+    return session;
+  };
+
   const legacy = async (request: Request): Promise<Response> => {
     const id = request.headers.get("mcp-session-id");
     if (id !== null) {
-      const session = sessions.get(id);
+      const session = sessionFor(id);
       if (session === undefined)
         return Response.json(
           { jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found; initialize again" } },
           { status: 404 },
         );
-      session.lastUsed = Date.now();
       return session.transport.handleRequest(request);
     }
     if (sessions.size >= maxSessions) {
@@ -83,10 +96,11 @@ export function createMcpRequestHandler(
         { status: 503, headers: { "retry-after": "5" } },
       );
     }
+    const mcp = skills.createServer();
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sid) => {
-        sessions.set(sid, { transport, lastUsed: Date.now() });
+        sessions.set(sid, { transport, mcp, lastUsed: Date.now() });
       },
       onsessionclosed: (sid) => {
         sessions.delete(sid);
@@ -97,7 +111,7 @@ export function createMcpRequestHandler(
     transport.onclose = () => {
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
     };
-    await skills.createServer().connect(transport);
+    await mcp.connect(transport);
     return transport.handleRequest(request);
   };
 
@@ -106,6 +120,7 @@ export function createMcpRequestHandler(
       (await isLegacyRequest(request, undefined, { maxRequestBodySize: maxBody }))
         ? legacy(request)
         : modern.fetch(request),
+    sessionVersion: (id) => sessionFor(id)?.mcp.server.getNegotiatedProtocolVersion(),
     close: async () => {
       clearInterval(sweep);
       unsubscribe();

@@ -2,6 +2,7 @@ import { timingSafeEqual, createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
+import { classifyInboundRequest, isJsonContentType } from "@modelcontextprotocol/server";
 import { AgentSkillsError } from "@skillport/core";
 import { createMcpRequestHandler } from "./handler.js";
 import { hostOriginGuard, isLoopback } from "./guards.js";
@@ -32,12 +33,19 @@ export interface HttpServeOptions {
   sessionIdleMs?: number;
   /** Path served. Default `/mcp`. */
   path?: string;
+  /**
+   * Answer requests of open 2025-era sessions that depend only on the snapshot from its serialised answers, without
+   * the SDK's per-request work (decision 0380). Default true; false sends every request through the SDK.
+   */
+  fastPath?: boolean;
 }
 
 export interface HttpServeHandle {
   /** `http://host:port/mcp`. */
   readonly url: string;
   readonly port: number;
+  /** Requests answered so far: from the snapshot's serialised answers (`fast`), and by the SDK (`sdk`). */
+  readonly answered: { readonly fast: number; readonly sdk: number };
   close(): Promise<void>;
 }
 
@@ -62,17 +70,28 @@ function plain(res: ServerResponse, status: number, message: string, headers: Re
   res.end(body);
 }
 
-async function readBody(req: IncomingMessage, max: number): Promise<Buffer | "too-large"> {
+/** How the SDK's JSON answer to a request starts: `{"result":…,"jsonrpc":"2.0","id":…}`. */
+const RESULT_HEAD = Buffer.from('{"result":', "utf8");
+
+function readBody(req: IncomingMessage, max: number): Promise<Buffer | "too-large"> {
   const declared = Number(req.headers["content-length"] ?? "0");
-  if (declared > max) return "too-large";
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.byteLength;
-    if (size > max) return "too-large";
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+  if (declared > max) return Promise.resolve("too-large");
+  // Events rather than an async iterator: most bodies are one small chunk, and this runs for every request.
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > max) {
+        req.off("data", onData);
+        req.pause();
+        resolve("too-large");
+      } else chunks.push(chunk);
+    };
+    req.on("data", onData);
+    req.once("end", () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
+    req.once("error", reject);
+  });
 }
 
 async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
@@ -118,6 +137,9 @@ export async function serveHttp(skills: SkillServer, options: HttpServeOptions =
     ...(options.sessionIdleMs !== undefined && { sessionIdleMs: options.sessionIdleMs }),
   });
   const mcpPath = options.path ?? "/mcp";
+  const fastPath = options.fastPath ?? true;
+  const answered = { fast: 0, sdk: 0 };
+  const eraOfShape = new Map<string, boolean>();
   const hits = new Map<string, { count: number; since: number }>();
   let guard: (host: string, origin: string | undefined) => string | undefined = () => "not listening yet";
 
@@ -127,9 +149,79 @@ export async function serveHttp(skills: SkillServer, options: HttpServeOptions =
   }, 60_000);
   sweep.unref();
 
+  /**
+   * Answers a request of an open 2025-era session from the snapshot's serialised answers, skipping the web
+   * Request/Response conversions and the SDK's per-request work, when every check the SDK path makes would pass: the
+   * session exists (and is marked used), `Accept` and `Content-Type` are what the transport requires, the
+   * `MCP-Protocol-Version` header names the session's negotiated version, the SDK's own era classifier says
+   * "legacy", and the body is one request whose answer depends only on the snapshot. Anything else (and every error
+   * answer) goes to the SDK. The guards in front of both paths have already run. True when answered.
+   */
+  const answerFast = (req: IncomingMessage, res: ServerResponse, body: Buffer): boolean => {
+    const sid = req.headers["mcp-session-id"];
+    const version = req.headers["mcp-protocol-version"];
+    const accept = req.headers.accept ?? "";
+    if (typeof sid !== "string" || typeof version !== "string") return false;
+    if (!accept.includes("application/json") || !accept.includes("text/event-stream")) return false;
+    if (!isJsonContentType(req.headers["content-type"])) return false;
+    let message: unknown;
+    try {
+      message = JSON.parse(body.toString("utf8"));
+    } catch {
+      return false;
+    }
+    if (typeof message !== "object" || message === null || Array.isArray(message)) return false;
+    const { jsonrpc, id, method, params, ...rest } = message as Record<string, unknown>;
+    if (jsonrpc !== "2.0" || typeof method !== "string" || Object.keys(rest).length > 0) return false;
+    if (!(typeof id === "string" || Number.isSafeInteger(id))) return false;
+    if (params !== undefined && (typeof params !== "object" || params === null || Array.isArray(params))) return false;
+    const mcpMethod = req.headers["mcp-method"];
+    const mcpName = req.headers["mcp-name"];
+    // The SDK's era classifier decides; its answer depends on the headers, the method and the shape of the body
+    // (which params, the id's type), never on the values of `uri` and `cursor`, so it is asked once per shape.
+    const shape = `${method}\n${version}\n${String(mcpMethod)}\n${String(mcpName)}\n${typeof id}\n${
+      params === undefined
+        ? "-"
+        : Object.entries(params)
+            .map(([k, v]) => `${k}:${typeof v}`)
+            .join(",")
+    }`;
+    let legacyShape = eraOfShape.get(shape);
+    if (legacyShape === undefined) {
+      legacyShape =
+        classifyInboundRequest({
+          httpMethod: "POST",
+          protocolVersionHeader: version,
+          ...(typeof mcpMethod === "string" && { mcpMethodHeader: mcpMethod }),
+          ...(typeof mcpName === "string" && { mcpNameHeader: mcpName }),
+          body: message,
+        }).kind === "legacy";
+      if (eraOfShape.size < 1024) eraOfShape.set(shape, legacyShape);
+    }
+    if (!legacyShape) return false;
+    if (handler.sessionVersion(sid) !== version) return false;
+    const result = skills.legacyAnswer(method, params as Record<string, unknown> | undefined);
+    if (result === undefined) return false;
+    const tail = Buffer.from(`,"jsonrpc":"2.0","id":${JSON.stringify(id)}}`, "utf8");
+    // The headers the SDK's JSON answer carries, in its order; head, result and tail go out in one write.
+    res.writeHead(200, {
+      "content-type": "application/json",
+      "mcp-session-id": sid,
+      "content-length": String(RESULT_HEAD.byteLength + result.byteLength + tail.byteLength),
+    });
+    res.cork();
+    res.write(RESULT_HEAD);
+    res.write(result);
+    res.end(tail);
+    answered.fast++;
+    return true;
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? "/", "http://placeholder");
-    if (url.pathname !== mcpPath) return plain(res, 404, `not found; the MCP endpoint is ${mcpPath}`);
+    // The endpoint's own path needs no parsing (the common case); anything else is parsed and normalised first.
+    const url = req.url === mcpPath ? undefined : new URL(req.url ?? "/", "http://placeholder");
+    if (url !== undefined && url.pathname !== mcpPath)
+      return plain(res, 404, `not found; the MCP endpoint is ${mcpPath}`);
     const hostHeader = (req.headers.host ?? "").toLowerCase();
     const refused = guard(hostHeader, req.headers.origin);
     if (refused !== undefined) return plain(res, 403, refused);
@@ -160,7 +252,9 @@ export async function serveHttp(skills: SkillServer, options: HttpServeOptions =
       if (read === "too-large")
         return plain(res, 413, `request body over the limit of ${maxBody} bytes`, { connection: "close" });
       body = read;
+      if (fastPath && answerFast(req, res, body)) return;
     }
+    answered.sdk++;
     const headers = new Headers();
     for (const [key, value] of Object.entries(req.headers)) {
       if (value === undefined) continue;
@@ -168,7 +262,7 @@ export async function serveHttp(skills: SkillServer, options: HttpServeOptions =
     }
     const controller = new AbortController();
     res.on("close", () => controller.abort());
-    const request = new Request(`http://${hostHeader}${url.pathname}${url.search}`, {
+    const request = new Request(`http://${hostHeader}${mcpPath}${url?.search ?? ""}`, {
       method: req.method ?? "GET",
       headers,
       ...(body !== undefined && { body }),
@@ -202,6 +296,7 @@ export async function serveHttp(skills: SkillServer, options: HttpServeOptions =
   return {
     url: `http://${shown}:${port}${mcpPath}`,
     port,
+    answered,
     close: async () => {
       clearInterval(sweep);
       await handler.close();

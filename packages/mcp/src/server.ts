@@ -46,6 +46,11 @@ export interface SkillServerOptions extends SnapshotLimits {
    * `@skillport/runners`; decision 0440). Default: no script tool, nothing runs.
    */
   scripts?: RemoteCodeRunner;
+  /**
+   * Bytes of serialised answers kept for the current snapshot (`skills/list` pages, `skills/get`, `resources/read`,
+   * directory pages; least recently used dropped first). Default 16 MiB; 0 keeps none.
+   */
+  answerCacheBytes?: number;
 }
 
 export interface SnapshotChange {
@@ -99,6 +104,47 @@ function paginate<T extends { uri: string }>(
   return end < items.length && last !== undefined
     ? { items: page, nextCursor: encodeCursor(last.uri) }
     : { items: page };
+}
+
+/** The methods {@link SkillServer.legacyAnswer} answers (they depend only on the snapshot) and their params. */
+const SNAPSHOT_PARAMS: ReadonlyMap<string, readonly string[]> = new Map([
+  ["skills/list", ["cursor"]],
+  ["skills/get", ["uri"]],
+  ["resources/read", ["uri"]],
+  ["resources/directory/read", ["uri", "cursor"]],
+]);
+
+/** Serialised answers of one snapshot, by request; least recently used dropped first past `budget` bytes. */
+class AnswerCache {
+  readonly snapshot: Snapshot | undefined;
+  readonly #budget: number;
+  readonly #entries = new Map<string, Buffer>();
+  #bytes = 0;
+
+  constructor(snapshot: Snapshot | undefined, budget: number) {
+    this.snapshot = snapshot;
+    this.#budget = budget;
+  }
+
+  get(key: string): Buffer | undefined {
+    const hit = this.#entries.get(key);
+    if (hit !== undefined) {
+      this.#entries.delete(key);
+      this.#entries.set(key, hit);
+    }
+    return hit;
+  }
+
+  set(key: string, value: Buffer): void {
+    if (value.byteLength > this.#budget) return;
+    this.#entries.set(key, value);
+    this.#bytes += value.byteLength;
+    for (const [oldest, dropped] of this.#entries) {
+      if (this.#bytes <= this.#budget) break;
+      this.#entries.delete(oldest);
+      this.#bytes -= dropped.byteLength;
+    }
+  }
 }
 
 /** `skill://<version>/<name>` of any URI inside a served skill, or undefined. */
@@ -263,38 +309,44 @@ export class SkillServer {
     return { skill: retired.skill, canonical: at.canonical };
   }
 
+  /** One `skills/list` page of the current snapshot (an invalid cursor throws −32602). */
+  #listPage(cursor: string | undefined): { skills: Skill[]; nextCursor?: string } {
+    const page = paginate(this.#snapshot.entries, cursor, this.#options.pageSize ?? 100);
+    return page.nextCursor === undefined ? { skills: page.items } : { skills: page.items, nextCursor: page.nextCursor };
+  }
+
+  #getSkill(uri: string): Skill | undefined {
+    const found = this.#skillAt(uri);
+    return found !== undefined && found.canonical === found.skill.entry.uri ? found.skill.entry : undefined;
+  }
+
+  #readFile(uri: string): SkillReadResult | undefined {
+    const found = this.#skillAt(uri);
+    const file: ServedFile | undefined = found?.skill.files.get(found.canonical);
+    if (file === undefined) return undefined;
+    const text = file.isText ? textOf(file.bytes) : undefined;
+    return text === undefined ? { bytes: file.bytes, mimeType: file.mimeType } : { text, mimeType: file.mimeType };
+  }
+
+  #directoryPage(
+    uri: string,
+    cursor: string | undefined,
+  ): { resources: DirectoryResource[]; nextCursor?: string } | undefined {
+    const found = this.#skillAt(uri);
+    const children = found?.skill.dirs().get(found.canonical.replace(/\/+$/, ""));
+    if (children === undefined) return undefined;
+    const page = paginate(children, cursor, this.#options.pageSize ?? 100);
+    return page.nextCursor === undefined
+      ? { resources: page.items }
+      : { resources: page.items, nextCursor: page.nextCursor };
+  }
+
   #source(): SkillSource {
-    const pageSize = this.#options.pageSize ?? 100;
     return {
-      list: async ({ cursor }) => {
-        const page = paginate(this.#snapshot.entries, cursor, pageSize);
-        return page.nextCursor === undefined
-          ? { skills: page.items }
-          : { skills: page.items, nextCursor: page.nextCursor };
-      },
-      get: async (uri): Promise<Skill | undefined> => {
-        const found = this.#skillAt(uri);
-        return found !== undefined && found.canonical === found.skill.entry.uri ? found.skill.entry : undefined;
-      },
-      read: async (uri): Promise<SkillReadResult | undefined> => {
-        const found = this.#skillAt(uri);
-        const file: ServedFile | undefined = found?.skill.files.get(found.canonical);
-        if (file === undefined) return undefined;
-        const text = file.isText ? textOf(file.bytes) : undefined;
-        return text === undefined ? { bytes: file.bytes, mimeType: file.mimeType } : { text, mimeType: file.mimeType };
-      },
-      readDirectory: async (
-        uri,
-        { cursor },
-      ): Promise<{ resources: DirectoryResource[]; nextCursor?: string } | undefined> => {
-        const found = this.#skillAt(uri);
-        const children = found?.skill.dirs().get(found.canonical.replace(/\/+$/, ""));
-        if (children === undefined) return undefined;
-        const page = paginate(children, cursor, pageSize);
-        return page.nextCursor === undefined
-          ? { resources: page.items }
-          : { resources: page.items, nextCursor: page.nextCursor };
-      },
+      list: async ({ cursor }) => this.#listPage(cursor),
+      get: async (uri): Promise<Skill | undefined> => this.#getSkill(uri),
+      read: async (uri): Promise<SkillReadResult | undefined> => this.#readFile(uri),
+      readDirectory: async (uri, { cursor }) => this.#directoryPage(uri, cursor),
       listResources: async (): Promise<Resource[]> =>
         this.#snapshot.skills.map((s) => ({
           uri: s.entry.uri,
@@ -304,6 +356,70 @@ export class SkillServer {
           size: s.files.get(s.entry.uri)?.bytes.byteLength ?? 0,
         })),
     };
+  }
+
+  #answers: AnswerCache = new AnswerCache(undefined, 0);
+
+  /**
+   * The JSON text of the `result` a 2025-era connection gets for a request that depends only on the current
+   * snapshot — `skills/list`, `skills/get`, `resources/read`, `resources/directory/read` — serialised once per snapshot
+   * and reused; exactly the bytes the SDK's handlers produce (no cache fields on that era). Undefined whenever the SDK
+   * must answer: another method, params other than the method's own, a URI not in its canonical form, a URI of a
+   * retained earlier version (its lifetime is checked per request), an unknown URI or an invalid cursor (errors are
+   * the SDK's to word).
+   */
+  legacyAnswer(method: string, params: Readonly<Record<string, unknown>> | undefined): Buffer | undefined {
+    const own = SNAPSHOT_PARAMS.get(method);
+    if (own === undefined) return undefined;
+    if (params !== undefined) for (const key of Object.keys(params)) if (!own.includes(key)) return undefined;
+    const uri = params?.["uri"];
+    const cursor = params?.["cursor"];
+    if (cursor !== undefined && typeof cursor !== "string") return undefined;
+    if (method !== "skills/list" && typeof uri !== "string") return undefined;
+    const snapshot = this.#snapshot;
+    if (this.#answers.snapshot !== snapshot)
+      this.#answers = new AnswerCache(snapshot, this.#options.answerCacheBytes ?? 16 * 1024 * 1024);
+    const key = `${method}\n${typeof uri === "string" ? uri : ""}\n${cursor ?? ""}`;
+    const cached = this.#answers.get(key);
+    if (cached !== undefined) return cached;
+    let result: unknown;
+    try {
+      result = this.#legacyResult(method, uri as string, cursor, snapshot);
+    } catch {
+      return undefined;
+    }
+    if (result === undefined) return undefined;
+    const bytes = Buffer.from(JSON.stringify(result), "utf8");
+    this.#answers.set(key, bytes);
+    return bytes;
+  }
+
+  /** The result object the SDK's handler returns on a 2025-era connection, built from `snapshot` alone. */
+  #legacyResult(method: string, uri: string, cursor: string | undefined, snapshot: Snapshot): unknown {
+    if (method === "skills/list") return this.#listPage(cursor);
+    // Only URIs already in the form the SDK echoes (`new URL(uri).href`), and only skills of this snapshot.
+    const at = rootOf(uri);
+    if (at === undefined || at.canonical !== uri || !snapshot.byRoot.has(at.root)) return undefined;
+    if (method === "skills/get") {
+      const skill = this.#getSkill(uri);
+      return skill === undefined ? undefined : { skill };
+    }
+    if (method === "resources/read") {
+      const read = this.#readFile(uri);
+      if (read === undefined) return undefined;
+      return {
+        contents: [
+          "text" in read
+            ? { uri, mimeType: read.mimeType, text: read.text }
+            : {
+                uri,
+                mimeType: read.mimeType,
+                blob: Buffer.from(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength).toString("base64"),
+              },
+        ],
+      };
+    }
+    return this.#directoryPage(uri, cursor);
   }
 
   /**

@@ -187,14 +187,25 @@ async function buildSkill(entry: RegistryEntry, limits: Required<SnapshotLimits>
     if (error instanceof SkillCatalogError) return refuse(entry, error.problems.map((p) => p.message).join("; "));
     return refuse(entry, messageOf(error));
   }
+  // The SDK's frontmatter values are slices of the decoded SKILL.md: kept as they are, each entry would hold its whole
+  // SKILL.md text alive (a second copy of the bytes, twice as large for non-Latin-1 text). The entry is JSON on the
+  // wire, so a JSON round trip gives the same entry built from fresh, compact strings.
+  built = JSON.parse(JSON.stringify(built)) as Skill;
   const root = built.uri.slice(0, -"/SKILL.md".length);
   const files = new Map<string, ServedFile>();
   if (built.resources === "dynamic") return refuse(entry, "the SDK built a dynamic entry");
   const byPath = new Map(Object.entries(record));
+  // One allocation per skill, its files side by side, each file a view: a large snapshot holds one block per skill
+  // instead of one per file (and the read buffers, each a byte longer than its file, are let go).
+  const pack = Buffer.allocUnsafeSlow(total);
+  let offset = 0;
   for (const resource of built.resources) {
     const path = decodeURIComponent(resource.uri.slice(root.length + 1));
-    const bytes = byPath.get(path);
-    if (bytes === undefined) return refuse(entry, `${resource.uri} does not map back to a file`);
+    const read = byPath.get(path);
+    if (read === undefined) return refuse(entry, `${resource.uri} does not map back to a file`);
+    pack.set(read, offset);
+    const bytes = pack.subarray(offset, offset + read.byteLength);
+    offset += read.byteLength;
     files.set(resource.uri, {
       uri: resource.uri,
       path,
