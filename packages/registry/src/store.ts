@@ -3,7 +3,7 @@ import { sql, type Kysely } from "kysely";
 import { SqlDatabase } from "@skillport/sql";
 import { readArchive, type PackageLimits } from "@skillport/pack";
 import type { Finding, Verdict } from "@skillport/audit";
-import { FileBlobStore, type BlobStore } from "./blobs.js";
+import { FileBlobStore, sha256Hex, type BlobStore } from "./blobs.js";
 import { CatalogSnapshot, currentVersion, isVisible, skillKey, summaryOf, type CatalogSkill } from "./catalog.js";
 import { RegistryError } from "./errors.js";
 import { checkPackage, SPEC_NAME } from "./package.js";
@@ -63,6 +63,8 @@ export interface PublishRequest {
   /** Tags to point at this version; absent: `latest` (none for a pre-release). */
   tags?: readonly string[];
   changelog?: string;
+  /** The name the client calls the skill (ClawHub's `slug`): an upload whose SKILL.md has another name is refused. */
+  name?: string;
 }
 
 export interface PublishResult {
@@ -308,6 +310,11 @@ export class RegistryStore {
     if (request.version !== undefined) requireSemVer(request.version);
 
     const pkg = await checkPackage(bytes, this.#packageLimits());
+    if (request.name !== undefined && pkg.name !== request.name)
+      throw new RegistryError(
+        "REGISTRY_BAD_REQUEST",
+        `the skill is named ${JSON.stringify(request.name.slice(0, 80))} but its SKILL.md says name: ${pkg.name} (they must be equal)`,
+      );
     const explicit = request.version ?? pkg.declaredVersion;
     if (explicit !== undefined) requireSemVer(explicit);
     // Cheap early answers, repeated under the lock below: a re-publish, or someone else's name.
@@ -384,6 +391,57 @@ export class RegistryStore {
       created: committed.created,
       version: await this.#view(namespace, pkg.name, committed.version, actor, true),
     };
+  }
+
+  /**
+   * Keeps one file of a publish that arrives in pieces (ClawHub's clients upload each file, then publish a list of
+   * them): an upload row, then the bytes in the blob store under their sha256. Nothing stays in a process, so the
+   * publish may reach another server. `readStaged` reads it back; `dropStaged` (or the sweep, after `sweepAfterMs`)
+   * removes it. Returns the upload's id.
+   */
+  async stageFile(bytes: Uint8Array, actor: Actor | undefined): Promise<string> {
+    requireScope(actor, "publish");
+    if (bytes.byteLength > this.limits.maxFileBytes)
+      throw new RegistryError(
+        "REGISTRY_TOO_LARGE",
+        `the file is ${bytes.byteLength} bytes, over the limit of ${this.limits.maxFileBytes}`,
+      );
+    const upload = newId();
+    const blob = sha256Hex(bytes);
+    await this.#db.transaction().execute(async (trx) => {
+      await this.#touchBlob(trx, blob);
+      await sql`insert into registry_uploads (id, blob, started_at) values (${upload}, ${blob}, ${now()})`.execute(trx);
+    });
+    try {
+      await this.blobs.put(blob, bytes, upload);
+    } catch (error) {
+      await this.#sweepUpload(upload, blob).catch(() => undefined);
+      throw error;
+    }
+    return upload;
+  }
+
+  /** A staged file's bytes and sha256; undefined when the id is unknown (never staged, used, or swept). */
+  async readStaged(upload: string): Promise<{ bytes: Uint8Array; sha256: string } | undefined> {
+    if (!/^[0-9a-f]{24}$/.test(upload)) return undefined;
+    const { rows } = await sql<{ blob: string }>`select blob from registry_uploads where id = ${upload}`.execute(
+      this.#db,
+    );
+    const blob = rows[0]?.blob;
+    const bytes = blob === undefined ? undefined : await this.blobs.get(blob);
+    return blob === undefined || bytes === undefined ? undefined : { bytes, sha256: blob };
+  }
+
+  /** Removes staged files (their rows, and their blobs unless a version uses the same bytes). */
+  async dropStaged(uploads: readonly string[]): Promise<void> {
+    for (const upload of uploads) {
+      if (!/^[0-9a-f]{24}$/.test(upload)) continue;
+      const { rows } = await sql<{ blob: string }>`select blob from registry_uploads where id = ${upload}`.execute(
+        this.#db,
+      );
+      const blob = rows[0]?.blob;
+      if (blob !== undefined) await this.#sweepUpload(upload, blob);
+    }
   }
 
   #packageLimits(): Partial<PackageLimits> {
@@ -688,6 +746,38 @@ export class RegistryStore {
         "REGISTRY_NOT_FOUND",
         `${skillKey(namespace, name)}@${row.version} has no file ${JSON.stringify(filePath.slice(0, 200))}`,
       );
+    const bytes = (await this.#archiveFiles(row, name)).get(filePath);
+    if (!bytes)
+      throw new RegistryError(
+        "REGISTRY_NOT_FOUND",
+        `the archive of ${skillKey(namespace, name)}@${row.version} lacks ${filePath}`,
+      );
+    return { bytes, entry, version: row.version };
+  }
+
+  /** Every file of a version with its bytes, in path order (from the same cache as `readFile`). */
+  async readFiles(
+    namespace: string,
+    name: string,
+    versionOrTag: string,
+    actor: Actor | undefined,
+  ): Promise<{ version: string; files: Array<FileEntry & { bytes: Uint8Array }> }> {
+    const row = await this.#versionRow(namespace, name, versionOrTag, actor);
+    const contents = await this.#archiveFiles(row, name);
+    const files = (JSON.parse(row.files) as FileEntry[]).map((entry) => {
+      const bytes = contents.get(entry.path);
+      if (!bytes)
+        throw new RegistryError(
+          "REGISTRY_NOT_FOUND",
+          `the archive of ${skillKey(namespace, name)}@${row.version} lacks ${entry.path}`,
+        );
+      return { ...entry, bytes };
+    });
+    return { version: row.version, files };
+  }
+
+  /** A version's unpacked files, kept in memory per blob (blobs never change). */
+  #archiveFiles(row: VersionRow, name: string): Promise<Map<string, Uint8Array>> {
     let files = this.#archives.get(row.blob);
     if (!files) {
       files = this.#loadArchive(row.blob, name);
@@ -701,13 +791,7 @@ export class RegistryStore {
         this.#archivedBytes = 0;
       }
     }
-    const bytes = (await files).get(filePath);
-    if (!bytes)
-      throw new RegistryError(
-        "REGISTRY_NOT_FOUND",
-        `the archive of ${skillKey(namespace, name)}@${row.version} lacks ${filePath}`,
-      );
-    return { bytes, entry, version: row.version };
+    return files;
   }
 
   async #loadArchive(blob: string, name: string): Promise<Map<string, Uint8Array>> {

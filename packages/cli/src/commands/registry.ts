@@ -64,6 +64,7 @@ export function registerRegistry(program: Command, io: CliOutput): void {
         `registry: ${running.url} (OpenAPI: ${running.url}/openapi.json${options.webUi ? `; web UI: ${running.url}/` : ""})\n`,
       );
       io.stdout(`install from it: skillport add ${running.url}\n`);
+      io.stdout(`ClawHub's CLI: clawhub --registry ${running.url}/clawhub install <name>\n`);
       const pidFile = options.pidFile === undefined ? undefined : path.resolve(io.cwd, options.pidFile);
       if (pidFile !== undefined) await writeFileAtomic(pidFile, `${process.pid}\n`);
       await new Promise<void>((resolve) => {

@@ -160,15 +160,7 @@ export const skillsModule: RouteModule = {
       responses: { 200: { description: "the file", contentType: "application/octet-stream" } },
       handler: async ({ store, namespace, params, actor }) => {
         const f = await store.readFile(namespace, params.name, params.version, params.path, actor);
-        const text = isUtf8Text(f.bytes);
-        return new Response(f.bytes, {
-          headers: {
-            "content-type": text ? "text/plain; charset=utf-8" : "application/octet-stream",
-            "content-security-policy": "default-src 'none'; sandbox",
-            "x-content-sha256": f.entry.sha256,
-            etag: `"sha256-${f.entry.sha256}"`,
-          },
-        });
+        return inertFile(f.bytes, f.entry.sha256);
       },
     }),
     route({
@@ -349,6 +341,18 @@ export const accountsModule: RouteModule = {
 function requireActor(actor: Parameters<typeof requireScope>[0]): NonNullable<typeof actor> {
   requireScope(actor, "read");
   return actor;
+}
+
+/** One file's bytes served inert: text/plain or octet-stream (never the type its name suggests), a sandboxing CSP. */
+export function inertFile(bytes: Uint8Array, sha256: string): Response {
+  return new Response(bytes, {
+    headers: {
+      "content-type": isUtf8Text(bytes) ? "text/plain; charset=utf-8" : "application/octet-stream",
+      "content-security-policy": "default-src 'none'; sandbox",
+      "x-content-sha256": sha256,
+      etag: `"sha256-${sha256}"`,
+    },
+  });
 }
 
 function isUtf8Text(bytes: Uint8Array): boolean {

@@ -11,7 +11,7 @@ export function openApiDocument(modules: readonly RouteModule[]): Json {
       if (def.document === false) continue;
       for (const path of expandPath(def.path)) {
         const item = (paths[path] ??= {});
-        item[def.method] = operation(def, path);
+        item[def.method] = operation(def, path, module.errors ?? "json");
       }
     }
   }
@@ -32,7 +32,7 @@ export function openApiDocument(modules: readonly RouteModule[]): Json {
   };
 }
 
-function operation(def: RouteDef<unknown, unknown, unknown>, path: string): Json {
+function operation(def: RouteDef<unknown, unknown, unknown>, path: string, errors: "json" | "text"): Json {
   const parameters: Json[] = [];
   for (const name of [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string)) {
     const shape = objectShape(def.params);
@@ -66,12 +66,17 @@ function operation(def: RouteDef<unknown, unknown, unknown>, path: string): Json
           },
         ]),
       ),
-      default: {
-        description: "an error",
-        content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
-      },
+      default:
+        errors === "text"
+          ? { description: "an error: its message as text", content: { "text/plain": { schema: { type: "string" } } } }
+          : {
+              description: "an error",
+              content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+            },
     },
   };
+  if (def.rawBody !== undefined)
+    op.requestBody = { required: true, content: { [def.rawBody]: { schema: { type: "string", format: "binary" } } } };
   if (def.scope !== undefined) op.security = def.scope === "read" ? [{}, { token: [] }] : [{ token: [] }];
   if (def.body) {
     const body = schemaOf(def.body);
