@@ -246,6 +246,7 @@ describe.skipIf("skip" in tools)("the clawhub and skills CLIs against a running 
   }, 120_000);
 
   it("Vercel's skills CLI adds a published skill from the registry's well-known index", async () => {
+    expect(skillport(["publish", "skills/greet"]).code).toBe(0); // a no-op when the first test published it
     const ws = workspace("ws-skills");
     const add = skills(["add", url, "--skill", "greet", "--agent", "claude-code", "-y"], ws);
     expect(add.code, add.out).toBe(0);

@@ -2,7 +2,7 @@ import { sql, type Kysely, type RawBuilder } from "kysely";
 import { withMigrationLock, SqlRepositoryError, type SqlDatabase, type SqlDialectName } from "@skillport/sql";
 
 /** The newest schema this code knows. */
-export const REGISTRY_SCHEMA_VERSION = 1;
+export const REGISTRY_SCHEMA_VERSION = 2;
 
 interface Migration {
   version: number;
@@ -32,6 +32,12 @@ const MIGRATIONS: readonly Migration[] = [
         sql`create table registry_log (id varchar(32) primary key, at varchar(32) not null, actor varchar(64) not null, action varchar(32) not null, target varchar(200) not null, detail text not null)`,
       ];
     },
+  },
+  {
+    version: 2,
+    name: "flat archive digest",
+    // The sha256 of a version's files zipped with SKILL.md at the top (the index's archive); null for older versions.
+    statements: () => [sql`alter table registry_versions add column flat_digest varchar(64)`],
   },
 ];
 

@@ -89,6 +89,8 @@ export interface IndexEntrySource {
   description: string;
   version: string;
   blob: string;
+  /** Hex sha256 of the flat archive; null for a version published before it was recorded. */
+  flat: string | null;
 }
 
 /** Bytes of unpacked archives kept in memory for file reads (estimated at 4× the archive's size). */
@@ -368,8 +370,8 @@ export class RegistryStore {
             `${skillKey(namespace, pkg.name)}@${version} exists with other content; versions are immutable (publish a new version)`,
           );
         const hold = pkg.audit.verdict === "malicious" ? "held" : null;
-        await sql`insert into registry_versions (skill_id, version, content_digest, blob, size, description, frontmatter, body_head, files, changelog, verdict, findings, hold, yanked, published_by, created_at)
-          values (${skill.id}, ${version}, ${pkg.contentDigest}, ${pkg.blob}, ${pkg.archive.byteLength}, ${pkg.description}, ${JSON.stringify(pkg.frontmatter)}, ${pkg.bodyHead}, ${JSON.stringify(pkg.files)}, ${changelog}, ${pkg.audit.verdict}, ${JSON.stringify(pkg.audit.findings)}, ${hold}, 0, ${actor.user}, ${at})`.execute(
+        await sql`insert into registry_versions (skill_id, version, content_digest, blob, size, description, frontmatter, body_head, files, changelog, verdict, findings, hold, yanked, published_by, created_at, flat_digest)
+          values (${skill.id}, ${version}, ${pkg.contentDigest}, ${pkg.blob}, ${pkg.archive.byteLength}, ${pkg.description}, ${JSON.stringify(pkg.frontmatter)}, ${pkg.bodyHead}, ${JSON.stringify(pkg.files)}, ${changelog}, ${pkg.audit.verdict}, ${JSON.stringify(pkg.audit.findings)}, ${hold}, 0, ${actor.user}, ${at}, ${pkg.flatDigest})`.execute(
           trx,
         );
         const tags = request.tags ?? ((parseSemVer(version)?.prerelease.length ?? 0) === 0 ? ["latest"] : []);
@@ -648,6 +650,7 @@ export class RegistryStore {
       version: row.version,
       description: row.description,
       digest: `sha256:${row.blob}`,
+      flatDigest: row.flat_digest === null ? null : `sha256:${row.flat_digest}`,
       contentDigest: row.content_digest,
       size: Number(row.size),
       changelog: row.changelog,
@@ -815,6 +818,7 @@ export class RegistryStore {
           description: v.description,
           version: v.version,
           blob: v.blob,
+          flat: v.flatDigest,
         });
     }
     return out;
@@ -1002,6 +1006,7 @@ interface VersionRow {
   yanked: number | string;
   published_by: string;
   created_at: string;
+  flat_digest: string | null;
 }
 
 export function requireScope(actor: Actor | undefined, scope: Scope): asserts actor is Actor {

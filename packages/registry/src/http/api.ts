@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { RegistryError } from "../errors.js";
+import { flatArchive } from "../package.js";
 import { requireScope } from "../store.js";
 import { route, type RouteModule } from "./route.js";
 import {
@@ -133,6 +134,27 @@ export const skillsModule: RouteModule = {
             etag: `"sha256-${d.digest}"`,
             "x-skill-version": d.version,
             "x-content-digest": `sha256:${d.digest}`,
+          },
+        });
+      },
+    }),
+    route({
+      method: "get",
+      path: "/api/v1/skills/{name}/versions/{version}/archive",
+      summary: "The version's files as a zip with SKILL.md at its top, stored (what the well-known index lists)",
+      tag: "skills",
+      scope: "read",
+      params: VersionParams,
+      responses: {
+        200: { description: "the zip; its sha256 is the version's flatDigest", contentType: "application/zip" },
+      },
+      handler: async ({ store, namespace, params, actor }) => {
+        const { version, files } = await store.readFiles(namespace, params.name, params.version, actor);
+        return new Response(await flatArchive(files), {
+          headers: {
+            "content-type": "application/zip",
+            "content-disposition": `attachment; filename="${params.name}-${version}.zip"`,
+            "x-skill-version": version,
           },
         });
       },

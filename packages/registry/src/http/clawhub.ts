@@ -5,7 +5,7 @@ import type { Finding, Verdict } from "@skillport/audit";
 import { sha256Hex } from "../blobs.js";
 import { currentVersion, isVisible, skillKey, type CatalogSkill, type CatalogVersion } from "../catalog.js";
 import { RegistryError } from "../errors.js";
-import { SPEC_NAME } from "../package.js";
+import { flatArchive, SPEC_NAME } from "../package.js";
 import { requireScope, type RegistryStore } from "../store.js";
 import type { Actor, FileEntry, VersionView } from "../types.js";
 import { inertFile } from "./api.js";
@@ -456,7 +456,7 @@ export const clawhubModule: RouteModule = {
     route({
       method: "get",
       path: `${API}/download`,
-      summary: "A version as ClawHub's zip: the skill's files at the top (a held version: 403 but for admins)",
+      summary: "A version as ClawHub's zip: the flat archive (files at the top; a held version: 403 but for admins)",
       tag: "clawhub",
       scope: "read",
       query: z.object({
@@ -474,9 +474,7 @@ export const clawhubModule: RouteModule = {
           query.version ?? query.tag ?? "latest",
           actor,
         );
-        const zip = new DeterministicZip();
-        for (const f of files) zip.add({ path: f.path, mode: f.mode === 0o755 ? 0o755 : 0o644, bytes: f.bytes });
-        return new Response(await zip.finish(), {
+        return new Response(await flatArchive(files), {
           headers: {
             "content-type": "application/zip",
             "content-disposition": `attachment; filename="${skill.name}-${version}.zip"`,
