@@ -1,14 +1,15 @@
 // The oracle (issue 23): Vercel's `skills` CLI and skillport install the same repository from a git daemon on
 // 127.0.0.1 and must produce the same folders, links and skills-lock.json, and each must restore the other's lock.
-// The `skills` CLI needs Node >= 22 and comes from npm, so the test runs only when both are named (docs/install.md):
-//   SKILLPORT_ORACLE_NODE=/path/to/node22  SKILLPORT_ORACLE_SKILLS=/path/to/node_modules/skills/dist/cli.mjs
+// The `skills` CLI and Node 22 come from npm, installed once into the test cache (oracleClients); the test skips only
+// when the npm registry cannot be reached.
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, readdirSync, readlinkSync, lstatSync } from "node:fs";
+import { readFileSync, readdirSync, readlinkSync, lstatSync } from "node:fs";
 import { copyFile, mkdir } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTempDir, removeDir } from "@skillport/testing";
+import { oracleClients } from "./test-support.js";
 import {
   commitAndPush,
   makeRepo,
@@ -17,9 +18,13 @@ import {
 } from "../../remote/src/test-support/git-servers.js";
 
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/cli.js");
-const oracleNode = process.env.SKILLPORT_ORACLE_NODE ?? "";
-const oracleCli = process.env.SKILLPORT_ORACLE_SKILLS ?? "";
-const ready = existsSync(bin) && existsSync(oracleNode) && existsSync(oracleCli);
+const clients = await oracleClients();
+if ("skip" in clients) {
+  // eslint-disable-next-line no-console -- tests that skip say why
+  console.warn(`skipping the skills CLI oracle: ${clients.skip}`);
+}
+const oracleNode = "skip" in clients ? "" : clients.node;
+const oracleCli = "skip" in clients ? "" : clients.skills;
 const skillMd = (name: string) =>
   `---\nname: ${name}\ndescription: Does ${name} things. Use when asked for ${name}.\n---\n\n# ${name}\n\nSteps.\n`;
 
@@ -79,7 +84,7 @@ async function folder(name: string): Promise<string> {
   return dir;
 }
 
-describe.skipIf(!ready)("oracle: Vercel's skills CLI and skillport agree", () => {
+describe.skipIf("skip" in clients)("oracle: Vercel's skills CLI and skillport agree", () => {
   beforeAll(async () => {
     root = await makeTempDir("skillport-oracle-");
     await mkdir(path.join(root, "srv/acme"), { recursive: true });
