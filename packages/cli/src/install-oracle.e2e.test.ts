@@ -20,7 +20,6 @@ import {
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/cli.js");
 const clients = await oracleClients();
 if ("skip" in clients) {
-  // eslint-disable-next-line no-console -- tests that skip say why
   console.warn(`skipping the skills CLI oracle: ${clients.skip}`);
 }
 const oracleNode = "skip" in clients ? "" : clients.node;

@@ -24,7 +24,6 @@ import { builtCli, oracleClients, runBuilt, skillMd } from "./test-support.js";
 
 const tools = await oracleClients();
 if ("skip" in tools) {
-  // eslint-disable-next-line no-console -- tests that skip say why
   console.warn(`skipping the registry client oracles: ${tools.skip}`);
 }
 

@@ -108,7 +108,7 @@ export function runOnTerminal(
 }
 
 /** The real clients the oracle tests drive, pinned: ClawHub's CLI and Vercel's `skills` CLI. */
-export const ORACLE_CLIENTS = { clawhub: "clawhub@0.23.3", skills: "skills@1.7.4" } as const;
+const ORACLE_CLIENTS = { clawhub: "clawhub@0.23.3", skills: "skills@1.7.4" } as const;
 
 export interface OracleClients {
   /** Node ≥ 22.20 (both clients need it; the repository's floor is Node 20). */
