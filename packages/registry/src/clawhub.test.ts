@@ -4,6 +4,7 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Hono } from "hono";
+import { sql } from "kysely";
 import { readArchive } from "@skillport/pack";
 import { createRegistryApp, RegistryStore, type VersionView } from "./index.js";
 import { MALICIOUS_BODY, skillZip, testRegistryDb, WARN_BODY, type TestRegistryDb } from "./test-support/fixtures.js";
@@ -323,5 +324,46 @@ describe("ClawHub's API", () => {
     expect(await read.text()).toBe("this registry needs a token to read (Authorization: Bearer <token>)");
     const off = createRegistryApp(store, { clawhub: false });
     expect((await off.request("/.well-known/clawhub.json")).status).toBe(404);
+  });
+});
+
+describe("an index made before schema 2", () => {
+  it("an upgraded database keeps the .skill download for older versions and lists the flat archive for new ones", async () => {
+    const db = await testRegistryDb("sqlite");
+    try {
+      let store = await RegistryStore.open({ database: db.url, blobs: db.blobs });
+      const alice = (await store.createToken({ user: "alice", scopes: ["read", "publish"] })).token;
+      const publish = async (name: string) => {
+        const form = new FormData();
+        form.set("archive", new Blob([await skillZip(name)]), "skill.zip");
+        const app = createRegistryApp(store);
+        await app.request("/api/v1/skills", {
+          method: "POST",
+          headers: { authorization: `Bearer ${alice}` },
+          body: form,
+        });
+      };
+      await publish("older");
+      // Back to schema 1: no column, no migration 2 recorded (as a database made by the previous release).
+      await sql`alter table registry_versions drop column flat_digest`.execute(store.database.kysely);
+      await sql`delete from registry_migrations where version = 2`.execute(store.database.kysely);
+      await store.close();
+      store = await RegistryStore.open({ database: db.url, blobs: db.blobs });
+      await publish("newer");
+      const app = createRegistryApp(store);
+      const index = (await (await app.request("/.well-known/agent-skills/index.json")).json()) as {
+        skills: Array<{ name: string; url: string; digest: string }>;
+      };
+      const byName = Object.fromEntries(index.skills.map((s) => [s.name, s]));
+      expect(byName.older?.url).toMatch(/\/versions\/1\.0\.0\/download$/);
+      expect(byName.newer?.url).toMatch(/\/versions\/1\.0\.0\/archive$/);
+      for (const entry of index.skills) {
+        const bytes = new Uint8Array(await (await app.request(new URL(entry.url).pathname)).arrayBuffer());
+        expect(`sha256:${sha256(bytes)}`).toBe(entry.digest);
+      }
+      await store.close();
+    } finally {
+      await db.drop();
+    }
   });
 });
