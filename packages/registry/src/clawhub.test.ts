@@ -1,13 +1,24 @@
-// ClawHub's registry API in process (Hono's app.request) on SQLite: the shapes its CLI reads, owners and namespaces,
-// the fingerprint match `update` and `publish` rely on, the upload-then-publish flow, holds as blocked skills, and
-// errors as one line of text. The real `clawhub` CLI against a running server is packages/cli's registry-clients test.
+// ClawHub's registry API in process (Hono's app.request) on SQLite and PostgreSQL: the shapes its CLI reads, owners
+// and namespaces, the fingerprint match `update` and `publish` rely on, the upload-then-publish flow, holds as blocked
+// skills, and errors as one line of text. The real `clawhub` CLI against a running server is packages/cli's
+// registry-clients test.
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Hono } from "hono";
 import { sql } from "kysely";
 import { readArchive } from "@skillport/pack";
 import { createRegistryApp, RegistryStore, type VersionView } from "./index.js";
-import { MALICIOUS_BODY, skillZip, testRegistryDb, WARN_BODY, type TestRegistryDb } from "./test-support/fixtures.js";
+import {
+  MALICIOUS_BODY,
+  postgresAvailable,
+  skillZip,
+  testRegistryDb,
+  WARN_BODY,
+  type Dialect,
+  type TestRegistryDb,
+} from "./test-support/fixtures.js";
+
+const dialects: Dialect[] = ["sqlite", ...((await postgresAvailable()) ? (["postgres"] as const) : [])];
 
 const sha256 = (bytes: Uint8Array | string) => createHash("sha256").update(bytes).digest("hex");
 
@@ -20,7 +31,7 @@ function cliFingerprint(files: Array<{ path: string; bytes: string }>): string {
   return sha256(lines.join("\n"));
 }
 
-describe("ClawHub's API", () => {
+describe.each(dialects)("ClawHub's API on %s", (dialect) => {
   let db: TestRegistryDb;
   let store: RegistryStore;
   let app: Hono;
@@ -90,7 +101,7 @@ describe("ClawHub's API", () => {
   };
 
   beforeAll(async () => {
-    db = await testRegistryDb("sqlite");
+    db = await testRegistryDb(dialect);
     store = await RegistryStore.open({ database: db.url, blobs: db.blobs });
     app = createRegistryApp(store, { rateLimit: { requests: 100_000, publishes: 10_000 } });
     admin = (await store.createToken({ user: "root", scopes: ["admin"] })).token;
