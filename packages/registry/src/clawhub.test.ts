@@ -222,6 +222,37 @@ describe.each(dialects)("ClawHub's API on %s", (dialect) => {
       audit: { verdict: "pass" },
     });
 
+    // The multipart form ClawHub also takes: `payload` holds the JSON, the files are parts named with their paths.
+    const form = new FormData();
+    form.set(
+      "payload",
+      JSON.stringify({ slug: "notes", version: "2.0.0", changelog: "Multipart.", ownerHandle: "alice" }),
+    );
+    form.append("files", new File([skillMd], "SKILL.md"));
+    form.append("files", new File([files["scripts/save.sh"]], "scripts/save.sh"));
+    form.append("files", new File(["Extra.\n"], "references/extra.md"));
+    const multipart = await app.request("/clawhub/api/v1/skills", {
+      method: "POST",
+      headers: { authorization: `Bearer ${alice}` },
+      body: form,
+    });
+    expect(multipart.status, await multipart.clone().text()).toBe(201);
+    const v2 = (await call("GET", "/api/v1/skills/notes/versions/2.0.0")).json as unknown as VersionView;
+    expect(v2.files.map((f) => [f.path, f.mode])).toEqual([
+      ["SKILL.md", 0o644],
+      ["references/extra.md", 0o644],
+      ["scripts/save.sh", 0o755],
+    ]);
+    expect(v2.changelog).toBe("Multipart.");
+    const noPayload = new FormData();
+    noPayload.append("files", new File([skillMd], "SKILL.md"));
+    const refused = await app.request("/clawhub/api/v1/skills", {
+      method: "POST",
+      headers: { authorization: `Bearer ${alice}` },
+      body: noPayload,
+    });
+    expect([refused.status, await refused.text()]).toEqual([400, "the form field `payload` must hold the JSON body"]);
+
     // Into a namespace the publisher belongs to; not into one they do not.
     const scoped = await clawhubPublish(alice, "notes", files, { ownerHandle: "team" });
     expect(scoped.json).toMatchObject({ skillId: "@team/notes" });

@@ -145,6 +145,21 @@ export function createRegistryApp(store: RegistryStore, options: RegistryAppOpti
 
 async function readBody(c: Context, def: RouteDef<unknown, unknown, unknown>): Promise<unknown> {
   if (!def.body) return undefined;
+  if (def.multipartPayload !== undefined && (c.req.header("content-type") ?? "").startsWith("multipart/form-data")) {
+    const payload = (await c.req.formData()).get(def.multipartPayload.payload);
+    let data: unknown;
+    try {
+      data = typeof payload === "string" ? JSON.parse(payload) : undefined;
+    } catch {
+      data = undefined;
+    }
+    if (data === undefined)
+      throw new RegistryError(
+        "REGISTRY_BAD_REQUEST",
+        `the form field \`${def.multipartPayload.payload}\` must hold the JSON body`,
+      );
+    return parse(def.body, data, def.multipartPayload.payload);
+  }
   if (def.multipartFile !== undefined) {
     const type = c.req.header("content-type") ?? "";
     if (!type.startsWith("multipart/form-data"))

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { Context } from "hono";
 import { z } from "zod";
 import { DeterministicZip } from "@skillport/pack";
 import type { Finding, Verdict } from "@skillport/audit";
@@ -570,9 +571,15 @@ export const clawhubModule: RouteModule = {
         version: z.string().max(64),
         changelog: z.string().max(100_000).optional(),
         tags: z.array(z.string().max(64)).max(50).optional(),
-        files: z.array(UploadFile).min(1).max(10_000),
+        files: z
+          .array(UploadFile)
+          .min(1)
+          .max(10_000)
+          .optional()
+          .describe("the uploaded files (JSON); in a multipart publish, the file parts `files` instead"),
       }),
-      maxBodyBytes: () => 4 * 1024 * 1024,
+      multipartPayload: { payload: "payload", files: "files" },
+      maxBodyBytes: (store) => Math.max(4 * 1024 * 1024, store.limits.maxUploadBytes + 256 * 1024),
       responses: {
         201: {
           description: "published (or held: publicationStatus pending)",
@@ -586,17 +593,19 @@ export const clawhubModule: RouteModule = {
           }),
         },
       },
-      handler: async ({ store, body, actor }) => {
+      handler: async ({ c, store, body, actor }) => {
         requireScope(actor, "publish");
         if (!SPEC_NAME.test(body.slug))
           throw new RegistryError(
             "REGISTRY_BAD_REQUEST",
             `slug ${JSON.stringify(body.slug)} is not a skill name (lowercase letters, digits and single hyphens; SKILL.md's name)`,
           );
-        const ids = body.files.map((f) => f.storageId);
+        const multipart = (c.req.header("content-type") ?? "").startsWith("multipart/form-data");
+        const ids = multipart ? [] : (body.files ?? []).map((f) => f.storageId);
         try {
           const namespace = await publishPlace(store, body.ownerHandle, actor);
-          const archive = await packUploads(store, body.files);
+          const files = multipart ? await formFiles(c, store) : await stagedFiles(store, body.files ?? []);
+          const archive = await zipFiles(files);
           const { created, version: v } = await store.publish(
             archive,
             {
@@ -621,7 +630,7 @@ export const clawhubModule: RouteModule = {
             created ? 201 : 200,
           );
         } finally {
-          await store.dropStaged(ids);
+          if (ids.length > 0) await store.dropStaged(ids);
         }
       },
     }),
@@ -671,17 +680,20 @@ async function publishPlace(store: RegistryStore, ownerHandle: string | undefine
   );
 }
 
-/** The staged files of a publish, checked against what the publish says they are, as one zip for `store.publish`. */
-async function packUploads(
+interface PublishedFile {
+  path: string;
+  bytes: Uint8Array;
+}
+
+/** The staged files a JSON publish lists, each checked against the sha256 and size it says. */
+async function stagedFiles(
   store: RegistryStore,
   files: ReadonlyArray<z.infer<typeof UploadFile>>,
-): Promise<Uint8Array> {
-  const sorted = [...files].sort((a, b) => compareText(a.path, b.path));
-  const zip = new DeterministicZip();
-  let previous: string | undefined;
-  for (const f of sorted) {
-    if (f.path === previous) throw new RegistryError("REGISTRY_BAD_REQUEST", `${f.path} is listed twice`);
-    previous = f.path;
+): Promise<PublishedFile[]> {
+  if (files.length === 0)
+    throw new RegistryError("REGISTRY_BAD_REQUEST", "files: list the uploaded files (or publish multipart)");
+  const out: PublishedFile[] = [];
+  for (const f of files) {
     const staged = await store.readStaged(f.storageId);
     if (!staged)
       throw new RegistryError(
@@ -693,9 +705,40 @@ async function packUploads(
         "REGISTRY_BAD_REQUEST",
         `${f.path}: the uploaded bytes are not the sha256 and size listed`,
       );
-    // SKILL.md at the top, as ClawHub lists it. Modes are not part of ClawHub's publish; pack's reader marks `.sh`
-    // files executable, as a packed folder would.
-    zip.add({ path: f.path, mode: 0o644, bytes: staged.bytes });
+    out.push({ path: f.path, bytes: staged.bytes });
+  }
+  return out;
+}
+
+/** The file parts of a multipart publish: each part's file name is its path in the skill. */
+async function formFiles(c: Context, store: RegistryStore): Promise<PublishedFile[]> {
+  const out: PublishedFile[] = [];
+  for (const part of (await c.req.formData()).getAll("files")) {
+    if (!(part instanceof File) || part.name === "")
+      throw new RegistryError("REGISTRY_BAD_REQUEST", "files: each part is a file named with its path in the skill");
+    if (part.size > store.limits.maxFileBytes)
+      throw new RegistryError(
+        "REGISTRY_TOO_LARGE",
+        `${part.name} is ${part.size} bytes, over the limit of ${store.limits.maxFileBytes} for one file`,
+      );
+    out.push({ path: part.name, bytes: new Uint8Array(await part.arrayBuffer()) });
+  }
+  if (out.length === 0) throw new RegistryError("REGISTRY_BAD_REQUEST", "files: no file parts in the form");
+  return out;
+}
+
+/**
+ * A publish's files as one zip for `store.publish`, SKILL.md at the top as ClawHub lists it (the store's safe reader
+ * then checks every path). Modes are not part of ClawHub's publish; pack's reader marks `.sh` files executable, as a
+ * packed folder would.
+ */
+function zipFiles(files: readonly PublishedFile[]): Promise<Uint8Array> {
+  const zip = new DeterministicZip();
+  let previous: string | undefined;
+  for (const f of [...files].sort((a, b) => compareText(a.path, b.path))) {
+    if (f.path === previous) throw new RegistryError("REGISTRY_BAD_REQUEST", `${f.path} is listed twice`);
+    previous = f.path;
+    zip.add({ path: f.path, mode: 0o644, bytes: f.bytes });
   }
   return zip.finish();
 }

@@ -81,23 +81,40 @@ function operation(def: RouteDef<unknown, unknown, unknown>, path: string, error
   if (def.body) {
     const body = schemaOf(def.body);
     op.requestBody =
-      def.multipartFile === undefined
-        ? { required: true, content: { "application/json": { schema: body } } }
-        : {
+      def.multipartPayload !== undefined
+        ? {
             required: true,
             content: {
+              "application/json": { schema: body },
               "multipart/form-data": {
                 schema: {
-                  ...body,
+                  type: "object",
                   properties: {
-                    ...(body.properties as Json),
-                    [def.multipartFile]: { type: "string", format: "binary" },
+                    [def.multipartPayload.payload]: { type: "string", description: "the JSON body, as text" },
+                    [def.multipartPayload.files]: { type: "array", items: { type: "string", format: "binary" } },
                   },
-                  required: [def.multipartFile],
+                  required: [def.multipartPayload.payload],
                 },
               },
             },
-          };
+          }
+        : def.multipartFile === undefined
+          ? { required: true, content: { "application/json": { schema: body } } }
+          : {
+              required: true,
+              content: {
+                "multipart/form-data": {
+                  schema: {
+                    ...body,
+                    properties: {
+                      ...(body.properties as Json),
+                      [def.multipartFile]: { type: "string", format: "binary" },
+                    },
+                    required: [def.multipartFile],
+                  },
+                },
+              },
+            };
   }
   return op;
 }

@@ -46,6 +46,11 @@ export interface RouteDef<P = unknown, Q = unknown, B = unknown> {
   /** A JSON body, or multipart form fields (the file part is described by `multipartFile`). */
   body?: z.ZodType<B>;
   multipartFile?: string;
+  /**
+   * A JSON body that may also come as multipart/form-data: the field `payload` holds the JSON (checked against
+   * `body`), and the handler reads the file parts named `files` (ClawHub's publish).
+   */
+  multipartPayload?: { payload: string; files: string };
   /** A body of raw bytes (documented with this content type); the handler reads it. */
   rawBody?: string;
   /** Counts against the publish rate limit (multipart routes always do). */
