@@ -162,6 +162,25 @@ describe.skipIf("skip" in tools)("the clawhub and skills CLIs against a running 
     expect(search.code, search.out).toBe(0);
     expect(search.out).toMatch(/greet v1\.0\.0\s+alice\s+greet/);
 
+    // Without --registry, from the site: its /.well-known/clawhub.json names the API (a fresh home, so no cached
+    // registry can stand in; https goes to a dead proxy, so a failed discovery could not reach clawhub.ai either).
+    const fresh = path.join(dir, "home-site");
+    const viaSite = spawnSync(t.node, [t.clawhub, "--no-input", "search", "greet"], {
+      cwd: dir,
+      env: {
+        ...clientEnv(),
+        HOME: fresh,
+        XDG_CONFIG_HOME: path.join(fresh, ".config"),
+        CLAWHUB_SITE: url,
+        HTTPS_PROXY: "http://127.0.0.1:9",
+        NO_PROXY: "127.0.0.1",
+      },
+      timeout: 180_000,
+      encoding: "utf8",
+    });
+    expect(viaSite.status, `${viaSite.stdout}${viaSite.stderr}`).toBe(0);
+    expect(viaSite.stdout).toMatch(/greet v1\.0\.0/);
+
     const inspect = clawhub(["inspect", "greet", "--files", "--json"]);
     expect(inspect.code, inspect.out).toBe(0);
     const shown = JSON.parse(inspect.stdout) as {
