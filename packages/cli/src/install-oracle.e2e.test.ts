@@ -1,14 +1,15 @@
 // The oracle (issue 23): Vercel's `skills` CLI and skillport install the same repository from a git daemon on
 // 127.0.0.1 and must produce the same folders, links and skills-lock.json, and each must restore the other's lock.
-// The `skills` CLI needs Node >= 22 and comes from npm: `npmTools` installs it and Node 22 once into the test cache, so
-// this runs in `npm test`; it is skipped (with the reason) only when the npm registry cannot be reached.
+// The `skills` CLI and Node 22 come from npm, installed once into the test cache (oracleClients); the test skips only
+// when the npm registry cannot be reached.
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, readdirSync, readlinkSync, lstatSync } from "node:fs";
+import { readFileSync, readdirSync, readlinkSync, lstatSync } from "node:fs";
 import { copyFile, mkdir } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeTempDir, npmTools, removeDir } from "@skillport/testing";
+import { makeTempDir, removeDir } from "@skillport/testing";
+import { oracleClients } from "./test-support.js";
 import {
   commitAndPush,
   makeRepo,
@@ -16,16 +17,16 @@ import {
   type RunningServer,
 } from "../../remote/src/test-support/git-servers.js";
 
-/** The `skills` release the oracle runs (the same one bench/install.mjs compares against). */
-const SKILLS_VERSION = "1.7.4";
-
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/cli.js");
+const clients = await oracleClients();
+if ("skip" in clients) {
+  console.warn(`skipping the skills CLI oracle: ${clients.skip}`);
+}
+const oracleNode = "skip" in clients ? "" : clients.node;
+const oracleCli = "skip" in clients ? "" : clients.skills;
 const skillMd = (name: string) =>
   `---\nname: ${name}\ndescription: Does ${name} things. Use when asked for ${name}.\n---\n\n# ${name}\n\nSteps.\n`;
 
-let oracleNode = "";
-let oracleCli = "";
-let skipped: string | undefined;
 let root: string;
 let daemon: RunningServer & { port: number };
 let address: string;
@@ -83,19 +84,8 @@ async function folder(name: string): Promise<string> {
   return dir;
 }
 
-describe.skipIf(!existsSync(bin))("oracle: Vercel's skills CLI and skillport agree", () => {
+describe.skipIf("skip" in clients)("oracle: Vercel's skills CLI and skillport agree", () => {
   beforeAll(async () => {
-    const tools = await npmTools(`skills-oracle-${SKILLS_VERSION}`, [`skills@${SKILLS_VERSION}`]);
-    if ("skip" in tools) {
-      skipped = tools.skip;
-      return;
-    }
-    oracleNode = tools.node;
-    const manifest = JSON.parse(readFileSync(tools.file("skills", "package.json"), "utf8")) as {
-      bin?: string | Record<string, string>;
-    };
-    const entry = typeof manifest.bin === "string" ? manifest.bin : (manifest.bin?.skills ?? "");
-    oracleCli = tools.file("skills", entry);
     root = await makeTempDir("skillport-oracle-");
     await mkdir(path.join(root, "srv/acme"), { recursive: true });
     await mkdir(path.join(root, "home"));
@@ -128,11 +118,7 @@ describe.skipIf(!existsSync(bin))("oracle: Vercel's skills CLI and skillport agr
     if (root) await removeDir(root);
   });
 
-  it("the same repository added by both gives the same folders, links and lock; each restores the other's lock", async (context) => {
-    if (skipped !== undefined) {
-      console.warn(`skipped: ${skipped}`);
-      context.skip();
-    }
+  it("the same repository added by both gives the same folders, links and lock; each restores the other's lock", async () => {
     const theirs = await folder("theirs");
     const ours = await folder("ours");
     // Theirs links a project agent other than Claude Code only when the agent's folder (`.roo`) exists already.
@@ -159,8 +145,7 @@ describe.skipIf(!existsSync(bin))("oracle: Vercel's skills CLI and skillport agr
     expect(tree(byThem, ".agents")).toEqual(tree(ours, ".agents"));
   });
 
-  it("a plugin marketplace from git: the same skills, folders and lock (skillPath inside the plugin); each restores the other's", async (context) => {
-    if (skipped !== undefined) context.skip();
+  it("a plugin marketplace from git: the same skills, folders and lock (skillPath inside the plugin); each restores the other's", async () => {
     const theirs = await folder("market-theirs");
     const ours = await folder("market-ours");
     // Two agents: with Claude Code alone theirs copies into .claude/skills and keeps no canonical copy (docs/install.md).

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach } from "vitest";
-import { tempTree as sharedTempTree, type TempTree, type TreeSpec } from "@skillport/testing";
+import { npmTools, tempTree as sharedTempTree, type TempTree, type TreeSpec } from "@skillport/testing";
 import { runCli } from "./program.js";
 
 // Commands that keep caches (search) write them here, never into the user's own cache folder.
@@ -105,4 +105,31 @@ export function runOnTerminal(
       resolve({ code, output: Buffer.concat(chunks).toString("utf8").replace(/\r\n/g, "\n") }),
     );
   });
+}
+
+/** The real clients the oracle tests drive, pinned: ClawHub's CLI and Vercel's `skills` CLI. */
+const ORACLE_CLIENTS = { clawhub: "clawhub@0.23.3", skills: "skills@1.7.4" } as const;
+
+export interface OracleClients {
+  /** Node ≥ 22.20 (both clients need it; the repository's floor is Node 20). */
+  node: string;
+  /** The `clawhub` CLI's script. */
+  clawhub: string;
+  /** The `skills` CLI's script. */
+  skills: string;
+}
+
+/**
+ * Both clients and Node 22, installed once into the test cache (`npmTools`; decision 0391). `{ skip }` only when the
+ * CLI is not built or the npm registry cannot be reached; then the caller's test says why and skips.
+ */
+export async function oracleClients(): Promise<OracleClients | { skip: string }> {
+  if (!isBuilt) return { skip: "the CLI is not built (npm run build)" };
+  const tools = await npmTools("oracle-clients-1", [ORACLE_CLIENTS.clawhub, ORACLE_CLIENTS.skills]);
+  if ("skip" in tools) return tools;
+  return {
+    node: tools.node,
+    clawhub: tools.file("clawhub", "bin/clawdhub.js"),
+    skills: tools.file("skills", "bin/cli.mjs"),
+  };
 }

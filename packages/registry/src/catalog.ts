@@ -16,6 +16,8 @@ export interface CatalogVersion {
   frontmatter: Record<string, unknown>;
   bodyHead: string;
   blob: string;
+  /** Hex sha256 of the flat archive (null: published before it was recorded). */
+  flatDigest: string | null;
 }
 
 export interface CatalogSkill {
@@ -76,7 +78,7 @@ export class CatalogSnapshot {
 
   static async load(db: Kysely<unknown>, changes: number): Promise<CatalogSnapshot> {
     const { rows } =
-      await sql<VersionRow>`select s.id, s.namespace, s.name, s.owner, s.updated_at, v.version, v.description, v.verdict, v.findings, v.hold, v.yanked, v.created_at, v.frontmatter, v.body_head, v.blob from registry_skills s join registry_versions v on v.skill_id = s.id`.execute(
+      await sql<VersionRow>`select s.id, s.namespace, s.name, s.owner, s.updated_at, v.version, v.description, v.verdict, v.findings, v.hold, v.yanked, v.created_at, v.frontmatter, v.body_head, v.blob, v.flat_digest from registry_skills s join registry_versions v on v.skill_id = s.id`.execute(
         db,
       );
     const tags = await sql<{
@@ -111,6 +113,7 @@ export class CatalogSnapshot {
         frontmatter: JSON.parse(r.frontmatter) as Record<string, unknown>,
         bodyHead: r.body_head,
         blob: r.blob,
+        flatDigest: r.flat_digest ?? null,
       });
     }
     for (const t of tags.rows) byId.get(t.skill_id)?.tags.set(t.tag, t.version);
@@ -159,4 +162,5 @@ interface VersionRow {
   frontmatter: string;
   body_head: string;
   blob: string;
+  flat_digest: string | null;
 }

@@ -35,6 +35,8 @@ export interface CheckedPackage {
   archive: Uint8Array;
   /** Hex sha256 of `archive`. */
   blob: string;
+  /** Hex sha256 of `flatArchive(files)`: the archive the well-known index lists. */
+  flatDigest: string;
 }
 
 /**
@@ -89,6 +91,7 @@ export async function checkPackage(bytes: Uint8Array, limits: Partial<PackageLim
   const zip = new DeterministicZip();
   for (const f of inner) zip.add({ path: `${name}/${f.path}`, mode: f.mode, bytes: f.bytes });
   const archive = await zip.finish();
+  const flat = await flatArchive(inner);
   const metadata = frontmatter.metadata;
   const declared =
     frontmatter.version ??
@@ -104,5 +107,19 @@ export async function checkPackage(bytes: Uint8Array, limits: Partial<PackageLim
     audit: { verdict: report.verdict, findings: report.findings },
     archive,
     blob: sha256(archive),
+    flatDigest: sha256(flat),
   };
+}
+
+/**
+ * A version's files as a zip with SKILL.md at its top (the discovery index's `archive`, and ClawHub's download),
+ * stored rather than deflated: its bytes depend only on the paths, modes and contents — never on zlib — so it is built
+ * again on each request and still matches the digest recorded at publish. `files` come in pack's path order.
+ */
+export function flatArchive(
+  files: ReadonlyArray<{ path: string; mode: number; bytes: Uint8Array }>,
+): Promise<Uint8Array> {
+  const zip = new DeterministicZip({ compressionLevel: 0 });
+  for (const f of files) zip.add({ path: f.path, mode: f.mode === 0o755 ? 0o755 : 0o644, bytes: f.bytes });
+  return zip.finish();
 }

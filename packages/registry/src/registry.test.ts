@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { Hono } from "hono";
-import { DeterministicZip } from "@skillport/pack";
+import { DeterministicZip, readArchive } from "@skillport/pack";
 import { createRegistryApp, RegistryStore, type VersionView } from "./index.js";
 import {
   MALICIOUS_BODY,
@@ -323,13 +323,15 @@ describe.each(dialects)("registry on %s", (dialect) => {
     expect(new Set(names).size).toBe(names.length);
     // pdf-tools is unscoped and @acme/pdf-tools shares its bare name: the unscoped one is listed.
     const pdf = doc.skills.find((s) => s.name === "pdf-tools");
-    expect(pdf?.url).toMatch(/\/api\/v1\/skills\/pdf-tools\/versions\/1\.0\.1\/download$/);
+    expect(pdf?.url).toMatch(/\/api\/v1\/skills\/pdf-tools\/versions\/1\.0\.1\/archive$/);
     for (const s of doc.skills) {
       expect(s.name).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
       expect(s.type).toBe("archive");
       const bytes = (await call("GET", new URL(s.url).pathname)).bytes ?? new Uint8Array();
       const { createHash } = await import("node:crypto");
       expect(`sha256:${createHash("sha256").update(bytes).digest("hex")}`).toBe(s.digest);
+      // SKILL.md at the archive's top: clients of the discovery spec (Vercel's skills) read it there.
+      expect((await readArchive(bytes, { stripWrapper: false })).files.map((f) => f.path)).toContain("SKILL.md");
     }
     // Revalidation: the same index again is a 304 for a client that sends its ETag.
     const etag = root.headers.get("etag") ?? "";
@@ -341,7 +343,7 @@ describe.each(dialects)("registry on %s", (dialect) => {
       skills: Array<{ name: string; url: string }>;
     };
     expect(acme.skills).toMatchObject([{ name: "pdf-tools" }]);
-    expect(acme.skills[0]?.url).toContain("/api/v1/skills/@acme/pdf-tools/versions/1.0.0/download");
+    expect(acme.skills[0]?.url).toContain("/api/v1/skills/@acme/pdf-tools/versions/1.0.0/archive");
     // One version as a source address: its own index lists exactly that version (what `audit --diff` compares).
     for (const [base, version] of [
       ["/api/v1/skills/pdf-tools/versions/1.0.0", "1.0.0"],
@@ -352,7 +354,7 @@ describe.each(dialects)("registry on %s", (dialect) => {
         skills: Array<{ name: string; url: string; digest: string }>;
       };
       expect(one.skills.map((s) => s.name)).toEqual(["pdf-tools"]);
-      expect(one.skills[0]?.url).toMatch(new RegExp(`/versions/${version.replaceAll(".", "\\.")}/download$`));
+      expect(one.skills[0]?.url).toMatch(new RegExp(`/versions/${version.replaceAll(".", "\\.")}/archive$`));
     }
     expect(
       (await call("GET", "/api/v1/skills/pdf-tools/versions/9.9.9/.well-known/agent-skills/index.json")).status,

@@ -2,7 +2,7 @@ import { sql, type Kysely, type RawBuilder } from "kysely";
 import { withMigrationLock, SqlRepositoryError, type SqlDatabase, type SqlDialectName } from "@skillport/sql";
 
 /** The newest schema this code knows. */
-export const REGISTRY_SCHEMA_VERSION = 2;
+export const REGISTRY_SCHEMA_VERSION = 3;
 
 interface Migration {
   version: number;
@@ -40,6 +40,12 @@ const MIGRATIONS: readonly Migration[] = [
       sql`create table registry_packages (version_id varchar(32) primary key, blob varchar(64) not null, size bigint not null, skills text not null, verdict varchar(16) not null, findings text not null, uploaded_by varchar(64) not null, created_at varchar(32) not null)`,
       sql`create index registry_packages_blob on registry_packages (blob)`,
     ],
+  },
+  {
+    version: 3,
+    name: "flat archive digest",
+    // The sha256 of a version's files zipped with SKILL.md at the top (the index's archive); null for older versions.
+    statements: () => [sql`alter table registry_versions add column flat_digest varchar(64)`],
   },
 ];
 

@@ -3,7 +3,7 @@ import { sql, type Kysely } from "kysely";
 import { SqlDatabase } from "@skillport/sql";
 import { readArchive, type PackageLimits } from "@skillport/pack";
 import type { Finding, Verdict } from "@skillport/audit";
-import { FileBlobStore, type BlobStore } from "./blobs.js";
+import { FileBlobStore, sha256Hex, type BlobStore } from "./blobs.js";
 import { PostgresBlobStore } from "./pg-blobs.js";
 import { CatalogSnapshot, currentVersion, isVisible, skillKey, summaryOf, type CatalogSkill } from "./catalog.js";
 import { RegistryError } from "./errors.js";
@@ -68,6 +68,8 @@ export interface PublishRequest {
   /** Tags to point at this version; absent: `latest` (none for a pre-release). */
   tags?: readonly string[];
   changelog?: string;
+  /** The name the client calls the skill (ClawHub's `slug`): an upload whose SKILL.md has another name is refused. */
+  name?: string;
 }
 
 export interface PublishResult {
@@ -92,6 +94,8 @@ export interface IndexEntrySource {
   description: string;
   version: string;
   blob: string;
+  /** Hex sha256 of the flat archive; null for a version published before it was recorded. */
+  flat: string | null;
 }
 
 /** The PostgreSQL NOTIFY channel a commit that changes the catalog signals on (payload: the registry's schema). */
@@ -324,6 +328,11 @@ export class RegistryStore {
     if (request.version !== undefined) requireSemVer(request.version);
 
     const pkg = await checkPackage(bytes, this.#packageLimits());
+    if (request.name !== undefined && pkg.name !== request.name)
+      throw new RegistryError(
+        "REGISTRY_BAD_REQUEST",
+        `the skill is named ${JSON.stringify(request.name.slice(0, 80))} but its SKILL.md says name: ${pkg.name} (they must be equal)`,
+      );
     const explicit = request.version ?? pkg.declaredVersion;
     if (explicit !== undefined) requireSemVer(explicit);
     // Cheap early answers, repeated under the lock below: a re-publish, or someone else's name.
@@ -377,8 +386,8 @@ export class RegistryStore {
             `${skillKey(namespace, pkg.name)}@${version} exists with other content; versions are immutable (publish a new version)`,
           );
         const hold = pkg.audit.verdict === "malicious" ? "held" : null;
-        await sql`insert into registry_versions (skill_id, version, content_digest, blob, size, description, frontmatter, body_head, files, changelog, verdict, findings, hold, yanked, published_by, created_at)
-          values (${skill.id}, ${version}, ${pkg.contentDigest}, ${pkg.blob}, ${pkg.archive.byteLength}, ${pkg.description}, ${JSON.stringify(pkg.frontmatter)}, ${pkg.bodyHead}, ${JSON.stringify(pkg.files)}, ${changelog}, ${pkg.audit.verdict}, ${JSON.stringify(pkg.audit.findings)}, ${hold}, 0, ${actor.user}, ${at})`.execute(
+        await sql`insert into registry_versions (skill_id, version, content_digest, blob, size, description, frontmatter, body_head, files, changelog, verdict, findings, hold, yanked, published_by, created_at, flat_digest)
+          values (${skill.id}, ${version}, ${pkg.contentDigest}, ${pkg.blob}, ${pkg.archive.byteLength}, ${pkg.description}, ${JSON.stringify(pkg.frontmatter)}, ${pkg.bodyHead}, ${JSON.stringify(pkg.files)}, ${changelog}, ${pkg.audit.verdict}, ${JSON.stringify(pkg.audit.findings)}, ${hold}, 0, ${actor.user}, ${at}, ${pkg.flatDigest})`.execute(
           trx,
         );
         const tags = request.tags ?? ((parseSemVer(version)?.prerelease.length ?? 0) === 0 ? ["latest"] : []);
@@ -401,6 +410,57 @@ export class RegistryStore {
       created: committed.created,
       version: await this.#view(namespace, pkg.name, committed.version, actor, true),
     };
+  }
+
+  /**
+   * Keeps one file of a publish that arrives in pieces (ClawHub's clients upload each file, then publish a list of
+   * them): an upload row, then the bytes in the blob store under their sha256. Nothing stays in a process, so the
+   * publish may reach another server. `readStaged` reads it back; `dropStaged` (or the sweep, after `sweepAfterMs`)
+   * removes it. Returns the upload's id.
+   */
+  async stageFile(bytes: Uint8Array, actor: Actor | undefined): Promise<string> {
+    requireScope(actor, "publish");
+    if (bytes.byteLength > this.limits.maxFileBytes)
+      throw new RegistryError(
+        "REGISTRY_TOO_LARGE",
+        `the file is ${bytes.byteLength} bytes, over the limit of ${this.limits.maxFileBytes}`,
+      );
+    const upload = newId();
+    const blob = sha256Hex(bytes);
+    await this.#db.transaction().execute(async (trx) => {
+      await this.#touchBlob(trx, blob);
+      await sql`insert into registry_uploads (id, blob, started_at) values (${upload}, ${blob}, ${now()})`.execute(trx);
+    });
+    try {
+      await this.blobs.put(blob, bytes, upload);
+    } catch (error) {
+      await this.#sweepUpload(upload, blob).catch(() => undefined);
+      throw error;
+    }
+    return upload;
+  }
+
+  /** A staged file's bytes and sha256; undefined when the id is unknown (never staged, used, or swept). */
+  async readStaged(upload: string): Promise<{ bytes: Uint8Array; sha256: string } | undefined> {
+    if (!/^[0-9a-f]{24}$/.test(upload)) return undefined;
+    const { rows } = await sql<{ blob: string }>`select blob from registry_uploads where id = ${upload}`.execute(
+      this.#db,
+    );
+    const blob = rows[0]?.blob;
+    const bytes = blob === undefined ? undefined : await this.blobs.get(blob);
+    return blob === undefined || bytes === undefined ? undefined : { bytes, sha256: blob };
+  }
+
+  /** Removes staged files (their rows, and their blobs unless a version uses the same bytes). */
+  async dropStaged(uploads: readonly string[]): Promise<void> {
+    for (const upload of uploads) {
+      if (!/^[0-9a-f]{24}$/.test(upload)) continue;
+      const { rows } = await sql<{ blob: string }>`select blob from registry_uploads where id = ${upload}`.execute(
+        this.#db,
+      );
+      const blob = rows[0]?.blob;
+      if (blob !== undefined) await this.#sweepUpload(upload, blob);
+    }
   }
 
   #packageLimits(): Partial<PackageLimits> {
@@ -607,6 +667,7 @@ export class RegistryStore {
       version: row.version,
       description: row.description,
       digest: `sha256:${row.blob}`,
+      flatDigest: row.flat_digest === null ? null : `sha256:${row.flat_digest}`,
       contentDigest: row.content_digest,
       size: Number(row.size),
       changelog: row.changelog,
@@ -776,6 +837,38 @@ export class RegistryStore {
         "REGISTRY_NOT_FOUND",
         `${skillKey(namespace, name)}@${row.version} has no file ${JSON.stringify(filePath.slice(0, 200))}`,
       );
+    const bytes = (await this.#archiveFiles(row, name)).get(filePath);
+    if (!bytes)
+      throw new RegistryError(
+        "REGISTRY_NOT_FOUND",
+        `the archive of ${skillKey(namespace, name)}@${row.version} lacks ${filePath}`,
+      );
+    return { bytes, entry, version: row.version };
+  }
+
+  /** Every file of a version with its bytes, in path order (from the same cache as `readFile`). */
+  async readFiles(
+    namespace: string,
+    name: string,
+    versionOrTag: string,
+    actor: Actor | undefined,
+  ): Promise<{ version: string; files: Array<FileEntry & { bytes: Uint8Array }> }> {
+    const row = await this.#versionRow(namespace, name, versionOrTag, actor);
+    const contents = await this.#archiveFiles(row, name);
+    const files = (JSON.parse(row.files) as FileEntry[]).map((entry) => {
+      const bytes = contents.get(entry.path);
+      if (!bytes)
+        throw new RegistryError(
+          "REGISTRY_NOT_FOUND",
+          `the archive of ${skillKey(namespace, name)}@${row.version} lacks ${entry.path}`,
+        );
+      return { ...entry, bytes };
+    });
+    return { version: row.version, files };
+  }
+
+  /** A version's unpacked files, kept in memory per blob (blobs never change). */
+  #archiveFiles(row: VersionRow, name: string): Promise<Map<string, Uint8Array>> {
     let files = this.#archives.get(row.blob);
     if (!files) {
       files = this.#loadArchive(row.blob, name);
@@ -789,13 +882,7 @@ export class RegistryStore {
         this.#archivedBytes = 0;
       }
     }
-    const bytes = (await files).get(filePath);
-    if (!bytes)
-      throw new RegistryError(
-        "REGISTRY_NOT_FOUND",
-        `the archive of ${skillKey(namespace, name)}@${row.version} lacks ${filePath}`,
-      );
-    return { bytes, entry, version: row.version };
+    return files;
   }
 
   /** The files of a version's archive by path inside the skill, read from the blob store (digest verified). */
@@ -824,6 +911,7 @@ export class RegistryStore {
           description: v.description,
           version: v.version,
           blob: v.blob,
+          flat: v.flatDigest,
         });
     }
     return out;
@@ -1028,6 +1116,7 @@ interface VersionRow {
   yanked: number | string;
   published_by: string;
   created_at: string;
+  flat_digest: string | null;
 }
 
 export function requireScope(actor: Actor | undefined, scope: Scope): asserts actor is Actor {

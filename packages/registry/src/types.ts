@@ -36,6 +36,11 @@ export interface VersionView {
   description: string;
   /** `sha256:<hex>` of the `.skill` archive served by download. */
   digest: string;
+  /**
+   * `sha256:<hex>` of the files as a zip with SKILL.md at its top (`…/archive`, what the well-known index lists); null
+   * for a version published before it was recorded.
+   */
+  flatDigest: string | null;
   /** `sha256:<hex>` of the files (pack's content address): equal content, equal digest. */
   contentDigest: string;
   size: number;

@@ -74,6 +74,7 @@ export function registerRegistry(program: Command, io: CliOutput): void {
       );
       io.stdout(`install from it: skillport add ${running.url}\n`);
       if (running.mcp) io.stdout(`MCP: ${mcpAddLine(running.url, options.readAccess)}\n`);
+      io.stdout(`ClawHub's CLI: clawhub --registry ${running.url}/clawhub install <name>\n`);
       const pidFile = options.pidFile === undefined ? undefined : path.resolve(io.cwd, options.pidFile);
       if (pidFile !== undefined) await writeFileAtomic(pidFile, `${process.pid}\n`);
       await new Promise<void>((resolve) => {

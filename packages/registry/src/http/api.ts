@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { RegistryError } from "../errors.js";
+import { flatArchive } from "../package.js";
 import { requireScope } from "../store.js";
 import { route, type RouteModule } from "./route.js";
 import {
@@ -139,6 +140,27 @@ export const skillsModule: RouteModule = {
     }),
     route({
       method: "get",
+      path: "/api/v1/skills/{name}/versions/{version}/archive",
+      summary: "The version's files as a zip with SKILL.md at its top, stored (what the well-known index lists)",
+      tag: "skills",
+      scope: "read",
+      params: VersionParams,
+      responses: {
+        200: { description: "the zip; its sha256 is the version's flatDigest", contentType: "application/zip" },
+      },
+      handler: async ({ store, namespace, params, actor }) => {
+        const { version, files } = await store.readFiles(namespace, params.name, params.version, actor);
+        return new Response(await flatArchive(files), {
+          headers: {
+            "content-type": "application/zip",
+            "content-disposition": `attachment; filename="${params.name}-${version}.zip"`,
+            "x-skill-version": version,
+          },
+        });
+      },
+    }),
+    route({
+      method: "get",
       path: "/api/v1/skills/{name}/versions/{version}/files",
       summary: "The files of a version with sizes and sha256 digests",
       tag: "skills",
@@ -160,15 +182,7 @@ export const skillsModule: RouteModule = {
       responses: { 200: { description: "the file", contentType: "application/octet-stream" } },
       handler: async ({ store, namespace, params, actor }) => {
         const f = await store.readFile(namespace, params.name, params.version, params.path, actor);
-        const text = isUtf8Text(f.bytes);
-        return new Response(f.bytes, {
-          headers: {
-            "content-type": text ? "text/plain; charset=utf-8" : "application/octet-stream",
-            "content-security-policy": "default-src 'none'; sandbox",
-            "x-content-sha256": f.entry.sha256,
-            etag: `"sha256-${f.entry.sha256}"`,
-          },
-        });
+        return inertFile(f.bytes, f.entry.sha256);
       },
     }),
     route({
@@ -349,6 +363,18 @@ export const accountsModule: RouteModule = {
 function requireActor(actor: Parameters<typeof requireScope>[0]): NonNullable<typeof actor> {
   requireScope(actor, "read");
   return actor;
+}
+
+/** One file's bytes served inert: text/plain or octet-stream (never the type its name suggests), a sandboxing CSP. */
+export function inertFile(bytes: Uint8Array, sha256: string): Response {
+  return new Response(bytes, {
+    headers: {
+      "content-type": isUtf8Text(bytes) ? "text/plain; charset=utf-8" : "application/octet-stream",
+      "content-security-policy": "default-src 'none'; sandbox",
+      "x-content-sha256": sha256,
+      etag: `"sha256-${sha256}"`,
+    },
+  });
 }
 
 function isUtf8Text(bytes: Uint8Array): boolean {

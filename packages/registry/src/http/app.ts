@@ -6,6 +6,7 @@ import { RegistryError } from "../errors.js";
 import type { RegistryStore } from "../store.js";
 import type { Actor } from "../types.js";
 import { accountsModule, skillsModule } from "./api.js";
+import { clawhubModule } from "./clawhub.js";
 import { expandPath, honoPath, SCOPE_PARAM, type RouteDef, type RouteModule } from "./route.js";
 import { openApiDocument } from "./openapi.js";
 import { packagesModule } from "./packages.js";
@@ -31,6 +32,8 @@ export interface RegistryAppOptions {
   publicUrl?: string;
   /** The web UI (browse, skill pages, publish, tokens, held versions) at `/` and `/ui/…`. Default true. */
   webUi?: boolean;
+  /** ClawHub's registry API at `/clawhub/api/v1/…` and its discovery file `/.well-known/clawhub.json`. Default true. */
+  clawhub?: boolean;
   /** Route modules after the built-in ones (another client's API, /mcp). */
   modules?: readonly RouteModule[];
 }
@@ -41,7 +44,13 @@ export const DEFAULT_RATE_LIMIT: Readonly<RateLimit> = Object.freeze({
   publishes: 60,
 });
 
-export const BUILT_IN_MODULES: readonly RouteModule[] = [skillsModule, accountsModule, packagesModule, wellKnownModule];
+export const BUILT_IN_MODULES: readonly RouteModule[] = [
+  skillsModule,
+  accountsModule,
+  packagesModule,
+  wellKnownModule,
+  clawhubModule,
+];
 
 /**
  * The registry as a Hono app: every route module mounted, each route's params, query and body checked against its
@@ -50,19 +59,28 @@ export const BUILT_IN_MODULES: readonly RouteModule[] = [skillsModule, accountsM
  */
 export function createRegistryApp(store: RegistryStore, options: RegistryAppOptions = {}): Hono {
   const app = new Hono();
-  const modules = [...BUILT_IN_MODULES, ...(options.webUi === false ? [] : [webModule]), ...(options.modules ?? [])];
+  const modules = [
+    ...BUILT_IN_MODULES.filter((m) => m !== clawhubModule || options.clawhub !== false),
+    ...(options.webUi === false ? [] : [webModule]),
+    ...(options.modules ?? []),
+  ];
+  // Requests routed to a module that answers errors as text (ClawHub's API). Keyed by the request's context: the body
+  // limit may replace the raw Request.
+  const textErrors = new WeakSet<Context>();
   const limits = { ...DEFAULT_RATE_LIMIT, ...options.rateLimit };
   const limiter = new WindowCounter(limits.windowMs);
   const maxJson = options.maxJsonBytes ?? 64 * 1024;
   const mounted: ReadonlySet<string> = new Set(modules.map((m) => m.name));
 
-  app.onError((error, c) => errorResponse(c, error));
-  app.notFound((c) =>
-    c.json(
-      { error: { code: "REGISTRY_NOT_FOUND", message: `no route ${c.req.method} ${new URL(c.req.url).pathname}` } },
-      404,
-    ),
-  );
+  app.onError((error, c) => errorResponse(c, error, textErrors.has(c)));
+  app.notFound((c) => {
+    const path = new URL(c.req.url).pathname;
+    const owner = modules.find((m) => m.prefix !== undefined && path.startsWith(m.prefix));
+    const message = `no route ${c.req.method} ${path}`;
+    return owner?.errors === "text"
+      ? c.text(owner.missing === undefined ? message : `${message}: ${owner.missing}`, 404)
+      : c.json({ error: { code: "REGISTRY_NOT_FOUND", message } }, 404);
+  });
   app.use("*", async (c, next) => {
     await next();
     c.res.headers.set("x-content-type-options", "nosniff");
@@ -76,6 +94,10 @@ export function createRegistryApp(store: RegistryStore, options: RegistryAppOpti
         app.on(
           def.method.toUpperCase(),
           honoPath(path),
+          async (c, next) => {
+            if (module.errors === "text") textErrors.add(c);
+            await next();
+          },
           bodyLimit({
             maxSize: limit,
             onError: () => {
@@ -85,7 +107,7 @@ export function createRegistryApp(store: RegistryStore, options: RegistryAppOpti
           async (c) => {
             const actor = await authenticate(c, store);
             const key = actor ? `t:${actor.tokenId}` : `a:${clientAddress(c)}`;
-            const publish = def.method === "post" && def.multipartFile !== undefined;
+            const publish = def.method === "post" && (def.multipartFile !== undefined || def.publish === true);
             const retry =
               limiter.hit(key, limits.requests) ?? (publish ? limiter.hit(`p:${key}`, limits.publishes) : undefined);
             if (retry !== undefined) {
@@ -95,7 +117,7 @@ export function createRegistryApp(store: RegistryStore, options: RegistryAppOpti
                 `too many requests; try again in ${Math.ceil(retry / 1000)} s`,
               );
             }
-            if (def.method === "get" && options.readAccess === "token" && !actor && !def.sessionAuth)
+            if (def.method === "get" && options.readAccess === "token" && !actor && !def.sessionAuth && !def.anonymous)
               throw new RegistryError(
                 "REGISTRY_UNAUTHORIZED",
                 "this registry needs a token to read (Authorization: Bearer <token>)",
@@ -132,6 +154,21 @@ export function createRegistryApp(store: RegistryStore, options: RegistryAppOpti
 
 async function readBody(c: Context, def: RouteDef<unknown, unknown, unknown>): Promise<unknown> {
   if (!def.body) return undefined;
+  if (def.multipartPayload !== undefined && (c.req.header("content-type") ?? "").startsWith("multipart/form-data")) {
+    const payload = (await c.req.formData()).get(def.multipartPayload.payload);
+    let data: unknown;
+    try {
+      data = typeof payload === "string" ? JSON.parse(payload) : undefined;
+    } catch {
+      data = undefined;
+    }
+    if (data === undefined)
+      throw new RegistryError(
+        "REGISTRY_BAD_REQUEST",
+        `the form field \`${def.multipartPayload.payload}\` must hold the JSON body`,
+      );
+    return parse(def.body, data, def.multipartPayload.payload);
+  }
   if (def.multipartFile !== undefined) {
     const type = c.req.header("content-type") ?? "";
     if (!type.startsWith("multipart/form-data"))
@@ -182,7 +219,13 @@ function clientAddress(c: Context): string {
   return env?.incoming?.socket?.remoteAddress ?? "unknown";
 }
 
-function errorResponse(c: Context, error: unknown): Response {
+function errorResponse(c: Context, error: unknown, text: boolean): Response {
+  if (text) {
+    // ClawHub's clients print an error body as it is: the one-line message, no JSON around it.
+    if (error instanceof RegistryError) return c.text(error.message, error.status as 400);
+    if (error instanceof AgentSkillsError) return c.text(error.message, 400);
+    return c.text("internal error", 500);
+  }
   if (error instanceof RegistryError) {
     return c.json(
       {

@@ -11,7 +11,7 @@ export function openApiDocument(modules: readonly RouteModule[]): Json {
       if (def.document === false) continue;
       for (const path of expandPath(def.path)) {
         const item = (paths[path] ??= {});
-        item[def.method] = operation(def, path);
+        item[def.method] = operation(def, path, module.errors ?? "json");
       }
     }
   }
@@ -32,7 +32,7 @@ export function openApiDocument(modules: readonly RouteModule[]): Json {
   };
 }
 
-function operation(def: RouteDef<unknown, unknown, unknown>, path: string): Json {
+function operation(def: RouteDef<unknown, unknown, unknown>, path: string, errors: "json" | "text"): Json {
   const parameters: Json[] = [];
   for (const name of [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string)) {
     const shape = objectShape(def.params);
@@ -66,33 +66,55 @@ function operation(def: RouteDef<unknown, unknown, unknown>, path: string): Json
           },
         ]),
       ),
-      default: {
-        description: "an error",
-        content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
-      },
+      default:
+        errors === "text"
+          ? { description: "an error: its message as text", content: { "text/plain": { schema: { type: "string" } } } }
+          : {
+              description: "an error",
+              content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+            },
     },
   };
+  if (def.rawBody !== undefined)
+    op.requestBody = { required: true, content: { [def.rawBody]: { schema: { type: "string", format: "binary" } } } };
   if (def.scope !== undefined) op.security = def.scope === "read" ? [{}, { token: [] }] : [{ token: [] }];
   if (def.body) {
     const body = schemaOf(def.body);
     op.requestBody =
-      def.multipartFile === undefined
-        ? { required: true, content: { "application/json": { schema: body } } }
-        : {
+      def.multipartPayload !== undefined
+        ? {
             required: true,
             content: {
+              "application/json": { schema: body },
               "multipart/form-data": {
                 schema: {
-                  ...body,
+                  type: "object",
                   properties: {
-                    ...(body.properties as Json),
-                    [def.multipartFile]: { type: "string", format: "binary" },
+                    [def.multipartPayload.payload]: { type: "string", description: "the JSON body, as text" },
+                    [def.multipartPayload.files]: { type: "array", items: { type: "string", format: "binary" } },
                   },
-                  required: [def.multipartFile],
+                  required: [def.multipartPayload.payload],
                 },
               },
             },
-          };
+          }
+        : def.multipartFile === undefined
+          ? { required: true, content: { "application/json": { schema: body } } }
+          : {
+              required: true,
+              content: {
+                "multipart/form-data": {
+                  schema: {
+                    ...body,
+                    properties: {
+                      ...(body.properties as Json),
+                      [def.multipartFile]: { type: "string", format: "binary" },
+                    },
+                    required: [def.multipartFile],
+                  },
+                },
+              },
+            };
   }
   return op;
 }

@@ -48,6 +48,17 @@ export interface RouteDef<P = unknown, Q = unknown, B = unknown> {
   /** A JSON body, or multipart form fields (the file part is described by `multipartFile`). */
   body?: z.ZodType<B>;
   multipartFile?: string;
+  /**
+   * A JSON body that may also come as multipart/form-data: the field `payload` holds the JSON (checked against
+   * `body`), and the handler reads the file parts named `files` (ClawHub's publish).
+   */
+  multipartPayload?: { payload: string; files: string };
+  /** A body of raw bytes (documented with this content type); the handler reads it. */
+  rawBody?: string;
+  /** Counts against the publish rate limit (multipart routes always do). */
+  publish?: boolean;
+  /** Served without a token even when reads need one: it shows no skill (a discovery file that names the API). */
+  anonymous?: boolean;
   /** Bytes this route accepts in its body. Default: the app's JSON limit. */
   maxBodyBytes?: (store: RegistryStore) => number;
   responses: Record<number, ResponseDoc>;
@@ -58,10 +69,19 @@ export interface RouteDef<P = unknown, Q = unknown, B = unknown> {
   handler: (input: RouteInput<P, Q, B>) => Promise<Response> | Response;
 }
 
-/** A group of routes (the REST API, the well-known index; later the web UI, the ClawHub API, /mcp). */
+/** A group of routes (the REST API, the well-known index, the web UI, ClawHub's API; later /mcp). */
 export interface RouteModule {
   name: string;
   routes: ReadonlyArray<RouteDef<unknown, unknown, unknown>>;
+  /**
+   * How the module's errors are answered: `json` (default) as `{error: {code, message, details?}}`; `text` as the
+   * message alone in `text/plain` (ClawHub's clients print an error body as it is).
+   */
+  errors?: "json" | "text";
+  /** A path prefix the module owns: a request for an unknown route under it is answered in the module's error form. */
+  prefix?: string;
+  /** Said after "no route METHOD PATH" for an unknown route under `prefix` (what the module does serve). */
+  missing?: string;
 }
 
 /** Identity helper that keeps a route's parameter types tied to its schemas. */

@@ -58,6 +58,10 @@ export const VersionView = z.object({
   version: z.string(),
   description: z.string(),
   digest: z.string().describe("sha256 of the .skill archive download serves"),
+  flatDigest: z
+    .string()
+    .nullable()
+    .describe("sha256 of the files zipped with SKILL.md at the top (…/archive, the index's archive); null: older"),
   contentDigest: z.string().describe("sha256 content address of the files"),
   size: z.number().int(),
   changelog: z.string(),

@@ -59,6 +59,7 @@ export const wellKnownModule: RouteModule = {
           description: v.description,
           version: v.version,
           blob: v.digest.slice("sha256:".length),
+          flat: v.flatDigest === null ? null : v.flatDigest.slice("sha256:".length),
         };
         return indexResponse([entry], origin, c.req.header("if-none-match"));
       },
@@ -86,8 +87,10 @@ function indexResponse(
       name: e.name,
       type: "archive" as const,
       description: e.description,
-      url: `${origin}/api/v1/skills/${skillPath(e)}/versions/${e.version}/download`,
-      digest: `sha256:${e.blob}`,
+      // The flat archive (SKILL.md at its top, as the discovery spec's clients expect); the .skill download for a
+      // version published before its digest was recorded.
+      url: `${origin}/api/v1/skills/${skillPath(e)}/versions/${e.version}/${e.flat === null ? "download" : "archive"}`,
+      digest: `sha256:${e.flat ?? e.blob}`,
     }));
   const body = JSON.stringify({ $schema: DISCOVERY_SCHEMA, skills });
   const etag = `"${sha256Hex(new TextEncoder().encode(body))}"`;

@@ -4,6 +4,7 @@ import { MissingDependencyError } from "@skillport/core";
 import { RegistryError } from "../errors.js";
 import type { Actor, VersionView } from "../types.js";
 import { route, type RouteInput, type RouteModule } from "../http/route.js";
+import { CLAWHUB_PREFIX } from "../http/clawhub.js";
 import { SCRIPT, STYLESHEET } from "./assets.js";
 import { html, trusted, type Html } from "./html.js";
 import { renderMarkdown } from "./markdown.js";
@@ -617,6 +618,10 @@ function installLines(origin: string, v: VersionView, mcp: "public" | "token" | 
   const lines: Array<[string, string]> = [
     ["Skillport", `skillport add ${source} --skill ${v.name}`],
     ["skills CLI", `npx skills add ${source} --skill ${v.name}`],
+    [
+      "ClawHub CLI",
+      `clawhub --registry ${origin}${CLAWHUB_PREFIX} install ${v.namespace ? `@${v.namespace}/` : ""}${v.name}`,
+    ],
   ];
   if (mcp !== undefined) lines.push(["MCP (Claude Code)", mcpAddLine(origin, mcp)]);
   return html`${lines.map(
