@@ -41,7 +41,17 @@ export async function serveRegistry(options: ServeRegistryOptions): Promise<Runn
       modules: [...(options.modules ?? []), ...(mcp ? [mcp.module] : [])],
     });
     port = await new Promise<number>((resolve, reject) => {
-      server = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 0 }, (info) => resolve(info.port));
+      // Idle keep-alive sockets stay open longer than clients keep them (undici: 4 s), so a client never reuses a
+      // socket the server is closing at that moment (a reset request, UND_ERR_SOCKET).
+      server = serve(
+        {
+          fetch: app.fetch,
+          hostname: host,
+          port: options.port ?? 0,
+          serverOptions: { keepAliveTimeout: 65_000 },
+        },
+        (info) => resolve(info.port),
+      );
       server.once("error", reject);
     });
     mcp?.listening({ host, port });

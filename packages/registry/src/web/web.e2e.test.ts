@@ -139,7 +139,7 @@ describe.skipIf(!existsSync(CHROMIUM))("web UI in chromium", () => {
     expect(await page.locator('pre[data-copy="MCP (Claude Code) install line"]').textContent()).toBe(
       `claude mcp add --transport http skillport-registry ${registry.url}/mcp`,
     );
-    expect(await page.getByRole("button", { name: /Copy/ }).count()).toBe(3);
+    expect(await page.getByRole("button", { name: /Copy/ }).count()).toBe(4); // Skillport, skills, clawhub, MCP
     expect(await page.locator("td.digest").count()).toBe(3);
     await shoot(page, "skill");
     await page.locator(".readme").getByRole("link", { name: "the reference" }).click();
