@@ -3,11 +3,15 @@ import {
   isSafeSkillId,
   parseFrontmatter,
   validateSkillMd,
+  type Diagnostic,
   type SkillProvider,
 } from "@skillport/core";
 import { mapLimit, specNameProblems } from "@skillport/core/internal";
 import type { SkillFileBytes } from "./digest.js";
 import { InstallError } from "./errors.js";
+
+/** A skill without a usable description is never offered to a model: refused like a broken name. */
+const REFUSED_DESCRIPTION = new Set(["description-missing", "description-empty", "description-not-string"]);
 
 /** Reads of one skill's files in flight at once. */
 const READ_CONCURRENCY = 8;
@@ -20,20 +24,26 @@ export interface CollectedSkill {
   name: string;
   description: string;
   files: SkillFileBytes[];
+  /**
+   * What the spec's strict rules find that agents still load (fields it does not list, flow-style YAML, …): shown
+   * as warnings, never a reason to refuse (decision 0357).
+   */
+  notes: Diagnostic[];
 }
 
 /**
- * Reads every file of skill `id` and validates SKILL.md against the spec profile with the source folder's name, so a
- * skill whose frontmatter name differs from its folder, or that fails any spec rule, is refused (INSTALL_REFUSED)
- * before anything is written (decision 0302). Nothing in the skill runs.
+ * Reads every file of skill `id` and validates SKILL.md with the source folder's name, so a skill whose frontmatter
+ * name differs from its folder, breaks the spec's name rules, or that agents could not load (no frontmatter, YAML that
+ * does not parse, no description) is refused (INSTALL_REFUSED) before anything is written (decisions 0302, 0357).
+ * Nothing in the skill runs.
  */
 export async function collectSkill(provider: SkillProvider, id: string): Promise<CollectedSkill> {
   const files = await readSkillFiles(provider, id);
   const skillMd = files.find((f) => f.path === "SKILL.md");
   if (!skillMd) throw new InstallError(`${id}: no SKILL.md`, "INSTALL_REFUSED");
   const folder = id.split("/").pop() ?? id;
-  const { name, description } = validated(skillMd.bytes, folder, `${id}/SKILL.md`);
-  return { id, name, description, files };
+  const { name, description, notes } = validated(skillMd.bytes, folder, `${id}/SKILL.md`);
+  return { id, name, description, files, notes };
 }
 
 /**
@@ -48,8 +58,8 @@ export function renameSkill(skill: CollectedSkill, as: string): CollectedSkill {
     f.path === "SKILL.md" ? { path: f.path, bytes: renamed(skill, f.bytes, as) } : f,
   );
   const skillMd = files.find((f) => f.path === "SKILL.md") as SkillFileBytes;
-  const { name, description } = validated(skillMd.bytes, as, `${skill.id}/SKILL.md (as ${as})`);
-  return { id: skill.id, name, description, files };
+  const { name, description, notes } = validated(skillMd.bytes, as, `${skill.id}/SKILL.md (as ${as})`);
+  return { id: skill.id, name, description, files, notes };
 }
 
 function renamed(skill: CollectedSkill, bytes: Uint8Array, as: string): Uint8Array {
@@ -86,17 +96,36 @@ async function readSkillFiles(provider: SkillProvider, id: string): Promise<Skil
   }));
 }
 
-function validated(bytes: Uint8Array, folder: string, file: string): { name: string; description: string } {
-  const result = validateSkillMd(bytes, { profile: "spec", dirName: folder, file, lint: false });
-  const firstError = result.diagnostics.find((d) => d.severity === "error");
-  const name = result.parsed.frontmatter?.name;
-  if (!result.valid || typeof name !== "string" || !isSafeSkillId(name)) {
+/**
+ * Refuses what breaks loading or naming; keeps the spec's other findings as notes. The lenient profile (what loading
+ * uses) decides loading; the spec's name rules and the folder-name match decide naming (decision 0302).
+ */
+function validated(
+  bytes: Uint8Array,
+  folder: string,
+  file: string,
+): { name: string; description: string; notes: Diagnostic[] } {
+  const spec = validateSkillMd(bytes, { profile: "spec", dirName: folder, file, lint: false });
+  const loads = validateSkillMd(bytes, { profile: "lenient", dirName: folder, file, lint: false });
+  const refusing = (d: Diagnostic) =>
+    loads.diagnostics.some((l) => l.severity === "error" && l.code === d.code) ||
+    d.code.startsWith("name-") ||
+    d.code.startsWith("frontmatter-") ||
+    REFUSED_DESCRIPTION.has(d.code);
+  const errors = spec.diagnostics.filter((d) => d.severity === "error");
+  const firstError = [...loads.diagnostics.filter((d) => d.severity === "error"), ...errors.filter(refusing)][0];
+  const name = spec.parsed.frontmatter?.name;
+  if (firstError !== undefined || typeof name !== "string" || !isSafeSkillId(name)) {
     const where = firstError?.line !== undefined ? `:${firstError.line}` : "";
     throw new InstallError(
       `${file}${where}: ${firstError?.message ?? "no valid name"} (nothing was installed)`,
       "INSTALL_REFUSED",
     );
   }
-  const description = result.parsed.frontmatter?.description;
-  return { name, description: typeof description === "string" ? description : "" };
+  const description = spec.parsed.frontmatter?.description;
+  return {
+    name,
+    description: typeof description === "string" ? description : "",
+    notes: errors.map((d) => ({ ...d, severity: "warning" as const, file: d.file ?? file })),
+  };
 }

@@ -12,6 +12,7 @@ const skill = (skillMd: string): CollectedSkill => ({
     { path: "SKILL.md", bytes: Buffer.from(skillMd) },
     { path: "notes.md", bytes: Buffer.from("# name: alpha\n") },
   ],
+  notes: [],
 });
 
 describe("renameSkill (add --as, decision 0420)", () => {

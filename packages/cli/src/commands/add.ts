@@ -94,6 +94,12 @@ export function registerAdd(program: Command, io: CliOutput): void {
             if (revision !== undefined) skill.commit = revision;
             return skill;
           });
+          // What the spec's strict validator would refuse but agents load: said, not refused (decision 0357).
+          for (const c of collected)
+            for (const d of c.notes)
+              warnOn(io)(
+                `${d.file ?? c.id}${d.line > 0 ? `:${d.line}` : ""}: ${d.message} (${d.code}; agents load it)`,
+              );
           // Re-adding bytes whose consent is on record asks nothing again (decision 0350).
           const priors = options.global ? {} : recordedAudits(await readSidecar(io.cwd, (await readLock(io.cwd)).lock));
           const auditGate = installAuditGate(
