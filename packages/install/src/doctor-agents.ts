@@ -3,7 +3,7 @@ import path from "node:path";
 import { parseFrontmatter, renderCatalogWithCounts, type CatalogEntry, type Frontmatter } from "@skillport/core";
 import { isHiddenFromModel } from "@skillport/core/internal";
 import { agentSkillsDir, canonicalSkillsDir, type AgentEnvironment, type AgentSpec } from "./agents.js";
-import type { DoctorFinding } from "./doctor.js";
+import type { DoctorFinding } from "./doctor-finding.js";
 import { entryNames } from "./installer.js";
 import type { LockFile, SidecarEntry } from "./lock.js";
 

@@ -14,7 +14,8 @@ export {
 } from "./agents.js";
 export { collectSkill, renameSkill, type CollectedSkill } from "./collect.js";
 export { changedFiles, computedHash, fileDigests, type SkillFileBytes } from "./digest.js";
-export { diagnoseInstalls, repairInstalls, type DoctorCode, type DoctorFinding, type DoctorOptions } from "./doctor.js";
+export { diagnoseInstalls, repairInstalls, type DoctorOptions } from "./doctor.js";
+export type { DoctorCode, DoctorFinding } from "./doctor-finding.js";
 export { InstallError, type InstallErrorCode } from "./errors.js";
 export {
   installSkills,

@@ -1,7 +1,8 @@
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { importOptional } from "@skillport/core/internal";
+import { readDirectorySync } from "@skillport/fs";
 import { exportSkill } from "@skillport/pack";
 import { displayPath, colors, type CliOutput } from "../io.js";
 
@@ -35,9 +36,7 @@ export async function serveDemoRegistry(io: CliOutput, examples: string, port: n
       const actor = await store.authenticate(made.token);
       const published: string[] = [];
       for (const folder of [path.join(examples, "skills"), path.join(examples, "package", "skills")]) {
-        for (const entry of (await readdir(folder, { withFileTypes: true })).sort((a, b) =>
-          a.name < b.name ? -1 : 1,
-        )) {
+        for (const entry of readDirectorySync(folder).entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
           if (!entry.isDirectory()) continue;
           const dir = path.join(folder, entry.name);
           try {
