@@ -65,8 +65,8 @@ export async function serveDemoRegistry(io: CliOutput, examples: string, port: n
       await running.close();
     }
   } finally {
-    process.off("SIGINT", stop);
-    process.off("SIGTERM", stop);
+    // The handlers stay until the process exits: under `npm start`, Ctrl-C reaches this process twice (the terminal's
+    // signal to the group, then npm forwarding its own), and the second one must not kill it mid-cleanup.
     await rm(temp, { recursive: true, force: true });
   }
   io.stdout("registry stopped, its temporary folder removed\n");
