@@ -251,8 +251,25 @@ async function sqliteDialect(options: SqlConnectionOptions, display: string, tim
   const database = new Database(filename, { timeout: timeoutMs, fileMustExist: Boolean(options.mustExist) && !memory });
   database.pragma("foreign_keys = ON");
   // WAL: readers never wait for a writer, and a writer in another process never sees a reader's half-read state.
-  if (!memory) database.pragma("journal_mode = WAL");
+  if (!memory) await switchToWal(database, timeoutMs);
   return new SqliteDialect({ database });
+}
+
+/**
+ * `journal_mode = WAL` can answer SQLITE_BUSY at once, without the busy timeout, while another process opens the same
+ * new file and switches it too: tried again every 20 ms until `timeoutMs`, like any other lock.
+ */
+async function switchToWal(database: { pragma(source: string): unknown }, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      database.pragma("journal_mode = WAL");
+      return;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== "SQLITE_BUSY" || Date.now() >= until) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
 }
 
 async function postgresDialect(
