@@ -19,6 +19,7 @@ const benches = [
   "audit",
   "dynamic",
   "mcp",
+  "registry",
 ].filter((b) => only.length === 0 || only.includes(b));
 let failed = 0;
 for (const bench of benches) {
