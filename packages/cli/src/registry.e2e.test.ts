@@ -154,4 +154,45 @@ describe.skipIf(!isBuilt)("skillport registry, publish, login, add (built CLI, a
     expect(readFileSync(file, "utf8")).not.toContain("skp_");
     expect(run(["publish", "skills/greet", "--registry", url]).code).toBe(2);
   }, 120_000);
+
+  it("--rate-limit sets the requests a client may make a minute; a limit below 1 is refused in one line", async () => {
+    const limited = spawn(
+      process.execPath,
+      [
+        builtCli,
+        "registry",
+        "serve",
+        "--port",
+        "0",
+        "--db",
+        "sqlite:./limited.db",
+        "--blobs",
+        "./limited-blobs",
+        "--rate-limit",
+        "3",
+      ],
+      { cwd: dir, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    try {
+      const base = await new Promise<string>((resolve, reject) => {
+        let out = "";
+        limited.stdout?.on("data", (d: Buffer) => {
+          out += d.toString();
+          const m = /registry: (http:\/\/\S+)/.exec(out);
+          if (m?.[1]) resolve(m[1]);
+        });
+        limited.once("exit", (code) => reject(new Error(`serve exited ${code}`)));
+      });
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await fetch(`${base}/api/v1/skills`)).status);
+      expect(statuses).toEqual([200, 200, 200, 429]);
+    } finally {
+      limited.kill("SIGTERM");
+      await new Promise((r) => limited.once("exit", r));
+    }
+    const zero = run(["registry", "serve", "--rate-limit", "0"]);
+    expect(zero.code).toBe(2);
+    expect(zero.stderr.trim().split("\n")).toHaveLength(1);
+    expect(zero.stderr).toContain("--rate-limit");
+  }, 60_000);
 });

@@ -29,6 +29,15 @@ export interface CatalogSkill {
   tags: Map<string, string>;
 }
 
+/** One entry of a well-known index, before it is rendered. */
+export interface IndexEntrySource {
+  name: string;
+  skill: string;
+  description: string;
+  version: string;
+  blob: string;
+}
+
 /** A version anyone may list or fetch: not yanked, not held, not rejected. */
 export function isVisible(v: CatalogVersion): boolean {
   return !v.yanked && v.hold === null;
@@ -59,19 +68,68 @@ export function summaryOf(skill: CatalogSkill, v: CatalogVersion): SkillSummary 
   };
 }
 
+/** Values derived from one snapshot (rendered indexes) kept at most this many at a time. */
+const MAX_DERIVED = 32;
+
 /**
  * Every skill with its versions' listing columns, read in one go and kept until the registry's change counter moves
- * (a counter in the database, so every server process sees the same moment). The search index over the current
- * versions is built from it on first use.
+ * (a counter in the database, so every server process sees the same moment). What is derived from it — the search
+ * index over the current versions, each skill's listing summary, rendered documents such as the well-known index — is
+ * built on first use and lives exactly as long as the snapshot, so it is invalidated by the same counter (decision 0410).
  */
 export class CatalogSnapshot {
   readonly changes: number;
   readonly skills: CatalogSkill[];
+  readonly #byKey: Map<string, CatalogSkill>;
+  readonly #summaries = new Map<CatalogSkill, SkillSummary | null>();
+  readonly #derived = new Map<string, unknown>();
   #index: SkillSearchIndex | undefined;
 
   constructor(changes: number, skills: CatalogSkill[]) {
     this.changes = changes;
     this.skills = skills;
+    this.#byKey = new Map(skills.map((s) => [skillKey(s.namespace, s.name), s]));
+  }
+
+  /** The skill `@namespace/name` (or `name` with namespace ""), whatever its versions' state. */
+  find(namespace: string, name: string): CatalogSkill | undefined {
+    return this.#byKey.get(skillKey(namespace, name));
+  }
+
+  /** The skill by its key (`@namespace/name` or `name`), as search hits name it. */
+  byKey(key: string): CatalogSkill | undefined {
+    return this.#byKey.get(key);
+  }
+
+  /**
+   * The skill at its current version as listings show it (undefined: nothing visible), computed once and shared by
+   * every answer of this snapshot, so frozen.
+   */
+  currentSummary(skill: CatalogSkill): Readonly<SkillSummary> | undefined {
+    let summary = this.#summaries.get(skill);
+    if (summary === undefined) {
+      const v = currentVersion(skill);
+      summary = v ? summaryOf(skill, v) : null;
+      if (summary) {
+        Object.freeze(summary.tags);
+        Object.freeze(summary.audit);
+        Object.freeze(summary);
+      }
+      this.#summaries.set(skill, summary);
+    }
+    return summary ?? undefined;
+  }
+
+  /**
+   * A value computed from this snapshot alone, once per `key` (e.g. a rendered index for one origin). Keys can come
+   * from requests (an origin), so at most a few are kept; a dropped one is computed again.
+   */
+  derived<T>(key: string, make: () => T): T {
+    if (this.#derived.has(key)) return this.#derived.get(key) as T;
+    const value = make();
+    if (this.#derived.size >= MAX_DERIVED) this.#derived.clear();
+    this.#derived.set(key, value);
+    return value;
   }
 
   static async load(db: Kysely<unknown>, changes: number): Promise<CatalogSnapshot> {
@@ -118,6 +176,24 @@ export class CatalogSnapshot {
     for (const s of skills) s.versions.sort((a, b) => compareVersions(b.version, a.version));
     skills.sort((a, b) => (skillKey(a.namespace, a.name) < skillKey(b.namespace, b.name) ? -1 : 1));
     return new CatalogSnapshot(changes, skills);
+  }
+
+  /** What the well-known index lists: each skill's current version, visible ones only (one namespace, or all). */
+  indexEntries(namespace: string | undefined): IndexEntrySource[] {
+    const out: IndexEntrySource[] = [];
+    for (const skill of this.skills) {
+      if (namespace !== undefined && skill.namespace !== namespace) continue;
+      const v = currentVersion(skill);
+      if (v)
+        out.push({
+          name: skill.name,
+          skill: skillKey(skill.namespace, skill.name),
+          description: v.description,
+          version: v.version,
+          blob: v.blob,
+        });
+    }
+    return out;
   }
 
   /** Core's ranking (BM25F with calibrated confidence) over each skill's current version. */

@@ -3,8 +3,18 @@ import { sql, type Kysely } from "kysely";
 import { SqlDatabase } from "@skillport/sql";
 import { readArchive, type PackageLimits } from "@skillport/pack";
 import type { Finding, Verdict } from "@skillport/audit";
+import { ArchiveCache, servedFiles, type ServedFile } from "./archive-cache.js";
 import { FileBlobStore, type BlobStore } from "./blobs.js";
-import { CatalogSnapshot, currentVersion, isVisible, skillKey, summaryOf, type CatalogSkill } from "./catalog.js";
+import {
+  CatalogSnapshot,
+  currentVersion,
+  isVisible,
+  skillKey,
+  summaryOf,
+  type CatalogSkill,
+  type CatalogVersion,
+  type IndexEntrySource,
+} from "./catalog.js";
 import { RegistryError } from "./errors.js";
 import { checkPackage, SPEC_NAME } from "./package.js";
 import { migrateRegistry } from "./schema.js";
@@ -81,15 +91,7 @@ export interface ListQuery {
   offset?: number;
 }
 
-export interface IndexEntrySource {
-  name: string;
-  skill: string;
-  description: string;
-  version: string;
-  blob: string;
-}
-
-/** Bytes of unpacked archives kept in memory for file reads (estimated at 4× the archive's size). */
+/** Bytes of unpacked archives kept in memory for file reads. */
 const ARCHIVE_CACHE_BYTES = 64 * 1024 * 1024;
 const USER = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
 const TAG = /^(?=.{1,64}$)[a-z][a-z0-9._-]*$/;
@@ -108,8 +110,7 @@ export class RegistryStore {
   readonly #ownsDatabase: boolean;
   readonly #sweepAfterMs: number;
   #snapshot: Promise<CatalogSnapshot> | undefined;
-  readonly #archives = new Map<string, Promise<Map<string, Uint8Array>>>();
-  #archivedBytes = 0;
+  readonly #archives = new ArchiveCache(ARCHIVE_CACHE_BYTES);
 
   private constructor(database: SqlDatabase, ownsDatabase: boolean, blobs: BlobStore, options: RegistryStoreOptions) {
     this.database = database;
@@ -505,6 +506,12 @@ export class RegistryStore {
     const offset = Math.max(0, query.offset ?? 0);
     const keep = (skill: CatalogSkill): SkillSummary | undefined => {
       if (query.namespace !== undefined && skill.namespace !== query.namespace) return undefined;
+      if (query.tag === undefined) {
+        const summary = snap.currentSummary(skill);
+        return summary && (query.verdict === undefined || summary.audit.verdict === query.verdict)
+          ? summary
+          : undefined;
+      }
       const tagged = query.tag === undefined ? undefined : skill.tags.get(query.tag);
       if (query.tag !== undefined && tagged === undefined) return undefined;
       const v =
@@ -513,24 +520,27 @@ export class RegistryStore {
       if (query.verdict !== undefined && v.verdict !== query.verdict) return undefined;
       return summaryOf(skill, v);
     };
-    let rows: SkillSummary[];
     if (query.q !== undefined && query.q.trim() !== "") {
-      const byKey = new Map(snap.skills.map((s) => [skillKey(s.namespace, s.name), s]));
-      rows = [];
+      const found: Array<{ summary: SkillSummary; confidence: number }> = [];
       for (const hit of snap.search(query.q, Math.max(1, Math.min(snap.skills.length, offset + limit + 200)))) {
-        const skill = byKey.get(hit.key);
+        const skill = snap.byKey(hit.key);
         const summary = skill && keep(skill);
-        if (summary) rows.push({ ...summary, confidence: Number(hit.confidence.toFixed(3)) });
+        if (summary) found.push({ summary, confidence: hit.confidence });
       }
-    } else {
-      rows = snap.skills.map(keep).filter((s): s is SkillSummary => s !== undefined);
+      // Summaries are shared by every answer of this snapshot: only the page's hits are copied to carry a confidence.
+      const page = found.slice(offset, offset + limit);
+      return {
+        total: found.length,
+        skills: page.map((h) => ({ ...h.summary, confidence: Number(h.confidence.toFixed(3)) })),
+      };
     }
+    const rows = snap.skills.map(keep).filter((s): s is SkillSummary => s !== undefined);
     return { total: rows.length, skills: rows.slice(offset, offset + limit) };
   }
 
   async getSkill(namespace: string, name: string, actor: Actor | undefined): Promise<SkillView> {
     const snap = await this.snapshot();
-    const skill = snap.skills.find((s) => s.namespace === namespace && s.name === name);
+    const skill = snap.find(namespace, name);
     const admin = actor?.scopes.includes("admin") ?? false;
     const current = skill && currentVersion(skill);
     const shown = skill?.versions.filter((v) => admin || v.hold === null) ?? [];
@@ -620,8 +630,7 @@ export class RegistryStore {
     if (!skill) throw new RegistryError("REGISTRY_NOT_FOUND", `no skill ${skillKey(namespace, name)}`);
     if (!parseSemVer(versionOrTag)) {
       if (versionOrTag === "latest") {
-        const snap = await this.snapshot();
-        const current = snap.skills.find((s) => s.id === skill.id);
+        const current = (await this.snapshot()).find(namespace, name);
         version = (current && currentVersion(current)?.version) ?? "";
       } else {
         const tag = (
@@ -656,6 +665,45 @@ export class RegistryStore {
     return row;
   }
 
+  /**
+   * The version a request names, from the catalog snapshot (current as of the database's change counter): the same
+   * rules as `#versionRow` — a tag through the skill's tags, `latest` to the current version, a held or rejected
+   * version only for admins (or the publisher's own answer) — without a query beyond the counter.
+   */
+  async #resolve(
+    namespace: string,
+    name: string,
+    versionOrTag: string,
+    actor: Actor | undefined,
+  ): Promise<CatalogVersion> {
+    const snap = await this.snapshot();
+    const skill = snap.find(namespace, name);
+    if (!skill) throw new RegistryError("REGISTRY_NOT_FOUND", `no skill ${skillKey(namespace, name)}`);
+    let version = versionOrTag;
+    if (!parseSemVer(versionOrTag)) {
+      const tagged = versionOrTag === "latest" ? currentVersion(skill)?.version : skill.tags.get(versionOrTag);
+      if (tagged === undefined && versionOrTag !== "latest")
+        throw new RegistryError(
+          "REGISTRY_NOT_FOUND",
+          `${skillKey(namespace, name)} has no version or tag ${JSON.stringify(versionOrTag.slice(0, 80))}`,
+        );
+      version = tagged ?? "";
+    }
+    const found = skill.versions.find((v) => v.version === version);
+    if (!found)
+      throw new RegistryError(
+        "REGISTRY_NOT_FOUND",
+        `no version ${JSON.stringify(versionOrTag.slice(0, 80))} of ${skillKey(namespace, name)}`,
+      );
+    if (found.hold !== null && !(actor?.scopes.includes("admin") ?? false)) {
+      throw new RegistryError(
+        "REGISTRY_HELD",
+        `${skillKey(namespace, name)}@${found.version} is held for review (its audit verdict is ${found.verdict}); an admin decides`,
+      );
+    }
+    return found;
+  }
+
   /** The `.skill` archive of a version, checked against its digest on the way out of the blob store. */
   async download(
     namespace: string,
@@ -663,77 +711,48 @@ export class RegistryStore {
     versionOrTag: string,
     actor: Actor | undefined,
   ): Promise<{ bytes: Uint8Array; digest: string; version: string; filename: string }> {
-    const row = await this.#versionRow(namespace, name, versionOrTag, actor);
-    const bytes = await this.blobs.get(row.blob);
+    const v = await this.#resolve(namespace, name, versionOrTag, actor);
+    const bytes = await this.blobs.get(v.blob);
     if (!bytes)
       throw new RegistryError(
         "REGISTRY_NOT_FOUND",
-        `the archive of ${skillKey(namespace, name)}@${row.version} is missing from the blob store`,
+        `the archive of ${skillKey(namespace, name)}@${v.version} is missing from the blob store`,
       );
-    return { bytes, digest: row.blob, version: row.version, filename: `${name}-${row.version}.skill` };
+    return { bytes, digest: v.blob, version: v.version, filename: `${name}-${v.version}.skill` };
   }
 
-  /** One file of a version, from its archive (kept in memory per blob: blobs never change). */
+  /**
+   * One file of a version, from its archive: unpacked once per blob and kept (blobs never change), with its digest and
+   * whether it is text computed then. `version` is the version served (a tag resolved).
+   */
   async readFile(
     namespace: string,
     name: string,
     versionOrTag: string,
     filePath: string,
     actor: Actor | undefined,
-  ): Promise<{ bytes: Uint8Array; entry: FileEntry; version: string }> {
-    const row = await this.#versionRow(namespace, name, versionOrTag, actor);
-    const entry = (JSON.parse(row.files) as FileEntry[]).find((f) => f.path === filePath);
-    if (!entry)
+  ): Promise<{ bytes: Uint8Array; entry: FileEntry; version: string; text: boolean }> {
+    const v = await this.#resolve(namespace, name, versionOrTag, actor);
+    const files = await this.#archives.get(v.blob, () => this.#loadArchive(v.blob, name));
+    const file = files.get(filePath);
+    if (!file)
       throw new RegistryError(
         "REGISTRY_NOT_FOUND",
-        `${skillKey(namespace, name)}@${row.version} has no file ${JSON.stringify(filePath.slice(0, 200))}`,
+        `${skillKey(namespace, name)}@${v.version} has no file ${JSON.stringify(filePath.slice(0, 200))}`,
       );
-    let files = this.#archives.get(row.blob);
-    if (!files) {
-      files = this.#loadArchive(row.blob, name);
-      // Kept while the unpacked bytes of the kept archives stay under 64 MiB (oldest dropped first): blobs never change.
-      if (this.#archivedBytes + Number(row.size) * 4 <= ARCHIVE_CACHE_BYTES) {
-        this.#archives.set(row.blob, files);
-        this.#archivedBytes += Number(row.size) * 4;
-        files.catch(() => this.#archives.delete(row.blob));
-      } else {
-        this.#archives.clear();
-        this.#archivedBytes = 0;
-      }
-    }
-    const bytes = (await files).get(filePath);
-    if (!bytes)
-      throw new RegistryError(
-        "REGISTRY_NOT_FOUND",
-        `the archive of ${skillKey(namespace, name)}@${row.version} lacks ${filePath}`,
-      );
-    return { bytes, entry, version: row.version };
+    return { bytes: file.bytes, entry: file.entry, version: v.version, text: file.text };
   }
 
-  async #loadArchive(blob: string, name: string): Promise<Map<string, Uint8Array>> {
+  async #loadArchive(blob: string, name: string): Promise<Map<string, ServedFile>> {
     const bytes = await this.blobs.get(blob);
     if (!bytes) throw new RegistryError("REGISTRY_NOT_FOUND", "the archive is missing from the blob store");
     const archive = await readArchive(bytes, { limits: this.#packageLimits(), stripWrapper: false });
-    return new Map(archive.files.map((f) => [f.path.slice(name.length + 1), f.bytes]));
+    return servedFiles(archive.files.map((f) => ({ ...f, path: f.path.slice(name.length + 1) })));
   }
 
   /** What the well-known index lists: each skill's current version, visible ones only. */
   async indexEntries(namespace: string | undefined): Promise<IndexEntrySource[]> {
-    const snap = await this.snapshot();
-    const out: IndexEntrySource[] = [];
-    for (const skill of snap.skills) {
-      if (namespace !== undefined && skill.namespace !== namespace) continue;
-      const v = currentVersion(skill);
-      if (v)
-        out.push({
-          name: skill.name,
-          skill: skillKey(skill.namespace, skill.name),
-          description: v.description,
-          version: v.version,
-          blob: v.blob,
-        });
-    }
-    return out;
+    return (await this.snapshot()).indexEntries(namespace);
   }
 
   // ---- changes to versions ------------------------------------------------------------------------------------
