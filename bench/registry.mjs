@@ -11,8 +11,9 @@
 // Each server's CPU time per request comes from /proc (load-independent); figures are medians of the pairs.
 //   node bench/registry.mjs [--sizes 1000,10000] [--seconds 2] [--rounds 5] [--connections 8] [--publishes 11]
 //                           [--db sqlite|postgres]   (postgres: SKILLPORT_BENCH_POSTGRES_URL, default the test database)
-import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+//                           [--seeded DIR]   (SQLite: seed DIR/sqlite-<size> once and start each run from a copy)
+import { execFileSync, spawn } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import os from "node:os";
 import path from "node:path";
@@ -72,12 +73,15 @@ function staticChild(bodiesFile) {
 class SeedingBlobs {
   constructor(root) {
     this.root = root;
+    this.shards = new Set();
   }
   file(digest) {
     return path.join(this.root, "sha256", digest.slice(0, 2), digest);
   }
   async put(digest, bytes) {
-    mkdirSync(path.dirname(this.file(digest)), { recursive: true, mode: 0o700 });
+    const shard = path.dirname(this.file(digest));
+    if (!this.shards.has(shard)) mkdirSync(shard, { recursive: true, mode: 0o700 });
+    this.shards.add(shard);
     writeFileSync(this.file(digest), bytes, { mode: 0o644 });
   }
   async get(digest) {
@@ -114,7 +118,7 @@ async function seedChild(database, blobs, size) {
     const skill = corpusSkill(random, i);
     await store.publish(await zip(skill.name, skill.files), {}, actor);
   }
-  const big = `# Big\n${"All work and no play makes a 100 KB reference file. ".repeat(2000)}`.slice(0, 100_000);
+  const big = wordText(prng(7), 100_000);
   await store.publish(
     await zip("big-file", [
       {
@@ -220,15 +224,18 @@ async function alternate(servers, paths, { seconds, rounds, connections }) {
   };
 }
 
+/** `bytes` characters of words drawn by `random` (deflates about 3:1, like prose; not a zip-bomb ratio). */
+function wordText(random, bytes) {
+  const words = "deploy review invoice chart archive metric ticket policy table query cluster alert".split(" ");
+  let s = "";
+  while (s.length < bytes) s += `${words[Math.floor(random() * words.length)]}${random() < 0.1 ? ".\n" : " "}`;
+  return s.slice(0, bytes);
+}
+
 /** A 1 MB upload: SKILL.md, two 256 KiB references of text, an 800 KiB binary asset; `i` makes each one new. */
 async function bigPackage(writeDeterministicZip, i) {
   const random = prng(1000 + i);
-  const words = "deploy review invoice chart archive metric ticket policy table query cluster alert".split(" ");
-  const text = (bytes) => {
-    let s = "";
-    while (s.length < bytes) s += `${words[Math.floor(random() * words.length)]}${random() < 0.1 ? ".\n" : " "}`;
-    return s.slice(0, bytes);
-  };
+  const text = (bytes) => wordText(random, bytes);
   const binary = Buffer.alloc(800 * 1024);
   for (let j = 0; j < binary.length; j += 4) binary.writeUInt32LE(Math.floor(random() * 2 ** 32), j);
   const md = `---\nname: publish-bench\ndescription: A 1 MB package published again and again (run ${i}). Use when benchmarking.\n---\n# Publish bench\n\n${text(3000)}\n`;
@@ -295,7 +302,26 @@ async function benchSize(size, options, work) {
     });
   }
   const blobs = path.join(dir, "blobs");
-  const seeded = await runChild([self, "--child", "seed", database, blobs, String(size)]);
+  let seeded;
+  if (options.seeded && options.db === "sqlite") {
+    // A seeded database kept between runs (--seeded DIR): copied, its immutable blob files hard-linked.
+    const kept = path.join(options.seeded, `sqlite-${size}`);
+    if (!existsSync(path.join(kept, "seed.json"))) {
+      mkdirSync(kept, { recursive: true });
+      const made = await runChild([
+        self,
+        "--child",
+        "seed",
+        `sqlite:${path.join(kept, "registry.db")}`,
+        path.join(kept, "blobs"),
+        String(size),
+      ]);
+      writeFileSync(path.join(kept, "seed.json"), JSON.stringify(made));
+    }
+    copyFileSync(path.join(kept, "registry.db"), path.join(dir, "registry.db"));
+    execFileSync("cp", ["-al", path.join(kept, "blobs"), blobs]);
+    seeded = JSON.parse(readFileSync(path.join(kept, "seed.json"), "utf8"));
+  } else seeded = await runChild([self, "--child", "seed", database, blobs, String(size)]);
   const registry = await startChild(
     [
       cli,
@@ -360,6 +386,7 @@ async function main() {
     connections: numberArg("connections", 8),
     publishes: numberArg("publishes", 11),
     db: argOf("db", "sqlite"),
+    seeded: argOf("seeded", undefined),
     children: [],
     cleanups: [],
   };
