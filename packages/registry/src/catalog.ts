@@ -68,8 +68,33 @@ export function summaryOf(skill: CatalogSkill, v: CatalogVersion): SkillSummary 
   };
 }
 
-/** Values derived from one snapshot (rendered indexes) kept at most this many at a time. */
-const MAX_DERIVED = 32;
+/** Rendered documents (well-known indexes, up to megabytes each) kept per snapshot. */
+const MAX_DOCUMENTS = 32;
+/** Listing and search answers (a page of summaries each) kept per snapshot. */
+const MAX_ANSWERS = 256;
+
+/** A map that keeps the most recently used `max` values. */
+class Recent<T> {
+  readonly #max: number;
+  readonly #values = new Map<string, T>();
+
+  constructor(max: number) {
+    this.#max = max;
+  }
+
+  get(key: string, make: () => T): T {
+    const hit = this.#values.get(key);
+    if (hit !== undefined || this.#values.has(key)) {
+      this.#values.delete(key);
+      this.#values.set(key, hit as T);
+      return hit as T;
+    }
+    const value = make();
+    if (this.#values.size >= this.#max) this.#values.delete(this.#values.keys().next().value as string);
+    this.#values.set(key, value);
+    return value;
+  }
+}
 
 /**
  * Every skill with its versions' listing columns, read in one go and kept until the registry's change counter moves
@@ -82,7 +107,8 @@ export class CatalogSnapshot {
   readonly skills: CatalogSkill[];
   readonly #byKey: Map<string, CatalogSkill>;
   readonly #summaries = new Map<CatalogSkill, SkillSummary | null>();
-  readonly #derived = new Map<string, unknown>();
+  readonly #documents = new Recent<unknown>(MAX_DOCUMENTS);
+  readonly #answers = new Recent<unknown>(MAX_ANSWERS);
   #index: SkillSearchIndex | undefined;
 
   constructor(changes: number, skills: CatalogSkill[]) {
@@ -121,15 +147,16 @@ export class CatalogSnapshot {
   }
 
   /**
-   * A value computed from this snapshot alone, once per `key` (e.g. a rendered index for one origin). Keys can come
-   * from requests (an origin), so at most a few are kept; a dropped one is computed again.
+   * A document computed from this snapshot alone, once per `key` (e.g. a rendered index for one origin). Keys can come
+   * from requests (an origin), so only the 32 most recently used are kept; a dropped one is computed again.
    */
   derived<T>(key: string, make: () => T): T {
-    if (this.#derived.has(key)) return this.#derived.get(key) as T;
-    const value = make();
-    if (this.#derived.size >= MAX_DERIVED) this.#derived.clear();
-    this.#derived.set(key, value);
-    return value;
+    return this.#documents.get(key, make) as T;
+  }
+
+  /** A listing or search answer, once per `key` (the query); the 256 most recently used are kept. */
+  answer<T>(key: string, make: () => T): T {
+    return this.#answers.get(key, make) as T;
   }
 
   static async load(db: Kysely<unknown>, changes: number): Promise<CatalogSnapshot> {

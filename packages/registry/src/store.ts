@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { sql, type Kysely } from "kysely";
+import { CompiledQuery, sql, type Kysely } from "kysely";
 import { SqlDatabase } from "@skillport/sql";
 import { readArchive, type PackageLimits } from "@skillport/pack";
 import type { Finding, Verdict } from "@skillport/audit";
@@ -93,6 +93,8 @@ export interface ListQuery {
 
 /** Bytes of unpacked archives kept in memory for file reads. */
 const ARCHIVE_CACHE_BYTES = 64 * 1024 * 1024;
+/** The change counter's read, compiled once: every read request runs it. */
+const CHANGES = CompiledQuery.raw("select value from registry_state where key = 'changes'");
 const USER = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
 const TAG = /^(?=.{1,64}$)[a-z][a-z0-9._-]*$/;
 
@@ -486,9 +488,7 @@ export class RegistryStore {
 
   /** The catalog as of the database's change counter (re-read when it moved). */
   async snapshot(): Promise<CatalogSnapshot> {
-    const { rows } = await sql<{
-      value: number | string;
-    }>`select value from registry_state where key = 'changes'`.execute(this.#db);
+    const { rows } = await this.#db.executeQuery<{ value: number | string }>(CHANGES);
     const changes = Number(rows[0]?.value ?? 0);
     const current = this.#snapshot;
     if (current) {
@@ -500,10 +500,30 @@ export class RegistryStore {
     return next;
   }
 
+  /**
+   * A page of skills, each at its current version (or the tagged one), ranked by search when `q` is given. Answers are
+   * kept per catalog snapshot by their query (decision 0410), so they are shared, and frozen.
+   */
   async listSkills(query: ListQuery): Promise<{ total: number; skills: SkillSummary[] }> {
     const snap = await this.snapshot();
     const limit = Math.min(Math.max(1, query.limit ?? 20), this.limits.maxListLimit);
     const offset = Math.max(0, query.offset ?? 0);
+    const q = query.q?.trim() ?? "";
+    const key = JSON.stringify([q, query.namespace, query.tag, query.verdict, limit, offset]);
+    return snap.answer(key, () => {
+      const answer = this.#list(snap, { ...query, q }, limit, offset);
+      for (const s of answer.skills) Object.freeze(s);
+      Object.freeze(answer.skills);
+      return Object.freeze(answer);
+    });
+  }
+
+  #list(
+    snap: CatalogSnapshot,
+    query: ListQuery & { q: string },
+    limit: number,
+    offset: number,
+  ): { total: number; skills: SkillSummary[] } {
     const keep = (skill: CatalogSkill): SkillSummary | undefined => {
       if (query.namespace !== undefined && skill.namespace !== query.namespace) return undefined;
       if (query.tag === undefined) {
@@ -520,7 +540,7 @@ export class RegistryStore {
       if (query.verdict !== undefined && v.verdict !== query.verdict) return undefined;
       return summaryOf(skill, v);
     };
-    if (query.q !== undefined && query.q.trim() !== "") {
+    if (query.q !== "") {
       const found: Array<{ summary: SkillSummary; confidence: number }> = [];
       for (const hit of snap.search(query.q, Math.max(1, Math.min(snap.skills.length, offset + limit + 200)))) {
         const skill = snap.byKey(hit.key);
