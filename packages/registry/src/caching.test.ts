@@ -94,6 +94,17 @@ describe.each(dialects)("caches on %s", (dialect) => {
       expect(await search()).toEqual(["gamma"]);
       expect(await listed()).toContain("gamma");
     }
+    // A new version is analysed anew (the documents kept across snapshots are keyed by the archive's digest).
+    const searchFor = async (q: string) =>
+      (
+        (await (await get(`/api/v1/skills?q=${encodeURIComponent(q)}`)).json()) as { skills: Array<{ skill: string }> }
+      ).skills.map((s) => s.skill);
+    await two.publish(await skillZip("gamma", { description: "Counts cosmic muons." }), {}, alice);
+    expect(await searchFor("rays")).toEqual([]);
+    expect(await searchFor("cosmic muons")).toEqual(["gamma"]);
+    await two.setYanked("", "gamma", "1.0.1", true, "wrong", alice);
+    expect(await searchFor("rays")).toEqual(["gamma"]);
+    expect(await searchFor("cosmic muons")).toEqual([]);
     await two.setYanked("", "gamma", "1.0.0", true, "wrong", alice);
     expect(await search()).toEqual([]);
     expect(await listed()).not.toContain("gamma");

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from "kysely";
-import { SkillSearchIndex, type Frontmatter } from "@skillport/core";
+import { SkillSearchIndex, type AnalysedSkill, type Frontmatter } from "@skillport/core";
+import { analyseSkill } from "@skillport/core/internal";
 import type { Finding, Verdict } from "@skillport/audit";
 import { compareVersions, parseSemVer } from "./semver.js";
 import type { HoldState, SkillSummary } from "./types.js";
@@ -110,10 +111,13 @@ export class CatalogSnapshot {
   readonly #documents = new Recent<unknown>(MAX_DOCUMENTS);
   readonly #answers = new Recent<unknown>(MAX_ANSWERS);
   #index: SkillSearchIndex | undefined;
+  /** Analysed search documents by skill key and blob digest: the previous snapshot's, then this one's once built. */
+  #analysed: ReadonlyMap<string, AnalysedSkill>;
 
-  constructor(changes: number, skills: CatalogSkill[]) {
+  constructor(changes: number, skills: CatalogSkill[], analysed: ReadonlyMap<string, AnalysedSkill> = new Map()) {
     this.changes = changes;
     this.skills = skills;
+    this.#analysed = analysed;
     this.#byKey = new Map(skills.map((s) => [skillKey(s.namespace, s.name), s]));
   }
 
@@ -159,7 +163,12 @@ export class CatalogSnapshot {
     return this.#answers.get(key, make) as T;
   }
 
-  static async load(db: Kysely<unknown>, changes: number): Promise<CatalogSnapshot> {
+  /**
+   * Reads the catalog as of `changes`. `previous` lends its analysed search documents: a version's document depends
+   * only on its skill key and its archive (blob digest), neither of which changes, so only new versions are analysed
+   * again when the index is built (decision 0410).
+   */
+  static async load(db: Kysely<unknown>, changes: number, previous?: CatalogSnapshot): Promise<CatalogSnapshot> {
     const { rows } =
       await sql<VersionRow>`select s.id, s.namespace, s.name, s.owner, s.updated_at, v.version, v.description, v.verdict, v.findings, v.hold, v.yanked, v.created_at, v.frontmatter, v.body_head, v.blob from registry_skills s join registry_versions v on v.skill_id = s.id`.execute(
         db,
@@ -202,7 +211,7 @@ export class CatalogSnapshot {
     const skills = [...byId.values()];
     for (const s of skills) s.versions.sort((a, b) => compareVersions(b.version, a.version));
     skills.sort((a, b) => (skillKey(a.namespace, a.name) < skillKey(b.namespace, b.name) ? -1 : 1));
-    return new CatalogSnapshot(changes, skills);
+    return new CatalogSnapshot(changes, skills, previous === undefined ? undefined : previous.#analysed);
   }
 
   /** What the well-known index lists: each skill's current version, visible ones only (one namespace, or all). */
@@ -227,17 +236,29 @@ export class CatalogSnapshot {
   search(query: string, limit: number): Array<{ key: string; confidence: number }> {
     if (!this.#index) {
       const index = new SkillSearchIndex([], { mode: "postings" });
+      const analysed = new Map<string, AnalysedSkill>();
       for (const skill of this.skills) {
         const v = currentVersion(skill);
         if (!v) continue;
-        index.add({
-          id: skillKey(skill.namespace, skill.name),
-          name: skill.name,
-          description: v.description,
-          metadata: v.frontmatter as Frontmatter,
-          body: v.bodyHead,
-        });
+        const id = skillKey(skill.namespace, skill.name);
+        const key = `${id}\n${v.blob}`;
+        const doc =
+          this.#analysed.get(key) ??
+          analyseSkill(
+            {
+              id,
+              name: skill.name,
+              description: v.description,
+              metadata: v.frontmatter as Frontmatter,
+              body: v.bodyHead,
+            },
+            {},
+          );
+        analysed.set(key, doc);
+        index.addAnalysed(doc);
       }
+      // Only what this snapshot uses is handed on, so the documents kept never outgrow the catalog.
+      this.#analysed = analysed;
       this.#index = index;
     }
     return this.#index

@@ -491,11 +491,9 @@ export class RegistryStore {
     const { rows } = await this.#db.executeQuery<{ value: number | string }>(CHANGES);
     const changes = Number(rows[0]?.value ?? 0);
     const current = this.#snapshot;
-    if (current) {
-      const snap = await current.catch(() => undefined);
-      if (snap && snap.changes === changes) return snap;
-    }
-    const next = CatalogSnapshot.load(this.#db, changes);
+    const previous = await current?.catch(() => undefined);
+    if (previous && previous.changes === changes) return previous;
+    const next = CatalogSnapshot.load(this.#db, changes, previous);
     this.#snapshot = next;
     return next;
   }
