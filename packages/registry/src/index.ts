@@ -11,6 +11,7 @@ export {
 export { FileBlobStore, type BlobStore } from "./blobs.js";
 export { RegistryError, type RegistryErrorCode } from "./errors.js";
 export { REGISTRY_SCHEMA_VERSION } from "./schema.js";
+export type { RunPackageView } from "./run-packages.js";
 export {
   SCOPES,
   type Scope,

@@ -2,7 +2,7 @@ import { sql, type Kysely, type RawBuilder } from "kysely";
 import { withMigrationLock, SqlRepositoryError, type SqlDatabase, type SqlDialectName } from "@skillport/sql";
 
 /** The newest schema this code knows. */
-export const REGISTRY_SCHEMA_VERSION = 1;
+export const REGISTRY_SCHEMA_VERSION = 2;
 
 interface Migration {
   version: number;
@@ -32,6 +32,14 @@ const MIGRATIONS: readonly Migration[] = [
         sql`create table registry_log (id varchar(32) primary key, at varchar(32) not null, actor varchar(64) not null, action varchar(32) not null, target varchar(200) not null, detail text not null)`,
       ];
     },
+  },
+  {
+    version: 2,
+    name: "package archives for runners",
+    statements: () => [
+      sql`create table registry_packages (version_id varchar(32) primary key, blob varchar(64) not null, size bigint not null, skills text not null, verdict varchar(16) not null, findings text not null, uploaded_by varchar(64) not null, created_at varchar(32) not null)`,
+      sql`create index registry_packages_blob on registry_packages (blob)`,
+    ],
   },
 ];
 

@@ -17,6 +17,7 @@ import {
 } from "./catalog.js";
 import { RegistryError } from "./errors.js";
 import { checkPackage, SPEC_NAME } from "./package.js";
+import { checkRunPackage, VERSION_ID, type RunPackageView } from "./run-packages.js";
 import { migrateRegistry } from "./schema.js";
 import { bumpPatch, compareVersions, parseSemVer, requireSemVer } from "./semver.js";
 import {
@@ -471,7 +472,7 @@ export class RegistryStore {
       await this.#touchBlob(trx, blob);
       await sql`delete from registry_uploads where id = ${upload}`.execute(trx);
       const used =
-        await sql`select 1 as one from registry_versions where blob = ${blob} union all select 1 as one from registry_uploads where blob = ${blob}`.execute(
+        await sql`select 1 as one from registry_versions where blob = ${blob} union all select 1 as one from registry_packages where blob = ${blob} union all select 1 as one from registry_uploads where blob = ${blob}`.execute(
           trx,
         );
       if (used.rows.length > 0) {
@@ -739,6 +740,77 @@ export class RegistryStore {
     return { bytes, digest: v.blob, version: v.version, filename: `${name}-${v.version}.skill` };
   }
 
+  // ---- package archives for runners (decision 0378) ---------------------------------------------------------
+
+  /**
+   * Stores a whole package archive for the runner pool under its versionId (publish scope). The same crash rule as a
+   * publish: upload row, blob, then one transaction; the same bytes again is a no-op answered with the stored record.
+   */
+  async putRunPackage(
+    bytes: Uint8Array,
+    actor: Actor | undefined,
+  ): Promise<{ created: boolean; package: RunPackageView }> {
+    requireScope(actor, "publish");
+    if (bytes.byteLength > this.limits.maxUploadBytes)
+      throw new RegistryError(
+        "REGISTRY_TOO_LARGE",
+        `the upload is ${bytes.byteLength} bytes, over the limit of ${this.limits.maxUploadBytes}`,
+      );
+    const pkg = await checkRunPackage(bytes, this.#packageLimits());
+    const known = await this.#runPackageRow(this.#db, pkg.versionId);
+    if (known) return { created: false, package: runPackageView(known) };
+    const upload = newId();
+    await this.#db.transaction().execute(async (trx) => {
+      await this.#touchBlob(trx, pkg.blob);
+      await sql`insert into registry_uploads (id, blob, started_at) values (${upload}, ${pkg.blob}, ${now()})`.execute(
+        trx,
+      );
+    });
+    let created: boolean | undefined;
+    try {
+      await this.blobs.put(pkg.blob, bytes, upload);
+      created = await this.#db.transaction().execute(async (trx) => {
+        await this.#touchBlob(trx, pkg.blob);
+        await sql`delete from registry_uploads where id = ${upload}`.execute(trx);
+        if (await this.#runPackageRow(trx, pkg.versionId)) return false;
+        await sql`insert into registry_packages (version_id, blob, size, skills, verdict, findings, uploaded_by, created_at)
+          values (${pkg.versionId}, ${pkg.blob}, ${bytes.byteLength}, ${JSON.stringify(pkg.skills)}, ${pkg.verdict}, ${JSON.stringify(pkg.findings)}, ${actor.user}, ${now()})`.execute(
+          trx,
+        );
+        await this.#log(trx, actor.user, "package.put", pkg.versionId, {
+          digest: `sha256:${pkg.blob}`,
+          verdict: pkg.verdict,
+        });
+        return true;
+      });
+    } finally {
+      if (created === undefined) await this.#sweepUpload(upload, pkg.blob).catch(() => undefined);
+    }
+    const row = await this.#runPackageRow(this.#db, pkg.versionId);
+    if (!row) throw new RegistryError("REGISTRY_CONFLICT", `package ${pkg.versionId} vanished during the upload`);
+    return { created, package: runPackageView(row) };
+  }
+
+  /** A package archive by versionId, with its record; the bytes are verified against the stored digest. */
+  async getRunPackage(versionId: string): Promise<{ bytes: Uint8Array; package: RunPackageView }> {
+    if (!VERSION_ID.test(versionId))
+      throw new RegistryError("REGISTRY_BAD_REQUEST", `${JSON.stringify(versionId.slice(0, 80))} is not a versionId`);
+    const row = await this.#runPackageRow(this.#db, versionId);
+    if (!row) throw new RegistryError("REGISTRY_NOT_FOUND", `no package ${versionId} in this registry`);
+    const bytes = await this.blobs.get(row.blob);
+    if (!bytes)
+      throw new RegistryError(
+        "REGISTRY_NOT_FOUND",
+        `the archive of package ${versionId} is missing from the blob store`,
+      );
+    return { bytes, package: runPackageView(row) };
+  }
+
+  async #runPackageRow(db: Kysely<unknown>, versionId: string): Promise<RunPackageRow | undefined> {
+    return (await sql<RunPackageRow>`select * from registry_packages where version_id = ${versionId}`.execute(db))
+      .rows[0];
+  }
+
   /**
    * One file of a version, from its archive: unpacked once per blob and kept (blobs never change), with its digest and
    * whether it is text computed then. `version` is the version served (a tag resolved).
@@ -980,4 +1052,27 @@ function newId(): string {
 
 function now(): string {
   return new Date().toISOString();
+}
+
+interface RunPackageRow {
+  version_id: string;
+  blob: string;
+  size: number | string;
+  skills: string;
+  verdict: string;
+  findings: string;
+  uploaded_by: string;
+  created_at: string;
+}
+
+function runPackageView(row: RunPackageRow): RunPackageView {
+  return {
+    versionId: row.version_id,
+    digest: `sha256:${row.blob}`,
+    size: Number(row.size),
+    skills: JSON.parse(row.skills) as string[],
+    verdict: row.verdict as Verdict,
+    uploadedBy: row.uploaded_by,
+    createdAt: row.created_at,
+  };
 }

@@ -14,3 +14,5 @@ export { parseGitAddress, type GitAddress } from "./git/address.js";
 export { HttpSkillSource, WELL_KNOWN_INDEX_PATH, type HttpSkillSourceOptions } from "./http/source.js";
 export { parseDiscoveryIndex, type IndexEntry, type ParsedIndex } from "./http/index-format.js";
 export { NpmSkillSource, type NpmSkillSourceOptions } from "./npm/source.js";
+// Bounded GETs (size, deadline, retries, same-origin redirects) for other packages that fetch by HTTP (runners).
+export { fetchBounded, type HttpFetchOptions, type HttpResult } from "./http/fetch-bounded.js";

@@ -6,6 +6,8 @@ export type RunnerErrorCode =
   | "PACKAGE_NOT_FOUND"
   /** The archive's sha256 is not the digest the job names, or it unpacked to another versionId. */
   | "PACKAGE_DIGEST"
+  /** The package store could not be reached, or refused the request (a registry's error answer). */
+  | "PACKAGE_UNAVAILABLE"
   /** The queue refused the job: the pool's (or the tenant's) queue is full. Retry later. */
   | "QUEUE_BUSY"
   /** NATS or JetStream is not reachable or answered an error. */

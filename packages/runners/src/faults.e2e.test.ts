@@ -2,11 +2,11 @@
 // first) on a private NATS JetStream server each test starts on a free port with its own store folder.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { QueueClient, type JobResult } from "@skillport/runners";
+import { freePort } from "@skillport/testing";
 
 const CLI = path.resolve(import.meta.dirname, "../../cli/dist/cli.js");
 const children: ChildProcess[] = [];
@@ -22,17 +22,6 @@ function temp(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), "runners-faults-"));
   temps.push(dir);
   return dir;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
 }
 
 interface Nats {
@@ -131,9 +120,10 @@ describe.skipIf(!built)("runner pool faults (real processes)", () => {
     await a.ready;
     const client = await QueueClient.connect({ queue: nats.url });
     try {
-      const job = await client.submit({ tenant: "t", run: { kind: "command", command: "sleep 3; echo done" } });
+      const job = await client.submit({ tenant: "t", run: { kind: "command", command: "sleep 8; echo done" } });
       await until(() => started([a], job.id) === 1);
-      // The second runner joins only now, so the first one surely holds the job.
+      // The second runner joins only now, so the first one surely holds the job (8 s: time for it to start on a loaded
+      // machine before the job ends).
       const b = runner(nats.url, path.join(temp(), "b"));
       await b.ready;
       a.child.kill("SIGKILL");

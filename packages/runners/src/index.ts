@@ -9,6 +9,7 @@ export {
   DEFAULT_MAX_PACKAGE_BYTES,
   type PackageStore,
 } from "./package-store.js";
+export { RegistryPackageStore, type RegistryPackageStoreOptions } from "./registry-package-store.js";
 export {
   jobSpecSchema,
   jobResultSchema,

@@ -45,6 +45,7 @@ function deliveryCount(reply: string): number {
 const FAILURE_REASON: Record<string, string> = {
   PACKAGE_NOT_FOUND: "package",
   PACKAGE_DIGEST: "package",
+  PACKAGE_UNAVAILABLE: "package",
   ENTRYPOINT_FAILED: "entrypoint",
   JOB_INVALID: "invalid",
 };

@@ -47,3 +47,5 @@ export {
 } from "./temp-tree.js";
 // Real clients from npm (and the Node 22 they need) for oracle tests, installed once into a cache folder.
 export { npmTools, type NpmTools } from "./npm-tools.js";
+// A free port on 127.0.0.1 for servers a test starts.
+export { freePort } from "./free-port.js";

@@ -2,6 +2,7 @@ import path from "node:path";
 import { readFile, stat } from "node:fs/promises";
 import { CliError, EXIT_OK, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
 import { importOptional } from "@skillport/core/internal";
+import { openPackageStore } from "../runner-packages.js";
 
 interface QueueExecOptions {
   queue: string;
@@ -20,15 +21,11 @@ export async function execOnQueue(io: CliOutput, command: string, options: Queue
     throw new CliError(
       "--cwd is not available with --queue: a job starts in its own working folder (the version is $SKILLPORT_VERSION_DIR)",
     );
-  const { BlobDirPackageStore, QueueClient } = await importOptional(
-    "@skillport/runners",
-    "exec --queue",
-    () => import("@skillport/runners"),
-  );
+  const runners = await importOptional("@skillport/runners", "exec --queue", () => import("@skillport/runners"));
   let pkg: { versionId: string; digest: string } | undefined;
   if (options.package !== undefined) {
     if (options.packages === undefined)
-      throw new CliError("--package needs --packages <dir>: the package store the runners read");
+      throw new CliError("--package needs --packages <dir|registry url>: the package store the runners read");
     const source = path.resolve(io.cwd, options.package);
     const info = await stat(source).catch(() => undefined);
     if (info === undefined) throw new CliError(`package ${JSON.stringify(options.package)} does not exist`);
@@ -36,9 +33,9 @@ export async function execOnQueue(io: CliOutput, command: string, options: Queue
     const { archive, versionId } = info.isDirectory()
       ? await packDirectory(source)
       : await readArchive(source, inspectPackage);
-    pkg = await new BlobDirPackageStore(path.resolve(io.cwd, options.packages)).put(versionId, archive);
+    pkg = await (await openPackageStore(runners, options.packages, io.cwd)).put(versionId, archive);
   }
-  const client = await QueueClient.connect({ queue: options.queue, prefix: options.prefix });
+  const client = await runners.QueueClient.connect({ queue: options.queue, prefix: options.prefix });
   try {
     const result = await client.run({
       tenant: options.tenant,

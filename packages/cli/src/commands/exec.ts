@@ -40,7 +40,10 @@ export function registerExec(program: Command, io: CliOutput, setExit: (code: nu
     .option("--queue <url>", "run on the runner pool at this NATS address instead (nats://127.0.0.1:4222)")
     .option("--tenant <name>", "with --queue: whose job it is (fair share per tenant)", "default")
     .option("--package <dir|archive>", "with --queue: run in this package's version (put into --packages first)")
-    .option("--packages <dir>", "with --queue: the package store the runners read (a folder of <versionId>.zip)")
+    .option(
+      "--packages <dir|url>",
+      "with --queue: the package store the runners read (a folder of <versionId>.zip, or a registry URL)",
+    )
     .option("--prefix <name>", "with --queue: subject and stream prefix", "skillport")
     .addOption(
       new Option("--sandbox <kind>", "sandbox backend").choices(["auto", "bubblewrap", "process"]).default("auto"),

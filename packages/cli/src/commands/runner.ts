@@ -5,6 +5,7 @@ import { defaultCacheDir } from "../cache-dir.js";
 import { atLeastOne, positiveInteger } from "../options.js";
 import { CliError, printJson, type CliOutput } from "../io.js";
 import { importOptional } from "@skillport/core/internal";
+import { openPackageStore } from "../runner-packages.js";
 
 interface RunnerCommandOptions {
   queue?: string;
@@ -33,7 +34,10 @@ export function registerRunner(program: Command, io: CliOutput): void {
     .option("--queue <url>", "NATS address, e.g. nats://127.0.0.1:4222 (required)")
     .option("--concurrency <n>", "jobs run at once", atLeastOne, 1)
     .option("--cache <dir>", "runner-local workspace cache (one runner per folder; default <cache dir>/runner)")
-    .option("--packages <dir>", "package store: a folder of <versionId>.zip archives (default <cache>/packages)")
+    .option(
+      "--packages <dir|url>",
+      "package store: a folder of <versionId>.zip archives, or a registry URL (default <cache>/packages)",
+    )
     .option("--sessions <postgres-url>", "PostgreSQL for working folders kept between calls (jobs with a session)")
     .addOption(
       new Option("--sandbox <kind>", "sandbox backend").choices(["auto", "bubblewrap", "process"]).default("auto"),
@@ -53,13 +57,14 @@ export function registerRunner(program: Command, io: CliOutput): void {
     .action(async (options: RunnerCommandOptions) => {
       const queue = options.queue;
       if (queue === undefined) throw new CliError("runner needs --queue <url> (nats://host:port)");
-      const { BlobDirPackageStore, JobExecutor, PostgresSessionStore, Runner } = await importOptional(
+      const runners = await importOptional(
         "@skillport/runners",
         "skillport runner",
         () => import("@skillport/runners"),
       );
       const cache = path.resolve(io.cwd, options.cache ?? path.join(defaultCacheDir(), "runner"));
-      const packages = new BlobDirPackageStore(path.resolve(io.cwd, options.packages ?? path.join(cache, "packages")));
+      const { JobExecutor, PostgresSessionStore, Runner } = runners;
+      const packages = await openPackageStore(runners, options.packages ?? path.join(cache, "packages"), io.cwd);
       const sessions = options.sessions === undefined ? undefined : new PostgresSessionStore(options.sessions);
       // The cache is this runner's: a second runner on the same folder would delete the first one's job folders.
       const { acquireLock } = await import("@skillport/runtime");

@@ -8,6 +8,7 @@ import type { Actor } from "../types.js";
 import { accountsModule, skillsModule } from "./api.js";
 import { expandPath, honoPath, SCOPE_PARAM, type RouteDef, type RouteModule } from "./route.js";
 import { openApiDocument } from "./openapi.js";
+import { packagesModule } from "./packages.js";
 import { wellKnownModule } from "./well-known.js";
 import { webModule } from "../web/module.js";
 
@@ -40,7 +41,7 @@ export const DEFAULT_RATE_LIMIT: Readonly<RateLimit> = Object.freeze({
   publishes: 60,
 });
 
-export const BUILT_IN_MODULES: readonly RouteModule[] = [skillsModule, accountsModule, wellKnownModule];
+export const BUILT_IN_MODULES: readonly RouteModule[] = [skillsModule, accountsModule, packagesModule, wellKnownModule];
 
 /**
  * The registry as a Hono app: every route module mounted, each route's params, query and body checked against its

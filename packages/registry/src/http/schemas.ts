@@ -125,3 +125,21 @@ export const DiscoveryIndex = z.object({
 });
 
 export const Reason = z.object({ reason: z.string().max(1000).default("") });
+
+export const RunPackage = z.object({
+  versionId: z
+    .string()
+    .regex(/^[a-f0-9]{24}$/)
+    .describe("pack's content address of the package's files"),
+  digest: z
+    .string()
+    .regex(/^sha256:[0-9a-f]{64}$/)
+    .describe("sha256 of the archive bytes: what a runner job names"),
+  size: z.number().int(),
+  skills: z.array(z.string()),
+  verdict: z
+    .enum(["pass", "review", "warn"])
+    .describe("the worst audit verdict over its skills (malicious is refused)"),
+  uploadedBy: z.string(),
+  createdAt: z.string(),
+});

@@ -3,6 +3,7 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import http from "node:http";
 import net from "node:net";
+import { freePort } from "@skillport/testing";
 import path from "node:path";
 
 const GIT_ENV = {
@@ -45,17 +46,6 @@ export async function commitAndPush(
   git(work, "commit", "-q", "--allow-empty", "-m", message);
   git(work, "push", "-q", "origin", "HEAD:main");
   return git(work, "rev-parse", "HEAD");
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
 }
 
 export interface RunningServer {
