@@ -113,16 +113,19 @@ class SeedingBlobs {
 
 /** Publishes `size` corpus skills plus one with a 100 KB file through `RegistryStore.publish`, in process. */
 async function seedChild(database, blobs, size) {
-  const [{ RegistryStore }, { SqlDatabase }, { writeDeterministicZip }, { sql }] = await Promise.all([
+  const [{ RegistryStore }, { SqlDatabase }, { writeDeterministicZip }] = await Promise.all([
     import(dist("registry")),
     import(dist("sql")),
     import(dist("pack")),
-    import("kysely"),
   ]);
   const started = process.hrtime.bigint();
   const db = await SqlDatabase.open(database);
   const store = await RegistryStore.open({ database: db, blobs: new SeedingBlobs(blobs) });
-  if (db.dialect === "sqlite") await sql`pragma synchronous = OFF`.execute(db.kysely);
+  // On the store's own connection (the setting is per connection), through Kysely's connection API.
+  if (db.dialect === "sqlite")
+    await db.kysely
+      .connection()
+      .execute((c) => c.executeQuery({ sql: "pragma synchronous = OFF", parameters: [], query: { kind: "RawNode" } }));
   const made = await store.createToken({ user: "bench", scopes: ["admin"] });
   const actor = await store.authenticate(made.token);
   const zip = (name, files) =>
