@@ -70,20 +70,37 @@ function skillMd(random, name) {
   return body;
 }
 
+/**
+ * Skill `i` of a corpus: its folder name and files (SKILL.md plus 0–5 resources), drawn from `random` in a fixed order,
+ * so a corpus written to disk and one built in memory (bench/registry.mjs publishes it) hold the same skills.
+ */
+export function corpusSkill(random, i) {
+  const name = `skill-${String(i).padStart(5, "0")}`;
+  const files = [{ path: "SKILL.md", text: skillMd(random, name) }];
+  const resources = Math.floor(random() * 6);
+  for (let r = 0; r < resources; r++) {
+    const kind = ["references", "scripts", "assets"][r % 3];
+    files.push({ path: `${kind}/file-${r}.md`, text: sentence(random, 200) });
+  }
+  return { name, files };
+}
+
+export function corpusRandom(count, seed = 42) {
+  return prng(seed + count);
+}
+
 export async function generateCorpus(root, count, seed = 42) {
-  const random = prng(seed + count);
+  const random = corpusRandom(count, seed);
   await mkdir(root, { recursive: true });
   for (let i = 0; i < count; i++) {
-    const name = `skill-${String(i).padStart(5, "0")}`;
+    const { name, files } = corpusSkill(random, i);
     const dir = path.join(root, name);
     await mkdir(dir, { recursive: true });
-    const writes = [writeFile(path.join(dir, "SKILL.md"), skillMd(random, name))];
-    const resources = Math.floor(random() * 6);
-    for (let r = 0; r < resources; r++) {
-      const kind = ["references", "scripts", "assets"][r % 3];
-      await mkdir(path.join(dir, kind), { recursive: true });
-      writes.push(writeFile(path.join(dir, kind, `file-${r}.md`), sentence(random, 200)));
-    }
-    await Promise.all(writes);
+    await Promise.all(
+      files.map(async (f) => {
+        await mkdir(path.dirname(path.join(dir, f.path)), { recursive: true });
+        await writeFile(path.join(dir, f.path), f.text);
+      }),
+    );
   }
 }

@@ -20,6 +20,7 @@ const benches = [
   "dynamic",
   "mcp",
   "install",
+  "registry",
 ].filter((b) => only.length === 0 || only.includes(b));
 let failed = 0;
 for (const bench of benches) {

@@ -193,4 +193,45 @@ describe.skipIf(!isBuilt)("skillport registry, publish, login, add (built CLI, a
       "skillport: --blobs postgres needs a postgres:// --db (blobs live in that database)\n",
     ]);
   }, 120_000);
+  it("--rate-limit sets the requests a client may make a minute; a limit below 1 is refused", async () => {
+    const limited = spawn(
+      process.execPath,
+      [
+        builtCli,
+        "registry",
+        "serve",
+        "--port",
+        "0",
+        "--db",
+        "sqlite:./limited.db",
+        "--blobs",
+        "./limited-blobs",
+        "--rate-limit",
+        "3",
+      ],
+      { cwd: dir, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    try {
+      const base = await new Promise<string>((resolve, reject) => {
+        let out = "";
+        limited.stdout?.on("data", (d: Buffer) => {
+          out += d.toString();
+          const m = /registry: (http:\/\/\S+)/.exec(out);
+          if (m?.[1]) resolve(m[1]);
+        });
+        limited.once("exit", (code) => reject(new Error(`serve exited ${code}`)));
+      });
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await fetch(`${base}/api/v1/skills`)).status);
+      expect(statuses).toEqual([200, 200, 200, 429]);
+    } finally {
+      limited.kill("SIGTERM");
+      await new Promise((r) => limited.once("exit", r));
+    }
+    const zero = run(["registry", "serve", "--rate-limit", "0"]);
+    expect(zero.code).toBe(2);
+    // Commander's usual two lines: the error naming the option, then the pointer to --help; no stack.
+    expect(zero.stderr.split("\n")[0]).toContain("--rate-limit");
+    expect(zero.stderr).not.toMatch(/\n\s+at /);
+  }, 60_000);
 });

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from "kysely";
-import { SkillSearchIndex, type Frontmatter } from "@skillport/core";
+import { SkillSearchIndex, type AnalysedSkill, type Frontmatter } from "@skillport/core";
+import { analyseSkill } from "@skillport/core/internal";
 import type { Finding, Verdict } from "@skillport/audit";
 import { compareVersions, parseSemVer } from "./semver.js";
 import type { HoldState, SkillSummary } from "./types.js";
@@ -29,6 +30,17 @@ export interface CatalogSkill {
   /** Newest first. */
   versions: CatalogVersion[];
   tags: Map<string, string>;
+}
+
+/** One entry of a well-known index, before it is rendered. */
+export interface IndexEntrySource {
+  name: string;
+  skill: string;
+  description: string;
+  version: string;
+  blob: string;
+  /** Hex sha256 of the flat archive; null for a version published before it was recorded. */
+  flat: string | null;
 }
 
 /** A version anyone may list or fetch: not yanked, not held, not rejected. */
@@ -61,22 +73,106 @@ export function summaryOf(skill: CatalogSkill, v: CatalogVersion): SkillSummary 
   };
 }
 
+/** Rendered documents (well-known indexes, up to megabytes each) kept per snapshot. */
+const MAX_DOCUMENTS = 32;
+/** Listing and search answers (a page of summaries each) kept per snapshot. */
+const MAX_ANSWERS = 256;
+
+/** A map that keeps the most recently used `max` values. */
+class Recent<T> {
+  readonly #max: number;
+  readonly #values = new Map<string, T>();
+
+  constructor(max: number) {
+    this.#max = max;
+  }
+
+  get(key: string, make: () => T): T {
+    const hit = this.#values.get(key);
+    if (hit !== undefined || this.#values.has(key)) {
+      this.#values.delete(key);
+      this.#values.set(key, hit as T);
+      return hit as T;
+    }
+    const value = make();
+    if (this.#values.size >= this.#max) this.#values.delete(this.#values.keys().next().value as string);
+    this.#values.set(key, value);
+    return value;
+  }
+}
+
 /**
  * Every skill with its versions' listing columns, read in one go and kept until the registry's change counter moves
- * (a counter in the database, so every server process sees the same moment). The search index over the current
- * versions is built from it on first use.
+ * (a counter in the database, so every server process sees the same moment). What is derived from it — the search
+ * index over the current versions, each skill's listing summary, rendered documents such as the well-known index — is
+ * built on first use and lives exactly as long as the snapshot, so it is invalidated by the same counter (decision 0410).
  */
 export class CatalogSnapshot {
   readonly changes: number;
   readonly skills: CatalogSkill[];
+  readonly #byKey: Map<string, CatalogSkill>;
+  readonly #summaries = new Map<CatalogSkill, SkillSummary | null>();
+  readonly #documents = new Recent<unknown>(MAX_DOCUMENTS);
+  readonly #answers = new Recent<unknown>(MAX_ANSWERS);
   #index: SkillSearchIndex | undefined;
+  /** Analysed search documents by skill key and blob digest: the previous snapshot's, then this one's once built. */
+  #analysed: ReadonlyMap<string, AnalysedSkill>;
 
-  constructor(changes: number, skills: CatalogSkill[]) {
+  constructor(changes: number, skills: CatalogSkill[], analysed: ReadonlyMap<string, AnalysedSkill> = new Map()) {
     this.changes = changes;
     this.skills = skills;
+    this.#analysed = analysed;
+    this.#byKey = new Map(skills.map((s) => [skillKey(s.namespace, s.name), s]));
   }
 
-  static async load(db: Kysely<unknown>, changes: number): Promise<CatalogSnapshot> {
+  /** The skill `@namespace/name` (or `name` with namespace ""), whatever its versions' state. */
+  find(namespace: string, name: string): CatalogSkill | undefined {
+    return this.#byKey.get(skillKey(namespace, name));
+  }
+
+  /** The skill by its key (`@namespace/name` or `name`), as search hits name it. */
+  byKey(key: string): CatalogSkill | undefined {
+    return this.#byKey.get(key);
+  }
+
+  /**
+   * The skill at its current version as listings show it (undefined: nothing visible), computed once and shared by
+   * every answer of this snapshot, so frozen.
+   */
+  currentSummary(skill: CatalogSkill): Readonly<SkillSummary> | undefined {
+    let summary = this.#summaries.get(skill);
+    if (summary === undefined) {
+      const v = currentVersion(skill);
+      summary = v ? summaryOf(skill, v) : null;
+      if (summary) {
+        Object.freeze(summary.tags);
+        Object.freeze(summary.audit);
+        Object.freeze(summary);
+      }
+      this.#summaries.set(skill, summary);
+    }
+    return summary ?? undefined;
+  }
+
+  /**
+   * A document computed from this snapshot alone, once per `key` (e.g. a rendered index for one origin). Keys can come
+   * from requests (an origin), so only the 32 most recently used are kept; a dropped one is computed again.
+   */
+  derived<T>(key: string, make: () => T): T {
+    return this.#documents.get(key, make) as T;
+  }
+
+  /** A listing or search answer, once per `key` (the query); the 256 most recently used are kept. */
+  answer<T>(key: string, make: () => T): T {
+    return this.#answers.get(key, make) as T;
+  }
+
+  /**
+   * Reads the catalog as of `changes`. `previous` lends its analysed search documents: a version's document depends
+   * only on its skill key and its archive (blob digest), neither of which changes, so only new versions are analysed
+   * again when the index is built (decision 0410).
+   */
+  static async load(db: Kysely<unknown>, changes: number, previous?: CatalogSnapshot): Promise<CatalogSnapshot> {
     const { rows } =
       await sql<VersionRow>`select s.id, s.namespace, s.name, s.owner, s.updated_at, v.version, v.description, v.verdict, v.findings, v.hold, v.yanked, v.created_at, v.frontmatter, v.body_head, v.blob, v.flat_digest from registry_skills s join registry_versions v on v.skill_id = s.id`.execute(
         db,
@@ -120,24 +216,55 @@ export class CatalogSnapshot {
     const skills = [...byId.values()];
     for (const s of skills) s.versions.sort((a, b) => compareVersions(b.version, a.version));
     skills.sort((a, b) => (skillKey(a.namespace, a.name) < skillKey(b.namespace, b.name) ? -1 : 1));
-    return new CatalogSnapshot(changes, skills);
+    return new CatalogSnapshot(changes, skills, previous === undefined ? undefined : previous.#analysed);
+  }
+
+  /** What the well-known index lists: each skill's current version, visible ones only (one namespace, or all). */
+  indexEntries(namespace: string | undefined): IndexEntrySource[] {
+    const out: IndexEntrySource[] = [];
+    for (const skill of this.skills) {
+      if (namespace !== undefined && skill.namespace !== namespace) continue;
+      const v = currentVersion(skill);
+      if (v)
+        out.push({
+          name: skill.name,
+          skill: skillKey(skill.namespace, skill.name),
+          description: v.description,
+          version: v.version,
+          blob: v.blob,
+          flat: v.flatDigest,
+        });
+    }
+    return out;
   }
 
   /** Core's ranking (BM25F with calibrated confidence) over each skill's current version. */
   search(query: string, limit: number): Array<{ key: string; confidence: number }> {
     if (!this.#index) {
       const index = new SkillSearchIndex([], { mode: "postings" });
+      const analysed = new Map<string, AnalysedSkill>();
       for (const skill of this.skills) {
         const v = currentVersion(skill);
         if (!v) continue;
-        index.add({
-          id: skillKey(skill.namespace, skill.name),
-          name: skill.name,
-          description: v.description,
-          metadata: v.frontmatter as Frontmatter,
-          body: v.bodyHead,
-        });
+        const id = skillKey(skill.namespace, skill.name);
+        const key = `${id}\n${v.blob}`;
+        const doc =
+          this.#analysed.get(key) ??
+          analyseSkill(
+            {
+              id,
+              name: skill.name,
+              description: v.description,
+              metadata: v.frontmatter as Frontmatter,
+              body: v.bodyHead,
+            },
+            {},
+          );
+        analysed.set(key, doc);
+        index.addAnalysed(doc);
       }
+      // Only what this snapshot uses is handed on, so the documents kept never outgrow the catalog.
+      this.#analysed = analysed;
       this.#index = index;
     }
     return this.#index

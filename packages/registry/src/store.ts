@@ -1,11 +1,21 @@
 import { createHash, randomBytes } from "node:crypto";
-import { sql, type Kysely } from "kysely";
+import { CompiledQuery, sql, type Kysely } from "kysely";
 import { SqlDatabase } from "@skillport/sql";
 import { readArchive, type PackageLimits } from "@skillport/pack";
 import type { Finding, Verdict } from "@skillport/audit";
+import { ArchiveCache, servedFiles, type ServedFile } from "./archive-cache.js";
 import { FileBlobStore, sha256Hex, type BlobStore } from "./blobs.js";
 import { PostgresBlobStore } from "./pg-blobs.js";
-import { CatalogSnapshot, currentVersion, isVisible, skillKey, summaryOf, type CatalogSkill } from "./catalog.js";
+import {
+  CatalogSnapshot,
+  currentVersion,
+  isVisible,
+  skillKey,
+  summaryOf,
+  type CatalogSkill,
+  type CatalogVersion,
+  type IndexEntrySource,
+} from "./catalog.js";
 import { RegistryError } from "./errors.js";
 import { checkPackage, SPEC_NAME } from "./package.js";
 import { checkRunPackage, VERSION_ID, type RunPackageView } from "./run-packages.js";
@@ -88,21 +98,13 @@ export interface ListQuery {
   offset?: number;
 }
 
-export interface IndexEntrySource {
-  name: string;
-  skill: string;
-  description: string;
-  version: string;
-  blob: string;
-  /** Hex sha256 of the flat archive; null for a version published before it was recorded. */
-  flat: string | null;
-}
-
 /** The PostgreSQL NOTIFY channel a commit that changes the catalog signals on (payload: the registry's schema). */
 export const REGISTRY_CHANNEL = "skillport_registry";
 
-/** Bytes of unpacked archives kept in memory for file reads (estimated at 4× the archive's size). */
+/** Bytes of unpacked archives kept in memory for file reads. */
 const ARCHIVE_CACHE_BYTES = 64 * 1024 * 1024;
+/** The change counter's read, compiled once: every read request runs it. */
+const CHANGES = CompiledQuery.raw("select value from registry_state where key = 'changes'");
 const USER = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
 const TAG = /^(?=.{1,64}$)[a-z][a-z0-9._-]*$/;
 
@@ -120,8 +122,7 @@ export class RegistryStore {
   readonly #ownsDatabase: boolean;
   readonly #sweepAfterMs: number;
   #snapshot: Promise<CatalogSnapshot> | undefined;
-  readonly #archives = new Map<string, Promise<Map<string, Uint8Array>>>();
-  #archivedBytes = 0;
+  readonly #archives = new ArchiveCache(ARCHIVE_CACHE_BYTES);
   readonly #localListeners = new Set<() => void>();
 
   private constructor(database: SqlDatabase, ownsDatabase: boolean, blobs: BlobStore, options: RegistryStoreOptions) {
@@ -562,26 +563,48 @@ export class RegistryStore {
 
   /** The catalog as of the database's change counter (re-read when it moved). */
   async snapshot(): Promise<CatalogSnapshot> {
-    const { rows } = await sql<{
-      value: number | string;
-    }>`select value from registry_state where key = 'changes'`.execute(this.#db);
+    const { rows } = await this.#db.executeQuery<{ value: number | string }>(CHANGES);
     const changes = Number(rows[0]?.value ?? 0);
     const current = this.#snapshot;
-    if (current) {
-      const snap = await current.catch(() => undefined);
-      if (snap && snap.changes === changes) return snap;
-    }
-    const next = CatalogSnapshot.load(this.#db, changes);
+    const previous = await current?.catch(() => undefined);
+    if (previous && previous.changes === changes) return previous;
+    const next = CatalogSnapshot.load(this.#db, changes, previous);
     this.#snapshot = next;
     return next;
   }
 
+  /**
+   * A page of skills, each at its current version (or the tagged one), ranked by search when `q` is given. Answers are
+   * kept per catalog snapshot by their query (decision 0410), so they are shared, and frozen.
+   */
   async listSkills(query: ListQuery): Promise<{ total: number; skills: SkillSummary[] }> {
     const snap = await this.snapshot();
     const limit = Math.min(Math.max(1, query.limit ?? 20), this.limits.maxListLimit);
     const offset = Math.max(0, query.offset ?? 0);
+    const q = query.q?.trim() ?? "";
+    const key = JSON.stringify([q, query.namespace, query.tag, query.verdict, limit, offset]);
+    return snap.answer(key, () => {
+      const answer = this.#list(snap, { ...query, q }, limit, offset);
+      for (const s of answer.skills) Object.freeze(s);
+      Object.freeze(answer.skills);
+      return Object.freeze(answer);
+    });
+  }
+
+  #list(
+    snap: CatalogSnapshot,
+    query: ListQuery & { q: string },
+    limit: number,
+    offset: number,
+  ): { total: number; skills: SkillSummary[] } {
     const keep = (skill: CatalogSkill): SkillSummary | undefined => {
       if (query.namespace !== undefined && skill.namespace !== query.namespace) return undefined;
+      if (query.tag === undefined) {
+        const summary = snap.currentSummary(skill);
+        return summary && (query.verdict === undefined || summary.audit.verdict === query.verdict)
+          ? summary
+          : undefined;
+      }
       const tagged = query.tag === undefined ? undefined : skill.tags.get(query.tag);
       if (query.tag !== undefined && tagged === undefined) return undefined;
       const v =
@@ -590,24 +613,27 @@ export class RegistryStore {
       if (query.verdict !== undefined && v.verdict !== query.verdict) return undefined;
       return summaryOf(skill, v);
     };
-    let rows: SkillSummary[];
-    if (query.q !== undefined && query.q.trim() !== "") {
-      const byKey = new Map(snap.skills.map((s) => [skillKey(s.namespace, s.name), s]));
-      rows = [];
+    if (query.q !== "") {
+      const found: Array<{ summary: SkillSummary; confidence: number }> = [];
       for (const hit of snap.search(query.q, Math.max(1, Math.min(snap.skills.length, offset + limit + 200)))) {
-        const skill = byKey.get(hit.key);
+        const skill = snap.byKey(hit.key);
         const summary = skill && keep(skill);
-        if (summary) rows.push({ ...summary, confidence: Number(hit.confidence.toFixed(3)) });
+        if (summary) found.push({ summary, confidence: hit.confidence });
       }
-    } else {
-      rows = snap.skills.map(keep).filter((s): s is SkillSummary => s !== undefined);
+      // Summaries are shared by every answer of this snapshot: only the page's hits are copied to carry a confidence.
+      const page = found.slice(offset, offset + limit);
+      return {
+        total: found.length,
+        skills: page.map((h) => ({ ...h.summary, confidence: Number(h.confidence.toFixed(3)) })),
+      };
     }
+    const rows = snap.skills.map(keep).filter((s): s is SkillSummary => s !== undefined);
     return { total: rows.length, skills: rows.slice(offset, offset + limit) };
   }
 
   async getSkill(namespace: string, name: string, actor: Actor | undefined): Promise<SkillView> {
     const snap = await this.snapshot();
-    const skill = snap.skills.find((s) => s.namespace === namespace && s.name === name);
+    const skill = snap.find(namespace, name);
     const admin = actor?.scopes.includes("admin") ?? false;
     const current = skill && currentVersion(skill);
     const shown = skill?.versions.filter((v) => admin || v.hold === null) ?? [];
@@ -698,8 +724,7 @@ export class RegistryStore {
     if (!skill) throw new RegistryError("REGISTRY_NOT_FOUND", `no skill ${skillKey(namespace, name)}`);
     if (!parseSemVer(versionOrTag)) {
       if (versionOrTag === "latest") {
-        const snap = await this.snapshot();
-        const current = snap.skills.find((s) => s.id === skill.id);
+        const current = (await this.snapshot()).find(namespace, name);
         version = (current && currentVersion(current)?.version) ?? "";
       } else {
         const tag = (
@@ -734,6 +759,45 @@ export class RegistryStore {
     return row;
   }
 
+  /**
+   * The version a request names, from the catalog snapshot (current as of the database's change counter): the same
+   * rules as `#versionRow` — a tag through the skill's tags, `latest` to the current version, a held or rejected
+   * version only for admins (or the publisher's own answer) — without a query beyond the counter.
+   */
+  async #resolve(
+    namespace: string,
+    name: string,
+    versionOrTag: string,
+    actor: Actor | undefined,
+  ): Promise<CatalogVersion> {
+    const snap = await this.snapshot();
+    const skill = snap.find(namespace, name);
+    if (!skill) throw new RegistryError("REGISTRY_NOT_FOUND", `no skill ${skillKey(namespace, name)}`);
+    let version = versionOrTag;
+    if (!parseSemVer(versionOrTag)) {
+      const tagged = versionOrTag === "latest" ? currentVersion(skill)?.version : skill.tags.get(versionOrTag);
+      if (tagged === undefined && versionOrTag !== "latest")
+        throw new RegistryError(
+          "REGISTRY_NOT_FOUND",
+          `${skillKey(namespace, name)} has no version or tag ${JSON.stringify(versionOrTag.slice(0, 80))}`,
+        );
+      version = tagged ?? "";
+    }
+    const found = skill.versions.find((v) => v.version === version);
+    if (!found)
+      throw new RegistryError(
+        "REGISTRY_NOT_FOUND",
+        `no version ${JSON.stringify(versionOrTag.slice(0, 80))} of ${skillKey(namespace, name)}`,
+      );
+    if (found.hold !== null && !(actor?.scopes.includes("admin") ?? false)) {
+      throw new RegistryError(
+        "REGISTRY_HELD",
+        `${skillKey(namespace, name)}@${found.version} is held for review (its audit verdict is ${found.verdict}); an admin decides`,
+      );
+    }
+    return found;
+  }
+
   /** The `.skill` archive of a version, checked against its digest on the way out of the blob store. */
   async download(
     namespace: string,
@@ -741,14 +805,14 @@ export class RegistryStore {
     versionOrTag: string,
     actor: Actor | undefined,
   ): Promise<{ bytes: Uint8Array; digest: string; version: string; filename: string }> {
-    const row = await this.#versionRow(namespace, name, versionOrTag, actor);
-    const bytes = await this.blobs.get(row.blob);
+    const v = await this.#resolve(namespace, name, versionOrTag, actor);
+    const bytes = await this.blobs.get(v.blob);
     if (!bytes)
       throw new RegistryError(
         "REGISTRY_NOT_FOUND",
-        `the archive of ${skillKey(namespace, name)}@${row.version} is missing from the blob store`,
+        `the archive of ${skillKey(namespace, name)}@${v.version} is missing from the blob store`,
       );
-    return { bytes, digest: row.blob, version: row.version, filename: `${name}-${row.version}.skill` };
+    return { bytes, digest: v.blob, version: v.version, filename: `${name}-${v.version}.skill` };
   }
 
   // ---- package archives for runners (decision 0378) ---------------------------------------------------------
@@ -822,28 +886,26 @@ export class RegistryStore {
       .rows[0];
   }
 
-  /** One file of a version, from its archive (kept in memory per blob: blobs never change). */
+  /**
+   * One file of a version, from its archive: unpacked once per blob and kept (blobs never change), with its digest and
+   * whether it is text computed then. `version` is the version served (a tag resolved).
+   */
   async readFile(
     namespace: string,
     name: string,
     versionOrTag: string,
     filePath: string,
     actor: Actor | undefined,
-  ): Promise<{ bytes: Uint8Array; entry: FileEntry; version: string }> {
-    const row = await this.#versionRow(namespace, name, versionOrTag, actor);
-    const entry = (JSON.parse(row.files) as FileEntry[]).find((f) => f.path === filePath);
-    if (!entry)
+  ): Promise<{ bytes: Uint8Array; entry: FileEntry; version: string; text: boolean }> {
+    const v = await this.#resolve(namespace, name, versionOrTag, actor);
+    const files = await this.#archives.get(v.blob, () => this.#loadArchive(v.blob, name));
+    const file = files.get(filePath);
+    if (!file)
       throw new RegistryError(
         "REGISTRY_NOT_FOUND",
-        `${skillKey(namespace, name)}@${row.version} has no file ${JSON.stringify(filePath.slice(0, 200))}`,
+        `${skillKey(namespace, name)}@${v.version} has no file ${JSON.stringify(filePath.slice(0, 200))}`,
       );
-    const bytes = (await this.#archiveFiles(row, name)).get(filePath);
-    if (!bytes)
-      throw new RegistryError(
-        "REGISTRY_NOT_FOUND",
-        `the archive of ${skillKey(namespace, name)}@${row.version} lacks ${filePath}`,
-      );
-    return { bytes, entry, version: row.version };
+    return { bytes: file.bytes, entry: file.entry, version: v.version, text: file.text };
   }
 
   /** Every file of a version with its bytes, in path order (from the same cache as `readFile`). */
@@ -853,68 +915,32 @@ export class RegistryStore {
     versionOrTag: string,
     actor: Actor | undefined,
   ): Promise<{ version: string; files: Array<FileEntry & { bytes: Uint8Array }> }> {
-    const row = await this.#versionRow(namespace, name, versionOrTag, actor);
-    const contents = await this.#archiveFiles(row, name);
-    const files = (JSON.parse(row.files) as FileEntry[]).map((entry) => {
-      const bytes = contents.get(entry.path);
-      if (!bytes)
-        throw new RegistryError(
-          "REGISTRY_NOT_FOUND",
-          `the archive of ${skillKey(namespace, name)}@${row.version} lacks ${entry.path}`,
-        );
-      return { ...entry, bytes };
-    });
-    return { version: row.version, files };
-  }
-
-  /** A version's unpacked files, kept in memory per blob (blobs never change). */
-  #archiveFiles(row: VersionRow, name: string): Promise<Map<string, Uint8Array>> {
-    let files = this.#archives.get(row.blob);
-    if (!files) {
-      files = this.#loadArchive(row.blob, name);
-      // Kept while the unpacked bytes of the kept archives stay under 64 MiB (oldest dropped first): blobs never change.
-      if (this.#archivedBytes + Number(row.size) * 4 <= ARCHIVE_CACHE_BYTES) {
-        this.#archives.set(row.blob, files);
-        this.#archivedBytes += Number(row.size) * 4;
-        files.catch(() => this.#archives.delete(row.blob));
-      } else {
-        this.#archives.clear();
-        this.#archivedBytes = 0;
-      }
-    }
-    return files;
+    const v = await this.#resolve(namespace, name, versionOrTag, actor);
+    const files = await this.#archives.get(v.blob, () => this.#loadArchive(v.blob, name));
+    return {
+      version: v.version,
+      files: [...files.values()]
+        .map((f) => ({ ...f.entry, bytes: f.bytes }))
+        .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+    };
   }
 
   /** The files of a version's archive by path inside the skill, read from the blob store (digest verified). */
-  archiveFiles(blob: string, name: string): Promise<Map<string, Uint8Array>> {
-    return this.#loadArchive(blob, name);
+  async archiveFiles(blob: string, name: string): Promise<Map<string, Uint8Array>> {
+    const files = await this.#archives.get(blob, () => this.#loadArchive(blob, name));
+    return new Map([...files].map(([path, f]) => [path, f.bytes]));
   }
 
-  async #loadArchive(blob: string, name: string): Promise<Map<string, Uint8Array>> {
+  async #loadArchive(blob: string, name: string): Promise<Map<string, ServedFile>> {
     const bytes = await this.blobs.get(blob);
     if (!bytes) throw new RegistryError("REGISTRY_NOT_FOUND", "the archive is missing from the blob store");
     const archive = await readArchive(bytes, { limits: this.#packageLimits(), stripWrapper: false });
-    return new Map(archive.files.map((f) => [f.path.slice(name.length + 1), f.bytes]));
+    return servedFiles(archive.files.map((f) => ({ ...f, path: f.path.slice(name.length + 1) })));
   }
 
   /** What the well-known index lists: each skill's current version, visible ones only. */
   async indexEntries(namespace: string | undefined): Promise<IndexEntrySource[]> {
-    const snap = await this.snapshot();
-    const out: IndexEntrySource[] = [];
-    for (const skill of snap.skills) {
-      if (namespace !== undefined && skill.namespace !== namespace) continue;
-      const v = currentVersion(skill);
-      if (v)
-        out.push({
-          name: skill.name,
-          skill: skillKey(skill.namespace, skill.name),
-          description: v.description,
-          version: v.version,
-          blob: v.blob,
-          flat: v.flatDigest,
-        });
-    }
-    return out;
+    return (await this.snapshot()).indexEntries(namespace);
   }
 
   // ---- changes to versions ------------------------------------------------------------------------------------

@@ -1,5 +1,15 @@
 import { existsSync } from "node:fs";
-import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql, type Dialect, type KyselyConfig } from "kysely";
+import {
+  Kysely,
+  MysqlDialect,
+  PostgresDialect,
+  SqliteDialect,
+  sql,
+  type Dialect,
+  type KyselyConfig,
+  type SqliteDatabase,
+  type SqliteStatement,
+} from "kysely";
 import { importOptional, redactUri } from "@skillport/core/internal";
 import { rememberSecret, SqlRepositoryError, wrapDriverError } from "./errors.js";
 import type { SqlTableNames } from "./tables.js";
@@ -252,7 +262,32 @@ async function sqliteDialect(options: SqlConnectionOptions, display: string, tim
   database.pragma("foreign_keys = ON");
   // WAL: readers never wait for a writer, and a writer in another process never sees a reader's half-read state.
   if (!memory) await switchToWal(database, timeoutMs);
-  return new SqliteDialect({ database });
+  return new SqliteDialect({ database: keepingStatements(database) });
+}
+
+/** Prepared statements kept per connection, by SQL text; the oldest goes past this many. */
+const MAX_SQLITE_STATEMENTS = 256;
+
+/**
+ * The database as Kysely's SQLite driver sees it, with each statement prepared once per SQL text: the driver prepares
+ * every query it runs, and preparing costs more than running a small indexed read. Values travel as parameters, so a
+ * program has few distinct texts. Safe because the driver runs one statement at a time per connection (its mutex is
+ * held while a streamed select is read).
+ */
+function keepingStatements(database: { close(): unknown; prepare(sql: string): SqliteStatement }): SqliteDatabase {
+  const statements = new Map<string, SqliteStatement>();
+  return {
+    close: () => void database.close(),
+    prepare(text: string): SqliteStatement {
+      let statement = statements.get(text);
+      if (statement === undefined) {
+        statement = database.prepare(text);
+        if (statements.size >= MAX_SQLITE_STATEMENTS) statements.delete(statements.keys().next().value as string);
+        statements.set(text, statement);
+      }
+      return statement;
+    },
+  };
 }
 
 /**

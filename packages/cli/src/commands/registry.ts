@@ -3,7 +3,7 @@ import path from "node:path";
 import { writeFileAtomic } from "@skillport/fs";
 import type { Command } from "commander";
 import { CliError, EXIT_ERROR, printJson, type CliOutput } from "../io.js";
-import { positiveInteger } from "../options.js";
+import { atLeastOne, positiveInteger } from "../options.js";
 import { importOptional } from "@skillport/core/internal";
 
 interface ServeOptions {
@@ -15,6 +15,7 @@ interface ServeOptions {
   publicUrl?: string;
   readAccess: string;
   maxUploadBytes?: number;
+  rateLimit?: number;
   pidFile?: string;
   webUi: boolean;
 }
@@ -39,6 +40,11 @@ export function registerRegistry(program: Command, io: CliOutput): void {
     .option("--public-url <url>", "the URL clients reach it by (for absolute links in the index)")
     .option("--read-access <mode>", "public (anyone reads) or token (reads need a read token)", "public")
     .option("--max-upload-bytes <n>", "largest upload (default 16 MiB)", positiveInteger)
+    .option(
+      "--rate-limit <n>",
+      "requests per token (or client address) per minute, per process (default 1200)",
+      atLeastOne,
+    )
     .option("--no-web-ui", "serve only the API and the index, without the web UI at /")
     .option("--no-mcp", "no MCP endpoint at /mcp")
     .option(
@@ -68,6 +74,7 @@ export function registerRegistry(program: Command, io: CliOutput): void {
         readAccess: options.readAccess,
         webUi: options.webUi,
         limits: options.maxUploadBytes === undefined ? undefined : { maxUploadBytes: options.maxUploadBytes },
+        rateLimit: options.rateLimit === undefined ? undefined : { requests: options.rateLimit },
       });
       io.stdout(
         `registry: ${running.url} (OpenAPI: ${running.url}/openapi.json${options.webUi ? `; web UI: ${running.url}/` : ""})\n`,

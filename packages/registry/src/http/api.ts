@@ -1,3 +1,4 @@
+import type { Context } from "hono";
 import { z } from "zod";
 import { RegistryError } from "../errors.js";
 import { flatArchive } from "../package.js";
@@ -20,7 +21,9 @@ const VersionParams = SkillParams.extend({
   version: z.string().max(64).describe("a version, or a tag such as `latest`"),
 });
 const ok = (description: string, schema: z.ZodType) => ({ 200: { description, schema } });
-const json = (data: unknown, status = 200) => Response.json(data, { status });
+// A string body (not Response.json's stream) lets @hono/node-server write the answer in one call.
+const json = (data: unknown, status = 200) =>
+  new Response(JSON.stringify(data), { status, headers: { "content-type": "application/json" } });
 
 /** Publish, list/search, versions, files, download, tags, yank/undelete, holds. */
 export const skillsModule: RouteModule = {
@@ -125,16 +128,14 @@ export const skillsModule: RouteModule = {
       responses: {
         200: { description: "the archive; ETag and Digest carry its sha256", contentType: "application/zip" },
       },
-      handler: async ({ store, namespace, params, actor }) => {
+      handler: async ({ c, store, namespace, params, actor, readAccess }) => {
         const d = await store.download(namespace, params.name, params.version, actor);
-        return new Response(d.bytes, {
-          headers: {
-            "content-type": "application/zip",
-            "content-disposition": `attachment; filename="${d.filename}"`,
-            etag: `"sha256-${d.digest}"`,
-            "x-skill-version": d.version,
-            "x-content-digest": `sha256:${d.digest}`,
-          },
+        const cache = { exact: d.version === params.version, shared: !actor && readAccess === "public" };
+        return immutableBytes(c, d.bytes, `"sha256-${d.digest}"`, cache, {
+          "content-type": "application/zip",
+          "content-disposition": `attachment; filename="${d.filename}"`,
+          "x-skill-version": d.version,
+          "x-content-digest": `sha256:${d.digest}`,
         });
       },
     }),
@@ -180,9 +181,14 @@ export const skillsModule: RouteModule = {
       scope: "read",
       params: VersionParams.extend({ path: z.string().max(4096) }),
       responses: { 200: { description: "the file", contentType: "application/octet-stream" } },
-      handler: async ({ store, namespace, params, actor }) => {
+      handler: async ({ c, store, namespace, params, actor, readAccess }) => {
         const f = await store.readFile(namespace, params.name, params.version, params.path, actor);
-        return inertFile(f.bytes, f.entry.sha256);
+        const cache = { exact: f.version === params.version, shared: !actor && readAccess === "public" };
+        return immutableBytes(c, f.bytes, `"sha256-${f.entry.sha256}"`, cache, {
+          "content-type": f.text ? "text/plain; charset=utf-8" : "application/octet-stream",
+          "content-security-policy": "default-src 'none'; sandbox",
+          "x-content-sha256": f.entry.sha256,
+        });
       },
     }),
     route({
@@ -366,10 +372,10 @@ function requireActor(actor: Parameters<typeof requireScope>[0]): NonNullable<ty
 }
 
 /** One file's bytes served inert: text/plain or octet-stream (never the type its name suggests), a sandboxing CSP. */
-export function inertFile(bytes: Uint8Array, sha256: string): Response {
+export function inertFile(bytes: Uint8Array, sha256: string, text: boolean): Response {
   return new Response(bytes, {
     headers: {
-      "content-type": isUtf8Text(bytes) ? "text/plain; charset=utf-8" : "application/octet-stream",
+      "content-type": text ? "text/plain; charset=utf-8" : "application/octet-stream",
       "content-security-policy": "default-src 'none'; sandbox",
       "x-content-sha256": sha256,
       etag: `"sha256-${sha256}"`,
@@ -377,12 +383,24 @@ export function inertFile(bytes: Uint8Array, sha256: string): Response {
   });
 }
 
-function isUtf8Text(bytes: Uint8Array): boolean {
-  if (bytes.includes(0)) return false;
-  try {
-    new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
+/**
+ * Bytes named by their digest (a file of a version, a version's archive). Asked for by an exact version number they
+ * can never change — a version is immutable, and once anyone may read it only a yank can touch it, which still serves
+ * it — so they are cacheable for a year (by shared caches only when anyone may read them: an anonymous request on a
+ * public registry); asked through a tag (`latest`) they are revalidated. A matching `If-None-Match` answers 304
+ * (decision 0411).
+ */
+function immutableBytes(
+  c: Context,
+  bytes: Uint8Array,
+  etag: string,
+  cache: { exact: boolean; shared: boolean },
+  headers: Record<string, string>,
+): Response {
+  const control = cache.exact ? `${cache.shared ? "public" : "private"}, max-age=31536000, immutable` : "no-cache";
+  const all = { ...headers, etag, "cache-control": control };
+  const match = c.req.header("if-none-match");
+  if (match !== undefined && match.split(",").some((t) => t.trim() === etag || t.trim() === "*"))
+    return new Response(null, { status: 304, headers: all });
+  return new Response(bytes, { headers: all });
 }

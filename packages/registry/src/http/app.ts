@@ -90,6 +90,12 @@ export function createRegistryApp(store: RegistryStore, options: RegistryAppOpti
   for (const module of modules) {
     for (const def of module.routes) {
       const limit = def.maxBodyBytes?.(store) ?? maxJson;
+      const limitBody = bodyLimit({
+        maxSize: limit,
+        onError: () => {
+          throw new RegistryError("REGISTRY_TOO_LARGE", `the request body is over ${limit} bytes`);
+        },
+      });
       for (const path of expandPath(def.path)) {
         app.on(
           def.method.toUpperCase(),
@@ -98,12 +104,8 @@ export function createRegistryApp(store: RegistryStore, options: RegistryAppOpti
             if (module.errors === "text") textErrors.add(c);
             await next();
           },
-          bodyLimit({
-            maxSize: limit,
-            onError: () => {
-              throw new RegistryError("REGISTRY_TOO_LARGE", `the request body is over ${limit} bytes`);
-            },
-          }),
+          // A GET's body is never read; asking for it would make @hono/node-server build a whole web Request.
+          (c, next) => (def.method === "get" ? next() : limitBody(c, next)),
           async (c) => {
             const actor = await authenticate(c, store);
             const key = actor ? `t:${actor.tokenId}` : `a:${clientAddress(c)}`;
@@ -138,7 +140,7 @@ export function createRegistryApp(store: RegistryStore, options: RegistryAppOpti
               store,
               readAccess: options.readAccess ?? "public",
               namespace: scope !== undefined && !path.startsWith(`/{${SCOPE_PARAM}}`) ? scope.slice(1) : "",
-              origin: options.publicUrl?.replace(/\/+$/, "") ?? new URL(c.req.url).origin,
+              origin: options.publicUrl?.replace(/\/+$/, "") ?? originOf(c.req.url),
               mounted,
             });
           },
@@ -212,6 +214,12 @@ async function authenticate(c: Context, store: RegistryStore): Promise<Actor | u
   if (!actor)
     throw new RegistryError("REGISTRY_UNAUTHORIZED", "the token is not valid (unknown, revoked or malformed)");
   return actor;
+}
+
+/** `scheme://host[:port]` of an absolute URL (what `new URL(url).origin` gives, without parsing all of it). */
+function originOf(url: string): string {
+  const path = url.indexOf("/", url.indexOf("//") + 2);
+  return path === -1 ? url : url.slice(0, path);
 }
 
 function clientAddress(c: Context): string {

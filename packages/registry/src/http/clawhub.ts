@@ -364,7 +364,7 @@ export const clawhubModule: RouteModule = {
           query.path,
           actor,
         );
-        return inertFile(f.bytes, f.entry.sha256);
+        return inertFile(f.bytes, f.entry.sha256, f.text);
       },
     }),
     route({

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { sha256Hex } from "../blobs.js";
 import { skillKey } from "../catalog.js";
 import { SPEC_NAME } from "../package.js";
-import type { IndexEntrySource } from "../store.js";
+import type { IndexEntrySource } from "../catalog.js";
 import { route, type RouteModule } from "./route.js";
 import { DiscoveryIndex } from "./schemas.js";
 
@@ -28,8 +28,13 @@ export const wellKnownModule: RouteModule = {
       tag: "discovery",
       scope: "read",
       responses: { 200: { description: "discovery index v0.2.0", schema: DiscoveryIndex } },
-      handler: async ({ c, store, origin }) =>
-        indexResponse(rootEntries(await store.indexEntries(undefined)), origin, c.req.header("if-none-match")),
+      handler: async ({ c, store, origin }) => {
+        const snap = await store.snapshot();
+        const index = snap.derived(`index\n${origin}`, () =>
+          renderIndex(rootEntries(snap.indexEntries(undefined)), origin),
+        );
+        return indexResponse(index, c.req.header("if-none-match"));
+      },
     }),
     route({
       method: "get",
@@ -39,8 +44,14 @@ export const wellKnownModule: RouteModule = {
       scope: "read",
       params: z.object({ scope: z.string().regex(/^@[a-z0-9-]+$/) }),
       responses: { 200: { description: "discovery index v0.2.0", schema: DiscoveryIndex } },
-      handler: async ({ c, store, origin, params }) =>
-        indexResponse(await store.indexEntries(params.scope.slice(1)), origin, c.req.header("if-none-match")),
+      handler: async ({ c, store, origin, params }) => {
+        const snap = await store.snapshot();
+        const namespace = params.scope.slice(1);
+        const index = snap.derived(`index\n${origin}\n${namespace}`, () =>
+          renderIndex(snap.indexEntries(namespace), origin),
+        );
+        return indexResponse(index, c.req.header("if-none-match"));
+      },
     }),
     route({
       method: "get",
@@ -61,7 +72,7 @@ export const wellKnownModule: RouteModule = {
           blob: v.digest.slice("sha256:".length),
           flat: v.flatDigest === null ? null : v.flatDigest.slice("sha256:".length),
         };
-        return indexResponse([entry], origin, c.req.header("if-none-match"));
+        return indexResponse(renderIndex([entry], origin), c.req.header("if-none-match"));
       },
     }),
   ],
@@ -75,12 +86,16 @@ export function rootEntries(entries: readonly IndexEntrySource[]): IndexEntrySou
   return entries.filter((e) => (e.skill === e.name ? true : !unscoped.has(e.name) && count.get(e.name) === 1));
 }
 
-/** The index with a strong ETag (its bytes' sha256), so a client that has it revalidates with a 304. */
-function indexResponse(
-  entries: readonly IndexEntrySource[],
-  origin: string,
-  ifNoneMatch: string | undefined,
-): Response {
+interface RenderedIndex {
+  body: Uint8Array;
+  etag: string;
+}
+
+/**
+ * The index's bytes and strong ETag (their sha256). The root and namespace indexes are rendered once per catalog
+ * snapshot and origin, so they change exactly when the database's change counter moves (decision 0410).
+ */
+function renderIndex(entries: readonly IndexEntrySource[], origin: string): RenderedIndex {
   const skills = entries
     .filter((e) => SPEC_NAME.test(e.name) && e.description.trim() !== "" && e.description.length <= MAX_DESCRIPTION)
     .map((e) => ({
@@ -92,12 +107,16 @@ function indexResponse(
       url: `${origin}/api/v1/skills/${skillPath(e)}/versions/${e.version}/${e.flat === null ? "download" : "archive"}`,
       digest: `sha256:${e.flat ?? e.blob}`,
     }));
-  const body = JSON.stringify({ $schema: DISCOVERY_SCHEMA, skills });
-  const etag = `"${sha256Hex(new TextEncoder().encode(body))}"`;
-  const headers = { "cache-control": "no-cache", etag };
-  if (ifNoneMatch !== undefined && ifNoneMatch.split(",").some((t) => t.trim() === etag))
+  const body = new TextEncoder().encode(JSON.stringify({ $schema: DISCOVERY_SCHEMA, skills }));
+  return { body, etag: `"${sha256Hex(body)}"` };
+}
+
+/** The rendered index, or 304 when the client has it (the ETag), revalidated on every use (`no-cache`). */
+function indexResponse(index: RenderedIndex, ifNoneMatch: string | undefined): Response {
+  const headers = { "cache-control": "no-cache", etag: index.etag };
+  if (ifNoneMatch !== undefined && ifNoneMatch.split(",").some((t) => t.trim() === index.etag))
     return new Response(null, { status: 304, headers });
-  return new Response(body, { headers: { ...headers, "content-type": "application/json" } });
+  return new Response(index.body, { headers: { ...headers, "content-type": "application/json" } });
 }
 
 function skillPath(e: IndexEntrySource): string {
