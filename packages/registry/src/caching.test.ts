@@ -71,7 +71,7 @@ describe.each(dialects)("caches on %s", (dialect) => {
   it("each origin gets its own rendering of the index", async () => {
     const here = await names("http://one.example" + INDEX);
     const there = await names("http://two.example" + INDEX);
-    expect(here[0]?.url).toMatch(/^http:\/\/one\.example\/api\/v1\/skills\/alpha\/versions\/1\.0\.0\/download$/);
+    expect(here[0]?.url).toMatch(/^http:\/\/one\.example\/api\/v1\/skills\/alpha\/versions\/1\.0\.0\/archive$/);
     expect(there[0]?.url).toMatch(/^http:\/\/two\.example\//);
   });
 
