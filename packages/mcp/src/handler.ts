@@ -28,6 +28,8 @@ export interface McpRequestHandler {
    * session: how a transport in front answers a session's request itself (`serveHttp`'s fast path, decision 0380).
    */
   sessionVersion(id: string): string | undefined;
+  /** 2025-era sessions open now: clients that may hold a stream for `list_changed` (2026-07-28 requests are stateless). */
+  openSessions(): number;
   /** Closes every session and stops following the skill server's changes. */
   close(): Promise<void>;
 }
@@ -121,6 +123,7 @@ export function createMcpRequestHandler(
         ? legacy(request)
         : modern.fetch(request),
     sessionVersion: (id) => sessionFor(id)?.mcp.server.getNegotiatedProtocolVersion(),
+    openSessions: () => sessions.size,
     close: async () => {
       clearInterval(sweep);
       unsubscribe();
