@@ -1,5 +1,6 @@
 // Small helpers shared by the benchmarks: timing whole child processes, medians, tables.
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 
 export function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
@@ -92,4 +93,21 @@ export function benchSkill(Skill, i) {
     .skillContent(`# Skill ${i}\n\n${"Step details. ".repeat(40)}\n`)
     .putMetadata("license", "MIT")
     .build();
+}
+
+/**
+ * CPU time of a process so far, in ms, from /proc/<pid>/stat (clock ticks of 10 ms): `self` its own (user + system),
+ * `children` that of its waited-for children (a runner's sandboxes). NaN for both once the process is gone.
+ */
+export function processCpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    const tick = 1000 / 100; // USER_HZ
+    return {
+      self: (Number(fields[11]) + Number(fields[12])) * tick,
+      children: (Number(fields[13]) + Number(fields[14])) * tick,
+    };
+  } catch {
+    return { self: NaN, children: NaN };
+  }
 }

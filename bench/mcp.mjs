@@ -10,7 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { generateCorpus } from "./corpus.mjs";
-import { printTable } from "./lib.mjs";
+import { printTable, processCpuMs } from "./lib.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dist = (pkg) => path.join(here, "..", "packages", pkg, "dist", "index.js");
@@ -107,24 +107,16 @@ async function rpc(url, session, body) {
   return { session: res.headers.get("mcp-session-id"), text: await res.text() };
 }
 
-/** CPU time (user + system, ms) a process has used so far: /proc/<pid>/stat, in clock ticks of 10 ms. */
-function cpuMs(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return NaN;
-  }
-}
-
 /** Runs autocannon; `cpu` is the CPU time the server process `pid` spent meanwhile, per request, in µs. */
 function cannon(url, { body, headers }, seconds, connections, pid) {
-  const before = cpuMs(pid);
+  const before = processCpuMs(pid).self;
   return new Promise((resolve, reject) => {
     autocannon(
       { url, method: "POST", body, headers, duration: seconds, connections, pipelining: 1 },
       (error, result) =>
-        error ? reject(error) : resolve({ ...result, cpu: ((cpuMs(pid) - before) * 1000) / result.requests.total }),
+        error
+          ? reject(error)
+          : resolve({ ...result, cpu: ((processCpuMs(pid).self - before) * 1000) / result.requests.total }),
     );
   });
 }

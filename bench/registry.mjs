@@ -23,7 +23,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { corpusRandom, corpusSkill } from "./corpus.mjs";
-import { median, printTable, prng } from "./lib.mjs";
+import { median, printTable, processCpuMs, prng } from "./lib.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dist = (pkg) => path.join(here, "..", "packages", pkg, "dist", "index.js");
@@ -180,16 +180,6 @@ function runChild(args) {
 
 // ---- measuring --------------------------------------------------------------------------------------------------
 
-/** CPU time (user + system) of a process so far, in ms, from /proc (clock ticks of 10 ms). */
-function cpuMs(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return NaN;
-  }
-}
-
 /** `paths`: a list each connection goes through in turn, or a function giving every request its own path. */
 function cannon(url, paths, seconds, connections) {
   const requests =
@@ -220,9 +210,9 @@ async function alternate(servers, paths, { seconds, rounds, connections }) {
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? ["static", "registry"] : ["registry", "static"];
     for (const side of order) {
-      const before = cpuMs(servers[side].pid);
+      const before = processCpuMs(servers[side].pid).self;
       const r = await cannon(servers[side].url, pathsOf(side), seconds, connections);
-      const cpu = cpuMs(servers[side].pid) - before;
+      const cpu = processCpuMs(servers[side].pid).self - before;
       runs[side].push({
         rps: r.requests.average,
         mean: r.latency.mean,
@@ -284,7 +274,7 @@ async function publishTimes(url, token, count, pid) {
     size = archive.byteLength;
     const form = new FormData();
     form.set("archive", new Blob([archive]), "publish-bench.skill");
-    const before = cpuMs(pid);
+    const before = processCpuMs(pid).self;
     const started = process.hrtime.bigint();
     const res = await fetch(`${url}/api/v1/skills`, {
       method: "POST",
@@ -296,7 +286,7 @@ async function publishTimes(url, token, count, pid) {
     if (res.status !== 201) bad++;
     if (i > 0) {
       times.push(ms); // the first one warms the path up
-      cpu += cpuMs(pid) - before;
+      cpu += processCpuMs(pid).self - before;
     }
   }
   return { p50: median(times), max: Math.max(...times), size, bad, cpuMs: cpu / count };

@@ -9,12 +9,12 @@
 // build instead (a baseline; run the two alternately and compare).
 // Usage: node bench/runners.mjs [jobs=40] [latencyRuns=30] [--tree=<dir>]
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, connect } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { median } from "./lib.mjs";
+import { median, processCpuMs } from "./lib.mjs";
 
 const flags = process.argv.slice(2).filter((a) => a.startsWith("--"));
 const positional = process.argv.slice(2).filter((a) => !a.startsWith("--"));
@@ -44,16 +44,6 @@ const nats = spawn("nats-server", ["-a", "127.0.0.1", "-p", String(port), "-js",
 });
 children.push(nats);
 for (let i = 0; i < 100 && !(await canConnect()); i++) await sleep(100);
-
-/** CPU milliseconds (user + system) of a process, its own and its waited-for children's (a runner's sandboxes). */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  const tick = 1000 / 100; // USER_HZ
-  return {
-    self: (Number(fields[11]) + Number(fields[12])) * tick,
-    children: (Number(fields[13]) + Number(fields[14])) * tick,
-  };
-}
 
 function sleep(ms) {
   return new Promise((r) => setTimeout(r, ms));
@@ -94,17 +84,17 @@ for (const n of [1, 2, 4]) {
   const client = await QueueClient.connect({ queue: url, prefix });
   // Warm-up: each runner prepares its scratch workspace (sandbox probe, launcher).
   await Promise.all(Array.from({ length: n * 2 }, () => client.run({ tenant: "w", run: JOB })));
-  const cpu0 = runners.map((r) => cpuMs(r.pid));
-  const nats0 = cpuMs(nats.pid).self;
+  const cpu0 = runners.map((r) => processCpuMs(r.pid));
+  const nats0 = processCpuMs(nats.pid).self;
   const t0 = performance.now();
   const submitted = [];
   for (let i = 0; i < jobs; i++) submitted.push(await client.submit({ tenant: `t${i % 4}`, run: JOB }));
   const results = await Promise.all(submitted.map((j) => client.result(j.id)));
   const seconds = (performance.now() - t0) / 1000;
-  const cpu1 = runners.map((r) => cpuMs(r.pid));
+  const cpu1 = runners.map((r) => processCpuMs(r.pid));
   const runnerSelf = cpu1.reduce((a, c, i) => a + c.self - cpu0[i].self, 0) / jobs;
   const sandboxes = cpu1.reduce((a, c, i) => a + c.children - cpu0[i].children, 0) / jobs;
-  const natsCpu = (cpuMs(nats.pid).self - nats0) / jobs;
+  const natsCpu = (processCpuMs(nats.pid).self - nats0) / jobs;
   const failed = results.filter((r) => r.status !== "completed" || r.exitCode !== 0).length;
   rows.push({
     n,
