@@ -3,9 +3,8 @@
 // hold is replaced by one that exits at once; the in-run forwarder stays the real one.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import http from "node:http";
-import { existsSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import { haveBubblewrap, useWorkspaces } from "./__fixtures__/helpers.js";
+import { canHoldForwarder, useWorkspaces } from "./__fixtures__/helpers.js";
 
 vi.mock("./egress-forwarder.js", async (importOriginal) => {
   const real = await importOriginal<typeof import("./egress-forwarder.js")>();
@@ -21,10 +20,7 @@ const { createSandbox } = await import("./sandbox.js");
 const { EgressProxy } = await import("./egress.js");
 const { findNsenter } = await import("./egress-forwarder.js");
 
-const run =
-  haveBubblewrap(console.warn) && process.getuid?.() === 0 && findNsenter() !== undefined && existsSync("/usr/bin/curl")
-    ? describe
-    : describe.skip;
+const run = canHoldForwarder(findNsenter, console.warn) ? describe : describe.skip;
 
 let server: http.Server;
 let port = 0;

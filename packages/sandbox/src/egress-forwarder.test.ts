@@ -2,7 +2,7 @@
 // 127.0.0.1. On the in-run forwarder the run's own pid namespace holds socat and a wrapper shell; here it must not.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import http from "node:http";
-import { existsSync, readlinkSync } from "node:fs";
+import { readlinkSync } from "node:fs";
 import { chmod, writeFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -10,13 +10,9 @@ import { createSandbox } from "./sandbox.js";
 import { EgressProxy } from "./egress.js";
 import { findNsenter, forwarderProgram, holdForwarder } from "./egress-forwarder.js";
 import { runProcess, startWaiting } from "./run-process.js";
-import { haveBubblewrap, useWorkspaces } from "./__fixtures__/helpers.js";
+import { canHoldForwarder, useWorkspaces } from "./__fixtures__/helpers.js";
 
-const hasBwrap = haveBubblewrap(console.warn);
-const rootHost = process.getuid?.() === 0;
-const held = hasBwrap && rootHost && findNsenter() !== undefined && existsSync("/usr/bin/curl");
-if (hasBwrap && !held) console.warn("skipping the held-forwarder runs: needs a root host, nsenter and curl");
-const run = held ? describe : describe.skip;
+const run = canHoldForwarder(findNsenter, console.warn) ? describe : describe.skip;
 
 let server: http.Server;
 let port = 0;

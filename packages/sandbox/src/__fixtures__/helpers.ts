@@ -1,4 +1,5 @@
 // Shared by this package's tests only (not exported from index.ts).
+import { existsSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, rm, realpath } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -42,6 +43,17 @@ export function haveBubblewrap(onSkip: (reason: string) => void): boolean {
   if (process.env.SKILLPORT_REQUIRE_SYSTEM_DEPS) throw new Error("bwrap is required (SKILLPORT_REQUIRE_SYSTEM_DEPS is set) but not installed");
   onSkip("skipping bubblewrap tests: bwrap is not installed or cannot create its namespaces here");
   return false;
+}
+
+/**
+ * What a launcher needs to hold the egress forwarder (decision 0430): bubblewrap, a root host, nsenter and curl.
+ * `findNsenter` comes from the caller, so a test that mocks egress-forwarder.js asks its own module.
+ */
+export function canHoldForwarder(findNsenter: () => string | undefined, onSkip: (reason: string) => void): boolean {
+  if (!haveBubblewrap(onSkip)) return false;
+  const held = process.getuid?.() === 0 && findNsenter() !== undefined && existsSync("/usr/bin/curl");
+  if (!held) onSkip("skipping the held-forwarder runs: needs a root host, nsenter and curl");
+  return held;
 }
 
 /** Bundles this package's sources for child processes (vitest's source condition does not reach them). */
