@@ -11,6 +11,7 @@ import { RegistryStore } from "./index.js";
 import { startServerProcess, type ServerProcess } from "./test-support/processes.js";
 import {
   postgresAvailable,
+  publishOver,
   skillZip,
   testRegistryDb,
   type Dialect,
@@ -34,18 +35,6 @@ function blobFiles(root: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile())
     .map((e) => path.join(e.parentPath, e.name));
-}
-
-async function publishOver(url: string, token: string, archive: Uint8Array): Promise<number> {
-  const form = new FormData();
-  form.set("archive", new Blob([archive]), "s.zip");
-  const res = await fetch(`${url}/api/v1/skills`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}` },
-    body: form,
-  });
-  await res.arrayBuffer();
-  return res.status;
 }
 
 /** The blobs stored: files in the folder, or the digests of the chunks in the database. */

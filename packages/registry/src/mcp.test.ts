@@ -7,7 +7,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { afterEach, describe, expect, it } from "vitest";
 import { createRegistryApp, RegistryStore, serveRegistry, type RunningRegistry } from "./index.js";
-import { MALICIOUS_BODY, skillZip, testRegistryDb, type TestRegistryDb } from "./test-support/fixtures.js";
+import { MALICIOUS_BODY, publishOver, skillZip, testRegistryDb, type TestRegistryDb } from "./test-support/fixtures.js";
 
 const cleanup: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -54,18 +54,6 @@ function swapped(registry: RunningRegistry, name: string, gone = false): Promise
       }
     });
   });
-}
-
-async function publishOver(url: string, token: string, archive: Uint8Array): Promise<number> {
-  const form = new FormData();
-  form.set("archive", new Blob([archive]), "s.zip");
-  const res = await fetch(`${url}/api/v1/skills`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}` },
-    body: form,
-  });
-  await res.arrayBuffer();
-  return res.status;
 }
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");

@@ -95,3 +95,16 @@ export async function postgresAvailable(): Promise<boolean> {
     return false;
   }
 }
+
+/** Publishes `archive` to a running registry over HTTP (multipart, as the CLI does); resolves the status. */
+export async function publishOver(url: string, token: string, archive: Uint8Array): Promise<number> {
+  const form = new FormData();
+  form.set("archive", new Blob([archive]), "s.zip");
+  const res = await fetch(`${url}/api/v1/skills`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}` },
+    body: form,
+  });
+  await res.arrayBuffer();
+  return res.status;
+}
