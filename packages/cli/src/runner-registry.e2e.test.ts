@@ -1,37 +1,16 @@
 // Runners fetch packages from a registry (issue 27, decision 0378), through the built CLI: `registry serve`, a runner
 // with `--packages <registry url>` on a private NATS JetStream server, and `exec --queue --package … --packages <url>`,
 // which stores the package in the registry before submitting the job.
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "@skillport/testing";
-import { builtCli, isBuilt, runBuilt } from "./test-support.js";
+import { builtCli, isBuilt, runBuilt, startBuiltRegistry } from "./test-support.js";
 
 const repo = path.resolve(import.meta.dirname, "../../..");
-const hasNats = (await import("node:child_process")).spawnSync("nats-server", ["--version"]).status === 0;
-
-/** Starts a child and resolves once `pattern` shows in its output (stdout or stderr). */
-function startUntil(args: string[], cwd: string, env: Record<string, string>, pattern: RegExp) {
-  const child = spawn(process.execPath, [builtCli, ...args], {
-    cwd,
-    env: { PATH: process.env.PATH ?? "", HOME: cwd, SKILLPORT_CACHE_DIR: path.join(cwd, ".cache"), ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const seen = new Promise<RegExpExecArray>((resolve, reject) => {
-    let out = "";
-    const look = (d: Buffer) => {
-      out += d.toString();
-      const m = pattern.exec(out);
-      if (m) resolve(m);
-    };
-    child.stdout?.on("data", look);
-    child.stderr?.on("data", look);
-    child.once("exit", (code) => reject(new Error(`${args.join(" ")} exited ${code}: ${out}`)));
-  });
-  return { child, seen };
-}
+const hasNats = spawnSync("nats-server", ["--version"]).status === 0;
 
 describe.skipIf(!isBuilt || !hasNats)("runners take packages from a registry (built CLI)", () => {
   let dir: string;
@@ -48,14 +27,9 @@ describe.skipIf(!isBuilt || !hasNats)("runners take packages from a registry (bu
       stdio: "ignore",
     });
     children.push(nats);
-    const serve = startUntil(
-      ["registry", "serve", "--port", "0", "--db", "sqlite:./r.db", "--blobs", "./blobs", "--read-access", "token"],
-      dir,
-      {},
-      /registry: (http:\/\/\S+)/,
-    );
+    const serve = await startBuiltRegistry(dir, ["--read-access", "token"]);
     children.push(serve.child);
-    registry = (await serve.seen)[1] ?? "";
+    registry = serve.url;
     const made = runBuilt(
       ["registry", "token", "create", "--user", "ci", "--scope", "publish,read", "--db", "sqlite:./r.db"],
       dir,

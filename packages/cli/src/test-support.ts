@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -132,4 +132,29 @@ export async function oracleClients(): Promise<OracleClients | { skip: string }>
     clawhub: tools.file("clawhub", "bin/clawdhub.js"),
     skills: tools.file("skills", "bin/cli.mjs"),
   };
+}
+
+/**
+ * Starts `skillport registry serve` of the built CLI in `cwd` (SQLite `./r.db`, blobs `./blobs`, a free port, plus
+ * `args`) and resolves once it prints its URL; the caller stops `child`.
+ */
+export async function startBuiltRegistry(
+  cwd: string,
+  args: readonly string[] = [],
+): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(
+    process.execPath,
+    [builtCli, "registry", "serve", "--port", "0", "--db", "sqlite:./r.db", "--blobs", "./blobs", ...args],
+    { cwd, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout?.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /registry: (http:\/\/\S+)/.exec(out);
+      if (m?.[1]) resolve(m[1]);
+    });
+    child.once("exit", (code) => reject(new Error(`serve exited ${code}`)));
+  });
+  return { child, url };
 }
