@@ -10,7 +10,10 @@ import {
   type RemoteCodeRunner,
 } from "@skillport/core/internal";
 import * as z from "zod";
-import { textOf, type ServedSkill, type Snapshot } from "./snapshot.js";
+import { textOf, type ServedFile, type ServedSkill, type Snapshot } from "./snapshot.js";
+
+/** Reads a served file's bytes, verified against its snapshot (the server's one reader, decision 0381). */
+export type ReadServedFile = (skill: ServedSkill, file: ServedFile) => Promise<Uint8Array>;
 
 /** The catalog resource of the tool fallback: one line per served skill, the server's name on each. */
 export const CATALOG_URI = "skillport://catalog";
@@ -41,7 +44,7 @@ function catalogText(snapshot: Snapshot, serverName: string): string {
   );
 }
 
-function fileText(skill: ServedSkill, path: string): CallToolResult {
+async function fileText(skill: ServedSkill, path: string, read: ReadServedFile): Promise<CallToolResult> {
   const file = [...skill.files.values()].find((f) => f.path === path);
   if (file === undefined) {
     const paths = [...skill.files.values()].map((f) => f.path);
@@ -49,13 +52,19 @@ function fileText(skill: ServedSkill, path: string): CallToolResult {
       `Error: ${skill.id} has no file ${JSON.stringify(path)}; its files: ${paths.slice(0, 50).join(", ")}${paths.length > 50 ? ", …" : ""}`,
     );
   }
-  const text = file.isText ? textOf(file.bytes) : undefined;
+  let bytes: Uint8Array;
+  try {
+    bytes = await read(skill, file);
+  } catch (e) {
+    return error(`Error: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const text = file.isText ? textOf(bytes) : undefined;
   if (text === undefined) {
     return {
       content: [
         {
           type: "resource",
-          resource: { uri: file.uri, mimeType: file.mimeType, blob: Buffer.from(file.bytes).toString("base64") },
+          resource: { uri: file.uri, mimeType: file.mimeType, blob: Buffer.from(bytes).toString("base64") },
         },
       ],
     };
@@ -71,6 +80,7 @@ function fileText(skill: ServedSkill, path: string): CallToolResult {
 export function registerFallback(
   mcp: McpServer,
   current: () => Snapshot,
+  read: ReadServedFile,
   registry: SkillRegistry,
   serverName: string,
 ): void {
@@ -103,7 +113,7 @@ export function registerFallback(
           `Error: path ${JSON.stringify(raw)} is not allowed: ${e instanceof Error ? e.message : String(e)}`,
         );
       }
-      return fileText(skill, path);
+      return fileText(skill, path, read);
     },
   );
   mcp.registerTool(
@@ -145,6 +155,7 @@ export function registerFallback(
 export function registerScriptTool(
   mcp: McpServer,
   current: () => Snapshot,
+  read: ReadServedFile,
   runner: RemoteCodeRunner,
   serverName: string,
 ): void {
@@ -178,10 +189,21 @@ export function registerScriptTool(
       }
       const interpreter = scriptInterpreter(rel);
       if (interpreter === undefined) return error(`Error: ${JSON.stringify(rel)} is not a .py, .js or .sh script`);
-      const files = [...skill.files.values()]
-        .filter((f) => isRunFile(f.path))
-        .map((f) => ({ path: f.path, bytes: f.bytes, executable: isExecutableRunFile(f.path) }));
-      if (!files.some((f) => f.path === rel)) return error(`Error: ${skill.id} has no script ${JSON.stringify(rel)}`);
+      const runFiles = [...skill.files.values()].filter((f) => isRunFile(f.path));
+      if (!runFiles.some((f) => f.path === rel))
+        return error(`Error: ${skill.id} has no script ${JSON.stringify(rel)}`);
+      let files;
+      try {
+        files = await Promise.all(
+          runFiles.map(async (f) => ({
+            path: f.path,
+            bytes: await read(skill, f),
+            executable: isExecutableRunFile(f.path),
+          })),
+        );
+      } catch (e) {
+        return error(returnCodeText(-1, "", `Error: ${e instanceof Error ? e.message : String(e)}`));
+      }
       const seconds = timeout ?? 300;
       try {
         const result = await runner.run({

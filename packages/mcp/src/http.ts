@@ -157,7 +157,7 @@ export async function serveHttp(skills: SkillServer, options: HttpServeOptions =
    * "legacy", and the body is one request whose answer depends only on the snapshot. Anything else (and every error
    * answer) goes to the SDK. The guards in front of both paths have already run. True when answered.
    */
-  const answerFast = (req: IncomingMessage, res: ServerResponse, body: Buffer): boolean => {
+  const answerFast = (req: IncomingMessage, res: ServerResponse, body: Buffer): boolean | Promise<boolean> => {
     const sid = req.headers["mcp-session-id"];
     const version = req.headers["mcp-protocol-version"];
     const accept = req.headers.accept ?? "";
@@ -202,8 +202,16 @@ export async function serveHttp(skills: SkillServer, options: HttpServeOptions =
     if (handler.sessionVersion(sid) !== version) return false;
     const result = skills.legacyAnswer(method, params as Record<string, unknown> | undefined);
     if (result === undefined) return false;
+    if (!(result instanceof Promise)) return send(res, sid, id as string | number, result);
+    // A file read from its source first: answered then, or by the SDK when the read was refused.
+    return result.then((bytes) =>
+      bytes === undefined ? false : res.destroyed || send(res, sid, id as string | number, bytes),
+    );
+  };
+
+  /** Writes a fast-path answer: the headers the SDK's JSON answer carries, in its order; head, result, tail at once. */
+  const send = (res: ServerResponse, sid: string, id: string | number, result: Buffer): true => {
     const tail = Buffer.from(`,"jsonrpc":"2.0","id":${JSON.stringify(id)}}`, "utf8");
-    // The headers the SDK's JSON answer carries, in its order; head, result and tail go out in one write.
     res.writeHead(200, {
       "content-type": "application/json",
       "mcp-session-id": sid,
@@ -252,7 +260,10 @@ export async function serveHttp(skills: SkillServer, options: HttpServeOptions =
       if (read === "too-large")
         return plain(res, 413, `request body over the limit of ${maxBody} bytes`, { connection: "close" });
       body = read;
-      if (fastPath && answerFast(req, res, body)) return;
+      if (fastPath) {
+        const fast = answerFast(req, res, body);
+        if (fast === true || (fast !== false && (await fast))) return;
+      }
     }
     answered.sdk++;
     const headers = new Headers();

@@ -23,6 +23,7 @@ import {
   type SnapshotLimits,
 } from "./snapshot.js";
 import { registerFallback, registerScriptTool } from "./fallback.js";
+import { FileBytes, FileChangedError } from "./files.js";
 import type { RemoteCodeRunner } from "@skillport/core/internal";
 
 export interface SkillServerOptions extends SnapshotLimits {
@@ -51,6 +52,11 @@ export interface SkillServerOptions extends SnapshotLimits {
    * directory pages; least recently used dropped first). Default 16 MiB; 0 keeps none.
    */
   answerCacheBytes?: number;
+  /**
+   * Bytes of hot files kept in memory (least recently used dropped first). A snapshot holds each file's size and
+   * digest, not its bytes: other reads go to the source and are verified (decision 0381). Default 8 MiB; 0 keeps none.
+   */
+  fileCacheBytes?: number;
 }
 
 export interface SnapshotChange {
@@ -179,11 +185,15 @@ export class SkillServer {
   readonly #listeners = new Set<(change: SnapshotChange) => void>();
   readonly #unsubscribe: (() => void) | undefined;
   readonly #extension: SkillsExtension;
+  readonly #files: FileBytes;
+  /** Roots of current skills a changed file already asked to rebuild (one refresh per version, not per read). */
+  readonly #stale = new Set<string>();
 
   private constructor(registry: SkillRegistry, options: SkillServerOptions, snapshot: Snapshot) {
     this.#registry = registry;
     this.#options = options;
     this.#snapshot = snapshot;
+    this.#files = new FileBytes(options.fileCacheBytes ?? 8 * 1024 * 1024);
     this.#extension = new SkillsExtension({
       source: this.#source(),
       ...(options.cacheHint !== undefined && { cacheHint: options.cacheHint }),
@@ -244,8 +254,15 @@ export class SkillServer {
 
   async #swap(pending: Set<string> | "all"): Promise<SnapshotChange> {
     const previous = this.#snapshot;
-    const next = await buildSnapshot(this.#registry, this.#options, previous, pending === "all" ? undefined : pending);
+    const next = await buildSnapshot(
+      this.#registry,
+      this.#options,
+      previous,
+      pending === "all" ? undefined : pending,
+      (digest, bytes) => this.#files.keep(digest, bytes),
+    );
     this.#snapshot = next;
+    this.#stale.clear();
     const until = Date.now() + (this.#options.retainMs ?? 600_000);
     for (const [root, skill] of previous.byRoot) if (!next.byRoot.has(root)) this.#retired.set(root, { skill, until });
     this.#prune();
@@ -320,12 +337,30 @@ export class SkillServer {
     return found !== undefined && found.canonical === found.skill.entry.uri ? found.skill.entry : undefined;
   }
 
-  #readFile(uri: string): SkillReadResult | undefined {
+  /**
+   * A served file's bytes, verified against the snapshot. A file changed at its source since is refused with a
+   * −32603 naming it (never served as the snapshot's); when its skill is current, that skill is rebuilt once.
+   */
+  async #readBytes(skill: ServedSkill, file: ServedFile): Promise<Uint8Array> {
+    try {
+      return await this.#files.read(skill, file);
+    } catch (error) {
+      if (!(error instanceof FileChangedError)) throw error;
+      if (this.#snapshot.byRoot.get(skill.root) === skill && !this.#stale.has(skill.root)) {
+        this.#stale.add(skill.root);
+        this.refresh([skill.id]).catch(() => undefined);
+      }
+      throw new ProtocolError(ProtocolErrorCode.InternalError, error.message);
+    }
+  }
+
+  async #readFile(uri: string): Promise<SkillReadResult | undefined> {
     const found = this.#skillAt(uri);
     const file: ServedFile | undefined = found?.skill.files.get(found.canonical);
-    if (file === undefined) return undefined;
-    const text = file.isText ? textOf(file.bytes) : undefined;
-    return text === undefined ? { bytes: file.bytes, mimeType: file.mimeType } : { text, mimeType: file.mimeType };
+    if (found === undefined || file === undefined) return undefined;
+    const bytes = await this.#readBytes(found.skill, file);
+    const text = file.isText ? textOf(bytes) : undefined;
+    return text === undefined ? { bytes, mimeType: file.mimeType } : { text, mimeType: file.mimeType };
   }
 
   #directoryPage(
@@ -345,7 +380,7 @@ export class SkillServer {
     return {
       list: async ({ cursor }) => this.#listPage(cursor),
       get: async (uri): Promise<Skill | undefined> => this.#getSkill(uri),
-      read: async (uri): Promise<SkillReadResult | undefined> => this.#readFile(uri),
+      read: (uri): Promise<SkillReadResult | undefined> => this.#readFile(uri),
       readDirectory: async (uri, { cursor }) => this.#directoryPage(uri, cursor),
       listResources: async (): Promise<Resource[]> =>
         this.#snapshot.skills.map((s) => ({
@@ -353,7 +388,7 @@ export class SkillServer {
           name: s.name,
           description: s.description,
           mimeType: "text/markdown",
-          size: s.files.get(s.entry.uri)?.bytes.byteLength ?? 0,
+          size: s.files.get(s.entry.uri)?.size ?? 0,
         })),
     };
   }
@@ -363,15 +398,19 @@ export class SkillServer {
   /**
    * The JSON text of the `result` a 2025-era connection gets for a request that depends only on the current
    * snapshot — `skills/list`, `skills/get`, `resources/read`, `resources/directory/read` — serialised once per snapshot
-   * and reused; exactly the bytes the SDK's handlers produce (no cache fields on that era). Undefined whenever the SDK
-   * must answer: another method, params other than the method's own, a URI not in its canonical form, a URI of a
-   * retained earlier version (its lifetime is checked per request), an unknown URI or an invalid cursor (errors are
-   * the SDK's to word).
+   * and reused; exactly the bytes the SDK's handlers produce (no cache fields on that era). The bytes themselves when
+   * at hand; a promise when a file must first be read from its source (decision 0381). Undefined (or a promise of
+   * undefined) whenever the SDK must answer: another method, params other than the method's own, a URI not in its
+   * canonical form, a URI of a retained earlier version (its lifetime is checked per request), an unknown URI, an
+   * invalid cursor or a file changed at its source (errors are the SDK's to word).
    */
-  legacyAnswer(method: string, params: Readonly<Record<string, unknown>> | undefined): Buffer | undefined {
+  legacyAnswer(
+    method: string,
+    params: Readonly<Record<string, unknown>> | undefined,
+  ): Buffer | Promise<Buffer | undefined> | undefined {
     const own = SNAPSHOT_PARAMS.get(method);
     if (own === undefined) return undefined;
-    if (params !== undefined) for (const key of Object.keys(params)) if (!own.includes(key)) return undefined;
+    if (params !== undefined) for (const key in params) if (!own.includes(key)) return undefined;
     const uri = params?.["uri"];
     const cursor = params?.["cursor"];
     if (cursor !== undefined && typeof cursor !== "string") return undefined;
@@ -379,19 +418,24 @@ export class SkillServer {
     const snapshot = this.#snapshot;
     if (this.#answers.snapshot !== snapshot)
       this.#answers = new AnswerCache(snapshot, this.#options.answerCacheBytes ?? 16 * 1024 * 1024);
+    const answers = this.#answers;
     const key = `${method}\n${typeof uri === "string" ? uri : ""}\n${cursor ?? ""}`;
-    const cached = this.#answers.get(key);
+    const cached = answers.get(key);
     if (cached !== undefined) return cached;
+    const done = (result: unknown): Buffer | undefined => {
+      if (result === undefined) return undefined;
+      const bytes = Buffer.from(JSON.stringify(result), "utf8");
+      // Into the cache of the snapshot it was built from: after a swap that cache is no longer consulted.
+      answers.set(key, bytes);
+      return bytes;
+    };
     let result: unknown;
     try {
       result = this.#legacyResult(method, uri as string, cursor, snapshot);
     } catch {
       return undefined;
     }
-    if (result === undefined) return undefined;
-    const bytes = Buffer.from(JSON.stringify(result), "utf8");
-    this.#answers.set(key, bytes);
-    return bytes;
+    return result instanceof Promise ? result.then(done, () => undefined) : done(result);
   }
 
   /** The result object the SDK's handler returns on a 2025-era connection, built from `snapshot` alone. */
@@ -405,22 +449,29 @@ export class SkillServer {
       return skill === undefined ? undefined : { skill };
     }
     if (method === "resources/read") {
-      const read = this.#readFile(uri);
-      if (read === undefined) return undefined;
-      return {
-        contents: [
-          "text" in read
-            ? { uri, mimeType: read.mimeType, text: read.text }
-            : {
-                uri,
-                mimeType: read.mimeType,
-                blob: Buffer.from(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength).toString("base64"),
-              },
-        ],
-      };
+      const skill = snapshot.byRoot.get(at.root) as ServedSkill;
+      const file = skill.files.get(uri);
+      if (file === undefined) return undefined;
+      return this.#readBytes(skill, file).then((bytes) => {
+        const text = file.isText ? textOf(bytes) : undefined;
+        return {
+          contents: [
+            text !== undefined
+              ? { uri, mimeType: file.mimeType, text }
+              : {
+                  uri,
+                  mimeType: file.mimeType,
+                  blob: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64"),
+                },
+          ],
+        };
+      });
     }
     return this.#directoryPage(uri, cursor);
   }
+
+  /** What a fallback tool reads a served file with: the same verified bytes `resources/read` answers from. */
+  readonly #toolBytes = (skill: ServedSkill, file: ServedFile): Promise<Uint8Array> => this.#readBytes(skill, file);
 
   /**
    * A new MCP server instance over these skills: the extension attached, the tool fallback and the catalog resource
@@ -433,9 +484,10 @@ export class SkillServer {
       { capabilities: { resources: { listChanged: true }, ...(tools && { tools: {} }) } },
     );
     this.#extension.attach(mcp);
-    if (tools) registerFallback(mcp, () => this.#snapshot, this.#registry, this.#options.name ?? "skillport");
+    const name = this.#options.name ?? "skillport";
+    if (tools) registerFallback(mcp, () => this.#snapshot, this.#toolBytes, this.#registry, name);
     if (tools && this.#options.scripts !== undefined)
-      registerScriptTool(mcp, () => this.#snapshot, this.#options.scripts, this.#options.name ?? "skillport");
+      registerScriptTool(mcp, () => this.#snapshot, this.#toolBytes, this.#options.scripts, name);
     this.#servers.add(new WeakRef(mcp));
     if (this.#servers.size > 4096)
       for (const ref of this.#servers) if (ref.deref()?.isConnected() !== true) this.#servers.delete(ref);

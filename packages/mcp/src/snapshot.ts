@@ -9,18 +9,23 @@ import {
   type Skill,
 } from "@modelcontextprotocol/server/ext/skills";
 
-/** One file of a served skill: its bytes, captured once with the digest and size the entry advertises. */
+/**
+ * One file of a served skill: its index entry — the size and digest the skill's entry advertises — not its bytes,
+ * which are read from the source on demand and verified against `digest` (decision 0381, `FileBytes`).
+ */
 export interface ServedFile {
   readonly uri: string;
   /** Path inside the skill, `/`-separated. */
   readonly path: string;
-  readonly bytes: Uint8Array;
+  readonly size: number;
+  /** `sha256:<hex>` of the bytes the snapshot was built from (the entry's digest). */
+  readonly digest: string;
   readonly mimeType: string;
   /** True when the bytes are UTF-8 without NUL (sent as text; otherwise a base64 blob). */
   readonly isText: boolean;
 }
 
-/** One skill as served: the SDK-built entry and the bytes it describes, never changed after capture. */
+/** One skill as served: the SDK-built entry and the index of the files it describes, never changed after capture. */
 export interface ServedSkill {
   /** The registry id (what the tool fallback names it by). */
   readonly id: string;
@@ -36,6 +41,8 @@ export interface ServedSkill {
   dirs(): ReadonlyMap<string, readonly DirectoryResource[]>;
   readonly bytes: number;
   readonly source: string;
+  /** Reads one of its files from the source as it is now (through the registry entry); verify before serving. */
+  readonly readFile: (path: string) => Promise<Uint8Array>;
 }
 
 /** A skill that is not served, and why (logged by the server, shown by the CLI). */
@@ -131,7 +138,8 @@ function versionOf(files: readonly { path: string; digest: string }[]): string {
   return hash.digest("hex").slice(0, 12);
 }
 
-function sha256(bytes: Uint8Array): string {
+/** `sha256:<hex>`, the form of the SDK's entry digests. */
+export function sha256Digest(bytes: Uint8Array): string {
   return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
 }
 
@@ -139,7 +147,11 @@ function sha256(bytes: Uint8Array): string {
  * Reads one registry entry whole (after checking the listing against the limits), audits exactly those bytes, and
  * has the SDK build and check its entry (digests, frontmatter, name rule). Anything wrong → a refusal with the reason.
  */
-async function buildSkill(entry: RegistryEntry, limits: Required<SnapshotLimits>): Promise<Built> {
+async function buildSkill(
+  entry: RegistryEntry,
+  limits: Required<SnapshotLimits>,
+  read?: (digest: string, bytes: Uint8Array) => void,
+): Promise<Built> {
   const name = skillFields(entry.getMetadata()).name ?? "";
   let listed;
   try {
@@ -178,7 +190,7 @@ async function buildSkill(entry: RegistryEntry, limits: Required<SnapshotLimits>
       return refuse(entry, `the audit's verdict is malicious (${why.join(", ")})`);
     }
   }
-  const digests = Object.entries(record).map(([path, bytes]) => ({ path, digest: sha256(bytes) }));
+  const digests = Object.entries(record).map(([path, bytes]) => ({ path, digest: sha256Digest(bytes) }));
   const version = versionOf(digests);
   let built: Skill;
   try {
@@ -195,25 +207,23 @@ async function buildSkill(entry: RegistryEntry, limits: Required<SnapshotLimits>
   const files = new Map<string, ServedFile>();
   if (built.resources === "dynamic") return refuse(entry, "the SDK built a dynamic entry");
   const byPath = new Map(Object.entries(record));
-  // One allocation per skill, its files side by side, each file a view: a large snapshot holds one block per skill
-  // instead of one per file (and the read buffers, each a byte longer than its file, are let go).
-  const pack = Buffer.allocUnsafeSlow(total);
-  let offset = 0;
+  // The index only: the bytes read here are let go once the skill is built, and read again on demand.
   for (const resource of built.resources) {
     const path = decodeURIComponent(resource.uri.slice(root.length + 1));
     const read = byPath.get(path);
     if (read === undefined) return refuse(entry, `${resource.uri} does not map back to a file`);
-    pack.set(read, offset);
-    const bytes = pack.subarray(offset, offset + read.byteLength);
-    offset += read.byteLength;
     files.set(resource.uri, {
       uri: resource.uri,
       path,
-      bytes,
+      size: read.byteLength,
+      digest: resource.digest,
       mimeType: mimeTypeOf(path),
-      isText: textOf(bytes) !== undefined,
+      isText: textOf(read) !== undefined,
     });
   }
+  // A rebuilt skill's bytes, just read and verified by its digests, go to the hot-file cache: a file rewritten again
+  // right away (an editor saving twice) leaves this version readable while it stays hot.
+  if (read !== undefined) for (const file of files.values()) read(file.digest, byPath.get(file.path) as Uint8Array);
   deepFreeze(built);
   return {
     skill: {
@@ -227,6 +237,7 @@ async function buildSkill(entry: RegistryEntry, limits: Required<SnapshotLimits>
       dirs: lazily(() => directoriesOf(root, files)),
       bytes: total,
       source: entry.source,
+      readFile: (path) => entry.readFile(path),
     },
   };
 }
@@ -242,8 +253,7 @@ function directoriesOf(root: string, files: ReadonlyMap<string, ServedFile>): Ma
       const children = dirs.get(dir) ?? new Map<string, DirectoryResource>();
       dirs.set(dir, children);
       const name = decodeURIComponent(segment);
-      if (i === relative.length - 1)
-        children.set(uri, { uri, name, mimeType: file.mimeType, size: file.bytes.byteLength });
+      if (i === relative.length - 1) children.set(uri, { uri, name, mimeType: file.mimeType, size: file.size });
       else children.set(uri, { uri, name, mimeType: "inode/directory" });
       dir = uri;
     }
@@ -275,14 +285,15 @@ function messageOf(error: unknown): string {
 
 /**
  * Builds the next snapshot from a registry's winning skills. Skills whose ids are not in `changed` are taken from
- * `previous` as they are (same bytes, same entry): a refresh after one edit reads one skill. Registry failures (skills
- * that did not validate) are refusals too.
+ * `previous` as they are (same files, same entry): a refresh after one edit reads one skill. Registry failures (skills
+ * that did not validate) are refusals too. `read` is told the bytes of every file of every skill built.
  */
 export async function buildSnapshot(
   registry: SkillRegistry,
   options: SnapshotLimits = {},
   previous?: Snapshot,
   changed?: ReadonlySet<string>,
+  read?: (digest: string, bytes: Uint8Array) => void,
 ): Promise<Snapshot> {
   const limits: Required<SnapshotLimits> = {
     maxFiles: options.maxFiles ?? SKILL_LIMITS.files,
@@ -302,7 +313,7 @@ export async function buildSnapshot(
       results[i] =
         kept !== undefined && kept.source === entry.source && !changed?.has(entry.id)
           ? { skill: kept }
-          : await buildSkill(entry, limits);
+          : await buildSkill(entry, limits, read);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limits.concurrency, entries.length)) }, worker));
