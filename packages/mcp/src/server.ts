@@ -23,6 +23,7 @@ import {
   type SnapshotLimits,
 } from "./snapshot.js";
 import { registerFallback, registerScriptTool } from "./fallback.js";
+import { ByteBudgetCache } from "./byte-cache.js";
 import { FileBytes, FileChangedError } from "./files.js";
 import type { RemoteCodeRunner } from "@skillport/core/internal";
 
@@ -49,11 +50,11 @@ export interface SkillServerOptions extends SnapshotLimits {
   scripts?: RemoteCodeRunner;
   /**
    * Bytes of serialised answers kept for the current snapshot (`skills/list` pages, `skills/get`, `resources/read`,
-   * directory pages; least recently used dropped first). Default 16 MiB; 0 keeps none.
+   * directory pages; about the least recently used dropped first). Default 16 MiB; 0 keeps none.
    */
   answerCacheBytes?: number;
   /**
-   * Bytes of hot files kept in memory (least recently used dropped first). A snapshot holds each file's size and
+   * Bytes of hot files kept in memory (about the least recently used dropped first). A snapshot holds each file's size and
    * digest, not its bytes: other reads go to the source and are verified (decision 0381). Default 8 MiB; 0 keeps none.
    */
   fileCacheBytes?: number;
@@ -120,36 +121,13 @@ const SNAPSHOT_PARAMS: ReadonlyMap<string, readonly string[]> = new Map([
   ["resources/directory/read", ["uri", "cursor"]],
 ]);
 
-/** Serialised answers of one snapshot, by request; least recently used dropped first past `budget` bytes. */
-class AnswerCache {
+/** Serialised answers of one snapshot, by request, within a byte budget. */
+class AnswerCache extends ByteBudgetCache<Buffer> {
   readonly snapshot: Snapshot | undefined;
-  readonly #budget: number;
-  readonly #entries = new Map<string, Buffer>();
-  #bytes = 0;
 
   constructor(snapshot: Snapshot | undefined, budget: number) {
+    super(budget);
     this.snapshot = snapshot;
-    this.#budget = budget;
-  }
-
-  get(key: string): Buffer | undefined {
-    const hit = this.#entries.get(key);
-    if (hit !== undefined) {
-      this.#entries.delete(key);
-      this.#entries.set(key, hit);
-    }
-    return hit;
-  }
-
-  set(key: string, value: Buffer): void {
-    if (value.byteLength > this.#budget) return;
-    this.#entries.set(key, value);
-    this.#bytes += value.byteLength;
-    for (const [oldest, dropped] of this.#entries) {
-      if (this.#bytes <= this.#budget) break;
-      this.#entries.delete(oldest);
-      this.#bytes -= dropped.byteLength;
-    }
   }
 }
 
