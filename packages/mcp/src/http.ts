@@ -70,6 +70,9 @@ function plain(res: ServerResponse, status: number, message: string, headers: Re
   res.end(body);
 }
 
+/** The members a JSON-RPC request may have; a body with any other goes to the SDK. */
+const MESSAGE_KEYS: ReadonlySet<string> = new Set(["jsonrpc", "id", "method", "params"]);
+
 /** How the SDK's JSON answer to a request starts: `{"result":…,"jsonrpc":"2.0","id":…}`. */
 const RESULT_HEAD = Buffer.from('{"result":', "utf8");
 
@@ -171,21 +174,19 @@ export async function serveHttp(skills: SkillServer, options: HttpServeOptions =
       return false;
     }
     if (typeof message !== "object" || message === null || Array.isArray(message)) return false;
-    const { jsonrpc, id, method, params, ...rest } = message as Record<string, unknown>;
-    if (jsonrpc !== "2.0" || typeof method !== "string" || Object.keys(rest).length > 0) return false;
+    // One pass over the keys, no copies: this runs for every request.
+    for (const key in message) if (!MESSAGE_KEYS.has(key)) return false;
+    const { jsonrpc, id, method, params } = message as Record<string, unknown>;
+    if (jsonrpc !== "2.0" || typeof method !== "string") return false;
     if (!(typeof id === "string" || Number.isSafeInteger(id))) return false;
     if (params !== undefined && (typeof params !== "object" || params === null || Array.isArray(params))) return false;
     const mcpMethod = req.headers["mcp-method"];
     const mcpName = req.headers["mcp-name"];
     // The SDK's era classifier decides; its answer depends on the headers, the method and the shape of the body
     // (which params, the id's type), never on the values of `uri` and `cursor`, so it is asked once per shape.
-    const shape = `${method}\n${version}\n${String(mcpMethod)}\n${String(mcpName)}\n${typeof id}\n${
-      params === undefined
-        ? "-"
-        : Object.entries(params)
-            .map(([k, v]) => `${k}:${typeof v}`)
-            .join(",")
-    }`;
+    let shape = `${method}\n${version}\n${String(mcpMethod)}\n${String(mcpName)}\n${typeof id}\n`;
+    if (params === undefined) shape += "-";
+    else for (const key in params) shape += `${key}:${typeof (params as Record<string, unknown>)[key]},`;
     let legacyShape = eraOfShape.get(shape);
     if (legacyShape === undefined) {
       legacyShape =
