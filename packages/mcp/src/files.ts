@@ -1,12 +1,14 @@
+import { AgentSkillsError } from "@skillport/core";
 import { ByteBudgetCache } from "./byte-cache.js";
 import { sha256Digest, type ServedFile, type ServedSkill } from "./snapshot.js";
 
 /** A served file whose bytes at the source are no longer the snapshot's (changed, removed or unreadable). */
-export class FileChangedError extends Error {
+export class FileChangedError extends AgentSkillsError<"MCP_FILE_CHANGED"> {
   readonly uri: string;
   constructor(uri: string, why: string) {
-    super(`${uri} ${why} since the snapshot was taken; list the skills again for the current version`);
-    this.name = "FileChangedError";
+    super(`${uri} ${why} since the snapshot was taken; list the skills again for the current version`, {
+      code: "MCP_FILE_CHANGED",
+    });
     this.uri = uri;
   }
 }
