@@ -49,6 +49,27 @@ export interface FieldWeights {
   b: number;
 }
 
+/** What `searchPage` takes: a page of the ranking, without abstention (so every match counts towards `total`). */
+export interface SearchPageOptions {
+  /** Best hits skipped before the page starts. Default 0. */
+  offset?: number;
+  /** Most hits on the page. Default 10. */
+  limit?: number;
+  /** Also find skills marked `disable-model-invocation: true`. Default false. */
+  includeHidden?: boolean;
+  /** Only skills this accepts are ranked and counted (a caller's filter, applied before paging). Default: all. */
+  accept?: (id: string) => boolean;
+  /** Attach the confidence features to each hit. */
+  explain?: boolean;
+}
+
+/** A page of the ranking and how many skills the query matches in all. */
+export interface SearchPage {
+  /** Every skill that scores above 0 (and is visible and accepted): counted, not ranked. */
+  total: number;
+  hits: SearchHit[];
+}
+
 export interface SearchIndexOptions extends AnalyseOptions {
   /** BM25 term-frequency saturation. Default 1.6. */
   k1?: number;
@@ -121,6 +142,7 @@ interface Built {
 export interface SearchIndexExport {
   /** The field weights and normalisation the term frequencies were computed with; `load` refuses others. */
   fields: string;
+  /** In id order (code units): the ranking breaks ties by position. */
   docs: Array<{ id: string; hidden: boolean; negative?: string }>;
   /** Sorted (code units). Term i's postings are entries starts[i] … starts[i + 1] − 1. */
   terms: string[];
@@ -234,7 +256,9 @@ export class SkillSearchIndex {
     if (
       data.starts.length !== data.terms.length + 1 ||
       data.postingTf.length !== data.postingDocs.length ||
-      data.postingMask.length !== data.postingDocs.length
+      data.postingMask.length !== data.postingDocs.length ||
+      // Ranking breaks ties by position, so positions must be in id order (as `export` writes them).
+      data.docs.some((d, i) => i > 0 && compareCodeUnits((data.docs[i - 1] as { id: string }).id, d.id) >= 0)
     ) {
       throw new TypeError("the exported index is inconsistent");
     }
@@ -275,16 +299,39 @@ export class SkillSearchIndex {
   search(query: string, options: SearchOptions = {}): SearchHit[] {
     const limit = options.limit ?? 10;
     const minConfidence = options.minConfidence ?? 0;
+    // Confidence can drop hits only when a threshold is set: then the page is chosen among more candidates.
+    const candidates = minConfidence > 0 ? limit * CANDIDATES_PER_HIT : limit;
+    return this.#rank(query, 0, limit, candidates, minConfidence, options).hits;
+  }
+
+  /**
+   * Hits `offset` … `offset + limit − 1` of the ranking (the same order as `search`) and the number of matches. Only
+   * the best `offset + limit` are ordered (a bounded heap); the rest are counted, so a page costs the scoring of the
+   * query's postings plus O(matches · log(offset + limit)).
+   */
+  searchPage(query: string, options: SearchPageOptions = {}): SearchPage {
+    const offset = Math.max(0, options.offset ?? 0);
+    const limit = options.limit ?? 10;
+    return this.#rank(query, offset, limit, offset + limit, 0, options);
+  }
+
+  #rank(
+    query: string,
+    offset: number,
+    limit: number,
+    candidates: number,
+    minConfidence: number,
+    options: SearchPageOptions,
+  ): SearchPage {
     const terms = [...new Set(searchTokens(query))];
-    if (terms.length === 0 || limit <= 0 || this.#docs.size === 0) return [];
+    if (terms.length === 0 || this.#docs.size === 0) return { total: 0, hits: [] };
     const built = (this.#built ??= this.#build());
-    const n = built.docs.length;
-    const k1 = this.#k1;
-    const idfOf = (df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
     const { score, matched, metadata, named, masks } = built.scratch;
     const touched: number[] = [];
     try {
-      return this.#collect(built, terms, touched, k1, idfOf, limit, minConfidence, options);
+      const queryWeight = this.#score(built, terms, touched);
+      const { total, best } = selectBest(built, touched, candidates, options);
+      return { total, hits: this.#hits(built, best, offset, limit, queryWeight, minConfidence, options) };
     } finally {
       for (const i of touched) {
         score[i] = 0;
@@ -296,17 +343,12 @@ export class SkillSearchIndex {
     }
   }
 
-  #collect(
-    built: Built,
-    terms: readonly string[],
-    touched: number[],
-    k1: number,
-    idfOf: (df: number) => number,
-    limit: number,
-    minConfidence: number,
-    options: SearchOptions,
-  ): SearchHit[] {
+  /** Accumulates every touched document's BM25F score and coverage in the scratch arrays; returns the query's weight. */
+  #score(built: Built, terms: readonly string[], touched: number[]): number {
     const { score, matched, metadata, named, masks } = built.scratch;
+    const n = built.docs.length;
+    const k1 = this.#k1;
+    const idfOf = (df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
     let queryWeight = 0;
     for (const term of terms) {
       const postings = this.#postingsOf(built, term);
@@ -337,22 +379,30 @@ export class SkillSearchIndex {
         }
       }
     }
-    const better = (a: number, b: number) =>
-      (score[b] as number) - (score[a] as number) || compareCodeUnits(built.docs[a]?.id ?? "", built.docs[b]?.id ?? "");
-    const eligible = touched.filter(
-      (i) => (score[i] as number) > 0 && (options.includeHidden || !built.docs[i]?.hidden),
-    );
-    const candidates = bestOf(eligible, limit * CANDIDATES_PER_HIT, better);
-    const best = candidates.length > 0 ? (score[candidates[0] as number] as number) : 0;
+    return queryWeight;
+  }
+
+  /** The hits from `offset` on among `best` (documents best first), with confidences; below `minConfidence` dropped. */
+  #hits(
+    built: Built,
+    best: Int32Array,
+    offset: number,
+    limit: number,
+    queryWeight: number,
+    minConfidence: number,
+    options: SearchPageOptions,
+  ): SearchHit[] {
+    const { score, matched, metadata, named, masks } = built.scratch;
+    const top = best.length > 0 ? (score[best[0] as number] as number) : 0;
     const hits: SearchHit[] = [];
-    for (const i of candidates) {
-      if (hits.length >= limit) break;
+    for (let at = offset; at < best.length && hits.length < limit; at++) {
+      const i = best[at] as number;
       const s = score[i] as number;
       const features: ConfidenceFeatures = {
         coverage: (matched[i] as number) / queryWeight,
         metadataCoverage: (metadata[i] as number) / queryWeight,
         normalisedScore: s / queryWeight,
-        relativeScore: s / best,
+        relativeScore: s / top,
         nameCoverage: (named[i] as number) / queryWeight,
       };
       const confidence = confidenceOf(features, this.#model);
@@ -545,40 +595,63 @@ function occurrences(text: string, term: string): number {
   return count;
 }
 
-/** The `k` best items by `compare` (negative = first is better), sorted; a bounded heap, so O(n log k). */
-function bestOf(items: readonly number[], k: number, compare: (a: number, b: number) => number): number[] {
-  if (items.length <= k) return [...items].sort(compare);
-  // Max-heap by "worse": the root is the worst kept item, replaced whenever a better one comes.
-  const heap: number[] = [];
-  const worse = (a: number, b: number) => compare(a, b) > 0;
-  const up = (i: number) => {
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!worse(heap[i] as number, heap[parent] as number)) break;
-      [heap[i], heap[parent]] = [heap[parent] as number, heap[i] as number];
-      i = parent;
-    }
+/**
+ * The `k` best of the touched documents that score above 0 (and are visible and accepted), best first — score
+ * descending, ties by id — and how many qualified. Documents are held in id order (built and loaded alike), so a tie
+ * is broken by position: numbers compared, no strings. A bounded heap: O(n log k), and only k are sorted.
+ */
+function selectBest(
+  built: Built,
+  touched: readonly number[],
+  k: number,
+  options: { includeHidden?: boolean; accept?: (id: string) => boolean },
+): { total: number; best: Int32Array } {
+  const { score } = built.scratch;
+  const { docs } = built;
+  const accept = options.accept;
+  // `a` ranks below `b`.
+  const worse = (a: number, b: number) => {
+    const sa = score[a] as number;
+    const sb = score[b] as number;
+    return sa < sb || (sa === sb && a > b);
   };
-  const down = (i: number) => {
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let top = i;
-      if (l < heap.length && worse(heap[l] as number, heap[top] as number)) top = l;
-      if (r < heap.length && worse(heap[r] as number, heap[top] as number)) top = r;
-      if (top === i) return;
-      [heap[i], heap[top]] = [heap[top] as number, heap[i] as number];
-      i = top;
-    }
-  };
-  for (const item of items) {
-    if (heap.length < k) {
-      heap.push(item);
-      up(heap.length - 1);
-    } else if (compare(item, heap[0] as number) < 0) {
-      heap[0] = item;
-      down(0);
+  // A heap whose root is the worst document kept, replaced whenever a better one comes.
+  const heap = new Int32Array(Math.max(0, Math.min(k, touched.length)));
+  let size = 0;
+  let total = 0;
+  for (const i of touched) {
+    if ((score[i] as number) <= 0) continue;
+    const doc = docs[i] as AnalysedSkill;
+    if ((doc.hidden && !options.includeHidden) || (accept && !accept(doc.id))) continue;
+    total++;
+    if (heap.length === 0) continue;
+    if (size < heap.length) {
+      // Sift up.
+      let at = size++;
+      while (at > 0) {
+        const parent = (at - 1) >> 1;
+        const p = heap[parent] as number;
+        if (!worse(i, p)) break;
+        heap[at] = p;
+        at = parent;
+      }
+      heap[at] = i;
+    } else if (worse(heap[0] as number, i)) {
+      // Sift down from the root.
+      let at = 0;
+      for (;;) {
+        const l = 2 * at + 1;
+        if (l >= size) break;
+        const r = l + 1;
+        const child = r < size && worse(heap[r] as number, heap[l] as number) ? r : l;
+        const c = heap[child] as number;
+        if (!worse(c, i)) break;
+        heap[at] = c;
+        at = child;
+      }
+      heap[at] = i;
     }
   }
-  return heap.sort(compare);
+  const best = heap.subarray(0, size).sort((a, b) => (worse(a, b) ? 1 : worse(b, a) ? -1 : 0));
+  return { total, best };
 }
