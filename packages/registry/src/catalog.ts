@@ -238,8 +238,19 @@ export class CatalogSnapshot {
     return out;
   }
 
-  /** Core's ranking (BM25F with calibrated confidence) over each skill's current version. */
-  search(query: string, limit: number): Array<{ key: string; confidence: number }> {
+  /**
+   * Core's ranking (BM25F with calibrated confidence) over each skill's current version: the hits `offset` … `offset +
+   * limit − 1` among the skills `accept` lets through, and how many it lets through that match (counted, not ranked).
+   */
+  search(
+    query: string,
+    page: { offset: number; limit: number; accept?: (key: string) => boolean },
+  ): { total: number; hits: Array<{ key: string; confidence: number }> } {
+    const { total, hits } = this.#searchIndex().searchPage(query, { ...page, includeHidden: true });
+    return { total, hits: hits.map((h) => ({ key: h.id, confidence: h.confidence })) };
+  }
+
+  #searchIndex(): SkillSearchIndex {
     if (!this.#index) {
       const index = new SkillSearchIndex([], { mode: "postings" });
       const analysed = new Map<string, AnalysedSkill>();
@@ -267,9 +278,7 @@ export class CatalogSnapshot {
       this.#analysed = analysed;
       this.#index = index;
     }
-    return this.#index
-      .search(query, { limit, includeHidden: true })
-      .map((h) => ({ key: h.id, confidence: h.confidence }));
+    return this.#index;
   }
 }
 

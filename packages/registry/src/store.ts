@@ -597,37 +597,47 @@ export class RegistryStore {
     limit: number,
     offset: number,
   ): { total: number; skills: SkillSummary[] } {
-    const keep = (skill: CatalogSkill): SkillSummary | undefined => {
+    // The version a listing shows (current, or the tagged one) if it passes the filters; no summary built.
+    const shown = (skill: CatalogSkill): CatalogVersion | undefined => {
       if (query.namespace !== undefined && skill.namespace !== query.namespace) return undefined;
-      if (query.tag === undefined) {
-        const summary = snap.currentSummary(skill);
-        return summary && (query.verdict === undefined || summary.audit.verdict === query.verdict)
-          ? summary
-          : undefined;
-      }
       const tagged = query.tag === undefined ? undefined : skill.tags.get(query.tag);
       if (query.tag !== undefined && tagged === undefined) return undefined;
       const v =
         tagged === undefined ? currentVersion(skill) : skill.versions.find((x) => x.version === tagged && isVisible(x));
-      if (!v) return undefined;
-      if (query.verdict !== undefined && v.verdict !== query.verdict) return undefined;
-      return summaryOf(skill, v);
+      return v && (query.verdict === undefined || v.verdict === query.verdict) ? v : undefined;
     };
+    // Current-version summaries are shared by every answer of this snapshot; a tagged version's is built per answer.
+    const summary = (skill: CatalogSkill, v: CatalogVersion): SkillSummary | undefined =>
+      query.tag === undefined ? snap.currentSummary(skill) : summaryOf(skill, v);
     if (query.q !== "") {
-      const found: Array<{ summary: SkillSummary; confidence: number }> = [];
-      for (const hit of snap.search(query.q, Math.max(1, Math.min(snap.skills.length, offset + limit + 200)))) {
+      const filtered = query.namespace !== undefined || query.tag !== undefined || query.verdict !== undefined;
+      // Filters apply before ranking, so the page is always full and `total` counts every match that passes them.
+      const { total, hits } = snap.search(query.q, {
+        offset,
+        limit,
+        ...(filtered && {
+          accept: (key: string) => {
+            const skill = snap.byKey(key);
+            return skill !== undefined && shown(skill) !== undefined;
+          },
+        }),
+      });
+      const skills: SkillSummary[] = [];
+      for (const hit of hits) {
         const skill = snap.byKey(hit.key);
-        const summary = skill && keep(skill);
-        if (summary) found.push({ summary, confidence: hit.confidence });
+        const v = skill && shown(skill);
+        const found = v && summary(skill, v);
+        // Only the page's hits are copied to carry a confidence.
+        if (found) skills.push({ ...found, confidence: Number(hit.confidence.toFixed(3)) });
       }
-      // Summaries are shared by every answer of this snapshot: only the page's hits are copied to carry a confidence.
-      const page = found.slice(offset, offset + limit);
-      return {
-        total: found.length,
-        skills: page.map((h) => ({ ...h.summary, confidence: Number(h.confidence.toFixed(3)) })),
-      };
+      return { total, skills };
     }
-    const rows = snap.skills.map(keep).filter((s): s is SkillSummary => s !== undefined);
+    const rows: SkillSummary[] = [];
+    for (const skill of snap.skills) {
+      const v = shown(skill);
+      const found = v && summary(skill, v);
+      if (found) rows.push(found);
+    }
     return { total: rows.length, skills: rows.slice(offset, offset + limit) };
   }
 
