@@ -77,6 +77,8 @@ export function summaryOf(skill: CatalogSkill, v: CatalogVersion): SkillSummary 
 const MAX_DOCUMENTS = 32;
 /** Listing and search answers (a page of summaries each) kept per snapshot. */
 const MAX_ANSWERS = 256;
+/** The skills a listing filter lets through (a set of keys each) kept per snapshot. */
+const MAX_FILTERS = 32;
 
 /** A map that keeps the most recently used `max` values. */
 class Recent<T> {
@@ -114,6 +116,7 @@ export class CatalogSnapshot {
   readonly #summaries = new Map<CatalogSkill, SkillSummary | null>();
   readonly #documents = new Recent<unknown>(MAX_DOCUMENTS);
   readonly #answers = new Recent<unknown>(MAX_ANSWERS);
+  readonly #filters = new Recent<ReadonlySet<string>>(MAX_FILTERS);
   #index: SkillSearchIndex | undefined;
   /** Analysed search documents by skill key and blob digest: the previous snapshot's, then this one's once built. */
   #analysed: ReadonlyMap<string, AnalysedSkill>;
@@ -160,6 +163,19 @@ export class CatalogSnapshot {
    */
   derived<T>(key: string, make: () => T): T {
     return this.#documents.get(key, make) as T;
+  }
+
+  /**
+   * The keys of the skills a listing filter (namespace, tag, verdict: named by `key`) lets through, once per filter:
+   * search asks this for every match, so it must be a set lookup, not a version choice per skill. Filters come from
+   * requests, so only the 32 most recently used are kept.
+   */
+  accepted(key: string, passes: (skill: CatalogSkill) => boolean): ReadonlySet<string> {
+    return this.#filters.get(key, () => {
+      const keys = new Set<string>();
+      for (const skill of this.skills) if (passes(skill)) keys.add(skillKey(skill.namespace, skill.name));
+      return keys;
+    });
   }
 
   /** A listing or search answer, once per `key` (the query); the 256 most recently used are kept. */

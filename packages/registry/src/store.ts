@@ -597,47 +597,43 @@ export class RegistryStore {
     limit: number,
     offset: number,
   ): { total: number; skills: SkillSummary[] } {
-    // The version a listing shows (current, or the tagged one) if it passes the filters; no summary built.
-    const shown = (skill: CatalogSkill): CatalogVersion | undefined => {
+    // The skill as this listing shows it (current version, or the tagged one), or undefined when a filter drops it.
+    const keep = (skill: CatalogSkill): SkillSummary | undefined => {
       if (query.namespace !== undefined && skill.namespace !== query.namespace) return undefined;
-      const tagged = query.tag === undefined ? undefined : skill.tags.get(query.tag);
-      if (query.tag !== undefined && tagged === undefined) return undefined;
-      const v =
-        tagged === undefined ? currentVersion(skill) : skill.versions.find((x) => x.version === tagged && isVisible(x));
-      return v && (query.verdict === undefined || v.verdict === query.verdict) ? v : undefined;
+      if (query.tag === undefined) {
+        // Shared by every answer of this snapshot (computed once per skill).
+        const summary = snap.currentSummary(skill);
+        return summary && (query.verdict === undefined || summary.audit.verdict === query.verdict)
+          ? summary
+          : undefined;
+      }
+      const tagged = skill.tags.get(query.tag);
+      const v = tagged === undefined ? undefined : skill.versions.find((x) => x.version === tagged && isVisible(x));
+      if (!v) return undefined;
+      if (query.verdict !== undefined && v.verdict !== query.verdict) return undefined;
+      return summaryOf(skill, v);
     };
-    // Current-version summaries are shared by every answer of this snapshot; a tagged version's is built per answer.
-    const summary = (skill: CatalogSkill, v: CatalogVersion): SkillSummary | undefined =>
-      query.tag === undefined ? snap.currentSummary(skill) : summaryOf(skill, v);
     if (query.q !== "") {
       const filtered = query.namespace !== undefined || query.tag !== undefined || query.verdict !== undefined;
       // Filters apply before ranking, so the page is always full and `total` counts every match that passes them.
+      const accepted =
+        filtered &&
+        snap.accepted(JSON.stringify([query.namespace, query.tag, query.verdict]), (s) => keep(s) !== undefined);
       const { total, hits } = snap.search(query.q, {
         offset,
         limit,
-        ...(filtered && {
-          accept: (key: string) => {
-            const skill = snap.byKey(key);
-            return skill !== undefined && shown(skill) !== undefined;
-          },
-        }),
+        ...(accepted && { accept: (key: string) => accepted.has(key) }),
       });
       const skills: SkillSummary[] = [];
       for (const hit of hits) {
         const skill = snap.byKey(hit.key);
-        const v = skill && shown(skill);
-        const found = v && summary(skill, v);
+        const found = skill && keep(skill);
         // Only the page's hits are copied to carry a confidence.
         if (found) skills.push({ ...found, confidence: Number(hit.confidence.toFixed(3)) });
       }
       return { total, skills };
     }
-    const rows: SkillSummary[] = [];
-    for (const skill of snap.skills) {
-      const v = shown(skill);
-      const found = v && summary(skill, v);
-      if (found) rows.push(found);
-    }
+    const rows = snap.skills.map(keep).filter((s): s is SkillSummary => s !== undefined);
     return { total: rows.length, skills: rows.slice(offset, offset + limit) };
   }
 

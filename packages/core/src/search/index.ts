@@ -126,12 +126,30 @@ interface Built {
   /** A loaded export: postings are views into its arrays, found by binary search. */
   loaded?: SearchIndexExport;
   /** Per-query accumulators, reused (and reset for the documents a query touched) so a search allocates little. */
-  scratch: {
-    score: Float64Array;
-    matched: Float64Array;
-    metadata: Float64Array;
-    named: Float64Array;
-    masks: Uint8Array;
+  scratch: Scratch;
+}
+
+/** What scoring a query leaves for its hits' confidences: the query's weight, and its terms found, in query order. */
+interface Scored {
+  queryWeight: number;
+  /** How many documents the query touched (the first entries of the scratch's `touched`). */
+  touched: number;
+  terms: Array<{ postings: Postings; idf: number }>;
+}
+
+interface Scratch {
+  score: Float64Array;
+  /** Bit per field a query term was found in; 0: not touched. */
+  masks: Uint8Array;
+  /** The documents the query touched, in the order first touched (the first `count` entries are this query's). */
+  touched: Int32Array;
+}
+
+function scratchFor(n: number): Scratch {
+  return {
+    score: new Float64Array(n),
+    masks: new Uint8Array(n),
+    touched: new Int32Array(n),
   };
 }
 
@@ -147,6 +165,7 @@ export interface SearchIndexExport {
   /** Sorted (code units). Term i's postings are entries starts[i] … starts[i + 1] − 1. */
   terms: string[];
   starts: Int32Array;
+  /** Each term's postings in document order (positions into `docs`). */
   postingDocs: Int32Array;
   postingTf: Float32Array;
   postingMask: Uint8Array;
@@ -269,13 +288,7 @@ export class SkillSearchIndex {
       ...(d.negative !== undefined && { negative: d.negative }),
     }));
     for (const doc of docs) index.#docs.set(doc.id, doc);
-    const scratch = {
-      score: new Float64Array(n),
-      matched: new Float64Array(n),
-      metadata: new Float64Array(n),
-      named: new Float64Array(n),
-      masks: new Uint8Array(n),
-    };
+    const scratch = scratchFor(n);
     index.#built = {
       docs,
       postings: new Map(),
@@ -326,26 +339,36 @@ export class SkillSearchIndex {
     const terms = [...new Set(searchTokens(query))];
     if (terms.length === 0 || this.#docs.size === 0) return { total: 0, hits: [] };
     const built = (this.#built ??= this.#build());
-    const { score, matched, metadata, named, masks } = built.scratch;
-    const touched: number[] = [];
+    const { score, masks, touched } = built.scratch;
+    let count = 0;
     try {
-      const queryWeight = this.#score(built, terms, touched);
-      const { total, best } = selectBest(built, touched, candidates, options);
-      return { total, hits: this.#hits(built, best, offset, limit, queryWeight, minConfidence, options) };
+      const scored = this.#score(built, terms);
+      count = scored.touched;
+      const { total, best } = selectBest(built, touched.subarray(0, count), candidates, options);
+      return { total, hits: this.#hits(built, best, offset, limit, scored, minConfidence, options) };
     } finally {
-      for (const i of touched) {
-        score[i] = 0;
-        matched[i] = 0;
-        metadata[i] = 0;
-        named[i] = 0;
-        masks[i] = 0;
+      if (count * 4 > touched.length) {
+        // Most documents were touched (common words): clearing whole arrays is cheaper than visiting each.
+        score.fill(0);
+        masks.fill(0);
+      } else {
+        for (let j = 0; j < count; j++) {
+          const i = touched[j] as number;
+          score[i] = 0;
+          masks[i] = 0;
+        }
       }
     }
   }
 
-  /** Accumulates every touched document's BM25F score and coverage in the scratch arrays; returns the query's weight. */
-  #score(built: Built, terms: readonly string[], touched: number[]): number {
-    const { score, matched, metadata, named, masks } = built.scratch;
+  /**
+   * Accumulates every touched document's BM25F score and matched fields in the scratch arrays (the documents
+   * themselves in `touched`); returns how many were touched and what the hits' confidences need.
+   */
+  #score(built: Built, terms: readonly string[]): Scored {
+    const { score, masks, touched } = built.scratch;
+    const found: Scored["terms"] = [];
+    let count = 0;
     const n = built.docs.length;
     const k1 = this.#k1;
     const idfOf = (df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
@@ -355,16 +378,13 @@ export class SkillSearchIndex {
       const idf = idfOf(postings?.docs.length ?? 0);
       queryWeight += idf;
       if (!postings) continue;
+      found.push({ postings, idf });
       for (let j = 0; j < postings.docs.length; j++) {
         const i = postings.docs[j] as number;
         const tf = postings.tf[j] as number;
-        const mask = postings.mask[j] as number;
-        if (masks[i] === 0) touched.push(i);
-        masks[i] = (masks[i] as number) | mask;
+        if (masks[i] === 0) touched[count++] = i;
+        masks[i] = (masks[i] as number) | (postings.mask[j] as number);
         score[i] = (score[i] as number) + (idf * tf) / (k1 + tf);
-        matched[i] = (matched[i] as number) + idf;
-        if (mask & METADATA_BITS) metadata[i] = (metadata[i] as number) + idf;
-        if (mask & NAME_BIT) named[i] = (named[i] as number) + idf;
       }
     }
     if (built.negative.size > 0) {
@@ -379,7 +399,7 @@ export class SkillSearchIndex {
         }
       }
     }
-    return queryWeight;
+    return { queryWeight, touched: count, terms: found };
   }
 
   /** The hits from `offset` on among `best` (documents best first), with confidences; below `minConfidence` dropped. */
@@ -388,22 +408,34 @@ export class SkillSearchIndex {
     best: Int32Array,
     offset: number,
     limit: number,
-    queryWeight: number,
+    { queryWeight, terms }: Scored,
     minConfidence: number,
     options: SearchPageOptions,
   ): SearchHit[] {
-    const { score, matched, metadata, named, masks } = built.scratch;
+    const { score, masks } = built.scratch;
     const top = best.length > 0 ? (score[best[0] as number] as number) : 0;
     const hits: SearchHit[] = [];
     for (let at = offset; at < best.length && hits.length < limit; at++) {
       const i = best[at] as number;
       const s = score[i] as number;
+      // Coverage is summed here, for the page only, term by term in query order (as scoring met them).
+      let matched = 0;
+      let metadata = 0;
+      let named = 0;
+      for (const { postings, idf } of terms) {
+        const j = positionOf(postings.docs, i);
+        if (j < 0) continue;
+        const mask = postings.mask[j] as number;
+        matched += idf;
+        if (mask & METADATA_BITS) metadata += idf;
+        if (mask & NAME_BIT) named += idf;
+      }
       const features: ConfidenceFeatures = {
-        coverage: (matched[i] as number) / queryWeight,
-        metadataCoverage: (metadata[i] as number) / queryWeight,
+        coverage: matched / queryWeight,
+        metadataCoverage: metadata / queryWeight,
         normalisedScore: s / queryWeight,
         relativeScore: s / top,
-        nameCoverage: (named[i] as number) / queryWeight,
+        nameCoverage: named / queryWeight,
       };
       const confidence = confidenceOf(features, this.#model);
       if (confidence < minConfidence) continue;
@@ -460,13 +492,7 @@ export class SkillSearchIndex {
     const n = docs.length;
     const lengths = SEARCH_FIELDS.map((f) => Int32Array.from(docs, (d) => termCount(d.fields[f])));
     const average = lengths.map((l) => l.reduce((sum, x) => sum + x, 0) / Math.max(1, n) || 1);
-    const scratch = {
-      score: new Float64Array(n),
-      matched: new Float64Array(n),
-      metadata: new Float64Array(n),
-      named: new Float64Array(n),
-      masks: new Uint8Array(n),
-    };
+    const scratch = scratchFor(n);
     return {
       docs,
       postings: new Map(),
@@ -485,13 +511,7 @@ export class SkillSearchIndex {
     const lengths = SEARCH_FIELDS.map((f) => Int32Array.from(docs, (d) => termCount(d.fields[f])));
     const average = lengths.map((l) => l.reduce((sum, x) => sum + x, 0) / Math.max(1, n) || 1);
     const negative = negativePostings(docs);
-    const scratch = {
-      score: new Float64Array(n),
-      matched: new Float64Array(n),
-      metadata: new Float64Array(n),
-      named: new Float64Array(n),
-      masks: new Uint8Array(n),
-    };
+    const scratch = scratchFor(n);
     const fieldTerms = docs.map((d) => SEARCH_FIELDS.map((f) => split(d.fields[f])));
     const lists = new Map<string, { docs: number[]; tf: number[]; mask: number[] }>();
     const counts = new Map<string, Float64Array>();
@@ -577,6 +597,20 @@ function loadedPostings(data: SearchIndexExport, term: string): Postings | undef
   return undefined;
 }
 
+/** Where document `i` is in a posting list (lists are in document order), or −1. */
+function positionOf(docs: Int32Array, i: number): number {
+  let lo = 0;
+  let hi = docs.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const d = docs[mid] as number;
+    if (d === i) return mid;
+    if (d < i) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
 /** Terms in a space-separated field, without splitting it. */
 function termCount(text: string | undefined): number {
   if (text === undefined || text === "") return 0;
@@ -602,13 +636,14 @@ function occurrences(text: string, term: string): number {
  */
 function selectBest(
   built: Built,
-  touched: readonly number[],
+  touched: Int32Array,
   k: number,
   options: { includeHidden?: boolean; accept?: (id: string) => boolean },
 ): { total: number; best: Int32Array } {
   const { score } = built.scratch;
   const { docs } = built;
   const accept = options.accept;
+  const skipHidden = !options.includeHidden;
   // `a` ranks below `b`.
   const worse = (a: number, b: number) => {
     const sa = score[a] as number;
@@ -619,12 +654,15 @@ function selectBest(
   const heap = new Int32Array(Math.max(0, Math.min(k, touched.length)));
   let size = 0;
   let total = 0;
-  for (const i of touched) {
-    if ((score[i] as number) <= 0) continue;
-    const doc = docs[i] as AnalysedSkill;
-    if ((doc.hidden && !options.includeHidden) || (accept && !accept(doc.id))) continue;
+  // Once the heap is full, most documents lose to its root: its score is kept at hand for that test.
+  let floor = -Infinity;
+  for (let j = 0; j < touched.length; j++) {
+    const i = touched[j] as number;
+    const s = score[i] as number;
+    if (s <= 0) continue;
+    if ((skipHidden || accept) && !visible(docs[i] as AnalysedSkill, skipHidden, accept)) continue;
     total++;
-    if (heap.length === 0) continue;
+    if (s < floor) continue;
     if (size < heap.length) {
       // Sift up.
       let at = size++;
@@ -636,7 +674,8 @@ function selectBest(
         at = parent;
       }
       heap[at] = i;
-    } else if (worse(heap[0] as number, i)) {
+      if (size === heap.length) floor = score[heap[0] as number] as number;
+    } else if (size > 0 && worse(heap[0] as number, i)) {
       // Sift down from the root.
       let at = 0;
       for (;;) {
@@ -650,8 +689,13 @@ function selectBest(
         at = child;
       }
       heap[at] = i;
+      floor = score[heap[0] as number] as number;
     }
   }
   const best = heap.subarray(0, size).sort((a, b) => (worse(a, b) ? 1 : worse(b, a) ? -1 : 0));
   return { total, best };
+}
+
+function visible(doc: AnalysedSkill, skipHidden: boolean, accept: ((id: string) => boolean) | undefined): boolean {
+  return !(skipHidden && doc.hidden) && (accept === undefined || accept(doc.id));
 }
