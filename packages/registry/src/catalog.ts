@@ -167,13 +167,16 @@ export class CatalogSnapshot {
 
   /**
    * The keys of the skills a listing filter (namespace, tag, verdict: named by `key`) lets through, once per filter:
-   * search asks this for every match, so it must be a set lookup, not a version choice per skill. Filters come from
-   * requests, so only the 32 most recently used are kept.
+   * search is handed the same set each time, and core keeps which of its skills the set holds, so a filtered search
+   * tests a byte per match. Filters come from requests, so only the 32 most recently used are kept.
    */
   accepted(key: string, passes: (skill: CatalogSkill) => boolean): ReadonlySet<string> {
     return this.#filters.get(key, () => {
       const keys = new Set<string>();
-      for (const skill of this.skills) if (passes(skill)) keys.add(skillKey(skill.namespace, skill.name));
+      for (const skill of this.skills) {
+        if (!passes(skill)) continue;
+        keys.add(skillKey(skill.namespace, skill.name));
+      }
       return keys;
     });
   }
@@ -256,11 +259,11 @@ export class CatalogSnapshot {
 
   /**
    * Core's ranking (BM25F with calibrated confidence) over each skill's current version: the hits `offset` … `offset +
-   * limit − 1` among the skills `accept` lets through, and how many it lets through that match (counted, not ranked).
+   * limit − 1` among the skills `among` holds (all when not given), and how many of those match (counted, not ranked).
    */
   search(
     query: string,
-    page: { offset: number; limit: number; accept?: (key: string) => boolean },
+    page: { offset: number; limit: number; among?: ReadonlySet<string> },
   ): { total: number; hits: Array<{ key: string; confidence: number }> } {
     const { total, hits } = this.#searchIndex().searchPage(query, { ...page, includeHidden: true });
     return { total, hits: hits.map((h) => ({ key: h.id, confidence: h.confidence })) };

@@ -622,7 +622,7 @@ export class RegistryStore {
       const { total, hits } = snap.search(query.q, {
         offset,
         limit,
-        ...(accepted && { accept: (key: string) => accepted.has(key) }),
+        ...(accepted && { among: accepted }),
       });
       const skills: SkillSummary[] = [];
       for (const hit of hits) {

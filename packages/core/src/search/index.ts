@@ -57,15 +57,19 @@ export interface SearchPageOptions {
   limit?: number;
   /** Also find skills marked `disable-model-invocation: true`. Default false. */
   includeHidden?: boolean;
-  /** Only skills this accepts are ranked and counted (a caller's filter, applied before paging). Default: all. */
-  accept?: (id: string) => boolean;
+  /**
+   * Only skills with these ids are ranked and counted (a caller's filter, applied before paging). Default: all. The
+   * index keeps which of its skills a set holds for as long as the set lives, so a caller that filters the same way
+   * again should pass the same set, unchanged.
+   */
+  among?: ReadonlySet<string>;
   /** Attach the confidence features to each hit. */
   explain?: boolean;
 }
 
 /** A page of the ranking and how many skills the query matches in all. */
 export interface SearchPage {
-  /** Every skill that scores above 0 (and is visible and accepted): counted, not ranked. */
+  /** Every skill that scores above 0 (and is visible, and `among` holds it): counted, not ranked. */
   total: number;
   hits: SearchHit[];
 }
@@ -125,6 +129,8 @@ interface Built {
   missing: Set<string>;
   /** A loaded export: postings are views into its arrays, found by binary search. */
   loaded?: SearchIndexExport;
+  /** Which documents each `among` set a search was given holds (see `SearchPageOptions.among`). */
+  allowed: WeakMap<ReadonlySet<string>, Uint8Array>;
   /** Per-query accumulators, reused (and reset for the documents a query touched) so a search allocates little. */
   scratch: Scratch;
 }
@@ -298,6 +304,7 @@ export class SkillSearchIndex {
       scan: false,
       missing: new Set(),
       loaded: data,
+      allowed: new WeakMap(),
       scratch,
     };
     index.#frozen = true;
@@ -344,7 +351,14 @@ export class SkillSearchIndex {
     try {
       const scored = this.#score(built, terms);
       count = scored.touched;
-      const { total, best } = selectBest(built, touched.subarray(0, count), candidates, options);
+      const allowed = options.among && allowedOf(built, options.among);
+      const { total, best } = selectBest(
+        built,
+        touched.subarray(0, count),
+        candidates,
+        !!options.includeHidden,
+        allowed,
+      );
       return { total, hits: this.#hits(built, best, offset, limit, scored, minConfidence, options) };
     } finally {
       if (count * 4 > touched.length) {
@@ -501,6 +515,7 @@ export class SkillSearchIndex {
       average,
       scan: true,
       missing: new Set(),
+      allowed: new WeakMap(),
       scratch,
     };
   }
@@ -550,7 +565,17 @@ export class SkillSearchIndex {
         tf: Float32Array.from(list.tf),
         mask: Uint8Array.from(list.mask),
       });
-    return { docs, postings, negative, lengths, average, scan: false, missing: new Set(), scratch };
+    return {
+      docs,
+      postings,
+      negative,
+      lengths,
+      average,
+      scan: false,
+      missing: new Set(),
+      allowed: new WeakMap(),
+      scratch,
+    };
   }
 }
 
@@ -597,6 +622,16 @@ function loadedPostings(data: SearchIndexExport, term: string): Postings | undef
   return undefined;
 }
 
+/** A byte per document: 1 when `among` holds its id; kept per set while the set and the built index live. */
+function allowedOf(built: Built, among: ReadonlySet<string>): Uint8Array {
+  let allowed = built.allowed.get(among);
+  if (!allowed) {
+    allowed = Uint8Array.from(built.docs, (d) => (among.has(d.id) ? 1 : 0));
+    built.allowed.set(among, allowed);
+  }
+  return allowed;
+}
+
 /** Where document `i` is in a posting list (lists are in document order), or −1. */
 function positionOf(docs: Int32Array, i: number): number {
   let lo = 0;
@@ -630,7 +665,7 @@ function occurrences(text: string, term: string): number {
 }
 
 /**
- * The `k` best of the touched documents that score above 0 (and are visible and accepted), best first — score
+ * The `k` best of the touched documents that score above 0 (visible, and allowed when `allowed` is given), best first — score
  * descending, ties by id — and how many qualified. Documents are held in id order (built and loaded alike), so a tie
  * is broken by position: numbers compared, no strings. A bounded heap: O(n log k), and only k are sorted.
  */
@@ -638,12 +673,12 @@ function selectBest(
   built: Built,
   touched: Int32Array,
   k: number,
-  options: { includeHidden?: boolean; accept?: (id: string) => boolean },
+  includeHidden: boolean,
+  allowed: Uint8Array | undefined,
 ): { total: number; best: Int32Array } {
   const { score } = built.scratch;
   const { docs } = built;
-  const accept = options.accept;
-  const skipHidden = !options.includeHidden;
+  const skipHidden = !includeHidden;
   // `a` ranks below `b`.
   const worse = (a: number, b: number) => {
     const sa = score[a] as number;
@@ -660,7 +695,8 @@ function selectBest(
     const i = touched[j] as number;
     const s = score[i] as number;
     if (s <= 0) continue;
-    if ((skipHidden || accept) && !visible(docs[i] as AnalysedSkill, skipHidden, accept)) continue;
+    if (allowed !== undefined && allowed[i] === 0) continue;
+    if (skipHidden && (docs[i] as AnalysedSkill).hidden) continue;
     total++;
     if (s < floor) continue;
     if (size < heap.length) {
@@ -694,8 +730,4 @@ function selectBest(
   }
   const best = heap.subarray(0, size).sort((a, b) => (worse(a, b) ? 1 : worse(b, a) ? -1 : 0));
   return { total, best };
-}
-
-function visible(doc: AnalysedSkill, skipHidden: boolean, accept: ((id: string) => boolean) | undefined): boolean {
-  return !(skipHidden && doc.hidden) && (accept === undefined || accept(doc.id));
 }
