@@ -74,6 +74,18 @@ function skillMd(random, name) {
  * Skill `i` of a corpus: its folder name and files (SKILL.md plus 0–5 resources), drawn from `random` in a fixed order,
  * so a corpus written to disk and one built in memory (bench/registry.mjs publishes it) hold the same skills.
  */
+/** 1,560 two-word queries from the corpus's vocabulary, in a fixed order (searches no cache has seen). */
+export function freshQueries() {
+  const words = (
+    "analyse report deploy review test summarise convert extract validate schedule monitor release invoice customer " +
+    "data pipeline cluster service query table chart document spreadsheet image audio translate classify ticket " +
+    "incident changelog migration backup archive search index cache metric alert budget forecast"
+  ).split(" ");
+  const out = [];
+  for (const a of words) for (const b of words) if (a !== b) out.push(`${a} ${b}`);
+  return out;
+}
+
 export function corpusSkill(random, i) {
   const name = `skill-${String(i).padStart(5, "0")}`;
   const files = [{ path: "SKILL.md", text: skillMd(random, name) }];

@@ -22,7 +22,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
-import { corpusRandom, corpusSkill } from "./corpus.mjs";
+import { corpusRandom, corpusSkill, freshQueries } from "./corpus.mjs";
 import { median, printTable, processCpuMs, prng } from "./lib.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -45,17 +45,7 @@ const QUERIES = [
   "contract policy review",
   "classify ticket incident",
 ];
-/** 1,560 two-word queries from the corpus's vocabulary, in a fixed order. */
-const FRESH = (() => {
-  const words = (
-    "analyse report deploy review test summarise convert extract validate schedule monitor release invoice customer " +
-    "data pipeline cluster service query table chart document spreadsheet image audio translate classify ticket " +
-    "incident changelog migration backup archive search index cache metric alert budget forecast"
-  ).split(" ");
-  const out = [];
-  for (const a of words) for (const b of words) if (a !== b) out.push(`${a} ${b}`);
-  return out;
-})();
+const FRESH = freshQueries();
 const BIG_FILE = "references/big.md";
 const GOALS = { searchP99Ms: 20, fileRatio: 0.7, indexTimeRatio: 1.2, publishP50Ms: 150 };
 

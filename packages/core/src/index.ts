@@ -61,6 +61,8 @@ export type {
   SearchIndexExport,
   SearchIndexOptions,
   SearchOptions,
+  SearchPage,
+  SearchPageOptions,
 } from "./search/index.js";
 export type {
   DeclarationKey,

@@ -77,6 +77,8 @@ export function summaryOf(skill: CatalogSkill, v: CatalogVersion): SkillSummary 
 const MAX_DOCUMENTS = 32;
 /** Listing and search answers (a page of summaries each) kept per snapshot. */
 const MAX_ANSWERS = 256;
+/** The skills a listing filter lets through (a set of keys each) kept per snapshot. */
+const MAX_FILTERS = 32;
 
 /** A map that keeps the most recently used `max` values. */
 class Recent<T> {
@@ -114,6 +116,7 @@ export class CatalogSnapshot {
   readonly #summaries = new Map<CatalogSkill, SkillSummary | null>();
   readonly #documents = new Recent<unknown>(MAX_DOCUMENTS);
   readonly #answers = new Recent<unknown>(MAX_ANSWERS);
+  readonly #filters = new Recent<ReadonlySet<string>>(MAX_FILTERS);
   #index: SkillSearchIndex | undefined;
   /** Analysed search documents by skill key and blob digest: the previous snapshot's, then this one's once built. */
   #analysed: ReadonlyMap<string, AnalysedSkill>;
@@ -160,6 +163,22 @@ export class CatalogSnapshot {
    */
   derived<T>(key: string, make: () => T): T {
     return this.#documents.get(key, make) as T;
+  }
+
+  /**
+   * The keys of the skills a listing filter (namespace, tag, verdict: named by `key`) lets through, once per filter:
+   * search is handed the same set each time, and core keeps which of its skills the set holds, so a filtered search
+   * tests a byte per match. Filters come from requests, so only the 32 most recently used are kept.
+   */
+  accepted(key: string, passes: (skill: CatalogSkill) => boolean): ReadonlySet<string> {
+    return this.#filters.get(key, () => {
+      const keys = new Set<string>();
+      for (const skill of this.skills) {
+        if (!passes(skill)) continue;
+        keys.add(skillKey(skill.namespace, skill.name));
+      }
+      return keys;
+    });
   }
 
   /** A listing or search answer, once per `key` (the query); the 256 most recently used are kept. */
@@ -238,8 +257,19 @@ export class CatalogSnapshot {
     return out;
   }
 
-  /** Core's ranking (BM25F with calibrated confidence) over each skill's current version. */
-  search(query: string, limit: number): Array<{ key: string; confidence: number }> {
+  /**
+   * Core's ranking (BM25F with calibrated confidence) over each skill's current version: the hits `offset` … `offset +
+   * limit − 1` among the skills `among` holds (all when not given), and how many of those match (counted, not ranked).
+   */
+  search(
+    query: string,
+    page: { offset: number; limit: number; among?: ReadonlySet<string> },
+  ): { total: number; hits: Array<{ key: string; confidence: number }> } {
+    const { total, hits } = this.#searchIndex().searchPage(query, { ...page, includeHidden: true });
+    return { total, hits: hits.map((h) => ({ key: h.id, confidence: h.confidence })) };
+  }
+
+  #searchIndex(): SkillSearchIndex {
     if (!this.#index) {
       const index = new SkillSearchIndex([], { mode: "postings" });
       const analysed = new Map<string, AnalysedSkill>();
@@ -267,9 +297,7 @@ export class CatalogSnapshot {
       this.#analysed = analysed;
       this.#index = index;
     }
-    return this.#index
-      .search(query, { limit, includeHidden: true })
-      .map((h) => ({ key: h.id, confidence: h.confidence }));
+    return this.#index;
   }
 }
 

@@ -597,35 +597,41 @@ export class RegistryStore {
     limit: number,
     offset: number,
   ): { total: number; skills: SkillSummary[] } {
+    // The skill as this listing shows it (current version, or the tagged one), or undefined when a filter drops it.
     const keep = (skill: CatalogSkill): SkillSummary | undefined => {
       if (query.namespace !== undefined && skill.namespace !== query.namespace) return undefined;
       if (query.tag === undefined) {
+        // Shared by every answer of this snapshot (computed once per skill).
         const summary = snap.currentSummary(skill);
         return summary && (query.verdict === undefined || summary.audit.verdict === query.verdict)
           ? summary
           : undefined;
       }
-      const tagged = query.tag === undefined ? undefined : skill.tags.get(query.tag);
-      if (query.tag !== undefined && tagged === undefined) return undefined;
-      const v =
-        tagged === undefined ? currentVersion(skill) : skill.versions.find((x) => x.version === tagged && isVisible(x));
+      const tagged = skill.tags.get(query.tag);
+      const v = tagged === undefined ? undefined : skill.versions.find((x) => x.version === tagged && isVisible(x));
       if (!v) return undefined;
       if (query.verdict !== undefined && v.verdict !== query.verdict) return undefined;
       return summaryOf(skill, v);
     };
     if (query.q !== "") {
-      const found: Array<{ summary: SkillSummary; confidence: number }> = [];
-      for (const hit of snap.search(query.q, Math.max(1, Math.min(snap.skills.length, offset + limit + 200)))) {
+      const filtered = query.namespace !== undefined || query.tag !== undefined || query.verdict !== undefined;
+      // Filters apply before ranking, so the page is always full and `total` counts every match that passes them.
+      const accepted =
+        filtered &&
+        snap.accepted(JSON.stringify([query.namespace, query.tag, query.verdict]), (s) => keep(s) !== undefined);
+      const { total, hits } = snap.search(query.q, {
+        offset,
+        limit,
+        ...(accepted && { among: accepted }),
+      });
+      const skills: SkillSummary[] = [];
+      for (const hit of hits) {
         const skill = snap.byKey(hit.key);
-        const summary = skill && keep(skill);
-        if (summary) found.push({ summary, confidence: hit.confidence });
+        const found = skill && keep(skill);
+        // Only the page's hits are copied to carry a confidence.
+        if (found) skills.push({ ...found, confidence: Number(hit.confidence.toFixed(3)) });
       }
-      // Summaries are shared by every answer of this snapshot: only the page's hits are copied to carry a confidence.
-      const page = found.slice(offset, offset + limit);
-      return {
-        total: found.length,
-        skills: page.map((h) => ({ ...h.summary, confidence: Number(h.confidence.toFixed(3)) })),
-      };
+      return { total, skills };
     }
     const rows = snap.skills.map(keep).filter((s): s is SkillSummary => s !== undefined);
     return { total: rows.length, skills: rows.slice(offset, offset + limit) };

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { analyseSkill, DEFAULT_MIN_CONFIDENCE, SkillSearchIndex, searchTokens, type SearchDocument } from "./index.js";
+import {
+  analyseSkill,
+  DEFAULT_MIN_CONFIDENCE,
+  SkillSearchIndex,
+  searchTokens,
+  type SearchDocument,
+  type SearchHit,
+} from "./index.js";
 
 /** A threshold a caller asks for when it wants abstention (the default shows every ranked hit). */
 const ASKED = 0.3;
@@ -388,5 +395,89 @@ describe("SkillSearchIndex.export / load", () => {
     expect(() => loaded.remove("a")).toThrow(/read-only/);
     expect(() => SkillSearchIndex.load(data, { fields: { name: { weight: 9 } } })).toThrow(/other field weights/);
     expect(() => SkillSearchIndex.load({ ...data, starts: data.starts.subarray(1) })).toThrow(/inconsistent/);
+  });
+});
+
+describe("searchPage: a page of the ranking and the number of matches", () => {
+  const word = fc.constantFrom("pdf", "merge", "split", "table", "chart", "deploy", "review", "audit");
+  const text = fc.array(word, { maxLength: 6 }).map((w) => w.join(" "));
+  // Few texts and many skills, so equal scores (ties) are common; ids in no particular order, some non-ASCII.
+  const corpus = fc
+    .tuple(
+      fc.array(text, { minLength: 1, maxLength: 4 }),
+      fc.uniqueArray(fc.string({ minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 40 }),
+      fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }),
+    )
+    .map(([texts, ids, hidden]) =>
+      ids.map((id, i): SearchDocument => ({
+        id,
+        description: texts[i % texts.length] ?? "",
+        metadata: { "disable-model-invocation": hidden[i] ?? false },
+      })),
+    );
+  const byRank = (a: SearchHit, b: SearchHit) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+  it("property: the page is that slice of a full sort (ties by id), and total counts every match among the ids asked for", () => {
+    fc.assert(
+      fc.property(
+        corpus,
+        text,
+        fc.nat(45),
+        fc.nat(45),
+        fc.boolean(),
+        fc.option(fc.nat(3), { nil: undefined }),
+        fc.boolean(),
+        (docs, query, offset, limit, includeHidden, every, loaded) => {
+          const built = new SkillSearchIndex(docs);
+          const index = loaded ? SkillSearchIndex.load(built.export()) : built;
+          // A caller's filter: every (n+1)-th id in code-unit order, or none.
+          const ids = docs.map((d) => d.id).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+          const among = every === undefined ? undefined : new Set(ids.filter((_, i) => i % (every + 1) === 0));
+          const all = index.searchPage(query, { limit: docs.length, includeHidden, ...(among && { among }) });
+          const shuffled = [...all.hits].reverse();
+          expect(shuffled.sort(byRank)).toEqual(all.hits);
+          expect(all.total).toBe(all.hits.length);
+          for (const h of all.hits) {
+            expect(h.score).toBeGreaterThan(0);
+            if (among) expect(among.has(h.id)).toBe(true);
+            if (!includeHidden)
+              expect(docs.find((d) => d.id === h.id)?.metadata?.["disable-model-invocation"]).toBe(false);
+          }
+          const page = index.searchPage(query, { offset, limit, includeHidden, ...(among && { among }) });
+          expect(page.total).toBe(all.total);
+          expect(page.hits).toEqual(all.hits.slice(offset, offset + limit));
+          if (!among && offset === 0) expect(index.search(query, { limit, includeHidden })).toEqual(page.hits);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it("counts matches beyond the page and keeps confidences relative to the best hit", () => {
+    const index = new SkillSearchIndex([
+      { id: "c", name: "report", description: "chart report" },
+      { id: "a", name: "table", description: "table report" },
+      { id: "b", name: "report", description: "report" },
+    ]);
+    const first = index.searchPage("report", { limit: 1 });
+    const second = index.searchPage("report", { offset: 1, limit: 5 });
+    expect(first.total).toBe(3);
+    expect(second.total).toBe(3);
+    expect([...first.hits, ...second.hits]).toEqual(index.search("report", { limit: 3 }));
+    expect(index.searchPage("report", { among: new Set(["a", "c"]) }).hits.map((h) => h.id)).toEqual(
+      index
+        .search("report", { limit: 3 })
+        .map((h) => h.id)
+        .filter((id) => id !== "b"),
+    );
+    expect(index.searchPage("zebra")).toEqual({ total: 0, hits: [] });
+  });
+
+  it("a loaded export must list its skills in id order (ties are broken by position)", () => {
+    const data = new SkillSearchIndex([
+      { id: "a", description: "pdf" },
+      { id: "b", description: "pdf" },
+    ]).export();
+    expect(() => SkillSearchIndex.load({ ...data, docs: [...data.docs].reverse() })).toThrow(/inconsistent/);
   });
 });

@@ -49,6 +49,31 @@ export interface FieldWeights {
   b: number;
 }
 
+/** What `searchPage` takes: a page of the ranking, without abstention (so every match counts towards `total`). */
+export interface SearchPageOptions {
+  /** Best hits skipped before the page starts. Default 0. */
+  offset?: number;
+  /** Most hits on the page. Default 10. */
+  limit?: number;
+  /** Also find skills marked `disable-model-invocation: true`. Default false. */
+  includeHidden?: boolean;
+  /**
+   * Only skills with these ids are ranked and counted (a caller's filter, applied before paging). Default: all. The
+   * index keeps which of its skills a set holds for as long as the set lives, so a caller that filters the same way
+   * again should pass the same set, unchanged.
+   */
+  among?: ReadonlySet<string>;
+  /** Attach the confidence features to each hit. */
+  explain?: boolean;
+}
+
+/** A page of the ranking and how many skills the query matches in all. */
+export interface SearchPage {
+  /** Every skill that scores above 0 (and is visible, and `among` holds it): counted, not ranked. */
+  total: number;
+  hits: SearchHit[];
+}
+
 export interface SearchIndexOptions extends AnalyseOptions {
   /** BM25 term-frequency saturation. Default 1.6. */
   k1?: number;
@@ -104,13 +129,33 @@ interface Built {
   missing: Set<string>;
   /** A loaded export: postings are views into its arrays, found by binary search. */
   loaded?: SearchIndexExport;
+  /** Which documents each `among` set a search was given holds (see `SearchPageOptions.among`). */
+  allowed: WeakMap<ReadonlySet<string>, Uint8Array>;
   /** Per-query accumulators, reused (and reset for the documents a query touched) so a search allocates little. */
-  scratch: {
-    score: Float64Array;
-    matched: Float64Array;
-    metadata: Float64Array;
-    named: Float64Array;
-    masks: Uint8Array;
+  scratch: Scratch;
+}
+
+/** What scoring a query leaves for its hits' confidences: the query's weight, and its terms found, in query order. */
+interface Scored {
+  queryWeight: number;
+  /** How many documents the query touched (the first entries of the scratch's `touched`). */
+  touched: number;
+  terms: Array<{ postings: Postings; idf: number }>;
+}
+
+interface Scratch {
+  score: Float64Array;
+  /** Bit per field a query term was found in; 0: not touched. */
+  masks: Uint8Array;
+  /** The documents the query touched, in the order first touched (the first `count` entries are this query's). */
+  touched: Int32Array;
+}
+
+function scratchFor(n: number): Scratch {
+  return {
+    score: new Float64Array(n),
+    masks: new Uint8Array(n),
+    touched: new Int32Array(n),
   };
 }
 
@@ -121,10 +166,12 @@ interface Built {
 export interface SearchIndexExport {
   /** The field weights and normalisation the term frequencies were computed with; `load` refuses others. */
   fields: string;
+  /** In id order (code units): the ranking breaks ties by position. */
   docs: Array<{ id: string; hidden: boolean; negative?: string }>;
   /** Sorted (code units). Term i's postings are entries starts[i] … starts[i + 1] − 1. */
   terms: string[];
   starts: Int32Array;
+  /** Each term's postings in document order (positions into `docs`). */
   postingDocs: Int32Array;
   postingTf: Float32Array;
   postingMask: Uint8Array;
@@ -234,7 +281,9 @@ export class SkillSearchIndex {
     if (
       data.starts.length !== data.terms.length + 1 ||
       data.postingTf.length !== data.postingDocs.length ||
-      data.postingMask.length !== data.postingDocs.length
+      data.postingMask.length !== data.postingDocs.length ||
+      // Ranking breaks ties by position, so positions must be in id order (as `export` writes them).
+      data.docs.some((d, i) => i > 0 && compareCodeUnits((data.docs[i - 1] as { id: string }).id, d.id) >= 0)
     ) {
       throw new TypeError("the exported index is inconsistent");
     }
@@ -245,13 +294,7 @@ export class SkillSearchIndex {
       ...(d.negative !== undefined && { negative: d.negative }),
     }));
     for (const doc of docs) index.#docs.set(doc.id, doc);
-    const scratch = {
-      score: new Float64Array(n),
-      matched: new Float64Array(n),
-      metadata: new Float64Array(n),
-      named: new Float64Array(n),
-      masks: new Uint8Array(n),
-    };
+    const scratch = scratchFor(n);
     index.#built = {
       docs,
       postings: new Map(),
@@ -261,6 +304,7 @@ export class SkillSearchIndex {
       scan: false,
       missing: new Set(),
       loaded: data,
+      allowed: new WeakMap(),
       scratch,
     };
     index.#frozen = true;
@@ -275,54 +319,86 @@ export class SkillSearchIndex {
   search(query: string, options: SearchOptions = {}): SearchHit[] {
     const limit = options.limit ?? 10;
     const minConfidence = options.minConfidence ?? 0;
+    // Confidence can drop hits only when a threshold is set: then the page is chosen among more candidates.
+    const candidates = minConfidence > 0 ? limit * CANDIDATES_PER_HIT : limit;
+    return this.#rank(query, 0, limit, candidates, minConfidence, options).hits;
+  }
+
+  /**
+   * Hits `offset` … `offset + limit − 1` of the ranking (the same order as `search`) and the number of matches. Only
+   * the best `offset + limit` are ordered (a bounded heap); the rest are counted, so a page costs the scoring of the
+   * query's postings plus O(matches · log(offset + limit)).
+   */
+  searchPage(query: string, options: SearchPageOptions = {}): SearchPage {
+    const offset = Math.max(0, options.offset ?? 0);
+    const limit = options.limit ?? 10;
+    return this.#rank(query, offset, limit, offset + limit, 0, options);
+  }
+
+  #rank(
+    query: string,
+    offset: number,
+    limit: number,
+    candidates: number,
+    minConfidence: number,
+    options: SearchPageOptions,
+  ): SearchPage {
     const terms = [...new Set(searchTokens(query))];
-    if (terms.length === 0 || limit <= 0 || this.#docs.size === 0) return [];
+    if (terms.length === 0 || this.#docs.size === 0) return { total: 0, hits: [] };
     const built = (this.#built ??= this.#build());
-    const n = built.docs.length;
-    const k1 = this.#k1;
-    const idfOf = (df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
-    const { score, matched, metadata, named, masks } = built.scratch;
-    const touched: number[] = [];
+    const { score, masks, touched } = built.scratch;
+    let count = 0;
     try {
-      return this.#collect(built, terms, touched, k1, idfOf, limit, minConfidence, options);
+      const scored = this.#score(built, terms);
+      count = scored.touched;
+      const allowed = options.among && allowedOf(built, options.among);
+      const { total, best } = selectBest(
+        built,
+        touched.subarray(0, count),
+        candidates,
+        !!options.includeHidden,
+        allowed,
+      );
+      return { total, hits: this.#hits(built, best, offset, limit, scored, minConfidence, options) };
     } finally {
-      for (const i of touched) {
-        score[i] = 0;
-        matched[i] = 0;
-        metadata[i] = 0;
-        named[i] = 0;
-        masks[i] = 0;
+      if (count * 4 > touched.length) {
+        // Most documents were touched (common words): clearing whole arrays is cheaper than visiting each.
+        score.fill(0);
+        masks.fill(0);
+      } else {
+        for (let j = 0; j < count; j++) {
+          const i = touched[j] as number;
+          score[i] = 0;
+          masks[i] = 0;
+        }
       }
     }
   }
 
-  #collect(
-    built: Built,
-    terms: readonly string[],
-    touched: number[],
-    k1: number,
-    idfOf: (df: number) => number,
-    limit: number,
-    minConfidence: number,
-    options: SearchOptions,
-  ): SearchHit[] {
-    const { score, matched, metadata, named, masks } = built.scratch;
+  /**
+   * Accumulates every touched document's BM25F score and matched fields in the scratch arrays (the documents
+   * themselves in `touched`); returns how many were touched and what the hits' confidences need.
+   */
+  #score(built: Built, terms: readonly string[]): Scored {
+    const { score, masks, touched } = built.scratch;
+    const found: Scored["terms"] = [];
+    let count = 0;
+    const n = built.docs.length;
+    const k1 = this.#k1;
+    const idfOf = (df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
     let queryWeight = 0;
     for (const term of terms) {
       const postings = this.#postingsOf(built, term);
       const idf = idfOf(postings?.docs.length ?? 0);
       queryWeight += idf;
       if (!postings) continue;
+      found.push({ postings, idf });
       for (let j = 0; j < postings.docs.length; j++) {
         const i = postings.docs[j] as number;
         const tf = postings.tf[j] as number;
-        const mask = postings.mask[j] as number;
-        if (masks[i] === 0) touched.push(i);
-        masks[i] = (masks[i] as number) | mask;
+        if (masks[i] === 0) touched[count++] = i;
+        masks[i] = (masks[i] as number) | (postings.mask[j] as number);
         score[i] = (score[i] as number) + (idf * tf) / (k1 + tf);
-        matched[i] = (matched[i] as number) + idf;
-        if (mask & METADATA_BITS) metadata[i] = (metadata[i] as number) + idf;
-        if (mask & NAME_BIT) named[i] = (named[i] as number) + idf;
       }
     }
     if (built.negative.size > 0) {
@@ -337,23 +413,43 @@ export class SkillSearchIndex {
         }
       }
     }
-    const better = (a: number, b: number) =>
-      (score[b] as number) - (score[a] as number) || compareCodeUnits(built.docs[a]?.id ?? "", built.docs[b]?.id ?? "");
-    const eligible = touched.filter(
-      (i) => (score[i] as number) > 0 && (options.includeHidden || !built.docs[i]?.hidden),
-    );
-    const candidates = bestOf(eligible, limit * CANDIDATES_PER_HIT, better);
-    const best = candidates.length > 0 ? (score[candidates[0] as number] as number) : 0;
+    return { queryWeight, touched: count, terms: found };
+  }
+
+  /** The hits from `offset` on among `best` (documents best first), with confidences; below `minConfidence` dropped. */
+  #hits(
+    built: Built,
+    best: Int32Array,
+    offset: number,
+    limit: number,
+    { queryWeight, terms }: Scored,
+    minConfidence: number,
+    options: SearchPageOptions,
+  ): SearchHit[] {
+    const { score, masks } = built.scratch;
+    const top = best.length > 0 ? (score[best[0] as number] as number) : 0;
     const hits: SearchHit[] = [];
-    for (const i of candidates) {
-      if (hits.length >= limit) break;
+    for (let at = offset; at < best.length && hits.length < limit; at++) {
+      const i = best[at] as number;
       const s = score[i] as number;
+      // Coverage is summed here, for the page only, term by term in query order (as scoring met them).
+      let matched = 0;
+      let metadata = 0;
+      let named = 0;
+      for (const { postings, idf } of terms) {
+        const j = positionOf(postings.docs, i);
+        if (j < 0) continue;
+        const mask = postings.mask[j] as number;
+        matched += idf;
+        if (mask & METADATA_BITS) metadata += idf;
+        if (mask & NAME_BIT) named += idf;
+      }
       const features: ConfidenceFeatures = {
-        coverage: (matched[i] as number) / queryWeight,
-        metadataCoverage: (metadata[i] as number) / queryWeight,
+        coverage: matched / queryWeight,
+        metadataCoverage: metadata / queryWeight,
         normalisedScore: s / queryWeight,
-        relativeScore: s / best,
-        nameCoverage: (named[i] as number) / queryWeight,
+        relativeScore: s / top,
+        nameCoverage: named / queryWeight,
       };
       const confidence = confidenceOf(features, this.#model);
       if (confidence < minConfidence) continue;
@@ -410,13 +506,7 @@ export class SkillSearchIndex {
     const n = docs.length;
     const lengths = SEARCH_FIELDS.map((f) => Int32Array.from(docs, (d) => termCount(d.fields[f])));
     const average = lengths.map((l) => l.reduce((sum, x) => sum + x, 0) / Math.max(1, n) || 1);
-    const scratch = {
-      score: new Float64Array(n),
-      matched: new Float64Array(n),
-      metadata: new Float64Array(n),
-      named: new Float64Array(n),
-      masks: new Uint8Array(n),
-    };
+    const scratch = scratchFor(n);
     return {
       docs,
       postings: new Map(),
@@ -425,6 +515,7 @@ export class SkillSearchIndex {
       average,
       scan: true,
       missing: new Set(),
+      allowed: new WeakMap(),
       scratch,
     };
   }
@@ -435,13 +526,7 @@ export class SkillSearchIndex {
     const lengths = SEARCH_FIELDS.map((f) => Int32Array.from(docs, (d) => termCount(d.fields[f])));
     const average = lengths.map((l) => l.reduce((sum, x) => sum + x, 0) / Math.max(1, n) || 1);
     const negative = negativePostings(docs);
-    const scratch = {
-      score: new Float64Array(n),
-      matched: new Float64Array(n),
-      metadata: new Float64Array(n),
-      named: new Float64Array(n),
-      masks: new Uint8Array(n),
-    };
+    const scratch = scratchFor(n);
     const fieldTerms = docs.map((d) => SEARCH_FIELDS.map((f) => split(d.fields[f])));
     const lists = new Map<string, { docs: number[]; tf: number[]; mask: number[] }>();
     const counts = new Map<string, Float64Array>();
@@ -480,7 +565,17 @@ export class SkillSearchIndex {
         tf: Float32Array.from(list.tf),
         mask: Uint8Array.from(list.mask),
       });
-    return { docs, postings, negative, lengths, average, scan: false, missing: new Set(), scratch };
+    return {
+      docs,
+      postings,
+      negative,
+      lengths,
+      average,
+      scan: false,
+      missing: new Set(),
+      allowed: new WeakMap(),
+      scratch,
+    };
   }
 }
 
@@ -527,6 +622,30 @@ function loadedPostings(data: SearchIndexExport, term: string): Postings | undef
   return undefined;
 }
 
+/** A byte per document: 1 when `among` holds its id; kept per set while the set and the built index live. */
+function allowedOf(built: Built, among: ReadonlySet<string>): Uint8Array {
+  let allowed = built.allowed.get(among);
+  if (!allowed) {
+    allowed = Uint8Array.from(built.docs, (d) => (among.has(d.id) ? 1 : 0));
+    built.allowed.set(among, allowed);
+  }
+  return allowed;
+}
+
+/** Where document `i` is in a posting list (lists are in document order), or −1. */
+function positionOf(docs: Int32Array, i: number): number {
+  let lo = 0;
+  let hi = docs.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const d = docs[mid] as number;
+    if (d === i) return mid;
+    if (d < i) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
 /** Terms in a space-separated field, without splitting it. */
 function termCount(text: string | undefined): number {
   if (text === undefined || text === "") return 0;
@@ -545,40 +664,70 @@ function occurrences(text: string, term: string): number {
   return count;
 }
 
-/** The `k` best items by `compare` (negative = first is better), sorted; a bounded heap, so O(n log k). */
-function bestOf(items: readonly number[], k: number, compare: (a: number, b: number) => number): number[] {
-  if (items.length <= k) return [...items].sort(compare);
-  // Max-heap by "worse": the root is the worst kept item, replaced whenever a better one comes.
-  const heap: number[] = [];
-  const worse = (a: number, b: number) => compare(a, b) > 0;
-  const up = (i: number) => {
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!worse(heap[i] as number, heap[parent] as number)) break;
-      [heap[i], heap[parent]] = [heap[parent] as number, heap[i] as number];
-      i = parent;
-    }
+/**
+ * The `k` best of the touched documents that score above 0 (visible, and allowed when `allowed` is given), best first — score
+ * descending, ties by id — and how many qualified. Documents are held in id order (built and loaded alike), so a tie
+ * is broken by position: numbers compared, no strings. A bounded heap: O(n log k), and only k are sorted.
+ */
+function selectBest(
+  built: Built,
+  touched: Int32Array,
+  k: number,
+  includeHidden: boolean,
+  allowed: Uint8Array | undefined,
+): { total: number; best: Int32Array } {
+  const { score } = built.scratch;
+  const { docs } = built;
+  const skipHidden = !includeHidden;
+  // `a` ranks below `b`.
+  const worse = (a: number, b: number) => {
+    const sa = score[a] as number;
+    const sb = score[b] as number;
+    return sa < sb || (sa === sb && a > b);
   };
-  const down = (i: number) => {
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let top = i;
-      if (l < heap.length && worse(heap[l] as number, heap[top] as number)) top = l;
-      if (r < heap.length && worse(heap[r] as number, heap[top] as number)) top = r;
-      if (top === i) return;
-      [heap[i], heap[top]] = [heap[top] as number, heap[i] as number];
-      i = top;
-    }
-  };
-  for (const item of items) {
-    if (heap.length < k) {
-      heap.push(item);
-      up(heap.length - 1);
-    } else if (compare(item, heap[0] as number) < 0) {
-      heap[0] = item;
-      down(0);
+  // A heap whose root is the worst document kept, replaced whenever a better one comes.
+  const heap = new Int32Array(Math.max(0, Math.min(k, touched.length)));
+  let size = 0;
+  let total = 0;
+  // Once the heap is full, most documents lose to its root: its score is kept at hand for that test.
+  let floor = -Infinity;
+  for (let j = 0; j < touched.length; j++) {
+    const i = touched[j] as number;
+    const s = score[i] as number;
+    if (s <= 0) continue;
+    if (allowed !== undefined && allowed[i] === 0) continue;
+    if (skipHidden && (docs[i] as AnalysedSkill).hidden) continue;
+    total++;
+    if (s < floor) continue;
+    if (size < heap.length) {
+      // Sift up.
+      let at = size++;
+      while (at > 0) {
+        const parent = (at - 1) >> 1;
+        const p = heap[parent] as number;
+        if (!worse(i, p)) break;
+        heap[at] = p;
+        at = parent;
+      }
+      heap[at] = i;
+      if (size === heap.length) floor = score[heap[0] as number] as number;
+    } else if (size > 0 && worse(heap[0] as number, i)) {
+      // Sift down from the root.
+      let at = 0;
+      for (;;) {
+        const l = 2 * at + 1;
+        if (l >= size) break;
+        const r = l + 1;
+        const child = r < size && worse(heap[r] as number, heap[l] as number) ? r : l;
+        const c = heap[child] as number;
+        if (!worse(c, i)) break;
+        heap[at] = c;
+        at = child;
+      }
+      heap[at] = i;
+      floor = score[heap[0] as number] as number;
     }
   }
-  return heap.sort(compare);
+  const best = heap.subarray(0, size).sort((a, b) => (worse(a, b) ? 1 : worse(b, a) ? -1 : 0));
+  return { total, best };
 }

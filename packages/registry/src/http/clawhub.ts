@@ -137,7 +137,6 @@ export const clawhubModule: RouteModule = {
       responses: { 200: { description: "hits, best first", schema: z.object({ results: z.array(SearchHit) }) } },
       handler: async ({ store, query }) => {
         const snap = await store.snapshot();
-        const byKey = new Map(snap.skills.map((s) => [skillKey(s.namespace, s.name), s]));
         const limit = query.limit ?? 25;
         const hits =
           query.mode === "exact"
@@ -145,7 +144,7 @@ export const clawhubModule: RouteModule = {
                 .filter((s) => s.name === query.q.trim())
                 .map((s) => ({ skill: s, current: currentVersion(s), score: 1 }))
             : (await store.listSkills({ q: query.q, limit })).skills.map((h) => {
-                const skill = byKey.get(h.skill);
+                const skill = snap.byKey(h.skill);
                 return { skill, current: skill && currentVersion(skill), score: h.confidence ?? 0 };
               });
         const results: Array<z.infer<typeof SearchHit>> = [];
