@@ -77,6 +77,14 @@ export function ambientCredentials(env: NodeJS.ProcessEnv): [string, string][] {
 const ACCESS_DENIED =
   /could not read (?:Username|Password)|Authentication failed|terminal prompts disabled|returned error: 40[13]\b|Permission denied \((?:publickey|password)/i;
 
+/** Why a git command was stopped when it ran longer than its `timeoutMs` (the `cause` of the error it ends with). */
+class GitTimeout extends Error {}
+
+/** True for the error of a git command stopped at its deadline: asking the remote again would only wait again. */
+export function gitTimedOut(error: unknown): boolean {
+  return error instanceof RemoteSourceError && error.cause instanceof GitTimeout;
+}
+
 /** Runs the system `git` (no shell) and returns its stdout; a failure names the command and git's last words, redacted. */
 export function runGit(args: readonly string[], options: GitRunOptions): Promise<string> {
   const maxOutput = options.maxOutputBytes ?? 64 * 1024 * 1024;
@@ -125,6 +133,7 @@ export function runGit(args: readonly string[], options: GitRunOptions): Promise
           new RemoteSourceError(
             `git ${options.what} took longer than ${options.timeoutMs} ms and was stopped`,
             "REMOTE_FETCH",
+            { cause: new GitTimeout(`timed out after ${options.timeoutMs} ms`) },
           ),
         );
       if (overflow)
