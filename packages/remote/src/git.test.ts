@@ -95,7 +95,7 @@ describe("GitSkillSource over git daemon", () => {
     await expect(missing.discover()).rejects.toThrow(/has no folder "nowhere"/);
   });
 
-  it("a first copy of the remote's HEAD: one fetch names and brings the commit (no ls-remote first)", async () => {
+  it("a first copy of the remote's HEAD: one clone names and brings the commit (no ls-remote first)", async () => {
     const r = await repo({ "skills/alpha/SKILL.md": skill("alpha"), "skills/alpha/notes.md": "# Notes\n" });
     const calls = await gitCalls(async () => {
       const source = new GitSkillSource({ url: r.url, cacheDir: r.cacheDir });
@@ -105,8 +105,9 @@ describe("GitSkillSource over git daemon", () => {
         new RegExp(`^${r.commit.slice(0, 12)}-[0-9a-f]{8}$`),
       );
     });
-    // init, fetch, ls-tree and cat-file (side by side), read-tree, checkout-index: was 9 (ls-remote, remote add, rev-list).
-    expect(calls.sort()).toEqual(["cat-file", "checkout-index", "fetch", "init", "ls-tree", "read-tree"]);
+    // clone, ls-tree and cat-file (side by side), read-tree, checkout-index: was 9 (ls-remote, init, remote add, fetch,
+    // rev-list and the rest).
+    expect(calls.sort()).toEqual(["cat-file", "checkout-index", "clone", "ls-tree", "read-tree"]);
   });
 
   it("follows pushes: ls-remote on sync, a fetch only when the ref moved", async () => {

@@ -175,8 +175,8 @@ export class GitSkillSource extends SnapshotSource {
     await ensurePrivateDir(await this.#kept.dir());
     const now = this.clock();
     const state = this.#kept.state;
-    // No copy yet and no ref (a first `add`): one fetch of the remote's HEAD both names and brings the commit, with no
-    // `ls-remote` before it (a process and a round trip fewer). Any failure but a timeout takes the usual way below, so
+    // No copy yet and no ref (a first `add`): one clone of the remote's HEAD both names and brings the commit, with no
+    // `ls-remote` before it (processes and a round trip fewer). Any failure but a timeout takes the usual way below, so
     // a remote that is down or refuses still fails on `ls-remote`, with the message it always had.
     if (state === undefined && this.ref === undefined) {
       const built = await this.#checkout("HEAD").catch((error: unknown) => {
@@ -269,8 +269,8 @@ export class GitSkillSource extends SnapshotSource {
   }
 
   /**
-   * A shallow checkout of one commit (`want`: a commit id, or `HEAD` for the remote's HEAD, whose commit FETCH_HEAD
-   * then names) into a new folder under trees/, of the skills folder only and without files over the limit (never
+   * A shallow checkout of one commit (`want`: a commit id, or `HEAD` for the remote's HEAD, whose commit the clone's
+   * HEAD then names) into a new folder under trees/, of the skills folder only and without files over the limit (never
    * written, and with a filtering server never downloaded). The files are named to git one by one, NUL-separated and
    * literal (`checkout-index -z --stdin`): no pattern language, so no name in the repository (a newline, `*`, `!`, `#`,
    * a backslash, spaces) can widen or narrow what is written (decision 0241).
@@ -280,27 +280,36 @@ export class GitSkillSource extends SnapshotSource {
     const suffix = randomHex(4);
     const tmp = path.join(trees, `.tmp-${want === "HEAD" ? "head" : want.slice(0, 12)}-${suffix}`);
     try {
-      // No templates (hooks, info/): nothing in the copy needs them. The remote lives only in the fetch's own
-      // configuration, so no later command can fetch from it behind our back (decision 0424).
-      await this.#git(["init", "-q", "--template=", tmp], "init");
-      // Blobs over the limit are not even downloaded when the server allows filters; otherwise git ignores the filter.
-      await this.#git(
-        [
-          "-c",
-          "fetch.recurseSubmodules=false",
-          "fetch",
-          "-q",
-          "--depth",
-          "1",
-          "--no-tags",
-          `--filter=blob:limit=${this.#limit + 1}`,
-          "origin",
-          want,
-        ],
-        "fetch",
-        { cwd: tmp, config: { "remote.origin.url": this.url } },
-      );
-      const commit = want === "HEAD" ? await fetchedCommit(tmp) : want;
+      // No templates (hooks, info/): nothing in the copy needs them. Blobs over the limit are not even downloaded when
+      // the server allows filters; otherwise git ignores the filter. Nothing is checked out here (see below).
+      const shallow = ["--depth", "1", "--no-tags", `--filter=blob:limit=${this.#limit + 1}`];
+      let commit = want;
+      if (want === "HEAD") {
+        // The remote's HEAD: one `clone` (a repository, its remote and the fetch in one process; decision 0424).
+        await this.#git(
+          [
+            "-c",
+            "fetch.recurseSubmodules=false",
+            "clone",
+            "-q",
+            "--template=",
+            "--no-checkout",
+            ...shallow,
+            "--",
+            this.url,
+            tmp,
+          ],
+          "clone",
+        );
+        commit = await headCommit(tmp);
+      } else {
+        await this.#git(["init", "-q", "--template=", tmp], "init");
+        // The remote lives only in the fetch's own configuration.
+        await this.#git(["-c", "fetch.recurseSubmodules=false", "fetch", "-q", ...shallow, "origin", want], "fetch", {
+          cwd: tmp,
+          config: { "remote.origin.url": this.url },
+        });
+      }
       const entries = await this.#listTree(tmp, commit);
       const layout = this.#layout(entries);
       const inside = (p: string) => layout.checkout === "" || p.startsWith(`${layout.checkout}/`);
@@ -410,12 +419,30 @@ export class GitSkillSource extends SnapshotSource {
   }
 }
 
-/** The commit a fetch of one ref brought, from the FETCH_HEAD it wrote in our own fresh repository. */
-async function fetchedCommit(repo: string): Promise<string> {
-  const first = (await readFile(path.join(repo, ".git", "FETCH_HEAD"), "utf8")).split("\n")[0] ?? "";
-  const commit = first.split("\t")[0];
-  if (!isCommitId(commit)) throw new RemoteSourceError("git fetch named no commit", "REMOTE_FETCH");
-  return commit as string;
+/**
+ * The commit a fresh clone's HEAD names: HEAD holds it, or names a branch whose loose ref (or line in packed-refs)
+ * holds it. Read from the files git just wrote in our own private folder (gitrepository-layout), not a process.
+ */
+async function headCommit(repo: string): Promise<string> {
+  const dotGit = path.join(repo, ".git");
+  const head = (await readFile(path.join(dotGit, "HEAD"), "utf8")).trim();
+  let commit = head;
+  const ref = /^ref: (refs\/heads\/[^\0\n]+)$/.exec(head)?.[1];
+  if (ref !== undefined) {
+    const loose = await readFile(path.join(dotGit, ...ref.split("/")), "utf8").catch(() => undefined);
+    const packed =
+      loose === undefined ? await readFile(path.join(dotGit, "packed-refs"), "utf8").catch(() => "") : undefined;
+    commit = (
+      loose ??
+      packed
+        ?.split("\n")
+        .find((line) => line.endsWith(` ${ref}`))
+        ?.split(" ")[0] ??
+      ""
+    ).trim();
+  }
+  if (!isCommitId(commit)) throw new RemoteSourceError("git clone left no commit at HEAD", "REMOTE_FETCH");
+  return commit;
 }
 
 /** Files at a repository's root that make it a plugin marketplace or a plugin (Claude Code, Agent Plugins 1.0). */
