@@ -110,6 +110,30 @@ describe("GitSkillSource over git daemon", () => {
     expect(calls.sort()).toEqual(["cat-file", "checkout-index", "clone", "ls-tree", "read-tree"]);
   });
 
+  it("a first clone that times out is not asked again with ls-remote (one deadline, not two)", async () => {
+    const net = await import("node:net");
+    const held: import("node:net").Socket[] = [];
+    const silent = net.createServer((socket) => held.push(socket)); // accepts, never answers
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { port } = silent.address() as import("node:net").AddressInfo;
+    try {
+      let error: unknown;
+      const calls = await gitCalls(async () => {
+        const source = new GitSkillSource({
+          url: `git://127.0.0.1:${port}/none.git`,
+          cacheDir: path.join(root, "cache", "silent"),
+          timeoutMs: 1_500,
+        });
+        error = await source.discover().catch((e: unknown) => e);
+      });
+      expect(String(error)).toMatch(/clone .* took longer than 1500 ms/);
+      expect(calls).toEqual(["clone"]);
+    } finally {
+      for (const socket of held) socket.destroy();
+      silent.close();
+    }
+  });
+
   it("follows pushes: ls-remote on sync, a fetch only when the ref moved", async () => {
     const r = await repo({ "skills/alpha/SKILL.md": skill("alpha") });
     const source = new GitSkillSource({ url: r.url, cacheDir: r.cacheDir, syncIntervalMs: 60_000 });

@@ -77,12 +77,12 @@ export function ambientCredentials(env: NodeJS.ProcessEnv): [string, string][] {
 const ACCESS_DENIED =
   /could not read (?:Username|Password)|Authentication failed|terminal prompts disabled|returned error: 40[13]\b|Permission denied \((?:publickey|password)/i;
 
-/** Why a git command was stopped when it ran longer than its `timeoutMs` (the `cause` of the error it ends with). */
-class GitTimeout extends Error {}
+/** The errors of git commands stopped at their deadline. */
+const timeouts = new WeakSet<object>();
 
 /** True for the error of a git command stopped at its deadline: asking the remote again would only wait again. */
 export function gitTimedOut(error: unknown): boolean {
-  return error instanceof RemoteSourceError && error.cause instanceof GitTimeout;
+  return typeof error === "object" && error !== null && timeouts.has(error);
 }
 
 /** Runs the system `git` (no shell) and returns its stdout; a failure names the command and git's last words, redacted. */
@@ -128,14 +128,14 @@ export function runGit(args: readonly string[], options: GitRunOptions): Promise
     });
     child.on("close", (code) => {
       clearTimeout(timer);
-      if (timedOut)
-        return reject(
-          new RemoteSourceError(
-            `git ${options.what} took longer than ${options.timeoutMs} ms and was stopped`,
-            "REMOTE_FETCH",
-            { cause: new GitTimeout(`timed out after ${options.timeoutMs} ms`) },
-          ),
+      if (timedOut) {
+        const error = new RemoteSourceError(
+          `git ${options.what} took longer than ${options.timeoutMs} ms and was stopped`,
+          "REMOTE_FETCH",
         );
+        timeouts.add(error);
+        return reject(error);
+      }
       if (overflow)
         return reject(
           new RemoteSourceError(`git ${options.what} printed more than ${maxOutput} bytes`, "REMOTE_FETCH"),
