@@ -123,12 +123,14 @@ export function registerAdd(program: Command, io: CliOutput): void {
                 `${agent.displayName} is reported not to list skill folders that are links (${agent.links.source}); add them for it with --copy`,
               );
           if (options.json) return printJson(io, { installed });
-          for (const s of installed) {
+          // One write for all the lines (a pipe takes each write as a system call of its own).
+          const lines = installed.map((s) => {
             const where = Object.entries(s.agents)
               .map(([id, how]) => `${id} (${how})`)
               .join(", ");
-            io.stdout(`installed ${s.name} → ${s.path}${where ? ` for ${where}` : ""}\n`);
-          }
+            return `installed ${s.name} → ${s.path}${where ? ` for ${where}` : ""}\n`;
+          });
+          if (lines.length > 0) io.stdout(lines.join(""));
         } finally {
           io.status("");
           await opened.close();
