@@ -310,7 +310,12 @@ export class GitSkillSource extends SnapshotSource {
           config: { "remote.origin.url": this.url },
         });
       }
-      const entries = await this.#listTree(tmp, commit);
+      // The index gets the whole commit (trees only are read) while the tree is listed: nothing is written to the work
+      // tree until checkout-index below, which writes exactly the files named.
+      const [entries] = await allSettled([
+        this.#listTree(tmp, commit),
+        this.#git(["read-tree", commit], "read-tree", { cwd: tmp }),
+      ]);
       const layout = this.#layout(entries);
       const inside = (p: string) => layout.checkout === "" || p.startsWith(`${layout.checkout}/`);
       const skipped: RemoteSkipped[] = [];
@@ -324,8 +329,6 @@ export class GitSkillSource extends SnapshotSource {
           skipped.push({ where: entry.path, reason: `larger than the limit of ${this.#limit} bytes; not checked out` });
         else wanted.push(entry.path);
       }
-      // The index holds the whole commit (trees only are read); the work tree gets exactly the files named.
-      await this.#git(["read-tree", commit], "read-tree", { cwd: tmp });
       if (wanted.length > 0) {
         const prefix = layout.prefix === "" ? [] : [`--prefix=${layout.prefix}/`];
         await this.#git(["-c", "core.symlinks=true", "checkout-index", "-z", "--stdin", ...prefix], "checkout", {
@@ -392,7 +395,7 @@ export class GitSkillSource extends SnapshotSource {
    * their sizes come from one `cat-file --batch-all-objects` (which never fetches a missing one), run beside `ls-tree`.
    */
   async #listTree(repo: string, commit: string): Promise<TreeEntry[]> {
-    const [listing, objects] = await Promise.all([
+    const [listing, objects] = await allSettled([
       this.#git(["ls-tree", "-r", "-z", "--full-tree", commit], "ls-tree", { cwd: repo }),
       this.#git(
         ["cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype) %(objectsize)"],
@@ -417,6 +420,13 @@ export class GitSkillSource extends SnapshotSource {
     }
     return entries;
   }
+}
+
+/** Promise.all that waits for every command to end before it fails, so none still runs in a folder being removed. */
+async function allSettled<T extends readonly unknown[]>(all: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const results = await Promise.allSettled(all);
+  for (const result of results) if (result.status === "rejected") throw result.reason;
+  return results.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
 }
 
 /**
