@@ -438,6 +438,9 @@ async function headCommit(repo: string): Promise<string> {
   const head = (await readFile(path.join(dotGit, "HEAD"), "utf8")).trim();
   let commit = head;
   const ref = /^ref: (refs\/heads\/[^\0\n]+)$/.exec(head)?.[1];
+  // The branch name is the remote's: git refuses `..` in ref names, and so does this read, which stays in .git.
+  if (ref !== undefined && ref.split("/").some((part) => part === "" || part === "." || part === ".."))
+    throw new RemoteSourceError("git clone left an unreadable HEAD", "REMOTE_FETCH");
   if (ref !== undefined) {
     const loose = await readFile(path.join(dotGit, ...ref.split("/")), "utf8").catch(() => undefined);
     const packed =
