@@ -3,7 +3,9 @@
 // `git clone --depth 1` + copy + links; then `skillport install --frozen` of the 50-skill lock with a warm cache.
 // Every step is a whole process in a fresh project folder (and, for the adds, a cold cache); the steps alternate round
 // by round so drift on a shared machine hits each alike. Goals: add ≤ 1.0× skills, ≤ 1.5× clone+copy; frozen ≤ 200 ms.
-//   node bench/install.mjs [--size 50] [--runs 5]
+//   node bench/install.mjs [--size 50] [--runs 5] [--baseline <tree>]
+// `--baseline` also times both skillport steps with the built CLI of another checkout (say main's, built), in the same
+// alternated rounds: a paired before/after on one machine at one load.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -110,6 +112,11 @@ async function main() {
   const option = (name, fallback) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback);
   const size = option("--size", 50);
   const runs = Math.max(5, option("--runs", 5));
+  const baselineTree = args.includes("--baseline")
+    ? path.resolve(args[args.indexOf("--baseline") + 1] ?? "")
+    : undefined;
+  const baseCli = baselineTree && path.join(baselineTree, "packages/cli/dist/cli.js");
+  if (baseCli && !existsSync(baseCli)) throw new Error(`no built CLI at ${baseCli}`);
   if (!existsSync(cli)) throw new Error("build first: npx tsc -b tsconfig.build.json && npm run bundle");
   const { npmTools } = await import(path.join(here, "..", "packages/testing/dist/npm-tools.js"));
   const tools = await npmTools(`skills-oracle-${SKILLS_VERSION}`, [`skills@${SKILLS_VERSION}`]);
@@ -162,17 +169,16 @@ async function main() {
       };
       return { project, env };
     };
+    const addWith = (bin) => () => {
+      const { project, env } = fresh();
+      return time(process.execPath, [bin, "add", url, "--skill", "*", "--yes", "--agent", ...AGENTS], {
+        cwd: project,
+        env,
+      });
+    };
     const steps = [
-      {
-        name: "skillport add",
-        run: () => {
-          const { project, env } = fresh();
-          return time(process.execPath, [cli, "add", url, "--skill", "*", "--yes", "--agent", ...AGENTS], {
-            cwd: project,
-            env,
-          });
-        },
-      },
+      { name: "skillport add", run: addWith(cli) },
+      ...(baseCli ? [{ name: "skillport add (baseline)", run: addWith(baseCli) }] : []),
       ...(skills
         ? [
             {
@@ -201,11 +207,11 @@ async function main() {
       cwd: locked.project,
       env: locked.env,
     });
-    const restore = (flags = []) => {
+    const restore = (flags = [], bin = cli) => {
       const { project } = fresh();
       for (const f of ["skills-lock.json", "skillport-lock.json"])
         cpSync(path.join(locked.project, f), path.join(project, f));
-      return time(process.execPath, [...flags, cli, "install", "--frozen"], { cwd: project, env: locked.env });
+      return time(process.execPath, [...flags, bin, "install", "--frozen"], { cwd: project, env: locked.env });
     };
     // The lock names the commit, a cache entry of its own: one restore first, so the timed ones find it warm.
     restore();
@@ -216,6 +222,10 @@ async function main() {
         return restore(profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : []);
       },
     });
+    if (baseCli) {
+      restore([], baseCli);
+      steps.push({ name: "skillport install --frozen (warm, baseline)", run: () => restore([], baseCli) });
+    }
 
     const samples = Object.fromEntries(steps.map((s) => [s.name, []]));
     for (let r = 0; r < runs; r++) {
@@ -245,6 +255,10 @@ async function main() {
     console.log(
       `CPU time: add ${skills ? `${cpuRatio("skillport add", `skills ${SKILLS_VERSION} add`)}× the skills CLI, ` : ""}${cpuRatio("skillport add", "git clone --depth 1 + copy")}× clone+copy (children included: git, and the shell-free copy)`,
     );
+    if (baseCli)
+      console.log(
+        `baseline ${baselineTree}: add ${(add / ms("skillport add (baseline)")).toFixed(2)}× wall, ${cpuRatio("skillport add", "skillport add (baseline)")}× CPU; install --frozen ${(frozen / ms("skillport install --frozen (warm, baseline)")).toFixed(2)}× wall, ${cpuRatio("skillport install --frozen (warm)", "skillport install --frozen (warm, baseline)")}× CPU (this tree ÷ baseline)`,
+      );
     console.log(
       `\nadd: ${theirs !== undefined ? `${(add / theirs).toFixed(2)}× the skills CLI (goal ≤ 1.0), ` : ""}${(add / clone).toFixed(2)}× clone+copy (goal ≤ 1.5); install --frozen ${frozen.toFixed(0)} ms (goal ≤ 200)`,
     );

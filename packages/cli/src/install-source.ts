@@ -23,10 +23,11 @@ import type { OpenedSource } from "./sources/opened-source.js";
 
 /**
  * The sources one command opened, by address: the skills of one repository at one commit (the usual lock) are read
- * from one open instead of one per skill. `close` closes them all.
+ * from one open, and its skills listed by one discovery, instead of one of each per skill. `close` closes them all.
  */
 export class OpenedSources {
   readonly #open = new Map<string, Promise<OpenedSource>>();
+  readonly #ids = new Map<string, Promise<string[]>>();
   constructor(private readonly io: CliOutput) {}
 
   open(address: string): Promise<OpenedSource> {
@@ -38,9 +39,20 @@ export class OpenedSources {
     return opened;
   }
 
+  /** The skill ids of the source at `address`, discovered once (a lock of 50 skills used to discover it 50 times). */
+  ids(address: string): Promise<string[]> {
+    let ids = this.#ids.get(address);
+    if (ids === undefined) {
+      ids = this.open(address).then((o) => (o.only !== undefined ? [o.only] : o.provider.discover()));
+      this.#ids.set(address, ids);
+    }
+    return ids;
+  }
+
   async close(): Promise<void> {
     const all = [...this.#open.values()];
     this.#open.clear();
+    this.#ids.clear();
     await Promise.all(all.map((p) => p.then((o) => o.close()).catch(() => undefined)));
   }
 }
@@ -214,7 +226,12 @@ export async function fetchLocked(
   const { address, id } = lockEntrySource(entry, commit, process.env);
   const opened = await (sources?.open(address) ?? openInstallSource(address, io));
   try {
-    const ids = opened.only !== undefined ? [opened.only] : await opened.provider.discover();
+    const ids =
+      sources !== undefined
+        ? await sources.ids(address)
+        : opened.only !== undefined
+          ? [opened.only]
+          : await opened.provider.discover();
     const look = upstream?.name ?? name;
     const wanted = id !== "" ? ids.find((i) => i === id) : ids.find((i) => i === look || i.split("/").pop() === look);
     if (wanted === undefined) throw new InstallError(`${name}: not found in ${opened.label}`, "INSTALL_DRIFT");

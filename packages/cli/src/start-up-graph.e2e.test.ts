@@ -158,6 +158,19 @@ describe("start-up module graph of the bundle the bin runs (decisions 0202, 0220
       expect(fromNodeModules(run.modules, heavy), heavy).toEqual([]);
   });
 
+  it("add --list loads no audit nor writer, and no registry, catalog or search (decision 0427)", () => {
+    // `--list` installs nothing: no audit, no writer. An install loads them while its source is fetched.
+    const listed = loaded(["add", "examples/skills", "--list"]);
+    expect([listed.code, listed.stderr]).toEqual([0, ""]);
+    expect(listed.modules).toContain("packages/fs/dist/skills/skill-source.js");
+    expect(inPackage(listed.modules, "audit")).toEqual([]);
+    expect(listed.modules.filter((m) => m.endsWith("/install/dist/installer.js"))).toEqual([]);
+    expect(
+      listed.modules.filter((m) => /^packages\/core\/dist\/(registry|catalog\/.*|search\/.*)\.js$/.test(m)),
+    ).toEqual([]);
+    expect(fromNodeModules(listed.modules, "stemmer")).toEqual([]);
+  });
+
   it("exec --help still describes every option", () => {
     const run = loaded(["exec", "--help"]);
     expect(run.code).toBe(0);

@@ -48,7 +48,7 @@ export { prepareSaveBatch, type PreparedSkill, type PrepareSaveOptions } from ".
 export { compareCodeUnits } from "./compare.js";
 export { importOptional } from "./optional-module.js";
 export { suggestClosest } from "./suggest.js";
-export { mapLimit } from "./registry.js";
+export { mapLimit } from "./map-limit.js";
 export { REDACTED_CREDENTIAL, redactUri, redactUriCredentials } from "./redact-uri.js";
 export { EmbeddingsClient, EmbeddingsError, fuseWithEmbeddings, reciprocalRankFusion } from "./search/hybrid.js";
 export type {

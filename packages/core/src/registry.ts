@@ -6,6 +6,7 @@ import { AgentSkillsError, SkillNotFoundError, SkillValidationError } from "./er
 import { isSafeSkillId } from "./safe-path.js";
 import type { Frontmatter, SkillProvider } from "./types.js";
 import { validateFrontmatter } from "./validate.js";
+import { mapLimit } from "./map-limit.js";
 import {
   buildSnapshot,
   copySnapshot,
@@ -544,18 +545,4 @@ function diagnostic(code: string, message: string): Diagnostic {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/** Maps with at most `limit` promises in flight; results keep input order. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { isInside, openPinnedDir, swapIntoPlace, tempName, type PinnedDir } from "@skillport/fs";
+import { errorCode, isInside, openPinnedDir, swapIntoPlace, tempName, type PinnedDir } from "@skillport/fs";
 import type { SkillFileBytes } from "./digest.js";
 
 /**
@@ -46,8 +46,18 @@ export function writeFolder(dir: PinnedDir, name: string, files: readonly SkillF
   swapInto(dir, temp, name);
 }
 
-/** Points `name` in `dir` at `target` (relative) with a link, replacing what is there in one rename. */
+/**
+ * Points `name` in `dir` at `target` (relative) with a link, replacing what is there in one rename. Where nothing is
+ * there, the link is made in place: symlink(2) creates it whole or fails on any entry (a dangling link included), so
+ * nothing is followed or half-written, and a new install saves a temp name, an lstat and a rename per link.
+ */
 export function writeLink(dir: PinnedDir, name: string, target: string): void {
+  try {
+    fs.symlinkSync(target, dir.at(name));
+    return;
+  } catch (error) {
+    if (errorCode(error) !== "EEXIST") throw error;
+  }
   const temp = tempName(name);
   fs.symlinkSync(target, dir.at(temp));
   swapInto(dir, temp, name);

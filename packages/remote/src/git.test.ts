@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -30,6 +31,26 @@ afterAll(async () => {
   await daemon?.stop();
   await removeDir(root);
 });
+
+/** The git subcommands run while `fn` runs, through a `git` on PATH that logs them and runs the real one. */
+async function gitCalls(fn: () => Promise<void>): Promise<string[]> {
+  const fs = await import("node:fs/promises");
+  const bin = path.join(root, `git-log-${++n}`);
+  await fs.mkdir(bin);
+  const real = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
+  const log = path.join(bin, "calls");
+  // The subcommand is the first argument that is not an option nor the value of `-c`.
+  const script = `#!/bin/sh\nprev=\nfor a in "$@"; do case "$prev$a" in -c*) ;; -*) ;; *) echo "$a" >> '${log}'; break;; esac; prev=$a; [ "$a" = -c ] || prev=; done\nexec '${real}' "$@"\n`;
+  await fs.writeFile(path.join(bin, "git"), script, { mode: 0o755 });
+  const saved = process.env.PATH;
+  process.env.PATH = `${bin}${path.delimiter}${saved ?? ""}`;
+  try {
+    await fn();
+  } finally {
+    process.env.PATH = saved;
+  }
+  return (await fs.readFile(log, "utf8")).trim().split("\n");
+}
 
 let n = 0;
 async function repo(files: Record<string, string | Uint8Array>) {
@@ -72,6 +93,45 @@ describe("GitSkillSource over git daemon", () => {
     expect(sub.servedPath).toBe("nested/set");
     const missing = new GitSkillSource({ url: r.url, path: "nowhere", cacheDir: `${r.cacheDir}-none` });
     await expect(missing.discover()).rejects.toThrow(/has no folder "nowhere"/);
+  });
+
+  it("a first copy of the remote's HEAD: one clone names and brings the commit (no ls-remote first)", async () => {
+    const r = await repo({ "skills/alpha/SKILL.md": skill("alpha"), "skills/alpha/notes.md": "# Notes\n" });
+    const calls = await gitCalls(async () => {
+      const source = new GitSkillSource({ url: r.url, cacheDir: r.cacheDir });
+      expect(await source.discover()).toEqual(["alpha"]);
+      expect(source.revision).toBe(r.commit);
+      expect(path.basename(path.dirname(path.dirname(path.dirname(await source.getLocation("alpha")))))).toMatch(
+        new RegExp(`^${r.commit.slice(0, 12)}-[0-9a-f]{8}$`),
+      );
+    });
+    // clone, ls-tree and cat-file (side by side), read-tree, checkout-index: was 9 (ls-remote, init, remote add, fetch,
+    // rev-list and the rest).
+    expect(calls.sort()).toEqual(["cat-file", "checkout-index", "clone", "ls-tree", "read-tree"]);
+  });
+
+  it("a first clone that times out is not asked again with ls-remote (one deadline, not two)", async () => {
+    const net = await import("node:net");
+    const held: import("node:net").Socket[] = [];
+    const silent = net.createServer((socket) => held.push(socket)); // accepts, never answers
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { port } = silent.address() as import("node:net").AddressInfo;
+    try {
+      let error: unknown;
+      const calls = await gitCalls(async () => {
+        const source = new GitSkillSource({
+          url: `git://127.0.0.1:${port}/none.git`,
+          cacheDir: path.join(root, "cache", "silent"),
+          timeoutMs: 1_500,
+        });
+        error = await source.discover().catch((e: unknown) => e);
+      });
+      expect(String(error)).toMatch(/clone .* took longer than 1500 ms/);
+      expect(calls).toEqual(["clone"]);
+    } finally {
+      for (const socket of held) socket.destroy();
+      silent.close();
+    }
   });
 
   it("follows pushes: ls-remote on sync, a fetch only when the ref moved", async () => {

@@ -1,17 +1,7 @@
 import type { Command } from "commander";
-import {
-  agentEnvironment,
-  collectSkill,
-  computedHash,
-  installSkills,
-  renameSkill,
-  readLock,
-  readSidecar,
-  type CollectedSkill,
-  type SkillToInstall,
-} from "@skillport/install";
+import type { SkillProvider } from "@skillport/core";
+import { agentEnvironment, type CollectedSkill, type SkillToInstall } from "@skillport/install";
 import { asCliErrors, chooseAgents, resolveInstallSource, revisionOf } from "../install-source.js";
-import { installAuditGate, recordedAudits } from "../install-audit.js";
 import { CliError, EXIT_ERROR, printJson, warnOn, type CliOutput } from "../io.js";
 import { normaliseRegistryUrl } from "../registry-client.js";
 import { openInstallSource } from "../install-archive.js";
@@ -69,17 +59,30 @@ export function registerAdd(program: Command, io: CliOutput): void {
           if (!options.list) options.skill ??= [named.name];
         }
         const source = resolveInstallSource(input, io.cwd, process.env);
+        // Loaded while the source is fetched (decision 0427); a failure to load surfaces where it is awaited.
+        const later = options.list ? undefined : import("./add-after-fetch.js");
+        later?.catch(() => undefined);
         // A status line on a terminal for the slow parts (clone or download, read, audit, write); nothing when piped.
         io.status(`fetching ${source.origin.source}…`);
         const opened = await openInstallSource(source.address, io);
         try {
           const ids = opened.only !== undefined ? [opened.only] : await opened.provider.discover();
           if (ids.length === 0) throw new CliError(`${opened.label}: no skills found`, 1);
-          if (options.list) return listSource(io, opened.provider, ids, options.json === true);
+          if (options.list || later === undefined) return listSource(io, opened.provider, ids, options.json === true);
+          const {
+            collectSkill,
+            computedHash,
+            installAuditGate,
+            installSkills,
+            readLock,
+            readSidecar,
+            recordedAudits,
+            renameSkill,
+          } = await later;
           const chosen = chooseIds(ids, options);
           if (options.as !== undefined && chosen.length !== 1)
             throw new CliError(`--as names one skill; ${chosen.length} are chosen (pick one with --skill)`);
-          const collected = await collectAll(io, opened.provider, chosen);
+          const collected = await collectAll(io, opened.provider, chosen, collectSkill);
           const revision = revisionOf(opened.provider);
           // A git source without a path serves `skills/` when the repository has one: the lock's skillPath is from the repository root.
           const served = (opened.provider as { servedPath?: string }).servedPath ?? source.repoPath;
@@ -123,12 +126,14 @@ export function registerAdd(program: Command, io: CliOutput): void {
                 `${agent.displayName} is reported not to list skill folders that are links (${agent.links.source}); add them for it with --copy`,
               );
           if (options.json) return printJson(io, { installed });
-          for (const s of installed) {
+          // One write for all the lines (a pipe takes each write as a system call of its own).
+          const lines = installed.map((s) => {
             const where = Object.entries(s.agents)
               .map(([id, how]) => `${id} (${how})`)
               .join(", ");
-            io.stdout(`installed ${s.name} → ${s.path}${where ? ` for ${where}` : ""}\n`);
-          }
+            return `installed ${s.name} → ${s.path}${where ? ` for ${where}` : ""}\n`;
+          });
+          if (lines.length > 0) io.stdout(lines.join(""));
         } finally {
           io.status("");
           await opened.close();
@@ -187,8 +192,9 @@ function chooseIds(ids: readonly string[], options: AddOptions): string[] {
  */
 async function collectAll(
   io: CliOutput,
-  provider: Parameters<typeof collectSkill>[0],
+  provider: SkillProvider,
   ids: readonly string[],
+  collectSkill: (provider: SkillProvider, id: string) => Promise<CollectedSkill>,
 ): Promise<CollectedSkill[]> {
   let started = 0;
   const read = await mapLimit(ids, READ_CONCURRENCY, (id) => {
@@ -215,7 +221,7 @@ async function collectAll(
 
 async function listSource(
   io: CliOutput,
-  provider: Parameters<typeof collectSkill>[0],
+  provider: SkillProvider,
   ids: readonly string[],
   json: boolean,
 ): Promise<void> {

@@ -2,7 +2,8 @@
 import { existsSync, lstatSync, readFileSync } from "node:fs";
 import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
+import { LocalFileSystemSkillProvider } from "@skillport/fs";
 import { runInProcess, skillMd, useTempTrees } from "../test-support.js";
 
 const tree = useTempTrees();
@@ -38,6 +39,31 @@ describe("skillport install", () => {
     expect(run.code).not.toBe(0);
     expect(run.stderr).toMatch(/^skillport: .*alpha/);
     expect(existsSync(path.join(project, ".agents/skills/alpha"))).toBe(false);
+  });
+
+  it("lists a source's skills once for the whole lock, not once per skill", async () => {
+    const dir = await tree({
+      "src/skills/alpha/SKILL.md": skillMd("alpha"),
+      "src/skills/beta/SKILL.md": skillMd("beta"),
+      "src/skills/gamma/SKILL.md": skillMd("gamma"),
+      "project/": { dir: true },
+    });
+    const project = path.join(dir, "project");
+    const added = await runInProcess(
+      ["add", "../src/skills", "--skill", "*", "--yes", "--agent", "claude-code"],
+      project,
+    );
+    expect([added.code, added.stderr]).toEqual([0, ""]);
+    await rm(path.join(project, ".agents"), { recursive: true });
+    const discover = vi.spyOn(LocalFileSystemSkillProvider.prototype, "discover");
+    try {
+      const run = await runInProcess(["install", "--frozen"], project);
+      expect([run.code, run.stderr]).toEqual([0, ""]);
+      expect(run.stdout.match(/^installed /gm)).toHaveLength(3);
+      expect(discover).toHaveBeenCalledTimes(1);
+    } finally {
+      discover.mockRestore();
+    }
   });
 
   it("a lock naming no skills: exit 1, one line", async () => {

@@ -1,4 +1,4 @@
-import { GitSkillSource, HttpSkillSource, NpmSkillSource, type SnapshotSource } from "@skillport/remote";
+import { GitSkillSource, type SnapshotSource } from "@skillport/remote";
 import { redactUri } from "@skillport/core/internal";
 import { CliError } from "../io.js";
 import type { OpenedSource, OpenSourceOptions } from "./opened-source.js";
@@ -13,20 +13,23 @@ import type { OpenedSource, OpenSourceOptions } from "./opened-source.js";
 export async function openRemoteSource(address: string, options: OpenSourceOptions): Promise<OpenedSource> {
   if (options.write)
     throw new CliError(`${readOnlyLabel(address)} is read-only; copy into a folder or a database instead`);
+  // The git source is loaded with the CLI's install commands; the others only when an address needs them.
   if (/^npm:/i.test(address)) {
+    const { NpmSkillSource } = await import("@skillport/remote");
     const source = new NpmSkillSource({ package: address.slice("npm:".length), from: options.cwd });
     const skipped = () => source.skipped().map((s) => ({ folder: s.where, code: s.code, message: s.message }));
     return { label: source.name, provider: source, skipped, close: async () => undefined };
   }
-  const source: SnapshotSource = /^https?:\/\//i.test(address)
-    ? new HttpSkillSource({ url: address })
+  const web = /^https?:\/\//i.test(address);
+  const source: SnapshotSource = web
+    ? new (await import("@skillport/remote")).HttpSkillSource({ url: address })
     : GitSkillSource.fromAddress(address, { cwd: options.cwd });
   let result;
   try {
     result = await source.sync();
   } catch (error) {
     // `https://host/repo.git` reads a well-known index; a git repository needs the git+ prefix.
-    if (source instanceof HttpSkillSource && /\.git\/?$/i.test(new URL(address).pathname) && error instanceof Error) {
+    if (web && /\.git\/?$/i.test(new URL(address).pathname) && error instanceof Error) {
       error.message += ` (for a git repository, write git+${redactUri(address)})`;
     }
     throw error;

@@ -1,3 +1,4 @@
+import { realpathSync } from "node:fs";
 import { realpath } from "node:fs/promises";
 import {
   AgentSkillsError,
@@ -250,7 +251,8 @@ export abstract class SkillDirectorySource extends SkillSourceProvider {
     if (known === undefined) return this.#locate(id);
     const current = await this.#guard(id, "", async () => {
       try {
-        return await realpath(known.dir);
+        // With blocking reads, one realpath(3) call and no thread-pool round trip: this runs before every file read.
+        return this.#syncReads ? realpathSync.native(known.dir) : await realpath(known.dir);
       } catch (error) {
         if (isMissing(error)) return undefined;
         throw error;

@@ -77,6 +77,14 @@ export function ambientCredentials(env: NodeJS.ProcessEnv): [string, string][] {
 const ACCESS_DENIED =
   /could not read (?:Username|Password)|Authentication failed|terminal prompts disabled|returned error: 40[13]\b|Permission denied \((?:publickey|password)/i;
 
+/** The errors of git commands stopped at their deadline. */
+const timeouts = new WeakSet<object>();
+
+/** True for the error of a git command stopped at its deadline: asking the remote again would only wait again. */
+export function gitTimedOut(error: unknown): boolean {
+  return typeof error === "object" && error !== null && timeouts.has(error);
+}
+
 /** Runs the system `git` (no shell) and returns its stdout; a failure names the command and git's last words, redacted. */
 export function runGit(args: readonly string[], options: GitRunOptions): Promise<string> {
   const maxOutput = options.maxOutputBytes ?? 64 * 1024 * 1024;
@@ -120,13 +128,14 @@ export function runGit(args: readonly string[], options: GitRunOptions): Promise
     });
     child.on("close", (code) => {
       clearTimeout(timer);
-      if (timedOut)
-        return reject(
-          new RemoteSourceError(
-            `git ${options.what} took longer than ${options.timeoutMs} ms and was stopped`,
-            "REMOTE_FETCH",
-          ),
+      if (timedOut) {
+        const error = new RemoteSourceError(
+          `git ${options.what} took longer than ${options.timeoutMs} ms and was stopped`,
+          "REMOTE_FETCH",
         );
+        timeouts.add(error);
+        return reject(error);
+      }
       if (overflow)
         return reject(
           new RemoteSourceError(`git ${options.what} printed more than ${maxOutput} bytes`, "REMOTE_FETCH"),

@@ -1,4 +1,4 @@
-import { mkdir, rename, rm } from "node:fs/promises";
+import { mkdir, readFile, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { isSafeSkillId } from "@skillport/core";
 import { redactUri } from "@skillport/core/internal";
@@ -14,7 +14,7 @@ import {
   type SnapshotSourceOptions,
 } from "../snapshot-source.js";
 import { checkRef, isCommitId, normalizeRepoPath, parseGitAddress } from "./address.js";
-import { ambientCredentials, runGit } from "./run-git.js";
+import { ambientCredentials, gitTimedOut, runGit } from "./run-git.js";
 
 export interface GitSkillSourceOptions extends SnapshotSourceOptions {
   /** The repository URL git is given (`https://…`, `ssh://…`, `git://…`, `file:///…`), without credentials. */
@@ -174,23 +174,37 @@ export class GitSkillSource extends SnapshotSource {
   protected async fetchSnapshot(last: Snapshot | undefined): Promise<Snapshot> {
     await ensurePrivateDir(await this.#kept.dir());
     const now = this.clock();
+    const state = this.#kept.state;
+    // No copy yet and no ref (a first `add`): one clone of the remote's HEAD both names and brings the commit, with no
+    // `ls-remote` before it (processes and a round trip fewer). Any failure but a timeout takes the usual way below, so
+    // a remote that is down or refuses still fails on `ls-remote`, with the message it always had.
+    if (state === undefined && this.ref === undefined) {
+      const built = await this.#checkout("HEAD").catch((error: unknown) => {
+        if (gitTimedOut(error)) throw error;
+        return undefined;
+      });
+      if (built !== undefined) return this.#keep(built, now, state);
+    }
     const commit = isCommitId(this.ref) ? (this.ref as string) : await this.#resolveRef();
     // A pinned commit is never asked about, so a copy of it would outlive revoked access: ask the remote anyway.
     if (isCommitId(this.ref) && this.#secrets.length > 0)
       await this.#git(["ls-remote", "--", this.url, "HEAD"], "ls-remote", { cwd: this.#kept.home });
-    const state = this.#kept.state;
     if (last !== undefined && state !== undefined && state.revision === commit) {
       const next = { ...state, checkedAt: now };
       await this.#kept.save(next);
       return this.#snapshotOf(next);
     }
-    const built = await this.#checkout(commit);
+    return this.#keep(await this.#checkout(commit), now, state);
+  }
+
+  /** Records a new checkout as the copy in service (the previous tree is kept until the next prune). */
+  async #keep(built: Checkout, now: number, state: GitState | undefined): Promise<Snapshot> {
     const next: GitState = {
       version: 1,
       url: this.url,
       ref: this.ref ?? null,
       path: this.repoPath ?? null,
-      revision: commit,
+      revision: built.commit,
       tree: built.tree,
       skillsPath: built.skillsPath,
       checkedAt: now,
@@ -218,10 +232,14 @@ export class GitSkillSource extends SnapshotSource {
     };
   }
 
-  #git(args: readonly string[], what: string, options: { cwd?: string; input?: string } = {}): Promise<string> {
+  #git(
+    args: readonly string[],
+    what: string,
+    options: { cwd?: string; input?: string; config?: Record<string, string> } = {},
+  ): Promise<string> {
     return runGit(args, {
       ...options,
-      config: this.#config,
+      config: { ...this.#config, ...options.config },
       env: this.#env,
       timeoutMs: this.#timeoutMs,
       secrets: this.#secrets,
@@ -251,36 +269,53 @@ export class GitSkillSource extends SnapshotSource {
   }
 
   /**
-   * A shallow checkout of one commit into a new folder under trees/, of the skills folder only and without files over
-   * the limit (never written, and with a filtering server never downloaded). The files are named to git one by one,
-   * NUL-separated and literal (`checkout-index -z --stdin`): no pattern language, so no name in the repository (a
-   * newline, `*`, `!`, `#`, a backslash, spaces) can widen or narrow what is written (decision 0241).
+   * A shallow checkout of one commit (`want`: a commit id, or `HEAD` for the remote's HEAD, whose commit the clone's
+   * HEAD then names) into a new folder under trees/, of the skills folder only and without files over the limit (never
+   * written, and with a filtering server never downloaded). The files are named to git one by one, NUL-separated and
+   * literal (`checkout-index -z --stdin`): no pattern language, so no name in the repository (a newline, `*`, `!`, `#`,
+   * a backslash, spaces) can widen or narrow what is written (decision 0241).
    */
-  async #checkout(commit: string): Promise<{ tree: string; skillsPath: string; skipped: RemoteSkipped[] }> {
+  async #checkout(want: string): Promise<Checkout> {
     const trees = await ensurePrivateDir(path.join(this.#kept.home, "trees"));
-    const name = `${commit.slice(0, 12)}-${randomHex(4)}`;
-    const tmp = path.join(trees, `.tmp-${name}`);
+    const suffix = randomHex(4);
+    const tmp = path.join(trees, `.tmp-${want === "HEAD" ? "head" : want.slice(0, 12)}-${suffix}`);
     try {
-      await this.#git(["init", "-q", tmp], "init");
-      await this.#git(["remote", "add", "origin", this.url], "remote add", { cwd: tmp });
-      // Blobs over the limit are not even downloaded when the server allows filters; otherwise git ignores the filter.
-      await this.#git(
-        [
-          "-c",
-          "fetch.recurseSubmodules=false",
-          "fetch",
-          "-q",
-          "--depth",
-          "1",
-          "--no-tags",
-          `--filter=blob:limit=${this.#limit + 1}`,
-          "origin",
-          commit,
-        ],
-        "fetch",
-        { cwd: tmp },
-      );
-      const entries = await this.#listTree(tmp, commit);
+      // No templates (hooks, info/): nothing in the copy needs them. Blobs over the limit are not even downloaded when
+      // the server allows filters; otherwise git ignores the filter. Nothing is checked out here (see below).
+      const shallow = ["--depth", "1", "--no-tags", `--filter=blob:limit=${this.#limit + 1}`];
+      let commit = want;
+      if (want === "HEAD") {
+        // The remote's HEAD: one `clone` (a repository, its remote and the fetch in one process; decision 0424).
+        await this.#git(
+          [
+            "-c",
+            "fetch.recurseSubmodules=false",
+            "clone",
+            "-q",
+            "--template=",
+            "--no-checkout",
+            ...shallow,
+            "--",
+            this.url,
+            tmp,
+          ],
+          "clone",
+        );
+        commit = await headCommit(tmp);
+      } else {
+        await this.#git(["init", "-q", "--template=", tmp], "init");
+        // The remote lives only in the fetch's own configuration.
+        await this.#git(["-c", "fetch.recurseSubmodules=false", "fetch", "-q", ...shallow, "origin", want], "fetch", {
+          cwd: tmp,
+          config: { "remote.origin.url": this.url },
+        });
+      }
+      // The index gets the whole commit (trees only are read) while the tree is listed: nothing is written to the work
+      // tree until checkout-index below, which writes exactly the files named.
+      const [entries] = await allSettled([
+        this.#listTree(tmp, commit),
+        this.#git(["read-tree", commit], "read-tree", { cwd: tmp }),
+      ]);
       const layout = this.#layout(entries);
       const inside = (p: string) => layout.checkout === "" || p.startsWith(`${layout.checkout}/`);
       const skipped: RemoteSkipped[] = [];
@@ -294,8 +329,6 @@ export class GitSkillSource extends SnapshotSource {
           skipped.push({ where: entry.path, reason: `larger than the limit of ${this.#limit} bytes; not checked out` });
         else wanted.push(entry.path);
       }
-      // The index holds the whole commit (trees only are read); the work tree gets exactly the files named.
-      await this.#git(["read-tree", commit], "read-tree", { cwd: tmp });
       if (wanted.length > 0) {
         const prefix = layout.prefix === "" ? [] : [`--prefix=${layout.prefix}/`];
         await this.#git(["-c", "core.symlinks=true", "checkout-index", "-z", "--stdin", ...prefix], "checkout", {
@@ -305,8 +338,9 @@ export class GitSkillSource extends SnapshotSource {
       }
       await mkdir(path.join(tmp, ...layout.serve.split("/").filter(Boolean)), { recursive: true });
       await rm(path.join(tmp, ".git"), { recursive: true, force: true });
+      const name = `${commit.slice(0, 12)}-${suffix}`;
       await rename(tmp, path.join(trees, name));
-      return { tree: name, skillsPath: layout.serve, skipped };
+      return { commit, tree: name, skillsPath: layout.serve, skipped };
     } catch (error) {
       await rm(tmp, { recursive: true, force: true });
       throw error;
@@ -355,34 +389,73 @@ export class GitSkillSource extends SnapshotSource {
     return { checkout: "", serve: "", prefix: name };
   }
 
-  /** Every entry of the commit with blob sizes; a blob left out by the filter has no size (so it is over the limit). */
+  /**
+   * Every entry of the commit with blob sizes; a blob left out by the filter has no size (so it is over the limit).
+   * The copy holds one shallow fetch and nothing else, so the objects it has are the commit's objects that arrived:
+   * their sizes come from one `cat-file --batch-all-objects` (which never fetches a missing one), run beside `ls-tree`.
+   */
   async #listTree(repo: string, commit: string): Promise<TreeEntry[]> {
-    const listing = await this.#git(["ls-tree", "-r", "-z", "--full-tree", commit], "ls-tree", { cwd: repo });
+    const [listing, objects] = await allSettled([
+      this.#git(["ls-tree", "-r", "-z", "--full-tree", commit], "ls-tree", { cwd: repo }),
+      this.#git(
+        ["cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype) %(objectsize)"],
+        "cat-file",
+        {
+          cwd: repo,
+        },
+      ),
+    ]);
+    const sizes = new Map<string, number>();
+    for (const line of objects.split("\n")) {
+      const [oid, type, size] = line.split(" ");
+      if (oid && type === "blob" && size && /^\d+$/.test(size)) sizes.set(oid, Number(size));
+    }
     const entries: TreeEntry[] = [];
     for (const record of listing.split("\0")) {
       const tab = record.indexOf("\t");
       if (tab < 0) continue;
       const [, type, oid] = record.slice(0, tab).split(" ");
-      if (type && oid) entries.push({ path: record.slice(tab + 1), type, oid });
+      if (type && oid)
+        entries.push({ path: record.slice(tab + 1), type, oid, size: type === "blob" ? sizes.get(oid) : undefined });
     }
-    const missing = new Set<string>();
-    const objects = await this.#git(["rev-list", "--objects", "--missing=print", commit], "rev-list", { cwd: repo });
-    for (const line of objects.split("\n")) if (line.startsWith("?")) missing.add(line.slice(1).trim());
-    const present = [...new Set(entries.filter((e) => e.type === "blob" && !missing.has(e.oid)).map((e) => e.oid))];
-    const sizes = new Map<string, number>();
-    if (present.length > 0) {
-      const out = await this.#git(["cat-file", "--batch-check=%(objectname) %(objectsize)"], "cat-file", {
-        cwd: repo,
-        input: `${present.join("\n")}\n`,
-      });
-      for (const line of out.split("\n")) {
-        const [oid, size] = line.split(" ");
-        if (oid && size && /^\d+$/.test(size)) sizes.set(oid, Number(size));
-      }
-    }
-    for (const entry of entries) if (entry.type === "blob") entry.size = sizes.get(entry.oid);
     return entries;
   }
+}
+
+/** Promise.all that waits for every command to end before it fails, so none still runs in a folder being removed. */
+async function allSettled<T extends readonly unknown[]>(all: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const results = await Promise.allSettled(all);
+  for (const result of results) if (result.status === "rejected") throw result.reason;
+  return results.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}
+
+/**
+ * The commit a fresh clone's HEAD names: HEAD holds it, or names a branch whose loose ref (or line in packed-refs)
+ * holds it. Read from the files git just wrote in our own private folder (gitrepository-layout), not a process.
+ */
+async function headCommit(repo: string): Promise<string> {
+  const dotGit = path.join(repo, ".git");
+  const head = (await readFile(path.join(dotGit, "HEAD"), "utf8")).trim();
+  let commit = head;
+  const ref = /^ref: (refs\/heads\/[^\0\n]+)$/.exec(head)?.[1];
+  // The branch name is the remote's: git refuses `..` in ref names, and so does this read, which stays in .git.
+  if (ref !== undefined && ref.split("/").some((part) => part === "" || part === "." || part === ".."))
+    throw new RemoteSourceError("git clone left an unreadable HEAD", "REMOTE_FETCH");
+  if (ref !== undefined) {
+    const loose = await readFile(path.join(dotGit, ...ref.split("/")), "utf8").catch(() => undefined);
+    const packed =
+      loose === undefined ? await readFile(path.join(dotGit, "packed-refs"), "utf8").catch(() => "") : undefined;
+    commit = (
+      loose ??
+      packed
+        ?.split("\n")
+        .find((line) => line.endsWith(` ${ref}`))
+        ?.split(" ")[0] ??
+      ""
+    ).trim();
+  }
+  if (!isCommitId(commit)) throw new RemoteSourceError("git clone left no commit at HEAD", "REMOTE_FETCH");
+  return commit;
 }
 
 /** Files at a repository's root that make it a plugin marketplace or a plugin (Claude Code, Agent Plugins 1.0). */
@@ -392,5 +465,12 @@ interface TreeEntry {
   path: string;
   type: string;
   oid: string;
-  size?: number;
+  size?: number | undefined;
+}
+
+interface Checkout {
+  commit: string;
+  tree: string;
+  skillsPath: string;
+  skipped: RemoteSkipped[];
 }
