@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
@@ -7,6 +8,7 @@ import type { RegistryStore } from "../store.js";
 import type { Actor } from "../types.js";
 import { accountsModule, skillsModule } from "./api.js";
 import { clawhubModule } from "./clawhub.js";
+import { HotAnswers, type HitCounter } from "./hot.js";
 import { expandPath, honoPath, SCOPE_PARAM, type RouteDef, type RouteModule } from "./route.js";
 import { openApiDocument } from "./openapi.js";
 import { packagesModule } from "./packages.js";
@@ -36,6 +38,18 @@ export interface RegistryAppOptions {
   clawhub?: boolean;
   /** Route modules after the built-in ones (another client's API, /mcp). */
   modules?: readonly RouteModule[];
+  /**
+   * Replay answers the app gave anonymous GETs (files and archives by exact version, the well-known index while the
+   * catalog has not changed) on Node's request and response, before the app (decision 0417). Used by `serveRegistry`.
+   * Default true; false sends every request through the app.
+   */
+  fastPath?: boolean;
+}
+
+/** The app and, in front of it, its hot path (`undefined` with `fastPath: false`). */
+export interface RegistryHttp {
+  app: Hono;
+  hot: HotAnswers | undefined;
 }
 
 export const DEFAULT_RATE_LIMIT: Readonly<RateLimit> = Object.freeze({
@@ -58,6 +72,11 @@ export const BUILT_IN_MODULES: readonly RouteModule[] = [
  * stack. `GET /openapi.json` is generated from the same route definitions.
  */
 export function createRegistryApp(store: RegistryStore, options: RegistryAppOptions = {}): Hono {
+  return createRegistryHttp(store, options).app;
+}
+
+/** `createRegistryApp` with the hot path that answers in front of it, sharing its rate limit (decision 0417). */
+export function createRegistryHttp(store: RegistryStore, options: RegistryAppOptions = {}): RegistryHttp {
   const app = new Hono();
   const modules = [
     ...BUILT_IN_MODULES.filter((m) => m !== clawhubModule || options.clawhub !== false),
@@ -71,6 +90,8 @@ export function createRegistryApp(store: RegistryStore, options: RegistryAppOpti
   const limiter = new WindowCounter(limits.windowMs);
   const maxJson = options.maxJsonBytes ?? 64 * 1024;
   const mounted: ReadonlySet<string> = new Set(modules.map((m) => m.name));
+  const hot = options.fastPath === false ? undefined : new HotAnswers(store, limiter, limits.requests);
+  const readsPublic = options.readAccess !== "token";
 
   app.onError((error, c) => errorResponse(c, error, textErrors.has(c)));
   app.notFound((c) => {
@@ -85,6 +106,7 @@ export function createRegistryApp(store: RegistryStore, options: RegistryAppOpti
     await next();
     c.res.headers.set("x-content-type-options", "nosniff");
     c.res.headers.set("referrer-policy", "no-referrer");
+    hot?.record(incomingOf(c), c.res, readsPublic);
   });
 
   for (const module of modules) {
@@ -151,7 +173,7 @@ export function createRegistryApp(store: RegistryStore, options: RegistryAppOpti
   const document = openApiDocument(modules);
   app.get("/openapi.json", (c) => c.json(document));
   app.get("/healthz", (c) => c.json({ ok: true }));
-  return app;
+  return { app, hot };
 }
 
 async function readBody(c: Context, def: RouteDef<unknown, unknown, unknown>): Promise<unknown> {
@@ -222,9 +244,13 @@ function originOf(url: string): string {
   return path === -1 ? url : url.slice(0, path);
 }
 
+/** Node's request under the app (served by @hono/node-server); undefined for `app.request` in tests. */
+function incomingOf(c: Context): IncomingMessage | undefined {
+  return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+}
+
 function clientAddress(c: Context): string {
-  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
-  return env?.incoming?.socket?.remoteAddress ?? "unknown";
+  return incomingOf(c)?.socket.remoteAddress ?? "unknown";
 }
 
 function errorResponse(c: Context, error: unknown, text: boolean): Response {
@@ -255,7 +281,7 @@ function errorResponse(c: Context, error: unknown, text: boolean): Response {
  * Fixed-window request counters, per process. Limits protect one server from one client; with several servers each
  * counts its own share (decision 0345). Old windows are dropped as time moves.
  */
-class WindowCounter {
+class WindowCounter implements HitCounter {
   readonly #windowMs: number;
   #window = 0;
   #counts = new Map<string, number>();
@@ -264,16 +290,26 @@ class WindowCounter {
     this.#windowMs = windowMs;
   }
 
+  allows(key: string, max: number): boolean {
+    this.#roll(Date.now());
+    return (this.#counts.get(key) ?? 0) < max;
+  }
+
   /** Counts one hit; the ms until the window ends when over `max`, else undefined. */
   hit(key: string, max: number): number | undefined {
     const now = Date.now();
+    const window = this.#roll(now);
+    const n = (this.#counts.get(key) ?? 0) + 1;
+    this.#counts.set(key, n);
+    return n > max ? (window + 1) * this.#windowMs - now : undefined;
+  }
+
+  #roll(now: number): number {
     const window = Math.floor(now / this.#windowMs);
     if (window !== this.#window) {
       this.#window = window;
       this.#counts = new Map();
     }
-    const n = (this.#counts.get(key) ?? 0) + 1;
-    this.#counts.set(key, n);
-    return n > max ? (window + 1) * this.#windowMs - now : undefined;
+    return window;
   }
 }

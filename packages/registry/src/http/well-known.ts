@@ -2,7 +2,8 @@ import { z } from "zod";
 import { sha256Hex } from "../blobs.js";
 import { skillKey } from "../catalog.js";
 import { SPEC_NAME } from "../package.js";
-import type { IndexEntrySource } from "../catalog.js";
+import type { CatalogSnapshot, IndexEntrySource } from "../catalog.js";
+import { etagMatches, hot } from "./hot.js";
 import { route, type RouteModule } from "./route.js";
 import { DiscoveryIndex } from "./schemas.js";
 
@@ -33,7 +34,7 @@ export const wellKnownModule: RouteModule = {
         const index = snap.derived(`index\n${origin}`, () =>
           renderIndex(rootEntries(snap.indexEntries(undefined)), origin),
         );
-        return indexResponse(index, c.req.header("if-none-match"));
+        return indexResponse(index, c.req.header("if-none-match"), snap);
       },
     }),
     route({
@@ -50,7 +51,7 @@ export const wellKnownModule: RouteModule = {
         const index = snap.derived(`index\n${origin}\n${namespace}`, () =>
           renderIndex(snap.indexEntries(namespace), origin),
         );
-        return indexResponse(index, c.req.header("if-none-match"));
+        return indexResponse(index, c.req.header("if-none-match"), snap);
       },
     }),
     route({
@@ -111,12 +112,18 @@ function renderIndex(entries: readonly IndexEntrySource[], origin: string): Rend
   return { body, etag: `"${sha256Hex(body)}"` };
 }
 
-/** The rendered index, or 304 when the client has it (the ETag), revalidated on every use (`no-cache`). */
-function indexResponse(index: RenderedIndex, ifNoneMatch: string | undefined): Response {
+/**
+ * The rendered index, or 304 when the client has it (the ETag), revalidated on every use (`no-cache`). One rendered
+ * from the catalog snapshot `snap` is the same for every anonymous request until the snapshot changes (decision 0417).
+ */
+function indexResponse(index: RenderedIndex, ifNoneMatch: string | undefined, snap?: CatalogSnapshot): Response {
   const headers = { "cache-control": "no-cache", etag: index.etag };
-  if (ifNoneMatch !== undefined && ifNoneMatch.split(",").some((t) => t.trim() === index.etag))
-    return new Response(null, { status: 304, headers });
-  return new Response(index.body, { headers: { ...headers, "content-type": "application/json" } });
+  const response = etagMatches(ifNoneMatch, index.etag, false)
+    ? new Response(null, { status: 304, headers })
+    : new Response(index.body, { headers: { ...headers, "content-type": "application/json" } });
+  return snap === undefined
+    ? response
+    : hot(response, { body: index.body, etag: index.etag, star: false, until: snap });
 }
 
 function skillPath(e: IndexEntrySource): string {
