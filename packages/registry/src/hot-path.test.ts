@@ -4,6 +4,7 @@
 // say which path answered. Everything the app must decide (tokens, held versions, tags, reads needing a token, the
 // rate limit's refusal, a catalog that moved) still goes to the app.
 import { connect } from "node:net";
+import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RegistryStore, serveRegistry, type Actor, type RunningRegistry } from "./index.js";
 import { MALICIOUS_BODY, skillZip, testRegistryDb, type TestRegistryDb } from "./test-support/fixtures.js";
@@ -104,6 +105,27 @@ describe("the hot path", () => {
     expect(status(await replayed(INDEX, { "if-none-match": header(index, "etag") ?? "" }))).toBe(304);
     expect(status(await replayed(INDEX, { "if-none-match": "*" }))).toBe(200);
     expect(await replayed("/@team" + INDEX)).toContain('"name":"gamma"');
+  });
+
+  it("sends the index gzipped to a client that accepts gzip, compressed once, with its own ETag", async () => {
+    const plain = await replayed(INDEX);
+    const zipped = await replayed(INDEX, { "accept-encoding": "gzip, deflate, br" });
+    expect(header(zipped, "content-encoding")).toBe("gzip");
+    expect(header(zipped, "vary")).toBe("accept-encoding");
+    expect(header(plain, "vary")).toBe("accept-encoding");
+    expect(header(plain, "content-encoding")).toBeUndefined();
+    const bodyOf = (answer: string) => Buffer.from(answer.slice(answer.indexOf("\r\n\r\n") + 4), "latin1");
+    expect(gunzipSync(bodyOf(zipped)).equals(bodyOf(plain))).toBe(true);
+    expect(bodyOf(zipped).byteLength).toBeLessThan(bodyOf(plain).byteLength);
+    const etag = header(zipped, "etag") ?? "";
+    expect(etag).toMatch(/^"[0-9a-f]{64}"$/);
+    expect(etag).not.toBe(header(plain, "etag"));
+    expect(status(await replayed(INDEX, { "accept-encoding": "gzip", "if-none-match": etag }))).toBe(304);
+    // Refused by q=0, or not named: the plain form.
+    expect(header(await replayed(INDEX, { "accept-encoding": "gzip;q=0, identity" }), "etag")).toBe(
+      header(plain, "etag"),
+    );
+    expect(header(await raw(registry.port, INDEX, { "accept-encoding": "br" }), "content-encoding")).toBeUndefined();
   });
 
   it("gives the index of the moved catalog at once after another server publishes", async () => {

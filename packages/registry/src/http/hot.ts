@@ -35,6 +35,19 @@ export function etagMatches(ifNoneMatch: string | undefined, etag: string, star:
   );
 }
 
+/**
+ * Whether an `Accept-Encoding` header accepts gzip (`gzip`, `x-gzip` or `*`, without `q=0`): one rule for the route
+ * that chooses the form and for the hot path's key.
+ */
+export function acceptsGzip(acceptEncoding: string | undefined): boolean {
+  if (acceptEncoding === undefined) return false;
+  return acceptEncoding.split(",").some((part) => {
+    const [coding = "", ...params] = part.split(";").map((p) => p.trim().toLowerCase());
+    if (coding !== "gzip" && coding !== "x-gzip" && coding !== "*") return false;
+    return !params.some((p) => /^q=0(?:\.0{0,3})?$/.test(p));
+  });
+}
+
 /** The request-rate counter the app counts with, so a replayed answer is counted exactly as the app counts it. */
 export interface HitCounter {
   /** Whether one more hit on `key` stays within `max` (counts nothing). */
@@ -57,14 +70,15 @@ const PLAIN_PATH = /^(?:\/[A-Za-z0-9._~@+-]+)+$/;
 const PLAIN_HOST = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
 const DOT_SEGMENT = /\/\.\.?(?:\/|$)/;
 
-/** `host + path` when the request is one the hot path may answer (an anonymous GET of a plain path), else undefined. */
+/** `host + path` (and whether gzip is accepted) when the hot path may answer the request, else undefined. */
 function keyOf(req: IncomingMessage): string | undefined {
   if (req.method !== "GET" || req.headers.authorization !== undefined) return undefined;
   const host = req.headers.host;
   const url = req.url;
   if (host === undefined || url === undefined || !PLAIN_HOST.test(host) || !PLAIN_PATH.test(url)) return undefined;
   if (DOT_SEGMENT.test(url)) return undefined;
-  return `${host}${url}`;
+  // The one request header besides If-None-Match an answer may depend on (the index's gzip form).
+  return acceptsGzip(req.headers["accept-encoding"]) ? `${host}${url}\ngzip` : `${host}${url}`;
 }
 
 /**
