@@ -20,7 +20,7 @@
 //                           [--kinds search,searchNew,file,index,publish]   (what to measure; default all)
 import { execFileSync, spawn } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
+import { createServer, request } from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -299,6 +299,19 @@ async function publishTimes(url, token, count, pid) {
   return { p50: median(times), max: Math.max(...times), size, bad, cpuMs: cpu / count };
 }
 
+/** The bytes an answer takes on the wire when the client accepts gzip (node:http: no decompression). */
+function gzipBytes(url) {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers: { "accept-encoding": "gzip" } }, (res) => {
+      let n = 0;
+      res.on("data", (chunk) => (n += chunk.byteLength));
+      res.on("end", () => resolve({ bytes: n, encoding: res.headers["content-encoding"] ?? "identity" }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
 async function fetchBody(url) {
   const res = await fetch(url);
   if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
@@ -350,6 +363,9 @@ async function benchSize(size, options, work) {
     execFileSync("cp", ["-al", path.join(kept, "blobs"), blobs]);
     seeded = JSON.parse(readFileSync(path.join(kept, "seed.json"), "utf8"));
   } else seeded = await runChild([self, "--child", "seed", database, blobs, String(size)]);
+  if (options.baseline && options.db !== "sqlite") throw new Error("--baseline needs --db sqlite (a copy per tree)");
+  const baselineDatabase = `sqlite:${path.join(dir, "baseline.db")}`;
+  if (options.baseline) copyFileSync(path.join(dir, "registry.db"), path.join(dir, "baseline.db"));
   const registry = await startChild(
     [
       cli,
@@ -369,7 +385,8 @@ async function benchSize(size, options, work) {
   );
   options.children.push(registry.proc);
   const regUrl = registry.info;
-  // The baseline serves the same database and blobs (it only reads; publishes go to the registry under test).
+  // The baseline serves a copy of the database (either tree may migrate its own) and the same blobs (it only reads;
+  // publishes go to the registry under test).
   const baseline =
     options.baseline &&
     (await startChild(
@@ -378,7 +395,7 @@ async function benchSize(size, options, work) {
         "registry",
         "serve",
         "--db",
-        database,
+        baselineDatabase,
         "--blobs",
         blobs,
         "--port",
@@ -399,6 +416,7 @@ async function benchSize(size, options, work) {
     const body = await fetchBody(`${regUrl}${p}`);
     bodies[p] = { type: body.type, base64: Buffer.from(body.bytes).toString("base64") };
   }
+  const indexGzip = await gzipBytes(`${regUrl}${indexPath}`);
   const bodiesFile = path.join(dir, "bodies.json");
   writeFileSync(bodiesFile, JSON.stringify(bodies));
   const floor = await startChild([self, "--child", "static", bodiesFile]);
@@ -434,6 +452,7 @@ async function benchSize(size, options, work) {
     searchNew: searchNew && { ...searchNew, bytes: bytes(searchPaths[0]) },
     file: file && { ...file, bytes: bytes(filePath) },
     index: index && { ...index, bytes: bytes(indexPath) },
+    indexGzip,
     publish,
   };
 }
@@ -536,6 +555,11 @@ async function main() {
       paired,
     );
   }
+  for (const r of results)
+    console.log(
+      `${r.size} skills: index.json to a client accepting gzip: ${r.indexGzip.bytes} B (${r.indexGzip.encoding}); ` +
+        `autocannon asks for the plain form`,
+    );
   const published = results.filter((r) => r.publish !== undefined);
   if (published.length > 0)
     printTable(

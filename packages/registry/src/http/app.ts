@@ -8,7 +8,8 @@ import type { RegistryStore } from "../store.js";
 import type { Actor } from "../types.js";
 import { accountsModule, skillsModule } from "./api.js";
 import { clawhubModule } from "./clawhub.js";
-import { HotAnswers, type HitCounter } from "./hot.js";
+import { HotAnswers } from "./hot.js";
+import { WindowCounter } from "./rate-limit.js";
 import { expandPath, honoPath, SCOPE_PARAM, type RouteDef, type RouteModule } from "./route.js";
 import { openApiDocument } from "./openapi.js";
 import { packagesModule } from "./packages.js";
@@ -22,6 +23,8 @@ export interface RateLimit {
   requests: number;
   /** Publishes per window per token. Default 60. */
   publishes: number;
+  /** PostgreSQL: how long this process's hits wait before they are shared with the others (decision 0419). Default 250. */
+  syncMs: number;
 }
 
 export interface RegistryAppOptions {
@@ -50,12 +53,15 @@ export interface RegistryAppOptions {
 export interface RegistryHttp {
   app: Hono;
   hot: HotAnswers | undefined;
+  /** Sends this process's unsent hits to the shared counts now (PostgreSQL; nothing to do otherwise). */
+  syncRateLimits(): Promise<void>;
 }
 
 export const DEFAULT_RATE_LIMIT: Readonly<RateLimit> = Object.freeze({
   windowMs: 60_000,
   requests: 1200,
   publishes: 60,
+  syncMs: 250,
 });
 
 export const BUILT_IN_MODULES: readonly RouteModule[] = [
@@ -87,7 +93,14 @@ export function createRegistryHttp(store: RegistryStore, options: RegistryAppOpt
   // limit may replace the raw Request.
   const textErrors = new WeakSet<Context>();
   const limits = { ...DEFAULT_RATE_LIMIT, ...options.rateLimit };
-  const limiter = new WindowCounter(limits.windowMs);
+  // On PostgreSQL the processes of one registry share their counts (decision 0419); SQLite serves one process.
+  const limiter = new WindowCounter(
+    limits.windowMs,
+    store.database.dialect === "postgres"
+      ? (window, hits) => store.countHits(limits.windowMs, window, hits)
+      : undefined,
+    limits.syncMs,
+  );
   const maxJson = options.maxJsonBytes ?? 64 * 1024;
   const mounted: ReadonlySet<string> = new Set(modules.map((m) => m.name));
   const hot = options.fastPath === false ? undefined : new HotAnswers(store, limiter, limits.requests);
@@ -173,7 +186,7 @@ export function createRegistryHttp(store: RegistryStore, options: RegistryAppOpt
   const document = openApiDocument(modules);
   app.get("/openapi.json", (c) => c.json(document));
   app.get("/healthz", (c) => c.json({ ok: true }));
-  return { app, hot };
+  return { app, hot, syncRateLimits: () => limiter.sync() };
 }
 
 async function readBody(c: Context, def: RouteDef<unknown, unknown, unknown>): Promise<unknown> {
@@ -275,41 +288,4 @@ function errorResponse(c: Context, error: unknown, text: boolean): Response {
   if (error instanceof AgentSkillsError) return c.json({ error: { code: error.code, message: error.message } }, 400);
   // Anything else is ours: say so without a stack or a path.
   return c.json({ error: { code: "REGISTRY_INTERNAL", message: "internal error" } }, 500);
-}
-
-/**
- * Fixed-window request counters, per process. Limits protect one server from one client; with several servers each
- * counts its own share (decision 0345). Old windows are dropped as time moves.
- */
-class WindowCounter implements HitCounter {
-  readonly #windowMs: number;
-  #window = 0;
-  #counts = new Map<string, number>();
-
-  constructor(windowMs: number) {
-    this.#windowMs = windowMs;
-  }
-
-  allows(key: string, max: number): boolean {
-    this.#roll(Date.now());
-    return (this.#counts.get(key) ?? 0) < max;
-  }
-
-  /** Counts one hit; the ms until the window ends when over `max`, else undefined. */
-  hit(key: string, max: number): number | undefined {
-    const now = Date.now();
-    const window = this.#roll(now);
-    const n = (this.#counts.get(key) ?? 0) + 1;
-    this.#counts.set(key, n);
-    return n > max ? (window + 1) * this.#windowMs - now : undefined;
-  }
-
-  #roll(now: number): number {
-    const window = Math.floor(now / this.#windowMs);
-    if (window !== this.#window) {
-      this.#window = window;
-      this.#counts = new Map();
-    }
-    return window;
-  }
 }
