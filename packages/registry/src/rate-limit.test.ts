@@ -1,5 +1,6 @@
 // Rate limits shared by the processes of one registry on PostgreSQL (decision 0419): two apps on two stores on one
 // database stand for two servers behind a load balancer; one client's requests through both count against one limit.
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRegistryHttp, type RegistryHttp } from "./http/app.js";
 import { WindowCounter } from "./http/rate-limit.js";
@@ -48,6 +49,19 @@ describe.skipIf(!(await postgresAvailable()))("rate limits shared on PostgreSQL"
     expect(await statuses(one, 1)).toEqual([200]);
     await one.syncRateLimits();
     expect(await statuses(one, 1)).toEqual([429]);
+  });
+
+  it("removes the rows of windows that have ended", async () => {
+    const store = stores[1] as RegistryStore;
+    const rows = async () =>
+      (await sql<{ slot: string }>`select slot from registry_rate`.execute(store.database.kysely)).rows.map((r) =>
+        Number(r.slot),
+      );
+    // A window of 1 s that ended at 2 s after the epoch, then the current one.
+    expect((await store.countHits(1000, 1, new Map([["old", 3]]))).get("old")).toBe(3);
+    expect(await rows()).toContain(2000);
+    await store.countHits(1000, Math.floor(Date.now() / 1000), new Map([["new", 1]]));
+    expect(await rows()).not.toContain(2000);
   });
 });
 

@@ -50,7 +50,7 @@ const MIGRATIONS: readonly Migration[] = [
   {
     version: 4,
     name: "shared rate limits",
-    // Hits per key (hashed) per fixed window, summed over the registry's processes (decision 0419).
+    // Hits per key (hashed) per fixed window (`slot`: when it ends, in ms), summed over the processes (decision 0419).
     statements: () => [
       sql`create table registry_rate (key varchar(64) not null, slot bigint not null, hits bigint not null, primary key (key, slot))`,
     ],

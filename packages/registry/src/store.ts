@@ -942,17 +942,21 @@ export class RegistryStore {
 
   /**
    * Adds this process's `hits` per rate-limit key in fixed window `window` (of `windowMs`) to the counts every process
-   * of this registry shares, and answers each key's total (decision 0419). One statement; keys are stored hashed, and
-   * windows before this one are removed when a new one starts. PostgreSQL only (SQLite serves one process).
+   * of this registry shares, and answers each key's total (decision 0419). One statement; keys are stored hashed (with
+   * the window length), and ended windows are removed when this process starts a new one. PostgreSQL only (SQLite
+   * serves one process).
    */
   async countHits(windowMs: number, window: number, hits: ReadonlyMap<string, number>): Promise<Map<string, number>> {
     const ids = new Map([...hits.keys()].map((key) => [sha256Hex(Buffer.from(`${windowMs}\n${key}`)), key]));
+    // A row's slot is the time its window ends (ms): removed a window later (servers' clocks differ a little), whatever
+    // window length wrote it.
+    const ends = (window + 1) * windowMs;
     if (window !== this.#rateWindow) {
       this.#rateWindow = window;
-      await sql`delete from registry_rate where slot < ${window}`.execute(this.#db);
+      await sql`delete from registry_rate where slot <= ${Date.now() - windowMs}`.execute(this.#db);
     }
     const { rows } = await sql<{ key: string; hits: string | number }>`insert into registry_rate (key, slot, hits)
-      select k, ${window}, n from unnest(${[...ids.keys()]}::text[], ${[...hits.values()]}::bigint[]) as t(k, n)
+      select k, ${ends}, n from unnest(${[...ids.keys()]}::text[], ${[...hits.values()]}::bigint[]) as t(k, n)
       on conflict (key, slot) do update set hits = registry_rate.hits + excluded.hits returning key, hits`.execute(
       this.#db,
     );

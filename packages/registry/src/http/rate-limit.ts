@@ -26,7 +26,7 @@ export class WindowCounter implements HitCounter {
   /** This process's hits not yet sent. */
   #unsent = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
-  #syncing: Promise<void> | undefined;
+  #syncing: Promise<void> = Promise.resolve();
 
   constructor(windowMs: number, share?: ShareHits, syncMs = 250) {
     this.#windowMs = windowMs;
@@ -51,28 +51,30 @@ export class WindowCounter implements HitCounter {
     return this.#seen(key) > max ? (window + 1) * this.#windowMs - now : undefined;
   }
 
-  /** Sends the unsent hits now (and waits for an exchange under way); tests and shutdown call it. */
-  async sync(): Promise<void> {
+  /** Sends the unsent hits now, after any exchange under way; tests and shutdown call it. */
+  sync(): Promise<void> {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    await this.#syncing;
+    // One exchange at a time, in order: each sends what is unsent when its turn comes.
+    this.#syncing = this.#syncing.then(() => this.#exchange());
+    return this.#syncing;
+  }
+
+  async #exchange(): Promise<void> {
     if (this.#share === undefined || this.#unsent.size === 0) return;
     const window = this.#window;
     const sent = this.#unsent;
     this.#unsent = new Map();
-    this.#syncing = this.#share(window, sent).then(
-      (totals) => {
-        if (window !== this.#window) return;
-        for (const [key, total] of totals) this.#others.set(key, Math.max(0, total - (this.#sentCount(key) ?? 0)));
-      },
-      () => {
-        // The database did not answer: the hits go with the next exchange, and this process keeps counting them.
-        if (window !== this.#window) return;
-        for (const [key, n] of sent) this.#unsent.set(key, (this.#unsent.get(key) ?? 0) + n);
-      },
-    );
-    await this.#syncing;
-    this.#syncing = undefined;
+    let totals: Map<string, number>;
+    try {
+      totals = await this.#share(window, sent);
+    } catch {
+      // The database did not answer: the hits go with the next exchange, and this process keeps counting them.
+      if (window === this.#window) for (const [key, n] of sent) this.#unsent.set(key, (this.#unsent.get(key) ?? 0) + n);
+      return;
+    }
+    if (window !== this.#window) return;
+    for (const [key, total] of totals) this.#others.set(key, Math.max(0, total - this.#sentCount(key)));
   }
 
   #seen(key: string): number {
