@@ -35,6 +35,7 @@ export async function serveRegistry(options: ServeRegistryOptions): Promise<Runn
   let server: Server | undefined;
   let mcp: RegistryMcp | undefined;
   let hot: HotAnswers | undefined;
+  let syncRateLimits: () => Promise<void> = async () => undefined;
   let port: number;
   try {
     if (options.mcp !== false)
@@ -47,6 +48,7 @@ export async function serveRegistry(options: ServeRegistryOptions): Promise<Runn
       modules: [...(options.modules ?? []), ...(mcp ? [mcp.module] : [])],
     });
     hot = http.hot;
+    syncRateLimits = http.syncRateLimits;
     const listener = getRequestListener(http.app.fetch, { hostname: host });
     // Idle keep-alive sockets stay open longer than clients keep them (undici: 4 s), so a client never reuses a
     // socket the server is closing at that moment (a reset request, UND_ERR_SOCKET).
@@ -82,6 +84,8 @@ export async function serveRegistry(options: ServeRegistryOptions): Promise<Runn
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      // The hits not yet shared with the other servers (PostgreSQL) are sent before the database closes.
+      await syncRateLimits().catch(() => undefined);
       await store.close();
     },
   };

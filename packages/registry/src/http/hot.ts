@@ -111,8 +111,9 @@ export class HotAnswers {
    */
   record(req: IncomingMessage | undefined, response: Response, readsPublic: boolean): void {
     const answer = described.get(response);
-    const key = req === undefined ? undefined : keyOf(req);
-    if (answer === undefined || key === undefined || !readsPublic) return;
+    if (answer === undefined || req === undefined || !readsPublic) return;
+    const key = keyOf(req);
+    if (key === undefined) return;
     if (response.status !== 200 && response.status !== 304) return;
     let entry = this.#entries.get(key);
     if (entry === undefined || entry.answer.etag !== answer.etag || entry.answer.until !== answer.until) {
