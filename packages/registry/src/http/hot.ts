@@ -86,7 +86,7 @@ function keyOf(req: IncomingMessage): string | undefined {
  * (decision 0417, the registry's counterpart of the MCP fast path, decision 0380): the same checks the app's route would
  * pass (no token, reads public, the rate limit counted once on the same counter), the same headers in the same order
  * and the same bytes, recorded from the app's own answers rather than built a second time. Anything the app has not
- * answered before, and every error, goes to the app. Kept by `host + path`, least recently used first out past
+ * answered before, and every error, goes to the app. Kept by host, path and gzip or not, least recently used out past
  * `maxBytes`; an answer tied to a snapshot is dropped at the first request that finds the counter moved.
  */
 export class HotAnswers {
