@@ -15,9 +15,12 @@
 //   node bench/registry.mjs [--sizes 1000,10000] [--seconds 2] [--rounds 5] [--connections 8] [--publishes 11]
 //                           [--db sqlite|postgres]   (postgres: SKILLPORT_BENCH_POSTGRES_URL, default the test database)
 //                           [--seeded DIR]   (SQLite: seed DIR/sqlite-<size> once and start each run from a copy)
+//                           [--baseline TREE]   (also serve the same database with TREE's built CLI, e.g. a checkout
+//                                                of main: its runs alternate with the others, paired in one table)
+//                           [--kinds search,searchNew,file,index,publish]   (what to measure; default all)
 import { execFileSync, spawn } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
+import { createServer, request } from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -192,13 +195,14 @@ function cannon(url, paths, seconds, connections) {
 
 /** `rounds` pairs, the order flipped every round; per run: requests/s, mean and p99 latency, errors, CPU per request. */
 async function alternate(servers, paths, { seconds, rounds, connections }) {
-  const runs = { static: [], registry: [] };
+  const sides = Object.keys(servers);
+  const runs = Object.fromEntries(sides.map((side) => [side, []]));
   const pathsOf = (side) => (side === "static" && paths.static ? paths.static : (paths.registry ?? paths));
   // Warm-up (the JIT compiles the request path): not counted.
-  for (const side of ["static", "registry"])
-    await cannon(servers[side].url, pathsOf(side), Math.max(2, seconds), connections);
+  for (const side of sides) await cannon(servers[side].url, pathsOf(side), Math.max(2, seconds), connections);
   for (let round = 0; round < rounds; round++) {
-    const order = round % 2 === 0 ? ["static", "registry"] : ["registry", "static"];
+    // Every side takes every place in turn (two sides: the order flips each round).
+    const order = sides.map((_, i) => sides[(i + round) % sides.length]);
     for (const side of order) {
       const before = processCpuMs(servers[side].pid).self;
       const r = await cannon(servers[side].url, pathsOf(side), seconds, connections);
@@ -212,7 +216,6 @@ async function alternate(servers, paths, { seconds, rounds, connections }) {
       });
     }
   }
-  const pairRatio = (f) => median(runs.registry.map((r, i) => f(r, runs.static[i])));
   const side = (rs) => ({
     rps: median(rs.map((r) => r.rps)),
     mean: median(rs.map((r) => r.mean)),
@@ -221,12 +224,16 @@ async function alternate(servers, paths, { seconds, rounds, connections }) {
     cpuUs: median(rs.map((r) => r.cpuUs)),
     bad: rs.reduce((n, r) => n + r.bad, 0),
   });
+  const ratios = (name) => ({
+    rpsRatio: median(runs[name].map((r, i) => r.rps / runs.static[i].rps)),
+    // A run that completed nothing has no mean latency: its time is unbounded, not 0.
+    timeRatio: median(runs[name].map((r, i) => (r.rps === 0 ? Infinity : r.mean / runs.static[i].mean))),
+  });
   return {
     static: side(runs.static),
     registry: side(runs.registry),
-    rpsRatio: pairRatio((r, s) => r.rps / s.rps),
-    // A run that completed nothing has no mean latency: its time is unbounded, not 0.
-    timeRatio: pairRatio((r, s) => (r.rps === 0 ? Infinity : r.mean / s.mean)),
+    ...ratios("registry"),
+    ...(runs.baseline && { baseline: { ...side(runs.baseline), ...ratios("baseline") } }),
   };
 }
 
@@ -282,6 +289,19 @@ async function publishTimes(url, token, count, pid) {
   return { p50: median(times), max: Math.max(...times), size, bad, cpuMs: cpu / count };
 }
 
+/** The bytes an answer takes on the wire when the client accepts gzip (node:http: no decompression). */
+function gzipBytes(url) {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers: { "accept-encoding": "gzip" } }, (res) => {
+      let n = 0;
+      res.on("data", (chunk) => (n += chunk.byteLength));
+      res.on("end", () => resolve({ bytes: n, encoding: res.headers["content-encoding"] ?? "identity" }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
 async function fetchBody(url) {
   const res = await fetch(url);
   if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
@@ -333,6 +353,9 @@ async function benchSize(size, options, work) {
     execFileSync("cp", ["-al", path.join(kept, "blobs"), blobs]);
     seeded = JSON.parse(readFileSync(path.join(kept, "seed.json"), "utf8"));
   } else seeded = await runChild([self, "--child", "seed", database, blobs, String(size)]);
+  if (options.baseline && options.db !== "sqlite") throw new Error("--baseline needs --db sqlite (a copy per tree)");
+  const baselineDatabase = `sqlite:${path.join(dir, "baseline.db")}`;
+  if (options.baseline) copyFileSync(path.join(dir, "registry.db"), path.join(dir, "baseline.db"));
   const registry = await startChild(
     [
       cli,
@@ -352,6 +375,28 @@ async function benchSize(size, options, work) {
   );
   options.children.push(registry.proc);
   const regUrl = registry.info;
+  // The baseline serves a copy of the database (either tree may migrate its own) and the same blobs (it only reads;
+  // publishes go to the registry under test).
+  const baseline =
+    options.baseline &&
+    (await startChild(
+      [
+        path.join(path.resolve(options.baseline), "packages", "cli", "dist", "cli.js"),
+        "registry",
+        "serve",
+        "--db",
+        baselineDatabase,
+        "--blobs",
+        blobs,
+        "--port",
+        "0",
+        "--no-web-ui",
+        "--rate-limit",
+        "1000000000",
+      ],
+      { cwd: dir, match: (out) => /registry: (http:\/\/\S+)/.exec(out)?.[1] },
+    ));
+  if (baseline) options.children.push(baseline.proc);
 
   const searchPaths = QUERIES.map((q) => `/api/v1/skills?q=${encodeURIComponent(q)}&limit=20`);
   const filePath = `/api/v1/skills/big-file/versions/1.0.0/files/${BIG_FILE}`;
@@ -361,6 +406,7 @@ async function benchSize(size, options, work) {
     const body = await fetchBody(`${regUrl}${p}`);
     bodies[p] = { type: body.type, base64: Buffer.from(body.bytes).toString("base64") };
   }
+  const indexGzip = await gzipBytes(`${regUrl}${indexPath}`);
   const bodiesFile = path.join(dir, "bodies.json");
   writeFileSync(bodiesFile, JSON.stringify(bodies));
   const floor = await startChild([self, "--child", "static", bodiesFile]);
@@ -368,29 +414,35 @@ async function benchSize(size, options, work) {
   const servers = {
     static: { url: floor.info.url, pid: floor.proc.pid },
     registry: { url: regUrl, pid: registry.proc.pid },
+    ...(baseline && { baseline: { url: baseline.info, pid: baseline.proc.pid } }),
   };
   const load = [os.loadavg()[0]];
   const bytes = (p) => Buffer.from(bodies[p].base64, "base64").byteLength;
-  const search = await alternate(servers, searchPaths, options);
+  const measure = (kind, paths) => (options.kinds.includes(kind) ? alternate(servers, paths, options) : undefined);
+  const search = await measure("search", searchPaths);
   // Every request a query not asked before in the run's recent past (more than the server keeps answers for); the
   // static side answers one search answer of the same kind.
   let next = 0;
   const fresh = () => `/api/v1/skills?q=${encodeURIComponent(FRESH[next++ % FRESH.length])}&limit=20`;
-  const searchNew = await alternate(servers, { registry: fresh, static: [searchPaths[0]] }, options);
-  const file = await alternate(servers, [filePath], options);
-  const index = await alternate(servers, [indexPath], options);
-  const publish = await publishTimes(regUrl, seeded.token, options.publishes, registry.proc.pid);
+  const searchNew = await measure("searchNew", { registry: fresh, static: [searchPaths[0]] });
+  const file = await measure("file", [filePath]);
+  const index = await measure("index", [indexPath]);
+  const publish = options.kinds.includes("publish")
+    ? await publishTimes(regUrl, seeded.token, options.publishes, registry.proc.pid)
+    : undefined;
   load.push(os.loadavg()[0]);
   registry.proc.kill();
+  baseline?.proc.kill();
   floor.proc.kill();
   return {
     size: seeded.skills,
     seedSeconds: seeded.seconds,
     load,
-    search: { ...search, bytes: Math.round(median(searchPaths.map(bytes))) },
-    searchNew: { ...searchNew, bytes: bytes(searchPaths[0]) },
-    file: { ...file, bytes: bytes(filePath) },
-    index: { ...index, bytes: bytes(indexPath) },
+    search: search && { ...search, bytes: Math.round(median(searchPaths.map(bytes))) },
+    searchNew: searchNew && { ...searchNew, bytes: bytes(searchPaths[0]) },
+    file: file && { ...file, bytes: bytes(filePath) },
+    index: index && { ...index, bytes: bytes(indexPath) },
+    indexGzip,
     publish,
   };
 }
@@ -404,6 +456,8 @@ async function main() {
     publishes: numberArg("publishes", 11),
     db: argOf("db", "sqlite"),
     seeded: argOf("seeded", undefined),
+    baseline: argOf("baseline", undefined),
+    kinds: String(argOf("kinds", "search,searchNew,file,index,publish")).split(","),
     children: [],
     cleanups: [],
   };
@@ -425,6 +479,7 @@ async function main() {
       ["GET a 100 KB file", r.file],
       ["well-known index.json", r.index],
     ]) {
+      if (x === undefined) continue;
       rows.push([
         r.size,
         kind,
@@ -456,54 +511,99 @@ async function main() {
     ],
     rows,
   );
-  printTable(
-    "Publish of a 1 MB package over HTTP (sequential) and seeding",
-    ["skills", "archive", "publish p50", "max", "server CPU per publish", "failed", "seeding (in-process publish)"],
-    results.map((r) => [
-      r.size,
-      `${(r.publish.size / 2 ** 20).toFixed(2)} MiB`,
-      ms(r.publish.p50),
-      ms(r.publish.max),
-      ms(r.publish.cpuMs),
-      String(r.publish.bad),
-      `${r.seedSeconds.toFixed(1)} s`,
-    ]),
-  );
+  if (options.baseline) {
+    const paired = [];
+    for (const r of results)
+      for (const [kind, x] of [
+        ["search (8 queries, limit 20)", r.search],
+        ["search, each query new", r.searchNew],
+        ["GET a 100 KB file", r.file],
+        ["well-known index.json", r.index],
+      ]) {
+        if (x === undefined) continue;
+        paired.push([
+          r.size,
+          kind,
+          `${Math.round(x.registry.rps)} / ${Math.round(x.baseline.rps)}`,
+          `${x.rpsRatio.toFixed(2)} / ${x.baseline.rpsRatio.toFixed(2)}`,
+          `${x.timeRatio.toFixed(2)} / ${x.baseline.timeRatio.toFixed(2)}`,
+          `${Math.round(x.registry.cpuUs)} / ${Math.round(x.baseline.cpuUs)}`,
+          String(x.baseline.bad),
+        ]);
+      }
+    printTable(
+      `This tree vs the baseline ${options.baseline} in the same runs (each against the same static server)`,
+      [
+        "skills",
+        "request",
+        "req/s this / baseline",
+        "ratio to static this / baseline",
+        "time ratio this / baseline",
+        "CPU µs/req this / baseline",
+        "baseline errors",
+      ],
+      paired,
+    );
+  }
+  for (const r of results)
+    console.log(
+      `${r.size} skills: index.json to a client accepting gzip: ${r.indexGzip.bytes} B (${r.indexGzip.encoding}); ` +
+        `autocannon asks for the plain form`,
+    );
+  const published = results.filter((r) => r.publish !== undefined);
+  if (published.length > 0)
+    printTable(
+      "Publish of a 1 MB package over HTTP (sequential) and seeding",
+      ["skills", "archive", "publish p50", "max", "server CPU per publish", "failed", "seeding (in-process publish)"],
+      published.map((r) => [
+        r.size,
+        `${(r.publish.size / 2 ** 20).toFixed(2)} MiB`,
+        ms(r.publish.p50),
+        ms(r.publish.max),
+        ms(r.publish.cpuMs),
+        String(r.publish.bad),
+        `${r.seedSeconds.toFixed(1)} s`,
+      ]),
+    );
   const goals = [];
   for (const r of results) {
-    goals.push([
-      r.size,
-      `search p99 ≤ ${GOALS.searchP99Ms} ms`,
-      `${r.search.registry.p99} ms`,
-      r.search.registry.p99 <= GOALS.searchP99Ms,
-    ]);
-    goals.push([
-      r.size,
-      `search p99 ≤ ${GOALS.searchP99Ms} ms, each query new`,
-      `${r.searchNew.registry.p99} ms`,
-      r.searchNew.registry.p99 <= GOALS.searchP99Ms,
-    ]);
-    goals.push([
-      r.size,
-      `100 KB file ≥ ${GOALS.fileRatio} of static req/s`,
-      r.file.rpsRatio.toFixed(2),
-      r.file.rpsRatio >= GOALS.fileRatio,
-    ]);
-    goals.push([
-      r.size,
-      `index.json ≤ ${GOALS.indexTimeRatio}× static time`,
-      `${r.index.timeRatio.toFixed(2)}×`,
-      r.index.timeRatio <= GOALS.indexTimeRatio,
-    ]);
-    const bad =
-      r.search.registry.bad + r.searchNew.registry.bad + r.file.registry.bad + r.index.registry.bad + r.publish.bad;
-    goals.push([r.size, "0 errors", String(bad), bad === 0]);
-    goals.push([
-      r.size,
-      `publish 1 MB p50 ≤ ${GOALS.publishP50Ms} ms`,
-      ms(r.publish.p50),
-      r.publish.p50 <= GOALS.publishP50Ms,
-    ]);
+    if (r.search)
+      goals.push([
+        r.size,
+        `search p99 ≤ ${GOALS.searchP99Ms} ms`,
+        `${r.search.registry.p99} ms`,
+        r.search.registry.p99 <= GOALS.searchP99Ms,
+      ]);
+    if (r.searchNew)
+      goals.push([
+        r.size,
+        `search p99 ≤ ${GOALS.searchP99Ms} ms, each query new`,
+        `${r.searchNew.registry.p99} ms`,
+        r.searchNew.registry.p99 <= GOALS.searchP99Ms,
+      ]);
+    if (r.file)
+      goals.push([
+        r.size,
+        `100 KB file ≥ ${GOALS.fileRatio} of static req/s`,
+        r.file.rpsRatio.toFixed(2),
+        r.file.rpsRatio >= GOALS.fileRatio,
+      ]);
+    if (r.index)
+      goals.push([
+        r.size,
+        `index.json ≤ ${GOALS.indexTimeRatio}× static time`,
+        `${r.index.timeRatio.toFixed(2)}×`,
+        r.index.timeRatio <= GOALS.indexTimeRatio,
+      ]);
+    const bad = [r.search, r.searchNew, r.file, r.index].reduce((n, x) => n + (x?.registry.bad ?? 0), 0);
+    goals.push([r.size, "0 errors", String(bad + (r.publish?.bad ?? 0)), bad + (r.publish?.bad ?? 0) === 0]);
+    if (r.publish)
+      goals.push([
+        r.size,
+        `publish 1 MB p50 ≤ ${GOALS.publishP50Ms} ms`,
+        ms(r.publish.p50),
+        r.publish.p50 <= GOALS.publishP50Ms,
+      ]);
   }
   printTable(
     "Goals (issue 25)",

@@ -2,7 +2,7 @@ import { sql, type Kysely, type RawBuilder } from "kysely";
 import { withMigrationLock, SqlRepositoryError, type SqlDatabase, type SqlDialectName } from "@skillport/sql";
 
 /** The newest schema this code knows. */
-export const REGISTRY_SCHEMA_VERSION = 3;
+export const REGISTRY_SCHEMA_VERSION = 4;
 
 interface Migration {
   version: number;
@@ -46,6 +46,14 @@ const MIGRATIONS: readonly Migration[] = [
     name: "flat archive digest",
     // The sha256 of a version's files zipped with SKILL.md at the top (the index's archive); null for older versions.
     statements: () => [sql`alter table registry_versions add column flat_digest varchar(64)`],
+  },
+  {
+    version: 4,
+    name: "shared rate limits",
+    // Hits per key (hashed) per fixed window (`slot`: when it ends, in ms), summed over the processes (decision 0419).
+    statements: () => [
+      sql`create table registry_rate (key varchar(64) not null, slot bigint not null, hits bigint not null, primary key (key, slot))`,
+    ],
   },
 ];
 

@@ -122,6 +122,8 @@ export class RegistryStore {
   readonly #ownsDatabase: boolean;
   readonly #sweepAfterMs: number;
   #snapshot: Promise<CatalogSnapshot> | undefined;
+  /** The rate-limit window `countHits` last saw (older windows are removed when it moves). */
+  #rateWindow = -1;
   readonly #archives = new ArchiveCache(ARCHIVE_CACHE_BYTES);
   readonly #localListeners = new Set<() => void>();
 
@@ -942,6 +944,34 @@ export class RegistryStore {
     if (!bytes) throw new RegistryError("REGISTRY_NOT_FOUND", "the archive is missing from the blob store");
     const archive = await readArchive(bytes, { limits: this.#packageLimits(), stripWrapper: false });
     return servedFiles(archive.files.map((f) => ({ ...f, path: f.path.slice(name.length + 1) })));
+  }
+
+  /**
+   * Adds this process's `hits` per rate-limit key in fixed window `window` (of `windowMs`) to the counts every process
+   * of this registry shares, and answers each key's total (decision 0419). One statement; keys are stored hashed (with
+   * the window length), and ended windows are removed when this process starts a new one. PostgreSQL only (SQLite
+   * serves one process).
+   */
+  async countHits(windowMs: number, window: number, hits: ReadonlyMap<string, number>): Promise<Map<string, number>> {
+    const ids = new Map([...hits.keys()].map((key) => [sha256Hex(Buffer.from(`${windowMs}\n${key}`)), key]));
+    // A row's slot is the time its window ends (ms): removed a window later (servers' clocks differ a little), whatever
+    // window length wrote it.
+    const ends = (window + 1) * windowMs;
+    if (window !== this.#rateWindow) {
+      this.#rateWindow = window;
+      await sql`delete from registry_rate where slot <= ${Date.now() - windowMs}`.execute(this.#db);
+    }
+    const { rows } = await sql<{ key: string; hits: string | number }>`insert into registry_rate (key, slot, hits)
+      select k, ${ends}, n from unnest(${[...ids.keys()]}::text[], ${[...hits.values()]}::bigint[]) as t(k, n)
+      on conflict (key, slot) do update set hits = registry_rate.hits + excluded.hits returning key, hits`.execute(
+      this.#db,
+    );
+    const totals = new Map<string, number>();
+    for (const row of rows) {
+      const key = ids.get(row.key);
+      if (key !== undefined) totals.set(key, Number(row.hits));
+    }
+    return totals;
   }
 
   /** What the well-known index lists: each skill's current version, visible ones only. */

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { RegistryError } from "../errors.js";
 import { flatArchive } from "../package.js";
 import { requireScope } from "../store.js";
+import { etagMatches, hot } from "./hot.js";
 import { route, type RouteModule } from "./route.js";
 import {
   HeldList,
@@ -399,8 +400,9 @@ function immutableBytes(
 ): Response {
   const control = cache.exact ? `${cache.shared ? "public" : "private"}, max-age=31536000, immutable` : "no-cache";
   const all = { ...headers, etag, "cache-control": control };
-  const match = c.req.header("if-none-match");
-  if (match !== undefined && match.split(",").some((t) => t.trim() === etag || t.trim() === "*"))
-    return new Response(null, { status: 304, headers: all });
-  return new Response(bytes, { headers: all });
+  const response = etagMatches(c.req.header("if-none-match"), etag, true)
+    ? new Response(null, { status: 304, headers: all })
+    : new Response(bytes, { headers: all });
+  // Public and immutable: the same answer for every anonymous request of this URL, from now on (decision 0417).
+  return cache.exact && cache.shared ? hot(response, { body: bytes, etag, star: true, until: "immutable" }) : response;
 }

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
@@ -7,6 +8,8 @@ import type { RegistryStore } from "../store.js";
 import type { Actor } from "../types.js";
 import { accountsModule, skillsModule } from "./api.js";
 import { clawhubModule } from "./clawhub.js";
+import { HotAnswers } from "./hot.js";
+import { WindowCounter } from "./rate-limit.js";
 import { expandPath, honoPath, SCOPE_PARAM, type RouteDef, type RouteModule } from "./route.js";
 import { openApiDocument } from "./openapi.js";
 import { packagesModule } from "./packages.js";
@@ -20,6 +23,8 @@ export interface RateLimit {
   requests: number;
   /** Publishes per window per token. Default 60. */
   publishes: number;
+  /** PostgreSQL: how long this process's hits wait before they are shared with the others (decision 0419). Default 250. */
+  syncMs: number;
 }
 
 export interface RegistryAppOptions {
@@ -36,12 +41,27 @@ export interface RegistryAppOptions {
   clawhub?: boolean;
   /** Route modules after the built-in ones (another client's API, /mcp). */
   modules?: readonly RouteModule[];
+  /**
+   * Replay answers the app gave anonymous GETs (files and archives by exact version, the well-known index while the
+   * catalog has not changed) on Node's request and response, before the app (decision 0417). Used by `serveRegistry`.
+   * Default true; false sends every request through the app.
+   */
+  fastPath?: boolean;
+}
+
+/** The app and, in front of it, its hot path (`undefined` with `fastPath: false`). */
+export interface RegistryHttp {
+  app: Hono;
+  hot: HotAnswers | undefined;
+  /** Sends this process's unsent hits to the shared counts now (PostgreSQL; nothing to do otherwise). */
+  syncRateLimits(): Promise<void>;
 }
 
 export const DEFAULT_RATE_LIMIT: Readonly<RateLimit> = Object.freeze({
   windowMs: 60_000,
   requests: 1200,
   publishes: 60,
+  syncMs: 250,
 });
 
 export const BUILT_IN_MODULES: readonly RouteModule[] = [
@@ -58,6 +78,11 @@ export const BUILT_IN_MODULES: readonly RouteModule[] = [
  * stack. `GET /openapi.json` is generated from the same route definitions.
  */
 export function createRegistryApp(store: RegistryStore, options: RegistryAppOptions = {}): Hono {
+  return createRegistryHttp(store, options).app;
+}
+
+/** `createRegistryApp` with the hot path that answers in front of it, sharing its rate limit (decision 0417). */
+export function createRegistryHttp(store: RegistryStore, options: RegistryAppOptions = {}): RegistryHttp {
   const app = new Hono();
   const modules = [
     ...BUILT_IN_MODULES.filter((m) => m !== clawhubModule || options.clawhub !== false),
@@ -68,9 +93,18 @@ export function createRegistryApp(store: RegistryStore, options: RegistryAppOpti
   // limit may replace the raw Request.
   const textErrors = new WeakSet<Context>();
   const limits = { ...DEFAULT_RATE_LIMIT, ...options.rateLimit };
-  const limiter = new WindowCounter(limits.windowMs);
+  // On PostgreSQL the processes of one registry share their counts (decision 0419); SQLite serves one process.
+  const limiter = new WindowCounter(
+    limits.windowMs,
+    store.database.dialect === "postgres"
+      ? (window, hits) => store.countHits(limits.windowMs, window, hits)
+      : undefined,
+    limits.syncMs,
+  );
   const maxJson = options.maxJsonBytes ?? 64 * 1024;
   const mounted: ReadonlySet<string> = new Set(modules.map((m) => m.name));
+  const hot = options.fastPath === false ? undefined : new HotAnswers(store, limiter, limits.requests);
+  const readsPublic = options.readAccess !== "token";
 
   app.onError((error, c) => errorResponse(c, error, textErrors.has(c)));
   app.notFound((c) => {
@@ -85,6 +119,7 @@ export function createRegistryApp(store: RegistryStore, options: RegistryAppOpti
     await next();
     c.res.headers.set("x-content-type-options", "nosniff");
     c.res.headers.set("referrer-policy", "no-referrer");
+    hot?.record(incomingOf(c), c.res, readsPublic);
   });
 
   for (const module of modules) {
@@ -151,7 +186,7 @@ export function createRegistryApp(store: RegistryStore, options: RegistryAppOpti
   const document = openApiDocument(modules);
   app.get("/openapi.json", (c) => c.json(document));
   app.get("/healthz", (c) => c.json({ ok: true }));
-  return app;
+  return { app, hot, syncRateLimits: () => limiter.sync() };
 }
 
 async function readBody(c: Context, def: RouteDef<unknown, unknown, unknown>): Promise<unknown> {
@@ -222,9 +257,13 @@ function originOf(url: string): string {
   return path === -1 ? url : url.slice(0, path);
 }
 
+/** Node's request under the app (served by @hono/node-server); undefined for `app.request` in tests. */
+function incomingOf(c: Context): IncomingMessage | undefined {
+  return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+}
+
 function clientAddress(c: Context): string {
-  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
-  return env?.incoming?.socket?.remoteAddress ?? "unknown";
+  return incomingOf(c)?.socket.remoteAddress ?? "unknown";
 }
 
 function errorResponse(c: Context, error: unknown, text: boolean): Response {
@@ -249,31 +288,4 @@ function errorResponse(c: Context, error: unknown, text: boolean): Response {
   if (error instanceof AgentSkillsError) return c.json({ error: { code: error.code, message: error.message } }, 400);
   // Anything else is ours: say so without a stack or a path.
   return c.json({ error: { code: "REGISTRY_INTERNAL", message: "internal error" } }, 500);
-}
-
-/**
- * Fixed-window request counters, per process. Limits protect one server from one client; with several servers each
- * counts its own share (decision 0345). Old windows are dropped as time moves.
- */
-class WindowCounter {
-  readonly #windowMs: number;
-  #window = 0;
-  #counts = new Map<string, number>();
-
-  constructor(windowMs: number) {
-    this.#windowMs = windowMs;
-  }
-
-  /** Counts one hit; the ms until the window ends when over `max`, else undefined. */
-  hit(key: string, max: number): number | undefined {
-    const now = Date.now();
-    const window = Math.floor(now / this.#windowMs);
-    if (window !== this.#window) {
-      this.#window = window;
-      this.#counts = new Map();
-    }
-    const n = (this.#counts.get(key) ?? 0) + 1;
-    this.#counts.set(key, n);
-    return n > max ? (window + 1) * this.#windowMs - now : undefined;
-  }
 }

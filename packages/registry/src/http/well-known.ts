@@ -1,14 +1,19 @@
+import { promisify } from "node:util";
+import { gzip } from "node:zlib";
+import type { Context } from "hono";
 import { z } from "zod";
 import { sha256Hex } from "../blobs.js";
 import { skillKey } from "../catalog.js";
 import { SPEC_NAME } from "../package.js";
-import type { IndexEntrySource } from "../catalog.js";
+import type { CatalogSnapshot, IndexEntrySource } from "../catalog.js";
+import { acceptsGzip, etagMatches, hot } from "./hot.js";
 import { route, type RouteModule } from "./route.js";
 import { DiscoveryIndex } from "./schemas.js";
 
 export const DISCOVERY_SCHEMA = "https://schemas.agentskills.io/discovery/0.2.0/schema.json";
 /** The spec's description limit: a longer one would make a strict client refuse the entry (or the index). */
 const MAX_DESCRIPTION = 1024;
+const gzipAsync = promisify(gzip);
 
 /**
  * The Agent Skills discovery index v0.2.0. `/.well-known/agent-skills/index.json` lists the unscoped skills and every
@@ -33,7 +38,7 @@ export const wellKnownModule: RouteModule = {
         const index = snap.derived(`index\n${origin}`, () =>
           renderIndex(rootEntries(snap.indexEntries(undefined)), origin),
         );
-        return indexResponse(index, c.req.header("if-none-match"));
+        return indexResponse(index, c, snap);
       },
     }),
     route({
@@ -50,7 +55,7 @@ export const wellKnownModule: RouteModule = {
         const index = snap.derived(`index\n${origin}\n${namespace}`, () =>
           renderIndex(snap.indexEntries(namespace), origin),
         );
-        return indexResponse(index, c.req.header("if-none-match"));
+        return indexResponse(index, c, snap);
       },
     }),
     route({
@@ -72,7 +77,7 @@ export const wellKnownModule: RouteModule = {
           blob: v.digest.slice("sha256:".length),
           flat: v.flatDigest === null ? null : v.flatDigest.slice("sha256:".length),
         };
-        return indexResponse(renderIndex([entry], origin), c.req.header("if-none-match"));
+        return indexResponse(renderIndex([entry], origin), c);
       },
     }),
   ],
@@ -89,6 +94,8 @@ export function rootEntries(entries: readonly IndexEntrySource[]): IndexEntrySou
 interface RenderedIndex {
   body: Uint8Array;
   etag: string;
+  /** The same bytes gzipped, made on first request for them. */
+  gzip?: Promise<{ body: Uint8Array; etag: string }>;
 }
 
 /**
@@ -111,12 +118,37 @@ function renderIndex(entries: readonly IndexEntrySource[], origin: string): Rend
   return { body, etag: `"${sha256Hex(body)}"` };
 }
 
-/** The rendered index, or 304 when the client has it (the ETag), revalidated on every use (`no-cache`). */
-function indexResponse(index: RenderedIndex, ifNoneMatch: string | undefined): Response {
-  const headers = { "cache-control": "no-cache", etag: index.etag };
-  if (ifNoneMatch !== undefined && ifNoneMatch.split(",").some((t) => t.trim() === index.etag))
-    return new Response(null, { status: 304, headers });
-  return new Response(index.body, { headers: { ...headers, "content-type": "application/json" } });
+/**
+ * The rendered index, or 304 when the client has it (the ETag), revalidated on every use (`no-cache`). An index
+ * rendered from the catalog snapshot `snap` (the root and namespace ones) goes gzipped to a client that accepts gzip —
+ * compressed once, kept with the rendering, its own strong ETag — and is the same for every anonymous request until the
+ * snapshot changes (decision 0417).
+ */
+async function indexResponse(index: RenderedIndex, c: Context, snap?: CatalogSnapshot): Promise<Response> {
+  const sent = snap !== undefined && acceptsGzip(c.req.header("accept-encoding")) ? await gzipped(index) : undefined;
+  const body = sent?.body ?? index.body;
+  const etag = sent?.etag ?? index.etag;
+  // Both forms of a snapshot's index name the header they are chosen by, so caches keep them apart.
+  const headers = {
+    "cache-control": "no-cache",
+    etag,
+    ...(snap !== undefined && { vary: "accept-encoding" }),
+  };
+  const response = etagMatches(c.req.header("if-none-match"), etag, false)
+    ? new Response(null, { status: 304, headers })
+    : new Response(body, {
+        headers: { ...headers, "content-type": "application/json", ...(sent && { "content-encoding": "gzip" }) },
+      });
+  return snap === undefined ? response : hot(response, { body, etag, star: false, until: snap });
+}
+
+/** The index gzipped (level 6, on the thread pool), once per rendering; its ETag is the sha256 of those bytes. */
+function gzipped(index: RenderedIndex): Promise<{ body: Uint8Array; etag: string }> {
+  index.gzip ??= gzipAsync(index.body, { level: 6 }).then((b) => {
+    const body = new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+    return { body, etag: `"${sha256Hex(body)}"` };
+  });
+  return index.gzip;
 }
 
 function skillPath(e: IndexEntrySource): string {
