@@ -2,6 +2,7 @@
 // index and search are per catalog snapshot, so a publish or a yank — through this server or another one on the same
 // database — shows at once; files are cached by their archive's digest, which never changes, and served with ETags,
 // 304s and immutable caching only when asked for by an exact version.
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Hono } from "hono";
 import { ArchiveCache, servedFiles, type ServedFile } from "./archive-cache.js";
@@ -139,6 +140,20 @@ describe.each(dialects)("caches on %s", (dialect) => {
       304,
     );
     expect((await get("/api/v1/skills/delta/versions/latest/download")).headers.get("cache-control")).toBe("no-cache");
+
+    // The flat archive the well-known index lists: its ETag is the digest the index names.
+    const flat = await get("/api/v1/skills/delta/versions/1.0.1/archive");
+    expect(flat.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    const flatTag = flat.headers.get("etag") ?? "";
+    expect(flatTag).toBe(
+      `"sha256-${createHash("sha256")
+        .update(new Uint8Array(await flat.arrayBuffer()))
+        .digest("hex")}"`,
+    );
+    const version = (await (await get("/api/v1/skills/delta/versions/1.0.1")).json()) as { flatDigest: string };
+    expect(flatTag).toBe(`"${version.flatDigest.replace(":", "-")}"`);
+    expect((await get("/api/v1/skills/delta/versions/1.0.1/archive", { "if-none-match": flatTag })).status).toBe(304);
+    expect((await get("/api/v1/skills/delta/versions/latest/archive")).headers.get("cache-control")).toBe("no-cache");
   });
 
   it("a held version's files stay refused after an admin read them, until an admin releases it", async () => {

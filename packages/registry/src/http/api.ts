@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { z } from "zod";
+import { sha256Hex } from "../blobs.js";
 import { RegistryError } from "../errors.js";
 import { flatArchive } from "../package.js";
 import { requireScope } from "../store.js";
@@ -150,14 +151,18 @@ export const skillsModule: RouteModule = {
       responses: {
         200: { description: "the zip; its sha256 is the version's flatDigest", contentType: "application/zip" },
       },
-      handler: async ({ store, namespace, params, actor }) => {
+      handler: async ({ c, store, namespace, params, actor, readAccess }) => {
         const { version, files } = await store.readFiles(namespace, params.name, params.version, actor);
-        return new Response(await flatArchive(files), {
-          headers: {
-            "content-type": "application/zip",
-            "content-disposition": `attachment; filename="${params.name}-${version}.zip"`,
-            "x-skill-version": version,
-          },
+        // Deterministic from the version's files, so it is as immutable as the `.skill` download: the same ETag,
+        // 304 and caching rules, and the hot path replays it instead of zipping it again per request.
+        const bytes = await flatArchive(files);
+        const digest = sha256Hex(bytes);
+        const cache = { exact: version === params.version, shared: !actor && readAccess === "public" };
+        return immutableBytes(c, bytes, `"sha256-${digest}"`, cache, {
+          "content-type": "application/zip",
+          "content-disposition": `attachment; filename="${params.name}-${version}.zip"`,
+          "x-skill-version": version,
+          "x-content-digest": `sha256:${digest}`,
         });
       },
     }),
