@@ -117,7 +117,11 @@ describe("job protocol", () => {
 async function listen(subject: string): Promise<{ got: string[]; stop: () => Promise<void> }> {
   const nc = await connect({ servers: QUEUE });
   const got: string[] = [];
-  nc.subscribe(subject, { callback: (_e, msg) => got.push(msg.string()) });
+  nc.subscribe(subject, {
+    callback: (_e, msg) => {
+      got.push(msg.string());
+    },
+  });
   await nc.flush();
   return { got, stop: () => nc.close() };
 }
