@@ -102,6 +102,7 @@ export async function openQueue(options: QueueOptions): Promise<Queue> {
       history: 1,
       ttl: options.resultTtlMs ?? 24 * 3600_000,
       storage: StorageType.File,
+      republish: resultNotices(names),
     });
     const runners = await kvm.create(names.runnersBucket, { history: 1, ttl: 15_000, storage: StorageType.Memory });
     return { nc, js: jetstream(nc), jsm, names, results, runners };
@@ -145,6 +146,34 @@ export async function ensureConsumer(queue: Queue, tenant: string, ackWaitMs: nu
     });
   }
   return name;
+}
+
+/**
+ * The server announces each recorded result itself: a stored `r.<id>` is republished on `done.<id>` with its bytes, as
+ * soon as it is stored and only if it was (a refused second `create` is not), so the notice no longer waits for the
+ * runner to hear its write acknowledged and publish (decision 0442).
+ */
+function resultNotices(names: QueueNames): { src: string; dest: string } {
+  return { src: `$KV.${names.resultsBucket}.r.*`, dest: names.doneSubject("{{wildcard(1)}}") };
+}
+
+/**
+ * Whether the results bucket republishes recorded results (above). A bucket made before it did gets the rule where the
+ * server allows the change (NATS 2.10+); otherwise false, and the runner publishes each notice itself.
+ */
+export async function serverAnnouncesResults(queue: Queue): Promise<boolean> {
+  const stream = `KV_${queue.names.resultsBucket}`;
+  const wanted = resultNotices(queue.names);
+  const info = await queue.jsm.streams.info(stream);
+  const has = info.config.republish;
+  if (has?.src === wanted.src && has.dest === wanted.dest && !has.headers_only) return true;
+  if (has !== undefined && has.src !== "") return false; // someone else's rule: left alone
+  try {
+    await queue.jsm.streams.update(stream, { ...info.config, republish: wanted });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Tenants with jobs in the stream (waiting or in flight), with counts. */

@@ -7,7 +7,15 @@ import { createInbox, type Msg, type Subscription } from "@nats-io/transport-nod
 import { RunnerError } from "./errors.js";
 import type { JobExecutor } from "./executor.js";
 import { cancelSchema, jobSpecSchema, safeJson, TENANT, type JobResult, type JobSpec } from "./protocol.js";
-import { closeQueue, ensureConsumer, openQueue, tenantCounts, type Queue, type QueueOptions } from "./queue.js";
+import {
+  closeQueue,
+  ensureConsumer,
+  openQueue,
+  serverAnnouncesResults,
+  tenantCounts,
+  type Queue,
+  type QueueOptions,
+} from "./queue.js";
 import { LATENCY_SAMPLES, prometheusText, type RunnerStats } from "./stats.js";
 
 export interface RunnerOptions extends QueueOptions {
@@ -78,6 +86,8 @@ export class Runner {
   private idle: (() => void) | undefined;
   /** One reply subject for every pull request (pulls are one at a time); a per-request subscription costs a round trip. */
   private readonly pullInbox = createInbox();
+  /** The results bucket republishes each recorded result on its done subject: no notice of our own (decision 0442). */
+  private serverNotices = false;
   private pullWaiter: ((msg: Msg | undefined) => void) | undefined;
 
   constructor(options: RunnerOptions) {
@@ -112,6 +122,7 @@ export class Runner {
     if (cleaned.length > 0) this.emit({ type: "cleaned", paths: cleaned });
     const queue = await openQueue({ ...this.options, name: this.id });
     this.queue = queue;
+    this.serverNotices = await serverAnnouncesResults(queue).catch(() => false);
     this.subscriptions.push(
       queue.nc.subscribe(this.pullInbox, {
         callback: (_e, msg) => {
@@ -496,7 +507,8 @@ export class Runner {
     }
     if (recorded) {
       // The notice carries the result it announces, so a waiting client needs no read of the bucket (decision 0441).
-      queue.nc.publish(queue.names.doneSubject(result.id), JSON.stringify(result));
+      // Where the bucket republishes it, the server sent it already, as it stored the record (decision 0442).
+      if (!this.serverNotices) queue.nc.publish(queue.names.doneSubject(result.id), JSON.stringify(result));
       this.stats.completed += 1;
       this.stats.latencies.push(result.timing.totalMs);
       if (this.stats.latencies.length > LATENCY_SAMPLES)

@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
+import { Kvm } from "@nats-io/kv";
 import { packDirectory } from "@skillport/pack";
 import {
   BlobDirPackageStore,
@@ -42,9 +43,10 @@ async function pool(
     sessions?: PostgresSessionStore;
     maxAttempts?: number;
     metricsPort?: number;
+    prefix?: string;
   } = {},
 ) {
-  const prefix = `rt${Date.now().toString(36)}${n++}`;
+  const prefix = options.prefix ?? `rt${Date.now().toString(36)}${n++}`;
   const events: RunnerEvent[] = [];
   const runners: Runner[] = [];
   for (let i = 0; i < (options.runners ?? 1); i++) {
@@ -108,6 +110,66 @@ describe("job protocol", () => {
     const error = await store.get(pkg.versionId, wrong).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RunnerError);
     expect((error as RunnerError).code).toBe("PACKAGE_DIGEST");
+  });
+});
+
+/** Every message on `subject` until `stop()`. */
+async function listen(subject: string): Promise<{ got: string[]; stop: () => Promise<void> }> {
+  const nc = await connect({ servers: QUEUE });
+  const got: string[] = [];
+  nc.subscribe(subject, {
+    callback: (_e, msg) => {
+      got.push(msg.string());
+    },
+  });
+  await nc.flush();
+  return { got, stop: () => nc.close() };
+}
+
+describe("result notices (decision 0442)", () => {
+  it("the server announces a recorded result on its done subject with its bytes, and never a refused second write", async () => {
+    const p = await pool();
+    const notices = await listen(`${p.prefix}.done.*`);
+    const nc = await connect({ servers: QUEUE });
+    try {
+      const results = await new Kvm(nc).open(`${p.prefix}-results`);
+      await results.create("r.job1", '{"first":true}');
+      await expect(results.create("r.job1", '{"second":true}')).rejects.toThrow();
+      await results.create("claim.job1", "lease"); // not a result: no notice
+      await nc.flush();
+      for (let i = 0; i < 40 && notices.got.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+      await new Promise((r) => setTimeout(r, 200)); // anything else would have arrived by now
+      expect(notices.got).toEqual(['{"first":true}']);
+    } finally {
+      await nc.close();
+      await notices.stop();
+      await p.close();
+    }
+  });
+
+  it.each([
+    ["a bucket that republishes", false],
+    ["a bucket made without the rule (an older pool)", true],
+  ])("a runner on %s announces each result once", async (_name, older) => {
+    const prefix = `rt${Date.now().toString(36)}${n++}`;
+    if (older) {
+      // Made as before decision 0442; the server may or may not let the runner add the rule (NATS 2.10+ does).
+      const nc = await connect({ servers: QUEUE });
+      await new Kvm(nc).create(`${prefix}-results`, { history: 1, ttl: 3600_000 });
+      await nc.close();
+    }
+    const p = await pool({ prefix });
+    const notices = await listen(`${p.prefix}.done.*`);
+    await p.start();
+    try {
+      const result = await p.client.run({ tenant: "a", run: { kind: "command", command: "echo hi" } });
+      expect(result.stdoutTail).toBe("hi\n");
+      await new Promise((r) => setTimeout(r, 200));
+      expect(notices.got.map((m) => (JSON.parse(m) as JobResult).id)).toEqual([result.id]);
+    } finally {
+      await notices.stop();
+      await p.close();
+    }
   });
 });
 
