@@ -471,14 +471,16 @@ async function main() {
     rmSync(work, { recursive: true, force: true });
   }
   const ms = (x) => `${x.toFixed(1)} ms`;
+  /** The HTTP measurements of one size, named as the tables name them. */
+  const measured = (r) => [
+    ["search (8 queries, limit 20)", r.search],
+    ["search, each query new", r.searchNew],
+    ["GET a 100 KB file", r.file],
+    ["well-known index.json", r.index],
+  ];
   const rows = [];
   for (const r of results) {
-    for (const [kind, x] of [
-      ["search (8 queries, limit 20)", r.search],
-      ["search, each query new", r.searchNew],
-      ["GET a 100 KB file", r.file],
-      ["well-known index.json", r.index],
-    ]) {
+    for (const [kind, x] of measured(r)) {
       if (x === undefined) continue;
       rows.push([
         r.size,
@@ -514,12 +516,7 @@ async function main() {
   if (options.baseline) {
     const paired = [];
     for (const r of results)
-      for (const [kind, x] of [
-        ["search (8 queries, limit 20)", r.search],
-        ["search, each query new", r.searchNew],
-        ["GET a 100 KB file", r.file],
-        ["well-known index.json", r.index],
-      ]) {
+      for (const [kind, x] of measured(r)) {
         if (x === undefined) continue;
         paired.push([
           r.size,
