@@ -117,6 +117,8 @@ const PUBLIC_TYPES = [
   "SearchIndexExport",
   "SearchIndexOptions",
   "SearchOptions",
+  "SearchPage",
+  "SearchPageOptions",
   "Severity",
   "Shadowing",
   "SkillDeclaration",
@@ -155,7 +157,7 @@ describe("@skillport/core's public face", () => {
     expect(source).not.toMatch(/export (?:type )?\*/);
     expect(listedTypes(source).sort()).toEqual([...PUBLIC_TYPES].sort());
     // 100 at the one-door cut (decision 0310); the least-privilege declaration and policy shapes (issue 26, decision 0360)
-    // and the catalog's counted rendering came after. A new public name is a decision, not a drift.
+    // the catalog's counted rendering and search pages (decision 0413) came after. A new public name is a decision, not a drift.
     expect(PUBLIC_VALUES.length + PUBLIC_TYPES.length).toBeLessThanOrEqual(120);
   });
 
