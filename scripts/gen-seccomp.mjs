@@ -39,7 +39,9 @@ function generate() {
   }
 }
 
-const text = generate();
+// Laid out as the repository's formatter lays it out, so `prettier --check` and `--check` here agree on one text.
+const prettier = await import("prettier");
+const text = await prettier.format(generate(), { ...(await prettier.resolveConfig(target)), filepath: target });
 if (process.argv.includes("--check")) {
   const committed = readFileSync(target, "utf8");
   if (committed !== text) {
