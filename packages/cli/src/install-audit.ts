@@ -20,6 +20,7 @@ import {
   type SkillFileBytes,
   type SkillToInstall,
 } from "@skillport/install";
+import type { AuditVerdicts } from "./audit-verdicts.js";
 import { fetchLocked } from "./install-source.js";
 import { CliError, colors, EXIT_PROBLEMS, type CliOutput } from "./io.js";
 import { diagnosticLine, findingDiagnostic } from "./report.js";
@@ -57,15 +58,21 @@ interface Judgement {
 export function installAuditGate(
   io: CliOutput,
   consent: Consent,
-  options: { priors?: Readonly<Record<string, PriorAudit>>; verb?: string; quietReview?: boolean } = {},
+  options: {
+    priors?: Readonly<Record<string, PriorAudit>>;
+    verb?: string;
+    quietReview?: boolean;
+    /** Reports kept from earlier runs for the same bytes under the same rules (decision 0428). */
+    verdicts?: AuditVerdicts;
+  } = {},
 ): (skills: readonly SkillToInstall[]) => Promise<Record<string, AuditRecord>> {
-  return (skills) => {
+  return async (skills) => {
     const c = colors(io);
     const refused: string[] = [];
     const records: Record<string, AuditRecord> = {};
     for (const [i, skill] of skills.entries()) {
       io.status(`auditing ${skill.name} (${i + 1}/${skills.length})…`);
-      const report = auditSkill(skill.files);
+      const report = options.verdicts ? options.verdicts.report(skill.files, auditSkill) : auditSkill(skill.files);
       io.status("");
       const judged = judgeSkill(skill.name, computedHash(skill.files), report, consent, options.priors?.[skill.name]);
       records[skill.name] = judged.record;
@@ -78,15 +85,14 @@ export function installAuditGate(
       }
       if (judged.refusal !== undefined) refused.push(judged.refusal);
     }
+    await options.verdicts?.save();
     if (refused.length > 0)
-      return Promise.reject(
-        new CliError(
-          `nothing was ${options.verb ?? "installed"}: the audit found risks in ${refused.join(", ")}`,
-          EXIT_PROBLEMS,
-        ),
+      throw new CliError(
+        `nothing was ${options.verb ?? "installed"}: the audit found risks in ${refused.join(", ")}`,
+        EXIT_PROBLEMS,
       );
     if (skills.length > 0) io.status(`writing ${skills.length} skill${skills.length === 1 ? "" : "s"}…`);
-    return Promise.resolve(records);
+    return records;
   };
 }
 
