@@ -94,15 +94,21 @@ export class AuditVerdicts {
     return new AuditVerdicts(file, key, stored);
   }
 
-  /** The report for these files: the kept one when the same bytes were audited under the same key, else `audit`'s. */
-  report(files: readonly SkillFileBytes[], audit: (files: readonly SkillFileBytes[]) => AuditReport): AuditReport {
+  /**
+   * The report for these files: the kept one when the same bytes were audited under the same key, else the scanner's
+   * (loaded only then, decision 0429).
+   */
+  async report(
+    files: readonly SkillFileBytes[],
+    scanner: () => Promise<(files: readonly SkillFileBytes[]) => AuditReport>,
+  ): Promise<AuditReport> {
     const digest = auditInputDigest(files);
     const kept = this.used.get(digest) ?? this.stored[digest];
     if (kept !== undefined) {
       this.used.set(digest, kept);
       return kept;
     }
-    const fresh = audit(files);
+    const fresh = (await scanner())(files);
     this.used.set(digest, fresh);
     this.added = true;
     return fresh;

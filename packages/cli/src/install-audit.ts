@@ -1,13 +1,5 @@
 import path from "node:path";
-import {
-  atOrAbove,
-  auditSkill,
-  diffAudits,
-  VERDICTS,
-  type AuditReport,
-  type SecurityDiff,
-  type Verdict,
-} from "@skillport/audit";
+import { atOrAbove, diffAudits, VERDICTS, type AuditReport, type SecurityDiff, type Verdict } from "@skillport/audit";
 import {
   canonicalSkillsDir,
   computedHash,
@@ -21,6 +13,11 @@ import {
   type SkillToInstall,
 } from "@skillport/install";
 import type { AuditVerdicts } from "./audit-verdicts.js";
+
+/** The audit's scanner, loaded on first need (decision 0429). */
+async function scanner(): Promise<(files: readonly SkillFileBytes[]) => AuditReport> {
+  return (await import("./audit-scan.js")).auditSkill;
+}
 import { fetchLocked } from "./install-source.js";
 import { CliError, colors, EXIT_PROBLEMS, type CliOutput } from "./io.js";
 import { diagnosticLine, findingDiagnostic } from "./report.js";
@@ -72,7 +69,9 @@ export function installAuditGate(
     const records: Record<string, AuditRecord> = {};
     for (const [i, skill] of skills.entries()) {
       io.status(`auditing ${skill.name} (${i + 1}/${skills.length})…`);
-      const report = options.verdicts ? options.verdicts.report(skill.files, auditSkill) : auditSkill(skill.files);
+      const report = options.verdicts
+        ? await options.verdicts.report(skill.files, scanner)
+        : (await scanner())(skill.files);
       io.status("");
       const judged = judgeSkill(skill.name, computedHash(skill.files), report, consent, options.priors?.[skill.name]);
       records[skill.name] = judged.record;
@@ -177,7 +176,7 @@ export async function installedReport(
       return undefined;
     }
   }
-  return auditSkill(files);
+  return (await scanner())(files);
 }
 
 /** How an update changes a skill's risk: the security diff against the installed version (none without one). */
