@@ -56,11 +56,18 @@ const PARSER = /^packages\/core\/dist\/(parse|lint|validate|serialize|format\/.*
 const PROVIDER_AND_SEARCH =
   /^packages\/(core\/dist\/(registry|memory|catalog\/.*|search\/.*)|fs\/dist\/skills\/.*)\.js$/;
 
-/** Modules with bytes in two or more outputs: a second copy (the fs pre-bundle once put the floor in twice). */
+/**
+ * Modules with bytes in two or more outputs of one bundle: a second copy (the fs pre-bundle once put the floor in
+ * twice). The install bundle (dist/cli-install*.js, decision 0358) holds its own copies by design: no process loads
+ * both bundles, so each is checked on its own.
+ */
 function copies(metafile: Metafile): string[] {
   const seen = new Map<string, number>();
-  for (const output of Object.keys(metafile.outputs))
-    for (const input of modulesIn(metafile, output) ?? []) seen.set(input, (seen.get(input) ?? 0) + 1);
+  for (const output of Object.keys(metafile.outputs)) {
+    const bundle = /(^|\/)cli-install[-.]/.test(output) ? "install:" : "";
+    for (const input of modulesIn(metafile, output) ?? [])
+      seen.set(bundle + input, (seen.get(bundle + input) ?? 0) + 1);
+  }
   return [...seen].filter(([, count]) => count > 1).map(([input]) => input);
 }
 
@@ -191,6 +198,13 @@ describe("start-up module graph of the bundle the bin runs (decisions 0202, 0220
       again.modules.filter((m) => /^packages\/audit\/dist\/(audit|rules|decode|hidden|inventory)\.js$/.test(m)),
     ).toEqual([]);
     expect(again.modules).toContain("packages/install/dist/installer.js");
+    // Decision 0358: `install` runs from its own bundle, and no module is loaded twice (one bundle's copy only) but
+    // the version string, which the entry prints for --version and the install bundle's program for --help.
+    expect(again.files).toContain("packages/cli/dist/cli-install.js");
+    const install = again.files.filter((f) => modulesOf(f).includes("packages/cli/dist/commands/install.js"));
+    expect(install.every((f) => f.startsWith("packages/cli/dist/cli-install"))).toBe(true);
+    const perFile = again.files.flatMap(modulesOf);
+    expect(perFile.filter((m, i) => perFile.indexOf(m) !== i)).toEqual(["packages/cli/dist/version.js"]);
   });
 
   it("exec --help still describes every option", () => {
