@@ -1,6 +1,6 @@
 import { parseSkillMd, readDeclaration } from "@skillport/core";
-import type { AuditOptions, AuditReport, Finding, FindingLevel, SkillFileInput, Verdict } from "./types.js";
-import { VERDICTS } from "./types.js";
+import type { AuditOptions, AuditReport, Finding, FindingLevel, SkillFileInput } from "./types.js";
+import { DEFAULT_AUDIT_LIMITS, verdictOf } from "./verdict.js";
 import { OTHER_RULES, PATTERN_RULES, type PatternRule } from "./rules.js";
 import { decodeText, evidence, TextIndex } from "./text.js";
 import { hiddenCharacters, hiddenMarkup } from "./hidden.js";
@@ -13,13 +13,6 @@ import { WordFinder } from "./words.js";
 import { INVENTORY_WORDS } from "./inventory.js";
 
 const WORDS = new WordFinder([...PATTERN_RULES.flatMap((r) => r.hint), ...INVENTORY_WORDS]);
-
-export const DEFAULT_AUDIT_LIMITS: Readonly<Required<AuditOptions>> = {
-  maxFileBytes: 1024 * 1024,
-  maxFiles: 2000,
-  maxBlobChars: 65_536,
-  maxDecodeDepth: 2,
-};
 
 const INSTRUCTIONS = /\.(?:md|markdown|mdx|txt|rst)$/i;
 const MINIFIABLE = /\.(?:js|mjs|cjs|py|sh|ps1)$/i;
@@ -106,18 +99,6 @@ function undeclaredDestinations(metadata: unknown, inventory: InventoryBuilder):
     .items()
     .filter((item) => item.kind === "domain" && !hosts.has(item.value.toLowerCase()))
     .map((item) => ({ ...OTHER_RULES.undeclaredDestination, ...item.locations[0]!, evidence: item.value }));
-}
-
-/** The heaviest level among the findings; `pass` when there are none. */
-export function verdictOf(findings: readonly Finding[]): Verdict {
-  let worst = 0;
-  for (const f of findings) worst = Math.max(worst, VERDICTS.indexOf(f.level));
-  return VERDICTS[worst] ?? "pass";
-}
-
-/** `verdict` is at or above `threshold` (pass < review < warn < malicious). */
-export function atOrAbove(verdict: Verdict, threshold: Verdict): boolean {
-  return VERDICTS.indexOf(verdict) >= VERDICTS.indexOf(threshold);
 }
 
 /** Pattern rules, hidden content and encoded blobs over one text; blobs are decoded and re-scanned, bounded. */

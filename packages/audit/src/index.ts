@@ -12,7 +12,9 @@ export type {
 export type { SecurityDiff, SurfaceChange } from "./diff.js";
 export type { PatternRule, RuleInfo, RuleScope } from "./rules.js";
 export { VERDICTS } from "./types.js";
-export { atOrAbove, auditSkill, DEFAULT_AUDIT_LIMITS, verdictOf } from "./audit.js";
+export { auditSkill } from "./audit.js";
+export { atOrAbove, DEFAULT_AUDIT_LIMITS, verdictOf } from "./verdict.js";
+export { AUDIT_CODE_DIGEST } from "./code-digest.js";
 export { auditProviderSkill, auditProviderSkillFiles, readAuditFiles } from "./provider.js";
 export { diffAudits } from "./diff.js";
 export { OTHER_RULES, PATTERN_RULES } from "./rules.js";

@@ -1,5 +1,6 @@
 import { AgentSkillsError, type SkillProvider } from "@skillport/core";
-import { auditSkill, DEFAULT_AUDIT_LIMITS } from "./audit.js";
+import { auditSkill } from "./audit.js";
+import { DEFAULT_AUDIT_LIMITS } from "./verdict.js";
 import type { AuditOptions, AuditReport, SkillFileInput } from "./types.js";
 import { OTHER_RULES } from "./rules.js";
 

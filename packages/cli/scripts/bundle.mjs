@@ -65,11 +65,14 @@ const zodMiniBundled = {
   }
 }
 
+/** The bundle's files: the CLI's entry and chunks, the install bundle's entry and chunks (with their source maps). */
+const BUNDLE_FILE = /^cli(-install)?(-chunk-.*)?\.js(\.map)?$/;
+
 // `--clean` (npm run clean): tsc's --clean does not know the bundle's files.
 if (process.argv.includes("--clean")) {
   if (existsSync(dist))
     for (const name of readdirSync(dist))
-      if (/^cli(-chunk-.*)?\.js(\.map)?$|^cli-meta\.json$/.test(name)) rmSync(path.join(dist, name));
+      if (BUNDLE_FILE.test(name) || name === "cli-meta.json") rmSync(path.join(dist, name));
   rmSync(path.join(dist, "worker"), { recursive: true, force: true });
   process.exit(0);
 }
@@ -158,11 +161,50 @@ const throughDoors = {
   },
 };
 
-const result = await build({
+// `install` (a restore: CI, a fresh clone) gets a bundle of its own, dist/cli-install.js, which dist/cli.js hands
+// `skillport install …` to (decision 0358). Split with the whole CLI, its ~50 modules land in ~45 chunks shared with
+// other commands, and Node 20 pays per module loaded; built alone, its static graph is one file and only its own lazy
+// imports (the git source, the audit scanner, …) are chunks. No module of one bundle is ever loaded with the other's,
+// so each class and module state exists once per process. The other commands are unreachable from it.
+const INSTALL_BUNDLE = "./cli-install.js";
+const installEntry = {
+  name: "install-entry",
+  setup(b) {
+    b.onResolve({ filter: /^\.\/cli-install\.js$/ }, (args) => ({ path: args.path, external: true }));
+  },
+};
+const onlyInstall = {
+  name: "only-install",
+  setup(b) {
+    b.onResolve({ filter: /^\.\/[\w-]+\.js$/ }, (args) =>
+      args.kind === "dynamic-import" &&
+      args.importer.endsWith(path.join("cli", "dist", "commands", "index.js")) &&
+      args.path !== "./install.js"
+        ? { path: "other-command", namespace: "skillport" }
+        : undefined,
+    );
+    // `install` itself is a static import here: with the entry, one file.
+    const commandsIndex = path.join(dist, "commands", "index.js");
+    b.onLoad({ filter: /[\\/]cli[\\/]dist[\\/]commands[\\/]index\.js$/ }, (args) => {
+      const text = readFileSync(args.path, "utf8");
+      if (args.path !== commandsIndex || !text.includes('import("./install.js")'))
+        throw new Error(`${args.path}: the install bundle expects import("./install.js") here`);
+      return {
+        loader: "js",
+        resolveDir: path.dirname(args.path),
+        contents: `import * as installCommand from "./install.js";\n${text.replace('import("./install.js")', "Promise.resolve(installCommand)")}`,
+      };
+    });
+    b.onLoad({ filter: /^other-command$/, namespace: "skillport" }, () => ({
+      loader: "js",
+      contents: 'throw new Error("dist/cli-install.js runs only `skillport install`");',
+    }));
+  },
+};
+
+const common = {
   absWorkingDir: repo,
-  entryPoints: { cli: path.join(dist, "main.js") },
   outdir: dist,
-  chunkNames: "cli-chunk-[hash]",
   bundle: true,
   splitting: true,
   format: "esm",
@@ -183,15 +225,32 @@ const result = await build({
   sourcemap: "linked",
   logLevel: "warning",
   write: false,
+};
+const result = await build({
+  ...common,
+  entryPoints: { cli: path.join(dist, "main.js") },
+  chunkNames: "cli-chunk-[hash]",
+  define: { SKILLPORT_INSTALL_BUNDLE: JSON.stringify(INSTALL_BUNDLE) },
+  plugins: [installEntry, ...common.plugins],
 });
+const installResult = await build({
+  ...common,
+  entryPoints: { "cli-install": path.join(dist, "install-main.js") },
+  chunkNames: "cli-install-chunk-[hash]",
+  plugins: [onlyInstall, ...common.plugins],
+});
+const outputFiles = [...result.outputFiles, ...installResult.outputFiles];
+const metafile = {
+  inputs: { ...installResult.metafile.inputs, ...result.metafile.inputs },
+  outputs: { ...result.metafile.outputs, ...installResult.metafile.outputs },
+};
 
 // A CLI may be running from these files: stale chunks are removed only after every new one is in place.
-for (const output of result.outputFiles) replaceFile(output.path, Buffer.from(output.contents));
+for (const output of outputFiles) replaceFile(output.path, Buffer.from(output.contents));
 // Which source modules each output holds: the start-up graph test reads it to check a command's chunks.
-replaceFile(path.join(dist, "cli-meta.json"), Buffer.from(JSON.stringify(result.metafile)));
-const written = new Set(result.outputFiles.map((output) => path.basename(output.path)));
-for (const name of readdirSync(dist))
-  if (/^cli(-chunk-.*)?\.js(\.map)?$/.test(name) && !written.has(name)) rmSync(path.join(dist, name));
+replaceFile(path.join(dist, "cli-meta.json"), Buffer.from(JSON.stringify(metafile)));
+const written = new Set(outputFiles.map((output) => path.basename(output.path)));
+for (const name of readdirSync(dist)) if (BUNDLE_FILE.test(name) && !written.has(name)) rmSync(path.join(dist, name));
 
 // The plugin host copies its worker's files from "./worker/" beside the module that installs them, which is now a
 // chunk in dist/ (plugin-host/src/host/worker-script.ts).

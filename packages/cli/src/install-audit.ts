@@ -1,13 +1,5 @@
 import path from "node:path";
-import {
-  atOrAbove,
-  auditSkill,
-  diffAudits,
-  VERDICTS,
-  type AuditReport,
-  type SecurityDiff,
-  type Verdict,
-} from "@skillport/audit";
+import { atOrAbove, diffAudits, VERDICTS, type AuditReport, type SecurityDiff, type Verdict } from "@skillport/audit";
 import {
   canonicalSkillsDir,
   computedHash,
@@ -20,6 +12,12 @@ import {
   type SkillFileBytes,
   type SkillToInstall,
 } from "@skillport/install";
+import type { AuditVerdicts } from "./audit-verdicts.js";
+
+/** The audit's scanner, loaded on first need (decision 0429). */
+async function scanner(): Promise<(files: readonly SkillFileBytes[]) => AuditReport> {
+  return (await import("./audit-scan.js")).auditSkill;
+}
 import { fetchLocked } from "./install-source.js";
 import { CliError, colors, EXIT_PROBLEMS, type CliOutput } from "./io.js";
 import { diagnosticLine, findingDiagnostic } from "./report.js";
@@ -57,15 +55,23 @@ interface Judgement {
 export function installAuditGate(
   io: CliOutput,
   consent: Consent,
-  options: { priors?: Readonly<Record<string, PriorAudit>>; verb?: string; quietReview?: boolean } = {},
+  options: {
+    priors?: Readonly<Record<string, PriorAudit>>;
+    verb?: string;
+    quietReview?: boolean;
+    /** Reports kept from earlier runs for the same bytes under the same rules (decision 0428). */
+    verdicts?: AuditVerdicts;
+  } = {},
 ): (skills: readonly SkillToInstall[]) => Promise<Record<string, AuditRecord>> {
-  return (skills) => {
+  return async (skills) => {
     const c = colors(io);
     const refused: string[] = [];
     const records: Record<string, AuditRecord> = {};
     for (const [i, skill] of skills.entries()) {
       io.status(`auditing ${skill.name} (${i + 1}/${skills.length})…`);
-      const report = auditSkill(skill.files);
+      const report = options.verdicts
+        ? await options.verdicts.report(skill.files, scanner)
+        : (await scanner())(skill.files);
       io.status("");
       const judged = judgeSkill(skill.name, computedHash(skill.files), report, consent, options.priors?.[skill.name]);
       records[skill.name] = judged.record;
@@ -78,15 +84,14 @@ export function installAuditGate(
       }
       if (judged.refusal !== undefined) refused.push(judged.refusal);
     }
+    await options.verdicts?.save();
     if (refused.length > 0)
-      return Promise.reject(
-        new CliError(
-          `nothing was ${options.verb ?? "installed"}: the audit found risks in ${refused.join(", ")}`,
-          EXIT_PROBLEMS,
-        ),
+      throw new CliError(
+        `nothing was ${options.verb ?? "installed"}: the audit found risks in ${refused.join(", ")}`,
+        EXIT_PROBLEMS,
       );
     if (skills.length > 0) io.status(`writing ${skills.length} skill${skills.length === 1 ? "" : "s"}…`);
-    return Promise.resolve(records);
+    return records;
   };
 }
 
@@ -171,7 +176,7 @@ export async function installedReport(
       return undefined;
     }
   }
-  return auditSkill(files);
+  return (await scanner())(files);
 }
 
 /** How an update changes a skill's risk: the security diff against the installed version (none without one). */

@@ -14,10 +14,18 @@ for (const stream of [process.stdout, process.stderr]) {
 // 'exit' listeners (cgroup removal) still run, and pending work is not cut: the loop is already empty.
 process.once("beforeExit", () => process.exit());
 
+// Set by the bundle (scripts/bundle.mjs) to the file of the `install` bundle; undefined when run as separate modules.
+declare const SKILLPORT_INSTALL_BUNDLE: string | undefined;
+const installBundle = typeof SKILLPORT_INSTALL_BUNDLE === "string" ? SKILLPORT_INSTALL_BUNDLE : undefined;
+
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
   // Scripts and shells ask for the version often: answer without loading the command parser.
   process.stdout.write(`${VERSION}\n`);
+} else if (argv[0] === "install" && installBundle !== undefined) {
+  // A restore (CI, a fresh clone) is the hot path: one bundle of its own, a few files to load (decision 0358).
+  const { run } = (await import(installBundle)) as { run: (argv: readonly string[]) => Promise<number> };
+  process.exitCode = await run(argv);
 } else {
   const [{ runCli }, { processIO }] = await Promise.all([import("./program.js"), import("./io.js")]);
   process.exitCode = await runCli(argv, processIO());

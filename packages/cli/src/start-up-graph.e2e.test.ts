@@ -23,14 +23,14 @@ const CJS_AT_EXIT = `process.on("exit", () => { for (const file of Object.keys(c
 const REGISTER = `import { createRequire, register } from "node:module"; import { pathToFileURL } from "node:url"; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOK)}`)}); ${CJS_AT_EXIT}`;
 
 /** The repository-relative paths of the modules a run of the built CLI loads, and its result. */
-function loadedBy(bin: string, args: readonly string[]) {
+function loadedBy(bin: string, args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
   const run = spawnSync(
     process.execPath,
     ["--import", `data:text/javascript,${encodeURIComponent(REGISTER)}`, bin, ...args],
     {
-      cwd: repo,
+      cwd: options.cwd ?? repo,
       encoding: "utf8",
-      env: { ...process.env, FORCE_COLOR: undefined },
+      env: { ...process.env, FORCE_COLOR: undefined, ...options.env },
     },
   );
   const files = [...run.stderr.matchAll(/^loaded-module (\S+)$/gm)].map((m) =>
@@ -56,11 +56,18 @@ const PARSER = /^packages\/core\/dist\/(parse|lint|validate|serialize|format\/.*
 const PROVIDER_AND_SEARCH =
   /^packages\/(core\/dist\/(registry|memory|catalog\/.*|search\/.*)|fs\/dist\/skills\/.*)\.js$/;
 
-/** Modules with bytes in two or more outputs: a second copy (the fs pre-bundle once put the floor in twice). */
+/**
+ * Modules with bytes in two or more outputs of one bundle: a second copy (the fs pre-bundle once put the floor in
+ * twice). The install bundle (dist/cli-install*.js, decision 0358) holds its own copies by design: no process loads
+ * both bundles, so each is checked on its own.
+ */
 function copies(metafile: Metafile): string[] {
   const seen = new Map<string, number>();
-  for (const output of Object.keys(metafile.outputs))
-    for (const input of modulesIn(metafile, output) ?? []) seen.set(input, (seen.get(input) ?? 0) + 1);
+  for (const output of Object.keys(metafile.outputs)) {
+    const bundle = /(^|\/)cli-install[-.]/.test(output) ? "install:" : "";
+    for (const input of modulesIn(metafile, output) ?? [])
+      seen.set(bundle + input, (seen.get(bundle + input) ?? 0) + 1);
+  }
   return [...seen].filter(([, count]) => count > 1).map(([input]) => input);
 }
 
@@ -169,6 +176,35 @@ describe("start-up module graph of the bundle the bin runs (decisions 0202, 0220
       listed.modules.filter((m) => /^packages\/core\/dist\/(registry|catalog\/.*|search\/.*)\.js$/.test(m)),
     ).toEqual([]);
     expect(fromNodeModules(listed.modules, "stemmer")).toEqual([]);
+  });
+
+  it("install --frozen of bytes audited before loads no audit scanner (decision 0429)", () => {
+    const project = path.join(work, "restore");
+    mkdirSync(path.join(project, ".claude"), { recursive: true });
+    const options = { cwd: project, env: { SKILLPORT_CACHE_DIR: path.join(work, "restore-cache") } };
+    const source = path.join(repo, "examples/skills");
+    const added = loadedBy(bin, ["add", source, "--skill", "*", "--yes", "--agent", "claude-code"], options);
+    expect(added.code, added.stderr).toBe(0);
+    const restore = () => {
+      rmSync(path.join(project, ".agents"), { recursive: true, force: true });
+      const run = loadedBy(bin, ["install", "--frozen"], options);
+      expect([run.code, run.stderr]).toEqual([0, ""]);
+      return run;
+    };
+    // The first restore scans (the check below can fail) and keeps the reports; the second takes them.
+    expect(restore().modules).toContain("packages/audit/dist/rules.js");
+    const again = restore();
+    expect(
+      again.modules.filter((m) => /^packages\/audit\/dist\/(audit|rules|decode|hidden|inventory)\.js$/.test(m)),
+    ).toEqual([]);
+    expect(again.modules).toContain("packages/install/dist/installer.js");
+    // Decision 0358: `install` runs from its own bundle, and no module is loaded twice (one bundle's copy only) but
+    // the version string, which the entry prints for --version and the install bundle's program for --help.
+    expect(again.files).toContain("packages/cli/dist/cli-install.js");
+    const install = again.files.filter((f) => modulesOf(f).includes("packages/cli/dist/commands/install.js"));
+    expect(install.every((f) => f.startsWith("packages/cli/dist/cli-install"))).toBe(true);
+    const perFile = again.files.flatMap(modulesOf);
+    expect(perFile.filter((m, i) => perFile.indexOf(m) !== i)).toEqual(["packages/cli/dist/version.js"]);
   });
 
   it("exec --help still describes every option", () => {

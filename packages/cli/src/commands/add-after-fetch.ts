@@ -4,6 +4,10 @@
 import { collectSkill, computedHash, installSkills, readLock, readSidecar, renameSkill } from "@skillport/install";
 import { installAuditGate, recordedAudits } from "../install-audit.js";
 
+// The audit's scanner loads on first need (decision 0429); `add` scans every skill, so it starts loading here, with
+// the rest, while the source is fetched. A failure to load surfaces where the audit gate loads it.
+void import("../audit-scan.js").catch(() => undefined);
+
 export {
   collectSkill,
   computedHash,

@@ -11,6 +11,8 @@ import {
 } from "@skillport/install";
 import { asCliErrors, chooseAgents, fetchLocked, OpenedSources } from "../install-source.js";
 import { installAuditGate, recordedAudits } from "../install-audit.js";
+import { AuditVerdicts } from "../audit-verdicts.js";
+import { defaultCacheDir } from "../cache-dir.js";
 import { CliError, printJson, type CliOutput } from "../io.js";
 import { mapLimit } from "@skillport/core/internal";
 
@@ -30,6 +32,8 @@ export function registerInstall(program: Command, io: CliOutput): void {
     .action(async (options: { frozen?: boolean; yes?: boolean; force?: boolean; json?: boolean }) => {
       await asCliErrors(async () => {
         const env = agentEnvironment(process.env, io.cwd);
+        // Read while the skills are fetched: a restore of bytes audited before reuses their reports (decision 0428).
+        const verdicts = AuditVerdicts.open(defaultCacheDir());
         const { lock } = await readLock(io.cwd);
         const sidecar = await readSidecar(io.cwd, lock);
         const names = Object.keys(lock.skills).sort();
@@ -65,7 +69,11 @@ export function registerInstall(program: Command, io: CliOutput): void {
         const copy = names.some((n) => Object.values(sidecar[n]?.agents ?? {}).includes("copy"));
         // Consent recorded at add counts only for the bytes it was given for; --frozen never gives new consent (decision 0350).
         const consent = { yes: options.yes === true, force: options.force === true, frozen: options.frozen === true };
-        const auditGate = installAuditGate(io, consent, { priors: recordedAudits(sidecar), quietReview: true });
+        const auditGate = installAuditGate(io, consent, {
+          priors: recordedAudits(sidecar),
+          quietReview: true,
+          verdicts: await verdicts,
+        });
         const installed = await installSkills(skills, {
           env,
           global: false,
