@@ -228,13 +228,14 @@ describe("writeFolder's system calls", () => {
     expect(failed).toBe(0); // was 4: the staged folder and a/, a/b/, c/ were each opened before they were made
     expect(made).toBe(4); // the staged folder, a, a/b, c
     expect(opened.every((fd) => closed.has(fd))).toBe(true);
-    for (const [file, text] of [
+    const written: Array<[string, string]> = [
       ["SKILL.md", "s"],
       ["a/one.md", "1"],
       ["a/b/two.md", "2"],
       ["c/three.md", "3"],
       ["a/four.md", "4"],
-    ])
+    ];
+    for (const [file, text] of written)
       expect(readFileSync(path.join(dir, ".agents/skills/s", file), "utf8")).toBe(text);
     expect(readdirSync(path.join(dir, ".agents/skills"))).toEqual(["s"]);
   });
