@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import fs, { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { makeTempDir, removeDir } from "@skillport/testing";
 import { AGENTS, agentEnvironment, agentSkillsDir, detectAgents } from "./agents.js";
 import { computedHash, type SkillFileBytes } from "./digest.js";
@@ -187,6 +187,57 @@ describe("writeFolder (atomic skill folder)", () => {
     } finally {
       parent.close();
     }
+  });
+});
+
+describe("writeFolder's system calls", () => {
+  it("makes each folder once, opens none that is missing first, and closes every descriptor it opened", () => {
+    const parent = openTarget(dir, path.join(dir, ".agents/skills"));
+    const opened: number[] = [];
+    let failed = 0;
+    const real = fs.openSync;
+    const open = vi.spyOn(fs, "openSync").mockImplementation((...args: Parameters<typeof fs.openSync>) => {
+      try {
+        const fd = real(...args);
+        opened.push(fd);
+        return fd;
+      } catch (error) {
+        failed++;
+        throw error;
+      }
+    });
+    const close = vi.spyOn(fs, "closeSync");
+    const mkdir = vi.spyOn(fs, "mkdirSync");
+    try {
+      // Out of order on purpose: a folder left and come back to (a/) is reopened, never made twice.
+      writeFolder(parent, "s", [
+        { path: "SKILL.md", bytes: bytes("s") },
+        { path: "a/one.md", bytes: bytes("1") },
+        { path: "a/b/two.md", bytes: bytes("2") },
+        { path: "c/three.md", bytes: bytes("3") },
+        { path: "a/four.md", bytes: bytes("4") },
+      ]);
+    } finally {
+      open.mockRestore();
+      parent.close();
+    }
+    const closed = new Set(close.mock.calls.map(([fd]) => fd));
+    close.mockRestore();
+    const made = mkdir.mock.calls.length;
+    mkdir.mockRestore();
+    expect(failed).toBe(0); // was 4: the staged folder and a/, a/b/, c/ were each opened before they were made
+    expect(made).toBe(4); // the staged folder, a, a/b, c
+    expect(opened.every((fd) => closed.has(fd))).toBe(true);
+    const written: Array<[string, string]> = [
+      ["SKILL.md", "s"],
+      ["a/one.md", "1"],
+      ["a/b/two.md", "2"],
+      ["c/three.md", "3"],
+      ["a/four.md", "4"],
+    ];
+    for (const [file, text] of written)
+      expect(readFileSync(path.join(dir, ".agents/skills/s", file), "utf8")).toBe(text);
+    expect(readdirSync(path.join(dir, ".agents/skills"))).toEqual(["s"]);
   });
 });
 

@@ -34,15 +34,47 @@ export function entryKind(
  */
 export function writeFolder(dir: PinnedDir, name: string, files: readonly SkillFileBytes[]): void {
   const temp = tempName(name);
-  const staged = dir.child(temp, { create: true });
+  // The staged folder and every folder below it are new: each is made with one mkdir and one open (no failed open
+  // first), and the folders above the file being written stay open, so files side by side do not reopen their folder.
+  // Only that chain is kept open (descriptors bounded by the depth); a folder left and come back to is reopened.
+  const root = dir.makeChild(temp);
+  const made = new Set<string>();
+  const open = new Map<string, PinnedDir>();
+  const folder = (rel: string): PinnedDir => {
+    let found = open.get(rel);
+    if (found === undefined) {
+      const slash = rel.lastIndexOf("/");
+      const parent = slash < 0 ? root : folder(rel.slice(0, slash));
+      // An empty or dot segment reaches `at`, which refuses it, as before.
+      const name = rel.slice(slash + 1);
+      found = made.has(rel) ? parent.child(name) : parent.makeChild(name);
+      made.add(rel);
+      open.set(rel, found);
+    }
+    return found;
+  };
+  const closeOutside = (rel: string | undefined) => {
+    for (const [key, d] of open)
+      if (rel === undefined || (key !== rel && !rel.startsWith(`${key}/`))) {
+        d.close();
+        open.delete(key);
+      }
+  };
   try {
-    for (const file of files) writeInto(staged, file.path.split("/"), file.bytes);
+    for (const file of files) {
+      const slash = file.path.lastIndexOf("/");
+      const rel = slash < 0 ? undefined : file.path.slice(0, slash);
+      closeOutside(rel);
+      writeFile(rel === undefined ? root : folder(rel), file.path.slice(slash + 1), file.bytes);
+    }
   } catch (error) {
-    staged.close();
+    closeOutside(undefined);
+    root.close();
     dir.removeTree(temp);
     throw error;
   }
-  staged.close();
+  closeOutside(undefined);
+  root.close();
   swapInto(dir, temp, name);
 }
 
@@ -79,22 +111,11 @@ function swapInto(dir: PinnedDir, temp: string, name: string): void {
   }
 }
 
-function writeInto(dir: PinnedDir, segments: string[], bytes: Uint8Array): void {
-  const [head, ...rest] = segments;
-  if (head === undefined) return;
-  if (rest.length === 0) {
-    const fd = dir.createFile(head, 0o644);
-    try {
-      fs.writeFileSync(fd, bytes);
-    } finally {
-      fs.closeSync(fd);
-    }
-    return;
-  }
-  const child = dir.child(head, { create: true });
+function writeFile(dir: PinnedDir, name: string, bytes: Uint8Array): void {
+  const fd = dir.createFile(name, 0o644);
   try {
-    writeInto(child, rest, bytes);
+    fs.writeFileSync(fd, bytes);
   } finally {
-    child.close();
+    fs.closeSync(fd);
   }
 }

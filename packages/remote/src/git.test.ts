@@ -32,15 +32,18 @@ afterAll(async () => {
   await removeDir(root);
 });
 
-/** The git subcommands run while `fn` runs, through a `git` on PATH that logs them and runs the real one. */
-async function gitCalls(fn: () => Promise<void>): Promise<string[]> {
+/**
+ * The git subcommands run while `fn` runs, through a `git` on PATH that logs them and runs the real one; with `key`,
+ * each followed by that configuration key's value as the command sees it (`git config --get`, empty when unset).
+ */
+async function gitCalls(fn: () => Promise<void>, key?: string): Promise<string[]> {
   const fs = await import("node:fs/promises");
   const bin = path.join(root, `git-log-${++n}`);
   await fs.mkdir(bin);
   const real = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
   const log = path.join(bin, "calls");
   // The subcommand is the first argument that is not an option nor the value of `-c`.
-  const script = `#!/bin/sh\nprev=\nfor a in "$@"; do case "$prev$a" in -c*) ;; -*) ;; *) echo "$a" >> '${log}'; break;; esac; prev=$a; [ "$a" = -c ] || prev=; done\nexec '${real}' "$@"\n`;
+  const script = `#!/bin/sh\nprev=\nfor a in "$@"; do case "$prev$a" in -c*) ;; -*) ;; *) echo "$a${key === undefined ? "" : ` $('${real}' config --get ${key})`}" >> '${log}'; break;; esac; prev=$a; [ "$a" = -c ] || prev=; done\nexec '${real}' "$@"\n`;
   await fs.writeFile(path.join(bin, "git"), script, { mode: 0o755 });
   const saved = process.env.PATH;
   process.env.PATH = `${bin}${path.delimiter}${saved ?? ""}`;
@@ -108,6 +111,21 @@ describe("GitSkillSource over git daemon", () => {
     // clone, ls-tree and cat-file (side by side), read-tree, checkout-index: was 9 (ls-remote, init, remote add, fetch,
     // rev-list and the rest).
     expect(calls.sort()).toEqual(["cat-file", "checkout-index", "clone", "ls-tree", "read-tree"]);
+  });
+
+  it("the throwaway object store of a clone or a fetch is never fsynced (core.fsync=none for clone and fetch)", async () => {
+    const r = await repo({ "skills/alpha/SKILL.md": skill("alpha") });
+    const first = await gitCalls(async () => {
+      expect(await new GitSkillSource({ url: r.url, cacheDir: r.cacheDir }).discover()).toEqual(["alpha"]);
+    }, "core.fsync");
+    expect(first).toContain("clone none");
+    const pinned = await gitCalls(async () => {
+      const source = new GitSkillSource({ url: r.url, ref: r.commit, cacheDir: `${r.cacheDir}-pinned` });
+      expect(await source.discover()).toEqual(["alpha"]);
+    }, "core.fsync");
+    expect(pinned).toContain("fetch none");
+    // Only the store that is removed after checkout: the commands that read it run as the user's configuration says.
+    expect(first.filter((c) => c.endsWith(" none")).map((c) => c.split(" ")[0])).toEqual(["clone"]);
   });
 
   it("a first clone that times out is not asked again with ls-remote (one deadline, not two)", async () => {

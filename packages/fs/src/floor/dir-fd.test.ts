@@ -96,6 +96,31 @@ describe("openPinnedDir", () => {
   });
 });
 
+describe("PinnedDir.makeChild", () => {
+  it("makes a new folder and opens it; anything already at the name is refused and left as it was", async () => {
+    const root = await tmp();
+    const outside = await tmp();
+    mkdirSync(path.join(root, "folder"));
+    writeFileSync(path.join(root, "file"), "x");
+    symlinkSync(outside, path.join(root, "link"));
+    symlinkSync(path.join(outside, "gone"), path.join(root, "dangling"));
+    const dir = openPinnedDir(root, "");
+    try {
+      const made = dir.makeChild("new");
+      made.createFile("a.txt");
+      made.close();
+      expect(readdirSync(path.join(root, "new"))).toEqual(["a.txt"]);
+      for (const name of ["folder", "file", "link", "dangling", "new"])
+        expect(() => dir.makeChild(name)).toThrow(/EEXIST/);
+      for (const bad of ["", ".", "..", "a/b"]) expect(() => dir.makeChild(bad)).toThrow(/not a single file name/);
+    } finally {
+      dir.close();
+    }
+    expect(readdirSync(outside)).toEqual([]);
+    expect(lstatSync(path.join(root, "link")).isSymbolicLink()).toBe(true);
+  });
+});
+
 describe("removeTree / removePinnedTree: removal that never follows a link", () => {
   const keep = (outside: string) => {
     mkdirSync(path.join(outside, "deep"));

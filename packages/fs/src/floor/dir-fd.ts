@@ -65,6 +65,24 @@ export class PinnedDir {
     return new PinnedDir(openStep(this, name, options), path.posix.join(this.rel, name));
   }
 
+  /**
+   * Creates a new sub-folder (mode 0o755; anything already at `name` is refused with EEXIST) and opens it the same
+   * way: one mkdir and one open where `child(name, { create: true })` first tries the open. For folders the caller
+   * knows to be new (inside a folder it just made under a fresh temp name).
+   */
+  makeChild(name: string): PinnedDir {
+    fs.mkdirSync(this.at(name), { mode: 0o755 });
+    const opened = openDirIn(this, name);
+    const where = path.posix.join(this.rel, name);
+    if (typeof opened !== "number") {
+      // Swapped for a link or a file between the two calls: refused like any link on the way.
+      if (opened.code === "ELOOP" || opened.code === "ENOTDIR")
+        throw new InvalidPathError(where, "is a symbolic link or not a folder; refusing to write through it");
+      throw opened.error;
+    }
+    return new PinnedDir(opened, where);
+  }
+
   /** Creates a new file inside (never follows or replaces an existing entry) and returns its descriptor. */
   createFile(name: string, mode = 0o600): number {
     return fs.openSync(

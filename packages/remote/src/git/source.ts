@@ -283,6 +283,9 @@ export class GitSkillSource extends SnapshotSource {
       // No templates (hooks, info/): nothing in the copy needs them. Blobs over the limit are not even downloaded when
       // the server allows filters; otherwise git ignores the filter. Nothing is checked out here (see below).
       const shallow = ["--depth", "1", "--no-tags", `--filter=blob:limit=${this.#limit + 1}`];
+      // This object store lives only until checkout-index below and is then removed: nothing in it needs to survive a
+      // crash, so git (index-pack) does not fsync the pack and its index (decision 0432).
+      const throwaway = { "core.fsync": "none" };
       let commit = want;
       if (want === "HEAD") {
         // The remote's HEAD: one `clone` (a repository, its remote and the fetch in one process; decision 0424).
@@ -300,6 +303,7 @@ export class GitSkillSource extends SnapshotSource {
             tmp,
           ],
           "clone",
+          { config: throwaway },
         );
         commit = await headCommit(tmp);
       } else {
@@ -307,7 +311,7 @@ export class GitSkillSource extends SnapshotSource {
         // The remote lives only in the fetch's own configuration.
         await this.#git(["-c", "fetch.recurseSubmodules=false", "fetch", "-q", ...shallow, "origin", want], "fetch", {
           cwd: tmp,
-          config: { "remote.origin.url": this.url },
+          config: { "remote.origin.url": this.url, ...throwaway },
         });
       }
       // The index gets the whole commit (trees only are read) while the tree is listed: nothing is written to the work
