@@ -3,6 +3,7 @@
 import { createServer, type Server } from "node:http";
 import { hostname } from "node:os";
 import { randomHex } from "@skillport/fs";
+import type { KvEntry } from "@nats-io/kv";
 import { createInbox, type Msg, type Subscription } from "@nats-io/transport-node";
 import { RunnerError } from "./errors.js";
 import type { JobExecutor } from "./executor.js";
@@ -50,6 +51,26 @@ function deliveryCount(reply: string): number {
   return Number(t.length === 9 ? t[4] : t[6]) || 1;
 }
 
+/**
+ * A lease taken while the pull is out, on the job whose submission woke an idle runner (decision 0443): `claim` is
+ * the revision of the tentative lease (undefined: another runner's lease was there first), `cancelled` the
+ * cancellation record as read then, `late` a cancellation heard before the job was handled.
+ */
+interface EarlyLease {
+  id: string;
+  claim: Promise<number | undefined>;
+  cancelled: Promise<KvEntry | null>;
+  late: boolean;
+}
+
+/** The stored lease on a job (`claim.<id>`); a tentative one may be taken over by the runner the job was delivered to. */
+interface ClaimRecord {
+  runner: string;
+  attempt: number;
+  until: number;
+  tentative?: true;
+}
+
 const FAILURE_REASON: Record<string, string> = {
   PACKAGE_NOT_FOUND: "package",
   PACKAGE_DIGEST: "package",
@@ -89,6 +110,10 @@ export class Runner {
   /** The results bucket republishes each recorded result on its done subject: no notice of our own (decision 0442). */
   private serverNotices = false;
   private pullWaiter: ((msg: Msg | undefined) => void) | undefined;
+  /** The job whose submission woke this runner with a free slot and no other work known for its tenant. */
+  private hint: { tenant: string; id: string } | undefined;
+  /** The lease taken with the pull now out (or just answered), until the job is handled (decision 0443). */
+  private early: EarlyLease | undefined;
 
   constructor(options: RunnerOptions) {
     const concurrency = options.concurrency ?? 1;
@@ -141,7 +166,14 @@ export class Runner {
       queue.nc.subscribe(queue.names.jobWildcard, {
         callback: (_e, msg) => {
           const tenant = msg.subject.slice(tenantAt);
-          if (TENANT.test(tenant)) this.waiting.set(tenant, (this.waiting.get(tenant) ?? 0) + 1);
+          if (TENANT.test(tenant)) {
+            // Nothing else known for this tenant and a slot free: the pull will most likely bring this very job.
+            if (!this.waiting.has(tenant) && this.running.size < this.options.concurrency) {
+              const parsed = jobSpecSchema.safeParse(safeJson(msg.data));
+              if (parsed.success) this.hint = { tenant, id: parsed.data.id };
+            }
+            this.waiting.set(tenant, (this.waiting.get(tenant) ?? 0) + 1);
+          }
           this.pump();
         },
       }),
@@ -150,7 +182,10 @@ export class Runner {
       queue.nc.subscribe(queue.names.cancelWildcard, {
         callback: (_e, msg) => {
           const parsed = cancelSchema.safeParse(safeJson(msg.data));
-          if (parsed.success) this.running.get(parsed.data.id)?.abort(parsed.data.reason);
+          if (!parsed.success) return;
+          this.running.get(parsed.data.id)?.abort(parsed.data.reason);
+          // Heard after the early read of the cancellation record but before the job is handled.
+          if (this.early?.id === parsed.data.id) this.early.late = true;
         },
       }),
     );
@@ -271,15 +306,53 @@ export class Runner {
       }
       // One message, no waiting: an empty answer (404/408) means this tenant's jobs are all in flight or delayed.
       const seen = this.waiting.get(tenant);
+      const hint = this.hint?.tenant === tenant ? this.hint : undefined;
+      if (hint !== undefined) this.hint = undefined;
+      // The lease and the cancellation check travel with the pull rather than after it (decision 0443).
+      if (hint !== undefined && !this.running.has(hint.id)) {
+        this.releaseEarly();
+        this.early = this.leaseEarly(hint.id);
+      }
       const msg = await this.pullOne(`$JS.API.CONSUMER.MSG.NEXT.${queue.names.stream}.${queue.names.consumer(tenant)}`);
       if (msg === undefined || (msg.headers?.code !== undefined && msg.headers.code >= 400) || !msg.reply) {
         if (this.waiting.get(tenant) === seen) this.waiting.delete(tenant); // no wake meanwhile: nothing to take
+        this.releaseEarly();
         continue;
       }
       this.lastTenant = tenant;
       return msg;
     }
     return undefined;
+  }
+
+  /** A tentative lease on `id` and a read of its cancellation record, sent while the pull is out. */
+  private leaseEarly(id: string): EarlyLease {
+    const results = this.queue!.results;
+    const value: ClaimRecord = {
+      runner: this.id,
+      attempt: 0,
+      until: Date.now() + this.options.ackWaitMs,
+      tentative: true,
+    };
+    return {
+      id,
+      claim: results.create(`claim.${id}`, JSON.stringify(value)).catch(() => undefined),
+      cancelled: results.get(`c.${id}`).catch(() => null),
+      late: false,
+    };
+  }
+
+  /** The pull brought another job (or none): the tentative lease goes, unless someone took it over already. */
+  private releaseEarly(): void {
+    const early = this.early;
+    this.early = undefined;
+    if (early === undefined) return;
+    const results = this.queue!.results;
+    void early.claim.then((revision) =>
+      revision === undefined
+        ? undefined
+        : results.delete(`claim.${early.id}`, { previousSeq: revision }).catch(() => undefined),
+    );
   }
 
   private pullOne(subject: string): Promise<Msg | undefined> {
@@ -302,6 +375,9 @@ export class Runner {
     const attempt = deliveryCount(reply);
     const parsed = jobSpecSchema.safeParse(safeJson(msg.data));
     const key = parsed.success ? parsed.data.id : `invalid-${randomHex(6)}`;
+    const early = this.early?.id === key ? this.early : undefined;
+    if (early !== undefined) this.early = undefined;
+    else this.releaseEarly();
     if (this.running.has(key)) {
       // This runner runs it already (a restarted server delivered it again): put this copy back for later.
       this.emit({ type: "skipped", id: key, attempt, why: "claimed" });
@@ -323,6 +399,7 @@ export class Runner {
       parsed.success ? undefined : parsed.error.message,
       attempt,
       controller,
+      early,
     )
       .catch((error: unknown) =>
         this.emit({ type: "error", message: error instanceof Error ? error.message : String(error) }),
@@ -342,6 +419,7 @@ export class Runner {
     invalid: string | undefined,
     attempt: number,
     controller: AbortController,
+    early: EarlyLease | undefined,
   ): Promise<void> {
     const queue = this.queue!;
     const reply = msg.reply!;
@@ -358,11 +436,19 @@ export class Runner {
       queue.nc.publish(reply, "+TERM");
       return;
     }
-    // The lease and the cancellation record in one round trip; a job claimed for the first time has no result yet.
-    const [claim, cancelled] = await Promise.all([
-      this.claim(job.id, attempt),
-      this.queue!.results.get(`c.${job.id}`).catch(() => null),
-    ]);
+    // The lease and the cancellation record in one round trip (or none: sent with the pull, decision 0443); a job
+    // claimed for the first time has no result yet.
+    const tentative = early === undefined ? undefined : await early.claim;
+    const [claim, cancelled] =
+      tentative !== undefined
+        ? ["first" as const, await early!.cancelled]
+        : await Promise.all([
+            this.claim(job.id, attempt),
+            early?.cancelled ?? this.queue!.results.get(`c.${job.id}`).catch(() => null),
+          ]);
+    // The tentative lease becomes a firm one while the job starts; lost to another runner, the run stops unrecorded.
+    const firm =
+      tentative === undefined ? Promise.resolve(true) : this.firmClaim(job.id, attempt, tentative, controller);
     if (claim !== "first" && (await this.recorded(job.id))) {
       // Finished before (its acknowledgement was lost): never run again.
       this.emit({ type: "skipped", id: job.id, attempt, why: "already-recorded" });
@@ -385,7 +471,7 @@ export class Runner {
       );
       return;
     }
-    if (cancelled !== null && cancelled.operation === "PUT") {
+    if ((cancelled !== null && cancelled.operation === "PUT") || early?.late === true) {
       this.emit({ type: "skipped", id: job.id, attempt, why: "cancelled" });
       await this.record(
         emptyResult(job, this.id, attempt, "cancelled", "cancelled", "cancelled before it started"),
@@ -400,7 +486,7 @@ export class Runner {
     this.emit({ type: "started", id: job.id, attempt, tenant: job.tenant });
     const started = Date.now();
     try {
-      await this.execute(job, attempt, controller, reply, started);
+      await this.execute(job, attempt, controller, reply, started, firm);
     } finally {
       clearInterval(lease);
     }
@@ -420,9 +506,11 @@ export class Runner {
     } catch {
       const entry = await results.get(`claim.${id}`).catch(() => null);
       if (entry === null) return "held";
-      const held =
-        entry.operation === "PUT" ? (JSON.parse(entry.string()) as { runner: string; until: number }) : undefined;
-      if (held !== undefined && held.runner !== this.id && held.until > Date.now()) return "held";
+      const held = entry.operation === "PUT" ? (JSON.parse(entry.string()) as ClaimRecord) : undefined;
+      // A tentative lease was taken by a runner guessing which job its pull would bring (decision 0443): the job was
+      // delivered here, so the guess was wrong (or the server delivered it twice, and the guesser's firm-up fails).
+      if (held !== undefined && held.runner !== this.id && held.until > Date.now() && held.tentative !== true)
+        return "held";
       try {
         await results.update(`claim.${id}`, value(), entry.revision);
         return "taken-over";
@@ -430,6 +518,18 @@ export class Runner {
         return "held"; // someone else took it over first
       }
     }
+  }
+
+  /** Turns a tentative lease into a firm one; false (and the run aborted) when another runner took it over first. */
+  private firmClaim(id: string, attempt: number, revision: number, controller: AbortController): Promise<boolean> {
+    const value: ClaimRecord = { runner: this.id, attempt, until: Date.now() + this.options.ackWaitMs };
+    return this.queue!.results.update(`claim.${id}`, JSON.stringify(value), revision).then(
+      () => true,
+      () => {
+        controller.abort("another runner holds the lease");
+        return false;
+      },
+    );
   }
 
   private async renewClaim(id: string, attempt: number): Promise<void> {
@@ -444,6 +544,7 @@ export class Runner {
     controller: AbortController,
     reply: string,
     started: number,
+    firm: Promise<boolean>,
   ): Promise<void> {
     const queue = this.queue!;
     let result: JobResult;
@@ -469,6 +570,13 @@ export class Runner {
         reply,
         `-NAK ${JSON.stringify({ delay: Math.min(30_000, 500 * 2 ** (attempt - 1)) * 1_000_000 })}`,
       );
+      return;
+    }
+    if (!(await firm)) {
+      // Another runner holds the job's lease (a restarted server delivered it twice): its run is the one recorded.
+      this.emit({ type: "skipped", id: job.id, attempt, why: "claimed" });
+      queue.nc.publish(reply, `-NAK ${JSON.stringify({ delay: Math.ceil(this.options.ackWaitMs / 2) * 1_000_000 })}`);
+      await this.options.executor.removeJob(job).catch(() => undefined);
       return;
     }
     const recorded = await this.record(result, reply);
