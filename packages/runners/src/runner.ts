@@ -7,7 +7,7 @@ import type { KvEntry } from "@nats-io/kv";
 import { createInbox, type Msg, type Subscription } from "@nats-io/transport-node";
 import { RunnerError } from "./errors.js";
 import type { JobExecutor } from "./executor.js";
-import { cancelSchema, jobSpecSchema, safeJson, TENANT, type JobResult, type JobSpec } from "./protocol.js";
+import { cancelSchema, JOB_ID, jobSpecSchema, safeJson, TENANT, type JobResult, type JobSpec } from "./protocol.js";
 import {
   closeQueue,
   ensureConsumer,
@@ -35,7 +35,8 @@ export interface RunnerOptions extends QueueOptions {
 }
 
 export type RunnerEvent =
-  | { type: "started"; id: string; attempt: number; tenant: string }
+  /** `early`: the lease went out with the pull (decision 0443). */
+  | { type: "started"; id: string; attempt: number; tenant: string; early: boolean }
   | { type: "finished"; id: string; attempt: number; status: JobResult["status"]; recorded: boolean; ms: number }
   | { type: "skipped"; id: string; attempt: number; why: "already-recorded" | "cancelled" | "claimed" }
   | { type: "retry"; id: string; attempt: number; reason: string; message: string }
@@ -69,6 +70,12 @@ interface ClaimRecord {
   attempt: number;
   until: number;
   tentative?: true;
+}
+
+/** The id of a submitted job, from its bytes (the job is validated in full when handled). */
+function jobId(data: Uint8Array): string | undefined {
+  const id = (safeJson(data) as { id?: unknown } | undefined)?.id;
+  return typeof id === "string" && JOB_ID.test(id) ? id : undefined;
 }
 
 const FAILURE_REASON: Record<string, string> = {
@@ -111,7 +118,7 @@ export class Runner {
   private serverNotices = false;
   private pullWaiter: ((msg: Msg | undefined) => void) | undefined;
   /** The job whose submission woke this runner with a free slot and no other work known for its tenant. */
-  private hint: { tenant: string; id: string } | undefined;
+  private hint: { tenant: string; data: Uint8Array } | undefined;
   /** The lease taken with the pull now out (or just answered), until the job is handled (decision 0443). */
   private early: EarlyLease | undefined;
 
@@ -168,10 +175,8 @@ export class Runner {
           const tenant = msg.subject.slice(tenantAt);
           if (TENANT.test(tenant)) {
             // Nothing else known for this tenant and a slot free: the pull will most likely bring this very job.
-            if (!this.waiting.has(tenant) && this.running.size < this.options.concurrency) {
-              const parsed = jobSpecSchema.safeParse(safeJson(msg.data));
-              if (parsed.success) this.hint = { tenant, id: parsed.data.id };
-            }
+            if (!this.waiting.has(tenant) && this.running.size < this.options.concurrency)
+              this.hint = { tenant, data: msg.data };
             this.waiting.set(tenant, (this.waiting.get(tenant) ?? 0) + 1);
           }
           this.pump();
@@ -309,11 +314,14 @@ export class Runner {
       const hint = this.hint?.tenant === tenant ? this.hint : undefined;
       if (hint !== undefined) this.hint = undefined;
       // The lease and the cancellation check travel with the pull rather than after it (decision 0443).
-      if (hint !== undefined && !this.running.has(hint.id)) {
+      const pulled = this.pullOne(`$JS.API.CONSUMER.MSG.NEXT.${queue.names.stream}.${queue.names.consumer(tenant)}`);
+      // Parsed once the pull is out, so the pull does not wait for it.
+      const id = hint === undefined ? undefined : jobId(hint.data);
+      if (id !== undefined && !this.running.has(id)) {
         this.releaseEarly();
-        this.early = this.leaseEarly(hint.id);
+        this.early = this.leaseEarly(id);
       }
-      const msg = await this.pullOne(`$JS.API.CONSUMER.MSG.NEXT.${queue.names.stream}.${queue.names.consumer(tenant)}`);
+      const msg = await pulled;
       if (msg === undefined || (msg.headers?.code !== undefined && msg.headers.code >= 400) || !msg.reply) {
         if (this.waiting.get(tenant) === seen) this.waiting.delete(tenant); // no wake meanwhile: nothing to take
         this.releaseEarly();
@@ -446,9 +454,6 @@ export class Runner {
             this.claim(job.id, attempt),
             early?.cancelled ?? this.queue!.results.get(`c.${job.id}`).catch(() => null),
           ]);
-    // The tentative lease becomes a firm one while the job starts; lost to another runner, the run stops unrecorded.
-    const firm =
-      tentative === undefined ? Promise.resolve(true) : this.firmClaim(job.id, attempt, tentative, controller);
     if (claim !== "first" && (await this.recorded(job.id))) {
       // Finished before (its acknowledgement was lost): never run again.
       this.emit({ type: "skipped", id: job.id, attempt, why: "already-recorded" });
@@ -479,14 +484,20 @@ export class Runner {
       );
       return;
     }
+    // A tentative lease becomes a firm one as the command goes to the sandbox (its answer comes while the command
+    // runs, not before it starts); lost to another runner meanwhile, the run is killed and not recorded (decision 0443).
+    let firm: Promise<boolean> | undefined;
+    const firmUp = () =>
+      (firm ??=
+        tentative === undefined ? Promise.resolve(true) : this.firmClaim(job.id, attempt, tentative, controller));
     const lease = setInterval(
-      () => void this.renewClaim(job.id, attempt),
+      () => void firmUp().then((held) => (held ? this.renewClaim(job.id, attempt) : undefined)),
       Math.max(250, Math.floor(this.options.ackWaitMs / 3)),
     );
-    this.emit({ type: "started", id: job.id, attempt, tenant: job.tenant });
+    this.emit({ type: "started", id: job.id, attempt, tenant: job.tenant, early: tentative !== undefined });
     const started = Date.now();
     try {
-      await this.execute(job, attempt, controller, reply, started, firm);
+      await this.execute(job, attempt, controller, reply, started, firmUp);
     } finally {
       clearInterval(lease);
     }
@@ -544,7 +555,7 @@ export class Runner {
     controller: AbortController,
     reply: string,
     started: number,
-    firm: Promise<boolean>,
+    firmUp: () => Promise<boolean>,
   ): Promise<void> {
     const queue = this.queue!;
     let result: JobResult;
@@ -554,6 +565,7 @@ export class Runner {
         attempt,
         signal: controller.signal,
         deferRemoval: true,
+        onLaunch: firmUp,
       });
     } catch (error) {
       const code = error instanceof RunnerError ? error.code : "RUNNER_ERROR";
@@ -572,7 +584,7 @@ export class Runner {
       );
       return;
     }
-    if (!(await firm)) {
+    if (!(await firmUp())) {
       // Another runner holds the job's lease (a restarted server delivered it twice): its run is the one recorded.
       this.emit({ type: "skipped", id: job.id, attempt, why: "claimed" });
       queue.nc.publish(reply, `-NAK ${JSON.stringify({ delay: Math.ceil(this.options.ackWaitMs / 2) * 1_000_000 })}`);
