@@ -41,8 +41,6 @@ export interface RunContext {
    * runner does, after recording it), so the removal is not between the run and its result (decision 0441).
    */
   deferRemoval?: boolean;
-  /** Called as the command goes to the sandbox (its folder made): the runner's lease is made firm then (decision 0443). */
-  onLaunch?: () => void;
 }
 
 interface Prepared {
@@ -181,7 +179,7 @@ export class JobExecutor {
     const argv = job.run.kind === "command" ? ["/bin/bash", "-c", job.run.command] : this.scriptArgv(prepared, job.run);
     const collector = new TailCollector();
     const runStarted = Date.now();
-    const launched = prepared.sandbox.run({
+    const result = await prepared.sandbox.run({
       command: argv,
       cwd: workDir,
       env: {
@@ -199,8 +197,6 @@ export class JobExecutor {
       signal: context.signal,
       onOutput: (_stream, chunk) => collector.write(chunk),
     });
-    context.onLaunch?.();
-    const result = await launched;
     const runMs = Date.now() - runStarted;
     const tail: TruncatedTail = collector.result();
     const outputs = this.collectOutputs(outputsDir);

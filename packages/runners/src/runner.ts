@@ -64,7 +64,7 @@ interface EarlyLease {
   late: boolean;
 }
 
-/** The stored lease on a job (`claim.<id>`); a tentative one may be taken over by the runner the job was delivered to. */
+/** The stored lease on a job (`claim.<id>`); a tentative one is let go by its runner if its pull brings another job. */
 interface ClaimRecord {
   runner: string;
   attempt: number;
@@ -77,6 +77,9 @@ function jobId(data: Uint8Array): string | undefined {
   const id = (safeJson(data) as { id?: unknown } | undefined)?.id;
   return typeof id === "string" && JOB_ID.test(id) ? id : undefined;
 }
+
+/** Looks at a tentative lease of another runner (20 ms apart) before the job goes back for later. */
+const TENTATIVE_TRIES = 50;
 
 const FAILURE_REASON: Record<string, string> = {
   PACKAGE_NOT_FOUND: "package",
@@ -484,20 +487,14 @@ export class Runner {
       );
       return;
     }
-    // A tentative lease becomes a firm one as the command goes to the sandbox (its answer comes while the command
-    // runs, not before it starts); lost to another runner meanwhile, the run is killed and not recorded (decision 0443).
-    let firm: Promise<boolean> | undefined;
-    const firmUp = () =>
-      (firm ??=
-        tentative === undefined ? Promise.resolve(true) : this.firmClaim(job.id, attempt, tentative, controller));
     const lease = setInterval(
-      () => void firmUp().then((held) => (held ? this.renewClaim(job.id, attempt) : undefined)),
+      () => void this.renewClaim(job.id, attempt),
       Math.max(250, Math.floor(this.options.ackWaitMs / 3)),
     );
     this.emit({ type: "started", id: job.id, attempt, tenant: job.tenant, early: tentative !== undefined });
     const started = Date.now();
     try {
-      await this.execute(job, attempt, controller, reply, started, firmUp);
+      await this.execute(job, attempt, controller, reply, started);
     } finally {
       clearInterval(lease);
     }
@@ -511,17 +508,26 @@ export class Runner {
   private async claim(id: string, attempt: number): Promise<"first" | "taken-over" | "held"> {
     const results = this.queue!.results;
     const value = () => JSON.stringify({ runner: this.id, attempt, until: Date.now() + this.options.ackWaitMs });
-    try {
-      await results.create(`claim.${id}`, value());
-      return "first";
-    } catch {
+    for (let tries = 0; ; tries++) {
+      try {
+        await results.create(`claim.${id}`, value());
+        return "first";
+      } catch {
+        // Taken: look at whose lease it is.
+      }
       const entry = await results.get(`claim.${id}`).catch(() => null);
       if (entry === null) return "held";
       const held = entry.operation === "PUT" ? (JSON.parse(entry.string()) as ClaimRecord) : undefined;
-      // A tentative lease was taken by a runner guessing which job its pull would bring (decision 0443): the job was
-      // delivered here, so the guess was wrong (or the server delivered it twice, and the guesser's firm-up fails).
-      if (held !== undefined && held.runner !== this.id && held.until > Date.now() && held.tentative !== true)
+      if (held !== undefined && held.runner !== this.id && held.until > Date.now()) {
+        // A tentative lease: another runner guessed its pull would bring this job (decision 0443). A wrong guesser
+        // lets go as soon as its pull answers, so wait briefly for that rather than a redelivery's 15 s; a right one
+        // (the server delivered the job twice) keeps it, and this copy goes back as for any live lease.
+        if (held.tentative === true && tries < TENTATIVE_TRIES) {
+          await new Promise((r) => setTimeout(r, 20));
+          continue;
+        }
         return "held";
+      }
       try {
         await results.update(`claim.${id}`, value(), entry.revision);
         return "taken-over";
@@ -529,18 +535,6 @@ export class Runner {
         return "held"; // someone else took it over first
       }
     }
-  }
-
-  /** Turns a tentative lease into a firm one; false (and the run aborted) when another runner took it over first. */
-  private firmClaim(id: string, attempt: number, revision: number, controller: AbortController): Promise<boolean> {
-    const value: ClaimRecord = { runner: this.id, attempt, until: Date.now() + this.options.ackWaitMs };
-    return this.queue!.results.update(`claim.${id}`, JSON.stringify(value), revision).then(
-      () => true,
-      () => {
-        controller.abort("another runner holds the lease");
-        return false;
-      },
-    );
   }
 
   private async renewClaim(id: string, attempt: number): Promise<void> {
@@ -555,7 +549,6 @@ export class Runner {
     controller: AbortController,
     reply: string,
     started: number,
-    firmUp: () => Promise<boolean>,
   ): Promise<void> {
     const queue = this.queue!;
     let result: JobResult;
@@ -565,7 +558,6 @@ export class Runner {
         attempt,
         signal: controller.signal,
         deferRemoval: true,
-        onLaunch: firmUp,
       });
     } catch (error) {
       const code = error instanceof RunnerError ? error.code : "RUNNER_ERROR";
@@ -582,13 +574,6 @@ export class Runner {
         reply,
         `-NAK ${JSON.stringify({ delay: Math.min(30_000, 500 * 2 ** (attempt - 1)) * 1_000_000 })}`,
       );
-      return;
-    }
-    if (!(await firmUp())) {
-      // Another runner holds the job's lease (a restarted server delivered it twice): its run is the one recorded.
-      this.emit({ type: "skipped", id: job.id, attempt, why: "claimed" });
-      queue.nc.publish(reply, `-NAK ${JSON.stringify({ delay: Math.ceil(this.options.ackWaitMs / 2) * 1_000_000 })}`);
-      await this.options.executor.removeJob(job).catch(() => undefined);
       return;
     }
     const recorded = await this.record(result, reply);
