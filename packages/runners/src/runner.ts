@@ -353,7 +353,7 @@ export class Runner {
     };
   }
 
-  /** The pull brought another job (or none): the tentative lease goes, unless someone took it over already. */
+  /** The pull brought another job (or none): the tentative lease goes (at its revision: never a lease written since). */
   private releaseEarly(): void {
     const early = this.early;
     this.early = undefined;
