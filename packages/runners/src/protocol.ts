@@ -3,7 +3,7 @@
 import { z } from "zod";
 
 /** Job ids are chosen by the submitter (idempotency key) or drawn at random; they become subject tokens and folder names. */
-const JOB_ID = /^[A-Za-z0-9_-]{1,64}$/;
+export const JOB_ID = /^[A-Za-z0-9_-]{1,64}$/;
 /** Tenants become subject tokens and consumer names. */
 export const TENANT = /^[a-z0-9_-]{1,32}$/;
 const VERSION_ID = /^[a-f0-9]{24}$/;

@@ -3,10 +3,11 @@
 import { createServer, type Server } from "node:http";
 import { hostname } from "node:os";
 import { randomHex } from "@skillport/fs";
+import type { KvEntry } from "@nats-io/kv";
 import { createInbox, type Msg, type Subscription } from "@nats-io/transport-node";
 import { RunnerError } from "./errors.js";
 import type { JobExecutor } from "./executor.js";
-import { cancelSchema, jobSpecSchema, safeJson, TENANT, type JobResult, type JobSpec } from "./protocol.js";
+import { cancelSchema, JOB_ID, jobSpecSchema, safeJson, TENANT, type JobResult, type JobSpec } from "./protocol.js";
 import {
   closeQueue,
   ensureConsumer,
@@ -34,7 +35,8 @@ export interface RunnerOptions extends QueueOptions {
 }
 
 export type RunnerEvent =
-  | { type: "started"; id: string; attempt: number; tenant: string }
+  /** `early`: the lease went out with the pull (decision 0443). */
+  | { type: "started"; id: string; attempt: number; tenant: string; early: boolean }
   | { type: "finished"; id: string; attempt: number; status: JobResult["status"]; recorded: boolean; ms: number }
   | { type: "skipped"; id: string; attempt: number; why: "already-recorded" | "cancelled" | "claimed" }
   | { type: "retry"; id: string; attempt: number; reason: string; message: string }
@@ -49,6 +51,35 @@ function deliveryCount(reply: string): number {
   const t = reply.split(".");
   return Number(t.length === 9 ? t[4] : t[6]) || 1;
 }
+
+/**
+ * A lease taken while the pull is out, on the job whose submission woke an idle runner (decision 0443): `claim` is
+ * the revision of the tentative lease (undefined: another runner's lease was there first), `cancelled` the
+ * cancellation record as read then, `late` a cancellation heard before the job was handled.
+ */
+interface EarlyLease {
+  id: string;
+  claim: Promise<number | undefined>;
+  cancelled: Promise<KvEntry | null>;
+  late: boolean;
+}
+
+/** The stored lease on a job (`claim.<id>`); a tentative one is let go by its runner if its pull brings another job. */
+interface ClaimRecord {
+  runner: string;
+  attempt: number;
+  until: number;
+  tentative?: true;
+}
+
+/** The id of a submitted job, from its bytes (the job is validated in full when handled). */
+function jobId(data: Uint8Array): string | undefined {
+  const id = (safeJson(data) as { id?: unknown } | undefined)?.id;
+  return typeof id === "string" && JOB_ID.test(id) ? id : undefined;
+}
+
+/** Looks at a tentative lease of another runner (20 ms apart) before the job goes back for later. */
+const TENTATIVE_TRIES = 50;
 
 const FAILURE_REASON: Record<string, string> = {
   PACKAGE_NOT_FOUND: "package",
@@ -89,6 +120,10 @@ export class Runner {
   /** The results bucket republishes each recorded result on its done subject: no notice of our own (decision 0442). */
   private serverNotices = false;
   private pullWaiter: ((msg: Msg | undefined) => void) | undefined;
+  /** The job whose submission woke this runner with a free slot and no other work known for its tenant. */
+  private hint: { tenant: string; data: Uint8Array } | undefined;
+  /** The lease taken with the pull now out (or just answered), until the job is handled (decision 0443). */
+  private early: EarlyLease | undefined;
 
   constructor(options: RunnerOptions) {
     const concurrency = options.concurrency ?? 1;
@@ -141,7 +176,12 @@ export class Runner {
       queue.nc.subscribe(queue.names.jobWildcard, {
         callback: (_e, msg) => {
           const tenant = msg.subject.slice(tenantAt);
-          if (TENANT.test(tenant)) this.waiting.set(tenant, (this.waiting.get(tenant) ?? 0) + 1);
+          if (TENANT.test(tenant)) {
+            // Nothing else known for this tenant and a slot free: the pull will most likely bring this very job.
+            if (!this.waiting.has(tenant) && this.running.size < this.options.concurrency)
+              this.hint = { tenant, data: msg.data };
+            this.waiting.set(tenant, (this.waiting.get(tenant) ?? 0) + 1);
+          }
           this.pump();
         },
       }),
@@ -150,7 +190,10 @@ export class Runner {
       queue.nc.subscribe(queue.names.cancelWildcard, {
         callback: (_e, msg) => {
           const parsed = cancelSchema.safeParse(safeJson(msg.data));
-          if (parsed.success) this.running.get(parsed.data.id)?.abort(parsed.data.reason);
+          if (!parsed.success) return;
+          this.running.get(parsed.data.id)?.abort(parsed.data.reason);
+          // Heard after the early read of the cancellation record but before the job is handled.
+          if (this.early?.id === parsed.data.id) this.early.late = true;
         },
       }),
     );
@@ -271,15 +314,56 @@ export class Runner {
       }
       // One message, no waiting: an empty answer (404/408) means this tenant's jobs are all in flight or delayed.
       const seen = this.waiting.get(tenant);
-      const msg = await this.pullOne(`$JS.API.CONSUMER.MSG.NEXT.${queue.names.stream}.${queue.names.consumer(tenant)}`);
+      const hint = this.hint?.tenant === tenant ? this.hint : undefined;
+      if (hint !== undefined) this.hint = undefined;
+      // The lease and the cancellation check travel with the pull rather than after it (decision 0443).
+      const pulled = this.pullOne(`$JS.API.CONSUMER.MSG.NEXT.${queue.names.stream}.${queue.names.consumer(tenant)}`);
+      // Parsed once the pull is out, so the pull does not wait for it.
+      const id = hint === undefined ? undefined : jobId(hint.data);
+      if (id !== undefined && !this.running.has(id)) {
+        this.releaseEarly();
+        this.early = this.leaseEarly(id);
+      }
+      const msg = await pulled;
       if (msg === undefined || (msg.headers?.code !== undefined && msg.headers.code >= 400) || !msg.reply) {
         if (this.waiting.get(tenant) === seen) this.waiting.delete(tenant); // no wake meanwhile: nothing to take
+        this.releaseEarly();
         continue;
       }
       this.lastTenant = tenant;
       return msg;
     }
     return undefined;
+  }
+
+  /** A tentative lease on `id` and a read of its cancellation record, sent while the pull is out. */
+  private leaseEarly(id: string): EarlyLease {
+    const results = this.queue!.results;
+    const value: ClaimRecord = {
+      runner: this.id,
+      attempt: 0,
+      until: Date.now() + this.options.ackWaitMs,
+      tentative: true,
+    };
+    return {
+      id,
+      claim: results.create(`claim.${id}`, JSON.stringify(value)).catch(() => undefined),
+      cancelled: results.get(`c.${id}`).catch(() => null),
+      late: false,
+    };
+  }
+
+  /** The pull brought another job (or none): the tentative lease goes (at its revision: never a lease written since). */
+  private releaseEarly(): void {
+    const early = this.early;
+    this.early = undefined;
+    if (early === undefined) return;
+    const results = this.queue!.results;
+    void early.claim.then((revision) =>
+      revision === undefined
+        ? undefined
+        : results.delete(`claim.${early.id}`, { previousSeq: revision }).catch(() => undefined),
+    );
   }
 
   private pullOne(subject: string): Promise<Msg | undefined> {
@@ -302,6 +386,9 @@ export class Runner {
     const attempt = deliveryCount(reply);
     const parsed = jobSpecSchema.safeParse(safeJson(msg.data));
     const key = parsed.success ? parsed.data.id : `invalid-${randomHex(6)}`;
+    const early = this.early?.id === key ? this.early : undefined;
+    if (early !== undefined) this.early = undefined;
+    else this.releaseEarly();
     if (this.running.has(key)) {
       // This runner runs it already (a restarted server delivered it again): put this copy back for later.
       this.emit({ type: "skipped", id: key, attempt, why: "claimed" });
@@ -323,6 +410,7 @@ export class Runner {
       parsed.success ? undefined : parsed.error.message,
       attempt,
       controller,
+      early,
     )
       .catch((error: unknown) =>
         this.emit({ type: "error", message: error instanceof Error ? error.message : String(error) }),
@@ -342,6 +430,7 @@ export class Runner {
     invalid: string | undefined,
     attempt: number,
     controller: AbortController,
+    early: EarlyLease | undefined,
   ): Promise<void> {
     const queue = this.queue!;
     const reply = msg.reply!;
@@ -358,11 +447,16 @@ export class Runner {
       queue.nc.publish(reply, "+TERM");
       return;
     }
-    // The lease and the cancellation record in one round trip; a job claimed for the first time has no result yet.
-    const [claim, cancelled] = await Promise.all([
-      this.claim(job.id, attempt),
-      this.queue!.results.get(`c.${job.id}`).catch(() => null),
-    ]);
+    // The lease and the cancellation record in one round trip (or none: sent with the pull, decision 0443); a job
+    // claimed for the first time has no result yet.
+    const tentative = early === undefined ? undefined : await early.claim;
+    const [claim, cancelled] =
+      tentative !== undefined
+        ? ["first" as const, await early!.cancelled]
+        : await Promise.all([
+            this.claim(job.id, attempt),
+            early?.cancelled ?? this.queue!.results.get(`c.${job.id}`).catch(() => null),
+          ]);
     if (claim !== "first" && (await this.recorded(job.id))) {
       // Finished before (its acknowledgement was lost): never run again.
       this.emit({ type: "skipped", id: job.id, attempt, why: "already-recorded" });
@@ -385,7 +479,7 @@ export class Runner {
       );
       return;
     }
-    if (cancelled !== null && cancelled.operation === "PUT") {
+    if ((cancelled !== null && cancelled.operation === "PUT") || early?.late === true) {
       this.emit({ type: "skipped", id: job.id, attempt, why: "cancelled" });
       await this.record(
         emptyResult(job, this.id, attempt, "cancelled", "cancelled", "cancelled before it started"),
@@ -397,7 +491,7 @@ export class Runner {
       () => void this.renewClaim(job.id, attempt),
       Math.max(250, Math.floor(this.options.ackWaitMs / 3)),
     );
-    this.emit({ type: "started", id: job.id, attempt, tenant: job.tenant });
+    this.emit({ type: "started", id: job.id, attempt, tenant: job.tenant, early: tentative !== undefined });
     const started = Date.now();
     try {
       await this.execute(job, attempt, controller, reply, started);
@@ -414,15 +508,26 @@ export class Runner {
   private async claim(id: string, attempt: number): Promise<"first" | "taken-over" | "held"> {
     const results = this.queue!.results;
     const value = () => JSON.stringify({ runner: this.id, attempt, until: Date.now() + this.options.ackWaitMs });
-    try {
-      await results.create(`claim.${id}`, value());
-      return "first";
-    } catch {
+    for (let tries = 0; ; tries++) {
+      try {
+        await results.create(`claim.${id}`, value());
+        return "first";
+      } catch {
+        // Taken: look at whose lease it is.
+      }
       const entry = await results.get(`claim.${id}`).catch(() => null);
       if (entry === null) return "held";
-      const held =
-        entry.operation === "PUT" ? (JSON.parse(entry.string()) as { runner: string; until: number }) : undefined;
-      if (held !== undefined && held.runner !== this.id && held.until > Date.now()) return "held";
+      const held = entry.operation === "PUT" ? (JSON.parse(entry.string()) as ClaimRecord) : undefined;
+      if (held !== undefined && held.runner !== this.id && held.until > Date.now()) {
+        // A tentative lease: another runner guessed its pull would bring this job (decision 0443). A wrong guesser
+        // lets go as soon as its pull answers, so wait briefly for that rather than a redelivery's 15 s; a right one
+        // (the server delivered the job twice) keeps it, and this copy goes back as for any live lease.
+        if (held.tentative === true && tries < TENTATIVE_TRIES) {
+          await new Promise((r) => setTimeout(r, 20));
+          continue;
+        }
+        return "held";
+      }
       try {
         await results.update(`claim.${id}`, value(), entry.revision);
         return "taken-over";

@@ -280,6 +280,43 @@ describe("runner pool", () => {
     }
   });
 
+  it("an idle runner's lease goes out with its pull; a tentative lease does not hold back the runner the job reaches", async () => {
+    const p = await pool({ runners: 2 });
+    await p.start();
+    const nc = await connect({ servers: QUEUE });
+    try {
+      // One job at a time on idle runners, each of a tenant with nothing else queued: the lease goes out while the
+      // pull is out (decision 0443), on the runner whose create wins (the other one's pull may bring the job instead).
+      for (let i = 0; i < 4; i++) {
+        const r = await p.client.run({ id: `early-${i}`, tenant: `t${i}`, run: { kind: "command", command: "true" } });
+        expect(r.attempt).toBe(1);
+      }
+      const started = p.events.filter((e) => e.type === "started") as Array<{ early: boolean }>;
+      expect(started.some((e) => e.early)).toBe(true);
+      // Another runner's wrong guess (a tentative lease on a job its pull did not bring) is let go by it; the runner
+      // the job reached waits for that, briefly, instead of putting the job back for 15 s.
+      const results = await new Kvm(nc).open(`${p.prefix}-results`);
+      const lease = { runner: "elsewhere", attempt: 0, until: Date.now() + 600_000 };
+      const revision = await results.put("claim.guessed", JSON.stringify({ ...lease, tentative: true }));
+      const waiting = p.client.run({ id: "guessed", tenant: "a", run: { kind: "command", command: "true" } });
+      await new Promise((r) => setTimeout(r, 100)); // the runner most likely looked at the lease meanwhile
+      await results.delete("claim.guessed", { previousSeq: revision });
+      const guessed = await waiting;
+      expect(guessed.attempt).toBe(1);
+      expect(p.events.some((e) => e.type === "skipped" && e.id === "guessed")).toBe(false);
+      // A lease that is not tentative holds: the job goes back for later.
+      await results.put("claim.held", JSON.stringify(lease));
+      await p.client.submit({ id: "held", tenant: "a", run: { kind: "command", command: "true" } });
+      while (!p.events.some((e) => e.type === "skipped" && e.id === "held"))
+        await new Promise((r) => setTimeout(r, 50));
+      expect(p.events.filter((e) => e.type === "skipped").map((e) => (e as { id: string }).id)).toEqual(["held"]);
+      expect(p.events.some((e) => e.type === "started" && e.id === "held")).toBe(false);
+    } finally {
+      await nc.close();
+      await p.close();
+    }
+  });
+
   it("cancellation and timeouts reach the sandbox", async () => {
     const p = await pool({ concurrency: 2 });
     await p.start();
@@ -298,15 +335,23 @@ describe("runner pool", () => {
       );
       expect(timed.status).toBe("timed-out");
       expect(timed.observation).toContain("timed out");
-      // Cancelled while queued: never started.
+      // Cancelled while queued: never started. Both slots are busy meanwhile, so the job is still queued when the
+      // cancellation comes (with a free slot, `echo` could finish first: a race in the test, not in the runner).
+      const blockers = [];
+      for (let i = 0; i < 2; i++)
+        blockers.push(await p.client.submit({ tenant: "a", run: { kind: "command", command: "sleep 30" } }));
+      while (blockers.some((b) => !p.events.some((e) => e.type === "started" && e.id === b.id)))
+        await new Promise((r) => setTimeout(r, 50));
       const queued = await p.client.submit({
         id: "cancel-early",
         tenant: "z",
         run: { kind: "command", command: "echo ran" },
       });
       await p.client.cancel(queued.id);
+      for (const b of blockers) await p.client.cancel(b.id);
       const early = await p.client.result(queued.id, { timeoutMs: 20_000 });
       expect(early.status).toBe("cancelled");
+      expect(p.events.some((e) => e.type === "started" && e.id === queued.id)).toBe(false);
     } finally {
       await p.close();
     }
