@@ -1,6 +1,8 @@
 // Small helpers shared by the benchmarks: timing whole child processes, medians, tables.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { connect, createServer } from "node:net";
+import path from "node:path";
 
 export function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
@@ -110,4 +112,29 @@ export function processCpuMs(pid) {
   } catch {
     return { self: NaN, children: NaN };
   }
+}
+
+/**
+ * A private nats-server with JetStream on a free port of 127.0.0.1, its store under `dir`; resolves once it takes
+ * connections. The runner benches' queue: `{ url, child }` (kill the child when done).
+ */
+export async function startNats(dir) {
+  const port = await new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const p = s.address().port;
+      s.close(() => resolve(p));
+    });
+  });
+  const child = spawn("nats-server", ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", path.join(dir, "nats")], {
+    stdio: "ignore",
+  });
+  const canConnect = () =>
+    new Promise((resolve) => {
+      const s = connect(port, "127.0.0.1");
+      s.once("connect", () => (s.destroy(), resolve(true)));
+      s.once("error", () => resolve(false));
+    });
+  for (let i = 0; i < 100 && !(await canConnect()); i++) await new Promise((r) => setTimeout(r, 100));
+  return { url: `nats://127.0.0.1:${port}`, child };
 }

@@ -10,11 +10,10 @@
 // Usage: node bench/runners-paired.mjs --vs=<baseline tree> [rounds=60]
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, connect } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { median, processCpuMs } from "./lib.mjs";
+import { median, processCpuMs, startNats } from "./lib.mjs";
 
 const args = process.argv.slice(2);
 const vs = args.find((a) => a.startsWith("--vs="))?.slice("--vs=".length);
@@ -26,27 +25,8 @@ const tmp = mkdtempSync(path.join(os.tmpdir(), "skillport-bench-runners-paired-"
 const children = [];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-const port = await new Promise((resolve) => {
-  const s = createServer();
-  s.listen(0, "127.0.0.1", () => {
-    const p = s.address().port;
-    s.close(() => resolve(p));
-  });
-});
-const url = `nats://127.0.0.1:${port}`;
-const nats = spawn("nats-server", ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", path.join(tmp, "nats")], {
-  stdio: "ignore",
-});
+const { url, child: nats } = await startNats(tmp);
 children.push(nats);
-for (let i = 0; i < 100; i++) {
-  const up = await new Promise((resolve) => {
-    const s = connect(port, "127.0.0.1");
-    s.once("connect", () => (s.destroy(), resolve(true)));
-    s.once("error", () => resolve(false));
-  });
-  if (up) break;
-  await sleep(100);
-}
 
 async function pool(name, tree) {
   const { QueueClient, JobExecutor, BlobDirPackageStore } = await import(

@@ -10,11 +10,10 @@
 // Usage: node bench/runners.mjs [jobs=40] [latencyRuns=30] [--tree=<dir>]
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, connect } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { median, processCpuMs } from "./lib.mjs";
+import { median, processCpuMs, startNats } from "./lib.mjs";
 
 const flags = process.argv.slice(2).filter((a) => a.startsWith("--"));
 const positional = process.argv.slice(2).filter((a) => !a.startsWith("--"));
@@ -31,29 +30,11 @@ const tmp = mkdtempSync(path.join(os.tmpdir(), "skillport-bench-runners-"));
 const children = [];
 const JOB = { kind: "command", command: "sleep 0.2" };
 
-const port = await new Promise((resolve) => {
-  const s = createServer();
-  s.listen(0, "127.0.0.1", () => {
-    const p = s.address().port;
-    s.close(() => resolve(p));
-  });
-});
-const url = `nats://127.0.0.1:${port}`;
-const nats = spawn("nats-server", ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", path.join(tmp, "nats")], {
-  stdio: "ignore",
-});
+const { url, child: nats } = await startNats(tmp);
 children.push(nats);
-for (let i = 0; i < 100 && !(await canConnect()); i++) await sleep(100);
 
 function sleep(ms) {
   return new Promise((r) => setTimeout(r, ms));
-}
-function canConnect() {
-  return new Promise((resolve) => {
-    const s = connect(port, "127.0.0.1");
-    s.once("connect", () => (s.destroy(), resolve(true)));
-    s.once("error", () => resolve(false));
-  });
 }
 
 async function startRunners(n, prefix) {
