@@ -9,14 +9,13 @@ import { ArchiveCache, servedFiles, type ServedFile } from "./archive-cache.js";
 import { createRegistryApp, RegistryStore, type Actor } from "./index.js";
 import {
   MALICIOUS_BODY,
-  postgresAvailable,
   skillZip,
   testRegistryDb,
-  type Dialect,
   type TestRegistryDb,
+  testDialects,
 } from "./test-support/fixtures.js";
 
-const dialects: Dialect[] = ["sqlite", ...((await postgresAvailable()) ? (["postgres"] as const) : [])];
+const dialects = await testDialects();
 const INDEX = "/.well-known/agent-skills/index.json";
 
 describe.each(dialects)("caches on %s", (dialect) => {

@@ -10,15 +10,14 @@ import { readArchive } from "@skillport/pack";
 import { createRegistryApp, RegistryStore, type VersionView } from "./index.js";
 import {
   MALICIOUS_BODY,
-  postgresAvailable,
   skillZip,
   testRegistryDb,
   WARN_BODY,
-  type Dialect,
   type TestRegistryDb,
+  testDialects,
 } from "./test-support/fixtures.js";
 
-const dialects: Dialect[] = ["sqlite", ...((await postgresAvailable()) ? (["postgres"] as const) : [])];
+const dialects = await testDialects();
 
 const sha256 = (bytes: Uint8Array | string) => createHash("sha256").update(bytes).digest("hex");
 

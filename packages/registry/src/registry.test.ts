@@ -9,15 +9,14 @@ import { DeterministicZip, readArchive } from "@skillport/pack";
 import { createRegistryApp, RegistryStore, type VersionView } from "./index.js";
 import {
   MALICIOUS_BODY,
-  postgresAvailable,
   skillZip,
   testRegistryDb,
   WARN_BODY,
-  type Dialect,
   type TestRegistryDb,
+  testDialects,
 } from "./test-support/fixtures.js";
 
-const dialects: Dialect[] = ["sqlite", ...((await postgresAvailable()) ? (["postgres"] as const) : [])];
+const dialects = await testDialects();
 
 interface Ctx {
   db: TestRegistryDb;

@@ -8,15 +8,9 @@ import type { Hono } from "hono";
 import { sql } from "kysely";
 import { DeterministicZip, packDirectory } from "@skillport/pack";
 import { createRegistryApp, RegistryStore } from "./index.js";
-import {
-  MALICIOUS_BODY,
-  postgresAvailable,
-  testRegistryDb,
-  type Dialect,
-  type TestRegistryDb,
-} from "./test-support/fixtures.js";
+import { MALICIOUS_BODY, testRegistryDb, type TestRegistryDb, testDialects } from "./test-support/fixtures.js";
 
-const dialects: Dialect[] = ["sqlite", ...((await postgresAvailable()) ? (["postgres"] as const) : [])];
+const dialects = await testDialects();
 const EXAMPLE_DIR = path.resolve(import.meta.dirname, "../../../examples/package");
 const skillMd = (name: string, body = "# Steps\n\nDo it.\n") =>
   `---\nname: ${name}\ndescription: Does ${name} things. Use when asked for ${name}.\n---\n\n${body}`;

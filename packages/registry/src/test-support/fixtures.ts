@@ -84,6 +84,11 @@ export async function pgQuery(text: string, params: unknown[] = []): Promise<Arr
 }
 
 /** Whether PostgreSQL answers; in CI (SKILLPORT_REQUIRE_SYSTEM_DEPS) it must. */
+/** The databases the dialect-parameterised tests run on: SQLite always, PostgreSQL where it answers. */
+export async function testDialects(): Promise<Dialect[]> {
+  return ["sqlite", ...((await postgresAvailable()) ? (["postgres"] as const) : [])];
+}
+
 export async function postgresAvailable(): Promise<boolean> {
   try {
     await pgQuery("select 1");
