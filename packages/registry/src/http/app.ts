@@ -9,7 +9,7 @@ import type { Actor } from "../types.js";
 import { accountsModule, skillsModule } from "./api.js";
 import { clawhubModule } from "./clawhub.js";
 import { HotAnswers } from "./hot.js";
-import { WindowCounter } from "./rate-limit.js";
+import { anonymousKey, WindowCounter } from "./rate-limit.js";
 import { expandPath, honoPath, SCOPE_PARAM, type RouteDef, type RouteModule } from "./route.js";
 import { openApiDocument } from "./openapi.js";
 import { packagesModule } from "./packages.js";
@@ -143,7 +143,7 @@ export function createRegistryHttp(store: RegistryStore, options: RegistryAppOpt
           (c, next) => (def.method === "get" ? next() : limitBody(c, next)),
           async (c) => {
             const actor = await authenticate(c, store);
-            const key = actor ? `t:${actor.tokenId}` : `a:${clientAddress(c)}`;
+            const key = actor ? `t:${actor.tokenId}` : anonymousKey(incomingOf(c)?.socket.remoteAddress);
             const publish = def.method === "post" && (def.multipartFile !== undefined || def.publish === true);
             const retry =
               limiter.hit(key, limits.requests) ?? (publish ? limiter.hit(`p:${key}`, limits.publishes) : undefined);
@@ -260,10 +260,6 @@ function originOf(url: string): string {
 /** Node's request under the app (served by @hono/node-server); undefined for `app.request` in tests. */
 function incomingOf(c: Context): IncomingMessage | undefined {
   return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-}
-
-function clientAddress(c: Context): string {
-  return incomingOf(c)?.socket.remoteAddress ?? "unknown";
 }
 
 function errorResponse(c: Context, error: unknown, text: boolean): Response {

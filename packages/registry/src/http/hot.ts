@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CatalogSnapshot } from "../catalog.js";
 import type { RegistryStore } from "../store.js";
+import { anonymousKey, type HitCounter } from "./rate-limit.js";
 
 /**
  * What a route says about an answer it built that may be given again without the app (decision 0417): its bytes, its
@@ -46,14 +47,6 @@ export function acceptsGzip(acceptEncoding: string | undefined): boolean {
     if (coding !== "gzip" && coding !== "x-gzip" && coding !== "*") return false;
     return !params.some((p) => /^q=0(?:\.0{0,3})?$/.test(p));
   });
-}
-
-/** The request-rate counter the app counts with, so a replayed answer is counted exactly as the app counts it. */
-export interface HitCounter {
-  /** Whether one more hit on `key` stays within `max` (counts nothing). */
-  allows(key: string, max: number): boolean;
-  /** Counts one hit; the ms until the window ends when over `max`, else undefined. */
-  hit(key: string, max: number): number | undefined;
 }
 
 interface Entry {
@@ -154,7 +147,7 @@ export class HotAnswers {
     const notModified = etagMatches(req.headers["if-none-match"], answer.etag, answer.star);
     const headers = notModified ? entry.notModified : entry.ok;
     // Over the limit: the app counts this request and words the refusal.
-    const address = `a:${req.socket.remoteAddress ?? "unknown"}`;
+    const address = anonymousKey(req.socket.remoteAddress);
     if (headers === undefined || !this.#limiter.allows(address, this.#maxRequests)) return this.#toApp();
     this.#limiter.hit(address, this.#maxRequests);
     this.#entries.delete(key);

@@ -1,4 +1,15 @@
-import type { HitCounter } from "./hot.js";
+/** The request-rate counter the app counts with; the hot path counts a replayed answer on the same one (decision 0417). */
+export interface HitCounter {
+  /** Whether one more hit on `key` stays within `max` (counts nothing). */
+  allows(key: string, max: number): boolean;
+  /** Counts one hit; the ms until the window ends when over `max`, else undefined. */
+  hit(key: string, max: number): number | undefined;
+}
+
+/** The rate-limit key of a request without a token: its peer address (one rule for the app and the hot path). */
+export function anonymousKey(remoteAddress: string | undefined): string {
+  return `a:${remoteAddress ?? "unknown"}`;
+}
 
 /**
  * Adds this process's hits per key to the window's shared counts and answers each sent key's total over every
