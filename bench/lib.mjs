@@ -138,3 +138,8 @@ export async function startNats(dir) {
   for (let i = 0; i < 100 && !(await canConnect()); i++) await new Promise((r) => setTimeout(r, 100));
   return { url: `nats://127.0.0.1:${port}`, child };
 }
+
+/** A job record as a runner receives one (the runner pool's protocol v1), to run the same job through a local executor. */
+export function localJob(id, run) {
+  return { v: 1, id, tenant: "w", run, timeoutS: 30, env: {}, files: [], submittedAt: Date.now() };
+}

@@ -356,36 +356,15 @@ async function benchSize(size, options, work) {
   if (options.baseline && options.db !== "sqlite") throw new Error("--baseline needs --db sqlite (a copy per tree)");
   const baselineDatabase = `sqlite:${path.join(dir, "baseline.db")}`;
   if (options.baseline) copyFileSync(path.join(dir, "registry.db"), path.join(dir, "baseline.db"));
-  const registry = await startChild(
-    [
-      cli,
-      "registry",
-      "serve",
-      "--db",
-      database,
-      "--blobs",
-      blobs,
-      "--port",
-      "0",
-      "--no-web-ui",
-      "--rate-limit",
-      "1000000000",
-    ],
-    { cwd: dir, match: (out) => /registry: (http:\/\/\S+)/.exec(out)?.[1] },
-  );
-  options.children.push(registry.proc);
-  const regUrl = registry.info;
-  // The baseline serves a copy of the database (either tree may migrate its own) and the same blobs (it only reads;
-  // publishes go to the registry under test).
-  const baseline =
-    options.baseline &&
-    (await startChild(
+  // `registry serve` of a built CLI on a database, the blobs shared, printing its URL.
+  const serve = (bin, db) =>
+    startChild(
       [
-        path.join(path.resolve(options.baseline), "packages", "cli", "dist", "cli.js"),
+        bin,
         "registry",
         "serve",
         "--db",
-        baselineDatabase,
+        db,
         "--blobs",
         blobs,
         "--port",
@@ -395,7 +374,15 @@ async function benchSize(size, options, work) {
         "1000000000",
       ],
       { cwd: dir, match: (out) => /registry: (http:\/\/\S+)/.exec(out)?.[1] },
-    ));
+    );
+  const registry = await serve(cli, database);
+  options.children.push(registry.proc);
+  const regUrl = registry.info;
+  // The baseline serves a copy of the database (either tree may migrate its own) and the same blobs (it only reads;
+  // publishes go to the registry under test).
+  const baseline =
+    options.baseline &&
+    (await serve(path.join(path.resolve(options.baseline), "packages", "cli", "dist", "cli.js"), baselineDatabase));
   if (baseline) options.children.push(baseline.proc);
 
   const searchPaths = QUERIES.map((q) => `/api/v1/skills?q=${encodeURIComponent(q)}&limit=20`);

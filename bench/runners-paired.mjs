@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { median, processCpuMs, startNats } from "./lib.mjs";
+import { localJob, median, processCpuMs, startNats } from "./lib.mjs";
 
 const args = process.argv.slice(2);
 const vs = args.find((a) => a.startsWith("--vs="))?.slice("--vs=".length);
@@ -55,16 +55,7 @@ async function pool(name, tree) {
   });
   let n = 0;
   const local = async () => {
-    const job = {
-      v: 1,
-      id: `l${n++}`,
-      tenant: "w",
-      run: JOB,
-      timeoutS: 30,
-      env: {},
-      files: [],
-      submittedAt: Date.now(),
-    };
+    const job = localJob(`l${n++}`, JOB);
     const t = performance.now();
     await executor.run(job, { runner: "local", attempt: 1, deferRemoval: true });
     const ms = performance.now() - t;

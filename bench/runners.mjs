@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { median, processCpuMs, startNats } from "./lib.mjs";
+import { localJob, median, processCpuMs, startNats } from "./lib.mjs";
 
 const flags = process.argv.slice(2).filter((a) => a.startsWith("--"));
 const positional = process.argv.slice(2).filter((a) => !a.startsWith("--"));
@@ -107,10 +107,7 @@ const executor = new JobExecutor({
   packages: new BlobDirPackageStore(path.join(tmp, "blobs")),
 });
 const ws = new Workspace(path.join(tmp, "ws"));
-await executor.run(
-  { v: 1, id: "warm", tenant: "w", run: JOB, timeoutS: 30, env: {}, files: [], submittedAt: Date.now() },
-  { runner: "local", attempt: 1 },
-);
+await executor.run(localJob("warm", JOB), { runner: "local", attempt: 1 });
 await ws.exec("sleep 0.2");
 const queued = [];
 const waited = [];
@@ -129,20 +126,11 @@ for (let i = 0; i < latencyRuns; i++) {
   inPool.push(wall - (r.timing.totalMs - r.timing.queuedMs));
   t = performance.now();
   // Like a runner: the result first, the job folder's removal after it (both trees' executors take this context).
-  const localJob = {
-    v: 1,
-    id: `l${i}`,
-    tenant: "w",
-    run: JOB,
-    timeoutS: 30,
-    env: {},
-    files: [],
-    submittedAt: Date.now(),
-  };
-  await executor.run(localJob, { runner: "local", attempt: 1, deferRemoval: true });
+  const job = localJob(`l${i}`, JOB);
+  await executor.run(job, { runner: "local", attempt: 1, deferRemoval: true });
   local.push(performance.now() - t);
   paired.push(queued.at(-1) - local.at(-1));
-  await executor.removeJob?.(localJob);
+  await executor.removeJob?.(job);
   t = performance.now();
   await ws.exec("sleep 0.2");
   plain.push(performance.now() - t);
