@@ -339,15 +339,9 @@ export class Runner {
   /** A tentative lease on `id` and a read of its cancellation record, sent while the pull is out. */
   private leaseEarly(id: string): EarlyLease {
     const results = this.queue!.results;
-    const value: ClaimRecord = {
-      runner: this.id,
-      attempt: 0,
-      until: Date.now() + this.options.ackWaitMs,
-      tentative: true,
-    };
     return {
       id,
-      claim: results.create(`claim.${id}`, JSON.stringify(value)).catch(() => undefined),
+      claim: results.create(`claim.${id}`, this.leaseRecord(0, true)).catch(() => undefined),
       cancelled: results.get(`c.${id}`).catch(() => null),
       late: false,
     };
@@ -507,7 +501,7 @@ export class Runner {
    */
   private async claim(id: string, attempt: number): Promise<"first" | "taken-over" | "held"> {
     const results = this.queue!.results;
-    const value = () => JSON.stringify({ runner: this.id, attempt, until: Date.now() + this.options.ackWaitMs });
+    const value = () => this.leaseRecord(attempt);
     for (let tries = 0; ; tries++) {
       try {
         await results.create(`claim.${id}`, value());
@@ -537,10 +531,15 @@ export class Runner {
     }
   }
 
+  /** This runner's lease on a job for `attempt`, good for one ack wait from now (`tentative`: decision 0443). */
+  private leaseRecord(attempt: number, tentative = false): string {
+    const record: ClaimRecord = { runner: this.id, attempt, until: Date.now() + this.options.ackWaitMs };
+    if (tentative) record.tentative = true;
+    return JSON.stringify(record);
+  }
+
   private async renewClaim(id: string, attempt: number): Promise<void> {
-    await this.queue?.results
-      .put(`claim.${id}`, JSON.stringify({ runner: this.id, attempt, until: Date.now() + this.options.ackWaitMs }))
-      .catch(() => undefined);
+    await this.queue?.results.put(`claim.${id}`, this.leaseRecord(attempt)).catch(() => undefined);
   }
 
   private async execute(
