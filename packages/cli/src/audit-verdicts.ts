@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { AUDIT_CODE_DIGEST, DEFAULT_AUDIT_LIMITS, type AuditReport, type InventoryKind } from "@skillport/audit";
+import { compareCodeUnits } from "@skillport/core/internal";
 import { parseStateText, writeFileAtomic } from "@skillport/fs";
 import type { SkillFileBytes } from "@skillport/install";
 import { cacheFileName } from "./cache-dir.js";
@@ -31,7 +32,7 @@ export function auditKey(code = AUDIT_CODE_DIGEST): string {
  */
 export function auditInputDigest(files: readonly SkillFileBytes[]): string {
   const hash = createHash("sha256");
-  for (const f of [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
+  for (const f of [...files].sort((a, b) => compareCodeUnits(a.path, b.path))) {
     hash.update(`${f.path}\0${f.bytes.byteLength}\0`);
     hash.update(f.bytes);
   }

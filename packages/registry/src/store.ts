@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { CompiledQuery, sql, type Kysely } from "kysely";
+import { compareCodeUnits } from "@skillport/core/internal";
 import { SqlDatabase } from "@skillport/sql";
 import { readArchive, type PackageLimits } from "@skillport/pack";
 import type { Finding, Verdict } from "@skillport/audit";
@@ -929,7 +930,7 @@ export class RegistryStore {
       version: v.version,
       files: [...files.values()]
         .map((f) => ({ ...f.entry, bytes: f.bytes }))
-        .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+        .sort((a, b) => compareCodeUnits(a.path, b.path)),
     };
   }
 
