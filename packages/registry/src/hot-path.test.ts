@@ -139,7 +139,7 @@ describe("the hot path", () => {
     expect(await replayed(INDEX)).toBe(after);
   });
 
-  it("leaves to the app what the app must decide: tokens, tags, HEAD, query strings, held versions", async () => {
+  it("leaves to the app what the app must decide: tokens, tags, HEAD, query strings, escapes, dot segments, held versions", async () => {
     await replayed(FILE);
     const { hot } = registry.answered;
     const withToken = await raw(registry.port, FILE, { authorization: `Bearer ${adminToken}` });
@@ -153,6 +153,15 @@ describe("the hot path", () => {
     const held = "/api/v1/skills/evil/versions/1.0.0/files/SKILL.md";
     expect(status(await raw(registry.port, held, { authorization: `Bearer ${adminToken}` }))).toBe(200);
     for (let i = 0; i < 2; i++) expect(status(await raw(registry.port, held))).toBe(403);
+    // Spellings of a replayed path or host that the app, not the hot path, must interpret: a %-escape, dot segments,
+    // another case of the host (each asked twice, so a recorded answer would have been replayed the second time).
+    const variants: Array<[string, Record<string, string>]> = [
+      [FILE.replace("notes.md", "notes%2Emd"), {}],
+      [FILE.replace("references/", "references/../references/"), {}],
+      [FILE.replace("references/", "./references/"), {}],
+      [FILE, { host: `LOCALHOST:${registry.port}` }],
+    ];
+    for (const [path, headers] of variants) for (let i = 0; i < 2; i++) await raw(registry.port, path, headers);
     expect(registry.answered.hot).toBe(hot);
   });
 });
