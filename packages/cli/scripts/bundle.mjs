@@ -66,7 +66,7 @@ const zodMiniBundled = {
 }
 
 /** The bundle's files: the CLI's entry and chunks, the install bundle's entry and chunks (with their source maps). */
-const BUNDLE_FILE = /^cli(-install)?(-chunk-.*)?\.js(\.map)?$/;
+const BUNDLE_FILE = /^cli(-install|-add)?(-chunk-.*)?\.js(\.map)?$/;
 
 // `--clean` (npm run clean): tsc's --clean does not know the bundle's files.
 if (process.argv.includes("--clean")) {
@@ -161,46 +161,51 @@ const throughDoors = {
   },
 };
 
-// `install` (a restore: CI, a fresh clone) gets a bundle of its own, dist/cli-install.js, which dist/cli.js hands
-// `skillport install …` to (decision 0358). Split with the whole CLI, its ~50 modules land in ~45 chunks shared with
-// other commands, and Node 20 pays per module loaded; built alone, its static graph is one file and only its own lazy
-// imports (the git source, the audit scanner, …) are chunks. No module of one bundle is ever loaded with the other's,
-// so each class and module state exists once per process. The other commands are unreachable from it.
-const INSTALL_BUNDLE = "./cli-install.js";
-const installEntry = {
-  name: "install-entry",
+// The hot commands get a bundle each: `install` (a restore: CI, a fresh clone; decision 0358) and `add` (decision
+// 0444), dist/cli-<command>.js, which dist/cli.js hands `skillport <command> …` to. Split with the whole CLI, a
+// command's modules land in dozens of chunks shared with other commands, and Node 20 pays per module loaded; built
+// alone, a command's static graph is one file and only its own lazy imports (the git source, the audit scanner, …) are
+// chunks. One bundle per command rather than one for both: each loads only its own static graph before it starts
+// working (`add` must reach its clone early). No module of one bundle is ever loaded with another's, so each class and
+// module state exists once per process. The other commands are unreachable from a command's bundle.
+const HOT_COMMANDS = ["install", "add"];
+const hotBundleFile = (command) => `./cli-${command}.js`;
+const hotEntries = {
+  name: "hot-entries",
   setup(b) {
-    b.onResolve({ filter: /^\.\/cli-install\.js$/ }, (args) => ({ path: args.path, external: true }));
+    b.onResolve({ filter: /^\.\/cli-[\w-]+\.js$/ }, (args) =>
+      HOT_COMMANDS.some((c) => hotBundleFile(c) === args.path) ? { path: args.path, external: true } : undefined,
+    );
   },
 };
-const onlyInstall = {
-  name: "only-install",
+const onlyCommand = (command) => ({
+  name: "only-command",
   setup(b) {
+    const commandsIndex = path.join(dist, "commands", "index.js");
+    const own = `./${command}.js`;
+    const lazy = `import("${own}")`;
     b.onResolve({ filter: /^\.\/[\w-]+\.js$/ }, (args) =>
-      args.kind === "dynamic-import" &&
-      args.importer.endsWith(path.join("cli", "dist", "commands", "index.js")) &&
-      args.path !== "./install.js"
+      args.kind === "dynamic-import" && args.importer === commandsIndex && args.path !== own
         ? { path: "other-command", namespace: "skillport" }
         : undefined,
     );
-    // `install` itself is a static import here: with the entry, one file.
-    const commandsIndex = path.join(dist, "commands", "index.js");
+    // The command itself is a static import here: with the entry, one file.
     b.onLoad({ filter: /[\\/]cli[\\/]dist[\\/]commands[\\/]index\.js$/ }, (args) => {
       const text = readFileSync(args.path, "utf8");
-      if (args.path !== commandsIndex || !text.includes('import("./install.js")'))
-        throw new Error(`${args.path}: the install bundle expects import("./install.js") here`);
+      if (args.path !== commandsIndex || !text.includes(lazy))
+        throw new Error(`${args.path}: the ${command} bundle expects ${lazy} here`);
       return {
         loader: "js",
         resolveDir: path.dirname(args.path),
-        contents: `import * as installCommand from "./install.js";\n${text.replace('import("./install.js")', "Promise.resolve(installCommand)")}`,
+        contents: `import * as hotCommand from "${own}";\n${text.replace(lazy, "Promise.resolve(hotCommand)")}`,
       };
     });
     b.onLoad({ filter: /^other-command$/, namespace: "skillport" }, () => ({
       loader: "js",
-      contents: 'throw new Error("dist/cli-install.js runs only `skillport install`");',
+      contents: `throw new Error("dist/cli-${command}.js runs only \`skillport ${command}\`");`,
     }));
   },
-};
+});
 
 const common = {
   absWorkingDir: repo,
@@ -230,19 +235,25 @@ const result = await build({
   ...common,
   entryPoints: { cli: path.join(dist, "main.js") },
   chunkNames: "cli-chunk-[hash]",
-  define: { SKILLPORT_INSTALL_BUNDLE: JSON.stringify(INSTALL_BUNDLE) },
-  plugins: [installEntry, ...common.plugins],
+  define: {
+    SKILLPORT_HOT_BUNDLES: JSON.stringify(Object.fromEntries(HOT_COMMANDS.map((c) => [c, hotBundleFile(c)]))),
+  },
+  plugins: [hotEntries, ...common.plugins],
 });
-const installResult = await build({
-  ...common,
-  entryPoints: { "cli-install": path.join(dist, "install-main.js") },
-  chunkNames: "cli-install-chunk-[hash]",
-  plugins: [onlyInstall, ...common.plugins],
-});
-const outputFiles = [...result.outputFiles, ...installResult.outputFiles];
+const hotResults = [];
+for (const command of HOT_COMMANDS)
+  hotResults.push(
+    await build({
+      ...common,
+      entryPoints: { [`cli-${command}`]: path.join(dist, "hot-main.js") },
+      chunkNames: `cli-${command}-chunk-[hash]`,
+      plugins: [onlyCommand(command), ...common.plugins],
+    }),
+  );
+const outputFiles = [...result.outputFiles, ...hotResults.flatMap((r) => r.outputFiles)];
 const metafile = {
-  inputs: { ...installResult.metafile.inputs, ...result.metafile.inputs },
-  outputs: { ...result.metafile.outputs, ...installResult.metafile.outputs },
+  inputs: Object.assign({}, ...hotResults.map((r) => r.metafile.inputs), result.metafile.inputs),
+  outputs: Object.assign({}, result.metafile.outputs, ...hotResults.map((r) => r.metafile.outputs)),
 };
 
 // A CLI may be running from these files: stale chunks are removed only after every new one is in place.

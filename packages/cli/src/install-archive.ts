@@ -7,7 +7,7 @@ import { AgentSkillsError } from "@skillport/core";
 import { isInside } from "@skillport/fs";
 import { redactUri } from "@skillport/core/internal";
 import { CliError, EXIT_PROBLEMS, warnOn, type CliOutput } from "./io.js";
-import type { OpenedSource } from "./sources/opened-source.js";
+import type { OpenedSource, OpenSourceOptions } from "./sources/opened-source.js";
 import { openSource, rootScheme } from "./source-uri.js";
 
 /** A `.skill` file or a zipped/tarred skill folder (`add` takes a path or an http(s) URL to one). */
@@ -22,7 +22,11 @@ const DOWNLOAD_TIMEOUT_MS = 120_000;
  * named after the archive's one top folder (else the file's name), and opened as one skill folder; closing removes it.
  * Every other address goes to the CLI's one `openSource`.
  */
-export async function openInstallSource(address: string, io: CliOutput): Promise<OpenedSource> {
+export async function openInstallSource(
+  address: string,
+  io: CliOutput,
+  hooks: Pick<OpenSourceOptions, "onFetch"> = {},
+): Promise<OpenedSource> {
   const scheme = rootScheme(address);
   const local = path.resolve(io.cwd, address);
   const isFile = scheme === undefined && existsSync(local) && statSync(local).isFile();
@@ -33,7 +37,7 @@ export async function openInstallSource(address: string, io: CliOutput): Promise
         ? pluginSkillDirs(local, warnOn(io))
         : undefined;
     if (layout !== undefined) return openPlugins(address, layout, io);
-    const opened = await openSource(address, { cwd: io.cwd, warn: warnOn(io) });
+    const opened = await openSource(address, { ...hooks, cwd: io.cwd, warn: warnOn(io) });
     // A git checkout laid out as a marketplace or a plugin is read through its manifests too (decision 0422).
     const remote = opened.provider as { checkoutDir?: unknown; repoPath?: unknown; revision?: unknown };
     const checkout = typeof remote.checkoutDir === "string" ? remote.checkoutDir : undefined;
@@ -48,7 +52,9 @@ export async function openInstallSource(address: string, io: CliOutput): Promise
   }
   const { DEFAULT_PACKAGE_LIMITS, unpackArchive } = await import("@skillport/pack");
   const shown = isUrl ? redactUri(address) : address;
-  const input = isUrl ? await download(address, shown, DEFAULT_PACKAGE_LIMITS.maxArchiveBytes) : local;
+  const downloading = isUrl ? download(address, shown, DEFAULT_PACKAGE_LIMITS.maxArchiveBytes) : undefined;
+  if (downloading !== undefined) hooks.onFetch?.();
+  const input = downloading !== undefined ? await downloading : local;
   const temp = await mkdtemp(path.join(os.tmpdir(), "skillport-add-"));
   try {
     const stage = path.join(temp, "stage");

@@ -18,7 +18,7 @@ import type { AuditVerdicts } from "./audit-verdicts.js";
 async function scanner(): Promise<(files: readonly SkillFileBytes[]) => AuditReport> {
   return (await import("./audit-scan.js")).auditSkill;
 }
-import { fetchLocked } from "./install-source.js";
+import { fetchLocked } from "./install-fetch.js";
 import { CliError, colors, EXIT_PROBLEMS, type CliOutput } from "./io.js";
 import { diagnosticLine, findingDiagnostic } from "./report.js";
 

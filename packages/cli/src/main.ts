@@ -14,17 +14,20 @@ for (const stream of [process.stdout, process.stderr]) {
 // 'exit' listeners (cgroup removal) still run, and pending work is not cut: the loop is already empty.
 process.once("beforeExit", () => process.exit());
 
-// Set by the bundle (scripts/bundle.mjs) to the file of the `install` bundle; undefined when run as separate modules.
-declare const SKILLPORT_INSTALL_BUNDLE: string | undefined;
-const installBundle = typeof SKILLPORT_INSTALL_BUNDLE === "string" ? SKILLPORT_INSTALL_BUNDLE : undefined;
+// Set by the bundle (scripts/bundle.mjs): each hot command and the file of its own bundle; undefined when run as
+// separate modules (decisions 0358, 0444).
+declare const SKILLPORT_HOT_BUNDLES: Readonly<Record<string, string>> | undefined;
+const hotBundles = typeof SKILLPORT_HOT_BUNDLES === "object" ? SKILLPORT_HOT_BUNDLES : {};
 
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
   // Scripts and shells ask for the version often: answer without loading the command parser.
   process.stdout.write(`${VERSION}\n`);
-} else if (argv[0] === "install" && installBundle !== undefined) {
-  // A restore (CI, a fresh clone) is the hot path: one bundle of its own, a few files to load (decision 0358).
-  const { run } = (await import(installBundle)) as { run: (argv: readonly string[]) => Promise<number> };
+} else if (argv[0] !== undefined && Object.hasOwn(hotBundles, argv[0])) {
+  // A restore (CI, a fresh clone) and an `add` are the hot paths: a bundle each, a few files to load.
+  const { run } = (await import(hotBundles[argv[0]] as string)) as {
+    run: (argv: readonly string[]) => Promise<number>;
+  };
   process.exitCode = await run(argv);
 } else {
   const [{ runCli }, { processIO }] = await Promise.all([import("./program.js"), import("./io.js")]);

@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { bundleMeta, modulesIn, modulesOf, type Metafile } from "./__fixtures__/bundle-modules.js";
+import { bundleMeta, modulesIn, modulesOf, staticClosure, type Metafile } from "./__fixtures__/bundle-modules.js";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const dist = path.join(repo, "packages/cli/dist");
@@ -58,17 +58,17 @@ const PROVIDER_AND_SEARCH =
 
 /**
  * Modules with bytes in two or more outputs of one bundle: a second copy (the fs pre-bundle once put the floor in
- * twice). The install bundle (dist/cli-install*.js, decision 0358) holds its own copies by design: no process loads
- * both bundles, so each is checked on its own.
+ * twice). Each hot command's bundle (dist/cli-install*.js, dist/cli-add*.js; decisions 0358, 0444) holds its own
+ * copies by design: no process loads two bundles, so each is checked on its own.
  */
 function copies(metafile: Metafile): string[] {
   const seen = new Map<string, number>();
   for (const output of Object.keys(metafile.outputs)) {
-    const bundle = /(^|\/)cli-install[-.]/.test(output) ? "install:" : "";
+    const bundle = /(?:^|\/)cli-(?!chunk-)([a-z]+)[-.]/.exec(output)?.[1] ?? "";
     for (const input of modulesIn(metafile, output) ?? [])
-      seen.set(bundle + input, (seen.get(bundle + input) ?? 0) + 1);
+      seen.set(`${bundle}:${input}`, (seen.get(`${bundle}:${input}`) ?? 0) + 1);
   }
-  return [...seen].filter(([, count]) => count > 1).map(([input]) => input);
+  return [...seen].filter(([, count]) => count > 1).map(([input]) => input.slice(input.indexOf(":") + 1));
 }
 
 const work = mkdtempSync(path.join(os.tmpdir(), "skillport-graph-"));
@@ -108,6 +108,31 @@ describe("the CLI bundle (decision 0311)", () => {
       },
     };
     expect(copies(fake)).toEqual([walk]);
+  });
+
+  it("add reaches its clone with no skill reader, parser, audit or writer loaded (decision 0444)", () => {
+    // What runs before the clone starts: the add bundle's static graph, then the remote source's chunk and its static
+    // graph. What is needed once the copy is there loads during the clone's wait.
+    const remote = Object.keys(meta.outputs).find(
+      (o) =>
+        o.startsWith("packages/cli/dist/cli-add-") &&
+        (modulesIn(meta, o) ?? []).includes("packages/cli/dist/sources/remote.js"),
+    );
+    expect(remote).toBeDefined();
+    const beforeClone = [
+      ...staticClosure(meta, "packages/cli/dist/cli-add.js"),
+      ...staticClosure(meta, remote ?? ""),
+    ].flatMap((o) => modulesIn(meta, o) ?? []);
+    expect(beforeClone).toContain("packages/remote/dist/git/run-git.js");
+    expect(beforeClone).toContain("packages/cli/dist/commands/add.js");
+    const late = beforeClone.filter(
+      (m) =>
+        PARSER.test(m) ||
+        /^packages\/fs\/dist\/skills\//.test(m) ||
+        m.startsWith("packages/audit/") ||
+        /^packages\/install\/dist\/(collect|installer|lock|place|verify)\.js$/.test(m),
+    );
+    expect(late).toEqual([]);
   });
 });
 

@@ -4,12 +4,12 @@ import { ProviderUnavailableError, SkillSourceProvider, type Frontmatter, type S
 import {
   errorCode,
   isMissing,
-  LocalFileSystemSkillProvider,
   parseStateText,
   writeFileAtomic,
   type SkippedSkill,
   type StateSchema,
 } from "@skillport/fs";
+import type { LocalFileSystemSkillProvider } from "@skillport/fs";
 import { identityDir } from "./cache-dir.js";
 import { RemoteSourceError } from "./errors.js";
 
@@ -44,6 +44,12 @@ export interface SnapshotSourceOptions {
    * fetched again and the file replaced (decision 0321). Default: nowhere.
    */
   warn?: (message: string) => void;
+  /**
+   * Told once per sync, as soon as its first request to the remote is on its way (a git process started, an HTTP
+   * request sent): the caller can use the wait, as `add` does to load what it needs once the copy is there (decision
+   * 0444). Must not throw. Default: nothing.
+   */
+  onFetch?: () => void;
 }
 
 export interface SyncResult {
@@ -80,8 +86,11 @@ export abstract class SnapshotSource extends SkillSourceProvider {
   readonly #autoSync: boolean;
   readonly #now: () => number;
   readonly #warn: (message: string) => void;
+  readonly #onFetch: (() => void) | undefined;
+  #fetchTold = false;
   #snapshot: Snapshot | undefined;
   #provider: LocalFileSystemSkillProvider | undefined;
+  #providerModule: Promise<typeof import("./local-copy.js")> | undefined;
   #loaded = false;
   #syncing: Promise<SyncResult> | undefined;
   #offline = false;
@@ -98,6 +107,25 @@ export abstract class SnapshotSource extends SkillSourceProvider {
     this.#autoSync = options.autoSync ?? true;
     this.#now = options.now ?? Date.now;
     this.#warn = options.warn ?? (() => undefined);
+    this.#onFetch = options.onFetch;
+  }
+
+  /** A subclass calls this once a request to its remote is on its way; tells the `onFetch` option, once per sync. */
+  protected fetchStarted(): void {
+    if (this.#fetchTold) return;
+    this.#fetchTold = true;
+    // The reader of the copy loads during the wait too (a failure to load surfaces where it is awaited).
+    this.#readerClass().catch(() => undefined);
+    this.#onFetch?.();
+  }
+
+  /**
+   * The filesystem provider that reads a copy, loaded on first need: a first fetch starts it while the remote is
+   * asked, so a command that only fetches (`add` up to its clone) does not load the reader before it (decision 0444).
+   */
+  #readerClass(): Promise<typeof LocalFileSystemSkillProvider> {
+    this.#providerModule ??= import("./local-copy.js");
+    return this.#providerModule.then((m) => m.LocalFileSystemSkillProvider);
   }
 
   /**
@@ -216,6 +244,7 @@ export abstract class SnapshotSource extends SkillSourceProvider {
   async #sync(): Promise<SyncResult> {
     const last = await this.#last();
     this.#attemptedAt = this.#now();
+    this.#fetchTold = false;
     let next: Snapshot;
     try {
       next = await this.fetchSnapshot(last);
@@ -242,10 +271,11 @@ export abstract class SnapshotSource extends SkillSourceProvider {
       this.#error = message;
       return { revision: last.revision, changed: false, offline: true, error: message };
     }
+    const Reader = await this.#readerClass();
     this.#offline = false;
     this.#error = undefined;
     const changed = last?.revision !== next.revision || last.root !== next.root;
-    this.#install(next);
+    this.#install(next, Reader);
     if (changed) await this.pruneSnapshots(next).catch(() => undefined);
     return { revision: next.revision, changed, offline: false };
   }
@@ -253,15 +283,16 @@ export abstract class SnapshotSource extends SkillSourceProvider {
   async #last(): Promise<Snapshot | undefined> {
     if (!this.#loaded) {
       const kept = await this.loadSnapshot();
+      const Reader = kept !== undefined ? await this.#readerClass() : undefined;
       this.#loaded = true;
-      if (kept !== undefined && this.#snapshot === undefined) this.#install(kept);
+      if (kept !== undefined && Reader !== undefined && this.#snapshot === undefined) this.#install(kept, Reader);
     }
     return this.#snapshot;
   }
 
-  #install(snapshot: Snapshot): void {
+  #install(snapshot: Snapshot, Reader: typeof LocalFileSystemSkillProvider): void {
     if (this.#provider === undefined || this.#snapshot?.root !== snapshot.root) {
-      this.#provider = new LocalFileSystemSkillProvider(snapshot.root, {
+      this.#provider = new Reader(snapshot.root, {
         name: this.name,
         ...(this.maxFileBytes !== undefined && { maxFileBytes: this.maxFileBytes }),
       });

@@ -9,7 +9,10 @@ export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "
 const metafile = path.join(repo, "packages/cli/dist/cli-meta.json");
 
 export interface Metafile {
-  outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }>;
+  outputs: Record<
+    string,
+    { inputs: Record<string, { bytesInOutput: number }>; imports?: { path: string; kind: string }[] }
+  >;
 }
 
 let meta: Metafile | undefined;
@@ -32,4 +35,16 @@ export function modulesIn(metafile: Metafile, output: string): string[] | undefi
  */
 export function modulesOf(file: string): string[] {
   return modulesIn(bundleMeta(), file) ?? [file];
+}
+
+/** `output` and every output it imports statically, transitively: what loading it compiles. */
+export function staticClosure(metafile: Metafile, output: string): string[] {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file) || metafile.outputs[file] === undefined) return;
+    seen.add(file);
+    for (const next of metafile.outputs[file]?.imports ?? []) if (next.kind === "import-statement") visit(next.path);
+  };
+  visit(output);
+  return [...seen];
 }

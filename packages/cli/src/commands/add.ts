@@ -7,6 +7,8 @@ import { normaliseRegistryUrl } from "../registry-client.js";
 import { openInstallSource } from "../install-archive.js";
 import { mapLimit } from "@skillport/core/internal";
 
+type AfterFetch = typeof import("./add-after-fetch.js");
+
 /** Skills read and validated at once. */
 const READ_CONCURRENCY = 8;
 
@@ -59,16 +61,24 @@ export function registerAdd(program: Command, io: CliOutput): void {
           if (!options.list) options.skill ??= [named.name];
         }
         const source = resolveInstallSource(input, io.cwd, process.env);
-        // Loaded while the source is fetched (decision 0427); a failure to load surfaces where it is awaited.
-        const later = options.list ? undefined : import("./add-after-fetch.js");
-        later?.catch(() => undefined);
+        // What is needed once the source is there loads while it is fetched (decision 0427): from the moment the clone
+        // or download is on its way, so the loading does not hold its start back (0444); a local source, once open. A
+        // failure to load surfaces where it is awaited.
+        let later: Promise<AfterFetch> | undefined;
+        const loadLater = (): Promise<AfterFetch> => {
+          if (later === undefined) {
+            later = import("./add-after-fetch.js");
+            later.catch(() => undefined);
+          }
+          return later;
+        };
         // A status line on a terminal for the slow parts (clone or download, read, audit, write); nothing when piped.
         io.status(`fetching ${source.origin.source}…`);
-        const opened = await openInstallSource(source.address, io);
+        const opened = await openInstallSource(source.address, io, options.list ? {} : { onFetch: loadLater });
         try {
           const ids = opened.only !== undefined ? [opened.only] : await opened.provider.discover();
           if (ids.length === 0) throw new CliError(`${opened.label}: no skills found`, 1);
-          if (options.list || later === undefined) return listSource(io, opened.provider, ids, options.json === true);
+          if (options.list) return listSource(io, opened.provider, ids, options.json === true);
           const {
             collectSkill,
             computedHash,
@@ -78,7 +88,7 @@ export function registerAdd(program: Command, io: CliOutput): void {
             readSidecar,
             recordedAudits,
             renameSkill,
-          } = await later;
+          } = await loadLater();
           const chosen = chooseIds(ids, options);
           if (options.as !== undefined && chosen.length !== 1)
             throw new CliError(`--as names one skill; ${chosen.length} are chosen (pick one with --skill)`);

@@ -9,7 +9,8 @@ import {
   type DoctorFinding,
   type LockEntry,
 } from "@skillport/install";
-import { asCliErrors, chooseAgents, fetchLocked } from "../install-source.js";
+import { fetchLocked } from "../install-fetch.js";
+import { asCliErrors, chooseAgents } from "../install-source.js";
 import { colors, EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
 
 interface DoctorOptions {

@@ -9,7 +9,8 @@ import {
   type LockEntry,
   type SkillToInstall,
 } from "@skillport/install";
-import { asCliErrors, chooseAgents, fetchLocked, OpenedSources } from "../install-source.js";
+import { fetchLocked, OpenedSources } from "../install-fetch.js";
+import { asCliErrors, chooseAgents } from "../install-source.js";
 import { installAuditGate, recordedAudits } from "../install-audit.js";
 import { AuditVerdicts } from "../audit-verdicts.js";
 import { defaultCacheDir } from "../cache-dir.js";

@@ -1,7 +1,8 @@
 import type { Command } from "commander";
 import { auditSkill } from "@skillport/audit";
 import { agentEnvironment, computedHash, readLock, readSidecar, type LockEntry } from "@skillport/install";
-import { asCliErrors, fetchLocked, OpenedSources } from "../install-source.js";
+import { fetchLocked, OpenedSources } from "../install-fetch.js";
+import { asCliErrors } from "../install-source.js";
 import { installedReport, riskOf } from "../install-audit.js";
 import { EXIT_PROBLEMS, printJson, type CliOutput } from "../io.js";
 

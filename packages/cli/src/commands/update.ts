@@ -11,7 +11,8 @@ import {
   type SkillToInstall,
 } from "@skillport/install";
 import { auditSkill } from "@skillport/audit";
-import { asCliErrors, chooseAgents, fetchLocked, OpenedSources } from "../install-source.js";
+import { fetchLocked, OpenedSources } from "../install-fetch.js";
+import { asCliErrors, chooseAgents } from "../install-source.js";
 import { installAuditGate, installedReport, riskOf, type PriorAudit } from "../install-audit.js";
 import { colors, printJson, type CliOutput } from "../io.js";
 import { normaliseRegistryUrl } from "../registry-client.js";

@@ -31,6 +31,11 @@ export interface OpenSourceOptions {
   write?: boolean;
   /** Where a source says something the user should know (a remote served from an earlier copy). Default: nowhere. */
   warn?: (message: string) => void;
+  /**
+   * Told once a remote source's first request is on its way (a clone started, an index requested): work that does not
+   * need the answer can use the wait (decision 0444). Never called for a local source. Must not throw.
+   */
+  onFetch?: () => void;
   /** A path root read as a folder of skills keeps its metadata index in this file (by the folder's real path). */
   metadataIndex?: (rootReal: string) => string | undefined;
 }

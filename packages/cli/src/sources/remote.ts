@@ -21,9 +21,10 @@ export async function openRemoteSource(address: string, options: OpenSourceOptio
     return { label: source.name, provider: source, skipped, close: async () => undefined };
   }
   const web = /^https?:\/\//i.test(address);
+  const onFetch = options.onFetch !== undefined ? { onFetch: options.onFetch } : {};
   const source: SnapshotSource = web
-    ? new (await import("@skillport/remote")).HttpSkillSource({ url: address })
-    : GitSkillSource.fromAddress(address, { cwd: options.cwd });
+    ? new (await import("@skillport/remote")).HttpSkillSource({ url: address, ...onFetch })
+    : GitSkillSource.fromAddress(address, { cwd: options.cwd, ...onFetch });
   let result;
   try {
     result = await source.sync();

@@ -18,6 +18,8 @@ export interface GitRunOptions {
   secrets: readonly string[];
   /** What the command does, for messages ("fetch https://host/repo.git"), already redacted. */
   what: string;
+  /** Called once git has been started (its output not yet read). */
+  onSpawn?: () => void;
 }
 
 /**
@@ -115,6 +117,7 @@ export function runGit(args: readonly string[], options: GitRunOptions): Promise
     });
     child.stdin.on("error", () => undefined);
     child.stdin.end(options.input ?? "");
+    options.onSpawn?.();
     child.on("error", (error) => {
       clearTimeout(timer);
       const missing = errorCode(error) === "ENOENT";

@@ -244,6 +244,8 @@ export class GitSkillSource extends SnapshotSource {
       timeoutMs: this.#timeoutMs,
       secrets: this.#secrets,
       what: `${what} ${this.#display}`,
+      // A sync's first git command asks the remote (clone, ls-remote; an init just before a fetch).
+      onSpawn: () => this.fetchStarted(),
     });
   }
 

@@ -173,12 +173,14 @@ export class HttpSkillSource extends SnapshotSource {
       this.#syncDeadlineMs,
       `the sync's deadline of ${this.#syncDeadlineMs} ms (syncDeadlineMs) passed`,
     );
-    const response = await fetchBounded(this.indexUrl, {
+    const asked = fetchBounded(this.indexUrl, {
       ...this.#fetch,
       headers: { ...this.#fetch.headers, ...conditional },
       maxBytes: this.#maxIndexBytes,
       deadlines: [sync, this.#fileDeadline()],
     });
+    this.fetchStarted();
+    const response = await asked;
     const etag = response.headers.get("etag");
     if (response.status === 304) {
       if (state === undefined)
