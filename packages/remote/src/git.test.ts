@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTempDir, removeDir } from "@skillport/testing";
@@ -53,6 +53,12 @@ async function gitCalls(fn: () => Promise<void>, key?: string): Promise<string[]
     process.env.PATH = saved;
   }
   return (await fs.readFile(log, "utf8")).trim().split("\n");
+}
+
+/** Whether a checked-out copy (a `trees/<commit>-…` folder) exists under a source's cache folder. */
+function hasTree(cacheDir: string): boolean {
+  if (!existsSync(cacheDir)) return false;
+  return readdirSync(cacheDir, { recursive: true, encoding: "utf8" }).some((p) => /trees\/[0-9a-f]{12}-/.test(p));
 }
 
 let n = 0;
@@ -171,6 +177,25 @@ describe("GitSkillSource over git daemon", () => {
     expect(await source.sync()).toEqual({ revision: second, changed: true, offline: false });
     expect(await source.discover()).toEqual(["alpha", "beta"]);
     expect(await source.getBody("alpha")).toContain("New body.");
+  });
+
+  it("onFetch is told once per sync, while its first git command (the clone, then ls-remote) runs", async () => {
+    const r = await repo({ "skills/alpha/SKILL.md": skill("alpha") });
+    const told: { revision: string | undefined; trees: boolean }[] = [];
+    const source: GitSkillSource = new GitSkillSource({
+      url: r.url,
+      cacheDir: r.cacheDir,
+      onFetch: () => told.push({ revision: source.revision, trees: hasTree(r.cacheDir) }),
+    });
+    expect(told).toEqual([]);
+    await source.sync();
+    // Told while the clone ran: no copy kept yet, no checked-out tree.
+    expect(told).toEqual([{ revision: undefined, trees: false }]);
+    await source.sync();
+    expect(told).toHaveLength(2);
+    expect(told[1]?.revision).toBe(r.commit);
+    expect(await source.discover()).toEqual(["alpha"]);
+    expect(told).toHaveLength(2);
   });
 
   it("with autoSync off, only sync() asks the remote (AgentScope's autoSync=false)", async () => {

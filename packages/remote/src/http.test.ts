@@ -71,6 +71,16 @@ describe("HttpSkillSource", () => {
     expect(source.name).toBe(`${server.url}/.well-known/agent-skills/index.json`);
   });
 
+  it("onFetch is told once per sync, once the index request is out and before any file is fetched", async () => {
+    publish(server, [alpha(), packed()]);
+    const told: number[] = [];
+    const source = open({ onFetch: () => told.push(server.requests.filter((r) => r.path.endsWith(".skill")).length) });
+    await source.sync();
+    expect(told).toEqual([0]);
+    await source.sync();
+    expect(told).toEqual([0, 1]);
+  });
+
   it("revalidates the index with If-None-Match and fetches nothing more on a 304, also after a restart", async () => {
     publish(server, [alpha(), packed()]);
     await open().discover();
