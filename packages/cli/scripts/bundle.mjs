@@ -247,6 +247,9 @@ for (const command of HOT_COMMANDS)
       ...common,
       entryPoints: { [`cli-${command}`]: path.join(dist, "hot-main.js") },
       chunkNames: `cli-${command}-chunk-[hash]`,
+      // No source maps here: the same modules are mapped in the main bundle's maps (and tsc's, for dist/main.js), and
+      // a second and third set (3 MB each) would push the installed CLI over its size budget (decision 0444).
+      sourcemap: false,
       plugins: [onlyCommand(command), ...common.plugins],
     }),
   );

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { makeTempDir, removeDir } from "@skillport/testing";
 import { GitSkillSource } from "./git/source.js";
 import { parseGitAddress } from "./git/address.js";
@@ -196,6 +196,19 @@ describe("GitSkillSource over git daemon", () => {
     expect(told[1]?.revision).toBe(r.commit);
     expect(await source.discover()).toEqual(["alpha"]);
     expect(told).toHaveLength(2);
+  });
+
+  it("the clone's object store leaves the copy before sync returns and is then removed (no .tmp- folder stays)", async () => {
+    const r = await repo({ "skills/alpha/SKILL.md": skill("alpha") });
+    const source = new GitSkillSource({ url: r.url, cacheDir: r.cacheDir });
+    await source.sync();
+    const copy = path.dirname(path.dirname(path.dirname(await source.getLocation("alpha"))));
+    expect(readdirSync(copy)).toEqual(["skills"]);
+    const trees = path.dirname(copy);
+    await vi.waitFor(() => expect(readdirSync(trees).filter((n) => n.startsWith(".tmp-"))).toEqual([]), {
+      timeout: 10_000,
+    });
+    expect(readdirSync(trees)).toEqual([path.basename(copy)]);
   });
 
   it("with autoSync off, only sync() asks the remote (AgentScope's autoSync=false)", async () => {

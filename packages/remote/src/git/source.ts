@@ -343,7 +343,12 @@ export class GitSkillSource extends SnapshotSource {
         });
       }
       await mkdir(path.join(tmp, ...layout.serve.split("/").filter(Boolean)), { recursive: true });
-      await rm(path.join(tmp, ".git"), { recursive: true, force: true });
+      // The clone's object store is no part of the copy: one rename takes it out of the tree, and it is removed while
+      // the caller reads the copy (decision 0444). A removal cut short leaves a `.tmp-` folder, as an interrupted
+      // checkout does; the process waits for it before it exits (pending file operations keep Node's loop alive).
+      const store = path.join(trees, `.tmp-store-${suffix}`);
+      await rename(path.join(tmp, ".git"), store);
+      void rm(store, { recursive: true, force: true }).catch(() => undefined);
       const name = `${commit.slice(0, 12)}-${suffix}`;
       await rename(tmp, path.join(trees, name));
       return { commit, tree: name, skillsPath: layout.serve, skipped };
