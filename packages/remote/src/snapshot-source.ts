@@ -143,6 +143,8 @@ export abstract class SnapshotSource extends SkillSourceProvider {
         );
       return undefined;
     }
+    // A copy is kept: its reader will be needed, and loads beside the schema (a restore's path; decision 0444).
+    this.#readerClass().catch(() => undefined);
     const parsed = parseStateText(text, await schema());
     if ("value" in parsed) return parsed.value;
     this.#warn(`${this.name}: state file ${file} is ${parsed.problem}; fetching a new copy`);
