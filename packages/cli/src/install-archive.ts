@@ -280,7 +280,29 @@ function pluginSkillDirs(root: string, warn: (message: string) => void): { plugi
     });
   }
   const plugin = manifest(".", [".claude-plugin/plugin.json", "plugin.json"]);
-  return plugin === undefined
-    ? undefined
-    : skillsOf(typeof plugin.name === "string" ? plugin.name : path.basename(root), ".");
+  if (plugin !== undefined) return skillsOf(typeof plugin.name === "string" ? plugin.name : path.basename(root), ".");
+  return containerSkillDirs(root, inside);
+}
+
+/**
+ * The hidden container folders of `skills/` that Vercel's `skills` CLI also searches (openai/skills keeps its skills
+ * there): with any of them, `skills/` and each of them are read as groups named after their folders, so
+ * `skillport add openai/skills` finds what `skills add` does (decision 0445). Undefined without one.
+ */
+const SKILL_CONTAINERS = [".curated", ".experimental", ".system"] as const;
+function containerSkillDirs(
+  root: string,
+  inside: (rel: string) => string | undefined,
+): { plugin: string; dir: string }[] | undefined {
+  const folder = (rel: string) => {
+    const real = inside(rel);
+    return real !== undefined && statSync(real).isDirectory() ? real : undefined;
+  };
+  const containers = SKILL_CONTAINERS.flatMap((name) => {
+    const dir = folder(path.join("skills", name));
+    return dir === undefined ? [] : [{ plugin: name, dir }];
+  });
+  if (containers.length === 0) return undefined;
+  const skills = folder("skills");
+  return [...(skills === undefined ? [] : [{ plugin: "skills", dir: skills }]), ...containers];
 }

@@ -692,6 +692,34 @@ describe.skipIf(!existsSync(bin))("skillport add/remove/install (built CLI, git 
     }
   });
 
+  it("finds skills in skills/.curated, .experimental and .system as the skills CLI does (openai/skills), and restores them", async () => {
+    const made = await makeRepo(path.join(root, "srv", "acme"), "containers");
+    await commitAndPush(made.work, {
+      "skills/plain/SKILL.md": skillMd("plain"),
+      "skills/.curated/one/SKILL.md": skillMd("one"),
+      "skills/.system/two/SKILL.md": skillMd("two"),
+      "skills/.hidden/three/SKILL.md": skillMd("three"),
+    });
+    const list = await skillport(["add", "acme/containers", "--list", "--json"]);
+    expect(list.code, list.stderr).toBe(0);
+    expect((JSON.parse(list.stdout) as { skills: { id: string }[] }).skills.map((s) => s.id)).toEqual([
+      ".curated/one",
+      ".system/two",
+      "skills/plain",
+    ]);
+    const added = await skillport(["add", "acme/containers", "--skill", "*", "--yes", "--agent", "claude-code"]);
+    expect(added.code, added.stderr).toBe(0);
+    expect(readdirSync(path.join(project, ".agents/skills")).sort()).toEqual(["one", "plain", "two"]);
+    const lock = readJson(path.join(project, "skills-lock.json"));
+    expect(lock.skills.one?.skillPath).toBe("skills/.curated/one/SKILL.md");
+    expect(lock.skills.two?.skillPath).toBe("skills/.system/two/SKILL.md");
+    expect(lock.skills.plain?.skillPath).toBe("skills/plain/SKILL.md");
+    const fresh = await freshCopyOfLocks();
+    const restored = await skillport(["install", "--frozen"], fresh);
+    expect(restored.code, restored.stderr).toBe(0);
+    expect(readFileSync(path.join(fresh, ".agents/skills/one/SKILL.md"), "utf8")).toBe(skillMd("one"));
+  });
+
   it("reads a Claude Code plugin marketplace and an Agent Plugins plugin folder; a plugin outside the folder is left out", async () => {
     const market = path.join(root, `market${n}`);
     const put = async (rel: string, text: string) => {
