@@ -65,7 +65,7 @@ const zodMiniBundled = {
   }
 }
 
-/** The bundle's files: the CLI's entry and chunks, the install bundle's entry and chunks (with their source maps). */
+/** The bundle's files: the CLI's entry and chunks (with their source maps), each hot command's bundle entry and chunks. */
 const BUNDLE_FILE = /^cli(-install|-add)?(-chunk-.*)?\.js(\.map)?$/;
 
 // `--clean` (npm run clean): tsc's --clean does not know the bundle's files.
@@ -169,15 +169,8 @@ const throughDoors = {
 // working (`add` must reach its clone early). No module of one bundle is ever loaded with another's, so each class and
 // module state exists once per process. The other commands are unreachable from a command's bundle.
 const HOT_COMMANDS = ["install", "add"];
+// main.ts imports the file named in SKILLPORT_HOT_BUNDLES at run time (not a literal esbuild could follow).
 const hotBundleFile = (command) => `./cli-${command}.js`;
-const hotEntries = {
-  name: "hot-entries",
-  setup(b) {
-    b.onResolve({ filter: /^\.\/cli-[\w-]+\.js$/ }, (args) =>
-      HOT_COMMANDS.some((c) => hotBundleFile(c) === args.path) ? { path: args.path, external: true } : undefined,
-    );
-  },
-};
 const onlyCommand = (command) => ({
   name: "only-command",
   setup(b) {
@@ -238,7 +231,6 @@ const result = await build({
   define: {
     SKILLPORT_HOT_BUNDLES: JSON.stringify(Object.fromEntries(HOT_COMMANDS.map((c) => [c, hotBundleFile(c)]))),
   },
-  plugins: [hotEntries, ...common.plugins],
 });
 const hotResults = [];
 for (const command of HOT_COMMANDS)

@@ -52,9 +52,12 @@ export async function openInstallSource(
   }
   const { DEFAULT_PACKAGE_LIMITS, unpackArchive } = await import("@skillport/pack");
   const shown = isUrl ? redactUri(address) : address;
-  const downloading = isUrl ? download(address, shown, DEFAULT_PACKAGE_LIMITS.maxArchiveBytes) : undefined;
-  if (downloading !== undefined) hooks.onFetch?.();
-  const input = downloading !== undefined ? await downloading : local;
+  let input: string | Uint8Array = local;
+  if (isUrl) {
+    const downloading = download(address, shown, DEFAULT_PACKAGE_LIMITS.maxArchiveBytes);
+    hooks.onFetch?.();
+    input = await downloading;
+  }
   const temp = await mkdtemp(path.join(os.tmpdir(), "skillport-add-"));
   try {
     const stage = path.join(temp, "stage");
@@ -248,6 +251,10 @@ function pluginSkillDirs(root: string, warn: (message: string) => void): { plugi
     }
     return undefined;
   };
+  const folder = (rel: string): string | undefined => {
+    const real = inside(rel);
+    return real !== undefined && statSync(real).isDirectory() ? real : undefined;
+  };
   const skillsOf = (plugin: string, dir: string, inline?: unknown): { plugin: string; dir: string }[] => {
     // A marketplace entry may carry the plugin's fields itself (`skills` among them); else the plugin's manifest says.
     const declared = inline ?? manifest(dir, [".claude-plugin/plugin.json", "plugin.json"])?.skills;
@@ -258,8 +265,8 @@ function pluginSkillDirs(root: string, warn: (message: string) => void): { plugi
           ? declared.filter((d): d is string => typeof d === "string")
           : ["skills"];
     return wanted.flatMap((rel) => {
-      const real = inside(path.join(dir, rel));
-      return real !== undefined && statSync(real).isDirectory() ? [{ plugin, dir: real }] : [];
+      const real = folder(path.join(dir, rel));
+      return real !== undefined ? [{ plugin, dir: real }] : [];
     });
   };
   const market = manifest(".", [".claude-plugin/marketplace.json"]);
@@ -281,23 +288,20 @@ function pluginSkillDirs(root: string, warn: (message: string) => void): { plugi
   }
   const plugin = manifest(".", [".claude-plugin/plugin.json", "plugin.json"]);
   if (plugin !== undefined) return skillsOf(typeof plugin.name === "string" ? plugin.name : path.basename(root), ".");
-  return containerSkillDirs(root, inside);
+  return containerSkillDirs(folder);
 }
 
-/**
- * The hidden container folders of `skills/` that Vercel's `skills` CLI also searches (openai/skills keeps its skills
- * there): with any of them, `skills/` and each of them are read as groups named after their folders, so
- * `skillport add openai/skills` finds what `skills add` does (decision 0445). Undefined without one.
- */
+/** The hidden container folders of `skills/` that Vercel's `skills` CLI also searches (openai/skills keeps its skills there). */
 const SKILL_CONTAINERS = [".curated", ".experimental", ".system"] as const;
+
+/**
+ * With any of the container folders, `skills/` and each of them are read as groups named after their folders, so
+ * `skillport add openai/skills` finds what `skills add` does (decision 0445); undefined without one. `folder(rel)` is
+ * the real path of a folder inside the root (a link leaving it is no folder).
+ */
 function containerSkillDirs(
-  root: string,
-  inside: (rel: string) => string | undefined,
+  folder: (rel: string) => string | undefined,
 ): { plugin: string; dir: string }[] | undefined {
-  const folder = (rel: string) => {
-    const real = inside(rel);
-    return real !== undefined && statSync(real).isDirectory() ? real : undefined;
-  };
   const containers = SKILL_CONTAINERS.flatMap((name) => {
     const dir = folder(path.join("skills", name));
     return dir === undefined ? [] : [{ plugin: name, dir }];

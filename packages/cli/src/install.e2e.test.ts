@@ -720,6 +720,25 @@ describe.skipIf(!existsSync(bin))("skillport add/remove/install (built CLI, git 
     expect(readFileSync(path.join(fresh, ".agents/skills/one/SKILL.md"), "utf8")).toBe(skillMd("one"));
   });
 
+  it("a container folder that is a link leaving the source, or a file, is not read", async () => {
+    const source = path.join(root, `containers-local${n}`);
+    const outside = path.join(root, `containers-outside${n}`);
+    await mkdir(path.join(source, "skills/plain"), { recursive: true });
+    await mkdir(path.join(source, "skills/.system/two"), { recursive: true });
+    await mkdir(path.join(outside, "stolen"), { recursive: true });
+    writeFileSync(path.join(source, "skills/plain/SKILL.md"), skillMd("plain"));
+    writeFileSync(path.join(source, "skills/.system/two/SKILL.md"), skillMd("two"));
+    writeFileSync(path.join(outside, "stolen/SKILL.md"), skillMd("stolen"));
+    await symlink(outside, path.join(source, "skills/.curated"));
+    writeFileSync(path.join(source, "skills/.experimental"), "not a folder\n");
+    const list = await skillport(["add", source, "--list", "--json"]);
+    expect(list.code, list.stderr).toBe(0);
+    expect((JSON.parse(list.stdout) as { skills: { id: string }[] }).skills.map((s) => s.id)).toEqual([
+      ".system/two",
+      "skills/plain",
+    ]);
+  });
+
   it("reads a Claude Code plugin marketplace and an Agent Plugins plugin folder; a plugin outside the folder is left out", async () => {
     const market = path.join(root, `market${n}`);
     const put = async (rel: string, text: string) => {

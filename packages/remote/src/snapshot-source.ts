@@ -114,8 +114,8 @@ export abstract class SnapshotSource extends SkillSourceProvider {
   protected fetchStarted(): void {
     if (this.#fetchTold) return;
     this.#fetchTold = true;
-    // The reader of the copy loads during the wait too (a failure to load surfaces where it is awaited).
-    this.#readerClass().catch(() => undefined);
+    // The reader of the copy loads during the wait too.
+    this.#preloadReader();
     this.#onFetch?.();
   }
 
@@ -126,6 +126,11 @@ export abstract class SnapshotSource extends SkillSourceProvider {
   #readerClass(): Promise<typeof LocalFileSystemSkillProvider> {
     this.#providerModule ??= import("./local-copy.js");
     return this.#providerModule.then((m) => m.LocalFileSystemSkillProvider);
+  }
+
+  /** Starts loading the reader now; a failure to load surfaces where it is awaited. */
+  #preloadReader(): void {
+    this.#readerClass().catch(() => undefined);
   }
 
   /**
@@ -144,7 +149,7 @@ export abstract class SnapshotSource extends SkillSourceProvider {
       return undefined;
     }
     // A copy is kept: its reader will be needed, and loads beside the schema (a restore's path; decision 0444).
-    this.#readerClass().catch(() => undefined);
+    this.#preloadReader();
     const parsed = parseStateText(text, await schema());
     if ("value" in parsed) return parsed.value;
     this.#warn(`${this.name}: state file ${file} is ${parsed.problem}; fetching a new copy`);
@@ -285,9 +290,9 @@ export abstract class SnapshotSource extends SkillSourceProvider {
   async #last(): Promise<Snapshot | undefined> {
     if (!this.#loaded) {
       const kept = await this.loadSnapshot();
-      const Reader = kept !== undefined ? await this.#readerClass() : undefined;
+      const Reader = kept && (await this.#readerClass());
       this.#loaded = true;
-      if (kept !== undefined && Reader !== undefined && this.#snapshot === undefined) this.#install(kept, Reader);
+      if (kept && Reader && this.#snapshot === undefined) this.#install(kept, Reader);
     }
     return this.#snapshot;
   }
