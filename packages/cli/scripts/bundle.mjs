@@ -65,8 +65,11 @@ const zodMiniBundled = {
   }
 }
 
-/** The bundle's files: the CLI's entry and chunks (with their source maps), each hot command's bundle entry and chunks. */
-const BUNDLE_FILE = /^cli(-install|-add)?(-chunk-.*)?\.js(\.map)?$/;
+/**
+ * The bundle's files: the CLI's entry and chunks (with their source maps), each hot command's bundle entry and chunks,
+ * and each hot command's one-file script (`.cjs`, run from a code cache: decision 0446).
+ */
+const BUNDLE_FILE = /^cli(-install|-add)?((-chunk-.*)?\.js(\.map)?|\.cjs)$/;
 
 // `--clean` (npm run clean): tsc's --clean does not know the bundle's files.
 if (process.argv.includes("--clean")) {
@@ -171,6 +174,11 @@ const throughDoors = {
 const HOT_COMMANDS = ["install", "add"];
 // main.ts imports the file named in SKILLPORT_HOT_BUNDLES at run time (not a literal esbuild could follow).
 const hotBundleFile = (command) => `./cli-${command}.js`;
+// Each hot command is also built as ONE CommonJS script, dist/cli-<command>.cjs, which main.ts compiles with a V8
+// code cache kept in the user's cache folder (decision 0446): Node 20 caches no compiled ES module, and a cached script
+// starts its work ~50 ms sooner. esbuild turns each lazy import into a module initialised on first use, so the script
+// evaluates at load only what the chunked bundle's entry loads statically (checked by start-up-graph.e2e.test.ts).
+const hotScriptFile = (command) => `./cli-${command}.cjs`;
 const onlyCommand = (command) => ({
   name: "only-command",
   setup(b) {
@@ -230,6 +238,7 @@ const result = await build({
   chunkNames: "cli-chunk-[hash]",
   define: {
     SKILLPORT_HOT_BUNDLES: JSON.stringify(Object.fromEntries(HOT_COMMANDS.map((c) => [c, hotBundleFile(c)]))),
+    SKILLPORT_HOT_SCRIPTS: JSON.stringify(Object.fromEntries(HOT_COMMANDS.map((c) => [c, hotScriptFile(c)]))),
   },
 });
 const hotResults = [];
@@ -243,6 +252,43 @@ for (const command of HOT_COMMANDS)
       // a second and third set (3 MB each) would push the installed CLI over its size budget (decision 0444).
       sourcemap: false,
       plugins: [onlyCommand(command), ...common.plugins],
+    }),
+  );
+// Large libraries a hot command reaches only through a rarely taken path (a SQL source: kysely; an npm package: tar)
+// stay out of its script and are required from the installation of the package that declares them, when first used,
+// as `yaml` is (decision 0210): a script of half the size to compile when no code cache is there yet (decision 0446).
+const FROM_DECLARING_PACKAGE = { kysely: "@skillport/sql", tar: "@skillport/pack" };
+const requiredWhereDeclared = {
+  name: "required-where-declared",
+  setup(b) {
+    b.onResolve({ filter: new RegExp(`^(${Object.keys(FROM_DECLARING_PACKAGE).join("|")})$`) }, (args) => ({
+      path: args.path,
+      namespace: "skillport-declared",
+    }));
+    b.onLoad({ filter: /.*/, namespace: "skillport-declared" }, (args) => ({
+      loader: "js",
+      contents: [
+        'const { createRequire } = require("node:module");',
+        `const declaring = createRequire(__filename).resolve(${JSON.stringify(FROM_DECLARING_PACKAGE[args.path])});`,
+        `module.exports = createRequire(declaring)(${JSON.stringify(args.path)});`,
+      ].join("\n"),
+    }));
+  },
+};
+for (const command of HOT_COMMANDS)
+  hotResults.push(
+    await build({
+      ...common,
+      outdir: undefined,
+      entryPoints: [path.join(dist, "hot-main.js")],
+      outfile: path.join(dist, hotScriptFile(command)),
+      format: "cjs",
+      splitting: false,
+      sourcemap: false,
+      // The script runs in a CommonJS wrapper (its own `require`); `import.meta.url` is its file's URL.
+      banner: { js: '"use strict";var __skillportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+      define: { "import.meta.url": "__skillportMetaUrl" },
+      plugins: [onlyCommand(command), requiredWhereDeclared, ...common.plugins],
     }),
   );
 const outputFiles = [...result.outputFiles, ...hotResults.flatMap((r) => r.outputFiles)];

@@ -5,10 +5,10 @@
 // was written: a later import that brings core's parser, the skill provider or `yaml` into `exec`, `unpack` or
 // `--version` fails here, whatever the timing of the day.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { bundleMeta, modulesIn, modulesOf, staticClosure, type Metafile } from "./__fixtures__/bundle-modules.js";
 
@@ -30,7 +30,9 @@ function loadedBy(bin: string, args: readonly string[], options: { cwd?: string;
     {
       cwd: options.cwd ?? repo,
       encoding: "utf8",
-      env: { ...process.env, FORCE_COLOR: undefined, ...options.env },
+      // The hot commands' ES-module bundles: their one-file scripts (decision 0446) load no module a hook could see, and
+      // are checked below by what V8 ran of them.
+      env: { ...process.env, FORCE_COLOR: undefined, SKILLPORT_CODE_CACHE: "off", ...options.env },
     },
   );
   const files = [...run.stderr.matchAll(/^loaded-module (\S+)$/gm)].map((m) =>
@@ -58,13 +60,15 @@ const PROVIDER_AND_SEARCH =
 
 /**
  * Modules with bytes in two or more outputs of one bundle: a second copy (the fs pre-bundle once put the floor in
- * twice). Each hot command's bundle (dist/cli-install*.js, dist/cli-add*.js; decisions 0358, 0444) holds its own
- * copies by design: no process loads two bundles, so each is checked on its own.
+ * twice). Each hot command's bundle (dist/cli-install*.js, dist/cli-add*.js; decisions 0358, 0444) and one-file script
+ * (dist/cli-<command>.cjs, decision 0446) holds its own copies by design: no code of one calls into another, so each
+ * is checked on its own.
  */
 function copies(metafile: Metafile): string[] {
   const seen = new Map<string, number>();
   for (const output of Object.keys(metafile.outputs)) {
-    const bundle = /(?:^|\/)cli-(?!chunk-)([a-z]+)[-.]/.exec(output)?.[1] ?? "";
+    // A hot command's one-file script (.cjs) is a bundle of its own too: a process runs it or the chunked bundle.
+    const bundle = `${/(?:^|\/)cli-(?!chunk-)([a-z]+)[-.]/.exec(output)?.[1] ?? ""}${output.endsWith(".cjs") ? ".cjs" : ""}`;
     for (const input of modulesIn(metafile, output) ?? [])
       seen.set(`${bundle}:${input}`, (seen.get(`${bundle}:${input}`) ?? 0) + 1);
   }
@@ -289,5 +293,83 @@ describe("start-up module graph of the bundle the bin runs (decisions 0202, 0220
     expect(
       run.modules.filter((m) => m.includes("node_modules/") && !/node_modules\/(commander|picocolors)\//.test(m)),
     ).toEqual([]);
+  });
+});
+
+describe("the hot commands' one-file scripts, run from a code cache (decision 0446)", () => {
+  const bin = path.join(dist, "cli.js");
+
+  /**
+   * The modules a run of a hot command's script evaluated: the script's modules with no lazy wrapper (evaluated as it
+   * loads), and each wrapped one whose wrapper V8 reports as called (NODE_V8_COVERAGE: esbuild names each wrapper
+   * function after its module).
+   */
+  function evaluatedBy(args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv }) {
+    const coverage = mkdtempSync(path.join(work, "coverage-"));
+    const run = spawnSync(process.execPath, [bin, ...args], {
+      cwd: options.cwd,
+      encoding: "utf8",
+      env: { ...process.env, FORCE_COLOR: undefined, ...options.env, NODE_V8_COVERAGE: coverage },
+    });
+    const script = path.join(dist, `cli-${args[0]}.cjs`);
+    const text = readFileSync(script, "utf8");
+    const wrapped = new Set([...text.matchAll(/__(?:esm|commonJS)\(\{"([^"]+)"\(/g)].map((m) => m[1]!));
+    const called = new Set<string>();
+    for (const file of readdirSync(coverage)) {
+      const report = JSON.parse(readFileSync(path.join(coverage, file), "utf8")) as {
+        result: { url: string; functions: { functionName: string; ranges: { count: number }[] }[] }[];
+      };
+      for (const entry of report.result.filter((r) => r.url === script || r.url === pathToFileURL(script).href))
+        for (const fn of entry.functions)
+          if (wrapped.has(fn.functionName) && (fn.ranges[0]?.count ?? 0) > 0) called.add(fn.functionName);
+    }
+    const inScript = modulesIn(bundleMeta(), `packages/cli/dist/cli-${args[0]}.cjs`) ?? [];
+    return {
+      code: run.status,
+      stderr: run.stderr,
+      ran: called.size > 0,
+      modules: inScript.filter((m) => !wrapped.has(m) || called.has(m)),
+    };
+  }
+
+  it("add --list evaluates no audit nor writer (the check can fail: an install evaluates them)", () => {
+    const options = { cwd: work, env: { SKILLPORT_CACHE_DIR: path.join(work, "script-cache") } };
+    const listed = evaluatedBy(["add", path.join(repo, "examples/skills"), "--list"], options);
+    expect([listed.code, listed.stderr, listed.ran]).toEqual([0, "", true]);
+    expect(listed.modules).toContain("packages/fs/dist/skills/skill-source.js");
+    expect(inPackage(listed.modules, "audit")).toEqual([]);
+    expect(listed.modules.filter((m) => m.endsWith("/install/dist/installer.js"))).toEqual([]);
+    const project = path.join(work, "script-add");
+    mkdirSync(path.join(project, ".claude"), { recursive: true });
+    const added = evaluatedBy(
+      ["add", path.join(repo, "examples/skills"), "--skill", "*", "--yes", "--agent", "claude-code"],
+      { ...options, cwd: project },
+    );
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.modules).toContain("packages/audit/dist/rules.js");
+    expect(added.modules).toContain("packages/install/dist/installer.js");
+  });
+
+  it("install --frozen of bytes audited before evaluates no audit scanner", () => {
+    const project = path.join(work, "script-restore");
+    mkdirSync(path.join(project, ".claude"), { recursive: true });
+    const options = { cwd: project, env: { SKILLPORT_CACHE_DIR: path.join(work, "script-restore-cache") } };
+    const added = evaluatedBy(
+      ["add", path.join(repo, "examples/skills"), "--skill", "*", "--yes", "--agent", "claude-code"],
+      options,
+    );
+    expect(added.code, added.stderr).toBe(0);
+    const restore = () => {
+      rmSync(path.join(project, ".agents"), { recursive: true, force: true });
+      const run = evaluatedBy(["install", "--frozen"], options);
+      expect([run.code, run.stderr, run.ran]).toEqual([0, "", true]);
+      return run;
+    };
+    expect(restore().modules).toContain("packages/audit/dist/rules.js");
+    const again = restore();
+    expect(
+      again.modules.filter((m) => /^packages\/audit\/dist\/(audit|rules|decode|hidden|inventory)\.js$/.test(m)),
+    ).toEqual([]);
+    expect(again.modules).toContain("packages/install/dist/installer.js");
   });
 });

@@ -36,30 +36,43 @@ const KEY_BYTES = 32;
  * kept in `<cacheDir>/identity.key` (0600, created once), so a folder name tells nothing about a password and cannot
  * be tested against guesses without the key. `credentials` is every value that may grant access (user, password,
  * token, request headers), in a fixed order.
+ * Also says whether the cache folder was made by this call: then nothing can be kept in it yet, and neither the key
+ * nor a state file is looked for (a first run's reads that can only fail, before its first fetch).
  */
-export async function identityDir(
+export async function openIdentityDir(
   cacheDir: string,
   credentials: readonly (readonly [string, string])[],
-): Promise<string> {
-  await ensurePrivateDir(cacheDir);
-  const key = await readOrCreateKey(path.join(cacheDir, KEY_FILE));
+): Promise<{ dir: string; fresh: boolean }> {
+  const fresh = (await mkdir(cacheDir, { recursive: true, mode: 0o700 })) !== undefined;
+  const key = await readOrCreateKey(path.join(cacheDir, KEY_FILE), fresh);
   const digest = createHmac("sha256", key).update(JSON.stringify(credentials)).digest("hex").slice(0, 32);
-  return path.join(cacheDir, `id-${digest}`);
+  return { dir: path.join(cacheDir, `id-${digest}`), fresh };
 }
 
-/** Reads the key; creates it first when missing (a temp file linked into place, so two processes agree on one key). */
-async function readOrCreateKey(file: string): Promise<Buffer> {
-  const kept = await readKey(file);
+/**
+ * Reads the key; creates it first when missing (a temp file linked into place, so two processes agree on one key).
+ * The key this process linked into place is the one it wrote; one another process linked first is read back.
+ */
+async function readOrCreateKey(file: string, fresh: boolean): Promise<Buffer> {
+  const kept = fresh ? undefined : await readKey(file);
   if (kept !== undefined) return kept;
   const temp = path.join(path.dirname(file), tempName(KEY_FILE));
+  const written = randomBytes(KEY_BYTES);
+  let linked = false;
   try {
-    await writeFile(temp, randomBytes(KEY_BYTES), { flag: "wx", mode: 0o600 });
-    await link(temp, file).catch((error: unknown) => {
-      if (errorCode(error) !== "EEXIST") throw error;
-    });
+    await writeFile(temp, written, { flag: "wx", mode: 0o600 });
+    linked = await link(temp, file).then(
+      () => true,
+      (error: unknown) => {
+        if (errorCode(error) !== "EEXIST") throw error;
+        return false;
+      },
+    );
   } finally {
-    await rm(temp, { force: true });
+    // The temp name goes either way; nothing waits for it (a leftover is a private file no one reads).
+    void rm(temp, { force: true }).catch(() => undefined);
   }
+  if (linked) return written;
   const key = await readKey(file);
   if (key === undefined) throw new RemoteSourceError(`the cache key ${file} could not be created`, "REMOTE_CONFIG");
   return key;

@@ -10,7 +10,7 @@ import {
   type StateSchema,
 } from "@skillport/fs";
 import type { LocalFileSystemSkillProvider } from "@skillport/fs";
-import { identityDir } from "./cache-dir.js";
+import { openIdentityDir } from "./cache-dir.js";
 import { RemoteSourceError } from "./errors.js";
 
 /** Something a remote source left out of its local copy (a file over the size limit, an index entry it cannot read). */
@@ -349,6 +349,8 @@ export class KeptCopies<S extends KeptState> {
   readonly #cacheDir: string;
   readonly #identity: readonly (readonly [string, string])[];
   #home: string | undefined;
+  /** The cache folder was made when the identity folder was found: nothing was kept in it before this process. */
+  #fresh = false;
   #state: S | undefined;
   #stalePrevious: string | undefined;
 
@@ -364,7 +366,11 @@ export class KeptCopies<S extends KeptState> {
 
   /** The identity folder (`<cacheDir>/id-<keyed hash>`), found on first use. */
   async dir(): Promise<string> {
-    this.#home ??= await identityDir(this.#cacheDir, this.#identity);
+    if (this.#home === undefined) {
+      const opened = await openIdentityDir(this.#cacheDir, this.#identity);
+      this.#home = opened.dir;
+      this.#fresh = opened.fresh;
+    }
     return this.#home;
   }
 
@@ -381,7 +387,10 @@ export class KeptCopies<S extends KeptState> {
   /** The state kept from an earlier run (`read` through the source's schema) when it is for this source (`matches`) and
    * its copy is still there. */
   async load(read: (file: string) => Promise<S | undefined>, matches: (state: S) => boolean): Promise<S | undefined> {
-    const state = await read(path.join(await this.dir(), STATE_FILE));
+    const dir = await this.dir();
+    // A cache folder this process made holds no state file yet.
+    if (this.#fresh) return undefined;
+    const state = await read(path.join(dir, STATE_FILE));
     if (state === undefined) return undefined;
     if (state.version !== 1 || !matches(state) || !/^[\w.-]+$/.test(state.tree)) return undefined;
     if (!(await stat(this.treeDir(state.tree)).catch(() => undefined))?.isDirectory()) return undefined;
