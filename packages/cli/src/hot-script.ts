@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import vm from "node:vm";
-import { openPinnedDir, type PinnedDir } from "@skillport/fs";
+import { openPinnedDir, readDirectorySync, type PinnedDir } from "@skillport/fs";
 import { defaultCacheDir } from "./cache-dir.js";
 
 /** The most cached data read for one script; a larger file is not ours (a full cache is ~0.7 MB). */
@@ -114,7 +114,7 @@ function readCache(dir: PinnedDir, name: string): Buffer | undefined {
 function writeCache(dir: PinnedDir, name: string, prefix: string, script: vm.Script): void {
   try {
     dir.replaceFile(name, script.createCachedData(), 0o600);
-    for (const entry of fs.readdirSync(dir.self()))
+    for (const { name: entry } of readDirectorySync(dir.self()).entries)
       if (entry !== name && entry.startsWith(prefix) && entry.endsWith(CACHE_SUFFIX)) fs.rmSync(dir.at(entry));
   } catch {
     // a read-only or full cache folder: the next run compiles again

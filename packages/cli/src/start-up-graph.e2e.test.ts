@@ -78,6 +78,37 @@ function copies(metafile: Metafile): string[] {
 const work = mkdtempSync(path.join(os.tmpdir(), "skillport-graph-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
+type Runner<R> = (args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv }) => R;
+
+/**
+ * `add` of the examples into a fresh project, then two `install --frozen` of its lock: the first scans (the check can
+ * fail) and keeps the reports, the second takes them and loads (or evaluates) no scanner (decision 0429). Returns the second.
+ */
+function addThenRestoreTwice<R extends { code: number | null; stderr: string; modules: string[] }>(
+  name: string,
+  run: Runner<R>,
+): R {
+  const project = path.join(work, name);
+  mkdirSync(path.join(project, ".claude"), { recursive: true });
+  const options = { cwd: project, env: { SKILLPORT_CACHE_DIR: path.join(work, `${name}-cache`) } };
+  const source = path.join(repo, "examples/skills");
+  const added = run(["add", source, "--skill", "*", "--yes", "--agent", "claude-code"], options);
+  expect(added.code, added.stderr).toBe(0);
+  const restore = () => {
+    rmSync(path.join(project, ".agents"), { recursive: true, force: true });
+    const restored = run(["install", "--frozen"], options);
+    expect([restored.code, restored.stderr]).toEqual([0, ""]);
+    return restored;
+  };
+  expect(restore().modules).toContain("packages/audit/dist/rules.js");
+  const again = restore();
+  expect(
+    again.modules.filter((m) => /^packages\/audit\/dist\/(audit|rules|decode|hidden|inventory)\.js$/.test(m)),
+  ).toEqual([]);
+  expect(again.modules).toContain("packages/install/dist/installer.js");
+  return again;
+}
+
 describe("the skillport bin", () => {
   it("runs the bundle, not the separate modules (decision 0220)", () => {
     const run = loadedBy(path.join(repo, "packages/cli/bin/skillport.js"), ["exec", "--help"]);
@@ -208,25 +239,7 @@ describe("start-up module graph of the bundle the bin runs (decisions 0202, 0220
   });
 
   it("install --frozen of bytes audited before loads no audit scanner (decision 0429)", () => {
-    const project = path.join(work, "restore");
-    mkdirSync(path.join(project, ".claude"), { recursive: true });
-    const options = { cwd: project, env: { SKILLPORT_CACHE_DIR: path.join(work, "restore-cache") } };
-    const source = path.join(repo, "examples/skills");
-    const added = loadedBy(bin, ["add", source, "--skill", "*", "--yes", "--agent", "claude-code"], options);
-    expect(added.code, added.stderr).toBe(0);
-    const restore = () => {
-      rmSync(path.join(project, ".agents"), { recursive: true, force: true });
-      const run = loadedBy(bin, ["install", "--frozen"], options);
-      expect([run.code, run.stderr]).toEqual([0, ""]);
-      return run;
-    };
-    // The first restore scans (the check below can fail) and keeps the reports; the second takes them.
-    expect(restore().modules).toContain("packages/audit/dist/rules.js");
-    const again = restore();
-    expect(
-      again.modules.filter((m) => /^packages\/audit\/dist\/(audit|rules|decode|hidden|inventory)\.js$/.test(m)),
-    ).toEqual([]);
-    expect(again.modules).toContain("packages/install/dist/installer.js");
+    const again = addThenRestoreTwice("restore", (args, options) => loadedBy(bin, args, options));
     // Decision 0358: `install` runs from its own bundle, and no module is loaded twice (one bundle's copy only) but
     // the version string, which the entry prints for --version and the install bundle's program for --help.
     expect(again.files).toContain("packages/cli/dist/cli-install.js");
@@ -351,25 +364,6 @@ describe("the hot commands' one-file scripts, run from a code cache (decision 04
   });
 
   it("install --frozen of bytes audited before evaluates no audit scanner", () => {
-    const project = path.join(work, "script-restore");
-    mkdirSync(path.join(project, ".claude"), { recursive: true });
-    const options = { cwd: project, env: { SKILLPORT_CACHE_DIR: path.join(work, "script-restore-cache") } };
-    const added = evaluatedBy(
-      ["add", path.join(repo, "examples/skills"), "--skill", "*", "--yes", "--agent", "claude-code"],
-      options,
-    );
-    expect(added.code, added.stderr).toBe(0);
-    const restore = () => {
-      rmSync(path.join(project, ".agents"), { recursive: true, force: true });
-      const run = evaluatedBy(["install", "--frozen"], options);
-      expect([run.code, run.stderr, run.ran]).toEqual([0, "", true]);
-      return run;
-    };
-    expect(restore().modules).toContain("packages/audit/dist/rules.js");
-    const again = restore();
-    expect(
-      again.modules.filter((m) => /^packages\/audit\/dist\/(audit|rules|decode|hidden|inventory)\.js$/.test(m)),
-    ).toEqual([]);
-    expect(again.modules).toContain("packages/install/dist/installer.js");
+    expect(addThenRestoreTwice("script-restore", evaluatedBy).ran).toBe(true);
   });
 });
