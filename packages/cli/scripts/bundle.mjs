@@ -67,9 +67,9 @@ const zodMiniBundled = {
 
 /**
  * The bundle's files: the CLI's entry and chunks (with their source maps), each hot command's bundle entry and chunks,
- * and each hot command's one-file script (`.cjs`, run from a code cache: decision 0446).
+ * each hot command's one-file script (`.cjs`, run from a code cache: decision 0446) and the loader that runs it.
  */
-const BUNDLE_FILE = /^cli(-install|-add)?((-chunk-.*)?\.js(\.map)?|\.cjs)$/;
+const BUNDLE_FILE = /^cli(-install|-add)?((-chunk-.*)?\.js(\.map)?|\.cjs)$|^cli-hot-loader\.js$/;
 
 // `--clean` (npm run clean): tsc's --clean does not know the bundle's files.
 if (process.argv.includes("--clean")) {
@@ -179,6 +179,9 @@ const hotBundleFile = (command) => `./cli-${command}.js`;
 // starts its work ~50 ms sooner. esbuild turns each lazy import into a module initialised on first use, so the script
 // evaluates at load only what the chunked bundle's entry loads statically (checked by start-up-graph.e2e.test.ts).
 const hotScriptFile = (command) => `./cli-${command}.cjs`;
+// What compiles a script with its cache (src/hot-script.ts) is one file too, built apart: in the CLI's bundle its few
+// modules would be six shared chunks to load before the script (main.ts imports the file named here).
+const HOT_LOADER_FILE = "./cli-hot-loader.js";
 const onlyCommand = (command) => ({
   name: "only-command",
   setup(b) {
@@ -236,9 +239,11 @@ const result = await build({
   ...common,
   entryPoints: { cli: path.join(dist, "main.js") },
   chunkNames: "cli-chunk-[hash]",
+  external: [...EXTERNAL, HOT_LOADER_FILE],
   define: {
     SKILLPORT_HOT_BUNDLES: JSON.stringify(Object.fromEntries(HOT_COMMANDS.map((c) => [c, hotBundleFile(c)]))),
     SKILLPORT_HOT_SCRIPTS: JSON.stringify(Object.fromEntries(HOT_COMMANDS.map((c) => [c, hotScriptFile(c)]))),
+    SKILLPORT_HOT_LOADER: JSON.stringify(HOT_LOADER_FILE),
   },
 });
 const hotResults = [];
@@ -291,6 +296,16 @@ for (const command of HOT_COMMANDS)
       plugins: [onlyCommand(command), requiredWhereDeclared, ...common.plugins],
     }),
   );
+hotResults.push(
+  await build({
+    ...common,
+    outdir: undefined,
+    entryPoints: [path.join(dist, "hot-script.js")],
+    outfile: path.join(dist, HOT_LOADER_FILE),
+    splitting: false,
+    sourcemap: false,
+  }),
+);
 const outputFiles = [...result.outputFiles, ...hotResults.flatMap((r) => r.outputFiles)];
 const metafile = {
   inputs: Object.assign({}, ...hotResults.map((r) => r.metafile.inputs), result.metafile.inputs),

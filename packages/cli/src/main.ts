@@ -21,6 +21,7 @@ const hotBundles = typeof SKILLPORT_HOT_BUNDLES === "object" ? SKILLPORT_HOT_BUN
 // The same commands as one CommonJS script each, which runs from a V8 code cache (decision 0446).
 declare const SKILLPORT_HOT_SCRIPTS: Readonly<Record<string, string>> | undefined;
 const hotScripts = typeof SKILLPORT_HOT_SCRIPTS === "object" ? SKILLPORT_HOT_SCRIPTS : {};
+declare const SKILLPORT_HOT_LOADER: string | undefined;
 /** On unless `SKILLPORT_CODE_CACHE` is `off` (or `0`, `false`, `no`): then the hot commands run their ES-module bundles. */
 const codeCacheEnabled = () => !/^(off|0|false|no)$/i.test(process.env.SKILLPORT_CODE_CACHE ?? "");
 
@@ -28,9 +29,14 @@ const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
   // Scripts and shells ask for the version often: answer without loading the command parser.
   process.stdout.write(`${VERSION}\n`);
-} else if (argv[0] !== undefined && Object.hasOwn(hotScripts, argv[0]) && codeCacheEnabled()) {
+} else if (
+  argv[0] !== undefined &&
+  Object.hasOwn(hotScripts, argv[0]) &&
+  typeof SKILLPORT_HOT_LOADER === "string" &&
+  codeCacheEnabled()
+) {
   // A cached script starts working sooner than any number of ES modules compiled afresh (decision 0446).
-  const { runHotScript } = await import("./hot-script.js");
+  const { runHotScript } = (await import(SKILLPORT_HOT_LOADER as string)) as typeof import("./hot-script.js");
   process.exitCode = await runHotScript(new URL(hotScripts[argv[0]] as string, import.meta.url), argv);
 } else if (argv[0] !== undefined && Object.hasOwn(hotBundles, argv[0])) {
   // A restore (CI, a fresh clone) and an `add` are the hot paths: a bundle each, a few files to load.
