@@ -280,32 +280,27 @@ const requiredWhereDeclared = {
     }));
   },
 };
+// The one-file builds (each hot command's script, the loader): no chunks, no source maps (see above).
+const oneFile = (file) => ({
+  ...common,
+  outdir: undefined,
+  outfile: path.join(dist, file),
+  splitting: false,
+  sourcemap: false,
+});
 for (const command of HOT_COMMANDS)
   hotResults.push(
     await build({
-      ...common,
-      outdir: undefined,
+      ...oneFile(hotScriptFile(command)),
       entryPoints: [path.join(dist, "hot-main.js")],
-      outfile: path.join(dist, hotScriptFile(command)),
       format: "cjs",
-      splitting: false,
-      sourcemap: false,
       // The script runs in a CommonJS wrapper (its own `require`); `import.meta.url` is its file's URL.
       banner: { js: '"use strict";var __skillportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
       define: { "import.meta.url": "__skillportMetaUrl" },
       plugins: [onlyCommand(command), requiredWhereDeclared, ...common.plugins],
     }),
   );
-hotResults.push(
-  await build({
-    ...common,
-    outdir: undefined,
-    entryPoints: [path.join(dist, "hot-script.js")],
-    outfile: path.join(dist, HOT_LOADER_FILE),
-    splitting: false,
-    sourcemap: false,
-  }),
-);
+hotResults.push(await build({ ...oneFile(HOT_LOADER_FILE), entryPoints: [path.join(dist, "hot-script.js")] }));
 const outputFiles = [...result.outputFiles, ...hotResults.flatMap((r) => r.outputFiles)];
 const metafile = {
   inputs: Object.assign({}, ...hotResults.map((r) => r.metafile.inputs), result.metafile.inputs),

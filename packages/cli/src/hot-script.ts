@@ -19,16 +19,25 @@ const WRAPPER = "(function (exports, require, module, __filename, __dirname) {";
 type HotModule = { exports: { run?: (argv: readonly string[]) => Promise<number> } };
 
 /**
- * Compiles and runs `file` (a CommonJS script whose exports have `run`) with the cached data kept for it, and returns
+ * Compiles and runs `script` (a CommonJS script whose exports have `run`) with the cached data kept for it, and returns
  * what `run(argv)` returns. When there was no usable cache, V8's data for the script as it ran is written for the
  * next run. A cache that cannot be read or written is skipped in silence: it only ever costs the compile.
  */
-export async function runHotScript(script: URL | string, argv: readonly string[], env = process.env): Promise<number> {
-  const file = script instanceof URL ? fileURLToPath(script) : script;
-  const source = fs.readFileSync(file, "utf8");
-  const dir = openCacheDir(env);
-  const name = dir && cacheName(file);
-  const cachedData = dir && name ? readCache(dir, name) : undefined;
+export async function runHotScript(script: URL, argv: readonly string[]): Promise<number> {
+  const file = fileURLToPath(script);
+  // One open: the script's bytes and the stat its cache is named by come from the same file.
+  const fd = fs.openSync(file, constants.O_RDONLY);
+  let source: string;
+  let name: string;
+  try {
+    const st = fs.fstatSync(fd);
+    name = cacheName(file, st);
+    source = fs.readFileSync(fd, "utf8");
+  } finally {
+    fs.closeSync(fd);
+  }
+  const dir = openCacheDir();
+  const cachedData = dir && readCache(dir, name);
   const compiled = new vm.Script(`${WRAPPER}\n${source}\n})`, {
     filename: file,
     lineOffset: -1,
@@ -48,21 +57,16 @@ export async function runHotScript(script: URL | string, argv: readonly string[]
   try {
     return await hot.exports.run(argv);
   } finally {
-    if (dir && name && (cachedData === undefined || compiled.cachedDataRejected === true))
+    if (dir && (cachedData === undefined || compiled.cachedDataRejected === true))
       writeCache(dir, name, `${path.basename(file, ".cjs")}-`, compiled);
     dir?.close();
   }
 }
 
 /** `<script>-<V8>-<arch>-<size>-<mtime>-<inode>.v8cache`: a rebuilt or moved script has a cache of its own. */
-function cacheName(file: string): string | undefined {
-  try {
-    const st = fs.statSync(file);
-    const v8 = process.versions.v8.replace(/[^\w.]/g, "_");
-    return `${path.basename(file, ".cjs")}-${v8}-${process.arch}-${st.size}-${Math.trunc(st.mtimeMs)}-${st.ino}${CACHE_SUFFIX}`;
-  } catch {
-    return undefined;
-  }
+function cacheName(file: string, st: Stats): string {
+  const v8 = process.versions.v8.replace(/[^\w.]/g, "_");
+  return `${path.basename(file, ".cjs")}-${v8}-${process.arch}-${st.size}-${Math.trunc(st.mtimeMs)}-${st.ino}${CACHE_SUFFIX}`;
 }
 
 /** Owned by this user and writable by no one else. */
@@ -71,10 +75,10 @@ function privateToUs(st: Stats): boolean {
 }
 
 /** `<cache folder>/code`, made private when missing, opened without following a link; undefined when not ours. */
-function openCacheDir(env: NodeJS.ProcessEnv): PinnedDir | undefined {
+function openCacheDir(): PinnedDir | undefined {
   let dir: PinnedDir | undefined;
   try {
-    const root = defaultCacheDir(env);
+    const root = defaultCacheDir();
     fs.mkdirSync(path.join(root, "code"), { recursive: true, mode: 0o700 });
     dir = openPinnedDir(root, "code");
     if (privateToUs(fs.fstatSync(dir.fd))) return dir;

@@ -23,8 +23,13 @@ export function cacheKey(...parts: string[]): string {
 
 /** Creates a cache folder readable by this user only (it may hold private repositories). */
 export async function ensurePrivateDir(dir: string): Promise<string> {
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await createPrivateDir(dir);
   return dir;
+}
+
+/** ensurePrivateDir, telling whether the folder was missing (made now, so empty). */
+async function createPrivateDir(dir: string): Promise<boolean> {
+  return (await mkdir(dir, { recursive: true, mode: 0o700 })) !== undefined;
 }
 
 const KEY_FILE = "identity.key";
@@ -43,7 +48,7 @@ export async function openIdentityDir(
   cacheDir: string,
   credentials: readonly (readonly [string, string])[],
 ): Promise<{ dir: string; fresh: boolean }> {
-  const fresh = (await mkdir(cacheDir, { recursive: true, mode: 0o700 })) !== undefined;
+  const fresh = await createPrivateDir(cacheDir);
   const key = await readOrCreateKey(path.join(cacheDir, KEY_FILE), fresh);
   const digest = createHmac("sha256", key).update(JSON.stringify(credentials)).digest("hex").slice(0, 32);
   return { dir: path.join(cacheDir, `id-${digest}`), fresh };
